@@ -1,0 +1,74 @@
+//! Per-run overhead of the sandbox, measured side by side with bare execution.
+//!
+//! Runs a trivial program N times bare (fork + exec + wait through `std::process::Command`) and
+//! N times through a keeper with full isolation, interleaved so that machine noise hits both
+//! alike, and prints the medians, the per-run overhead in ms and the ratio.
+//!
+//! `cargo bench --bench overhead -- [N] [program]` (defaults: 300 runs of /bin/true). Needs root
+//! for full isolation; otherwise it measures the rlimit-only fallback and says so.
+
+use std::time::{Duration, Instant};
+
+use ojd::sandbox::{Limits, RunSpec, Sandbox, SandboxOptions};
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(300);
+    let program = args.get(1).cloned().unwrap_or_else(|| "/bin/true".into());
+    let scratch = tempfile::tempdir().expect("scratch folder");
+    let mut opts = SandboxOptions::new(scratch.path().to_path_buf());
+    opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
+    let mut sandbox = Sandbox::start(&opts).expect("keeper starts");
+    let caps = sandbox.capabilities().clone();
+    let spec = RunSpec {
+        argv: vec![program.clone()],
+        env: vec![],
+        box_files: vec![],
+        collect: vec![],
+        binds: vec![],
+        stdin: None,
+        stdout: scratch.path().join("out"),
+        stderr: None,
+        limits: Limits {
+            cpu: Duration::from_secs(1),
+            wall: Duration::from_secs(3),
+            memory: 256 << 20,
+            output: 1 << 20,
+            processes: 16,
+            file_size: 1 << 20,
+        },
+    };
+    let (mut bare, mut boxed) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..5 {
+        sandbox.run(&spec).expect("warm-up run");
+    }
+    for _ in 0..n {
+        let t = Instant::now();
+        let st = std::process::Command::new(&program).status().expect("bare run");
+        bare.push(t.elapsed());
+        assert!(st.success());
+        let t = Instant::now();
+        let out = sandbox.run(&spec).expect("sandboxed run");
+        boxed.push(t.elapsed());
+        assert!(out.success(), "{out:?}");
+    }
+    let (b, s) = (median(&mut bare), median(&mut boxed));
+    let overhead = s.saturating_sub(b);
+    println!("program: {program}, runs: {n} each, interleaved");
+    println!(
+        "isolation: cgroup {:?}, namespaces {}, seccomp {}, uid drop {}",
+        caps.cgroup, caps.namespaces, caps.seccomp, caps.uid_drop
+    );
+    println!("bare      median {:>8.3} ms", b.as_secs_f64() * 1e3);
+    println!("sandboxed median {:>8.3} ms", s.as_secs_f64() * 1e3);
+    println!(
+        "overhead  {:>8.3} ms per run, ratio {:.2}x",
+        overhead.as_secs_f64() * 1e3,
+        s.as_secs_f64() / b.as_secs_f64()
+    );
+}

@@ -1,0 +1,240 @@
+//! The judge's side of a keeper: [`Sandbox`] (one keeper, one run at a time) and
+//! [`SandboxPool`] (a bounded set of keepers shared by workers).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use super::keeper::{KeeperConfig, Request, Response};
+use super::{Capabilities, RunOutcome, RunSpec, SandboxError};
+
+/// How keepers are started.
+#[derive(Clone, Debug)]
+pub struct SandboxOptions {
+    /// The `ojd` executable, re-executed as `ojd __keeper`.
+    pub keeper_exe: PathBuf,
+    /// Scratch folder for the keepers' roots.
+    pub scratch: PathBuf,
+    /// First uid of the sandbox users; keeper `i` runs programs as `uid_base + i`.
+    pub uid_base: u32,
+    /// Host folders every program can read (toolchains outside /usr).
+    pub ro_paths: Vec<PathBuf>,
+    /// False runs with rlimits only (for hosts without root).
+    pub isolate: bool,
+    /// Size of each keeper's `/box` tmpfs (the working folder; compilers write here).
+    pub box_size: u64,
+    /// Size of each keeper's private `/tmp`.
+    pub tmp_size: u64,
+}
+
+impl SandboxOptions {
+    /// Defaults: this very executable as keeper (or a sibling `ojd` when running from tests).
+    pub fn new(scratch: PathBuf) -> SandboxOptions {
+        SandboxOptions {
+            keeper_exe: default_keeper_exe(),
+            scratch,
+            uid_base: 40000,
+            ro_paths: Vec::new(),
+            isolate: true,
+            box_size: 512 << 20,
+            tmp_size: 256 << 20,
+        }
+    }
+}
+
+/// The `ojd` binary: `OJD_KEEPER`, this executable if it is `ojd`, or `ojd` beside it or its parent.
+pub fn default_keeper_exe() -> PathBuf {
+    if let Some(p) = std::env::var_os("OJD_KEEPER") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ojd"));
+    if exe.file_name().is_some_and(|n| n == "ojd") {
+        return exe;
+    }
+    for dir in exe.ancestors().skip(1).take(2) {
+        let candidate = dir.join("ojd");
+        if candidate.is_file() {
+            return candidate;
+        }
+    }
+    exe
+}
+
+static NEXT_KEEPER: AtomicU32 = AtomicU32::new(0);
+
+/// One keeper process and the pipe to it.
+pub struct Sandbox {
+    child: Child,
+    to: ChildStdin,
+    from: BufReader<ChildStdout>,
+    capabilities: Capabilities,
+    cgroup_dirs: Vec<PathBuf>,
+    root_dir: PathBuf,
+}
+
+impl Sandbox {
+    /// Starts a keeper and waits until it has built its root.
+    pub fn start(opts: &SandboxOptions) -> Result<Sandbox, SandboxError> {
+        let index = NEXT_KEEPER.fetch_add(1, Ordering::Relaxed);
+        let root_dir = opts.scratch.join(format!("root-{}-{index}", std::process::id()));
+        let config = KeeperConfig {
+            uid: opts.uid_base + index % 1000,
+            gid: opts.uid_base + index % 1000,
+            root_dir: root_dir.clone(),
+            ro_paths: opts.ro_paths.clone(),
+            isolate: opts.isolate,
+            box_size: opts.box_size,
+            tmp_size: opts.tmp_size,
+        };
+        let mut child = Command::new(&opts.keeper_exe)
+            .arg("__keeper")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .env_clear()
+            .spawn()
+            .map_err(|source| SandboxError::Spawn { path: opts.keeper_exe.clone(), source })?;
+        let to = child.stdin.take().expect("stdin was piped");
+        let from = BufReader::new(child.stdout.take().expect("stdout was piped"));
+        let mut sandbox = Sandbox { child, to, from, capabilities: Capabilities::default(), cgroup_dirs: Vec::new(), root_dir };
+        sandbox.send(&serde_json::to_string(&config).expect("config serializes"))?;
+        match sandbox.receive()? {
+            Response::Ready { capabilities, cgroup_dirs } => {
+                sandbox.capabilities = capabilities;
+                sandbox.cgroup_dirs = cgroup_dirs;
+                Ok(sandbox)
+            }
+            Response::Failed(e) => Err(SandboxError::Keeper(e)),
+            Response::Outcome(_) => Err(SandboxError::Keeper("unexpected outcome at start".into())),
+        }
+    }
+
+    pub fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), SandboxError> {
+        self.to
+            .write_all(line.as_bytes())
+            .and_then(|_| self.to.write_all(b"\n"))
+            .and_then(|_| self.to.flush())
+            .map_err(|_| SandboxError::KeeperGone)
+    }
+
+    fn receive(&mut self) -> Result<Response, SandboxError> {
+        let mut line = String::new();
+        match self.from.read_line(&mut line) {
+            Ok(0) => Err(SandboxError::KeeperGone),
+            Ok(_) => serde_json::from_str(&line)
+                .map_err(|e| SandboxError::Protocol(std::io::Error::new(std::io::ErrorKind::InvalidData, e))),
+            Err(e) => Err(SandboxError::Protocol(e)),
+        }
+    }
+
+    /// Runs one program and waits for its outcome.
+    pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
+        let line = serde_json::to_string(&Request::Run(Box::new(spec.clone()))).expect("specs serialize");
+        self.send(&line)?;
+        match self.receive()? {
+            Response::Outcome(o) => Ok(*o),
+            Response::Failed(e) => Err(SandboxError::Keeper(e)),
+            Response::Ready { .. } => Err(SandboxError::Keeper("unexpected ready".into())),
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        // Closing the pipe ends the keeper; its cgroups can be removed once it is gone.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for dir in &self.cgroup_dirs {
+            let _ = std::fs::remove_dir(dir);
+        }
+        let _ = std::fs::remove_dir(&self.root_dir);
+    }
+}
+
+/// A bounded set of keepers; `get` blocks while all are busy.
+pub struct SandboxPool {
+    opts: SandboxOptions,
+    size: usize,
+    state: Mutex<PoolState>,
+    freed: Condvar,
+}
+
+struct PoolState {
+    idle: Vec<Sandbox>,
+    alive: usize,
+}
+
+/// A keeper borrowed from the pool; returned on drop (or discarded if it failed).
+pub struct PooledSandbox<'a> {
+    pool: &'a SandboxPool,
+    sandbox: Option<Sandbox>,
+}
+
+impl SandboxPool {
+    pub fn new(opts: SandboxOptions, size: usize) -> SandboxPool {
+        SandboxPool {
+            opts,
+            size: size.max(1),
+            state: Mutex::new(PoolState { idle: Vec::new(), alive: 0 }),
+            freed: Condvar::new(),
+        }
+    }
+
+    pub fn options(&self) -> &SandboxOptions {
+        &self.opts
+    }
+
+    pub fn get(&self) -> Result<PooledSandbox<'_>, SandboxError> {
+        let mut st = self.state.lock().expect("pool lock is never poisoned by panics in run");
+        loop {
+            if let Some(s) = st.idle.pop() {
+                return Ok(PooledSandbox { pool: self, sandbox: Some(s) });
+            }
+            if st.alive < self.size {
+                st.alive += 1;
+                drop(st);
+                return match Sandbox::start(&self.opts) {
+                    Ok(s) => Ok(PooledSandbox { pool: self, sandbox: Some(s) }),
+                    Err(e) => {
+                        self.state.lock().expect("pool lock").alive -= 1;
+                        Err(e)
+                    }
+                };
+            }
+            st = self.freed.wait(st).expect("pool lock");
+        }
+    }
+}
+
+impl PooledSandbox<'_> {
+    pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
+        let s = self.sandbox.as_mut().expect("present until drop");
+        let r = s.run(spec);
+        if matches!(r, Err(SandboxError::KeeperGone) | Err(SandboxError::Protocol(_))) {
+            // A broken keeper is not returned to the pool.
+            self.sandbox = None;
+        }
+        r
+    }
+
+    pub fn capabilities(&self) -> Capabilities {
+        self.sandbox.as_ref().map(|s| s.capabilities().clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for PooledSandbox<'_> {
+    fn drop(&mut self) {
+        let mut st = self.pool.state.lock().expect("pool lock");
+        match self.sandbox.take() {
+            Some(s) => st.idle.push(s),
+            None => st.alive -= 1,
+        }
+        self.pool.freed.notify_one();
+    }
+}

@@ -1,0 +1,186 @@
+//! The sandbox: runs one untrusted program under limits and reports what it did.
+//!
+//! # Theory of operation
+//!
+//! The judge is a large, multithreaded process; after `fork` in such a process only
+//! async-signal-safe work is allowed, and `ru_maxrss` of its children starts at the judge's own
+//! size. So, like isolate's keeper, every [`Sandbox`] owns a small single-threaded helper
+//! process, the *keeper* (this same binary re-executed as `ojd __keeper`), spoken to over a pipe
+//! with one JSON line per request and per answer.
+//!
+//! At start the keeper, as root:
+//! - creates its own cgroups (memory, pids, cpuacct under v1; one cgroup under v2) and joins them
+//!   *once*. Writing a pid into an idle cgroup v1 costs 8–20 ms here, forking inside one costs
+//!   nothing, so every run is forked from inside the keeper's cgroup and per-run accounting is
+//!   done by resetting and differencing counters instead of creating cgroups;
+//! - unshares mount, network (empty), ipc and uts namespaces, and builds a read-only root once: a
+//!   tmpfs with read-only binds of /usr, /lib, the toolchains in the config, a minimal /etc and
+//!   /dev; size-limited tmpfs mounts for `/box` (the working folder) and `/tmp`; and a `/proc`
+//!   mounted `hidepid=2`, which shows a program only the processes of its own uid, and every
+//!   keeper has a uid of its own. Measured here, a new mount namespace plus its mounts costs
+//!   about 0.5 ms per run; doing it once is what keeps a run under 1 ms.
+//!
+//! Each run then:
+//! 1. the keeper empties `/box` and `/tmp`, copies the run's input files in, (re)binds `/prog`
+//!    read-only only when the executable's folder changed (once per submission, not per test),
+//!    resets the cgroup counters (peak memory, OOM count, limits), opens stdin/stdout/stderr and
+//!    `clone`s an *init* process into a new pid namespace;
+//! 2. init chroots into the root and forks the program. The program is never PID 1, so
+//!    default-action signals like SIGXCPU reach it;
+//! 3. the program sets rlimits (stack = memory limit, file size, CPU backstop, no core), drops to
+//!    an unprivileged uid unique to this keeper, sets no_new_privs, installs the seccomp deny list
+//!    and execs;
+//! 4. the keeper polls the init's pidfd with a timeout computed from the remaining CPU time (CPU
+//!    grows at most `ncpu` times faster than the wall clock), reading the cgroup's CPU counter and
+//!    the output file sizes at each wake; on any limit it kills init, and the kernel kills every
+//!    process of the pid namespace with it (setsid'd daemons included);
+//! 5. CPU time comes from the keeper's `wait4` of init (it includes everything init reaped), peak
+//!    memory from the cgroup's high-water mark less the baseline read before the run, MLE from the
+//!    cgroup's OOM-kill counter (not guessed from a signal).
+//!
+//! Output goes to regular files, so the judge's memory stays bounded whatever is printed; the
+//! keeper counts the bytes (fstat at every wake) and `RLIMIT_FSIZE` is the backstop.
+//!
+//! Where cgroups or namespaces are unavailable (not root), the keeper still runs the program
+//! under rlimits (`RLIMIT_AS` for memory, `RLIMIT_CPU` for time, `RLIMIT_NPROC`) and every
+//! outcome says that isolation was reduced.
+
+mod cgroup;
+mod client;
+pub mod keeper;
+mod seccomp;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use client::{Sandbox, SandboxOptions, SandboxPool};
+pub use seccomp::syscall_name;
+
+/// Resource limits of one run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Limits {
+    /// CPU time (user + system, all processes of the run).
+    pub cpu: Duration,
+    /// Wall-clock time from start to exit.
+    pub wall: Duration,
+    /// Memory (resident, all processes), also the stack size limit.
+    pub memory: u64,
+    /// Bytes written to stdout plus stderr.
+    pub output: u64,
+    /// Processes and threads alive at once.
+    pub processes: u32,
+    /// Largest file the program may write in its box.
+    pub file_size: u64,
+}
+
+/// A folder bound into the sandbox for one run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Bind {
+    pub host: PathBuf,
+    /// Absolute path inside the sandbox; it must be one the root provides (`/prog`, `/data`).
+    pub inside: PathBuf,
+    pub writable: bool,
+}
+
+/// What to run. Paths are paths of the host; the program sees `/box` as its working folder.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// Program and arguments, as seen inside the sandbox (absolute program path).
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// Files copied into the (emptied) box before the run: (host source, name in the box).
+    pub box_files: Vec<(PathBuf, String)>,
+    /// Files copied out of the box after the run: (name in the box, host destination). A file
+    /// the program did not create is skipped; at most `limits.output` bytes are copied.
+    pub collect: Vec<(String, PathBuf)>,
+    pub binds: Vec<Bind>,
+    /// Host file given as standard input (`/dev/null` when absent).
+    pub stdin: Option<PathBuf>,
+    /// Host file that receives standard output (created or truncated).
+    pub stdout: PathBuf,
+    /// Host file that receives standard error; `None` sends it to the stdout file.
+    pub stderr: Option<PathBuf>,
+    pub limits: Limits,
+}
+
+/// How the program ended.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    Exited(i32),
+    Signaled(i32),
+}
+
+/// Which limit made the supervisor stop the run.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitKind {
+    Cpu,
+    Wall,
+    Memory,
+    Output,
+}
+
+/// The measured result of one run; the names follow isolate's meta file.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunOutcome {
+    pub termination: Termination,
+    /// CPU time, user + system, of every process of the run.
+    pub cpu_time: Duration,
+    pub wall_time: Duration,
+    /// Peak resident memory of the run, in bytes.
+    pub peak_memory: u64,
+    /// The limit that ended the run, if one did.
+    pub killed_by: Option<LimitKind>,
+    /// Bytes written to stdout and stderr (as counted by the supervisor).
+    pub output_bytes: u64,
+    /// A system call the seccomp filter refused, by name.
+    pub forbidden_syscall: Option<String>,
+    /// The program could not be started (exec failed): the reason.
+    pub exec_error: Option<String>,
+    /// False when the run had only rlimits (no namespaces or no cgroups).
+    pub fully_isolated: bool,
+}
+
+impl RunOutcome {
+    pub fn success(&self) -> bool {
+        self.killed_by.is_none()
+            && self.termination == Termination::Exited(0)
+            && self.exec_error.is_none()
+    }
+}
+
+/// The sandbox itself failed: never the fault of the program.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("failed to start the sandbox keeper {path}")]
+    Spawn {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("sandbox keeper failed: {0}")]
+    Keeper(String),
+    #[error("sandbox keeper protocol error")]
+    Protocol(#[source] std::io::Error),
+    #[error("sandbox keeper exited unexpectedly")]
+    KeeperGone,
+}
+
+/// A description of what isolation a keeper achieved, for `ojd doctor` and warnings.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Capabilities {
+    pub cgroup: Option<String>,
+    pub namespaces: bool,
+    pub seccomp: bool,
+    pub uid_drop: bool,
+    pub warnings: Vec<String>,
+}
+
+impl Capabilities {
+    pub fn full(&self) -> bool {
+        self.cgroup.is_some() && self.namespaces && self.seccomp && self.uid_drop
+    }
+}

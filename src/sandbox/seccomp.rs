@@ -1,0 +1,163 @@
+//! The seccomp deny list: a classic-BPF filter built once by the keeper, installed by each
+//! program right before `execve`.
+//!
+//! It is a deny list, not an allow list, on purpose: the namespaces already hide the host, and
+//! language runtimes (CPython, the JVM, Go's runtime) use a long tail of harmless calls that an
+//! allow list breaks with every upgrade. What is denied is what a judged program never needs and
+//! what could reach past the namespaces: ptrace, mounts, new namespaces, BPF, kernel keyrings,
+//! io_uring (its own syscall-free path around seccomp), perf events, module loading, reboot,
+//! swap, clock setting, and sockets of any family but AF_UNIX. System V IPC and POSIX message
+//! queues are denied too: the ipc namespace is the keeper's, shared by its runs, and an object
+//! left there would outlive the run that made it. Foreign ABIs (i386 `int 0x80`,
+//! x32) are refused outright, since their syscall numbers would bypass the table.
+//!
+//! A denied call kills the whole process (`SECCOMP_RET_KILL_PROCESS`), so it ends as SIGSYS;
+//! `clone3` gets ENOSYS instead, because its flags live in memory a filter cannot read and
+//! glibc then falls back to `clone`, whose flags the filter checks.
+
+use libc::{c_long, sock_filter};
+
+const SECCOMP_RET_KILL_PROCESS: u32 = 0x8000_0000;
+const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+
+const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+const BPF_JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+const BPF_JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
+const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
+
+const OFFSET_NR: u32 = 0;
+const OFFSET_ARCH: u32 = 4;
+const OFFSET_ARG0: u32 = 16;
+
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+
+const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWCGROUP
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET) as u32;
+
+macro_rules! denied {
+    ($($name:ident),* $(,)?) => {
+        /// Denied system calls with their names, for reports.
+        pub const DENIED: &[(c_long, &str)] = &[$((libc::$name, stringify!($name))),*];
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+denied!(
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp, SYS_pidfd_getfd,
+    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_fsopen, SYS_fsmount, SYS_fsconfig,
+    SYS_fspick, SYS_move_mount, SYS_open_tree, SYS_mount_setattr,
+    SYS_unshare, SYS_setns,
+    SYS_bpf, SYS_userfaultfd, SYS_perf_event_open, SYS_fanotify_init,
+    SYS_keyctl, SYS_add_key, SYS_request_key,
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+    SYS_kexec_load, SYS_kexec_file_load, SYS_reboot, SYS_swapon, SYS_swapoff,
+    SYS_init_module, SYS_finit_module, SYS_delete_module,
+    SYS_acct, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex,
+    SYS_syslog, SYS_quotactl, SYS_iopl, SYS_ioperm, SYS_vhangup,
+    SYS_sethostname, SYS_setdomainname,
+    SYS_open_by_handle_at, SYS_name_to_handle_at, SYS_lookup_dcookie,
+    SYS_shmget, SYS_semget, SYS_msgget, SYS_mq_open,
+);
+
+#[cfg(target_arch = "aarch64")]
+denied!(
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp, SYS_pidfd_getfd,
+    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_fsopen, SYS_fsmount, SYS_fsconfig,
+    SYS_fspick, SYS_move_mount, SYS_open_tree, SYS_mount_setattr,
+    SYS_unshare, SYS_setns,
+    SYS_bpf, SYS_userfaultfd, SYS_perf_event_open, SYS_fanotify_init,
+    SYS_keyctl, SYS_add_key, SYS_request_key,
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+    SYS_kexec_load, SYS_kexec_file_load, SYS_reboot, SYS_swapon, SYS_swapoff,
+    SYS_init_module, SYS_finit_module, SYS_delete_module,
+    SYS_acct, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex,
+    SYS_syslog, SYS_quotactl, SYS_vhangup, SYS_sethostname, SYS_setdomainname,
+    SYS_open_by_handle_at, SYS_name_to_handle_at, SYS_lookup_dcookie,
+    SYS_shmget, SYS_semget, SYS_msgget, SYS_mq_open,
+);
+
+/// The name of a system call number, if it is one the filter denies (or `socket`/`clone`).
+pub fn syscall_name(nr: i64) -> Option<&'static str> {
+    if nr == libc::SYS_socket {
+        return Some("socket");
+    }
+    if nr == libc::SYS_clone {
+        return Some("clone");
+    }
+    DENIED.iter().find(|(n, _)| *n as i64 == nr).map(|(_, name)| name.trim_start_matches("SYS_"))
+}
+
+fn stmt(code: u16, k: u32) -> sock_filter {
+    sock_filter { code, jt: 0, jf: 0, k }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
+    sock_filter { code, jt, jf, k }
+}
+
+/// Builds the filter program.
+pub fn build_filter() -> Vec<sock_filter> {
+    let deny = SECCOMP_RET_KILL_PROCESS;
+    let mut p = vec![
+        stmt(BPF_LD_W_ABS, OFFSET_ARCH),
+        jump(BPF_JEQ_K, AUDIT_ARCH, 1, 0),
+        stmt(BPF_RET_K, deny),
+        stmt(BPF_LD_W_ABS, OFFSET_NR),
+    ];
+    if cfg!(target_arch = "x86_64") {
+        // x32 system calls carry bit 30.
+        p.push(jump(BPF_JGE_K, 0x4000_0000, 0, 1));
+        p.push(stmt(BPF_RET_K, deny));
+    }
+    for (nr, _) in DENIED {
+        p.push(jump(BPF_JEQ_K, *nr as u32, 0, 1));
+        p.push(stmt(BPF_RET_K, deny));
+    }
+    p.push(jump(BPF_JEQ_K, libc::SYS_clone3 as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ERRNO | libc::ENOSYS as u32));
+    // socket(domain, ...): AF_UNIX only.
+    p.push(jump(BPF_JEQ_K, libc::SYS_socket as u32, 0, 4));
+    p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));
+    p.push(jump(BPF_JEQ_K, libc::AF_UNIX as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+    p.push(stmt(BPF_RET_K, deny));
+    // clone(flags, ...): no new namespaces.
+    p.push(jump(BPF_JEQ_K, libc::SYS_clone as u32, 0, 3));
+    p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));
+    p.push(jump(BPF_JSET_K, NAMESPACE_FLAGS, 0, 1));
+    p.push(stmt(BPF_RET_K, deny));
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(syscall_name(libc::SYS_ptrace), Some("ptrace"));
+        assert_eq!(syscall_name(libc::SYS_socket), Some("socket"));
+        assert_eq!(syscall_name(libc::SYS_read), None);
+    }
+
+    #[test]
+    fn filter_jumps_stay_in_range() {
+        let p = build_filter();
+        assert!(p.len() < 4096);
+        for (i, ins) in p.iter().enumerate() {
+            assert!(i + 1 + (ins.jt.max(ins.jf) as usize) < p.len() || ins.code == BPF_RET_K);
+        }
+        assert_eq!(p.last().map(|i| i.code), Some(BPF_RET_K));
+    }
+}
