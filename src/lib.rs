@@ -2,8 +2,16 @@
 //!
 //! The main types: [`problem::Problem`] (a validated problem package), [`config::Config`] (the
 //! daemon's configuration and language profiles), [`sandbox::Sandbox`] (runs one untrusted
-//! program under limits), [`judge::judge`] (one submission from source to verdict) and
-//! [`report`] (tables, JSON and diffs).
+//! program under limits), [`judge::Judge`] (one submission from source to verdict, the only way
+//! anything is judged) and [`verdict::JudgeReport`] (what a judging found), rendered by
+//! [`report`] as tables, JSON and diffs.
 
+pub mod checker;
+pub mod config;
+pub mod diff;
+pub mod judge;
+pub mod problem;
+pub mod report;
 pub mod sandbox;
 pub mod units;
+pub mod verdict;

@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const ROOT: &str = "/sys/fs/cgroup";
+/// Baseline usage above which the cgroup is reclaimed before a run.
+const RECLAIM_ABOVE: u64 = 8 << 20;
 
 /// The keeper's cgroup(s).
 pub enum Cgroup {
@@ -216,7 +218,13 @@ impl Cgroup {
         let pids_max = (processes + 2).to_string();
         let memory = match self {
             Cgroup::V1 { memory, pids, usage, .. } => {
-                let base = read_u64(usage).unwrap_or(0);
+                let mut base = read_u64(usage).unwrap_or(0);
+                if base > RECLAIM_ABOVE {
+                    // Page cache of earlier runs (a compiler reads hundreds of MiB) would widen
+                    // the next run's limit; reclaim it. Only the keeper's own pages remain.
+                    let _ = write(&memory.join("memory.force_empty"), "0");
+                    base = read_u64(usage).unwrap_or(0);
+                }
                 let limit = (memory_limit + base).to_string();
                 let memsw = memory.join("memory.memsw.limit_in_bytes");
                 // memsw must stay >= the memory limit: order the two writes accordingly.
@@ -235,10 +243,14 @@ impl Cgroup {
                 base
             }
             Cgroup::V2 { dir, peak, .. } => {
-                let base: u64 = fs::read_to_string(dir.join("memory.current"))
-                    .ok()
-                    .and_then(|s| s.trim().parse().ok())
-                    .unwrap_or(0);
+                let current = |dir: &Path| -> u64 {
+                    fs::read_to_string(dir.join("memory.current")).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0)
+                };
+                let mut base = current(dir);
+                if base > RECLAIM_ABOVE {
+                    let _ = write(&dir.join("memory.reclaim"), &base.to_string());
+                    base = current(dir);
+                }
                 write(&dir.join("memory.max"), &(memory_limit + base).to_string())?;
                 let _ = write(&dir.join("memory.swap.max"), "0");
                 write(&dir.join("pids.max"), &pids_max)?;

@@ -190,6 +190,11 @@ impl SandboxPool {
         &self.opts
     }
 
+    /// How many keepers may run at once.
+    pub fn capacity(&self) -> usize {
+        self.size
+    }
+
     pub fn get(&self) -> Result<PooledSandbox<'_>, SandboxError> {
         let mut st = self.state.lock().expect("pool lock is never poisoned by panics in run");
         loop {

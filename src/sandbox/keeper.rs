@@ -255,7 +255,14 @@ impl Keeper {
             _ => None,
         };
         let tv = |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
-        let cpu_time = tv(usage.ru_utime) + tv(usage.ru_stime);
+        // wait4's rusage misses processes the kernel reaped itself when init was killed (it
+        // sets SIGCHLD to SIG_IGN while tearing the namespace down), so the cgroup's counter,
+        // which sees every process, is taken when it is larger.
+        let cg_cpu = match (&mut self.cgroup, &baseline) {
+            (Some(c), Some(b)) => c.cpu_since(b),
+            _ => None,
+        };
+        let cpu_time = (tv(usage.ru_utime) + tv(usage.ru_stime)).max(cg_cpu.unwrap_or_default());
         let output_bytes = prepared.output_bytes();
         let mut killed_by = killed_by;
         if killed_by.is_none() && cpu_time > limits.cpu {

@@ -55,7 +55,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use client::{Sandbox, SandboxOptions, SandboxPool};
+pub use client::{default_keeper_exe, PooledSandbox, Sandbox, SandboxOptions, SandboxPool};
 pub use seccomp::syscall_name;
 
 /// Resource limits of one run.

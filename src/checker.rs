@@ -1,0 +1,258 @@
+//! Output checkers: compare a program's output with the expected answer.
+//!
+//! Built-in: `tokens` (default), `exact`, `lines`, `float`. A UTF-8 BOM and CRLF line ends never
+//! make an answer wrong under any of them, nor does a missing or extra final newline. External
+//! checkers (testlib protocol) run in the sandbox from the judge; [`testlib_outcome`] reads
+//! their exit status here.
+
+use crate::problem::CheckerSpec;
+
+/// What a checker decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckOutcome {
+    Accepted,
+    /// Wrong answer, with a one-line reason naming where.
+    Wrong(String),
+    /// The checker itself failed: a judge error, never the student's fault.
+    Failed(String),
+}
+
+/// Strips a UTF-8 BOM and turns CRLF (and lone CR) into LF.
+pub fn normalize(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    if !data.contains(&b'\r') {
+        return std::borrow::Cow::Borrowed(data);
+    }
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i] == b'\r' {
+            out.push(b'\n');
+            if data.get(i + 1) == Some(&b'\n') {
+                i += 1;
+            }
+        } else {
+            out.push(data[i]);
+        }
+        i += 1;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A token with its 1-based line and column.
+struct Token<'a> {
+    text: &'a [u8],
+    line: usize,
+    column: usize,
+}
+
+fn tokens(data: &[u8]) -> impl Iterator<Item = Token<'_>> {
+    let mut i = 0;
+    let mut line = 1;
+    let mut line_start = 0;
+    std::iter::from_fn(move || {
+        while i < data.len() && data[i].is_ascii_whitespace() {
+            if data[i] == b'\n' {
+                line += 1;
+                line_start = i + 1;
+            }
+            i += 1;
+        }
+        if i >= data.len() {
+            return None;
+        }
+        let start = i;
+        while i < data.len() && !data[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        Some(Token { text: &data[start..i], line, column: start - line_start + 1 })
+    })
+}
+
+fn show(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b);
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s.into_owned()
+    }
+}
+
+fn compare_tokens(output: &[u8], answer: &[u8], equal: impl Fn(&[u8], &[u8]) -> bool) -> CheckOutcome {
+    let mut out = tokens(output);
+    let mut ans = tokens(answer);
+    let mut n = 0;
+    loop {
+        n += 1;
+        match (out.next(), ans.next()) {
+            (None, None) => return CheckOutcome::Accepted,
+            (Some(o), Some(a)) => {
+                if !equal(o.text, a.text) {
+                    return CheckOutcome::Wrong(format!(
+                        "line {}, column {}: expected `{}`, found `{}` (token {n})",
+                        o.line,
+                        o.column,
+                        show(a.text),
+                        show(o.text)
+                    ));
+                }
+            }
+            (None, Some(a)) => {
+                return CheckOutcome::Wrong(format!(
+                    "output ends early: expected `{}` (token {n}, answer line {})",
+                    show(a.text),
+                    a.line
+                ))
+            }
+            (Some(o), None) => {
+                return CheckOutcome::Wrong(format!(
+                    "line {}, column {}: extra output `{}` (token {n})",
+                    o.line,
+                    o.column,
+                    show(o.text)
+                ))
+            }
+        }
+    }
+}
+
+fn floats_equal(o: &[u8], a: &[u8], abs: f64, rel: f64) -> bool {
+    if o == a {
+        return true;
+    }
+    let parse = |b: &[u8]| std::str::from_utf8(b).ok()?.parse::<f64>().ok().filter(|f| f.is_finite());
+    match (parse(o), parse(a)) {
+        (Some(x), Some(y)) => {
+            let d = (x - y).abs();
+            d <= abs || d <= rel * y.abs()
+        }
+        _ => false,
+    }
+}
+
+fn lines(data: &[u8]) -> Vec<&[u8]> {
+    let mut v: Vec<&[u8]> = data.split(|&b| b == b'\n').map(|l| l.trim_ascii_end()).collect();
+    while v.last().is_some_and(|l| l.is_empty()) {
+        v.pop();
+    }
+    v
+}
+
+/// Compares with a built-in checker. `Program` checkers are run by the judge instead.
+pub fn compare(spec: &CheckerSpec, output: &[u8], answer: &[u8]) -> CheckOutcome {
+    let output = normalize(output);
+    let answer = normalize(answer);
+    match spec {
+        CheckerSpec::Tokens => compare_tokens(&output, &answer, |a, b| a == b),
+        CheckerSpec::Float { abs, rel } => compare_tokens(&output, &answer, |a, b| floats_equal(a, b, *abs, *rel)),
+        CheckerSpec::Exact => {
+            let trim = |d: &[u8]| -> Vec<u8> { d.strip_suffix(b"\n").unwrap_or(d).to_vec() };
+            let (o, a) = (trim(&output), trim(&answer));
+            if o == a {
+                return CheckOutcome::Accepted;
+            }
+            let at = o.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(o.len().min(a.len()));
+            let line = o[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            let col = at - o[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+            CheckOutcome::Wrong(format!("line {line}, column {col}: output differs from the answer (exact comparison)"))
+        }
+        CheckerSpec::Lines => {
+            let (o, a) = (lines(&output), lines(&answer));
+            for (i, (x, y)) in o.iter().zip(&a).enumerate() {
+                if x != y {
+                    return CheckOutcome::Wrong(format!("line {}: expected `{}`, found `{}`", i + 1, show(y), show(x)));
+                }
+            }
+            match o.len().cmp(&a.len()) {
+                std::cmp::Ordering::Equal => CheckOutcome::Accepted,
+                std::cmp::Ordering::Less => {
+                    CheckOutcome::Wrong(format!("output ends early after {} lines, expected {}", o.len(), a.len()))
+                }
+                std::cmp::Ordering::Greater => {
+                    CheckOutcome::Wrong(format!("line {}: extra output `{}`", a.len() + 1, show(o[a.len()])))
+                }
+            }
+        }
+        CheckerSpec::Program { .. } => CheckOutcome::Failed("external checkers are run by the judge".into()),
+    }
+}
+
+/// Reads a testlib checker's verdict: 0 OK, 1 WA, 2 PE (a wrong answer too), 3 checker failure.
+pub fn testlib_outcome(exit: Option<i32>, message: &str) -> CheckOutcome {
+    let msg = message.lines().next().unwrap_or("").trim().to_string();
+    match exit {
+        Some(0) => CheckOutcome::Accepted,
+        Some(1) => CheckOutcome::Wrong(if msg.is_empty() { "wrong answer".into() } else { msg }),
+        Some(2) => CheckOutcome::Wrong(format!("presentation error: {msg}")),
+        Some(3) => CheckOutcome::Failed(format!("checker failure: {msg}")),
+        Some(c) => CheckOutcome::Failed(format!("checker exited with unknown code {c}: {msg}")),
+        None => CheckOutcome::Failed(format!("checker crashed: {msg}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CheckOutcome::*;
+
+    fn wrong(o: CheckOutcome) -> String {
+        match o {
+            Wrong(m) => m,
+            other => panic!("expected WA, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn tokens_forgive_whitespace_crlf_and_bom() {
+        let ok = [
+            ("3\n", "3\n"),
+            ("3", "3\n"),
+            ("\u{feff}3\r\n", "3\n"),
+            ("1  2\n\n", "1 2\n"),
+            ("1 2   \r\n3\r\n", "1 2\n3\n"),
+            ("", ""),
+        ];
+        for (o, a) in ok {
+            assert_eq!(compare(&CheckerSpec::Tokens, o.as_bytes(), a.as_bytes()), Accepted, "{o:?} vs {a:?}");
+        }
+    }
+
+    #[test]
+    fn tokens_name_the_difference() {
+        let m = wrong(compare(&CheckerSpec::Tokens, b"1\n2 5\n", b"1\n2 4\n"));
+        assert_eq!(m, "line 2, column 3: expected `4`, found `5` (token 3)");
+        let m = wrong(compare(&CheckerSpec::Tokens, b"1\n", b"1\n2\n"));
+        assert_eq!(m, "output ends early: expected `2` (token 2, answer line 2)");
+        let m = wrong(compare(&CheckerSpec::Tokens, b"1 2", b"1"));
+        assert_eq!(m, "line 1, column 3: extra output `2` (token 2)");
+    }
+
+    #[test]
+    fn exact_and_lines() {
+        assert_eq!(compare(&CheckerSpec::Exact, b"a b\r\n", b"a b\n"), Accepted);
+        assert_eq!(compare(&CheckerSpec::Exact, b"a b", b"a b\n"), Accepted);
+        assert_eq!(wrong(compare(&CheckerSpec::Exact, b"a  b\n", b"a b\n")), "line 1, column 3: output differs from the answer (exact comparison)");
+        assert_eq!(compare(&CheckerSpec::Lines, b"a b  \n\n\n", b"a b\n"), Accepted);
+        assert_eq!(wrong(compare(&CheckerSpec::Lines, b"a\nb c\n", b"a\nb  c\n")), "line 2: expected `b  c`, found `b c`");
+    }
+
+    #[test]
+    fn floats() {
+        let spec = CheckerSpec::Float { abs: 1e-6, rel: 1e-6 };
+        assert_eq!(compare(&spec, b"0.3333333", b"0.33333333"), Accepted);
+        assert_eq!(compare(&spec, b"1000000.5", b"1000000"), Accepted, "relative");
+        assert_eq!(compare(&spec, b"abc 1.0", b"abc 1"), Accepted);
+        assert!(matches!(compare(&spec, b"0.34", b"0.33"), Wrong(_)));
+        assert!(matches!(compare(&spec, b"nan", b"nan"), Accepted), "identical tokens");
+        assert!(matches!(compare(&spec, b"inf", b"1e308"), Wrong(_)));
+    }
+
+    #[test]
+    fn testlib_codes() {
+        assert_eq!(testlib_outcome(Some(0), "ok"), Accepted);
+        assert_eq!(testlib_outcome(Some(1), "wrong answer 3rd number\n"), Wrong("wrong answer 3rd number".into()));
+        assert!(matches!(testlib_outcome(Some(2), "spaces"), Wrong(m) if m.starts_with("presentation error")));
+        assert!(matches!(testlib_outcome(Some(3), "bad"), Failed(_)));
+        assert!(matches!(testlib_outcome(None, ""), Failed(_)));
+    }
+}

@@ -1,0 +1,228 @@
+//! The daemon's configuration and the language profiles, from `config.toml`.
+//!
+//! The repository's `config.toml` is compiled in (`include_str!`) as the defaults; a user file
+//! is layered on top of it key by key, so it needs only what it changes. Unknown keys in the
+//! user file are errors that name the key (a typo must not silently keep a default).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::{duration_text, ByteSize};
+
+/// The compiled-in defaults.
+pub const DEFAULT_CONFIG: &str = include_str!("../config.toml");
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub sandbox: SandboxConfig,
+    pub judge: JudgeConfig,
+    pub languages: BTreeMap<String, LanguageConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    pub listen: String,
+    pub problems: PathBuf,
+    pub database: PathBuf,
+    pub workers: usize,
+    pub max_submission_size: ByteSize,
+    pub rate_limit_per_minute: u32,
+    pub show_secret_diffs: bool,
+    pub admin_token: String,
+    #[serde(default)]
+    pub users: Vec<UserConfig>,
+}
+
+/// A student (or admin) known by token.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserConfig {
+    pub name: String,
+    pub token: String,
+    #[serde(default)]
+    pub admin: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    pub scratch: PathBuf,
+    pub uid_base: u32,
+    pub isolate: bool,
+    pub box_size: ByteSize,
+    pub tmp_size: ByteSize,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeConfig {
+    pub wall_factor: f64,
+    #[serde(with = "duration_text")]
+    pub wall_extra: Duration,
+    pub output_limit: ByteSize,
+    pub processes: u32,
+    pub run_all_tests: bool,
+    #[serde(with = "duration_text")]
+    pub compile_time: Duration,
+    pub compile_memory: ByteSize,
+    pub compile_processes: u32,
+    pub compile_output_limit: ByteSize,
+    pub cache: PathBuf,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanguageConfig {
+    pub name: String,
+    pub extensions: Vec<String>,
+    pub source: String,
+    #[serde(default)]
+    pub compile: Vec<String>,
+    #[serde(default)]
+    pub sysroot_query: Vec<String>,
+    pub executable: String,
+    pub run: Vec<String>,
+    #[serde(default = "one")]
+    pub time_factor: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// An operator's mistake in a configuration file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("failed to read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table, prefix: &str, unknown: &mut Vec<String>) {
+    for (key, value) in over {
+        let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+        // New languages and users are welcome; other new keys are typos.
+        let open = prefix == "languages" || path == "server.users";
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o, &path, unknown),
+            (Some(slot), v) => *slot = v,
+            (None, v) if open || prefix.starts_with("languages.") => {
+                base.insert(key, v);
+            }
+            (None, _) => unknown.push(path),
+        }
+    }
+}
+
+impl Config {
+    /// The compiled-in defaults.
+    pub fn defaults() -> Config {
+        Config::parse_layered(None).expect("the embedded config.toml is valid")
+    }
+
+    /// Defaults with `path` layered on top.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        Config::parse_layered(Some((&path.display().to_string(), &text)))
+    }
+
+    fn parse_layered(user: Option<(&str, &str)>) -> Result<Config, ConfigError> {
+        let mut base: toml::Table = DEFAULT_CONFIG.parse().map_err(|e: toml::de::Error| ConfigError::Invalid {
+            path: "embedded config.toml".into(),
+            message: e.to_string(),
+        })?;
+        let name = user.map_or("embedded config.toml", |(n, _)| n).to_string();
+        if let Some((name, text)) = user {
+            let over: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Invalid {
+                path: name.into(),
+                message: e.to_string().trim().to_string(),
+            })?;
+            let mut unknown = Vec::new();
+            merge(&mut base, over, "", &mut unknown);
+            if !unknown.is_empty() {
+                return Err(ConfigError::Invalid {
+                    path: name.into(),
+                    message: format!("unknown key{} {}", if unknown.len() > 1 { "s" } else { "" }, unknown.join(", ")),
+                });
+            }
+        }
+        let config: Config = toml::Value::Table(base)
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::Invalid { path: name.clone(), message: e.message().to_string() })?;
+        config.validate().map_err(|message| ConfigError::Invalid { path: name, message })?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        for (id, l) in &self.languages {
+            if l.run.is_empty() {
+                return Err(format!("languages.{id}.run: must not be empty"));
+            }
+            if !(l.time_factor > 0.0 && l.time_factor <= 100.0) {
+                return Err(format!("languages.{id}.time_factor: expected a number in (0, 100]"));
+            }
+            if l.source.contains('/') || l.executable.contains('/') {
+                return Err(format!("languages.{id}: source and executable must be plain file names"));
+            }
+        }
+        if !(self.judge.wall_factor >= 1.0) {
+            return Err("judge.wall_factor: expected a number >= 1".into());
+        }
+        Ok(())
+    }
+
+    /// The language whose extensions include that of `path`.
+    pub fn language_for(&self, path: &Path) -> Option<&str> {
+        let ext = path.extension()?.to_str()?;
+        self.languages
+            .iter()
+            .find(|(_, l)| l.extensions.iter().any(|e| e == ext))
+            .map(|(id, _)| id.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_parse() {
+        let c = Config::defaults();
+        assert!(c.languages.contains_key("rust"));
+        assert_eq!(c.judge.output_limit, ByteSize::mib(64));
+        assert_eq!(c.language_for(Path::new("a/b.cpp")), Some("cpp"));
+        assert_eq!(c.language_for(Path::new("x.py")), Some("python"));
+        assert_eq!(c.language_for(Path::new("x")), None);
+    }
+
+    #[test]
+    fn layering_and_errors() {
+        let c = Config::parse_layered(Some(("my.toml", "[judge]\nprocesses = 8\n"))).unwrap();
+        assert_eq!(c.judge.processes, 8);
+        assert!(c.judge.run_all_tests, "other keys keep their defaults");
+
+        let e = Config::parse_layered(Some(("my.toml", "[judge]\nprocess = 8\n"))).unwrap_err();
+        assert_eq!(e.to_string(), "my.toml: unknown key judge.process");
+
+        let e = Config::parse_layered(Some(("my.toml", "[judge]\ncompile_time = \"soon\"\n"))).unwrap_err();
+        assert!(e.to_string().contains("expected a duration"), "{e}");
+
+        let c = Config::parse_layered(Some((
+            "my.toml",
+            "[languages.go]\nname = \"Go\"\nextensions = [\"go\"]\nsource = \"main.go\"\nexecutable = \"main\"\nrun = [\"/prog/main\"]\n",
+        )))
+        .unwrap();
+        assert_eq!(c.language_for(Path::new("a.go")), Some("go"));
+    }
+}

@@ -1,0 +1,69 @@
+//! Human-readable reports: the per-test table, diffs of wrong answers and the summary line.
+//! Machine-readable output is the JSON serialisation of [`JudgeReport`] itself.
+
+use crate::verdict::{JudgeReport, Verdict};
+
+fn paint(text: &str, verdict: Verdict, color: bool) -> String {
+    if !color {
+        return text.to_string();
+    }
+    let code = match verdict {
+        Verdict::Accepted => "32",
+        Verdict::Skipped => "2",
+        Verdict::JudgeError => "35",
+        _ => "31",
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
+}
+
+/// Formats a size in KiB as "812 KiB" or "12.3 MiB".
+pub fn kib(k: u64) -> String {
+    if k < 1024 {
+        format!("{k} KiB")
+    } else {
+        format!("{:.1} MiB", k as f64 / 1024.0)
+    }
+}
+
+/// The table, the diffs and the summary, as `ojd judge` prints them.
+pub fn render(report: &JudgeReport, color: bool) -> String {
+    let mut out = String::new();
+    for w in &report.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    if report.verdict == Verdict::CompileError {
+        out.push_str(&paint("Compile Error", Verdict::CompileError, color));
+        out.push('\n');
+        out.push_str(report.compile_output.trim_end());
+        out.push('\n');
+        return out;
+    }
+    let width = report.tests.iter().map(|t| t.name.chars().count()).max().unwrap_or(4).max(4);
+    out.push_str(&format!("{:<width$}  {:<7} {:>7} {:>8} {:>10}  {}\n", "test", "verdict", "cpu ms", "wall ms", "memory", "details"));
+    for t in &report.tests {
+        let code = format!("{:<7}", t.verdict.code());
+        out.push_str(&format!(
+            "{:<width$}  {} {:>7} {:>8} {:>10}  {}\n",
+            t.name,
+            paint(&code, t.verdict, color),
+            t.cpu_ms,
+            t.wall_ms,
+            kib(t.memory_kib),
+            t.message
+        ));
+    }
+    for t in report.tests.iter().filter(|t| t.diff.is_some()) {
+        out.push_str(&format!("\n--- test {} ---\n", t.name));
+        out.push_str(&crate::diff::render(t.diff.as_ref().expect("filtered"), color));
+    }
+    let first_bad = report.tests.iter().find(|t| t.verdict == report.verdict && t.verdict != Verdict::Accepted);
+    out.push_str(&format!(
+        "\n{}{}: score {}, max CPU {} ms, max memory {}\n",
+        paint(report.verdict.name(), report.verdict, color),
+        first_bad.map(|t| format!(" on test {}", t.name)).unwrap_or_default(),
+        report.score,
+        report.max_cpu_ms,
+        kib(report.max_memory_kib)
+    ));
+    out
+}

@@ -1,0 +1,4 @@
+#include <stdlib.h>
+int main(void) {
+    exit(3);
+}
