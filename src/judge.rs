@@ -259,7 +259,8 @@ impl Judge {
         (head.starts_with(b"\x7fELF") && self.languages.contains_key("binary")).then(|| "binary".to_string())
     }
 
-    fn fresh_dir(&self, kind: &str) -> Result<PathBuf, JudgeError> {
+    /// A fresh folder in the scratch area for one job's files.
+    pub fn fresh_dir(&self, kind: &str) -> Result<PathBuf, JudgeError> {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         let d = self.scratch.join("runs").join(format!("{kind}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&d).map_err(io_err(format!("create {}", d.display())))?;
@@ -476,22 +477,8 @@ impl Judge {
         limits: &Limits,
         work: &Path,
     ) -> Result<TestResult, JudgeError> {
-        let stdout = work.join("stdout");
-        let stderr = work.join("stderr");
-        let file_out = work.join("file-output");
-        let _ = std::fs::remove_file(&file_out);
-        let box_files = problem.io.input_file.iter().map(|n| (test.input.clone(), n.clone())).collect();
-        let collect = problem.io.output_file.iter().map(|n| (n.clone(), file_out.clone())).collect();
-        let outcome = self.execute(&ProgramRun {
-            program,
-            args: &[],
-            stdin: Some(&test.input),
-            stdout: &stdout,
-            stderr: Some(&stderr),
-            box_files,
-            collect,
-            limits: limits.clone(),
-        })?;
+        let run = self.run_on_input(problem, program, &test.input, limits, work)?;
+        let (outcome, stderr) = (&run.outcome, &run.stderr);
         let mut result = TestResult {
             name: test.name.clone(),
             sample: test.sample,
@@ -506,18 +493,18 @@ impl Judge {
             message: String::new(),
             diff: None,
         };
-        if let Some((verdict, message)) = classify(&outcome, limits) {
+        if let Some((verdict, message)) = classify(outcome, limits) {
             result.verdict = verdict;
             result.message = message;
             if verdict == Verdict::RuntimeError {
-                let err = read_capped(&stderr, 2048);
+                let err = read_capped(stderr, 2048);
                 if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
                     result.message = format!("{}; stderr: {}", result.message, line.trim());
                 }
             }
             return Ok(result);
         }
-        let out_path = if file_out.is_file() { &file_out } else { &stdout };
+        let out_path = &run.output;
         let output = std::fs::read(out_path).map_err(io_err("read the program's output"))?;
         let answer = std::fs::read(&test.answer).map_err(io_err(format!("read {}", test.answer.display())))?;
         let outcome = match checker {
@@ -537,6 +524,36 @@ impl Judge {
             }
         }
         Ok(result)
+    }
+
+    /// Runs `program` on one input the way the problem's I/O mode says (stdin, and the input file
+    /// in the box for file I/O); the output is the output file if the program wrote one.
+    pub fn run_on_input(
+        &self,
+        problem: &Problem,
+        program: &Program,
+        input: &Path,
+        limits: &Limits,
+        work: &Path,
+    ) -> Result<InputRun, JudgeError> {
+        let stdout = work.join("stdout");
+        let stderr = work.join("stderr");
+        let file_out = work.join("file-output");
+        let _ = std::fs::remove_file(&file_out);
+        let box_files = problem.io.input_file.iter().map(|n| (input.to_path_buf(), n.clone())).collect();
+        let collect = problem.io.output_file.iter().map(|n| (n.clone(), file_out.clone())).collect();
+        let outcome = self.execute(&ProgramRun {
+            program,
+            args: &[],
+            stdin: Some(input),
+            stdout: &stdout,
+            stderr: Some(&stderr),
+            box_files,
+            collect,
+            limits: limits.clone(),
+        })?;
+        let output = if file_out.is_file() { file_out } else { stdout };
+        Ok(InputRun { outcome, output, stderr })
     }
 
     fn run_checker(&self, checker: &Program, test: &TestCase, output: &Path, work: &Path) -> Result<CheckOutcome, JudgeError> {
@@ -579,6 +596,13 @@ impl SandboxPool {
     fn size(&self) -> usize {
         self.capacity()
     }
+}
+
+/// A program's run on one input: the outcome and where its output and stderr are.
+pub struct InputRun {
+    pub outcome: RunOutcome,
+    pub output: PathBuf,
+    pub stderr: PathBuf,
 }
 
 /// One run of a compiled program.

@@ -6,6 +6,7 @@
 //! anything is judged) and [`verdict::JudgeReport`] (what a judging found), rendered by
 //! [`report`] as tables, JSON and diffs.
 
+pub mod answers;
 pub mod checker;
 pub mod config;
 pub mod diff;
@@ -13,5 +14,6 @@ pub mod judge;
 pub mod problem;
 pub mod report;
 pub mod sandbox;
+pub mod stress;
 pub mod units;
 pub mod verdict;

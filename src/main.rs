@@ -36,6 +36,41 @@ enum Cmd {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Build generated inputs and expected answers with each problem's own programs.
+    ///
+    /// Compiles the reference solution, generators and validator (in the sandbox), writes the
+    /// generated tests/*.in, validates every input and writes every tests/*.ans. Answers whose
+    /// solver and input are unchanged (answers.lock) are not recomputed. With --check nothing is
+    /// written: everything is rebuilt in a scratch folder and any committed file that differs is
+    /// shown with a diff. Exit code: 0 ok, 1 differences (--check), 2 a package error.
+    ///
+    /// Example: ojd gen problems/huarong --check
+    Gen {
+        /// Problem folders (default: every folder under the configured problems folder).
+        problems: Vec<PathBuf>,
+        #[arg(long)]
+        check: bool,
+        /// Recompute every answer.
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Compare the reference with the package's brute force on random inputs ([stress] section).
+    ///
+    /// Exit code: 0 all agree, 1 a disagreement (its seed and input are printed), 2 bad package.
+    ///
+    /// Example: ojd stress problems/holedox --count 200
+    Stress {
+        problems: Vec<PathBuf>,
+        /// Number of seeds (default: the package's count).
+        #[arg(long)]
+        count: Option<u32>,
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Run one command in the sandbox and print its outcome as JSON.
     ///
     /// Example: ojd run --time 1s --memory 64MiB -- /usr/bin/python3 -c 'print(1)'
@@ -153,8 +188,113 @@ fn cmd_judge(problem: PathBuf, submission: PathBuf, lang: Option<String>, json: 
     })
 }
 
+/// Problem folders named on the command line, or every package under the problems folder.
+fn problem_dirs(named: Vec<PathBuf>, config: &ojd::config::Config) -> Vec<PathBuf> {
+    if !named.is_empty() {
+        return named;
+    }
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&config.server.problems)
+        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.join("problem.toml").is_file()).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
+/// A one-line progress bar on stderr, drawn only on a terminal.
+fn progress_bar(label: &str, done: usize, total: usize, item: &str) {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    let width = 30;
+    let filled = if total == 0 { width } else { done * width / total };
+    eprint!("\r\x1b[2K{label} [{}{}] {done}/{total} {item}", "=".repeat(filled), " ".repeat(width - filled));
+    if done >= total {
+        eprint!("\r\x1b[2K");
+    }
+}
+
+fn cmd_gen(problems: Vec<PathBuf>, check: bool, force: bool, json: bool, config: Option<PathBuf>) -> anyhow::Result<i32> {
+    let config = load_config(config.as_deref())?;
+    let dirs = problem_dirs(problems, &config);
+    let judge = ojd::judge::Judge::new(config, std::thread::available_parallelism().map_or(1, |n| n.get()))?;
+    let opts = ojd::answers::GenOptions { check, force };
+    let (mut code, mut summaries) = (0, Vec::new());
+    for dir in dirs {
+        let problem = match ojd::problem::Problem::load(&dir) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {e}");
+                code = EXIT_BAD_INPUT;
+                continue;
+            }
+        };
+        let label = problem.id.clone();
+        match ojd::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| progress_bar(&label, d, t, item)) {
+            Ok(s) => {
+                if !json {
+                    let slow = s.slowest.as_ref().map(|(t, ms)| format!(", reference slowest {ms} ms on {t}")).unwrap_or_default();
+                    println!(
+                        "{}: {} inputs generated, {} validated, {} answers written, {} unchanged{slow}",
+                        s.problem, s.inputs_generated, s.inputs_validated, s.answers_written, s.answers_unchanged
+                    );
+                    for d in &s.differences {
+                        println!("  {d}");
+                    }
+                }
+                if !s.differences.is_empty() && code == 0 {
+                    code = 1;
+                }
+                summaries.push(s);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                code = EXIT_BAD_INPUT;
+            }
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&summaries)?);
+    }
+    Ok(code)
+}
+
+fn cmd_stress(problems: Vec<PathBuf>, count: Option<u32>, config: Option<PathBuf>) -> anyhow::Result<i32> {
+    let config = load_config(config.as_deref())?;
+    let dirs = problem_dirs(problems, &config);
+    let judge = ojd::judge::Judge::new(config, 1)?;
+    let mut code = 0;
+    for dir in dirs {
+        let problem = match ojd::problem::Problem::load(&dir) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {e}");
+                code = EXIT_BAD_INPUT;
+                continue;
+            }
+        };
+        let label = problem.id.clone();
+        match ojd::stress::stress(&judge, &problem, count, &mut |d, t| progress_bar(&label, d as usize, t as usize, "")) {
+            Ok(s) => {
+                println!("{}: reference and brute force agree on {}/{} random inputs", s.problem, s.agreed, s.runs);
+                if let Some((seed, input, why)) = &s.disagreement {
+                    println!("  seed {seed}: {why}\n  input:\n{input}");
+                    code = code.max(1);
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                code = EXIT_BAD_INPUT;
+            }
+        }
+    }
+    Ok(code)
+}
+
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Cmd::Gen { problems, check, force, json, config } => cmd_gen(problems, check, force, json, config),
+        Cmd::Stress { problems, count, config } => cmd_stress(problems, count, config),
         Cmd::Judge { problem, submission, lang, json, config } => cmd_judge(problem, submission, lang, json, config),
         Cmd::Run { time, memory, processes, stdin, argv } => {
             let scratch = tempfile::Builder::new().prefix("ojd-run-").tempdir().context("failed to create a scratch folder")?;

@@ -1,0 +1,312 @@
+//! Expected answers: `ojd gen` builds a package's generated inputs and every `.ans` file with the
+//! package's own programs, run in the sandbox like any submission.
+//!
+//! Order: compile the reference solver, the generators and the validator → run each
+//! `[[generate]]` entry into `tests/<test>.in` → validate every input → run the reference on
+//! every input and write `tests/<test>.ans`.
+//!
+//! `answers.lock` in the package records, per test, a SHA-256 of (reference source, input) and
+//! of the answer. An answer whose record matches is not recomputed; one whose input or solver
+//! changed, or whose file was edited by hand, is stale and rebuilt. Sample answers come from the
+//! original statement: when a sample's `.ans` exists without a record, the reference must
+//! reproduce it byte for byte, else gen fails rather than overwrite it.
+//!
+//! `--check` ([`GenOptions::check`]) writes nothing: it rebuilds every input and answer in a
+//! scratch folder and reports each committed file that differs, with a diff.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use crate::judge::{Judge, JudgeError, Program, ProgramRun};
+use crate::problem::Problem;
+use crate::sandbox::Limits;
+
+pub const LOCK_FILE: &str = "answers.lock";
+
+#[derive(Clone, Debug, Default)]
+pub struct GenOptions {
+    /// Compare only: rebuild into a scratch folder and report differences.
+    pub check: bool,
+    /// Recompute every answer even when its record matches.
+    pub force: bool,
+}
+
+/// What a gen did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct GenSummary {
+    pub problem: String,
+    pub inputs_generated: usize,
+    pub inputs_validated: usize,
+    pub answers_written: usize,
+    pub answers_unchanged: usize,
+    /// The reference's slowest test and its CPU time.
+    pub slowest: Option<(String, u64)>,
+    /// `--check`: one entry per committed file that differs from the rebuilt one.
+    pub differences: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    #[error("{problem}: {program} does not compile:\n{message}")]
+    Compile { problem: String, program: String, message: String },
+    #[error("{problem}: {what} failed on {test}: {message}")]
+    Run { problem: String, what: String, test: String, message: String },
+    #[error("{problem}: test {test} is invalid (validator): {message}")]
+    Invalid { problem: String, test: String, message: String },
+    #[error("{problem}: the reference solution disagrees with the sample answer of {test}:\n{diff}")]
+    SampleMismatch { problem: String, test: String, diff: String },
+    #[error("{problem}: {what}")]
+    Io {
+        problem: String,
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Judge(#[from] JudgeError),
+}
+
+fn sha256_hex(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `answers.lock`: test → (hash of solver and input, hash of answer).
+fn read_lock(path: &Path) -> BTreeMap<String, (String, String)> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            Some((it.next()?.to_string(), (it.next()?.to_string(), it.next()?.to_string())))
+        })
+        .collect()
+}
+
+fn write_lock(path: &Path, lock: &BTreeMap<String, (String, String)>) -> std::io::Result<()> {
+    let mut text = String::from(
+        "# Written by `ojd gen`: test, SHA-256 of (reference solution, input), SHA-256 of the answer.\n",
+    );
+    for (test, (key, ans)) in lock {
+        text.push_str(&format!("{test} {key} {ans}\n"));
+    }
+    std::fs::write(path, text)
+}
+
+struct Ctx<'a> {
+    judge: &'a Judge,
+    problem: &'a Problem,
+    work: PathBuf,
+}
+
+impl Ctx<'_> {
+    fn compile(&self, rel: &Path) -> Result<Program, GenError> {
+        match self.judge.compile_file(&self.problem.dir.join(rel))? {
+            Ok(p) => Ok(p),
+            Err(message) => Err(GenError::Compile {
+                problem: self.problem.id.clone(),
+                program: rel.display().to_string(),
+                message,
+            }),
+        }
+    }
+
+    fn io(&self, what: String) -> impl FnOnce(std::io::Error) -> GenError + '_ {
+        move |source| GenError::Io { problem: self.problem.id.clone(), what, source }
+    }
+
+    fn tool_limits(&self) -> Limits {
+        Limits {
+            cpu: Duration::from_secs(30),
+            wall: Duration::from_secs(60),
+            memory: 2 << 30,
+            output: 256 << 20,
+            processes: 16,
+            file_size: 256 << 20,
+        }
+    }
+
+    fn run_error(&self, what: &str, test: &str, outcome: &crate::sandbox::RunOutcome, stderr: &Path) -> GenError {
+        let limits = self.tool_limits();
+        let why = crate::judge::classify(outcome, &limits).map(|(v, m)| format!("{v}: {m}")).unwrap_or_default();
+        let err = crate::judge::read_capped(stderr, 1024);
+        GenError::Run {
+            problem: self.problem.id.clone(),
+            what: what.into(),
+            test: test.into(),
+            message: format!("{why} {}", err.trim()).trim().to_string(),
+        }
+    }
+}
+
+/// Builds `problem`'s generated inputs and answers (see the module documentation).
+pub fn generate(judge: &Judge, problem: &Problem, opts: &GenOptions) -> Result<GenSummary, GenError> {
+    generate_with_progress(judge, problem, opts, &mut |_, _, _| {})
+}
+
+/// As [`generate`], calling `progress(done, total, test)` as answers are made.
+pub fn generate_with_progress(
+    judge: &Judge,
+    problem: &Problem,
+    opts: &GenOptions,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<GenSummary, GenError> {
+    let work = judge.fresh_dir("gen")?;
+    let cx = Ctx { judge, problem, work: work.clone() };
+    let result = generate_in(&cx, opts, progress);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn generate_in(cx: &Ctx<'_>, opts: &GenOptions, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<GenSummary, GenError> {
+    let problem = cx.problem;
+    let mut summary = GenSummary { problem: problem.id.clone(), ..Default::default() };
+    let solution_src = std::fs::read(problem.dir.join(&problem.solution)).map_err(cx.io(format!("read {}", problem.solution.display())))?;
+    let solution = cx.compile(&problem.solution)?;
+    // Where inputs and answers go: the package, or a scratch copy under --check.
+    let out_dir = if opts.check { cx.work.join("tests") } else { problem.dir.join("tests") };
+    std::fs::create_dir_all(&out_dir).map_err(cx.io("create the tests folder".into()))?;
+    let mut generators: BTreeMap<PathBuf, Program> = BTreeMap::new();
+    for g in &problem.generate {
+        if !generators.contains_key(&g.program) {
+            generators.insert(g.program.clone(), cx.compile(&g.program)?);
+        }
+        let program = &generators[&g.program];
+        let dest = out_dir.join(format!("{}.in", g.test));
+        let stderr = cx.work.join("gen.err");
+        let outcome = cx.judge.execute(&ProgramRun {
+            program,
+            args: &g.args,
+            stdin: None,
+            stdout: &dest,
+            stderr: Some(&stderr),
+            box_files: vec![],
+            collect: vec![],
+            limits: cx.tool_limits(),
+        })?;
+        if !outcome.success() {
+            return Err(cx.run_error(&format!("generator {}", g.program.display()), &g.test, &outcome, &stderr));
+        }
+        summary.inputs_generated += 1;
+        if opts.check {
+            compare_file(&problem.dir.join("tests").join(format!("{}.in", g.test)), &dest, &mut summary.differences);
+        }
+    }
+    // Every input, from the package or the rebuilt copy of a generated one.
+    let input_of = |name: &str| -> PathBuf {
+        let rebuilt = out_dir.join(format!("{name}.in"));
+        if rebuilt.is_file() { rebuilt } else { problem.dir.join("tests").join(format!("{name}.in")) }
+    };
+    if let Some(v) = &problem.validator {
+        let validator = cx.compile(v)?;
+        for t in &problem.tests {
+            let (out, err) = (cx.work.join("val.out"), cx.work.join("val.err"));
+            let input = input_of(&t.name);
+            let outcome = cx.judge.execute(&ProgramRun {
+                program: &validator,
+                args: &[],
+                stdin: Some(&input),
+                stdout: &out,
+                stderr: Some(&err),
+                box_files: vec![],
+                collect: vec![],
+                limits: cx.tool_limits(),
+            })?;
+            if !outcome.success() {
+                let msg = crate::judge::read_capped(&err, 1024) + &crate::judge::read_capped(&out, 512);
+                return Err(GenError::Invalid { problem: problem.id.clone(), test: t.name.clone(), message: msg.trim().to_string() });
+            }
+            summary.inputs_validated += 1;
+        }
+    }
+    let lock_path = problem.dir.join(LOCK_FILE);
+    let old_lock = read_lock(&lock_path);
+    let mut lock = BTreeMap::new();
+    let mut limits = cx.judge.limits_for(problem, &solution);
+    // The reference is timed, not limited: a slow reference is reported, its answer still made.
+    limits.cpu = limits.cpu.max(Duration::from_secs(30));
+    limits.wall = limits.cpu * 2;
+    limits.memory = limits.memory.max(1 << 30);
+    let total = problem.tests.len();
+    for (i, t) in problem.tests.iter().enumerate() {
+        progress(i, total, &t.name);
+        let input_path = input_of(&t.name);
+        let input = std::fs::read(&input_path).map_err(cx.io(format!("read {}", input_path.display())))?;
+        let key = sha256_hex(&[&solution_src, &input]);
+        let committed = problem.dir.join("tests").join(format!("{}.ans", t.name));
+        let committed_hash = std::fs::read(&committed).ok().map(|a| sha256_hex(&[&a]));
+        let fresh = old_lock.get(&t.name).is_some_and(|(k, a)| *k == key && Some(a) == committed_hash.as_ref());
+        if fresh && !opts.force && !opts.check {
+            lock.insert(t.name.clone(), old_lock[&t.name].clone());
+            summary.answers_unchanged += 1;
+            continue;
+        }
+        let run = cx.judge.run_on_input(problem, &solution, &input_path, &limits, &cx.work)?;
+        if !run.outcome.success() {
+            return Err(cx.run_error("the reference solution", &t.name, &run.outcome, &run.stderr));
+        }
+        let cpu = run.outcome.cpu_time.as_millis() as u64;
+        if summary.slowest.as_ref().is_none_or(|(_, ms)| cpu > *ms) {
+            summary.slowest = Some((t.name.clone(), cpu));
+        }
+        let answer = std::fs::read(&run.output).map_err(cx.io("read the reference's output".into()))?;
+        let answer_hash = sha256_hex(&[&answer]);
+        // A sample's answer from the original statement is the authority.
+        if t.sample && committed_hash.is_some() && !old_lock.contains_key(&t.name) {
+            let original = std::fs::read(&committed).unwrap_or_default();
+            if crate::checker::compare(&problem.checker, &answer, &original) != crate::checker::CheckOutcome::Accepted {
+                let diff = crate::diff::diff(&original, &answer).map(|d| crate::diff::render(&d, false)).unwrap_or_default();
+                return Err(GenError::SampleMismatch { problem: problem.id.clone(), test: t.name.clone(), diff });
+            }
+            lock.insert(t.name.clone(), (key, committed_hash.clone().expect("checked")));
+            summary.answers_unchanged += 1;
+            continue;
+        }
+        if opts.check {
+            let rebuilt = out_dir.join(format!("{}.ans", t.name));
+            std::fs::write(&rebuilt, &answer).map_err(cx.io("write a rebuilt answer".into()))?;
+            compare_file(&committed, &rebuilt, &mut summary.differences);
+            continue;
+        }
+        if committed_hash.as_deref() == Some(answer_hash.as_str()) {
+            summary.answers_unchanged += 1;
+        } else {
+            std::fs::write(&committed, &answer).map_err(cx.io(format!("write {}", committed.display())))?;
+            summary.answers_written += 1;
+        }
+        lock.insert(t.name.clone(), (key, answer_hash));
+    }
+    progress(total, total, "");
+    if !opts.check && lock != old_lock {
+        write_lock(&lock_path, &lock).map_err(cx.io(format!("write {}", lock_path.display())))?;
+    }
+    if opts.check {
+        let stale: Vec<&String> = old_lock.keys().filter(|k| !problem.tests.iter().any(|t| &&t.name == k)).collect();
+        for s in stale {
+            summary.differences.push(format!("{LOCK_FILE}: records {s}, which is no longer a test"));
+        }
+    }
+    Ok(summary)
+}
+
+fn compare_file(committed: &Path, rebuilt: &Path, differences: &mut Vec<String>) {
+    let a = std::fs::read(committed);
+    let b = std::fs::read(rebuilt).unwrap_or_default();
+    match a {
+        Err(_) => differences.push(format!("{}: missing (ojd gen writes it)", committed.display())),
+        Ok(a) if a != b => {
+            let diff = crate::diff::diff(&a, &b).map(|d| crate::diff::render(&d, false)).unwrap_or_else(|| {
+                "differs only in line ends or a byte-order mark\n".into()
+            });
+            differences.push(format!("{} differs from the rebuilt file:\n{diff}", committed.display()));
+        }
+        Ok(_) => {}
+    }
+}

@@ -1,0 +1,51 @@
+//! Shared helpers: a judge wired to the built `ojd` binary, paths of the fixtures.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use ojd::config::Config;
+use ojd::judge::{Judge, Submission};
+use ojd::problem::Problem;
+use ojd::verdict::JudgeReport;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn testdata(rel: &str) -> PathBuf {
+    root().join("testdata").join(rel)
+}
+
+/// A judge with `parallel` sandboxes whose keepers are the built `ojd`.
+pub fn judge(parallel: usize) -> Judge {
+    judge_with(Config::defaults(), parallel)
+}
+
+pub fn judge_with(config: Config, parallel: usize) -> Judge {
+    let mut j = Judge::new(config, parallel).expect("judge starts");
+    j.set_keeper(PathBuf::from(env!("CARGO_BIN_EXE_ojd")));
+    j
+}
+
+pub fn submission(j: &Judge, path: &Path) -> Submission {
+    let source = std::fs::read(path).expect("fixture exists");
+    let language = j.detect_language(path, &source).expect("known extension");
+    Submission { language, source }
+}
+
+pub fn judge_file(j: &Judge, problem: &Path, file: &Path) -> JudgeReport {
+    let p = Problem::load(problem).expect("fixture problem loads");
+    let sub = submission(j, file);
+    j.judge(&p, &sub, &mut |_| {}, &AtomicBool::new(false)).expect("judging succeeds")
+}
+
+/// The `ojd` binary, for tests that run the command line.
+pub fn ojd() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ojd"))
+}
+
+/// Whether this process may use namespaces and cgroups (root).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
