@@ -42,13 +42,18 @@ pub enum Request {
 
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Response {
-    Ready { capabilities: Capabilities, cgroup_dirs: Vec<PathBuf> },
+    Ready {
+        capabilities: Capabilities,
+        cgroup_dirs: Vec<PathBuf>,
+    },
     Outcome(Box<RunOutcome>),
     Failed(String),
 }
 
 /// Folders of the host that every root gets, read-only, when they exist.
-const SYSTEM_PATHS: &[&str] = &["/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin"];
+const SYSTEM_PATHS: &[&str] = &[
+    "/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin",
+];
 /// Files of /etc that dynamic linking and compilers need; nothing else of /etc is visible.
 const ETC_PATHS: &[&str] = &[
     "/etc/ld.so.cache",
@@ -78,7 +83,13 @@ fn os_err(what: &str) -> String {
 }
 
 /// `mount(2)` with Rust strings; returns a message naming the target on failure.
-fn mount(src: Option<&Path>, target: &Path, fstype: Option<&str>, flags: libc::c_ulong, data: Option<&str>) -> Result<(), String> {
+fn mount(
+    src: Option<&Path>,
+    target: &Path,
+    fstype: Option<&str>,
+    flags: libc::c_ulong,
+    data: Option<&str>,
+) -> Result<(), String> {
     let src_c = src.map(cpath);
     let target_c = cpath(target);
     let fstype_c = fstype.map(cstr);
@@ -90,7 +101,9 @@ fn mount(src: Option<&Path>, target: &Path, fstype: Option<&str>, flags: libc::c
             target_c.as_ptr(),
             fstype_c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
             flags,
-            data_c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr() as *const libc::c_void),
+            data_c
+                .as_ref()
+                .map_or(std::ptr::null(), |c| c.as_ptr() as *const libc::c_void),
         )
     };
     if rc != 0 {
@@ -130,7 +143,11 @@ pub fn main() -> ! {
     let mut send = |r: &Response| {
         let mut line = serde_json::to_string(r).expect("responses always serialize");
         line.push('\n');
-        if out.write_all(line.as_bytes()).and_then(|_| out.flush()).is_err() {
+        if out
+            .write_all(line.as_bytes())
+            .and_then(|_| out.flush())
+            .is_err()
+        {
             std::process::exit(0);
         }
     };
@@ -143,7 +160,10 @@ pub fn main() -> ! {
     };
     let (mut keeper, capabilities) = Keeper::start(config);
     let cgroup_dirs = keeper.cgroup.as_ref().map(|c| c.dirs()).unwrap_or_default();
-    send(&Response::Ready { capabilities, cgroup_dirs });
+    send(&Response::Ready {
+        capabilities,
+        cgroup_dirs,
+    });
     for line in lines {
         let Ok(line) = line else { break };
         let response = match serde_json::from_str::<Request>(&line) {
@@ -190,7 +210,8 @@ impl Keeper {
                 "not running as root: no namespaces, cgroups or uid drop; programs run with rlimits only".into(),
             );
         } else {
-            caps.warnings.push("isolation disabled by configuration: rlimits only".into());
+            caps.warnings
+                .push("isolation disabled by configuration: rlimits only".into());
         }
         caps.namespaces = namespaces;
         caps.uid_drop = root && namespaces;
@@ -203,7 +224,19 @@ impl Keeper {
             let _ = fs::create_dir_all(&d);
             (d.clone(), d)
         };
-        (Keeper { config, box_dir, tmp_dir, binds: Vec::new(), cgroup, namespaces, filter, ncpu }, caps)
+        (
+            Keeper {
+                config,
+                box_dir,
+                tmp_dir,
+                binds: Vec::new(),
+                cgroup,
+                namespaces,
+                filter,
+                ncpu,
+            },
+            caps,
+        )
     }
 
     fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, String> {
@@ -211,7 +244,9 @@ impl Keeper {
         if self.tmp_dir != self.box_dir {
             empty_dir(&self.tmp_dir)?;
         }
-        let owner = self.namespaces.then_some((self.config.uid, self.config.gid));
+        let owner = self
+            .namespaces
+            .then_some((self.config.uid, self.config.gid));
         fill_box(&self.box_dir, &spec.box_files, owner)?;
         self.update_binds(spec)?;
         let prepared = Prepared::new(spec, &self.config, self.namespaces, &self.box_dir)?;
@@ -228,7 +263,8 @@ impl Keeper {
         let start = Instant::now();
         // SAFETY: a raw clone without a new stack behaves like fork; the keeper is single-threaded,
         // so the child owns a consistent copy of the whole address space.
-        let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) } as libc::pid_t;
+        let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) }
+            as libc::pid_t;
         if pid < 0 {
             return Err(os_err("clone"));
         }
@@ -249,12 +285,14 @@ impl Keeper {
             }
         }
         let wall_time = start.elapsed();
-        let report = InitReport::read(report_r);
         let cg = match (&mut self.cgroup, &baseline) {
             (Some(c), Some(b)) => Some(c.finish(b)),
             _ => None,
         };
-        let tv = |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
+        let tv = |t: libc::timeval| {
+            Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64)
+        };
+        let report = InitReport::read(report_r);
         // wait4's rusage misses processes the kernel reaped itself when init was killed (it
         // sets SIGCHLD to SIG_IGN while tearing the namespace down), so the cgroup's counter,
         // which sees every process, is taken when it is larger.
@@ -262,7 +300,15 @@ impl Keeper {
             (Some(c), Some(b)) => c.cpu_since(b),
             _ => None,
         };
-        let cpu_time = (tv(usage.ru_utime) + tv(usage.ru_stime)).max(cg_cpu.unwrap_or_default());
+        let rusage_cpu = tv(usage.ru_utime) + tv(usage.ru_stime);
+        let exited_alone = killed_by.is_none() && report.as_ref().is_some_and(|r| r.reaped != 0);
+        // The cgroup counter also holds the keeper's own clone and polling (a few ms); it is
+        // only needed when init was killed, so an exited program keeps wait4's exact figure.
+        let cpu_time = if exited_alone {
+            rusage_cpu
+        } else {
+            rusage_cpu.max(cg_cpu.unwrap_or_default())
+        };
         let output_bytes = prepared.output_bytes();
         let mut killed_by = killed_by;
         if killed_by.is_none() && cpu_time > limits.cpu {
@@ -289,15 +335,20 @@ impl Keeper {
                 ));
             }
         }
-        let exec_error = report
-            .as_ref()
-            .filter(|r| r.exec_errno != 0)
-            .map(|r| format!("{}: {}", spec.argv[0], std::io::Error::from_raw_os_error(r.exec_errno)));
+        let exec_error = report.as_ref().filter(|r| r.exec_errno != 0).map(|r| {
+            format!(
+                "{}: {}",
+                spec.argv[0],
+                std::io::Error::from_raw_os_error(r.exec_errno)
+            )
+        });
         let forbidden_syscall = match termination {
             Termination::Signaled(libc::SIGSYS) => Some("forbidden".to_string()),
             _ => None,
         };
-        let peak_memory = cg.and_then(|u| u.peak_memory).unwrap_or(usage.ru_maxrss as u64 * 1024);
+        let peak_memory = cg
+            .and_then(|u| u.peak_memory)
+            .unwrap_or(usage.ru_maxrss as u64 * 1024);
         collect(&self.box_dir, &spec.collect, limits.output)?;
         Ok(RunOutcome {
             termination,
@@ -315,8 +366,11 @@ impl Keeper {
     /// Makes the mounted per-run binds equal to the spec's: unchanged binds stay (a submission's
     /// tests share one `/prog`), others are unmounted so no run sees an earlier run's files.
     fn update_binds(&mut self, spec: &RunSpec) -> Result<(), String> {
-        let wanted: Vec<(PathBuf, PathBuf, bool)> =
-            spec.binds.iter().map(|b| (b.inside.clone(), b.host.clone(), b.writable)).collect();
+        let wanted: Vec<(PathBuf, PathBuf, bool)> = spec
+            .binds
+            .iter()
+            .map(|b| (b.inside.clone(), b.host.clone(), b.writable))
+            .collect();
         if !self.namespaces {
             if !wanted.is_empty() {
                 return Err("binds need namespaces, which this keeper lacks".into());
@@ -327,7 +381,10 @@ impl Keeper {
             return Ok(());
         }
         for (inside, _, _) in std::mem::take(&mut self.binds) {
-            let target = self.config.root_dir.join(inside.strip_prefix("/").unwrap_or(&inside));
+            let target = self
+                .config
+                .root_dir
+                .join(inside.strip_prefix("/").unwrap_or(&inside));
             let c = cpath(&target);
             // SAFETY: a valid path string.
             unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
@@ -335,7 +392,10 @@ impl Keeper {
         for (inside, host, writable) in &wanted {
             let name = inside.strip_prefix("/").unwrap_or(inside);
             if !["prog", "data"].iter().any(|m| Path::new(m) == name) {
-                return Err(format!("bind target {} must be /prog or /data", inside.display()));
+                return Err(format!(
+                    "bind target {} must be /prog or /data",
+                    inside.display()
+                ));
             }
             bind(host, &self.config.root_dir.join(name), *writable)?;
             self.binds.push((inside.clone(), host.clone(), *writable));
@@ -344,7 +404,13 @@ impl Keeper {
     }
 
     /// Waits for init to exit, killing it when a limit is crossed; returns that limit.
-    fn supervise(&mut self, pid: libc::pid_t, run: &Prepared, base: Option<&super::cgroup::Baseline>, start: Instant) -> Option<LimitKind> {
+    fn supervise(
+        &mut self,
+        pid: libc::pid_t,
+        run: &Prepared,
+        base: Option<&super::cgroup::Baseline>,
+        start: Instant,
+    ) -> Option<LimitKind> {
         let limits = &run.limits;
         // SAFETY: pidfd_open on our own child; the fd is owned below.
         let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
@@ -381,7 +447,11 @@ impl Keeper {
             let ms = timeout.as_millis().max(1) as i32;
             match &pidfd {
                 Some(fd) => {
-                    let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+                    let mut p = libc::pollfd {
+                        fd: fd.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
                     // SAFETY: one valid pollfd.
                     let r = unsafe { libc::poll(&mut p, 1, ms) };
                     if r > 0 {
@@ -393,7 +463,14 @@ impl Keeper {
                     let mut st = 0;
                     // SAFETY: WNOWAIT leaves the child for the real wait4.
                     let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-                    let r = unsafe { libc::waitid(libc::P_PID, pid as u32, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
+                    let r = unsafe {
+                        libc::waitid(
+                            libc::P_PID,
+                            pid as u32,
+                            &mut info,
+                            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                        )
+                    };
                     let _ = &mut st;
                     if r == 0 && unsafe { info.si_pid() } == pid {
                         return None;
@@ -433,17 +510,35 @@ fn prepare_root(config: &KeeperConfig) -> Result<(), String> {
     let host = b"ojd";
     // SAFETY: a valid buffer and its length.
     unsafe { libc::sethostname(host.as_ptr() as *const libc::c_char, host.len()) };
-    mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REC | libc::MS_PRIVATE,
+        None,
+    )?;
     let root = &config.root_dir;
     fs::create_dir_all(root).map_err(|e| format!("{}: {e}", root.display()))?;
-    mount(None, root, Some("tmpfs"), libc::MS_NOSUID, Some("size=16m,mode=755"))?;
+    mount(
+        None,
+        root,
+        Some("tmpfs"),
+        libc::MS_NOSUID,
+        Some("size=16m,mode=755"),
+    )?;
     for dir in MOUNT_POINTS {
         fs::create_dir_all(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
     }
-    let mut paths: Vec<PathBuf> = SYSTEM_PATHS.iter().chain(ETC_PATHS).map(PathBuf::from).collect();
+    let mut paths: Vec<PathBuf> = SYSTEM_PATHS
+        .iter()
+        .chain(ETC_PATHS)
+        .map(PathBuf::from)
+        .collect();
     paths.extend(config.ro_paths.iter().cloned());
     for host in paths {
-        let Ok(meta) = fs::symlink_metadata(&host) else { continue };
+        let Ok(meta) = fs::symlink_metadata(&host) else {
+            continue;
+        };
         let inside = root.join(host.strip_prefix("/").unwrap_or(&host));
         if meta.file_type().is_symlink() {
             // Merged-/usr systems: /bin -> usr/bin stays a symlink inside too.
@@ -468,30 +563,82 @@ fn prepare_root(config: &KeeperConfig) -> Result<(), String> {
         bind(&host, &inside, false)?;
     }
     let etc = root.join("etc");
-    let passwd = format!("root:x:0:0::/:/bin/sh\nojd:x:{}:{}::/box:/bin/sh\n", config.uid, config.gid);
+    let passwd = format!(
+        "root:x:0:0::/:/bin/sh\nojd:x:{}:{}::/box:/bin/sh\n",
+        config.uid, config.gid
+    );
     let group = format!("root:x:0:\nojd:x:{}:\n", config.gid);
     fs::write(etc.join("passwd"), passwd).map_err(|e| e.to_string())?;
     fs::write(etc.join("group"), group).map_err(|e| e.to_string())?;
     fs::write(etc.join("hostname"), "ojd\n").map_err(|e| e.to_string())?;
     let dev = root.join("dev");
-    for (name, major, minor) in [("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("urandom", 1, 9)] {
+    for (name, major, minor) in [
+        ("null", 1, 3),
+        ("zero", 1, 5),
+        ("full", 1, 7),
+        ("random", 1, 8),
+        ("urandom", 1, 9),
+    ] {
         let p = cpath(&dev.join(name));
         // SAFETY: p is a valid path string; mknod of character devices as root.
-        if unsafe { libc::mknod(p.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(major, minor)) } != 0 {
+        if unsafe {
+            libc::mknod(
+                p.as_ptr(),
+                libc::S_IFCHR | 0o666,
+                libc::makedev(major, minor),
+            )
+        } != 0
+        {
             return Err(os_err(&format!("mknod /dev/{name}")));
         }
-        fs::set_permissions(dev.join(name), fs::Permissions::from_mode(0o666)).map_err(|e| e.to_string())?;
+        fs::set_permissions(dev.join(name), fs::Permissions::from_mode(0o666))
+            .map_err(|e| e.to_string())?;
     }
-    for (name, target) in [("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")] {
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
         let _ = std::os::unix::fs::symlink(target, dev.join(name));
     }
     // Nothing of the root itself is writable once built.
-    mount(None, root, None, libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID, None)?;
+    mount(
+        None,
+        root,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID,
+        None,
+    )?;
     let rw = libc::MS_NOSUID | libc::MS_NODEV;
     let owner = format!("uid={},gid={}", config.uid, config.gid);
-    mount(None, &root.join("box"), Some("tmpfs"), rw, Some(&format!("size={},nr_inodes=4096,mode=755,{owner}", config.box_size)))?;
-    mount(None, &root.join("tmp"), Some("tmpfs"), rw, Some(&format!("size={},nr_inodes=4096,mode=1777", config.tmp_size)))?;
-    mount(None, &root.join("proc"), Some("proc"), rw | libc::MS_NOEXEC, Some("hidepid=2"))?;
+    mount(
+        None,
+        &root.join("box"),
+        Some("tmpfs"),
+        rw,
+        Some(&format!(
+            "size={},nr_inodes=4096,mode=755,{owner}",
+            config.box_size
+        )),
+    )?;
+    mount(
+        None,
+        &root.join("tmp"),
+        Some("tmpfs"),
+        rw,
+        Some(&format!(
+            "size={},nr_inodes=4096,mode=1777",
+            config.tmp_size
+        )),
+    )?;
+    mount(
+        None,
+        &root.join("proc"),
+        Some("proc"),
+        rw | libc::MS_NOEXEC,
+        Some("hidepid=2"),
+    )?;
     Ok(())
 }
 
@@ -500,7 +647,11 @@ fn empty_dir(dir: &Path) -> Result<(), String> {
     let entries = fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {
         let p = e.path();
-        let r = if e.file_type().is_ok_and(|t| t.is_dir()) { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
+        let r = if e.file_type().is_ok_and(|t| t.is_dir()) {
+            fs::remove_dir_all(&p)
+        } else {
+            fs::remove_file(&p)
+        };
         r.map_err(|err| format!("failed to clear {}: {err}", p.display()))?;
     }
     Ok(())
@@ -524,28 +675,49 @@ struct Prepared {
 const SETUP_STAGES: &[&str] = &["chroot", "fork"];
 
 impl Prepared {
-    fn new(spec: &RunSpec, config: &KeeperConfig, namespaces: bool, box_dir: &Path) -> Result<Prepared, String> {
+    fn new(
+        spec: &RunSpec,
+        config: &KeeperConfig,
+        namespaces: bool,
+        box_dir: &Path,
+    ) -> Result<Prepared, String> {
         if spec.argv.is_empty() {
             return Err("empty argv".into());
         }
         let open = |p: &Path, write: bool| -> Result<OwnedFd, String> {
             let f = if write {
-                fs::OpenOptions::new().write(true).create(true).truncate(true).open(p)
+                fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(p)
             } else {
                 fs::File::open(p)
             };
-            f.map(OwnedFd::from).map_err(|e| format!("{}: {e}", p.display()))
+            f.map(OwnedFd::from)
+                .map_err(|e| format!("{}: {e}", p.display()))
         };
-        let stdin = open(spec.stdin.as_deref().unwrap_or(Path::new("/dev/null")), false)?;
+        let stdin = open(
+            spec.stdin.as_deref().unwrap_or(Path::new("/dev/null")),
+            false,
+        )?;
         let stdout = open(&spec.stdout, true)?;
         let stderr = spec.stderr.as_deref().map(|p| open(p, true)).transpose()?;
-        let workdir = if namespaces { cstr("/box") } else { cpath(box_dir) };
+        let workdir = if namespaces {
+            cstr("/box")
+        } else {
+            cpath(box_dir)
+        };
         Ok(Prepared {
             limits: spec.limits.clone(),
             namespaces,
             root: cpath(&config.root_dir),
             argv: spec.argv.iter().map(|a| cstr(a)).collect(),
-            envp: spec.env.iter().map(|(k, v)| cstr(&format!("{k}={v}"))).collect(),
+            envp: spec
+                .env
+                .iter()
+                .map(|(k, v)| cstr(&format!("{k}={v}")))
+                .collect(),
             stdin,
             stdout,
             stderr,
@@ -559,20 +731,29 @@ impl Prepared {
         let size = |fd: &OwnedFd| {
             // SAFETY: fstat on an fd we own into a zeroed struct.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
-            if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 { st.st_size as u64 } else { 0 }
+            if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 {
+                st.st_size as u64
+            } else {
+                0
+            }
         };
         size(&self.stdout) + self.stderr.as_ref().map_or(0, size)
     }
 }
 
 /// Copies the run's input files into the emptied box and hands them to the sandbox user.
-fn fill_box(dir: &Path, files: &[(PathBuf, String)], owner: Option<(u32, u32)>) -> Result<(), String> {
+fn fill_box(
+    dir: &Path,
+    files: &[(PathBuf, String)],
+    owner: Option<(u32, u32)>,
+) -> Result<(), String> {
     for (src, name) in files {
         if name.contains('/') || name.starts_with('.') || name.is_empty() {
             return Err(format!("box file name {name:?} must be a plain name"));
         }
         let dest = dir.join(name);
-        fs::copy(src, &dest).map_err(|e| format!("failed to copy {} into the box: {e}", src.display()))?;
+        fs::copy(src, &dest)
+            .map_err(|e| format!("failed to copy {} into the box: {e}", src.display()))?;
         if let Some((uid, gid)) = owner {
             std::os::unix::fs::chown(&dest, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
         }
@@ -595,7 +776,8 @@ fn collect(dir: &Path, wanted: &[(String, PathBuf)], limit: u64) -> Result<(), S
         }
         let file = fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
         let mut out = fs::File::create(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
-        std::io::copy(&mut std::io::Read::take(file, limit + 1), &mut out).map_err(|e| format!("{}: {e}", dest.display()))?;
+        std::io::copy(&mut std::io::Read::take(file, limit + 1), &mut out)
+            .map_err(|e| format!("{}: {e}", dest.display()))?;
     }
     Ok(())
 }
@@ -616,7 +798,13 @@ impl InitReport {
         let mut r = InitReport::default();
         let size = std::mem::size_of::<InitReport>();
         // SAFETY: reads at most size bytes into a repr(C) struct of plain integers.
-        let n = unsafe { libc::read(fd.as_raw_fd(), &mut r as *mut InitReport as *mut libc::c_void, size) };
+        let n = unsafe {
+            libc::read(
+                fd.as_raw_fd(),
+                &mut r as *mut InitReport as *mut libc::c_void,
+                size,
+            )
+        };
         (n == size as isize).then_some(r)
     }
 
@@ -628,7 +816,12 @@ impl InitReport {
 }
 
 fn fail_setup(report: RawFd, stage: u32) -> ! {
-    InitReport { setup_errno: errno().max(1), stage, ..Default::default() }.send(report);
+    InitReport {
+        setup_errno: errno().max(1),
+        stage,
+        ..Default::default()
+    }
+    .send(report);
     // SAFETY: terminates the child without running the keeper's destructors.
     unsafe { libc::_exit(1) }
 }
@@ -639,7 +832,9 @@ fn init_main(run: &Prepared, filter: &[libc::sock_filter], report: OwnedFd) -> !
     // SAFETY (whole function): we are the only thread of a fresh child; every pointer passed to
     // libc is a local or a CString prepared before clone.
     unsafe {
-        if run.namespaces && (libc::chroot(run.root.as_ptr()) != 0 || libc::chdir(c"/".as_ptr()) != 0) {
+        if run.namespaces
+            && (libc::chroot(run.root.as_ptr()) != 0 || libc::chdir(c"/".as_ptr()) != 0)
+        {
             fail_setup(report, 0);
         }
         let mut exec_pipe = [0; 2];
@@ -679,7 +874,10 @@ fn init_main(run: &Prepared, filter: &[libc::sock_filter], report: OwnedFd) -> !
 }
 
 fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
-    let lim = libc::rlimit { rlim_cur: soft, rlim_max: hard };
+    let lim = libc::rlimit {
+        rlim_cur: soft,
+        rlim_max: hard,
+    };
     // SAFETY: passes a valid rlimit struct.
     unsafe { libc::setrlimit(resource, &lim) };
 }
@@ -731,12 +929,21 @@ fn program_main(run: &Prepared, filter: &[libc::sock_filter], exec_err: RawFd) -
             die(0);
         }
         // Everything else (the keeper's pipes, the report pipe) closes at exec.
-        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC);
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        );
         if libc::chdir(run.workdir.as_ptr()) != 0 {
             die(0);
         }
         if run.namespaces {
-            set_rlimit(libc::RLIMIT_NPROC, limits.processes as u64, limits.processes as u64);
+            set_rlimit(
+                libc::RLIMIT_NPROC,
+                limits.processes as u64,
+                limits.processes as u64,
+            );
             if libc::setgroups(0, std::ptr::null()) != 0
                 || libc::setresgid(run.gid, run.gid, run.gid) != 0
                 || libc::setresuid(run.uid, run.uid, run.uid) != 0
@@ -747,8 +954,16 @@ fn program_main(run: &Prepared, filter: &[libc::sock_filter], exec_err: RawFd) -
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             die(3);
         }
-        let prog = libc::sock_fprog { len: filter.len() as u16, filter: filter.as_ptr() as *mut libc::sock_filter };
-        if libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) != 0 {
+        let prog = libc::sock_fprog {
+            len: filter.len() as u16,
+            filter: filter.as_ptr() as *mut libc::sock_filter,
+        };
+        if libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER,
+            &prog as *const libc::sock_fprog,
+        ) != 0
+        {
             die(4);
         }
         let mut argv: Vec<*const libc::c_char> = run.argv.iter().map(|a| a.as_ptr()).collect();

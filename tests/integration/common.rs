@@ -36,7 +36,8 @@ pub fn submission(j: &Judge, path: &Path) -> Submission {
 pub fn judge_file(j: &Judge, problem: &Path, file: &Path) -> JudgeReport {
     let p = Problem::load(problem).expect("fixture problem loads");
     let sub = submission(j, file);
-    j.judge(&p, &sub, &mut |_| {}, &AtomicBool::new(false)).expect("judging succeeds")
+    j.judge(&p, &sub, &mut |_| {}, &AtomicBool::new(false))
+        .expect("judging succeeds")
 }
 
 /// The `ojd` binary, for tests that run the command line.
@@ -48,4 +49,17 @@ pub fn ojd() -> std::process::Command {
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
+}
+
+static MACHINE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Held by tests that run programs: many at once.
+pub fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    MACHINE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Held by tests that measure time or memory: nothing else runs meanwhile, so the comparison
+/// with a bare run is not disturbed by the other tests.
+pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
+    MACHINE.write().unwrap_or_else(|e| e.into_inner())
 }

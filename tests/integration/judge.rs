@@ -1,0 +1,438 @@
+//! The judging pipeline end to end: real programs through the real sandbox, exact verdicts,
+//! measured accuracy of CPU time, memory and the TLE decision, and clear errors for bad input.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ojd::judge::{Judge, ProgramRun, Submission};
+use ojd::sandbox::{Limits, RunOutcome};
+use ojd::verdict::Verdict;
+
+use crate::common::{self, is_root, judge_file, testdata};
+
+fn aplusb() -> PathBuf {
+    testdata("aplusb")
+}
+
+fn sub(rel: &str) -> PathBuf {
+    aplusb().join("submissions").join(rel)
+}
+
+macro_rules! require_root {
+    () => {
+        if !is_root() {
+            eprintln!("skipped: needs root for the sandbox");
+            return;
+        }
+        let _machine = common::shared();
+    };
+    (exclusive) => {
+        if !is_root() {
+            eprintln!("skipped: needs root for the sandbox");
+            return;
+        }
+        let _machine = common::exclusive();
+    };
+}
+
+#[test]
+fn accepted_in_every_language() {
+    require_root!();
+    let j = common::judge(2);
+    for f in [
+        "accepted/ac.c",
+        "accepted/ac.cpp",
+        "accepted/ac.rs",
+        "accepted/ac.py",
+    ] {
+        let r = judge_file(&j, &aplusb(), &sub(f));
+        assert_eq!(r.verdict, Verdict::Accepted, "{f}: {r:#?}");
+        assert_eq!(r.tests.len(), 3);
+        assert_eq!(r.score, 100);
+    }
+}
+
+#[test]
+fn accepted_as_a_ready_binary() {
+    require_root!();
+    let j = common::judge(1);
+    // The binary is built by the sandboxed compiler, then submitted as a ready executable.
+    let c = common::submission(&j, &sub("accepted/ac.c"));
+    let program = j.compile(&c).unwrap().unwrap();
+    let binary = std::fs::read(program.dir.join("main")).unwrap();
+    let p = ojd::problem::Problem::load(&aplusb()).unwrap();
+    let s = Submission {
+        language: "binary".into(),
+        source: binary,
+    };
+    let r = j.judge(&p, &s, &mut |_| {}, &Default::default()).unwrap();
+    assert_eq!(r.verdict, Verdict::Accepted, "{r:#?}");
+    assert_eq!(r.language, "binary");
+}
+
+#[test]
+fn wrong_answer_diff_names_the_first_differing_line() {
+    require_root!();
+    let r = judge_file(
+        &common::judge(1),
+        &aplusb(),
+        &sub("wrong_answer/wa_second_line.c"),
+    );
+    assert_eq!(r.verdict, Verdict::WrongAnswer);
+    let t = &r.tests[0];
+    assert_eq!(
+        t.message,
+        "line 2, column 1: expected `7`, found `8` (token 2)"
+    );
+    let d = t.diff.as_ref().expect("a wrong answer carries a diff");
+    assert_eq!((d.line, d.column), (2, 1));
+    let text = ojd::diff::render(d, false);
+    assert!(
+        text.contains("first difference at line 2, column 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 - [7]") && text.contains("2 + [8]"),
+        "{text}"
+    );
+    let text = ojd::report::render(&r, false);
+    assert!(text.contains("--- test sample-1 ---"), "{text}");
+}
+
+#[test]
+fn limits_become_verdicts() {
+    require_root!();
+    let j = common::judge(2);
+    let table = [
+        (
+            "time_limit_exceeded/busy.c",
+            Verdict::TimeLimitExceeded,
+            "CPU time limit of 1000 ms exceeded",
+        ),
+        (
+            "time_limit_exceeded/sleep.c",
+            Verdict::TimeLimitExceeded,
+            "wall-time limit",
+        ),
+        (
+            "memory_limit_exceeded/touch_256m.c",
+            Verdict::MemoryLimitExceeded,
+            "memory limit of 65536 KiB exceeded",
+        ),
+        (
+            "output_limit_exceeded/flood.c",
+            Verdict::OutputLimitExceeded,
+            "output limit of 1048576 bytes exceeded",
+        ),
+        (
+            "runtime_error/segv.c",
+            Verdict::RuntimeError,
+            "killed by SIGSEGV",
+        ),
+        (
+            "runtime_error/exit3.c",
+            Verdict::RuntimeError,
+            "exit code 3",
+        ),
+    ];
+    let problem = ojd::problem::Problem::load(&aplusb()).unwrap();
+    std::thread::scope(|s| {
+        for (file, verdict, message) in table {
+            let (j, problem) = (&j, &problem);
+            s.spawn(move || {
+                let mut p = problem.clone();
+                p.tests.truncate(1);
+                let sb = common::submission(j, &sub(file));
+                let r = j.judge(&p, &sb, &mut |_| {}, &Default::default()).unwrap();
+                assert_eq!(r.verdict, verdict, "{file}: {r:#?}");
+                assert!(
+                    r.tests[0].message.starts_with(message),
+                    "{file}: {}",
+                    r.tests[0].message
+                );
+            });
+        }
+    });
+}
+
+#[test]
+fn compile_error_carries_the_compiler_message() {
+    require_root!();
+    let r = judge_file(
+        &common::judge(1),
+        &aplusb(),
+        &sub("compile_error/missing_semicolon.cpp"),
+    );
+    assert_eq!(r.verdict, Verdict::CompileError);
+    assert!(
+        r.compile_output.contains("expected ';'") || r.compile_output.contains("expected ‘;’"),
+        "{}",
+        r.compile_output
+    );
+    assert!(r.tests.is_empty());
+}
+
+/// Processes owned by the sandbox users of uids `base..base + 1000`, anywhere on the host.
+fn sandbox_processes(base: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let status = std::fs::read_to_string(e.path().join("status")).unwrap_or_default();
+        let uid: u32 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|u| u.parse().ok())
+            .unwrap_or(0);
+        if (base..base + 1000).contains(&uid) {
+            found.push(format!(
+                "{}: {}",
+                e.file_name().to_string_lossy(),
+                status.lines().next().unwrap_or("")
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn fork_bomb_ends_as_a_verdict_and_leaves_nothing() {
+    require_root!();
+    // Uids of its own, so that other tests' programs running meanwhile are not counted.
+    let mut config = ojd::config::Config::defaults();
+    config.sandbox.uid_base = 47000;
+    let j = common::judge_with(config, 1);
+    let mut p = ojd::problem::Problem::load(&aplusb()).unwrap();
+    p.tests.truncate(1);
+    let sb = common::submission(&j, &testdata("programs/forkbomb.c"));
+    let r = j.judge(&p, &sb, &mut |_| {}, &Default::default()).unwrap();
+    assert!(
+        matches!(
+            r.verdict,
+            Verdict::TimeLimitExceeded | Verdict::RuntimeError
+        ),
+        "{r:#?}"
+    );
+    assert_eq!(
+        sandbox_processes(47000),
+        Vec::<String>::new(),
+        "processes left behind"
+    );
+}
+
+fn compile_fixture(j: &Judge, rel: &str) -> ojd::judge::Program {
+    j.compile(&common::submission(j, &testdata(rel)))
+        .unwrap()
+        .unwrap()
+}
+
+fn run_sandboxed(j: &Judge, program: &ojd::judge::Program, limits: Limits) -> RunOutcome {
+    let dir = tempfile::tempdir().unwrap();
+    j.execute(&ProgramRun {
+        program,
+        args: &[],
+        stdin: None,
+        stdout: &dir.path().join("out"),
+        stderr: None,
+        box_files: vec![],
+        collect: vec![],
+        limits,
+    })
+    .unwrap()
+}
+
+/// `/usr/bin/time -f "%U %S %M"` of a bare run: (CPU time, max RSS in bytes).
+fn time_bare(binary: &Path) -> (Duration, u64) {
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%U %S %M"])
+        .arg(binary)
+        .stdout(std::process::Stdio::null())
+        .output()
+        .expect("/usr/bin/time runs (.ci/run installs it)");
+    let text = String::from_utf8_lossy(&out.stderr);
+    let f: Vec<f64> = text
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    (Duration::from_secs_f64(f[0] + f[1]), f[2] as u64 * 1024)
+}
+
+fn big_limits() -> Limits {
+    Limits {
+        cpu: Duration::from_secs(5),
+        wall: Duration::from_secs(10),
+        memory: 512 << 20,
+        output: 1 << 20,
+        processes: 8,
+        file_size: 1 << 20,
+    }
+}
+
+fn median<T: Ord + Copy>(mut v: Vec<T>) -> T {
+    v.sort();
+    v[v.len() / 2]
+}
+
+#[test]
+fn cpu_time_matches_usr_bin_time_within_5_percent() {
+    require_root!(exclusive);
+    let j = common::judge(1);
+    let program = compile_fixture(&j, "programs/spin.c");
+    let binary = program.dir.join("main");
+    let (mut bare, mut boxed) = (Vec::new(), Vec::new());
+    // Interleaved, medians of five: both sides see the same machine noise.
+    for _ in 0..5 {
+        bare.push(time_bare(&binary).0);
+        let o = run_sandboxed(&j, &program, big_limits());
+        assert!(o.success(), "{o:?}");
+        boxed.push(o.cpu_time);
+    }
+    let (b, s) = (median(bare).as_secs_f64(), median(boxed).as_secs_f64());
+    eprintln!(
+        "spin: /usr/bin/time {:.1} ms, sandbox {:.1} ms",
+        b * 1e3,
+        s * 1e3
+    );
+    assert!(
+        b > 0.1,
+        "the fixture should spin for about 200 ms, spun {b}"
+    );
+    // /usr/bin/time reports 10 ms steps: allow that rounding on top of 5%.
+    assert!(
+        (s - b).abs() <= 0.05 * b + 0.01,
+        "sandbox {s} s vs /usr/bin/time {b} s"
+    );
+}
+
+#[test]
+fn peak_memory_matches_usr_bin_time_within_5_percent() {
+    require_root!(exclusive);
+    let j = common::judge(1);
+    let program = compile_fixture(&j, "programs/touch100m.c");
+    let (_, bare) = time_bare(&program.dir.join("main"));
+    let o = run_sandboxed(&j, &program, big_limits());
+    assert!(o.success(), "{o:?}");
+    let (b, s) = (bare as f64, o.peak_memory as f64);
+    eprintln!(
+        "touch100m: /usr/bin/time {:.1} MiB, sandbox {:.1} MiB",
+        b / 1048576.0,
+        s / 1048576.0
+    );
+    assert!(
+        (s - b).abs() <= 0.05 * b,
+        "sandbox {s} vs /usr/bin/time {b}"
+    );
+}
+
+#[test]
+fn tle_is_decided_within_50_ms_of_the_cpu_limit() {
+    require_root!(exclusive);
+    let j = common::judge(1);
+    let program = compile_fixture(&j, "aplusb/submissions/time_limit_exceeded/busy.c");
+    let mut limits = big_limits();
+    limits.cpu = Duration::from_secs(1);
+    let o = run_sandboxed(&j, &program, limits);
+    assert_eq!(o.killed_by, Some(ojd::sandbox::LimitKind::Cpu), "{o:?}");
+    let ms = o.cpu_time.as_millis();
+    eprintln!("busy loop with a 1000 ms limit killed at {ms} ms of CPU");
+    assert!((1000..=1050).contains(&ms), "decided at {ms} ms");
+}
+
+/// Runs `ojd judge` and returns (exit code, stderr).
+fn cli(args: &[&str]) -> (i32, String) {
+    let out = common::ojd().arg("judge").args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_input_gets_one_clear_error_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |name: &str, data: &[u8]| {
+        let p = d.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, data).unwrap();
+        p.display().to_string()
+    };
+    let empty = write("empty.c", b"");
+    let garbage = write("garbage.c", b"int main\x00\xff\xfe(){}");
+    let huge = write("huge.c", &vec![b'/'; 300 * 1024]);
+    let unknown = write("prog.pas", b"begin end.");
+    let bad_toml = write(
+        "bad/problem.toml",
+        b"title = \"x\"\ntime_limit = \"soon\"\nmemory_limit = \"64MiB\"\n",
+    );
+    write("bad/solution.rs", b"fn main(){}");
+    write("bad/tests/1.in", b"1\n");
+    write(
+        "noans/problem.toml",
+        b"title = \"x\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\n",
+    );
+    write("noans/solution.rs", b"fn main(){}");
+    write("noans/tests/1.in", b"1\n");
+    let ok = sub("accepted/ac.c").display().to_string();
+    let ap = aplusb().display().to_string();
+    let bad = bad_toml.trim_end_matches("/problem.toml").to_string();
+    let noans = d.join("noans").display().to_string();
+    let table: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["/no/such/problem", &ok],
+            "/no/such/problem: no such problem folder",
+        ),
+        (
+            vec![&bad, &ok],
+            "time_limit: expected a duration like \"1s\" or \"500ms\", found \"soon\"",
+        ),
+        (
+            vec![&ap, &ok, "--lang", "cobol"],
+            "unknown language \"cobol\"",
+        ),
+        (vec![&ap, &unknown], "cannot tell the language"),
+        (vec![&ap, &empty], "the submission is empty"),
+        (
+            vec![&ap, &garbage],
+            "the source is not UTF-8 text (binary data at byte 8)",
+        ),
+        (vec![&ap, &huge], "over the limit of 256KiB"),
+        (vec![&noans, &ok], "missing answers for 1 (run `ojd gen"),
+        (
+            vec![&ap, "/no/such/file.c"],
+            "/no/such/file.c: No such file",
+        ),
+    ];
+    for (args, want) in table {
+        let (code, err) = cli(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(
+            err.lines().count(),
+            1,
+            "{args:?}: one line expected, got {err}"
+        );
+        assert!(
+            err.starts_with("error: ") && err.contains(want),
+            "{args:?}: {err:?} lacks {want:?}"
+        );
+    }
+}
+
+#[test]
+fn json_output_is_one_document_with_stable_codes() {
+    require_root!();
+    let out = common::ojd()
+        .args(["judge", "--json"])
+        .arg(aplusb())
+        .arg(sub("wrong_answer/wa_second_line.c"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "WA");
+    assert_eq!(v["tests"][0]["verdict"], "WA");
+    assert_eq!(v["tests"][0]["diff"]["line"], 2);
+    assert!(v["tests"][0]["cpu_ms"].is_u64());
+}
