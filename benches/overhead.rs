@@ -17,7 +17,10 @@ fn median(v: &mut [Duration]) -> Duration {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(300);
     let program = args.get(1).cloned().unwrap_or_else(|| "/bin/true".into());
     let scratch = tempfile::tempdir().expect("scratch folder");
@@ -49,7 +52,9 @@ fn main() {
     }
     for _ in 0..n {
         let t = Instant::now();
-        let st = std::process::Command::new(&program).status().expect("bare run");
+        let st = std::process::Command::new(&program)
+            .status()
+            .expect("bare run");
         bare.push(t.elapsed());
         assert!(st.success());
         let t = Instant::now();

@@ -51,13 +51,32 @@ pub struct GenSummary {
 #[derive(Debug, thiserror::Error)]
 pub enum GenError {
     #[error("{problem}: {program} does not compile:\n{message}")]
-    Compile { problem: String, program: String, message: String },
+    Compile {
+        problem: String,
+        program: String,
+        message: String,
+    },
     #[error("{problem}: {what} failed on {test}: {message}")]
-    Run { problem: String, what: String, test: String, message: String },
+    Run {
+        problem: String,
+        what: String,
+        test: String,
+        message: String,
+    },
     #[error("{problem}: test {test} is invalid (validator): {message}")]
-    Invalid { problem: String, test: String, message: String },
-    #[error("{problem}: the reference solution disagrees with the sample answer of {test}:\n{diff}")]
-    SampleMismatch { problem: String, test: String, diff: String },
+    Invalid {
+        problem: String,
+        test: String,
+        message: String,
+    },
+    #[error(
+        "{problem}: the reference solution disagrees with the sample answer of {test}:\n{diff}"
+    )]
+    SampleMismatch {
+        problem: String,
+        test: String,
+        diff: String,
+    },
     #[error("{problem}: {what}")]
     Io {
         problem: String,
@@ -85,7 +104,10 @@ fn read_lock(path: &Path) -> BTreeMap<String, (String, String)> {
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| {
             let mut it = l.split_whitespace();
-            Some((it.next()?.to_string(), (it.next()?.to_string(), it.next()?.to_string())))
+            Some((
+                it.next()?.to_string(),
+                (it.next()?.to_string(), it.next()?.to_string()),
+            ))
         })
         .collect()
 }
@@ -119,7 +141,11 @@ impl Ctx<'_> {
     }
 
     fn io(&self, what: String) -> impl FnOnce(std::io::Error) -> GenError + '_ {
-        move |source| GenError::Io { problem: self.problem.id.clone(), what, source }
+        move |source| GenError::Io {
+            problem: self.problem.id.clone(),
+            what,
+            source,
+        }
     }
 
     fn tool_limits(&self) -> Limits {
@@ -133,9 +159,17 @@ impl Ctx<'_> {
         }
     }
 
-    fn run_error(&self, what: &str, test: &str, outcome: &crate::sandbox::RunOutcome, stderr: &Path) -> GenError {
+    fn run_error(
+        &self,
+        what: &str,
+        test: &str,
+        outcome: &crate::sandbox::RunOutcome,
+        stderr: &Path,
+    ) -> GenError {
         let limits = self.tool_limits();
-        let why = crate::judge::classify(outcome, &limits).map(|(v, m)| format!("{v}: {m}")).unwrap_or_default();
+        let why = crate::judge::classify(outcome, &limits)
+            .map(|(v, m)| format!("{v}: {m}"))
+            .unwrap_or_default();
         let err = crate::judge::read_capped(stderr, 1024);
         GenError::Run {
             problem: self.problem.id.clone(),
@@ -147,7 +181,11 @@ impl Ctx<'_> {
 }
 
 /// Builds `problem`'s generated inputs and answers (see the module documentation).
-pub fn generate(judge: &Judge, problem: &Problem, opts: &GenOptions) -> Result<GenSummary, GenError> {
+pub fn generate(
+    judge: &Judge,
+    problem: &Problem,
+    opts: &GenOptions,
+) -> Result<GenSummary, GenError> {
     generate_with_progress(judge, problem, opts, &mut |_, _, _| {})
 }
 
@@ -159,19 +197,35 @@ pub fn generate_with_progress(
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<GenSummary, GenError> {
     let work = judge.fresh_dir("gen")?;
-    let cx = Ctx { judge, problem, work: work.clone() };
+    let cx = Ctx {
+        judge,
+        problem,
+        work: work.clone(),
+    };
     let result = generate_in(&cx, opts, progress);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
 
-fn generate_in(cx: &Ctx<'_>, opts: &GenOptions, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<GenSummary, GenError> {
+fn generate_in(
+    cx: &Ctx<'_>,
+    opts: &GenOptions,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<GenSummary, GenError> {
     let problem = cx.problem;
-    let mut summary = GenSummary { problem: problem.id.clone(), ..Default::default() };
-    let solution_src = std::fs::read(problem.dir.join(&problem.solution)).map_err(cx.io(format!("read {}", problem.solution.display())))?;
+    let mut summary = GenSummary {
+        problem: problem.id.clone(),
+        ..Default::default()
+    };
+    let solution_src = std::fs::read(problem.dir.join(&problem.solution))
+        .map_err(cx.io(format!("read {}", problem.solution.display())))?;
     let solution = cx.compile(&problem.solution)?;
     // Where inputs and answers go: the package, or a scratch copy under --check.
-    let out_dir = if opts.check { cx.work.join("tests") } else { problem.dir.join("tests") };
+    let out_dir = if opts.check {
+        cx.work.join("tests")
+    } else {
+        problem.dir.join("tests")
+    };
     std::fs::create_dir_all(&out_dir).map_err(cx.io("create the tests folder".into()))?;
     let mut generators: BTreeMap<PathBuf, Program> = BTreeMap::new();
     for g in &problem.generate {
@@ -192,17 +246,30 @@ fn generate_in(cx: &Ctx<'_>, opts: &GenOptions, progress: &mut dyn FnMut(usize, 
             limits: cx.tool_limits(),
         })?;
         if !outcome.success() {
-            return Err(cx.run_error(&format!("generator {}", g.program.display()), &g.test, &outcome, &stderr));
+            return Err(cx.run_error(
+                &format!("generator {}", g.program.display()),
+                &g.test,
+                &outcome,
+                &stderr,
+            ));
         }
         summary.inputs_generated += 1;
         if opts.check {
-            compare_file(&problem.dir.join("tests").join(format!("{}.in", g.test)), &dest, &mut summary.differences);
+            compare_file(
+                &problem.dir.join("tests").join(format!("{}.in", g.test)),
+                &dest,
+                &mut summary.differences,
+            );
         }
     }
     // Every input, from the package or the rebuilt copy of a generated one.
     let input_of = |name: &str| -> PathBuf {
         let rebuilt = out_dir.join(format!("{name}.in"));
-        if rebuilt.is_file() { rebuilt } else { problem.dir.join("tests").join(format!("{name}.in")) }
+        if rebuilt.is_file() {
+            rebuilt
+        } else {
+            problem.dir.join("tests").join(format!("{name}.in"))
+        }
     };
     if let Some(v) = &problem.validator {
         let validator = cx.compile(v)?;
@@ -220,8 +287,13 @@ fn generate_in(cx: &Ctx<'_>, opts: &GenOptions, progress: &mut dyn FnMut(usize, 
                 limits: cx.tool_limits(),
             })?;
             if !outcome.success() {
-                let msg = crate::judge::read_capped(&err, 1024) + &crate::judge::read_capped(&out, 512);
-                return Err(GenError::Invalid { problem: problem.id.clone(), test: t.name.clone(), message: msg.trim().to_string() });
+                let msg =
+                    crate::judge::read_capped(&err, 1024) + &crate::judge::read_capped(&out, 512);
+                return Err(GenError::Invalid {
+                    problem: problem.id.clone(),
+                    test: t.name.clone(),
+                    message: msg.trim().to_string(),
+                });
             }
             summary.inputs_validated += 1;
         }
@@ -238,17 +310,22 @@ fn generate_in(cx: &Ctx<'_>, opts: &GenOptions, progress: &mut dyn FnMut(usize, 
     for (i, t) in problem.tests.iter().enumerate() {
         progress(i, total, &t.name);
         let input_path = input_of(&t.name);
-        let input = std::fs::read(&input_path).map_err(cx.io(format!("read {}", input_path.display())))?;
+        let input =
+            std::fs::read(&input_path).map_err(cx.io(format!("read {}", input_path.display())))?;
         let key = sha256_hex(&[&solution_src, &input]);
         let committed = problem.dir.join("tests").join(format!("{}.ans", t.name));
         let committed_hash = std::fs::read(&committed).ok().map(|a| sha256_hex(&[&a]));
-        let fresh = old_lock.get(&t.name).is_some_and(|(k, a)| *k == key && Some(a) == committed_hash.as_ref());
+        let fresh = old_lock
+            .get(&t.name)
+            .is_some_and(|(k, a)| *k == key && Some(a) == committed_hash.as_ref());
         if fresh && !opts.force && !opts.check {
             lock.insert(t.name.clone(), old_lock[&t.name].clone());
             summary.answers_unchanged += 1;
             continue;
         }
-        let run = cx.judge.run_on_input(problem, &solution, &input_path, &limits, &cx.work)?;
+        let run = cx
+            .judge
+            .run_on_input(problem, &solution, &input_path, &limits, &cx.work)?;
         if !run.outcome.success() {
             return Err(cx.run_error("the reference solution", &t.name, &run.outcome, &run.stderr));
         }
@@ -256,16 +333,28 @@ fn generate_in(cx: &Ctx<'_>, opts: &GenOptions, progress: &mut dyn FnMut(usize, 
         if summary.slowest.as_ref().is_none_or(|(_, ms)| cpu > *ms) {
             summary.slowest = Some((t.name.clone(), cpu));
         }
-        let answer = std::fs::read(&run.output).map_err(cx.io("read the reference's output".into()))?;
+        let answer =
+            std::fs::read(&run.output).map_err(cx.io("read the reference's output".into()))?;
         let answer_hash = sha256_hex(&[&answer]);
         // A sample's answer from the original statement is the authority.
         if t.sample && committed_hash.is_some() && !old_lock.contains_key(&t.name) {
             let original = std::fs::read(&committed).unwrap_or_default();
-            if crate::checker::compare(&problem.checker, &answer, &original) != crate::checker::CheckOutcome::Accepted {
-                let diff = crate::diff::diff(&original, &answer).map(|d| crate::diff::render(&d, false)).unwrap_or_default();
-                return Err(GenError::SampleMismatch { problem: problem.id.clone(), test: t.name.clone(), diff });
+            if crate::checker::compare(&problem.checker, &answer, &original)
+                != crate::checker::CheckOutcome::Accepted
+            {
+                let diff = crate::diff::diff(&original, &answer)
+                    .map(|d| crate::diff::render(&d, false))
+                    .unwrap_or_default();
+                return Err(GenError::SampleMismatch {
+                    problem: problem.id.clone(),
+                    test: t.name.clone(),
+                    diff,
+                });
             }
-            lock.insert(t.name.clone(), (key, committed_hash.clone().expect("checked")));
+            lock.insert(
+                t.name.clone(),
+                (key, committed_hash.clone().expect("checked")),
+            );
             summary.answers_unchanged += 1;
             continue;
         }
@@ -278,7 +367,8 @@ fn generate_in(cx: &Ctx<'_>, opts: &GenOptions, progress: &mut dyn FnMut(usize, 
         if committed_hash.as_deref() == Some(answer_hash.as_str()) {
             summary.answers_unchanged += 1;
         } else {
-            std::fs::write(&committed, &answer).map_err(cx.io(format!("write {}", committed.display())))?;
+            std::fs::write(&committed, &answer)
+                .map_err(cx.io(format!("write {}", committed.display())))?;
             summary.answers_written += 1;
         }
         lock.insert(t.name.clone(), (key, answer_hash));
@@ -288,9 +378,14 @@ fn generate_in(cx: &Ctx<'_>, opts: &GenOptions, progress: &mut dyn FnMut(usize, 
         write_lock(&lock_path, &lock).map_err(cx.io(format!("write {}", lock_path.display())))?;
     }
     if opts.check {
-        let stale: Vec<&String> = old_lock.keys().filter(|k| !problem.tests.iter().any(|t| &&t.name == k)).collect();
+        let stale: Vec<&String> = old_lock
+            .keys()
+            .filter(|k| !problem.tests.iter().any(|t| &&t.name == k))
+            .collect();
         for s in stale {
-            summary.differences.push(format!("{LOCK_FILE}: records {s}, which is no longer a test"));
+            summary.differences.push(format!(
+                "{LOCK_FILE}: records {s}, which is no longer a test"
+            ));
         }
     }
     Ok(summary)
@@ -300,12 +395,18 @@ fn compare_file(committed: &Path, rebuilt: &Path, differences: &mut Vec<String>)
     let a = std::fs::read(committed);
     let b = std::fs::read(rebuilt).unwrap_or_default();
     match a {
-        Err(_) => differences.push(format!("{}: missing (ojd gen writes it)", committed.display())),
+        Err(_) => differences.push(format!(
+            "{}: missing (ojd gen writes it)",
+            committed.display()
+        )),
         Ok(a) if a != b => {
-            let diff = crate::diff::diff(&a, &b).map(|d| crate::diff::render(&d, false)).unwrap_or_else(|| {
-                "differs only in line ends or a byte-order mark\n".into()
-            });
-            differences.push(format!("{} differs from the rebuilt file:\n{diff}", committed.display()));
+            let diff = crate::diff::diff(&a, &b)
+                .map(|d| crate::diff::render(&d, false))
+                .unwrap_or_else(|| "differs only in line ends or a byte-order mark\n".into());
+            differences.push(format!(
+                "{} differs from the rebuilt file:\n{diff}",
+                committed.display()
+            ));
         }
         Ok(_) => {}
     }

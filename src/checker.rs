@@ -65,7 +65,11 @@ fn tokens(data: &[u8]) -> impl Iterator<Item = Token<'_>> {
         while i < data.len() && !data[i].is_ascii_whitespace() {
             i += 1;
         }
-        Some(Token { text: &data[start..i], line, column: start - line_start + 1 })
+        Some(Token {
+            text: &data[start..i],
+            line,
+            column: start - line_start + 1,
+        })
     })
 }
 
@@ -78,7 +82,11 @@ fn show(b: &[u8]) -> String {
     }
 }
 
-fn compare_tokens(output: &[u8], answer: &[u8], equal: impl Fn(&[u8], &[u8]) -> bool) -> CheckOutcome {
+fn compare_tokens(
+    output: &[u8],
+    answer: &[u8],
+    equal: impl Fn(&[u8], &[u8]) -> bool,
+) -> CheckOutcome {
     let mut out = tokens(output);
     let mut ans = tokens(answer);
     let mut n = 0;
@@ -120,7 +128,13 @@ fn floats_equal(o: &[u8], a: &[u8], abs: f64, rel: f64) -> bool {
     if o == a {
         return true;
     }
-    let parse = |b: &[u8]| std::str::from_utf8(b).ok()?.parse::<f64>().ok().filter(|f| f.is_finite());
+    let parse = |b: &[u8]| {
+        std::str::from_utf8(b)
+            .ok()?
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+    };
     match (parse(o), parse(a)) {
         (Some(x), Some(y)) => {
             let d = (x - y).abs();
@@ -131,7 +145,10 @@ fn floats_equal(o: &[u8], a: &[u8], abs: f64, rel: f64) -> bool {
 }
 
 fn lines(data: &[u8]) -> Vec<&[u8]> {
-    let mut v: Vec<&[u8]> = data.split(|&b| b == b'\n').map(|l| l.trim_ascii_end()).collect();
+    let mut v: Vec<&[u8]> = data
+        .split(|&b| b == b'\n')
+        .map(|l| l.trim_ascii_end())
+        .collect();
     while v.last().is_some_and(|l| l.is_empty()) {
         v.pop();
     }
@@ -144,36 +161,60 @@ pub fn compare(spec: &CheckerSpec, output: &[u8], answer: &[u8]) -> CheckOutcome
     let answer = normalize(answer);
     match spec {
         CheckerSpec::Tokens => compare_tokens(&output, &answer, |a, b| a == b),
-        CheckerSpec::Float { abs, rel } => compare_tokens(&output, &answer, |a, b| floats_equal(a, b, *abs, *rel)),
+        CheckerSpec::Float { abs, rel } => {
+            compare_tokens(&output, &answer, |a, b| floats_equal(a, b, *abs, *rel))
+        }
         CheckerSpec::Exact => {
             let trim = |d: &[u8]| -> Vec<u8> { d.strip_suffix(b"\n").unwrap_or(d).to_vec() };
             let (o, a) = (trim(&output), trim(&answer));
             if o == a {
                 return CheckOutcome::Accepted;
             }
-            let at = o.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(o.len().min(a.len()));
+            let at = o
+                .iter()
+                .zip(&a)
+                .position(|(x, y)| x != y)
+                .unwrap_or(o.len().min(a.len()));
             let line = o[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            let col = at - o[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
-            CheckOutcome::Wrong(format!("line {line}, column {col}: output differs from the answer (exact comparison)"))
+            let col = at
+                - o[..at]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |p| p + 1)
+                + 1;
+            CheckOutcome::Wrong(format!(
+                "line {line}, column {col}: output differs from the answer (exact comparison)"
+            ))
         }
         CheckerSpec::Lines => {
             let (o, a) = (lines(&output), lines(&answer));
             for (i, (x, y)) in o.iter().zip(&a).enumerate() {
                 if x != y {
-                    return CheckOutcome::Wrong(format!("line {}: expected `{}`, found `{}`", i + 1, show(y), show(x)));
+                    return CheckOutcome::Wrong(format!(
+                        "line {}: expected `{}`, found `{}`",
+                        i + 1,
+                        show(y),
+                        show(x)
+                    ));
                 }
             }
             match o.len().cmp(&a.len()) {
                 std::cmp::Ordering::Equal => CheckOutcome::Accepted,
-                std::cmp::Ordering::Less => {
-                    CheckOutcome::Wrong(format!("output ends early after {} lines, expected {}", o.len(), a.len()))
-                }
-                std::cmp::Ordering::Greater => {
-                    CheckOutcome::Wrong(format!("line {}: extra output `{}`", a.len() + 1, show(o[a.len()])))
-                }
+                std::cmp::Ordering::Less => CheckOutcome::Wrong(format!(
+                    "output ends early after {} lines, expected {}",
+                    o.len(),
+                    a.len()
+                )),
+                std::cmp::Ordering::Greater => CheckOutcome::Wrong(format!(
+                    "line {}: extra output `{}`",
+                    a.len() + 1,
+                    show(o[a.len()])
+                )),
             }
         }
-        CheckerSpec::Program { .. } => CheckOutcome::Failed("external checkers are run by the judge".into()),
+        CheckerSpec::Program { .. } => {
+            CheckOutcome::Failed("external checkers are run by the judge".into())
+        }
     }
 }
 
@@ -182,7 +223,11 @@ pub fn testlib_outcome(exit: Option<i32>, message: &str) -> CheckOutcome {
     let msg = message.lines().next().unwrap_or("").trim().to_string();
     match exit {
         Some(0) => CheckOutcome::Accepted,
-        Some(1) => CheckOutcome::Wrong(if msg.is_empty() { "wrong answer".into() } else { msg }),
+        Some(1) => CheckOutcome::Wrong(if msg.is_empty() {
+            "wrong answer".into()
+        } else {
+            msg
+        }),
         Some(2) => CheckOutcome::Wrong(format!("presentation error: {msg}")),
         Some(3) => CheckOutcome::Failed(format!("checker failure: {msg}")),
         Some(c) => CheckOutcome::Failed(format!("checker exited with unknown code {c}: {msg}")),
@@ -213,7 +258,11 @@ mod tests {
             ("", ""),
         ];
         for (o, a) in ok {
-            assert_eq!(compare(&CheckerSpec::Tokens, o.as_bytes(), a.as_bytes()), Accepted, "{o:?} vs {a:?}");
+            assert_eq!(
+                compare(&CheckerSpec::Tokens, o.as_bytes(), a.as_bytes()),
+                Accepted,
+                "{o:?} vs {a:?}"
+            );
         }
     }
 
@@ -222,7 +271,10 @@ mod tests {
         let m = wrong(compare(&CheckerSpec::Tokens, b"1\n2 5\n", b"1\n2 4\n"));
         assert_eq!(m, "line 2, column 3: expected `4`, found `5` (token 3)");
         let m = wrong(compare(&CheckerSpec::Tokens, b"1\n", b"1\n2\n"));
-        assert_eq!(m, "output ends early: expected `2` (token 2, answer line 2)");
+        assert_eq!(
+            m,
+            "output ends early: expected `2` (token 2, answer line 2)"
+        );
         let m = wrong(compare(&CheckerSpec::Tokens, b"1 2", b"1"));
         assert_eq!(m, "line 1, column 3: extra output `2` (token 2)");
     }
@@ -231,27 +283,51 @@ mod tests {
     fn exact_and_lines() {
         assert_eq!(compare(&CheckerSpec::Exact, b"a b\r\n", b"a b\n"), Accepted);
         assert_eq!(compare(&CheckerSpec::Exact, b"a b", b"a b\n"), Accepted);
-        assert_eq!(wrong(compare(&CheckerSpec::Exact, b"a  b\n", b"a b\n")), "line 1, column 3: output differs from the answer (exact comparison)");
-        assert_eq!(compare(&CheckerSpec::Lines, b"a b  \n\n\n", b"a b\n"), Accepted);
-        assert_eq!(wrong(compare(&CheckerSpec::Lines, b"a\nb c\n", b"a\nb  c\n")), "line 2: expected `b  c`, found `b c`");
+        assert_eq!(
+            wrong(compare(&CheckerSpec::Exact, b"a  b\n", b"a b\n")),
+            "line 1, column 3: output differs from the answer (exact comparison)"
+        );
+        assert_eq!(
+            compare(&CheckerSpec::Lines, b"a b  \n\n\n", b"a b\n"),
+            Accepted
+        );
+        assert_eq!(
+            wrong(compare(&CheckerSpec::Lines, b"a\nb c\n", b"a\nb  c\n")),
+            "line 2: expected `b  c`, found `b c`"
+        );
     }
 
     #[test]
     fn floats() {
-        let spec = CheckerSpec::Float { abs: 1e-6, rel: 1e-6 };
+        let spec = CheckerSpec::Float {
+            abs: 1e-6,
+            rel: 1e-6,
+        };
         assert_eq!(compare(&spec, b"0.3333333", b"0.33333333"), Accepted);
-        assert_eq!(compare(&spec, b"1000000.5", b"1000000"), Accepted, "relative");
+        assert_eq!(
+            compare(&spec, b"1000000.5", b"1000000"),
+            Accepted,
+            "relative"
+        );
         assert_eq!(compare(&spec, b"abc 1.0", b"abc 1"), Accepted);
         assert!(matches!(compare(&spec, b"0.34", b"0.33"), Wrong(_)));
-        assert!(matches!(compare(&spec, b"nan", b"nan"), Accepted), "identical tokens");
+        assert!(
+            matches!(compare(&spec, b"nan", b"nan"), Accepted),
+            "identical tokens"
+        );
         assert!(matches!(compare(&spec, b"inf", b"1e308"), Wrong(_)));
     }
 
     #[test]
     fn testlib_codes() {
         assert_eq!(testlib_outcome(Some(0), "ok"), Accepted);
-        assert_eq!(testlib_outcome(Some(1), "wrong answer 3rd number\n"), Wrong("wrong answer 3rd number".into()));
-        assert!(matches!(testlib_outcome(Some(2), "spaces"), Wrong(m) if m.starts_with("presentation error")));
+        assert_eq!(
+            testlib_outcome(Some(1), "wrong answer 3rd number\n"),
+            Wrong("wrong answer 3rd number".into())
+        );
+        assert!(
+            matches!(testlib_outcome(Some(2), "spaces"), Wrong(m) if m.starts_with("presentation error"))
+        );
         assert!(matches!(testlib_outcome(Some(3), "bad"), Failed(_)));
         assert!(matches!(testlib_outcome(None, ""), Failed(_)));
     }

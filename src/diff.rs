@@ -30,7 +30,12 @@ fn cut(line: &str, column: usize) -> String {
     }
     let start = column.saturating_sub(MAX_LINE / 4).min(n - MAX_LINE);
     let body: String = line.chars().skip(start).take(MAX_LINE).collect();
-    format!("{}{}{}", if start > 0 { "…" } else { "" }, body, if start + MAX_LINE < n { "…" } else { "" })
+    format!(
+        "{}{}{}",
+        if start > 0 { "…" } else { "" },
+        body,
+        if start + MAX_LINE < n { "…" } else { "" }
+    )
 }
 
 /// Diffs `expected` against `output`; `None` when they are equal line by line.
@@ -47,7 +52,12 @@ pub fn diff(expected: &[u8], output: &[u8]) -> Option<Diff> {
     let end_e = (first + WINDOW_AFTER).min(el.len());
     let end_o = (first + WINDOW_AFTER).min(ol.len());
     let window = |lines: &[&str], end: usize| -> String {
-        lines.get(start..end).unwrap_or(&[]).iter().map(|l| format!("{}\n", cut(l, column))).collect()
+        lines
+            .get(start..end)
+            .unwrap_or(&[])
+            .iter()
+            .map(|l| format!("{}\n", cut(l, column)))
+            .collect()
     };
     let (we, wo) = (window(&el, end_e), window(&ol, end_o));
     let td = TextDiff::from_lines(&we, &wo);
@@ -73,13 +83,21 @@ pub fn diff(expected: &[u8], output: &[u8]) -> Option<Diff> {
         }
     }
     let trimmed = start > 0 || end_e < el.len() || end_o < ol.len();
-    Some(Diff { line: first + 1, column: column + 1, lines, trimmed })
+    Some(Diff {
+        line: first + 1,
+        column: column + 1,
+        lines,
+        trimmed,
+    })
 }
 
 /// Renders a diff as text: a header naming the first difference, then `-`/`+` lines, with the
 /// differing characters wrapped in `[...]` (or coloured when `color`).
 pub fn render(d: &Diff, color: bool) -> String {
-    let mut out = format!("first difference at line {}, column {} (- expected, + output)\n", d.line, d.column);
+    let mut out = format!(
+        "first difference at line {}, column {} (- expected, + output)\n",
+        d.line, d.column
+    );
     if d.trimmed {
         out.push_str("  (only the lines around the first difference are shown)\n");
     }
@@ -88,7 +106,11 @@ pub fn render(d: &Diff, color: bool) -> String {
             '-' => l.expected_line,
             _ => l.output_line,
         };
-        out.push_str(&format!("{:>5} {} ", no.map(|n| n.to_string()).unwrap_or_default(), l.tag));
+        out.push_str(&format!(
+            "{:>5} {} ",
+            no.map(|n| n.to_string()).unwrap_or_default(),
+            l.tag
+        ));
         for (emph, s) in &l.segments {
             match (*emph && l.tag != ' ', color, l.tag) {
                 (true, true, '-') => out.push_str(&format!("\x1b[1;41m{s}\x1b[0m")),
@@ -113,7 +135,10 @@ mod tests {
         let d = diff(b"1\n2\n3\n4\n", b"1\n2\n5\n4\n").unwrap();
         assert_eq!((d.line, d.column), (3, 1));
         let text = render(&d, false);
-        assert!(text.starts_with("first difference at line 3, column 1"), "{text}");
+        assert!(
+            text.starts_with("first difference at line 3, column 1"),
+            "{text}"
+        );
         assert!(text.contains("    3 - [3]"), "{text}");
         assert!(text.contains("    3 + [5]"), "{text}");
         assert!(text.contains("    1   1"), "{text}");
@@ -128,9 +153,15 @@ mod tests {
     fn missing_and_extra_lines() {
         let d = diff(b"a\nb\n", b"a\n").unwrap();
         assert_eq!(d.line, 2);
-        assert!(d.lines.iter().any(|l| l.tag == '-' && l.expected_line == Some(2)));
+        assert!(d
+            .lines
+            .iter()
+            .any(|l| l.tag == '-' && l.expected_line == Some(2)));
         let d = diff(b"a\n", b"a\nzzz\n").unwrap();
-        assert!(d.lines.iter().any(|l| l.tag == '+' && l.output_line == Some(2)));
+        assert!(d
+            .lines
+            .iter()
+            .any(|l| l.tag == '+' && l.output_line == Some(2)));
     }
 
     #[test]
@@ -147,6 +178,9 @@ mod tests {
         let d = diff(long_e.as_bytes(), long_o.as_bytes()).unwrap();
         assert_eq!(d.column, 5001);
         let text = render(&d, false);
-        assert!(text.lines().all(|l| l.chars().count() < MAX_LINE + 20), "{text}");
+        assert!(
+            text.lines().all(|l| l.chars().count() < MAX_LINE + 20),
+            "{text}"
+        );
     }
 }

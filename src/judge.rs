@@ -17,7 +17,7 @@ use crate::checker::{self, CheckOutcome};
 use crate::config::Config;
 use crate::problem::{CheckerSpec, Problem, TestCase};
 use crate::sandbox::{
-    Limits, LimitKind, RunOutcome, RunSpec, SandboxError, SandboxOptions, SandboxPool, Termination,
+    LimitKind, Limits, RunOutcome, RunSpec, SandboxError, SandboxOptions, SandboxPool, Termination,
 };
 use crate::verdict::{JudgeReport, TestResult, Verdict};
 
@@ -52,9 +52,17 @@ pub struct Program {
 /// Progress of one judging.
 #[derive(Debug)]
 pub enum Event<'a> {
-    Compiled { ok: bool },
-    TestStarted { index: usize, name: &'a str },
-    TestFinished { index: usize, result: &'a TestResult },
+    Compiled {
+        ok: bool,
+    },
+    TestStarted {
+        index: usize,
+        name: &'a str,
+    },
+    TestFinished {
+        index: usize,
+        result: &'a TestResult,
+    },
 }
 
 /// The operator's or the judge's failure; a submission's own failure is a verdict instead.
@@ -94,7 +102,10 @@ fn host_query(cmd: &[String]) -> Result<String, String> {
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|e| format!("`{}` failed to start: {e}", cmd.join(" ")))?;
-    match child.wait_timeout(Duration::from_secs(30)).map_err(|e| e.to_string())? {
+    match child
+        .wait_timeout(Duration::from_secs(30))
+        .map_err(|e| e.to_string())?
+    {
         Some(st) if st.success() => {}
         Some(st) => return Err(format!("`{}` failed: {st}", cmd.join(" "))),
         None => {
@@ -104,38 +115,62 @@ fn host_query(cmd: &[String]) -> Result<String, String> {
         }
     }
     let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("piped"), &mut out).map_err(|e| e.to_string())?;
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("piped"), &mut out)
+        .map_err(|e| e.to_string())?;
     Ok(out.trim().to_string())
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default()
         .into_iter()
         .find(|p| p.is_file())
 }
 
 /// Resolves a language's commands; returns it and the host folders the sandbox must show.
-fn resolve_language(id: &str, l: &crate::config::LanguageConfig) -> Result<(Language, Vec<PathBuf>), String> {
+fn resolve_language(
+    id: &str,
+    l: &crate::config::LanguageConfig,
+) -> Result<(Language, Vec<PathBuf>), String> {
     let mut ro = Vec::new();
     let mut compile = l.compile.clone();
     if let Some(first) = compile.first().cloned() {
         let resolved = if !l.sysroot_query.is_empty() {
             let sysroot = PathBuf::from(host_query(&l.sysroot_query)?);
-            let name = Path::new(&first).file_name().map(|n| n.to_os_string()).unwrap_or_default();
+            let name = Path::new(&first)
+                .file_name()
+                .map(|n| n.to_os_string())
+                .unwrap_or_default();
             ro.push(sysroot.clone());
             sysroot.join("bin").join(name)
         } else if first.contains('/') {
             PathBuf::from(&first)
         } else {
-            find_on_path(&first).ok_or_else(|| format!("compiler `{first}` not found on PATH (command: {})", l.compile.join(" ")))?
+            find_on_path(&first).ok_or_else(|| {
+                format!(
+                    "compiler `{first}` not found on PATH (command: {})",
+                    l.compile.join(" ")
+                )
+            })?
         };
         if !resolved.is_file() {
-            return Err(format!("compiler {} not found (command: {})", resolved.display(), l.compile.join(" ")));
+            return Err(format!(
+                "compiler {} not found (command: {})",
+                resolved.display(),
+                l.compile.join(" ")
+            ));
         }
         if !resolved.starts_with("/usr") && !ro.iter().any(|r| resolved.starts_with(r)) {
-            if let Some(parent) = resolved.canonicalize().ok().and_then(|p| p.parent().map(Path::to_path_buf)) {
+            if let Some(parent) = resolved
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.parent().map(Path::to_path_buf))
+            {
                 ro.push(parent);
             }
         }
@@ -143,7 +178,10 @@ fn resolve_language(id: &str, l: &crate::config::LanguageConfig) -> Result<(Lang
     }
     if let Some(first) = l.run.first() {
         if first.starts_with('/') && !first.starts_with("/prog/") && !Path::new(first).is_file() {
-            return Err(format!("interpreter {first} not found (command: {})", l.run.join(" ")));
+            return Err(format!(
+                "interpreter {first} not found (command: {})",
+                l.run.join(" ")
+            ));
         }
     }
     Ok((
@@ -175,14 +213,21 @@ impl Judge {
     /// Prepares a judge with `parallel` sandboxes.
     pub fn new(config: Config, parallel: usize) -> Result<Judge, JudgeError> {
         let (scratch, guard) = if config.sandbox.scratch.as_os_str().is_empty() {
-            let t = tempfile::Builder::new().prefix("ojd-").tempdir().map_err(io_err("create a scratch folder"))?;
+            let t = tempfile::Builder::new()
+                .prefix("ojd-")
+                .tempdir()
+                .map_err(io_err("create a scratch folder"))?;
             (t.path().to_path_buf(), Some(t))
         } else {
             let p = config.sandbox.scratch.clone();
             std::fs::create_dir_all(&p).map_err(io_err(format!("create {}", p.display())))?;
             (p, None)
         };
-        let cache = if config.judge.cache.as_os_str().is_empty() { scratch.join("cache") } else { config.judge.cache.clone() };
+        let cache = if config.judge.cache.as_os_str().is_empty() {
+            scratch.join("cache")
+        } else {
+            config.judge.cache.clone()
+        };
         for d in [&cache, &scratch.join("runs")] {
             std::fs::create_dir_all(d).map_err(io_err(format!("create {}", d.display())))?;
         }
@@ -243,10 +288,18 @@ impl Judge {
     pub fn language(&self, id: &str) -> Result<&Language, JudgeError> {
         match self.languages.get(id) {
             Some(Ok(l)) => Ok(l),
-            Some(Err(reason)) => Err(JudgeError::LanguageUnavailable { language: id.into(), reason: reason.clone() }),
+            Some(Err(reason)) => Err(JudgeError::LanguageUnavailable {
+                language: id.into(),
+                reason: reason.clone(),
+            }),
             None => Err(JudgeError::UnknownLanguage {
                 language: id.into(),
-                known: self.languages.keys().cloned().collect::<Vec<_>>().join(", "),
+                known: self
+                    .languages
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
             }),
         }
     }
@@ -256,13 +309,17 @@ impl Judge {
         if let Some(id) = self.config.language_for(path) {
             return Some(id.to_string());
         }
-        (head.starts_with(b"\x7fELF") && self.languages.contains_key("binary")).then(|| "binary".to_string())
+        (head.starts_with(b"\x7fELF") && self.languages.contains_key("binary"))
+            .then(|| "binary".to_string())
     }
 
     /// A fresh folder in the scratch area for one job's files.
     pub fn fresh_dir(&self, kind: &str) -> Result<PathBuf, JudgeError> {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let d = self.scratch.join("runs").join(format!("{kind}-{}-{n}", std::process::id()));
+        let d = self
+            .scratch
+            .join("runs")
+            .join(format!("{kind}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&d).map_err(io_err(format!("create {}", d.display())))?;
         Ok(d)
     }
@@ -283,9 +340,15 @@ impl Judge {
         }
         if lang.compile.is_empty() && lang.id == "binary" {
             if !sub.source.starts_with(b"\x7fELF") {
-                return Err(JudgeError::BadSubmission("the submission is not an ELF executable".into()));
+                return Err(JudgeError::BadSubmission(
+                    "the submission is not an ELF executable".into(),
+                ));
             }
-        } else if let Some(at) = sub.source.iter().position(|&b| b == 0).or_else(|| std::str::from_utf8(&sub.source).err().map(|e| e.valid_up_to())) {
+        } else if let Some(at) = sub.source.iter().position(|&b| b == 0).or_else(|| {
+            std::str::from_utf8(&sub.source)
+                .err()
+                .map(|e| e.valid_up_to())
+        }) {
             return Err(JudgeError::BadSubmission(format!(
                 "the source is not UTF-8 text (binary data at byte {at}); submit executables with --lang binary"
             )));
@@ -303,7 +366,11 @@ impl Judge {
         h.update(&sub.source);
         let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
         let dir = self.cache.join(&key);
-        let program = Program { dir: dir.clone(), run: lang.run.clone(), time_factor: lang.time_factor };
+        let program = Program {
+            dir: dir.clone(),
+            run: lang.run.clone(),
+            time_factor: lang.time_factor,
+        };
         if dir.join(&lang.executable).is_file() {
             return Ok(Ok(program));
         }
@@ -313,7 +380,8 @@ impl Judge {
         let source_path = work.join(&lang.source);
         std::fs::write(&source_path, &sub.source).map_err(io_err("write the source"))?;
         if lang.compile.is_empty() {
-            std::fs::copy(&source_path, staged.join(&lang.executable)).map_err(io_err("stage the executable"))?;
+            std::fs::copy(&source_path, staged.join(&lang.executable))
+                .map_err(io_err("stage the executable"))?;
         } else {
             let j = &self.config.judge;
             let log = work.join("compile.log");
@@ -340,10 +408,18 @@ impl Judge {
             let built = staged.join(&lang.executable);
             if !outcome.success() || !built.is_file() {
                 let why = match (outcome.killed_by, outcome.termination) {
-                    (Some(LimitKind::Cpu | LimitKind::Wall), _) => "compilation exceeded its time limit\n".to_string(),
-                    (Some(LimitKind::Memory), _) => "compilation exceeded its memory limit\n".to_string(),
-                    (_, Termination::Exited(c)) if c != 0 => format!("compiler exited with code {c}\n"),
-                    (_, Termination::Signaled(s)) => format!("compiler killed by {}\n", signal_name(s)),
+                    (Some(LimitKind::Cpu | LimitKind::Wall), _) => {
+                        "compilation exceeded its time limit\n".to_string()
+                    }
+                    (Some(LimitKind::Memory), _) => {
+                        "compilation exceeded its memory limit\n".to_string()
+                    }
+                    (_, Termination::Exited(c)) if c != 0 => {
+                        format!("compiler exited with code {c}\n")
+                    }
+                    (_, Termination::Signaled(s)) => {
+                        format!("compiler killed by {}\n", signal_name(s))
+                    }
                     _ => "the compiler produced no executable\n".to_string(),
                 };
                 let _ = std::fs::remove_dir_all(&work);
@@ -366,9 +442,12 @@ impl Judge {
     /// Compiles a file of a problem package (solution, generator, validator, checker).
     pub fn compile_file(&self, path: &Path) -> Result<Result<Program, String>, JudgeError> {
         let source = std::fs::read(path).map_err(io_err(format!("read {}", path.display())))?;
-        let language = self
-            .detect_language(path, &source)
-            .ok_or_else(|| JudgeError::BadSubmission(format!("{}: unknown language (by extension)", path.display())))?;
+        let language = self.detect_language(path, &source).ok_or_else(|| {
+            JudgeError::BadSubmission(format!(
+                "{}: unknown language (by extension)",
+                path.display()
+            ))
+        })?;
         self.compile(&Submission { language, source })
     }
 
@@ -381,7 +460,11 @@ impl Judge {
             env: sandbox_env(),
             box_files: run.box_files.clone(),
             collect: run.collect.clone(),
-            binds: vec![crate::sandbox::Bind { host: run.program.dir.clone(), inside: "/prog".into(), writable: false }],
+            binds: vec![crate::sandbox::Bind {
+                host: run.program.dir.clone(),
+                inside: "/prog".into(),
+                writable: false,
+            }],
             stdin: run.stdin.map(Path::to_path_buf),
             stdout: run.stdout.to_path_buf(),
             stderr: run.stderr.map(Path::to_path_buf),
@@ -394,9 +477,18 @@ impl Judge {
     pub fn limits_for(&self, problem: &Problem, program: &Program) -> Limits {
         let j = &self.config.judge;
         let cpu = problem.time_limit.mul_f64(program.time_factor);
-        let wall = problem.wall_time_limit.unwrap_or_else(|| cpu.mul_f64(j.wall_factor) + j.wall_extra);
+        let wall = problem
+            .wall_time_limit
+            .unwrap_or_else(|| cpu.mul_f64(j.wall_factor) + j.wall_extra);
         let output = problem.output_limit.unwrap_or(j.output_limit.bytes());
-        Limits { cpu, wall, memory: problem.memory_limit, output, processes: j.processes, file_size: output }
+        Limits {
+            cpu,
+            wall,
+            memory: problem.memory_limit,
+            output,
+            processes: j.processes,
+            file_size: output,
+        }
     }
 
     /// Judges one submission on every test of `problem`.
@@ -411,7 +503,10 @@ impl Judge {
         let missing = problem.missing_answers();
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|t| t.name.as_str()).collect();
-            return Err(JudgeError::MissingAnswers { problem: problem.id.clone(), tests: names.join(", ") });
+            return Err(JudgeError::MissingAnswers {
+                problem: problem.id.clone(),
+                tests: names.join(", "),
+            });
         }
         let warnings = self.warnings()?;
         let mut report = JudgeReport {
@@ -440,7 +535,10 @@ impl Judge {
             CheckerSpec::Program { path } => match self.compile_file(&problem.dir.join(path))? {
                 Ok(p) => Some(p),
                 Err(msg) => {
-                    return Err(JudgeError::BadSubmission(format!("{}: the checker does not compile:\n{msg}", problem.id)))
+                    return Err(JudgeError::BadSubmission(format!(
+                        "{}: the checker does not compile:\n{msg}",
+                        problem.id
+                    )))
                 }
             },
             _ => None,
@@ -453,14 +551,20 @@ impl Judge {
                 let _ = std::fs::remove_dir_all(&work);
                 return Err(JudgeError::Cancelled);
             }
-            progress(Event::TestStarted { index, name: &test.name });
+            progress(Event::TestStarted {
+                index,
+                name: &test.name,
+            });
             let result = if failed && !self.config.judge.run_all_tests {
                 skipped(test)
             } else {
                 self.run_test(problem, &program, checker.as_ref(), test, &limits, &work)?
             };
             failed |= result.verdict != Verdict::Accepted;
-            progress(Event::TestFinished { index, result: &result });
+            progress(Event::TestFinished {
+                index,
+                result: &result,
+            });
             report.tests.push(result);
         }
         let _ = std::fs::remove_dir_all(&work);
@@ -506,7 +610,8 @@ impl Judge {
         }
         let out_path = &run.output;
         let output = std::fs::read(out_path).map_err(io_err("read the program's output"))?;
-        let answer = std::fs::read(&test.answer).map_err(io_err(format!("read {}", test.answer.display())))?;
+        let answer = std::fs::read(&test.answer)
+            .map_err(io_err(format!("read {}", test.answer.display())))?;
         let outcome = match checker {
             None => checker::compare(&problem.checker, &output, &answer),
             Some(c) => self.run_checker(c, test, out_path, work)?,
@@ -540,8 +645,18 @@ impl Judge {
         let stderr = work.join("stderr");
         let file_out = work.join("file-output");
         let _ = std::fs::remove_file(&file_out);
-        let box_files = problem.io.input_file.iter().map(|n| (input.to_path_buf(), n.clone())).collect();
-        let collect = problem.io.output_file.iter().map(|n| (n.clone(), file_out.clone())).collect();
+        let box_files = problem
+            .io
+            .input_file
+            .iter()
+            .map(|n| (input.to_path_buf(), n.clone()))
+            .collect();
+        let collect = problem
+            .io
+            .output_file
+            .iter()
+            .map(|n| (n.clone(), file_out.clone()))
+            .collect();
         let outcome = self.execute(&ProgramRun {
             program,
             args: &[],
@@ -553,12 +668,25 @@ impl Judge {
             limits: limits.clone(),
         })?;
         let output = if file_out.is_file() { file_out } else { stdout };
-        Ok(InputRun { outcome, output, stderr })
+        Ok(InputRun {
+            outcome,
+            output,
+            stderr,
+        })
     }
 
-    fn run_checker(&self, checker: &Program, test: &TestCase, output: &Path, work: &Path) -> Result<CheckOutcome, JudgeError> {
+    fn run_checker(
+        &self,
+        checker: &Program,
+        test: &TestCase,
+        output: &Path,
+        work: &Path,
+    ) -> Result<CheckOutcome, JudgeError> {
         let log = work.join("checker.log");
-        let args: Vec<String> = ["input", "output", "answer"].iter().map(|s| s.to_string()).collect();
+        let args: Vec<String> = ["input", "output", "answer"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let outcome = self.execute(&ProgramRun {
             program: checker,
             args: &args,
@@ -582,7 +710,10 @@ impl Judge {
         })?;
         let text = read_capped(&log, 4096);
         if outcome.killed_by.is_some() {
-            return Ok(CheckOutcome::Failed(format!("checker exceeded a limit ({:?})", outcome.killed_by)));
+            return Ok(CheckOutcome::Failed(format!(
+                "checker exceeded a limit ({:?})",
+                outcome.killed_by
+            )));
         }
         let code = match outcome.termination {
             Termination::Exited(c) => Some(c),
@@ -618,20 +749,28 @@ pub struct ProgramRun<'a> {
 }
 
 fn sandbox_env() -> Vec<(String, String)> {
-    [("PATH", "/usr/local/bin:/usr/bin:/bin"), ("HOME", "/box"), ("TMPDIR", "/tmp"), ("LANG", "C.UTF-8")]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    [
+        ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        ("HOME", "/box"),
+        ("TMPDIR", "/tmp"),
+        ("LANG", "C.UTF-8"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<(), JudgeError> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(io_err(format!("chmod {}", path.display())))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(io_err(format!("chmod {}", path.display())))
 }
 
 /// Reads at most `limit` bytes of a text file, marking a cut.
 pub fn read_capped(path: &Path, limit: u64) -> String {
-    let Ok(f) = std::fs::File::open(path) else { return String::new() };
+    let Ok(f) = std::fs::File::open(path) else {
+        return String::new();
+    };
     let mut buf = Vec::new();
     let _ = std::io::Read::read_to_end(&mut std::io::Read::take(f, limit + 1), &mut buf);
     let cut = buf.len() as u64 > limit;
@@ -677,31 +816,45 @@ pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
     let ms = |d: Duration| d.as_millis();
     match o.killed_by {
         Some(LimitKind::Cpu) => {
-            return Some((Verdict::TimeLimitExceeded, format!("CPU time limit of {} ms exceeded", ms(limits.cpu))))
+            return Some((
+                Verdict::TimeLimitExceeded,
+                format!("CPU time limit of {} ms exceeded", ms(limits.cpu)),
+            ))
         }
         Some(LimitKind::Wall) => {
             return Some((
                 Verdict::TimeLimitExceeded,
-                format!("wall-time limit of {} ms exceeded (the program was idle or blocked)", ms(limits.wall)),
+                format!(
+                    "wall-time limit of {} ms exceeded (the program was idle or blocked)",
+                    ms(limits.wall)
+                ),
             ))
         }
         Some(LimitKind::Memory) => {
-            return Some((Verdict::MemoryLimitExceeded, format!("memory limit of {} KiB exceeded", limits.memory / 1024)))
+            return Some((
+                Verdict::MemoryLimitExceeded,
+                format!("memory limit of {} KiB exceeded", limits.memory / 1024),
+            ))
         }
         Some(LimitKind::Output) => {
-            return Some((Verdict::OutputLimitExceeded, format!("output limit of {} bytes exceeded", limits.output)))
+            return Some((
+                Verdict::OutputLimitExceeded,
+                format!("output limit of {} bytes exceeded", limits.output),
+            ))
         }
         None => {}
     }
     match o.termination {
         Termination::Exited(0) => None,
         Termination::Exited(c) => Some((Verdict::RuntimeError, format!("exit code {c}"))),
-        Termination::Signaled(libc::SIGXCPU) => {
-            Some((Verdict::TimeLimitExceeded, format!("CPU time limit of {} ms exceeded", ms(limits.cpu))))
-        }
-        Termination::Signaled(libc::SIGXFSZ) => {
-            Some((Verdict::OutputLimitExceeded, "file size limit exceeded".to_string()))
-        }
+        Termination::Signaled(libc::SIGXCPU) => Some((
+            Verdict::TimeLimitExceeded,
+            format!("CPU time limit of {} ms exceeded", ms(limits.cpu)),
+        )),
+        Termination::Signaled(libc::SIGXFSZ) => Some((
+            Verdict::OutputLimitExceeded,
+            "file size limit exceeded".to_string(),
+        )),
         Termination::Signaled(libc::SIGSYS) => Some((
             Verdict::RuntimeError,
             match &o.forbidden_syscall {
@@ -709,10 +862,14 @@ pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
                 _ => "forbidden system call (killed by SIGSYS)".to_string(),
             },
         )),
-        Termination::Signaled(s) if o.peak_memory >= limits.memory => {
-            Some((Verdict::MemoryLimitExceeded, format!("memory limit exceeded (killed by {})", signal_name(s))))
-        }
-        Termination::Signaled(s) => Some((Verdict::RuntimeError, format!("killed by {}", signal_name(s)))),
+        Termination::Signaled(s) if o.peak_memory >= limits.memory => Some((
+            Verdict::MemoryLimitExceeded,
+            format!("memory limit exceeded (killed by {})", signal_name(s)),
+        )),
+        Termination::Signaled(s) => Some((
+            Verdict::RuntimeError,
+            format!("killed by {}", signal_name(s)),
+        )),
     }
 }
 
@@ -740,10 +897,19 @@ fn aggregate(problem: &Problem, report: &mut JudgeReport) {
         .unwrap_or(Verdict::Accepted);
     report.max_cpu_ms = report.tests.iter().map(|t| t.cpu_ms).max().unwrap_or(0);
     report.max_memory_kib = report.tests.iter().map(|t| t.memory_kib).max().unwrap_or(0);
-    let passed = |name: &str| report.tests.iter().any(|t| t.name == name && t.verdict == Verdict::Accepted);
+    let passed = |name: &str| {
+        report
+            .tests
+            .iter()
+            .any(|t| t.name == name && t.verdict == Verdict::Accepted)
+    };
     report.score = if problem.groups.is_empty() {
         let n = report.tests.len().max(1) as u32;
-        let ok = report.tests.iter().filter(|t| t.verdict == Verdict::Accepted).count() as u32;
+        let ok = report
+            .tests
+            .iter()
+            .filter(|t| t.verdict == Verdict::Accepted)
+            .count() as u32;
         ok * 100 / n
     } else {
         problem
@@ -792,16 +958,53 @@ mod tests {
         };
         let table = [
             (Termination::Exited(0), None, None),
-            (Termination::Exited(3), None, Some((Verdict::RuntimeError, "exit code 3"))),
-            (Termination::Signaled(libc::SIGSEGV), None, Some((Verdict::RuntimeError, "killed by SIGSEGV"))),
-            (Termination::Signaled(libc::SIGKILL), Some(LimitKind::Cpu), Some((Verdict::TimeLimitExceeded, "CPU time limit of 1000 ms exceeded"))),
-            (Termination::Signaled(libc::SIGKILL), Some(LimitKind::Memory), Some((Verdict::MemoryLimitExceeded, "memory limit of 65536 KiB exceeded"))),
-            (Termination::Signaled(libc::SIGXFSZ), None, Some((Verdict::OutputLimitExceeded, "file size limit exceeded"))),
-            (Termination::Signaled(libc::SIGXCPU), None, Some((Verdict::TimeLimitExceeded, "CPU time limit of 1000 ms exceeded"))),
+            (
+                Termination::Exited(3),
+                None,
+                Some((Verdict::RuntimeError, "exit code 3")),
+            ),
+            (
+                Termination::Signaled(libc::SIGSEGV),
+                None,
+                Some((Verdict::RuntimeError, "killed by SIGSEGV")),
+            ),
+            (
+                Termination::Signaled(libc::SIGKILL),
+                Some(LimitKind::Cpu),
+                Some((
+                    Verdict::TimeLimitExceeded,
+                    "CPU time limit of 1000 ms exceeded",
+                )),
+            ),
+            (
+                Termination::Signaled(libc::SIGKILL),
+                Some(LimitKind::Memory),
+                Some((
+                    Verdict::MemoryLimitExceeded,
+                    "memory limit of 65536 KiB exceeded",
+                )),
+            ),
+            (
+                Termination::Signaled(libc::SIGXFSZ),
+                None,
+                Some((Verdict::OutputLimitExceeded, "file size limit exceeded")),
+            ),
+            (
+                Termination::Signaled(libc::SIGXCPU),
+                None,
+                Some((
+                    Verdict::TimeLimitExceeded,
+                    "CPU time limit of 1000 ms exceeded",
+                )),
+            ),
         ];
         for (term, killed, want) in table {
             let got = classify(&outcome(term, killed), &limits);
-            assert_eq!(got.as_ref().map(|(v, m)| (*v, m.as_str())), want, "{term:?} {killed:?}");
+            assert_eq!(
+                got.as_ref().map(|(v, m)| (*v, m.as_str())),
+                want,
+                "{term:?} {killed:?}"
+            );
         }
     }
 }

@@ -118,12 +118,21 @@ fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<ojd::config::Co
 fn judge_error_code(e: &ojd::judge::JudgeError) -> i32 {
     use ojd::judge::JudgeError::*;
     match e {
-        BadSubmission(_) | UnknownLanguage { .. } | LanguageUnavailable { .. } | MissingAnswers { .. } => EXIT_BAD_INPUT,
+        BadSubmission(_)
+        | UnknownLanguage { .. }
+        | LanguageUnavailable { .. }
+        | MissingAnswers { .. } => EXIT_BAD_INPUT,
         Io { .. } | Sandbox(_) | Cancelled => EXIT_JUDGE_FAILED,
     }
 }
 
-fn cmd_judge(problem: PathBuf, submission: PathBuf, lang: Option<String>, json: bool, config: Option<PathBuf>) -> anyhow::Result<i32> {
+fn cmd_judge(
+    problem: PathBuf,
+    submission: PathBuf,
+    lang: Option<String>,
+    json: bool,
+    config: Option<PathBuf>,
+) -> anyhow::Result<i32> {
     use std::io::IsTerminal;
     let config = match load_config(config.as_deref()) {
         Ok(c) => c,
@@ -150,7 +159,10 @@ fn cmd_judge(problem: PathBuf, submission: PathBuf, lang: Option<String>, json: 
     let language = match lang.or_else(|| judge.detect_language(&submission, &source)) {
         Some(l) => l,
         None => {
-            eprintln!("error: {}: cannot tell the language from the file name; use --lang", submission.display());
+            eprintln!(
+                "error: {}: cannot tell the language from the file name; use --lang",
+                submission.display()
+            );
             return Ok(EXIT_BAD_INPUT);
         }
     };
@@ -179,7 +191,10 @@ fn cmd_judge(problem: PathBuf, submission: PathBuf, lang: Option<String>, json: 
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", ojd::report::render(&report, std::io::stdout().is_terminal()));
+        print!(
+            "{}",
+            ojd::report::render(&report, std::io::stdout().is_terminal())
+        );
     }
     Ok(match report.verdict {
         ojd::verdict::Verdict::Accepted => 0,
@@ -194,7 +209,12 @@ fn problem_dirs(named: Vec<PathBuf>, config: &ojd::config::Config) -> Vec<PathBu
         return named;
     }
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&config.server.problems)
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.join("problem.toml").is_file()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("problem.toml").is_file())
+                .collect()
+        })
         .unwrap_or_default();
     dirs.sort();
     dirs
@@ -207,17 +227,34 @@ fn progress_bar(label: &str, done: usize, total: usize, item: &str) {
         return;
     }
     let width = 30;
-    let filled = if total == 0 { width } else { done * width / total };
-    eprint!("\r\x1b[2K{label} [{}{}] {done}/{total} {item}", "=".repeat(filled), " ".repeat(width - filled));
+    let filled = if total == 0 {
+        width
+    } else {
+        done * width / total
+    };
+    eprint!(
+        "\r\x1b[2K{label} [{}{}] {done}/{total} {item}",
+        "=".repeat(filled),
+        " ".repeat(width - filled)
+    );
     if done >= total {
         eprint!("\r\x1b[2K");
     }
 }
 
-fn cmd_gen(problems: Vec<PathBuf>, check: bool, force: bool, json: bool, config: Option<PathBuf>) -> anyhow::Result<i32> {
+fn cmd_gen(
+    problems: Vec<PathBuf>,
+    check: bool,
+    force: bool,
+    json: bool,
+    config: Option<PathBuf>,
+) -> anyhow::Result<i32> {
     let config = load_config(config.as_deref())?;
     let dirs = problem_dirs(problems, &config);
-    let judge = ojd::judge::Judge::new(config, std::thread::available_parallelism().map_or(1, |n| n.get()))?;
+    let judge = ojd::judge::Judge::new(
+        config,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    )?;
     let opts = ojd::answers::GenOptions { check, force };
     let (mut code, mut summaries) = (0, Vec::new());
     for dir in dirs {
@@ -230,10 +267,16 @@ fn cmd_gen(problems: Vec<PathBuf>, check: bool, force: bool, json: bool, config:
             }
         };
         let label = problem.id.clone();
-        match ojd::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| progress_bar(&label, d, t, item)) {
+        match ojd::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| {
+            progress_bar(&label, d, t, item)
+        }) {
             Ok(s) => {
                 if !json {
-                    let slow = s.slowest.as_ref().map(|(t, ms)| format!(", reference slowest {ms} ms on {t}")).unwrap_or_default();
+                    let slow = s
+                        .slowest
+                        .as_ref()
+                        .map(|(t, ms)| format!(", reference slowest {ms} ms on {t}"))
+                        .unwrap_or_default();
                     println!(
                         "{}: {} inputs generated, {} validated, {} answers written, {} unchanged{slow}",
                         s.problem, s.inputs_generated, s.inputs_validated, s.answers_written, s.answers_unchanged
@@ -259,7 +302,11 @@ fn cmd_gen(problems: Vec<PathBuf>, check: bool, force: bool, json: bool, config:
     Ok(code)
 }
 
-fn cmd_stress(problems: Vec<PathBuf>, count: Option<u32>, config: Option<PathBuf>) -> anyhow::Result<i32> {
+fn cmd_stress(
+    problems: Vec<PathBuf>,
+    count: Option<u32>,
+    config: Option<PathBuf>,
+) -> anyhow::Result<i32> {
     let config = load_config(config.as_deref())?;
     let dirs = problem_dirs(problems, &config);
     let judge = ojd::judge::Judge::new(config, 1)?;
@@ -274,9 +321,14 @@ fn cmd_stress(problems: Vec<PathBuf>, count: Option<u32>, config: Option<PathBuf
             }
         };
         let label = problem.id.clone();
-        match ojd::stress::stress(&judge, &problem, count, &mut |d, t| progress_bar(&label, d as usize, t as usize, "")) {
+        match ojd::stress::stress(&judge, &problem, count, &mut |d, t| {
+            progress_bar(&label, d as usize, t as usize, "")
+        }) {
             Ok(s) => {
-                println!("{}: reference and brute force agree on {}/{} random inputs", s.problem, s.agreed, s.runs);
+                println!(
+                    "{}: reference and brute force agree on {}/{} random inputs",
+                    s.problem, s.agreed, s.runs
+                );
                 if let Some((seed, input, why)) = &s.disagreement {
                     println!("  seed {seed}: {why}\n  input:\n{input}");
                     code = code.max(1);
@@ -293,11 +345,36 @@ fn cmd_stress(problems: Vec<PathBuf>, count: Option<u32>, config: Option<PathBuf
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
-        Cmd::Gen { problems, check, force, json, config } => cmd_gen(problems, check, force, json, config),
-        Cmd::Stress { problems, count, config } => cmd_stress(problems, count, config),
-        Cmd::Judge { problem, submission, lang, json, config } => cmd_judge(problem, submission, lang, json, config),
-        Cmd::Run { time, memory, processes, stdin, argv } => {
-            let scratch = tempfile::Builder::new().prefix("ojd-run-").tempdir().context("failed to create a scratch folder")?;
+        Cmd::Gen {
+            problems,
+            check,
+            force,
+            json,
+            config,
+        } => cmd_gen(problems, check, force, json, config),
+        Cmd::Stress {
+            problems,
+            count,
+            config,
+        } => cmd_stress(problems, count, config),
+        Cmd::Judge {
+            problem,
+            submission,
+            lang,
+            json,
+            config,
+        } => cmd_judge(problem, submission, lang, json, config),
+        Cmd::Run {
+            time,
+            memory,
+            processes,
+            stdin,
+            argv,
+        } => {
+            let scratch = tempfile::Builder::new()
+                .prefix("ojd-run-")
+                .tempdir()
+                .context("failed to create a scratch folder")?;
             let opts = ojd::sandbox::SandboxOptions::new(scratch.path().to_path_buf());
             let mut sb = ojd::sandbox::Sandbox::start(&opts)?;
             for w in &sb.capabilities().warnings {

@@ -180,7 +180,10 @@ impl Ctx {
     fn unknown(&mut self, t: &toml::Table, known: &[&str], prefix: &str) {
         for k in t.keys() {
             if !known.contains(&k.as_str()) {
-                self.err(&format!("{prefix}{k}"), format!("unknown key (known: {})", known.join(", ")));
+                self.err(
+                    &format!("{prefix}{k}"),
+                    format!("unknown key (known: {})", known.join(", ")),
+                );
             }
         }
     }
@@ -188,8 +191,14 @@ impl Ctx {
     /// A path inside the package that must exist.
     fn file(&mut self, dir: &Path, key: &str, rel: &str) -> Option<PathBuf> {
         let p = Path::new(rel);
-        if p.is_absolute() || p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
-            self.err(key, format!("{rel:?} must be a path inside the problem folder"));
+        if p.is_absolute()
+            || p.components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            self.err(
+                key,
+                format!("{rel:?} must be a path inside the problem folder"),
+            );
             return None;
         }
         if !dir.join(p).is_file() {
@@ -201,20 +210,37 @@ impl Ctx {
 }
 
 const KNOWN_KEYS: &[&str] = &[
-    "title", "source", "time_limit", "wall_time_limit", "memory_limit", "output_limit", "checker",
-    "solution", "validator", "io", "generate", "stress", "group",
+    "title",
+    "source",
+    "time_limit",
+    "wall_time_limit",
+    "memory_limit",
+    "output_limit",
+    "checker",
+    "solution",
+    "validator",
+    "io",
+    "generate",
+    "stress",
+    "group",
 ];
 
 impl Problem {
     /// Loads and validates the package in `dir`.
     pub fn load(dir: &Path) -> Result<Problem, LoadError> {
         let file = dir.join("problem.toml");
-        let mut cx = Ctx { file: file.display().to_string(), errors: Vec::new() };
+        let mut cx = Ctx {
+            file: file.display().to_string(),
+            errors: Vec::new(),
+        };
         if !dir.is_dir() {
-            return Err(LoadError { errors: vec![format!("{}: no such problem folder", dir.display())] });
+            return Err(LoadError {
+                errors: vec![format!("{}: no such problem folder", dir.display())],
+            });
         }
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| LoadError { errors: vec![format!("{}: failed to read: {e}", file.display())] })?;
+        let text = std::fs::read_to_string(&file).map_err(|e| LoadError {
+            errors: vec![format!("{}: failed to read: {e}", file.display())],
+        })?;
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
             let at = e
                 .span()
@@ -223,7 +249,9 @@ impl Problem {
                     format!("line {line}: ")
                 })
                 .unwrap_or_default();
-            LoadError { errors: vec![format!("{}: {at}{}", file.display(), e.message())] }
+            LoadError {
+                errors: vec![format!("{}: {at}{}", file.display(), e.message())],
+            }
         })?;
         cx.unknown(&table, KNOWN_KEYS, "");
         let id = dir
@@ -244,9 +272,15 @@ impl Problem {
         let memory_limit = cx.bytes(&table, "memory_limit");
         let output_limit = cx.bytes(&table, "output_limit");
         let checker = parse_checker(&mut cx, dir, table.get("checker"));
-        let solution_name = cx.string(&table, "solution").unwrap_or_else(|| "solution.rs".into());
-        let solution = cx.file(dir, "solution", &solution_name).unwrap_or_else(|| solution_name.into());
-        let validator = cx.string(&table, "validator").and_then(|v| cx.file(dir, "validator", &v));
+        let solution_name = cx
+            .string(&table, "solution")
+            .unwrap_or_else(|| "solution.rs".into());
+        let solution = cx
+            .file(dir, "solution", &solution_name)
+            .unwrap_or_else(|| solution_name.into());
+        let validator = cx
+            .string(&table, "validator")
+            .and_then(|v| cx.file(dir, "validator", &v));
         let io = parse_io(&mut cx, table.get("io"));
         let generate = parse_generate(&mut cx, dir, table.get("generate"));
         let stress = parse_stress(&mut cx, dir, table.get("stress"));
@@ -287,16 +321,23 @@ impl Problem {
 }
 
 fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSpec {
-    let kinds = "\"tokens\", \"exact\", \"lines\", \"float\" or a table { kind = \"program\", path = ... }";
+    let kinds =
+        "\"tokens\", \"exact\", \"lines\", \"float\" or a table { kind = \"program\", path = ... }";
     match v {
         None => CheckerSpec::Tokens,
         Some(toml::Value::String(s)) => match s.as_str() {
             "tokens" => CheckerSpec::Tokens,
             "exact" => CheckerSpec::Exact,
             "lines" => CheckerSpec::Lines,
-            "float" => CheckerSpec::Float { abs: 1e-6, rel: 1e-6 },
+            "float" => CheckerSpec::Float {
+                abs: 1e-6,
+                rel: 1e-6,
+            },
             other => {
-                cx.err("checker", format!("unknown checker {other:?}; expected {kinds}"));
+                cx.err(
+                    "checker",
+                    format!("unknown checker {other:?}; expected {kinds}"),
+                );
                 CheckerSpec::Tokens
             }
         },
@@ -312,7 +353,10 @@ fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSp
                 }
             };
             match t.get("kind").and_then(|k| k.as_str()) {
-                Some("float") => CheckerSpec::Float { abs: num(cx, "abs"), rel: num(cx, "rel") },
+                Some("float") => CheckerSpec::Float {
+                    abs: num(cx, "abs"),
+                    rel: num(cx, "rel"),
+                },
                 Some("program") => match t.get("path").and_then(|p| p.as_str()) {
                     Some(p) => {
                         let p = cx.file(dir, "checker.path", p).unwrap_or_default();
@@ -323,7 +367,9 @@ fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSp
                         CheckerSpec::Tokens
                     }
                 },
-                Some(k @ ("tokens" | "exact" | "lines")) => parse_checker(cx, dir, Some(&toml::Value::String(k.into()))),
+                Some(k @ ("tokens" | "exact" | "lines")) => {
+                    parse_checker(cx, dir, Some(&toml::Value::String(k.into())))
+                }
                 _ => {
                     cx.err("checker.kind", format!("expected {kinds}"));
                     CheckerSpec::Tokens
@@ -352,9 +398,16 @@ fn parse_io(cx: &mut Ctx, v: Option<&toml::Value>) -> IoMode {
         return IoMode::default();
     };
     cx.unknown(t, &["input_file", "output_file"], "io.");
-    let input_file = cx.string(t, "input_file").and_then(|s| plain_name(cx, "io.input_file", s));
-    let output_file = cx.string(t, "output_file").and_then(|s| plain_name(cx, "io.output_file", s));
-    IoMode { input_file, output_file }
+    let input_file = cx
+        .string(t, "input_file")
+        .and_then(|s| plain_name(cx, "io.input_file", s));
+    let output_file = cx
+        .string(t, "output_file")
+        .and_then(|s| plain_name(cx, "io.output_file", s));
+    IoMode {
+        input_file,
+        output_file,
+    }
 }
 
 fn tables<'a>(cx: &mut Ctx, key: &str, v: Option<&'a toml::Value>) -> Vec<&'a toml::Table> {
@@ -382,14 +435,22 @@ fn parse_generate(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> Vec<Gene
     for (i, t) in tables(cx, "generate", v).into_iter().enumerate() {
         let k = |name: &str| format!("generate[{i}].{name}");
         cx.unknown(t, &["test", "program", "args"], &format!("generate[{i}]."));
-        let test = cx.string(t, "test").and_then(|s| plain_name(cx, &k("test"), s));
-        let program = cx.string(t, "program").and_then(|p| cx.file(dir, &k("program"), &p));
+        let test = cx
+            .string(t, "test")
+            .and_then(|s| plain_name(cx, &k("test"), s));
+        let program = cx
+            .string(t, "program")
+            .and_then(|p| cx.file(dir, &k("program"), &p));
         let args = cx.strings(t, "args");
         if let (Some(test), Some(program)) = (test, program) {
             if out.iter().any(|g| g.test == test) {
                 cx.err(&k("test"), format!("test {test:?} is generated twice"));
             }
-            out.push(Generated { test, program, args });
+            out.push(Generated {
+                test,
+                program,
+                args,
+            });
         } else if !t.contains_key("test") || !t.contains_key("program") {
             cx.err(&format!("generate[{i}]"), "needs test and program");
         }
@@ -403,8 +464,12 @@ fn parse_stress(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> Option<Str
         None
     })?;
     cx.unknown(t, &["generator", "args", "brute", "count"], "stress.");
-    let generator = cx.string(t, "generator").and_then(|p| cx.file(dir, "stress.generator", &p));
-    let brute = cx.string(t, "brute").and_then(|p| cx.file(dir, "stress.brute", &p));
+    let generator = cx
+        .string(t, "generator")
+        .and_then(|p| cx.file(dir, "stress.generator", &p));
+    let brute = cx
+        .string(t, "brute")
+        .and_then(|p| cx.file(dir, "stress.brute", &p));
     let args = cx.strings(t, "args");
     let count = match t.get("count") {
         None => 100,
@@ -414,24 +479,38 @@ fn parse_stress(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> Option<Str
             100
         }
     };
-    Some(Stress { generator: generator?, args, brute: brute?, count })
+    Some(Stress {
+        generator: generator?,
+        args,
+        brute: brute?,
+        count,
+    })
 }
 
 fn parse_groups(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Group> {
     let mut out = Vec::new();
     for (i, t) in tables(cx, "group", v).into_iter().enumerate() {
         cx.unknown(t, &["name", "points", "tests"], &format!("group[{i}]."));
-        let name = cx.string(t, "name").unwrap_or_else(|| format!("group {}", i + 1));
+        let name = cx
+            .string(t, "name")
+            .unwrap_or_else(|| format!("group {}", i + 1));
         let points = match t.get("points") {
             Some(toml::Value::Integer(n)) if *n >= 0 => *n as u32,
             None => 0,
             Some(_) => {
-                cx.err(&format!("group[{i}].points"), "expected a non-negative integer");
+                cx.err(
+                    &format!("group[{i}].points"),
+                    "expected a non-negative integer",
+                );
                 0
             }
         };
         let tests = cx.strings(t, "tests");
-        out.push(Group { name, points, tests });
+        out.push(Group {
+            name,
+            points,
+            tests,
+        });
     }
     out
 }
@@ -463,7 +542,8 @@ pub fn natural_key(s: &str) -> Vec<(u8, u64, String)> {
 fn discover_tests(cx: &mut Ctx, dir: &Path, generate: &[Generated]) -> Vec<TestCase> {
     let tests_dir = dir.join("tests");
     let Ok(entries) = std::fs::read_dir(&tests_dir) else {
-        cx.errors.push(format!("{}: no tests folder", tests_dir.display()));
+        cx.errors
+            .push(format!("{}: no tests folder", tests_dir.display()));
         return Vec::new();
     };
     let mut names: Vec<String> = Vec::new();
@@ -472,8 +552,13 @@ fn discover_tests(cx: &mut Ctx, dir: &Path, generate: &[Generated]) -> Vec<TestC
         if let Some(stem) = name.strip_suffix(".in") {
             names.push(stem.to_string());
         } else if let Some(stem) = name.strip_suffix(".ans") {
-            if !tests_dir.join(format!("{stem}.in")).exists() && !generate.iter().any(|g| g.test == stem) {
-                cx.errors.push(format!("{}: answer without an input ({stem}.in)", e.path().display()));
+            if !tests_dir.join(format!("{stem}.in")).exists()
+                && !generate.iter().any(|g| g.test == stem)
+            {
+                cx.errors.push(format!(
+                    "{}: answer without an input ({stem}.in)",
+                    e.path().display()
+                ));
             }
         }
     }
@@ -485,7 +570,8 @@ fn discover_tests(cx: &mut Ctx, dir: &Path, generate: &[Generated]) -> Vec<TestC
     // Samples first, then the rest in natural order.
     names.sort_by_key(|n| (!n.starts_with("sample"), natural_key(n)));
     if names.is_empty() {
-        cx.errors.push(format!("{}: no tests (*.in files)", tests_dir.display()));
+        cx.errors
+            .push(format!("{}: no tests (*.in files)", tests_dir.display()));
     }
     names
         .into_iter()
@@ -524,7 +610,13 @@ mod tests {
         let names: Vec<_> = p.tests.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["sample-1", "2", "10"]);
         assert!(p.tests[0].sample && !p.tests[1].sample);
-        assert_eq!(p.checker, CheckerSpec::Float { abs: 1e-3, rel: 1e-6 });
+        assert_eq!(
+            p.checker,
+            CheckerSpec::Float {
+                abs: 1e-3,
+                rel: 1e-6
+            }
+        );
         assert_eq!(p.missing_answers().len(), 2);
     }
 
@@ -539,14 +631,20 @@ mod tests {
         let expect = [
             format!("{file}: colour: unknown key"),
             format!("{file}: title: missing"),
-            format!("{file}: time_limit: expected a duration like \"1s\" or \"500ms\", found \"fast\""),
+            format!(
+                "{file}: time_limit: expected a duration like \"1s\" or \"500ms\", found \"fast\""
+            ),
             format!("{file}: memory_limit: expected a string"),
             format!("{file}: checker: unknown checker \"fuzzy\""),
             format!("{file}: solution: "),
             format!("{file}: io.input_file: \"../x\" must be a plain file name"),
         ];
         for want in expect {
-            assert!(e.errors.iter().any(|got| got.starts_with(&want)), "missing {want:?} in {:#?}", e.errors);
+            assert!(
+                e.errors.iter().any(|got| got.starts_with(&want)),
+                "missing {want:?} in {:#?}",
+                e.errors
+            );
         }
     }
 
@@ -559,7 +657,9 @@ mod tests {
 
     #[test]
     fn missing_folder() {
-        let e = Problem::load(Path::new("/nonexistent/problem")).unwrap_err().to_string();
+        let e = Problem::load(Path::new("/nonexistent/problem"))
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "/nonexistent/problem: no such problem folder");
     }
 }

@@ -38,8 +38,17 @@ pub fn render(report: &JudgeReport, color: bool) -> String {
         out.push('\n');
         return out;
     }
-    let width = report.tests.iter().map(|t| t.name.chars().count()).max().unwrap_or(4).max(4);
-    out.push_str(&format!("{:<width$}  {:<7} {:>7} {:>8} {:>10}  {}\n", "test", "verdict", "cpu ms", "wall ms", "memory", "details"));
+    let width = report
+        .tests
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    out.push_str(&format!(
+        "{:<width$}  {:<7} {:>7} {:>8} {:>10}  {}\n",
+        "test", "verdict", "cpu ms", "wall ms", "memory", "details"
+    ));
     for t in &report.tests {
         let code = format!("{:<7}", t.verdict.code());
         out.push_str(&format!(
@@ -54,13 +63,21 @@ pub fn render(report: &JudgeReport, color: bool) -> String {
     }
     for t in report.tests.iter().filter(|t| t.diff.is_some()) {
         out.push_str(&format!("\n--- test {} ---\n", t.name));
-        out.push_str(&crate::diff::render(t.diff.as_ref().expect("filtered"), color));
+        out.push_str(&crate::diff::render(
+            t.diff.as_ref().expect("filtered"),
+            color,
+        ));
     }
-    let first_bad = report.tests.iter().find(|t| t.verdict == report.verdict && t.verdict != Verdict::Accepted);
+    let first_bad = report
+        .tests
+        .iter()
+        .find(|t| t.verdict == report.verdict && t.verdict != Verdict::Accepted);
     out.push_str(&format!(
         "\n{}{}: score {}, max CPU {} ms, max memory {}\n",
         paint(report.verdict.name(), report.verdict, color),
-        first_bad.map(|t| format!(" on test {}", t.name)).unwrap_or_default(),
+        first_bad
+            .map(|t| format!(" on test {}", t.name))
+            .unwrap_or_default(),
         report.score,
         report.max_cpu_ms,
         kib(report.max_memory_kib)

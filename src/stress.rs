@@ -21,27 +21,55 @@ pub enum StressError {
     #[error("{0}: no [stress] section in problem.toml")]
     NoStress(String),
     #[error("{problem}: {program} does not compile:\n{message}")]
-    Compile { problem: String, program: String, message: String },
+    Compile {
+        problem: String,
+        program: String,
+        message: String,
+    },
     #[error("{problem}: {what} failed with seed {seed}: {message}")]
-    Run { problem: String, what: String, seed: u32, message: String },
+    Run {
+        problem: String,
+        what: String,
+        seed: u32,
+        message: String,
+    },
     #[error(transparent)]
     Judge(#[from] crate::judge::JudgeError),
 }
 
 /// Runs `count` seeds (the package's count when `None`), stopping at the first disagreement.
-pub fn stress(judge: &Judge, problem: &Problem, count: Option<u32>, progress: &mut dyn FnMut(u32, u32)) -> Result<StressSummary, StressError> {
-    let s = problem.stress.as_ref().ok_or_else(|| StressError::NoStress(problem.id.clone()))?;
+pub fn stress(
+    judge: &Judge,
+    problem: &Problem,
+    count: Option<u32>,
+    progress: &mut dyn FnMut(u32, u32),
+) -> Result<StressSummary, StressError> {
+    let s = problem
+        .stress
+        .as_ref()
+        .ok_or_else(|| StressError::NoStress(problem.id.clone()))?;
     let compile = |rel: &PathBuf| -> Result<crate::judge::Program, StressError> {
-        judge.compile_file(&problem.dir.join(rel))?.map_err(|message| StressError::Compile {
-            problem: problem.id.clone(),
-            program: rel.display().to_string(),
-            message,
-        })
+        judge
+            .compile_file(&problem.dir.join(rel))?
+            .map_err(|message| StressError::Compile {
+                problem: problem.id.clone(),
+                program: rel.display().to_string(),
+                message,
+            })
     };
-    let (generator, reference, brute) = (compile(&s.generator)?, compile(&problem.solution)?, compile(&s.brute)?);
+    let (generator, reference, brute) = (
+        compile(&s.generator)?,
+        compile(&problem.solution)?,
+        compile(&s.brute)?,
+    );
     let work = judge.fresh_dir("stress")?;
     let count = count.unwrap_or(s.count);
-    let mut summary = StressSummary { problem: problem.id.clone(), runs: 0, agreed: 0, disagreement: None };
+    let mut summary = StressSummary {
+        problem: problem.id.clone(),
+        runs: 0,
+        agreed: 0,
+        disagreement: None,
+    };
     let limits = judge.limits_for(problem, &reference);
     let mut slow = limits.clone();
     slow.cpu = slow.cpu.max(std::time::Duration::from_secs(10));
@@ -49,7 +77,11 @@ pub fn stress(judge: &Judge, problem: &Problem, count: Option<u32>, progress: &m
     let input = work.join("input");
     for seed in 1..=count {
         progress(seed, count);
-        let args: Vec<String> = s.args.iter().map(|a| a.replace("{seed}", &seed.to_string())).collect();
+        let args: Vec<String> = s
+            .args
+            .iter()
+            .map(|a| a.replace("{seed}", &seed.to_string()))
+            .collect();
         let outcome = judge.execute(&ProgramRun {
             program: &generator,
             args: &args,
@@ -64,7 +96,9 @@ pub fn stress(judge: &Judge, problem: &Problem, count: Option<u32>, progress: &m
             problem: problem.id.clone(),
             what: what.into(),
             seed,
-            message: crate::judge::classify(o, &slow).map(|(v, m)| format!("{v}: {m}")).unwrap_or_default(),
+            message: crate::judge::classify(o, &slow)
+                .map(|(v, m)| format!("{v}: {m}"))
+                .unwrap_or_default(),
         };
         if !outcome.success() {
             return Err(fail("the generator", &outcome));
@@ -72,7 +106,10 @@ pub fn stress(judge: &Judge, problem: &Problem, count: Option<u32>, progress: &m
         let mut outputs = Vec::new();
         for (what, program) in [("the reference", &reference), ("the brute force", &brute)] {
             let dir = work.join(what.replace(' ', "-"));
-            std::fs::create_dir_all(&dir).map_err(|e| crate::judge::JudgeError::Io { what: "stress folder".into(), source: e })?;
+            std::fs::create_dir_all(&dir).map_err(|e| crate::judge::JudgeError::Io {
+                what: "stress folder".into(),
+                source: e,
+            })?;
             let run = judge.run_on_input(problem, program, &input, &slow, &dir)?;
             if !run.outcome.success() {
                 return Err(fail(what, &run.outcome));

@@ -34,7 +34,9 @@ impl fmt::Display for ByteSize {
 /// Parses a byte size; the error text is written to complete "expected ...".
 pub fn parse_bytes(text: &str) -> Result<ByteSize, String> {
     let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let value: f64 = num
         .parse()
@@ -47,7 +49,11 @@ pub fn parse_bytes(text: &str) -> Result<ByteSize, String> {
         "MiB" => 1 << 20,
         "G" | "GB" => 1_000_000_000,
         "GiB" => 1 << 30,
-        _ => return Err(format!("a size like \"256MiB\" or \"512KiB\", found {text:?}")),
+        _ => {
+            return Err(format!(
+                "a size like \"256MiB\" or \"512KiB\", found {text:?}"
+            ))
+        }
     };
     if !value.is_finite() || value < 0.0 {
         return Err(format!("a non-negative size, found {text:?}"));
@@ -58,7 +64,9 @@ pub fn parse_bytes(text: &str) -> Result<ByteSize, String> {
 /// Parses a duration: "1s", "500ms", "2.5s", "1m", "250us".
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let expected = || format!("a duration like \"1s\" or \"500ms\", found {text:?}");
     let value: f64 = num.parse().map_err(|_| expected())?;
@@ -154,7 +162,11 @@ mod tests {
             ("1m", 60_000),
         ];
         for (text, ms) in table {
-            assert_eq!(parse_duration(text).unwrap(), Duration::from_millis(ms), "{text}");
+            assert_eq!(
+                parse_duration(text).unwrap(),
+                Duration::from_millis(ms),
+                "{text}"
+            );
         }
         for bad in ["", "1", "fast", "-1s", "1h", "1.2.3s"] {
             assert!(parse_duration(bad).is_err(), "{bad} should fail");

@@ -54,7 +54,9 @@ impl Verdict {
     }
 
     pub fn from_code(code: &str) -> Option<Verdict> {
-        Verdict::ALL.into_iter().find(|v| v.code().eq_ignore_ascii_case(code))
+        Verdict::ALL
+            .into_iter()
+            .find(|v| v.code().eq_ignore_ascii_case(code))
     }
 
     pub fn name(self) -> &'static str {
@@ -164,8 +166,14 @@ mod tests {
         for v in Verdict::ALL {
             assert_eq!(Verdict::from_code(v.code()), Some(v));
             assert_eq!(Verdict::from_folder(v.folder()), Some(v));
-            assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{}\"", v.code()));
+            assert_eq!(
+                serde_json::to_string(&v).unwrap(),
+                format!("\"{}\"", v.code())
+            );
         }
-        assert_eq!(Verdict::from_folder("run_time_error"), Some(Verdict::RuntimeError));
+        assert_eq!(
+            Verdict::from_folder("run_time_error"),
+            Some(Verdict::RuntimeError)
+        );
     }
 }

@@ -95,10 +95,14 @@ fn current_path(controller: &str) -> String {
 
 /// Removes cgroup folders named `ojd-keeper-<pid>` whose keeper is no longer alive.
 fn sweep_stale(parent: &Path) {
-    let Ok(entries) = fs::read_dir(parent) else { return };
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
     for e in entries.flatten() {
         let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("ojd-keeper-")) else { continue };
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("ojd-keeper-")) else {
+            continue;
+        };
         if !Path::new("/proc").join(pid).exists() {
             let _ = fs::remove_dir(e.path());
         }
@@ -121,7 +125,8 @@ impl Cgroup {
         let pid = std::process::id().to_string();
         if Path::new(ROOT).join("cgroup.controllers").exists() {
             let parent = Path::new(ROOT).join(current_path("").trim_start_matches('/'));
-            let controllers = fs::read_to_string(parent.join("cgroup.controllers")).unwrap_or_default();
+            let controllers =
+                fs::read_to_string(parent.join("cgroup.controllers")).unwrap_or_default();
             for need in ["memory", "pids", "cpu"] {
                 if !controllers.split_whitespace().any(|c| c == need) {
                     return Err(format!(
@@ -136,12 +141,18 @@ impl Cgroup {
             let dir = make_dir(parent, name)?;
             write(&dir.join("cgroup.procs"), &pid)?;
             let cpu = File::open(dir.join("cpu.stat")).map_err(|e| format!("cpu.stat: {e}"))?;
-            let peak = OpenOptions::new().read(true).write(true).open(dir.join("memory.peak")).ok();
+            let peak = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(dir.join("memory.peak"))
+                .ok();
             return Ok(Cgroup::V2 { dir, peak, cpu });
         }
         let mount = |c: &str| {
             let m = Path::new(ROOT).join(c);
-            m.join("tasks").exists().then(|| m.join(current_path(c).trim_start_matches('/')))
+            m.join("tasks")
+                .exists()
+                .then(|| m.join(current_path(c).trim_start_matches('/')))
         };
         let memory_parent = mount("memory").ok_or("no memory cgroup controller is mounted")?;
         let memory = make_dir(memory_parent, name)?;
@@ -164,8 +175,16 @@ impl Cgroup {
         };
         let usage = File::open(memory.join("memory.usage_in_bytes"))
             .map_err(|e| format!("memory.usage_in_bytes: {e}"))?;
-        let cpu = cpuacct.as_ref().and_then(|d| File::open(d.join("cpuacct.usage")).ok());
-        Ok(Cgroup::V1 { memory, pids, cpuacct, usage, cpu })
+        let cpu = cpuacct
+            .as_ref()
+            .and_then(|d| File::open(d.join("cpuacct.usage")).ok());
+        Ok(Cgroup::V1 {
+            memory,
+            pids,
+            cpuacct,
+            usage,
+            cpu,
+        })
     }
 
     pub fn describe(&self) -> String {
@@ -182,7 +201,12 @@ impl Cgroup {
     /// Folders to remove once the keeper has exited.
     pub fn dirs(&self) -> Vec<PathBuf> {
         match self {
-            Cgroup::V1 { memory, pids, cpuacct, .. } => {
+            Cgroup::V1 {
+                memory,
+                pids,
+                cpuacct,
+                ..
+            } => {
                 let mut v = vec![memory.clone()];
                 v.extend(pids.iter().cloned());
                 v.extend(cpuacct.iter().cloned());
@@ -207,7 +231,10 @@ impl Cgroup {
             Cgroup::V1 { memory, .. } => (memory.join("memory.oom_control"), "oom_kill"),
             Cgroup::V2 { dir, .. } => (dir.join("memory.events"), "oom_kill"),
         };
-        fs::read_to_string(file).ok().and_then(|t| keyed(&t, key)).unwrap_or(0)
+        fs::read_to_string(file)
+            .ok()
+            .and_then(|t| keyed(&t, key))
+            .unwrap_or(0)
     }
 
     /// Sets the run's limits and resets the peak; returns the counters to difference against.
@@ -217,7 +244,12 @@ impl Cgroup {
         // The keeper and init count as two tasks of the pids controller.
         let pids_max = (processes + 2).to_string();
         let memory = match self {
-            Cgroup::V1 { memory, pids, usage, .. } => {
+            Cgroup::V1 {
+                memory,
+                pids,
+                usage,
+                ..
+            } => {
                 let mut base = read_u64(usage).unwrap_or(0);
                 if base > RECLAIM_ABOVE {
                     // Page cache of earlier runs (a compiler reads hundreds of MiB) would widen
@@ -244,7 +276,10 @@ impl Cgroup {
             }
             Cgroup::V2 { dir, peak, .. } => {
                 let current = |dir: &Path| -> u64 {
-                    fs::read_to_string(dir.join("memory.current")).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0)
+                    fs::read_to_string(dir.join("memory.current"))
+                        .ok()
+                        .and_then(|s| s.trim().parse().ok())
+                        .unwrap_or(0)
                 };
                 let mut base = current(dir);
                 if base > RECLAIM_ABOVE {
@@ -263,7 +298,11 @@ impl Cgroup {
                 base
             }
         };
-        Ok(Baseline { memory, oom_kills, cpu })
+        Ok(Baseline {
+            memory,
+            oom_kills,
+            cpu,
+        })
     }
 
     pub fn cpu_since(&mut self, base: &Baseline) -> Option<Duration> {
@@ -273,9 +312,11 @@ impl Cgroup {
     /// Reads the peak and the OOM flag of the run that just ended.
     pub fn finish(&mut self, base: &Baseline) -> Usage {
         let peak = match self {
-            Cgroup::V1 { memory, .. } => fs::read_to_string(memory.join("memory.max_usage_in_bytes"))
-                .ok()
-                .and_then(|s| s.trim().parse::<u64>().ok()),
+            Cgroup::V1 { memory, .. } => {
+                fs::read_to_string(memory.join("memory.max_usage_in_bytes"))
+                    .ok()
+                    .and_then(|s| s.trim().parse::<u64>().ok())
+            }
             Cgroup::V2 { peak, .. } => peak.as_mut().and_then(read_u64),
         };
         Usage {

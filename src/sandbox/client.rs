@@ -78,7 +78,9 @@ impl Sandbox {
     /// Starts a keeper and waits until it has built its root.
     pub fn start(opts: &SandboxOptions) -> Result<Sandbox, SandboxError> {
         let index = NEXT_KEEPER.fetch_add(1, Ordering::Relaxed);
-        let root_dir = opts.scratch.join(format!("root-{}-{index}", std::process::id()));
+        let root_dir = opts
+            .scratch
+            .join(format!("root-{}-{index}", std::process::id()));
         let config = KeeperConfig {
             uid: opts.uid_base + index % 1000,
             gid: opts.uid_base + index % 1000,
@@ -95,13 +97,26 @@ impl Sandbox {
             .stderr(Stdio::inherit())
             .env_clear()
             .spawn()
-            .map_err(|source| SandboxError::Spawn { path: opts.keeper_exe.clone(), source })?;
+            .map_err(|source| SandboxError::Spawn {
+                path: opts.keeper_exe.clone(),
+                source,
+            })?;
         let to = child.stdin.take().expect("stdin was piped");
         let from = BufReader::new(child.stdout.take().expect("stdout was piped"));
-        let mut sandbox = Sandbox { child, to, from, capabilities: Capabilities::default(), cgroup_dirs: Vec::new(), root_dir };
+        let mut sandbox = Sandbox {
+            child,
+            to,
+            from,
+            capabilities: Capabilities::default(),
+            cgroup_dirs: Vec::new(),
+            root_dir,
+        };
         sandbox.send(&serde_json::to_string(&config).expect("config serializes"))?;
         match sandbox.receive()? {
-            Response::Ready { capabilities, cgroup_dirs } => {
+            Response::Ready {
+                capabilities,
+                cgroup_dirs,
+            } => {
                 sandbox.capabilities = capabilities;
                 sandbox.cgroup_dirs = cgroup_dirs;
                 Ok(sandbox)
@@ -127,15 +142,17 @@ impl Sandbox {
         let mut line = String::new();
         match self.from.read_line(&mut line) {
             Ok(0) => Err(SandboxError::KeeperGone),
-            Ok(_) => serde_json::from_str(&line)
-                .map_err(|e| SandboxError::Protocol(std::io::Error::new(std::io::ErrorKind::InvalidData, e))),
+            Ok(_) => serde_json::from_str(&line).map_err(|e| {
+                SandboxError::Protocol(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            }),
             Err(e) => Err(SandboxError::Protocol(e)),
         }
     }
 
     /// Runs one program and waits for its outcome.
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
-        let line = serde_json::to_string(&Request::Run(Box::new(spec.clone()))).expect("specs serialize");
+        let line =
+            serde_json::to_string(&Request::Run(Box::new(spec.clone()))).expect("specs serialize");
         self.send(&line)?;
         match self.receive()? {
             Response::Outcome(o) => Ok(*o),
@@ -181,7 +198,10 @@ impl SandboxPool {
         SandboxPool {
             opts,
             size: size.max(1),
-            state: Mutex::new(PoolState { idle: Vec::new(), alive: 0 }),
+            state: Mutex::new(PoolState {
+                idle: Vec::new(),
+                alive: 0,
+            }),
             freed: Condvar::new(),
         }
     }
@@ -196,16 +216,25 @@ impl SandboxPool {
     }
 
     pub fn get(&self) -> Result<PooledSandbox<'_>, SandboxError> {
-        let mut st = self.state.lock().expect("pool lock is never poisoned by panics in run");
+        let mut st = self
+            .state
+            .lock()
+            .expect("pool lock is never poisoned by panics in run");
         loop {
             if let Some(s) = st.idle.pop() {
-                return Ok(PooledSandbox { pool: self, sandbox: Some(s) });
+                return Ok(PooledSandbox {
+                    pool: self,
+                    sandbox: Some(s),
+                });
             }
             if st.alive < self.size {
                 st.alive += 1;
                 drop(st);
                 return match Sandbox::start(&self.opts) {
-                    Ok(s) => Ok(PooledSandbox { pool: self, sandbox: Some(s) }),
+                    Ok(s) => Ok(PooledSandbox {
+                        pool: self,
+                        sandbox: Some(s),
+                    }),
                     Err(e) => {
                         self.state.lock().expect("pool lock").alive -= 1;
                         Err(e)
@@ -221,7 +250,10 @@ impl PooledSandbox<'_> {
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
         let s = self.sandbox.as_mut().expect("present until drop");
         let r = s.run(spec);
-        if matches!(r, Err(SandboxError::KeeperGone) | Err(SandboxError::Protocol(_))) {
+        if matches!(
+            r,
+            Err(SandboxError::KeeperGone) | Err(SandboxError::Protocol(_))
+        ) {
             // A broken keeper is not returned to the pool.
             self.sandbox = None;
         }
@@ -229,7 +261,10 @@ impl PooledSandbox<'_> {
     }
 
     pub fn capabilities(&self) -> Capabilities {
-        self.sandbox.as_ref().map(|s| s.capabilities().clone()).unwrap_or_default()
+        self.sandbox
+            .as_ref()
+            .map(|s| s.capabilities().clone())
+            .unwrap_or_default()
     }
 }
 
