@@ -813,6 +813,12 @@ pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
     if let Some(e) = &o.exec_error {
         return Some((Verdict::RuntimeError, format!("cannot execute: {e}")));
     }
+    if let Some(name) = &o.forbidden_syscall {
+        return Some((
+            Verdict::RuntimeError,
+            format!("forbidden system call {name}"),
+        ));
+    }
     let ms = |d: Duration| d.as_millis();
     match o.killed_by {
         Some(LimitKind::Cpu) => {
@@ -854,13 +860,6 @@ pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
         Termination::Signaled(libc::SIGXFSZ) => Some((
             Verdict::OutputLimitExceeded,
             "file size limit exceeded".to_string(),
-        )),
-        Termination::Signaled(libc::SIGSYS) => Some((
-            Verdict::RuntimeError,
-            match &o.forbidden_syscall {
-                Some(name) if name != "forbidden" => format!("forbidden system call {name}"),
-                _ => "forbidden system call (killed by SIGSYS)".to_string(),
-            },
         )),
         Termination::Signaled(s) if o.peak_memory >= limits.memory => Some((
             Verdict::MemoryLimitExceeded,

@@ -131,7 +131,8 @@ struct Keeper {
     binds: Vec<(PathBuf, PathBuf, bool)>,
     cgroup: Option<Cgroup>,
     namespaces: bool,
-    filter: Vec<libc::sock_filter>,
+    /// The deny list reporting to a listener, and the same list killing outright (fallback).
+    filters: Filters,
     ncpu: u32,
 }
 
@@ -216,7 +217,10 @@ impl Keeper {
         caps.namespaces = namespaces;
         caps.uid_drop = root && namespaces;
         caps.seccomp = true;
-        let filter = seccomp::build_filter();
+        let filters = Filters {
+            notify: seccomp::build_filter(seccomp::DenyAction::Notify),
+            kill: seccomp::build_filter(seccomp::DenyAction::Kill),
+        };
         let (box_dir, tmp_dir) = if namespaces {
             (config.root_dir.join("box"), config.root_dir.join("tmp"))
         } else {
@@ -232,7 +236,7 @@ impl Keeper {
                 binds: Vec::new(),
                 cgroup,
                 namespaces,
-                filter,
+                filters,
                 ncpu,
             },
             caps,
@@ -270,7 +274,7 @@ impl Keeper {
         }
         if pid == 0 {
             drop(report_r);
-            init_main(&prepared, &self.filter, report_w);
+            init_main(&prepared, &self.filters, report_w);
         }
         drop(report_w);
         let killed_by = self.supervise(pid, &prepared, baseline.as_ref(), start);
@@ -342,8 +346,15 @@ impl Keeper {
                 std::io::Error::from_raw_os_error(r.exec_errno)
             )
         });
-        let forbidden_syscall = match termination {
-            Termination::Signaled(libc::SIGSYS) => Some("forbidden".to_string()),
+        let forbidden_syscall = match (&report, termination) {
+            (Some(r), _) if r.forbidden_nr >= 0 => Some(
+                seccomp::syscall_name(r.forbidden_nr)
+                    .map_or_else(|| format!("#{}", r.forbidden_nr), str::to_string),
+            ),
+            // The kill fallback (no listener) cannot tell which call it was.
+            (_, Termination::Signaled(libc::SIGSYS)) => {
+                Some("(unknown: killed by SIGSYS)".to_string())
+            }
             _ => None,
         };
         let peak_memory = cg
@@ -784,13 +795,34 @@ fn collect(dir: &Path, wanted: &[(String, PathBuf)], limit: u64) -> Result<(), S
 
 /// What init tells the keeper through the report pipe.
 #[repr(C)]
-#[derive(Default, Clone, Copy)]
+#[derive(Clone, Copy)]
 struct InitReport {
     reaped: i32,
     status: i32,
     exec_errno: i32,
     setup_errno: i32,
     stage: u32,
+    /// The system call the deny list stopped, or -1.
+    forbidden_nr: i64,
+}
+
+impl Default for InitReport {
+    fn default() -> Self {
+        InitReport {
+            reaped: 0,
+            status: 0,
+            exec_errno: 0,
+            setup_errno: 0,
+            stage: 0,
+            forbidden_nr: -1,
+        }
+    }
+}
+
+/// The two compiled forms of the deny list.
+struct Filters {
+    notify: Vec<libc::sock_filter>,
+    kill: Vec<libc::sock_filter>,
 }
 
 impl InitReport {
@@ -826,8 +858,9 @@ fn fail_setup(report: RawFd, stage: u32) -> ! {
     unsafe { libc::_exit(1) }
 }
 
-/// PID 1 of the run's pid namespace: enters the root, forks the program, reaps, reports.
-fn init_main(run: &Prepared, filter: &[libc::sock_filter], report: OwnedFd) -> ! {
+/// PID 1 of the run's pid namespace: enters the root, forks the program, serves its seccomp
+/// listener, reaps it, reports.
+fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> ! {
     let report = report.as_raw_fd();
     // SAFETY (whole function): we are the only thread of a fresh child; every pointer passed to
     // libc is a local or a CString prepared before clone.
@@ -838,7 +871,15 @@ fn init_main(run: &Prepared, filter: &[libc::sock_filter], report: OwnedFd) -> !
             fail_setup(report, 0);
         }
         let mut exec_pipe = [0; 2];
-        if libc::pipe2(exec_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+        let mut sock = [0; 2];
+        if libc::pipe2(exec_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0
+            || libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+                0,
+                sock.as_mut_ptr(),
+            ) != 0
+        {
             fail_setup(report, 1);
         }
         let child = libc::fork();
@@ -847,13 +888,22 @@ fn init_main(run: &Prepared, filter: &[libc::sock_filter], report: OwnedFd) -> !
         }
         if child == 0 {
             libc::close(exec_pipe[0]);
-            program_main(run, filter, exec_pipe[1]);
+            libc::close(sock[0]);
+            program_main(run, filters, exec_pipe[1], sock[1]);
         }
         libc::close(exec_pipe[1]);
+        libc::close(sock[1]);
+        // The program sends its listener right before exec, or closes the socket by failing.
+        let listener = receive_fd(sock[0]);
+        libc::close(sock[0]);
         let mut r = InitReport::default();
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, child, 0) as RawFd;
+        if pidfd >= 0 {
+            serve_listener(pidfd, listener, &mut r);
+        }
         loop {
             let mut status = 0;
-            let got = libc::wait4(-1, &mut status, libc::__WALL, std::ptr::null_mut());
+            let got = libc::wait4(child, &mut status, libc::__WALL, std::ptr::null_mut());
             if got == child {
                 r.reaped = 1;
                 r.status = status;
@@ -873,6 +923,105 @@ fn init_main(run: &Prepared, filter: &[libc::sock_filter], report: OwnedFd) -> !
     }
 }
 
+/// Waits for the program to exit while answering its seccomp notifications: the first denied
+/// call is recorded and every process of the run killed (the call itself never runs).
+///
+/// # Safety
+/// `pidfd` and `listener` (unless -1) are open descriptors.
+unsafe fn serve_listener(pidfd: RawFd, mut listener: RawFd, r: &mut InitReport) {
+    loop {
+        let mut fds = [
+            libc::pollfd {
+                fd: pidfd,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: listener,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        let n = if listener >= 0 { 2 } else { 1 };
+        if libc::poll(fds.as_mut_ptr(), n, -1) < 0 {
+            if errno() == libc::EINTR {
+                continue;
+            }
+            return;
+        }
+        if fds[0].revents != 0 {
+            return;
+        }
+        if listener >= 0 && fds[1].revents & libc::POLLIN != 0 {
+            let mut req: libc::seccomp_notif = std::mem::zeroed();
+            let got = libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut req);
+            if got == 0 && r.forbidden_nr < 0 {
+                r.forbidden_nr = req.data.nr as i64;
+                // kill(-1) from init reaches every process of this namespace but init.
+                libc::kill(-1, libc::SIGKILL);
+            }
+        } else if listener >= 0 && fds[1].revents != 0 {
+            libc::close(listener);
+            listener = -1;
+        }
+    }
+}
+
+/// A message header with room for one descriptor.
+///
+/// # Safety
+/// The returned header points into `iov` and `space`, which must outlive its use.
+unsafe fn fd_message(iov: &mut libc::iovec, space: &mut [u8; 64]) -> libc::msghdr {
+    let mut msg: libc::msghdr = std::mem::zeroed();
+    msg.msg_iov = iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = space.as_mut_ptr() as *mut libc::c_void;
+    msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as usize;
+    msg
+}
+
+/// Receives one descriptor sent with SCM_RIGHTS; -1 on EOF or error.
+///
+/// # Safety
+/// `sock` is an open AF_UNIX socket.
+unsafe fn receive_fd(sock: RawFd) -> RawFd {
+    let mut byte = 0u8;
+    let mut iov = libc::iovec {
+        iov_base: &mut byte as *mut u8 as *mut libc::c_void,
+        iov_len: 1,
+    };
+    let mut space = [0u8; 64];
+    let mut msg = fd_message(&mut iov, &mut space);
+    if libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) <= 0 {
+        return -1;
+    }
+    let cmsg = libc::CMSG_FIRSTHDR(&msg);
+    if cmsg.is_null() || (*cmsg).cmsg_type != libc::SCM_RIGHTS {
+        return -1;
+    }
+    std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const RawFd)
+}
+
+/// Sends one descriptor with SCM_RIGHTS.
+///
+/// # Safety
+/// `sock` is an open AF_UNIX socket and `fd` an open descriptor.
+unsafe fn send_fd(sock: RawFd, fd: RawFd) -> bool {
+    let mut byte = 0u8;
+    let mut iov = libc::iovec {
+        iov_base: &mut byte as *mut u8 as *mut libc::c_void,
+        iov_len: 1,
+    };
+    let mut space = [0u8; 64];
+    let msg = fd_message(&mut iov, &mut space);
+    let cmsg = libc::CMSG_FIRSTHDR(&msg);
+    (*cmsg).cmsg_level = libc::SOL_SOCKET;
+    (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+    (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as usize;
+    std::ptr::write_unaligned(libc::CMSG_DATA(cmsg) as *mut RawFd, fd);
+    libc::sendmsg(sock, &msg, 0) == 1
+}
+
 fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
     let lim = libc::rlimit {
         rlim_cur: soft,
@@ -883,7 +1032,7 @@ fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
 }
 
 /// The program's own process, between fork and exec.
-fn program_main(run: &Prepared, filter: &[libc::sock_filter], exec_err: RawFd) -> ! {
+fn program_main(run: &Prepared, filters: &Filters, exec_err: RawFd, listener_sock: RawFd) -> ! {
     let limits = &run.limits;
     // SAFETY (whole function): single-threaded child; all pointers are prepared CStrings/locals.
     unsafe {
@@ -954,18 +1103,29 @@ fn program_main(run: &Prepared, filter: &[libc::sock_filter], exec_err: RawFd) -
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             die(3);
         }
-        let prog = libc::sock_fprog {
-            len: filter.len() as u16,
-            filter: filter.as_ptr() as *mut libc::sock_filter,
+        let fprog = |f: &Vec<libc::sock_filter>| libc::sock_fprog {
+            len: f.len() as u16,
+            filter: f.as_ptr() as *mut libc::sock_filter,
         };
-        if libc::prctl(
-            libc::PR_SET_SECCOMP,
-            libc::SECCOMP_MODE_FILTER,
-            &prog as *const libc::sock_fprog,
-        ) != 0
-        {
-            die(4);
+        let notify = fprog(&filters.notify);
+        let listener = libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+            &notify as *const libc::sock_fprog,
+        );
+        if listener >= 0 {
+            // Nothing between here and exec may be on the deny list: it would wait for init.
+            send_fd(listener_sock, listener as RawFd);
+            libc::close(listener as RawFd);
+        } else {
+            let kill = fprog(&filters.kill);
+            let p = &kill as *const libc::sock_fprog;
+            if libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, p) != 0 {
+                die(4);
+            }
         }
+        libc::close(listener_sock);
         let mut argv: Vec<*const libc::c_char> = run.argv.iter().map(|a| a.as_ptr()).collect();
         argv.push(std::ptr::null());
         let mut envp: Vec<*const libc::c_char> = run.envp.iter().map(|a| a.as_ptr()).collect();

@@ -11,8 +11,10 @@
 //! left there would outlive the run that made it. Foreign ABIs (i386 `int 0x80`,
 //! x32) are refused outright, since their syscall numbers would bypass the table.
 //!
-//! A denied call kills the whole process (`SECCOMP_RET_KILL_PROCESS`), so it ends as SIGSYS;
-//! `clone3` gets ENOSYS instead, because its flags live in memory a filter cannot read and
+//! A denied call is reported to the run's init through a seccomp user-notification listener
+//! (`SECCOMP_RET_USER_NOTIF`): the call never executes, init reads its number, kills the run and
+//! reports "forbidden system call NAME". Where the kernel lacks listeners, the same list kills the
+//! process outright (`SECCOMP_RET_KILL_PROCESS`, seen as SIGSYS). `clone3` gets ENOSYS instead, because its flags live in memory a filter cannot read and
 //! glibc then falls back to `clone`, whose flags the filter checks.
 
 use libc::{c_long, sock_filter};
@@ -194,19 +196,32 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
     sock_filter { code, jt, jf, k }
 }
 
-/// Builds the filter program.
-pub fn build_filter() -> Vec<sock_filter> {
-    let deny = SECCOMP_RET_KILL_PROCESS;
+/// What a denied call does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DenyAction {
+    /// Suspend the call and notify the listener (init names it and kills the run).
+    Notify,
+    /// Kill the process at once (SIGSYS).
+    Kill,
+}
+
+/// Builds the filter program. Foreign ABIs always kill: their numbers mean other calls.
+pub fn build_filter(action: DenyAction) -> Vec<sock_filter> {
+    let kill = SECCOMP_RET_KILL_PROCESS;
+    let deny = match action {
+        DenyAction::Notify => libc::SECCOMP_RET_USER_NOTIF,
+        DenyAction::Kill => SECCOMP_RET_KILL_PROCESS,
+    };
     let mut p = vec![
         stmt(BPF_LD_W_ABS, OFFSET_ARCH),
         jump(BPF_JEQ_K, AUDIT_ARCH, 1, 0),
-        stmt(BPF_RET_K, deny),
+        stmt(BPF_RET_K, kill),
         stmt(BPF_LD_W_ABS, OFFSET_NR),
     ];
     if cfg!(target_arch = "x86_64") {
         // x32 system calls carry bit 30.
         p.push(jump(BPF_JGE_K, 0x4000_0000, 0, 1));
-        p.push(stmt(BPF_RET_K, deny));
+        p.push(stmt(BPF_RET_K, kill));
     }
     for (nr, _) in DENIED {
         p.push(jump(BPF_JEQ_K, *nr as u32, 0, 1));
@@ -242,7 +257,7 @@ mod tests {
 
     #[test]
     fn filter_jumps_stay_in_range() {
-        let p = build_filter();
+        let p = build_filter(DenyAction::Notify);
         assert!(p.len() < 4096);
         for (i, ins) in p.iter().enumerate() {
             assert!(i + 1 + (ins.jt.max(ins.jf) as usize) < p.len() || ins.code == BPF_RET_K);
