@@ -270,11 +270,6 @@ fn big_limits() -> Limits {
     }
 }
 
-fn median<T: Ord + Copy>(mut v: Vec<T>) -> T {
-    v.sort();
-    v[v.len() / 2]
-}
-
 #[test]
 fn cpu_time_matches_usr_bin_time_within_5_percent() {
     require_root!(exclusive);
@@ -282,14 +277,16 @@ fn cpu_time_matches_usr_bin_time_within_5_percent() {
     let program = compile_fixture(&j, "programs/spin.c");
     let binary = program.dir.join("main");
     let (mut bare, mut boxed) = (Vec::new(), Vec::new());
-    // Interleaved, medians of five: both sides see the same machine noise.
+    // Interleaved, best of five: noise from other processes only ever adds CPU time (cache
+    // and frequency effects), so the minimum is the fairest figure for both sides.
     for _ in 0..5 {
         bare.push(time_bare(&binary).0);
         let o = run_sandboxed(&j, &program, big_limits());
         assert!(o.success(), "{o:?}");
         boxed.push(o.cpu_time);
     }
-    let (b, s) = (median(bare).as_secs_f64(), median(boxed).as_secs_f64());
+    let b = bare.into_iter().min().unwrap().as_secs_f64();
+    let s = boxed.into_iter().min().unwrap().as_secs_f64();
     eprintln!(
         "spin: /usr/bin/time {:.1} ms, sandbox {:.1} ms",
         b * 1e3,
