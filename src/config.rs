@@ -34,6 +34,11 @@ pub struct ServerConfig {
     pub max_submission_size: ByteSize,
     pub rate_limit_per_minute: u32,
     pub show_secret_diffs: bool,
+    pub show_secret_diffs_for: Vec<String>,
+    pub public_statements: bool,
+    pub generate_answers: bool,
+    #[serde(with = "duration_text")]
+    pub shutdown_grace: Duration,
     pub admin_token: String,
     #[serde(default)]
     pub users: Vec<UserConfig>,

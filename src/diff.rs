@@ -82,7 +82,11 @@ pub fn diff(expected: &[u8], output: &[u8]) -> Option<Diff> {
             });
         }
     }
-    let trimmed = start > 0 || end_e < el.len() || end_o < ol.len();
+    // Keep a little context after the last change, not the whole window.
+    let last_change = lines.iter().rposition(|l| l.tag != ' ').unwrap_or(0);
+    let cut_tail = lines.len() > last_change + 1 + CONTEXT_BEFORE;
+    lines.truncate((last_change + 1 + CONTEXT_BEFORE).min(lines.len()));
+    let trimmed = start > 0 || end_e < el.len() || end_o < ol.len() || cut_tail;
     Some(Diff {
         line: first + 1,
         column: column + 1,

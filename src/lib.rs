@@ -14,6 +14,8 @@ pub mod judge;
 pub mod problem;
 pub mod report;
 pub mod sandbox;
+pub mod server;
+pub mod store;
 pub mod stress;
 pub mod units;
 pub mod verdict;

@@ -71,6 +71,27 @@ enum Cmd {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Run the grading daemon: HTTP API and web pages, a persistent queue, parallel workers.
+    ///
+    /// Loads every problem (building missing answers), then serves until SIGTERM or SIGINT and
+    /// prints the URL to open. Exit code: 0 after a clean shutdown, 2 bad configuration or the
+    /// address is taken, 3 the judge could not start.
+    ///
+    /// Example: ojd serve --config contest.toml
+    Serve {
+        /// Configuration layered over the built-in defaults (see config.toml).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Issue, list or revoke the daemon's login tokens (kept hashed in its database).
+    ///
+    /// Example: ojd token issue alice   (prints the new token once)
+    Token {
+        #[command(subcommand)]
+        action: TokenCmd,
+        #[arg(long, global = true)]
+        config: Option<PathBuf>,
+    },
     /// Run one command in the sandbox and print its outcome as JSON.
     ///
     /// Example: ojd run --time 1s --memory 64MiB -- /usr/bin/python3 -c 'print(1)'
@@ -87,6 +108,65 @@ enum Cmd {
         #[arg(required = true, last = true)]
         argv: Vec<String>,
     },
+}
+
+#[derive(Subcommand)]
+enum TokenCmd {
+    /// Issue a new token for NAME and print it (it cannot be shown again).
+    Issue {
+        name: String,
+        /// The token may use the admin API and see every submission.
+        #[arg(long)]
+        admin: bool,
+    },
+    /// List the names that have tokens.
+    List,
+    /// Revoke every token of NAME.
+    Revoke { name: String },
+}
+
+fn cmd_serve(config: Option<PathBuf>) -> anyhow::Result<i32> {
+    let config = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    match ojd::server::serve(config, None) {
+        Ok(()) => Ok(0),
+        Err(e @ ojd::server::ServerError::Judge(_)) => {
+            eprintln!("error: {:#}", anyhow::Error::from(e));
+            Ok(EXIT_JUDGE_FAILED)
+        }
+        Err(e) => {
+            eprintln!("error: {:#}", anyhow::Error::from(e));
+            Ok(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+fn cmd_token(action: TokenCmd, config: Option<PathBuf>) -> anyhow::Result<i32> {
+    use ojd::store::Store;
+    let config = load_config(config.as_deref())?;
+    let store = ojd::store::SqliteStore::open(&config.server.database)?;
+    match action {
+        TokenCmd::Issue { name, admin } => {
+            let token = ojd::server::auth::issue_token(&store, &name, admin)?;
+            println!("{token}");
+        }
+        TokenCmd::List => {
+            for t in store.tokens()? {
+                println!("{}{}", t.name, if t.admin { " (admin)" } else { "" });
+            }
+        }
+        TokenCmd::Revoke { name } => {
+            let n = store.revoke_tokens(&name)?;
+            println!("revoked {n} token(s) of {name}");
+            return Ok(if n == 0 { 1 } else { 0 });
+        }
+    }
+    Ok(0)
 }
 
 fn main() {
@@ -364,6 +444,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             json,
             config,
         } => cmd_judge(problem, submission, lang, json, config),
+        Cmd::Serve { config } => cmd_serve(config),
+        Cmd::Token { action, config } => cmd_token(action, config),
         Cmd::Run {
             time,
             memory,

@@ -1,0 +1,442 @@
+//! The JSON API under `/api/v1` (documented in README.md, "The daemon"), and the views and
+//! visibility policy that the web pages share with it.
+//!
+//! Visibility: a student sees only their own submissions (another's is a 404, so ids reveal
+//! nothing); on a secret test they see the verdict, time and memory, and the diff, checker
+//! message and stderr line only where `show_secret_diffs` or `show_secret_diffs_for` allows.
+//! Samples always show everything. Test inputs and answers are served for samples only, except
+//! to admins. A judge error's cause is for admins; students are told it is not their fault.
+
+use std::path::Path as FsPath;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+
+use super::auth::{Admin, MaybeUser, User};
+use super::error::AppError;
+use super::App;
+use crate::judge::{JudgeError, Submission};
+use crate::store::{ListFilter, NewSubmission, State as SubState, SubmissionDetail, SubmissionInfo};
+use crate::verdict::{TestResult, Verdict};
+
+pub fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route("/me", get(me))
+        .route("/languages", get(languages))
+        .route("/problems", get(problems))
+        .route("/problems/{id}", get(problem))
+        .route("/problems/{id}/tests/{name}", get(test_files))
+        .route("/submissions", get(list_submissions).post(submit))
+        .route("/submissions/{id}", get(submission))
+        .route("/submissions/{id}/events", get(super::sse::events))
+        .route("/admin/problems", get(admin_problems))
+        .route("/admin/reload", post(admin_reload))
+        .route("/admin/submissions/{id}/rejudge", post(admin_rejudge))
+        .route("/admin/problems/{id}/rejudge", post(admin_rejudge_problem))
+        .fallback(|| async { AppError::NotFound("no such API endpoint".into()) })
+}
+
+/// Whether `user` may see diffs and details of `problem`'s secret tests.
+pub fn shows_secrets(app: &App, problem: &str, user: &User) -> bool {
+    let s = &app.config.server;
+    user.admin || s.show_secret_diffs || s.show_secret_diffs_for.iter().any(|p| p == problem)
+}
+
+/// A test result as `show_secrets` allows it to be seen.
+pub fn redact(t: &TestResult, show_secrets: bool) -> TestResult {
+    if t.sample || show_secrets {
+        return t.clone();
+    }
+    let message = match t.verdict {
+        // These carry answer text or the program's stderr, which may echo the secret input.
+        Verdict::WrongAnswer => "wrong answer (details of secret tests are hidden)".to_string(),
+        Verdict::RuntimeError => t.message.split("; stderr:").next().unwrap_or_default().to_string(),
+        Verdict::JudgeError => "the judge failed on this test (not your fault)".to_string(),
+        _ => t.message.clone(),
+    };
+    TestResult { diff: None, message, ..t.clone() }
+}
+
+/// A submission as the API shows it to one viewer.
+#[derive(Serialize)]
+pub struct SubmissionView {
+    #[serde(flatten)]
+    pub info: SubmissionInfo,
+    pub verdict_name: Option<&'static str>,
+    /// The source when it is text; binaries are described by `source_bytes` only.
+    pub source: Option<String>,
+    pub compile_output: String,
+    /// Why the judge failed (admins only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_message: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    pub tests: Vec<TestResult>,
+    pub url: String,
+}
+
+pub fn view(app: &App, d: SubmissionDetail, viewer: &User) -> SubmissionView {
+    let show = shows_secrets(app, &d.info.problem, viewer);
+    let source = String::from_utf8(d.source).ok();
+    SubmissionView {
+        verdict_name: d.info.verdict.map(Verdict::name),
+        url: format!("/submissions/{}", d.info.id),
+        source,
+        compile_output: d.compile_output,
+        judge_message: (viewer.admin && !d.message.is_empty()).then_some(d.message),
+        warnings: if viewer.admin { d.warnings } else { Vec::new() },
+        tests: d.tests.iter().map(|t| redact(t, show)).collect(),
+        info: d.info,
+    }
+}
+
+/// A row of a submissions list.
+#[derive(Serialize)]
+pub struct SummaryView {
+    #[serde(flatten)]
+    pub info: SubmissionInfo,
+    pub verdict_name: Option<&'static str>,
+    pub url: String,
+}
+
+pub fn summary(info: SubmissionInfo) -> SummaryView {
+    SummaryView { verdict_name: info.verdict.map(Verdict::name), url: format!("/submissions/{}", info.id), info }
+}
+
+/// Reads a submission the viewer may see; another user's is "not found".
+pub async fn visible_submission(app: &Arc<App>, id: i64, user: &User) -> Result<SubmissionDetail, AppError> {
+    let d = app.db(move |s| s.get(id)).await?;
+    match d {
+        Some(d) if user.may_see(&d.info.user) => Ok(d),
+        _ => Err(AppError::NotFound(format!("no submission {id}"))),
+    }
+}
+
+async fn me(user: User) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "name": user.name, "admin": user.admin }))
+}
+
+#[derive(Serialize)]
+pub struct LanguageView {
+    pub id: String,
+    pub name: String,
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+pub fn language_views(app: &App) -> Vec<LanguageView> {
+    app.judge
+        .languages()
+        .iter()
+        .map(|(id, l)| LanguageView {
+            id: id.clone(),
+            name: app.config.languages.get(id).map(|c| c.name.clone()).unwrap_or_else(|| id.clone()),
+            available: l.is_ok(),
+            reason: l.as_ref().err().cloned(),
+        })
+        .collect()
+}
+
+async fn languages(State(app): State<Arc<App>>) -> Json<Vec<LanguageView>> {
+    Json(language_views(&app))
+}
+
+/// Statements are public unless `public_statements = false`.
+pub fn may_read_statements(app: &App, user: &Option<User>) -> Result<(), AppError> {
+    if app.config.server.public_statements || user.is_some() {
+        Ok(())
+    } else {
+        Err(AppError::Unauthorized)
+    }
+}
+
+#[derive(Serialize)]
+struct ProblemSummary {
+    id: String,
+    title: String,
+    source: String,
+    time_limit_ms: u128,
+    memory_limit_kib: u64,
+    tests: usize,
+    samples: usize,
+}
+
+async fn problems(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> Result<impl IntoResponse, AppError> {
+    may_read_statements(&app, &user)?;
+    let catalog = app.catalog();
+    let list: Vec<ProblemSummary> = catalog
+        .problems
+        .values()
+        .map(|e| {
+            let p = &e.problem;
+            ProblemSummary {
+                id: p.id.clone(),
+                title: p.title.clone(),
+                source: p.source.clone(),
+                time_limit_ms: p.time_limit.as_millis(),
+                memory_limit_kib: p.memory_limit / 1024,
+                tests: p.tests.len(),
+                samples: p.tests.iter().filter(|t| t.sample).count(),
+            }
+        })
+        .collect();
+    Ok(Json(list))
+}
+
+/// Sample files larger than this are cut in views (the test-file endpoint serves them whole).
+const SAMPLE_VIEW_LIMIT: u64 = 64 * 1024;
+
+async fn problem(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Path(id): Path<String>) -> Result<impl IntoResponse, AppError> {
+    may_read_statements(&app, &user)?;
+    let catalog = app.catalog();
+    let e = catalog.get(&id).ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
+    let p = &e.problem;
+    let samples: Vec<serde_json::Value> = p
+        .tests
+        .iter()
+        .filter(|t| t.sample)
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name,
+                "input": crate::judge::read_capped(&t.input, SAMPLE_VIEW_LIMIT),
+                "answer": crate::judge::read_capped(&t.answer, SAMPLE_VIEW_LIMIT),
+            })
+        })
+        .collect();
+    Ok(Json(serde_json::json!({
+        "id": p.id,
+        "title": p.title,
+        "source": p.source,
+        "time_limit_ms": p.time_limit.as_millis(),
+        "memory_limit_kib": p.memory_limit / 1024,
+        "output_limit_kib": p.output_limit.map(|b| b / 1024),
+        "tests": p.tests.iter().map(|t| serde_json::json!({ "name": t.name, "sample": t.sample })).collect::<Vec<_>>(),
+        "samples": samples,
+        "statement": p.statement().unwrap_or_default(),
+        "statement_html": e.statement_html,
+        "languages": language_views(&app),
+    })))
+}
+
+async fn test_files(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path((id, name)): Path<(String, String)>,
+) -> Result<impl IntoResponse, AppError> {
+    may_read_statements(&app, &user)?;
+    let catalog = app.catalog();
+    let e = catalog.get(&id).ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
+    let t = e.problem.tests.iter().find(|t| t.name == name).ok_or_else(|| AppError::NotFound(format!("no test {name:?}")))?;
+    if !t.sample {
+        match &user {
+            Some(u) if u.admin => {}
+            Some(_) => return Err(AppError::Forbidden(format!("test {name} is secret"))),
+            None => return Err(AppError::Unauthorized),
+        }
+    }
+    let read = |p: &FsPath| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned());
+    let input = read(&t.input).map_err(|e| AppError::Internal(format!("read {}: {e}", t.input.display())))?;
+    let answer = read(&t.answer).map_err(|e| AppError::Internal(format!("read {}: {e}", t.answer.display())))?;
+    Ok(Json(serde_json::json!({ "name": t.name, "sample": t.sample, "input": input, "answer": answer })))
+}
+
+/// A submission as it arrives, from JSON, the API's multipart upload or the web form.
+#[derive(Debug, Default, Deserialize)]
+pub struct SubmitForm {
+    pub problem: String,
+    #[serde(default)]
+    pub language: Option<String>,
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub filename: Option<String>,
+    /// A file upload (multipart only); wins over `source` when not empty.
+    #[serde(skip)]
+    pub file: Option<Vec<u8>>,
+}
+
+fn too_large(app: &App) -> AppError {
+    AppError::TooLarge(format!("the submission is over the limit of {}", app.config.server.max_submission_size))
+}
+
+/// Reads a multipart body: fields `problem`, `language`, `source` and a `file` upload.
+pub async fn read_multipart(app: &App, mut mp: Multipart, form: &mut SubmitForm) -> Result<(), AppError> {
+    let bad = |e: axum::extract::multipart::MultipartError| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large(app)
+        } else {
+            AppError::BadRequest(format!("bad form data: {}", e.body_text()))
+        }
+    };
+    while let Some(field) = mp.next_field().await.map_err(bad)? {
+        let name = field.name().unwrap_or_default().to_string();
+        if name == "file" {
+            let filename = field.file_name().map(str::to_string);
+            let data = field.bytes().await.map_err(bad)?;
+            if !data.is_empty() {
+                form.filename = filename;
+                form.file = Some(data.to_vec());
+            }
+            continue;
+        }
+        let text = field.text().await.map_err(bad)?;
+        match name.as_str() {
+            "problem" => form.problem = text,
+            "language" => form.language = Some(text),
+            "source" => form.source = text,
+            "filename" => form.filename = Some(text),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Validates and queues a submission; returns its id.
+pub async fn accept(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i64, AppError> {
+    let result = accept_inner(app, user, form).await;
+    if matches!(&result, Err(e) if e.status().is_client_error()) {
+        app.metrics.rejected.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    result
+}
+
+async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i64, AppError> {
+    let catalog = app.catalog();
+    if form.problem.is_empty() {
+        return Err(AppError::BadRequest("missing field `problem`".into()));
+    }
+    if catalog.get(&form.problem).is_none() {
+        return Err(AppError::NotFound(format!("no problem {:?}", form.problem)));
+    }
+    let source = match form.file {
+        Some(bytes) => bytes,
+        None => form.source.into_bytes(),
+    };
+    if source.iter().all(u8::is_ascii_whitespace) {
+        return Err(AppError::BadRequest("the submission is empty".into()));
+    }
+    if source.len() as u64 > app.config.server.max_submission_size.bytes() {
+        return Err(too_large(app));
+    }
+    let language = match form.language.as_deref().map(str::trim) {
+        Some(l) if !l.is_empty() && l != "auto" => l.to_string(),
+        _ => {
+            let name = form.filename.as_deref().unwrap_or("");
+            app.judge.detect_language(FsPath::new(name), &source).ok_or_else(|| {
+                AppError::BadRequest("cannot tell the language: choose one (field `language`) or name the file with its extension".into())
+            })?
+        }
+    };
+    let sub = Submission { language, source };
+    app.judge.check_submission(&sub).map_err(|e| match e {
+        JudgeError::BadSubmission(m) => AppError::BadRequest(m),
+        other => AppError::BadRequest(other.to_string()),
+    })?;
+    app.limiter.check(user)?;
+    let new = NewSubmission { user: user.name.clone(), problem: form.problem, language: sub.language, source: sub.source };
+    let id = app.db(move |s| s.insert(&new, crate::store::now_ms())).await?;
+    app.metrics.submitted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    app.wake.notify_one();
+    Ok(id)
+}
+
+/// `POST /api/v1/submissions`: JSON `{problem, language?, source, filename?}` or multipart
+/// with `problem`, `language?` and `file`.
+async fn submit(State(app): State<Arc<App>>, user: User, req: Request) -> Result<impl IntoResponse, AppError> {
+    let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let mut form = SubmitForm::default();
+    if content_type.starts_with("multipart/form-data") {
+        let mp = Multipart::from_request(req, &app).await.map_err(|e| AppError::BadRequest(e.body_text()))?;
+        read_multipart(&app, mp, &mut form).await?;
+    } else {
+        let body = Bytes::from_request(req, &app).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                too_large(&app)
+            } else {
+                AppError::BadRequest(e.body_text())
+            }
+        })?;
+        form = serde_json::from_slice(&body).map_err(|e| AppError::BadRequest(format!("bad JSON body: {e}")))?;
+    }
+    let id = accept(&app, &user, form).await?;
+    let url = format!("/api/v1/submissions/{id}");
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, url.clone())],
+        Json(serde_json::json!({ "id": id, "url": url, "page": format!("/submissions/{id}") })),
+    ))
+}
+
+async fn submission(State(app): State<Arc<App>>, user: User, Path(id): Path<i64>) -> Result<impl IntoResponse, AppError> {
+    let d = visible_submission(&app, id, &user).await?;
+    Ok(Json(view(&app, d, &user)))
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    problem: Option<String>,
+    user: Option<String>,
+    before: Option<i64>,
+    limit: Option<u32>,
+}
+
+async fn list_submissions(State(app): State<Arc<App>>, user: User, Query(q): Query<ListQuery>) -> Result<impl IntoResponse, AppError> {
+    let who = match (user.admin, q.user) {
+        (true, u) => u,
+        (false, Some(u)) if u != user.name => return Err(AppError::Forbidden("students list only their own submissions".into())),
+        (false, _) => Some(user.name.clone()),
+    };
+    let filter = ListFilter { user: who, problem: q.problem, before: q.before, limit: q.limit.unwrap_or(50).clamp(1, 500) };
+    let rows = app.db(move |s| s.list(&filter)).await?;
+    Ok(Json(rows.into_iter().map(summary).collect::<Vec<_>>()))
+}
+
+async fn admin_problems(State(app): State<Arc<App>>, _admin: Admin) -> impl IntoResponse {
+    let catalog = app.catalog();
+    Json(serde_json::json!({
+        "problems": catalog.problems.keys().collect::<Vec<_>>(),
+        "failed": catalog.failed,
+    }))
+}
+
+async fn admin_reload(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoResponse, AppError> {
+    let a = app.clone();
+    let catalog = tokio::task::spawn_blocking(move || a.reload())
+        .await
+        .map_err(|e| AppError::Internal(format!("reload failed: {e}")))?;
+    Ok(Json(serde_json::json!({
+        "problems": catalog.problems.keys().collect::<Vec<_>>(),
+        "failed": catalog.failed,
+    })))
+}
+
+fn wake_all(app: &App) {
+    app.wake.notify_waiters();
+    app.wake.notify_one();
+}
+
+async fn admin_rejudge(State(app): State<Arc<App>>, _admin: Admin, Path(id): Path<i64>) -> Result<impl IntoResponse, AppError> {
+    if !app.db(move |s| s.rejudge(id)).await? {
+        return Err(AppError::NotFound(format!("no submission {id}")));
+    }
+    wake_all(&app);
+    Ok((StatusCode::ACCEPTED, Json(serde_json::json!({ "requeued": 1 }))))
+}
+
+async fn admin_rejudge_problem(State(app): State<Arc<App>>, _admin: Admin, Path(id): Path<String>) -> Result<impl IntoResponse, AppError> {
+    let n = app.db(move |s| s.rejudge_problem(&id)).await?;
+    wake_all(&app);
+    Ok((StatusCode::ACCEPTED, Json(serde_json::json!({ "requeued": n }))))
+}
+
+/// Whether a submission's judging is over.
+pub fn is_done(info: &SubmissionInfo) -> bool {
+    info.state == SubState::Done
+}

@@ -1,0 +1,141 @@
+//! The daemon's problems: every package folder under `[server] problems`, loaded and validated,
+//! its answers generated when missing or stale, its statement rendered once to HTML.
+//!
+//! A package that fails to load, or whose answers cannot be built, is reported (log, admin API,
+//! metrics) and left out; the others are served. A reload builds a new [`Catalog`] and swaps
+//! it in whole, so a judging in flight keeps the [`Problem`] it started with.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::answers::{self, GenOptions};
+use crate::config::Config;
+use crate::judge::Judge;
+use crate::problem::Problem;
+
+/// A problem the daemon serves.
+pub struct Entry {
+    pub problem: Arc<Problem>,
+    /// The statement as HTML (raw HTML in the Markdown is escaped, not passed through).
+    pub statement_html: String,
+}
+
+/// A folder that is not served, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    pub folder: String,
+    pub error: String,
+}
+
+#[derive(Default)]
+pub struct Catalog {
+    pub problems: BTreeMap<String, Entry>,
+    pub failed: Vec<Failure>,
+}
+
+impl Catalog {
+    /// Loads every problem folder (blocking; generates answers when the config says so).
+    pub fn load(config: &Config, judge: &Judge) -> Catalog {
+        let dir = &config.server.problems;
+        let mut catalog = Catalog::default();
+        let mut folders: Vec<_> = match std::fs::read_dir(dir) {
+            Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()).collect(),
+            Err(e) => {
+                catalog.failed.push(Failure { folder: dir.display().to_string(), error: format!("cannot read the problems folder: {e}") });
+                return catalog;
+            }
+        };
+        folders.sort();
+        for folder in folders {
+            let hidden = folder.file_name().and_then(|n| n.to_str()).map_or(true, |n| n.starts_with('.'));
+            if hidden {
+                continue;
+            }
+            match load_one(&folder, config.server.generate_answers, judge) {
+                Ok(problem) => {
+                    let statement_html = render_markdown(&problem.statement().unwrap_or_default());
+                    catalog.problems.insert(problem.id.clone(), Entry { problem: Arc::new(problem), statement_html });
+                }
+                Err(error) => catalog.failed.push(Failure { folder: folder.display().to_string(), error }),
+            }
+        }
+        catalog
+    }
+
+    /// Logs what was loaded and what failed.
+    pub fn report(&self) {
+        let ids: Vec<&str> = self.problems.keys().map(String::as_str).collect();
+        super::log(&format!("{} problem(s) ready: {}", ids.len(), ids.join(", ")));
+        for f in &self.failed {
+            super::log(&format!("problem folder {} is not served:\n{}", f.folder, f.error));
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Entry> {
+        self.problems.get(id)
+    }
+
+    pub fn ready_count(&self) -> usize {
+        self.problems.len()
+    }
+}
+
+/// Loads one package, generating its answers first when asked.
+fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, String> {
+    let problem = Problem::load(folder).map_err(|e| e.to_string())?;
+    if generate {
+        let summary = answers::generate(judge, &problem, &GenOptions::default()).map_err(|e| format!("answers: {e}"))?;
+        if summary.answers_written > 0 || summary.inputs_generated > 0 {
+            super::log(&format!(
+                "{}: {} answer(s) written, {} unchanged",
+                problem.id, summary.answers_written, summary.answers_unchanged
+            ));
+        }
+        // Generation may have written inputs that the first load did not see.
+        let problem = Problem::load(folder).map_err(|e| e.to_string())?;
+        return check_answers(problem);
+    }
+    check_answers(problem)
+}
+
+fn check_answers(problem: Problem) -> Result<Problem, String> {
+    let missing: Vec<&str> = problem.missing_answers().iter().map(|t| t.name.as_str()).collect();
+    if missing.is_empty() {
+        Ok(problem)
+    } else {
+        Err(format!("missing answers for {} (run `ojd gen {}`)", missing.join(", "), problem.dir.display()))
+    }
+}
+
+/// Markdown to HTML. Raw HTML in the source is shown as text: statements are written by
+/// problem setters, but nothing they write should run script in a student's browser.
+pub fn render_markdown(text: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser};
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let events = Parser::new_ext(text, options).map(|e| match e {
+        Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
+        other => other,
+    });
+    let mut out = String::with_capacity(text.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut out, events);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_escapes_raw_html() {
+        let html = render_markdown("# 题目\n\n<script>alert(1)</script>\n\nA <b>bold</b> `x<y`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+        assert!(html.contains("<h1>题目</h1>"), "{html}");
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+        assert!(html.contains("&lt;b&gt;bold"), "{html}");
+        assert!(html.contains("<code>x&lt;y</code>"), "{html}");
+        assert!(html.contains("<table>"), "{html}");
+    }
+}

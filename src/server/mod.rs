@@ -1,0 +1,291 @@
+//! `ojd serve`: the grading daemon. An axum server over one shared [`App`]: the problem
+//! [`catalog`], the [`Store`](crate::store::Store) that holds submissions and the queue, the
+//! [`Judge`] and the [`queue`] of workers that call [`Judge::judge`] (the same pipeline as
+//! `ojd judge`; the server never judges inline, it queues).
+//!
+//! # Theory of operation
+//!
+//! Start ([`App::start`]): open the database (migrations run), put back in the queue whatever a
+//! previous run left half-judged, load every problem (generating missing or stale answers;
+//! a problem that fails is reported and the rest are served), then [`run`] binds the HTTP
+//! routes and spawns the workers. A submission is committed to the database before its id is
+//! returned, so once a client has an id nothing is lost, whatever kills the daemon.
+//!
+//! Shutdown ([`run`] takes its trigger as a future, so tests drive it): stop claiming, close
+//! the live streams, give in-flight judgings `shutdown_grace` to finish, then cancel them (the
+//! judge stops between tests and they are requeued). A judging that still has not returned a
+//! moment later is abandoned: its row stays `judging` and the next start requeues it.
+//!
+//! Layout: [`api`] (JSON under `/api/v1`), [`sse`] (live progress), [`pages`] and [`html`]
+//! (the students' web pages), [`auth`] (tokens, rate limit), [`metrics`], [`error`].
+
+pub mod api;
+pub mod auth;
+pub mod catalog;
+pub mod error;
+pub mod html;
+pub mod metrics;
+pub mod pages;
+pub mod queue;
+pub mod sse;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::routing::{get, post};
+use axum::Router;
+use tokio::sync::{watch, Notify};
+
+use crate::config::Config;
+use crate::judge::Judge;
+use crate::store::{SqliteStore, Store, StoreError};
+
+pub use catalog::Catalog;
+
+/// Why the daemon could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("failed to start the judge")]
+    Judge(#[from] crate::judge::JudgeError),
+    #[error("failed to listen on {addr}")]
+    Bind {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the HTTP server failed")]
+    Serve(#[source] std::io::Error),
+    #[error("failed to start the async runtime")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// Everything the handlers and workers share.
+pub struct App {
+    pub config: Config,
+    pub judge: Arc<Judge>,
+    pub store: Arc<dyn Store>,
+    catalog: RwLock<Arc<Catalog>>,
+    pub hub: queue::Hub,
+    pub limiter: auth::RateLimiter,
+    pub metrics: metrics::Counters,
+    /// Wakes an idle worker when work is queued.
+    pub wake: Notify,
+    /// Becomes true when shutdown begins.
+    stop_tx: watch::Sender<bool>,
+    pub started: Instant,
+    pub workers: usize,
+}
+
+impl App {
+    /// Opens the store, requeues interrupted work and loads the problems. Blocking: call it
+    /// before the runtime starts or on a blocking thread.
+    pub fn start(config: Config, judge: Judge, workers: usize) -> Result<Arc<App>, ServerError> {
+        let store = SqliteStore::open(&config.server.database)?;
+        App::with_store(config, judge, workers, Arc::new(store))
+    }
+
+    pub fn with_store(config: Config, judge: Judge, workers: usize, store: Arc<dyn Store>) -> Result<Arc<App>, ServerError> {
+        let requeued = store.requeue_interrupted()?;
+        if requeued > 0 {
+            log(&format!("requeued {requeued} submission(s) left half-judged by the previous run"));
+        }
+        let catalog = Catalog::load(&config, &judge);
+        catalog.report();
+        let (stop_tx, _) = watch::channel(false);
+        Ok(Arc::new(App {
+            limiter: auth::RateLimiter::new(config.server.rate_limit_per_minute),
+            config,
+            judge: Arc::new(judge),
+            store,
+            catalog: RwLock::new(Arc::new(catalog)),
+            hub: queue::Hub::new(),
+            metrics: metrics::Counters::default(),
+            wake: Notify::new(),
+            stop_tx,
+            started: Instant::now(),
+            workers,
+        }))
+    }
+
+    /// The problems as loaded now (a snapshot: a reload swaps in a new one).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Loads every problem again (blocking: it may generate answers).
+    pub fn reload(&self) -> Arc<Catalog> {
+        let fresh = Arc::new(Catalog::load(&self.config, &self.judge));
+        fresh.report();
+        *self.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+        fresh
+    }
+
+    /// Runs a store operation on a blocking thread.
+    pub async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, error::AppError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = self.store.clone();
+        match tokio::task::spawn_blocking(move || f(store.as_ref())).await {
+            Ok(r) => r.map_err(error::AppError::from),
+            Err(e) => Err(error::AppError::Internal(format!("a database task failed: {e}"))),
+        }
+    }
+
+    pub fn stopping(&self) -> watch::Receiver<bool> {
+        self.stop_tx.subscribe()
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        *self.stop_tx.borrow()
+    }
+}
+
+/// One line to the operator's log (stderr).
+pub fn log(message: &str) {
+    let t = crate::store::now_ms();
+    eprintln!("[{}.{:03}] ojd: {message}", t / 1000, t % 1000);
+}
+
+/// The HTTP routes.
+pub fn router(app: Arc<App>) -> Router {
+    let max = app.config.server.max_submission_size.bytes() as usize;
+    Router::new()
+        .route("/", get(pages::index))
+        .route("/login", get(pages::login_form).post(pages::login))
+        .route("/logout", post(pages::logout))
+        .route("/problems/{id}", get(pages::problem))
+        .route("/problems/{id}/submit", post(pages::submit))
+        .route("/submissions", get(pages::my_submissions))
+        .route("/submissions/{id}", get(pages::submission))
+        .route("/submissions/{id}/results", get(pages::submission_results))
+        .route("/static/{file}", get(pages::asset))
+        .route("/healthz", get(metrics::healthz))
+        .route("/metrics", get(metrics::prometheus))
+        .nest("/api/v1", api::routes())
+        // Multipart framing and form fields come on top of the submission itself.
+        .layer(axum::extract::DefaultBodyLimit::max(max + 64 * 1024))
+        .with_state(app)
+}
+
+/// Serves `listener` until `shutdown` completes, with the workers running; then drains.
+pub async fn run(listener: tokio::net::TcpListener, app: Arc<App>, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
+    let mut workers = queue::spawn_workers(&app);
+    let stop_app = app.clone();
+    let mut stopped = app.stopping();
+    let server = axum::serve(listener, router(app.clone()).into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            log("shutting down: no new judgings; waiting for the ones in flight");
+            stop_app.stop_tx.send_replace(true);
+            stop_app.wake.notify_waiters();
+        });
+    let mut served = tokio::spawn(async move { server.await });
+    // The HTTP side ends when the trigger fires; wait for that, then drain the workers.
+    tokio::select! {
+        _ = stopped.wait_for(|s| *s) => {}
+        r = &mut served => {
+            app.stop_tx.send_replace(true);
+            app.hub.cancel_all();
+            return match r {
+                Ok(Err(e)) => Err(ServerError::Serve(e)),
+                _ => Err(ServerError::Serve(std::io::Error::other("the HTTP server stopped"))),
+            };
+        }
+    }
+    let grace = app.config.server.shutdown_grace;
+    let drained = tokio::time::timeout(grace, workers.join()).await.is_ok();
+    if !drained {
+        let n = app.hub.cancel_all();
+        log(&format!("{n} judging(s) still running after {grace:?}: cancelling and requeueing them"));
+        // Cancellation is seen between tests; a test runs for at most its wall limit.
+        if tokio::time::timeout(Duration::from_secs(5), workers.join()).await.is_err() {
+            log("some judgings did not stop; they will be judged again at the next start");
+        }
+    }
+    match tokio::time::timeout(Duration::from_secs(2), served).await {
+        Ok(Ok(Err(e))) => return Err(ServerError::Serve(e)),
+        _ => {}
+    }
+    log(&format!("stopped after judging {} submission(s)", app.metrics.judged.load(Ordering::Relaxed)));
+    Ok(())
+}
+
+/// Resolves when SIGTERM or SIGINT arrives.
+pub async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let term = signal(SignalKind::terminate());
+    let int = signal(SignalKind::interrupt());
+    match (term, int) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        // Without signal handlers the daemon still serves; it is then stopped by SIGKILL.
+        _ => std::future::pending::<()>().await,
+    }
+}
+
+/// `ojd serve`: starts everything from `config` and serves until SIGTERM/SIGINT.
+pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), ServerError> {
+    let workers = match config.server.workers {
+        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        n => n,
+    };
+    let mut judge = Judge::new(config.clone(), workers)?;
+    if let Some(k) = keeper {
+        judge.set_keeper(k);
+    }
+    for w in judge.warnings()? {
+        log(&format!("warning: {w}"));
+    }
+    let app = App::start(config, judge, workers)?;
+    let first_admin = auth::ensure_admin(&app)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("ojd-server")
+        .build()
+        .map_err(ServerError::Runtime)?;
+    runtime.block_on(async move {
+        let addr = app.config.server.listen.clone();
+        let listener = tokio::net::TcpListener::bind(&addr).await.map_err(|source| ServerError::Bind { addr: addr.clone(), source })?;
+        let local = listener.local_addr().map_err(|source| ServerError::Bind { addr, source })?;
+        let url = public_url(local);
+        let catalog = app.catalog();
+        // stdout carries the URL (scripts and tests read it); the log goes to stderr.
+        println!("ojd: listening on {url}");
+        println!(
+            "ojd: {} problem(s) ready, {} failed to load, {} worker(s)",
+            catalog.ready_count(),
+            catalog.failed.len(),
+            workers
+        );
+        if let Some(token) = first_admin {
+            println!("ojd: first start: an admin token was issued; log in with {url}login?token={token}");
+        }
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        run(listener, app, shutdown_signal()).await
+    })?;
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(())
+}
+
+/// The URL to print: a wildcard address is shown as loopback, which works from this host.
+fn public_url(addr: SocketAddr) -> String {
+    let ip = match addr.ip() {
+        std::net::IpAddr::V4(v4) if v4.is_unspecified() => "127.0.0.1".to_string(),
+        std::net::IpAddr::V6(v6) if v6.is_unspecified() => "[::1]".to_string(),
+        std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+        ip => ip.to_string(),
+    };
+    format!("http://{ip}:{}/", addr.port())
+}

@@ -1,0 +1,112 @@
+//! `GET /api/v1/submissions/{id}/events`: a submission's progress as server-sent events.
+//!
+//! Events (each `data:` is JSON):
+//! - `state`: sent first while not done: `{"state": "queued"|"judging", "compiled": bool|null,
+//!   "running": index|null, "tests": [TestResult…]}` (the tests finished so far);
+//! - `compiled` `{"ok": bool}`; `started` `{"index", "name"}`; `test` `{"index", "result"}`;
+//! - `queued` `{}`: the judging stopped (shutdown, rejudge) and the submission waits again;
+//! - `done`: the stored submission summary (verdict, score, times); the stream then ends.
+//!
+//! The stream subscribes to the hub *before* reading the store, and the worker stores a verdict
+//! before it announces it, so a `done` is never missed. Results follow the same visibility
+//! policy as the JSON API. The stream also ends when the daemon shuts down (EventSource then
+//! reconnects to the next daemon by itself).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::IntoResponse;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+
+use super::api::{redact, shows_secrets, summary, visible_submission};
+use super::auth::User;
+use super::error::AppError;
+use super::queue::Live;
+use super::App;
+
+type Tx = mpsc::Sender<Result<Event, Infallible>>;
+
+pub async fn events(
+    State(app): State<Arc<App>>,
+    user: User,
+    Path(id): Path<i64>,
+) -> Result<impl IntoResponse, AppError> {
+    let rx = app.hub.subscribe();
+    // Checks that the viewer may see it (another user's is a 404).
+    let detail = visible_submission(&app, id, &user).await?;
+    let show = shows_secrets(&app, &detail.info.problem, &user);
+    let (tx, out) = mpsc::channel(64);
+    tokio::spawn(forward(app, id, show, rx, tx));
+    Ok(Sse::new(ReceiverStream::new(out)).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+fn event(name: &str, data: &impl serde::Serialize) -> Result<Event, Infallible> {
+    Ok(Event::default().event(name).data(serde_json::to_string(data).unwrap_or_else(|_| "{}".into())))
+}
+
+/// Sends the current state; returns false when the submission is done (and `done` was sent).
+async fn send_state(app: &Arc<App>, id: i64, show: bool, tx: &Tx) -> bool {
+    let info = match app.db(move |s| s.info(id)).await {
+        Ok(Some(info)) => info,
+        _ => return false,
+    };
+    if super::api::is_done(&info) {
+        let _ = tx.send(event("done", &summary(info))).await;
+        return false;
+    }
+    let progress = app.hub.snapshot(id).unwrap_or_default();
+    let tests: Vec<_> = progress.tests.iter().map(|t| redact(t, show)).collect();
+    let state = serde_json::json!({
+        "state": info.state,
+        "compiled": progress.compiled,
+        "running": progress.running,
+        "tests": tests,
+    });
+    tx.send(event("state", &state)).await.is_ok()
+}
+
+async fn forward(app: Arc<App>, id: i64, show: bool, mut rx: broadcast::Receiver<Arc<Live>>, tx: Tx) {
+    let mut stop = app.stopping();
+    if !send_state(&app, id, show, &tx).await {
+        return;
+    }
+    loop {
+        let received = tokio::select! {
+            r = rx.recv() => r,
+            _ = tx.closed() => return,
+            _ = stop.wait_for(|s| *s) => return,
+        };
+        let live = match received {
+            Ok(live) if live.id() == id => live,
+            Ok(_) => continue,
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                // Too far behind: start again from the stored and in-flight state.
+                if !send_state(&app, id, show, &tx).await {
+                    return;
+                }
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let sent = match &*live {
+            Live::Started { .. } => tx.send(event("state", &serde_json::json!({ "state": "judging", "compiled": null, "running": null, "tests": [] }))).await,
+            Live::Compiled { ok, .. } => tx.send(event("compiled", &serde_json::json!({ "ok": ok }))).await,
+            Live::TestStarted { index, name, .. } => tx.send(event("started", &serde_json::json!({ "index": index, "name": name }))).await,
+            Live::TestFinished { index, result, .. } => {
+                tx.send(event("test", &serde_json::json!({ "index": index, "result": redact(result, show) }))).await
+            }
+            Live::Requeued { .. } => tx.send(event("queued", &serde_json::json!({}))).await,
+            Live::Done { .. } => {
+                send_state(&app, id, show, &tx).await;
+                return;
+            }
+        };
+        if sent.is_err() {
+            return;
+        }
+    }
+}
