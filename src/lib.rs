@@ -19,3 +19,4 @@ pub mod store;
 pub mod stress;
 pub mod units;
 pub mod verdict;
+pub mod verify;

@@ -1,0 +1,292 @@
+//! Verdict baselines ([`Baseline`]) and what changed since one was saved ([`BaselineDiff`]).
+//!
+//! The file is plain text so that a change of verdicts reads as a change of lines in a git diff:
+//!
+//! ```text
+//! # ojd verify baseline, format 1
+//! # problem<TAB>submission<TAB>test<TAB>verdict<TAB>cpu_ms
+//! huarong	accepted/noip_spfa.cpp	01-same-cell	AC	3
+//! ```
+//!
+//! One line per (problem, submission, test), fields separated by one TAB, lines sorted byte-wise
+//! (the order of `LC_ALL=C sort`), so two saves of the same verdicts differ only where times
+//! moved. Lines starting with `#` and blank lines are ignored. The README documents each field.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::verdict::Verdict;
+
+/// The first line of every baseline; a reader refuses files of another format.
+pub const HEADER: &str = "# ojd verify baseline, format 1";
+
+/// A time grows only when it also grows by this much: tiny times are mostly noise.
+pub const MIN_GROWTH_MS: u64 = 100;
+
+/// What a baseline line is about.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Key {
+    pub problem: String,
+    /// Path under `submissions/` ("accepted/x.cpp"), or the reference's path ("solution.rs").
+    pub submission: String,
+    pub test: String,
+}
+
+/// What a baseline line records.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Record {
+    pub verdict: Verdict,
+    pub cpu_ms: u64,
+}
+
+/// Every recorded (problem, submission, test) → verdict and time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Baseline {
+    pub entries: BTreeMap<Key, Record>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("failed to read baseline {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("failed to write baseline {path}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: line {line}: {message}")]
+    Invalid { path: String, line: usize, message: String },
+    #[error("{key:?}: a name holds a TAB or a line break and cannot be saved in a baseline")]
+    BadName { key: Key },
+}
+
+impl Baseline {
+    pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| BaselineError::Read { path: path.display().to_string(), source })?;
+        Baseline::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses the text of a baseline; `path` only names it in errors.
+    pub fn parse(text: &str, path: &str) -> Result<Baseline, BaselineError> {
+        let bad = |line: usize, message: String| BaselineError::Invalid { path: path.into(), line, message };
+        if text.lines().next() != Some(HEADER) {
+            return Err(bad(1, format!("not a baseline (the first line must be {HEADER:?})")));
+        }
+        let mut entries = BTreeMap::new();
+        for (i, line) in text.lines().enumerate().skip(1) {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let f: Vec<&str> = line.split('\t').collect();
+            let [problem, submission, test, verdict, cpu] = f[..] else {
+                return Err(bad(i + 1, format!("expected 5 TAB-separated fields, found {}", f.len())));
+            };
+            let verdict = Verdict::from_code(verdict).ok_or_else(|| bad(i + 1, format!("unknown verdict {verdict:?}")))?;
+            let cpu_ms = cpu.parse().map_err(|_| bad(i + 1, format!("cpu_ms: expected a whole number, found {cpu:?}")))?;
+            let key = Key { problem: problem.into(), submission: submission.into(), test: test.into() };
+            if entries.insert(key, Record { verdict, cpu_ms }).is_some() {
+                return Err(bad(i + 1, "the same problem, submission and test appear twice".into()));
+            }
+        }
+        Ok(Baseline { entries })
+    }
+
+    /// The file's text: the header, then one sorted line per entry.
+    pub fn to_text(&self) -> Result<String, BaselineError> {
+        let mut out = format!("{HEADER}\n# problem\tsubmission\ttest\tverdict\tcpu_ms\n");
+        for (k, r) in &self.entries {
+            if [&k.problem, &k.submission, &k.test].iter().any(|s| s.contains(['\t', '\n', '\r'])) {
+                return Err(BaselineError::BadName { key: k.clone() });
+            }
+            out.push_str(&format!("{}\t{}\t{}\t{}\t{}\n", k.problem, k.submission, k.test, r.verdict.code(), r.cpu_ms));
+        }
+        Ok(out)
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
+        let text = self.to_text()?;
+        std::fs::write(path, text).map_err(|source| BaselineError::Write { path: path.display().to_string(), source })
+    }
+
+    pub fn problems(&self) -> BTreeSet<&str> {
+        self.entries.keys().map(|k| k.problem.as_str()).collect()
+    }
+}
+
+/// A verdict that flipped.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Change {
+    #[serde(flatten)]
+    pub key: Key,
+    pub before: Record,
+    pub after: Record,
+}
+
+/// What changed since the baseline. Flips, additions and removals fail verification (the
+/// baseline must be saved again on purpose); slower tests are reported only, since timings are
+/// noisier than verdicts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BaselineDiff {
+    /// The baseline file, as named on the command line.
+    pub file: String,
+    pub changed: Vec<Change>,
+    pub added: Vec<(Key, Record)>,
+    pub removed: Vec<(Key, Record)>,
+    /// Same verdict, CPU time grown by more than the threshold (and by [`MIN_GROWTH_MS`]).
+    pub slower: Vec<Change>,
+    /// Problems of the baseline that this run could not judge (a package error), left alone.
+    pub not_compared: Vec<String>,
+}
+
+impl BaselineDiff {
+    /// Whether verification fails because of this diff.
+    pub fn fails(&self) -> bool {
+        !(self.changed.is_empty() && self.added.is_empty() && self.removed.is_empty())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !self.fails() && self.slower.is_empty()
+    }
+}
+
+/// Which problems a comparison covers.
+pub struct Scope<'a> {
+    /// Problems this run judged.
+    pub judged: &'a BTreeSet<String>,
+    /// Problems this run saw but could not judge.
+    pub unjudged: &'a BTreeSet<String>,
+    /// Every problem was verified (none named): a baseline problem not seen at all was removed.
+    pub all: bool,
+}
+
+/// Compares `now` with `old` over `scope`; `threshold` is the allowed growth of a time (0.5 = 50%).
+pub fn compare(file: &str, old: &Baseline, now: &Baseline, scope: &Scope<'_>, threshold: f64) -> BaselineDiff {
+    let in_scope = |p: &str| scope.judged.contains(p) || (scope.all && !scope.unjudged.contains(p));
+    let mut d = BaselineDiff { file: file.into(), ..Default::default() };
+    d.not_compared = old.problems().into_iter().filter(|p| scope.unjudged.contains(*p)).map(String::from).collect();
+    for (k, before) in old.entries.iter().filter(|(k, _)| in_scope(&k.problem)) {
+        match now.entries.get(k) {
+            None => d.removed.push((k.clone(), *before)),
+            Some(after) if after.verdict != before.verdict => {
+                d.changed.push(Change { key: k.clone(), before: *before, after: *after })
+            }
+            Some(after) if grew(before, after, threshold) => {
+                d.slower.push(Change { key: k.clone(), before: *before, after: *after })
+            }
+            Some(_) => {}
+        }
+    }
+    for (k, r) in now.entries.iter().filter(|(k, _)| in_scope(&k.problem) && !old.entries.contains_key(*k)) {
+        d.added.push((k.clone(), *r));
+    }
+    d
+}
+
+/// A time limit caps a TLE's time, so only runs that finished are compared.
+fn grew(before: &Record, after: &Record, threshold: f64) -> bool {
+    after.verdict != Verdict::TimeLimitExceeded
+        && after.cpu_ms >= before.cpu_ms + MIN_GROWTH_MS
+        && after.cpu_ms as f64 > before.cpu_ms as f64 * (1.0 + threshold)
+}
+
+/// Parses a growth threshold: "50%" or "50" (percent).
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    let n = s.trim().trim_end_matches('%').trim();
+    match n.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / 100.0),
+        _ => Err(format!("expected a percentage like \"50%\", found {s:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(p: &str, s: &str, t: &str) -> Key {
+        Key { problem: p.into(), submission: s.into(), test: t.into() }
+    }
+
+    fn base(rows: &[(&str, &str, &str, Verdict, u64)]) -> Baseline {
+        let entries = rows.iter().map(|(p, s, t, v, ms)| (key(p, s, t), Record { verdict: *v, cpu_ms: *ms })).collect();
+        Baseline { entries }
+    }
+
+    #[test]
+    fn text_round_trips_sorted() {
+        use Verdict::*;
+        let b = base(&[("p", "wrong_answer/x.c", "02", WrongAnswer, 5), ("p", "accepted/a.c", "01", Accepted, 12), ("ab", "s.rs", "1", TimeLimitExceeded, 1250)]);
+        let text = b.to_text().unwrap();
+        let lines: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(lines, ["ab\ts.rs\t1\tTLE\t1250", "p\taccepted/a.c\t01\tAC\t12", "p\twrong_answer/x.c\t02\tWA\t5"]);
+        let mut sorted = lines.clone();
+        sorted.sort();
+        assert_eq!(lines, sorted, "entry order is the byte order of the lines");
+        assert_eq!(Baseline::parse(&text, "b").unwrap(), b);
+    }
+
+    #[test]
+    fn parse_errors_name_the_line() {
+        let table = [
+            ("nonsense\n", "b: line 1: not a baseline"),
+            ("# ojd verify baseline, format 1\np\ts\tt\tAC\n", "b: line 2: expected 5 TAB-separated fields, found 4"),
+            ("# ojd verify baseline, format 1\n\np\ts\tt\tOK\t1\n", "b: line 3: unknown verdict \"OK\""),
+            ("# ojd verify baseline, format 1\np\ts\tt\tAC\tfast\n", "b: line 2: cpu_ms: expected a whole number"),
+            ("# ojd verify baseline, format 1\np\ts\tt\tAC\t1\np\ts\tt\tWA\t1\n", "b: line 3: the same problem"),
+        ];
+        for (text, want) in table {
+            let e = Baseline::parse(text, "b").unwrap_err().to_string();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
+        assert!(base(&[("p", "a\tb", "t", Verdict::Accepted, 1)]).to_text().is_err());
+    }
+
+    #[test]
+    fn compare_reports_each_kind_of_change() {
+        use Verdict::*;
+        let old = base(&[
+            ("p", "s", "01", Accepted, 10),
+            ("p", "s", "02", Accepted, 100),
+            ("p", "s", "03", Accepted, 100),
+            ("p", "s", "04", Accepted, 10),
+            ("p", "s", "05", TimeLimitExceeded, 1250),
+            ("q", "s", "01", Accepted, 1),
+            ("gone", "s", "01", Accepted, 1),
+        ]);
+        let now = base(&[
+            ("p", "s", "01", WrongAnswer, 10),
+            ("p", "s", "02", Accepted, 400),
+            ("p", "s", "03", Accepted, 160),
+            ("p", "s", "05", TimeLimitExceeded, 1300),
+            ("p", "s", "06", Accepted, 1),
+        ]);
+        let judged: BTreeSet<String> = ["p".to_string()].into();
+        let unjudged: BTreeSet<String> = ["q".to_string()].into();
+        let d = compare("b", &old, &now, &Scope { judged: &judged, unjudged: &unjudged, all: true }, 0.5);
+        let keys = |v: &[Change]| v.iter().map(|c| c.key.test.clone()).collect::<Vec<_>>();
+        assert_eq!(keys(&d.changed), ["01"]);
+        assert_eq!(keys(&d.slower), ["02"], "03 grew by 60 ms only; a TLE's time is capped");
+        let removed: Vec<_> = d.removed.iter().map(|(k, _)| (k.problem.as_str(), k.test.as_str())).collect();
+        assert_eq!(removed, [("gone", "01"), ("p", "04")]);
+        assert_eq!(d.added.len(), 1);
+        assert_eq!(d.not_compared, ["q"]);
+        assert!(d.fails());
+        let named = compare("b", &old, &now, &Scope { judged: &judged, unjudged: &unjudged, all: false }, 0.5);
+        assert_eq!(named.removed.len(), 1, "problems not named are not compared");
+        assert!(!compare("b", &now, &now, &Scope { judged: &judged, unjudged: &unjudged, all: true }, 0.5).fails());
+    }
+
+    #[test]
+    fn percentages() {
+        for (s, want) in [("50%", Some(0.5)), ("25", Some(0.25)), (" 0 % ", Some(0.0)), ("-5%", None), ("fast", None)] {
+            assert_eq!(parse_percent(s).ok(), want, "{s}");
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! How a [`VerifyReport`] is shown: the invocation matrix for people ([`render_text`]), the
+//! baseline diff ([`render_baseline_diff`]) and JUnit XML for CI systems ([`junit`]).
+//! JSON is the serialisation of the report itself.
+//!
+//! The matrix lists tests down and submissions across (as Polygon's invocation table does), since
+//! test names are short and a problem has more tests than submissions; each submission is named
+//! once in a numbered legend above it, with what it was expected to get and whether it did.
+
+use std::fmt::Write;
+
+use super::{BaselineDiff, Cell, ProblemReport, SubmissionReport, VerifyReport};
+use crate::verdict::Verdict;
+
+fn paint(text: &str, code: &str, color: bool) -> String {
+    if color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Green AC, yellow for the verdict the folder promises, red for anything else.
+fn cell_color(v: Verdict, expected: Verdict) -> &'static str {
+    match v {
+        Verdict::Accepted => "32",
+        v if v == expected => "33",
+        Verdict::JudgeError => "35",
+        _ => "31",
+    }
+}
+
+/// "AC    12 ", "TLE >1000 ", "WA   830*": verdict, CPU ms (a TLE shows the limit it passed), and
+/// `*` when the run was repeated alone.
+fn cell_text(c: &Cell, limit_ms: u64) -> String {
+    let time = match c.result.verdict {
+        Verdict::TimeLimitExceeded => format!(">{limit_ms}"),
+        Verdict::JudgeError => String::new(),
+        _ => c.result.cpu_ms.to_string(),
+    };
+    format!("{:<3} {:>5}{}", c.result.verdict.code(), time, if c.rerun { '*' } else { ' ' })
+}
+
+const CELL: usize = 10;
+
+/// The whole human report: per problem its errors, warnings, legend, matrix and diffs; then the
+/// baseline diff and a summary line.
+pub fn render_text(report: &VerifyReport, color: bool) -> String {
+    let mut out = String::new();
+    for w in &report.warnings {
+        let _ = writeln!(out, "{} {w}", paint("warning:", "33", color));
+    }
+    for e in &report.judge_errors {
+        let _ = writeln!(out, "{} {e}", paint("judge error:", "35", color));
+    }
+    for p in &report.problems {
+        render_problem(&mut out, p, color);
+    }
+    if let Some(d) = &report.baseline {
+        out.push_str(&render_baseline_diff(d, color));
+        out.push('\n');
+    }
+    out.push_str(&summary(report, color));
+    out
+}
+
+fn render_problem(out: &mut String, p: &ProblemReport, color: bool) {
+    let failed = p.submissions.iter().filter(|s| !s.ok).count();
+    let state = match (p.errors.len() + p.judge_errors.len(), failed) {
+        (0, 0) => paint("ok", "32", color),
+        (0, n) => paint(&format!("{n} not as expected"), "1;31", color),
+        (n, _) => paint(&format!("{n} error{}", if n == 1 { "" } else { "s" }), "1;31", color),
+    };
+    let _ = writeln!(
+        out,
+        "{}: {} tests, time limit {} ms, {} submissions, {} inputs validated: {state}",
+        paint(&p.problem, "1", color),
+        p.tests.len(),
+        p.time_limit_ms,
+        p.submissions.len(),
+        p.inputs_validated
+    );
+    for e in &p.judge_errors {
+        let _ = writeln!(out, "  {} {}", paint("judge error:", "35", color), indent(e, 4));
+    }
+    for e in &p.errors {
+        let _ = writeln!(out, "  {} {}", paint("error:", "31", color), indent(e, 4));
+    }
+    for w in &p.warnings {
+        let _ = writeln!(out, "  {} {w}", paint("warning:", "33", color));
+    }
+    if !p.submissions.is_empty() {
+        legend(out, p, color);
+        if p.judged {
+            matrix(out, p, color);
+        }
+        details(out, p, color);
+    }
+    out.push('\n');
+}
+
+fn legend(out: &mut String, p: &ProblemReport, color: bool) {
+    let width = p.submissions.iter().map(|s| s.name.chars().count()).max().unwrap_or(0);
+    for (i, s) in p.submissions.iter().enumerate() {
+        let expected = if s.reference { "reference".to_string() } else { format!("expects {}", s.expected.code()) };
+        let verdict = paint(&format!("{:<3}", s.verdict.code()), cell_color(s.verdict, s.expected), color);
+        let state = if s.ok { paint("ok", "32", color) } else { paint(&format!("FAILED: {}", s.failures.join("; ")), "1;31", color) };
+        let _ = writeln!(out, "  [{}] {:<width$}  {:<12} {verdict}  {state}", i + 1, s.name, expected);
+    }
+}
+
+fn matrix(out: &mut String, p: &ProblemReport, color: bool) {
+    let width = p.tests.iter().map(|t| t.chars().count()).max().unwrap_or(4).max(4);
+    let _ = write!(out, "  {:<width$}", "test");
+    for i in 0..p.submissions.len() {
+        let _ = write!(out, " {:<CELL$}", format!("[{}]", i + 1));
+    }
+    out.push('\n');
+    for test in &p.tests {
+        let _ = write!(out, "  {test:<width$}");
+        for s in &p.submissions {
+            let text = match (s.verdict, s.tests.iter().find(|c| c.result.name == *test)) {
+                (_, Some(c)) => paint(&cell_text(c, s.limit_ms), cell_color(c.result.verdict, s.expected), color),
+                (Verdict::CompileError, None) => paint(&format!("{:<CELL$}", "CE"), cell_color(Verdict::CompileError, s.expected), color),
+                _ => format!("{:<CELL$}", "-"),
+            };
+            let _ = write!(out, " {text}");
+        }
+        out.push('\n');
+    }
+}
+
+/// For each submission not as expected: the runs that broke the promise, with a diff of the
+/// first wrong answer, or the compiler's message.
+fn details(out: &mut String, p: &ProblemReport, color: bool) {
+    for (i, s) in p.submissions.iter().enumerate().filter(|(_, s)| !s.ok) {
+        let _ = writeln!(out, "  [{}] {}:", i + 1, s.name);
+        if s.verdict == Verdict::CompileError {
+            let _ = writeln!(out, "      {}", indent(first_lines(&s.compile_output, 10).trim_end(), 6));
+            continue;
+        }
+        let unexpected = |c: &&Cell| match s.expected {
+            Verdict::Accepted => c.result.verdict != Verdict::Accepted,
+            Verdict::WrongAnswer => !matches!(c.result.verdict, Verdict::Accepted | Verdict::WrongAnswer),
+            _ => c.result.verdict == Verdict::WrongAnswer,
+        };
+        for c in s.tests.iter().filter(unexpected).take(5) {
+            let _ = writeln!(out, "      {} {}: {}", c.result.verdict.code(), c.result.name, c.result.message);
+        }
+        if let Some(d) = s.tests.iter().filter(unexpected).find_map(|c| c.result.diff.as_ref()) {
+            let _ = writeln!(out, "      {}", indent(crate::diff::render(d, color).trim_end(), 6));
+        }
+    }
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    text.lines().take(n).collect::<Vec<_>>().join("\n")
+}
+
+fn indent(text: &str, n: usize) -> String {
+    text.replace('\n', &format!("\n{}", " ".repeat(n)))
+}
+
+/// The changes since a baseline, one per line, verdict flips first.
+pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
+    let mut out = String::new();
+    let head = format!(
+        "baseline {}: {} verdict{} changed, {} removed, {} added, {} slower",
+        d.file,
+        d.changed.len(),
+        if d.changed.len() == 1 { "" } else { "s" },
+        d.removed.len(),
+        d.added.len(),
+        d.slower.len()
+    );
+    let _ = writeln!(out, "{}", paint(&head, if d.fails() { "1;31" } else { "1" }, color));
+    let row = |k: &super::Key| format!("{}  {}  {}", k.problem, k.submission, k.test);
+    for c in &d.changed {
+        let _ = writeln!(out, "  {}  {}  {} -> {}", paint("changed", "31", color), row(&c.key), c.before.verdict, c.after.verdict);
+    }
+    for (k, r) in &d.removed {
+        let _ = writeln!(out, "  {}  {}  (was {}, {} ms)", paint("removed", "31", color), row(k), r.verdict, r.cpu_ms);
+    }
+    for (k, r) in &d.added {
+        let _ = writeln!(out, "  {}  {}  (now {}, {} ms)", paint("added  ", "31", color), row(k), r.verdict, r.cpu_ms);
+    }
+    for c in &d.slower {
+        let pct = (c.after.cpu_ms as f64 / c.before.cpu_ms.max(1) as f64 - 1.0) * 100.0;
+        let _ = writeln!(out, "  {}  {}  {} ms -> {} ms (+{pct:.0}%)", paint("slower ", "33", color), row(&c.key), c.before.cpu_ms, c.after.cpu_ms);
+    }
+    for p in &d.not_compared {
+        let _ = writeln!(out, "  not compared: {p} (not judged in this run)");
+    }
+    if d.fails() {
+        out.push_str("  (if these changes are intended, save the baseline again with --save-baseline)\n");
+    }
+    out
+}
+
+fn summary(r: &VerifyReport, color: bool) -> String {
+    let subs: Vec<&SubmissionReport> = r.problems.iter().flat_map(|p| &p.submissions).collect();
+    let s = &r.stats;
+    let mut what = Vec::new();
+    let failed = subs.iter().filter(|s| !s.ok).count();
+    let errors: usize = r.problems.iter().map(|p| p.errors.len()).sum();
+    let judge_errors: usize = r.judge_errors.len() + r.problems.iter().map(|p| p.judge_errors.len()).sum::<usize>();
+    if judge_errors > 0 {
+        what.push(format!("{judge_errors} judge error{}", if judge_errors == 1 { "" } else { "s" }));
+    }
+    if errors > 0 {
+        what.push(format!("{errors} package error{}", if errors == 1 { "" } else { "s" }));
+    }
+    if failed > 0 {
+        what.push(format!("{failed} submission{} not as expected", if failed == 1 { "" } else { "s" }));
+    }
+    if r.baseline.as_ref().is_some_and(BaselineDiff::fails) {
+        what.push("verdicts differ from the baseline".to_string());
+    }
+    let verdict = if what.is_empty() { paint("all as expected", "1;32", color) } else { paint(&what.join(", "), "1;31", color) };
+    format!(
+        "verify: {} problems, {} submissions, {} test runs ({} re-run alone), {} compilations, {} workers, {:.1} s: {verdict}\n",
+        r.problems.len(),
+        subs.len(),
+        s.test_runs + s.reruns,
+        s.reruns,
+        s.compilations,
+        s.workers,
+        s.seconds
+    )
+}
+
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' | '\r' => out.push(ch),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One `<testcase>`: its name, time, and a failure or error (message, body) if any.
+struct Case {
+    name: String,
+    seconds: f64,
+    failure: Option<(String, String)>,
+    error: Option<(String, String)>,
+    out: String,
+}
+
+/// JUnit XML: a test suite per problem, a test case per submission (failures carry the runs
+/// that broke the promise, their diffs and the submission's baseline changes), plus a
+/// `package` case for package or judge errors and a `baseline` case for baseline entries of
+/// submissions that are gone.
+pub fn junit(r: &VerifyReport) -> String {
+    let suites: Vec<(String, Vec<Case>)> = r.problems.iter().map(|p| (p.problem.clone(), cases(p, r.baseline.as_ref()))).collect();
+    let count = |f: &dyn Fn(&Case) -> bool| suites.iter().flat_map(|(_, c)| c).filter(|c| f(c)).count();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"ojd verify\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">",
+        count(&|_| true),
+        count(&|c| c.failure.is_some()),
+        count(&|c| c.error.is_some()),
+        r.stats.seconds
+    );
+    for (name, cases) in &suites {
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">",
+            xml(name),
+            cases.len(),
+            cases.iter().filter(|c| c.failure.is_some()).count(),
+            cases.iter().filter(|c| c.error.is_some()).count(),
+            cases.iter().map(|c| c.seconds).sum::<f64>()
+        );
+        for c in cases {
+            let _ = write!(out, "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">", xml(name), xml(&c.name), c.seconds);
+            for (tag, body) in [("failure", &c.failure), ("error", &c.error)] {
+                if let Some((message, text)) = body {
+                    let _ = write!(out, "\n      <{tag} message=\"{}\">{}</{tag}>", xml(message), xml(text));
+                }
+            }
+            if !c.out.is_empty() {
+                let _ = write!(out, "\n      <system-out>{}</system-out>", xml(&c.out));
+            }
+            out.push_str("\n    </testcase>\n");
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn cases(p: &ProblemReport, baseline: Option<&BaselineDiff>) -> Vec<Case> {
+    let mut cases = Vec::new();
+    if !p.errors.is_empty() || !p.judge_errors.is_empty() {
+        let all: Vec<&String> = p.judge_errors.iter().chain(&p.errors).collect();
+        let first = all.first().map(|e| e.lines().next().unwrap_or_default().to_string()).unwrap_or_default();
+        let body = all.iter().map(|e| e.as_str()).collect::<Vec<_>>().join("\n");
+        cases.push(Case { name: "package".into(), seconds: 0.0, failure: None, error: Some((first, body)), out: String::new() });
+    }
+    for s in &p.submissions {
+        cases.push(submission_case(p, s, baseline));
+    }
+    if let Some(d) = baseline {
+        let gone: Vec<String> = d
+            .removed
+            .iter()
+            .filter(|(k, _)| k.problem == p.problem && !p.submissions.iter().any(|s| s.name == k.submission))
+            .map(|(k, r)| format!("removed {} {} (was {}, {} ms)", k.submission, k.test, r.verdict, r.cpu_ms))
+            .collect();
+        if !gone.is_empty() {
+            let message = format!("{} baseline entries of submissions that are gone", gone.len());
+            cases.push(Case { name: "baseline".into(), seconds: 0.0, failure: Some((message, gone.join("\n"))), error: None, out: String::new() });
+        }
+    }
+    cases
+}
+
+fn submission_case(p: &ProblemReport, s: &SubmissionReport, baseline: Option<&BaselineDiff>) -> Case {
+    let mut out = String::new();
+    for c in &s.tests {
+        let r = &c.result;
+        let _ = writeln!(out, "{} {} cpu {} ms wall {} ms {} KiB{} {}", r.name, r.verdict, r.cpu_ms, r.wall_ms, r.memory_kib, if c.rerun { " (re-run alone)" } else { "" }, r.message);
+    }
+    let mine = |k: &super::Key| k.problem == p.problem && k.submission == s.name;
+    let mut changes = Vec::new();
+    if let Some(d) = baseline {
+        changes.extend(d.changed.iter().filter(|c| mine(&c.key)).map(|c| format!("{}: {} -> {}", c.key.test, c.before.verdict, c.after.verdict)));
+        changes.extend(d.removed.iter().filter(|(k, _)| mine(k)).map(|(k, r)| format!("{}: removed (was {})", k.test, r.verdict)));
+        changes.extend(d.added.iter().filter(|(k, _)| mine(k)).map(|(k, r)| format!("{}: added (now {})", k.test, r.verdict)));
+    }
+    let mut failure = None;
+    if !s.ok || !changes.is_empty() {
+        let mut message = s.failures.join("; ");
+        if !changes.is_empty() {
+            message = [message, format!("{} change(s) from the baseline", changes.len())].join("; ").trim_start_matches("; ").to_string();
+        }
+        let mut body = String::new();
+        let mut plain = ProblemReport { submissions: vec![s.clone()], ..p.clone() };
+        plain.errors.clear();
+        details(&mut body, &plain, false);
+        if !changes.is_empty() {
+            let _ = writeln!(body, "baseline changes:\n{}", changes.join("\n"));
+        }
+        failure = Some((message, body));
+    }
+    let seconds = s.tests.iter().map(|c| c.result.wall_ms).sum::<u64>() as f64 / 1000.0;
+    Case { name: s.name.clone(), seconds, failure, error: None, out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_escapes_and_drops_control_characters() {
+        assert_eq!(xml("a<b & \"c\" 'd'>\x1b[0m\n"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{fffd}[0m\n");
+    }
+}
