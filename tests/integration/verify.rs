@@ -1,0 +1,287 @@
+//! `ojd verify` end to end: the fixture problem in testdata/verify is copied to a temporary
+//! folder, saved as a baseline, then changed the way an admin would change it (the reference
+//! solver, the time limit, the tests); each change must show as the expected verdict diff and
+//! exit code.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{self, is_root, testdata};
+
+macro_rules! require_root {
+    () => {
+        if !is_root() {
+            eprintln!("skipped: needs root for the sandbox");
+            return;
+        }
+        let _machine = common::shared();
+    };
+}
+
+/// A copy of testdata/verify named `verify`, with a config sharing one compile cache.
+struct Fixture {
+    tmp: tempfile::TempDir,
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create the copy");
+    for entry in std::fs::read_dir(from).expect("fixture exists").flatten() {
+        let dest = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), &dest).expect("copy a fixture file");
+        }
+    }
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        copy_dir(&testdata("verify"), &tmp.path().join("verify"));
+        let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-compile-cache");
+        std::fs::write(tmp.path().join("config.toml"), format!("[judge]\ncache = {:?}\n", cache.display().to_string()))
+            .expect("write config");
+        Fixture { tmp }
+    }
+
+    fn problem(&self) -> PathBuf {
+        self.tmp.path().join("verify")
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+
+    fn ojd(&self, command: &str, args: &[&str]) -> Run {
+        let out = common::ojd()
+            .arg(command)
+            .arg(self.problem())
+            .arg("--config")
+            .arg(self.path("config.toml"))
+            .args(args)
+            .current_dir(self.tmp.path())
+            .output()
+            .expect("ojd runs");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn verify(&self, args: &[&str]) -> Run {
+        self.ojd("verify", args)
+    }
+
+    /// Saves a baseline of the unchanged fixture, which must verify cleanly.
+    fn save_baseline(&self) -> String {
+        let file = self.path("verify.baseline").display().to_string();
+        let r = self.verify(&["--save-baseline", &file]);
+        assert_eq!(r.code, 0, "the fixture verifies cleanly:\n{}{}", r.stdout, r.stderr);
+        file
+    }
+
+    fn edit(&self, rel: &str, f: impl FnOnce(String) -> String) {
+        let p = self.problem().join(rel);
+        let text = std::fs::read_to_string(&p).expect("fixture file");
+        std::fs::write(&p, f(text)).expect("write fixture file");
+    }
+
+    fn gen(&self) {
+        let r = self.ojd("gen", &[]);
+        assert_eq!(r.code, 0, "ojd gen:\n{}{}", r.stdout, r.stderr);
+    }
+}
+
+fn json(r: &Run) -> Value {
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("--json prints JSON ({e}):\n{}\n{}", r.stdout, r.stderr))
+}
+
+/// The baseline diff's entries of one kind as "submission test before->after" strings, sorted.
+fn changes(report: &Value, kind: &str) -> Vec<String> {
+    let mut v: Vec<String> = report["baseline"][kind]
+        .as_array()
+        .unwrap_or_else(|| panic!("baseline.{kind} is a list: {report:#}"))
+        .iter()
+        .map(|c| match kind {
+            "changed" => format!("{} {} {}->{}", c["submission"].as_str().unwrap(), c["test"].as_str().unwrap(), c["before"]["verdict"].as_str().unwrap(), c["after"]["verdict"].as_str().unwrap()),
+            _ => format!("{} {} {}", c[0]["submission"].as_str().unwrap(), c[0]["test"].as_str().unwrap(), c[1]["verdict"].as_str().unwrap()),
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn failed_submissions(report: &Value) -> Vec<String> {
+    report["problems"][0]["submissions"]
+        .as_array()
+        .expect("submissions")
+        .iter()
+        .filter(|s| s["ok"] == Value::Bool(false))
+        .map(|s| format!("{}: {}", s["name"].as_str().unwrap(), s["failures"][0].as_str().unwrap_or_default()))
+        .collect()
+}
+
+#[test]
+fn unchanged_package_matches_its_baseline_and_reports_for_machines() {
+    require_root!();
+    let f = Fixture::new();
+    let file = f.save_baseline();
+    let text = std::fs::read_to_string(&file).expect("baseline written");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 6 * 3, "6 submissions × 3 tests:\n{text}");
+    let mut sorted = lines.clone();
+    sorted.sort();
+    assert_eq!(lines, sorted, "sorted, to diff well in git");
+    assert!(lines.iter().any(|l| l.starts_with("verify\taccepted/slow.c\t01-small\tAC\t")), "{text}");
+    assert!(lines.iter().any(|l| l.starts_with("verify\ttime_limit_exceeded/spin_on_many.c\t02-medium\tTLE\t")), "{text}");
+
+    let junit = f.path("verify.xml");
+    let r = f.verify(&["--baseline", &file, "--json", "--junit", junit.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_eq!(report["baseline"]["changed"], Value::Array(vec![]));
+    assert_eq!(report["problems"][0]["inputs_validated"], 3);
+    assert_eq!(report["stats"]["test_runs"], 18);
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    assert_eq!(xml.matches("<testcase ").count(), 6, "{xml}");
+    assert!(xml.contains("failures=\"0\" errors=\"0\""), "{xml}");
+    assert!(xml.contains("name=\"wrong_answer/no_negatives.c\""), "{xml}");
+}
+
+#[test]
+fn changed_reference_solver_flips_verdicts() {
+    require_root!();
+    let f = Fixture::new();
+    let file = f.save_baseline();
+    // The admin "simplifies" the reference and drops the sign of negative values.
+    f.edit("solution.c", |s| s.replace("sum += a;", "sum += a < 0 ? -a : a;"));
+
+    let r = f.verify(&[]);
+    assert_eq!(r.code, 2, "answers no longer match the reference: a package error\n{}", r.stdout);
+    assert!(r.stdout.contains("answers are out of date"), "{}", r.stdout);
+    assert!(r.stdout.contains("03-edge.ans differs from the rebuilt file"), "{}", r.stdout);
+
+    f.gen();
+    let junit = f.path("verify.xml");
+    let r = f.verify(&["--baseline", &file, "--json", "--junit", junit.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_eq!(
+        changes(&report, "changed"),
+        [
+            "accepted/slow.c 03-edge AC->WA",
+            "accepted/sum.c 03-edge AC->WA",
+            "time_limit_exceeded/spin_on_many.c 03-edge AC->WA",
+            "wrong_answer/no_negatives.c 03-edge WA->AC",
+        ]
+    );
+    assert_eq!(
+        failed_submissions(&report),
+        [
+            "accepted/slow.c: got WA on 03-edge",
+            "accepted/sum.c: got WA on 03-edge",
+            "time_limit_exceeded/spin_on_many.c: got WA on 03-edge",
+            "wrong_answer/no_negatives.c: expected WA on at least one test, got none",
+        ]
+    );
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    assert!(xml.contains("failures=\"4\""), "{xml}");
+    assert!(xml.contains("first difference at line 2"), "failures carry the diff:\n{xml}");
+
+    let r = f.verify(&["--baseline", &file]);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("changed  verify  accepted/sum.c  03-edge  AC -> WA"), "{}", r.stdout);
+    assert!(r.stdout.contains("4 verdicts changed, 0 removed, 0 added"), "{}", r.stdout);
+}
+
+#[test]
+fn tightened_time_limit_turns_slow_accepted_into_tle() {
+    require_root!();
+    let f = Fixture::new();
+    let file = f.save_baseline();
+    f.edit("problem.toml", |s| s.replace("time_limit = \"1s\"", "time_limit = \"250ms\""));
+    let r = f.verify(&["--baseline", &file, "--json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_eq!(
+        changes(&report, "changed"),
+        ["accepted/slow.c 01-small AC->TLE", "accepted/slow.c 02-medium AC->TLE", "accepted/slow.c 03-edge AC->TLE"]
+    );
+    assert_eq!(failed_submissions(&report), ["accepted/slow.c: got TLE on 01-small, 02-medium, 03-edge"]);
+    let slow = &report["problems"][0]["submissions"].as_array().unwrap().iter().find(|s| s["name"] == "accepted/slow.c").unwrap()["tests"][0];
+    assert!(slow["message"].as_str().unwrap().contains("the limit is 250 ms"), "{slow:#}");
+}
+
+#[test]
+fn removed_test_is_reported_for_every_submission() {
+    require_root!();
+    let f = Fixture::new();
+    let file = f.save_baseline();
+    for ext in ["in", "ans"] {
+        std::fs::remove_file(f.problem().join(format!("tests/03-edge.{ext}"))).expect("remove a test");
+    }
+    f.gen();
+    let r = f.verify(&["--baseline", &file, "--json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_eq!(changes(&report, "changed"), Vec::<String>::new());
+    assert_eq!(
+        changes(&report, "removed"),
+        [
+            "accepted/slow.c 03-edge AC",
+            "accepted/sum.c 03-edge AC",
+            "runtime_error/abort_on_negative.c 03-edge RE",
+            "solution.c 03-edge AC",
+            "time_limit_exceeded/spin_on_many.c 03-edge AC",
+            "wrong_answer/no_negatives.c 03-edge WA",
+        ]
+    );
+    assert_eq!(
+        failed_submissions(&report),
+        [
+            "runtime_error/abort_on_negative.c: expected RE on at least one test, got none",
+            "wrong_answer/no_negatives.c: expected WA on at least one test, got none",
+        ],
+        "the only test that caught them is gone"
+    );
+}
+
+#[test]
+fn package_errors_are_listed_together() {
+    require_root!();
+    let f = Fixture::new();
+    let r = f.verify(&["--baseline", "no-such.baseline"]);
+    assert_eq!(r.code, 2, "a missing baseline is a usage error");
+    assert!(r.stderr.contains("failed to read baseline no-such.baseline"), "{}", r.stderr);
+
+    let toml = f.problem().join("problem.toml");
+    let good = std::fs::read_to_string(&toml).expect("problem.toml");
+    f.edit("problem.toml", |s| s.replace("\"1s\"", "\"soon\"").replace("\"64MiB\"", "\"lots\""));
+    let r = f.verify(&[]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("problem.toml: time_limit:") && r.stdout.contains("problem.toml: memory_limit:"), "{}", r.stdout);
+
+    std::fs::write(&toml, good).expect("restore problem.toml");
+    let odd = f.problem().join("submissions/partially_accepted");
+    std::fs::create_dir_all(&odd).expect("mkdir");
+    std::fs::write(odd.join("x.c"), "int main(){}").expect("write");
+    std::fs::write(f.problem().join("submissions/accepted/notes.docx"), "?").expect("write");
+    let r = f.verify(&[]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("partially_accepted: not a verdict folder"), "{}", r.stdout);
+    assert!(r.stdout.contains("notes.docx: unknown language"), "{}", r.stdout);
+    assert!(r.stdout.contains("[2] accepted/slow.c"), "the rest is still judged:\n{}", r.stdout);
+
+    let r = f.verify(&["--save-baseline", "b"]);
+    assert!(r.stderr.contains("not saving b"), "no partial baselines: {}", r.stderr);
+    assert!(!f.path("b").exists());
+}
