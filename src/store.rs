@@ -143,7 +143,11 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
     #[error("the database {path} has schema version {found}, newer than this ojd knows ({known})")]
-    TooNew { path: String, found: i64, known: i64 },
+    TooNew {
+        path: String,
+        found: i64,
+        known: i64,
+    },
 }
 
 fn sql(what: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
@@ -158,7 +162,14 @@ pub trait Store: Send + Sync {
     /// Takes the next submission to judge (fair between users), or `None` when the queue is empty.
     fn claim(&self, now: i64) -> Result<Option<Claim>, StoreError>;
     /// Stores a verdict, exactly once: `false` when the claim is stale and nothing was written.
-    fn finish(&self, id: i64, attempt: u32, report: &JudgeReport, message: &str, now: i64) -> Result<bool, StoreError>;
+    fn finish(
+        &self,
+        id: i64,
+        attempt: u32,
+        report: &JudgeReport,
+        message: &str,
+        now: i64,
+    ) -> Result<bool, StoreError>;
     /// Puts a claimed submission back in the queue (shutdown, cancellation).
     fn requeue(&self, id: i64, attempt: u32) -> Result<bool, StoreError>;
     /// At start: every submission left `judging` by a previous run goes back to the queue.
@@ -235,7 +246,8 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
 }
 
-const INFO_COLUMNS: &str = "id, user, problem, language, state, verdict, score, max_cpu_ms, max_memory_kib, \
+const INFO_COLUMNS: &str =
+    "id, user, problem, language, state, verdict, score, max_cpu_ms, max_memory_kib, \
      queued_at, started_at, finished_at, judge_version, attempts, judged, length(source)";
 
 fn info_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SubmissionInfo> {
@@ -264,34 +276,53 @@ fn info_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SubmissionInfo> {
 impl SqliteStore {
     /// Opens (creating if needed) the database and runs the migrations.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
-        let open_err = |source| StoreError::Open { path: path.display().to_string(), source };
+        let open_err = |source| StoreError::Open {
+            path: path.display().to_string(),
+            source,
+        };
         let conn = Connection::open(path).map_err(open_err)?;
         SqliteStore::with_connection(conn, &path.display().to_string())
     }
 
     /// A throwaway database, for tests.
     pub fn in_memory() -> Result<SqliteStore, StoreError> {
-        let conn = Connection::open_in_memory().map_err(|source| StoreError::Open { path: ":memory:".into(), source })?;
+        let conn = Connection::open_in_memory().map_err(|source| StoreError::Open {
+            path: ":memory:".into(),
+            source,
+        })?;
         SqliteStore::with_connection(conn, ":memory:")
     }
 
     fn with_connection(mut conn: Connection, name: &str) -> Result<SqliteStore, StoreError> {
         // Another process (`ojd token`) may hold the write lock for a moment.
-        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(sql("set the busy timeout"))?;
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
-            .map_err(sql("configure the database"))?;
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql("read the schema version"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(sql("set the busy timeout"))?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
+        )
+        .map_err(sql("configure the database"))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sql("read the schema version"))?;
         let known = MIGRATIONS.len() as i64;
         if version > known {
-            return Err(StoreError::TooNew { path: name.to_string(), found: version, known });
+            return Err(StoreError::TooNew {
+                path: name.to_string(),
+                found: version,
+                known,
+            });
         }
         for (i, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             let tx = conn.transaction().map_err(sql("start a migration"))?;
-            tx.execute_batch(migration).map_err(sql("migrate the schema"))?;
-            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1)).map_err(sql("record the schema version"))?;
+            tx.execute_batch(migration)
+                .map_err(sql("migrate the schema"))?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+                .map_err(sql("record the schema version"))?;
             tx.commit().map_err(sql("commit a migration"))?;
         }
-        Ok(SqliteStore { conn: Mutex::new(conn) })
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+        })
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -325,7 +356,8 @@ fn results_of(conn: &Connection, id: i64) -> Result<Vec<TestResult>, StoreError>
             })
         })
         .map_err(sql("read test results"))?;
-    rows.collect::<Result<Vec<_>, _>>().map_err(sql("read test results"))
+    rows.collect::<Result<Vec<_>, _>>()
+        .map_err(sql("read test results"))
 }
 
 impl Store for SqliteStore {
@@ -351,7 +383,9 @@ impl Store for SqliteStore {
             )
             .optional()
             .map_err(sql("find the next submission"))?;
-        let Some((id, user)) = next else { return Ok(None) };
+        let Some((id, user)) = next else {
+            return Ok(None);
+        };
         tx.execute(
             "UPDATE submissions SET state = 'judging', started_at = ?2, attempts = attempts + 1 WHERE id = ?1",
             params![id, now],
@@ -367,14 +401,30 @@ impl Store for SqliteStore {
             .query_row(
                 "SELECT attempts, problem, language, source FROM submissions WHERE id = ?1",
                 [id],
-                |r| Ok(Claim { id, attempt: r.get(0)?, user: user.clone(), problem: r.get(1)?, language: r.get(2)?, source: r.get(3)? }),
+                |r| {
+                    Ok(Claim {
+                        id,
+                        attempt: r.get(0)?,
+                        user: user.clone(),
+                        problem: r.get(1)?,
+                        language: r.get(2)?,
+                        source: r.get(3)?,
+                    })
+                },
             )
             .map_err(sql("read a claimed submission"))?;
         tx.commit().map_err(sql("commit a claim"))?;
         Ok(Some(claim))
     }
 
-    fn finish(&self, id: i64, attempt: u32, report: &JudgeReport, message: &str, now: i64) -> Result<bool, StoreError> {
+    fn finish(
+        &self,
+        id: i64,
+        attempt: u32,
+        report: &JudgeReport,
+        message: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(sql("start storing a verdict"))?;
         let warnings = serde_json::to_string(&report.warnings).unwrap_or_else(|_| "[]".into());
@@ -402,7 +452,8 @@ impl Store for SqliteStore {
         if changed == 0 {
             return Ok(false);
         }
-        tx.execute("DELETE FROM results WHERE submission = ?1", [id]).map_err(sql("clear old results"))?;
+        tx.execute("DELETE FROM results WHERE submission = ?1", [id])
+            .map_err(sql("clear old results"))?;
         {
             let mut st = tx
                 .prepare_cached(
@@ -471,14 +522,20 @@ impl Store for SqliteStore {
             )
             .optional()
             .map_err(sql("read a submission"))?;
-        let Some(mut detail) = row else { return Ok(None) };
+        let Some(mut detail) = row else {
+            return Ok(None);
+        };
         detail.tests = results_of(&conn, id)?;
         Ok(Some(detail))
     }
 
     fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError> {
         self.conn()
-            .query_row(&format!("SELECT {INFO_COLUMNS} FROM submissions WHERE id = ?1"), [id], info_row)
+            .query_row(
+                &format!("SELECT {INFO_COLUMNS} FROM submissions WHERE id = ?1"),
+                [id],
+                info_row,
+            )
             .optional()
             .map_err(sql("read a submission"))
     }
@@ -495,13 +552,17 @@ impl Store for SqliteStore {
         let rows = st
             .query_map(params![f.user, f.problem, f.before, f.limit], info_row)
             .map_err(sql("list submissions"))?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(sql("list submissions"))
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(sql("list submissions"))
     }
 
     fn rejudge(&self, id: i64) -> Result<bool, StoreError> {
         let n = self
             .conn()
-            .execute("UPDATE submissions SET state = 'queued', started_at = NULL WHERE id = ?1", [id])
+            .execute(
+                "UPDATE submissions SET state = 'queued', started_at = NULL WHERE id = ?1",
+                [id],
+            )
             .map_err(sql("rejudge a submission"))?;
         Ok(n > 0)
     }
@@ -509,7 +570,10 @@ impl Store for SqliteStore {
     fn rejudge_problem(&self, problem: &str) -> Result<u64, StoreError> {
         let n = self
             .conn()
-            .execute("UPDATE submissions SET state = 'queued', started_at = NULL WHERE problem = ?1", [problem])
+            .execute(
+                "UPDATE submissions SET state = 'queued', started_at = NULL WHERE problem = ?1",
+                [problem],
+            )
             .map_err(sql("rejudge a problem"))?;
         Ok(n as u64)
     }
@@ -518,10 +582,18 @@ impl Store for SqliteStore {
         let conn = self.conn();
         let mut counts = Counts::default();
         let mut st = conn
-            .prepare_cached("SELECT state, verdict, COUNT(*) FROM submissions GROUP BY state, verdict")
+            .prepare_cached(
+                "SELECT state, verdict, COUNT(*) FROM submissions GROUP BY state, verdict",
+            )
             .map_err(sql("count submissions"))?;
         let rows = st
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, u64>(2)?)))
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, u64>(2)?,
+                ))
+            })
             .map_err(sql("count submissions"))?;
         for row in rows {
             let (state, verdict, n) = row.map_err(sql("count submissions"))?;
@@ -541,32 +613,55 @@ impl Store for SqliteStore {
 
     fn add_token(&self, hash: &str, name: &str, admin: bool, now: i64) -> Result<(), StoreError> {
         self.conn()
-            .execute("INSERT INTO tokens (hash, name, admin, created_at) VALUES (?1, ?2, ?3, ?4)", params![hash, name, admin, now])
+            .execute(
+                "INSERT INTO tokens (hash, name, admin, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![hash, name, admin, now],
+            )
             .map_err(sql("store a token"))?;
         Ok(())
     }
 
     fn revoke_tokens(&self, name: &str) -> Result<u64, StoreError> {
-        let n = self.conn().execute("DELETE FROM tokens WHERE name = ?1", [name]).map_err(sql("revoke tokens"))?;
+        let n = self
+            .conn()
+            .execute("DELETE FROM tokens WHERE name = ?1", [name])
+            .map_err(sql("revoke tokens"))?;
         Ok(n as u64)
     }
 
     fn find_token(&self, hash: &str) -> Result<Option<TokenInfo>, StoreError> {
         self.conn()
-            .query_row("SELECT name, admin, created_at FROM tokens WHERE hash = ?1", [hash], |r| {
-                Ok(TokenInfo { name: r.get(0)?, admin: r.get(1)?, created_at: r.get(2)? })
-            })
+            .query_row(
+                "SELECT name, admin, created_at FROM tokens WHERE hash = ?1",
+                [hash],
+                |r| {
+                    Ok(TokenInfo {
+                        name: r.get(0)?,
+                        admin: r.get(1)?,
+                        created_at: r.get(2)?,
+                    })
+                },
+            )
             .optional()
             .map_err(sql("look up a token"))
     }
 
     fn tokens(&self) -> Result<Vec<TokenInfo>, StoreError> {
         let conn = self.conn();
-        let mut st = conn.prepare_cached("SELECT name, admin, created_at FROM tokens ORDER BY name").map_err(sql("list tokens"))?;
-        let rows = st
-            .query_map([], |r| Ok(TokenInfo { name: r.get(0)?, admin: r.get(1)?, created_at: r.get(2)? }))
+        let mut st = conn
+            .prepare_cached("SELECT name, admin, created_at FROM tokens ORDER BY name")
             .map_err(sql("list tokens"))?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(sql("list tokens"))
+        let rows = st
+            .query_map([], |r| {
+                Ok(TokenInfo {
+                    name: r.get(0)?,
+                    admin: r.get(1)?,
+                    created_at: r.get(2)?,
+                })
+            })
+            .map_err(sql("list tokens"))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(sql("list tokens"))
     }
 }
 
@@ -583,7 +678,12 @@ mod tests {
     use super::*;
 
     fn sub(user: &str) -> NewSubmission {
-        NewSubmission { user: user.into(), problem: "p".into(), language: "c".into(), source: b"int main(){}".to_vec() }
+        NewSubmission {
+            user: user.into(),
+            problem: "p".into(),
+            language: "c".into(),
+            source: b"int main(){}".to_vec(),
+        }
     }
 
     fn report(verdict: Verdict) -> JudgeReport {
@@ -619,8 +719,13 @@ mod tests {
         for u in users {
             s.insert(&sub(u), 0).unwrap();
         }
-        let order: Vec<String> = std::iter::from_fn(|| s.claim(1).unwrap()).map(|c| c.user).collect();
-        assert_eq!(order, ["alice", "bob", "carol", "alice", "bob", "alice", "alice"]);
+        let order: Vec<String> = std::iter::from_fn(|| s.claim(1).unwrap())
+            .map(|c| c.user)
+            .collect();
+        assert_eq!(
+            order,
+            ["alice", "bob", "carol", "alice", "bob", "alice", "alice"]
+        );
     }
 
     #[test]
@@ -632,11 +737,22 @@ mod tests {
         assert_eq!(s.requeue_interrupted().unwrap(), 1);
         let c2 = s.claim(2).unwrap().unwrap();
         assert_eq!((c2.id, c2.attempt), (id, 2));
-        assert!(!s.finish(c.id, c.attempt, &report(Verdict::WrongAnswer), "", 3).unwrap());
-        assert!(s.finish(c2.id, c2.attempt, &report(Verdict::Accepted), "", 3).unwrap());
-        assert!(!s.finish(c2.id, c2.attempt, &report(Verdict::Accepted), "", 4).unwrap(), "a second finish is refused");
+        assert!(!s
+            .finish(c.id, c.attempt, &report(Verdict::WrongAnswer), "", 3)
+            .unwrap());
+        assert!(s
+            .finish(c2.id, c2.attempt, &report(Verdict::Accepted), "", 3)
+            .unwrap());
+        assert!(
+            !s.finish(c2.id, c2.attempt, &report(Verdict::Accepted), "", 4)
+                .unwrap(),
+            "a second finish is refused"
+        );
         let d = s.get(id).unwrap().unwrap();
-        assert_eq!((d.info.state, d.info.verdict, d.info.judged, d.tests.len()), (State::Done, Some(Verdict::Accepted), 1, 1));
+        assert_eq!(
+            (d.info.state, d.info.verdict, d.info.judged, d.tests.len()),
+            (State::Done, Some(Verdict::Accepted), 1, 1)
+        );
         assert!(s.claim(5).unwrap().is_none());
     }
 
@@ -645,9 +761,13 @@ mod tests {
         let s = SqliteStore::in_memory().unwrap();
         let id = s.insert(&sub("a"), 0).unwrap();
         let c = s.claim(1).unwrap().unwrap();
-        s.finish(c.id, c.attempt, &report(Verdict::WrongAnswer), "", 2).unwrap();
+        s.finish(c.id, c.attempt, &report(Verdict::WrongAnswer), "", 2)
+            .unwrap();
         let counts = s.counts().unwrap();
-        assert_eq!((counts.queued, counts.done, counts.by_verdict.clone()), (0, 1, vec![(Verdict::WrongAnswer, 1)]));
+        assert_eq!(
+            (counts.queued, counts.done, counts.by_verdict.clone()),
+            (0, 1, vec![(Verdict::WrongAnswer, 1)])
+        );
         assert_eq!(s.rejudge_problem("p").unwrap(), 1);
         assert_eq!(s.counts().unwrap().queued, 1);
         assert!(s.rejudge(id).unwrap());

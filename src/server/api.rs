@@ -22,7 +22,9 @@ use super::auth::{Admin, MaybeUser, User};
 use super::error::AppError;
 use super::App;
 use crate::judge::{JudgeError, Submission};
-use crate::store::{ListFilter, NewSubmission, State as SubState, SubmissionDetail, SubmissionInfo};
+use crate::store::{
+    ListFilter, NewSubmission, State as SubState, SubmissionDetail, SubmissionInfo,
+};
 use crate::verdict::{TestResult, Verdict};
 
 pub fn routes() -> Router<Arc<App>> {
@@ -56,11 +58,20 @@ pub fn redact(t: &TestResult, show_secrets: bool) -> TestResult {
     let message = match t.verdict {
         // These carry answer text or the program's stderr, which may echo the secret input.
         Verdict::WrongAnswer => "wrong answer (details of secret tests are hidden)".to_string(),
-        Verdict::RuntimeError => t.message.split("; stderr:").next().unwrap_or_default().to_string(),
+        Verdict::RuntimeError => t
+            .message
+            .split("; stderr:")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
         Verdict::JudgeError => "the judge failed on this test (not your fault)".to_string(),
         _ => t.message.clone(),
     };
-    TestResult { diff: None, message, ..t.clone() }
+    TestResult {
+        diff: None,
+        message,
+        ..t.clone()
+    }
 }
 
 /// A submission as the API shows it to one viewer.
@@ -106,11 +117,19 @@ pub struct SummaryView {
 }
 
 pub fn summary(info: SubmissionInfo) -> SummaryView {
-    SummaryView { verdict_name: info.verdict.map(Verdict::name), url: format!("/submissions/{}", info.id), info }
+    SummaryView {
+        verdict_name: info.verdict.map(Verdict::name),
+        url: format!("/submissions/{}", info.id),
+        info,
+    }
 }
 
 /// Reads a submission the viewer may see; another user's is "not found".
-pub async fn visible_submission(app: &Arc<App>, id: i64, user: &User) -> Result<SubmissionDetail, AppError> {
+pub async fn visible_submission(
+    app: &Arc<App>,
+    id: i64,
+    user: &User,
+) -> Result<SubmissionDetail, AppError> {
     let d = app.db(move |s| s.get(id)).await?;
     match d {
         Some(d) if user.may_see(&d.info.user) => Ok(d),
@@ -137,7 +156,12 @@ pub fn language_views(app: &App) -> Vec<LanguageView> {
         .iter()
         .map(|(id, l)| LanguageView {
             id: id.clone(),
-            name: app.config.languages.get(id).map(|c| c.name.clone()).unwrap_or_else(|| id.clone()),
+            name: app
+                .config
+                .languages
+                .get(id)
+                .map(|c| c.name.clone())
+                .unwrap_or_else(|| id.clone()),
             available: l.is_ok(),
             reason: l.as_ref().err().cloned(),
         })
@@ -168,7 +192,10 @@ struct ProblemSummary {
     samples: usize,
 }
 
-async fn problems(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> Result<impl IntoResponse, AppError> {
+async fn problems(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+) -> Result<impl IntoResponse, AppError> {
     may_read_statements(&app, &user)?;
     let catalog = app.catalog();
     let list: Vec<ProblemSummary> = catalog
@@ -193,10 +220,16 @@ async fn problems(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> Re
 /// Sample files larger than this are cut in views (the test-file endpoint serves them whole).
 const SAMPLE_VIEW_LIMIT: u64 = 64 * 1024;
 
-async fn problem(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Path(id): Path<String>) -> Result<impl IntoResponse, AppError> {
+async fn problem(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, AppError> {
     may_read_statements(&app, &user)?;
     let catalog = app.catalog();
-    let e = catalog.get(&id).ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
+    let e = catalog
+        .get(&id)
+        .ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
     let p = &e.problem;
     let samples: Vec<serde_json::Value> = p
         .tests
@@ -232,8 +265,15 @@ async fn test_files(
 ) -> Result<impl IntoResponse, AppError> {
     may_read_statements(&app, &user)?;
     let catalog = app.catalog();
-    let e = catalog.get(&id).ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
-    let t = e.problem.tests.iter().find(|t| t.name == name).ok_or_else(|| AppError::NotFound(format!("no test {name:?}")))?;
+    let e = catalog
+        .get(&id)
+        .ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
+    let t = e
+        .problem
+        .tests
+        .iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| AppError::NotFound(format!("no test {name:?}")))?;
     if !t.sample {
         match &user {
             Some(u) if u.admin => {}
@@ -242,9 +282,13 @@ async fn test_files(
         }
     }
     let read = |p: &FsPath| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned());
-    let input = read(&t.input).map_err(|e| AppError::Internal(format!("read {}: {e}", t.input.display())))?;
-    let answer = read(&t.answer).map_err(|e| AppError::Internal(format!("read {}: {e}", t.answer.display())))?;
-    Ok(Json(serde_json::json!({ "name": t.name, "sample": t.sample, "input": input, "answer": answer })))
+    let input = read(&t.input)
+        .map_err(|e| AppError::Internal(format!("read {}: {e}", t.input.display())))?;
+    let answer = read(&t.answer)
+        .map_err(|e| AppError::Internal(format!("read {}: {e}", t.answer.display())))?;
+    Ok(Json(
+        serde_json::json!({ "name": t.name, "sample": t.sample, "input": input, "answer": answer }),
+    ))
 }
 
 /// A submission as it arrives, from JSON, the API's multipart upload or the web form.
@@ -263,11 +307,18 @@ pub struct SubmitForm {
 }
 
 fn too_large(app: &App) -> AppError {
-    AppError::TooLarge(format!("the submission is over the limit of {}", app.config.server.max_submission_size))
+    AppError::TooLarge(format!(
+        "the submission is over the limit of {}",
+        app.config.server.max_submission_size
+    ))
 }
 
 /// Reads a multipart body: fields `problem`, `language`, `source` and a `file` upload.
-pub async fn read_multipart(app: &App, mut mp: Multipart, form: &mut SubmitForm) -> Result<(), AppError> {
+pub async fn read_multipart(
+    app: &App,
+    mut mp: Multipart,
+    form: &mut SubmitForm,
+) -> Result<(), AppError> {
     let bad = |e: axum::extract::multipart::MultipartError| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             too_large(app)
@@ -302,7 +353,9 @@ pub async fn read_multipart(app: &App, mut mp: Multipart, form: &mut SubmitForm)
 pub async fn accept(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i64, AppError> {
     let result = accept_inner(app, user, form).await;
     if matches!(&result, Err(e) if e.status().is_client_error()) {
-        app.metrics.rejected.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        app.metrics
+            .rejected
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
     result
 }
@@ -340,20 +393,40 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
         other => AppError::BadRequest(other.to_string()),
     })?;
     app.limiter.check(user)?;
-    let new = NewSubmission { user: user.name.clone(), problem: form.problem, language: sub.language, source: sub.source };
-    let id = app.db(move |s| s.insert(&new, crate::store::now_ms())).await?;
-    app.metrics.submitted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let new = NewSubmission {
+        user: user.name.clone(),
+        problem: form.problem,
+        language: sub.language,
+        source: sub.source,
+    };
+    let id = app
+        .db(move |s| s.insert(&new, crate::store::now_ms()))
+        .await?;
+    app.metrics
+        .submitted
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     app.wake.notify_one();
     Ok(id)
 }
 
 /// `POST /api/v1/submissions`: JSON `{problem, language?, source, filename?}` or multipart
 /// with `problem`, `language?` and `file`.
-async fn submit(State(app): State<Arc<App>>, user: User, req: Request) -> Result<impl IntoResponse, AppError> {
-    let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+async fn submit(
+    State(app): State<Arc<App>>,
+    user: User,
+    req: Request,
+) -> Result<impl IntoResponse, AppError> {
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
     let mut form = SubmitForm::default();
     if content_type.starts_with("multipart/form-data") {
-        let mp = Multipart::from_request(req, &app).await.map_err(|e| AppError::BadRequest(e.body_text()))?;
+        let mp = Multipart::from_request(req, &app)
+            .await
+            .map_err(|e| AppError::BadRequest(e.body_text()))?;
         read_multipart(&app, mp, &mut form).await?;
     } else {
         let body = Bytes::from_request(req, &app).await.map_err(|e| {
@@ -363,7 +436,8 @@ async fn submit(State(app): State<Arc<App>>, user: User, req: Request) -> Result
                 AppError::BadRequest(e.body_text())
             }
         })?;
-        form = serde_json::from_slice(&body).map_err(|e| AppError::BadRequest(format!("bad JSON body: {e}")))?;
+        form = serde_json::from_slice(&body)
+            .map_err(|e| AppError::BadRequest(format!("bad JSON body: {e}")))?;
     }
     let id = accept(&app, &user, form).await?;
     let url = format!("/api/v1/submissions/{id}");
@@ -374,7 +448,11 @@ async fn submit(State(app): State<Arc<App>>, user: User, req: Request) -> Result
     ))
 }
 
-async fn submission(State(app): State<Arc<App>>, user: User, Path(id): Path<i64>) -> Result<impl IntoResponse, AppError> {
+async fn submission(
+    State(app): State<Arc<App>>,
+    user: User,
+    Path(id): Path<i64>,
+) -> Result<impl IntoResponse, AppError> {
     let d = visible_submission(&app, id, &user).await?;
     Ok(Json(view(&app, d, &user)))
 }
@@ -387,13 +465,26 @@ struct ListQuery {
     limit: Option<u32>,
 }
 
-async fn list_submissions(State(app): State<Arc<App>>, user: User, Query(q): Query<ListQuery>) -> Result<impl IntoResponse, AppError> {
+async fn list_submissions(
+    State(app): State<Arc<App>>,
+    user: User,
+    Query(q): Query<ListQuery>,
+) -> Result<impl IntoResponse, AppError> {
     let who = match (user.admin, q.user) {
         (true, u) => u,
-        (false, Some(u)) if u != user.name => return Err(AppError::Forbidden("students list only their own submissions".into())),
+        (false, Some(u)) if u != user.name => {
+            return Err(AppError::Forbidden(
+                "students list only their own submissions".into(),
+            ))
+        }
         (false, _) => Some(user.name.clone()),
     };
-    let filter = ListFilter { user: who, problem: q.problem, before: q.before, limit: q.limit.unwrap_or(50).clamp(1, 500) };
+    let filter = ListFilter {
+        user: who,
+        problem: q.problem,
+        before: q.before,
+        limit: q.limit.unwrap_or(50).clamp(1, 500),
+    };
     let rows = app.db(move |s| s.list(&filter)).await?;
     Ok(Json(rows.into_iter().map(summary).collect::<Vec<_>>()))
 }
@@ -406,7 +497,10 @@ async fn admin_problems(State(app): State<Arc<App>>, _admin: Admin) -> impl Into
     }))
 }
 
-async fn admin_reload(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoResponse, AppError> {
+async fn admin_reload(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+) -> Result<impl IntoResponse, AppError> {
     let a = app.clone();
     let catalog = tokio::task::spawn_blocking(move || a.reload())
         .await
@@ -422,18 +516,32 @@ fn wake_all(app: &App) {
     app.wake.notify_one();
 }
 
-async fn admin_rejudge(State(app): State<Arc<App>>, _admin: Admin, Path(id): Path<i64>) -> Result<impl IntoResponse, AppError> {
+async fn admin_rejudge(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path(id): Path<i64>,
+) -> Result<impl IntoResponse, AppError> {
     if !app.db(move |s| s.rejudge(id)).await? {
         return Err(AppError::NotFound(format!("no submission {id}")));
     }
     wake_all(&app);
-    Ok((StatusCode::ACCEPTED, Json(serde_json::json!({ "requeued": 1 }))))
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(serde_json::json!({ "requeued": 1 })),
+    ))
 }
 
-async fn admin_rejudge_problem(State(app): State<Arc<App>>, _admin: Admin, Path(id): Path<String>) -> Result<impl IntoResponse, AppError> {
+async fn admin_rejudge_problem(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, AppError> {
     let n = app.db(move |s| s.rejudge_problem(&id)).await?;
     wake_all(&app);
-    Ok((StatusCode::ACCEPTED, Json(serde_json::json!({ "requeued": n }))))
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(serde_json::json!({ "requeued": n })),
+    ))
 }
 
 /// Whether a submission's judging is over.

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::FromRequestParts;
-use axum::http::request::Parts;
 use axum::http::header;
+use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
 use super::error::AppError;
@@ -38,7 +38,10 @@ impl User {
 }
 
 pub fn hash_token(token: &str) -> String {
-    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Finds the user a token names.
@@ -49,18 +52,38 @@ pub fn resolve(app: &App, store: &dyn Store, token: &str) -> Result<Option<User>
     }
     let server = &app.config.server;
     if !server.admin_token.is_empty() && server.admin_token == token {
-        return Ok(Some(User { name: "admin".into(), admin: true }));
+        return Ok(Some(User {
+            name: "admin".into(),
+            admin: true,
+        }));
     }
-    if let Some(u) = server.users.iter().find(|u| !u.token.is_empty() && u.token == token) {
-        return Ok(Some(User { name: u.name.clone(), admin: u.admin }));
+    if let Some(u) = server
+        .users
+        .iter()
+        .find(|u| !u.token.is_empty() && u.token == token)
+    {
+        return Ok(Some(User {
+            name: u.name.clone(),
+            admin: u.admin,
+        }));
     }
-    Ok(store.find_token(&hash_token(token))?.map(|t| User { name: t.name, admin: t.admin }))
+    Ok(store.find_token(&hash_token(token))?.map(|t| User {
+        name: t.name,
+        admin: t.admin,
+    }))
 }
 
 /// The token of a request, from the Authorization header or the cookie.
 pub fn token_of(parts: &Parts) -> Option<String> {
-    if let Some(v) = parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
-        if let Some(t) = v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")) {
+    if let Some(v) = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        if let Some(t) = v
+            .strip_prefix("Bearer ")
+            .or_else(|| v.strip_prefix("bearer "))
+        {
             return Some(t.trim().to_string());
         }
     }
@@ -82,7 +105,9 @@ impl FromRequestParts<Arc<App>> for MaybeUser {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<MaybeUser, AppError> {
-        let Some(token) = token_of(parts) else { return Ok(MaybeUser(None)) };
+        let Some(token) = token_of(parts) else {
+            return Ok(MaybeUser(None));
+        };
         let a = app.clone();
         let user = app.db(move |s| resolve(&a, s, &token)).await?;
         Ok(MaybeUser(user))
@@ -93,7 +118,10 @@ impl FromRequestParts<Arc<App>> for User {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<User, AppError> {
-        MaybeUser::from_request_parts(parts, app).await?.0.ok_or(AppError::Unauthorized)
+        MaybeUser::from_request_parts(parts, app)
+            .await?
+            .0
+            .ok_or(AppError::Unauthorized)
     }
 }
 
@@ -121,7 +149,10 @@ pub struct RateLimiter {
 
 impl RateLimiter {
     pub fn new(per_minute: u32) -> RateLimiter {
-        RateLimiter { per_minute, recent: Mutex::new(HashMap::new()) }
+        RateLimiter {
+            per_minute,
+            recent: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Counts one submission by `user`, or says how many seconds to wait. Admins are exempt.
@@ -133,13 +164,18 @@ impl RateLimiter {
         let now = Instant::now();
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let times = recent.entry(user.name.clone()).or_default();
-        while times.front().is_some_and(|t| now.duration_since(*t) >= window) {
+        while times
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= window)
+        {
             times.pop_front();
         }
         if times.len() >= self.per_minute as usize {
             let oldest = times.front().copied().unwrap_or(now);
             let wait = window.saturating_sub(now.duration_since(oldest)).as_secs() + 1;
-            return Err(AppError::RateLimited { retry_after_secs: wait });
+            return Err(AppError::RateLimited {
+                retry_after_secs: wait,
+            });
         }
         times.push_back(now);
         Ok(())
@@ -159,12 +195,18 @@ pub enum TokenError {
 /// A fresh random token: 32 hex digits of the kernel's randomness (128 bits).
 fn new_token() -> Result<String, TokenError> {
     let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).map_err(TokenError::Random)?;
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(TokenError::Random)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 pub fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
 }
 
 /// Issues a token for `name`; only its hash is stored, so it is shown once.
@@ -201,12 +243,23 @@ mod tests {
     #[test]
     fn rate_limit_counts_per_user_and_spares_admins() {
         let rl = RateLimiter::new(2);
-        let alice = User { name: "alice".into(), admin: false };
-        let bob = User { name: "bob".into(), admin: false };
-        let root = User { name: "root".into(), admin: true };
+        let alice = User {
+            name: "alice".into(),
+            admin: false,
+        };
+        let bob = User {
+            name: "bob".into(),
+            admin: false,
+        };
+        let root = User {
+            name: "root".into(),
+            admin: true,
+        };
         assert!(rl.check(&alice).is_ok());
         assert!(rl.check(&alice).is_ok());
-        assert!(matches!(rl.check(&alice), Err(AppError::RateLimited { retry_after_secs }) if retry_after_secs <= 61));
+        assert!(
+            matches!(rl.check(&alice), Err(AppError::RateLimited { retry_after_secs }) if retry_after_secs <= 61)
+        );
         assert!(rl.check(&bob).is_ok());
         for _ in 0..5 {
             assert!(rl.check(&root).is_ok());

@@ -42,24 +42,43 @@ impl Catalog {
         let dir = &config.server.problems;
         let mut catalog = Catalog::default();
         let mut folders: Vec<_> = match std::fs::read_dir(dir) {
-            Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()).collect(),
+            Ok(rd) => rd
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect(),
             Err(e) => {
-                catalog.failed.push(Failure { folder: dir.display().to_string(), error: format!("cannot read the problems folder: {e}") });
+                catalog.failed.push(Failure {
+                    folder: dir.display().to_string(),
+                    error: format!("cannot read the problems folder: {e}"),
+                });
                 return catalog;
             }
         };
         folders.sort();
         for folder in folders {
-            let hidden = folder.file_name().and_then(|n| n.to_str()).map_or(true, |n| n.starts_with('.'));
+            let hidden = folder
+                .file_name()
+                .and_then(|n| n.to_str())
+                .map_or(true, |n| n.starts_with('.'));
             if hidden {
                 continue;
             }
             match load_one(&folder, config.server.generate_answers, judge) {
                 Ok(problem) => {
                     let statement_html = render_markdown(&problem.statement().unwrap_or_default());
-                    catalog.problems.insert(problem.id.clone(), Entry { problem: Arc::new(problem), statement_html });
+                    catalog.problems.insert(
+                        problem.id.clone(),
+                        Entry {
+                            problem: Arc::new(problem),
+                            statement_html,
+                        },
+                    );
                 }
-                Err(error) => catalog.failed.push(Failure { folder: folder.display().to_string(), error }),
+                Err(error) => catalog.failed.push(Failure {
+                    folder: folder.display().to_string(),
+                    error,
+                }),
             }
         }
         catalog
@@ -68,9 +87,16 @@ impl Catalog {
     /// Logs what was loaded and what failed.
     pub fn report(&self) {
         let ids: Vec<&str> = self.problems.keys().map(String::as_str).collect();
-        super::log(&format!("{} problem(s) ready: {}", ids.len(), ids.join(", ")));
+        super::log(&format!(
+            "{} problem(s) ready: {}",
+            ids.len(),
+            ids.join(", ")
+        ));
         for f in &self.failed {
-            super::log(&format!("problem folder {} is not served:\n{}", f.folder, f.error));
+            super::log(&format!(
+                "problem folder {} is not served:\n{}",
+                f.folder, f.error
+            ));
         }
     }
 
@@ -87,7 +113,8 @@ impl Catalog {
 fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, String> {
     let problem = Problem::load(folder).map_err(|e| e.to_string())?;
     if generate {
-        let summary = answers::generate(judge, &problem, &GenOptions::default()).map_err(|e| format!("answers: {e}"))?;
+        let summary = answers::generate(judge, &problem, &GenOptions::default())
+            .map_err(|e| format!("answers: {e}"))?;
         if summary.answers_written > 0 || summary.inputs_generated > 0 {
             super::log(&format!(
                 "{}: {} answer(s) written, {} unchanged",
@@ -102,11 +129,19 @@ fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, Str
 }
 
 fn check_answers(problem: Problem) -> Result<Problem, String> {
-    let missing: Vec<&str> = problem.missing_answers().iter().map(|t| t.name.as_str()).collect();
+    let missing: Vec<&str> = problem
+        .missing_answers()
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
     if missing.is_empty() {
         Ok(problem)
     } else {
-        Err(format!("missing answers for {} (run `ojd gen {}`)", missing.join(", "), problem.dir.display()))
+        Err(format!(
+            "missing answers for {} (run `ojd gen {}`)",
+            missing.join(", "),
+            problem.dir.display()
+        ))
     }
 }
 

@@ -18,7 +18,9 @@ pub enum AppError {
     /// The request is valid but the problem cannot take submissions now.
     Conflict(String),
     TooLarge(String),
-    RateLimited { retry_after_secs: u64 },
+    RateLimited {
+        retry_after_secs: u64,
+    },
     Unavailable(String),
     /// The daemon's own failure: logged, never detailed to the client.
     Internal(String),
@@ -62,7 +64,9 @@ impl AppError {
             | AppError::Conflict(m)
             | AppError::TooLarge(m)
             | AppError::Unavailable(m) => m.clone(),
-            AppError::Unauthorized => "a valid token is required (Authorization: Bearer TOKEN)".into(),
+            AppError::Unauthorized => {
+                "a valid token is required (Authorization: Bearer TOKEN)".into()
+            }
             AppError::RateLimited { retry_after_secs } => {
                 format!("too many submissions; try again in {retry_after_secs} s")
             }
@@ -93,7 +97,8 @@ impl From<StoreError> for AppError {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         self.log_if_internal();
-        let body = serde_json::json!({ "error": { "code": self.code(), "message": self.message() } });
+        let body =
+            serde_json::json!({ "error": { "code": self.code(), "message": self.message() } });
         let mut response = (self.status(), Json(body)).into_response();
         if let AppError::RateLimited { retry_after_secs } = self {
             if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
@@ -101,7 +106,9 @@ impl IntoResponse for AppError {
             }
         }
         if let AppError::Unauthorized = self {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         response
     }

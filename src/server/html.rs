@@ -49,9 +49,18 @@ pub fn page(title: &str, user: Option<&User>, body: &str) -> String {
 /// A verdict (or the state while there is none) as a coloured badge.
 pub fn badge(verdict: Option<Verdict>, state: SubState) -> String {
     match verdict {
-        Some(v) => format!("<span class=\"badge v-{}\" title=\"{}\">{}</span>", v.code(), v.name(), v.name()),
+        Some(v) => format!(
+            "<span class=\"badge v-{}\" title=\"{}\">{}</span>",
+            v.code(),
+            v.name(),
+            v.name()
+        ),
         None => {
-            let text = if state == SubState::Judging { "Judging…" } else { "Queued" };
+            let text = if state == SubState::Judging {
+                "Judging…"
+            } else {
+                "Queued"
+            };
             format!("<span class=\"badge pending\">{text}</span>")
         }
     }
@@ -71,7 +80,12 @@ pub fn time(ms: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 pub fn kib(k: u64) -> String {
@@ -109,14 +123,24 @@ pub fn diff(d: &Diff) -> String {
         );
     }
     if d.trimmed {
-        out.push_str("<tr class=\"same\"><td></td><td></td><td></td><td class=\"code muted\">…</td></tr>");
+        out.push_str(
+            "<tr class=\"same\"><td></td><td></td><td></td><td class=\"code muted\">…</td></tr>",
+        );
     }
     out.push_str("</table></div>");
     out
 }
 
 fn test_row(index: usize, name: &str, sample: bool, t: Option<&TestResult>) -> String {
-    let label = format!("{}{}", esc(name), if sample { " <span class=\"tag\">sample</span>" } else { "" });
+    let label = format!(
+        "{}{}",
+        esc(name),
+        if sample {
+            " <span class=\"tag\">sample</span>"
+        } else {
+            ""
+        }
+    );
     match t {
         Some(t) => format!(
             "<tr id=\"t-{index}\"><td>{}</td><td>{label}</td><td class=\"v\">{}</td><td class=\"num cpu\">{} ms</td><td class=\"num mem\">{}</td><td class=\"msg\">{}</td></tr>",
@@ -142,7 +166,11 @@ pub fn results(v: &SubmissionView, tests: &[(String, bool)]) -> String {
     } else {
         format!("<section id=\"live\" data-id=\"{}\">", v.info.id)
     };
-    let _ = write!(out, "<div class=\"summary\"><span id=\"status\">{}</span>", badge(v.info.verdict, v.info.state));
+    let _ = write!(
+        out,
+        "<div class=\"summary\"><span id=\"status\">{}</span>",
+        badge(v.info.verdict, v.info.state)
+    );
     if done {
         let _ = write!(
             out,
@@ -160,8 +188,16 @@ pub fn results(v: &SubmissionView, tests: &[(String, bool)]) -> String {
         }
     }
     if !v.compile_output.trim().is_empty() {
-        let title = if v.info.verdict == Some(Verdict::CompileError) { "Compiler output" } else { "Compiler messages" };
-        let _ = write!(out, "<h2>{title}</h2><pre class=\"out\">{}</pre>", esc(&v.compile_output));
+        let title = if v.info.verdict == Some(Verdict::CompileError) {
+            "Compiler output"
+        } else {
+            "Compiler messages"
+        };
+        let _ = write!(
+            out,
+            "<h2>{title}</h2><pre class=\"out\">{}</pre>",
+            esc(&v.compile_output)
+        );
     }
     if v.info.verdict != Some(Verdict::CompileError) {
         out.push_str("<table class=\"tests\"><thead><tr><th>#</th><th>Test</th><th>Verdict</th><th>CPU</th><th>Memory</th><th>Details</th></tr></thead><tbody>");
@@ -178,7 +214,12 @@ pub fn results(v: &SubmissionView, tests: &[(String, bool)]) -> String {
     }
     for (i, t) in v.tests.iter().enumerate() {
         if let Some(d) = &t.diff {
-            let _ = write!(out, "<h2 id=\"diff-{i}\">Test {}: {}</h2>", esc(&t.name), t.verdict.name());
+            let _ = write!(
+                out,
+                "<h2 id=\"diff-{i}\">Test {}: {}</h2>",
+                esc(&t.name),
+                t.verdict.name()
+            );
             if !t.message.is_empty() {
                 let _ = write!(out, "<p class=\"muted\">{}</p>", esc(&t.message));
             }
@@ -227,7 +268,10 @@ mod tests {
 
     #[test]
     fn escaping_and_time() {
-        assert_eq!(esc("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            esc("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
         assert_eq!(time(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(time(1_798_547_079_000), "2026-12-29 12:24:39 UTC");
     }
@@ -239,12 +283,25 @@ mod tests {
             column: 1,
             trimmed: false,
             lines: vec![
-                DiffLine { tag: '-', expected_line: Some(2), output_line: None, segments: vec![(true, "5".into()), (false, "<\n".into())] },
-                DiffLine { tag: '+', expected_line: None, output_line: Some(2), segments: vec![(true, "6".into()), (false, "<\n".into())] },
+                DiffLine {
+                    tag: '-',
+                    expected_line: Some(2),
+                    output_line: None,
+                    segments: vec![(true, "5".into()), (false, "<\n".into())],
+                },
+                DiffLine {
+                    tag: '+',
+                    expected_line: None,
+                    output_line: Some(2),
+                    segments: vec![(true, "6".into()), (false, "<\n".into())],
+                },
             ],
         };
         let html = diff(&d);
-        assert!(html.contains("<td class=\"code\"><mark>5</mark>&lt;</td>"), "{html}");
+        assert!(
+            html.contains("<td class=\"code\"><mark>5</mark>&lt;</td>"),
+            "{html}"
+        );
         assert!(html.contains("class=\"ins\""), "{html}");
     }
 }

@@ -89,10 +89,17 @@ impl App {
         App::with_store(config, judge, workers, Arc::new(store))
     }
 
-    pub fn with_store(config: Config, judge: Judge, workers: usize, store: Arc<dyn Store>) -> Result<Arc<App>, ServerError> {
+    pub fn with_store(
+        config: Config,
+        judge: Judge,
+        workers: usize,
+        store: Arc<dyn Store>,
+    ) -> Result<Arc<App>, ServerError> {
         let requeued = store.requeue_interrupted()?;
         if requeued > 0 {
-            log(&format!("requeued {requeued} submission(s) left half-judged by the previous run"));
+            log(&format!(
+                "requeued {requeued} submission(s) left half-judged by the previous run"
+            ));
         }
         let catalog = Catalog::load(&config, &judge);
         catalog.report();
@@ -114,7 +121,10 @@ impl App {
 
     /// The problems as loaded now (a snapshot: a reload swaps in a new one).
     pub fn catalog(&self) -> Arc<Catalog> {
-        self.catalog.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Loads every problem again (blocking: it may generate answers).
@@ -134,7 +144,9 @@ impl App {
         let store = self.store.clone();
         match tokio::task::spawn_blocking(move || f(store.as_ref())).await {
             Ok(r) => r.map_err(error::AppError::from),
-            Err(e) => Err(error::AppError::Internal(format!("a database task failed: {e}"))),
+            Err(e) => Err(error::AppError::Internal(format!(
+                "a database task failed: {e}"
+            ))),
         }
     }
 
@@ -175,17 +187,24 @@ pub fn router(app: Arc<App>) -> Router {
 }
 
 /// Serves `listener` until `shutdown` completes, with the workers running; then drains.
-pub async fn run(listener: tokio::net::TcpListener, app: Arc<App>, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
     let mut workers = queue::spawn_workers(&app);
     let stop_app = app.clone();
     let mut stopped = app.stopping();
-    let server = axum::serve(listener, router(app.clone()).into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            log("shutting down: no new judgings; waiting for the ones in flight");
-            stop_app.stop_tx.send_replace(true);
-            stop_app.wake.notify_waiters();
-        });
+    let server = axum::serve(
+        listener,
+        router(app.clone()).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        log("shutting down: no new judgings; waiting for the ones in flight");
+        stop_app.stop_tx.send_replace(true);
+        stop_app.wake.notify_waiters();
+    });
     let mut served = tokio::spawn(async move { server.await });
     // The HTTP side ends when the trigger fires; wait for that, then drain the workers.
     tokio::select! {
@@ -203,9 +222,14 @@ pub async fn run(listener: tokio::net::TcpListener, app: Arc<App>, shutdown: imp
     let drained = tokio::time::timeout(grace, workers.join()).await.is_ok();
     if !drained {
         let n = app.hub.cancel_all();
-        log(&format!("{n} judging(s) still running after {grace:?}: cancelling and requeueing them"));
+        log(&format!(
+            "{n} judging(s) still running after {grace:?}: cancelling and requeueing them"
+        ));
         // Cancellation is seen between tests; a test runs for at most its wall limit.
-        if tokio::time::timeout(Duration::from_secs(5), workers.join()).await.is_err() {
+        if tokio::time::timeout(Duration::from_secs(5), workers.join())
+            .await
+            .is_err()
+        {
             log("some judgings did not stop; they will be judged again at the next start");
         }
     }
@@ -213,7 +237,10 @@ pub async fn run(listener: tokio::net::TcpListener, app: Arc<App>, shutdown: imp
         Ok(Ok(Err(e))) => return Err(ServerError::Serve(e)),
         _ => {}
     }
-    log(&format!("stopped after judging {} submission(s)", app.metrics.judged.load(Ordering::Relaxed)));
+    log(&format!(
+        "stopped after judging {} submission(s)",
+        app.metrics.judged.load(Ordering::Relaxed)
+    ));
     Ok(())
 }
 
@@ -237,7 +264,9 @@ pub async fn shutdown_signal() {
 /// `ojd serve`: starts everything from `config` and serves until SIGTERM/SIGINT.
 pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), ServerError> {
     let workers = match config.server.workers {
-        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        0 => std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
         n => n,
     };
     let mut judge = Judge::new(config.clone(), workers)?;
@@ -256,8 +285,15 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
         .map_err(ServerError::Runtime)?;
     runtime.block_on(async move {
         let addr = app.config.server.listen.clone();
-        let listener = tokio::net::TcpListener::bind(&addr).await.map_err(|source| ServerError::Bind { addr: addr.clone(), source })?;
-        let local = listener.local_addr().map_err(|source| ServerError::Bind { addr, source })?;
+        let listener = tokio::net::TcpListener::bind(&addr)
+            .await
+            .map_err(|source| ServerError::Bind {
+                addr: addr.clone(),
+                source,
+            })?;
+        let local = listener
+            .local_addr()
+            .map_err(|source| ServerError::Bind { addr, source })?;
         let url = public_url(local);
         let catalog = app.catalog();
         // stdout carries the URL (scripts and tests read it); the log goes to stderr.
@@ -269,7 +305,9 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
             workers
         );
         if let Some(token) = first_admin {
-            println!("ojd: first start: an admin token was issued; log in with {url}login?token={token}");
+            println!(
+                "ojd: first start: an admin token was issued; log in with {url}login?token={token}"
+            );
         }
         use std::io::Write;
         let _ = std::io::stdout().flush();

@@ -37,7 +37,11 @@ impl IntoResponse for PageError {
             return Redirect::to("/login").into_response();
         }
         e.log_if_internal();
-        let body = format!("<h1>{}</h1><p>{}</p><p><a href=\"/\">Back to the problems</a></p>", e.status(), esc(&e.message()));
+        let body = format!(
+            "<h1>{}</h1><p>{}</p><p><a href=\"/\">Back to the problems</a></p>",
+            e.status(),
+            esc(&e.message())
+        );
         (e.status(), Html(page("Error", user.as_ref(), &body))).into_response()
     }
 }
@@ -54,7 +58,14 @@ pub async fn asset(Path(file): Path<String>) -> Response {
         "live.js" => (LIVE_JS, "text/javascript; charset=utf-8"),
         _ => return (StatusCode::NOT_FOUND, "no such file").into_response(),
     };
-    ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "max-age=300")], body).into_response()
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "max-age=300"),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 pub async fn index(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
@@ -80,9 +91,17 @@ pub async fn index(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> P
 }
 
 /// The statement page; `error` and `source` refill the form after a refused submission.
-fn problem_page(app: &App, user: Option<&User>, id: &str, error: Option<&str>, source: &str) -> Result<String, AppError> {
+fn problem_page(
+    app: &App,
+    user: Option<&User>,
+    id: &str,
+    error: Option<&str>,
+    source: &str,
+) -> Result<String, AppError> {
     let catalog = app.catalog();
-    let e = catalog.get(id).ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
+    let e = catalog
+        .get(id)
+        .ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
     let p = &e.problem;
     let mut body = format!(
         "<h1>{}</h1><p class=\"limits\"><span>Time limit {} ms</span><span>Memory limit {}</span><span class=\"muted\">{}</span></p>",
@@ -91,7 +110,10 @@ fn problem_page(app: &App, user: Option<&User>, id: &str, error: Option<&str>, s
         super::html::kib(p.memory_limit / 1024),
         esc(&p.source)
     );
-    body.push_str(&format!("<article class=\"statement\">{}</article>", e.statement_html));
+    body.push_str(&format!(
+        "<article class=\"statement\">{}</article>",
+        e.statement_html
+    ));
     for t in p.tests.iter().filter(|t| t.sample) {
         let input = crate::judge::read_capped(&t.input, 16 * 1024);
         let answer = crate::judge::read_capped(&t.answer, 16 * 1024);
@@ -104,7 +126,10 @@ fn problem_page(app: &App, user: Option<&User>, id: &str, error: Option<&str>, s
     }
     body.push_str("<h2 id=\"submit\">Submit</h2>");
     if let Some(err) = error {
-        body.push_str(&format!("<p class=\"error\" role=\"alert\">{}</p>", esc(err)));
+        body.push_str(&format!(
+            "<p class=\"error\" role=\"alert\">{}</p>",
+            esc(err)
+        ));
     }
     if user.is_none() {
         body.push_str("<p><a href=\"/login\">Log in</a> to submit.</p>");
@@ -112,7 +137,11 @@ fn problem_page(app: &App, user: Option<&User>, id: &str, error: Option<&str>, s
     }
     let mut options = String::from("<option value=\"auto\">Detect from the file name</option>");
     for l in api::language_views(app).into_iter().filter(|l| l.available) {
-        options.push_str(&format!("<option value=\"{}\">{}</option>", esc(&l.id), esc(&l.name)));
+        options.push_str(&format!(
+            "<option value=\"{}\">{}</option>",
+            esc(&l.id),
+            esc(&l.name)
+        ));
     }
     body.push_str(&format!(
         "<form id=\"submit-form\" method=\"post\" action=\"/problems/{id}/submit\" enctype=\"multipart/form-data\" class=\"submit\">\
@@ -126,16 +155,33 @@ fn problem_page(app: &App, user: Option<&User>, id: &str, error: Option<&str>, s
     Ok(body)
 }
 
-pub async fn problem(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Path(id): Path<String>) -> PageResult {
+pub async fn problem(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> PageResult {
     may_read_statements(&app, &user).map_err(|e| PageError(e, user.clone()))?;
-    let body = problem_page(&app, user.as_ref(), &id, None, "").map_err(|e| PageError(e, user.clone()))?;
-    let title = app.catalog().get(&id).map(|e| e.problem.title.clone()).unwrap_or(id);
+    let body =
+        problem_page(&app, user.as_ref(), &id, None, "").map_err(|e| PageError(e, user.clone()))?;
+    let title = app
+        .catalog()
+        .get(&id)
+        .map(|e| e.problem.title.clone())
+        .unwrap_or(id);
     Ok(Html(page(&title, user.as_ref(), &body)).into_response())
 }
 
-pub async fn submit(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Path(id): Path<String>, mp: Multipart) -> PageResult {
+pub async fn submit(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+    mp: Multipart,
+) -> PageResult {
     let user = need_login(user)?;
-    let mut form = SubmitForm { problem: id.clone(), ..Default::default() };
+    let mut form = SubmitForm {
+        problem: id.clone(),
+        ..Default::default()
+    };
     let read = api::read_multipart(&app, mp, &mut form).await;
     form.problem = id.clone();
     let source = form.source.clone();
@@ -146,8 +192,13 @@ pub async fn submit(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Pat
     match accepted {
         Ok(sid) => Ok(Redirect::to(&format!("/submissions/{sid}")).into_response()),
         Err(e) if e.status().is_client_error() && !matches!(e, AppError::NotFound(_)) => {
-            let body = problem_page(&app, Some(&user), &id, Some(&e.message()), &source).map_err(|e| PageError(e, Some(user.clone())))?;
-            let title = app.catalog().get(&id).map(|e| e.problem.title.clone()).unwrap_or(id);
+            let body = problem_page(&app, Some(&user), &id, Some(&e.message()), &source)
+                .map_err(|e| PageError(e, Some(user.clone())))?;
+            let title = app
+                .catalog()
+                .get(&id)
+                .map(|e| e.problem.title.clone())
+                .unwrap_or(id);
             Ok((e.status(), Html(page(&title, Some(&user), &body))).into_response())
         }
         Err(e) => Err(PageError(e, Some(user))),
@@ -156,11 +207,25 @@ pub async fn submit(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Pat
 
 pub async fn my_submissions(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
     let user = need_login(user)?;
-    let filter = ListFilter { user: (!user.admin).then(|| user.name.clone()), limit: 200, ..Default::default() };
-    let rows = app.db(move |s| s.list(&filter)).await.map_err(|e| PageError(e, Some(user.clone())))?;
+    let filter = ListFilter {
+        user: (!user.admin).then(|| user.name.clone()),
+        limit: 200,
+        ..Default::default()
+    };
+    let rows = app
+        .db(move |s| s.list(&filter))
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let rows: Vec<_> = rows.into_iter().map(api::summary).collect();
-    let title = if user.admin { "All submissions" } else { "My submissions" };
-    let body = format!("<h1>{title}</h1>{}", super::html::submissions_table(&rows, user.admin));
+    let title = if user.admin {
+        "All submissions"
+    } else {
+        "My submissions"
+    };
+    let body = format!(
+        "<h1>{title}</h1>{}",
+        super::html::submissions_table(&rows, user.admin)
+    );
     Ok(Html(page(title, Some(&user), &body)).into_response())
 }
 
@@ -168,15 +233,31 @@ pub async fn my_submissions(State(app): State<Arc<App>>, MaybeUser(user): MaybeU
 fn test_names(app: &App, problem: &str) -> Vec<(String, bool)> {
     app.catalog()
         .get(problem)
-        .map(|e| e.problem.tests.iter().map(|t| (t.name.clone(), t.sample)).collect())
+        .map(|e| {
+            e.problem
+                .tests
+                .iter()
+                .map(|t| (t.name.clone(), t.sample))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
-pub async fn submission(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Path(id): Path<i64>) -> PageResult {
+pub async fn submission(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+) -> PageResult {
     let user = need_login(user)?;
-    let d = api::visible_submission(&app, id, &user).await.map_err(|e| PageError(e, Some(user.clone())))?;
+    let d = api::visible_submission(&app, id, &user)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let v = api::view(&app, d, &user);
-    let title = app.catalog().get(&v.info.problem).map(|e| e.problem.title.clone()).unwrap_or_else(|| v.info.problem.clone());
+    let title = app
+        .catalog()
+        .get(&v.info.problem)
+        .map(|e| e.problem.title.clone())
+        .unwrap_or_else(|| v.info.problem.clone());
     let mut body = format!(
         "<h1>Submission {id} · <a href=\"/problems/{pid}\">{}</a></h1><p class=\"meta\"><span>{}</span><span>{}</span><span>submitted {}</span>{}</p>",
         esc(&title),
@@ -186,19 +267,33 @@ pub async fn submission(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser,
         v.info.judge_version.as_deref().map(|j| format!("<span>judge {}</span>", esc(j))).unwrap_or_default(),
         pid = esc(&v.info.problem),
     );
-    body.push_str(&super::html::results(&v, &test_names(&app, &v.info.problem)));
+    body.push_str(&super::html::results(
+        &v,
+        &test_names(&app, &v.info.problem),
+    ));
     let source = match &v.source {
         Some(s) => format!("<pre class=\"source\">{}</pre>", esc(s)),
-        None => format!("<p class=\"muted\">A binary of {} bytes.</p>", v.info.source_bytes),
+        None => format!(
+            "<p class=\"muted\">A binary of {} bytes.</p>",
+            v.info.source_bytes
+        ),
     };
-    body.push_str(&format!("<details><summary>Source</summary>{source}</details>"));
+    body.push_str(&format!(
+        "<details><summary>Source</summary>{source}</details>"
+    ));
     Ok(Html(page(&format!("Submission {id}"), Some(&user), &body)).into_response())
 }
 
 /// The results section alone: what `live.js` swaps in when the judging is done.
-pub async fn submission_results(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Path(id): Path<i64>) -> PageResult {
+pub async fn submission_results(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+) -> PageResult {
     let user = need_login(user)?;
-    let d = api::visible_submission(&app, id, &user).await.map_err(|e| PageError(e, Some(user.clone())))?;
+    let d = api::visible_submission(&app, id, &user)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let v = api::view(&app, d, &user);
     Ok(Html(super::html::results(&v, &test_names(&app, &v.info.problem))).into_response())
 }
@@ -209,7 +304,9 @@ pub struct LoginForm {
 }
 
 fn login_page(user: Option<&User>, error: Option<&str>) -> String {
-    let err = error.map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", esc(e))).unwrap_or_default();
+    let err = error
+        .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", esc(e)))
+        .unwrap_or_default();
     page(
         "Log in",
         user,
@@ -222,7 +319,11 @@ fn login_page(user: Option<&User>, error: Option<&str>) -> String {
 }
 
 /// `GET /login`: the form, or `?token=` (the link printed at first start) logs in directly.
-pub async fn login_form(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser, Query(q): Query<LoginForm>) -> PageResult {
+pub async fn login_form(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Query(q): Query<LoginForm>,
+) -> PageResult {
     match q.token {
         Some(token) => login_with(&app, token).await,
         None => Ok(Html(login_page(user.as_ref(), None)).into_response()),
@@ -238,22 +339,44 @@ async fn login_with(app: &Arc<App>, token: String) -> PageResult {
     let t = token.clone();
     let user = app.db(move |s| auth::resolve(&a, s, &t)).await?;
     if user.is_none() {
-        return Ok((StatusCode::UNAUTHORIZED, Html(login_page(None, Some("This token is not valid.")))).into_response());
+        return Ok((
+            StatusCode::UNAUTHORIZED,
+            Html(login_page(None, Some("This token is not valid."))),
+        )
+            .into_response());
     }
     let mut headers = HeaderMap::new();
     // The token is hex or operator-chosen text; refuse what cannot go in a cookie.
-    let cookie = format!("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000", auth::COOKIE, token.trim());
+    let cookie = format!(
+        "{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000",
+        auth::COOKIE,
+        token.trim()
+    );
     match cookie.parse() {
         Ok(v) if !token.contains(';') => {
             headers.insert(header::SET_COOKIE, v);
         }
-        _ => return Ok((StatusCode::BAD_REQUEST, Html(login_page(None, Some("This token cannot be used in a browser.")))).into_response()),
+        _ => {
+            return Ok((
+                StatusCode::BAD_REQUEST,
+                Html(login_page(
+                    None,
+                    Some("This token cannot be used in a browser."),
+                )),
+            )
+                .into_response())
+        }
     }
     Ok((headers, Redirect::to("/")).into_response())
 }
 
 pub async fn logout() -> Response {
     let mut headers = HeaderMap::new();
-    headers.insert(header::SET_COOKIE, header::HeaderValue::from_static("ojd_token=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"));
+    headers.insert(
+        header::SET_COOKIE,
+        header::HeaderValue::from_static(
+            "ojd_token=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0",
+        ),
+    );
     (headers, Redirect::to("/")).into_response()
 }

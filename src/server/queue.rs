@@ -26,14 +26,31 @@ use crate::verdict::{JudgeReport, TestResult, Verdict};
 /// A moment in a judging.
 #[derive(Clone, Debug)]
 pub enum Live {
-    Started { id: i64 },
-    Compiled { id: i64, ok: bool },
-    TestStarted { id: i64, index: usize, name: String },
-    TestFinished { id: i64, index: usize, result: TestResult },
+    Started {
+        id: i64,
+    },
+    Compiled {
+        id: i64,
+        ok: bool,
+    },
+    TestStarted {
+        id: i64,
+        index: usize,
+        name: String,
+    },
+    TestFinished {
+        id: i64,
+        index: usize,
+        result: TestResult,
+    },
     /// The verdict is in the store.
-    Done { id: i64 },
+    Done {
+        id: i64,
+    },
     /// The judging stopped without a verdict and the submission waits in the queue again.
-    Requeued { id: i64 },
+    Requeued {
+        id: i64,
+    },
 }
 
 impl Live {
@@ -78,7 +95,10 @@ impl Hub {
     pub fn new() -> Hub {
         // Streams that fall this far behind re-read the store (see sse.rs).
         let (tx, _) = broadcast::channel(4096);
-        Hub { tx, running: Mutex::new(HashMap::new()) }
+        Hub {
+            tx,
+            running: Mutex::new(HashMap::new()),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Running>> {
@@ -100,7 +120,13 @@ impl Hub {
 
     fn begin(&self, id: i64) -> Arc<AtomicBool> {
         let cancel = Arc::new(AtomicBool::new(false));
-        self.lock().insert(id, Running { progress: Progress::default(), cancel: cancel.clone() });
+        self.lock().insert(
+            id,
+            Running {
+                progress: Progress::default(),
+                cancel: cancel.clone(),
+            },
+        );
         let _ = self.tx.send(Arc::new(Live::Started { id }));
         cancel
     }
@@ -125,8 +151,16 @@ impl Hub {
     fn progress(&self, id: i64, event: Event<'_>) {
         self.publish(match event {
             Event::Compiled { ok } => Live::Compiled { id, ok },
-            Event::TestStarted { index, name } => Live::TestStarted { id, index, name: name.to_string() },
-            Event::TestFinished { index, result } => Live::TestFinished { id, index, result: result.clone() },
+            Event::TestStarted { index, name } => Live::TestStarted {
+                id,
+                index,
+                name: name.to_string(),
+            },
+            Event::TestFinished { index, result } => Live::TestFinished {
+                id,
+                index,
+                result: result.clone(),
+            },
         });
     }
 
@@ -159,7 +193,11 @@ impl Workers {
 }
 
 pub fn spawn_workers(app: &Arc<App>) -> Workers {
-    Workers((0..app.workers).map(|_| tokio::spawn(worker(app.clone()))).collect())
+    Workers(
+        (0..app.workers)
+            .map(|_| tokio::spawn(worker(app.clone())))
+            .collect(),
+    )
 }
 
 async fn worker(app: Arc<App>) {
@@ -222,14 +260,25 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
     let cancel = app.hub.begin(id);
     let problem = app.catalog().get(&claim.problem).map(|e| e.problem.clone());
     let outcome = match problem {
-        None => Err(format!("problem {:?} is not loaded on this judge", claim.problem)),
+        None => Err(format!(
+            "problem {:?} is not loaded on this judge",
+            claim.problem
+        )),
         Some(problem) => {
             let judge = app.judge.clone();
             let hub_app = app.clone();
-            let sub = Submission { language: claim.language.clone(), source: claim.source.clone() };
+            let sub = Submission {
+                language: claim.language.clone(),
+                source: claim.source.clone(),
+            };
             let cancel = cancel.clone();
             let joined = tokio::task::spawn_blocking(move || {
-                judge.judge(&problem, &sub, &mut |event| hub_app.hub.progress(id, event), &cancel)
+                judge.judge(
+                    &problem,
+                    &sub,
+                    &mut |event| hub_app.hub.progress(id, event),
+                    &cancel,
+                )
             })
             .await;
             match joined {
@@ -239,7 +288,9 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
                     if let Err(e) = requeued {
                         e.log_if_internal();
                     }
-                    log(&format!("submission {id}: judging cancelled, back in the queue"));
+                    log(&format!(
+                        "submission {id}: judging cancelled, back in the queue"
+                    ));
                     app.hub.end(id, Live::Requeued { id });
                     return;
                 }
@@ -257,7 +308,10 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
         }
     };
     let verdict = report.verdict;
-    match app.db(move |s| s.finish(id, attempt, &report, &message, now_ms())).await {
+    match app
+        .db(move |s| s.finish(id, attempt, &report, &message, now_ms()))
+        .await
+    {
         Ok(true) => {
             app.metrics.record(verdict, started.elapsed());
             app.hub.end(id, Live::Done { id });

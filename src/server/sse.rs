@@ -41,11 +41,14 @@ pub async fn events(
     let show = shows_secrets(&app, &detail.info.problem, &user);
     let (tx, out) = mpsc::channel(64);
     tokio::spawn(forward(app, id, show, rx, tx));
-    Ok(Sse::new(ReceiverStream::new(out)).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+    Ok(Sse::new(ReceiverStream::new(out))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
 fn event(name: &str, data: &impl serde::Serialize) -> Result<Event, Infallible> {
-    Ok(Event::default().event(name).data(serde_json::to_string(data).unwrap_or_else(|_| "{}".into())))
+    Ok(Event::default()
+        .event(name)
+        .data(serde_json::to_string(data).unwrap_or_else(|_| "{}".into())))
 }
 
 /// Sends the current state; returns false when the submission is done (and `done` was sent).
@@ -69,7 +72,13 @@ async fn send_state(app: &Arc<App>, id: i64, show: bool, tx: &Tx) -> bool {
     tx.send(event("state", &state)).await.is_ok()
 }
 
-async fn forward(app: Arc<App>, id: i64, show: bool, mut rx: broadcast::Receiver<Arc<Live>>, tx: Tx) {
+async fn forward(
+    app: Arc<App>,
+    id: i64,
+    show: bool,
+    mut rx: broadcast::Receiver<Arc<Live>>,
+    tx: Tx,
+) {
     let mut stop = app.stopping();
     if !send_state(&app, id, show, &tx).await {
         return;

@@ -2,5 +2,7 @@
 //! real sandbox and so need root (as CI has); without it they report what they skipped.
 
 mod common;
+mod daemon;
 mod judge;
+mod server;
 mod verify;
