@@ -231,6 +231,11 @@ impl Judge {
         for d in [&cache, &scratch.join("runs")] {
             std::fs::create_dir_all(d).map_err(io_err(format!("create {}", d.display())))?;
         }
+        // Traversable, not listable: without a mount namespace the sandbox uid reaches its box
+        // and its program by their host paths.
+        for d in [&scratch, &cache, &scratch.join("runs")] {
+            set_mode(d, 0o711)?;
+        }
         let mut ro_paths = Vec::new();
         let mut languages = BTreeMap::new();
         for (id, l) in &config.languages {

@@ -131,6 +131,8 @@ struct Keeper {
     binds: Vec<(PathBuf, PathBuf, bool)>,
     cgroup: Option<Cgroup>,
     namespaces: bool,
+    /// Running as root: programs drop to the keeper's uid even without namespaces.
+    root: bool,
     /// The deny list reporting to a listener, and the same list killing outright (fallback).
     filters: Filters,
     ncpu: u32,
@@ -215,7 +217,7 @@ impl Keeper {
                 .push("isolation disabled by configuration: rlimits only".into());
         }
         caps.namespaces = namespaces;
-        caps.uid_drop = root && namespaces;
+        caps.uid_drop = root;
         caps.seccomp = true;
         let filters = Filters {
             notify: seccomp::build_filter(seccomp::DenyAction::Notify),
@@ -226,6 +228,9 @@ impl Keeper {
         } else {
             let d = config.root_dir.join("box");
             let _ = fs::create_dir_all(&d);
+            if root {
+                let _ = std::os::unix::fs::chown(&d, Some(config.uid), Some(config.gid));
+            }
             (d.clone(), d)
         };
         (
@@ -236,6 +241,7 @@ impl Keeper {
                 binds: Vec::new(),
                 cgroup,
                 namespaces,
+                root,
                 filters,
                 ncpu,
             },
@@ -248,12 +254,15 @@ impl Keeper {
         if self.tmp_dir != self.box_dir {
             empty_dir(&self.tmp_dir)?;
         }
-        let owner = self
-            .namespaces
-            .then_some((self.config.uid, self.config.gid));
+        let owner = self.root.then_some((self.config.uid, self.config.gid));
         fill_box(&self.box_dir, &spec.box_files, owner)?;
         self.update_binds(spec)?;
-        let prepared = Prepared::new(spec, &self.config, self.namespaces, &self.box_dir)?;
+        let mode = Mode {
+            namespaces: self.namespaces,
+            drop_uid: self.root,
+            rlimit_memory: self.cgroup.is_none(),
+        };
+        let prepared = Prepared::new(spec, &self.config, mode, &self.box_dir, &self.binds)?;
         let limits = &spec.limits;
         let baseline = match &mut self.cgroup {
             Some(c) => Some(c.prepare(limits.memory, limits.processes)?),
@@ -383,9 +392,8 @@ impl Keeper {
             .map(|b| (b.inside.clone(), b.host.clone(), b.writable))
             .collect();
         if !self.namespaces {
-            if !wanted.is_empty() {
-                return Err("binds need namespaces, which this keeper lacks".into());
-            }
+            // No mounts without a mount namespace: programs get the host paths instead.
+            self.binds = wanted;
             return Ok(());
         }
         if wanted == self.binds {
@@ -671,7 +679,7 @@ fn empty_dir(dir: &Path) -> Result<(), String> {
 /// Everything a run's children need, built before cloning.
 struct Prepared {
     limits: super::Limits,
-    namespaces: bool,
+    mode: Mode,
     root: CString,
     argv: Vec<CString>,
     envp: Vec<CString>,
@@ -689,9 +697,11 @@ impl Prepared {
     fn new(
         spec: &RunSpec,
         config: &KeeperConfig,
-        namespaces: bool,
+        mode: Mode,
         box_dir: &Path,
+        binds: &[(PathBuf, PathBuf, bool)],
     ) -> Result<Prepared, String> {
+        let namespaces = mode.namespaces;
         if spec.argv.is_empty() {
             return Err("empty argv".into());
         }
@@ -719,11 +729,20 @@ impl Prepared {
         } else {
             cpath(box_dir)
         };
+        // Without a mount namespace a bound folder is reached by its host path.
+        let host_path = |arg: &String| -> String {
+            for (inside, host, _) in binds.iter().filter(|_| !namespaces) {
+                if let Ok(rest) = Path::new(arg).strip_prefix(inside) {
+                    return host.join(rest).to_string_lossy().into_owned();
+                }
+            }
+            arg.clone()
+        };
         Ok(Prepared {
             limits: spec.limits.clone(),
-            namespaces,
+            mode,
             root: cpath(&config.root_dir),
-            argv: spec.argv.iter().map(|a| cstr(a)).collect(),
+            argv: spec.argv.iter().map(|a| cstr(&host_path(a))).collect(),
             envp: spec
                 .env
                 .iter()
@@ -819,6 +838,15 @@ impl Default for InitReport {
     }
 }
 
+/// How much isolation a run gets.
+#[derive(Copy, Clone, Debug)]
+struct Mode {
+    namespaces: bool,
+    drop_uid: bool,
+    /// No memory cgroup: limit the address space instead.
+    rlimit_memory: bool,
+}
+
 /// The two compiled forms of the deny list.
 struct Filters {
     notify: Vec<libc::sock_filter>,
@@ -865,7 +893,7 @@ fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> ! {
     // SAFETY (whole function): we are the only thread of a fresh child; every pointer passed to
     // libc is a local or a CString prepared before clone.
     unsafe {
-        if run.namespaces
+        if run.mode.namespaces
             && (libc::chroot(run.root.as_ptr()) != 0 || libc::chdir(c"/".as_ptr()) != 0)
         {
             fail_setup(report, 0);
@@ -1066,8 +1094,8 @@ fn program_main(run: &Prepared, filters: &Filters, exec_err: RawFd, listener_soc
         let fsize = limits.file_size.max(limits.output + 1);
         set_rlimit(libc::RLIMIT_FSIZE, fsize, fsize);
         set_rlimit(libc::RLIMIT_NOFILE, 256, 256);
-        if !run.namespaces {
-            // No cgroup here either: address space is the only memory limit left.
+        if run.mode.rlimit_memory {
+            // No memory cgroup: address space is the only memory limit left.
             set_rlimit(libc::RLIMIT_AS, limits.memory, limits.memory);
         }
         if libc::dup2(run.stdin.as_raw_fd(), 0) < 0 || libc::dup2(run.stdout.as_raw_fd(), 1) < 0 {
@@ -1087,7 +1115,8 @@ fn program_main(run: &Prepared, filters: &Filters, exec_err: RawFd, listener_soc
         if libc::chdir(run.workdir.as_ptr()) != 0 {
             die(0);
         }
-        if run.namespaces {
+        if run.mode.drop_uid {
+            // The uid is the keeper's own, so this counts exactly the run's processes.
             set_rlimit(
                 libc::RLIMIT_NPROC,
                 limits.processes as u64,

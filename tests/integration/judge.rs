@@ -433,3 +433,57 @@ fn json_output_is_one_document_with_stable_codes() {
     assert_eq!(v["tests"][0]["diff"]["line"], 2);
     assert!(v["tests"][0]["cpu_ms"].is_u64());
 }
+
+#[test]
+fn without_isolation_it_still_judges_drops_root_and_warns() {
+    require_root!();
+    let mut config = ojd::config::Config::defaults();
+    config.sandbox.isolate = false;
+    config.sandbox.uid_base = 46000;
+    let j = common::judge_with(config, 1);
+    let mut p = ojd::problem::Problem::load(&aplusb()).unwrap();
+    p.tests.truncate(2);
+    let table = [
+        ("accepted/ac.c", Verdict::Accepted),
+        ("wrong_answer/wa_second_line.c", Verdict::WrongAnswer),
+        ("runtime_error/segv.c", Verdict::RuntimeError),
+        ("time_limit_exceeded/sleep.c", Verdict::TimeLimitExceeded),
+    ];
+    for (file, verdict) in table {
+        let r = j
+            .judge(
+                &p,
+                &common::submission(&j, &sub(file)),
+                &mut |_| {},
+                &Default::default(),
+            )
+            .unwrap();
+        assert_eq!(r.verdict, verdict, "{file}: {r:#?}");
+        assert!(
+            r.warnings.iter().any(|w| w.contains("rlimits only")),
+            "{:?}",
+            r.warnings
+        );
+    }
+    let program = compile_fixture(&j, "programs/whoami.c");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = j
+        .execute(&ProgramRun {
+            program: &program,
+            args: &[],
+            stdin: None,
+            stdout: &out,
+            stderr: None,
+            box_files: vec![],
+            collect: vec![],
+            limits: big_limits(),
+        })
+        .unwrap();
+    assert!(o.success() && !o.fully_isolated, "{o:?}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.starts_with("uid 46"),
+        "programs must not run as root: {text}"
+    );
+}
