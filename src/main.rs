@@ -92,6 +92,15 @@ enum Cmd {
         #[arg(long, global = true)]
         config: Option<PathBuf>,
     },
+    /// Check this host: cgroups, namespaces, seccomp, uid drop, compilers; say how to fix gaps.
+    ///
+    /// Exit code: 0 everything works, 1 isolation is degraded or a language is unavailable.
+    ///
+    /// Example: ojd doctor
+    Doctor {
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Regression judging for admins and CI: every problem's known submissions, checked.
     ///
     /// For each problem: load and lint the package, check its answers are up to date and its
@@ -458,6 +467,132 @@ fn cmd_stress(
     Ok(code)
 }
 
+fn cmd_doctor(config: Option<PathBuf>) -> anyhow::Result<i32> {
+    let config = load_config(config.as_deref())?;
+    let judge = ojd::judge::Judge::new(config, 1)?;
+    let mut healthy = true;
+    let mut line = |ok: bool, what: &str, detail: String| {
+        healthy &= ok;
+        println!("{} {what:<12} {detail}", if ok { "ok  " } else { "FAIL" });
+    };
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    line(
+        root,
+        "root",
+        if root {
+            "running as root".into()
+        } else {
+            "not root: run ojd as root for namespaces, cgroups and the uid drop".into()
+        },
+    );
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    line(true, "kernel", format!("Linux {}", kernel.trim()));
+    match judge.capabilities() {
+        Ok(caps) => {
+            line(
+                caps.cgroup.is_some(),
+                "cgroups",
+                caps.cgroup
+                    .clone()
+                    .unwrap_or_else(|| "unavailable (see warnings)".into()),
+            );
+            line(
+                caps.namespaces,
+                "namespaces",
+                if caps.namespaces {
+                    "pid, mount, network, ipc, uts".into()
+                } else {
+                    "unavailable".into()
+                },
+            );
+            line(
+                caps.uid_drop,
+                "uid drop",
+                if caps.uid_drop {
+                    "programs run as unprivileged uids".into()
+                } else {
+                    "programs keep the caller's uid".into()
+                },
+            );
+            line(
+                caps.seccomp,
+                "seccomp",
+                "deny list installed before exec".into(),
+            );
+            for w in &caps.warnings {
+                println!("     warning: {w}");
+            }
+        }
+        Err(e) => line(false, "sandbox", format!("the keeper failed to start: {e}")),
+    }
+    // A real run, so that a broken setup shows here and not on the first submission.
+    let scratch = tempfile::tempdir()?;
+    let probe = ojd::judge::Program {
+        dir: scratch.path().to_path_buf(),
+        run: vec!["/bin/true".into()],
+        time_factor: 1.0,
+    };
+    let limits = ojd::sandbox::Limits {
+        cpu: std::time::Duration::from_secs(1),
+        wall: std::time::Duration::from_secs(3),
+        memory: 64 << 20,
+        output: 1 << 20,
+        processes: 4,
+        file_size: 1 << 20,
+    };
+    let out = scratch.path().join("out");
+    let run = ojd::judge::ProgramRun {
+        program: &probe,
+        args: &[],
+        stdin: None,
+        stdout: &out,
+        stderr: None,
+        box_files: vec![],
+        collect: vec![],
+        limits,
+    };
+    match judge.execute(&run) {
+        Ok(o) if o.success() => line(
+            true,
+            "test run",
+            format!(
+                "/bin/true in the sandbox: {:.2} ms wall",
+                o.wall_time.as_secs_f64() * 1e3
+            ),
+        ),
+        Ok(o) => line(
+            false,
+            "test run",
+            format!("/bin/true failed in the sandbox: {o:?}"),
+        ),
+        Err(e) => line(false, "test run", format!("{e}")),
+    }
+    for (id, l) in judge.languages() {
+        match l {
+            Ok(l) => line(
+                true,
+                id,
+                format!(
+                    "{}: {}",
+                    l.name,
+                    l.compile
+                        .first()
+                        .or(l.run.first())
+                        .cloned()
+                        .unwrap_or_default()
+                ),
+            ),
+            Err(reason) => line(
+                false,
+                id,
+                format!("{reason} (install it, or change [languages.{id}] in the config)"),
+            ),
+        }
+    }
+    Ok(if healthy { 0 } else { 1 })
+}
+
 struct VerifyArgs {
     problems: Vec<PathBuf>,
     baseline: Option<PathBuf>,
@@ -491,7 +626,10 @@ fn cmd_verify(a: VerifyArgs) -> anyhow::Result<i32> {
     let all_problems = a.problems.is_empty();
     let dirs = problem_dirs(a.problems, &config);
     if dirs.is_empty() {
-        eprintln!("error: no problem packages under {}", config.server.problems.display());
+        eprintln!(
+            "error: no problem packages under {}",
+            config.server.problems.display()
+        );
         return Ok(EXIT_BAD_INPUT);
     }
     let jobs = a.jobs.unwrap_or_else(ojd::verify::default_jobs).max(1);
@@ -502,11 +640,19 @@ fn cmd_verify(a: VerifyArgs) -> anyhow::Result<i32> {
             return Ok(judge_error_code(&e));
         }
     };
-    let opts = ojd::verify::VerifyOptions { jobs, baseline, time_threshold: a.time_threshold, all_problems };
-    let report = ojd::verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| progress_bar(phase, done, total, item));
+    let opts = ojd::verify::VerifyOptions {
+        jobs,
+        baseline,
+        time_threshold: a.time_threshold,
+        all_problems,
+    };
+    let report = ojd::verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {
+        progress_bar(phase, done, total, item)
+    });
     let mut code = report.exit_code();
     if let Some(path) = &a.junit {
-        std::fs::write(path, ojd::verify::junit(&report)).with_context(|| format!("failed to write {}", path.display()))?;
+        std::fs::write(path, ojd::verify::junit(&report))
+            .with_context(|| format!("failed to write {}", path.display()))?;
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -517,7 +663,10 @@ fn cmd_verify(a: VerifyArgs) -> anyhow::Result<i32> {
     if let Some(path) = &a.save_baseline {
         // A run that could not judge everything would record a partial baseline.
         if code >= EXIT_BAD_INPUT {
-            eprintln!("error: not saving {}: fix the errors above first", path.display());
+            eprintln!(
+                "error: not saving {}: fix the errors above first",
+                path.display()
+            );
         } else if let Err(e) = report.to_baseline().save(path) {
             eprintln!("error: {e}");
             code = code.max(EXIT_BAD_INPUT);
@@ -530,6 +679,7 @@ fn cmd_verify(a: VerifyArgs) -> anyhow::Result<i32> {
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Cmd::Doctor { config } => cmd_doctor(config),
         Cmd::Gen {
             problems,
             check,
@@ -551,9 +701,25 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         } => cmd_judge(problem, submission, lang, json, config),
         Cmd::Serve { config } => cmd_serve(config),
         Cmd::Token { action, config } => cmd_token(action, config),
-        Cmd::Verify { problems, baseline, save_baseline, time_threshold, json, junit, jobs, config } => {
-            cmd_verify(VerifyArgs { problems, baseline, save_baseline, time_threshold, json, junit, jobs, config })
-        }
+        Cmd::Verify {
+            problems,
+            baseline,
+            save_baseline,
+            time_threshold,
+            json,
+            junit,
+            jobs,
+            config,
+        } => cmd_verify(VerifyArgs {
+            problems,
+            baseline,
+            save_baseline,
+            time_threshold,
+            json,
+            junit,
+            jobs,
+            config,
+        }),
         Cmd::Run {
             time,
             memory,
