@@ -123,12 +123,28 @@ pub enum LimitKind {
     Output,
 }
 
+/// Durations as integer microseconds in JSON ("cpu_time_us": 1234), as isolate's meta file.
+mod micros {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_micros() as u64)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_micros(u64::deserialize(d)?))
+    }
+}
+
 /// The measured result of one run; the names follow isolate's meta file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunOutcome {
     pub termination: Termination,
     /// CPU time, user + system, of every process of the run.
+    #[serde(rename = "cpu_time_us", with = "micros")]
     pub cpu_time: Duration,
+    #[serde(rename = "wall_time_us", with = "micros")]
     pub wall_time: Duration,
     /// Peak resident memory of the run, in bytes.
     pub peak_memory: u64,
