@@ -262,7 +262,7 @@ pub async fn submission(
         "<h1>Submission {id} · <a href=\"/problems/{pid}\">{}</a></h1><p class=\"meta\"><span>{}</span><span>{}</span><span>submitted {}</span>{}</p>",
         esc(&title),
         esc(&v.info.user),
-        esc(&v.info.language),
+        esc(app.config.languages.get(&v.info.language).map_or(v.info.language.as_str(), |l| l.name.as_str())),
         super::html::time(v.info.queued_at),
         v.info.judge_version.as_deref().map(|j| format!("<span>judge {}</span>", esc(j))).unwrap_or_default(),
         pid = esc(&v.info.problem),

@@ -1,0 +1,363 @@
+//! End to end in headless Chromium (Debian's `chromium`), driven over the DevTools protocol:
+//! log in, open the problem list, click through to the statement, type a wrong solution into
+//! the form and click Submit, watch the submission page fill in test by test over server-sent
+//! events, then see the diff with the differing characters marked. Screenshots are saved as
+//! `target/e2e-statement.png`, `target/e2e-live.png` (mid-judging) and
+//! `target/e2e-submission.png` (CI artifacts).
+//!
+//! Without Chromium the test says so and passes, except under CI (`CI` set), where it fails.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+use crate::daemon::{Site, ALICE};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// A wrong answer that takes its time on every test, so the page is seen mid-judging.
+const SLOW_WRONG: &str = r#"#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+    int t, i;
+    long long a, b;
+    usleep(600000);
+    if (scanf("%d", &t) != 1) return 0;
+    for (i = 0; i < t; i++) {
+        scanf("%lld %lld", &a, &b);
+        printf("%lld\n", i == 1 ? a + b + 1 : a + b);
+    }
+    return 0;
+}
+"#;
+
+/// The browser, killed with its whole process group on drop.
+struct Browser {
+    child: Child,
+    _profile: tempfile::TempDir,
+    port: u16,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        use std::os::unix::process::CommandExt;
+        let profile = tempfile::Builder::new()
+            .prefix("ojd-chromium-")
+            .tempdir()
+            .expect("profile dir");
+        let mut child = Command::new(CHROMIUM)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--hide-scrollbars",
+                "--window-size=1200,1500",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("chromium starts");
+        // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/..." on stderr.
+        let stderr = child.stderr.take().expect("piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let port = loop {
+            let line = rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("chromium prints its DevTools address");
+            if let Some(rest) = line.split("ws://127.0.0.1:").nth(1) {
+                break rest
+                    .split('/')
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .expect("a port");
+            }
+        };
+        Browser {
+            child,
+            _profile: profile,
+            port,
+        }
+    }
+
+    /// Connects to the first page target.
+    fn page(&self) -> Cdp {
+        let list: Value = ureq::get(&format!("http://127.0.0.1:{}/json/list", self.port))
+            .call()
+            .expect("targets")
+            .into_json()
+            .expect("json");
+        let ws = list
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["type"] == "page"))
+            .and_then(|t| t["webSocketDebuggerUrl"].as_str())
+            .expect("a page target")
+            .to_string();
+        let (mut socket, _) = tungstenite::connect(ws.as_str()).expect("DevTools websocket");
+        if let MaybeTlsStream::Plain(s) = socket.get_mut() {
+            s.set_read_timeout(Some(Duration::from_secs(60)))
+                .expect("timeout");
+        }
+        Cdp { socket, next: 0 }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // SAFETY: kill has no memory-safety preconditions; the group is the one we created.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+/// A minimal DevTools protocol client: one command at a time, events skipped.
+struct Cdp {
+    socket: WebSocket<MaybeTlsStream<TcpStream>>,
+    next: u64,
+}
+
+impl Cdp {
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let msg = json!({ "id": id, "method": method, "params": params }).to_string();
+        self.socket
+            .send(Message::Text(msg))
+            .expect("send to the browser");
+        loop {
+            let m = self.socket.read().expect("read from the browser");
+            let Message::Text(text) = m else { continue };
+            let v: Value = serde_json::from_str(&text).expect("json from the browser");
+            if v["id"] == id {
+                assert!(v["error"].is_null(), "{method}: {v}");
+                return v["result"].clone();
+            }
+        }
+    }
+
+    /// Evaluates a JavaScript expression and returns its value.
+    fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
+        );
+        assert!(r["exceptionDetails"].is_null(), "{expr}: {r}");
+        r["result"]["value"].clone()
+    }
+
+    fn wait_for(&mut self, what: &str, expr: &str, timeout: Duration) -> Value {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let v = self.eval(expr);
+            if !v.is_null() && v != false {
+                return v;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what} ({expr})"
+            );
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    fn navigate(&mut self, url: &str) {
+        self.call("Page.navigate", json!({ "url": url }));
+        self.wait_loaded(url);
+    }
+
+    fn wait_loaded(&mut self, url_prefix: &str) {
+        let expr = format!(
+            "document.readyState === 'complete' && location.href.startsWith({})",
+            json!(url_prefix)
+        );
+        self.wait_for("the page to load", &expr, Duration::from_secs(30));
+    }
+
+    /// Clicks the middle of the element `selector` with real mouse events.
+    fn click(&mut self, selector: &str) {
+        let expr = format!(
+            "(() => {{ const e = document.querySelector({s}); if (!e) return null; e.scrollIntoView({{block: 'center'}}); \
+             const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
+            s = json!(selector)
+        );
+        let at = self.wait_for(
+            &format!("{selector} to exist"),
+            &expr,
+            Duration::from_secs(10),
+        );
+        let (x, y) = (at[0].as_f64().expect("x"), at[1].as_f64().expect("y"));
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
+            );
+        }
+    }
+
+    fn type_text(&mut self, text: &str) {
+        self.call("Input.insertText", json!({ "text": text }));
+    }
+
+    fn screenshot(&mut self, path: &Path) {
+        let r = self.call(
+            "Page.captureScreenshot",
+            json!({ "format": "png", "captureBeyondViewport": true }),
+        );
+        let png = base64_decode(r["data"].as_str().expect("image data"));
+        std::fs::write(path, png).expect("write the screenshot");
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let bytes: Vec<u8> = text
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+        .collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &c)| n | (u32::from(value(c)) << (18 - 6 * i)));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+fn artifact(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+    std::fs::create_dir_all(&dir).expect("target dir");
+    dir.join(name)
+}
+
+#[test]
+fn a_student_submits_through_the_form_and_watches_the_verdict_arrive() {
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let cjk = Command::new("fc-list")
+        .arg(":lang=zh")
+        .output()
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(false);
+    if !cjk {
+        eprintln!("warning: no CJK font (fc-list :lang=zh is empty): Chinese renders as boxes; install fonts-noto-cjk");
+    }
+    let site = Site::new("rate_limit_per_minute = 0");
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+
+    // Log in through the form.
+    page.navigate(&format!("{}/login", d.url));
+    page.click("#token");
+    page.type_text(ALICE);
+    page.click("form.login button[type=submit]");
+    page.wait_for(
+        "the login to land on the problem list",
+        "document.querySelector('nav .who')?.textContent === 'alice'",
+        Duration::from_secs(10),
+    );
+
+    // The problem list, then the statement (with Chinese text) by clicking the link.
+    assert_eq!(
+        page.eval("document.querySelector('h1').textContent"),
+        "Problems"
+    );
+    page.click("a[href='/problems/aplusb']");
+    page.wait_loaded(&format!("{}/problems/aplusb", d.url));
+    let statement = page.eval("document.querySelector('.statement').innerText");
+    assert!(
+        statement
+            .as_str()
+            .is_some_and(|s| s.contains("输出它们的和")),
+        "{statement}"
+    );
+    page.screenshot(&artifact("e2e-statement.png"));
+
+    // Paste a wrong solution, choose C, click Submit.
+    page.eval("document.getElementById('language').value = 'c'");
+    page.click("#source");
+    page.type_text(SLOW_WRONG);
+    page.click("#submit-button");
+    let url = page.wait_for(
+        "the submission page",
+        "/\\/submissions\\/\\d+$/.test(location.pathname) && document.readyState === 'complete' && location.href",
+        Duration::from_secs(20),
+    );
+    let id: i64 = url
+        .as_str()
+        .and_then(|u| u.rsplit('/').next())
+        .and_then(|n| n.parse().ok())
+        .expect("an id");
+
+    // Live: a test's row gets its verdict while the page still waits for the others.
+    page.wait_for(
+        "a test row to be filled in while judging",
+        "document.getElementById('live') !== null && document.querySelector('#t-0 .v .badge.v-WA') !== null \
+         && document.querySelector('#t-2 .v .badge.v-WA') === null",
+        Duration::from_secs(60),
+    );
+    page.screenshot(&artifact("e2e-live.png"));
+    // Done: the server-rendered results replace the live section, with the diff.
+    page.wait_for(
+        "the verdict",
+        "document.querySelector('#results .summary .badge.v-WA') !== null",
+        Duration::from_secs(60),
+    );
+    let marked = page
+        .eval("Array.from(document.querySelectorAll('.diff tr.ins mark')).map(m => m.textContent)");
+    assert_eq!(
+        marked,
+        json!(["8"]),
+        "the differing character of the sample is marked"
+    );
+    let head = page.eval("document.querySelector('.diff-head').textContent");
+    assert!(
+        head.as_str()
+            .is_some_and(|h| h.contains("line 2, column 1")),
+        "{head}"
+    );
+    let rows = page.eval("document.querySelectorAll('table.tests tbody tr').length");
+    assert_eq!(rows, 3);
+    page.screenshot(&artifact("e2e-submission.png"));
+
+    let s = d.wait_done(id, ALICE, Duration::from_secs(60));
+    assert_eq!(s["verdict"], "WA", "{s}");
+    drop(browser);
+}
