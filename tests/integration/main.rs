@@ -5,5 +5,6 @@ mod browser;
 mod common;
 mod daemon;
 mod judge;
+mod load;
 mod server;
 mod verify;

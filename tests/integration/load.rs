@@ -1,0 +1,228 @@
+//! Load on a real daemon over loopback: 20 simulated students (tokens issued with `ojd token`)
+//! upload 500 ready binaries of the fixture as fast as they can; every one must be judged,
+//! once, with the right verdict. Prints submissions per second, p50/p99 time from submit to
+//! verdict (as the daemon stored it) and the daemon's peak memory, and writes them to
+//! `target/load-test.txt`. Also: one student's burst does not starve another.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common;
+use crate::daemon::{host_binary, Daemon, Site, ALICE, BOB};
+
+const USERS: usize = 20;
+const PER_USER: usize = 25;
+
+fn issue_token(site: &Site, name: &str) -> String {
+    let out = common::ojd()
+        .args(["token", "issue", name, "--config"])
+        .arg(site.path().join("config.toml"))
+        .output()
+        .expect("ojd token runs");
+    assert!(
+        out.status.success(),
+        "ojd token issue: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .trim()
+        .to_string()
+}
+
+/// The daemon's peak resident memory (VmHWM), in KiB.
+fn peak_rss_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[i64], p: f64) -> i64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn wait_all_judged(d: &Daemon, total: usize, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    let want = format!("ojd_judged_total {total}\n");
+    loop {
+        let (_, metrics) = d.get_text("/metrics", None);
+        if metrics.contains(&want)
+            && metrics.contains("ojd_queue_length 0\n")
+            && metrics.contains("ojd_judging 0\n")
+        {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not everything was judged in {timeout:?}:\n{metrics}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn five_hundred_binaries_from_twenty_students() {
+    let site = Site::new("rate_limit_per_minute = 0\ngenerate_answers = false");
+    let ac = host_binary(
+        &common::testdata("aplusb/submissions/accepted/ac.c"),
+        &site.path().join("ac.bin"),
+    );
+    let wa = host_binary(
+        &common::testdata("aplusb/submissions/wrong_answer/wa_second_line.c"),
+        &site.path().join("wa.bin"),
+    );
+    let tokens: Vec<String> = (0..USERS)
+        .map(|i| issue_token(&site, &format!("student{i:02}")))
+        .collect();
+    let d = site.start();
+
+    let started = Instant::now();
+    let submitted: Vec<Vec<(i64, &str)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = tokens
+            .iter()
+            .enumerate()
+            .map(|(u, token)| {
+                let (d, ac, wa) = (&d, &ac, &wa);
+                scope.spawn(move || {
+                    (0..PER_USER)
+                        .map(|k| {
+                            // Every fifth is wrong, so verdicts are checked, not just counted.
+                            let (bin, want) = if (u + k) % 5 == 0 {
+                                (wa, "WA")
+                            } else {
+                                (ac, "AC")
+                            };
+                            let (code, body) =
+                                d.post_file(token, &[("problem", "aplusb")], "a.out", bin);
+                            assert_eq!(code, 201, "{body}");
+                            (body["id"].as_i64().expect("id"), want)
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a student thread"))
+            .collect()
+    });
+    let submit_time = started.elapsed();
+    let total = USERS * PER_USER;
+    wait_all_judged(&d, total, Duration::from_secs(600));
+    let wall = started.elapsed();
+    let peak = peak_rss_kib(d.pid());
+
+    // Every submission: judged once, with the right verdict; latencies from the stored times.
+    let mut latencies = Vec::with_capacity(total);
+    let (mut first_queued, mut last_finished) = (i64::MAX, 0);
+    for (u, subs) in submitted.iter().enumerate() {
+        for (id, want) in subs {
+            let (code, s): (u16, Value) =
+                d.get(&format!("/api/v1/submissions/{id}"), Some(&tokens[u]));
+            assert_eq!(code, 200, "{s}");
+            assert_eq!(
+                (s["verdict"].as_str(), s["judged"].as_i64()),
+                (Some(*want), Some(1)),
+                "{s}"
+            );
+            let (q, f) = (
+                s["queued_at"].as_i64().expect("queued_at"),
+                s["finished_at"].as_i64().expect("finished_at"),
+            );
+            latencies.push(f - q);
+            first_queued = first_queued.min(q);
+            last_finished = last_finished.max(f);
+        }
+    }
+    let (_, all) = d.get("/api/v1/submissions?limit=500", Some(crate::daemon::ADMIN));
+    assert_eq!(
+        all.as_array().map(Vec::len),
+        Some(total),
+        "nothing lost, nothing extra"
+    );
+    latencies.sort_unstable();
+    let span = Duration::from_millis((last_finished - first_queued).max(1) as u64);
+    let report = format!(
+        "load test: {total} submissions (ready binaries, 3 tests each) from {USERS} students, {} workers\n\
+         submitted in {:.2} s; all judged {:.2} s after the first submission\n\
+         throughput: {:.1} submissions/s (first queued to last verdict)\n\
+         submit to verdict: p50 {} ms, p99 {} ms, max {} ms\n\
+         daemon peak memory (VmHWM): {:.1} MiB\n",
+        2,
+        submit_time.as_secs_f64(),
+        span.as_secs_f64(),
+        total as f64 / span.as_secs_f64(),
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        latencies.last().copied().unwrap_or(0),
+        peak as f64 / 1024.0,
+    );
+    println!("{report}");
+    let _ = std::fs::write(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/load-test.txt"),
+        &report,
+    );
+    eprintln!("wall time of the whole test: {wall:?}");
+    let (status, _) = d.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// Accepted, but slow enough (0.1 s a test) that a backlog builds up behind two workers.
+const SLOW_AC: &str = "#include <stdio.h>\n#include <unistd.h>\nint main(void){int t;long long a,b;usleep(100000);\
+if(scanf(\"%d\",&t)!=1)return 0;while(t--){scanf(\"%lld %lld\",&a,&b);printf(\"%lld\\n\",a+b);}return 0;}\n";
+
+#[test]
+fn one_students_burst_does_not_starve_another() {
+    let site = Site::new("rate_limit_per_minute = 0\ngenerate_answers = false");
+    let src = site.path().join("slow_ac.c");
+    std::fs::write(&src, SLOW_AC).expect("write source");
+    let slow = host_binary(&src, &site.path().join("slow_ac.bin"));
+    let d = site.start();
+    let burst: Vec<i64> = (0..30)
+        .map(|_| {
+            let (code, body) = d.post_file(ALICE, &[("problem", "aplusb")], "a.out", &slow);
+            assert_eq!(code, 201, "{body}");
+            body["id"].as_i64().expect("id")
+        })
+        .collect();
+    let (code, body) = d.post_file(BOB, &[("problem", "aplusb")], "a.out", &slow);
+    assert_eq!(code, 201, "{body}");
+    let bob = d.wait_done(
+        body["id"].as_i64().expect("id"),
+        BOB,
+        Duration::from_secs(300),
+    );
+    assert_eq!(bob["verdict"], "AC", "{bob}");
+    let (bob_queued, bob_started) = (
+        bob["queued_at"].as_i64().expect("queued"),
+        bob["started_at"].as_i64().expect("started"),
+    );
+    // Alice's submissions still waiting when Bob's arrived; with plain FIFO all of them would
+    // be judged before his. Round-robin lets at most one per worker go first.
+    let (mut waiting, mut went_first) = (0, 0);
+    for id in &burst {
+        let s = d.wait_done(*id, ALICE, Duration::from_secs(300));
+        assert_eq!(s["verdict"], "AC", "{s}");
+        let started = s["started_at"].as_i64().expect("started");
+        if started >= bob_queued {
+            waiting += 1;
+            if started < bob_started {
+                went_first += 1;
+            }
+        }
+    }
+    assert!(
+        waiting >= 10,
+        "no backlog built up ({waiting} waiting): the test proves nothing"
+    );
+    assert!(
+        went_first <= 2,
+        "{went_first} of Alice's {waiting} waiting submissions were judged before Bob's"
+    );
+}
