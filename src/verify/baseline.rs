@@ -62,23 +62,36 @@ pub enum BaselineError {
         source: std::io::Error,
     },
     #[error("{path}: line {line}: {message}")]
-    Invalid { path: String, line: usize, message: String },
+    Invalid {
+        path: String,
+        line: usize,
+        message: String,
+    },
     #[error("{key:?}: a name holds a TAB or a line break and cannot be saved in a baseline")]
     BadName { key: Key },
 }
 
 impl Baseline {
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| BaselineError::Read { path: path.display().to_string(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
         Baseline::parse(&text, &path.display().to_string())
     }
 
     /// Parses the text of a baseline; `path` only names it in errors.
     pub fn parse(text: &str, path: &str) -> Result<Baseline, BaselineError> {
-        let bad = |line: usize, message: String| BaselineError::Invalid { path: path.into(), line, message };
+        let bad = |line: usize, message: String| BaselineError::Invalid {
+            path: path.into(),
+            line,
+            message,
+        };
         if text.lines().next() != Some(HEADER) {
-            return Err(bad(1, format!("not a baseline (the first line must be {HEADER:?})")));
+            return Err(bad(
+                1,
+                format!("not a baseline (the first line must be {HEADER:?})"),
+            ));
         }
         let mut entries = BTreeMap::new();
         for (i, line) in text.lines().enumerate().skip(1) {
@@ -87,13 +100,29 @@ impl Baseline {
             }
             let f: Vec<&str> = line.split('\t').collect();
             let [problem, submission, test, verdict, cpu] = f[..] else {
-                return Err(bad(i + 1, format!("expected 5 TAB-separated fields, found {}", f.len())));
+                return Err(bad(
+                    i + 1,
+                    format!("expected 5 TAB-separated fields, found {}", f.len()),
+                ));
             };
-            let verdict = Verdict::from_code(verdict).ok_or_else(|| bad(i + 1, format!("unknown verdict {verdict:?}")))?;
-            let cpu_ms = cpu.parse().map_err(|_| bad(i + 1, format!("cpu_ms: expected a whole number, found {cpu:?}")))?;
-            let key = Key { problem: problem.into(), submission: submission.into(), test: test.into() };
+            let verdict = Verdict::from_code(verdict)
+                .ok_or_else(|| bad(i + 1, format!("unknown verdict {verdict:?}")))?;
+            let cpu_ms = cpu.parse().map_err(|_| {
+                bad(
+                    i + 1,
+                    format!("cpu_ms: expected a whole number, found {cpu:?}"),
+                )
+            })?;
+            let key = Key {
+                problem: problem.into(),
+                submission: submission.into(),
+                test: test.into(),
+            };
             if entries.insert(key, Record { verdict, cpu_ms }).is_some() {
-                return Err(bad(i + 1, "the same problem, submission and test appear twice".into()));
+                return Err(bad(
+                    i + 1,
+                    "the same problem, submission and test appear twice".into(),
+                ));
             }
         }
         Ok(Baseline { entries })
@@ -103,17 +132,30 @@ impl Baseline {
     pub fn to_text(&self) -> Result<String, BaselineError> {
         let mut out = format!("{HEADER}\n# problem\tsubmission\ttest\tverdict\tcpu_ms\n");
         for (k, r) in &self.entries {
-            if [&k.problem, &k.submission, &k.test].iter().any(|s| s.contains(['\t', '\n', '\r'])) {
+            if [&k.problem, &k.submission, &k.test]
+                .iter()
+                .any(|s| s.contains(['\t', '\n', '\r']))
+            {
                 return Err(BaselineError::BadName { key: k.clone() });
             }
-            out.push_str(&format!("{}\t{}\t{}\t{}\t{}\n", k.problem, k.submission, k.test, r.verdict.code(), r.cpu_ms));
+            out.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\n",
+                k.problem,
+                k.submission,
+                k.test,
+                r.verdict.code(),
+                r.cpu_ms
+            ));
         }
         Ok(out)
     }
 
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
         let text = self.to_text()?;
-        std::fs::write(path, text).map_err(|source| BaselineError::Write { path: path.display().to_string(), source })
+        std::fs::write(path, text).map_err(|source| BaselineError::Write {
+            path: path.display().to_string(),
+            source,
+        })
     }
 
     pub fn problems(&self) -> BTreeSet<&str> {
@@ -142,6 +184,8 @@ pub struct BaselineDiff {
     pub removed: Vec<(Key, Record)>,
     /// Same verdict, CPU time grown by more than the threshold (and by [`MIN_GROWTH_MS`]).
     pub slower: Vec<Change>,
+    /// A flip between TLE and a run that finished near the limit: timing noise, reported only.
+    pub near_limit: Vec<Change>,
     /// Problems of the baseline that this run could not judge (a package error), left alone.
     pub not_compared: Vec<String>,
 }
@@ -153,7 +197,7 @@ impl BaselineDiff {
     }
 
     pub fn is_empty(&self) -> bool {
-        !self.fails() && self.slower.is_empty()
+        !self.fails() && self.slower.is_empty() && self.near_limit.is_empty()
     }
 }
 
@@ -165,29 +209,75 @@ pub struct Scope<'a> {
     pub unjudged: &'a BTreeSet<String>,
     /// Every problem was verified (none named): a baseline problem not seen at all was removed.
     pub all: bool,
+    /// (problem, submission) → its CPU time limit in this run, to tell timing noise from change.
+    pub limits: &'a BTreeMap<(String, String), u64>,
 }
 
 /// Compares `now` with `old` over `scope`; `threshold` is the allowed growth of a time (0.5 = 50%).
-pub fn compare(file: &str, old: &Baseline, now: &Baseline, scope: &Scope<'_>, threshold: f64) -> BaselineDiff {
+pub fn compare(
+    file: &str,
+    old: &Baseline,
+    now: &Baseline,
+    scope: &Scope<'_>,
+    threshold: f64,
+) -> BaselineDiff {
     let in_scope = |p: &str| scope.judged.contains(p) || (scope.all && !scope.unjudged.contains(p));
-    let mut d = BaselineDiff { file: file.into(), ..Default::default() };
-    d.not_compared = old.problems().into_iter().filter(|p| scope.unjudged.contains(*p)).map(String::from).collect();
+    let mut d = BaselineDiff {
+        file: file.into(),
+        ..Default::default()
+    };
+    d.not_compared = old
+        .problems()
+        .into_iter()
+        .filter(|p| scope.unjudged.contains(*p))
+        .map(String::from)
+        .collect();
     for (k, before) in old.entries.iter().filter(|(k, _)| in_scope(&k.problem)) {
         match now.entries.get(k) {
             None => d.removed.push((k.clone(), *before)),
             Some(after) if after.verdict != before.verdict => {
-                d.changed.push(Change { key: k.clone(), before: *before, after: *after })
+                let limit = scope.limits.get(&(k.problem.clone(), k.submission.clone()));
+                let c = Change {
+                    key: k.clone(),
+                    before: *before,
+                    after: *after,
+                };
+                if timing_noise(before, after, limit.copied()) {
+                    d.near_limit.push(c);
+                } else {
+                    d.changed.push(c);
+                }
             }
-            Some(after) if grew(before, after, threshold) => {
-                d.slower.push(Change { key: k.clone(), before: *before, after: *after })
-            }
+            Some(after) if grew(before, after, threshold) => d.slower.push(Change {
+                key: k.clone(),
+                before: *before,
+                after: *after,
+            }),
             Some(_) => {}
         }
     }
-    for (k, r) in now.entries.iter().filter(|(k, _)| in_scope(&k.problem) && !old.entries.contains_key(*k)) {
+    for (k, r) in now
+        .entries
+        .iter()
+        .filter(|(k, _)| in_scope(&k.problem) && !old.entries.contains_key(*k))
+    {
         d.added.push((k.clone(), *r));
     }
     d
+}
+
+/// A flip between TLE and a run that finished at [`GREY`](super::GREY) or more of this run's
+/// limit is timing noise, not a change: the same program lands on either side from run to run.
+/// A run that finished above the limit cannot be AC now, so a tightened limit is a change.
+fn timing_noise(before: &Record, after: &Record, limit_ms: Option<u64>) -> bool {
+    let Some(limit) = limit_ms else { return false };
+    let finished = match (before.verdict, after.verdict) {
+        (Verdict::TimeLimitExceeded, Verdict::TimeLimitExceeded) => return false,
+        (Verdict::TimeLimitExceeded, _) => after,
+        (_, Verdict::TimeLimitExceeded) => before,
+        _ => return false,
+    };
+    finished.cpu_ms as f64 >= super::GREY * limit as f64 && finished.cpu_ms <= limit
 }
 
 /// A time limit caps a TLE's time, so only runs that finished are compared.
@@ -211,21 +301,47 @@ mod tests {
     use super::*;
 
     fn key(p: &str, s: &str, t: &str) -> Key {
-        Key { problem: p.into(), submission: s.into(), test: t.into() }
+        Key {
+            problem: p.into(),
+            submission: s.into(),
+            test: t.into(),
+        }
     }
 
     fn base(rows: &[(&str, &str, &str, Verdict, u64)]) -> Baseline {
-        let entries = rows.iter().map(|(p, s, t, v, ms)| (key(p, s, t), Record { verdict: *v, cpu_ms: *ms })).collect();
+        let entries = rows
+            .iter()
+            .map(|(p, s, t, v, ms)| {
+                (
+                    key(p, s, t),
+                    Record {
+                        verdict: *v,
+                        cpu_ms: *ms,
+                    },
+                )
+            })
+            .collect();
         Baseline { entries }
     }
 
     #[test]
     fn text_round_trips_sorted() {
         use Verdict::*;
-        let b = base(&[("p", "wrong_answer/x.c", "02", WrongAnswer, 5), ("p", "accepted/a.c", "01", Accepted, 12), ("ab", "s.rs", "1", TimeLimitExceeded, 1250)]);
+        let b = base(&[
+            ("p", "wrong_answer/x.c", "02", WrongAnswer, 5),
+            ("p", "accepted/a.c", "01", Accepted, 12),
+            ("ab", "s.rs", "1", TimeLimitExceeded, 1250),
+        ]);
         let text = b.to_text().unwrap();
         let lines: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(lines, ["ab\ts.rs\t1\tTLE\t1250", "p\taccepted/a.c\t01\tAC\t12", "p\twrong_answer/x.c\t02\tWA\t5"]);
+        assert_eq!(
+            lines,
+            [
+                "ab\ts.rs\t1\tTLE\t1250",
+                "p\taccepted/a.c\t01\tAC\t12",
+                "p\twrong_answer/x.c\t02\tWA\t5"
+            ]
+        );
         let mut sorted = lines.clone();
         sorted.sort();
         assert_eq!(lines, sorted, "entry order is the byte order of the lines");
@@ -236,16 +352,30 @@ mod tests {
     fn parse_errors_name_the_line() {
         let table = [
             ("nonsense\n", "b: line 1: not a baseline"),
-            ("# ojd verify baseline, format 1\np\ts\tt\tAC\n", "b: line 2: expected 5 TAB-separated fields, found 4"),
-            ("# ojd verify baseline, format 1\n\np\ts\tt\tOK\t1\n", "b: line 3: unknown verdict \"OK\""),
-            ("# ojd verify baseline, format 1\np\ts\tt\tAC\tfast\n", "b: line 2: cpu_ms: expected a whole number"),
-            ("# ojd verify baseline, format 1\np\ts\tt\tAC\t1\np\ts\tt\tWA\t1\n", "b: line 3: the same problem"),
+            (
+                "# ojd verify baseline, format 1\np\ts\tt\tAC\n",
+                "b: line 2: expected 5 TAB-separated fields, found 4",
+            ),
+            (
+                "# ojd verify baseline, format 1\n\np\ts\tt\tOK\t1\n",
+                "b: line 3: unknown verdict \"OK\"",
+            ),
+            (
+                "# ojd verify baseline, format 1\np\ts\tt\tAC\tfast\n",
+                "b: line 2: cpu_ms: expected a whole number",
+            ),
+            (
+                "# ojd verify baseline, format 1\np\ts\tt\tAC\t1\np\ts\tt\tWA\t1\n",
+                "b: line 3: the same problem",
+            ),
         ];
         for (text, want) in table {
             let e = Baseline::parse(text, "b").unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");
         }
-        assert!(base(&[("p", "a\tb", "t", Verdict::Accepted, 1)]).to_text().is_err());
+        assert!(base(&[("p", "a\tb", "t", Verdict::Accepted, 1)])
+            .to_text()
+            .is_err());
     }
 
     #[test]
@@ -257,6 +387,8 @@ mod tests {
             ("p", "s", "03", Accepted, 100),
             ("p", "s", "04", Accepted, 10),
             ("p", "s", "05", TimeLimitExceeded, 1250),
+            ("p", "s", "07", Accepted, 900),
+            ("p", "s", "08", Accepted, 400),
             ("q", "s", "01", Accepted, 1),
             ("gone", "s", "01", Accepted, 1),
         ]);
@@ -266,26 +398,87 @@ mod tests {
             ("p", "s", "03", Accepted, 160),
             ("p", "s", "05", TimeLimitExceeded, 1300),
             ("p", "s", "06", Accepted, 1),
+            ("p", "s", "07", TimeLimitExceeded, 1500),
+            ("p", "s", "08", TimeLimitExceeded, 1500),
         ]);
+        let limits: BTreeMap<(String, String), u64> =
+            [(("p".to_string(), "s".to_string()), 1000)].into();
         let judged: BTreeSet<String> = ["p".to_string()].into();
         let unjudged: BTreeSet<String> = ["q".to_string()].into();
-        let d = compare("b", &old, &now, &Scope { judged: &judged, unjudged: &unjudged, all: true }, 0.5);
+        let d = compare(
+            "b",
+            &old,
+            &now,
+            &Scope {
+                judged: &judged,
+                unjudged: &unjudged,
+                all: true,
+                limits: &limits,
+            },
+            0.5,
+        );
         let keys = |v: &[Change]| v.iter().map(|c| c.key.test.clone()).collect::<Vec<_>>();
-        assert_eq!(keys(&d.changed), ["01"]);
-        assert_eq!(keys(&d.slower), ["02"], "03 grew by 60 ms only; a TLE's time is capped");
-        let removed: Vec<_> = d.removed.iter().map(|(k, _)| (k.problem.as_str(), k.test.as_str())).collect();
+        assert_eq!(keys(&d.changed), ["01", "08"]);
+        assert_eq!(
+            keys(&d.near_limit),
+            ["07"],
+            "900 ms of a 1000 ms limit, then a TLE: noise"
+        );
+        assert_eq!(
+            keys(&d.slower),
+            ["02"],
+            "03 grew by 60 ms only; a TLE's time is capped"
+        );
+        let removed: Vec<_> = d
+            .removed
+            .iter()
+            .map(|(k, _)| (k.problem.as_str(), k.test.as_str()))
+            .collect();
         assert_eq!(removed, [("gone", "01"), ("p", "04")]);
         assert_eq!(d.added.len(), 1);
         assert_eq!(d.not_compared, ["q"]);
         assert!(d.fails());
-        let named = compare("b", &old, &now, &Scope { judged: &judged, unjudged: &unjudged, all: false }, 0.5);
-        assert_eq!(named.removed.len(), 1, "problems not named are not compared");
-        assert!(!compare("b", &now, &now, &Scope { judged: &judged, unjudged: &unjudged, all: true }, 0.5).fails());
+        let named = compare(
+            "b",
+            &old,
+            &now,
+            &Scope {
+                judged: &judged,
+                unjudged: &unjudged,
+                all: false,
+                limits: &limits,
+            },
+            0.5,
+        );
+        assert_eq!(
+            named.removed.len(),
+            1,
+            "problems not named are not compared"
+        );
+        assert!(!compare(
+            "b",
+            &now,
+            &now,
+            &Scope {
+                judged: &judged,
+                unjudged: &unjudged,
+                all: true,
+                limits: &limits,
+            },
+            0.5
+        )
+        .fails());
     }
 
     #[test]
     fn percentages() {
-        for (s, want) in [("50%", Some(0.5)), ("25", Some(0.25)), (" 0 % ", Some(0.0)), ("-5%", None), ("fast", None)] {
+        for (s, want) in [
+            ("50%", Some(0.5)),
+            ("25", Some(0.25)),
+            (" 0 % ", Some(0.0)),
+            ("-5%", None),
+            ("fast", None),
+        ] {
             assert_eq!(parse_percent(s).ok(), want, "{s}");
         }
     }

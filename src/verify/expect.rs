@@ -40,17 +40,31 @@ pub fn failures(expected: Verdict, compiled: bool, got: &[(&str, Verdict)]) -> V
     }
     let mut out = Vec::new();
     let forbidden: &dyn Fn(Verdict) -> bool = match expected {
-        Verdict::CompileError => return vec!["expected a compile error, but it compiles".to_string()],
+        Verdict::CompileError => {
+            return vec!["expected a compile error, but it compiles".to_string()]
+        }
         Verdict::Accepted => &|v| v != Verdict::Accepted,
         Verdict::WrongAnswer => &|v| !matches!(v, Verdict::Accepted | Verdict::WrongAnswer),
-        _ => &|v| matches!(v, Verdict::WrongAnswer | Verdict::CompileError | Verdict::Skipped),
+        _ => &|v| {
+            matches!(
+                v,
+                Verdict::WrongAnswer | Verdict::CompileError | Verdict::Skipped
+            )
+        },
     };
-    let bad: Vec<(&str, Verdict)> = got.iter().copied().filter(|(_, v)| forbidden(*v) && *v != Verdict::JudgeError).collect();
+    let bad: Vec<(&str, Verdict)> = got
+        .iter()
+        .copied()
+        .filter(|(_, v)| forbidden(*v) && *v != Verdict::JudgeError)
+        .collect();
     if !bad.is_empty() {
         out.push(format!("got {}", by_verdict(&bad)));
     }
     if expected != Verdict::Accepted && !got.iter().any(|(_, v)| *v == expected) {
-        out.push(format!("expected {} on at least one test, got none", expected.code()));
+        out.push(format!(
+            "expected {} on at least one test, got none",
+            expected.code()
+        ));
     }
     out
 }
@@ -68,7 +82,11 @@ pub fn by_verdict(cells: &[(&str, Verdict)]) -> String {
         n if n > 6 => format!("{} and {} more", tests[..5].join(", "), n - 5),
         _ => tests.join(", "),
     };
-    groups.iter().map(|(v, tests)| format!("{} on {}", v.code(), list(tests))).collect::<Vec<_>>().join("; ")
+    groups
+        .iter()
+        .map(|(v, tests)| format!("{} on {}", v.code(), list(tests)))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]
@@ -83,21 +101,64 @@ mod tests {
             (Accepted, true, &[Accepted, WrongAnswer], &["got WA on t1"]),
             (Accepted, false, &[], &["it does not compile"]),
             (WrongAnswer, true, &[Accepted, WrongAnswer], &[]),
-            (WrongAnswer, true, &[Accepted, Accepted], &["expected WA on at least one test, got none"]),
-            (WrongAnswer, true, &[TimeLimitExceeded, WrongAnswer], &["got TLE on t0"]),
+            (
+                WrongAnswer,
+                true,
+                &[Accepted, Accepted],
+                &["expected WA on at least one test, got none"],
+            ),
+            (
+                WrongAnswer,
+                true,
+                &[TimeLimitExceeded, WrongAnswer],
+                &["got TLE on t0"],
+            ),
             (TimeLimitExceeded, true, &[Accepted, TimeLimitExceeded], &[]),
-            (TimeLimitExceeded, true, &[RuntimeError, TimeLimitExceeded], &[]),
-            (TimeLimitExceeded, true, &[WrongAnswer, TimeLimitExceeded], &["got WA on t0"]),
-            (TimeLimitExceeded, true, &[Accepted, Accepted], &["expected TLE on at least one test, got none"]),
+            (
+                TimeLimitExceeded,
+                true,
+                &[RuntimeError, TimeLimitExceeded],
+                &[],
+            ),
+            (
+                TimeLimitExceeded,
+                true,
+                &[WrongAnswer, TimeLimitExceeded],
+                &["got WA on t0"],
+            ),
+            (
+                TimeLimitExceeded,
+                true,
+                &[Accepted, Accepted],
+                &["expected TLE on at least one test, got none"],
+            ),
             (RuntimeError, true, &[RuntimeError, Accepted], &[]),
-            (MemoryLimitExceeded, true, &[Accepted, RuntimeError], &["expected MLE on at least one test, got none"]),
+            (
+                MemoryLimitExceeded,
+                true,
+                &[Accepted, RuntimeError],
+                &["expected MLE on at least one test, got none"],
+            ),
             (CompileError, false, &[], &[]),
-            (CompileError, true, &[Accepted], &["expected a compile error, but it compiles"]),
+            (
+                CompileError,
+                true,
+                &[Accepted],
+                &["expected a compile error, but it compiles"],
+            ),
         ];
         for (expected, compiled, verdicts, want) in table {
             let names = ["t0", "t1"];
-            let got: Vec<(&str, Verdict)> = verdicts.iter().enumerate().map(|(i, v)| (names[i], *v)).collect();
-            assert_eq!(failures(*expected, *compiled, &got), *want, "{expected:?} {verdicts:?}");
+            let got: Vec<(&str, Verdict)> = verdicts
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (names[i], *v))
+                .collect();
+            assert_eq!(
+                failures(*expected, *compiled, &got),
+                *want,
+                "{expected:?} {verdicts:?}"
+            );
         }
     }
 
@@ -106,8 +167,18 @@ mod tests {
         assert_eq!(folder_verdict("run_time_error"), Some(RuntimeError));
         assert_eq!(folder_verdict("judge_error"), None);
         assert_eq!(folder_verdict("partially_accepted"), None);
-        let many: Vec<(&str, Verdict)> = ["a", "b", "c", "d", "e", "f", "g"].iter().map(|t| (*t, WrongAnswer)).collect();
+        let many: Vec<(&str, Verdict)> = ["a", "b", "c", "d", "e", "f", "g"]
+            .iter()
+            .map(|t| (*t, WrongAnswer))
+            .collect();
         assert_eq!(by_verdict(&many), "WA on a, b, c, d, e and 2 more");
-        assert_eq!(by_verdict(&[("1", WrongAnswer), ("2", TimeLimitExceeded), ("3", WrongAnswer)]), "WA on 1, 3; TLE on 2");
+        assert_eq!(
+            by_verdict(&[
+                ("1", WrongAnswer),
+                ("2", TimeLimitExceeded),
+                ("3", WrongAnswer)
+            ]),
+            "WA on 1, 3; TLE on 2"
+        );
     }
 }

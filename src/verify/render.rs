@@ -37,7 +37,12 @@ fn cell_text(c: &Cell, limit_ms: u64) -> String {
         Verdict::JudgeError => String::new(),
         _ => c.result.cpu_ms.to_string(),
     };
-    format!("{:<3} {:>5}{}", c.result.verdict.code(), time, if c.rerun { '*' } else { ' ' })
+    format!(
+        "{:<3} {:>5}{}",
+        c.result.verdict.code(),
+        time,
+        if c.rerun { '*' } else { ' ' }
+    )
 }
 
 const CELL: usize = 10;
@@ -68,7 +73,11 @@ fn render_problem(out: &mut String, p: &ProblemReport, color: bool) {
     let state = match (p.errors.len() + p.judge_errors.len(), failed) {
         (0, 0) => paint("ok", "32", color),
         (0, n) => paint(&format!("{n} not as expected"), "1;31", color),
-        (n, _) => paint(&format!("{n} error{}", if n == 1 { "" } else { "s" }), "1;31", color),
+        (n, _) => paint(
+            &format!("{n} error{}", if n == 1 { "" } else { "s" }),
+            "1;31",
+            color,
+        ),
     };
     let _ = writeln!(
         out,
@@ -80,7 +89,12 @@ fn render_problem(out: &mut String, p: &ProblemReport, color: bool) {
         p.inputs_validated
     );
     for e in &p.judge_errors {
-        let _ = writeln!(out, "  {} {}", paint("judge error:", "35", color), indent(e, 4));
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint("judge error:", "35", color),
+            indent(e, 4)
+        );
     }
     for e in &p.errors {
         let _ = writeln!(out, "  {} {}", paint("error:", "31", color), indent(e, 4));
@@ -99,17 +113,46 @@ fn render_problem(out: &mut String, p: &ProblemReport, color: bool) {
 }
 
 fn legend(out: &mut String, p: &ProblemReport, color: bool) {
-    let width = p.submissions.iter().map(|s| s.name.chars().count()).max().unwrap_or(0);
+    let width = p
+        .submissions
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
     for (i, s) in p.submissions.iter().enumerate() {
-        let expected = if s.reference { "reference".to_string() } else { format!("expects {}", s.expected.code()) };
-        let verdict = paint(&format!("{:<3}", s.verdict.code()), cell_color(s.verdict, s.expected), color);
-        let state = if s.ok { paint("ok", "32", color) } else { paint(&format!("FAILED: {}", s.failures.join("; ")), "1;31", color) };
-        let _ = writeln!(out, "  [{}] {:<width$}  {:<12} {verdict}  {state}", i + 1, s.name, expected);
+        let expected = if s.reference {
+            "reference".to_string()
+        } else {
+            format!("expects {}", s.expected.code())
+        };
+        let verdict = paint(
+            &format!("{:<3}", s.verdict.code()),
+            cell_color(s.verdict, s.expected),
+            color,
+        );
+        let state = if s.ok {
+            paint("ok", "32", color)
+        } else {
+            paint(&format!("FAILED: {}", s.failures.join("; ")), "1;31", color)
+        };
+        let _ = writeln!(
+            out,
+            "  [{}] {:<width$}  {:<12} {verdict}  {state}",
+            i + 1,
+            s.name,
+            expected
+        );
     }
 }
 
 fn matrix(out: &mut String, p: &ProblemReport, color: bool) {
-    let width = p.tests.iter().map(|t| t.chars().count()).max().unwrap_or(4).max(4);
+    let width = p
+        .tests
+        .iter()
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let _ = write!(out, "  {:<width$}", "test");
     for i in 0..p.submissions.len() {
         let _ = write!(out, " {:<CELL$}", format!("[{}]", i + 1));
@@ -119,8 +162,16 @@ fn matrix(out: &mut String, p: &ProblemReport, color: bool) {
         let _ = write!(out, "  {test:<width$}");
         for s in &p.submissions {
             let text = match (s.verdict, s.tests.iter().find(|c| c.result.name == *test)) {
-                (_, Some(c)) => paint(&cell_text(c, s.limit_ms), cell_color(c.result.verdict, s.expected), color),
-                (Verdict::CompileError, None) => paint(&format!("{:<CELL$}", "CE"), cell_color(Verdict::CompileError, s.expected), color),
+                (_, Some(c)) => paint(
+                    &cell_text(c, s.limit_ms),
+                    cell_color(c.result.verdict, s.expected),
+                    color,
+                ),
+                (Verdict::CompileError, None) => paint(
+                    &format!("{:<CELL$}", "CE"),
+                    cell_color(Verdict::CompileError, s.expected),
+                    color,
+                ),
                 _ => format!("{:<CELL$}", "-"),
             };
             let _ = write!(out, " {text}");
@@ -135,19 +186,40 @@ fn details(out: &mut String, p: &ProblemReport, color: bool) {
     for (i, s) in p.submissions.iter().enumerate().filter(|(_, s)| !s.ok) {
         let _ = writeln!(out, "  [{}] {}:", i + 1, s.name);
         if s.verdict == Verdict::CompileError {
-            let _ = writeln!(out, "      {}", indent(first_lines(&s.compile_output, 10).trim_end(), 6));
+            let _ = writeln!(
+                out,
+                "      {}",
+                indent(first_lines(&s.compile_output, 10).trim_end(), 6)
+            );
             continue;
         }
         let unexpected = |c: &&Cell| match s.expected {
             Verdict::Accepted => c.result.verdict != Verdict::Accepted,
-            Verdict::WrongAnswer => !matches!(c.result.verdict, Verdict::Accepted | Verdict::WrongAnswer),
+            Verdict::WrongAnswer => {
+                !matches!(c.result.verdict, Verdict::Accepted | Verdict::WrongAnswer)
+            }
             _ => c.result.verdict == Verdict::WrongAnswer,
         };
         for c in s.tests.iter().filter(unexpected).take(5) {
-            let _ = writeln!(out, "      {} {}: {}", c.result.verdict.code(), c.result.name, c.result.message);
+            let _ = writeln!(
+                out,
+                "      {} {}: {}",
+                c.result.verdict.code(),
+                c.result.name,
+                c.result.message
+            );
         }
-        if let Some(d) = s.tests.iter().filter(unexpected).find_map(|c| c.result.diff.as_ref()) {
-            let _ = writeln!(out, "      {}", indent(crate::diff::render(d, color).trim_end(), 6));
+        if let Some(d) = s
+            .tests
+            .iter()
+            .filter(unexpected)
+            .find_map(|c| c.result.diff.as_ref())
+        {
+            let _ = writeln!(
+                out,
+                "      {}",
+                indent(crate::diff::render(d, color).trim_end(), 6)
+            );
         }
     }
 }
@@ -162,36 +234,79 @@ fn indent(text: &str, n: usize) -> String {
 
 /// The changes since a baseline, one per line, verdict flips first.
 pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
-    let mut out = String::new();
+    let plural = if d.changed.len() == 1 { "" } else { "s" };
     let head = format!(
-        "baseline {}: {} verdict{} changed, {} removed, {} added, {} slower",
+        "baseline {}: {} verdict{plural} changed, {} removed, {} added, {} slower, {} near the limit",
         d.file,
         d.changed.len(),
-        if d.changed.len() == 1 { "" } else { "s" },
         d.removed.len(),
         d.added.len(),
-        d.slower.len()
+        d.slower.len(),
+        d.near_limit.len()
     );
-    let _ = writeln!(out, "{}", paint(&head, if d.fails() { "1;31" } else { "1" }, color));
+    let mut out = paint(&head, if d.fails() { "1;31" } else { "1" }, color) + "\n";
     let row = |k: &super::Key| format!("{}  {}  {}", k.problem, k.submission, k.test);
+    let mut line = |label: &str, code: &str, text: String| {
+        let _ = writeln!(out, "  {}  {text}", paint(label, code, color));
+    };
     for c in &d.changed {
-        let _ = writeln!(out, "  {}  {}  {} -> {}", paint("changed", "31", color), row(&c.key), c.before.verdict, c.after.verdict);
+        line(
+            "changed",
+            "31",
+            format!(
+                "{}  {} -> {}",
+                row(&c.key),
+                c.before.verdict,
+                c.after.verdict
+            ),
+        );
     }
     for (k, r) in &d.removed {
-        let _ = writeln!(out, "  {}  {}  (was {}, {} ms)", paint("removed", "31", color), row(k), r.verdict, r.cpu_ms);
+        line(
+            "removed",
+            "31",
+            format!("{}  (was {}, {} ms)", row(k), r.verdict, r.cpu_ms),
+        );
     }
     for (k, r) in &d.added {
-        let _ = writeln!(out, "  {}  {}  (now {}, {} ms)", paint("added  ", "31", color), row(k), r.verdict, r.cpu_ms);
+        line(
+            "added  ",
+            "31",
+            format!("{}  (now {}, {} ms)", row(k), r.verdict, r.cpu_ms),
+        );
     }
     for c in &d.slower {
         let pct = (c.after.cpu_ms as f64 / c.before.cpu_ms.max(1) as f64 - 1.0) * 100.0;
-        let _ = writeln!(out, "  {}  {}  {} ms -> {} ms (+{pct:.0}%)", paint("slower ", "33", color), row(&c.key), c.before.cpu_ms, c.after.cpu_ms);
+        let (a, b) = (c.before.cpu_ms, c.after.cpu_ms);
+        line(
+            "slower ",
+            "33",
+            format!("{}  {a} ms -> {b} ms (+{pct:.0}%)", row(&c.key)),
+        );
+    }
+    for c in &d.near_limit {
+        let (b, a) = (&c.before, &c.after);
+        let text = format!(
+            "{}  {} {} ms -> {} {} ms (timing noise, not a failure)",
+            row(&c.key),
+            b.verdict,
+            b.cpu_ms,
+            a.verdict,
+            a.cpu_ms
+        );
+        line("near the limit", "33", text);
     }
     for p in &d.not_compared {
-        let _ = writeln!(out, "  not compared: {p} (not judged in this run)");
+        line(
+            "not compared",
+            "33",
+            format!("{p} (not judged in this run)"),
+        );
     }
     if d.fails() {
-        out.push_str("  (if these changes are intended, save the baseline again with --save-baseline)\n");
+        out.push_str(
+            "  (if these changes are intended, save the baseline again with --save-baseline)\n",
+        );
     }
     out
 }
@@ -202,26 +317,44 @@ fn summary(r: &VerifyReport, color: bool) -> String {
     let mut what = Vec::new();
     let failed = subs.iter().filter(|s| !s.ok).count();
     let errors: usize = r.problems.iter().map(|p| p.errors.len()).sum();
-    let judge_errors: usize = r.judge_errors.len() + r.problems.iter().map(|p| p.judge_errors.len()).sum::<usize>();
+    let judge_errors: usize = r.judge_errors.len()
+        + r.problems
+            .iter()
+            .map(|p| p.judge_errors.len())
+            .sum::<usize>();
     if judge_errors > 0 {
-        what.push(format!("{judge_errors} judge error{}", if judge_errors == 1 { "" } else { "s" }));
+        what.push(format!(
+            "{judge_errors} judge error{}",
+            if judge_errors == 1 { "" } else { "s" }
+        ));
     }
     if errors > 0 {
-        what.push(format!("{errors} package error{}", if errors == 1 { "" } else { "s" }));
+        what.push(format!(
+            "{errors} package error{}",
+            if errors == 1 { "" } else { "s" }
+        ));
     }
     if failed > 0 {
-        what.push(format!("{failed} submission{} not as expected", if failed == 1 { "" } else { "s" }));
+        what.push(format!(
+            "{failed} submission{} not as expected",
+            if failed == 1 { "" } else { "s" }
+        ));
     }
     if r.baseline.as_ref().is_some_and(BaselineDiff::fails) {
         what.push("verdicts differ from the baseline".to_string());
     }
-    let verdict = if what.is_empty() { paint("all as expected", "1;32", color) } else { paint(&what.join(", "), "1;31", color) };
+    let verdict = if what.is_empty() {
+        paint("all as expected", "1;32", color)
+    } else {
+        paint(&what.join(", "), "1;31", color)
+    };
     format!(
-        "verify: {} problems, {} submissions, {} test runs ({} re-run alone), {} compilations, {} workers, {:.1} s: {verdict}\n",
+        "verify: {} problems, {} submissions, {} test runs + {} alone for {} near the limit, {} compilations, {} workers, {:.1} s: {verdict}\n",
         r.problems.len(),
         subs.len(),
-        s.test_runs + s.reruns,
+        s.test_runs,
         s.reruns,
+        s.rerun_tests,
         s.compilations,
         s.workers,
         s.seconds
@@ -259,8 +392,13 @@ struct Case {
 /// `package` case for package or judge errors and a `baseline` case for baseline entries of
 /// submissions that are gone.
 pub fn junit(r: &VerifyReport) -> String {
-    let suites: Vec<(String, Vec<Case>)> = r.problems.iter().map(|p| (p.problem.clone(), cases(p, r.baseline.as_ref()))).collect();
-    let count = |f: &dyn Fn(&Case) -> bool| suites.iter().flat_map(|(_, c)| c).filter(|c| f(c)).count();
+    let suites: Vec<(String, Vec<Case>)> = r
+        .problems
+        .iter()
+        .map(|p| (p.problem.clone(), cases(p, r.baseline.as_ref())))
+        .collect();
+    let count =
+        |f: &dyn Fn(&Case) -> bool| suites.iter().flat_map(|(_, c)| c).filter(|c| f(c)).count();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
@@ -281,10 +419,21 @@ pub fn junit(r: &VerifyReport) -> String {
             cases.iter().map(|c| c.seconds).sum::<f64>()
         );
         for c in cases {
-            let _ = write!(out, "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">", xml(name), xml(&c.name), c.seconds);
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">",
+                xml(name),
+                xml(&c.name),
+                c.seconds
+            );
             for (tag, body) in [("failure", &c.failure), ("error", &c.error)] {
                 if let Some((message, text)) = body {
-                    let _ = write!(out, "\n      <{tag} message=\"{}\">{}</{tag}>", xml(message), xml(text));
+                    let _ = write!(
+                        out,
+                        "\n      <{tag} message=\"{}\">{}</{tag}>",
+                        xml(message),
+                        xml(text)
+                    );
                 }
             }
             if !c.out.is_empty() {
@@ -302,9 +451,22 @@ fn cases(p: &ProblemReport, baseline: Option<&BaselineDiff>) -> Vec<Case> {
     let mut cases = Vec::new();
     if !p.errors.is_empty() || !p.judge_errors.is_empty() {
         let all: Vec<&String> = p.judge_errors.iter().chain(&p.errors).collect();
-        let first = all.first().map(|e| e.lines().next().unwrap_or_default().to_string()).unwrap_or_default();
-        let body = all.iter().map(|e| e.as_str()).collect::<Vec<_>>().join("\n");
-        cases.push(Case { name: "package".into(), seconds: 0.0, failure: None, error: Some((first, body)), out: String::new() });
+        let first = all
+            .first()
+            .map(|e| e.lines().next().unwrap_or_default().to_string())
+            .unwrap_or_default();
+        let body = all
+            .iter()
+            .map(|e| e.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        cases.push(Case {
+            name: "package".into(),
+            seconds: 0.0,
+            failure: None,
+            error: Some((first, body)),
+            out: String::new(),
+        });
     }
     for s in &p.submissions {
         cases.push(submission_case(p, s, baseline));
@@ -313,38 +475,93 @@ fn cases(p: &ProblemReport, baseline: Option<&BaselineDiff>) -> Vec<Case> {
         let gone: Vec<String> = d
             .removed
             .iter()
-            .filter(|(k, _)| k.problem == p.problem && !p.submissions.iter().any(|s| s.name == k.submission))
-            .map(|(k, r)| format!("removed {} {} (was {}, {} ms)", k.submission, k.test, r.verdict, r.cpu_ms))
+            .filter(|(k, _)| {
+                k.problem == p.problem && !p.submissions.iter().any(|s| s.name == k.submission)
+            })
+            .map(|(k, r)| {
+                format!(
+                    "removed {} {} (was {}, {} ms)",
+                    k.submission, k.test, r.verdict, r.cpu_ms
+                )
+            })
             .collect();
         if !gone.is_empty() {
-            let message = format!("{} baseline entries of submissions that are gone", gone.len());
-            cases.push(Case { name: "baseline".into(), seconds: 0.0, failure: Some((message, gone.join("\n"))), error: None, out: String::new() });
+            let message = format!(
+                "{} baseline entries of submissions that are gone",
+                gone.len()
+            );
+            cases.push(Case {
+                name: "baseline".into(),
+                seconds: 0.0,
+                failure: Some((message, gone.join("\n"))),
+                error: None,
+                out: String::new(),
+            });
         }
     }
     cases
 }
 
-fn submission_case(p: &ProblemReport, s: &SubmissionReport, baseline: Option<&BaselineDiff>) -> Case {
+fn submission_case(
+    p: &ProblemReport,
+    s: &SubmissionReport,
+    baseline: Option<&BaselineDiff>,
+) -> Case {
     let mut out = String::new();
     for c in &s.tests {
         let r = &c.result;
-        let _ = writeln!(out, "{} {} cpu {} ms wall {} ms {} KiB{} {}", r.name, r.verdict, r.cpu_ms, r.wall_ms, r.memory_kib, if c.rerun { " (re-run alone)" } else { "" }, r.message);
+        let rerun = if c.rerun { " (re-run alone)" } else { "" };
+        let _ = write!(
+            out,
+            "{} {} cpu {} ms wall {} ms {} KiB{rerun}",
+            r.name, r.verdict, r.cpu_ms, r.wall_ms, r.memory_kib
+        );
+        let _ = writeln!(
+            out,
+            "{}{}",
+            if r.message.is_empty() { "" } else { ": " },
+            r.message
+        );
     }
     let mine = |k: &super::Key| k.problem == p.problem && k.submission == s.name;
     let mut changes = Vec::new();
     if let Some(d) = baseline {
-        changes.extend(d.changed.iter().filter(|c| mine(&c.key)).map(|c| format!("{}: {} -> {}", c.key.test, c.before.verdict, c.after.verdict)));
-        changes.extend(d.removed.iter().filter(|(k, _)| mine(k)).map(|(k, r)| format!("{}: removed (was {})", k.test, r.verdict)));
-        changes.extend(d.added.iter().filter(|(k, _)| mine(k)).map(|(k, r)| format!("{}: added (now {})", k.test, r.verdict)));
+        changes.extend(d.changed.iter().filter(|c| mine(&c.key)).map(|c| {
+            format!(
+                "{}: {} -> {}",
+                c.key.test, c.before.verdict, c.after.verdict
+            )
+        }));
+        changes.extend(
+            d.removed
+                .iter()
+                .filter(|(k, _)| mine(k))
+                .map(|(k, r)| format!("{}: removed (was {})", k.test, r.verdict)),
+        );
+        changes.extend(
+            d.added
+                .iter()
+                .filter(|(k, _)| mine(k))
+                .map(|(k, r)| format!("{}: added (now {})", k.test, r.verdict)),
+        );
     }
     let mut failure = None;
     if !s.ok || !changes.is_empty() {
         let mut message = s.failures.join("; ");
         if !changes.is_empty() {
-            message = [message, format!("{} change(s) from the baseline", changes.len())].join("; ").trim_start_matches("; ").to_string();
+            message = [
+                message,
+                format!("{} change(s) from the baseline", changes.len()),
+            ]
+            .join("; ")
+            .trim_start_matches("; ")
+            .to_string();
         }
         let mut body = String::new();
-        let mut plain = ProblemReport { submissions: vec![s.clone()], ..p.clone() };
+        let mut plain = ProblemReport {
+            submissions: vec![s.clone()],
+            ..p.clone()
+        };
         plain.errors.clear();
         details(&mut body, &plain, false);
         if !changes.is_empty() {
@@ -353,7 +570,13 @@ fn submission_case(p: &ProblemReport, s: &SubmissionReport, baseline: Option<&Ba
         failure = Some((message, body));
     }
     let seconds = s.tests.iter().map(|c| c.result.wall_ms).sum::<u64>() as f64 / 1000.0;
-    Case { name: s.name.clone(), seconds, failure, error: None, out }
+    Case {
+        name: s.name.clone(),
+        seconds,
+        failure,
+        error: None,
+        out,
+    }
 }
 
 #[cfg(test)]
@@ -362,6 +585,9 @@ mod tests {
 
     #[test]
     fn xml_escapes_and_drops_control_characters() {
-        assert_eq!(xml("a<b & \"c\" 'd'>\x1b[0m\n"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{fffd}[0m\n");
+        assert_eq!(
+            xml("a<b & \"c\" 'd'>\x1b[0m\n"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{fffd}[0m\n"
+        );
     }
 }

@@ -47,8 +47,11 @@ impl Fixture {
         let tmp = tempfile::tempdir().expect("temp dir");
         copy_dir(&testdata("verify"), &tmp.path().join("verify"));
         let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-compile-cache");
-        std::fs::write(tmp.path().join("config.toml"), format!("[judge]\ncache = {:?}\n", cache.display().to_string()))
-            .expect("write config");
+        std::fs::write(
+            tmp.path().join("config.toml"),
+            format!("[judge]\ncache = {:?}\n", cache.display().to_string()),
+        )
+        .expect("write config");
         Fixture { tmp }
     }
 
@@ -85,7 +88,11 @@ impl Fixture {
     fn save_baseline(&self) -> String {
         let file = self.path("verify.baseline").display().to_string();
         let r = self.verify(&["--save-baseline", &file]);
-        assert_eq!(r.code, 0, "the fixture verifies cleanly:\n{}{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.code, 0,
+            "the fixture verifies cleanly:\n{}{}",
+            r.stdout, r.stderr
+        );
         file
     }
 
@@ -102,7 +109,8 @@ impl Fixture {
 }
 
 fn json(r: &Run) -> Value {
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("--json prints JSON ({e}):\n{}\n{}", r.stdout, r.stderr))
+    serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("--json prints JSON ({e}):\n{}\n{}", r.stdout, r.stderr))
 }
 
 /// The baseline diff's entries of one kind as "submission test before->after" strings, sorted.
@@ -112,8 +120,19 @@ fn changes(report: &Value, kind: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("baseline.{kind} is a list: {report:#}"))
         .iter()
         .map(|c| match kind {
-            "changed" => format!("{} {} {}->{}", c["submission"].as_str().unwrap(), c["test"].as_str().unwrap(), c["before"]["verdict"].as_str().unwrap(), c["after"]["verdict"].as_str().unwrap()),
-            _ => format!("{} {} {}", c[0]["submission"].as_str().unwrap(), c[0]["test"].as_str().unwrap(), c[1]["verdict"].as_str().unwrap()),
+            "changed" => format!(
+                "{} {} {}->{}",
+                c["submission"].as_str().unwrap(),
+                c["test"].as_str().unwrap(),
+                c["before"]["verdict"].as_str().unwrap(),
+                c["after"]["verdict"].as_str().unwrap()
+            ),
+            _ => format!(
+                "{} {} {}",
+                c[0]["submission"].as_str().unwrap(),
+                c[0]["test"].as_str().unwrap(),
+                c[1]["verdict"].as_str().unwrap()
+            ),
         })
         .collect();
     v.sort();
@@ -126,7 +145,13 @@ fn failed_submissions(report: &Value) -> Vec<String> {
         .expect("submissions")
         .iter()
         .filter(|s| s["ok"] == Value::Bool(false))
-        .map(|s| format!("{}: {}", s["name"].as_str().unwrap(), s["failures"][0].as_str().unwrap_or_default()))
+        .map(|s| {
+            format!(
+                "{}: {}",
+                s["name"].as_str().unwrap(),
+                s["failures"][0].as_str().unwrap_or_default()
+            )
+        })
         .collect()
 }
 
@@ -141,11 +166,27 @@ fn unchanged_package_matches_its_baseline_and_reports_for_machines() {
     let mut sorted = lines.clone();
     sorted.sort();
     assert_eq!(lines, sorted, "sorted, to diff well in git");
-    assert!(lines.iter().any(|l| l.starts_with("verify\taccepted/slow.c\t01-small\tAC\t")), "{text}");
-    assert!(lines.iter().any(|l| l.starts_with("verify\ttime_limit_exceeded/spin_on_many.c\t02-medium\tTLE\t")), "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("verify\taccepted/slow.c\t01-small\tAC\t")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("verify\ttime_limit_exceeded/spin_on_many.c\t02-medium\tTLE\t")),
+        "{text}"
+    );
 
     let junit = f.path("verify.xml");
-    let r = f.verify(&["--baseline", &file, "--json", "--junit", junit.to_str().unwrap()]);
+    let r = f.verify(&[
+        "--baseline",
+        &file,
+        "--json",
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let report = json(&r);
     assert_eq!(report["baseline"]["changed"], Value::Array(vec![]));
@@ -154,7 +195,10 @@ fn unchanged_package_matches_its_baseline_and_reports_for_machines() {
     let xml = std::fs::read_to_string(&junit).expect("junit written");
     assert_eq!(xml.matches("<testcase ").count(), 6, "{xml}");
     assert!(xml.contains("failures=\"0\" errors=\"0\""), "{xml}");
-    assert!(xml.contains("name=\"wrong_answer/no_negatives.c\""), "{xml}");
+    assert!(
+        xml.contains("name=\"wrong_answer/no_negatives.c\""),
+        "{xml}"
+    );
 }
 
 #[test]
@@ -163,16 +207,33 @@ fn changed_reference_solver_flips_verdicts() {
     let f = Fixture::new();
     let file = f.save_baseline();
     // The admin "simplifies" the reference and drops the sign of negative values.
-    f.edit("solution.c", |s| s.replace("sum += a;", "sum += a < 0 ? -a : a;"));
+    f.edit("solution.c", |s| {
+        s.replace("sum += a;", "sum += a < 0 ? -a : a;")
+    });
 
     let r = f.verify(&[]);
-    assert_eq!(r.code, 2, "answers no longer match the reference: a package error\n{}", r.stdout);
+    assert_eq!(
+        r.code, 2,
+        "answers no longer match the reference: a package error\n{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("answers are out of date"), "{}", r.stdout);
-    assert!(r.stdout.contains("03-edge.ans differs from the rebuilt file"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("03-edge.ans differs from the rebuilt file"),
+        "{}",
+        r.stdout
+    );
 
     f.gen();
     let junit = f.path("verify.xml");
-    let r = f.verify(&["--baseline", &file, "--json", "--junit", junit.to_str().unwrap()]);
+    let r = f.verify(&[
+        "--baseline",
+        &file,
+        "--json",
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     let report = json(&r);
     assert_eq!(
@@ -195,12 +256,24 @@ fn changed_reference_solver_flips_verdicts() {
     );
     let xml = std::fs::read_to_string(&junit).expect("junit written");
     assert!(xml.contains("failures=\"4\""), "{xml}");
-    assert!(xml.contains("first difference at line 2"), "failures carry the diff:\n{xml}");
+    assert!(
+        xml.contains("first difference at line 2"),
+        "failures carry the diff:\n{xml}"
+    );
 
     let r = f.verify(&["--baseline", &file]);
     assert_eq!(r.code, 1);
-    assert!(r.stdout.contains("changed  verify  accepted/sum.c  03-edge  AC -> WA"), "{}", r.stdout);
-    assert!(r.stdout.contains("4 verdicts changed, 0 removed, 0 added"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("changed  verify  accepted/sum.c  03-edge  AC -> WA"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("4 verdicts changed, 0 removed, 0 added"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -208,17 +281,37 @@ fn tightened_time_limit_turns_slow_accepted_into_tle() {
     require_root!();
     let f = Fixture::new();
     let file = f.save_baseline();
-    f.edit("problem.toml", |s| s.replace("time_limit = \"1s\"", "time_limit = \"250ms\""));
+    f.edit("problem.toml", |s| {
+        s.replace("time_limit = \"1s\"", "time_limit = \"250ms\"")
+    });
     let r = f.verify(&["--baseline", &file, "--json"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     let report = json(&r);
     assert_eq!(
         changes(&report, "changed"),
-        ["accepted/slow.c 01-small AC->TLE", "accepted/slow.c 02-medium AC->TLE", "accepted/slow.c 03-edge AC->TLE"]
+        [
+            "accepted/slow.c 01-small AC->TLE",
+            "accepted/slow.c 02-medium AC->TLE",
+            "accepted/slow.c 03-edge AC->TLE"
+        ]
     );
-    assert_eq!(failed_submissions(&report), ["accepted/slow.c: got TLE on 01-small, 02-medium, 03-edge"]);
-    let slow = &report["problems"][0]["submissions"].as_array().unwrap().iter().find(|s| s["name"] == "accepted/slow.c").unwrap()["tests"][0];
-    assert!(slow["message"].as_str().unwrap().contains("the limit is 250 ms"), "{slow:#}");
+    assert_eq!(
+        failed_submissions(&report),
+        ["accepted/slow.c: got TLE on 01-small, 02-medium, 03-edge"]
+    );
+    let slow = &report["problems"][0]["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "accepted/slow.c")
+        .unwrap()["tests"][0];
+    assert!(
+        slow["message"]
+            .as_str()
+            .unwrap()
+            .contains("the limit is 250 ms"),
+        "{slow:#}"
+    );
 }
 
 #[test]
@@ -227,7 +320,8 @@ fn removed_test_is_reported_for_every_submission() {
     let f = Fixture::new();
     let file = f.save_baseline();
     for ext in ["in", "ans"] {
-        std::fs::remove_file(f.problem().join(format!("tests/03-edge.{ext}"))).expect("remove a test");
+        std::fs::remove_file(f.problem().join(format!("tests/03-edge.{ext}")))
+            .expect("remove a test");
     }
     f.gen();
     let r = f.verify(&["--baseline", &file, "--json"]);
@@ -261,14 +355,27 @@ fn package_errors_are_listed_together() {
     let f = Fixture::new();
     let r = f.verify(&["--baseline", "no-such.baseline"]);
     assert_eq!(r.code, 2, "a missing baseline is a usage error");
-    assert!(r.stderr.contains("failed to read baseline no-such.baseline"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("failed to read baseline no-such.baseline"),
+        "{}",
+        r.stderr
+    );
 
     let toml = f.problem().join("problem.toml");
     let good = std::fs::read_to_string(&toml).expect("problem.toml");
-    f.edit("problem.toml", |s| s.replace("\"1s\"", "\"soon\"").replace("\"64MiB\"", "\"lots\""));
+    f.edit("problem.toml", |s| {
+        s.replace("\"1s\"", "\"soon\"")
+            .replace("\"64MiB\"", "\"lots\"")
+    });
     let r = f.verify(&[]);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("problem.toml: time_limit:") && r.stdout.contains("problem.toml: memory_limit:"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("problem.toml: time_limit:")
+            && r.stdout.contains("problem.toml: memory_limit:"),
+        "{}",
+        r.stdout
+    );
 
     std::fs::write(&toml, good).expect("restore problem.toml");
     let odd = f.problem().join("submissions/partially_accepted");
@@ -277,11 +384,99 @@ fn package_errors_are_listed_together() {
     std::fs::write(f.problem().join("submissions/accepted/notes.docx"), "?").expect("write");
     let r = f.verify(&[]);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("partially_accepted: not a verdict folder"), "{}", r.stdout);
-    assert!(r.stdout.contains("notes.docx: unknown language"), "{}", r.stdout);
-    assert!(r.stdout.contains("[2] accepted/slow.c"), "the rest is still judged:\n{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("partially_accepted: not a verdict folder"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("notes.docx: unknown language"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("[2] accepted/slow.c"),
+        "the rest is still judged:\n{}",
+        r.stdout
+    );
 
     let r = f.verify(&["--save-baseline", "b"]);
-    assert!(r.stderr.contains("not saving b"), "no partial baselines: {}", r.stderr);
+    assert!(
+        r.stderr.contains("not saving b"),
+        "no partial baselines: {}",
+        r.stderr
+    );
     assert!(!f.path("b").exists());
+}
+
+#[test]
+fn near_limit_runs_are_rerun_alone_and_flips_there_are_noise() {
+    require_root!();
+    let f = Fixture::new();
+    // slow.c burns 400 ms of CPU: with a 500 ms limit that is within 75% of it, too close to
+    // call in a parallel run.
+    f.edit("problem.toml", |s| {
+        s.replace("time_limit = \"1s\"", "time_limit = \"500ms\"")
+    });
+    let file = f.save_baseline();
+    let text = std::fs::read_to_string(&file).expect("baseline");
+    // Pretend an earlier, disturbed run measured a TLE on one of those tests.
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("verify\taccepted/slow.c\t01-small\t"))
+        .expect("slow.c line")
+        .to_string();
+    std::fs::write(
+        &file,
+        text.replace(&line, "verify\taccepted/slow.c\t01-small\tTLE\t750"),
+    )
+    .expect("edit baseline");
+
+    let r = f.verify(&["--baseline", &file, "--json"]);
+    assert_eq!(
+        r.code, 0,
+        "a flip at the limit is reported, not failed:\n{}{}",
+        r.stdout, r.stderr
+    );
+    let report = json(&r);
+    assert_eq!(changes(&report, "changed"), Vec::<String>::new());
+    let near = report["baseline"]["near_limit"]
+        .as_array()
+        .expect("near_limit list");
+    assert_eq!(near.len(), 1, "{report:#}");
+    assert_eq!(near[0]["test"], "01-small");
+    let slow = report["problems"][0]["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "accepted/slow.c")
+        .unwrap();
+    assert!(
+        slow["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["rerun"] == true && c["verdict"] == "AC"),
+        "{slow:#}"
+    );
+    assert!(
+        report["stats"]["reruns"].as_u64().unwrap() >= 3,
+        "{:#}",
+        report["stats"]
+    );
+
+    let r = f.verify(&["--baseline", &file]);
+    assert!(
+        r.stdout
+            .contains("near the limit  verify  accepted/slow.c  01-small  TLE 750 ms -> AC"),
+        "{}",
+        r.stdout
+    );
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("01-small"))
+        .expect("matrix row");
+    assert!(row.contains('*'), "re-runs are marked: {row}");
 }

@@ -1,0 +1,410 @@
+//! The running side of `ojd verify`: a small pool of worker threads and the three phases
+//! (compile, judge in parallel, re-run near the limit alone); see the module documentation of
+//! [`super`] for why timings stay honest.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use super::discover::{ms, record_error, Plan, Stage};
+use super::{Cell, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
+use crate::answers::{self, GenError, GenOptions, GenSummary};
+use crate::judge::{Judge, JudgeError, Submission};
+use crate::problem::Problem;
+use crate::verdict::{TestResult, Verdict};
+
+/// Runs `jobs` on `workers` threads; results in job order.
+fn pool<J: Sync, R: Send>(
+    jobs: &[J],
+    workers: usize,
+    run: &(dyn Fn(&J) -> R + Sync),
+    label: &(dyn Fn(&J) -> String + Sync),
+    phase: &str,
+    progress: &Progress<'_>,
+) -> Vec<R> {
+    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let results = Mutex::new(Vec::with_capacity(jobs.len()));
+    std::thread::scope(|s| {
+        for _ in 0..workers.clamp(1, jobs.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let r = run(job);
+                progress(
+                    phase,
+                    done.fetch_add(1, Ordering::Relaxed) + 1,
+                    jobs.len(),
+                    &label(job),
+                );
+                results
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((i, r));
+            });
+        }
+    });
+    let mut v = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+    v.sort_by_key(|(i, _)| *i);
+    v.into_iter().map(|(_, r)| r).collect()
+}
+
+pub(super) fn compile_all(
+    judge: &Judge,
+    plans: &mut [Plan],
+    jobs: usize,
+    progress: &Progress<'_>,
+    stats: &mut Stats,
+) {
+    let work: Vec<(usize, usize)> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(p, plan)| (0..plan.subs.len()).map(move |s| (p, s)))
+        .collect();
+    let results = {
+        let plans = &*plans;
+        let label = |&(p, s): &(usize, usize)| {
+            format!(
+                "{} {}",
+                plans[p].report.problem, plans[p].subs[s].report.name
+            )
+        };
+        pool(
+            &work,
+            jobs,
+            &|&(p, s)| judge.compile(&plans[p].subs[s].submission),
+            &label,
+            "compiling",
+            progress,
+        )
+    };
+    stats.compilations = work.len();
+    for (&(p, s), r) in work.iter().zip(results) {
+        let plan = &mut plans[p];
+        let problem = plan
+            .problem
+            .as_ref()
+            .expect("only loaded problems have submissions");
+        let sub = &mut plan.subs[s];
+        match r {
+            Ok(Ok(program)) => {
+                sub.report.limit_ms = ms(judge.limits_for(problem, &program).cpu);
+                sub.stage = Stage::Compiled;
+                sub.cells = vec![None; problem.tests.len()];
+            }
+            Ok(Err(message)) => {
+                sub.report.compile_output = message;
+                sub.stage = Stage::CompileError;
+            }
+            Err(e) => {
+                sub.stage = Stage::Failed;
+                record_error(
+                    &mut plan.report,
+                    &format!("{}: compiling", sub.report.name),
+                    &e,
+                );
+            }
+        }
+    }
+}
+
+#[derive(Copy, Clone)]
+enum Job {
+    Gen(usize),
+    Test(usize, usize, usize),
+}
+
+enum Outcome {
+    Gen(Result<GenSummary, GenError>),
+    Test(Result<TestResult, JudgeError>),
+}
+
+/// Phase 2: every `gen --check` and every (submission, test) run, longest kinds first so that
+/// the workers finish together.
+pub(super) fn judge_all(
+    judge: &Judge,
+    plans: &mut [Plan],
+    jobs: usize,
+    progress: &Progress<'_>,
+    stats: &mut Stats,
+) {
+    let mut work: Vec<Job> = (0..plans.len())
+        .filter(|&p| plans[p].problem.is_some())
+        .map(Job::Gen)
+        .collect();
+    stats.gen_checks = work.len();
+    let mut tests: Vec<(bool, Job)> = Vec::new();
+    for (p, plan) in plans
+        .iter()
+        .enumerate()
+        .filter(|(_, plan)| plan.report.judged)
+    {
+        for (s, sub) in plan
+            .subs
+            .iter()
+            .enumerate()
+            .filter(|(_, sub)| sub.stage == Stage::Compiled)
+        {
+            let slow = sub.report.expected != Verdict::TimeLimitExceeded;
+            tests.extend((0..sub.cells.len()).map(|t| (slow, Job::Test(p, s, t))));
+        }
+    }
+    tests.sort_by_key(|(later, _)| *later);
+    stats.test_runs = tests.len();
+    work.extend(tests.into_iter().map(|(_, j)| j));
+    let results = {
+        let plans = &*plans;
+        let run = |job: &Job| match *job {
+            Job::Gen(p) => {
+                let problem = plans[p]
+                    .problem
+                    .as_ref()
+                    .expect("gen jobs are for loaded problems");
+                Outcome::Gen(answers::generate(
+                    judge,
+                    problem,
+                    &GenOptions {
+                        check: true,
+                        force: false,
+                    },
+                ))
+            }
+            Job::Test(p, s, t) => {
+                let problem = plans[p]
+                    .problem
+                    .as_ref()
+                    .expect("test jobs are for loaded problems");
+                Outcome::Test(run_cell(
+                    judge,
+                    problem,
+                    t,
+                    &plans[p].subs[s].submission,
+                    SLACK,
+                ))
+            }
+        };
+        let label = |job: &Job| match *job {
+            Job::Gen(p) => format!("{} gen --check", plans[p].report.problem),
+            Job::Test(p, s, t) => format!(
+                "{} {} {}",
+                plans[p].report.problem, plans[p].subs[s].report.name, plans[p].report.tests[t]
+            ),
+        };
+        pool(&work, jobs, &run, &label, "judging", progress)
+    };
+    for (job, outcome) in work.iter().zip(results) {
+        match (*job, outcome) {
+            (Job::Gen(p), Outcome::Gen(r)) => record_gen(&mut plans[p].report, r),
+            (Job::Test(p, s, t), Outcome::Test(r)) => record_cell(&mut plans[p], s, t, r, false),
+            _ => unreachable!("outcomes come back in job order"),
+        }
+    }
+}
+
+fn record_gen(report: &mut ProblemReport, r: Result<GenSummary, GenError>) {
+    match r {
+        Ok(s) => {
+            report.inputs_validated = s.inputs_validated;
+            if !s.differences.is_empty() {
+                report.errors.push(format!(
+                    "answers are out of date (run `ojd gen {}`):",
+                    report.dir.display()
+                ));
+                report.errors.extend(s.differences);
+            }
+        }
+        Err(GenError::Judge(e)) => record_error(report, "gen --check", &e),
+        Err(e) => report.errors.push(e.to_string()),
+    }
+}
+
+fn record_cell(
+    plan: &mut Plan,
+    s: usize,
+    t: usize,
+    r: Result<TestResult, JudgeError>,
+    rerun: bool,
+) {
+    let test = plan.report.tests[t].clone();
+    let result = match r {
+        Ok(result) => result,
+        Err(e) => {
+            record_error(
+                &mut plan.report,
+                &format!("{} on {test}", plan.subs[s].report.name),
+                &e,
+            );
+            TestResult {
+                name: test,
+                sample: false,
+                verdict: Verdict::JudgeError,
+                cpu_ms: 0,
+                wall_ms: 0,
+                memory_kib: 0,
+                exit: None,
+                message: e.to_string(),
+                diff: None,
+            }
+        }
+    };
+    plan.subs[s].cells[t] = Some(Cell { result, rerun });
+}
+
+/// Judges `sub` on test `t` alone, with `slack` times the time limits.
+fn run_cell(
+    judge: &Judge,
+    problem: &Problem,
+    t: usize,
+    sub: &Submission,
+    slack: f64,
+) -> Result<TestResult, JudgeError> {
+    let mut one = problem.clone();
+    one.tests = vec![problem.tests[t].clone()];
+    one.groups.clear();
+    one.time_limit = problem.time_limit.mul_f64(slack);
+    one.wall_time_limit = problem.wall_time_limit.map(|w| w.mul_f64(slack));
+    let report = judge.judge(&one, sub, &mut |_| {}, &AtomicBool::new(false))?;
+    Ok(report
+        .tests
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| TestResult {
+            name: problem.tests[t].name.clone(),
+            sample: problem.tests[t].sample,
+            verdict: report.verdict,
+            cpu_ms: 0,
+            wall_ms: 0,
+            memory_kib: 0,
+            exit: None,
+            message: report
+                .compile_output
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+            diff: None,
+        }))
+}
+
+/// Whether a run made with [`SLACK`] is too close to the limit to decide its verdict.
+fn needs_rerun(r: &TestResult, limit_ms: u64) -> bool {
+    let (cpu, limit) = (r.cpu_ms as f64, limit_ms as f64);
+    match r.verdict {
+        Verdict::JudgeError | Verdict::CompileError => false,
+        Verdict::TimeLimitExceeded => cpu <= CLEAR_TLE * limit,
+        _ => cpu >= GREY * limit,
+    }
+}
+
+/// Whether a run with the exact limit came near it (any verdict), so another run may differ.
+fn near_limit(r: &TestResult, limit_ms: u64) -> bool {
+    !matches!(r.verdict, Verdict::JudgeError | Verdict::CompileError)
+        && r.cpu_ms as f64 >= GREY * limit_ms as f64
+}
+
+/// Phase 3: each run too close to call, again, one at a time, with the exact limit; up to
+/// [`RERUNS`] times while it stays near the limit. Interference only adds time, so the fastest
+/// run is the most faithful and decides.
+pub(super) fn rerun_alone(
+    judge: &Judge,
+    plans: &mut [Plan],
+    progress: &Progress<'_>,
+    stats: &mut Stats,
+) {
+    let mut todo = Vec::new();
+    for (p, plan) in plans.iter().enumerate() {
+        for (s, sub) in plan.subs.iter().enumerate() {
+            for (t, cell) in sub.cells.iter().enumerate() {
+                if cell
+                    .as_ref()
+                    .is_some_and(|c| needs_rerun(&c.result, sub.report.limit_ms))
+                {
+                    todo.push((p, s, t));
+                }
+            }
+        }
+    }
+    stats.rerun_tests = todo.len();
+    for (i, &(p, s, t)) in todo.iter().enumerate() {
+        let plan = &mut plans[p];
+        let problem = plan
+            .problem
+            .as_ref()
+            .expect("cells exist only for loaded problems");
+        let (sub, limit) = (&plan.subs[s].submission, plan.subs[s].report.limit_ms);
+        let mut best: Option<Result<TestResult, JudgeError>> = None;
+        for _ in 0..RERUNS {
+            stats.reruns += 1;
+            let r = run_cell(judge, problem, t, sub, 1.0);
+            let again = r.as_ref().is_ok_and(|r| near_limit(r, limit));
+            let faster = match (&r, &best) {
+                (Ok(now), Some(Ok(b))) => now.cpu_ms < b.cpu_ms,
+                (Ok(_), Some(Err(_))) => false,
+                _ => true,
+            };
+            if faster {
+                best = Some(r);
+            }
+            if !again {
+                break;
+            }
+        }
+        let label = format!(
+            "{} {} {}",
+            plan.report.problem, plan.subs[s].report.name, plan.report.tests[t]
+        );
+        let r = best.expect("RERUNS is at least 1");
+        record_cell(plan, s, t, r, true);
+        progress("re-running alone", i + 1, todo.len(), &label);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(verdict: Verdict, cpu_ms: u64) -> TestResult {
+        TestResult {
+            name: "t".into(),
+            sample: false,
+            verdict,
+            cpu_ms,
+            wall_ms: cpu_ms,
+            memory_kib: 0,
+            exit: None,
+            message: String::new(),
+            diff: None,
+        }
+    }
+
+    #[test]
+    fn rerun_table() {
+        use Verdict::*;
+        let table = [
+            (Accepted, 100, false),
+            (Accepted, 749, false),
+            (Accepted, 750, true),
+            (Accepted, 1100, true),
+            (WrongAnswer, 900, true),
+            (TimeLimitExceeded, 1501, false),
+            (TimeLimitExceeded, 1400, true),
+            (TimeLimitExceeded, 3, true),
+            (JudgeError, 900, false),
+        ];
+        for (v, cpu, want) in table {
+            assert_eq!(needs_rerun(&result(v, cpu), 1000), want, "{v:?} {cpu}");
+        }
+    }
+
+    #[test]
+    fn near_limit_table() {
+        use Verdict::*;
+        for (v, cpu, want) in [
+            (Accepted, 749, false),
+            (Accepted, 750, true),
+            (TimeLimitExceeded, 1003, true),
+            (TimeLimitExceeded, 20, false),
+            (JudgeError, 900, false),
+        ] {
+            assert_eq!(near_limit(&result(v, cpu), 1000), want, "{v:?} {cpu}");
+        }
+    }
+}
