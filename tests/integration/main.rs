@@ -4,6 +4,7 @@
 mod browser;
 mod common;
 mod daemon;
+mod hostile;
 mod judge;
 mod load;
 mod server;

@@ -1,0 +1,938 @@
+//! Hostile programs (`testdata/hostile/`) through the real sandbox. Every test looks for the harm
+//! its attack must not do — files left on the host, processes alive after the run, a host listener
+//! contacted, a secret printed or echoed by a compiler — and not only for the verdict.
+//!
+//! Tests that watch processes on the host give their judge a uid base of its own (48000, 49000,
+//! ...; a keeper's uid is the base plus a process-wide keeper counter below 1000), so that a scan
+//! of `/proc` for that range sees exactly that test's programs and nothing of the other tests.
+
+use std::io::ErrorKind;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ojd::config::Config;
+use ojd::judge::{classify, Judge, Program, ProgramRun};
+use ojd::problem::Problem;
+use ojd::sandbox::{LimitKind, Limits, RunOutcome};
+use ojd::units::ByteSize;
+use ojd::verdict::{JudgeReport, Verdict};
+
+use crate::common::{self, is_root, testdata};
+
+macro_rules! require_root {
+    () => {
+        if !is_root() {
+            eprintln!("skipped: needs root for the sandbox");
+            return;
+        }
+        let _machine = common::shared();
+    };
+    (exclusive) => {
+        if !is_root() {
+            eprintln!("skipped: needs root for the sandbox");
+            return;
+        }
+        let _machine = common::exclusive();
+    };
+}
+
+/// The marker in the secret answer of `testdata/hostile/problem`.
+const MARKER: &str = "SECRET-ANSWER-7f3a";
+const MIB: u64 = 1 << 20;
+
+fn hostile(name: &str) -> PathBuf {
+    testdata("hostile").join(name)
+}
+
+fn secret_problem() -> Problem {
+    Problem::load(&hostile("problem")).expect("the secret fixture problem loads")
+}
+
+fn aplusb() -> Problem {
+    Problem::load(&testdata("aplusb")).expect("aplusb loads")
+}
+
+/// A judge whose keepers run as uids `base..base + 1000`, a range no other test uses.
+fn judge_at(base: u32, parallel: usize) -> Judge {
+    let mut config = Config::defaults();
+    config.sandbox.uid_base = base;
+    common::judge_with(config, parallel)
+}
+
+/// Processes on the whole host whose real uid is in `base..base + 1000`, as "pid: Name: ..."
+/// lines with their command lines.
+fn processes_of(base: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let status = std::fs::read_to_string(e.path().join("status")).unwrap_or_default();
+        let uid: u32 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|u| u.parse().ok())
+            .unwrap_or(0);
+        if (base..base + 1000).contains(&uid) {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            found.push(format!(
+                "{}: {} [{}]",
+                e.file_name().to_string_lossy(),
+                status.lines().next().unwrap_or(""),
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+/// Waits (at most `limit`) until `probe` returns something; the condition, not the clock, decides.
+fn wait_for<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = probe() {
+            return Some(v);
+        }
+        if start.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The host pid of a process with uid in `base..base + 1000` whose command line holds `marker`.
+fn find_sandboxed(base: u32, marker: &str) -> Option<u32> {
+    processes_of(base)
+        .iter()
+        .find(|l| l.contains(marker))
+        .and_then(|l| l.split(':').next())
+        .and_then(|p| p.parse().ok())
+}
+
+fn compile(j: &Judge, name: &str) -> Program {
+    match j
+        .compile(&common::submission(j, &hostile(name)))
+        .expect("compiling does not fail the judge")
+    {
+        Ok(p) => p,
+        Err(message) => panic!("{name} does not compile:\n{message}"),
+    }
+}
+
+fn limits(cpu: Duration, memory: u64) -> Limits {
+    Limits {
+        cpu,
+        wall: cpu * 2 + Duration::from_secs(1),
+        memory,
+        output: MIB,
+        processes: 64,
+        file_size: MIB,
+    }
+}
+
+/// One sandboxed run with what it printed and the verdict the judge would give it.
+struct Ran {
+    outcome: RunOutcome,
+    verdict: Verdict,
+    message: String,
+    stdout: String,
+    stderr: String,
+    stdout_len: u64,
+    stderr_len: u64,
+}
+
+fn run(
+    j: &Judge,
+    program: &Program,
+    args: &[String],
+    stdin: Option<&Path>,
+    limits: &Limits,
+) -> Ran {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = (dir.path().join("stdout"), dir.path().join("stderr"));
+    let outcome = j
+        .execute(&ProgramRun {
+            program,
+            args,
+            stdin,
+            stdout: &out,
+            stderr: Some(&err),
+            box_files: vec![],
+            collect: vec![],
+            limits: limits.clone(),
+        })
+        .expect("a hostile program is a verdict, not a judge error");
+    let (verdict, message) =
+        classify(&outcome, limits).unwrap_or((Verdict::Accepted, String::new()));
+    let len = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    Ran {
+        verdict,
+        message,
+        stdout: ojd::judge::read_capped(&out, 8 * MIB),
+        stderr: ojd::judge::read_capped(&err, 64 * 1024),
+        stdout_len: len(&out),
+        stderr_len: len(&err),
+        outcome,
+    }
+}
+
+/// Judges `file` (a fixture, or a source written at test time) on `problem`.
+fn judge(j: &Judge, problem: &Problem, file: &Path) -> JudgeReport {
+    let sub = common::submission(j, file);
+    j.judge(problem, &sub, &mut |_| {}, &Default::default())
+        .expect("a hostile program is a verdict, not a judge error")
+}
+
+/// A name no earlier run can have used, for files the attacks try to leave behind.
+fn unique_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("ojd-hostile-{}-{nanos}", std::process::id())
+}
+
+/// The verdict and message of a seccomp kill, naming the call.
+fn assert_forbidden(what: &str, verdict: Verdict, message: &str, call: &str) {
+    assert_eq!(verdict, Verdict::RuntimeError, "{what}: {message}");
+    assert_eq!(
+        message.split(';').next().unwrap_or(""),
+        format!("forbidden system call {call}"),
+        "{what}"
+    );
+}
+
+#[test]
+fn fork_bomb_stays_under_the_process_limit_and_leaves_nothing() {
+    require_root!();
+    let j = judge_at(48000, 1);
+    let program = compile(&j, "forkbomb.c");
+    let r = run(
+        &j,
+        &program,
+        &[],
+        None,
+        &limits(Duration::from_secs(1), 64 * MIB),
+    );
+    assert!(
+        matches!(
+            r.verdict,
+            Verdict::TimeLimitExceeded | Verdict::RuntimeError
+        ),
+        "{:?}: {}",
+        r.verdict,
+        r.message
+    );
+    let forked: u32 = r
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("forked "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count printed: {:?}", r.stdout));
+    assert!(
+        (1..64).contains(&forked),
+        "{forked} children alive at once under a limit of 64"
+    );
+    assert_eq!(
+        processes_of(48000),
+        Vec::<String>::new(),
+        "processes left behind"
+    );
+    // The keeper that ran the bomb still judges.
+    let r = judge(&j, &aplusb(), &testdata("aplusb/submissions/accepted/ac.c"));
+    assert_eq!(r.verdict, Verdict::Accepted, "{r:#?}");
+}
+
+#[test]
+fn memory_bombs_are_mle_and_the_next_run_starts_clean() {
+    require_root!();
+    let j = judge_at(49000, 1);
+    let lim = limits(Duration::from_secs(2), 128 * MIB);
+    let bomb = compile(&j, "memory_bomb.c");
+    let touch = j
+        .compile(&common::submission(&j, &testdata("programs/touch100m.c")))
+        .unwrap()
+        .unwrap();
+    let small = j
+        .compile(&common::submission(
+            &j,
+            &testdata("aplusb/submissions/accepted/ac.c"),
+        ))
+        .unwrap()
+        .unwrap();
+    let sample = testdata("aplusb/tests/sample-1.in");
+
+    let r = run(&j, &bomb, &[], None, &lim);
+    assert_eq!(r.verdict, Verdict::MemoryLimitExceeded, "{}", r.message);
+    assert_eq!(r.outcome.killed_by, Some(LimitKind::Memory));
+    assert!(
+        r.outcome.peak_memory <= lim.memory + 4 * MIB,
+        "peak {} over the limit",
+        r.outcome.peak_memory
+    );
+    // The same keeper, right after the OOM: no stale OOM flag, no memory carried over.
+    let r = run(&j, &touch, &[], None, &lim);
+    assert_eq!(r.verdict, Verdict::Accepted, "after an MLE: {}", r.message);
+    let peak = r.outcome.peak_memory;
+    assert!(
+        (100 * MIB..120 * MIB).contains(&peak),
+        "touch100m peak {peak}"
+    );
+    let r = run(&j, &small, &[], Some(&sample), &lim);
+    assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
+    assert!(
+        r.outcome.peak_memory < 16 * MIB,
+        "a tiny program measured at {} bytes after a bomb",
+        r.outcome.peak_memory
+    );
+
+    // Four processes of 24 MiB under 64 MiB: the parent exits 0, the OOM event decides.
+    let split = compile(&j, "memory_split.c");
+    let r = run(
+        &j,
+        &split,
+        &[],
+        None,
+        &limits(Duration::from_secs(2), 64 * MIB),
+    );
+    assert_eq!(
+        r.verdict,
+        Verdict::MemoryLimitExceeded,
+        "{}: {:?}",
+        r.message,
+        r.outcome
+    );
+    assert_eq!(r.stdout.trim(), "survived", "the parent exited on its own");
+    assert_eq!(r.outcome.termination, ojd::sandbox::Termination::Exited(0));
+    let r = run(&j, &small, &[], Some(&sample), &lim);
+    assert_eq!(
+        r.verdict,
+        Verdict::Accepted,
+        "after a split bomb: {}",
+        r.message
+    );
+    assert_eq!(
+        processes_of(49000),
+        Vec::<String>::new(),
+        "processes left behind"
+    );
+}
+
+fn flood(fixture: &str, base: u32) {
+    let j = judge_at(base, 1);
+    let program = compile(&j, fixture);
+    let lim = limits(Duration::from_secs(1), 64 * MIB);
+    let r = run(&j, &program, &[], None, &lim);
+    assert_eq!(r.verdict, Verdict::OutputLimitExceeded, "{}", r.message);
+    assert_eq!(r.outcome.killed_by, Some(LimitKind::Output));
+    // RLIMIT_FSIZE is output + 1 bytes per file: nothing larger reaches the host's disk.
+    for (name, len) in [("stdout", r.stdout_len), ("stderr", r.stderr_len)] {
+        assert!(len <= lim.output + 1, "{name} file grew to {len} bytes");
+    }
+    assert!(
+        r.outcome.wall_time < lim.wall / 2,
+        "stopped after {:?}: by the supervisor, not the wall clock",
+        r.outcome.wall_time
+    );
+    assert_eq!(processes_of(base), Vec::<String>::new());
+}
+
+#[test]
+fn stdout_flood_is_ole_and_bounded_on_disk() {
+    require_root!();
+    flood("flood_stdout.c", 50000);
+}
+
+#[test]
+fn stderr_flood_is_ole_and_bounded_on_disk() {
+    require_root!();
+    flood("flood_stderr.c", 51000);
+}
+
+/// A TCP listener on the host's loopback and one in the host's abstract Unix namespace, both
+/// non-blocking so that `accept` tells whether anyone came.
+struct Listeners {
+    tcp: std::net::TcpListener,
+    unix: std::os::unix::net::UnixListener,
+    unix_name: String,
+}
+
+impl Listeners {
+    fn open() -> Listeners {
+        use std::os::linux::net::SocketAddrExt;
+        let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        tcp.set_nonblocking(true).unwrap();
+        let unix_name = unique_name();
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(&unix_name).unwrap();
+        let unix = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+        unix.set_nonblocking(true).unwrap();
+        Listeners {
+            tcp,
+            unix,
+            unix_name,
+        }
+    }
+
+    fn port(&self) -> String {
+        self.tcp.local_addr().unwrap().port().to_string()
+    }
+
+    fn assert_untouched(&self, what: &str) {
+        match self.tcp.accept() {
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            other => panic!("{what}: the host's TCP listener was contacted: {other:?}"),
+        }
+        match self.unix.accept() {
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            other => panic!("{what}: the host's Unix listener was contacted: {other:?}"),
+        }
+    }
+
+    /// Proves the check above can fail: a connection from the host is seen.
+    fn assert_alive(&self) {
+        let _c = std::net::TcpStream::connect(self.tcp.local_addr().unwrap()).unwrap();
+        let seen = wait_for(Duration::from_secs(5), || self.tcp.accept().ok());
+        assert!(
+            seen.is_some(),
+            "the listener does not see connections at all"
+        );
+    }
+}
+
+#[test]
+fn network_connect_reaches_nothing_on_the_host() {
+    require_root!();
+    let j = judge_at(52000, 1);
+    let net = Listeners::open();
+    let lim = limits(Duration::from_secs(2), 128 * MIB);
+
+    let c = compile(&j, "net_connect.c");
+    let r = run(&j, &c, &[net.port(), net.unix_name.clone()], None, &lim);
+    net.assert_untouched("net_connect.c");
+    // The AF_UNIX attempt got through seccomp and found an empty network namespace.
+    let unix = r.stdout.lines().find(|l| l.starts_with("unix: "));
+    assert!(
+        unix.is_some_and(|l| l != "unix: connected"),
+        "stdout: {:?}",
+        r.stdout
+    );
+    assert!(
+        !r.stdout.contains("tcp:"),
+        "an AF_INET socket was created: {}",
+        r.stdout
+    );
+    assert_forbidden("net_connect.c", r.verdict, &r.message, "socket");
+
+    let py = compile(&j, "net_connect.py");
+    let r = run(&j, &py, &[net.port()], None, &lim);
+    net.assert_untouched("net_connect.py");
+    assert!(!r.stdout.contains("connected"), "stdout: {}", r.stdout);
+    assert_forbidden("net_connect.py", r.verdict, &r.message, "socket");
+    net.assert_alive();
+}
+
+#[test]
+fn writes_outside_the_box_leave_nothing_on_the_host() {
+    require_root!();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut config = Config::defaults();
+    config.sandbox.uid_base = 53000;
+    config.sandbox.scratch = scratch.path().to_path_buf();
+    let j = common::judge_with(config, 1);
+    let program = compile(&j, "write_outside.c");
+    let binary = std::fs::read(program.dir.join("main")).unwrap();
+    let sysctl = "/proc/sys/kernel/printk_ratelimit_burst";
+    let burst = std::fs::read_to_string(sysctl).unwrap();
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let name = unique_name();
+    let lim = limits(Duration::from_secs(1), 64 * MIB);
+
+    let r = run(&j, &program, &[name.clone()], None, &lim);
+    assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
+    let results: Vec<(&str, &str)> = r
+        .stdout
+        .lines()
+        .filter_map(|l| l.rsplit_once(": "))
+        .collect();
+    assert_eq!(results.len(), 14, "one line per attempt: {}", r.stdout);
+    for (path, result) in &results {
+        let may_write = *path == format!("/tmp/{name}") || *path == format!("/box/{name}");
+        if may_write {
+            assert_eq!(*result, "ok", "{path}: the box and /tmp are writable");
+        } else {
+            assert_ne!(*result, "ok", "{path} was written from inside the sandbox");
+        }
+    }
+    let mut hosts: Vec<PathBuf> = ["/", "/usr", "/usr/bin", "/etc", "/lib", "/dev", "/tmp"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    hosts.push(std::env::temp_dir());
+    for dir in hosts {
+        assert!(
+            !dir.join(&name).exists(),
+            "{} exists on the host",
+            dir.join(&name).display()
+        );
+    }
+    let mut stack = vec![scratch.path().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            assert_ne!(
+                e.file_name().to_string_lossy(),
+                name,
+                "left in {}",
+                dir.display()
+            );
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    assert_eq!(
+        std::fs::read(program.dir.join("main")).unwrap(),
+        binary,
+        "cached program changed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(sysctl).unwrap(),
+        burst,
+        "{sysctl} changed"
+    );
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap(),
+        hostname
+    );
+
+    // The next run of the same keeper sees neither file.
+    let r = run(&j, &program, &[name.clone(), "check".into()], None, &lim);
+    assert_eq!(
+        r.stdout,
+        format!("/box/{name}: absent\n/tmp/{name}: absent\n"),
+        "an earlier run's files were visible"
+    );
+}
+
+#[test]
+fn walking_the_file_system_finds_no_answer() {
+    require_root!();
+    let j = judge_at(54000, 1);
+    let problem = secret_problem();
+    let program = compile(&j, "walk_for_answers.c");
+    let mut lim = limits(Duration::from_secs(10), 256 * MIB);
+    lim.output = 16 * MIB;
+    lim.file_size = 16 * MIB;
+    // The toolchains are the host's own files, read-only and large: named, not read through.
+    let rust = j
+        .languages()
+        .get("rust")
+        .and_then(|l| l.as_ref().ok())
+        .and_then(|l| {
+            Path::new(&l.compile[0])
+                .parent()?
+                .parent()
+                .map(Path::to_path_buf)
+        });
+    let skip: Vec<String> = rust.iter().map(|r| format!("{}/", r.display())).collect();
+    let r = run(&j, &program, &skip, Some(&problem.tests[0].input), &lim);
+    assert_eq!(r.verdict, Verdict::Accepted, "{}: {}", r.message, r.stderr);
+    let out = &r.stdout;
+    let walked: Vec<u64> = out
+        .lines()
+        .find_map(|l| l.strip_prefix("WALKED "))
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect()
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "the walk did not finish: {}",
+                &out[out.len().saturating_sub(500)..]
+            )
+        });
+    assert!(
+        walked[0] > 1000,
+        "walked only {walked:?}: the root is not there to search"
+    );
+    assert!(!out.contains(MARKER), "the secret answer was found");
+    let found: Vec<&str> = out.lines().filter(|l| l.starts_with("FOUND ")).collect();
+    assert!(found.is_empty(), "{found:?}");
+    // Suspicious names may only be the system's own files.
+    let system = ["/usr/", "/lib", "/bin/", "/sbin/", "/etc/"];
+    let rust = j
+        .languages()
+        .get("rust")
+        .and_then(|l| l.as_ref().ok())
+        .and_then(|l| {
+            Path::new(&l.compile[0])
+                .parent()?
+                .parent()
+                .map(Path::to_path_buf)
+        });
+    for line in out.lines().filter_map(|l| l.strip_prefix("SUSPECT ")) {
+        let ok = system.iter().any(|s| line.starts_with(s))
+            || rust
+                .as_ref()
+                .is_some_and(|r| Path::new(line).starts_with(r));
+        assert!(ok, "visible to the program: {line}");
+    }
+    let root = common::root().display().to_string();
+    for bad in [
+        root.as_str(),
+        "01-secret",
+        "problem.toml",
+        "ojd.sqlite3",
+        "CARGO_",
+    ] {
+        assert!(!out.contains(bad), "the program saw {bad:?}");
+    }
+    let listed: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("LS ")).collect();
+    for dir in ["/home/", "/data/", "/box/", "/tmp/"] {
+        let seen: Vec<&&str> = listed.iter().filter(|l| l.starts_with(dir)).collect();
+        assert!(seen.is_empty(), "{dir} is not empty: {seen:?}");
+    }
+    let env: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("ENV ")).collect();
+    for var in &env {
+        let key = var.split('=').next().unwrap_or("");
+        assert!(
+            ["PATH", "HOME", "TMPDIR", "LANG"].contains(&key),
+            "environment leaks {var}"
+        );
+    }
+}
+
+#[test]
+fn proc_shows_no_other_process() {
+    require_root!();
+    let marker = format!("snoop-marker-{}", unique_name());
+    // A host process and a program in another sandbox, both with the marker on their command line.
+    let mut host = std::process::Command::new("sleep")
+        .arg0(&marker)
+        .arg("60")
+        .env("OJD_SNOOP_MARKER", &marker)
+        .spawn()
+        .unwrap();
+    let bystander_judge = judge_at(55000, 1);
+    let sleeper = compile(&bystander_judge, "sleeper.c");
+    let j = judge_at(56000, 1);
+    let snoop = compile(&j, "proc_snoop.c");
+    let lim = limits(Duration::from_secs(1), 64 * MIB);
+    let mut bystander_lim = lim.clone();
+    bystander_lim.wall = Duration::from_secs(4);
+    std::thread::scope(|s| {
+        let bystander = s.spawn(|| {
+            run(
+                &bystander_judge,
+                &sleeper,
+                &[marker.clone()],
+                None,
+                &bystander_lim,
+            )
+        });
+        let other = wait_for(Duration::from_secs(10), || find_sandboxed(55000, &marker))
+            .expect("the bystander starts");
+        let args = vec![host.id().to_string(), other.to_string(), "1".to_string()];
+        let r = run(&j, &snoop, &args, None, &lim);
+        assert_eq!(r.verdict, Verdict::Accepted, "{}: {}", r.message, r.stderr);
+        assert!(
+            !r.stdout.contains(&marker),
+            "another process was seen:\n{}",
+            r.stdout
+        );
+        assert!(!r.stdout.contains("sleep"), "{}", r.stdout);
+        let pids: Vec<&str> = r.stdout.lines().filter(|l| l.starts_with("PID ")).collect();
+        assert!(
+            pids.len() == 1 && pids[0].contains("/prog/main"),
+            "/proc must list only the program itself: {pids:?}"
+        );
+        for line in r.stdout.lines().filter(|l| l.starts_with("TRY ")) {
+            assert!(
+                line.ends_with("No such file or directory") || line.ends_with("Permission denied"),
+                "{line}"
+            );
+        }
+        let b = bystander.join().unwrap();
+        assert_eq!(
+            b.outcome.killed_by,
+            Some(LimitKind::Wall),
+            "{:?}",
+            b.outcome
+        );
+    });
+    let _ = host.kill();
+    let _ = host.wait();
+}
+
+#[test]
+fn kill_minus_one_harms_nothing_outside_its_run() {
+    require_root!();
+    let mut host = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let bystander_judge = judge_at(57000, 1);
+    let sleeper = compile(&bystander_judge, "sleeper.c");
+    let mut lim = limits(Duration::from_secs(1), 64 * MIB);
+    lim.wall = Duration::from_secs(3);
+    let j = judge_at(58000, 1);
+    let problem = aplusb();
+    std::thread::scope(|s| {
+        let bystander = s.spawn(|| {
+            run(
+                &bystander_judge,
+                &sleeper,
+                &["bystander".into()],
+                None,
+                &lim,
+            )
+        });
+        wait_for(Duration::from_secs(10), || {
+            find_sandboxed(57000, "bystander")
+        })
+        .expect("the bystander starts");
+        let r = judge(&j, &problem, &hostile("kill_all.c"));
+        assert_eq!(r.verdict, Verdict::Accepted, "{r:#?}");
+        assert!(
+            host.try_wait().unwrap().is_none(),
+            "the test's own child was killed"
+        );
+        let b = bystander.join().unwrap();
+        assert_eq!(
+            b.outcome.killed_by,
+            Some(LimitKind::Wall),
+            "the program in the other sandbox was killed: {:?}",
+            b.outcome
+        );
+    });
+    // The keeper survived and still judges.
+    let r = judge(&j, &problem, &testdata("aplusb/submissions/accepted/ac.c"));
+    assert_eq!(r.verdict, Verdict::Accepted, "{r:#?}");
+    let _ = host.kill();
+    let _ = host.wait();
+}
+
+#[test]
+fn daemonized_grandchild_dies_with_its_run() {
+    require_root!();
+    let j = judge_at(59000, 1);
+    let r = judge(&j, &aplusb(), &hostile("daemon.c"));
+    let left = processes_of(59000);
+    assert!(left.is_empty(), "alive after the run: {left:?}");
+    assert_eq!(r.verdict, Verdict::Accepted, "{r:#?}");
+    for t in &r.tests {
+        assert!(
+            t.wall_ms < 1000,
+            "{}: the run lasted {} ms",
+            t.name,
+            t.wall_ms
+        );
+    }
+}
+
+#[test]
+fn ptrace_of_the_parent_is_a_forbidden_call() {
+    require_root!();
+    let j = judge_at(60000, 1);
+    let mut problem = aplusb();
+    problem.tests.truncate(1);
+    let r = judge(&j, &problem, &hostile("ptrace_parent.c"));
+    let t = &r.tests[0];
+    assert_forbidden("ptrace_parent.c", t.verdict, &t.message, "ptrace");
+    assert!(t.wall_ms < 1000, "took {} ms", t.wall_ms);
+}
+
+#[test]
+fn thread_spinners_are_tle_on_cpu_time_promptly() {
+    require_root!(exclusive);
+    let j = judge_at(61000, 1);
+    let program = compile(&j, "thread_spinners.c");
+    let mut lim = limits(Duration::from_secs(1), 64 * MIB);
+    // A wall limit far away, so that only a prompt CPU decision passes.
+    lim.wall = Duration::from_secs(10);
+    let r = run(&j, &program, &[], None, &lim);
+    assert_eq!(r.verdict, Verdict::TimeLimitExceeded, "{}", r.message);
+    assert_eq!(r.outcome.killed_by, Some(LimitKind::Cpu), "{:?}", r.outcome);
+    let (cpu, wall) = (r.outcome.cpu_time, r.outcome.wall_time);
+    eprintln!("4 spinning threads: {cpu:?} CPU in {wall:?} wall");
+    assert!(cpu >= lim.cpu, "stopped at {cpu:?} of CPU");
+    assert!(
+        cpu <= lim.cpu + Duration::from_millis(250),
+        "overshot to {cpu:?}"
+    );
+    // Four threads: limit x threads would be 4 s of wall time.
+    assert!(wall < lim.cpu * 2, "decided after {wall:?} of wall time");
+}
+
+/// A judge for compile-time attacks: short compile limits keep the hanging ones fast.
+fn compile_judge(base: u32) -> Judge {
+    let mut config = Config::defaults();
+    config.sandbox.uid_base = base;
+    config.judge.compile_time = Duration::from_secs(3);
+    config.judge.compile_memory = ByteSize::mib(768);
+    common::judge_with(config, 2)
+}
+
+/// Writes a fixture template with `@ANSWER@` replaced by the absolute path of the secret answer.
+fn with_answer_path(template: &str, dir: &Path) -> PathBuf {
+    let answer = secret_problem().tests[0].answer.canonicalize().unwrap();
+    assert!(std::fs::read_to_string(&answer).unwrap().contains(MARKER));
+    let text = std::fs::read_to_string(hostile(template)).unwrap();
+    let path = dir.join(template);
+    std::fs::write(
+        &path,
+        text.replace("@ANSWER@", &answer.display().to_string()),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn compile_time_includes_leak_nothing_and_never_hang() {
+    require_root!();
+    let j = compile_judge(62000);
+    let problem = secret_problem();
+    let dir = tempfile::tempdir().unwrap();
+    let shadow = std::fs::read_to_string("/etc/shadow").unwrap_or_default();
+    let root = common::root().display().to_string();
+    let sources = [
+        hostile("include_shadow.c"),
+        hostile("include_shadow.rs"),
+        hostile("include_proc_environ.c"),
+        hostile("include_dev_random.cpp"),
+        hostile("include_urandom.rs"),
+        with_answer_path("include_answer.c", dir.path()),
+        with_answer_path("include_answer.rs", dir.path()),
+    ];
+    // Compile time 3 s: the wall limit is twice that; the rest is judging overhead and load.
+    let bound = Duration::from_secs(15);
+    std::thread::scope(|s| {
+        for source in &sources {
+            let (j, problem, shadow, root) = (&j, &problem, &shadow, &root);
+            s.spawn(move || {
+                let name = source.file_name().unwrap().to_string_lossy();
+                let start = Instant::now();
+                let r = judge(j, problem, source);
+                let took = start.elapsed();
+                let text = &r.compile_output;
+                eprintln!(
+                    "{name}: {:?} in {took:?}: {}",
+                    r.verdict,
+                    text.lines().next().unwrap_or("")
+                );
+                assert_eq!(r.verdict, Verdict::CompileError, "{name}: {r:#?}");
+                assert!(took < bound, "{name}: took {took:?}");
+                assert!(!text.contains(MARKER), "{name} leaked the answer:\n{text}");
+                assert!(
+                    !text.contains("root:"),
+                    "{name} leaked a shadow entry:\n{text}"
+                );
+                for line in shadow.lines().filter(|l| l.len() > 8) {
+                    assert!(!text.contains(line), "{name} leaked {line:?}");
+                }
+                if !name.starts_with("include_answer") {
+                    assert!(
+                        !text.contains(root.as_str()),
+                        "{name} leaked a host path:\n{text}"
+                    );
+                }
+                if name.contains("random") {
+                    assert!(
+                        text.starts_with("compilation exceeded its"),
+                        "{name}: {text}"
+                    );
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn deep_recursion_within_the_memory_limit_is_accepted() {
+    require_root!();
+    let j = judge_at(63000, 1);
+    let lim = limits(Duration::from_secs(3), 256 * MIB);
+    for name in ["deep_recursion.c", "deep_recursion.rs"] {
+        let program = compile(&j, name);
+        let r = run(&j, &program, &[], None, &lim);
+        assert_eq!(
+            r.verdict,
+            Verdict::Accepted,
+            "{name}: {} {}",
+            r.message,
+            r.stderr
+        );
+        assert_eq!(r.stdout.trim(), "500000", "{name}");
+        // About 100 MiB of stack was really used: the recursion was not optimized away.
+        assert!(
+            r.outcome.peak_memory > 64 * MIB,
+            "{name}: peak {}",
+            r.outcome.peak_memory
+        );
+    }
+}
+
+#[test]
+fn urandom_and_big_mappings_are_accounted_correctly() {
+    require_root!();
+    let j = judge_at(64000, 1);
+    let small = j
+        .compile(&common::submission(
+            &j,
+            &testdata("aplusb/submissions/accepted/ac.c"),
+        ))
+        .unwrap()
+        .unwrap();
+    let sample = testdata("aplusb/tests/sample-1.in");
+
+    let program = compile(&j, "urandom_reader.c");
+    let r = run(
+        &j,
+        &program,
+        &[],
+        None,
+        &limits(Duration::from_secs(2), 256 * MIB),
+    );
+    assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
+    let peak = r.outcome.peak_memory;
+    assert!(
+        (48 * MIB..64 * MIB).contains(&peak),
+        "48 MiB of urandom measured as {peak}"
+    );
+
+    // A file bigger than twice the limit, visible inside: the Rust toolchain's largest library.
+    let lim = limits(Duration::from_secs(5), 64 * MIB);
+    let big = j
+        .languages()
+        .get("rust")
+        .and_then(|l| l.as_ref().ok())
+        .and_then(|l| {
+            Path::new(&l.compile[0])
+                .parent()?
+                .parent()
+                .map(|p| p.join("lib"))
+        })
+        .and_then(|lib| std::fs::read_dir(lib).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .max_by_key(|e| e.metadata().map_or(0, |m| m.len()))
+        .map(|e| (e.path(), e.metadata().unwrap().len()));
+    match big {
+        Some((path, len)) if len > 2 * lim.memory => {
+            let program = compile(&j, "mmap_big.c");
+            let args = [path.display().to_string()];
+            let r = run(&j, &program, &args, None, &lim);
+            assert_eq!(r.verdict, Verdict::Accepted, "{}: {}", r.message, r.stderr);
+            assert!(r.stdout.starts_with(&len.to_string()), "{}", r.stdout);
+        }
+        _ => eprintln!("skipped the mapping part: no file over 128 MiB in the Rust toolchain"),
+    }
+    let r = run(&j, &small, &[], Some(&sample), &lim);
+    assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
+    assert!(
+        r.outcome.peak_memory < 16 * MIB,
+        "a tiny program measured at {} bytes after the page cache of another run",
+        r.outcome.peak_memory
+    );
+}
