@@ -2,6 +2,9 @@
  * <cmdline>") and its environment ("ENVIRON <pid> <bytes>"), then tries the host pids given as
  * arguments (the test passes pids of its own processes, which carry a marker on their command
  * line): "TRY <pid> cmdline: <text or error>", the same for environ, status and the cwd link.
+ * For every process it sees but itself, it also looks into that process's sandbox through
+ * /proc/<pid>/root: "BOX <pid> <file>: <first bytes>" for each file in its /box. It starts with
+ * "UID <uid>", the uid it runs as.
  * Verdict: AC of its own (exit 0); the test judges it by what it printed.
  * Harm it must not do: see any process but its own; read anything of the host's processes. */
 #include <ctype.h>
@@ -36,7 +39,29 @@ static void show(const char *pid, const char *what) {
     printf("TRY %s %s: %s\n", pid, what, n < 0 ? strerror(-n) : buf);
 }
 
+/* Prints the files of another process's box, seen through its /proc root link. */
+static void peek_box(const char *pid) {
+    char path[256];
+    snprintf(path, sizeof path, "/proc/%s/root/box", pid);
+    DIR *d = opendir(path);
+    if (!d) {
+        printf("BOX %s: %s\n", pid, strerror(errno));
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[512], buf[256];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        long n = slurp(file, buf, sizeof buf);
+        printf("BOX %s %s: %s\n", pid, e->d_name, n < 0 ? strerror(-n) : buf);
+    }
+    closedir(d);
+}
+
 int main(int argc, char **argv) {
+    printf("UID %d\n", (int)getuid());
     DIR *d = opendir("/proc");
     if (!d)
         return 3;
@@ -51,6 +76,11 @@ int main(int argc, char **argv) {
         snprintf(path, sizeof path, "/proc/%s/environ", e->d_name);
         n = slurp(path, buf, sizeof buf);
         printf("ENVIRON %s %ld\n", e->d_name, n);
+        /* getpid() is the pid in its own namespace; /proc/self names the host pid. */
+        char me[32] = "";
+        readlink("/proc/self", me, sizeof me - 1);
+        if (strcmp(e->d_name, me) != 0)
+            peek_box(e->d_name);
     }
     closedir(d);
     for (int i = 1; i < argc; i++) {

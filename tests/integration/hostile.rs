@@ -147,6 +147,18 @@ fn run(
     stdin: Option<&Path>,
     limits: &Limits,
 ) -> Ran {
+    run_boxed(j, program, args, stdin, vec![], limits)
+}
+
+/// [`run`] with files copied into the box first, as the judge does for a checker.
+fn run_boxed(
+    j: &Judge,
+    program: &Program,
+    args: &[String],
+    stdin: Option<&Path>,
+    box_files: Vec<(PathBuf, String)>,
+    limits: &Limits,
+) -> Ran {
     let dir = tempfile::tempdir().unwrap();
     let (out, err) = (dir.path().join("stdout"), dir.path().join("stderr"));
     let outcome = j
@@ -156,7 +168,7 @@ fn run(
             stdin,
             stdout: &out,
             stderr: Some(&err),
-            box_files: vec![],
+            box_files,
             collect: vec![],
             limits: limits.clone(),
         })
@@ -640,6 +652,7 @@ fn proc_shows_no_other_process() {
             r.stdout
         );
         assert!(!r.stdout.contains("sleep"), "{}", r.stdout);
+        assert!(!r.stdout.contains("BOX "), "{}", r.stdout);
         let pids: Vec<&str> = r.stdout.lines().filter(|l| l.starts_with("PID ")).collect();
         assert!(
             pids.len() == 1 && pids[0].contains("/prog/main"),
@@ -935,4 +948,66 @@ fn urandom_and_big_mappings_are_accounted_correctly() {
         "a tiny program measured at {} bytes after the page cache of another run",
         r.outcome.peak_memory
     );
+}
+
+#[test]
+#[ignore = "hole: keeper uids are uid_base + a per-process keeper counter, so two ojd processes \
+            with the same uid_base (ojd serve and ojd judge, or two daemons) run programs as the \
+            same uid; hidepid=2 then shows each the other's programs, and /proc/PID/root opens \
+            the other's sandbox (its /box, with a checker's answer file)"]
+fn two_ojd_processes_never_share_a_sandbox_uid() {
+    require_root!(exclusive);
+    // Two ojd processes with the same uid_base each number their keepers from 0. Within this one
+    // process the keeper counter is shared, so the second judge's base is set one lower: with
+    // nothing else starting keepers meanwhile (exclusive), its keeper lands on the first's uid,
+    // as a second process's would.
+    let first = judge_at(66000, 1);
+    let sleeper = compile(&first, "sleeper.c");
+    let marker = format!("collide-{}", unique_name());
+    let answer = secret_problem().tests[0].answer.clone();
+    let mut lim = limits(Duration::from_secs(1), 64 * MIB);
+    lim.wall = Duration::from_secs(4);
+    std::thread::scope(|s| {
+        let bystander = s.spawn(|| {
+            let files = vec![(answer.clone(), "answer".to_string())];
+            run_boxed(&first, &sleeper, &[marker.clone()], None, files, &lim)
+        });
+        let pid = wait_for(Duration::from_secs(10), || find_sandboxed(66000, &marker))
+            .expect("the bystander starts");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let uid: u32 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|u| u.parse().ok())
+            .unwrap();
+        let second = judge_at(65999, 1);
+        let snoop = compile(&second, "proc_snoop.c");
+        let r = run(
+            &second,
+            &snoop,
+            &[],
+            None,
+            &limits(Duration::from_secs(1), 64 * MIB),
+        );
+        let snoop_uid = r.stdout.lines().next().unwrap_or("").to_string();
+        eprintln!("bystander uid {uid}, snooper {snoop_uid}:\n{}", r.stdout);
+        // Whatever uids the two get, the snooper must see neither the other program nor its box.
+        assert!(
+            !r.stdout.contains(&marker),
+            "saw the other ojd's program:\n{}",
+            r.stdout
+        );
+        assert!(
+            !r.stdout.contains(MARKER),
+            "read the other ojd's box:\n{}",
+            r.stdout
+        );
+        assert_ne!(
+            snoop_uid,
+            format!("UID {uid}"),
+            "two ojd processes share a uid"
+        );
+        bystander.join().unwrap();
+    });
 }
