@@ -103,17 +103,23 @@ fn problem_page(
         .get(id)
         .ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
     let p = &e.problem;
+    // Most statements open with the title as a heading of their own: show it once, as the
+    // page's heading, above the limits.
+    let html = &e.statement_html;
+    let (heading, statement) = match html
+        .strip_prefix("<h1>")
+        .and_then(|rest| rest.split_once("</h1>"))
+    {
+        Some((h, rest)) => (format!("<h1>{h}</h1>"), rest),
+        None => (format!("<h1>{}</h1>", esc(&p.title)), html.as_str()),
+    };
     let mut body = format!(
-        "<h1>{}</h1><p class=\"limits\"><span>Time limit {} ms</span><span>Memory limit {}</span><span class=\"muted\">{}</span></p>",
-        esc(&p.title),
+        "{heading}<p class=\"limits\"><span>Time limit {} ms</span><span>Memory limit {}</span><span class=\"muted\">{}</span></p>\
+         <article class=\"statement\">{statement}</article>",
         p.time_limit.as_millis(),
         super::html::kib(p.memory_limit / 1024),
         esc(&p.source)
     );
-    body.push_str(&format!(
-        "<article class=\"statement\">{}</article>",
-        e.statement_html
-    ));
     for t in p.tests.iter().filter(|t| t.sample) {
         let input = crate::judge::read_capped(&t.input, 16 * 1024);
         let answer = crate::judge::read_capped(&t.answer, 16 * 1024);

@@ -194,6 +194,17 @@ impl Daemon {
         filename: &str,
         data: &[u8],
     ) -> (u16, Value) {
+        response(self.post_file_raw(token, fields, filename, data))
+    }
+
+    /// As [`Daemon::post_file`], with transport errors left to the caller.
+    pub fn post_file_raw(
+        &self,
+        token: &str,
+        fields: &[(&str, &str)],
+        filename: &str,
+        data: &[u8],
+    ) -> Result<ureq::Response, ureq::Error> {
         let boundary = "ojd-test-boundary-7d1e";
         let mut body = Vec::new();
         for (k, v) in fields {
@@ -216,7 +227,7 @@ impl Daemon {
                 "Content-Type",
                 &format!("multipart/form-data; boundary={boundary}"),
             );
-        response(req.send_bytes(&body))
+        req.send_bytes(&body)
     }
 
     /// Submits a file of the fixture as text; returns the new id.
@@ -292,7 +303,7 @@ impl Drop for Daemon {
     }
 }
 
-fn response(r: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
+pub fn response(r: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
     match r {
         Ok(r) => {
             let code = r.status();
