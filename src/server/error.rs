@@ -15,8 +15,6 @@ pub enum AppError {
     Unauthorized,
     Forbidden(String),
     NotFound(String),
-    /// The request is valid but the problem cannot take submissions now.
-    Conflict(String),
     TooLarge(String),
     RateLimited {
         retry_after_secs: u64,
@@ -33,7 +31,6 @@ impl AppError {
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
-            AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -47,7 +44,6 @@ impl AppError {
             AppError::Unauthorized => "unauthorized",
             AppError::Forbidden(_) => "forbidden",
             AppError::NotFound(_) => "not_found",
-            AppError::Conflict(_) => "conflict",
             AppError::TooLarge(_) => "too_large",
             AppError::RateLimited { .. } => "rate_limited",
             AppError::Unavailable(_) => "unavailable",
@@ -61,7 +57,6 @@ impl AppError {
             AppError::BadRequest(m)
             | AppError::Forbidden(m)
             | AppError::NotFound(m)
-            | AppError::Conflict(m)
             | AppError::TooLarge(m)
             | AppError::Unavailable(m) => m.clone(),
             AppError::Unauthorized => {

@@ -233,9 +233,8 @@ pub async fn run(
             log("some judgings did not stop; they will be judged again at the next start");
         }
     }
-    match tokio::time::timeout(Duration::from_secs(2), served).await {
-        Ok(Ok(Err(e))) => return Err(ServerError::Serve(e)),
-        _ => {}
+    if let Ok(Ok(Err(e))) = tokio::time::timeout(Duration::from_secs(2), served).await {
+        return Err(ServerError::Serve(e));
     }
     log(&format!(
         "stopped after judging {} submission(s)",

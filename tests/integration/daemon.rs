@@ -198,6 +198,7 @@ impl Daemon {
     }
 
     /// As [`Daemon::post_file`], with transport errors left to the caller.
+    #[allow(clippy::result_large_err)] // ureq's own error type, in a test helper
     pub fn post_file_raw(
         &self,
         token: &str,
