@@ -17,7 +17,8 @@ pub struct SandboxOptions {
     pub keeper_exe: PathBuf,
     /// Scratch folder for the keepers' roots.
     pub scratch: PathBuf,
-    /// First uid of the sandbox users; keeper `i` runs programs as `uid_base + i`.
+    /// First uid of the sandbox users: each keeper reserves a uid of its own in
+    /// `uid_base..uid_base + 1000`, unique across every ojd process on the host.
     pub uid_base: u32,
     /// Host folders every program can read (toolchains outside /usr).
     pub ro_paths: Vec<PathBuf>,
@@ -84,6 +85,7 @@ impl Sandbox {
         let config = KeeperConfig {
             uid: opts.uid_base + index % 1000,
             gid: opts.uid_base + index % 1000,
+            uid_base: opts.uid_base,
             root_dir: root_dir.clone(),
             ro_paths: opts.ro_paths.clone(),
             isolate: opts.isolate,

@@ -22,8 +22,11 @@ use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination};
 /// Sent once, as the first line, when a keeper starts.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KeeperConfig {
+    /// Preferred uid (and gid) for programs; the keeper takes the first free one from here
+    /// within `uid_base..uid_base + 1000`.
     pub uid: u32,
     pub gid: u32,
+    pub uid_base: u32,
     /// An empty folder on which the keeper mounts its private root.
     pub root_dir: PathBuf,
     /// Host folders bound read-only at the same path (toolchains, interpreters).
@@ -124,6 +127,9 @@ fn bind(src: &Path, target: &Path, writable: bool) -> Result<(), String> {
 /// The keeper's state between runs.
 struct Keeper {
     config: KeeperConfig,
+    /// Held for the keeper's life: no other keeper, of this or another ojd process, runs
+    /// programs as this uid (hidepid=2 and RLIMIT_NPROC separate runs by uid).
+    _uid_lock: Option<fs::File>,
     /// The box as the keeper sees it (inside its root, or a plain folder without namespaces).
     box_dir: PathBuf,
     tmp_dir: PathBuf,
@@ -182,10 +188,21 @@ pub fn main() -> ! {
 }
 
 impl Keeper {
-    fn start(config: KeeperConfig) -> (Keeper, Capabilities) {
+    fn start(mut config: KeeperConfig) -> (Keeper, Capabilities) {
         let mut caps = Capabilities::default();
         // SAFETY: plain libc calls without pointers.
         let root = unsafe { libc::geteuid() } == 0;
+        let mut uid_lock = None;
+        if root {
+            match reserve_uid(config.uid_base, config.uid) {
+                Ok((uid, lock)) => {
+                    config.uid = uid;
+                    config.gid = uid;
+                    uid_lock = Some(lock);
+                }
+                Err(e) => caps.warnings.push(format!("could not reserve a sandbox uid ({e}): runs of other ojd processes may share uid {}", config.uid)),
+            }
+        }
         let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
         // SAFETY: writes an integer string into a file; failure only loses OOM protection.
         let _ = fs::write("/proc/self/oom_score_adj", "-1000");
@@ -236,6 +253,7 @@ impl Keeper {
         (
             Keeper {
                 config,
+                _uid_lock: uid_lock,
                 box_dir,
                 tmp_dir,
                 binds: Vec::new(),
@@ -516,6 +534,41 @@ fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
     }
     // SAFETY: both fds were just created and are owned by nobody else.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Folders where keepers of every ojd process on the host meet to reserve uids.
+const UID_LOCK_DIRS: &[&str] = &["/run/ojd-uids", "/tmp/ojd-uids"];
+
+/// Takes an exclusive `flock` on `<dir>/<uid>.lock` for the first free uid, starting at
+/// `preferred`, within `base..base + 1000`. The kernel drops the lock when the keeper dies.
+fn reserve_uid(base: u32, preferred: u32) -> Result<(u32, fs::File), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = UID_LOCK_DIRS
+        .iter()
+        .map(Path::new)
+        .find(|d| {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(d)
+                .is_ok()
+        })
+        .ok_or("no folder for uid locks")?;
+    let start = preferred.saturating_sub(base) % 1000;
+    for k in 0..1000 {
+        let uid = base + (start + k) % 1000;
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(format!("{uid}.lock")))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok((uid, file));
+        }
+    }
+    Err(format!("all uids {base}..{} are in use", base + 1000))
 }
 
 /// Builds the keeper's private root once: a tmpfs with read-only binds of the system folders,
@@ -893,6 +946,14 @@ fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> ! {
     // SAFETY (whole function): we are the only thread of a fresh child; every pointer passed to
     // libc is a local or a CString prepared before clone.
     unsafe {
+        // If the keeper dies, the run dies with it (and with init, its whole namespace). The
+        // keeper is single-threaded, so "parent thread exits" means the keeper exits.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        // (In a pid namespace getppid() is 0 for init, so the lost-race check works only
+        // without one; the window between clone and prctl is a few instructions.)
+        if !run.mode.namespaces && libc::getppid() == 1 {
+            libc::_exit(1);
+        }
         if run.mode.namespaces
             && (libc::chroot(run.root.as_ptr()) != 0 || libc::chdir(c"/".as_ptr()) != 0)
         {

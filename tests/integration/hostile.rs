@@ -611,10 +611,6 @@ fn ptrace_of_the_parent_is_a_forbidden_call() {
 }
 
 #[test]
-#[ignore = "hole: keeper uids are uid_base + a per-process keeper counter, so two ojd processes \
-            with the same uid_base (ojd serve and ojd judge, or two daemons) run programs as the \
-            same uid; hidepid=2 then shows each the other's programs, and /proc/PID/root opens \
-            the other's sandbox (its /box, with a checker's answer file)"]
 fn two_ojd_processes_never_share_a_sandbox_uid() {
     require_root!(exclusive);
     // Two ojd processes with the same uid_base each number their keepers from 0. Within this one
