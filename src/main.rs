@@ -344,6 +344,13 @@ fn problem_dirs(named: Vec<PathBuf>, config: &ojd::config::Config) -> Vec<PathBu
     dirs
 }
 
+/// Loads a package, printing its errors (every one, with file and key) when it fails.
+fn load_problem(dir: &std::path::Path) -> Option<ojd::problem::Problem> {
+    ojd::problem::Problem::load(dir)
+        .map_err(|e| eprintln!("error: {e}"))
+        .ok()
+}
+
 /// A one-line progress bar on stderr, drawn only on a terminal.
 fn progress_bar(label: &str, done: usize, total: usize, item: &str) {
     use std::io::IsTerminal;
@@ -382,13 +389,9 @@ fn cmd_gen(
     let opts = ojd::answers::GenOptions { check, force };
     let (mut code, mut summaries) = (0, Vec::new());
     for dir in dirs {
-        let problem = match ojd::problem::Problem::load(&dir) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("error: {e}");
-                code = EXIT_BAD_INPUT;
-                continue;
-            }
+        let Some(problem) = load_problem(&dir) else {
+            code = EXIT_BAD_INPUT;
+            continue;
         };
         let label = problem.id.clone();
         match ojd::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| {
@@ -436,13 +439,9 @@ fn cmd_stress(
     let judge = ojd::judge::Judge::new(config, 1)?;
     let mut code = 0;
     for dir in dirs {
-        let problem = match ojd::problem::Problem::load(&dir) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("error: {e}");
-                code = EXIT_BAD_INPUT;
-                continue;
-            }
+        let Some(problem) = load_problem(&dir) else {
+            code = EXIT_BAD_INPUT;
+            continue;
         };
         let label = problem.id.clone();
         match ojd::stress::stress(&judge, &problem, count, &mut |d, t| {

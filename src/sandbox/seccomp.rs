@@ -46,128 +46,39 @@ const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
     | libc::CLONE_NEWPID
     | libc::CLONE_NEWNET) as u32;
 
-macro_rules! denied {
+macro_rules! syscalls {
     ($($name:ident),* $(,)?) => {
-        /// Denied system calls with their names, for reports.
-        pub const DENIED: &[(c_long, &str)] = &[$((libc::$name, stringify!($name))),*];
+        &[$((libc::$name, stringify!($name))),*]
     };
 }
 
-#[cfg(target_arch = "x86_64")]
-denied!(
-    SYS_ptrace,
-    SYS_process_vm_readv,
-    SYS_process_vm_writev,
-    SYS_kcmp,
-    SYS_pidfd_getfd,
-    SYS_mount,
-    SYS_umount2,
-    SYS_pivot_root,
-    SYS_chroot,
-    SYS_fsopen,
-    SYS_fsmount,
-    SYS_fsconfig,
-    SYS_fspick,
-    SYS_move_mount,
-    SYS_open_tree,
-    SYS_mount_setattr,
-    SYS_unshare,
-    SYS_setns,
-    SYS_bpf,
-    SYS_userfaultfd,
-    SYS_perf_event_open,
-    SYS_fanotify_init,
-    SYS_keyctl,
-    SYS_add_key,
-    SYS_request_key,
-    SYS_io_uring_setup,
-    SYS_io_uring_enter,
-    SYS_io_uring_register,
-    SYS_kexec_load,
-    SYS_kexec_file_load,
-    SYS_reboot,
-    SYS_swapon,
-    SYS_swapoff,
-    SYS_init_module,
-    SYS_finit_module,
-    SYS_delete_module,
-    SYS_acct,
-    SYS_settimeofday,
-    SYS_clock_settime,
-    SYS_clock_adjtime,
-    SYS_adjtimex,
-    SYS_syslog,
-    SYS_quotactl,
-    SYS_iopl,
-    SYS_ioperm,
-    SYS_vhangup,
-    SYS_sethostname,
-    SYS_setdomainname,
-    SYS_open_by_handle_at,
-    SYS_name_to_handle_at,
-    SYS_lookup_dcookie,
-    SYS_shmget,
-    SYS_semget,
-    SYS_msgget,
-    SYS_mq_open,
+/// Denied system calls with their names, for reports (the same on every architecture).
+#[rustfmt::skip]
+pub const DENIED: &[(c_long, &str)] = syscalls!(
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp, SYS_pidfd_getfd,
+    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_fsopen, SYS_fsmount, SYS_fsconfig,
+    SYS_fspick, SYS_move_mount, SYS_open_tree, SYS_mount_setattr,
+    SYS_unshare, SYS_setns,
+    SYS_bpf, SYS_userfaultfd, SYS_perf_event_open, SYS_fanotify_init,
+    SYS_keyctl, SYS_add_key, SYS_request_key,
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+    SYS_kexec_load, SYS_kexec_file_load, SYS_reboot, SYS_swapon, SYS_swapoff,
+    SYS_init_module, SYS_finit_module, SYS_delete_module,
+    SYS_acct, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex,
+    SYS_syslog, SYS_quotactl, SYS_vhangup, SYS_sethostname, SYS_setdomainname,
+    SYS_open_by_handle_at, SYS_name_to_handle_at, SYS_lookup_dcookie,
+    SYS_shmget, SYS_semget, SYS_msgget, SYS_mq_open,
 );
 
-#[cfg(target_arch = "aarch64")]
-denied!(
-    SYS_ptrace,
-    SYS_process_vm_readv,
-    SYS_process_vm_writev,
-    SYS_kcmp,
-    SYS_pidfd_getfd,
-    SYS_mount,
-    SYS_umount2,
-    SYS_pivot_root,
-    SYS_chroot,
-    SYS_fsopen,
-    SYS_fsmount,
-    SYS_fsconfig,
-    SYS_fspick,
-    SYS_move_mount,
-    SYS_open_tree,
-    SYS_mount_setattr,
-    SYS_unshare,
-    SYS_setns,
-    SYS_bpf,
-    SYS_userfaultfd,
-    SYS_perf_event_open,
-    SYS_fanotify_init,
-    SYS_keyctl,
-    SYS_add_key,
-    SYS_request_key,
-    SYS_io_uring_setup,
-    SYS_io_uring_enter,
-    SYS_io_uring_register,
-    SYS_kexec_load,
-    SYS_kexec_file_load,
-    SYS_reboot,
-    SYS_swapon,
-    SYS_swapoff,
-    SYS_init_module,
-    SYS_finit_module,
-    SYS_delete_module,
-    SYS_acct,
-    SYS_settimeofday,
-    SYS_clock_settime,
-    SYS_clock_adjtime,
-    SYS_adjtimex,
-    SYS_syslog,
-    SYS_quotactl,
-    SYS_vhangup,
-    SYS_sethostname,
-    SYS_setdomainname,
-    SYS_open_by_handle_at,
-    SYS_name_to_handle_at,
-    SYS_lookup_dcookie,
-    SYS_shmget,
-    SYS_semget,
-    SYS_msgget,
-    SYS_mq_open,
-);
+/// Denied calls that exist only on x86-64 (port I/O).
+#[cfg(target_arch = "x86_64")]
+const DENIED_ARCH: &[(c_long, &str)] = syscalls!(SYS_iopl, SYS_ioperm);
+#[cfg(not(target_arch = "x86_64"))]
+const DENIED_ARCH: &[(c_long, &str)] = &[];
+
+fn all_denied() -> impl Iterator<Item = &'static (c_long, &'static str)> {
+    DENIED.iter().chain(DENIED_ARCH)
+}
 
 /// The name of a system call number, if it is one the filter denies (or `socket`/`clone`).
 pub fn syscall_name(nr: i64) -> Option<&'static str> {
@@ -177,8 +88,7 @@ pub fn syscall_name(nr: i64) -> Option<&'static str> {
     if nr == libc::SYS_clone {
         return Some("clone");
     }
-    DENIED
-        .iter()
+    all_denied()
         .find(|(n, _)| *n as i64 == nr)
         .map(|(_, name)| name.trim_start_matches("SYS_"))
 }
@@ -223,7 +133,7 @@ pub fn build_filter(action: DenyAction) -> Vec<sock_filter> {
         p.push(jump(BPF_JGE_K, 0x4000_0000, 0, 1));
         p.push(stmt(BPF_RET_K, kill));
     }
-    for (nr, _) in DENIED {
+    for (nr, _) in all_denied() {
         p.push(jump(BPF_JEQ_K, *nr as u32, 0, 1));
         p.push(stmt(BPF_RET_K, deny));
     }
