@@ -5,7 +5,7 @@
 //! ```text
 //! # ojd verify baseline, format 1
 //! # problem<TAB>submission<TAB>test<TAB>verdict<TAB>cpu_ms
-//! huarong	accepted/noip_spfa.cpp	01-same-cell	AC	3
+//! huarong<TAB>accepted/noip_spfa.cpp<TAB>01-same-cell<TAB>AC<TAB>3
 //! ```
 //!
 //! One line per (problem, submission, test), fields separated by one TAB, lines sorted byte-wise

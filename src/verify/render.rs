@@ -25,6 +25,7 @@ fn cell_color(v: Verdict, expected: Verdict) -> &'static str {
         Verdict::Accepted => "32",
         v if v == expected => "33",
         Verdict::JudgeError => "35",
+        Verdict::Skipped => "2",
         _ => "31",
     }
 }
@@ -153,30 +154,29 @@ fn matrix(out: &mut String, p: &ProblemReport, color: bool) {
         .max()
         .unwrap_or(4)
         .max(4);
-    let _ = write!(out, "  {:<width$}", "test");
+    let mut head = format!("  {:<width$}", "test");
     for i in 0..p.submissions.len() {
-        let _ = write!(out, " {:<CELL$}", format!("[{}]", i + 1));
+        let _ = write!(head, " {:<CELL$}", format!("[{}]", i + 1));
     }
-    out.push('\n');
+    let _ = writeln!(out, "{}", head.trim_end());
     for test in &p.tests {
-        let _ = write!(out, "  {test:<width$}");
+        let mut row = format!("  {test:<width$}");
         for s in &p.submissions {
-            let text = match (s.verdict, s.tests.iter().find(|c| c.result.name == *test)) {
-                (_, Some(c)) => paint(
-                    &cell_text(c, s.limit_ms),
-                    cell_color(c.result.verdict, s.expected),
-                    color,
-                ),
-                (Verdict::CompileError, None) => paint(
-                    &format!("{:<CELL$}", "CE"),
-                    cell_color(Verdict::CompileError, s.expected),
-                    color,
-                ),
-                _ => format!("{:<CELL$}", "-"),
+            let cell = s.tests.iter().find(|c| c.result.name == *test);
+            let (text, verdict) = match (s.verdict, cell) {
+                (_, Some(c)) => (cell_text(c, s.limit_ms), c.result.verdict),
+                (Verdict::CompileError, None) => ("CE".to_string(), Verdict::CompileError),
+                _ => ("-".to_string(), Verdict::Skipped),
             };
-            let _ = write!(out, " {text}");
+            // Pad before painting, so that colour codes do not upset the columns.
+            let padded = format!("{text:<CELL$}");
+            let _ = write!(
+                row,
+                " {}",
+                paint(&padded, cell_color(verdict, s.expected), color)
+            );
         }
-        out.push('\n');
+        let _ = writeln!(out, "{}", row.trim_end());
     }
 }
 

@@ -325,36 +325,83 @@ pub(super) fn rerun_alone(
     stats.rerun_tests = todo.len();
     for (i, &(p, s, t)) in todo.iter().enumerate() {
         let plan = &mut plans[p];
-        let problem = plan
-            .problem
-            .as_ref()
-            .expect("cells exist only for loaded problems");
-        let (sub, limit) = (&plan.subs[s].submission, plan.subs[s].report.limit_ms);
-        let mut best: Option<Result<TestResult, JudgeError>> = None;
-        for _ in 0..RERUNS {
-            stats.reruns += 1;
-            let r = run_cell(judge, problem, t, sub, 1.0);
-            let again = r.as_ref().is_ok_and(|r| near_limit(r, limit));
-            let faster = match (&r, &best) {
-                (Ok(now), Some(Ok(b))) => now.cpu_ms < b.cpu_ms,
-                (Ok(_), Some(Err(_))) => false,
-                _ => true,
-            };
-            if faster {
-                best = Some(r);
-            }
-            if !again {
-                break;
-            }
-        }
         let label = format!(
             "{} {} {}",
             plan.report.problem, plan.subs[s].report.name, plan.report.tests[t]
         );
-        let r = best.expect("RERUNS is at least 1");
+        let (r, seen) = best_alone(judge, plan, s, t, stats);
+        if inconsistent(&seen, plan.subs[s].report.limit_ms) {
+            let runs: Vec<String> = seen
+                .iter()
+                .map(|(v, ms, how)| format!("{v} {ms} ms ({how})"))
+                .collect();
+            plan.report.warnings.push(format!(
+                "{} on {}: runs disagree beyond timing ({}); was the test changed meanwhile, or is the program nondeterministic?",
+                plan.subs[s].report.name, plan.report.tests[t], runs.join(", ")
+            ));
+        }
         record_cell(plan, s, t, r, true);
         progress("re-running alone", i + 1, todo.len(), &label);
     }
+}
+
+/// Every (verdict, CPU ms, "parallel" or "alone") a cell got.
+type Seen = Vec<(Verdict, u64, &'static str)>;
+
+/// Runs cell `t` of submission `s` alone with the exact limit, up to [`RERUNS`] times while it
+/// stays near the limit. Returns the fastest run and every (verdict, CPU ms, how) seen,
+/// starting with the parallel run.
+fn best_alone(
+    judge: &Judge,
+    plan: &Plan,
+    s: usize,
+    t: usize,
+    stats: &mut Stats,
+) -> (Result<TestResult, JudgeError>, Seen) {
+    let problem = plan
+        .problem
+        .as_ref()
+        .expect("cells exist only for loaded problems");
+    let (sub, limit) = (&plan.subs[s].submission, plan.subs[s].report.limit_ms);
+    let mut seen: Vec<(Verdict, u64, &'static str)> = plan.subs[s].cells[t]
+        .iter()
+        .map(|c| (c.result.verdict, c.result.cpu_ms, "parallel"))
+        .collect();
+    let mut best: Option<Result<TestResult, JudgeError>> = None;
+    for _ in 0..RERUNS {
+        stats.reruns += 1;
+        let r = run_cell(judge, problem, t, sub, 1.0);
+        if let Ok(now) = &r {
+            seen.push((now.verdict, now.cpu_ms, "alone"));
+        }
+        let again = r.as_ref().is_ok_and(|r| near_limit(r, limit));
+        let faster = match (&r, &best) {
+            (Ok(now), Some(Ok(b))) => now.cpu_ms < b.cpu_ms,
+            (Ok(_), Some(Err(_))) => false,
+            _ => true,
+        };
+        if faster {
+            best = Some(r);
+        }
+        if !again {
+            break;
+        }
+    }
+    (best.expect("RERUNS is at least 1"), seen)
+}
+
+/// Timing explains a TLE on one run and a finish near the limit on another; it does not explain
+/// two different finishing verdicts, or a TLE beside a run that ended well under the limit.
+fn inconsistent(seen: &[(Verdict, u64, &str)], limit_ms: u64) -> bool {
+    let finished: Vec<&(Verdict, u64, &str)> = seen
+        .iter()
+        .filter(|(v, _, _)| *v != Verdict::TimeLimitExceeded)
+        .collect();
+    let tle = finished.len() < seen.len();
+    let quick = finished
+        .iter()
+        .any(|(_, ms, _)| (*ms as f64) < GREY * limit_ms as f64);
+    finished.windows(2).any(|w| w[0].0 != w[1].0) || (tle && quick)
 }
 
 #[cfg(test)]
@@ -391,6 +438,26 @@ mod tests {
         ];
         for (v, cpu, want) in table {
             assert_eq!(needs_rerun(&result(v, cpu), 1000), want, "{v:?} {cpu}");
+        }
+    }
+
+    #[test]
+    fn disagreement_table() {
+        use Verdict::*;
+        let table: &[(&[(Verdict, u64)], bool)] = &[
+            (
+                &[(TimeLimitExceeded, 1500), (TimeLimitExceeded, 1003)],
+                false,
+            ),
+            (&[(TimeLimitExceeded, 1500), (Accepted, 910)], false),
+            (&[(Accepted, 800), (Accepted, 950)], false),
+            (&[(TimeLimitExceeded, 1100), (RuntimeError, 4)], true),
+            (&[(Accepted, 800), (WrongAnswer, 790)], true),
+        ];
+        for (runs, want) in table {
+            let seen: Vec<(Verdict, u64, &str)> =
+                runs.iter().map(|(v, ms)| (*v, *ms, "x")).collect();
+            assert_eq!(inconsistent(&seen, 1000), *want, "{runs:?}");
         }
     }
 
