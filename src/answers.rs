@@ -119,7 +119,7 @@ fn write_lock(path: &Path, lock: &BTreeMap<String, (String, String)>) -> std::io
     for (test, (key, ans)) in lock {
         text.push_str(&format!("{test} {key} {ans}\n"));
     }
-    std::fs::write(path, text)
+    replace_file(path, text.as_bytes())
 }
 
 struct Ctx<'a> {
@@ -235,11 +235,14 @@ fn generate_in(
         let program = &generators[&g.program];
         let dest = out_dir.join(format!("{}.in", g.test));
         let stderr = cx.work.join("gen.err");
+        // Generated into the scratch folder first: a judge reading the package meanwhile must
+        // never see a half-written input.
+        let fresh = cx.work.join("gen.out");
         let outcome = cx.judge.execute(&ProgramRun {
             program,
             args: &g.args,
             stdin: None,
-            stdout: &dest,
+            stdout: &fresh,
             stderr: Some(&stderr),
             box_files: vec![],
             collect: vec![],
@@ -253,6 +256,8 @@ fn generate_in(
                 &stderr,
             ));
         }
+        let data = std::fs::read(&fresh).map_err(cx.io("read a generated input".into()))?;
+        replace_file(&dest, &data).map_err(cx.io(format!("write {}", dest.display())))?;
         summary.inputs_generated += 1;
         if opts.check {
             compare_file(
@@ -367,7 +372,7 @@ fn generate_in(
         if committed_hash.as_deref() == Some(answer_hash.as_str()) {
             summary.answers_unchanged += 1;
         } else {
-            std::fs::write(&committed, &answer)
+            replace_file(&committed, &answer)
                 .map_err(cx.io(format!("write {}", committed.display())))?;
             summary.answers_written += 1;
         }
@@ -389,6 +394,23 @@ fn generate_in(
         }
     }
     Ok(summary)
+}
+
+/// Writes `data` to `path` atomically (a temporary file beside it, then rename), and not at
+/// all when the file already holds exactly `data`: readers see the old or the new file whole.
+fn replace_file(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    if std::fs::read(path).is_ok_and(|old| old == data) {
+        return Ok(());
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, data)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 fn compare_file(committed: &Path, rebuilt: &Path, differences: &mut Vec<String>) {
