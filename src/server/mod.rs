@@ -206,16 +206,23 @@ pub async fn run(
         stop_app.wake.notify_waiters();
     });
     let mut served = tokio::spawn(async move { server.await });
-    // The HTTP side ends when the trigger fires; wait for that, then drain the workers.
+    // The HTTP side ends only after the trigger fired, unless it failed: wait for the trigger
+    // (or that failure), then drain the workers.
+    let mut server_result = None;
     tokio::select! {
+        biased;
         _ = stopped.wait_for(|s| *s) => {}
-        r = &mut served => {
+        r = &mut served => server_result = Some(r),
+    }
+    if let Some(r) = &server_result {
+        if !app.is_stopping() {
             app.stop_tx.send_replace(true);
             app.hub.cancel_all();
-            return match r {
-                Ok(Err(e)) => Err(ServerError::Serve(e)),
-                _ => Err(ServerError::Serve(std::io::Error::other("the HTTP server stopped"))),
+            let e = match r {
+                Ok(Err(e)) => std::io::Error::new(e.kind(), e.to_string()),
+                _ => std::io::Error::other("the HTTP server stopped"),
             };
+            return Err(ServerError::Serve(e));
         }
     }
     let grace = app.config.server.shutdown_grace;
@@ -233,7 +240,14 @@ pub async fn run(
             log("some judgings did not stop; they will be judged again at the next start");
         }
     }
-    if let Ok(Ok(Err(e))) = tokio::time::timeout(Duration::from_secs(2), served).await {
+    // Open connections (event streams, keep-alive) get a moment to close; then they are dropped.
+    let server_result = match server_result {
+        Some(r) => Some(r),
+        None => tokio::time::timeout(Duration::from_secs(2), served)
+            .await
+            .ok(),
+    };
+    if let Some(Ok(Err(e))) = server_result {
         return Err(ServerError::Serve(e));
     }
     log(&format!(

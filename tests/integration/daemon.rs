@@ -145,6 +145,12 @@ impl Daemon {
         unsafe { libc::kill(self.pid(), libc::SIGTERM) };
         loop {
             if let Some(st) = self.child.try_wait().expect("wait") {
+                if !st.success() {
+                    eprintln!(
+                        "ojd serve exited with {st} after SIGTERM; its log:\n{}",
+                        self.log()
+                    );
+                }
                 return (st, t.elapsed());
             }
             if t.elapsed() > bound {
