@@ -18,24 +18,7 @@ use ojd::sandbox::{LimitKind, Limits, RunOutcome};
 use ojd::units::ByteSize;
 use ojd::verdict::{JudgeReport, Verdict};
 
-use crate::common::{self, is_root, testdata};
-
-macro_rules! require_root {
-    () => {
-        if !is_root() {
-            eprintln!("skipped: needs root for the sandbox");
-            return;
-        }
-        let _machine = common::shared();
-    };
-    (exclusive) => {
-        if !is_root() {
-            eprintln!("skipped: needs root for the sandbox");
-            return;
-        }
-        let _machine = common::exclusive();
-    };
-}
+use crate::common::{self, testdata};
 
 mod compile;
 mod limits;

@@ -8,7 +8,7 @@ use ojd::judge::{Judge, ProgramRun, Submission};
 use ojd::sandbox::{Limits, RunOutcome};
 use ojd::verdict::Verdict;
 
-use crate::common::{self, is_root, judge_file, testdata};
+use crate::common::{self, judge_file, testdata};
 
 fn aplusb() -> PathBuf {
     testdata("aplusb")
@@ -16,23 +16,6 @@ fn aplusb() -> PathBuf {
 
 fn sub(rel: &str) -> PathBuf {
     aplusb().join("submissions").join(rel)
-}
-
-macro_rules! require_root {
-    () => {
-        if !is_root() {
-            eprintln!("skipped: needs root for the sandbox");
-            return;
-        }
-        let _machine = common::shared();
-    };
-    (exclusive) => {
-        if !is_root() {
-            eprintln!("skipped: needs root for the sandbox");
-            return;
-        }
-        let _machine = common::exclusive();
-    };
 }
 
 #[test]

@@ -7,17 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{self, is_root, testdata};
-
-macro_rules! require_root {
-    () => {
-        if !is_root() {
-            eprintln!("skipped: needs root for the sandbox");
-            return;
-        }
-        let _machine = common::shared();
-    };
-}
+use crate::common::{self, testdata};
 
 /// A copy of testdata/verify named `verify`, with a config sharing one compile cache.
 struct Fixture {
