@@ -2,7 +2,8 @@
 //! upload 500 ready binaries of the fixture as fast as they can; every one must be judged,
 //! once, with the right verdict. Prints submissions per second, p50/p99 time from submit to
 //! verdict (as the daemon stored it) and the daemon's peak memory, and writes them to
-//! `target/load-test.txt`. Also: one student's burst does not starve another.
+//! `target/load-test.txt`. It holds the machine alone, so no other test disturbs its figures
+//! (nor it theirs). Also: one student's burst does not starve another.
 
 use std::time::{Duration, Instant};
 
@@ -68,6 +69,7 @@ fn wait_all_judged(d: &Daemon, total: usize, timeout: Duration) {
 
 #[test]
 fn five_hundred_binaries_from_twenty_students() {
+    require_root!(exclusive);
     let site = Site::new("rate_limit_per_minute = 0\ngenerate_answers = false");
     let ac = host_binary(
         &common::testdata("aplusb/submissions/accepted/ac.c"),
@@ -179,6 +181,7 @@ if(scanf(\"%d\",&t)!=1)return 0;while(t--){scanf(\"%lld %lld\",&a,&b);printf(\"%
 
 #[test]
 fn one_students_burst_does_not_starve_another() {
+    require_root!();
     let site = Site::new("rate_limit_per_minute = 0\ngenerate_answers = false");
     let src = site.path().join("slow_ac.c");
     std::fs::write(&src, SLOW_AC).expect("write source");

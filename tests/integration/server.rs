@@ -12,6 +12,7 @@ const JUDGED_WITHIN: Duration = Duration::from_secs(180);
 
 #[test]
 fn every_known_submission_gets_its_verdict_over_http() {
+    require_root!();
     let site = Site::new("rate_limit_per_minute = 0");
     let d = site.start();
     let (code, problems) = d.get("/api/v1/problems", None);
@@ -82,6 +83,7 @@ fn every_known_submission_gets_its_verdict_over_http() {
 
 #[test]
 fn students_see_only_their_own_submissions_and_no_secrets() {
+    require_root!();
     let site = Site::new("rate_limit_per_minute = 3");
     let d = site.start();
     let wa = common::testdata("aplusb/submissions/wrong_answer/wa_second_line.c");
@@ -187,6 +189,7 @@ fn students_see_only_their_own_submissions_and_no_secrets() {
 
 #[test]
 fn bad_submissions_get_clear_4xx_json_errors() {
+    require_root!();
     let site = Site::new("rate_limit_per_minute = 3\nmax_submission_size = \"4KiB\"");
     let d = site.start();
     let submit = |body: Value| d.post_json("/api/v1/submissions", Some(BOB), &body);
@@ -278,6 +281,7 @@ fn bad_submissions_get_clear_4xx_json_errors() {
 
 #[test]
 fn pages_render_the_statement_and_a_submission() {
+    require_root!();
     let site = Site::new("");
     let d = site.start();
     let (code, index) = d.get_text("/", None);
@@ -324,6 +328,7 @@ fn open_db(site: &Site) -> rusqlite::Connection {
 
 #[test]
 fn kill_9_during_judging_then_restart_judges_everything_exactly_once() {
+    require_root!();
     let site = Site::new("rate_limit_per_minute = 0");
     let d = site.start();
     let slow = common::testdata("aplusb/submissions/time_limit_exceeded/sleep.c");
@@ -432,6 +437,7 @@ fn kill_9_during_judging_then_restart_judges_everything_exactly_once() {
 
 #[test]
 fn sigterm_requeues_in_flight_work_within_the_grace_bound() {
+    require_root!();
     let site = Site::new("rate_limit_per_minute = 0");
     let d = site.start();
     let slow = common::testdata("aplusb/submissions/time_limit_exceeded/sleep.c");
