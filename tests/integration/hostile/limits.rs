@@ -17,9 +17,10 @@ fn fork_bomb_stays_under_the_process_limit_and_leaves_nothing() {
         &limits(Duration::from_secs(1), 64 * MIB),
     );
     assert!(
+        // 64 processes' kernel memory can reach a 64 MiB limit first: MLE is a verdict too.
         matches!(
             r.verdict,
-            Verdict::TimeLimitExceeded | Verdict::RuntimeError
+            Verdict::TimeLimitExceeded | Verdict::RuntimeError | Verdict::MemoryLimitExceeded
         ),
         "{:?}: {}",
         r.verdict,
@@ -222,7 +223,9 @@ fn urandom_and_big_mappings_are_accounted_correctly() {
     assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
     let peak = r.outcome.peak_memory;
     assert!(
-        (48 * MIB..64 * MIB).contains(&peak),
+        // Within 5% below (the cgroup charges in per-CPU batches and the keeper's baseline is
+        // subtracted), and no more than the program's own 16 MiB of code and libraries above.
+        (46 * MIB..64 * MIB).contains(&peak),
         "48 MiB of urandom measured as {peak}"
     );
 
