@@ -116,7 +116,11 @@ pub enum ConfigError {
 
 fn merge(base: &mut toml::Table, over: toml::Table, prefix: &str, unknown: &mut Vec<String>) {
     for (key, value) in over {
-        let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
         // New languages and users are welcome; other new keys are typos.
         let open = prefix == "languages" || path == "server.users";
         match (base.get_mut(&key), value) {
@@ -138,34 +142,53 @@ impl Config {
 
     /// Defaults with `path` layered on top.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.into(),
+            source,
+        })?;
         Config::parse_layered(Some((&path.display().to_string(), &text)))
     }
 
     fn parse_layered(user: Option<(&str, &str)>) -> Result<Config, ConfigError> {
-        let mut base: toml::Table = DEFAULT_CONFIG.parse().map_err(|e: toml::de::Error| ConfigError::Invalid {
-            path: "embedded config.toml".into(),
-            message: e.to_string(),
-        })?;
+        let mut base: toml::Table =
+            DEFAULT_CONFIG
+                .parse()
+                .map_err(|e: toml::de::Error| ConfigError::Invalid {
+                    path: "embedded config.toml".into(),
+                    message: e.to_string(),
+                })?;
         let name = user.map_or("embedded config.toml", |(n, _)| n).to_string();
         if let Some((name, text)) = user {
-            let over: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Invalid {
-                path: name.into(),
-                message: e.to_string().trim().to_string(),
-            })?;
+            let over: toml::Table =
+                text.parse()
+                    .map_err(|e: toml::de::Error| ConfigError::Invalid {
+                        path: name.into(),
+                        message: e.to_string().trim().to_string(),
+                    })?;
             let mut unknown = Vec::new();
             merge(&mut base, over, "", &mut unknown);
             if !unknown.is_empty() {
                 return Err(ConfigError::Invalid {
                     path: name.into(),
-                    message: format!("unknown key{} {}", if unknown.len() > 1 { "s" } else { "" }, unknown.join(", ")),
+                    message: format!(
+                        "unknown key{} {}",
+                        if unknown.len() > 1 { "s" } else { "" },
+                        unknown.join(", ")
+                    ),
                 });
             }
         }
-        let config: Config = toml::Value::Table(base)
-            .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::Invalid { path: name.clone(), message: e.message().to_string() })?;
-        config.validate().map_err(|message| ConfigError::Invalid { path: name, message })?;
+        let config: Config =
+            toml::Value::Table(base)
+                .try_into()
+                .map_err(|e: toml::de::Error| ConfigError::Invalid {
+                    path: name.clone(),
+                    message: e.message().to_string(),
+                })?;
+        config.validate().map_err(|message| ConfigError::Invalid {
+            path: name,
+            message,
+        })?;
         Ok(config)
     }
 
@@ -175,10 +198,14 @@ impl Config {
                 return Err(format!("languages.{id}.run: must not be empty"));
             }
             if !(l.time_factor > 0.0 && l.time_factor <= 100.0) {
-                return Err(format!("languages.{id}.time_factor: expected a number in (0, 100]"));
+                return Err(format!(
+                    "languages.{id}.time_factor: expected a number in (0, 100]"
+                ));
             }
             if l.source.contains('/') || l.executable.contains('/') {
-                return Err(format!("languages.{id}: source and executable must be plain file names"));
+                return Err(format!(
+                    "languages.{id}: source and executable must be plain file names"
+                ));
             }
         }
         if !(self.judge.wall_factor >= 1.0) {
@@ -220,7 +247,8 @@ mod tests {
         let e = Config::parse_layered(Some(("my.toml", "[judge]\nprocess = 8\n"))).unwrap_err();
         assert_eq!(e.to_string(), "my.toml: unknown key judge.process");
 
-        let e = Config::parse_layered(Some(("my.toml", "[judge]\ncompile_time = \"soon\"\n"))).unwrap_err();
+        let e = Config::parse_layered(Some(("my.toml", "[judge]\ncompile_time = \"soon\"\n")))
+            .unwrap_err();
         assert!(e.to_string().contains("expected a duration"), "{e}");
 
         let c = Config::parse_layered(Some((
