@@ -122,6 +122,26 @@ fn write_lock(path: &Path, lock: &BTreeMap<String, (String, String)>) -> std::io
     replace_file(path, text.as_bytes())
 }
 
+/// Tests whose answer is missing or no longer matches `answers.lock`: the reference solution or
+/// the input changed since the answer was made, or the answer was edited. Reads files only;
+/// compiles and runs nothing (a changed generator is found by `ojd gen --check`).
+pub fn stale_answers(problem: &Problem) -> Vec<String> {
+    let solution = std::fs::read(problem.dir.join(&problem.solution)).unwrap_or_default();
+    let lock = read_lock(&problem.dir.join(LOCK_FILE));
+    let fresh = |t: &crate::problem::TestCase| -> Option<bool> {
+        let (key, answer_hash) = lock.get(&t.name)?;
+        let input = std::fs::read(&t.input).ok()?;
+        let answer = std::fs::read(&t.answer).ok()?;
+        Some(*key == sha256_hex(&[&solution, &input]) && *answer_hash == sha256_hex(&[&answer]))
+    };
+    problem
+        .tests
+        .iter()
+        .filter(|t| fresh(t) != Some(true))
+        .map(|t| t.name.clone())
+        .collect()
+}
+
 struct Ctx<'a> {
     judge: &'a Judge,
     problem: &'a Problem,
@@ -431,5 +451,56 @@ fn compare_file(committed: &Path, rebuilt: &Path, differences: &mut Vec<String>)
             ));
         }
         Ok(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_answers_follow_the_lock() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        std::fs::create_dir(p.join("tests")).unwrap();
+        std::fs::write(
+            p.join("problem.toml"),
+            "title = \"t\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\n",
+        )
+        .unwrap();
+        std::fs::write(p.join("solution.rs"), "fn main() {}").unwrap();
+        for (name, input, answer) in [("1", "1\n", "2\n"), ("2", "5\n", "6\n")] {
+            std::fs::write(p.join(format!("tests/{name}.in")), input).unwrap();
+            std::fs::write(p.join(format!("tests/{name}.ans")), answer).unwrap();
+        }
+        let problem = Problem::load(p).unwrap();
+        assert_eq!(
+            stale_answers(&problem),
+            ["1", "2"],
+            "no lock: everything is stale"
+        );
+        let lock: BTreeMap<String, (String, String)> = ["1", "2"]
+            .iter()
+            .map(|n| {
+                let input = std::fs::read(p.join(format!("tests/{n}.in"))).unwrap();
+                let answer = std::fs::read(p.join(format!("tests/{n}.ans"))).unwrap();
+                (
+                    n.to_string(),
+                    (
+                        sha256_hex(&[b"fn main() {}", &input]),
+                        sha256_hex(&[&answer]),
+                    ),
+                )
+            })
+            .collect();
+        write_lock(&p.join(LOCK_FILE), &lock).unwrap();
+        assert!(stale_answers(&problem).is_empty());
+        std::fs::write(p.join("tests/2.in"), "7\n").unwrap();
+        assert_eq!(stale_answers(&problem), ["2"], "a changed input");
+        std::fs::write(p.join("tests/2.in"), "5\n").unwrap();
+        std::fs::write(p.join("tests/1.ans"), "3\n").unwrap();
+        assert_eq!(stale_answers(&problem), ["1"], "an edited answer");
+        std::fs::write(p.join("solution.rs"), "fn main() { }").unwrap();
+        assert_eq!(stale_answers(&problem), ["1", "2"], "a changed solver");
     }
 }

@@ -116,7 +116,7 @@ fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, Str
         return check_answers(problem);
     }
     super::log(&format!(
-        "{}: building answers (missing, or files changed since {})",
+        "{}: building answers (missing, or stale against {})",
         problem.id,
         answers::LOCK_FILE
     ));
@@ -126,49 +126,14 @@ fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, Str
         "{}: {} answer(s) written, {} unchanged",
         problem.id, summary.answers_written, summary.answers_unchanged
     ));
-    // Mark the lock as checked now, so an unchanged package is not rebuilt at every start.
-    let lock = problem.dir.join(answers::LOCK_FILE);
-    if let Ok(f) = std::fs::File::options().append(true).open(&lock) {
-        let _ = f.set_modified(std::time::SystemTime::now());
-    }
     // Generation may have written inputs that the first load did not see.
     check_answers(Problem::load(folder).map_err(|e| e.to_string())?)
 }
 
-/// Whether `ojd gen` has work to do: an answer is missing, there is no lock, or a file of the
-/// package (solver, generators, inputs) is newer than the lock. Generation itself then decides
-/// test by test from the hashes; this only spares a start from recompiling every reference.
+/// Whether `ojd gen` has work to do, decided from the hashes in `answers.lock` alone, so that an
+/// unchanged package starts without compiling its reference.
 fn needs_generation(problem: &Problem) -> bool {
-    if !problem.missing_answers().is_empty() {
-        return true;
-    }
-    let lock = problem.dir.join(answers::LOCK_FILE);
-    let Ok(locked) = std::fs::metadata(&lock).and_then(|m| m.modified()) else {
-        return true;
-    };
-    newer_than(&problem.dir, locked, 0)
-}
-
-fn newer_than(dir: &Path, t: std::time::SystemTime, depth: usize) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    entries.filter_map(Result::ok).any(|e| {
-        let p = e.path();
-        let name = e.file_name().to_string_lossy().into_owned();
-        // Answers are the output, and known submissions play no part in them.
-        if name == answers::LOCK_FILE
-            || name.ends_with(".ans")
-            || name == "submissions"
-            || name.starts_with('.')
-        {
-            return false;
-        }
-        if p.is_dir() {
-            return depth < 4 && newer_than(&p, t, depth + 1);
-        }
-        e.metadata().and_then(|m| m.modified()).is_ok_and(|m| m > t)
-    })
+    !answers::stale_answers(problem).is_empty()
 }
 
 fn check_answers(problem: Problem) -> Result<Problem, String> {
