@@ -22,13 +22,24 @@ const ROOT: &str = "/sys/fs/cgroup";
 const RECLAIM_ABOVE: u64 = 8 << 20;
 
 /// The keeper's cgroup(s).
-pub enum Cgroup {
+pub struct Cgroup {
+    kind: Kind,
+    /// Values last written to each control file: a run that needs the same limits as the one
+    /// before costs no write at all.
+    written: std::collections::HashMap<PathBuf, String>,
+}
+
+enum Kind {
     V1 {
         memory: PathBuf,
         pids: Option<PathBuf>,
         cpuacct: Option<PathBuf>,
         usage: File,
         cpu: Option<File>,
+        oom_control: File,
+        max_usage: File,
+        /// `memory.memsw.limit_in_bytes`, where swap accounting exists.
+        memsw: Option<PathBuf>,
     },
     V2 {
         dir: PathBuf,
@@ -146,7 +157,7 @@ impl Cgroup {
                 .write(true)
                 .open(dir.join("memory.peak"))
                 .ok();
-            return Ok(Cgroup::V2 { dir, peak, cpu });
+            return Ok(Cgroup::new(Kind::V2 { dir, peak, cpu }));
         }
         let mount = |c: &str| {
             let m = Path::new(ROOT).join(c);
@@ -178,30 +189,63 @@ impl Cgroup {
         let cpu = cpuacct
             .as_ref()
             .and_then(|d| File::open(d.join("cpuacct.usage")).ok());
-        Ok(Cgroup::V1 {
+        let open = |name: &str| File::open(memory.join(name)).map_err(|e| format!("{name}: {e}"));
+        let (oom_control, max_usage) = (
+            open("memory.oom_control")?,
+            open("memory.max_usage_in_bytes")?,
+        );
+        let memsw = Some(memory.join("memory.memsw.limit_in_bytes")).filter(|p| p.exists());
+        Ok(Cgroup::new(Kind::V1 {
             memory,
             pids,
             cpuacct,
             usage,
             cpu,
-        })
+            oom_control,
+            max_usage,
+            memsw,
+        }))
+    }
+
+    fn new(kind: Kind) -> Cgroup {
+        Cgroup {
+            kind,
+            written: Default::default(),
+        }
+    }
+
+    /// Writes `value` unless the file already holds it from our last write.
+    fn set(
+        written: &mut std::collections::HashMap<PathBuf, String>,
+        path: PathBuf,
+        value: &str,
+    ) -> Result<(), String> {
+        if written.get(&path).is_some_and(|v| v == value) {
+            return Ok(());
+        }
+        let r = write(&path, value);
+        match r {
+            Ok(()) => written.insert(path, value.to_string()),
+            Err(_) => written.remove(&path),
+        };
+        r
     }
 
     pub fn describe(&self) -> String {
-        match self {
-            Cgroup::V1 { pids, cpuacct, .. } => format!(
+        match &self.kind {
+            Kind::V1 { pids, cpuacct, .. } => format!(
                 "v1 (memory{}{})",
                 if pids.is_some() { ", pids" } else { "" },
                 if cpuacct.is_some() { ", cpuacct" } else { "" }
             ),
-            Cgroup::V2 { .. } => "v2 (memory, pids, cpu)".to_string(),
+            Kind::V2 { .. } => "v2 (memory, pids, cpu)".to_string(),
         }
     }
 
     /// Folders to remove once the keeper has exited.
     pub fn dirs(&self) -> Vec<PathBuf> {
-        match self {
-            Cgroup::V1 {
+        match &self.kind {
+            Kind::V1 {
                 memory,
                 pids,
                 cpuacct,
@@ -212,29 +256,26 @@ impl Cgroup {
                 v.extend(cpuacct.iter().cloned());
                 v
             }
-            Cgroup::V2 { dir, .. } => vec![dir.clone()],
+            Kind::V2 { dir, .. } => vec![dir.clone()],
         }
     }
 
     /// CPU time consumed by the cgroup so far (keeper included; callers difference it).
     pub fn cpu_usage(&mut self) -> Option<Duration> {
-        match self {
-            Cgroup::V1 { cpu, .. } => cpu.as_mut().and_then(read_u64).map(Duration::from_nanos),
-            Cgroup::V2 { cpu, .. } => {
+        match &mut self.kind {
+            Kind::V1 { cpu, .. } => cpu.as_mut().and_then(read_u64).map(Duration::from_nanos),
+            Kind::V2 { cpu, .. } => {
                 keyed(&read_to_string(cpu)?, "usage_usec").map(Duration::from_micros)
             }
         }
     }
 
-    fn oom_kills(&self) -> u64 {
-        let (file, key) = match self {
-            Cgroup::V1 { memory, .. } => (memory.join("memory.oom_control"), "oom_kill"),
-            Cgroup::V2 { dir, .. } => (dir.join("memory.events"), "oom_kill"),
+    fn oom_kills(&mut self) -> u64 {
+        let text = match &mut self.kind {
+            Kind::V1 { oom_control, .. } => read_to_string(oom_control),
+            Kind::V2 { dir, .. } => fs::read_to_string(dir.join("memory.events")).ok(),
         };
-        fs::read_to_string(file)
-            .ok()
-            .and_then(|t| keyed(&t, key))
-            .unwrap_or(0)
+        text.and_then(|t| keyed(&t, "oom_kill")).unwrap_or(0)
     }
 
     /// Sets the run's limits and resets the peak; returns the counters to difference against.
@@ -243,11 +284,13 @@ impl Cgroup {
         let cpu = self.cpu_usage();
         // The keeper and init count as two tasks of the pids controller.
         let pids_max = (processes + 2).to_string();
-        let memory = match self {
-            Cgroup::V1 {
+        let written = &mut self.written;
+        let memory = match &mut self.kind {
+            Kind::V1 {
                 memory,
                 pids,
                 usage,
+                memsw,
                 ..
             } => {
                 let mut base = read_u64(usage).unwrap_or(0);
@@ -257,24 +300,24 @@ impl Cgroup {
                     let _ = write(&memory.join("memory.force_empty"), "0");
                     base = read_u64(usage).unwrap_or(0);
                 }
-                let limit = (memory_limit + base).to_string();
-                let memsw = memory.join("memory.memsw.limit_in_bytes");
+                let limit = (memory_limit + round_up(base)).to_string();
+                let mem_limit = memory.join("memory.limit_in_bytes");
                 // memsw must stay >= the memory limit: order the two writes accordingly.
-                if write(&memory.join("memory.limit_in_bytes"), &limit).is_err() {
-                    if memsw.exists() {
-                        write(&memsw, &limit)?;
+                if Cgroup::set(written, mem_limit.clone(), &limit).is_err() {
+                    if let Some(sw) = memsw {
+                        Cgroup::set(written, sw.clone(), &limit)?;
                     }
-                    write(&memory.join("memory.limit_in_bytes"), &limit)?;
-                } else if memsw.exists() {
-                    write(&memsw, &limit)?;
+                    Cgroup::set(written, mem_limit, &limit)?;
+                } else if let Some(sw) = memsw {
+                    Cgroup::set(written, sw.clone(), &limit)?;
                 }
                 write(&memory.join("memory.max_usage_in_bytes"), "0")?;
                 if let Some(p) = pids {
-                    write(&p.join("pids.max"), &pids_max)?;
+                    Cgroup::set(written, p.join("pids.max"), &pids_max)?;
                 }
                 base
             }
-            Cgroup::V2 { dir, peak, .. } => {
+            Kind::V2 { dir, peak, .. } => {
                 let current = |dir: &Path| -> u64 {
                     fs::read_to_string(dir.join("memory.current"))
                         .ok()
@@ -286,9 +329,10 @@ impl Cgroup {
                     let _ = write(&dir.join("memory.reclaim"), &base.to_string());
                     base = current(dir);
                 }
-                write(&dir.join("memory.max"), &(memory_limit + base).to_string())?;
-                let _ = write(&dir.join("memory.swap.max"), "0");
-                write(&dir.join("pids.max"), &pids_max)?;
+                let limit = (memory_limit + round_up(base)).to_string();
+                Cgroup::set(written, dir.join("memory.max"), &limit)?;
+                let _ = Cgroup::set(written, dir.join("memory.swap.max"), "0");
+                Cgroup::set(written, dir.join("pids.max"), &pids_max)?;
                 if let Some(p) = peak {
                     // Since Linux 6.12 a write resets the peak seen through this descriptor.
                     if p.write_all(b"reset").is_err() {
@@ -311,19 +355,22 @@ impl Cgroup {
 
     /// Reads the peak and the OOM flag of the run that just ended.
     pub fn finish(&mut self, base: &Baseline) -> Usage {
-        let peak = match self {
-            Cgroup::V1 { memory, .. } => {
-                fs::read_to_string(memory.join("memory.max_usage_in_bytes"))
-                    .ok()
-                    .and_then(|s| s.trim().parse::<u64>().ok())
-            }
-            Cgroup::V2 { peak, .. } => peak.as_mut().and_then(read_u64),
+        let peak = match &mut self.kind {
+            Kind::V1 { max_usage, .. } => read_u64(max_usage),
+            Kind::V2 { peak, .. } => peak.as_mut().and_then(read_u64),
         };
         Usage {
             peak_memory: peak.map(|p| p.saturating_sub(base.memory)),
             oom_killed: self.oom_kills() > base.oom_kills,
         }
     }
+}
+
+/// The keeper's baseline rounded up to 1 MiB for the limit, so that the limit written stays the
+/// same from run to run (and is not rewritten) while the keeper's few pages drift. The peak
+/// is still measured against the exact baseline.
+fn round_up(base: u64) -> u64 {
+    base.div_ceil(1 << 20) << 20
 }
 
 #[cfg(test)]

@@ -744,7 +744,7 @@ struct Prepared {
     gid: u32,
 }
 
-const SETUP_STAGES: &[&str] = &["chroot", "fork"];
+const SETUP_STAGES: &[&str] = &["chroot", "fork", "seccomp"];
 
 impl Prepared {
     fn new(
@@ -960,16 +960,14 @@ fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> ! {
             fail_setup(report, 0);
         }
         let mut exec_pipe = [0; 2];
-        let mut sock = [0; 2];
-        if libc::pipe2(exec_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0
-            || libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-                0,
-                sock.as_mut_ptr(),
-            ) != 0
-        {
+        if libc::pipe2(exec_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             fail_setup(report, 1);
+        }
+        // Init installs the deny list itself, so the program inherits it at fork and init holds
+        // the listener. Init makes no denied call, so it never waits on its own listener.
+        let listener = install_filter(filters);
+        if listener == -2 {
+            fail_setup(report, 2);
         }
         let child = libc::fork();
         if child < 0 {
@@ -977,14 +975,9 @@ fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> ! {
         }
         if child == 0 {
             libc::close(exec_pipe[0]);
-            libc::close(sock[0]);
-            program_main(run, filters, exec_pipe[1], sock[1]);
+            program_main(run, exec_pipe[1]);
         }
         libc::close(exec_pipe[1]);
-        libc::close(sock[1]);
-        // The program sends its listener right before exec, or closes the socket by failing.
-        let listener = receive_fd(sock[0]);
-        libc::close(sock[0]);
         let mut r = InitReport::default();
         let pidfd = libc::syscall(libc::SYS_pidfd_open, child, 0) as RawFd;
         if pidfd >= 0 {
@@ -1056,59 +1049,33 @@ unsafe fn serve_listener(pidfd: RawFd, mut listener: RawFd, r: &mut InitReport) 
     }
 }
 
-/// A message header with room for one descriptor.
+/// Installs the deny list on the calling process: with a listener (returned) where the kernel
+/// has them, else the killing form (-1 returned); -2 if neither could be installed.
 ///
 /// # Safety
-/// The returned header points into `iov` and `space`, which must outlive its use.
-unsafe fn fd_message(iov: &mut libc::iovec, space: &mut [u8; 64]) -> libc::msghdr {
-    let mut msg: libc::msghdr = std::mem::zeroed();
-    msg.msg_iov = iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = space.as_mut_ptr() as *mut libc::c_void;
-    msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as usize;
-    msg
-}
-
-/// Receives one descriptor sent with SCM_RIGHTS; -1 on EOF or error.
-///
-/// # Safety
-/// `sock` is an open AF_UNIX socket.
-unsafe fn receive_fd(sock: RawFd) -> RawFd {
-    let mut byte = 0u8;
-    let mut iov = libc::iovec {
-        iov_base: &mut byte as *mut u8 as *mut libc::c_void,
-        iov_len: 1,
+/// Must run in init, after chroot and before the program is forked.
+unsafe fn install_filter(filters: &Filters) -> RawFd {
+    let fprog = |f: &Vec<libc::sock_filter>| libc::sock_fprog {
+        len: f.len() as u16,
+        filter: f.as_ptr() as *mut libc::sock_filter,
     };
-    let mut space = [0u8; 64];
-    let mut msg = fd_message(&mut iov, &mut space);
-    if libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) <= 0 {
-        return -1;
+    let notify = fprog(&filters.notify);
+    let listener = libc::syscall(
+        libc::SYS_seccomp,
+        libc::SECCOMP_SET_MODE_FILTER,
+        libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+        &notify as *const libc::sock_fprog,
+    );
+    if listener >= 0 {
+        return listener as RawFd;
     }
-    let cmsg = libc::CMSG_FIRSTHDR(&msg);
-    if cmsg.is_null() || (*cmsg).cmsg_type != libc::SCM_RIGHTS {
-        return -1;
+    let kill = fprog(&filters.kill);
+    let p = &kill as *const libc::sock_fprog;
+    if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, p) == 0 {
+        -1
+    } else {
+        -2
     }
-    std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const RawFd)
-}
-
-/// Sends one descriptor with SCM_RIGHTS.
-///
-/// # Safety
-/// `sock` is an open AF_UNIX socket and `fd` an open descriptor.
-unsafe fn send_fd(sock: RawFd, fd: RawFd) -> bool {
-    let mut byte = 0u8;
-    let mut iov = libc::iovec {
-        iov_base: &mut byte as *mut u8 as *mut libc::c_void,
-        iov_len: 1,
-    };
-    let mut space = [0u8; 64];
-    let msg = fd_message(&mut iov, &mut space);
-    let cmsg = libc::CMSG_FIRSTHDR(&msg);
-    (*cmsg).cmsg_level = libc::SOL_SOCKET;
-    (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-    (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as usize;
-    std::ptr::write_unaligned(libc::CMSG_DATA(cmsg) as *mut RawFd, fd);
-    libc::sendmsg(sock, &msg, 0) == 1
 }
 
 fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
@@ -1121,7 +1088,7 @@ fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
 }
 
 /// The program's own process, between fork and exec.
-fn program_main(run: &Prepared, filters: &Filters, exec_err: RawFd, listener_sock: RawFd) -> ! {
+fn program_main(run: &Prepared, exec_err: RawFd) -> ! {
     let limits = &run.limits;
     // SAFETY (whole function): single-threaded child; all pointers are prepared CStrings/locals.
     unsafe {
@@ -1193,29 +1160,6 @@ fn program_main(run: &Prepared, filters: &Filters, exec_err: RawFd, listener_soc
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             die(3);
         }
-        let fprog = |f: &Vec<libc::sock_filter>| libc::sock_fprog {
-            len: f.len() as u16,
-            filter: f.as_ptr() as *mut libc::sock_filter,
-        };
-        let notify = fprog(&filters.notify);
-        let listener = libc::syscall(
-            libc::SYS_seccomp,
-            libc::SECCOMP_SET_MODE_FILTER,
-            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
-            &notify as *const libc::sock_fprog,
-        );
-        if listener >= 0 {
-            // Nothing between here and exec may be on the deny list: it would wait for init.
-            send_fd(listener_sock, listener as RawFd);
-            libc::close(listener as RawFd);
-        } else {
-            let kill = fprog(&filters.kill);
-            let p = &kill as *const libc::sock_fprog;
-            if libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, p) != 0 {
-                die(4);
-            }
-        }
-        libc::close(listener_sock);
         let mut argv: Vec<*const libc::c_char> = run.argv.iter().map(|a| a.as_ptr()).collect();
         argv.push(std::ptr::null());
         let mut envp: Vec<*const libc::c_char> = run.envp.iter().map(|a| a.as_ptr()).collect();
