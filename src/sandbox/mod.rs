@@ -46,8 +46,10 @@
 //! outcome says that isolation was reduced.
 
 mod cgroup;
+mod child;
 mod client;
 pub mod keeper;
+mod root;
 mod seccomp;
 
 use std::path::PathBuf;

@@ -1,0 +1,411 @@
+//! What runs in the processes a keeper forks for one run: *init* (PID 1 of the run's pid
+//! namespace: chroot, seccomp listener, reaping, report) and the *program* (rlimits, uid drop,
+//! no_new_privs, exec). Everything they need is prepared before the fork ([`Prepared`]).
+
+use std::ffi::CString;
+use std::fs;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+
+use super::keeper::KeeperConfig;
+use super::root::{cpath, cstr, errno};
+use super::RunSpec;
+
+/// Everything a run's children need, built before cloning.
+pub(super) struct Prepared {
+    pub(super) limits: super::Limits,
+    pub(super) mode: Mode,
+    pub(super) root: CString,
+    pub(super) argv: Vec<CString>,
+    pub(super) envp: Vec<CString>,
+    pub(super) stdin: OwnedFd,
+    pub(super) stdout: OwnedFd,
+    pub(super) stderr: Option<OwnedFd>,
+    pub(super) workdir: CString,
+    pub(super) uid: u32,
+    pub(super) gid: u32,
+}
+
+pub(super) const SETUP_STAGES: &[&str] = &["chroot", "fork", "seccomp"];
+
+impl Prepared {
+    pub(super) fn new(
+        spec: &RunSpec,
+        config: &KeeperConfig,
+        mode: Mode,
+        box_dir: &Path,
+        binds: &[(PathBuf, PathBuf, bool)],
+    ) -> Result<Prepared, String> {
+        let namespaces = mode.namespaces;
+        if spec.argv.is_empty() {
+            return Err("empty argv".into());
+        }
+        let open = |p: &Path, write: bool| -> Result<OwnedFd, String> {
+            let f = if write {
+                fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(p)
+            } else {
+                fs::File::open(p)
+            };
+            f.map(OwnedFd::from)
+                .map_err(|e| format!("{}: {e}", p.display()))
+        };
+        let stdin = open(
+            spec.stdin.as_deref().unwrap_or(Path::new("/dev/null")),
+            false,
+        )?;
+        let stdout = open(&spec.stdout, true)?;
+        let stderr = spec.stderr.as_deref().map(|p| open(p, true)).transpose()?;
+        let workdir = if namespaces {
+            cstr("/box")
+        } else {
+            cpath(box_dir)
+        };
+        // Without a mount namespace a bound folder is reached by its host path.
+        let host_path = |arg: &String| -> String {
+            for (inside, host, _) in binds.iter().filter(|_| !namespaces) {
+                if let Ok(rest) = Path::new(arg).strip_prefix(inside) {
+                    return host.join(rest).to_string_lossy().into_owned();
+                }
+            }
+            arg.clone()
+        };
+        Ok(Prepared {
+            limits: spec.limits.clone(),
+            mode,
+            root: cpath(&config.root_dir),
+            argv: spec.argv.iter().map(|a| cstr(&host_path(a))).collect(),
+            envp: spec
+                .env
+                .iter()
+                .map(|(k, v)| cstr(&format!("{k}={v}")))
+                .collect(),
+            stdin,
+            stdout,
+            stderr,
+            workdir,
+            uid: config.uid,
+            gid: config.gid,
+        })
+    }
+
+    pub(super) fn output_bytes(&self) -> u64 {
+        let size = |fd: &OwnedFd| {
+            // SAFETY: fstat on an fd we own into a zeroed struct.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 {
+                st.st_size as u64
+            } else {
+                0
+            }
+        };
+        size(&self.stdout) + self.stderr.as_ref().map_or(0, size)
+    }
+}
+
+/// What init tells the keeper through the report pipe.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(super) struct InitReport {
+    pub(super) reaped: i32,
+    pub(super) status: i32,
+    pub(super) exec_errno: i32,
+    pub(super) setup_errno: i32,
+    pub(super) stage: u32,
+    /// The system call the deny list stopped, or -1.
+    pub(super) forbidden_nr: i64,
+}
+
+impl Default for InitReport {
+    fn default() -> Self {
+        InitReport {
+            reaped: 0,
+            status: 0,
+            exec_errno: 0,
+            setup_errno: 0,
+            stage: 0,
+            forbidden_nr: -1,
+        }
+    }
+}
+
+/// How much isolation a run gets.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Mode {
+    pub(super) namespaces: bool,
+    pub(super) drop_uid: bool,
+    /// No memory cgroup: limit the address space instead.
+    pub(super) rlimit_memory: bool,
+}
+
+/// The two compiled forms of the deny list.
+pub(super) struct Filters {
+    pub(super) notify: Vec<libc::sock_filter>,
+    pub(super) kill: Vec<libc::sock_filter>,
+}
+
+impl InitReport {
+    pub(super) fn read(fd: OwnedFd) -> Option<InitReport> {
+        let mut r = InitReport::default();
+        let size = std::mem::size_of::<InitReport>();
+        // SAFETY: reads at most size bytes into a repr(C) struct of plain integers.
+        let n = unsafe {
+            libc::read(
+                fd.as_raw_fd(),
+                &mut r as *mut InitReport as *mut libc::c_void,
+                size,
+            )
+        };
+        (n == size as isize).then_some(r)
+    }
+
+    fn send(&self, fd: RawFd) {
+        let size = std::mem::size_of::<InitReport>();
+        // SAFETY: writes the bytes of a repr(C) struct of plain integers.
+        unsafe { libc::write(fd, self as *const InitReport as *const libc::c_void, size) };
+    }
+}
+
+pub(super) fn fail_setup(report: RawFd, stage: u32) -> ! {
+    InitReport {
+        setup_errno: errno().max(1),
+        stage,
+        ..Default::default()
+    }
+    .send(report);
+    // SAFETY: terminates the child without running the keeper's destructors.
+    unsafe { libc::_exit(1) }
+}
+
+/// PID 1 of the run's pid namespace: enters the root, forks the program, serves its seccomp
+/// listener, reaps it, reports.
+pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> ! {
+    let report = report.as_raw_fd();
+    // SAFETY (whole function): we are the only thread of a fresh child; every pointer passed to
+    // libc is a local or a CString prepared before clone.
+    unsafe {
+        // If the keeper dies, the run dies with it (and with init, its whole namespace). The
+        // keeper is single-threaded, so "parent thread exits" means the keeper exits.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        // (In a pid namespace getppid() is 0 for init, so the lost-race check works only
+        // without one; the window between clone and prctl is a few instructions.)
+        if !run.mode.namespaces && libc::getppid() == 1 {
+            libc::_exit(1);
+        }
+        if run.mode.namespaces
+            && (libc::chroot(run.root.as_ptr()) != 0 || libc::chdir(c"/".as_ptr()) != 0)
+        {
+            fail_setup(report, 0);
+        }
+        let mut exec_pipe = [0; 2];
+        if libc::pipe2(exec_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            fail_setup(report, 1);
+        }
+        // Init installs the deny list itself, so the program inherits it at fork and init holds
+        // the listener. Init makes no denied call, so it never waits on its own listener.
+        let listener = install_filter(filters);
+        if listener == -2 {
+            fail_setup(report, 2);
+        }
+        let child = libc::fork();
+        if child < 0 {
+            fail_setup(report, 1);
+        }
+        if child == 0 {
+            libc::close(exec_pipe[0]);
+            program_main(run, exec_pipe[1]);
+        }
+        libc::close(exec_pipe[1]);
+        let mut r = InitReport::default();
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, child, 0) as RawFd;
+        if pidfd >= 0 {
+            serve_listener(pidfd, listener, &mut r);
+        }
+        loop {
+            let mut status = 0;
+            let got = libc::wait4(child, &mut status, libc::__WALL, std::ptr::null_mut());
+            if got == child {
+                r.reaped = 1;
+                r.status = status;
+                break;
+            }
+            if got < 0 && errno() != libc::EINTR {
+                break;
+            }
+        }
+        let mut e: i32 = 0;
+        if libc::read(exec_pipe[0], &mut e as *mut i32 as *mut libc::c_void, 4) == 4 {
+            r.exec_errno = e;
+        }
+        r.send(report);
+        // Exiting kills whatever the program left behind in the namespace.
+        libc::_exit(0)
+    }
+}
+
+/// Waits for the program to exit while answering its seccomp notifications: the first denied
+/// call is recorded and every process of the run killed (the call itself never runs).
+///
+/// # Safety
+/// `pidfd` and `listener` (unless -1) are open descriptors.
+pub(super) unsafe fn serve_listener(pidfd: RawFd, mut listener: RawFd, r: &mut InitReport) {
+    loop {
+        let mut fds = [
+            libc::pollfd {
+                fd: pidfd,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: listener,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        let n = if listener >= 0 { 2 } else { 1 };
+        if libc::poll(fds.as_mut_ptr(), n, -1) < 0 {
+            if errno() == libc::EINTR {
+                continue;
+            }
+            return;
+        }
+        if fds[0].revents != 0 {
+            return;
+        }
+        if listener >= 0 && fds[1].revents & libc::POLLIN != 0 {
+            let mut req: libc::seccomp_notif = std::mem::zeroed();
+            let got = libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut req);
+            if got == 0 && r.forbidden_nr < 0 {
+                r.forbidden_nr = req.data.nr as i64;
+                // kill(-1) from init reaches every process of this namespace but init.
+                libc::kill(-1, libc::SIGKILL);
+            }
+        } else if listener >= 0 && fds[1].revents != 0 {
+            libc::close(listener);
+            listener = -1;
+        }
+    }
+}
+
+/// Installs the deny list on the calling process: with a listener (returned) where the kernel
+/// has them, else the killing form (-1 returned); -2 if neither could be installed.
+///
+/// # Safety
+/// Must run in init, after chroot and before the program is forked.
+pub(super) unsafe fn install_filter(filters: &Filters) -> RawFd {
+    let fprog = |f: &Vec<libc::sock_filter>| libc::sock_fprog {
+        len: f.len() as u16,
+        filter: f.as_ptr() as *mut libc::sock_filter,
+    };
+    let notify = fprog(&filters.notify);
+    let listener = libc::syscall(
+        libc::SYS_seccomp,
+        libc::SECCOMP_SET_MODE_FILTER,
+        libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+        &notify as *const libc::sock_fprog,
+    );
+    if listener >= 0 {
+        return listener as RawFd;
+    }
+    let kill = fprog(&filters.kill);
+    let p = &kill as *const libc::sock_fprog;
+    if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, p) == 0 {
+        -1
+    } else {
+        -2
+    }
+}
+
+pub(super) fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
+    let lim = libc::rlimit {
+        rlim_cur: soft,
+        rlim_max: hard,
+    };
+    // SAFETY: passes a valid rlimit struct.
+    unsafe { libc::setrlimit(resource, &lim) };
+}
+
+/// The program's own process, between fork and exec.
+pub(super) fn program_main(run: &Prepared, exec_err: RawFd) -> ! {
+    let limits = &run.limits;
+    // SAFETY (whole function): single-threaded child; all pointers are prepared CStrings/locals.
+    unsafe {
+        let die = |stage: u32| -> ! {
+            let e = errno().max(1);
+            let _ = stage;
+            libc::write(exec_err, &e as *const i32 as *const libc::c_void, 4);
+            libc::_exit(127)
+        };
+        libc::setsid();
+        // The OOM killer must choose the program, never the keeper.
+        let fd = libc::open(c"/proc/self/oom_score_adj".as_ptr(), libc::O_WRONLY);
+        if fd >= 0 {
+            libc::write(fd, b"1000".as_ptr() as *const libc::c_void, 4);
+            libc::close(fd);
+        }
+        // Signals the keeper ignores (Rust ignores SIGPIPE) must not stay ignored after exec.
+        for sig in 1..32 {
+            if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+
+        let cpu_secs = limits.cpu.as_secs() + 1;
+        set_rlimit(libc::RLIMIT_CPU, cpu_secs, cpu_secs + 1);
+        set_rlimit(libc::RLIMIT_CORE, 0, 0);
+        set_rlimit(libc::RLIMIT_STACK, limits.memory, limits.memory);
+        let fsize = limits.file_size.max(limits.output + 1);
+        set_rlimit(libc::RLIMIT_FSIZE, fsize, fsize);
+        set_rlimit(libc::RLIMIT_NOFILE, 256, 256);
+        if run.mode.rlimit_memory {
+            // No memory cgroup: address space is the only memory limit left.
+            set_rlimit(libc::RLIMIT_AS, limits.memory, limits.memory);
+        }
+        if libc::dup2(run.stdin.as_raw_fd(), 0) < 0 || libc::dup2(run.stdout.as_raw_fd(), 1) < 0 {
+            die(0);
+        }
+        let err_fd = run.stderr.as_ref().map_or(1, |f| f.as_raw_fd());
+        if libc::dup2(err_fd, 2) < 0 {
+            die(0);
+        }
+        // Everything else (the keeper's pipes, the report pipe) closes at exec.
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        );
+        if libc::chdir(run.workdir.as_ptr()) != 0 {
+            die(0);
+        }
+        if run.mode.drop_uid {
+            // The uid is the keeper's own, so this counts exactly the run's processes.
+            set_rlimit(
+                libc::RLIMIT_NPROC,
+                limits.processes as u64,
+                limits.processes as u64,
+            );
+            if libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setresgid(run.gid, run.gid, run.gid) != 0
+                || libc::setresuid(run.uid, run.uid, run.uid) != 0
+            {
+                die(3);
+            }
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            die(3);
+        }
+        let mut argv: Vec<*const libc::c_char> = run.argv.iter().map(|a| a.as_ptr()).collect();
+        argv.push(std::ptr::null());
+        let mut envp: Vec<*const libc::c_char> = run.envp.iter().map(|a| a.as_ptr()).collect();
+        envp.push(std::ptr::null());
+        libc::execve(argv[0], argv.as_ptr(), envp.as_ptr());
+        die(5)
+    }
+}

@@ -1,0 +1,275 @@
+//! The keeper's private root, built once per keeper: a tmpfs with read-only binds of the host's
+//! system folders and toolchains, a minimal /etc and /dev, tmpfs `/box` and `/tmp`, and a
+//! `hidepid=2` `/proc`; the reservation of the keeper's uid; small wrappers over mount(2).
+
+use std::ffi::CString;
+use std::fs;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::keeper::KeeperConfig;
+
+/// Folders of the host that every root gets, read-only, when they exist.
+pub(super) const SYSTEM_PATHS: &[&str] = &[
+    "/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin",
+];
+/// Files of /etc that dynamic linking and compilers need; nothing else of /etc is visible.
+pub(super) const ETC_PATHS: &[&str] = &[
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+    "/etc/mime.types",
+];
+/// Mount points the root provides for per-run binds.
+pub(super) const MOUNT_POINTS: &[&str] = &["box", "prog", "tmp", "proc", "data", "dev", "etc"];
+
+pub(super) fn cstr(s: &str) -> CString {
+    CString::new(s.replace('\0', "")).expect("NULs were removed")
+}
+
+pub(super) fn cpath(p: &Path) -> CString {
+    cstr(&p.to_string_lossy())
+}
+
+pub(super) fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+pub(super) fn os_err(what: &str) -> String {
+    format!("{what}: {}", std::io::Error::last_os_error())
+}
+
+/// `mount(2)` with Rust strings; returns a message naming the target on failure.
+pub(super) fn mount(
+    src: Option<&Path>,
+    target: &Path,
+    fstype: Option<&str>,
+    flags: libc::c_ulong,
+    data: Option<&str>,
+) -> Result<(), String> {
+    let src_c = src.map(cpath);
+    let target_c = cpath(target);
+    let fstype_c = fstype.map(cstr);
+    let data_c = data.map(cstr);
+    // SAFETY: every pointer is either null or a valid NUL-terminated string that outlives the call.
+    let rc = unsafe {
+        libc::mount(
+            src_c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+            target_c.as_ptr(),
+            fstype_c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+            flags,
+            data_c
+                .as_ref()
+                .map_or(std::ptr::null(), |c| c.as_ptr() as *const libc::c_void),
+        )
+    };
+    if rc != 0 {
+        return Err(os_err(&format!("mount {}", target.display())));
+    }
+    Ok(())
+}
+
+pub(super) fn bind(src: &Path, target: &Path, writable: bool) -> Result<(), String> {
+    mount(Some(src), target, None, libc::MS_BIND | libc::MS_REC, None)?;
+    let mut flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_NOSUID | libc::MS_NODEV;
+    if !writable {
+        flags |= libc::MS_RDONLY;
+    }
+    mount(None, target, None, flags, None)
+}
+
+/// Folders where keepers of every ojd process on the host meet to reserve uids.
+pub(super) const UID_LOCK_DIRS: &[&str] = &["/run/ojd-uids", "/tmp/ojd-uids"];
+
+/// Takes an exclusive `flock` on `<dir>/<uid>.lock` for the first free uid, starting at
+/// `preferred`, within `base..base + 1000`. The kernel drops the lock when the keeper dies.
+pub(super) fn reserve_uid(base: u32, preferred: u32) -> Result<(u32, fs::File), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = UID_LOCK_DIRS
+        .iter()
+        .map(Path::new)
+        .find(|d| {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(d)
+                .is_ok()
+        })
+        .ok_or("no folder for uid locks")?;
+    let start = preferred.saturating_sub(base) % 1000;
+    for k in 0..1000 {
+        let uid = base + (start + k) % 1000;
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(format!("{uid}.lock")))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok((uid, file));
+        }
+    }
+    Err(format!("all uids {base}..{} are in use", base + 1000))
+}
+
+/// Builds the keeper's private root once: a tmpfs with read-only binds of the system folders,
+/// tmpfs mounts for `/box` and `/tmp`, and a `hidepid=2` `/proc`.
+pub(super) fn prepare_root(config: &KeeperConfig) -> Result<(), String> {
+    // SAFETY: unshare affects only this (single-threaded) process.
+    let flags = libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+    if unsafe { libc::unshare(flags) } != 0 {
+        return Err(os_err("unshare"));
+    }
+    let host = b"ojd";
+    // SAFETY: a valid buffer and its length.
+    unsafe { libc::sethostname(host.as_ptr() as *const libc::c_char, host.len()) };
+    mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REC | libc::MS_PRIVATE,
+        None,
+    )?;
+    let root = &config.root_dir;
+    fs::create_dir_all(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    mount(
+        None,
+        root,
+        Some("tmpfs"),
+        libc::MS_NOSUID,
+        Some("size=16m,mode=755"),
+    )?;
+    for dir in MOUNT_POINTS {
+        fs::create_dir_all(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
+    }
+    let mut paths: Vec<PathBuf> = SYSTEM_PATHS
+        .iter()
+        .chain(ETC_PATHS)
+        .map(PathBuf::from)
+        .collect();
+    paths.extend(config.ro_paths.iter().cloned());
+    for host in paths {
+        let Ok(meta) = fs::symlink_metadata(&host) else {
+            continue;
+        };
+        let inside = root.join(host.strip_prefix("/").unwrap_or(&host));
+        if meta.file_type().is_symlink() {
+            // Merged-/usr systems: /bin -> usr/bin stays a symlink inside too.
+            let target = fs::read_link(&host).map_err(|e| e.to_string())?;
+            if let Some(parent) = inside.parent() {
+                fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+            }
+            let _ = std::os::unix::fs::symlink(target, &inside);
+            continue;
+        }
+        if inside.exists() {
+            continue;
+        }
+        if meta.is_dir() {
+            fs::create_dir_all(&inside).map_err(|e| format!("{}: {e}", inside.display()))?;
+        } else {
+            if let Some(parent) = inside.parent() {
+                fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+            }
+            fs::write(&inside, b"").map_err(|e| e.to_string())?;
+        }
+        bind(&host, &inside, false)?;
+    }
+    let etc = root.join("etc");
+    let passwd = format!(
+        "root:x:0:0::/:/bin/sh\nojd:x:{}:{}::/box:/bin/sh\n",
+        config.uid, config.gid
+    );
+    let group = format!("root:x:0:\nojd:x:{}:\n", config.gid);
+    fs::write(etc.join("passwd"), passwd).map_err(|e| e.to_string())?;
+    fs::write(etc.join("group"), group).map_err(|e| e.to_string())?;
+    fs::write(etc.join("hostname"), "ojd\n").map_err(|e| e.to_string())?;
+    let dev = root.join("dev");
+    for (name, major, minor) in [
+        ("null", 1, 3),
+        ("zero", 1, 5),
+        ("full", 1, 7),
+        ("random", 1, 8),
+        ("urandom", 1, 9),
+    ] {
+        let p = cpath(&dev.join(name));
+        // SAFETY: p is a valid path string; mknod of character devices as root.
+        if unsafe {
+            libc::mknod(
+                p.as_ptr(),
+                libc::S_IFCHR | 0o666,
+                libc::makedev(major, minor),
+            )
+        } != 0
+        {
+            return Err(os_err(&format!("mknod /dev/{name}")));
+        }
+        fs::set_permissions(dev.join(name), fs::Permissions::from_mode(0o666))
+            .map_err(|e| e.to_string())?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        let _ = std::os::unix::fs::symlink(target, dev.join(name));
+    }
+    // Nothing of the root itself is writable once built.
+    mount(
+        None,
+        root,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID,
+        None,
+    )?;
+    let rw = libc::MS_NOSUID | libc::MS_NODEV;
+    let owner = format!("uid={},gid={}", config.uid, config.gid);
+    mount(
+        None,
+        &root.join("box"),
+        Some("tmpfs"),
+        rw,
+        Some(&format!(
+            "size={},nr_inodes=4096,mode=755,{owner}",
+            config.box_size
+        )),
+    )?;
+    mount(
+        None,
+        &root.join("tmp"),
+        Some("tmpfs"),
+        rw,
+        Some(&format!(
+            "size={},nr_inodes=4096,mode=1777",
+            config.tmp_size
+        )),
+    )?;
+    mount(
+        None,
+        &root.join("proc"),
+        Some("proc"),
+        rw | libc::MS_NOEXEC,
+        Some("hidepid=2"),
+    )?;
+    Ok(())
+}
+
+/// Removes everything inside `dir` (not `dir` itself: it is a mount point).
+pub(super) fn empty_dir(dir: &Path) -> Result<(), String> {
+    let entries = fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        let r = if e.file_type().is_ok_and(|t| t.is_dir()) {
+            fs::remove_dir_all(&p)
+        } else {
+            fs::remove_file(&p)
+        };
+        r.map_err(|err| format!("failed to clear {}: {err}", p.display()))?;
+    }
+    Ok(())
+}
