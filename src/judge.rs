@@ -15,24 +15,14 @@ use sha2::{Digest, Sha256};
 
 use crate::checker::{self, CheckOutcome};
 use crate::config::Config;
+use crate::lang::resolve_language;
+pub use crate::lang::Language;
 use crate::problem::{CheckerSpec, Problem, TestCase};
 use crate::sandbox::{
     LimitKind, Limits, RunOutcome, RunSpec, SandboxError, SandboxOptions, SandboxPool, Termination,
 };
+pub use crate::verdict::classify::{classify, signal_name};
 use crate::verdict::{JudgeReport, TestResult, Verdict};
-
-/// A language profile whose commands were found on this host.
-#[derive(Clone, Debug)]
-pub struct Language {
-    pub id: String,
-    pub name: String,
-    pub source: String,
-    /// Compile command with an absolute program path; empty: nothing to compile.
-    pub compile: Vec<String>,
-    pub executable: String,
-    pub run: Vec<String>,
-    pub time_factor: f64,
-}
 
 /// A submission to judge.
 #[derive(Clone, Debug)]
@@ -91,111 +81,6 @@ pub enum JudgeError {
 fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> JudgeError {
     let what = what.into();
     move |source| JudgeError::Io { what, source }
-}
-
-/// Runs `cmd` on the host (trusted: configuration only) and returns its trimmed stdout.
-fn host_query(cmd: &[String]) -> Result<String, String> {
-    use wait_timeout::ChildExt;
-    let mut child = std::process::Command::new(&cmd[0])
-        .args(&cmd[1..])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| format!("`{}` failed to start: {e}", cmd.join(" ")))?;
-    match child
-        .wait_timeout(Duration::from_secs(30))
-        .map_err(|e| e.to_string())?
-    {
-        Some(st) if st.success() => {}
-        Some(st) => return Err(format!("`{}` failed: {st}", cmd.join(" "))),
-        None => {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("`{}` timed out", cmd.join(" ")));
-        }
-    }
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("piped"), &mut out)
-        .map_err(|e| e.to_string())?;
-    Ok(out.trim().to_string())
-}
-
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .map(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join(name))
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default()
-        .into_iter()
-        .find(|p| p.is_file())
-}
-
-/// Resolves a language's commands; returns it and the host folders the sandbox must show.
-fn resolve_language(
-    id: &str,
-    l: &crate::config::LanguageConfig,
-) -> Result<(Language, Vec<PathBuf>), String> {
-    let mut ro = Vec::new();
-    let mut compile = l.compile.clone();
-    if let Some(first) = compile.first().cloned() {
-        let resolved = if !l.sysroot_query.is_empty() {
-            let sysroot = PathBuf::from(host_query(&l.sysroot_query)?);
-            let name = Path::new(&first)
-                .file_name()
-                .map(|n| n.to_os_string())
-                .unwrap_or_default();
-            ro.push(sysroot.clone());
-            sysroot.join("bin").join(name)
-        } else if first.contains('/') {
-            PathBuf::from(&first)
-        } else {
-            find_on_path(&first).ok_or_else(|| {
-                format!(
-                    "compiler `{first}` not found on PATH (command: {})",
-                    l.compile.join(" ")
-                )
-            })?
-        };
-        if !resolved.is_file() {
-            return Err(format!(
-                "compiler {} not found (command: {})",
-                resolved.display(),
-                l.compile.join(" ")
-            ));
-        }
-        if !resolved.starts_with("/usr") && !ro.iter().any(|r| resolved.starts_with(r)) {
-            if let Some(parent) = resolved
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.parent().map(Path::to_path_buf))
-            {
-                ro.push(parent);
-            }
-        }
-        compile[0] = resolved.to_string_lossy().into_owned();
-    }
-    if let Some(first) = l.run.first() {
-        if first.starts_with('/') && !first.starts_with("/prog/") && !Path::new(first).is_file() {
-            return Err(format!(
-                "interpreter {first} not found (command: {})",
-                l.run.join(" ")
-            ));
-        }
-    }
-    Ok((
-        Language {
-            id: id.to_string(),
-            name: l.name.clone(),
-            source: l.source.clone(),
-            compile,
-            executable: l.executable.clone(),
-            run: l.run.clone(),
-            time_factor: l.time_factor,
-        },
-        ro,
-    ))
 }
 
 /// The judge: configuration, resolved languages, a pool of sandboxes and a compile cache.
@@ -785,96 +670,6 @@ pub fn read_capped(path: &Path, limit: u64) -> String {
         s.push_str("\n… (truncated)\n");
     }
     s
-}
-
-/// The conventional name of a signal ("SIGSEGV").
-pub fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGUSR1 => "SIGUSR1",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGUSR2 => "SIGUSR2",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGXFSZ => "SIGXFSZ",
-        libc::SIGSYS => "SIGSYS",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_string()
-}
-
-/// Decides a verdict from how the program ended; `None` means it exited 0 in time.
-pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
-    if let Some(e) = &o.exec_error {
-        return Some((Verdict::RuntimeError, format!("cannot execute: {e}")));
-    }
-    if let Some(name) = &o.forbidden_syscall {
-        return Some((
-            Verdict::RuntimeError,
-            format!("forbidden system call {name}"),
-        ));
-    }
-    let ms = |d: Duration| d.as_millis();
-    match o.killed_by {
-        Some(LimitKind::Cpu) => {
-            return Some((
-                Verdict::TimeLimitExceeded,
-                format!("CPU time limit of {} ms exceeded", ms(limits.cpu)),
-            ))
-        }
-        Some(LimitKind::Wall) => {
-            return Some((
-                Verdict::TimeLimitExceeded,
-                format!(
-                    "wall-time limit of {} ms exceeded (the program was idle or blocked)",
-                    ms(limits.wall)
-                ),
-            ))
-        }
-        Some(LimitKind::Memory) => {
-            return Some((
-                Verdict::MemoryLimitExceeded,
-                format!("memory limit of {} KiB exceeded", limits.memory / 1024),
-            ))
-        }
-        Some(LimitKind::Output) => {
-            return Some((
-                Verdict::OutputLimitExceeded,
-                format!("output limit of {} bytes exceeded", limits.output),
-            ))
-        }
-        None => {}
-    }
-    match o.termination {
-        Termination::Exited(0) => None,
-        Termination::Exited(c) => Some((Verdict::RuntimeError, format!("exit code {c}"))),
-        Termination::Signaled(libc::SIGXCPU) => Some((
-            Verdict::TimeLimitExceeded,
-            format!("CPU time limit of {} ms exceeded", ms(limits.cpu)),
-        )),
-        Termination::Signaled(libc::SIGXFSZ) => Some((
-            Verdict::OutputLimitExceeded,
-            "file size limit exceeded".to_string(),
-        )),
-        Termination::Signaled(s) if o.peak_memory >= limits.memory => Some((
-            Verdict::MemoryLimitExceeded,
-            format!("memory limit exceeded (killed by {})", signal_name(s)),
-        )),
-        Termination::Signaled(s) => Some((
-            Verdict::RuntimeError,
-            format!("killed by {}", signal_name(s)),
-        )),
-    }
 }
 
 fn skipped(test: &TestCase) -> TestResult {

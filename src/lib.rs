@@ -11,6 +11,7 @@ pub mod checker;
 pub mod config;
 pub mod diff;
 pub mod judge;
+pub mod lang;
 pub mod problem;
 pub mod report;
 pub mod sandbox;

@@ -157,6 +157,104 @@ pub struct JudgeReport {
     pub warnings: Vec<String>,
 }
 
+/// How a run ended, as a verdict: the rules shared by judging, `ojd gen` and `ojd stress`.
+pub mod classify {
+    use std::time::Duration;
+
+    use super::Verdict;
+    use crate::sandbox::{LimitKind, Limits, RunOutcome, Termination};
+
+    /// The conventional name of a signal ("SIGSEGV").
+    pub fn signal_name(sig: i32) -> String {
+        let name = match sig {
+            libc::SIGHUP => "SIGHUP",
+            libc::SIGINT => "SIGINT",
+            libc::SIGQUIT => "SIGQUIT",
+            libc::SIGILL => "SIGILL",
+            libc::SIGTRAP => "SIGTRAP",
+            libc::SIGABRT => "SIGABRT",
+            libc::SIGBUS => "SIGBUS",
+            libc::SIGFPE => "SIGFPE",
+            libc::SIGKILL => "SIGKILL",
+            libc::SIGUSR1 => "SIGUSR1",
+            libc::SIGSEGV => "SIGSEGV",
+            libc::SIGUSR2 => "SIGUSR2",
+            libc::SIGPIPE => "SIGPIPE",
+            libc::SIGALRM => "SIGALRM",
+            libc::SIGTERM => "SIGTERM",
+            libc::SIGXCPU => "SIGXCPU",
+            libc::SIGXFSZ => "SIGXFSZ",
+            libc::SIGSYS => "SIGSYS",
+            _ => return format!("signal {sig}"),
+        };
+        name.to_string()
+    }
+
+    /// Decides a verdict from how the program ended; `None` means it exited 0 in time.
+    pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
+        if let Some(e) = &o.exec_error {
+            return Some((Verdict::RuntimeError, format!("cannot execute: {e}")));
+        }
+        if let Some(name) = &o.forbidden_syscall {
+            return Some((
+                Verdict::RuntimeError,
+                format!("forbidden system call {name}"),
+            ));
+        }
+        let ms = |d: Duration| d.as_millis();
+        match o.killed_by {
+            Some(LimitKind::Cpu) => {
+                return Some((
+                    Verdict::TimeLimitExceeded,
+                    format!("CPU time limit of {} ms exceeded", ms(limits.cpu)),
+                ))
+            }
+            Some(LimitKind::Wall) => {
+                return Some((
+                    Verdict::TimeLimitExceeded,
+                    format!(
+                        "wall-time limit of {} ms exceeded (the program was idle or blocked)",
+                        ms(limits.wall)
+                    ),
+                ))
+            }
+            Some(LimitKind::Memory) => {
+                return Some((
+                    Verdict::MemoryLimitExceeded,
+                    format!("memory limit of {} KiB exceeded", limits.memory / 1024),
+                ))
+            }
+            Some(LimitKind::Output) => {
+                return Some((
+                    Verdict::OutputLimitExceeded,
+                    format!("output limit of {} bytes exceeded", limits.output),
+                ))
+            }
+            None => {}
+        }
+        match o.termination {
+            Termination::Exited(0) => None,
+            Termination::Exited(c) => Some((Verdict::RuntimeError, format!("exit code {c}"))),
+            Termination::Signaled(libc::SIGXCPU) => Some((
+                Verdict::TimeLimitExceeded,
+                format!("CPU time limit of {} ms exceeded", ms(limits.cpu)),
+            )),
+            Termination::Signaled(libc::SIGXFSZ) => Some((
+                Verdict::OutputLimitExceeded,
+                "file size limit exceeded".to_string(),
+            )),
+            Termination::Signaled(s) if o.peak_memory >= limits.memory => Some((
+                Verdict::MemoryLimitExceeded,
+                format!("memory limit exceeded (killed by {})", signal_name(s)),
+            )),
+            Termination::Signaled(s) => Some((
+                Verdict::RuntimeError,
+                format!("killed by {}", signal_name(s)),
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
