@@ -60,6 +60,8 @@ pub enum ServerError {
     },
     #[error("the HTTP server failed")]
     Serve(#[source] std::io::Error),
+    #[error("another ojd serve is using the database {path} (it holds {lock})")]
+    DatabaseBusy { path: String, lock: String },
     #[error("failed to start the async runtime")]
     Runtime(#[source] std::io::Error),
 }
@@ -79,14 +81,43 @@ pub struct App {
     stop_tx: watch::Sender<bool>,
     pub started: Instant,
     pub workers: usize,
+    /// The flock on `<database>.lock`, held while the daemon runs.
+    db_lock: std::sync::Mutex<Option<std::fs::File>>,
+}
+
+/// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
+/// `None` when the lock file cannot be made (opening the database then reports why).
+fn lock_database(db: &std::path::Path) -> Result<Option<std::fs::File>, ServerError> {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".lock");
+    let path = std::path::PathBuf::from(name);
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+    else {
+        return Ok(None);
+    };
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(_) => Err(ServerError::DatabaseBusy {
+            path: db.display().to_string(),
+            lock: path.display().to_string(),
+        }),
+    }
 }
 
 impl App {
     /// Opens the store, requeues interrupted work and loads the problems. Blocking: call it
     /// before the runtime starts or on a blocking thread.
     pub fn start(config: Config, judge: Judge, workers: usize) -> Result<Arc<App>, ServerError> {
+        // Two daemons on one database would both requeue and judge the same submissions.
+        let lock = lock_database(&config.server.database)?;
         let store = SqliteStore::open(&config.server.database)?;
-        App::with_store(config, judge, workers, Arc::new(store))
+        let app = App::with_store(config, judge, workers, Arc::new(store))?;
+        *app.db_lock.lock().unwrap_or_else(|e| e.into_inner()) = lock;
+        Ok(app)
     }
 
     pub fn with_store(
@@ -116,6 +147,7 @@ impl App {
             stop_tx,
             started: Instant::now(),
             workers,
+            db_lock: std::sync::Mutex::new(None),
         }))
     }
 
@@ -162,7 +194,10 @@ impl App {
 /// One line to the operator's log (stderr).
 pub fn log(message: &str) {
     let t = crate::store::now_ms();
-    eprintln!("[{}.{:03}] ojd: {message}", t / 1000, t % 1000);
+    eprintln!(
+        "[{}] ojd: {message}",
+        html::time(t).trim_end_matches(" UTC")
+    );
 }
 
 /// The HTTP routes.

@@ -513,3 +513,21 @@ fn run_returns_ok_when_its_shutdown_future_completes() {
         });
     }
 }
+
+#[test]
+fn a_second_daemon_on_the_same_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = ojd::config::Config::defaults();
+    config.server.database = dir.path().join("ojd.sqlite3");
+    config.server.problems = dir.path().join("problems");
+    let first = ojd::server::App::start(config.clone(), crate::common::judge(1), 1).unwrap();
+    let second = ojd::server::App::start(config.clone(), crate::common::judge(1), 1);
+    let message = second.err().expect("the database is taken").to_string();
+    assert!(
+        message.contains("another ojd serve is using the database"),
+        "{message}"
+    );
+    drop(first);
+    // The lock goes with the daemon that held it.
+    ojd::server::App::start(config, crate::common::judge(1), 1).unwrap();
+}
