@@ -474,8 +474,7 @@ fn cmd_doctor(config: Option<PathBuf>) -> anyhow::Result<i32> {
         healthy &= ok;
         println!("{} {what:<12} {detail}", if ok { "ok  " } else { "FAIL" });
     };
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = ojd::sandbox::running_as_root();
     line(
         root,
         "root",

@@ -60,6 +60,12 @@ use serde::{Deserialize, Serialize};
 pub use client::{default_keeper_exe, PooledSandbox, Sandbox, SandboxOptions, SandboxPool};
 pub use seccomp::syscall_name;
 
+/// Whether this process runs as root (full isolation needs it).
+pub fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// Resource limits of one run.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Limits {
