@@ -399,18 +399,7 @@ impl Judge {
             });
         }
         let warnings = self.warnings()?;
-        let mut report = JudgeReport {
-            problem: problem.id.clone(),
-            language: lang.id.clone(),
-            verdict: Verdict::Accepted,
-            score: 0,
-            compile_output: String::new(),
-            tests: Vec::new(),
-            max_cpu_ms: 0,
-            max_memory_kib: 0,
-            judge_version: env!("CARGO_PKG_VERSION").to_string(),
-            warnings,
-        };
+        let mut report = JudgeReport::new(&problem.id, &lang.id, Verdict::Accepted, warnings);
         let program = match self.compile(sub)? {
             Ok(p) => p,
             Err(message) => {

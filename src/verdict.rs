@@ -157,6 +157,29 @@ pub struct JudgeReport {
     pub warnings: Vec<String>,
 }
 
+impl JudgeReport {
+    /// A report with no tests yet, stamped with this judge's version.
+    pub fn new(
+        problem: &str,
+        language: &str,
+        verdict: Verdict,
+        warnings: Vec<String>,
+    ) -> JudgeReport {
+        JudgeReport {
+            problem: problem.to_string(),
+            language: language.to_string(),
+            verdict,
+            score: 0,
+            compile_output: String::new(),
+            tests: Vec::new(),
+            max_cpu_ms: 0,
+            max_memory_kib: 0,
+            judge_version: env!("CARGO_PKG_VERSION").to_string(),
+            warnings,
+        }
+    }
+}
+
 /// How a run ended, as a verdict: the rules shared by judging, `ojd gen` and `ojd stress`.
 pub mod classify {
     use std::time::Duration;

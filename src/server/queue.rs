@@ -229,18 +229,12 @@ async fn worker(app: Arc<App>) {
 
 /// A JudgeError verdict for a judging that failed before it had a report.
 fn judge_error_report(claim: &Claim) -> JudgeReport {
-    JudgeReport {
-        problem: claim.problem.clone(),
-        language: claim.language.clone(),
-        verdict: Verdict::JudgeError,
-        score: 0,
-        compile_output: String::new(),
-        tests: Vec::new(),
-        max_cpu_ms: 0,
-        max_memory_kib: 0,
-        judge_version: env!("CARGO_PKG_VERSION").to_string(),
-        warnings: Vec::new(),
-    }
+    JudgeReport::new(
+        &claim.problem,
+        &claim.language,
+        Verdict::JudgeError,
+        Vec::new(),
+    )
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
