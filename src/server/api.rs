@@ -227,9 +227,7 @@ async fn problem(
 ) -> Result<impl IntoResponse, AppError> {
     may_read_statements(&app, &user)?;
     let catalog = app.catalog();
-    let e = catalog
-        .get(&id)
-        .ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
+    let e = catalog.find(&id)?;
     let p = &e.problem;
     let samples: Vec<serde_json::Value> = p
         .tests
@@ -265,9 +263,7 @@ async fn test_files(
 ) -> Result<impl IntoResponse, AppError> {
     may_read_statements(&app, &user)?;
     let catalog = app.catalog();
-    let e = catalog
-        .get(&id)
-        .ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
+    let e = catalog.find(&id)?;
     let t = e
         .problem
         .tests

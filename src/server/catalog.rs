@@ -104,6 +104,12 @@ impl Catalog {
         self.problems.get(id)
     }
 
+    /// The problem `id`, or the 404 a request for an unknown problem gets.
+    pub fn find(&self, id: &str) -> Result<&Entry, super::error::AppError> {
+        self.get(id)
+            .ok_or_else(|| super::error::AppError::NotFound(format!("no problem {id:?}")))
+    }
+
     pub fn ready_count(&self) -> usize {
         self.problems.len()
     }

@@ -99,9 +99,7 @@ fn problem_page(
     source: &str,
 ) -> Result<String, AppError> {
     let catalog = app.catalog();
-    let e = catalog
-        .get(id)
-        .ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))?;
+    let e = catalog.find(id)?;
     let p = &e.problem;
     // Most statements open with the title as a heading of their own: show it once, as the
     // page's heading, above the limits.
