@@ -9,6 +9,7 @@
 pub mod answers;
 pub mod checker;
 pub mod config;
+pub mod contest;
 pub mod diff;
 pub mod judge;
 pub mod lang;
