@@ -81,6 +81,8 @@ pub struct App {
     stop_tx: watch::Sender<bool>,
     pub started: Instant,
     pub workers: usize,
+    /// This node's name, recorded as `judged_by` on the judgings its workers make.
+    pub host: String,
     /// The flock on `<database>.lock`, held while the daemon runs.
     db_lock: std::sync::Mutex<Option<std::fs::File>>,
 }
@@ -147,6 +149,7 @@ impl App {
             stop_tx,
             started: Instant::now(),
             workers,
+            host: host_name(),
             db_lock: std::sync::Mutex::new(None),
         }))
     }
@@ -189,6 +192,15 @@ impl App {
     pub fn is_stopping(&self) -> bool {
         *self.stop_tx.borrow()
     }
+}
+
+/// The machine's host name (`judged_by`), or "localhost" when the kernel does not say.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".to_string())
 }
 
 /// One line to the operator's log (stderr).

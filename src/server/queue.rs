@@ -206,7 +206,8 @@ async fn worker(app: Arc<App>) {
         if *stop.borrow() {
             break;
         }
-        match app.db(|s| s.claim(now_ms())).await {
+        let host = app.host.clone();
+        match app.db(move |s| s.claim(&host, now_ms())).await {
             Ok(Some(claim)) => judge_claim(&app, claim).await,
             Ok(None) => {
                 tokio::select! {

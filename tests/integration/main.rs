@@ -26,4 +26,5 @@ mod hostile;
 mod judge;
 mod load;
 mod server;
+mod store;
 mod verify;

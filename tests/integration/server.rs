@@ -393,7 +393,12 @@ fn kill_9_during_judging_then_restart_judges_everything_exactly_once() {
 
     let db = open_db(&site);
     let mut st = db
-        .prepare("SELECT id, state, verdict, judged, attempts, (SELECT COUNT(*) FROM results r WHERE r.submission = s.id) FROM submissions s ORDER BY id")
+        .prepare(
+            "SELECT s.id, s.state, j.verdict,
+               (SELECT COUNT(*) FROM judgings k WHERE k.submission = s.id AND k.finished_at IS NOT NULL),
+               s.attempts, (SELECT COUNT(*) FROM judging_results r WHERE r.judging = j.id)
+             FROM submissions s JOIN judgings j ON j.id = s.current_judging ORDER BY s.id",
+        )
         .expect("query");
     let rows: Vec<(i64, String, String, i64, i64, i64)> = st
         .query_map([], |r| {
@@ -455,7 +460,8 @@ fn sigterm_requeues_in_flight_work_within_the_grace_bound() {
         let db = open_db(&site);
         let (state, judged): (String, i64) = db
             .query_row(
-                "SELECT state, judged FROM submissions WHERE id = ?1",
+                "SELECT state, (SELECT COUNT(*) FROM judgings j WHERE j.submission = s.id AND j.finished_at IS NOT NULL)
+                 FROM submissions s WHERE id = ?1",
                 [id],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )

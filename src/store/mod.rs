@@ -1,0 +1,374 @@
+//! The daemon's storage: submissions, their judgings (with per-test results), the judging queue
+//! and issued tokens, behind one [`Store`] trait with a backend per database engine.
+//! [`open`] picks the backend from the configured `database`: a path is the embedded SQLite
+//! store ([`SqliteStore`], the default), a `postgres://` or `postgresql://` URL is PostgreSQL.
+//!
+//! # Layout (how an area adds its tables and methods)
+//!
+//! ```text
+//! src/store/mod.rs              this file: the Store trait, shared types, StoreError, open()
+//! src/store/<area>.rs           an area's own trait and types (e.g. contests.rs: ContestStore)
+//! src/store/sqlite/mod.rs       SqliteStore: connection, the core Store impl (submissions, queue,
+//!                               judgings); sqlite/tokens.rs the token queries
+//! src/store/sqlite/migrations.rs  the SQLite migration list (append-only)
+//! src/store/sqlite/<area>.rs    `impl <Area>Store for SqliteStore`
+//! src/store/postgres/…          the same shape for PostgreSQL, migrations kept in step
+//! ```
+//!
+//! An area (contests, clarifications, rejudgings, sessions, users…) adds:
+//! 1. `src/store/<area>.rs` with `pub trait <Area>Store: Send + Sync { … }` and its types, and a
+//!    `pub mod <area>;` line here;
+//! 2. its trait to the supertrait list of [`Store`] (`pub trait Store: ContestStore + … `), so
+//!    every backend must implement it and `Arc<dyn Store>` reaches it (callers then
+//!    `use crate::store::<area>::<Area>Store;` to call its methods);
+//! 3. `sqlite/<area>.rs` (and `postgres/<area>.rs`) implementing it, and its tables as ONE new
+//!    entry at the end of each backend's migration list — never edit an entry that landed:
+//!    databases in the field have already run it. Both lists keep the same number of entries,
+//!    entry N doing the same thing in both dialects.
+//!
+//! The core methods (queue, submissions, judgings, tokens) sit on [`Store`] itself, so that
+//! existing callers need no import. Every method is one short transaction; the trait is
+//! synchronous and async callers run it on a blocking thread (`App::db`).
+//!
+//! # Theory of operation
+//!
+//! A submission moves `queued → judging → done`. The queue *is* the table: a worker claims the
+//! next submission in one transaction ([`Store::claim`]), which bumps the row's `attempts`
+//! and opens a **judging** for that attempt; the attempt number is the claim's token.
+//! [`Store::finish`] writes the verdict and every per-test row into that judging in one
+//! transaction, and only while the submission is still `judging` under that same attempt, so a
+//! stale worker (its submission was rejudged, or the daemon restarted meanwhile) can never store
+//! a second result. A crash at any moment leaves either the old state or the new one; at start
+//! [`Store::requeue_interrupted`] puts every half-judged row back in the queue.
+//!
+//! **Judgings are history, not a column.** A submission has many judgings: the first one,
+//! rejudgings, and attempts abandoned by a crash or a shutdown (never finished). Exactly one
+//! finished judging is *current* (`submissions.current_judging`); pages, the API and standings
+//! read only that one ([`SubmissionInfo`] and [`SubmissionDetail`] show it). A plain rejudge
+//! ([`Store::rejudge`]) makes its new judging current when it finishes. A rejudging under an id
+//! ([`Store::enqueue_rejudging`]) writes judgings tagged with that id that do NOT become
+//! current (unless the submission had none); applying it flips them all at once
+//! ([`Store::make_current`]). [`Store::judgings`] lists the history.
+//!
+//! Fairness: `fairness.last_claim` remembers, per user, the sequence number of the last claim
+//! made for them. The next claim takes the queued submission whose user was served least
+//! recently, oldest first, so one user's burst of a hundred submissions interleaves with
+//! everybody else's instead of starving them.
+//!
+//! Times are Unix milliseconds. Tokens are stored as SHA-256 hashes, never in clear.
+
+pub mod sqlite;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::verdict::{JudgeReport, TestResult, Verdict};
+
+pub use sqlite::SqliteStore;
+
+/// Where a submission is in its life.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    Queued,
+    Judging,
+    Done,
+}
+
+impl State {
+    pub fn parse(s: &str) -> State {
+        match s {
+            "judging" => State::Judging,
+            "done" => State::Done,
+            _ => State::Queued,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Queued => "queued",
+            State::Judging => "judging",
+            State::Done => "done",
+        }
+    }
+}
+
+/// A submission as it enters the queue.
+#[derive(Clone, Debug)]
+pub struct NewSubmission {
+    pub user: String,
+    pub problem: String,
+    pub language: String,
+    pub source: Vec<u8>,
+}
+
+/// A submission's row with its current judging's outcome, without source and test results.
+#[derive(Clone, Debug, Serialize)]
+pub struct SubmissionInfo {
+    pub id: i64,
+    pub user: String,
+    pub problem: String,
+    pub language: String,
+    pub state: State,
+    pub verdict: Option<Verdict>,
+    pub score: Option<u32>,
+    pub max_cpu_ms: Option<u64>,
+    pub max_memory_kib: Option<u64>,
+    pub queued_at: i64,
+    /// When the judging in flight started (state `judging`), else when the current one did.
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub judge_version: Option<String>,
+    /// How many times a worker claimed it (more than one after a restart or a rejudge).
+    pub attempts: u32,
+    /// How many judgings finished for it (one, unless it was rejudged).
+    pub judged: u32,
+    pub source_bytes: u64,
+    /// The current judging (`None` until the first one finishes).
+    pub judging: Option<i64>,
+    /// The host that made the current judging.
+    pub judged_by: Option<String>,
+}
+
+/// A submission with everything stored about its current judging.
+#[derive(Clone, Debug)]
+pub struct SubmissionDetail {
+    pub info: SubmissionInfo,
+    pub source: Vec<u8>,
+    pub compile_output: String,
+    /// The judge's own note: why a JudgeError happened (for admins and the log, not students).
+    pub message: String,
+    pub warnings: Vec<String>,
+    pub tests: Vec<TestResult>,
+}
+
+/// One judging of a submission (finished, in flight, or abandoned).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct JudgingInfo {
+    pub id: i64,
+    pub submission: i64,
+    /// The claim that made it (the submission's `attempts` at that moment).
+    pub attempt: u32,
+    /// The rejudging it belongs to (`None` for first judgings and plain rejudges).
+    pub rejudging: Option<i64>,
+    /// The host (or worker name) that judged it.
+    pub judged_by: String,
+    /// The problem package version it was judged against, when known.
+    pub package_version: Option<String>,
+    pub judge_version: Option<String>,
+    pub started_at: i64,
+    /// `None` while in flight, and forever for a judging abandoned by a crash or shutdown.
+    pub finished_at: Option<i64>,
+    pub verdict: Option<Verdict>,
+    pub score: Option<u32>,
+    pub max_cpu_ms: Option<u64>,
+    pub max_wall_ms: Option<u64>,
+    pub max_memory_kib: Option<u64>,
+    /// Whether pages, the API and standings show this one.
+    pub current: bool,
+}
+
+/// A judging with its outputs and per-test results.
+#[derive(Clone, Debug)]
+pub struct JudgingDetail {
+    pub info: JudgingInfo,
+    pub compile_output: String,
+    pub message: String,
+    pub warnings: Vec<String>,
+    pub tests: Vec<TestResult>,
+}
+
+/// A claimed submission: what a worker needs to judge it.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub id: i64,
+    pub attempt: u32,
+    /// The judging this claim opened.
+    pub judging: i64,
+    /// The rejudging the result belongs to (it then does not become current by itself).
+    pub rejudging: Option<i64>,
+    pub user: String,
+    pub problem: String,
+    pub language: String,
+    pub source: Vec<u8>,
+}
+
+/// Which submissions to list, newest first.
+#[derive(Clone, Debug, Default)]
+pub struct ListFilter {
+    pub user: Option<String>,
+    pub problem: Option<String>,
+    /// Only ids below this one (paging).
+    pub before: Option<i64>,
+    pub limit: u32,
+}
+
+/// Counts for the metrics endpoint.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Counts {
+    pub queued: u64,
+    pub judging: u64,
+    pub done: u64,
+    pub by_verdict: Vec<(Verdict, u64)>,
+}
+
+/// An issued token (its hash) and whom it names.
+#[derive(Clone, Debug, Serialize)]
+pub struct TokenInfo {
+    pub name: String,
+    pub admin: bool,
+    pub created_at: i64,
+}
+
+/// A database driver's error, whichever the backend.
+pub type DbError = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error while trying to {what}")]
+    Sql {
+        what: &'static str,
+        #[source]
+        source: DbError,
+    },
+    #[error("failed to open the database {path}")]
+    Open {
+        path: String,
+        #[source]
+        source: DbError,
+    },
+    #[error("the database {path} has schema version {found}, newer than this ojd knows ({known})")]
+    TooNew {
+        path: String,
+        found: i64,
+        known: i64,
+    },
+    /// A request the data does not allow (e.g. making an unfinished judging current).
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Maps a driver error to [`StoreError::Sql`], naming what was being done.
+pub fn sql<E>(what: &'static str) -> impl FnOnce(E) -> StoreError
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    move |source| StoreError::Sql {
+        what,
+        source: Box::new(source),
+    }
+}
+
+/// The daemon's storage. Every method is one short transaction; callers in async code run them
+/// on a blocking thread. Areas add their methods as supertraits (see the module docs).
+pub trait Store: Send + Sync {
+    /// Queues a submission and returns its id.
+    fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;
+    /// Takes the next submission to judge (fair between users) for the judge host `host`,
+    /// opening a judging for it; `None` when the queue is empty.
+    fn claim(&self, host: &str, now: i64) -> Result<Option<Claim>, StoreError>;
+    /// Stores a verdict into the claim's judging, exactly once: `false` when the claim is stale
+    /// and nothing was written.
+    fn finish(
+        &self,
+        id: i64,
+        attempt: u32,
+        report: &JudgeReport,
+        message: &str,
+        now: i64,
+    ) -> Result<bool, StoreError>;
+    /// Puts a claimed submission back in the queue (shutdown, cancellation); its judging stays
+    /// in the history, unfinished.
+    fn requeue(&self, id: i64, attempt: u32) -> Result<bool, StoreError>;
+    /// At start: every submission left `judging` by a previous run goes back to the queue.
+    fn requeue_interrupted(&self) -> Result<u64, StoreError>;
+    /// The submission with its current judging.
+    fn get(&self, id: i64) -> Result<Option<SubmissionDetail>, StoreError>;
+    fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError>;
+    fn list(&self, filter: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError>;
+    /// Queues a submission again; its next judging becomes current when it finishes. `false`
+    /// if there is no such submission.
+    fn rejudge(&self, id: i64) -> Result<bool, StoreError>;
+    /// Queues every submission of a problem again; returns how many.
+    fn rejudge_problem(&self, problem: &str) -> Result<u64, StoreError>;
+    /// Queues submissions again under the rejudging `rejudging`: their new judgings carry that
+    /// id and do not become current until [`Store::make_current`] (except for a submission
+    /// that has no current judging yet). Returns how many were queued.
+    fn enqueue_rejudging(&self, submissions: &[i64], rejudging: i64) -> Result<u64, StoreError>;
+    /// Makes every listed judging the current one of its submission, all or none. Each must
+    /// exist and be finished, else [`StoreError::Conflict`] and nothing changes.
+    fn make_current(&self, judgings: &[i64]) -> Result<u64, StoreError>;
+    /// Every judging of a submission, oldest first.
+    fn judgings(&self, submission: i64) -> Result<Vec<JudgingInfo>, StoreError>;
+    /// One judging with its outputs and test results.
+    fn judging(&self, id: i64) -> Result<Option<JudgingDetail>, StoreError>;
+    fn counts(&self) -> Result<Counts, StoreError>;
+    fn add_token(&self, hash: &str, name: &str, admin: bool, now: i64) -> Result<(), StoreError>;
+    /// Removes every token issued to `name`; returns how many.
+    fn revoke_tokens(&self, name: &str) -> Result<u64, StoreError>;
+    fn find_token(&self, hash: &str) -> Result<Option<TokenInfo>, StoreError>;
+    fn tokens(&self) -> Result<Vec<TokenInfo>, StoreError>;
+}
+
+/// Whether `database` names a PostgreSQL server rather than a SQLite file.
+pub fn is_postgres_url(database: &str) -> bool {
+    database.starts_with("postgres://") || database.starts_with("postgresql://")
+}
+
+/// Opens the store `database` names: a `postgres://`/`postgresql://` URL selects PostgreSQL,
+/// anything else is the path of a SQLite file (created if missing). Migrations run.
+pub fn open(database: &str) -> Result<Arc<dyn Store>, StoreError> {
+    if is_postgres_url(database) {
+        return Err(StoreError::Unsupported(format!(
+            "the database {} is a PostgreSQL URL, but this ojd has no PostgreSQL store yet",
+            redact_url(database)
+        )));
+    }
+    Ok(Arc::new(SqliteStore::open(std::path::Path::new(database))?))
+}
+
+/// A database URL without its password, for messages and logs.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((auth, host)) => (Some(auth), host),
+        None => (None, rest),
+    };
+    match auth {
+        Some(auth) => {
+            let user = auth.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}@{host}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_pick_the_backend_and_hide_passwords() {
+        assert!(is_postgres_url("postgres://u@h/db"));
+        assert!(is_postgres_url("postgresql://u@h/db"));
+        assert!(!is_postgres_url("ojd.sqlite3"));
+        assert_eq!(
+            redact_url("postgres://ojd:secret@127.0.0.1:5432/ojd"),
+            "postgres://ojd@127.0.0.1:5432/ojd"
+        );
+        assert_eq!(redact_url("postgres://h/db"), "postgres://h/db");
+    }
+}

@@ -1,0 +1,123 @@
+//! The SQLite schema as an append-only list of migrations; `PRAGMA user_version` counts those a
+//! database has run. Never edit an entry that has landed; add one at the end (and the same step
+//! to the PostgreSQL list, so both keep the same count).
+
+pub const MIGRATIONS: &[&str] = &[
+    // 1: submissions (with their one verdict), results, fairness, tokens.
+    "CREATE TABLE submissions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user TEXT NOT NULL,
+        problem TEXT NOT NULL,
+        language TEXT NOT NULL,
+        source BLOB NOT NULL,
+        state TEXT NOT NULL DEFAULT 'queued',
+        verdict TEXT,
+        score INTEGER,
+        max_cpu_ms INTEGER,
+        max_memory_kib INTEGER,
+        compile_output TEXT NOT NULL DEFAULT '',
+        message TEXT NOT NULL DEFAULT '',
+        warnings TEXT NOT NULL DEFAULT '[]',
+        judge_version TEXT,
+        queued_at INTEGER NOT NULL,
+        started_at INTEGER,
+        finished_at INTEGER,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        judged INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX submissions_state ON submissions(state, id);
+    CREATE INDEX submissions_user ON submissions(user, id);
+    CREATE INDEX submissions_problem ON submissions(problem, id);
+    CREATE TABLE results (
+        submission INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        sample INTEGER NOT NULL,
+        verdict TEXT NOT NULL,
+        cpu_ms INTEGER NOT NULL,
+        wall_ms INTEGER NOT NULL,
+        memory_kib INTEGER NOT NULL,
+        exit TEXT,
+        message TEXT NOT NULL,
+        diff TEXT,
+        PRIMARY KEY (submission, idx)
+    );
+    CREATE TABLE fairness (user TEXT PRIMARY KEY, last_claim INTEGER NOT NULL);
+    CREATE TABLE tokens (
+        hash TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        admin INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+    );",
+    // 2: judgings are history. Each stored verdict becomes a judging (with its results) that is
+    // the submission's current one; the submission keeps only its queue state and its claim.
+    "CREATE TABLE judgings (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        submission INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+        attempt INTEGER NOT NULL,
+        rejudging INTEGER,
+        judged_by TEXT NOT NULL DEFAULT '',
+        package_version TEXT,
+        judge_version TEXT,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        verdict TEXT,
+        score INTEGER,
+        max_cpu_ms INTEGER,
+        max_wall_ms INTEGER,
+        max_memory_kib INTEGER,
+        compile_output TEXT NOT NULL DEFAULT '',
+        message TEXT NOT NULL DEFAULT '',
+        warnings TEXT NOT NULL DEFAULT '[]',
+        UNIQUE (submission, attempt)
+    );
+    CREATE INDEX judgings_rejudging ON judgings(rejudging) WHERE rejudging IS NOT NULL;
+    CREATE TABLE judging_results (
+        judging INTEGER NOT NULL REFERENCES judgings(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        sample INTEGER NOT NULL,
+        verdict TEXT NOT NULL,
+        cpu_ms INTEGER NOT NULL,
+        wall_ms INTEGER NOT NULL,
+        memory_kib INTEGER NOT NULL,
+        exit TEXT,
+        message TEXT NOT NULL,
+        diff TEXT,
+        PRIMARY KEY (judging, idx)
+    );
+    -- A verdict stored before this migration came from the last finished claim; a row judging
+    -- or queued again has been claimed since, so its old attempt number is unknown (0).
+    INSERT INTO judgings (submission, attempt, judged_by, judge_version, started_at, finished_at,
+        verdict, score, max_cpu_ms, max_wall_ms, max_memory_kib, compile_output, message, warnings)
+    SELECT id, CASE WHEN state = 'done' THEN attempts ELSE 0 END, '', judge_version,
+        COALESCE(started_at, finished_at, queued_at), COALESCE(finished_at, queued_at),
+        verdict, score, max_cpu_ms,
+        (SELECT MAX(r.wall_ms) FROM results r WHERE r.submission = s.id),
+        max_memory_kib, compile_output, message, warnings
+    FROM submissions s WHERE verdict IS NOT NULL ORDER BY id;
+    INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, wall_ms,
+        memory_kib, exit, message, diff)
+    SELECT j.id, r.idx, r.name, r.sample, r.verdict, r.cpu_ms, r.wall_ms, r.memory_kib, r.exit,
+        r.message, r.diff
+    FROM results r JOIN judgings j ON j.submission = r.submission;
+    DROP TABLE results;
+    ALTER TABLE submissions ADD COLUMN current_judging INTEGER REFERENCES judgings(id);
+    ALTER TABLE submissions ADD COLUMN pending_rejudging INTEGER;
+    ALTER TABLE submissions ADD COLUMN claimed_by TEXT;
+    ALTER TABLE submissions ADD COLUMN lease_until INTEGER;
+    ALTER TABLE submissions RENAME COLUMN started_at TO claimed_at;
+    UPDATE submissions SET current_judging =
+        (SELECT j.id FROM judgings j WHERE j.submission = submissions.id);
+    UPDATE submissions SET claimed_at = NULL WHERE state <> 'judging';
+    ALTER TABLE submissions DROP COLUMN verdict;
+    ALTER TABLE submissions DROP COLUMN score;
+    ALTER TABLE submissions DROP COLUMN max_cpu_ms;
+    ALTER TABLE submissions DROP COLUMN max_memory_kib;
+    ALTER TABLE submissions DROP COLUMN compile_output;
+    ALTER TABLE submissions DROP COLUMN message;
+    ALTER TABLE submissions DROP COLUMN warnings;
+    ALTER TABLE submissions DROP COLUMN judge_version;
+    ALTER TABLE submissions DROP COLUMN finished_at;
+    ALTER TABLE submissions DROP COLUMN judged;",
+];

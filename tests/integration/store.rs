@@ -1,0 +1,536 @@
+//! The store test suite: every case runs against every backend ([`store_suite!`] instantiates
+//! it per backend), plus the SQLite upgrade of a database made by an older ojd.
+
+use std::sync::Arc;
+
+use ojd::store::{
+    self, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError, SubmissionInfo,
+};
+use ojd::verdict::{JudgeReport, TestResult, Verdict};
+
+/// A store and whatever keeps it alive (its folder, its database).
+pub struct Fixture {
+    pub store: Arc<dyn Store>,
+    _keep: Box<dyn std::any::Any>,
+}
+
+/// A fresh SQLite file store, opened the way the daemon opens it.
+pub fn sqlite() -> Fixture {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("ojd.sqlite3");
+    let store = store::open(path.to_str().expect("utf-8 path")).expect("open");
+    Fixture {
+        store,
+        _keep: Box::new(dir),
+    }
+}
+
+/// Instantiates every case of the suite for one backend: `store_suite!(module, make_fixture)`.
+macro_rules! store_suite {
+    ($backend:ident, $make:path) => {
+        mod $backend {
+            store_suite!(@cases $make;
+                claims_are_fair_between_users,
+                a_result_is_stored_once_and_stale_claims_are_refused,
+                a_cancelled_claim_leaves_an_unfinished_judging,
+                rejudge_makes_the_new_judging_current,
+                a_rejudging_waits_for_make_current,
+                make_current_is_all_or_nothing,
+                a_rejudging_of_an_unjudged_submission_becomes_current,
+                list_filters_and_pages,
+                counts_follow_the_current_judging,
+                tokens_round_trip,
+            );
+        }
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $case() {
+                let fixture = $make();
+                crate::store::$case(fixture.store.as_ref());
+            }
+        )*
+    };
+}
+
+store_suite!(sqlite_suite, crate::store::sqlite);
+
+fn sub(user: &str, problem: &str) -> NewSubmission {
+    NewSubmission {
+        user: user.into(),
+        problem: problem.into(),
+        language: "c".into(),
+        source: b"int main(){}".to_vec(),
+    }
+}
+
+fn report(verdict: Verdict, tests: usize) -> JudgeReport {
+    let mut r = JudgeReport::new("p", "c", verdict, vec!["a warning".into()]);
+    r.score = if verdict == Verdict::Accepted { 100 } else { 0 };
+    r.compile_output = format!("compiled for {verdict:?}");
+    r.max_cpu_ms = 7;
+    r.max_memory_kib = 300;
+    r.tests = (0..tests)
+        .map(|i| TestResult {
+            name: format!("{}", i + 1),
+            sample: i == 0,
+            verdict,
+            cpu_ms: 1 + i as u64,
+            wall_ms: 10 + i as u64,
+            memory_kib: 3,
+            exit: Some("0".into()),
+            message: String::new(),
+            diff: None,
+        })
+        .collect();
+    r
+}
+
+fn info(s: &dyn Store, id: i64) -> SubmissionInfo {
+    s.info(id).expect("read").expect("exists")
+}
+
+/// Claims the next submission as `host` and stores `verdict` for it; returns the claim's judging.
+fn judge_next(s: &dyn Store, host: &str, verdict: Verdict, now: i64) -> (i64, i64) {
+    let c = s
+        .claim(host, now)
+        .expect("claim")
+        .expect("something queued");
+    assert!(s
+        .finish(c.id, c.attempt, &report(verdict, 2), "", now + 1)
+        .expect("finish"));
+    (c.id, c.judging)
+}
+
+pub fn claims_are_fair_between_users(s: &dyn Store) {
+    // Alice's burst of four arrives first, then Bob's two and Carol's one.
+    let users = ["alice", "alice", "alice", "alice", "bob", "bob", "carol"];
+    for u in users {
+        s.insert(&sub(u, "p"), 0).expect("insert");
+    }
+    let order: Vec<String> = std::iter::from_fn(|| s.claim("h", 1).expect("claim"))
+        .map(|c| c.user)
+        .collect();
+    assert_eq!(
+        order,
+        ["alice", "bob", "carol", "alice", "bob", "alice", "alice"]
+    );
+}
+
+pub fn a_result_is_stored_once_and_stale_claims_are_refused(s: &dyn Store) {
+    let id = s.insert(&sub("a", "p"), 0).expect("insert");
+    let c = s.claim("host-1", 1).expect("claim").expect("queued");
+    assert_eq!((c.id, c.attempt, c.rejudging), (id, 1, None));
+    assert_eq!(info(s, id).state, State::Judging);
+    // A restart requeues the half-judged submission; the old claim is now stale.
+    assert_eq!(s.requeue_interrupted().expect("requeue"), 1);
+    let c2 = s.claim("host-2", 2).expect("claim").expect("queued again");
+    assert_eq!((c2.id, c2.attempt), (id, 2));
+    assert_ne!(c.judging, c2.judging);
+    assert!(!s
+        .finish(c.id, c.attempt, &report(Verdict::WrongAnswer, 2), "", 3)
+        .expect("finish"));
+    assert!(s
+        .finish(c2.id, c2.attempt, &report(Verdict::Accepted, 3), "", 4)
+        .expect("finish"));
+    assert!(
+        !s.finish(c2.id, c2.attempt, &report(Verdict::Accepted, 3), "", 5)
+            .expect("finish"),
+        "a second finish is refused"
+    );
+    let d = s.get(id).expect("get").expect("exists");
+    assert_eq!(
+        (d.info.state, d.info.verdict, d.info.judged, d.tests.len()),
+        (State::Done, Some(Verdict::Accepted), 1, 3)
+    );
+    assert_eq!(d.info.judging, Some(c2.judging));
+    assert_eq!(d.info.judged_by.as_deref(), Some("host-2"));
+    assert_eq!(d.info.attempts, 2);
+    assert_eq!((d.info.started_at, d.info.finished_at), (Some(2), Some(4)));
+    assert_eq!(d.compile_output, "compiled for Accepted");
+    assert_eq!(d.warnings, ["a warning"]);
+    assert_eq!(d.source, b"int main(){}");
+    assert_eq!(d.tests[2].wall_ms, 12);
+    assert!(s.claim("host-1", 6).expect("claim").is_none());
+
+    let history = s.judgings(id).expect("judgings");
+    assert_eq!(history.len(), 2, "{history:?}");
+    let first = &history[0];
+    assert_eq!(
+        (
+            first.attempt,
+            first.judged_by.as_str(),
+            first.finished_at,
+            first.verdict,
+            first.current
+        ),
+        (1, "host-1", None, None, false),
+        "the interrupted attempt stays in the history, unfinished"
+    );
+    let second = &history[1];
+    assert_eq!(
+        (
+            second.attempt,
+            second.judged_by.as_str(),
+            second.verdict,
+            second.current
+        ),
+        (2, "host-2", Some(Verdict::Accepted), true)
+    );
+    assert_eq!(second.max_wall_ms, Some(12));
+    let detail = s.judging(c2.judging).expect("judging").expect("exists");
+    assert_eq!(detail.tests.len(), 3);
+    assert_eq!(detail.info, *second);
+    assert!(s.judging(c2.judging + 100).expect("judging").is_none());
+}
+
+pub fn a_cancelled_claim_leaves_an_unfinished_judging(s: &dyn Store) {
+    let id = s.insert(&sub("a", "p"), 0).expect("insert");
+    let c = s.claim("h", 1).expect("claim").expect("queued");
+    assert!(
+        !s.requeue(id, c.attempt + 1).expect("requeue"),
+        "wrong attempt"
+    );
+    assert!(s.requeue(id, c.attempt).expect("requeue"));
+    let i = info(s, id);
+    assert_eq!(
+        (i.state, i.verdict, i.judging, i.judged),
+        (State::Queued, None, None, 0)
+    );
+    let c2 = s.claim("h", 2).expect("claim").expect("queued");
+    assert_eq!(c2.attempt, 2);
+    assert!(s
+        .finish(
+            id,
+            c2.attempt,
+            &report(Verdict::TimeLimitExceeded, 1),
+            "",
+            3
+        )
+        .expect("finish"));
+    let history = s.judgings(id).expect("judgings");
+    assert_eq!(
+        history
+            .iter()
+            .map(|j| (j.finished_at.is_some(), j.current))
+            .collect::<Vec<_>>(),
+        [(false, false), (true, true)]
+    );
+}
+
+pub fn rejudge_makes_the_new_judging_current(s: &dyn Store) {
+    let id = s.insert(&sub("a", "p"), 0).expect("insert");
+    let (_, first) = judge_next(s, "h", Verdict::WrongAnswer, 1);
+    assert!(s.rejudge(id).expect("rejudge"));
+    assert!(!s.rejudge(id + 1).expect("rejudge"), "no such submission");
+    let i = info(s, id);
+    assert_eq!(
+        (i.state, i.verdict, i.judging),
+        (State::Queued, Some(Verdict::WrongAnswer), Some(first)),
+        "until the new judging finishes, the old verdict shows"
+    );
+    let (_, second) = judge_next(s, "h", Verdict::Accepted, 5);
+    let i = info(s, id);
+    assert_eq!(
+        (i.state, i.verdict, i.judging, i.judged),
+        (State::Done, Some(Verdict::Accepted), Some(second), 2)
+    );
+    assert_eq!(s.rejudge_problem("p").expect("rejudge"), 1);
+    assert_eq!(s.rejudge_problem("other").expect("rejudge"), 0);
+}
+
+pub fn a_rejudging_waits_for_make_current(s: &dyn Store) {
+    let a = s.insert(&sub("a", "p"), 0).expect("insert");
+    let b = s.insert(&sub("b", "p"), 0).expect("insert");
+    let (_, a1) = judge_next(s, "h", Verdict::WrongAnswer, 1);
+    let (_, b1) = judge_next(s, "h", Verdict::WrongAnswer, 2);
+    assert_eq!(
+        s.enqueue_rejudging(&[a, b, b + 10], 77).expect("enqueue"),
+        2
+    );
+    let mut new = Vec::new();
+    while let Some(c) = s.claim("h", 3).expect("claim") {
+        assert_eq!(c.rejudging, Some(77));
+        assert!(s
+            .finish(c.id, c.attempt, &report(Verdict::Accepted, 2), "", 4)
+            .expect("finish"));
+        new.push(c.judging);
+    }
+    assert_eq!(new.len(), 2);
+    for (id, old) in [(a, a1), (b, b1)] {
+        let i = info(s, id);
+        assert_eq!(
+            (i.state, i.verdict, i.judging),
+            (State::Done, Some(Verdict::WrongAnswer), Some(old)),
+            "a rejudging's results are not shown before it is applied"
+        );
+    }
+    let history: Vec<JudgingInfo> = s.judgings(a).expect("judgings");
+    assert_eq!(
+        history
+            .iter()
+            .map(|j| (j.rejudging, j.verdict, j.current))
+            .collect::<Vec<_>>(),
+        [
+            (None, Some(Verdict::WrongAnswer), true),
+            (Some(77), Some(Verdict::Accepted), false)
+        ]
+    );
+    assert_eq!(s.make_current(&new).expect("apply"), 2);
+    for id in [a, b] {
+        let i = info(s, id);
+        assert_eq!(i.verdict, Some(Verdict::Accepted));
+        assert!(new.contains(&i.judging.expect("current")));
+    }
+    let counts = s.counts().expect("counts");
+    assert_eq!(counts.by_verdict, [(Verdict::Accepted, 2)]);
+    // And back (a rejudging that is reverted).
+    assert_eq!(s.make_current(&[a1, b1]).expect("revert"), 2);
+    assert_eq!(info(s, a).verdict, Some(Verdict::WrongAnswer));
+}
+
+pub fn make_current_is_all_or_nothing(s: &dyn Store) {
+    let a = s.insert(&sub("a", "p"), 0).expect("insert");
+    let b = s.insert(&sub("b", "p"), 0).expect("insert");
+    judge_next(s, "h", Verdict::WrongAnswer, 1);
+    judge_next(s, "h", Verdict::WrongAnswer, 1);
+    s.enqueue_rejudging(&[a, b], 5).expect("enqueue");
+    let ca = s.claim("h", 2).expect("claim").expect("queued");
+    assert!(s
+        .finish(ca.id, ca.attempt, &report(Verdict::Accepted, 1), "", 3)
+        .expect("finish"));
+    // b's rejudging judging is still in flight.
+    let cb = s.claim("h", 2).expect("claim").expect("queued");
+    let err = s
+        .make_current(&[ca.judging, cb.judging])
+        .expect_err("an unfinished judging cannot be current");
+    assert!(matches!(err, StoreError::Conflict(_)), "{err}");
+    assert!(err.to_string().contains(&cb.judging.to_string()), "{err}");
+    assert_eq!(
+        info(s, ca.id).verdict,
+        Some(Verdict::WrongAnswer),
+        "nothing was applied"
+    );
+    assert!(matches!(
+        s.make_current(&[cb.judging + 1000]),
+        Err(StoreError::Conflict(_))
+    ));
+}
+
+pub fn a_rejudging_of_an_unjudged_submission_becomes_current(s: &dyn Store) {
+    let id = s.insert(&sub("a", "p"), 0).expect("insert");
+    assert_eq!(s.enqueue_rejudging(&[id], 9).expect("enqueue"), 1);
+    let (_, j) = judge_next(s, "h", Verdict::Accepted, 1);
+    assert_eq!(
+        info(s, id).judging,
+        Some(j),
+        "there was nothing to compare with"
+    );
+}
+
+pub fn list_filters_and_pages(s: &dyn Store) {
+    let mut ids = Vec::new();
+    for (u, p) in [("a", "p"), ("b", "p"), ("a", "q"), ("a", "p")] {
+        ids.push(s.insert(&sub(u, p), 0).expect("insert"));
+    }
+    judge_next(s, "h", Verdict::Accepted, 1);
+    let list = |user: Option<&str>, problem: Option<&str>, before: Option<i64>, limit| {
+        s.list(&ListFilter {
+            user: user.map(String::from),
+            problem: problem.map(String::from),
+            before,
+            limit,
+        })
+        .expect("list")
+        .into_iter()
+        .map(|i| i.id)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(list(None, None, None, 10), [ids[3], ids[2], ids[1], ids[0]]);
+    assert_eq!(list(Some("a"), None, None, 10), [ids[3], ids[2], ids[0]]);
+    assert_eq!(list(Some("a"), Some("p"), None, 10), [ids[3], ids[0]]);
+    assert_eq!(list(None, None, Some(ids[2]), 1), [ids[1]]);
+    let all = s
+        .list(&ListFilter {
+            limit: 10,
+            ..Default::default()
+        })
+        .expect("list");
+    let judged = all.iter().find(|i| i.id == ids[0]).expect("listed");
+    assert_eq!(
+        (
+            judged.verdict,
+            judged.judged_by.as_deref(),
+            judged.source_bytes
+        ),
+        (Some(Verdict::Accepted), Some("h"), 12)
+    );
+    assert!(s.get(ids[3] + 1).expect("get").is_none());
+}
+
+pub fn counts_follow_the_current_judging(s: &dyn Store) {
+    for u in ["a", "b", "c"] {
+        s.insert(&sub(u, "p"), 0).expect("insert");
+    }
+    judge_next(s, "h", Verdict::WrongAnswer, 1);
+    s.claim("h", 2).expect("claim").expect("queued");
+    let counts = s.counts().expect("counts");
+    assert_eq!(
+        (
+            counts.queued,
+            counts.judging,
+            counts.done,
+            counts.by_verdict
+        ),
+        (1, 1, 1, vec![(Verdict::WrongAnswer, 1)])
+    );
+}
+
+pub fn tokens_round_trip(s: &dyn Store) {
+    s.add_token("h1", "alice", false, 1).expect("add");
+    s.add_token("h2", "root", true, 2).expect("add");
+    let t = s.find_token("h1").expect("find").expect("exists");
+    assert_eq!(
+        (t.name.as_str(), t.admin, t.created_at),
+        ("alice", false, 1)
+    );
+    assert!(s.find_token("h3").expect("find").is_none());
+    assert_eq!(
+        s.tokens()
+            .expect("list")
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["alice", "root"]
+    );
+    assert_eq!(s.revoke_tokens("alice").expect("revoke"), 1);
+    assert_eq!(s.revoke_tokens("alice").expect("revoke"), 0);
+    assert_eq!(s.tokens().expect("list").len(), 1);
+}
+
+/// A database written by the previous schema (one verdict column per submission, results keyed
+/// by submission) opens, keeps every submission and shows each stored verdict as its current
+/// judging.
+#[test]
+fn a_database_from_before_judgings_history_is_upgraded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("old.sqlite3");
+    {
+        let old = rusqlite::Connection::open(&path).expect("create");
+        old.execute_batch(store::sqlite::MIGRATIONS[0])
+            .expect("old schema");
+        old.execute_batch(
+            "PRAGMA user_version = 1;
+             INSERT INTO submissions (user, problem, language, source, state, verdict, score,
+                 max_cpu_ms, max_memory_kib, compile_output, message, warnings, judge_version,
+                 queued_at, started_at, finished_at, attempts, judged)
+             VALUES
+             ('alice', 'aplusb', 'c', x'696e74', 'done', 'AC', 100, 5, 1000, 'ok', '', '[\"w\"]',
+                 'ojd 0.1', 10, 11, 12, 1, 1),
+             ('bob', 'aplusb', 'py', x'7072696e74', 'done', 'WA', 0, 6, 2000, '', '', '[]',
+                 'ojd 0.1', 20, 21, 22, 2, 2),
+             ('carol', 'aplusb', 'c', x'00', 'judging', NULL, NULL, NULL, NULL, '', '', '[]',
+                 NULL, 30, 31, NULL, 1, 0),
+             ('dave', 'aplusb', 'c', x'01', 'queued', NULL, NULL, NULL, NULL, '', '', '[]',
+                 NULL, 40, NULL, NULL, 0, 0);
+             INSERT INTO results VALUES
+             (1, 0, '1', 1, 'AC', 1, 5, 100, '0', '', NULL),
+             (1, 1, '2', 0, 'AC', 2, 9, 100, '0', '', NULL),
+             (2, 0, '1', 1, 'WA', 1, 4, 100, '0', 'wrong', '{\"lines\":[]}');
+             INSERT INTO tokens VALUES ('hash', 'alice', 0, 5);",
+        )
+        .expect("old rows");
+    }
+    let s = store::open(path.to_str().expect("utf-8")).expect("the old database opens");
+    let all = s
+        .list(&ListFilter {
+            limit: 10,
+            ..Default::default()
+        })
+        .expect("list");
+    assert_eq!(all.len(), 4, "every submission kept: {all:?}");
+    let a = s.get(1).expect("get").expect("alice's");
+    assert_eq!(
+        (
+            a.info.state,
+            a.info.verdict,
+            a.info.score,
+            a.info.judged,
+            a.info.attempts
+        ),
+        (State::Done, Some(Verdict::Accepted), Some(100), 1, 1)
+    );
+    assert_eq!(
+        (
+            a.info.started_at,
+            a.info.finished_at,
+            a.info.judge_version.as_deref()
+        ),
+        (Some(11), Some(12), Some("ojd 0.1"))
+    );
+    assert_eq!(
+        (a.compile_output.as_str(), a.warnings.clone()),
+        ("ok", vec!["w".to_string()])
+    );
+    assert_eq!(
+        a.tests.iter().map(|t| t.wall_ms).collect::<Vec<_>>(),
+        [5, 9]
+    );
+    assert_eq!(a.source, b"int");
+    let b = s.get(2).expect("get").expect("bob's");
+    assert_eq!(b.info.verdict, Some(Verdict::WrongAnswer));
+    assert_eq!(b.tests[0].message, "wrong");
+    let history = s.judgings(1).expect("judgings");
+    assert_eq!(history.len(), 1);
+    assert_eq!(
+        (
+            history[0].attempt,
+            history[0].current,
+            history[0].max_wall_ms
+        ),
+        (1, true, Some(9))
+    );
+    let c = s.info(3).expect("info").expect("carol's");
+    assert_eq!(
+        (c.state, c.verdict, c.judging, c.started_at),
+        (State::Judging, None, None, Some(31))
+    );
+    assert!(s.find_token("hash").expect("token").is_some());
+    // The upgraded database works as a queue: the interrupted and the queued one get judged.
+    assert_eq!(s.requeue_interrupted().expect("requeue"), 1);
+    let first = s.claim("h", 50).expect("claim").expect("queued");
+    assert_eq!((first.id, first.attempt), (3, 2));
+    assert!(s
+        .finish(
+            first.id,
+            first.attempt,
+            &report(Verdict::Accepted, 1),
+            "",
+            51
+        )
+        .expect("finish"));
+    let second = s.claim("h", 52).expect("claim").expect("queued");
+    assert_eq!(second.id, 4);
+    drop(s);
+    // Opening again runs nothing twice.
+    let s = store::open(path.to_str().expect("utf-8")).expect("reopens");
+    assert_eq!(
+        s.info(3).expect("info").expect("row").verdict,
+        Some(Verdict::Accepted)
+    );
+}
+
+#[test]
+fn a_database_newer_than_this_ojd_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("new.sqlite3");
+    rusqlite::Connection::open(&path)
+        .expect("create")
+        .execute_batch("PRAGMA user_version = 999")
+        .expect("version");
+    let err = store::open(path.to_str().expect("utf-8"))
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("schema version 999"), "{err}");
+}
