@@ -11,6 +11,9 @@
 //! original statement: when a sample's `.ans` exists without a record, the reference must
 //! reproduce it byte for byte, else gen fails rather than overwrite it.
 //!
+//! A package with `answers = "given"` (an imported one) brings its own answers: gen validates
+//! its inputs and never runs the reference for answers.
+//!
 //! `--check` ([`GenOptions::check`]) writes nothing: it rebuilds every input and answer in a
 //! scratch folder and reports each committed file that differs, with a diff.
 
@@ -126,6 +129,14 @@ fn write_lock(path: &Path, lock: &BTreeMap<String, (String, String)>) -> std::io
 /// the input changed since the answer was made, or the answer was edited. Reads files only;
 /// compiles and runs nothing (a changed generator is found by `ojd gen --check`).
 pub fn stale_answers(problem: &Problem) -> Vec<String> {
+    if problem.answers_given {
+        // The package's own answers (an imported package): only a missing one is stale.
+        return problem
+            .missing_answers()
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+    }
     let solution = std::fs::read(problem.dir.join(&problem.solution)).unwrap_or_default();
     let lock = read_lock(&problem.dir.join(LOCK_FILE));
     let fresh = |t: &crate::problem::TestCase| -> Option<bool> {
@@ -237,9 +248,6 @@ fn generate_in(
         problem: problem.id.clone(),
         ..Default::default()
     };
-    let solution_src = std::fs::read(problem.dir.join(&problem.solution))
-        .map_err(cx.io(format!("read {}", problem.solution.display())))?;
-    let solution = cx.compile(&problem.solution)?;
     // Where inputs and answers go: the package, or a scratch copy under --check.
     let out_dir = if opts.check {
         cx.work.join("tests")
@@ -303,7 +311,7 @@ fn generate_in(
             let input = input_of(&t.name);
             let outcome = cx.judge.execute(&ProgramRun {
                 program: &validator,
-                args: &[],
+                args: &problem.validator_args,
                 stdin: Some(&input),
                 stdout: &out,
                 stderr: Some(&err),
@@ -311,7 +319,11 @@ fn generate_in(
                 collect: vec![],
                 limits: cx.tool_limits(),
             })?;
-            if !outcome.success() {
+            let accepted = outcome.killed_by.is_none()
+                && outcome.exec_error.is_none()
+                && outcome.termination
+                    == crate::sandbox::Termination::Exited(problem.validator_accept);
+            if !accepted {
                 let msg =
                     crate::judge::read_capped(&err, 1024) + &crate::judge::read_capped(&out, 512);
                 return Err(GenError::Invalid {
@@ -323,6 +335,14 @@ fn generate_in(
             summary.inputs_validated += 1;
         }
     }
+    if problem.answers_given {
+        // The package brought its answers (an imported package): nothing to make.
+        summary.answers_unchanged = problem.tests.len() - problem.missing_answers().len();
+        return Ok(summary);
+    }
+    let solution_src = std::fs::read(problem.dir.join(&problem.solution))
+        .map_err(cx.io(format!("read {}", problem.solution.display())))?;
+    let solution = cx.compile(&problem.solution)?;
     let lock_path = problem.dir.join(LOCK_FILE);
     let old_lock = read_lock(&lock_path);
     let mut lock = BTreeMap::new();

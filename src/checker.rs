@@ -1,11 +1,13 @@
 //! Output checkers: compare a program's output with the expected answer.
 //!
-//! Built-in: `tokens` (default), `exact`, `lines`, `float`. A UTF-8 BOM and CRLF line ends never
-//! make an answer wrong under any of them, nor does a missing or extra final newline. External
-//! checkers (testlib protocol) run in the sandbox from the judge; [`testlib_outcome`] reads
-//! their exit status here.
+//! Built-in: `tokens` (default), `exact`, `lines`, `float`, and `kattis-default` (the Kattis
+//! default output validator with its flags, [`DefaultFlags`]). A UTF-8 BOM and CRLF line ends
+//! never make an answer wrong under any of them, nor does a missing or extra final newline.
+//! External checkers run in the sandbox from the judge; [`testlib_outcome`] reads a testlib
+//! checker's exit status and [`kattis_outcome`] a Kattis output validator's (42/43 and its
+//! feedback files).
 
-use crate::problem::CheckerSpec;
+use crate::problem::{CheckerSpec, DefaultFlags};
 
 /// What a checker decided.
 #[derive(Clone, Debug, PartialEq)]
@@ -212,9 +214,103 @@ pub fn compare(spec: &CheckerSpec, output: &[u8], answer: &[u8]) -> CheckOutcome
                 )),
             }
         }
-        CheckerSpec::Program { .. } => {
+        CheckerSpec::KattisDefault(flags) => compare_default(flags, &output, &answer),
+        CheckerSpec::Program { .. } | CheckerSpec::Kattis { .. } => {
             CheckOutcome::Failed("external checkers are run by the judge".into())
         }
+    }
+}
+
+/// The Kattis default validator: tokens (case-insensitive unless `case_sensitive`), numbers of
+/// the answer within a tolerance when one is given, and with `space_change_sensitive` the
+/// whitespace between tokens byte for byte (after CRLF and final-newline normalisation).
+fn compare_default(flags: &DefaultFlags, output: &[u8], answer: &[u8]) -> CheckOutcome {
+    let floats =
+        flags.float_absolute_tolerance.is_some() || flags.float_relative_tolerance.is_some();
+    let equal = |o: &[u8], a: &[u8]| {
+        let same = if flags.case_sensitive {
+            o == a
+        } else {
+            o.eq_ignore_ascii_case(a)
+        };
+        if same || !floats {
+            return same;
+        }
+        let (Some(y), Some(x)) = (parse_float(a), parse_float(o)) else {
+            return false;
+        };
+        let d = (x - y).abs();
+        flags.float_absolute_tolerance.is_some_and(|e| d <= e)
+            || flags
+                .float_relative_tolerance
+                .is_some_and(|e| d <= e * y.abs())
+    };
+    let verdict = compare_tokens(output, answer, equal);
+    if verdict != CheckOutcome::Accepted || !flags.space_change_sensitive {
+        return verdict;
+    }
+    let (o, a) = (whitespace_runs(output), whitespace_runs(answer));
+    if o == a {
+        return CheckOutcome::Accepted;
+    }
+    let at = o.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(0);
+    CheckOutcome::Wrong(format!(
+        "whitespace differs before token {} (space_change_sensitive)",
+        at + 1
+    ))
+}
+
+/// The whitespace before each token (and after the last), with a final newline dropped.
+fn whitespace_runs(data: &[u8]) -> Vec<&[u8]> {
+    let data = data.strip_suffix(b"\n").unwrap_or(data);
+    let mut runs = Vec::new();
+    let mut i = 0;
+    loop {
+        let start = i;
+        while i < data.len() && data[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        runs.push(&data[start..i]);
+        if i == data.len() {
+            return runs;
+        }
+        while i < data.len() && !data[i].is_ascii_whitespace() {
+            i += 1;
+        }
+    }
+}
+
+fn parse_float(b: &[u8]) -> Option<f64> {
+    std::str::from_utf8(b)
+        .ok()?
+        .parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+}
+
+/// A Kattis output validator's verdict: exit 42 accepted, 43 wrong answer, anything else (or
+/// a signal) a judge error. `teammessage.txt` is the message the student may see;
+/// `judgemessage.txt` is for admins (it follows the team's part, after "judge:").
+pub fn kattis_outcome(exit: Option<i32>, judge_message: &str, team_message: &str) -> CheckOutcome {
+    let first = |s: &str| s.lines().next().unwrap_or("").trim().to_string();
+    let (judge, team) = (first(judge_message), first(team_message));
+    let message = match (team.is_empty(), judge.is_empty()) {
+        (true, true) => String::new(),
+        (false, true) => team,
+        (true, false) => format!("judge: {judge}"),
+        (false, false) => format!("{team}; judge: {judge}"),
+    };
+    match exit {
+        Some(42) => CheckOutcome::Accepted,
+        Some(43) => CheckOutcome::Wrong(if message.is_empty() {
+            "wrong answer (output validator)".into()
+        } else {
+            message
+        }),
+        Some(c) => CheckOutcome::Failed(format!(
+            "output validator exited with code {c} (42 accepts, 43 rejects): {message}"
+        )),
+        None => CheckOutcome::Failed(format!("output validator crashed: {message}")),
     }
 }
 
@@ -316,6 +412,100 @@ mod tests {
             "identical tokens"
         );
         assert!(matches!(compare(&spec, b"inf", b"1e308"), Wrong(_)));
+    }
+
+    #[test]
+    fn kattis_default_flags_as_the_spec_says() {
+        let f = |flags: &[&str]| {
+            let v: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+            CheckerSpec::KattisDefault(DefaultFlags::parse(&v).unwrap())
+        };
+        let none = f(&[]);
+        assert_eq!(
+            compare(&none, b"Yes\n", b"yes\n"),
+            Accepted,
+            "case-insensitive by default"
+        );
+        assert_eq!(compare(&none, b"yes   no\n\n", b"yes no\n"), Accepted);
+        assert!(
+            matches!(compare(&none, b"1.0\n", b"1\n"), Wrong(_)),
+            "no tolerance: strings"
+        );
+        let cs = f(&["case_sensitive"]);
+        assert!(matches!(compare(&cs, b"Yes\n", b"yes\n"), Wrong(_)));
+        let sp = f(&["space_change_sensitive"]);
+        assert!(matches!(compare(&sp, b"a  b\n", b"a b\n"), Wrong(_)));
+        assert!(
+            matches!(compare(&sp, b"a b \n", b"a b\n"), Wrong(_)),
+            "trailing space"
+        );
+        assert_eq!(
+            compare(&sp, b"A b", b"a b\n"),
+            Accepted,
+            "final newline forgiven"
+        );
+        assert_eq!(
+            compare(&sp, b"a b\r\nc\r\n", b"a b\nc\n"),
+            Accepted,
+            "CRLF forgiven"
+        );
+        let abs = f(&["float_absolute_tolerance", "0.01"]);
+        assert_eq!(compare(&abs, b"1.005 x\n", b"1 X\n"), Accepted);
+        assert!(
+            matches!(compare(&abs, b"100.5\n", b"100\n"), Wrong(_)),
+            "abs only"
+        );
+        let rel = f(&["float_relative_tolerance", "0.01"]);
+        assert_eq!(compare(&rel, b"100.5\n", b"100\n"), Accepted);
+        assert!(
+            matches!(compare(&rel, b"0.005\n", b"0\n"), Wrong(_)),
+            "rel only"
+        );
+        assert!(matches!(compare(&rel, b"abc\n", b"100\n"), Wrong(_)));
+        let both = f(&["float_tolerance", "1e-3"]);
+        assert_eq!(compare(&both, b"0.0005 1000.5\n", b"0 1000\n"), Accepted);
+        assert!(DefaultFlags::parse(&["colour".into()]).is_err());
+        assert!(DefaultFlags::parse(&["float_tolerance".into()]).is_err());
+    }
+
+    #[test]
+    fn default_flags_map_onto_builtins() {
+        let parse = |flags: &[&str]| {
+            let v: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+            DefaultFlags::parse(&v).unwrap().into_checker()
+        };
+        assert_eq!(parse(&["case_sensitive"]), CheckerSpec::Tokens);
+        assert_eq!(
+            parse(&["case_sensitive", "float_absolute_tolerance", "1e-6"]),
+            CheckerSpec::Float {
+                abs: 1e-6,
+                rel: 0.0
+            }
+        );
+        assert!(matches!(parse(&[]), CheckerSpec::KattisDefault(_)));
+        // Round trip through the flags an export writes.
+        for spec in [
+            CheckerSpec::Tokens,
+            CheckerSpec::Float {
+                abs: 1e-6,
+                rel: 1e-9,
+            },
+        ] {
+            let flags = spec.default_flags().unwrap().to_flags();
+            assert_eq!(DefaultFlags::parse(&flags).unwrap().into_checker(), spec);
+        }
+    }
+
+    #[test]
+    fn kattis_codes() {
+        assert_eq!(kattis_outcome(Some(42), "", ""), Accepted);
+        assert_eq!(
+            kattis_outcome(Some(43), "expected 5 got 6\n", "too large\n"),
+            Wrong("too large; judge: expected 5 got 6".into())
+        );
+        assert!(matches!(kattis_outcome(Some(0), "", ""), Failed(_)));
+        assert!(matches!(kattis_outcome(Some(1), "", ""), Failed(_)));
+        assert!(matches!(kattis_outcome(None, "", ""), Failed(_)));
     }
 
     #[test]

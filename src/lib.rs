@@ -11,6 +11,8 @@ pub mod checker;
 pub mod config;
 pub mod contest;
 pub mod diff;
+pub mod export;
+pub mod import;
 pub mod judge;
 pub mod lang;
 pub mod problem;

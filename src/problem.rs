@@ -27,7 +27,16 @@ pub struct Problem {
     pub checker: CheckerSpec,
     /// Reference solver, relative to `dir`.
     pub solution: PathBuf,
+    /// True when the `.ans` files come with the package (`answers = "given"`, as imported
+    /// packages have them): `ojd gen` then validates inputs only and never rewrites an answer.
+    pub answers_given: bool,
     pub validator: Option<PathBuf>,
+    /// The exit code by which the validator accepts an input: 0, or 42 for a Kattis validator.
+    pub validator_accept: i32,
+    /// Arguments given to the validator (Kattis `input_validator_flags`).
+    pub validator_args: Vec<String>,
+    /// An interactor: the program talks to it through pipes instead of reading a test file.
+    pub interactor: Option<Interactor>,
     pub io: IoMode,
     pub tests: Vec<TestCase>,
     pub generate: Vec<Generated>,
@@ -49,6 +58,136 @@ pub enum CheckerSpec {
     Float { abs: f64, rel: f64 },
     /// An external checker program speaking testlib's protocol.
     Program { path: PathBuf },
+    /// The Kattis default output validator with its flags (see [`DefaultFlags`]).
+    KattisDefault(DefaultFlags),
+    /// A Kattis output validator: `validator input answer feedback_dir [flags] < output`,
+    /// exit 42 accepted, 43 wrong answer, anything else a judge error.
+    Kattis { path: PathBuf, flags: Vec<String> },
+}
+
+/// The Kattis default output validator's flags, as the package format defines them: tokens
+/// separated by whitespace, compared case-insensitively unless `case_sensitive`; the amount of
+/// whitespace matters only with `space_change_sensitive`; with a tolerance, a token of the
+/// answer that is a number matches an output number within the absolute or the relative
+/// tolerance (either suffices).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DefaultFlags {
+    pub case_sensitive: bool,
+    pub space_change_sensitive: bool,
+    pub float_absolute_tolerance: Option<f64>,
+    pub float_relative_tolerance: Option<f64>,
+}
+
+impl DefaultFlags {
+    /// Parses `validator_flags` of a Kattis package; an unknown flag is an error naming it.
+    pub fn parse(flags: &[String]) -> Result<DefaultFlags, String> {
+        let mut f = DefaultFlags::default();
+        let mut it = flags.iter();
+        while let Some(flag) = it.next() {
+            let mut number = |name: &str| -> Result<f64, String> {
+                let v = it
+                    .next()
+                    .ok_or_else(|| format!("{name} needs a number after it"))?;
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| format!("{name}: expected a non-negative number, found {v:?}"))
+            };
+            match flag.as_str() {
+                "case_sensitive" => f.case_sensitive = true,
+                "space_change_sensitive" => f.space_change_sensitive = true,
+                "float_absolute_tolerance" => {
+                    f.float_absolute_tolerance = Some(number("float_absolute_tolerance")?)
+                }
+                "float_relative_tolerance" => {
+                    f.float_relative_tolerance = Some(number("float_relative_tolerance")?)
+                }
+                "float_tolerance" => {
+                    let e = number("float_tolerance")?;
+                    f.float_absolute_tolerance = Some(e);
+                    f.float_relative_tolerance = Some(e);
+                }
+                other => {
+                    return Err(format!(
+                        "unknown flag {other:?} (known: case_sensitive, space_change_sensitive, \
+                         float_tolerance, float_absolute_tolerance, float_relative_tolerance)"
+                    ))
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    /// The flags that select this comparison in a Kattis package.
+    pub fn to_flags(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.case_sensitive {
+            v.push("case_sensitive".to_string());
+        }
+        if self.space_change_sensitive {
+            v.push("space_change_sensitive".to_string());
+        }
+        if let Some(a) = self.float_absolute_tolerance {
+            v.extend(["float_absolute_tolerance".to_string(), format!("{a:e}")]);
+        }
+        if let Some(r) = self.float_relative_tolerance {
+            v.extend(["float_relative_tolerance".to_string(), format!("{r:e}")]);
+        }
+        v
+    }
+
+    /// The ojd built-in checker that compares exactly as these flags do, or `KattisDefault`
+    /// itself when none does: `case_sensitive` alone is `tokens`; with tolerances it is `float`.
+    pub fn into_checker(self) -> CheckerSpec {
+        let floats =
+            self.float_absolute_tolerance.is_some() || self.float_relative_tolerance.is_some();
+        match (self.case_sensitive, self.space_change_sensitive, floats) {
+            (true, false, false) => CheckerSpec::Tokens,
+            (true, false, true) => CheckerSpec::Float {
+                abs: self.float_absolute_tolerance.unwrap_or(0.0),
+                rel: self.float_relative_tolerance.unwrap_or(0.0),
+            },
+            _ => CheckerSpec::KattisDefault(self),
+        }
+    }
+}
+
+impl CheckerSpec {
+    /// The Kattis default-validator flags that compare as this built-in checker does, if any.
+    pub fn default_flags(&self) -> Option<DefaultFlags> {
+        match self {
+            CheckerSpec::Tokens => Some(DefaultFlags {
+                case_sensitive: true,
+                ..Default::default()
+            }),
+            CheckerSpec::Float { abs, rel } => Some(DefaultFlags {
+                case_sensitive: true,
+                float_absolute_tolerance: Some(*abs),
+                float_relative_tolerance: Some(*rel),
+                ..Default::default()
+            }),
+            CheckerSpec::KattisDefault(f) => Some(f.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// How an interactor speaks: its arguments and exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InteractorProtocol {
+    /// Kattis: `interactor input answer feedback_dir`, 42 accepted, 43 wrong answer.
+    Kattis,
+    /// testlib: `interactor input tout answer`, 0 accepted, 1 (2) wrong answer, 3 failure.
+    Testlib,
+}
+
+/// The program that talks to a submission of an interactive problem.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Interactor {
+    pub path: PathBuf,
+    pub protocol: InteractorProtocol,
+    pub flags: Vec<String>,
 }
 
 /// File I/O as NOIP used it: the input is also put in the working folder, and the output is
@@ -219,6 +358,8 @@ const KNOWN_KEYS: &[&str] = &[
     "checker",
     "solution",
     "validator",
+    "answers",
+    "interactor",
     "io",
     "generate",
     "stress",
@@ -278,9 +419,20 @@ impl Problem {
         let solution = cx
             .file(dir, "solution", &solution_name)
             .unwrap_or_else(|| solution_name.into());
-        let validator = cx
-            .string(&table, "validator")
-            .and_then(|v| cx.file(dir, "validator", &v));
+        let (validator, validator_accept, validator_args) =
+            parse_validator(&mut cx, dir, table.get("validator"));
+        let answers_given = match cx.string(&table, "answers").as_deref() {
+            None | Some("generated") => false,
+            Some("given") => true,
+            Some(other) => {
+                cx.err(
+                    "answers",
+                    format!("expected \"generated\" or \"given\", found {other:?}"),
+                );
+                false
+            }
+        };
+        let interactor = parse_interactor(&mut cx, dir, table.get("interactor"));
         let io = parse_io(&mut cx, table.get("io"));
         let generate = parse_generate(&mut cx, dir, table.get("generate"));
         let stress = parse_stress(&mut cx, dir, table.get("stress"));
@@ -300,7 +452,11 @@ impl Problem {
             output_limit,
             checker,
             solution,
+            answers_given,
             validator,
+            validator_accept,
+            validator_args,
+            interactor,
             io,
             tests,
             generate,
@@ -321,8 +477,8 @@ impl Problem {
 }
 
 fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSpec {
-    let kinds =
-        "\"tokens\", \"exact\", \"lines\", \"float\" or a table { kind = \"program\", path = ... }";
+    let kinds = "\"tokens\", \"exact\", \"lines\", \"float\" or a table with kind = \"float\", \
+                 \"program\", \"kattis\" or \"kattis-default\"";
     match v {
         None => CheckerSpec::Tokens,
         Some(toml::Value::String(s)) => match s.as_str() {
@@ -342,7 +498,18 @@ fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSp
             }
         },
         Some(toml::Value::Table(t)) => {
-            cx.unknown(t, &["kind", "abs", "rel", "path"], "checker.");
+            let known: &[&str] = match t.get("kind").and_then(|k| k.as_str()) {
+                Some("kattis") => &["kind", "path", "flags"],
+                Some("kattis-default") => &[
+                    "kind",
+                    "case_sensitive",
+                    "space_change_sensitive",
+                    "float_absolute_tolerance",
+                    "float_relative_tolerance",
+                ],
+                _ => &["kind", "abs", "rel", "path"],
+            };
+            cx.unknown(t, known, "checker.");
             let num = |cx: &mut Ctx, key: &str| match t.get(key) {
                 None => 1e-6,
                 Some(toml::Value::Float(f)) if *f >= 0.0 => *f,
@@ -367,6 +534,42 @@ fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSp
                         CheckerSpec::Tokens
                     }
                 },
+                Some("kattis") => match t.get("path").and_then(|p| p.as_str()) {
+                    Some(p) => {
+                        let path = cx.file(dir, "checker.path", p).unwrap_or_default();
+                        let flags = cx.strings(t, "flags");
+                        CheckerSpec::Kattis { path, flags }
+                    }
+                    None => {
+                        cx.err("checker.path", "missing (the output validator's source)");
+                        CheckerSpec::Tokens
+                    }
+                },
+                Some("kattis-default") => {
+                    let flag = |cx: &mut Ctx, key: &str| match t.get(key) {
+                        None => false,
+                        Some(toml::Value::Boolean(b)) => *b,
+                        Some(_) => {
+                            cx.err(&format!("checker.{key}"), "expected true or false");
+                            false
+                        }
+                    };
+                    let tol = |cx: &mut Ctx, key: &str| match t.get(key) {
+                        None => None,
+                        Some(toml::Value::Float(f)) if *f >= 0.0 => Some(*f),
+                        Some(toml::Value::Integer(i)) if *i >= 0 => Some(*i as f64),
+                        Some(_) => {
+                            cx.err(&format!("checker.{key}"), "expected a non-negative number");
+                            None
+                        }
+                    };
+                    CheckerSpec::KattisDefault(DefaultFlags {
+                        case_sensitive: flag(cx, "case_sensitive"),
+                        space_change_sensitive: flag(cx, "space_change_sensitive"),
+                        float_absolute_tolerance: tol(cx, "float_absolute_tolerance"),
+                        float_relative_tolerance: tol(cx, "float_relative_tolerance"),
+                    })
+                }
                 Some(k @ ("tokens" | "exact" | "lines")) => {
                     parse_checker(cx, dir, Some(&toml::Value::String(k.into())))
                 }
@@ -381,6 +584,84 @@ fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSp
             CheckerSpec::Tokens
         }
     }
+}
+
+fn parse_validator(
+    cx: &mut Ctx,
+    dir: &Path,
+    v: Option<&toml::Value>,
+) -> (Option<PathBuf>, i32, Vec<String>) {
+    match v {
+        None => (None, 0, Vec::new()),
+        Some(toml::Value::String(p)) => (cx.file(dir, "validator", p), 0, Vec::new()),
+        Some(toml::Value::Table(t)) => {
+            cx.unknown(t, &["path", "accept_exit", "args"], "validator.");
+            let path = match cx.required_string(t, "path") {
+                Some(p) => cx.file(dir, "validator.path", &p),
+                None => None,
+            };
+            let accept = match t.get("accept_exit") {
+                None => 0,
+                Some(toml::Value::Integer(n)) if (0..=255).contains(n) => *n as i32,
+                Some(_) => {
+                    cx.err(
+                        "validator.accept_exit",
+                        "expected an exit code from 0 to 255",
+                    );
+                    0
+                }
+            };
+            (path, accept, cx.strings(t, "args"))
+        }
+        Some(_) => {
+            cx.err(
+                "validator",
+                "expected a path or a table { path, accept_exit, args }",
+            );
+            (None, 0, Vec::new())
+        }
+    }
+}
+
+fn parse_interactor(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> Option<Interactor> {
+    let t = match v? {
+        toml::Value::Table(t) => t,
+        toml::Value::String(p) => {
+            let path = cx.file(dir, "interactor", p)?;
+            return Some(Interactor {
+                path,
+                protocol: InteractorProtocol::Kattis,
+                flags: Vec::new(),
+            });
+        }
+        _ => {
+            cx.err(
+                "interactor",
+                "expected a path or a table { path, protocol, flags }",
+            );
+            return None;
+        }
+    };
+    cx.unknown(t, &["path", "protocol", "flags"], "interactor.");
+    let protocol = match cx.string(t, "protocol").as_deref() {
+        None | Some("kattis") => InteractorProtocol::Kattis,
+        Some("testlib") => InteractorProtocol::Testlib,
+        Some(other) => {
+            cx.err(
+                "interactor.protocol",
+                format!("expected \"kattis\" or \"testlib\", found {other:?}"),
+            );
+            InteractorProtocol::Kattis
+        }
+    };
+    let flags = cx.strings(t, "flags");
+    let path = cx.required_string(t, "path")?;
+    let path = cx.file(dir, "interactor.path", &path)?;
+    Some(Interactor {
+        path,
+        protocol,
+        flags,
+    })
 }
 
 fn plain_name(cx: &mut Ctx, key: &str, s: String) -> Option<String> {
