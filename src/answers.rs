@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::judge::{Judge, JudgeError, Program, ProgramRun};
+use crate::judge::{Compiled, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::Problem;
 use crate::sandbox::Limits;
 
@@ -162,8 +162,8 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn compile(&self, rel: &Path) -> Result<Program, GenError> {
         match self.judge.compile_file(&self.problem.dir.join(rel))? {
-            Ok(p) => Ok(p),
-            Err(message) => Err(GenError::Compile {
+            Compiled::Program(p) => Ok(p),
+            Compiled::Error(message) => Err(GenError::Compile {
                 problem: self.problem.id.clone(),
                 program: rel.display().to_string(),
                 message,
@@ -201,7 +201,7 @@ impl Ctx<'_> {
         let why = crate::judge::classify(outcome, &limits)
             .map(|(v, m)| format!("{v}: {m}"))
             .unwrap_or_default();
-        let err = crate::judge::read_capped(stderr, 1024);
+        let err = crate::fsutil::read_capped(stderr, 1024);
         GenError::Run {
             problem: self.problem.id.clone(),
             what: what.into(),
@@ -325,7 +325,7 @@ fn generate_in(
                     == crate::sandbox::Termination::Exited(problem.validator_accept);
             if !accepted {
                 let msg =
-                    crate::judge::read_capped(&err, 1024) + &crate::judge::read_capped(&out, 512);
+                    crate::fsutil::read_capped(&err, 1024) + &crate::fsutil::read_capped(&out, 512);
                 return Err(GenError::Invalid {
                     problem: problem.id.clone(),
                     test: t.name.clone(),

@@ -12,6 +12,7 @@ pub mod config;
 pub mod contest;
 pub mod diff;
 pub mod export;
+pub mod fsutil;
 pub mod import;
 pub mod judge;
 pub mod lang;

@@ -51,6 +51,7 @@ pub fn stress(
     let compile = |rel: &PathBuf| -> Result<crate::judge::Program, StressError> {
         judge
             .compile_file(&problem.dir.join(rel))?
+            .into_result()
             .map_err(|message| StressError::Compile {
                 problem: problem.id.clone(),
                 program: rel.display().to_string(),
@@ -120,7 +121,7 @@ pub fn stress(
         match compare(&problem.checker, &outputs[1], &outputs[0]) {
             CheckOutcome::Accepted => summary.agreed += 1,
             CheckOutcome::Wrong(m) | CheckOutcome::Failed(m) => {
-                let text = crate::judge::read_capped(&input, 4096);
+                let text = crate::fsutil::read_capped(&input, 4096);
                 summary.disagreement = Some((seed, text, format!("brute force vs reference: {m}")));
                 break;
             }

@@ -236,8 +236,8 @@ async fn problem(
         .map(|t| {
             serde_json::json!({
                 "name": t.name,
-                "input": crate::judge::read_capped(&t.input, SAMPLE_VIEW_LIMIT),
-                "answer": crate::judge::read_capped(&t.answer, SAMPLE_VIEW_LIMIT),
+                "input": crate::fsutil::read_capped(&t.input, SAMPLE_VIEW_LIMIT),
+                "answer": crate::fsutil::read_capped(&t.answer, SAMPLE_VIEW_LIMIT),
             })
         })
         .collect();

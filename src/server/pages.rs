@@ -119,8 +119,8 @@ fn problem_page(
         esc(&p.source)
     );
     for t in p.tests.iter().filter(|t| t.sample) {
-        let input = crate::judge::read_capped(&t.input, 16 * 1024);
-        let answer = crate::judge::read_capped(&t.answer, 16 * 1024);
+        let input = crate::fsutil::read_capped(&t.input, 16 * 1024);
+        let answer = crate::fsutil::read_capped(&t.answer, 16 * 1024);
         body.push_str(&format!(
             "<div class=\"sample\"><div><h3>Sample input ({name})</h3><pre>{}</pre></div><div><h3>Sample output ({name})</h3><pre>{}</pre></div></div>",
             esc(&input),

@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use super::discover::{ms, record_error, Plan, Stage};
 use super::{Cell, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
 use crate::answers::{self, GenError, GenOptions, GenSummary};
-use crate::judge::{Judge, JudgeError, Submission};
+use crate::judge::{Compiled, Judge, JudgeError, Submission};
 use crate::problem::Problem;
 use crate::verdict::{TestResult, Verdict};
 
@@ -85,12 +85,12 @@ pub(super) fn compile_all(
             .expect("only loaded problems have submissions");
         let sub = &mut plan.subs[s];
         match r {
-            Ok(Ok(program)) => {
+            Ok(Compiled::Program(program)) => {
                 sub.report.limit_ms = ms(judge.limits_for(problem, &program).cpu);
                 sub.stage = Stage::Compiled;
                 sub.cells = vec![None; problem.tests.len()];
             }
-            Ok(Err(message)) => {
+            Ok(Compiled::Error(message)) => {
                 sub.report.compile_output = message;
                 sub.stage = Stage::CompileError;
             }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ojd::config::Config;
-use ojd::judge::{classify, Judge, Program, ProgramRun};
+use ojd::judge::{classify, Compiled, Judge, Program, ProgramRun};
 use ojd::problem::Problem;
 use ojd::sandbox::{LimitKind, Limits, RunOutcome};
 use ojd::units::ByteSize;
@@ -99,8 +99,8 @@ fn compile(j: &Judge, name: &str) -> Program {
         .compile(&common::submission(j, &hostile(name)))
         .expect("compiling does not fail the judge")
     {
-        Ok(p) => p,
-        Err(message) => panic!("{name} does not compile:\n{message}"),
+        Compiled::Program(p) => p,
+        Compiled::Error(message) => panic!("{name} does not compile:\n{message}"),
     }
 }
 
@@ -165,8 +165,8 @@ fn run_boxed(
     Ran {
         verdict,
         message,
-        stdout: ojd::judge::read_capped(&out, 8 * MIB),
-        stderr: ojd::judge::read_capped(&err, 64 * 1024),
+        stdout: ojd::fsutil::read_capped(&out, 8 * MIB),
+        stderr: ojd::fsutil::read_capped(&err, 64 * 1024),
         stdout_len: len(&out),
         stderr_len: len(&err),
         outcome,

@@ -41,7 +41,7 @@ fn accepted_as_a_ready_binary() {
     let j = common::judge(1);
     // The binary is built by the sandboxed compiler, then submitted as a ready executable.
     let c = common::submission(&j, &sub("accepted/ac.c"));
-    let program = j.compile(&c).unwrap().unwrap();
+    let program = j.compile(&c).unwrap().into_result().unwrap();
     let binary = std::fs::read(program.dir.join("main")).unwrap();
     let p = ojd::problem::Problem::load(&aplusb()).unwrap();
     let s = Submission {
@@ -207,6 +207,7 @@ fn fork_bomb_ends_as_a_verdict_and_leaves_nothing() {
 fn compile_fixture(j: &Judge, rel: &str) -> ojd::judge::Program {
     j.compile(&common::submission(j, &testdata(rel)))
         .unwrap()
+        .into_result()
         .unwrap()
 }
 

@@ -55,6 +55,7 @@ fn memory_bombs_are_mle_and_the_next_run_starts_clean() {
     let touch = j
         .compile(&common::submission(&j, &testdata("programs/touch100m.c")))
         .unwrap()
+        .into_result()
         .unwrap();
     let small = j
         .compile(&common::submission(
@@ -62,6 +63,7 @@ fn memory_bombs_are_mle_and_the_next_run_starts_clean() {
             &testdata("aplusb/submissions/accepted/ac.c"),
         ))
         .unwrap()
+        .into_result()
         .unwrap();
     let sample = testdata("aplusb/tests/sample-1.in");
 
@@ -209,6 +211,7 @@ fn urandom_and_big_mappings_are_accounted_correctly() {
             &testdata("aplusb/submissions/accepted/ac.c"),
         ))
         .unwrap()
+        .into_result()
         .unwrap();
     let sample = testdata("aplusb/tests/sample-1.in");
 

@@ -1,0 +1,41 @@
+//! Small file helpers shared by the judge, the generators and the pages.
+
+use std::path::Path;
+
+/// Reads at most `limit` bytes of a text file, marking a cut. A missing or unreadable file reads
+/// as empty: callers use this for logs and previews, where absence is not an error.
+pub fn read_capped(path: &Path, limit: u64) -> String {
+    let Ok(f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let mut buf = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(f, limit + 1), &mut buf);
+    let cut = buf.len() as u64 > limit;
+    buf.truncate(limit as usize);
+    let mut s = String::from_utf8_lossy(&buf).into_owned();
+    if cut {
+        s.push_str("\n… (truncated)\n");
+    }
+    s
+}
+
+/// Sets a file's permission bits.
+pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_capped_marks_the_cut() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        std::fs::write(&p, "abcdef").unwrap();
+        assert_eq!(read_capped(&p, 6), "abcdef");
+        assert_eq!(read_capped(&p, 3), "abc\n… (truncated)\n");
+        assert_eq!(read_capped(&d.path().join("missing"), 3), "");
+    }
+}

@@ -1,0 +1,134 @@
+//! Compiling a submission or a package's program in the sandbox, with a cache keyed by a hash of
+//! the language, its compile command and the source.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::{io_err, run::signal_name, sandbox_env, set_mode, Judge, JudgeError, Submission};
+use crate::fsutil::read_capped;
+use crate::sandbox::{LimitKind, Limits, RunSpec, Termination};
+
+/// A compiled program: its folder (bound at /prog) and how to run it.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub dir: std::path::PathBuf,
+    pub run: Vec<String>,
+    pub time_factor: f64,
+}
+
+/// What compiling produced: a program, or the compiler's complaint (a verdict, not a judge
+/// failure).
+#[derive(Clone, Debug)]
+pub enum Compiled {
+    Program(Program),
+    /// Why it failed, then the compiler's (capped) output.
+    Error(String),
+}
+
+impl Compiled {
+    /// The program, or the compile error message.
+    pub fn into_result(self) -> Result<Program, String> {
+        match self {
+            Compiled::Program(p) => Ok(p),
+            Compiled::Error(message) => Err(message),
+        }
+    }
+}
+
+impl Judge {
+    /// Compiles (or fetches from the cache).
+    pub fn compile(&self, sub: &Submission) -> Result<Compiled, JudgeError> {
+        let lang = self.check_submission(sub)?.clone();
+        let mut h = Sha256::new();
+        h.update(lang.id.as_bytes());
+        h.update(lang.compile.join("\0").as_bytes());
+        h.update(b"\0\0");
+        h.update(&sub.source);
+        let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let dir = self.cache.join(&key);
+        let program = Program {
+            dir: dir.clone(),
+            run: lang.run.clone(),
+            time_factor: lang.time_factor,
+        };
+        if dir.join(&lang.executable).is_file() {
+            return Ok(Compiled::Program(program));
+        }
+        let work = self.fresh_dir("compile")?;
+        let staged = work.join("out");
+        std::fs::create_dir_all(&staged).map_err(io_err("create a compile folder"))?;
+        let source_path = work.join(&lang.source);
+        std::fs::write(&source_path, &sub.source).map_err(io_err("write the source"))?;
+        if lang.compile.is_empty() {
+            std::fs::copy(&source_path, staged.join(&lang.executable))
+                .map_err(io_err("stage the executable"))?;
+        } else {
+            let j = &self.config.judge;
+            let log = work.join("compile.log");
+            let spec = RunSpec {
+                argv: lang.compile.clone(),
+                env: sandbox_env(),
+                box_files: vec![(source_path.clone(), lang.source.clone())],
+                collect: vec![(lang.executable.clone(), staged.join(&lang.executable))],
+                binds: vec![],
+                stdin: None,
+                stdout: log.clone(),
+                stderr: None,
+                limits: Limits {
+                    cpu: j.compile_time,
+                    wall: j.compile_time * 2,
+                    memory: j.compile_memory.bytes(),
+                    output: 8 << 20,
+                    processes: j.compile_processes,
+                    file_size: 256 << 20,
+                },
+            };
+            let outcome = self.pool.get()?.run(&spec)?;
+            let text = read_capped(&log, j.compile_output_limit.bytes());
+            let built = staged.join(&lang.executable);
+            if !outcome.success() || !built.is_file() {
+                let why = match (outcome.killed_by, outcome.termination) {
+                    (Some(LimitKind::Cpu | LimitKind::Wall), _) => {
+                        "compilation exceeded its time limit\n".to_string()
+                    }
+                    (Some(LimitKind::Memory), _) => {
+                        "compilation exceeded its memory limit\n".to_string()
+                    }
+                    (_, Termination::Exited(c)) if c != 0 => {
+                        format!("compiler exited with code {c}\n")
+                    }
+                    (_, Termination::Signaled(s)) => {
+                        format!("compiler killed by {}\n", signal_name(s))
+                    }
+                    _ => "the compiler produced no executable\n".to_string(),
+                };
+                let _ = std::fs::remove_dir_all(&work);
+                return Ok(Compiled::Error(format!("{why}{text}")));
+            }
+        }
+        set_mode(&staged.join(&lang.executable), 0o755)?;
+        set_mode(&staged, 0o755)?;
+        // Another worker may have finished the same key meanwhile: either copy is fine.
+        if std::fs::rename(&staged, &dir).is_err() && !dir.join(&lang.executable).is_file() {
+            return Err(JudgeError::Io {
+                what: format!("store the program in {}", dir.display()),
+                source: std::io::Error::other("rename failed"),
+            });
+        }
+        let _ = std::fs::remove_dir_all(&work);
+        Ok(Compiled::Program(program))
+    }
+
+    /// Compiles a file of a problem package (solution, generator, validator, checker).
+    pub fn compile_file(&self, path: &Path) -> Result<Compiled, JudgeError> {
+        let source = std::fs::read(path).map_err(io_err(format!("read {}", path.display())))?;
+        let language = self.detect_language(path, &source).ok_or_else(|| {
+            JudgeError::BadSubmission(format!(
+                "{}: unknown language (by extension)",
+                path.display()
+            ))
+        })?;
+        self.compile(&Submission { language, source })
+    }
+}

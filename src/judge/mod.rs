@@ -1,0 +1,332 @@
+//! The judging pipeline: one submission from source to verdict. The CLI (`ojd judge`), the
+//! daemon's workers and `ojd verify` all call [`Judge::judge`]; nothing judges another way.
+//!
+//! Steps: check the submission (size, text, language) → compile it in the sandbox (cached by a
+//! hash of language, command and source) → run every test in the sandbox → classify the run
+//! (limits, signals, exit code) → check the output → aggregate into a [`JudgeReport`].
+//! Progress is reported through [`Event`]s; a cancel flag is checked between tests.
+
+mod check;
+mod compile;
+mod run;
+mod score;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+pub use self::compile::{Compiled, Program};
+pub use self::run::{classify, signal_name, InputRun, ProgramRun};
+use crate::config::Config;
+use crate::lang::resolve_language;
+pub use crate::lang::Language;
+use crate::problem::{CheckerSpec, Problem};
+use crate::sandbox::{SandboxError, SandboxOptions, SandboxPool};
+use crate::verdict::{JudgeReport, TestResult, Verdict};
+
+/// A submission to judge.
+#[derive(Clone, Debug)]
+pub struct Submission {
+    pub language: String,
+    pub source: Vec<u8>,
+}
+
+/// Progress of one judging.
+#[derive(Debug)]
+pub enum Event<'a> {
+    Compiled {
+        ok: bool,
+    },
+    TestStarted {
+        index: usize,
+        name: &'a str,
+    },
+    TestFinished {
+        index: usize,
+        result: &'a TestResult,
+    },
+}
+
+/// The operator's or the judge's failure; a submission's own failure is a verdict instead.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    #[error("{0}")]
+    BadSubmission(String),
+    #[error("unknown language {language:?} (known: {known})")]
+    UnknownLanguage { language: String, known: String },
+    #[error("language {language} is unavailable: {reason}")]
+    LanguageUnavailable { language: String, reason: String },
+    #[error("{problem}: missing answers for {tests} (run `ojd gen {problem}`)")]
+    MissingAnswers { problem: String, tests: String },
+    #[error("judge I/O failed: {what}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    #[error("judging was cancelled")]
+    Cancelled,
+}
+
+fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> JudgeError {
+    let what = what.into();
+    move |source| JudgeError::Io { what, source }
+}
+
+/// The judge: configuration, resolved languages, a pool of sandboxes and a compile cache.
+pub struct Judge {
+    pub config: Config,
+    languages: BTreeMap<String, Result<Language, String>>,
+    pool: SandboxPool,
+    scratch: PathBuf,
+    cache: PathBuf,
+    counter: AtomicU64,
+    _scratch_guard: Option<tempfile::TempDir>,
+}
+
+impl Judge {
+    /// Prepares a judge with `parallel` sandboxes.
+    pub fn new(config: Config, parallel: usize) -> Result<Judge, JudgeError> {
+        let (scratch, guard) = if config.sandbox.scratch.as_os_str().is_empty() {
+            let t = tempfile::Builder::new()
+                .prefix("ojd-")
+                .tempdir()
+                .map_err(io_err("create a scratch folder"))?;
+            (t.path().to_path_buf(), Some(t))
+        } else {
+            let p = config.sandbox.scratch.clone();
+            std::fs::create_dir_all(&p).map_err(io_err(format!("create {}", p.display())))?;
+            (p, None)
+        };
+        let cache = if config.judge.cache.as_os_str().is_empty() {
+            scratch.join("cache")
+        } else {
+            config.judge.cache.clone()
+        };
+        for d in [&cache, &scratch.join("runs")] {
+            std::fs::create_dir_all(d).map_err(io_err(format!("create {}", d.display())))?;
+        }
+        // Traversable, not listable: without a mount namespace the sandbox uid reaches its box
+        // and its program by their host paths.
+        for d in [&scratch, &cache, &scratch.join("runs")] {
+            set_mode(d, 0o711)?;
+        }
+        let mut ro_paths = Vec::new();
+        let mut languages = BTreeMap::new();
+        for (id, l) in &config.languages {
+            let r = resolve_language(id, l).map(|(lang, ro)| {
+                ro_paths.extend(ro);
+                lang
+            });
+            languages.insert(id.clone(), r);
+        }
+        ro_paths.sort();
+        ro_paths.dedup();
+        let mut opts = SandboxOptions::new(scratch.clone());
+        opts.uid_base = config.sandbox.uid_base;
+        opts.isolate = config.sandbox.isolate;
+        opts.box_size = config.sandbox.box_size.bytes();
+        opts.tmp_size = config.sandbox.tmp_size.bytes();
+        opts.ro_paths = ro_paths;
+        Ok(Judge {
+            pool: SandboxPool::new(opts, parallel),
+            config,
+            languages,
+            scratch,
+            cache,
+            counter: AtomicU64::new(0),
+            _scratch_guard: guard,
+        })
+    }
+
+    /// Overrides how keepers are started (tests point at the built `ojd`).
+    pub fn set_keeper(&mut self, exe: PathBuf) {
+        let mut opts = self.pool.options().clone();
+        opts.keeper_exe = exe;
+        let size = self.pool_size();
+        self.pool = SandboxPool::new(opts, size);
+    }
+
+    fn pool_size(&self) -> usize {
+        self.pool.size()
+    }
+
+    /// Isolation warnings of this host (starts a keeper if none runs yet).
+    pub fn warnings(&self) -> Result<Vec<String>, JudgeError> {
+        Ok(self.pool.get()?.capabilities().warnings)
+    }
+
+    pub fn capabilities(&self) -> Result<crate::sandbox::Capabilities, JudgeError> {
+        Ok(self.pool.get()?.capabilities())
+    }
+
+    /// Resolved languages, with the reason for each unavailable one.
+    pub fn languages(&self) -> &BTreeMap<String, Result<Language, String>> {
+        &self.languages
+    }
+
+    pub fn language(&self, id: &str) -> Result<&Language, JudgeError> {
+        match self.languages.get(id) {
+            Some(Ok(l)) => Ok(l),
+            Some(Err(reason)) => Err(JudgeError::LanguageUnavailable {
+                language: id.into(),
+                reason: reason.clone(),
+            }),
+            None => Err(JudgeError::UnknownLanguage {
+                language: id.into(),
+                known: self
+                    .languages
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+
+    /// The language of a file, by extension, or an ELF executable as `binary`.
+    pub fn detect_language(&self, path: &Path, head: &[u8]) -> Option<String> {
+        if let Some(id) = self.config.language_for(path) {
+            return Some(id.to_string());
+        }
+        (head.starts_with(b"\x7fELF") && self.languages.contains_key("binary"))
+            .then(|| "binary".to_string())
+    }
+
+    /// A fresh folder in the scratch area for one job's files.
+    pub fn fresh_dir(&self, kind: &str) -> Result<PathBuf, JudgeError> {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let d = self
+            .scratch
+            .join("runs")
+            .join(format!("{kind}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&d).map_err(io_err(format!("create {}", d.display())))?;
+        Ok(d)
+    }
+
+    /// Checks a submission before anything runs: size, emptiness, text-ness.
+    pub fn check_submission(&self, sub: &Submission) -> Result<&Language, JudgeError> {
+        let lang = self.language(&sub.language)?;
+        let max = self.config.server.max_submission_size.bytes();
+        if sub.source.is_empty() {
+            return Err(JudgeError::BadSubmission("the submission is empty".into()));
+        }
+        if sub.source.len() as u64 > max {
+            return Err(JudgeError::BadSubmission(format!(
+                "the submission is {} bytes, over the limit of {}",
+                sub.source.len(),
+                self.config.server.max_submission_size
+            )));
+        }
+        if lang.compile.is_empty() && lang.id == "binary" {
+            if !sub.source.starts_with(b"\x7fELF") {
+                return Err(JudgeError::BadSubmission(
+                    "the submission is not an ELF executable".into(),
+                ));
+            }
+        } else if let Some(at) = sub.source.iter().position(|&b| b == 0).or_else(|| {
+            std::str::from_utf8(&sub.source)
+                .err()
+                .map(|e| e.valid_up_to())
+        }) {
+            return Err(JudgeError::BadSubmission(format!(
+                "the source is not UTF-8 text (binary data at byte {at}); submit executables with --lang binary"
+            )));
+        }
+        Ok(lang)
+    }
+
+    /// Judges one submission on every test of `problem`.
+    pub fn judge(
+        &self,
+        problem: &Problem,
+        sub: &Submission,
+        progress: &mut dyn FnMut(Event<'_>),
+        cancel: &AtomicBool,
+    ) -> Result<JudgeReport, JudgeError> {
+        let lang = self.check_submission(sub)?.clone();
+        let missing = problem.missing_answers();
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|t| t.name.as_str()).collect();
+            return Err(JudgeError::MissingAnswers {
+                problem: problem.id.clone(),
+                tests: names.join(", "),
+            });
+        }
+        let warnings = self.warnings()?;
+        let mut report = JudgeReport::new(&problem.id, &lang.id, Verdict::Accepted, warnings);
+        let program = match self.compile(sub)? {
+            Compiled::Program(p) => p,
+            Compiled::Error(message) => {
+                progress(Event::Compiled { ok: false });
+                report.verdict = Verdict::CompileError;
+                report.compile_output = message;
+                return Ok(report);
+            }
+        };
+        progress(Event::Compiled { ok: true });
+        let checker = match &problem.checker {
+            CheckerSpec::Program { path } => match self.compile_file(&problem.dir.join(path))? {
+                Compiled::Program(p) => Some(p),
+                Compiled::Error(msg) => {
+                    return Err(JudgeError::BadSubmission(format!(
+                        "{}: the checker does not compile:\n{msg}",
+                        problem.id
+                    )))
+                }
+            },
+            _ => None,
+        };
+        let limits = self.limits_for(problem, &program);
+        let work = self.fresh_dir("judge")?;
+        let mut failed = false;
+        for (index, test) in problem.tests.iter().enumerate() {
+            if cancel.load(Ordering::Relaxed) {
+                let _ = std::fs::remove_dir_all(&work);
+                return Err(JudgeError::Cancelled);
+            }
+            progress(Event::TestStarted {
+                index,
+                name: &test.name,
+            });
+            let result = if failed && !self.config.judge.run_all_tests {
+                run::skipped(test)
+            } else {
+                self.run_test(problem, &program, checker.as_ref(), test, &limits, &work)?
+            };
+            failed |= result.verdict != Verdict::Accepted;
+            progress(Event::TestFinished {
+                index,
+                result: &result,
+            });
+            report.tests.push(result);
+        }
+        let _ = std::fs::remove_dir_all(&work);
+        score::aggregate(problem, &mut report);
+        Ok(report)
+    }
+}
+
+impl SandboxPool {
+    fn size(&self) -> usize {
+        self.capacity()
+    }
+}
+
+fn sandbox_env() -> Vec<(String, String)> {
+    [
+        ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        ("HOME", "/box"),
+        ("TMPDIR", "/tmp"),
+        ("LANG", "C.UTF-8"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+fn set_mode(path: &Path, mode: u32) -> Result<(), JudgeError> {
+    crate::fsutil::set_mode(path, mode).map_err(io_err(format!("chmod {}", path.display())))
+}

@@ -1,0 +1,342 @@
+//! Running a program in the sandbox: one test of a submission, or any program of a package, and
+//! classifying how the run ended (limits, signals, exit code) into a verdict.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{sandbox_env, Judge, JudgeError, Program};
+use crate::fsutil::read_capped;
+use crate::problem::{Problem, TestCase};
+use crate::sandbox::{LimitKind, Limits, RunOutcome, RunSpec, Termination};
+use crate::verdict::{TestResult, Verdict};
+
+impl Judge {
+    /// Runs a compiled program once in the sandbox.
+    pub fn execute(&self, run: &ProgramRun<'_>) -> Result<RunOutcome, JudgeError> {
+        let mut argv = run.program.run.clone();
+        argv.extend(run.args.iter().cloned());
+        let spec = RunSpec {
+            argv,
+            env: sandbox_env(),
+            box_files: run.box_files.clone(),
+            collect: run.collect.clone(),
+            binds: vec![crate::sandbox::Bind {
+                host: run.program.dir.clone(),
+                inside: "/prog".into(),
+                writable: false,
+            }],
+            stdin: run.stdin.map(Path::to_path_buf),
+            stdout: run.stdout.to_path_buf(),
+            stderr: run.stderr.map(Path::to_path_buf),
+            limits: run.limits.clone(),
+        };
+        Ok(self.pool.get()?.run(&spec)?)
+    }
+
+    /// Limits for running a submission on `problem`.
+    pub fn limits_for(&self, problem: &Problem, program: &Program) -> Limits {
+        let j = &self.config.judge;
+        let cpu = problem.time_limit.mul_f64(program.time_factor);
+        let wall = problem
+            .wall_time_limit
+            .unwrap_or_else(|| cpu.mul_f64(j.wall_factor) + j.wall_extra);
+        let output = problem.output_limit.unwrap_or(j.output_limit.bytes());
+        Limits {
+            cpu,
+            wall,
+            memory: problem.memory_limit,
+            output,
+            processes: j.processes,
+            file_size: output,
+        }
+    }
+
+    pub(super) fn run_test(
+        &self,
+        problem: &Problem,
+        program: &Program,
+        checker: Option<&Program>,
+        test: &TestCase,
+        limits: &Limits,
+        work: &Path,
+    ) -> Result<TestResult, JudgeError> {
+        let run = self.run_on_input(problem, program, &test.input, limits, work)?;
+        let (outcome, stderr) = (&run.outcome, &run.stderr);
+        let mut result = TestResult {
+            name: test.name.clone(),
+            sample: test.sample,
+            verdict: Verdict::Accepted,
+            cpu_ms: outcome.cpu_time.as_millis() as u64,
+            wall_ms: outcome.wall_time.as_millis() as u64,
+            memory_kib: outcome.peak_memory / 1024,
+            exit: Some(match outcome.termination {
+                Termination::Exited(c) => c.to_string(),
+                Termination::Signaled(s) => signal_name(s),
+            }),
+            message: String::new(),
+            diff: None,
+        };
+        if let Some((verdict, message)) = classify(outcome, limits) {
+            result.verdict = verdict;
+            result.message = message;
+            if verdict == Verdict::RuntimeError {
+                let err = read_capped(stderr, 2048);
+                if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
+                    result.message = format!("{}; stderr: {}", result.message, line.trim());
+                }
+            }
+            return Ok(result);
+        }
+        self.check(problem, checker, test, &run.output, work, result)
+    }
+
+    /// Runs `program` on one input the way the problem's I/O mode says (stdin, and the input file
+    /// in the box for file I/O); the output is the output file if the program wrote one.
+    pub fn run_on_input(
+        &self,
+        problem: &Problem,
+        program: &Program,
+        input: &Path,
+        limits: &Limits,
+        work: &Path,
+    ) -> Result<InputRun, JudgeError> {
+        let stdout = work.join("stdout");
+        let stderr = work.join("stderr");
+        let file_out = work.join("file-output");
+        let _ = std::fs::remove_file(&file_out);
+        let box_files = problem
+            .io
+            .input_file
+            .iter()
+            .map(|n| (input.to_path_buf(), n.clone()))
+            .collect();
+        let collect = problem
+            .io
+            .output_file
+            .iter()
+            .map(|n| (n.clone(), file_out.clone()))
+            .collect();
+        let outcome = self.execute(&ProgramRun {
+            program,
+            args: &[],
+            stdin: Some(input),
+            stdout: &stdout,
+            stderr: Some(&stderr),
+            box_files,
+            collect,
+            limits: limits.clone(),
+        })?;
+        let output = if file_out.is_file() { file_out } else { stdout };
+        Ok(InputRun {
+            outcome,
+            output,
+            stderr,
+        })
+    }
+}
+
+/// A program's run on one input: the outcome and where its output and stderr are.
+pub struct InputRun {
+    pub outcome: RunOutcome,
+    pub output: PathBuf,
+    pub stderr: PathBuf,
+}
+
+/// One run of a compiled program.
+pub struct ProgramRun<'a> {
+    pub program: &'a Program,
+    pub args: &'a [String],
+    pub stdin: Option<&'a Path>,
+    pub stdout: &'a Path,
+    pub stderr: Option<&'a Path>,
+    pub box_files: Vec<(PathBuf, String)>,
+    pub collect: Vec<(String, PathBuf)>,
+    pub limits: Limits,
+}
+
+/// A test not run because an earlier one failed.
+pub(super) fn skipped(test: &TestCase) -> TestResult {
+    TestResult {
+        name: test.name.clone(),
+        sample: test.sample,
+        verdict: Verdict::Skipped,
+        cpu_ms: 0,
+        wall_ms: 0,
+        memory_kib: 0,
+        exit: None,
+        message: "skipped after an earlier failure".into(),
+        diff: None,
+    }
+}
+
+/// How a run ended, as a verdict: the rules shared by judging, `ojd gen` and `ojd stress`.
+/// The conventional name of a signal ("SIGSEGV").
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+/// Decides a verdict from how the program ended; `None` means it exited 0 in time.
+pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
+    if let Some(e) = &o.exec_error {
+        return Some((Verdict::RuntimeError, format!("cannot execute: {e}")));
+    }
+    if let Some(name) = &o.forbidden_syscall {
+        return Some((
+            Verdict::RuntimeError,
+            format!("forbidden system call {name}"),
+        ));
+    }
+    let ms = |d: Duration| d.as_millis();
+    match o.killed_by {
+        Some(LimitKind::Cpu) => {
+            return Some((
+                Verdict::TimeLimitExceeded,
+                format!("CPU time limit of {} ms exceeded", ms(limits.cpu)),
+            ))
+        }
+        Some(LimitKind::Wall) => {
+            return Some((
+                Verdict::TimeLimitExceeded,
+                format!(
+                    "wall-time limit of {} ms exceeded (the program was idle or blocked)",
+                    ms(limits.wall)
+                ),
+            ))
+        }
+        Some(LimitKind::Memory) => {
+            return Some((
+                Verdict::MemoryLimitExceeded,
+                format!("memory limit of {} KiB exceeded", limits.memory / 1024),
+            ))
+        }
+        Some(LimitKind::Output) => {
+            return Some((
+                Verdict::OutputLimitExceeded,
+                format!("output limit of {} bytes exceeded", limits.output),
+            ))
+        }
+        None => {}
+    }
+    match o.termination {
+        Termination::Exited(0) => None,
+        Termination::Exited(c) => Some((Verdict::RuntimeError, format!("exit code {c}"))),
+        Termination::Signaled(libc::SIGXCPU) => Some((
+            Verdict::TimeLimitExceeded,
+            format!("CPU time limit of {} ms exceeded", ms(limits.cpu)),
+        )),
+        Termination::Signaled(libc::SIGXFSZ) => Some((
+            Verdict::OutputLimitExceeded,
+            "file size limit exceeded".to_string(),
+        )),
+        Termination::Signaled(s) if o.peak_memory >= limits.memory => Some((
+            Verdict::MemoryLimitExceeded,
+            format!("memory limit exceeded (killed by {})", signal_name(s)),
+        )),
+        Termination::Signaled(s) => Some((
+            Verdict::RuntimeError,
+            format!("killed by {}", signal_name(s)),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(termination: Termination, killed_by: Option<LimitKind>) -> RunOutcome {
+        RunOutcome {
+            termination,
+            cpu_time: Duration::from_millis(10),
+            wall_time: Duration::from_millis(10),
+            peak_memory: 1 << 20,
+            killed_by,
+            output_bytes: 0,
+            forbidden_syscall: None,
+            exec_error: None,
+            fully_isolated: true,
+        }
+    }
+
+    #[test]
+    fn classification_table() {
+        let limits = Limits {
+            cpu: Duration::from_secs(1),
+            wall: Duration::from_secs(3),
+            memory: 64 << 20,
+            output: 1 << 20,
+            processes: 8,
+            file_size: 1 << 20,
+        };
+        let table = [
+            (Termination::Exited(0), None, None),
+            (
+                Termination::Exited(3),
+                None,
+                Some((Verdict::RuntimeError, "exit code 3")),
+            ),
+            (
+                Termination::Signaled(libc::SIGSEGV),
+                None,
+                Some((Verdict::RuntimeError, "killed by SIGSEGV")),
+            ),
+            (
+                Termination::Signaled(libc::SIGKILL),
+                Some(LimitKind::Cpu),
+                Some((
+                    Verdict::TimeLimitExceeded,
+                    "CPU time limit of 1000 ms exceeded",
+                )),
+            ),
+            (
+                Termination::Signaled(libc::SIGKILL),
+                Some(LimitKind::Memory),
+                Some((
+                    Verdict::MemoryLimitExceeded,
+                    "memory limit of 65536 KiB exceeded",
+                )),
+            ),
+            (
+                Termination::Signaled(libc::SIGXFSZ),
+                None,
+                Some((Verdict::OutputLimitExceeded, "file size limit exceeded")),
+            ),
+            (
+                Termination::Signaled(libc::SIGXCPU),
+                None,
+                Some((
+                    Verdict::TimeLimitExceeded,
+                    "CPU time limit of 1000 ms exceeded",
+                )),
+            ),
+        ];
+        for (term, killed, want) in table {
+            let got = classify(&outcome(term, killed), &limits);
+            assert_eq!(
+                got.as_ref().map(|(v, m)| (*v, m.as_str())),
+                want,
+                "{term:?} {killed:?}"
+            );
+        }
+    }
+}
