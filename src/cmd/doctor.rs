@@ -1,0 +1,140 @@
+//! `ojd doctor`: what this host can isolate and run, and how to fix the gaps.
+
+use crate::Global;
+
+/// Check this host: cgroups, namespaces, seccomp, uid drop, compilers; say how to fix gaps.
+///
+/// Exit code: 0 everything works, 1 isolation is degraded or a language is unavailable.
+///
+/// Example: ojd doctor
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
+    let config = g.load_config()?;
+    let judge = ojd::judge::Judge::new(config, 1)?;
+    let mut healthy = true;
+    let mut line = |ok: bool, what: &str, detail: String| {
+        healthy &= ok;
+        println!("{} {what:<12} {detail}", if ok { "ok  " } else { "FAIL" });
+    };
+    let root = ojd::sandbox::running_as_root();
+    line(
+        root,
+        "root",
+        if root {
+            "running as root".into()
+        } else {
+            "not root: run ojd as root for namespaces, cgroups and the uid drop".into()
+        },
+    );
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    line(true, "kernel", format!("Linux {}", kernel.trim()));
+    match judge.capabilities() {
+        Ok(caps) => {
+            line(
+                caps.cgroup.is_some(),
+                "cgroups",
+                caps.cgroup
+                    .clone()
+                    .unwrap_or_else(|| "unavailable (see warnings)".into()),
+            );
+            line(
+                caps.namespaces,
+                "namespaces",
+                if caps.namespaces {
+                    "pid, mount, network, ipc, uts".into()
+                } else {
+                    "unavailable".into()
+                },
+            );
+            line(
+                caps.uid_drop,
+                "uid drop",
+                if caps.uid_drop {
+                    "programs run as unprivileged uids".into()
+                } else {
+                    "programs keep the caller's uid".into()
+                },
+            );
+            line(
+                caps.seccomp,
+                "seccomp",
+                "deny list installed before exec".into(),
+            );
+            for w in &caps.warnings {
+                println!("     warning: {w}");
+            }
+        }
+        Err(e) => line(
+            false,
+            "sandbox",
+            format!("the keeper failed to start: {}", crate::chain(&e)),
+        ),
+    }
+    // A real run, so that a broken setup shows here and not on the first submission.
+    let scratch = tempfile::tempdir()?;
+    let probe = ojd::judge::Program {
+        dir: scratch.path().to_path_buf(),
+        run: vec!["/bin/true".into()],
+        time_factor: 1.0,
+    };
+    let limits = ojd::sandbox::Limits {
+        cpu: std::time::Duration::from_secs(1),
+        wall: std::time::Duration::from_secs(3),
+        memory: 64 << 20,
+        output: 1 << 20,
+        processes: 4,
+        file_size: 1 << 20,
+    };
+    let out = scratch.path().join("out");
+    let run = ojd::judge::ProgramRun {
+        program: &probe,
+        args: &[],
+        stdin: None,
+        stdout: &out,
+        stderr: None,
+        box_files: vec![],
+        collect: vec![],
+        limits,
+    };
+    match judge.execute(&run) {
+        Ok(o) if o.success() => line(
+            true,
+            "test run",
+            format!(
+                "/bin/true in the sandbox: {:.2} ms wall",
+                o.wall_time.as_secs_f64() * 1e3
+            ),
+        ),
+        Ok(o) => line(
+            false,
+            "test run",
+            format!("/bin/true failed in the sandbox: {o:?}"),
+        ),
+        Err(e) => line(false, "test run", crate::chain(&e)),
+    }
+    for (id, l) in judge.languages() {
+        match l {
+            Ok(l) => line(
+                true,
+                id,
+                format!(
+                    "{}: {}",
+                    l.name,
+                    l.compile
+                        .first()
+                        .or(l.run.first())
+                        .cloned()
+                        .unwrap_or_default()
+                ),
+            ),
+            Err(reason) => line(
+                false,
+                id,
+                format!("{reason} (install it, or change [languages.{id}] in the config)"),
+            ),
+        }
+    }
+    Ok(if healthy { 0 } else { 1 })
+}

@@ -1,0 +1,80 @@
+//! `ojd gen`: build generated inputs and expected answers with each problem's own programs.
+
+use std::path::PathBuf;
+
+use crate::{load_problem, print_error, problem_dirs, progress_bar, Global, EXIT_BAD_INPUT};
+
+/// Build generated inputs and expected answers with each problem's own programs.
+///
+/// Compiles the reference solution, generators and validator (in the sandbox), writes the
+/// generated tests/*.in, validates every input and writes every tests/*.ans. Answers whose
+/// solver and input are unchanged (answers.lock) are not recomputed. With --check nothing is
+/// written: everything is rebuilt in a scratch folder and any committed file that differs is
+/// shown with a diff. Exit code: 0 ok, 1 differences (--check), 2 a package error.
+///
+/// Example: ojd gen problems/huarong --check
+#[derive(clap::Args)]
+pub struct Args {
+    /// Problem folders (default: every folder under the configured problems folder).
+    problems: Vec<PathBuf>,
+    #[arg(long)]
+    check: bool,
+    /// Recompute every answer.
+    #[arg(long)]
+    force: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
+    let config = g.load_config()?;
+    let dirs = problem_dirs(a.problems, &config);
+    let judge = ojd::judge::Judge::new(
+        config,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    )?;
+    let opts = ojd::answers::GenOptions {
+        check: a.check,
+        force: a.force,
+    };
+    let (mut code, mut summaries) = (0, Vec::new());
+    for dir in dirs {
+        let Some(problem) = load_problem(&dir) else {
+            code = EXIT_BAD_INPUT;
+            continue;
+        };
+        let label = problem.id.clone();
+        match ojd::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| {
+            progress_bar(&label, d, t, item)
+        }) {
+            Ok(s) => {
+                if !a.json {
+                    let slow = s
+                        .slowest
+                        .as_ref()
+                        .map(|(t, ms)| format!(", reference slowest {ms} ms on {t}"))
+                        .unwrap_or_default();
+                    println!(
+                        "{}: {} inputs generated, {} validated, {} answers written, {} unchanged{slow}",
+                        s.problem, s.inputs_generated, s.inputs_validated, s.answers_written, s.answers_unchanged
+                    );
+                    for d in &s.differences {
+                        println!("  {d}");
+                    }
+                }
+                if !s.differences.is_empty() && code == 0 {
+                    code = 1;
+                }
+                summaries.push(s);
+            }
+            Err(e) => {
+                print_error(&e);
+                code = EXIT_BAD_INPUT;
+            }
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&summaries)?);
+    }
+    Ok(code)
+}

@@ -1,0 +1,100 @@
+//! `ojd judge`: one submission against one problem, as a table or JSON.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use crate::{judge_error_code, print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
+
+/// Judge one submission against a problem: compile, run every test, check, report.
+///
+/// Prints a table (test, verdict, CPU ms, wall ms, memory) and a diff for each wrong answer.
+/// Exit code: 0 accepted, 1 any other verdict, 2 bad input (problem, source, language),
+/// 3 the judge itself failed.
+///
+/// Example: ojd judge problems/huarong problems/huarong/submissions/accepted/noip_spfa.cpp
+#[derive(clap::Args)]
+pub struct Args {
+    /// The problem folder (holding problem.toml).
+    problem: PathBuf,
+    /// Source file (.rs .c .cpp .py) or a ready executable.
+    submission: PathBuf,
+    /// Language id from config.toml (default: by extension; ELF files are `binary`).
+    #[arg(long)]
+    lang: Option<String>,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
+    let config = match g.load_config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let problem = match ojd::problem::Problem::load(&a.problem) {
+        Ok(p) => p,
+        Err(e) => {
+            print_error(&e);
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let source = match std::fs::read(&a.submission) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {}: {e}", a.submission.display());
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let judge = ojd::judge::Judge::new(config, 1)?;
+    let language = match a
+        .lang
+        .or_else(|| judge.detect_language(&a.submission, &source))
+    {
+        Some(l) => l,
+        None => {
+            eprintln!(
+                "error: {}: cannot tell the language from the file name; use --lang",
+                a.submission.display()
+            );
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let sub = ojd::judge::Submission { language, source };
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let interactive = !a.json && std::io::stderr().is_terminal();
+    let total = problem.tests.len();
+    let mut progress = |e: ojd::judge::Event<'_>| {
+        if let (true, ojd::judge::Event::TestStarted { index, name }) = (interactive, e) {
+            eprint!("\r\x1b[2Kjudging test {}/{total} ({name})", index + 1);
+        }
+    };
+    let report = match judge.judge(&problem, &sub, &mut progress, &cancel) {
+        Ok(r) => r,
+        Err(e) => {
+            if interactive {
+                eprint!("\r\x1b[2K");
+            }
+            print_error(&e);
+            return Ok(judge_error_code(&e));
+        }
+    };
+    if interactive {
+        eprint!("\r\x1b[2K");
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!(
+            "{}",
+            ojd::report::render(&report, std::io::stdout().is_terminal())
+        );
+    }
+    Ok(match report.verdict {
+        ojd::verdict::Verdict::Accepted => 0,
+        ojd::verdict::Verdict::JudgeError => EXIT_JUDGE_FAILED,
+        _ => 1,
+    })
+}

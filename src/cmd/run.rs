@@ -1,0 +1,71 @@
+//! `ojd run`: one command in the sandbox, its outcome as JSON.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::Global;
+
+/// Run one command in the sandbox and print its outcome as JSON.
+///
+/// With --config, the sandbox settings of that configuration apply (uids, isolation, sizes).
+///
+/// Example: ojd run --time 1s --memory 64MiB -- /usr/bin/python3 -c 'print(1)'
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long, default_value = "1s", value_parser = ojd::units::parse_duration)]
+    time: std::time::Duration,
+    #[arg(long, default_value = "256MiB", value_parser = ojd::units::parse_bytes)]
+    memory: ojd::units::ByteSize,
+    #[arg(long, default_value = "64")]
+    processes: u32,
+    /// Standard input file.
+    #[arg(long)]
+    stdin: Option<PathBuf>,
+    #[arg(required = true, last = true)]
+    argv: Vec<String>,
+}
+
+pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
+    let scratch = tempfile::Builder::new()
+        .prefix("ojd-run-")
+        .tempdir()
+        .context("failed to create a scratch folder")?;
+    let mut opts = ojd::sandbox::SandboxOptions::new(scratch.path().to_path_buf());
+    if g.config.is_some() {
+        let s = g.load_config()?.sandbox;
+        opts.uid_base = s.uid_base;
+        opts.isolate = s.isolate;
+        opts.box_size = s.box_size.bytes();
+        opts.tmp_size = s.tmp_size.bytes();
+    }
+    let mut sb = ojd::sandbox::Sandbox::start(&opts)?;
+    for w in &sb.capabilities().warnings {
+        eprintln!("warning: {w}");
+    }
+    let spec = ojd::sandbox::RunSpec {
+        argv: a.argv,
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        box_files: vec![],
+        collect: vec![],
+        binds: vec![],
+        stdin: a.stdin,
+        stdout: scratch.path().join("stdout"),
+        stderr: Some(scratch.path().join("stderr")),
+        limits: ojd::sandbox::Limits {
+            cpu: a.time,
+            wall: a.time * 3 + std::time::Duration::from_secs(1),
+            memory: a.memory.bytes(),
+            output: 64 << 20,
+            processes: a.processes,
+            file_size: 64 << 20,
+        },
+    };
+    let outcome = sb.run(&spec)?;
+    let out = std::fs::read_to_string(scratch.path().join("stdout")).unwrap_or_default();
+    let err = std::fs::read_to_string(scratch.path().join("stderr")).unwrap_or_default();
+    print!("{out}");
+    eprint!("{err}");
+    println!("{}", serde_json::to_string_pretty(&outcome)?);
+    Ok(if outcome.success() { 0 } else { 1 })
+}

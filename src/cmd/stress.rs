@@ -1,0 +1,51 @@
+//! `ojd stress`: the reference against the package's brute force on random inputs.
+
+use std::path::PathBuf;
+
+use crate::{load_problem, print_error, problem_dirs, progress_bar, Global, EXIT_BAD_INPUT};
+
+/// Compare the reference with the package's brute force on random inputs ([stress] section).
+///
+/// Exit code: 0 all agree, 1 a disagreement (its seed and input are printed), 2 bad package.
+///
+/// Example: ojd stress problems/holedox --count 200
+#[derive(clap::Args)]
+pub struct Args {
+    problems: Vec<PathBuf>,
+    /// Number of seeds (default: the package's count).
+    #[arg(long)]
+    count: Option<u32>,
+}
+
+pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
+    let config = g.load_config()?;
+    let dirs = problem_dirs(a.problems, &config);
+    let judge = ojd::judge::Judge::new(config, 1)?;
+    let mut code = 0;
+    for dir in dirs {
+        let Some(problem) = load_problem(&dir) else {
+            code = EXIT_BAD_INPUT;
+            continue;
+        };
+        let label = problem.id.clone();
+        match ojd::stress::stress(&judge, &problem, a.count, &mut |d, t| {
+            progress_bar(&label, d as usize, t as usize, "")
+        }) {
+            Ok(s) => {
+                println!(
+                    "{}: reference and brute force agree on {}/{} random inputs",
+                    s.problem, s.agreed, s.runs
+                );
+                if let Some((seed, input, why)) = &s.disagreement {
+                    println!("  seed {seed}: {why}\n  input:\n{input}");
+                    code = code.max(1);
+                }
+            }
+            Err(e) => {
+                print_error(&e);
+                code = EXIT_BAD_INPUT;
+            }
+        }
+    }
+    Ok(code)
+}

@@ -1,0 +1,115 @@
+//! `ojd verify`: regression judging of every problem's known submissions.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::{judge_error_code, print_error, problem_dirs, progress_bar, Global, EXIT_BAD_INPUT};
+
+/// Regression judging for admins and CI: every problem's known submissions, checked.
+///
+/// For each problem: load and lint the package, check its answers are up to date and its
+/// inputs valid (as `gen --check`), judge the reference and every file under
+/// submissions/<expected>/ on every test in parallel, check each gets what its folder says,
+/// and print the invocation matrix. Timings stay honest: one worker per physical core, CPU
+/// time decides, and runs near the limit are judged again alone (marked `*`).
+/// Exit code: 0 all as expected, 1 a verdict differs from expectation or baseline, 2 a package
+/// or configuration error, 3 the judge itself failed.
+///
+/// Example: ojd verify --baseline verify.baseline --junit verify.xml
+#[derive(clap::Args)]
+pub struct Args {
+    /// Problem folders (default: every folder under the configured problems folder).
+    problems: Vec<PathBuf>,
+    /// Compare with a baseline saved earlier; verdict changes fail.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record every (problem, submission, test) verdict and time in FILE.
+    #[arg(long, value_name = "FILE")]
+    save_baseline: Option<PathBuf>,
+    /// Report a test as slower than the baseline when its CPU time grew by more than this.
+    #[arg(long, default_value = "50%", value_parser = ojd::verify::parse_percent)]
+    time_threshold: f64,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    json: bool,
+    /// Also write JUnit XML to FILE (a test case per problem × submission).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Parallel workers (default: the number of physical cores).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+}
+
+pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
+    let config = match g.load_config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let baseline = match &a.baseline {
+        None => None,
+        Some(path) => match ojd::verify::Baseline::load(path) {
+            Ok(b) => Some((path.display().to_string(), b)),
+            Err(e) => {
+                print_error(&e);
+                return Ok(EXIT_BAD_INPUT);
+            }
+        },
+    };
+    let all_problems = a.problems.is_empty();
+    let dirs = problem_dirs(a.problems, &config);
+    if dirs.is_empty() {
+        eprintln!(
+            "error: no problem packages under {}",
+            config.server.problems.display()
+        );
+        return Ok(EXIT_BAD_INPUT);
+    }
+    let jobs = a.jobs.unwrap_or_else(ojd::verify::default_jobs).max(1);
+    let judge = match ojd::judge::Judge::new(config, jobs) {
+        Ok(j) => j,
+        Err(e) => {
+            print_error(&e);
+            return Ok(judge_error_code(&e));
+        }
+    };
+    let opts = ojd::verify::VerifyOptions {
+        jobs,
+        baseline,
+        time_threshold: a.time_threshold,
+        all_problems,
+    };
+    let report = ojd::verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {
+        progress_bar(phase, done, total, item)
+    });
+    let mut code = report.exit_code();
+    if let Some(path) = &a.junit {
+        std::fs::write(path, ojd::verify::junit(&report))
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        print!("{}", ojd::verify::render_text(&report, color));
+    }
+    if let Some(path) = &a.save_baseline {
+        // A run that could not judge everything would record a partial baseline.
+        if code >= EXIT_BAD_INPUT {
+            eprintln!(
+                "error: not saving {}: fix the errors above first",
+                path.display()
+            );
+        } else if let Err(e) = report.to_baseline().save(path) {
+            print_error(&e);
+            code = code.max(EXIT_BAD_INPUT);
+        } else if !a.json {
+            println!("baseline saved to {}", path.display());
+        }
+    }
+    Ok(code)
+}
