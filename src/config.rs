@@ -21,6 +21,7 @@ pub struct Config {
     pub server: ServerConfig,
     pub sandbox: SandboxConfig,
     pub judge: JudgeConfig,
+    pub web: WebConfig,
     pub languages: BTreeMap<String, LanguageConfig>,
 }
 
@@ -52,6 +53,24 @@ pub struct UserConfig {
     pub token: String,
     #[serde(default)]
     pub admin: bool,
+}
+
+/// The web layer's security settings (`[web]`): sessions, login codes, limits.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebConfig {
+    #[serde(with = "duration_text")]
+    pub request_timeout: Duration,
+    pub max_event_streams_per_user: usize,
+    pub metrics_public: bool,
+    pub login_attempts_per_minute: u32,
+    pub secure_cookies: bool,
+    #[serde(with = "duration_text")]
+    pub session_lifetime: Duration,
+    #[serde(with = "duration_text")]
+    pub login_code_lifetime: Duration,
+    pub max_package_size: ByteSize,
+    pub max_package_files: usize,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -1,11 +1,6 @@
-//! The JSON API under `/api/v1` (documented in README.md, "The daemon"), and the views and
-//! visibility policy that the web pages share with it.
-//!
-//! Visibility: a student sees only their own submissions (another's is a 404, so ids reveal
-//! nothing); on a secret test they see the verdict, time and memory, and the diff, checker
-//! message and stderr line only where `show_secret_diffs` or `show_secret_diffs_for` allows.
-//! Samples always show everything. Test inputs and answers are served for samples only, except
-//! to admins. A judge error's cause is for admins; students are told it is not their fault.
+//! The JSON API under `/api/v1` (documented in README.md, "The daemon"). What a viewer may
+//! see of a submission is decided in [`super::view`]; test inputs and answers are served for
+//! samples only, except to admins.
 
 use std::path::Path as FsPath;
 use std::sync::Arc;
@@ -20,12 +15,10 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::{Admin, MaybeUser, User};
 use super::error::AppError;
+use super::view::{summary, view, visible_submission};
 use super::App;
 use crate::judge::{JudgeError, Submission};
-use crate::store::{
-    ListFilter, NewSubmission, State as SubState, SubmissionDetail, SubmissionInfo,
-};
-use crate::verdict::{TestResult, Verdict};
+use crate::store::{ListFilter, NewSubmission};
 
 pub fn routes() -> Router<Arc<App>> {
     Router::new()
@@ -42,99 +35,6 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/admin/submissions/{id}/rejudge", post(admin_rejudge))
         .route("/admin/problems/{id}/rejudge", post(admin_rejudge_problem))
         .fallback(|| async { AppError::NotFound("no such API endpoint".into()) })
-}
-
-/// Whether `user` may see diffs and details of `problem`'s secret tests.
-pub fn shows_secrets(app: &App, problem: &str, user: &User) -> bool {
-    let s = &app.config.server;
-    user.admin || s.show_secret_diffs || s.show_secret_diffs_for.iter().any(|p| p == problem)
-}
-
-/// A test result as `show_secrets` allows it to be seen.
-pub fn redact(t: &TestResult, show_secrets: bool) -> TestResult {
-    if t.sample || show_secrets {
-        return t.clone();
-    }
-    let message = match t.verdict {
-        // These carry answer text or the program's stderr, which may echo the secret input.
-        Verdict::WrongAnswer => "wrong answer (details of secret tests are hidden)".to_string(),
-        Verdict::RuntimeError => t
-            .message
-            .split("; stderr:")
-            .next()
-            .unwrap_or_default()
-            .to_string(),
-        Verdict::JudgeError => "the judge failed on this test (not your fault)".to_string(),
-        _ => t.message.clone(),
-    };
-    TestResult {
-        diff: None,
-        message,
-        ..t.clone()
-    }
-}
-
-/// A submission as the API shows it to one viewer.
-#[derive(Serialize)]
-pub struct SubmissionView {
-    #[serde(flatten)]
-    pub info: SubmissionInfo,
-    pub verdict_name: Option<&'static str>,
-    /// The source when it is text; binaries are described by `source_bytes` only.
-    pub source: Option<String>,
-    pub compile_output: String,
-    /// Why the judge failed (admins only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub judge_message: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-    pub tests: Vec<TestResult>,
-    pub url: String,
-}
-
-pub fn view(app: &App, d: SubmissionDetail, viewer: &User) -> SubmissionView {
-    let show = shows_secrets(app, &d.info.problem, viewer);
-    let source = String::from_utf8(d.source).ok();
-    SubmissionView {
-        verdict_name: d.info.verdict.map(Verdict::name),
-        url: format!("/submissions/{}", d.info.id),
-        source,
-        compile_output: d.compile_output,
-        judge_message: (viewer.admin && !d.message.is_empty()).then_some(d.message),
-        warnings: if viewer.admin { d.warnings } else { Vec::new() },
-        tests: d.tests.iter().map(|t| redact(t, show)).collect(),
-        info: d.info,
-    }
-}
-
-/// A row of a submissions list.
-#[derive(Serialize)]
-pub struct SummaryView {
-    #[serde(flatten)]
-    pub info: SubmissionInfo,
-    pub verdict_name: Option<&'static str>,
-    pub url: String,
-}
-
-pub fn summary(info: SubmissionInfo) -> SummaryView {
-    SummaryView {
-        verdict_name: info.verdict.map(Verdict::name),
-        url: format!("/submissions/{}", info.id),
-        info,
-    }
-}
-
-/// Reads a submission the viewer may see; another user's is "not found".
-pub async fn visible_submission(
-    app: &Arc<App>,
-    id: i64,
-    user: &User,
-) -> Result<SubmissionDetail, AppError> {
-    let d = app.db(move |s| s.get(id)).await?;
-    match d {
-        Some(d) if user.may_see(&d.info.user) => Ok(d),
-        _ => Err(AppError::NotFound(format!("no submission {id}"))),
-    }
 }
 
 async fn me(user: User) -> Json<serde_json::Value> {
@@ -364,7 +264,13 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     if catalog.get(&form.problem).is_none() {
         return Err(AppError::NotFound(format!("no problem {:?}", form.problem)));
     }
+    let pasted = !form.source.trim().is_empty();
     let source = match form.file {
+        Some(_) if pasted => {
+            return Err(AppError::BadRequest(
+                "you chose a file and also pasted text: submit one of them (clear the text box or the file)".into(),
+            ))
+        }
         Some(bytes) => bytes,
         None => form.source.into_bytes(),
     };
@@ -379,16 +285,25 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
         _ => {
             let name = form.filename.as_deref().unwrap_or("");
             app.judge.detect_language(FsPath::new(name), &source).ok_or_else(|| {
-                AppError::BadRequest("cannot tell the language: choose one (field `language`) or name the file with its extension".into())
+                AppError::BadRequest(if name.is_empty() {
+                    "choose the language of your program: it cannot be told from pasted text (field `language`)".into()
+                } else {
+                    format!("choose the language of your program: the file name {name:?} does not tell it (field `language`)")
+                })
             })?
         }
     };
     let sub = Submission { language, source };
     app.judge.check_submission(&sub).map_err(|e| match e {
-        JudgeError::BadSubmission(m) => AppError::BadRequest(m),
+        // The judge's wording is for the command line; say it in the API's terms.
+        JudgeError::BadSubmission(m) => AppError::BadRequest(m.replace(
+            "submit executables with --lang binary",
+            "a compiled program is submitted with the language \"binary\"",
+        )),
         other => AppError::BadRequest(other.to_string()),
     })?;
     app.limiter.check(user)?;
+    let (problem, language) = (form.problem.clone(), sub.language.clone());
     let new = NewSubmission {
         user: user.name.clone(),
         problem: form.problem,
@@ -401,6 +316,10 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     app.metrics
         .submitted
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    super::log(&format!(
+        "submission {id}: queued (user {}, problem {}, language {})",
+        user.name, problem, language
+    ));
     app.wake.notify_one();
     Ok(id)
 }
@@ -507,9 +426,19 @@ async fn admin_reload(
     })))
 }
 
-fn wake_all(app: &App) {
+pub fn wake_all(app: &App) {
     app.wake.notify_waiters();
     app.wake.notify_one();
+}
+
+/// Queues submission `id` again.
+pub async fn rejudge_one(app: &Arc<App>, id: i64) -> Result<(), AppError> {
+    if !app.db(move |s| s.rejudge(id)).await? {
+        return Err(AppError::NotFound(format!("no submission {id}")));
+    }
+    super::log(&format!("submission {id}: queued again for a rejudge"));
+    wake_all(app);
+    Ok(())
 }
 
 async fn admin_rejudge(
@@ -517,10 +446,7 @@ async fn admin_rejudge(
     _admin: Admin,
     Path(id): Path<i64>,
 ) -> Result<impl IntoResponse, AppError> {
-    if !app.db(move |s| s.rejudge(id)).await? {
-        return Err(AppError::NotFound(format!("no submission {id}")));
-    }
-    wake_all(&app);
+    rejudge_one(&app, id).await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(serde_json::json!({ "requeued": 1 })),
@@ -538,9 +464,4 @@ async fn admin_rejudge_problem(
         StatusCode::ACCEPTED,
         Json(serde_json::json!({ "requeued": n })),
     ))
-}
-
-/// Whether a submission's judging is over.
-pub fn is_done(info: &SubmissionInfo) -> bool {
-    info.state == SubState::Done
 }

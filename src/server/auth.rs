@@ -1,10 +1,15 @@
-//! Who is asking: tokens, the [`User`] extractor, and the per-user submission rate limit.
+//! Who is asking: tokens, sessions, the [`User`] extractor, and the per-user submission rate
+//! limit.
 //!
-//! A token is sent as `Authorization: Bearer TOKEN` (API clients) or in the `ojd_token` cookie
-//! that the login page sets (browsers; `SameSite=Strict`, so another site cannot submit in a
-//! student's name). It is matched against `[server] admin_token`, the `[[server.users]]` of the
-//! config, then the tokens issued with `ojd token issue`, which the database keeps only as
-//! SHA-256 hashes.
+//! API clients send `Authorization: Bearer TOKEN`. Browsers log in once (a token typed on the
+//! login page, or a one-time login code from a link, see [`super::login`]) and then carry a
+//! session id in the `ojd_session` cookie; the raw token never sits in a cookie or a URL.
+//!
+//! A token is matched against `[server] admin_token` and the `[[server.users]]` of the config
+//! (hashed once when first needed and compared digest to digest in constant time, every entry
+//! every time, so the time taken tells nothing about which bytes matched), then against the
+//! tokens issued with `ojd token issue` or the admin page, which the database keeps only as
+//! SHA-256 hashes (looked up by hash).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Read;
@@ -20,8 +25,8 @@ use super::error::AppError;
 use super::App;
 use crate::store::{now_ms, Store, StoreError};
 
-/// The cookie holding a browser's token.
-pub const COOKIE: &str = "ojd_token";
+/// The cookie holding a browser's session id.
+pub const COOKIE: &str = "ojd_session";
 
 /// An authenticated caller.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,15 +38,57 @@ pub struct User {
 impl User {
     /// Whether this user may read submissions made by `owner`.
     pub fn may_see(&self, owner: &str) -> bool {
-        self.admin || self.name == owner
+        super::view::may_see(self, owner)
     }
 }
 
 pub fn hash_token(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The config's tokens as digests, made once: `(sha256(token), user)`.
+pub struct ConfigTokens(Vec<([u8; 32], User)>);
+
+impl ConfigTokens {
+    pub fn new(server: &crate::config::ServerConfig) -> ConfigTokens {
+        let digest = |t: &str| -> [u8; 32] { Sha256::digest(t.trim().as_bytes()).into() };
+        let mut all = Vec::new();
+        if !server.admin_token.trim().is_empty() {
+            all.push((
+                digest(&server.admin_token),
+                User {
+                    name: "admin".into(),
+                    admin: true,
+                },
+            ));
+        }
+        for u in server.users.iter().filter(|u| !u.token.trim().is_empty()) {
+            all.push((
+                digest(&u.token),
+                User {
+                    name: u.name.clone(),
+                    admin: u.admin,
+                },
+            ));
+        }
+        ConfigTokens(all)
+    }
+
+    /// The user whose token has this digest; compares with every entry in constant time.
+    pub fn find(&self, digest: &[u8; 32]) -> Option<User> {
+        use subtle::ConstantTimeEq;
+        let mut found = None;
+        for (d, user) in &self.0 {
+            if bool::from(d[..].ct_eq(&digest[..])) && found.is_none() {
+                found = Some(user.clone());
+            }
+        }
+        found
+    }
 }
 
 /// Finds the user a token names.
@@ -50,45 +97,30 @@ pub fn resolve(app: &App, store: &dyn Store, token: &str) -> Result<Option<User>
     if token.is_empty() {
         return Ok(None);
     }
-    let server = &app.config.server;
-    if !server.admin_token.is_empty() && server.admin_token == token {
-        return Ok(Some(User {
-            name: "admin".into(),
-            admin: true,
-        }));
+    let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+    if let Some(u) = app.guards.config_tokens(&app.config.server).find(&digest) {
+        return Ok(Some(u));
     }
-    if let Some(u) = server
-        .users
-        .iter()
-        .find(|u| !u.token.is_empty() && u.token == token)
-    {
-        return Ok(Some(User {
-            name: u.name.clone(),
-            admin: u.admin,
-        }));
-    }
-    Ok(store.find_token(&hash_token(token))?.map(|t| User {
+    Ok(store.find_token(&hex(&digest))?.map(|t| User {
         name: t.name,
         admin: t.admin,
     }))
 }
 
-/// The token of a request, from the Authorization header or the cookie.
-pub fn token_of(parts: &Parts) -> Option<String> {
-    if let Some(v) = parts
+/// The bearer token of a request (the Authorization header).
+pub fn bearer_of(parts: &Parts) -> Option<String> {
+    let v = parts
         .headers
         .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-    {
-        if let Some(t) = v
-            .strip_prefix("Bearer ")
-            .or_else(|| v.strip_prefix("bearer "))
-        {
-            return Some(t.trim().to_string());
-        }
-    }
-    parts
-        .headers
+        .and_then(|v| v.to_str().ok())?;
+    v.strip_prefix("Bearer ")
+        .or_else(|| v.strip_prefix("bearer "))
+        .map(|t| t.trim().to_string())
+}
+
+/// The session id of a request (the cookie).
+pub fn session_of(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -98,18 +130,30 @@ pub fn token_of(parts: &Parts) -> Option<String> {
         .map(|(_, v)| v.to_string())
 }
 
-/// The caller, if the request carries a valid token.
+/// Whether the request carries any credential (a bearer token or a session cookie).
+pub fn token_of(parts: &Parts) -> Option<String> {
+    bearer_of(parts).or_else(|| session_of(&parts.headers))
+}
+
+/// The caller, if the request carries a valid token or session.
 pub struct MaybeUser(pub Option<User>);
 
 impl FromRequestParts<Arc<App>> for MaybeUser {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<MaybeUser, AppError> {
-        let Some(token) = token_of(parts) else {
+        if let Some(token) = bearer_of(parts) {
+            let a = app.clone();
+            let user = app.db(move |s| resolve(&a, s, &token)).await?;
+            return Ok(MaybeUser(user));
+        }
+        let Some(session) = session_of(&parts.headers) else {
             return Ok(MaybeUser(None));
         };
         let a = app.clone();
-        let user = app.db(move |s| resolve(&a, s, &token)).await?;
+        let user = app
+            .db(move |s| super::login::session_user(&a, s, &session))
+            .await?;
         Ok(MaybeUser(user))
     }
 }
@@ -193,7 +237,7 @@ pub enum TokenError {
 }
 
 /// A fresh random token: 32 hex digits of the kernel's randomness (128 bits).
-fn new_token() -> Result<String, TokenError> {
+pub fn new_token() -> Result<String, TokenError> {
     let mut bytes = [0u8; 16];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
@@ -219,7 +263,8 @@ pub fn issue_token(store: &dyn Store, name: &str, admin: bool) -> Result<String,
     Ok(token)
 }
 
-/// On a first start with no admin anywhere, issues one (returned once, to print).
+/// On a first start with no admin anywhere, issues one and returns a one-time login link for
+/// it (`login?code=…`, to print after the site's address).
 pub fn ensure_admin(app: &App) -> Result<Option<String>, super::ServerError> {
     let server = &app.config.server;
     let configured = !server.admin_token.is_empty() || server.users.iter().any(|u| u.admin);
@@ -227,7 +272,19 @@ pub fn ensure_admin(app: &App) -> Result<Option<String>, super::ServerError> {
         return Ok(None);
     }
     match issue_token(app.store.as_ref(), "admin", true) {
-        Ok(t) => Ok(Some(t)),
+        Ok(_) => {
+            let admin = User {
+                name: "admin".into(),
+                admin: true,
+            };
+            match super::login::login_link(app, &admin) {
+                Ok(link) => Ok(Some(link.trim_start_matches('/').to_string())),
+                Err(e) => {
+                    super::log(&format!("could not make a login link: {}", e.message()));
+                    Ok(None)
+                }
+            }
+        }
         Err(TokenError::Store(e)) => Err(e.into()),
         Err(e) => {
             super::log(&format!("could not issue a first admin token: {e}"));

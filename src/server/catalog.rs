@@ -19,7 +19,8 @@ use crate::problem::Problem;
 /// A problem the daemon serves.
 pub struct Entry {
     pub problem: Arc<Problem>,
-    /// The statement as HTML (raw HTML in the Markdown is escaped, not passed through).
+    /// The statement as HTML, made safe by [`super::statement::render`] (without the title,
+    /// which pages show as their heading).
     pub statement_html: String,
 }
 
@@ -66,7 +67,11 @@ impl Catalog {
             }
             match load_one(&folder, config.server.generate_answers, judge) {
                 Ok(problem) => {
-                    let statement_html = render_markdown(&problem.statement().unwrap_or_default());
+                    let has_samples = problem.tests.iter().any(|t| t.sample);
+                    let statement_html = super::statement::render(
+                        &problem.statement().unwrap_or_default(),
+                        has_samples,
+                    );
                     catalog.problems.insert(
                         problem.id.clone(),
                         Entry {
@@ -156,35 +161,5 @@ fn check_answers(problem: Problem) -> Result<Problem, String> {
             missing.join(", "),
             problem.dir.display()
         ))
-    }
-}
-
-/// Markdown to HTML. Raw HTML in the source is shown as text: statements are written by
-/// problem setters, but nothing they write should run script in a student's browser.
-pub fn render_markdown(text: &str) -> String {
-    use pulldown_cmark::{Event, Options, Parser};
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
-    let events = Parser::new_ext(text, options).map(|e| match e {
-        Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
-        other => other,
-    });
-    let mut out = String::with_capacity(text.len() * 3 / 2);
-    pulldown_cmark::html::push_html(&mut out, events);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markdown_escapes_raw_html() {
-        let html = render_markdown("# 题目\n\n<script>alert(1)</script>\n\nA <b>bold</b> `x<y`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
-        assert!(html.contains("<h1>题目</h1>"), "{html}");
-        assert!(!html.contains("<script>"), "{html}");
-        assert!(html.contains("&lt;script&gt;"), "{html}");
-        assert!(html.contains("&lt;b&gt;bold"), "{html}");
-        assert!(html.contains("<code>x&lt;y</code>"), "{html}");
-        assert!(html.contains("<table>"), "{html}");
     }
 }

@@ -1,7 +1,10 @@
 //! [`AppError`]: every way a request can fail, as a JSON response. 4xx errors carry a message
 //! meant for the client; a 5xx says only "internal error" and logs the real cause.
 //!
-//! Body: `{"error": {"code": "not_found", "message": "no submission 12"}}`.
+//! Body: `{"error": {"code": "not_found", "message": "no submission 12"}}`. The pages show
+//! the same errors as styled HTML ([`super::pages::PageError`]); errors raised outside the
+//! handlers (unknown paths, methods, unparsable path parameters) are turned into one of the
+//! two by [`super::security`].
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -15,11 +18,15 @@ pub enum AppError {
     Unauthorized,
     Forbidden(String),
     NotFound(String),
+    MethodNotAllowed,
     TooLarge(String),
+    UnsupportedMediaType(String),
     RateLimited {
         retry_after_secs: u64,
     },
     Unavailable(String),
+    /// The request took longer than `[web] request_timeout`.
+    Timeout,
     /// The daemon's own failure: logged, never detailed to the client.
     Internal(String),
 }
@@ -31,9 +38,11 @@ impl AppError {
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Unavailable(_) | AppError::Timeout => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -44,9 +53,12 @@ impl AppError {
             AppError::Unauthorized => "unauthorized",
             AppError::Forbidden(_) => "forbidden",
             AppError::NotFound(_) => "not_found",
+            AppError::MethodNotAllowed => "method_not_allowed",
             AppError::TooLarge(_) => "too_large",
+            AppError::UnsupportedMediaType(_) => "unsupported_media_type",
             AppError::RateLimited { .. } => "rate_limited",
             AppError::Unavailable(_) => "unavailable",
+            AppError::Timeout => "timeout",
             AppError::Internal(_) => "internal",
         }
     }
@@ -58,7 +70,10 @@ impl AppError {
             | AppError::Forbidden(m)
             | AppError::NotFound(m)
             | AppError::TooLarge(m)
+            | AppError::UnsupportedMediaType(m)
             | AppError::Unavailable(m) => m.clone(),
+            AppError::MethodNotAllowed => "this method is not allowed here".into(),
+            AppError::Timeout => "the request took too long and was stopped".into(),
             AppError::Unauthorized => {
                 "a valid token is required (Authorization: Bearer TOKEN)".into()
             }

@@ -1,68 +1,72 @@
-//! HTML for the students' pages: escaping, the page frame, verdict badges, result tables and
-//! diffs with the differing characters marked. Plain `format!` over escaped values, no template
-//! engine: the pages are few and small, and every interpolated value goes through [`esc`].
+//! The pieces of every page, as maud templates (which escape every interpolated value): the
+//! frame with its navigation, verdict badges, times, result tables, diffs with the differing
+//! characters marked, and the submissions table. Pages are assembled in [`super::pages`] and
+//! [`super::admin`]; no script is inline (the Content-Security-Policy forbids it).
 
-use std::fmt::Write;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use super::api::SubmissionView;
 use super::auth::User;
+use super::view::{SubmissionView, SummaryView};
 use crate::store::State as SubState;
 use crate::verdict::{Diff, TestResult, Verdict};
 
-/// Escapes text for HTML content and quoted attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+/// The page frame: head, navigation (what the viewer may use), body.
+pub fn page(title: &str, user: Option<&User>, body: Markup) -> String {
+    let markup = html! {
+        (DOCTYPE)
+        html lang="zh-CN" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · ojd" }
+                link rel="stylesheet" href="/static/style.css";
+                script src="/static/site.js" defer {}
+                script src="/static/live.js" defer {}
+            }
+            body {
+                header { nav {
+                    a.brand href="/" { "ojd" }
+                    a href="/" { "Problems" }
+                    @match user {
+                        Some(u) if u.admin => {
+                            a href="/submissions" { "All submissions" }
+                            a href="/admin/queue" { "Queue" }
+                            a href="/admin/problems" { "Manage problems" }
+                            a href="/admin/users" { "Users" }
+                        }
+                        Some(_) => { a href="/submissions" { "My submissions" } }
+                        None => {}
+                    }
+                    span.spacer {}
+                    @match user {
+                        Some(u) => {
+                            span.who { (u.name) }
+                            @if u.admin { span.role { "admin" } }
+                            form.inline method="post" action="/logout" {
+                                button.link { "Log out" }
+                            }
+                        }
+                        None => { a href="/login" { "Log in" } }
+                    }
+                } }
+                main { (body) }
+            }
         }
-    }
-    out
-}
-
-/// The page frame: head, navigation, body.
-pub fn page(title: &str, user: Option<&User>, body: &str) -> String {
-    let who = match user {
-        Some(u) => format!(
-            "<span class=\"who\">{}{}</span><form method=\"post\" action=\"/logout\" class=\"inline\"><button class=\"link\">Log out</button></form>",
-            esc(&u.name),
-            if u.admin { " (admin)" } else { "" }
-        ),
-        None => "<a href=\"/login\">Log in</a>".to_string(),
     };
-    format!(
-        "<!doctype html>\n<html lang=\"zh-CN\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>{title} · ojd</title><link rel=\"stylesheet\" href=\"/static/style.css\"></head>\
-<body><header><nav><a class=\"brand\" href=\"/\">ojd</a><a href=\"/\">Problems</a>\
-<a href=\"/submissions\">My submissions</a><span class=\"spacer\"></span>{who}</nav></header>\
-<main>{body}</main><script src=\"/static/live.js\" defer></script></body></html>\n",
-        title = esc(title),
-    )
+    markup.into_string()
 }
 
 /// A verdict (or the state while there is none) as a coloured badge.
-pub fn badge(verdict: Option<Verdict>, state: SubState) -> String {
+pub fn badge(verdict: Option<Verdict>, state: SubState) -> Markup {
     match verdict {
-        Some(v) => format!(
-            "<span class=\"badge v-{}\" title=\"{}\">{}</span>",
-            v.code(),
-            v.name(),
-            v.name()
-        ),
-        None => {
-            let text = if state == SubState::Judging {
-                "Judging…"
-            } else {
-                "Queued"
-            };
-            format!("<span class=\"badge pending\">{text}</span>")
-        }
+        Some(v) => html! {
+            span class={ "badge v-" (v.code()) } title=(v.name()) { (v.name()) }
+        },
+        None => html! {
+            span.badge.pending {
+                @if state == SubState::Judging { "Judging…" } @else { "Queued" }
+            }
+        },
     }
 }
 
@@ -88,177 +92,191 @@ pub fn time(ms: i64) -> String {
     )
 }
 
+/// A time element: UTC in the text and tooltip; `site.js` shows it in the reader's zone.
+pub fn time_el(ms: i64) -> Markup {
+    let utc = time(ms);
+    html! { time datetime=(ms) title=(utc) { (utc) } }
+}
+
 pub fn kib(k: u64) -> String {
     crate::report::kib(k)
 }
 
-/// One diff: a table of expected (−) and output (+) lines, differing characters in `<mark>`.
-pub fn diff(d: &Diff) -> String {
-    let mut out = format!(
-        "<div class=\"diff\"><div class=\"diff-head\">First difference at line {}, column {}. \
-<span class=\"legend\"><span class=\"del\">− expected</span> <span class=\"ins\">+ your output</span></span></div><table>",
-        d.line, d.column
-    );
-    for l in &d.lines {
-        let (class, sign) = match l.tag {
-            '-' => ("del", "−"),
-            '+' => ("ins", "+"),
-            _ => ("same", " "),
-        };
-        let num = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
-        let mut code = String::new();
-        for (emph, text) in &l.segments {
-            let text = text.strip_suffix('\n').unwrap_or(text);
-            if *emph {
-                let _ = write!(code, "<mark>{}</mark>", esc(text));
-            } else {
-                code.push_str(&esc(text));
+/// One diff: expected (−) and output (+) lines, differing characters in `<mark>`. `own`: the
+/// viewer wrote the program ("your output"), else "program output".
+pub fn diff(d: &Diff, own: bool) -> Markup {
+    html! {
+        div.diff {
+            div.diff-head {
+                "First difference at line " (d.line) ", column " (d.column) ". "
+                span.legend {
+                    span.del { "− expected" } " "
+                    span.ins { @if own { "+ your output" } @else { "+ program output" } }
+                }
             }
+            div.scroll { table {
+                @for l in &d.lines {
+                    @let (class, sign) = match l.tag { '-' => ("del", "−"), '+' => ("ins", "+"), _ => ("same", " ") };
+                    tr class=(class) {
+                        td.ln { @if let Some(n) = l.expected_line { (n) } }
+                        td.ln { @if let Some(n) = l.output_line { (n) } }
+                        td.sign { (sign) }
+                        td.code {
+                            @for (emph, text) in &l.segments {
+                                @let text = text.strip_suffix('\n').unwrap_or(text);
+                                @if *emph { mark { (text) } } @else { (text) }
+                            }
+                        }
+                    }
+                }
+                @if d.trimmed {
+                    tr.same { td {} td {} td {} td.code.muted { "…" } }
+                }
+            } }
         }
-        let _ = write!(
-            out,
-            "<tr class=\"{class}\"><td class=\"ln\">{}</td><td class=\"ln\">{}</td><td class=\"sign\">{sign}</td><td class=\"code\">{code}</td></tr>",
-            num(l.expected_line),
-            num(l.output_line)
-        );
     }
-    if d.trimmed {
-        out.push_str(
-            "<tr class=\"same\"><td></td><td></td><td></td><td class=\"code muted\">…</td></tr>",
-        );
-    }
-    out.push_str("</table></div>");
-    out
 }
 
-fn test_row(index: usize, name: &str, sample: bool, t: Option<&TestResult>) -> String {
-    let label = format!(
-        "{}{}",
-        esc(name),
-        if sample {
-            " <span class=\"tag\">sample</span>"
-        } else {
-            ""
+fn test_row(index: usize, name: &str, sample: bool, t: Option<&TestResult>) -> Markup {
+    html! {
+        tr id={ "t-" (index) } {
+            td { (index + 1) }
+            td { (name) @if sample { " " span.tag { "sample" } } }
+            @match t {
+                Some(t) => {
+                    td.v { (badge(Some(t.verdict), SubState::Done)) }
+                    td.num.cpu { (t.cpu_ms) " ms" }
+                    td.num.mem { (kib(t.memory_kib)) }
+                    td.msg { (t.message) }
+                }
+                None => {
+                    td.v { span.badge.pending { "Waiting" } }
+                    td.num.cpu {} td.num.mem {} td.msg {}
+                }
+            }
         }
-    );
-    match t {
-        Some(t) => format!(
-            "<tr id=\"t-{index}\"><td>{}</td><td>{label}</td><td class=\"v\">{}</td><td class=\"num cpu\">{} ms</td><td class=\"num mem\">{}</td><td class=\"msg\">{}</td></tr>",
-            index + 1,
-            badge(Some(t.verdict), SubState::Done),
-            t.cpu_ms,
-            kib(t.memory_kib),
-            esc(&t.message)
-        ),
-        None => format!(
-            "<tr id=\"t-{index}\"><td>{}</td><td>{label}</td><td class=\"v\"><span class=\"badge pending\">Waiting</span></td><td class=\"num cpu\"></td><td class=\"num mem\"></td><td class=\"msg\"></td></tr>",
-            index + 1
-        ),
     }
+}
+
+/// How the score is shown: points where the problem has groups, else tests passed.
+fn score_text(v: &SubmissionView, groups: bool) -> Option<String> {
+    let verdict = v.info.verdict?;
+    if verdict == Verdict::CompileError || verdict == Verdict::JudgeError {
+        return None;
+    }
+    if groups {
+        return Some(format!("{} points", v.info.score.unwrap_or(0)));
+    }
+    let passed = v
+        .tests
+        .iter()
+        .filter(|t| t.verdict == Verdict::Accepted)
+        .count();
+    Some(format!("passed {passed} of {} tests", v.tests.len()))
 }
 
 /// The results section of a submission page. While judging, rows for `tests` (name, sample)
 /// are shown as waiting and `live.js` fills them in; once done, it fetches this section again.
-pub fn results(v: &SubmissionView, tests: &[(String, bool)]) -> String {
+/// `groups`: the problem scores by groups (points are shown, not a share of tests).
+pub fn results(v: &SubmissionView, tests: &[(String, bool)], groups: bool) -> Markup {
     let done = v.info.state == SubState::Done;
-    let mut out = if done {
-        "<section id=\"results\">".to_string()
-    } else {
-        format!("<section id=\"live\" data-id=\"{}\">", v.info.id)
+    let ran = done && v.info.verdict != Some(Verdict::CompileError);
+    let body = html! {
+        div.summary {
+            span #status { (badge(v.info.verdict, v.info.state)) }
+            @if done {
+                @if let Some(s) = score_text(v, groups) { span { (s) } }
+                @if ran && !v.tests.is_empty() {
+                    span { "max CPU " (v.info.max_cpu_ms.unwrap_or(0)) " ms" }
+                    span { "max memory " (kib(v.info.max_memory_kib.unwrap_or(0))) }
+                }
+            }
+        }
+        @if v.info.verdict == Some(Verdict::JudgeError) {
+            p.note { "The judge itself failed on this submission. This is not your fault: an admin has been told and can rejudge it." }
+            @if let Some(m) = &v.judge_message { pre.out { (m) } }
+        }
+        @if !v.compile_output.trim().is_empty() {
+            h2 { @if v.info.verdict == Some(Verdict::CompileError) { "Compiler output" } @else { "Compiler messages" } }
+            pre.out { (v.compile_output) }
+        }
+        @if v.info.verdict != Some(Verdict::CompileError) {
+            div.scroll { table.tests {
+                thead { tr { th { "#" } th { "Test" } th { "Verdict" } th { "CPU" } th { "Memory" } th.msg { "Details" } } }
+                tbody {
+                    @if done {
+                        @for (i, t) in v.tests.iter().enumerate() { (test_row(i, &t.name, t.sample, Some(t))) }
+                    } @else {
+                        @for (i, (name, sample)) in tests.iter().enumerate() { (test_row(i, name, *sample, None)) }
+                    }
+                }
+            } }
+        }
+        @for (i, t) in v.tests.iter().enumerate() {
+            @if let Some(d) = &t.diff {
+                h2 id={ "diff-" (i) } { "Test " (t.name) ": " (t.verdict.name()) }
+                @if !t.message.is_empty() { p.muted { (t.message) } }
+                (diff(d, v.own))
+            }
+        }
     };
-    let _ = write!(
-        out,
-        "<div class=\"summary\"><span id=\"status\">{}</span>",
-        badge(v.info.verdict, v.info.state)
-    );
     if done {
-        let _ = write!(
-            out,
-            "<span>score <b>{}</b></span><span>max CPU {} ms</span><span>max memory {}</span>",
-            v.info.score.unwrap_or(0),
-            v.info.max_cpu_ms.unwrap_or(0),
-            kib(v.info.max_memory_kib.unwrap_or(0))
-        );
+        html! { section #results { (body) } }
+    } else {
+        html! { section #live data-id=(v.info.id) { (body) } }
     }
-    out.push_str("</div>");
-    if v.info.verdict == Some(Verdict::JudgeError) {
-        out.push_str("<p class=\"note\">The judge itself failed on this submission. This is not your fault: an admin has been told and can rejudge it.</p>");
-        if let Some(m) = &v.judge_message {
-            let _ = write!(out, "<pre class=\"out\">{}</pre>", esc(m));
-        }
-    }
-    if !v.compile_output.trim().is_empty() {
-        let title = if v.info.verdict == Some(Verdict::CompileError) {
-            "Compiler output"
-        } else {
-            "Compiler messages"
-        };
-        let _ = write!(
-            out,
-            "<h2>{title}</h2><pre class=\"out\">{}</pre>",
-            esc(&v.compile_output)
-        );
-    }
-    if v.info.verdict != Some(Verdict::CompileError) {
-        out.push_str("<table class=\"tests\"><thead><tr><th>#</th><th>Test</th><th>Verdict</th><th>CPU</th><th>Memory</th><th>Details</th></tr></thead><tbody>");
-        if done {
-            for (i, t) in v.tests.iter().enumerate() {
-                out.push_str(&test_row(i, &t.name, t.sample, Some(t)));
-            }
-        } else {
-            for (i, (name, sample)) in tests.iter().enumerate() {
-                out.push_str(&test_row(i, name, *sample, None));
-            }
-        }
-        out.push_str("</tbody></table>");
-    }
-    for (i, t) in v.tests.iter().enumerate() {
-        if let Some(d) = &t.diff {
-            let _ = write!(
-                out,
-                "<h2 id=\"diff-{i}\">Test {}: {}</h2>",
-                esc(&t.name),
-                t.verdict.name()
-            );
-            if !t.message.is_empty() {
-                let _ = write!(out, "<p class=\"muted\">{}</p>", esc(&t.message));
-            }
-            out.push_str(&diff(d));
-        }
-    }
-    out.push_str("</section>");
-    out
 }
 
-/// A list of submissions as a table.
-pub fn submissions_table(rows: &[super::api::SummaryView], show_user: bool) -> String {
+/// A list of submissions as a table; `language` gives a language's display name.
+pub fn submissions_table(
+    rows: &[SummaryView],
+    show_user: bool,
+    language: &dyn Fn(&str) -> String,
+) -> Markup {
     if rows.is_empty() {
-        return "<p class=\"muted\">No submissions yet.</p>".to_string();
+        return html! { p.muted { "No submissions match." } };
     }
-    let mut out = String::from("<table class=\"list\"><thead><tr><th>#</th>");
-    if show_user {
-        out.push_str("<th>User</th>");
+    html! {
+        div.scroll { table.list.submissions {
+            thead { tr {
+                th { "#" }
+                @if show_user { th { "User" } }
+                th { "Problem" } th { "Language" } th { "Verdict" }
+                th.num.opt { "Time" } th.num.opt { "Memory" } th.opt { "Submitted" }
+            } }
+            tbody {
+                @for r in rows {
+                    @let i = &r.info;
+                    tr {
+                        td { a href=(r.url) { (i.id) } }
+                        @if show_user { td { (i.user) } }
+                        td { a href={ "/problems/" (i.problem) } { (i.problem) } }
+                        td { (language(&i.language)) }
+                        td { a href=(r.url) { (badge(i.verdict, i.state)) } }
+                        td.num.opt { @if let Some(ms) = i.max_cpu_ms { (ms) " ms" } }
+                        td.num.opt { @if let Some(k) = i.max_memory_kib { (kib(k)) } }
+                        td.opt { (time_el(i.queued_at)) }
+                    }
+                }
+            }
+        } }
     }
-    out.push_str("<th>Problem</th><th>Language</th><th>Verdict</th><th>Score</th><th>Submitted</th></tr></thead><tbody>");
-    for r in rows {
-        let i = &r.info;
-        let _ = write!(out, "<tr><td><a href=\"{}\">{}</a></td>", r.url, i.id);
-        if show_user {
-            let _ = write!(out, "<td>{}</td>", esc(&i.user));
-        }
-        let _ = write!(
-            out,
-            "<td><a href=\"/problems/{p}\">{p}</a></td><td>{}</td><td><a href=\"{}\">{}</a></td><td class=\"num\">{}</td><td>{}</td></tr>",
-            esc(&i.language),
-            r.url,
-            badge(i.verdict, i.state),
-            i.score.map(|s| s.to_string()).unwrap_or_default(),
-            time(i.queued_at),
-            p = esc(&i.problem),
-        );
+}
+
+/// Source code with line numbers (a table, so copying the code leaves the numbers behind).
+pub fn source_listing(source: &str) -> Markup {
+    html! {
+        div.scroll { table.source {
+            @for (n, line) in source.lines().enumerate() {
+                tr { td.ln { (n + 1) } td.code { (line) } }
+            }
+        } }
     }
-    out.push_str("</tbody></table>");
-    out
+}
+
+/// Trusted HTML (rendered Markdown, already made safe) to put in a template.
+pub fn trusted(html: &str) -> PreEscaped<&str> {
+    PreEscaped(html)
 }
 
 #[cfg(test)]
@@ -267,11 +285,15 @@ mod tests {
     use crate::verdict::DiffLine;
 
     #[test]
-    fn escaping_and_time() {
-        assert_eq!(
-            esc("<a href=\"x\">'&'</a>"),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
+    fn templates_escape_and_time() {
+        let who = User {
+            name: "<script>x</script>".into(),
+            admin: false,
+        };
+        let p = page("a<b", Some(&who), html! { p { "'&'" } });
+        assert!(p.contains("&lt;script&gt;x&lt;/script&gt;"), "{p}");
+        assert!(p.contains("a&lt;b · ojd"), "{p}");
+        assert!(!p.contains("<script>x"), "{p}");
         assert_eq!(time(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(time(1_798_547_079_000), "2026-12-29 12:24:39 UTC");
     }
@@ -297,11 +319,12 @@ mod tests {
                 },
             ],
         };
-        let html = diff(&d);
+        let html = diff(&d, true).into_string();
         assert!(
             html.contains("<td class=\"code\"><mark>5</mark>&lt;</td>"),
             "{html}"
         );
-        assert!(html.contains("class=\"ins\""), "{html}");
+        assert!(html.contains("your output"), "{html}");
+        assert!(diff(&d, false).into_string().contains("program output"));
     }
 }

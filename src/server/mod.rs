@@ -24,10 +24,15 @@ pub mod auth;
 pub mod catalog;
 pub mod error;
 pub mod html;
+pub mod login;
+pub mod math;
 pub mod metrics;
 pub mod pages;
 pub mod queue;
+pub mod security;
 pub mod sse;
+pub mod statement;
+pub mod view;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -74,6 +79,8 @@ pub struct App {
     catalog: RwLock<Arc<Catalog>>,
     pub hub: queue::Hub,
     pub limiter: auth::RateLimiter,
+    /// The web layer's guards: login attempts, open event streams, config token digests.
+    pub guards: Arc<security::Guards>,
     pub metrics: metrics::Counters,
     /// Wakes an idle worker when work is queued.
     pub wake: Notify,
@@ -139,6 +146,7 @@ impl App {
         let (stop_tx, _) = watch::channel(false);
         Ok(Arc::new(App {
             limiter: auth::RateLimiter::new(config.server.rate_limit_per_minute),
+            guards: Arc::new(security::Guards::new()),
             config,
             judge: Arc::new(judge),
             store,
@@ -217,19 +225,25 @@ pub fn router(app: Arc<App>) -> Router {
     let max = app.config.server.max_submission_size.bytes() as usize;
     Router::new()
         .route("/", get(pages::index))
-        .route("/login", get(pages::login_form).post(pages::login))
-        .route("/logout", post(pages::logout))
+        .route("/login", get(login::login_form).post(login::login))
+        .route("/logout", post(login::logout))
         .route("/problems/{id}", get(pages::problem))
         .route("/problems/{id}/submit", post(pages::submit))
-        .route("/submissions", get(pages::my_submissions))
+        .route("/submissions", get(pages::submissions))
         .route("/submissions/{id}", get(pages::submission))
         .route("/submissions/{id}/results", get(pages::submission_results))
+        .route("/submissions/{id}/source", get(pages::submission_source))
+        .route("/submissions/{id}/rejudge", post(pages::rejudge))
         .route("/static/{file}", get(pages::asset))
         .route("/healthz", get(metrics::healthz))
         .route("/metrics", get(metrics::prometheus))
         .nest("/api/v1", api::routes())
         // Multipart framing and form fields come on top of the submission itself.
         .layer(axum::extract::DefaultBodyLimit::max(max + 64 * 1024))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            security::guard,
+        ))
         .with_state(app)
 }
 
@@ -364,9 +378,10 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
             catalog.failed.len(),
             workers
         );
-        if let Some(token) = first_admin {
+        if let Some(link) = first_admin {
             println!(
-                "ojd: first start: an admin token was issued; log in with {url}login?token={token}"
+                "ojd: first start: an admin was created; log in once, within {}, with {url}{link}",
+                crate::units::format_duration(app.config.web.login_code_lifetime)
             );
         }
         use std::io::Write;

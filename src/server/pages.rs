@@ -1,28 +1,37 @@
 //! The students' web pages: problem list, statement with samples and the submit form (paste or
-//! file), login, my submissions, and a submission page that updates live. Server-rendered HTML
-//! (see [`super::html`]); the only script, `live.js`, follows a judging over the same event
-//! stream the API offers and swaps in the server-rendered results when it is done.
+//! file), login, the submissions list with filters, and a submission page that updates live.
+//! Server-rendered HTML through maud ([`super::html`]); scripts are files under `/static`:
+//! `site.js` (local times, the remembered language, the submit form's hints) and `live.js`,
+//! which follows a judging over the API's event stream and swaps in the server-rendered results.
+//!
+//! The submit form follows post/redirect/get: a refused submission is kept as a draft (the
+//! pasted text, the language and the reason) and the browser is sent back to the statement,
+//! scrolled to the form, where the reason is shown beside it; a refresh re-posts nothing.
 
 use std::sync::Arc;
 
 use axum::extract::{Multipart, Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::Form;
+use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::api::{self, may_read_statements, SubmitForm};
-use super::auth::{self, MaybeUser, User};
+use super::auth::{MaybeUser, User};
 use super::error::AppError;
-use super::html::{esc, page};
+use super::html::{page, time_el, trusted};
+use super::security::Draft;
+use super::view::{self, summary, visible_submission};
 use super::App;
 use crate::store::ListFilter;
+use crate::verdict::Verdict;
 
 const STYLE: &str = include_str!("assets/style.css");
 const LIVE_JS: &str = include_str!("assets/live.js");
+const SITE_JS: &str = include_str!("assets/site.js");
 
 /// An error shown as a page (a missing login becomes a redirect to the login page).
-pub struct PageError(AppError, Option<User>);
+pub struct PageError(pub AppError, pub Option<User>);
 
 impl From<AppError> for PageError {
     fn from(e: AppError) -> Self {
@@ -37,12 +46,16 @@ impl IntoResponse for PageError {
             return Redirect::to("/login").into_response();
         }
         e.log_if_internal();
-        let body = format!(
-            "<h1>{}</h1><p>{}</p><p><a href=\"/\">Back to the problems</a></p>",
-            e.status(),
-            esc(&e.message())
-        );
-        (e.status(), Html(page("Error", user.as_ref(), &body))).into_response()
+        let status = e.status();
+        let title = status.canonical_reason().unwrap_or("Error");
+        let body = html! {
+            div.error-page {
+                h1 { (title) }
+                p { (e.message()) }
+                p { a href="/" { "Back to the problems" } }
+            }
+        };
+        (status, Html(page(title, user.as_ref(), body))).into_response()
     }
 }
 
@@ -52,129 +65,145 @@ fn need_login(user: Option<User>) -> Result<User, PageError> {
     user.ok_or(PageError(AppError::Unauthorized, None))
 }
 
-pub async fn asset(Path(file): Path<String>) -> Response {
+pub async fn asset(Path(file): Path<String>) -> Result<Response, PageError> {
     let (body, kind) = match file.as_str() {
         "style.css" => (STYLE, "text/css; charset=utf-8"),
         "live.js" => (LIVE_JS, "text/javascript; charset=utf-8"),
-        _ => return (StatusCode::NOT_FOUND, "no such file").into_response(),
+        "site.js" => (SITE_JS, "text/javascript; charset=utf-8"),
+        _ => return Err(AppError::NotFound(format!("no file {file:?}")).into()),
     };
-    (
+    Ok((
         [
             (header::CONTENT_TYPE, kind),
             (header::CACHE_CONTROL, "max-age=300"),
         ],
         body,
     )
-        .into_response()
+        .into_response())
+}
+
+/// A language's display name (its id when the config has no name for it).
+pub fn language_name(app: &App, id: &str) -> String {
+    app.config
+        .languages
+        .get(id)
+        .map_or_else(|| id.to_string(), |l| l.name.clone())
 }
 
 pub async fn index(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
     may_read_statements(&app, &user).map_err(|e| PageError(e, user.clone()))?;
     let catalog = app.catalog();
-    let mut body = String::from("<h1>Problems</h1><table class=\"list\"><thead><tr><th>Problem</th><th>Source</th><th>Time</th><th>Memory</th></tr></thead><tbody>");
-    for e in catalog.problems.values() {
-        let p = &e.problem;
-        body.push_str(&format!(
-            "<tr><td><a href=\"/problems/{id}\">{title}</a></td><td class=\"muted\">{src}</td><td class=\"num\">{t} ms</td><td class=\"num\">{m}</td></tr>",
-            id = esc(&p.id),
-            title = esc(&p.title),
-            src = esc(&p.source),
-            t = p.time_limit.as_millis(),
-            m = super::html::kib(p.memory_limit / 1024),
-        ));
-    }
-    body.push_str("</tbody></table>");
-    if catalog.problems.is_empty() {
-        body.push_str("<p class=\"muted\">No problems are being served.</p>");
-    }
-    Ok(Html(page("Problems", user.as_ref(), &body)).into_response())
+    let body = html! {
+        h1 { "Problems" }
+        @if catalog.problems.is_empty() {
+            p.muted { "No problems are being served." }
+        } @else {
+            div.scroll { table.list {
+                thead { tr { th { "Problem" } th.opt { "Source" } th.num { "Time" } th.num { "Memory" } } }
+                tbody {
+                    @for e in catalog.problems.values() {
+                        @let p = &e.problem;
+                        tr {
+                            td { a href={ "/problems/" (p.id) } { (p.title) } }
+                            td.muted.opt { (p.source) }
+                            td.num { (p.time_limit.as_millis()) " ms" }
+                            td.num { (super::html::kib(p.memory_limit / 1024)) }
+                        }
+                    }
+                }
+            } }
+        }
+    };
+    Ok(Html(page("Problems", user.as_ref(), body)).into_response())
 }
 
-/// The statement page; `error` and `source` refill the form after a refused submission.
+/// The statement page; `draft` refills the form after a refused submission.
 fn problem_page(
     app: &App,
     user: Option<&User>,
     id: &str,
-    error: Option<&str>,
-    source: &str,
-) -> Result<String, AppError> {
+    draft: Option<&Draft>,
+) -> Result<(String, Markup), AppError> {
     let catalog = app.catalog();
     let e = catalog.find(id)?;
     let p = &e.problem;
-    // Most statements open with the title as a heading of their own: show it once, as the
-    // page's heading, above the limits.
-    let html = &e.statement_html;
-    let (heading, statement) = match html
-        .strip_prefix("<h1>")
-        .and_then(|rest| rest.split_once("</h1>"))
-    {
-        Some((h, rest)) => (format!("<h1>{h}</h1>"), rest),
-        None => (format!("<h1>{}</h1>", esc(&p.title)), html.as_str()),
+    let languages: Vec<_> = api::language_views(app)
+        .into_iter()
+        .filter(|l| l.available)
+        .collect();
+    let chosen = draft.map(|d| d.language.as_str()).unwrap_or("");
+    let body = html! {
+        h1 { (p.title) }
+        p.limits {
+            span { "Time limit " (p.time_limit.as_millis()) " ms" }
+            span { "Memory limit " (super::html::kib(p.memory_limit / 1024)) }
+            @if !p.source.is_empty() { span.muted { (p.source) } }
+        }
+        article.statement { (trusted(&e.statement_html)) }
+        @let samples: Vec<_> = p.tests.iter().filter(|t| t.sample).collect();
+        @if !samples.is_empty() {
+            h2 { "Samples" }
+            @for t in samples {
+                div.sample {
+                    div { h3 { "Input (" (t.name) ")" } pre { (crate::fsutil::read_capped(&t.input, 16 * 1024)) } }
+                    div { h3 { "Output (" (t.name) ")" } pre { (crate::fsutil::read_capped(&t.answer, 16 * 1024)) } }
+                }
+            }
+        }
+        h2 #submit { "Submit" }
+        @if user.is_none() {
+            p { a href="/login" { "Log in" } " to submit." }
+        } @else {
+            form #submit-form.submit method="post" action={ "/problems/" (p.id) "/submit" } enctype="multipart/form-data" {
+                @if let Some(d) = draft {
+                    p.error role="alert" #form-error { (d.message) }
+                }
+                label { "Language"
+                    select name="language" #language required {
+                        option value="" selected[chosen.is_empty()] disabled { "Choose the language…" }
+                        @for l in &languages {
+                            option value=(l.id) selected[chosen == l.id] { (l.name) }
+                        }
+                        option value="auto" selected[chosen == "auto"] { "From the file's name (files only)" }
+                    }
+                }
+                label { "Source"
+                    textarea name="source" #source rows="14" spellcheck="false" placeholder="Paste your program here, or choose a file below" {
+                        @if let Some(d) = draft { (d.source) }
+                    }
+                }
+                label { "or a file " input type="file" name="file" #file; }
+                p.hint #both-hint hidden { "A file is chosen and text is pasted: clear one of them (the form refuses both)." }
+                button type="submit" #submit-button { "Submit" }
+            }
+        }
     };
-    let mut body = format!(
-        "{heading}<p class=\"limits\"><span>Time limit {} ms</span><span>Memory limit {}</span><span class=\"muted\">{}</span></p>\
-         <article class=\"statement\">{statement}</article>",
-        p.time_limit.as_millis(),
-        super::html::kib(p.memory_limit / 1024),
-        esc(&p.source)
-    );
-    for t in p.tests.iter().filter(|t| t.sample) {
-        let input = crate::fsutil::read_capped(&t.input, 16 * 1024);
-        let answer = crate::fsutil::read_capped(&t.answer, 16 * 1024);
-        body.push_str(&format!(
-            "<div class=\"sample\"><div><h3>Sample input ({name})</h3><pre>{}</pre></div><div><h3>Sample output ({name})</h3><pre>{}</pre></div></div>",
-            esc(&input),
-            esc(&answer),
-            name = esc(&t.name)
-        ));
-    }
-    body.push_str("<h2 id=\"submit\">Submit</h2>");
-    if let Some(err) = error {
-        body.push_str(&format!(
-            "<p class=\"error\" role=\"alert\">{}</p>",
-            esc(err)
-        ));
-    }
-    if user.is_none() {
-        body.push_str("<p><a href=\"/login\">Log in</a> to submit.</p>");
-        return Ok(body);
-    }
-    let mut options = String::from("<option value=\"auto\">Detect from the file name</option>");
-    for l in api::language_views(app).into_iter().filter(|l| l.available) {
-        options.push_str(&format!(
-            "<option value=\"{}\">{}</option>",
-            esc(&l.id),
-            esc(&l.name)
-        ));
-    }
-    body.push_str(&format!(
-        "<form id=\"submit-form\" method=\"post\" action=\"/problems/{id}/submit\" enctype=\"multipart/form-data\" class=\"submit\">\
-<label>Language <select name=\"language\" id=\"language\">{options}</select></label>\
-<label>Source <textarea name=\"source\" id=\"source\" rows=\"14\" spellcheck=\"false\" placeholder=\"Paste your program here, or choose a file below\">{src}</textarea></label>\
-<label>or a file <input type=\"file\" name=\"file\" id=\"file\"></label>\
-<button type=\"submit\" id=\"submit-button\">Submit</button></form>",
-        id = esc(&p.id),
-        src = esc(source),
-    ));
-    Ok(body)
+    Ok((p.title.clone(), body))
+}
+
+#[derive(Deserialize)]
+pub struct ProblemQuery {
+    draft: Option<String>,
 }
 
 pub async fn problem(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
+    Query(q): Query<ProblemQuery>,
 ) -> PageResult {
     may_read_statements(&app, &user).map_err(|e| PageError(e, user.clone()))?;
-    let body =
-        problem_page(&app, user.as_ref(), &id, None, "").map_err(|e| PageError(e, user.clone()))?;
-    let title = app
-        .catalog()
-        .get(&id)
-        .map(|e| e.problem.title.clone())
-        .unwrap_or(id);
-    Ok(Html(page(&title, user.as_ref(), &body)).into_response())
+    let draft = match (&user, &q.draft) {
+        (Some(u), Some(key)) => app.guards.take_draft(key, &u.name, &id),
+        _ => None,
+    };
+    let (title, body) = problem_page(&app, user.as_ref(), &id, draft.as_ref())
+        .map_err(|e| PageError(e, user.clone()))?;
+    Ok(Html(page(&title, user.as_ref(), body)).into_response())
 }
 
+/// `POST /problems/{id}/submit`: queues the submission and redirects to its page, or keeps a
+/// draft and redirects back to the form with the reason (post/redirect/get).
 pub async fn submit(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
@@ -189,6 +218,7 @@ pub async fn submit(
     let read = api::read_multipart(&app, mp, &mut form).await;
     form.problem = id.clone();
     let source = form.source.clone();
+    let language = form.language.clone().unwrap_or_default();
     let accepted = match read {
         Ok(()) => api::accept(&app, &user, form).await,
         Err(e) => Err(e),
@@ -196,53 +226,191 @@ pub async fn submit(
     match accepted {
         Ok(sid) => Ok(Redirect::to(&format!("/submissions/{sid}")).into_response()),
         Err(e) if e.status().is_client_error() && !matches!(e, AppError::NotFound(_)) => {
-            let body = problem_page(&app, Some(&user), &id, Some(&e.message()), &source)
-                .map_err(|e| PageError(e, Some(user.clone())))?;
-            let title = app
-                .catalog()
-                .get(&id)
-                .map(|e| e.problem.title.clone())
-                .unwrap_or(id);
-            Ok((e.status(), Html(page(&title, Some(&user), &body))).into_response())
+            let key = app.guards.keep_draft(Draft {
+                user: user.name.clone(),
+                problem: id.clone(),
+                message: e.message(),
+                source,
+                language,
+            });
+            let to = format!("/problems/{}?draft={key}#submit", urlencode(&id));
+            Ok(Redirect::to(&to).into_response())
         }
         Err(e) => Err(PageError(e, Some(user))),
     }
 }
 
-pub async fn my_submissions(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
+/// Percent-encodes a path segment or query value.
+pub fn urlencode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[derive(Deserialize, Default)]
+pub struct ListQuery {
+    pub user: Option<String>,
+    pub problem: Option<String>,
+    pub verdict: Option<String>,
+    pub language: Option<String>,
+    pub before: Option<i64>,
+}
+
+impl ListQuery {
+    fn nonempty(v: &Option<String>) -> Option<String> {
+        v.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    }
+
+    /// The query string of this filter with `before` set to `before`.
+    fn with_before(&self, before: i64) -> String {
+        let mut q = String::new();
+        for (k, v) in [
+            ("user", &self.user),
+            ("problem", &self.problem),
+            ("verdict", &self.verdict),
+            ("language", &self.language),
+        ] {
+            if let Some(v) = Self::nonempty(v) {
+                q.push_str(&format!("{k}={}&", urlencode(&v)));
+            }
+        }
+        format!("?{q}before={before}")
+    }
+}
+
+/// Rows per page of the submissions list.
+const PAGE_ROWS: usize = 50;
+
+/// One page of submissions matching `q` (verdict and language filtered here, the rest by the
+/// store), and whether there are more.
+pub async fn filtered_page(
+    app: &Arc<App>,
+    q: &ListQuery,
+    user: Option<String>,
+) -> Result<(Vec<crate::store::SubmissionInfo>, bool), AppError> {
+    let verdict = ListQuery::nonempty(&q.verdict).and_then(|v| Verdict::from_code(&v));
+    let language = ListQuery::nonempty(&q.language);
+    let mut before = q.before;
+    let mut out = Vec::new();
+    // The store filters by user and problem; verdict and language are checked on batches,
+    // newest first, until a page is full or the list ends (bounded reads per page).
+    for _ in 0..20 {
+        let filter = ListFilter {
+            user: user.clone(),
+            problem: ListQuery::nonempty(&q.problem),
+            before,
+            limit: 200,
+        };
+        let rows = app.db(move |s| s.list(&filter)).await?;
+        let last = rows.last().map(|r| r.id);
+        let n = rows.len();
+        for r in rows {
+            if verdict.is_some_and(|v| r.verdict != Some(v))
+                || language.as_ref().is_some_and(|l| &r.language != l)
+            {
+                continue;
+            }
+            out.push(r);
+            if out.len() > PAGE_ROWS {
+                out.truncate(PAGE_ROWS);
+                return Ok((out, true));
+            }
+        }
+        if n < 200 {
+            return Ok((out, false));
+        }
+        before = last;
+    }
+    let more = !out.is_empty();
+    Ok((out, more))
+}
+
+pub async fn submissions(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Query(q): Query<ListQuery>,
+) -> PageResult {
     let user = need_login(user)?;
-    let filter = ListFilter {
-        user: (!user.admin).then(|| user.name.clone()),
-        limit: 200,
-        ..Default::default()
+    let who = if user.admin {
+        ListQuery::nonempty(&q.user)
+    } else {
+        Some(user.name.clone())
     };
-    let rows = app
-        .db(move |s| s.list(&filter))
+    let (rows, more) = filtered_page(&app, &q, who)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let rows: Vec<_> = rows.into_iter().map(api::summary).collect();
+    let next = rows.last().map(|r| q.with_before(r.id));
+    let rows: Vec<_> = rows.into_iter().map(summary).collect();
     let title = if user.admin {
         "All submissions"
     } else {
         "My submissions"
     };
-    let body = format!(
-        "<h1>{title}</h1>{}",
-        super::html::submissions_table(&rows, user.admin)
-    );
-    Ok(Html(page(title, Some(&user), &body)).into_response())
+    let catalog = app.catalog();
+    let languages = api::language_views(&app);
+    let lang = |id: &str| language_name(&app, id);
+    let verdicts = [
+        Verdict::Accepted,
+        Verdict::WrongAnswer,
+        Verdict::TimeLimitExceeded,
+        Verdict::MemoryLimitExceeded,
+        Verdict::OutputLimitExceeded,
+        Verdict::RuntimeError,
+        Verdict::CompileError,
+        Verdict::JudgeError,
+    ];
+    let sel = |v: &Option<String>, x: &str| v.as_deref() == Some(x);
+    let body = html! {
+        h1 { (title) }
+        form.filters method="get" action="/submissions" {
+            @if user.admin {
+                label { "User" input type="text" name="user" value=[q.user.as_deref()] size="10"; }
+            }
+            label { "Problem" select name="problem" {
+                option value="" { "any" }
+                @for pid in catalog.problems.keys() { option value=(pid) selected[sel(&q.problem, pid)] { (pid) } }
+            } }
+            label { "Verdict" select name="verdict" {
+                option value="" { "any" }
+                @for v in verdicts { option value=(v.code()) selected[sel(&q.verdict, v.code())] { (v.name()) } }
+            } }
+            label { "Language" select name="language" {
+                option value="" { "any" }
+                @for l in &languages { option value=(l.id) selected[sel(&q.language, &l.id)] { (l.name) } }
+            } }
+            button type="submit" { "Filter" }
+        }
+        (super::html::submissions_table(&rows, user.admin, &lang))
+        p.pager {
+            @if q.before.is_some() { a href="/submissions" { "← Newest" } " " }
+            @if more { @if let Some(n) = &next { a.older href=(n) { "Older →" } } }
+        }
+    };
+    Ok(Html(page(title, Some(&user), body)).into_response())
 }
 
-/// Test names of a problem, for the rows shown while judging.
-fn test_names(app: &App, problem: &str) -> Vec<(String, bool)> {
+/// Test names of a problem, for the rows shown while judging, and whether it has groups.
+fn test_names(app: &App, problem: &str) -> (Vec<(String, bool)>, bool) {
     app.catalog()
         .get(problem)
         .map(|e| {
-            e.problem
-                .tests
-                .iter()
-                .map(|t| (t.name.clone(), t.sample))
-                .collect()
+            (
+                e.problem
+                    .tests
+                    .iter()
+                    .map(|t| (t.name.clone(), t.sample))
+                    .collect(),
+                !e.problem.groups.is_empty(),
+            )
         })
         .unwrap_or_default()
 }
@@ -253,39 +421,87 @@ pub async fn submission(
     Path(id): Path<i64>,
 ) -> PageResult {
     let user = need_login(user)?;
-    let d = api::visible_submission(&app, id, &user)
+    let d = visible_submission(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let v = api::view(&app, d, &user);
+    let v = view::view(&app, d, &user);
     let title = app
         .catalog()
         .get(&v.info.problem)
         .map(|e| e.problem.title.clone())
         .unwrap_or_else(|| v.info.problem.clone());
-    let mut body = format!(
-        "<h1>Submission {id} · <a href=\"/problems/{pid}\">{}</a></h1><p class=\"meta\"><span>{}</span><span>{}</span><span>submitted {}</span>{}</p>",
-        esc(&title),
-        esc(&v.info.user),
-        esc(app.config.languages.get(&v.info.language).map_or(v.info.language.as_str(), |l| l.name.as_str())),
-        super::html::time(v.info.queued_at),
-        v.info.judge_version.as_deref().map(|j| format!("<span>judge {}</span>", esc(j))).unwrap_or_default(),
-        pid = esc(&v.info.problem),
-    );
-    body.push_str(&super::html::results(
-        &v,
-        &test_names(&app, &v.info.problem),
-    ));
-    let source = match &v.source {
-        Some(s) => format!("<pre class=\"source\">{}</pre>", esc(s)),
-        None => format!(
-            "<p class=\"muted\">A binary of {} bytes.</p>",
-            v.info.source_bytes
-        ),
+    let (tests, groups) = test_names(&app, &v.info.problem);
+    let body = html! {
+        h1 { "Submission " (id) " · " a href={ "/problems/" (v.info.problem) } { (title) } }
+        p.meta {
+            span { (v.info.user) }
+            span { (language_name(&app, &v.info.language)) }
+            span { "submitted " (time_el(v.info.queued_at)) }
+            @if let Some(j) = &v.info.judge_version { span { "judge " (j) } }
+            @if v.info.judged > 1 { span { "judged " (v.info.judged) " times" } }
+        }
+        @if user.admin {
+            form.inline.rejudge method="post" action={ "/submissions/" (id) "/rejudge" } {
+                button #rejudge type="submit" { "Rejudge" }
+            }
+        }
+        (super::html::results(&v, &tests, groups))
+        h2 { "Source " a.download href={ "/submissions/" (id) "/source" } { "download" } }
+        @match &v.source {
+            Some(s) => { (super::html::source_listing(s)) }
+            None => { p.muted { "A binary of " (v.info.source_bytes) " bytes." } }
+        }
     };
-    body.push_str(&format!(
-        "<details><summary>Source</summary>{source}</details>"
-    ));
-    Ok(Html(page(&format!("Submission {id}"), Some(&user), &body)).into_response())
+    Ok(Html(page(&format!("Submission {id}"), Some(&user), body)).into_response())
+}
+
+/// `GET /submissions/{id}/source`: the submitted file, as a download.
+pub async fn submission_source(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+) -> PageResult {
+    let user = need_login(user)?;
+    let d = visible_submission(&app, id, &user)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    let ext = app
+        .config
+        .languages
+        .get(&d.info.language)
+        .and_then(|l| l.extensions.first().cloned())
+        .unwrap_or_else(|| "bin".into());
+    let name = format!("submission-{id}.{ext}");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        d.source,
+    )
+        .into_response())
+}
+
+/// `POST /submissions/{id}/rejudge` (admins): queues it again and shows its page.
+pub async fn rejudge(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+) -> PageResult {
+    let user = need_login(user)?;
+    if !user.admin {
+        return Err(PageError(
+            AppError::Forbidden("only admins may rejudge".into()),
+            Some(user),
+        ));
+    }
+    api::rejudge_one(&app, id)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
 }
 
 /// The results section alone: what `live.js` swaps in when the judging is done.
@@ -295,92 +511,10 @@ pub async fn submission_results(
     Path(id): Path<i64>,
 ) -> PageResult {
     let user = need_login(user)?;
-    let d = api::visible_submission(&app, id, &user)
+    let d = visible_submission(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let v = api::view(&app, d, &user);
-    Ok(Html(super::html::results(&v, &test_names(&app, &v.info.problem))).into_response())
-}
-
-#[derive(Deserialize)]
-pub struct LoginForm {
-    token: Option<String>,
-}
-
-fn login_page(user: Option<&User>, error: Option<&str>) -> String {
-    let err = error
-        .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", esc(e)))
-        .unwrap_or_default();
-    page(
-        "Log in",
-        user,
-        &format!(
-            "<h1>Log in</h1>{err}<form method=\"post\" action=\"/login\" class=\"login\">\
-<label>Token <input type=\"password\" name=\"token\" id=\"token\" autocomplete=\"current-password\" required></label>\
-<button type=\"submit\">Log in</button></form><p class=\"muted\">Your token comes from the contest admin.</p>"
-        ),
-    )
-}
-
-/// `GET /login`: the form, or `?token=` (the link printed at first start) logs in directly.
-pub async fn login_form(
-    State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
-    Query(q): Query<LoginForm>,
-) -> PageResult {
-    match q.token {
-        Some(token) => login_with(&app, token).await,
-        None => Ok(Html(login_page(user.as_ref(), None)).into_response()),
-    }
-}
-
-pub async fn login(State(app): State<Arc<App>>, Form(f): Form<LoginForm>) -> PageResult {
-    login_with(&app, f.token.unwrap_or_default()).await
-}
-
-async fn login_with(app: &Arc<App>, token: String) -> PageResult {
-    let a = app.clone();
-    let t = token.clone();
-    let user = app.db(move |s| auth::resolve(&a, s, &t)).await?;
-    if user.is_none() {
-        return Ok((
-            StatusCode::UNAUTHORIZED,
-            Html(login_page(None, Some("This token is not valid."))),
-        )
-            .into_response());
-    }
-    let mut headers = HeaderMap::new();
-    // The token is hex or operator-chosen text; refuse what cannot go in a cookie.
-    let cookie = format!(
-        "{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000",
-        auth::COOKIE,
-        token.trim()
-    );
-    match cookie.parse() {
-        Ok(v) if !token.contains(';') => {
-            headers.insert(header::SET_COOKIE, v);
-        }
-        _ => {
-            return Ok((
-                StatusCode::BAD_REQUEST,
-                Html(login_page(
-                    None,
-                    Some("This token cannot be used in a browser."),
-                )),
-            )
-                .into_response())
-        }
-    }
-    Ok((headers, Redirect::to("/")).into_response())
-}
-
-pub async fn logout() -> Response {
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        header::SET_COOKIE,
-        header::HeaderValue::from_static(
-            "ojd_token=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0",
-        ),
-    );
-    (headers, Redirect::to("/")).into_response()
+    let v = view::view(&app, d, &user);
+    let (tests, groups) = test_names(&app, &v.info.problem);
+    Ok(Html(super::html::results(&v, &tests, groups).into_string()).into_response())
 }

@@ -22,10 +22,10 @@ use axum::response::IntoResponse;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use super::api::{redact, shows_secrets, summary, visible_submission};
 use super::auth::User;
 use super::error::AppError;
 use super::queue::Live;
+use super::view::{redact, shows_secrets, summary, visible_submission};
 use super::App;
 
 type Tx = mpsc::Sender<Result<Event, Infallible>>;
@@ -57,7 +57,7 @@ async fn send_state(app: &Arc<App>, id: i64, show: bool, tx: &Tx) -> bool {
         Ok(Some(info)) => info,
         _ => return false,
     };
-    if super::api::is_done(&info) {
+    if super::view::is_done(&info) {
         let _ = tx.send(event("done", &summary(info))).await;
         return false;
     }

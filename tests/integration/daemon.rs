@@ -175,7 +175,7 @@ impl Daemon {
     pub fn get_text(&self, path: &str, token: Option<&str>) -> (u16, String) {
         let mut req = ureq::get(&format!("{}{path}", self.url));
         if let Some(t) = token {
-            req = req.set("Cookie", &format!("ojd_token={t}"));
+            req = req.set("Authorization", &format!("Bearer {t}"));
         }
         match req.call() {
             Ok(r) => (r.status(), r.into_string().unwrap_or_default()),

@@ -28,3 +28,4 @@ mod load;
 mod server;
 mod store;
 mod verify;
+mod websec;

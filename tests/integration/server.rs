@@ -64,7 +64,7 @@ fn every_known_submission_gets_its_verdict_over_http() {
     // Alice lists her own, newest first; the metrics count them.
     let (_, mine) = d.get("/api/v1/submissions?limit=500", Some(ALICE));
     assert_eq!(mine.as_array().map(Vec::len), Some(ids.len()));
-    let (_, metrics) = d.get_text("/metrics", None);
+    let (_, metrics) = d.get_text("/metrics", Some(ADMIN));
     assert!(
         metrics.contains(&format!("ojd_judged_total {}", ids.len() + 1)),
         "{metrics}"

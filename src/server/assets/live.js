@@ -55,6 +55,9 @@
     es.close();
     fetch("/submissions/" + id + "/results", { credentials: "same-origin" })
       .then(function (r) { return r.text(); })
-      .then(function (html) { live.outerHTML = html; });
+      .then(function (html) {
+        live.outerHTML = html;
+        if (window.ojdLocalTimes) window.ojdLocalTimes();
+      });
   });
 })();

@@ -1,0 +1,444 @@
+//! The web layer's security over real HTTP on 127.0.0.1: origin checks on every state-changing
+//! route, JSON only as `application/json`, security headers, styled errors for every path,
+//! sessions instead of tokens in cookies and URLs, the login rate limit, admin-only metrics,
+//! the cap on event streams and the request timeout. Each test here fails on the daemon as it
+//! was before the web layer was hardened.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common;
+use crate::daemon::{response, Daemon, Site, ADMIN, ALICE};
+
+/// A request with extra headers; returns status, headers (lowercase names) and body.
+fn request(
+    d: &Daemon,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> (u16, Vec<(String, String)>, String) {
+    let agent = ureq::AgentBuilder::new().redirects(0).build();
+    let mut req = agent.request(method, &format!("{}{path}", d.url));
+    for (k, v) in headers {
+        req = req.set(k, v);
+    }
+    let r = match body {
+        Some(b) => req.send_string(b),
+        None => req.call(),
+    };
+    let r = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{method} {path}: {e}"),
+    };
+    let status = r.status();
+    let hs = r
+        .headers_names()
+        .into_iter()
+        .flat_map(|n| {
+            r.all(&n)
+                .into_iter()
+                .map(|v| (n.to_ascii_lowercase(), v.to_string()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    (status, hs, r.into_string().unwrap_or_default())
+}
+
+fn header<'a>(hs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    hs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+/// Logs in through the form; returns the `ojd_session=…` cookie pair.
+fn login(d: &Daemon, token: &str) -> String {
+    let (code, hs, body) = request(
+        d,
+        "POST",
+        "/login",
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        Some(&format!("token={token}")),
+    );
+    assert_eq!(code, 303, "{body}");
+    let cookie = header(&hs, "set-cookie").expect("a session cookie");
+    cookie.split(';').next().expect("name=value").to_string()
+}
+
+const SUBMISSION: &str =
+    r#"{"problem":"aplusb","language":"c","source":"int main(void){return 0;}"}"#;
+
+#[test]
+fn state_changing_requests_from_another_origin_are_refused() {
+    require_root!();
+    let site = Site::new("rate_limit_per_minute = 0");
+    let d = site.start();
+    let bearer = format!("Bearer {ALICE}");
+    let host = d.url.trim_start_matches("http://").to_string();
+    let same = format!("http://{host}");
+    let json_ct = ("Content-Type", "application/json");
+    // The API, with a bearer token, from a browser on another site.
+    for extra in [
+        ("Origin", "http://evil.example"),
+        ("Origin", "null"),
+        ("Sec-Fetch-Site", "cross-site"),
+        ("Sec-Fetch-Site", "same-site"),
+    ] {
+        let (code, _, body) = request(
+            &d,
+            "POST",
+            "/api/v1/submissions",
+            &[("Authorization", &bearer), json_ct, extra],
+            Some(SUBMISSION),
+        );
+        assert_eq!(code, 403, "{extra:?}: {body}");
+        let v: Value = serde_json::from_str(&body).expect("a JSON error");
+        assert_eq!(v["error"]["code"], "forbidden", "{body}");
+    }
+    // The same from this site's own pages, and from a script without a browser, is accepted.
+    let (code, _, body) = request(
+        &d,
+        "POST",
+        "/api/v1/submissions",
+        &[
+            ("Authorization", &bearer),
+            json_ct,
+            ("Origin", &same),
+            ("Sec-Fetch-Site", "same-origin"),
+        ],
+        Some(SUBMISSION),
+    );
+    assert_eq!(code, 201, "{body}");
+    let (code, _, body) = request(
+        &d,
+        "POST",
+        "/api/v1/submissions",
+        &[("Authorization", &bearer), json_ct],
+        Some(SUBMISSION),
+    );
+    assert_eq!(code, 201, "{body}");
+
+    // The forms: submit, login, logout, rejudge.
+    let cookie = login(&d, ALICE);
+    let multipart = "multipart/form-data; boundary=b";
+    let form = "--b\r\nContent-Disposition: form-data; name=\"language\"\r\n\r\nc\r\n--b\r\nContent-Disposition: form-data; name=\"source\"\r\n\r\nint main(void){return 0;}\r\n--b--\r\n";
+    let (code, _, body) = request(
+        &d,
+        "POST",
+        "/problems/aplusb/submit",
+        &[
+            ("Cookie", &cookie),
+            ("Content-Type", multipart),
+            ("Origin", "http://evil.example"),
+        ],
+        Some(form),
+    );
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("<html"), "a styled page: {body}");
+    for path in ["/login", "/logout", "/submissions/1/rejudge"] {
+        let (code, _, body) = request(
+            &d,
+            "POST",
+            path,
+            &[
+                ("Cookie", &cookie),
+                ("Content-Type", "application/x-www-form-urlencoded"),
+                ("Sec-Fetch-Site", "cross-site"),
+            ],
+            Some("token=alice-token"),
+        );
+        assert_eq!(code, 403, "{path}: {body}");
+    }
+    // The session still works: logout above was refused.
+    let (code, _, body) = request(
+        &d,
+        "GET",
+        "/api/v1/me",
+        &[("Cookie", &cookie), ("Sec-Fetch-Site", "same-origin")],
+        None,
+    );
+    assert_eq!(code, 200, "{body}");
+    // Cookie authentication on the API needs the same origin, even to read.
+    let (code, _, body) = request(
+        &d,
+        "GET",
+        "/api/v1/me",
+        &[("Cookie", &cookie), ("Sec-Fetch-Site", "cross-site")],
+        None,
+    );
+    assert_eq!(code, 403, "{body}");
+    // A form on another site can post text/plain without asking: JSON must say it is JSON.
+    let (code, _, body) = request(
+        &d,
+        "POST",
+        "/api/v1/submissions",
+        &[("Authorization", &bearer), ("Content-Type", "text/plain")],
+        Some(SUBMISSION),
+    );
+    assert_eq!(code, 415, "{body}");
+    let v: Value = serde_json::from_str(&body).expect("a JSON error");
+    assert_eq!(v["error"]["code"], "unsupported_media_type", "{body}");
+}
+
+#[test]
+fn every_response_has_the_security_headers_and_every_error_is_shaped() {
+    require_root!();
+    let site = Site::new("");
+    let d = site.start();
+    let html_errors = [
+        ("GET", "/submissions/abc", 404),
+        ("GET", "/no/such/page", 404),
+        ("GET", "/logout", 405),
+        ("GET", "/static/nope.js", 404),
+        ("GET", "/problems/nope", 404),
+    ];
+    for (method, path, want) in html_errors {
+        let (code, hs, body) = request(
+            &d,
+            method,
+            path,
+            &[("Authorization", &format!("Bearer {ALICE}"))],
+            None,
+        );
+        assert_eq!(code, want, "{path}: {body}");
+        let kind = header(&hs, "content-type").unwrap_or("");
+        assert!(kind.starts_with("text/html"), "{path}: {kind}");
+        assert!(
+            body.contains("<nav>") && body.contains("class=\"error-page\""),
+            "{path}: {body}"
+        );
+        assert!(!body.contains("Invalid URL"), "{path}: {body}");
+    }
+    let json_errors = [
+        ("GET", "/api/v1/submissions/abc", 400),
+        ("GET", "/api/v1/nope", 404),
+        ("DELETE", "/api/v1/submissions", 405),
+    ];
+    for (method, path, want) in json_errors {
+        let (code, hs, body) = request(
+            &d,
+            method,
+            path,
+            &[("Authorization", &format!("Bearer {ALICE}"))],
+            None,
+        );
+        assert_eq!(code, want, "{path}: {body}");
+        assert!(
+            header(&hs, "content-type")
+                .unwrap_or("")
+                .starts_with("application/json"),
+            "{path}"
+        );
+        let v: Value = serde_json::from_str(&body).expect("JSON");
+        assert!(
+            v["error"]["code"].is_string() && v["error"]["message"].is_string(),
+            "{path}: {body}"
+        );
+    }
+    for path in [
+        "/",
+        "/problems/aplusb",
+        "/api/v1/problems",
+        "/nope",
+        "/static/site.js",
+    ] {
+        let (_, hs, _) = request(&d, "GET", path, &[], None);
+        let csp = header(&hs, "content-security-policy").unwrap_or("");
+        assert!(
+            csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
+            "{path}: {csp}"
+        );
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert_eq!(
+            header(&hs, "x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        assert!(header(&hs, "referrer-policy").is_some(), "{path}");
+    }
+    // No inline script anywhere on the pages (the policy would block it).
+    for path in ["/", "/problems/aplusb", "/login"] {
+        let (_, _, body) = request(
+            &d,
+            "GET",
+            path,
+            &[("Authorization", &format!("Bearer {ALICE}"))],
+            None,
+        );
+        for (i, _) in body.match_indices("<script") {
+            let tag = &body[i..body[i..].find('>').map_or(body.len(), |e| i + e)];
+            assert!(tag.contains(" src="), "{path}: inline script {tag}");
+        }
+        assert!(
+            !body.contains(" onclick=") && !body.contains(" onload="),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn sessions_replace_tokens_in_cookies_and_urls() {
+    require_root!();
+    let site = Site::new("");
+    let d = site.start();
+    // A token in the URL logs no one in.
+    let (code, hs, _) = request(&d, "GET", &format!("/login?token={ALICE}"), &[], None);
+    assert_ne!(code, 303);
+    assert!(header(&hs, "set-cookie").is_none());
+    // The cookie holds a session id, not the token, with the right attributes.
+    let (code, hs, _) = request(
+        &d,
+        "POST",
+        "/login",
+        &[
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("X-Forwarded-Proto", "https"),
+        ],
+        Some(&format!("token={ALICE}")),
+    );
+    assert_eq!(code, 303);
+    let set = header(&hs, "set-cookie").expect("cookie");
+    assert!(set.starts_with("ojd_session="), "{set}");
+    assert!(
+        !set.contains(ALICE),
+        "the token is not in the cookie: {set}"
+    );
+    for attr in ["HttpOnly", "SameSite=", "Max-Age=", "Secure"] {
+        assert!(set.contains(attr), "{attr}: {set}");
+    }
+    let cookie = login(&d, ALICE);
+    let (code, _, body) = request(&d, "GET", "/api/v1/me", &[("Cookie", &cookie)], None);
+    assert_eq!(
+        (
+            code,
+            serde_json::from_str::<Value>(&body)
+                .ok()
+                .map(|v| v["name"].clone())
+        ),
+        (200, Some(json!("alice"))),
+        "{body}"
+    );
+    // The raw token in the cookie is no credential any more.
+    let (code, _, _) = request(
+        &d,
+        "GET",
+        "/api/v1/me",
+        &[("Cookie", &format!("ojd_session={ALICE}"))],
+        None,
+    );
+    assert_eq!(code, 401);
+    // Logging out ends the session on the server, not just in the browser.
+    let (code, _, _) = request(&d, "POST", "/logout", &[("Cookie", &cookie)], None);
+    assert_eq!(code, 303);
+    let (code, _, _) = request(&d, "GET", "/api/v1/me", &[("Cookie", &cookie)], None);
+    assert_eq!(code, 401);
+}
+
+#[test]
+fn failed_logins_are_rate_limited_per_address() {
+    require_root!();
+    let site = Site::new("[web]\nlogin_attempts_per_minute = 3");
+    let d = site.start();
+    let wrong = |d: &Daemon| {
+        request(
+            d,
+            "POST",
+            "/login",
+            &[("Content-Type", "application/x-www-form-urlencoded")],
+            Some("token=guess"),
+        )
+        .0
+    };
+    for _ in 0..3 {
+        assert_eq!(wrong(&d), 401);
+    }
+    assert_eq!(wrong(&d), 429);
+    // Even the right token waits: the address is limited, not the guess.
+    let (code, hs, _) = request(
+        &d,
+        "POST",
+        "/login",
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        Some(&format!("token={ALICE}")),
+    );
+    assert_eq!(code, 429);
+    assert!(header(&hs, "retry-after").is_some());
+}
+
+#[test]
+fn metrics_are_for_admins_unless_configured_public() {
+    require_root!();
+    let site = Site::new("");
+    let d = site.start();
+    assert_eq!(d.get_text("/metrics", None).0, 401);
+    assert_eq!(d.get_text("/metrics", Some(ALICE)).0, 403);
+    let (code, text) = d.get_text("/metrics", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(text.contains("ojd_queue_length"), "{text}");
+    drop(d);
+    let site = Site::new("[web]\nmetrics_public = true");
+    let d = site.start();
+    assert_eq!(d.get_text("/metrics", None).0, 200);
+}
+
+#[test]
+#[allow(clippy::result_large_err)] // ureq's own error type, in a test
+fn event_streams_per_user_are_capped_and_slow_requests_time_out() {
+    require_root!();
+    let site = Site::new("rate_limit_per_minute = 0\n[web]\nmax_event_streams_per_user = 2\nrequest_timeout = \"1s\"");
+    let d = site.start();
+    let slow = common::testdata("aplusb/submissions/time_limit_exceeded/sleep.c");
+    let id = d.submit_file(ALICE, &slow);
+    let open = || {
+        ureq::get(&format!("{}/api/v1/submissions/{id}/events", d.url))
+            .set("Authorization", &format!("Bearer {ALICE}"))
+            .timeout(Duration::from_secs(30))
+            .call()
+    };
+    let first = open().expect("first stream");
+    let second = open().expect("second stream");
+    let (code, body) = response(open());
+    assert_eq!(
+        (code, body["error"]["code"].as_str()),
+        (429, Some("rate_limited")),
+        "{body}"
+    );
+    // Another user is not affected; a closed stream frees its slot.
+    let (code, _) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(code, 200);
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let third = loop {
+        match open() {
+            Ok(r) => break r,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
+            Err(e) => panic!("the slot was not freed: {e}"),
+        }
+    };
+    drop((second, third));
+
+    // A request whose body never finishes arriving is cut off after request_timeout.
+    let addr = d.url.trim_start_matches("http://").to_string();
+    let mut s = TcpStream::connect(&addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let t = Instant::now();
+    write!(
+        s,
+        "POST /api/v1/submissions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ALICE}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"problem\""
+    )
+    .expect("write");
+    let mut reply = String::new();
+    let mut buf = [0u8; 4096];
+    while !reply.contains("}}") {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => reply.push_str(&String::from_utf8_lossy(&buf[..n])),
+        }
+    }
+    assert!(reply.starts_with("HTTP/1.1 503"), "{reply}");
+    assert!(reply.contains("\"timeout\""), "{reply}");
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+}
