@@ -79,6 +79,9 @@ pub struct SandboxConfig {
     pub scratch: PathBuf,
     pub uid_base: u32,
     pub isolate: bool,
+    /// Judge even without full isolation (see config.toml); off by default.
+    #[serde(default)]
+    pub allow_insecure_sandbox: bool,
     pub box_size: ByteSize,
     pub tmp_size: ByteSize,
 }

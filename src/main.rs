@@ -150,7 +150,10 @@ pub fn progress_bar(label: &str, done: usize, total: usize, item: &str) {
         return;
     }
     let width = 30;
-    let filled = (done * width).checked_div(total).unwrap_or(width).min(width);
+    let filled = (done * width)
+        .checked_div(total)
+        .unwrap_or(width)
+        .min(width);
     eprint!(
         "\r\x1b[2K{label} [{}{}] {done}/{total} {item}",
         "=".repeat(filled),

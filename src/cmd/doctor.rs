@@ -62,6 +62,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
                 "seccomp",
                 "deny list installed before exec".into(),
             );
+            line(caps.full(), "isolation", caps.mode());
             for w in &caps.warnings {
                 println!("     warning: {w}");
             }

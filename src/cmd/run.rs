@@ -36,6 +36,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         let s = g.load_config()?.sandbox;
         opts.uid_base = s.uid_base;
         opts.isolate = s.isolate;
+        opts.allow_insecure = s.allow_insecure_sandbox;
         opts.box_size = s.box_size.bytes();
         opts.tmp_size = s.tmp_size.bytes();
     }

@@ -127,6 +127,7 @@ impl Judge {
         let mut opts = SandboxOptions::new(scratch.clone());
         opts.uid_base = config.sandbox.uid_base;
         opts.isolate = config.sandbox.isolate;
+        opts.allow_insecure = config.sandbox.allow_insecure_sandbox;
         opts.box_size = config.sandbox.box_size.bytes();
         opts.tmp_size = config.sandbox.tmp_size.bytes();
         opts.ro_paths = ro_paths;

@@ -4,11 +4,11 @@
 
 use std::ffi::CString;
 use std::fs;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
 use super::keeper::KeeperConfig;
-use super::root::{cpath, cstr, errno};
+use super::root::{cpath, cstr, errno, os_err};
 use super::RunSpec;
 
 /// Everything a run's children need, built before cloning.
@@ -26,7 +26,7 @@ pub(super) struct Prepared {
     pub(super) gid: u32,
 }
 
-pub(super) const SETUP_STAGES: &[&str] = &["chroot", "fork", "seccomp"];
+pub(super) const SETUP_STAGES: &[&str] = &["chroot", "fork", "seccomp", "mount /proc"];
 
 impl Prepared {
     pub(super) fn new(
@@ -53,10 +53,10 @@ impl Prepared {
             f.map(OwnedFd::from)
                 .map_err(|e| format!("{}: {e}", p.display()))
         };
-        let stdin = open(
-            spec.stdin.as_deref().unwrap_or(Path::new("/dev/null")),
-            false,
-        )?;
+        let stdin = match spec.stdin.as_deref() {
+            Some(p) => private_stdin(p)?,
+            None => open(Path::new("/dev/null"), false)?,
+        };
         let stdout = open(&spec.stdout, true)?;
         let stderr = spec.stderr.as_deref().map(|p| open(p, true)).transpose()?;
         let workdir = if namespaces {
@@ -92,18 +92,52 @@ impl Prepared {
         })
     }
 
-    pub(super) fn output_bytes(&self) -> u64 {
+    /// Bytes written to stdout and stderr, and the bytes the host's file system allocated for
+    /// them. The second bounds what a run costs the host: blocks reserved past the end of a file
+    /// (`fallocate` with KEEP_SIZE) never show in the size.
+    pub(super) fn output_bytes(&self) -> (u64, u64) {
         let size = |fd: &OwnedFd| {
             // SAFETY: fstat on an fd we own into a zeroed struct.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: fd is open for as long as self lives; st is a valid out-pointer.
             if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 {
-                st.st_size as u64
+                (st.st_size as u64, st.st_blocks as u64 * 512)
             } else {
-                0
+                (0, 0)
             }
         };
-        size(&self.stdout) + self.stderr.as_ref().map_or(0, size)
+        let (a, b) = size(&self.stdout);
+        let (c, d) = self.stderr.as_ref().map_or((0, 0), size);
+        (a + c, b + d)
     }
+}
+
+/// Standard input for a run: a regular file is copied into a sealed memfd, so the program can
+/// neither write the problem's own file (reopening `/proc/self/fd/0` for writing) nor learn its
+/// path (`readlink` shows `/memfd:stdin`) and so reach the answers beside it. Anything else (a
+/// FIFO joining two runs, a character device) is opened as it is.
+fn private_stdin(path: &Path) -> Result<OwnedFd, String> {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut file = fs::File::open(path).map_err(err)?;
+    if !file.metadata().map_err(err)?.is_file() {
+        return Ok(OwnedFd::from(file));
+    }
+    let flags = libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING;
+    // SAFETY: a NUL-terminated name and plain flags; the result is checked below.
+    let fd = unsafe { libc::memfd_create(c"stdin".as_ptr(), flags) };
+    if fd < 0 {
+        return Err(os_err("memfd_create"));
+    }
+    // SAFETY: fd was just created and is owned by nothing else.
+    let mut copy = fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    std::io::copy(&mut file, &mut copy).map_err(err)?;
+    let seals = libc::F_SEAL_WRITE | libc::F_SEAL_GROW | libc::F_SEAL_SHRINK | libc::F_SEAL_SEAL;
+    // SAFETY: fcntl on a descriptor we own; no pointers.
+    if unsafe { libc::fcntl(fd, libc::F_ADD_SEALS, seals) } != 0 {
+        return Err(os_err("seal the input copy"));
+    }
+    std::io::Seek::rewind(&mut copy).map_err(err)?;
+    Ok(OwnedFd::from(copy))
 }
 
 /// What init tells the keeper through the report pipe.
@@ -200,12 +234,23 @@ pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> !
         {
             fail_setup(report, 0);
         }
+        if run.mode.namespaces && !fresh_proc() {
+            fail_setup(report, 3);
+        }
+        // Without a pid namespace, orphans of the program come back to init (not to the host's
+        // init), so that init can kill and reap every one of them at the end.
+        if !run.mode.namespaces {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+        }
         let mut exec_pipe = [0; 2];
         if libc::pipe2(exec_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             fail_setup(report, 1);
         }
         // Init installs the deny list itself, so the program inherits it at fork and init holds
         // the listener. Init makes no denied call, so it never waits on its own listener.
+        // Without CAP_SYS_ADMIN (the unprivileged fallback) the kernel accepts a filter only
+        // under no_new_privs; init execs nothing, and the program sets it anyway.
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         let listener = install_filter(filters);
         if listener == -2 {
             fail_setup(report, 2);
@@ -236,6 +281,10 @@ pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> !
                 break;
             }
         }
+        // Whatever the program left behind (an unwaited child still burning CPU, a zombie, a
+        // setsid daemon) is killed and reaped by init, so its CPU time reaches init's rusage
+        // and the keeper's wait4 counts every process of the run.
+        kill_and_reap_all(run);
         let mut e: i32 = 0;
         if libc::read(exec_pipe[0], &mut e as *mut i32 as *mut libc::c_void, 4) == 4 {
             r.exec_errno = e;
@@ -243,6 +292,85 @@ pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> !
         r.send(report);
         // Exiting kills whatever the program left behind in the namespace.
         libc::_exit(0)
+    }
+}
+
+/// Replaces the root's `/proc` with one of this run's pid namespace (it shows only the run's
+/// processes, `hidepid=2`), and hides the kernel's command line (a host path, boot options).
+///
+/// # Safety
+/// Must run in init, after chroot into the keeper's root, before the program is forked.
+unsafe fn fresh_proc() -> bool {
+    let proc_ = c"/proc";
+    libc::umount2(proc_.as_ptr(), libc::MNT_DETACH);
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    let data = c"hidepid=2";
+    if libc::mount(
+        c"proc".as_ptr(),
+        proc_.as_ptr(),
+        c"proc".as_ptr(),
+        flags,
+        data.as_ptr() as *const libc::c_void,
+    ) != 0
+    {
+        return false;
+    }
+    libc::mount(
+        c"/dev/null".as_ptr(),
+        c"/proc/cmdline".as_ptr(),
+        std::ptr::null(),
+        libc::MS_BIND,
+        std::ptr::null(),
+    ) == 0
+}
+
+/// Kills every process the program left and reaps them all (init's wait4 adds their CPU time
+/// to init's own children's time, which the keeper reads).
+///
+/// In a pid namespace `kill(-1)` from init reaches exactly the run's processes. Without one,
+/// init is a child subreaper: it kills its children until none is left, and when programs run
+/// as a uid of their own, a helper with that uid also kills every process of the uid.
+///
+/// The keeper calls it too, after init ended, for the runs without a pid namespace (it is a
+/// subreaper then, so what escaped a killed init comes back to it).
+///
+/// # Safety
+/// Must run in init after the program was reaped, or in the keeper after init was reaped.
+pub(super) unsafe fn kill_and_reap_all(run: &Prepared) {
+    // One process is reaped per round; every round kills again, so orphans of a process that
+    // just died (reparented to init before it became reapable) are killed in the next round.
+    for round in 0..100_000 {
+        if run.mode.namespaces {
+            libc::kill(-1, libc::SIGKILL);
+        } else {
+            if run.mode.drop_uid && round < 2 {
+                kill_uid(run.uid, run.gid);
+            }
+            let children = fs::read_to_string("/proc/thread-self/children").unwrap_or_default();
+            for pid in children.split_whitespace().filter_map(|p| p.parse().ok()) {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        let mut status = 0;
+        let got = libc::wait4(-1, &mut status, libc::__WALL, std::ptr::null_mut());
+        if got < 0 && errno() != libc::EINTR {
+            return;
+        }
+    }
+}
+
+/// Kills every process of `uid` from a helper that takes that uid: as uid N, `kill(-1)` reaches
+/// every process of uid N on the host (but the helper itself). The helper is reaped by the
+/// caller's loop.
+///
+/// # Safety
+/// Forks; the child makes only async-signal-safe calls.
+unsafe fn kill_uid(uid: u32, gid: u32) {
+    if libc::fork() == 0 {
+        if libc::setresgid(gid, gid, gid) == 0 && libc::setresuid(uid, uid, uid) == 0 {
+            libc::kill(-1, libc::SIGKILL);
+        }
+        libc::_exit(0);
     }
 }
 

@@ -22,8 +22,11 @@ pub struct SandboxOptions {
     pub uid_base: u32,
     /// Host folders every program can read (toolchains outside /usr).
     pub ro_paths: Vec<PathBuf>,
-    /// False runs with rlimits only (for hosts without root).
+    /// False runs with rlimits only (for hosts without root); needs `allow_insecure`.
     pub isolate: bool,
+    /// Accept keepers without full isolation (no root, no cgroups or namespaces, or `isolate`
+    /// off). Off, such a keeper is refused with [`SandboxError::Insecure`] naming what is missing.
+    pub allow_insecure: bool,
     /// Size of each keeper's `/box` tmpfs (the working folder; compilers write here).
     pub box_size: u64,
     /// Size of each keeper's private `/tmp`.
@@ -39,6 +42,7 @@ impl SandboxOptions {
             uid_base: 40000,
             ro_paths: Vec::new(),
             isolate: true,
+            allow_insecure: false,
             box_size: 512 << 20,
             tmp_size: 256 << 20,
         }
@@ -119,8 +123,13 @@ impl Sandbox {
                 capabilities,
                 cgroup_dirs,
             } => {
-                sandbox.capabilities = capabilities;
                 sandbox.cgroup_dirs = cgroup_dirs;
+                if !capabilities.full() && !opts.allow_insecure {
+                    return Err(SandboxError::Insecure {
+                        missing: capabilities.missing(),
+                    });
+                }
+                sandbox.capabilities = capabilities;
                 Ok(sandbox)
             }
             Response::Failed(e) => Err(SandboxError::Keeper(e)),
@@ -130,6 +139,11 @@ impl Sandbox {
 
     pub fn capabilities(&self) -> &Capabilities {
         &self.capabilities
+    }
+
+    /// The keeper's process id (tests tell a replaced keeper by it).
+    pub fn keeper_pid(&self) -> u32 {
+        self.child.id()
     }
 
     fn send(&mut self, line: &str) -> Result<(), SandboxError> {
@@ -252,14 +266,17 @@ impl PooledSandbox<'_> {
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
         let s = self.sandbox.as_mut().expect("present until drop");
         let r = s.run(spec);
-        if matches!(
-            r,
-            Err(SandboxError::KeeperGone) | Err(SandboxError::Protocol(_))
-        ) {
-            // A broken keeper is not returned to the pool.
+        if r.is_err() {
+            // A keeper that failed (gone, garbled, or reporting an internal failure such as a
+            // box it could not clear) is never returned to the pool: the next run gets a new one.
             self.sandbox = None;
         }
         r
+    }
+
+    /// The keeper's process id, while it is held.
+    pub fn keeper_pid(&self) -> Option<u32> {
+        self.sandbox.as_ref().map(Sandbox::keeper_pid)
     }
 
     pub fn capabilities(&self) -> Capabilities {

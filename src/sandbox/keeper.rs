@@ -15,8 +15,13 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::cgroup::Cgroup;
-use super::child::{init_main, Filters, InitReport, Mode, Prepared, SETUP_STAGES};
-use super::root::{bind, cpath, empty_dir, errno, os_err, prepare_root, reserve_uid};
+use super::child::{
+    init_main, kill_and_reap_all, Filters, InitReport, Mode, Prepared, SETUP_STAGES,
+};
+use super::root::{
+    bind, cpath, cstr, empty_dir, errno, fresh_tmpfs, is_empty_dir, os_err, prepare_root,
+    reserve_uid, Scratch,
+};
 use super::seccomp;
 use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination};
 
@@ -164,6 +169,14 @@ impl Keeper {
                 .push("isolation disabled by configuration: rlimits only".into());
         }
         caps.namespaces = namespaces;
+        if !namespaces {
+            // Without a pid namespace, what escapes a killed init comes back to the keeper,
+            // which kills and reaps it after every run.
+            // SAFETY: a prctl without pointers.
+            unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) };
+            // Emptying a deep tree holds one descriptor per level.
+            raise_nofile();
+        }
         caps.uid_drop = root;
         caps.seccomp = true;
         let filters = Filters {
@@ -198,10 +211,7 @@ impl Keeper {
     }
 
     fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, String> {
-        empty_dir(&self.box_dir)?;
-        if self.tmp_dir != self.box_dir {
-            empty_dir(&self.tmp_dir)?;
-        }
+        self.clear_scratch()?;
         let owner = self.root.then_some((self.config.uid, self.config.gid));
         fill_box(&self.box_dir, &spec.box_files, owner)?;
         self.update_binds(spec)?;
@@ -219,8 +229,13 @@ impl Keeper {
         let (report_r, report_w) = pipe()?;
         let mut flags = libc::SIGCHLD as libc::c_ulong;
         if self.namespaces {
-            flags |= libc::CLONE_NEWPID as libc::c_ulong;
+            // A pid namespace per run, and a network and an ipc namespace per run: nothing a run
+            // leaves there (an abstract socket kept alive by an SCM_RIGHTS cycle, an IPC
+            // object) can be reached by the next run, which may be another submission's.
+            flags |=
+                (libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC) as libc::c_ulong;
         }
+        let keeper_before = own_cpu();
         let start = Instant::now();
         // SAFETY: a raw clone without a new stack behaves like fork; the keeper is single-threaded,
         // so the child owns a consistent copy of the whole address space.
@@ -234,7 +249,7 @@ impl Keeper {
             init_main(&prepared, &self.filters, report_w);
         }
         drop(report_w);
-        let killed_by = self.supervise(pid, &prepared, baseline.as_ref(), start);
+        let killed_by = self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
         let mut status = 0;
         // SAFETY: rusage is plain data the kernel fills.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -246,6 +261,10 @@ impl Keeper {
             }
         }
         let wall_time = start.elapsed();
+        if !self.namespaces {
+            // SAFETY: init was reaped; the keeper is a subreaper in this mode.
+            unsafe { kill_and_reap_all(&prepared) };
+        }
         let cg = match (&mut self.cgroup, &baseline) {
             (Some(c), Some(b)) => Some(c.finish(b)),
             _ => None,
@@ -262,16 +281,18 @@ impl Keeper {
             _ => None,
         };
         let rusage_cpu = tv(usage.ru_utime) + tv(usage.ru_stime);
-        let exited_alone = killed_by.is_none() && report.as_ref().is_some_and(|r| r.reaped != 0);
-        // The cgroup counter also holds the keeper's own clone and polling (a few ms); it is
-        // only needed when init was killed, so an exited program keeps wait4's exact figure.
-        let cpu_time = if exited_alone {
-            rusage_cpu
-        } else {
-            rusage_cpu.max(cg_cpu.unwrap_or_default())
-        };
-        let output_bytes = prepared.output_bytes();
+        // wait4 counts what init reaped (init kills and reaps everything the program left), but
+        // not a child the kernel reaped itself because its parent ignored SIGCHLD: that CPU time
+        // is only in the cgroup's counter. The counter also holds the keeper's own polling
+        // during the run, which the keeper measures on itself and takes off.
+        let keeper_spent = own_cpu().saturating_sub(keeper_before);
+        let cg_run = cg_cpu.map(|c| c.saturating_sub(keeper_spent));
+        let cpu_time = rusage_cpu.max(cg_run.unwrap_or_default());
+        let (output_bytes, allocated) = prepared.output_bytes();
         let mut killed_by = killed_by;
+        if killed_by.is_none() && over_allocated(allocated, limits.output) {
+            killed_by = Some(LimitKind::Output);
+        }
         if killed_by.is_none() && cpu_time > limits.cpu {
             killed_by = Some(LimitKind::Cpu);
         }
@@ -314,9 +335,11 @@ impl Keeper {
             }
             _ => None,
         };
-        let peak_memory = cg
-            .and_then(|u| u.peak_memory)
-            .unwrap_or(usage.ru_maxrss as u64 * 1024);
+        // The cgroup's peak less the baseline counts every process, page cache and kernel memory
+        // of the run; the largest process's own peak resident size is a floor under it (the
+        // baseline can shrink during a run when the kernel frees earlier runs' memory late).
+        let rss = usage.ru_maxrss as u64 * 1024;
+        let peak_memory = cg.and_then(|u| u.peak_memory).unwrap_or(0).max(rss);
         collect(&self.box_dir, &spec.collect, limits.output)?;
         Ok(RunOutcome {
             termination,
@@ -329,6 +352,29 @@ impl Keeper {
             exec_error,
             fully_isolated: self.cgroup.is_some() && self.namespaces,
         })
+    }
+
+    /// Gives the run an empty `/box` and `/tmp`. With namespaces, a folder an earlier run used
+    /// (any entry, or its mode or owner changed) gets a fresh tmpfs: the cost never depends on
+    /// what was left there. Without them the box is a plain folder, emptied file by file.
+    fn clear_scratch(&mut self) -> Result<(), String> {
+        if !self.namespaces {
+            return empty_dir(&self.box_dir);
+        }
+        let (uid, gid) = (self.config.uid, self.config.gid);
+        for (dir, which, mode, owner) in [
+            (&self.box_dir, Scratch::Box, 0o755, (uid, gid)),
+            (&self.tmp_dir, Scratch::Tmp, 0o1777, (0, 0)),
+        ] {
+            use std::os::unix::fs::MetadataExt;
+            let pristine = fs::symlink_metadata(dir)
+                .is_ok_and(|m| m.mode() & 0o7777 == mode && (m.uid(), m.gid()) == owner)
+                && is_empty_dir(dir);
+            if !pristine {
+                fresh_tmpfs(&self.config, which)?;
+            }
+        }
+        Ok(())
     }
 
     /// Makes the mounted per-run binds equal to the spec's: unchanged binds stay (a submission's
@@ -377,6 +423,7 @@ impl Keeper {
         run: &Prepared,
         base: Option<&super::cgroup::Baseline>,
         start: Instant,
+        keeper_before: Duration,
     ) -> Option<LimitKind> {
         let limits = &run.limits;
         // SAFETY: pidfd_open on our own child; the fd is owned below.
@@ -384,15 +431,20 @@ impl Keeper {
         let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw) });
         loop {
             let wall = start.elapsed();
+            // The run's CPU: the cgroup's counter less the keeper's own share of it.
             let cpu = match (&mut self.cgroup, base) {
-                (Some(c), Some(b)) => c.cpu_since(b),
+                (Some(c), Some(b)) => c
+                    .cpu_since(b)
+                    .map(|c| c.saturating_sub(own_cpu().saturating_sub(keeper_before))),
                 _ => None,
             };
             let verdict = if cpu.is_some_and(|c| c >= limits.cpu) {
                 Some(LimitKind::Cpu)
             } else if wall >= limits.wall {
                 Some(LimitKind::Wall)
-            } else if run.output_bytes() > limits.output {
+            } else if run.output_bytes().0 > limits.output
+                || over_allocated(run.output_bytes().1, limits.output)
+            {
                 Some(LimitKind::Output)
             } else {
                 None
@@ -448,6 +500,36 @@ impl Keeper {
     }
 }
 
+/// Whether the disk blocks allocated for the outputs exceed what the output limit allows. File
+/// systems preallocate a little past the end of a growing file (XFS much more), so the bound is
+/// twice the limit plus 1 MiB: what matters is that the cost to the host is bounded.
+fn over_allocated(allocated: u64, limit: u64) -> bool {
+    allocated > limit.saturating_mul(2).saturating_add(1 << 20)
+}
+
+/// The keeper's own CPU time (user + system) so far.
+fn own_cpu() -> Duration {
+    // SAFETY: getrusage fills a plain struct we own.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF cannot fail with a valid pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv =
+        |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// Raises the keeper's soft descriptor limit to its hard limit.
+fn raise_nofile() {
+    // SAFETY: getrlimit/setrlimit with a valid struct.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
 fn decode_status(status: i32) -> Termination {
     if libc::WIFSIGNALED(status) {
         Termination::Signaled(libc::WTERMSIG(status))
@@ -467,20 +549,44 @@ fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
 }
 
 /// Copies the run's input files into the emptied box and hands them to the sandbox user.
+///
+/// Each file is created relative to the box's own descriptor with `O_EXCL | O_NOFOLLOW`, so
+/// nothing planted in the box (a link to a host file, by a process of the reduced mode that
+/// outlived its run) can redirect the keeper's write.
 fn fill_box(
     dir: &Path,
     files: &[(PathBuf, String)],
     owner: Option<(u32, u32)>,
 ) -> Result<(), String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if files.is_empty() {
+        return Ok(());
+    }
+    let dir_fd = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
     for (src, name) in files {
         if name.contains('/') || name.starts_with('.') || name.is_empty() {
             return Err(format!("box file name {name:?} must be a plain name"));
         }
-        let dest = dir.join(name);
-        fs::copy(src, &dest)
+        let c = cstr(name);
+        let flags =
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: a valid directory descriptor and NUL-terminated name; the result is checked.
+        let fd = unsafe { libc::openat(dir_fd.as_raw_fd(), c.as_ptr(), flags, 0o644) };
+        if fd < 0 {
+            return Err(os_err(&format!("failed to create {name} in the box")));
+        }
+        // SAFETY: fd was just opened and is owned by nothing else.
+        let mut dest = fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        let mut from =
+            fs::File::open(src).map_err(|e| format!("failed to open {}: {e}", src.display()))?;
+        std::io::copy(&mut from, &mut dest)
             .map_err(|e| format!("failed to copy {} into the box: {e}", src.display()))?;
         if let Some((uid, gid)) = owner {
-            std::os::unix::fs::chown(&dest, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+            std::os::unix::fs::fchown(&dest, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
         }
     }
     Ok(())
@@ -499,7 +605,15 @@ fn collect(dir: &Path, wanted: &[(String, PathBuf)], limit: u64) -> Result<(), S
             let _ = fs::remove_file(dest);
             continue;
         }
-        let file = fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+        // O_NOFOLLOW | O_NONBLOCK: a link or a FIFO swapped in after the check opens nothing.
+        let file = {
+            use std::os::unix::fs::OpenOptionsExt;
+            fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                .open(&src)
+                .map_err(|e| format!("{}: {e}", src.display()))?
+        };
         let mut out = fs::File::create(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
         std::io::copy(&mut std::io::Read::take(file, limit + 1), &mut out)
             .map_err(|e| format!("{}: {e}", dest.display()))?;

@@ -191,6 +191,8 @@ pub enum SandboxError {
     Protocol(#[source] std::io::Error),
     #[error("sandbox keeper exited unexpectedly")]
     KeeperGone,
+    #[error("refusing to judge untrusted code without full isolation: {}; set allow_insecure_sandbox = true in [sandbox] to run with reduced isolation anyway", missing.join("; "))]
+    Insecure { missing: Vec<String> },
 }
 
 /// A description of what isolation a keeper achieved, for `ojd doctor` and warnings.
@@ -206,5 +208,50 @@ pub struct Capabilities {
 impl Capabilities {
     pub fn full(&self) -> bool {
         self.cgroup.is_some() && self.namespaces && self.seccomp && self.uid_drop
+    }
+
+    /// The pieces of full isolation this keeper lacks, each with its reason where known.
+    pub fn missing(&self) -> Vec<String> {
+        let reason = |what: &str| {
+            self.warnings
+                .iter()
+                .find(|w| w.starts_with(what))
+                .cloned()
+                .unwrap_or_else(|| format!("{what} unavailable"))
+        };
+        let mut m = Vec::new();
+        if !self.uid_drop {
+            m.push("not running as root (no uid drop, namespaces or cgroups)".to_string());
+        } else {
+            if let Some(w) = self
+                .warnings
+                .iter()
+                .find(|w| w.starts_with("isolation disabled"))
+            {
+                m.push(format!("{w} (isolate = false)"));
+            }
+            if self.cgroup.is_none() && !m.iter().any(|w| w.contains("isolate = false")) {
+                m.push(reason("cgroups"));
+            }
+            if !self.namespaces && !m.iter().any(|w| w.contains("isolate = false")) {
+                m.push(reason("namespaces"));
+            }
+        }
+        if !self.seccomp {
+            m.push("no seccomp filter".to_string());
+        }
+        m
+    }
+
+    /// One line for `ojd doctor` and logs: which isolation this host gives programs.
+    pub fn mode(&self) -> String {
+        if self.full() {
+            "full isolation (namespaces, cgroups, seccomp, uid drop)".to_string()
+        } else {
+            format!(
+                "INSECURE reduced isolation (rlimits only; allowed by allow_insecure_sandbox): {}",
+                self.missing().join("; ")
+            )
+        }
     }
 }

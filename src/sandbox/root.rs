@@ -227,39 +227,57 @@ pub(super) fn prepare_root(config: &KeeperConfig) -> Result<(), String> {
         libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID,
         None,
     )?;
-    let rw = libc::MS_NOSUID | libc::MS_NODEV;
-    let owner = format!("uid={},gid={}", config.uid, config.gid);
-    mount(
-        None,
-        &root.join("box"),
-        Some("tmpfs"),
-        rw,
-        Some(&format!(
-            "size={},nr_inodes=4096,mode=755,{owner}",
-            config.box_size
-        )),
-    )?;
-    mount(
-        None,
-        &root.join("tmp"),
-        Some("tmpfs"),
-        rw,
-        Some(&format!(
-            "size={},nr_inodes=4096,mode=1777",
-            config.tmp_size
-        )),
-    )?;
-    mount(
-        None,
-        &root.join("proc"),
-        Some("proc"),
-        rw | libc::MS_NOEXEC,
-        Some("hidepid=2"),
-    )?;
+    fresh_tmpfs(config, Scratch::Box)?;
+    fresh_tmpfs(config, Scratch::Tmp)?;
     Ok(())
 }
 
-/// Removes everything inside `dir` (not `dir` itself: it is a mount point).
+/// The two writable folders of the root.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Scratch {
+    Box,
+    Tmp,
+}
+
+/// Mounts a fresh, size-capped tmpfs on `/box` or `/tmp` of the root, first detaching whatever
+/// an earlier run left there. Dropping a whole tmpfs costs the same whatever its depth or number
+/// of files (the kernel frees it once the last reference goes), so no run can make the next
+/// one's cleanup fail, and the size and inode caps bound what a run can store.
+pub(super) fn fresh_tmpfs(config: &KeeperConfig, which: Scratch) -> Result<(), String> {
+    let (name, data) = match which {
+        Scratch::Box => (
+            "box",
+            format!(
+                "size={},nr_inodes=4096,mode=755,uid={},gid={}",
+                config.box_size, config.uid, config.gid
+            ),
+        ),
+        Scratch::Tmp => (
+            "tmp",
+            format!("size={},nr_inodes=4096,mode=1777", config.tmp_size),
+        ),
+    };
+    let target = config.root_dir.join(name);
+    let c = cpath(&target);
+    // SAFETY: a valid path string; EINVAL (nothing mounted there yet) is expected at build time.
+    unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+    mount(
+        None,
+        &target,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&data),
+    )
+}
+
+/// Whether a folder holds anything (an unreadable folder counts as used).
+pub(super) fn is_empty_dir(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none())
+}
+
+/// Removes everything inside `dir` (not `dir` itself), for the folder box of the reduced mode.
+/// `remove_dir_all` does not follow links and holds one descriptor per level, so the keeper
+/// raises its own descriptor limit at start (see `raise_nofile`).
 pub(super) fn empty_dir(dir: &Path) -> Result<(), String> {
     let entries = fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {

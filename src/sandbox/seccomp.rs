@@ -6,9 +6,11 @@
 //! allow list breaks with every upgrade. What is denied is what a judged program never needs and
 //! what could reach past the namespaces: ptrace, mounts, new namespaces, BPF, kernel keyrings,
 //! io_uring (its own syscall-free path around seccomp), perf events, module loading, reboot,
-//! swap, clock setting, and sockets of any family but AF_UNIX. System V IPC and POSIX message
-//! queues are denied too: the ipc namespace is the keeper's, shared by its runs, and an object
-//! left there would outlive the run that made it. Foreign ABIs (i386 `int 0x80`,
+//! swap, clock setting, and sockets (and socket pairs) of any family but AF_UNIX. System V IPC and
+//! POSIX message queues are denied too: no judged program needs them, and an object left in an
+//! ipc namespace outlives the process that made it (each run has an ipc and a network namespace
+//! of its own as well). `fallocate` fails with EOPNOTSUPP: it reserves disk blocks that a file's
+//! size does not show. Foreign ABIs (i386 `int 0x80`,
 //! x32) are refused outright, since their syscall numbers would bypass the table.
 //!
 //! A denied call is reported to the run's init through a seccomp user-notification listener
@@ -85,11 +87,14 @@ pub fn syscall_name(nr: i64) -> Option<&'static str> {
     if nr == libc::SYS_socket {
         return Some("socket");
     }
+    if nr == libc::SYS_socketpair {
+        return Some("socketpair");
+    }
     if nr == libc::SYS_clone {
         return Some("clone");
     }
     all_denied()
-        .find(|(n, _)| *n as i64 == nr)
+        .find(|(n, _)| *n == nr)
         .map(|(_, name)| name.trim_start_matches("SYS_"))
 }
 
@@ -139,12 +144,19 @@ pub fn build_filter(action: DenyAction) -> Vec<sock_filter> {
     }
     p.push(jump(BPF_JEQ_K, libc::SYS_clone3 as u32, 0, 1));
     p.push(stmt(BPF_RET_K, SECCOMP_RET_ERRNO | libc::ENOSYS as u32));
-    // socket(domain, ...): AF_UNIX only.
-    p.push(jump(BPF_JEQ_K, libc::SYS_socket as u32, 0, 4));
-    p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));
-    p.push(jump(BPF_JEQ_K, libc::AF_UNIX as u32, 0, 1));
-    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
-    p.push(stmt(BPF_RET_K, deny));
+    // fallocate: refused with an error, never run. It reserves blocks that the size of a file
+    // does not show (KEEP_SIZE), so on stdout it would cost the host disk past the output limit;
+    // glibc's posix_fallocate falls back to writing, which RLIMIT_FSIZE bounds.
+    p.push(jump(BPF_JEQ_K, libc::SYS_fallocate as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ERRNO | libc::EOPNOTSUPP as u32));
+    // socket(domain, ...) and socketpair(domain, ...): AF_UNIX only.
+    for nr in [libc::SYS_socket, libc::SYS_socketpair] {
+        p.push(jump(BPF_JEQ_K, nr as u32, 0, 4));
+        p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));
+        p.push(jump(BPF_JEQ_K, libc::AF_UNIX as u32, 0, 1));
+        p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+        p.push(stmt(BPF_RET_K, deny));
+    }
     // clone(flags, ...): no new namespaces.
     p.push(jump(BPF_JEQ_K, libc::SYS_clone as u32, 0, 3));
     p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));

@@ -21,6 +21,8 @@ use ojd::verdict::{JudgeReport, Verdict};
 use crate::common::{self, testdata};
 
 mod compile;
+mod holes;
+mod insecure;
 mod limits;
 
 /// The marker in the secret answer of `testdata/hostile/problem`.

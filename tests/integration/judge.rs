@@ -425,6 +425,7 @@ fn without_isolation_it_still_judges_drops_root_and_warns() {
     require_root!();
     let mut config = ojd::config::Config::defaults();
     config.sandbox.isolate = false;
+    config.sandbox.allow_insecure_sandbox = true;
     config.sandbox.uid_base = 46000;
     let j = common::judge_with(config, 1);
     let mut p = ojd::problem::Problem::load(&aplusb()).unwrap();
