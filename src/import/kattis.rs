@@ -704,6 +704,9 @@ pub fn import(
         validator,
         interactor,
         groups: data.groups,
+        answers_given: true,
+        generate: Vec::new(),
+        io: None,
         origin: format!(
             "Imported from a Kattis package ({}) by `ojd import kattis`.",
             match version {

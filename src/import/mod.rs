@@ -23,6 +23,7 @@
 //! like any single-file program.
 
 pub mod kattis;
+pub mod polygon;
 
 use std::path::{Path, PathBuf};
 
@@ -83,6 +84,13 @@ pub struct Manifest {
     pub validator: Option<(String, i32, Vec<String>)>,
     pub interactor: Option<Interactor>,
     pub groups: Vec<Group>,
+    /// True when the answers come with the package; false when `ojd gen` makes them with the
+    /// reference solution.
+    pub answers_given: bool,
+    /// Generated tests: (test, generator path, arguments).
+    pub generate: Vec<(String, String, Vec<String>)>,
+    /// File I/O: (input file name, output file name).
+    pub io: Option<(Option<String>, Option<String>)>,
     /// Where the package came from, written as a comment.
     pub origin: String,
 }
@@ -122,7 +130,9 @@ impl Manifest {
         }
         t += &format!("checker = {}\n", checker_toml(&self.checker));
         t += &format!("solution = {}\n", q(&self.solution));
-        t += "answers = \"given\"\n";
+        if self.answers_given {
+            t += "answers = \"given\"\n";
+        }
         if let Some((path, accept, args)) = &self.validator {
             t += &format!(
                 "validator = {{ path = {}, accept_exit = {accept}, args = {} }}\n",
@@ -139,6 +149,23 @@ impl Manifest {
                 "interactor = {{ path = {}, protocol = \"{protocol}\", flags = {} }}\n",
                 q(&i.path.display().to_string()),
                 q_list(&i.flags)
+            );
+        }
+        if let Some((input, output)) = &self.io {
+            t += "\n[io]\n";
+            if let Some(i) = input {
+                t += &format!("input_file = {}\n", q(i));
+            }
+            if let Some(o) = output {
+                t += &format!("output_file = {}\n", q(o));
+            }
+        }
+        for (test, program, args) in &self.generate {
+            t += &format!(
+                "\n[[generate]]\ntest = {}\nprogram = {}\nargs = {}\n",
+                q(test),
+                q(program),
+                q_list(args)
             );
         }
         for g in &self.groups {
@@ -438,6 +465,9 @@ mod tests {
                 points: 30,
                 tests: vec!["g1-".into()],
             }],
+            answers_given: true,
+            generate: vec![],
+            io: None,
             origin: "imported".into(),
         };
         std::fs::write(d.path().join("problem.toml"), m.to_toml()).unwrap();

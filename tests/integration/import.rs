@@ -1,0 +1,355 @@
+//! `ojd import` and `ojd export` end to end, as an admin runs them: each fixture package under
+//! testdata/import is imported with the command line, then `ojd verify` judges every known
+//! submission of the result in the sandbox and each must get what its folder promises. An
+//! import → export → import round trip must leave tests, answers, limits, the checker and the
+//! submissions' folders unchanged. Unsupported parts fail with the file and the key.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{self, testdata};
+use ojd::problem::{CheckerSpec, Problem};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// A scratch folder with a config whose compile cache is shared by these tests.
+struct Scratch {
+    tmp: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-compile-cache");
+        std::fs::write(
+            tmp.path().join("config.toml"),
+            format!("[judge]\ncache = {:?}\n", cache.display().to_string()),
+        )
+        .expect("write config");
+        Scratch { tmp }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+
+    fn ojd(&self, args: &[&str]) -> Run {
+        let out = common::ojd()
+            .args(args)
+            .arg("--config")
+            .arg(self.path("config.toml"))
+            .output()
+            .expect("ojd runs");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn import(&self, format: &str, from: &Path, to: &str) -> PathBuf {
+        let dest = self.path(to);
+        let r = self.ojd(&[
+            "import",
+            format,
+            &from.display().to_string(),
+            "--to",
+            &dest.display().to_string(),
+        ]);
+        assert_eq!(r.code, 0, "import failed:\n{}\n{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains("imported"), "{}", r.stdout);
+        dest
+    }
+
+    /// `ojd verify --json` on `dir`: every submission must keep its folder's promise.
+    fn verify(&self, dir: &Path) -> Value {
+        let r = self.ojd(&["verify", &dir.display().to_string(), "--json"]);
+        let report: Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("verify prints JSON ({e}):\n{}\n{}", r.stdout, r.stderr));
+        let problem = &report["problems"][0];
+        let bad: Vec<String> = problem["submissions"]
+            .as_array()
+            .expect("submissions")
+            .iter()
+            .filter(|s| s["ok"] != true)
+            .map(|s| format!("{} expected {} got {}: {}", s["name"], s["expected"], s["verdict"], s["failures"]))
+            .collect();
+        assert!(
+            r.code == 0 && bad.is_empty(),
+            "verify exit {}: errors {} judge errors {}\n{}\n{}",
+            r.code,
+            problem["errors"],
+            problem["judge_errors"],
+            bad.join("\n"),
+            r.stderr
+        );
+        report
+    }
+}
+
+/// Submissions by folder: folder → sorted file names.
+fn submissions(dir: &Path) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    for folder in std::fs::read_dir(dir.join("submissions")).expect("submissions").flatten() {
+        let mut files: Vec<String> = std::fs::read_dir(folder.path())
+            .expect("folder")
+            .flatten()
+            .map(|f| f.file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        out.insert(folder.file_name().to_string_lossy().into_owned(), files);
+    }
+    out
+}
+
+fn judged_names(report: &Value) -> Vec<String> {
+    let mut v: Vec<String> = report["problems"][0]["submissions"]
+        .as_array()
+        .expect("submissions")
+        .iter()
+        .map(|s| format!("{} {}", s["name"], s["verdict"]))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn kattis_legacy_with_default_validator_flags_and_the_multiplier_rule() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import("kattis", &testdata("import/kattis/legacy-hypot"), "hypot");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.title, "Hypotenuse");
+    // No .timelimit: the slowest accepted run times 4, rounded up to a whole second.
+    assert_eq!(p.time_limit.as_millis() % 1000, 0);
+    assert!(p.time_limit.as_millis() >= 1000);
+    assert_eq!(p.memory_limit, 256 << 20);
+    let CheckerSpec::KattisDefault(flags) = &p.checker else {
+        panic!("float_tolerance without case_sensitive is the Kattis default checker: {:?}", p.checker);
+    };
+    assert_eq!(flags.float_absolute_tolerance, Some(1e-6));
+    assert_eq!(flags.float_relative_tolerance, Some(1e-6));
+    assert!(!flags.case_sensitive);
+    assert_eq!(p.validator_accept, 42);
+    assert!(p.answers_given);
+    let names: Vec<&str> = p.tests.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["sample-1", "01-unit", "02-large", "03-zero"]);
+    let crlf = std::fs::read(dir.join("tests/03-zero.in")).expect("test");
+    assert_eq!(crlf, b"0 7\n", "CRLF normalised");
+    let md = std::fs::read_to_string(dir.join("statement.md")).expect("statement");
+    assert!(md.starts_with("# Hypotenuse\n") && md.contains("## Input") && md.contains("*hypotenuse*"), "{md}");
+    assert!(dir.join("statement/problem.en.tex").is_file(), "the LaTeX source is kept");
+    let report = s.verify(&dir);
+    assert_eq!(report["problems"][0]["inputs_validated"], 4, "the Kattis validator (exit 42) ran");
+    let names = judged_names(&report);
+    assert!(names.iter().any(|n| n.contains("run_time_error") || n.contains("runtime_error")), "{names:?}");
+}
+
+#[test]
+fn kattis_2023_scoring_groups() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import("kattis", &testdata("import/kattis/v2023-subtask-sum"), "sum");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.title, "Subtask Sum", "English name of a map by language");
+    assert_eq!(p.time_limit.as_millis(), 1500);
+    assert_eq!(p.checker, CheckerSpec::Tokens, "case_sensitive alone is the tokens checker");
+    let groups: Vec<(String, u32, Vec<String>)> =
+        p.groups.iter().map(|g| (g.name.clone(), g.points, g.tests.clone())).collect();
+    assert_eq!(
+        groups,
+        [
+            ("large".to_string(), 60, vec!["large-".to_string()]),
+            ("small".to_string(), 40, vec!["small-".to_string()]),
+        ]
+    );
+    s.verify(&dir);
+    let j = common::judge(1);
+    let int32 = common::judge_file(&j, &dir, &dir.join("submissions/wrong_answer/int32.c"));
+    assert_eq!(int32.score, 40, "the small group only");
+    let full = common::judge_file(&j, &dir, &dir.join("submissions/accepted/sum.cpp"));
+    assert_eq!(full.score, 100);
+}
+
+#[test]
+fn kattis_custom_output_validator_with_feedback() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import("kattis", &testdata("import/kattis/custom-divisor"), "divisor");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.time_limit.as_millis(), 2000, ".timelimit");
+    assert!(matches!(&p.checker, CheckerSpec::Kattis { .. }), "{:?}", p.checker);
+    let validator = std::fs::read_to_string(dir.join("output_validator.cc")).expect("validator");
+    assert!(validator.contains("static std::string feedback_dir;"), "validate.h is inlined");
+    s.verify(&dir);
+    let j = common::judge(1);
+    // Another divisor than the answer file's is right.
+    let largest = common::judge_file(&j, &dir, &dir.join("submissions/accepted/largest.py"));
+    assert_eq!(largest.verdict, ojd::verdict::Verdict::Accepted);
+    let wrong = common::judge_file(&j, &dir, &dir.join("submissions/wrong_answer/n_itself.c"));
+    let first = wrong
+        .tests
+        .iter()
+        .find(|t| t.verdict == ojd::verdict::Verdict::WrongAnswer)
+        .expect("a wrong answer");
+    assert!(
+        first.message.starts_with("not a proper divisor; judge: 12 does not properly divide 12")
+            || first.message.contains("not a proper divisor"),
+        "teammessage then judgemessage: {}",
+        first.message
+    );
+}
+
+#[test]
+fn kattis_round_trip_keeps_tests_limits_checker_and_verdicts() {
+    require_root!();
+    let s = Scratch::new();
+    for (fixture, name) in [
+        ("import/kattis/custom-divisor", "divisor"),
+        ("import/kattis/v2023-subtask-sum", "sum"),
+        ("import/kattis/legacy-hypot", "hypot"),
+    ] {
+        let first = s.import("kattis", &testdata(fixture), &format!("{name}-1"));
+        let exported = s.path(&format!("{name}-kattis"));
+        let r = s.ojd(&[
+            "export",
+            "kattis",
+            &first.display().to_string(),
+            "--to",
+            &exported.display().to_string(),
+        ]);
+        assert_eq!(r.code, 0, "export failed: {}{}", r.stdout, r.stderr);
+        assert!(exported.join("problem.yaml").is_file());
+        let second = s.import("kattis", &exported, &format!("{name}-2"));
+        let (a, b) = (Problem::load(&first).unwrap(), Problem::load(&second).unwrap());
+        assert_eq!(a.time_limit, b.time_limit, "{name}");
+        assert_eq!(a.memory_limit, b.memory_limit, "{name}");
+        assert_eq!(a.output_limit, b.output_limit, "{name}");
+        assert_eq!(a.title, b.title, "{name}");
+        match (&a.checker, &b.checker) {
+            (CheckerSpec::Kattis { flags: f1, .. }, CheckerSpec::Kattis { flags: f2, .. }) => {
+                assert_eq!(f1, f2)
+            }
+            (x, y) => assert_eq!(x, y, "{name}"),
+        }
+        let groups = |p: &Problem| -> Vec<(String, u32)> {
+            p.groups.iter().map(|g| (g.name.clone(), g.points)).collect()
+        };
+        assert_eq!(groups(&a), groups(&b), "{name}");
+        assert_eq!(a.tests.len(), b.tests.len(), "{name}");
+        for (x, y) in a.tests.iter().zip(&b.tests) {
+            assert_eq!((&x.name, x.sample), (&y.name, y.sample), "{name}");
+            assert_eq!(std::fs::read(&x.input).unwrap(), std::fs::read(&y.input).unwrap());
+            assert_eq!(std::fs::read(&x.answer).unwrap(), std::fs::read(&y.answer).unwrap());
+        }
+        assert_eq!(submissions(&first), submissions(&second), "{name}");
+        if name == "divisor" {
+            // Verdicts: the same submissions get the same verdicts.
+            assert_eq!(judged_names(&s.verify(&first)), judged_names(&s.verify(&second)));
+        }
+    }
+}
+
+#[test]
+fn polygon_generated_tests_testlib_checker_and_points() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import("polygon", &testdata("import/polygon/maxpair"), "maxpair");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.title, "Largest Pair Sum");
+    assert_eq!(p.time_limit.as_millis(), 1000);
+    assert_eq!(p.memory_limit, 256 << 20);
+    assert!(matches!(&p.checker, CheckerSpec::Program { .. }));
+    assert_eq!(p.generate.len(), 4, "generated tests are made from the package's generator");
+    for g in &p.generate {
+        let input = std::fs::read_to_string(dir.join("tests").join(format!("{}.in", g.test))).unwrap();
+        assert!(input.lines().count() == 2, "{}: generated in the sandbox", g.test);
+    }
+    assert_eq!(std::fs::read(dir.join("tests/sample-01.in")).unwrap(), b"4\n3 9 1 5\n", "CRLF normalised");
+    let groups: Vec<(u32, Vec<String>)> = p.groups.iter().map(|g| (g.points, g.tests.clone())).collect();
+    assert_eq!(
+        groups,
+        [
+            (40, vec!["02".to_string(), "03".into(), "04".into()]),
+            (30, vec!["05".to_string()]),
+            (20, vec!["06".to_string()]),
+            (10, vec!["07".to_string()]),
+        ]
+    );
+    assert!(!dir.join("submissions/accepted/rejected_any.c").exists());
+    s.verify(&dir);
+    let j = common::judge(1);
+    let wa = common::judge_file(&j, &dir, &dir.join("submissions/wrong_answer/wa_int.c"));
+    assert_eq!(wa.score, 40, "the small group only");
+}
+
+#[test]
+fn polygon_zip_is_unpacked() {
+    require_root!();
+    let s = Scratch::new();
+    let zip_path = s.path("maxpair.zip");
+    zip_folder(&testdata("import/polygon/maxpair"), &zip_path);
+    let dir = s.import("polygon", &zip_path, "from-zip");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.tests.len(), 7);
+}
+
+fn zip_folder(dir: &Path, to: &Path) {
+    use std::io::Write;
+    let file = std::fs::File::create(to).unwrap();
+    let mut z = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default();
+    fn add(z: &mut zip::ZipWriter<std::fs::File>, base: &Path, dir: &Path, opts: zip::write::SimpleFileOptions) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                add(z, base, &p, opts);
+            } else {
+                z.start_file(rel, opts).unwrap();
+                z.write_all(&std::fs::read(&p).unwrap()).unwrap();
+            }
+        }
+    }
+    add(&mut z, dir, dir, opts);
+    z.finish().unwrap();
+}
+
+#[test]
+fn unsupported_parts_name_the_file_and_key() {
+    let s = Scratch::new();
+    let pkg = s.path("multipass");
+    std::fs::create_dir_all(pkg.join("data/secret")).unwrap();
+    std::fs::write(
+        pkg.join("problem.yaml"),
+        "problem_format_version: 2023-07-draft\nname: X\ntype: multi-pass\n",
+    )
+    .unwrap();
+    let r = s.ojd(&["import", "kattis", &pkg.display().to_string(), "--to", &s.path("out").display().to_string()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("problem.yaml: type: multi-pass problems are not supported"),
+        "{}",
+        r.stderr
+    );
+    assert!(!s.path("out").exists(), "a failed import leaves nothing");
+    // An existing destination is never overwritten.
+    std::fs::create_dir_all(s.path("taken")).unwrap();
+    std::fs::write(s.path("taken/keep"), "mine").unwrap();
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &testdata("import/kattis/custom-divisor").display().to_string(),
+        "--to",
+        &s.path("taken").display().to_string(),
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("already exists"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(s.path("taken/keep")).unwrap(), "mine");
+}
