@@ -39,6 +39,8 @@ commands! {
     Doctor => doctor,
     Verify => verify,
     Run => run,
+    Import => import,
+    Export => export,
 }
 
 #[derive(Parser)]

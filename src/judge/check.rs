@@ -28,7 +28,12 @@ impl Judge {
             .map_err(io_err(format!("read {}", test.answer.display())))?;
         let outcome = match checker {
             None => checker::compare(&problem.checker, &output, &answer),
-            Some(c) => self.run_checker(c, test, out_path, work)?,
+            Some(c) => match &problem.checker {
+                crate::problem::CheckerSpec::Kattis { flags, .. } => {
+                    self.run_kattis_validator(c, flags, test, out_path, work)?
+                }
+                _ => self.run_checker(c, test, out_path, work)?,
+            },
         };
         match outcome {
             CheckOutcome::Accepted => {}

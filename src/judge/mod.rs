@@ -8,6 +8,7 @@
 
 mod check;
 mod compile;
+mod kattis;
 mod run;
 mod score;
 
@@ -269,15 +270,17 @@ impl Judge {
         };
         progress(Event::Compiled { ok: true });
         let checker = match &problem.checker {
-            CheckerSpec::Program { path } => match self.compile_file(&problem.dir.join(path))? {
-                Compiled::Program(p) => Some(p),
-                Compiled::Error(msg) => {
-                    return Err(JudgeError::BadSubmission(format!(
-                        "{}: the checker does not compile:\n{msg}",
-                        problem.id
-                    )))
+            CheckerSpec::Program { path } | CheckerSpec::Kattis { path, .. } => {
+                match self.compile_file(&problem.dir.join(path))? {
+                    Compiled::Program(p) => Some(p),
+                    Compiled::Error(msg) => {
+                        return Err(JudgeError::BadSubmission(format!(
+                            "{}: the checker does not compile:\n{msg}",
+                            problem.id
+                        )))
+                    }
                 }
-            },
+            }
             _ => None,
         };
         let limits = self.limits_for(problem, &program);

@@ -78,7 +78,12 @@ impl Scratch {
             .expect("submissions")
             .iter()
             .filter(|s| s["ok"] != true)
-            .map(|s| format!("{} expected {} got {}: {}", s["name"], s["expected"], s["verdict"], s["failures"]))
+            .map(|s| {
+                format!(
+                    "{} expected {} got {}: {}",
+                    s["name"], s["expected"], s["verdict"], s["failures"]
+                )
+            })
             .collect();
         assert!(
             r.code == 0 && bad.is_empty(),
@@ -96,7 +101,10 @@ impl Scratch {
 /// Submissions by folder: folder → sorted file names.
 fn submissions(dir: &Path) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
-    for folder in std::fs::read_dir(dir.join("submissions")).expect("submissions").flatten() {
+    for folder in std::fs::read_dir(dir.join("submissions"))
+        .expect("submissions")
+        .flatten()
+    {
         let mut files: Vec<String> = std::fs::read_dir(folder.path())
             .expect("folder")
             .flatten()
@@ -131,7 +139,10 @@ fn kattis_legacy_with_default_validator_flags_and_the_multiplier_rule() {
     assert!(p.time_limit.as_millis() >= 1000);
     assert_eq!(p.memory_limit, 256 << 20);
     let CheckerSpec::KattisDefault(flags) = &p.checker else {
-        panic!("float_tolerance without case_sensitive is the Kattis default checker: {:?}", p.checker);
+        panic!(
+            "float_tolerance without case_sensitive is the Kattis default checker: {:?}",
+            p.checker
+        );
     };
     assert_eq!(flags.float_absolute_tolerance, Some(1e-6));
     assert_eq!(flags.float_relative_tolerance, Some(1e-6));
@@ -143,25 +154,50 @@ fn kattis_legacy_with_default_validator_flags_and_the_multiplier_rule() {
     let crlf = std::fs::read(dir.join("tests/03-zero.in")).expect("test");
     assert_eq!(crlf, b"0 7\n", "CRLF normalised");
     let md = std::fs::read_to_string(dir.join("statement.md")).expect("statement");
-    assert!(md.starts_with("# Hypotenuse\n") && md.contains("## Input") && md.contains("*hypotenuse*"), "{md}");
-    assert!(dir.join("statement/problem.en.tex").is_file(), "the LaTeX source is kept");
+    assert!(
+        md.starts_with("# Hypotenuse\n") && md.contains("## Input") && md.contains("*hypotenuse*"),
+        "{md}"
+    );
+    assert!(
+        dir.join("statement/problem.en.tex").is_file(),
+        "the LaTeX source is kept"
+    );
     let report = s.verify(&dir);
-    assert_eq!(report["problems"][0]["inputs_validated"], 4, "the Kattis validator (exit 42) ran");
+    assert_eq!(
+        report["problems"][0]["inputs_validated"], 4,
+        "the Kattis validator (exit 42) ran"
+    );
     let names = judged_names(&report);
-    assert!(names.iter().any(|n| n.contains("run_time_error") || n.contains("runtime_error")), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .any(|n| n.contains("run_time_error") || n.contains("runtime_error")),
+        "{names:?}"
+    );
 }
 
 #[test]
 fn kattis_2023_scoring_groups() {
     require_root!();
     let s = Scratch::new();
-    let dir = s.import("kattis", &testdata("import/kattis/v2023-subtask-sum"), "sum");
+    let dir = s.import(
+        "kattis",
+        &testdata("import/kattis/v2023-subtask-sum"),
+        "sum",
+    );
     let p = Problem::load(&dir).expect("the import loads");
     assert_eq!(p.title, "Subtask Sum", "English name of a map by language");
     assert_eq!(p.time_limit.as_millis(), 1500);
-    assert_eq!(p.checker, CheckerSpec::Tokens, "case_sensitive alone is the tokens checker");
-    let groups: Vec<(String, u32, Vec<String>)> =
-        p.groups.iter().map(|g| (g.name.clone(), g.points, g.tests.clone())).collect();
+    assert_eq!(
+        p.checker,
+        CheckerSpec::Tokens,
+        "case_sensitive alone is the tokens checker"
+    );
+    let groups: Vec<(String, u32, Vec<String>)> = p
+        .groups
+        .iter()
+        .map(|g| (g.name.clone(), g.points, g.tests.clone()))
+        .collect();
     assert_eq!(
         groups,
         [
@@ -181,12 +217,23 @@ fn kattis_2023_scoring_groups() {
 fn kattis_custom_output_validator_with_feedback() {
     require_root!();
     let s = Scratch::new();
-    let dir = s.import("kattis", &testdata("import/kattis/custom-divisor"), "divisor");
+    let dir = s.import(
+        "kattis",
+        &testdata("import/kattis/custom-divisor"),
+        "divisor",
+    );
     let p = Problem::load(&dir).expect("the import loads");
     assert_eq!(p.time_limit.as_millis(), 2000, ".timelimit");
-    assert!(matches!(&p.checker, CheckerSpec::Kattis { .. }), "{:?}", p.checker);
+    assert!(
+        matches!(&p.checker, CheckerSpec::Kattis { .. }),
+        "{:?}",
+        p.checker
+    );
     let validator = std::fs::read_to_string(dir.join("output_validator.cc")).expect("validator");
-    assert!(validator.contains("static std::string feedback_dir;"), "validate.h is inlined");
+    assert!(
+        validator.contains("static std::string feedback_dir;"),
+        "validate.h is inlined"
+    );
     s.verify(&dir);
     let j = common::judge(1);
     // Another divisor than the answer file's is right.
@@ -199,7 +246,9 @@ fn kattis_custom_output_validator_with_feedback() {
         .find(|t| t.verdict == ojd::verdict::Verdict::WrongAnswer)
         .expect("a wrong answer");
     assert!(
-        first.message.starts_with("not a proper divisor; judge: 12 does not properly divide 12")
+        first
+            .message
+            .starts_with("not a proper divisor; judge: 12 does not properly divide 12")
             || first.message.contains("not a proper divisor"),
         "teammessage then judgemessage: {}",
         first.message
@@ -227,7 +276,10 @@ fn kattis_round_trip_keeps_tests_limits_checker_and_verdicts() {
         assert_eq!(r.code, 0, "export failed: {}{}", r.stdout, r.stderr);
         assert!(exported.join("problem.yaml").is_file());
         let second = s.import("kattis", &exported, &format!("{name}-2"));
-        let (a, b) = (Problem::load(&first).unwrap(), Problem::load(&second).unwrap());
+        let (a, b) = (
+            Problem::load(&first).unwrap(),
+            Problem::load(&second).unwrap(),
+        );
         assert_eq!(a.time_limit, b.time_limit, "{name}");
         assert_eq!(a.memory_limit, b.memory_limit, "{name}");
         assert_eq!(a.output_limit, b.output_limit, "{name}");
@@ -239,19 +291,31 @@ fn kattis_round_trip_keeps_tests_limits_checker_and_verdicts() {
             (x, y) => assert_eq!(x, y, "{name}"),
         }
         let groups = |p: &Problem| -> Vec<(String, u32)> {
-            p.groups.iter().map(|g| (g.name.clone(), g.points)).collect()
+            p.groups
+                .iter()
+                .map(|g| (g.name.clone(), g.points))
+                .collect()
         };
         assert_eq!(groups(&a), groups(&b), "{name}");
         assert_eq!(a.tests.len(), b.tests.len(), "{name}");
         for (x, y) in a.tests.iter().zip(&b.tests) {
             assert_eq!((&x.name, x.sample), (&y.name, y.sample), "{name}");
-            assert_eq!(std::fs::read(&x.input).unwrap(), std::fs::read(&y.input).unwrap());
-            assert_eq!(std::fs::read(&x.answer).unwrap(), std::fs::read(&y.answer).unwrap());
+            assert_eq!(
+                std::fs::read(&x.input).unwrap(),
+                std::fs::read(&y.input).unwrap()
+            );
+            assert_eq!(
+                std::fs::read(&x.answer).unwrap(),
+                std::fs::read(&y.answer).unwrap()
+            );
         }
         assert_eq!(submissions(&first), submissions(&second), "{name}");
         if name == "divisor" {
             // Verdicts: the same submissions get the same verdicts.
-            assert_eq!(judged_names(&s.verify(&first)), judged_names(&s.verify(&second)));
+            assert_eq!(
+                judged_names(&s.verify(&first)),
+                judged_names(&s.verify(&second))
+            );
         }
     }
 }
@@ -266,13 +330,30 @@ fn polygon_generated_tests_testlib_checker_and_points() {
     assert_eq!(p.time_limit.as_millis(), 1000);
     assert_eq!(p.memory_limit, 256 << 20);
     assert!(matches!(&p.checker, CheckerSpec::Program { .. }));
-    assert_eq!(p.generate.len(), 4, "generated tests are made from the package's generator");
+    assert_eq!(
+        p.generate.len(),
+        4,
+        "generated tests are made from the package's generator"
+    );
     for g in &p.generate {
-        let input = std::fs::read_to_string(dir.join("tests").join(format!("{}.in", g.test))).unwrap();
-        assert!(input.lines().count() == 2, "{}: generated in the sandbox", g.test);
+        let input =
+            std::fs::read_to_string(dir.join("tests").join(format!("{}.in", g.test))).unwrap();
+        assert!(
+            input.lines().count() == 2,
+            "{}: generated in the sandbox",
+            g.test
+        );
     }
-    assert_eq!(std::fs::read(dir.join("tests/sample-01.in")).unwrap(), b"4\n3 9 1 5\n", "CRLF normalised");
-    let groups: Vec<(u32, Vec<String>)> = p.groups.iter().map(|g| (g.points, g.tests.clone())).collect();
+    assert_eq!(
+        std::fs::read(dir.join("tests/sample-01.in")).unwrap(),
+        b"4\n3 9 1 5\n",
+        "CRLF normalised"
+    );
+    let groups: Vec<(u32, Vec<String>)> = p
+        .groups
+        .iter()
+        .map(|g| (g.points, g.tests.clone()))
+        .collect();
     assert_eq!(
         groups,
         [
@@ -285,8 +366,15 @@ fn polygon_generated_tests_testlib_checker_and_points() {
     assert!(!dir.join("submissions/accepted/rejected_any.c").exists());
     s.verify(&dir);
     let j = common::judge(1);
-    let wa = common::judge_file(&j, &dir, &dir.join("submissions/wrong_answer/wa_int.c"));
-    assert_eq!(wa.score, 40, "the small group only");
+    let wa = common::judge_file(
+        &j,
+        &dir,
+        &dir.join("submissions/wrong_answer/wa_first_thousand.c"),
+    );
+    assert_eq!(
+        wa.score, 50,
+        "group 1 (40) and the small test 07 of group 2 (10)"
+    );
 }
 
 #[test]
@@ -305,7 +393,12 @@ fn zip_folder(dir: &Path, to: &Path) {
     let file = std::fs::File::create(to).unwrap();
     let mut z = zip::ZipWriter::new(file);
     let opts = zip::write::SimpleFileOptions::default();
-    fn add(z: &mut zip::ZipWriter<std::fs::File>, base: &Path, dir: &Path, opts: zip::write::SimpleFileOptions) {
+    fn add(
+        z: &mut zip::ZipWriter<std::fs::File>,
+        base: &Path,
+        dir: &Path,
+        opts: zip::write::SimpleFileOptions,
+    ) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let p = e.path();
             let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
@@ -331,10 +424,17 @@ fn unsupported_parts_name_the_file_and_key() {
         "problem_format_version: 2023-07-draft\nname: X\ntype: multi-pass\n",
     )
     .unwrap();
-    let r = s.ojd(&["import", "kattis", &pkg.display().to_string(), "--to", &s.path("out").display().to_string()]);
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &pkg.display().to_string(),
+        "--to",
+        &s.path("out").display().to_string(),
+    ]);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(
-        r.stderr.contains("problem.yaml: type: multi-pass problems are not supported"),
+        r.stderr
+            .contains("problem.yaml: type: multi-pass problems are not supported"),
         "{}",
         r.stderr
     );
@@ -345,11 +445,16 @@ fn unsupported_parts_name_the_file_and_key() {
     let r = s.ojd(&[
         "import",
         "kattis",
-        &testdata("import/kattis/custom-divisor").display().to_string(),
+        &testdata("import/kattis/custom-divisor")
+            .display()
+            .to_string(),
         "--to",
         &s.path("taken").display().to_string(),
     ]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("already exists"), "{}", r.stderr);
-    assert_eq!(std::fs::read_to_string(s.path("taken/keep")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(s.path("taken/keep")).unwrap(),
+        "mine"
+    );
 }

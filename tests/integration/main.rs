@@ -28,6 +28,7 @@ mod browser;
 mod common;
 mod daemon;
 mod hostile;
+mod import;
 mod judge;
 mod load;
 mod server;

@@ -1,0 +1,107 @@
+//! `ojd import kattis|polygon`: bring a problem package from another judge into the ojd format.
+
+use std::path::PathBuf;
+
+use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
+use ojd::import::{ImportError, Imported};
+
+/// Import a Kattis or Polygon problem package as an ojd package.
+///
+/// The new package is written whole or not at all, into a folder that must not exist yet
+/// (default: the configured problems folder, named after the package). Every part that would
+/// change judging and that ojd cannot represent is an error naming the file and the key; parts
+/// that do not (statement images, submissions in unknown languages) are skipped with a warning.
+/// Then run `ojd verify` on the result: every known submission must get what its folder
+/// promises. Exit code: 0 imported, 2 the package is unsupported or malformed, 3 the sandbox
+/// failed.
+///
+/// Examples:
+///   ojd import kattis ~/packages/different --to problems/different
+///   ojd import polygon maxpair-3$linux.zip --to problems/maxpair
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    format: Format,
+}
+
+#[derive(clap::Subcommand)]
+enum Format {
+    /// A Kattis problem package folder (legacy, 2023-07 or 2025-09 format).
+    Kattis {
+        /// The package folder (holding problem.yaml).
+        dir: PathBuf,
+        /// Where the ojd package goes (a new folder).
+        #[arg(long)]
+        to: Option<PathBuf>,
+        /// Print what was imported as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A full Polygon package: the .zip or its unpacked folder (holding problem.xml).
+    Polygon {
+        package: PathBuf,
+        /// Where the ojd package goes (a new folder).
+        #[arg(long)]
+        to: Option<PathBuf>,
+        /// Print what was imported as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
+    let config = g.load_config()?;
+    let judge = ojd::judge::Judge::new(config.clone(), 1)?;
+    let (result, json) = match a.format {
+        Format::Kattis { dir, to, json } => (
+            ojd::import::kattis::import(
+                &dir,
+                &config,
+                Some(&judge),
+                &ojd::import::kattis::Options { to },
+            ),
+            json,
+        ),
+        Format::Polygon { package, to, json } => (
+            ojd::import::polygon::import(
+                &package,
+                &config,
+                &judge,
+                &ojd::import::polygon::Options { to },
+            ),
+            json,
+        ),
+    };
+    match result {
+        Ok(imported) => {
+            report(&imported, json)?;
+            Ok(0)
+        }
+        Err(e) => {
+            print_error(&e);
+            Ok(match e {
+                ImportError::Io { .. } | ImportError::Run(_) => EXIT_JUDGE_FAILED,
+                _ => EXIT_BAD_INPUT,
+            })
+        }
+    }
+}
+
+fn report(i: &Imported, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(i)?);
+        return Ok(());
+    }
+    for w in &i.warnings {
+        eprintln!("warning: {w}");
+    }
+    println!(
+        "imported {} tests ({} samples) and {} submissions into {}; check it with `ojd verify {}`",
+        i.tests,
+        i.samples,
+        i.submissions,
+        i.dir.display(),
+        i.dir.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! Running a Kattis output validator in the sandbox:
+//! `validator input answer feedback_dir [flags] < team_output`, exit 42 accepted, 43 wrong
+//! answer, anything else a judge error ([`crate::checker::kattis_outcome`]).
+//!
+//! The feedback folder is the validator's working folder in the box (`.`), so
+//! `judgemessage.txt` and `teammessage.txt` are collected from there after the run; the test
+//! data are copied in as `testdata.in` and `testdata.ans`, and the team's output is its
+//! standard input.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::{Judge, JudgeError, Program, ProgramRun};
+use crate::checker::{self, CheckOutcome};
+use crate::fsutil::read_capped;
+use crate::problem::TestCase;
+use crate::sandbox::{Limits, Termination};
+
+impl Judge {
+    /// Runs `validator` (compiled) on one test's output.
+    pub(super) fn run_kattis_validator(
+        &self,
+        validator: &Program,
+        flags: &[String],
+        test: &TestCase,
+        output: &Path,
+        work: &Path,
+    ) -> Result<CheckOutcome, JudgeError> {
+        let log = work.join("validator.log");
+        let judge_msg = work.join("judgemessage.txt");
+        let team_msg = work.join("teammessage.txt");
+        for f in [&judge_msg, &team_msg] {
+            let _ = std::fs::remove_file(f);
+        }
+        let mut args: Vec<String> = ["testdata.in", "testdata.ans", "."]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(flags.iter().cloned());
+        let outcome = self.execute(&ProgramRun {
+            program: validator,
+            args: &args,
+            stdin: Some(output),
+            stdout: &log,
+            stderr: None,
+            box_files: vec![
+                (test.input.clone(), "testdata.in".into()),
+                (test.answer.clone(), "testdata.ans".into()),
+            ],
+            collect: vec![
+                ("judgemessage.txt".into(), judge_msg.clone()),
+                ("teammessage.txt".into(), team_msg.clone()),
+            ],
+            limits: Limits {
+                cpu: Duration::from_secs(10),
+                wall: Duration::from_secs(20),
+                memory: 1 << 30,
+                output: 1 << 20,
+                processes: 4,
+                file_size: 1 << 20,
+            },
+        })?;
+        if outcome.killed_by.is_some() {
+            return Ok(CheckOutcome::Failed(format!(
+                "output validator exceeded a limit ({:?})",
+                outcome.killed_by
+            )));
+        }
+        let code = match outcome.termination {
+            Termination::Exited(c) => Some(c),
+            Termination::Signaled(_) => None,
+        };
+        let mut judge_text = read_capped(&judge_msg, 4096);
+        if judge_text.trim().is_empty() {
+            judge_text = read_capped(&log, 4096);
+        }
+        Ok(checker::kattis_outcome(
+            code,
+            &judge_text,
+            &read_capped(&team_msg, 4096),
+        ))
+    }
+}
