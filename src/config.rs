@@ -30,6 +30,7 @@ pub struct Config {
 pub struct ServerConfig {
     pub listen: String,
     pub problems: PathBuf,
+    pub contests: PathBuf,
     pub database: PathBuf,
     pub workers: usize,
     pub max_submission_size: ByteSize,

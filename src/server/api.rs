@@ -101,6 +101,7 @@ async fn problems(
     let list: Vec<ProblemSummary> = catalog
         .problems
         .values()
+        .filter(|e| !super::contests::problem_hidden(&app, &e.problem.id, user.as_ref()))
         .map(|e| {
             let p = &e.problem;
             ProblemSummary {
@@ -127,6 +128,9 @@ async fn problem(
 ) -> Result<impl IntoResponse, AppError> {
     may_read_statements(&app, &user)?;
     let catalog = app.catalog();
+    if super::contests::problem_hidden(&app, &id, user.as_ref()) {
+        return Err(AppError::NotFound(format!("no problem {id:?}")));
+    }
     let e = catalog.find(&id)?;
     let p = &e.problem;
     let samples: Vec<serde_json::Value> = p
@@ -163,6 +167,9 @@ async fn test_files(
 ) -> Result<impl IntoResponse, AppError> {
     may_read_statements(&app, &user)?;
     let catalog = app.catalog();
+    if super::contests::problem_hidden(&app, &id, user.as_ref()) {
+        return Err(AppError::NotFound(format!("no problem {id:?}")));
+    }
     let e = catalog.find(&id)?;
     let t = e
         .problem
@@ -197,6 +204,9 @@ pub struct SubmitForm {
     pub source: String,
     #[serde(default)]
     pub filename: Option<String>,
+    /// The contest it is made through (its rules apply and it counts on its standings).
+    #[serde(default)]
+    pub contest: Option<String>,
     /// A file upload (multipart only); wins over `source` when not empty.
     #[serde(skip)]
     pub file: Option<Vec<u8>>,
@@ -238,6 +248,7 @@ pub async fn read_multipart(
             "problem" => form.problem = text,
             "language" => form.language = Some(text),
             "source" => form.source = text,
+            "contest" => form.contest = Some(text).filter(|c| !c.is_empty()),
             "filename" => form.filename = Some(text),
             _ => {}
         }
@@ -261,7 +272,14 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     if form.problem.is_empty() {
         return Err(AppError::BadRequest("missing field `problem`".into()));
     }
-    if catalog.get(&form.problem).is_none() {
+    // Through a contest: its rules first (they say when it starts).
+    let contest = form.contest.clone().filter(|c| !c.is_empty());
+    if let Some(c) = &contest {
+        super::contests::admit(app, user, c, &form.problem)?;
+    }
+    if catalog.get(&form.problem).is_none()
+        || super::contests::problem_hidden(app, &form.problem, Some(user))
+    {
         return Err(AppError::NotFound(format!("no problem {:?}", form.problem)));
     }
     let pasted = !form.source.trim().is_empty();
@@ -311,7 +329,10 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
         source: sub.source,
     };
     let id = app
-        .db(move |s| s.insert(&new, crate::store::now_ms()))
+        .db(move |s| match &contest {
+            Some(c) => s.insert_in_contest(&new, c, crate::store::now_ms()),
+            None => s.insert(&new, crate::store::now_ms()),
+        })
         .await?;
     app.metrics
         .submitted

@@ -22,6 +22,8 @@
 pub mod api;
 pub mod auth;
 pub mod catalog;
+pub mod contest_pages;
+pub mod contests;
 pub mod error;
 pub mod html;
 pub mod login;
@@ -29,6 +31,8 @@ pub mod math;
 pub mod metrics;
 pub mod pages;
 pub mod queue;
+pub mod rejudging_pages;
+pub mod rejudgings;
 pub mod security;
 pub mod sse;
 pub mod statement;
@@ -77,6 +81,8 @@ pub struct App {
     pub judge: Arc<Judge>,
     pub store: Arc<dyn Store>,
     catalog: RwLock<Arc<Catalog>>,
+    /// The contests under `server.contests`, reloaded with the problems.
+    pub contests: contests::Registry,
     pub hub: queue::Hub,
     pub limiter: auth::RateLimiter,
     /// The web layer's guards: login attempts, open event streams, config token digests.
@@ -143,6 +149,7 @@ impl App {
         }
         let catalog = Catalog::load(&config, &judge);
         catalog.report();
+        let contests = contests::Registry::load(&config);
         let (stop_tx, _) = watch::channel(false);
         Ok(Arc::new(App {
             limiter: auth::RateLimiter::new(config.server.rate_limit_per_minute),
@@ -151,6 +158,7 @@ impl App {
             judge: Arc::new(judge),
             store,
             catalog: RwLock::new(Arc::new(catalog)),
+            contests,
             hub: queue::Hub::new(),
             metrics: metrics::Counters::default(),
             wake: Notify::new(),
@@ -175,6 +183,7 @@ impl App {
         let fresh = Arc::new(Catalog::load(&self.config, &self.judge));
         fresh.report();
         *self.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+        self.contests.reload(&self.config);
         fresh
     }
 
@@ -237,7 +246,14 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/static/{file}", get(pages::asset))
         .route("/healthz", get(metrics::healthz))
         .route("/metrics", get(metrics::prometheus))
-        .nest("/api/v1", api::routes())
+        .merge(contest_pages::routes())
+        .merge(rejudging_pages::routes())
+        .nest(
+            "/api/v1",
+            api::routes()
+                .merge(contests::routes())
+                .merge(rejudgings::routes()),
+        )
         // Multipart framing and form fields come on top of the submission itself.
         .layer(axum::extract::DefaultBodyLimit::max(max + 64 * 1024))
         .layer(axum::middleware::from_fn_with_state(

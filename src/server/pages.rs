@@ -103,12 +103,12 @@ pub async fn index(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> P
                 tbody {
                     @for e in catalog.problems.values() {
                         @let p = &e.problem;
-                        tr {
+                        @if !super::contests::problem_hidden(&app, &p.id, user.as_ref()) { tr {
                             td { a href={ "/problems/" (p.id) } { (p.title) } }
                             td.muted.opt { (p.source) }
                             td.num { (p.time_limit.as_millis()) " ms" }
                             td.num { (super::html::kib(p.memory_limit / 1024)) }
-                        }
+                        } }
                     }
                 }
             } }
@@ -193,6 +193,10 @@ pub async fn problem(
     Query(q): Query<ProblemQuery>,
 ) -> PageResult {
     may_read_statements(&app, &user).map_err(|e| PageError(e, user.clone()))?;
+    if super::contests::problem_hidden(&app, &id, user.as_ref()) {
+        let e = AppError::NotFound(format!("no problem {id:?}"));
+        return Err(PageError(e, user.clone()));
+    }
     let draft = match (&user, &q.draft) {
         (Some(u), Some(key)) => app.guards.take_draft(key, &u.name, &id),
         _ => None,

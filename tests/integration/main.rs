@@ -26,6 +26,7 @@ macro_rules! require_root {
 
 mod browser;
 mod common;
+mod contests;
 mod daemon;
 mod hostile;
 mod import;

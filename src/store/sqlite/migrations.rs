@@ -120,4 +120,6 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE submissions DROP COLUMN judge_version;
     ALTER TABLE submissions DROP COLUMN finished_at;
     ALTER TABLE submissions DROP COLUMN judged;",
+    // 3: contests: contest submissions, freeze state, clarifications, rejudgings.
+    super::contests::MIGRATION,
 ];

@@ -2,6 +2,7 @@
 //! anyway), WAL journal, `synchronous = FULL` so an acknowledged submission survives even a
 //! power cut. The core [`Store`] methods live here; areas add `sqlite/<area>.rs`.
 
+mod contests;
 mod migrations;
 mod tokens;
 

@@ -1,0 +1,732 @@
+//! Contests: standings on hand-made histories through the store (every backend), rejudgings
+//! applied and cancelled in the store, and the whole contest over HTTP with the real daemon:
+//! the clock's rules, freeze and unfreeze, clarifications, and a rejudging after an answer
+//! file is corrected.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use ojd::contest::model::{Contest, ContestProblem, Participants, Scoring};
+use ojd::contest::standings::{self, Attempt, Judged, Standings};
+use ojd::store::contests::RejudgingState;
+use ojd::store::{NewSubmission, SqliteStore, Store, StoreError};
+use ojd::verdict::{JudgeReport, Verdict};
+
+use crate::common;
+use crate::daemon::{Site, ADMIN, ALICE, BOB};
+
+const START: i64 = 1_800_000_000_000;
+
+fn contest() -> Contest {
+    Contest {
+        id: "c".into(),
+        dir: Default::default(),
+        title: "t".into(),
+        start_ms: START,
+        utc_offset_s: 0,
+        duration: Duration::from_secs(5 * 3600),
+        freeze: Some(Duration::from_secs(3600)),
+        scoring: Scoring::Icpc,
+        penalty_minutes: 20,
+        compile_errors_count: false,
+        problems: ["pa", "pb"]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ContestProblem {
+                label: ((b'A' + i as u8) as char).to_string(),
+                problem: p.to_string(),
+            })
+            .collect(),
+        participants: Participants::Anyone,
+        public_standings: true,
+    }
+}
+
+fn report(problem: &str, verdict: Verdict) -> JudgeReport {
+    let mut r = JudgeReport::new(problem, "c", verdict, Vec::new());
+    r.score = if verdict == Verdict::Accepted { 100 } else { 0 };
+    r
+}
+
+/// Judges everything queued, giving each submission the verdict `verdict_of` says.
+fn judge_all(s: &dyn Store, verdict_of: impl Fn(i64) -> Verdict) {
+    while let Some(c) = s.claim("test", START).expect("claim") {
+        let r = report(&c.problem, verdict_of(c.id));
+        assert!(s.finish(c.id, c.attempt, &r, "", START).expect("finish"));
+    }
+}
+
+/// The standings from the store's current judgings, as the daemon builds them.
+fn standings_of(s: &dyn Store, c: &Contest, hide: Option<i64>) -> Standings {
+    let attempts: Vec<Attempt> = s
+        .contest_submissions(&c.id)
+        .expect("contest submissions")
+        .into_iter()
+        .map(|i| Attempt {
+            id: i.id,
+            user: i.user,
+            problem: i.problem,
+            at_ms: i.queued_at,
+            result: i.verdict.map(|verdict| Judged {
+                verdict,
+                score: i.score.unwrap_or(0),
+                groups: Vec::new(),
+            }),
+        })
+        .collect();
+    standings::compute(c, &attempts, &[], hide)
+}
+
+fn table(s: &Standings) -> String {
+    s.rows
+        .iter()
+        .map(|r| {
+            let cells: Vec<String> = r
+                .cells
+                .iter()
+                .map(|c| {
+                    let mut t = match (c.solved, c.tries) {
+                        (true, 0) => format!("+@{}", c.minute.unwrap_or(0)),
+                        (true, t) => format!("+{t}@{}", c.minute.unwrap_or(0)),
+                        (false, 0) => String::new(),
+                        (false, t) => format!("-{t}"),
+                    };
+                    if c.pending > 0 {
+                        t.push_str(&format!("?{}", c.pending));
+                    }
+                    if t.is_empty() {
+                        t.push('.');
+                    }
+                    t
+                })
+                .collect();
+            format!(
+                "{} {} {} {} | {}\n",
+                r.rank,
+                r.user,
+                r.solved,
+                r.penalty,
+                cells.join(" ")
+            )
+        })
+        .collect()
+}
+
+fn sub(user: &str, problem: &str) -> NewSubmission {
+    NewSubmission {
+        user: user.into(),
+        problem: problem.into(),
+        language: "c".into(),
+        source: b"int main(){}".to_vec(),
+    }
+}
+
+fn minute(m: i64) -> i64 {
+    START + m * 60_000
+}
+
+/// Standings on a hand-made history stored through `s`, then a rejudging applied and one
+/// cancelled.
+fn store_suite(s: &dyn Store) {
+    let c = contest();
+    let plan = [
+        ("alice", "pa", 10, Verdict::WrongAnswer),
+        ("alice", "pa", 25, Verdict::Accepted),
+        ("alice", "pb", 30, Verdict::CompileError),
+        ("alice", "pb", 40, Verdict::Accepted),
+        ("bob", "pa", 20, Verdict::Accepted),
+        ("bob", "pb", 35, Verdict::WrongAnswer),
+        ("bob", "pb", 250, Verdict::Accepted), // after the freeze
+        ("carol", "pb", 50, Verdict::WrongAnswer),
+    ];
+    let mut ids = Vec::new();
+    for (user, problem, m, _) in plan {
+        ids.push(
+            s.insert_in_contest(&sub(user, problem), "c", minute(m))
+                .expect("insert"),
+        );
+    }
+    // Outside the contest: never on its standings.
+    s.insert(&sub("dave", "pa"), minute(30)).expect("insert");
+    let verdict_of = |id: i64| {
+        ids.iter()
+            .position(|i| *i == id)
+            .map_or(Verdict::Accepted, |k| plan[k].3)
+    };
+    judge_all(s, verdict_of);
+    assert_eq!(
+        s.contest_of(ids[0]).expect("contest_of").as_deref(),
+        Some("c")
+    );
+
+    let admin = standings_of(s, &c, None);
+    assert_eq!(
+        table(&admin),
+        "\
+1 alice 2 85 | +1@25 +@40
+2 bob 2 290 | +@20 +1@250
+3 carol 0 0 | . -1
+"
+    );
+    let student = standings_of(s, &c, c.freeze_ms());
+    assert_eq!(
+        table(&student),
+        "\
+1 alice 2 85 | +1@25 +@40
+2 bob 1 20 | +@20 -1?1
+3 carol 0 0 | . -1
+"
+    );
+
+    // The answer to pa was wrong: alice's first try was right after all. Rejudge pa.
+    let pa: Vec<i64> = s
+        .select_for_rejudging(&ojd::store::contests::RejudgeFilter {
+            problem: Some("pa".into()),
+            contest: Some("c".into()),
+            ..Default::default()
+        })
+        .expect("select");
+    assert_eq!(pa, [ids[0], ids[1], ids[4]]);
+    let r = s
+        .create_rejudging("{\"problem\":\"pa\"}", "admin", &pa, START)
+        .expect("create");
+    let info = s.rejudging(r).expect("read").expect("exists");
+    assert_eq!(
+        (info.state, info.total, info.judged),
+        (RejudgingState::Open, 3, 0)
+    );
+    // One judged so far: apply is refused, students still see the old verdicts.
+    let first = s.claim("test", START).expect("claim").expect("queued");
+    assert_eq!(first.rejudging, Some(r));
+    assert!(s
+        .finish(
+            first.id,
+            first.attempt,
+            &report("pa", Verdict::Accepted),
+            "",
+            START
+        )
+        .expect("finish"));
+    assert!(matches!(
+        s.apply_rejudging(r, "admin", START),
+        Err(StoreError::Conflict(_))
+    ));
+    judge_all(s, |_| Verdict::Accepted);
+    assert_eq!(
+        s.info(ids[0]).expect("info").expect("exists").verdict,
+        Some(Verdict::WrongAnswer),
+        "not applied yet"
+    );
+    assert_eq!(table(&standings_of(s, &c, None)), table(&admin));
+    let items = s.rejudging_items(r).expect("items");
+    assert!(
+        items
+            .iter()
+            .all(|i| i.before.is_some() && i.after.is_some()),
+        "{items:?}"
+    );
+    assert_eq!(s.apply_rejudging(r, "admin", START).expect("apply"), 3);
+    assert_eq!(
+        s.info(ids[0]).expect("info").expect("exists").verdict,
+        Some(Verdict::Accepted)
+    );
+    assert_eq!(
+        table(&standings_of(s, &c, None)),
+        "\
+1 alice 2 50 | +@10 +@40
+2 bob 2 290 | +@20 +1@250
+3 carol 0 0 | . -1
+"
+    );
+    assert!(matches!(
+        s.apply_rejudging(r, "admin", START),
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        s.cancel_rejudging(r, "admin", START),
+        Err(StoreError::Conflict(_))
+    ));
+
+    // A rejudging cancelled before it is judged: the queue forgets it, nothing changes.
+    let r2 = s
+        .create_rejudging("{}", "admin", &[ids[7]], START)
+        .expect("create");
+    s.cancel_rejudging(r2, "admin", START).expect("cancel");
+    assert!(
+        s.claim("test", START).expect("claim").is_none(),
+        "cancelled work left the queue"
+    );
+    let carol = s.info(ids[7]).expect("info").expect("exists");
+    assert_eq!(
+        (carol.verdict, carol.state),
+        (Some(Verdict::WrongAnswer), ojd::store::State::Done)
+    );
+    assert!(matches!(
+        s.apply_rejudging(r2, "admin", START),
+        Err(StoreError::Conflict(_))
+    ));
+    let info = s.rejudging(r2).expect("read").expect("exists");
+    assert_eq!(info.state, RejudgingState::Cancelled);
+
+    // Freeze state and clarifications.
+    assert!(!s.unfrozen("c").expect("unfrozen"));
+    s.set_unfrozen("c", true, START).expect("unfreeze");
+    assert!(s.unfrozen("c").expect("unfrozen"));
+    let q = s
+        .add_clarification("c", Some("alice"), Some("pa"), "Is n >= 1?", START)
+        .expect("ask");
+    let a = s
+        .add_clarification("c", None, None, "Ten minutes left", START)
+        .expect("announce");
+    assert!(s
+        .answer_clarification(q, "Yes.", true, "admin", START)
+        .expect("answer"));
+    assert!(!s
+        .answer_clarification(a, "no", false, "admin", START)
+        .expect("answer"));
+    let all = s.clarifications("c").expect("list");
+    assert_eq!(all.len(), 2);
+    assert_eq!(
+        (all[1].answer.as_deref(), all[1].public),
+        (Some("Yes."), true)
+    );
+    assert!(all[0].public && all[0].user.is_none());
+}
+
+#[test]
+fn sqlite_store_passes_the_contest_suite() {
+    let s = SqliteStore::in_memory().expect("store");
+    store_suite(&s);
+}
+
+// ---- the daemon ----
+
+const JUDGED_WITHIN: Duration = Duration::from_secs(180);
+
+fn rfc3339(ms: i64) -> String {
+    let t = time::OffsetDateTime::from_unix_timestamp(ms / 1000).expect("time");
+    t.format(&time::format_description::well_known::Rfc3339)
+        .expect("format")
+}
+
+fn now_ms() -> i64 {
+    ojd::store::now_ms()
+}
+
+fn write_contest(dir: &Path, id: &str, start_ms: i64, duration: &str, extra: &str, problem: &str) {
+    let d = dir.join(id);
+    std::fs::create_dir_all(&d).expect("mkdir");
+    std::fs::write(
+        d.join("contest.toml"),
+        format!(
+            "title = \"{id}\"\nstart = \"{}\"\nduration = \"{duration}\"\n{extra}\n[[problem]]\nid = \"{problem}\"\n",
+            rfc3339(start_ms)
+        ),
+    )
+    .expect("write contest");
+}
+
+fn submit(
+    d: &crate::daemon::Daemon,
+    token: &str,
+    contest: Option<&str>,
+    problem: &str,
+    file: &str,
+) -> (u16, Value) {
+    let source = std::fs::read_to_string(common::testdata(&format!("aplusb/submissions/{file}")))
+        .expect("source");
+    let mut body = json!({ "problem": problem, "language": "c", "source": source });
+    if let Some(c) = contest {
+        body["contest"] = json!(c);
+    }
+    d.post_json("/api/v1/submissions", Some(token), &body)
+}
+
+fn cells(s: &Value, user: &str) -> Value {
+    let rows = s["rows"].as_array().expect("rows");
+    let row = rows
+        .iter()
+        .find(|r| r["user"] == user)
+        .expect("a row for the user");
+    json!({
+        "solved": row["solved"],
+        "pending": row["cells"][0]["pending"],
+        "tries": row["cells"][0]["tries"],
+    })
+}
+
+fn wait_rejudged(d: &crate::daemon::Daemon, id: i64) -> Value {
+    let t = Instant::now();
+    loop {
+        let (code, r) = d.get(&format!("/api/v1/admin/rejudgings/{id}"), Some(ADMIN));
+        assert_eq!(code, 200, "{r}");
+        if r["judged"] == r["total"] {
+            return r;
+        }
+        assert!(
+            t.elapsed() < JUDGED_WITHIN,
+            "rejudging {id} did not finish: {r}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_contest_end_to_end_over_http() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    // A second problem for the contest that has not started (its problems are hidden).
+    let problems = site.path().join("problems");
+    let copy = std::process::Command::new("cp")
+        .args(["-r"])
+        .arg(problems.join("aplusb"))
+        .arg(problems.join("late"))
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+    let now = now_ms();
+    // Started 100 minutes ago, 2 hours long, frozen for its last hour (since 40 minutes).
+    write_contest(
+        contests.path(),
+        "live",
+        now - 100 * 60_000,
+        "2h",
+        "freeze = \"1h\"",
+        "aplusb",
+    );
+    write_contest(contests.path(), "soon", now + 3_600_000, "1h", "", "late");
+    write_contest(contests.path(), "over", now - 7_200_000, "1h", "", "aplusb");
+    // The package ships a wrong answer for 02-many: a correct program gets WA on it.
+    let answer = problems.join("aplusb/tests/02-many.ans");
+    let good = std::fs::read_to_string(&answer).expect("answer");
+    std::fs::write(&answer, format!("0\n{good}")).expect("break the answer");
+    let broken = std::fs::read_to_string(&answer).expect("answer");
+    assert_ne!(broken, good);
+    let d = site.start();
+
+    let (code, list) = d.get("/api/v1/contests", None);
+    assert_eq!(code, 200);
+    let phases: Vec<(&str, &str)> = list
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap_or(""),
+                c["phase"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        phases,
+        [("live", "frozen"), ("over", "ended"), ("soon", "before")]
+    );
+
+    // Before the start: no problems, a message, no submissions; the problem is hidden.
+    let (_, soon) = d.get("/api/v1/contests/soon", Some(ALICE));
+    assert_eq!(soon["problems"], json!([]), "{soon}");
+    assert!(
+        soon["message"].as_str().unwrap_or("").contains("starts at"),
+        "{soon}"
+    );
+    let (_, soon_admin) = d.get("/api/v1/contests/soon", Some(ADMIN));
+    assert_eq!(soon_admin["problems"][0]["label"], "A", "{soon_admin}");
+    let (code, e) = submit(&d, ALICE, Some("soon"), "late", "accepted/ac.c");
+    assert_eq!(code, 403, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("has not started"),
+        "{e}"
+    );
+    let (code, _) = d.get("/api/v1/problems/late", Some(ALICE));
+    assert_eq!(
+        code, 404,
+        "a problem of a contest that has not started is hidden"
+    );
+    let (code, _) = submit(&d, ALICE, None, "late", "accepted/ac.c");
+    assert_eq!(
+        code, 404,
+        "and cannot be submitted outside the contest either"
+    );
+
+    // After the end: refused, admins exempt.
+    let (code, e) = submit(&d, ALICE, Some("over"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 403, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("is over"),
+        "{e}"
+    );
+    let (code, e) = submit(&d, ADMIN, Some("over"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{e}");
+
+    // During the freeze: alice's correct program (WA on the broken answer), bob's wrong one.
+    let (code, a) = submit(&d, ALICE, Some("live"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let alice_id = a["id"].as_i64().expect("id");
+    let (code, b) = submit(
+        &d,
+        BOB,
+        Some("live"),
+        "aplusb",
+        "wrong_answer/wa_second_line.c",
+    );
+    assert_eq!(code, 201, "{b}");
+    let bob_id = b["id"].as_i64().expect("id");
+    assert_eq!(d.wait_done(alice_id, ALICE, JUDGED_WITHIN)["verdict"], "WA");
+    assert_eq!(d.wait_done(bob_id, BOB, JUDGED_WITHIN)["verdict"], "WA");
+
+    let (_, student) = d.get("/api/v1/contests/live/standings", Some(BOB));
+    assert_eq!(student["frozen"], true);
+    assert_eq!(
+        cells(&student, "alice"),
+        json!({"solved": 0, "pending": 1, "tries": 0})
+    );
+    let (_, admin) = d.get("/api/v1/contests/live/standings", Some(ADMIN));
+    assert_eq!(admin["frozen"], false);
+    assert_eq!(
+        cells(&admin, "alice"),
+        json!({"solved": 0, "pending": 0, "tries": 1})
+    );
+    let (code, csv) = d.get_text("/api/v1/admin/contests/live/standings.csv", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(
+        csv.starts_with("rank,user,solved,penalty,score,A\n"),
+        "{csv}"
+    );
+    let (code, _) = d.get_text("/api/v1/admin/contests/live/standings.csv", Some(ALICE));
+    assert_eq!(code, 403);
+
+    // Clarifications: alice asks, the admin answers everyone; an announcement reaches bob.
+    let (code, q) = d.post_json(
+        "/api/v1/contests/live/clarifications",
+        Some(ALICE),
+        &json!({"problem": "A", "text": "May T be 0?"}),
+    );
+    assert_eq!(code, 201, "{q}");
+    let (_, bob_sees) = d.get("/api/v1/contests/live/clarifications", Some(BOB));
+    assert_eq!(
+        bob_sees,
+        json!([]),
+        "a question is private until answered to all"
+    );
+    let qid = q["id"].as_i64().expect("id");
+    let (code, _) = d.post_json(
+        &format!("/api/v1/admin/clarifications/{qid}/answer"),
+        Some(ADMIN),
+        &json!({"answer": "No: T >= 1.", "public": true}),
+    );
+    assert_eq!(code, 200);
+    let (code, _) = d.post_json(
+        "/api/v1/admin/contests/live/announcements",
+        Some(ADMIN),
+        &json!({"text": "Test 02-many had a wrong answer; it is fixed and will be rejudged."}),
+    );
+    assert_eq!(code, 201);
+    let (_, bob_sees) = d.get("/api/v1/contests/live/clarifications", Some(BOB));
+    let texts: Vec<&str> = bob_sees
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|c| {
+            c["answer"]
+                .as_str()
+                .unwrap_or(c["text"].as_str().unwrap_or(""))
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Test 02-many had a wrong answer; it is fixed and will be rejudged.",
+            "No: T >= 1."
+        ]
+    );
+
+    // Fix the answer file, reload, rejudge the contest and read the diff.
+    std::fs::write(&answer, &good).expect("fix the answer");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({"contest": "live"}),
+    );
+    assert_eq!(code, 201, "{r}");
+    assert_eq!(r["submissions"], 2, "{r}");
+    let rid = r["id"].as_i64().expect("id");
+    let (code, e) = d.post_json(
+        &format!("/api/v1/admin/rejudgings/{rid}/apply"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    // Either still judging (409) or, on a fast machine, already done and then applied below.
+    let applied_early = code == 200;
+    assert!(code == 409 || applied_early, "{e}");
+    let report = wait_rejudged(&d, rid);
+    let changes: Vec<(i64, &str, &str)> = report["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| {
+            (
+                c["submission"].as_i64().unwrap_or(0),
+                c["before"]["verdict"].as_str().unwrap_or(""),
+                c["after"]["verdict"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [(alice_id, "WA", "AC"), (bob_id, "WA", "WA")],
+        "{report}"
+    );
+    let summary: Vec<(String, i64)> = report["summary"]
+        .as_array()
+        .expect("summary")
+        .iter()
+        .map(|t| {
+            (
+                format!(
+                    "{}→{}",
+                    t["from"].as_str().unwrap_or("—"),
+                    t["to"].as_str().unwrap_or("")
+                ),
+                t["count"].as_i64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [("WA→AC".to_string(), 1), ("WA→WA".to_string(), 1)]
+    );
+    let moves = &report["standings"][0]["moves"];
+    assert_eq!(moves[0]["user"], "alice", "{report}");
+    assert_eq!(
+        (
+            moves[0]["solved_before"].as_i64(),
+            moves[0]["solved_after"].as_i64()
+        ),
+        (Some(0), Some(1))
+    );
+    eprintln!("{}", ojd_table(&report));
+    let (_, tests) = d.get(
+        &format!("/api/v1/admin/rejudgings/{rid}/submissions/{alice_id}"),
+        Some(ADMIN),
+    );
+    let changed: Vec<&str> = tests
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter(|t| t["changed"] == true)
+        .map(|t| t["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(changed, ["02-many"], "{tests}");
+
+    if !applied_early {
+        // Not applied yet: alice still sees WA.
+        assert_eq!(d.wait_done(alice_id, ALICE, JUDGED_WITHIN)["verdict"], "WA");
+        let (code, e) = d.post_json(
+            &format!("/api/v1/admin/rejudgings/{rid}/apply"),
+            Some(ADMIN),
+            &json!({}),
+        );
+        assert_eq!(code, 200, "{e}");
+    }
+    assert_eq!(d.wait_done(alice_id, ALICE, JUDGED_WITHIN)["verdict"], "AC");
+    let (code, e) = d.post_json(
+        &format!("/api/v1/admin/rejudgings/{rid}/apply"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(
+        (code, e["error"]["code"].as_str()),
+        (409, Some("conflict")),
+        "{e}"
+    );
+
+    // Still frozen for students; the admin unfreezes and alice's AC shows.
+    let (_, student) = d.get("/api/v1/contests/live/standings", Some(BOB));
+    assert_eq!(cells(&student, "alice")["solved"], 0);
+    let (code, _) = d.post_json(
+        "/api/v1/admin/contests/live/unfreeze",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200);
+    let (_, student) = d.get("/api/v1/contests/live/standings", Some(BOB));
+    assert_eq!(student["frozen"], false);
+    assert_eq!(
+        cells(&student, "alice"),
+        json!({"solved": 1, "pending": 0, "tries": 0})
+    );
+    assert_eq!(student["rows"][0]["user"], "alice");
+
+    // A cancelled rejudging changes nothing and cannot be applied.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({"submission": bob_id}),
+    );
+    assert_eq!(code, 201, "{r}");
+    let rid2 = r["id"].as_i64().expect("id");
+    let (code, _) = d.post_json(
+        &format!("/api/v1/admin/rejudgings/{rid2}/cancel"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200);
+    let (code, _) = d.post_json(
+        &format!("/api/v1/admin/rejudgings/{rid2}/apply"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 409);
+    assert_eq!(d.wait_done(bob_id, BOB, JUDGED_WITHIN)["verdict"], "WA");
+    let (_, r2) = d.get(&format!("/api/v1/admin/rejudgings/{rid2}"), Some(ADMIN));
+    assert_eq!(r2["state"], "cancelled", "{r2}");
+    // Students cannot start or read rejudgings.
+    let (code, _) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ALICE),
+        &json!({"contest": "live"}),
+    );
+    assert_eq!(code, 403);
+}
+
+/// The diff table of a rejudging report, as text (printed by the test).
+fn ojd_table(r: &Value) -> String {
+    let mut out = format!(
+        "rejudging {}: {} of {} judged again, {} changed\n",
+        r["id"], r["judged"], r["total"], r["changed"]
+    );
+    for c in r["changes"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "  #{} {} {}: {} {} {}ms -> {} {} {}ms{}\n",
+            c["submission"],
+            c["user"].as_str().unwrap_or(""),
+            c["problem"].as_str().unwrap_or(""),
+            c["before"]["verdict"].as_str().unwrap_or("-"),
+            c["before"]["score"],
+            c["before"]["max_cpu_ms"],
+            c["after"]["verdict"].as_str().unwrap_or("-"),
+            c["after"]["score"],
+            c["after"]["max_cpu_ms"],
+            if c["changed"] == true {
+                "  changed"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
+}
