@@ -145,7 +145,7 @@ pub fn test_changes(before: &[TestResult], after: &[TestResult]) -> Vec<TestChan
             let b = before.iter().find(|b| b.name == a.name);
             TestChange {
                 name: a.name.clone(),
-                changed: b.map_or(true, |b| b.verdict != a.verdict),
+                changed: b.is_none_or(|b| b.verdict != a.verdict),
                 before: b.map(brief),
                 after: Some(brief(a)),
             }
