@@ -1,10 +1,18 @@
-//! `ojd token`: the daemon's login tokens.
+//! `ojd token`: the daemon's login tokens, in the daemon's own database.
+//!
+//! The database is found the way the daemon finds it, from any folder: a relative
+//! `[server] database` is looked for beside the config file and in the current folder; exactly
+//! one must exist (this command never creates a database, so a token cannot land in a file the
+//! daemon does not read). A PostgreSQL URL is used as it is.
+
+use std::path::{Path, PathBuf};
 
 use crate::Global;
 
 /// Issue, list or revoke the daemon's login tokens (kept hashed in its database).
 ///
-/// Example: ojd token issue alice   (prints the new token once)
+/// Example: ojd --config /srv/ojd/config.toml token issue alice
+/// (prints the new token once, and a one-time login link for a browser)
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -13,38 +21,131 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum Action {
-    /// Issue a new token for NAME and print it (it cannot be shown again).
+    /// Issue a new token for NAME and print it (it cannot be shown again), with a one-time
+    /// login link (valid for `[web] login_code_lifetime`).
     Issue {
         name: String,
         /// The token may use the admin API and see every submission.
         #[arg(long)]
         admin: bool,
     },
-    /// List the names that have tokens.
+    /// List the tokens: name, admin, created, last used.
     List,
-    /// Revoke every token of NAME.
+    /// Revoke every token of NAME and end its browser sessions.
     Revoke { name: String },
+}
+
+/// The database the daemon of `config_file` uses (see the module documentation).
+pub fn locate_database(database: &Path, config_file: Option<&Path>) -> anyhow::Result<String> {
+    let text = database.to_string_lossy();
+    if ojd::store::is_postgres_url(&text) || database.is_absolute() {
+        return Ok(text.into_owned());
+    }
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = config_file.and_then(Path::parent) {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        candidates.push(dir.join(database));
+    }
+    candidates.push(Path::new(".").join(database));
+    let canonical = |p: &PathBuf| std::fs::canonicalize(p).ok();
+    let mut found: Vec<PathBuf> = candidates.iter().filter_map(canonical).collect();
+    found.dedup();
+    match found.as_slice() {
+        [one] => Ok(one.to_string_lossy().into_owned()),
+        [] => anyhow::bail!(
+            "no database {} here or beside the config (looked at {}); start `ojd serve` with this \
+             config once, or give the config with --config, or an absolute [server] database",
+            database.display(),
+            candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+        many => anyhow::bail!(
+            "two databases named {} ({}): set an absolute [server] database in the config",
+            database.display(),
+            many.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+    }
+}
+
+fn when(ms: Option<i64>) -> String {
+    ms.map(ojd::server::html::time)
+        .unwrap_or_else(|| "never".into())
 }
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     use ojd::store::Store;
     let config = g.load_config()?;
-    let store = ojd::store::SqliteStore::open(&config.server.database)?;
+    let database = locate_database(&config.server.database, g.config.as_deref())?;
+    let store = ojd::store::open(&database)?;
+    let store: &dyn Store = store.as_ref();
     match a.action {
         Action::Issue { name, admin } => {
-            let token = ojd::server::auth::issue_token(&store, &name, admin)?;
+            let token = ojd::server::auth::issue_token(store, &name, admin)?;
             println!("{token}");
+            let who = ojd::server::auth::User { name, admin };
+            let lifetime = config.web.login_code_lifetime;
+            match ojd::server::login::issue_code(store, &who, lifetime) {
+                Ok(code) => eprintln!(
+                    "one-time login link (valid {}): http://{}/login?code={code}",
+                    ojd::units::format_duration(lifetime),
+                    ojd::server::login::shown_address(&config.server.listen)
+                ),
+                Err(e) => eprintln!("no login link: {}", e.message()),
+            }
         }
         Action::List => {
-            for t in store.tokens()? {
-                println!("{}{}", t.name, if t.admin { " (admin)" } else { "" });
+            println!("{:<24} {:<6} {:<24} {:<24}", "NAME", "ADMIN", "CREATED", "LAST USED");
+            for t in store.token_activity()? {
+                println!(
+                    "{:<24} {:<6} {:<24} {:<24}",
+                    t.name,
+                    if t.admin { "yes" } else { "no" },
+                    ojd::server::html::time(t.created_at),
+                    when(t.last_used)
+                );
             }
         }
         Action::Revoke { name } => {
             let n = store.revoke_tokens(&name)?;
-            println!("revoked {n} token(s) of {name}");
+            let s = store.end_sessions_of(&name)?;
+            println!("revoked {n} token(s) of {name}; ended {s} browser session(s)");
             return Ok(if n == 0 { 1 } else { 0 });
         }
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_database_is_found_beside_the_config_or_refused() {
+        let site = tempfile::tempdir().expect("dir");
+        let config = site.path().join("config.toml");
+        let db = Path::new("ojd-token-test.sqlite3");
+        let err = locate_database(db, Some(&config)).expect_err("no database yet");
+        assert!(err.to_string().contains("no database"), "{err}");
+        std::fs::write(site.path().join(db), b"").expect("db");
+        let found = locate_database(db, Some(&config)).expect("found");
+        assert!(found.starts_with(&*site.path().canonicalize().expect("canon").to_string_lossy()), "{found}");
+        assert_eq!(
+            locate_database(Path::new("/abs/x.sqlite3"), None).expect("absolute"),
+            "/abs/x.sqlite3"
+        );
+        assert_eq!(
+            locate_database(Path::new("postgres://u:p@h/db"), None).expect("url"),
+            "postgres://u:p@h/db"
+        );
+    }
 }

@@ -101,7 +101,12 @@ pub fn resolve(app: &App, store: &dyn Store, token: &str) -> Result<Option<User>
     if let Some(u) = app.guards.config_tokens(&app.config.server).find(&digest) {
         return Ok(Some(u));
     }
-    Ok(store.find_token(&hex(&digest))?.map(|t| User {
+    let hash = hex(&digest);
+    let found = store.find_token(&hash)?;
+    if found.is_some() && app.guards.note_token_use(&hash) {
+        store.token_used(&hash, now_ms())?;
+    }
+    Ok(found.map(|t| User {
         name: t.name,
         admin: t.admin,
     }))

@@ -16,8 +16,7 @@
 //!   `[web] login_attempts_per_minute` the login answers 429 until the minute has passed.
 //! - Tokens never appear in URLs or cookies.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{Query, State};
@@ -31,112 +30,81 @@ use super::auth::{self, hash_token, MaybeUser, User};
 use super::error::AppError;
 use super::html::page;
 use super::App;
+use crate::store::web::Holder;
 use crate::store::{now_ms, Store, StoreError};
-
-/// Sessions and login codes (held in the daemon's memory: a restart logs browsers out).
-#[derive(Default)]
-pub struct Book {
-    /// sha256(session id) -> (user, ends at, unix ms)
-    sessions: Mutex<HashMap<String, (User, i64)>>,
-    /// sha256(code) -> (user, expires at, unix ms)
-    codes: Mutex<HashMap<String, (User, i64)>>,
-}
-
-/// Most sessions and codes kept at once (the oldest are dropped beyond it).
-const MAX_ENTRIES: usize = 100_000;
-
-fn prune(map: &mut HashMap<String, (User, i64)>, now: i64) {
-    map.retain(|_, (_, until)| *until > now);
-    while map.len() >= MAX_ENTRIES {
-        let Some(k) = map
-            .iter()
-            .min_by_key(|(_, (_, until))| *until)
-            .map(|(k, _)| k.clone())
-        else {
-            break;
-        };
-        map.remove(&k);
-    }
-}
 
 fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
-impl Book {
-    fn lock(
-        m: &Mutex<HashMap<String, (User, i64)>>,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, (User, i64)>> {
-        m.lock().unwrap_or_else(|e| e.into_inner())
+fn holder(u: &User) -> Holder {
+    Holder {
+        name: u.name.clone(),
+        admin: u.admin,
     }
+}
 
-    /// Starts a session for `user`; returns its id (for the cookie).
-    pub fn start_session(&self, user: &User, lifetime: Duration) -> Result<String, AppError> {
-        let id = auth::new_token().map_err(|e| AppError::Internal(e.to_string()))?;
-        let now = now_ms();
-        let mut s = Self::lock(&self.sessions);
-        prune(&mut s, now);
-        s.insert(
-            hash_token(&id),
-            (user.clone(), now.saturating_add(ms(lifetime))),
-        );
-        Ok(id)
+fn user(h: Holder) -> User {
+    User {
+        name: h.name,
+        admin: h.admin,
     }
+}
 
-    pub fn session(&self, id: &str) -> Option<User> {
-        let s = Self::lock(&self.sessions);
-        match s.get(&hash_token(id)) {
-            Some((u, until)) if *until > now_ms() => Some(u.clone()),
-            _ => None,
-        }
-    }
-
-    pub fn end_session(&self, id: &str) {
-        Self::lock(&self.sessions).remove(&hash_token(id));
-    }
-
-    /// Ends every session of `name` (its tokens were revoked).
-    pub fn end_sessions_of(&self, name: &str) -> usize {
-        let mut s = Self::lock(&self.sessions);
-        let before = s.len();
-        s.retain(|_, (u, _)| u.name != name);
-        before - s.len()
-    }
-
-    /// A one-time login code for `user`, valid for `lifetime`.
-    pub fn issue_code(&self, user: &User, lifetime: Duration) -> Result<String, AppError> {
-        let code = auth::new_token().map_err(|e| AppError::Internal(e.to_string()))?;
-        let now = now_ms();
-        let mut c = Self::lock(&self.codes);
-        prune(&mut c, now);
-        c.insert(
-            hash_token(&code),
-            (user.clone(), now.saturating_add(ms(lifetime))),
-        );
-        Ok(code)
-    }
-
-    /// Spends a code: the user it was for, once, before it expires.
-    pub fn redeem_code(&self, code: &str) -> Option<User> {
-        let mut c = Self::lock(&self.codes);
-        match c.remove(&hash_token(code.trim())) {
-            Some((u, until)) if until > now_ms() => Some(u),
-            _ => None,
-        }
-    }
+/// Starts a session for `user`; returns its id (for the cookie).
+pub fn start_session(
+    store: &dyn Store,
+    who: &User,
+    lifetime: Duration,
+) -> Result<String, AppError> {
+    let id = auth::new_token().map_err(|e| AppError::Internal(e.to_string()))?;
+    let now = now_ms();
+    store.add_session(
+        &hash_token(&id),
+        &holder(who),
+        now.saturating_add(ms(lifetime)),
+        now,
+    )?;
+    Ok(id)
 }
 
 /// The user of a session id, if the session is live.
-pub fn session_user(app: &App, _store: &dyn Store, id: &str) -> Result<Option<User>, StoreError> {
-    Ok(app.guards.book.session(id))
+pub fn session_user(_app: &App, store: &dyn Store, id: &str) -> Result<Option<User>, StoreError> {
+    Ok(store.session(&hash_token(id), now_ms())?.map(user))
 }
 
-/// A login link for `user` (path and query; the caller adds the site's address).
-pub fn login_link(app: &App, user: &User) -> Result<String, AppError> {
-    let code = app
-        .guards
-        .book
-        .issue_code(user, app.config.web.login_code_lifetime)?;
+/// A one-time login code for `who`, valid for `lifetime`.
+pub fn issue_code(store: &dyn Store, who: &User, lifetime: Duration) -> Result<String, AppError> {
+    let code = auth::new_token().map_err(|e| AppError::Internal(e.to_string()))?;
+    store.add_login_code(
+        &hash_token(&code),
+        &holder(who),
+        now_ms().saturating_add(ms(lifetime)),
+    )?;
+    Ok(code)
+}
+
+/// Spends a code: the user it was for, once, before it expires.
+pub fn redeem_code(store: &dyn Store, code: &str) -> Result<Option<User>, StoreError> {
+    Ok(store
+        .take_login_code(&hash_token(code.trim()), now_ms())?
+        .map(user))
+}
+
+/// The `listen` address as a browser on this host reaches it (a wildcard becomes loopback).
+pub fn shown_address(listen: &str) -> String {
+    if let Some(port) = listen.strip_prefix("0.0.0.0:") {
+        return format!("127.0.0.1:{port}");
+    }
+    if let Some(port) = listen.strip_prefix("[::]:") {
+        return format!("[::1]:{port}");
+    }
+    listen.to_string()
+}
+
+/// A login link for `who` (path and query; the caller adds the site's address).
+pub fn login_link(app: &App, who: &User) -> Result<String, AppError> {
+    let code = issue_code(app.store.as_ref(), who, app.config.web.login_code_lifetime)?;
     Ok(format!("/login?code={code}"))
 }
 
@@ -211,7 +179,7 @@ pub async fn login(
     let per_minute = app.config.web.login_attempts_per_minute;
     app.guards.login_allowed(addr, per_minute)?;
     let (user, what) = match (f.code, f.token) {
-        (Some(code), _) => (app.guards.book.redeem_code(&code), "code"),
+        (Some(code), _) => (app.db(move |s| redeem_code(s, &code)).await?, "code"),
         (None, Some(token)) => {
             let a = app.clone();
             (
@@ -235,7 +203,10 @@ pub async fn login(
             .into_response());
     };
     let lifetime = app.config.web.session_lifetime;
-    let id = app.guards.book.start_session(&user, lifetime)?;
+    let who = user.clone();
+    let id = app
+        .db(move |s| Ok(start_session(s, &who, lifetime)))
+        .await??;
     let mut headers = HeaderMap::new();
     let value = cookie(&id, ms(lifetime) / 1000, secure(&app, &req_headers))
         .ok_or_else(|| AppError::Internal("a session cookie could not be built".into()))?;
@@ -247,7 +218,10 @@ pub async fn login(
 /// `POST /logout`: ends the session and clears the cookie.
 pub async fn logout(State(app): State<Arc<App>>, req_headers: HeaderMap) -> Response {
     if let Some(id) = auth::session_of(&req_headers) {
-        app.guards.book.end_session(&id);
+        let hash = hash_token(&id);
+        if let Err(e) = app.db(move |s| s.end_session(&hash)).await {
+            e.log_if_internal();
+        }
     }
     let mut headers = HeaderMap::new();
     if let Some(v) = cookie("", 0, secure(&app, &req_headers)) {
@@ -259,37 +233,39 @@ pub async fn logout(State(app): State<Arc<App>>, req_headers: HeaderMap) -> Resp
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::web::WebStore;
+    use crate::store::SqliteStore;
 
     #[test]
-    fn codes_work_once_and_expire() {
-        let book = Book::default();
+    fn codes_work_once_and_expire_and_sessions_end() {
+        let store = SqliteStore::in_memory().expect("store");
         let alice = User {
             name: "alice".into(),
             admin: false,
         };
-        let code = book.issue_code(&alice, Duration::from_secs(600)).unwrap();
-        assert_eq!(book.redeem_code(&code), Some(alice.clone()));
-        assert_eq!(book.redeem_code(&code), None, "used once");
-        let old = book.issue_code(&alice, Duration::ZERO).unwrap();
-        assert_eq!(book.redeem_code(&old), None, "expired");
-    }
+        let code = issue_code(&store, &alice, Duration::from_secs(600)).expect("code");
+        assert_eq!(
+            redeem_code(&store, &code).expect("redeem"),
+            Some(alice.clone())
+        );
+        assert_eq!(
+            redeem_code(&store, &code).expect("redeem"),
+            None,
+            "used once"
+        );
+        let old = issue_code(&store, &alice, Duration::ZERO).expect("code");
+        assert_eq!(redeem_code(&store, &old).expect("redeem"), None, "expired");
 
-    #[test]
-    fn sessions_end() {
-        let book = Book::default();
-        let alice = User {
-            name: "alice".into(),
-            admin: false,
-        };
-        let s = book.start_session(&alice, Duration::from_secs(60)).unwrap();
-        assert_eq!(book.session(&s), Some(alice.clone()));
-        assert_eq!(book.session("other"), None);
-        book.end_session(&s);
-        assert_eq!(book.session(&s), None);
-        let s = book.start_session(&alice, Duration::from_secs(60)).unwrap();
-        assert_eq!(book.end_sessions_of("alice"), 1);
-        assert_eq!(book.session(&s), None);
-        let s = book.start_session(&alice, Duration::ZERO).unwrap();
-        assert_eq!(book.session(&s), None, "expired");
+        let id = start_session(&store, &alice, Duration::from_secs(60)).expect("session");
+        let found = store
+            .session(&hash_token(&id), now_ms())
+            .expect("get")
+            .map(user);
+        assert_eq!(found, Some(alice.clone()));
+        assert_eq!(
+            store.session(&id, now_ms()).expect("get"),
+            None,
+            "kept hashed"
+        );
     }
 }

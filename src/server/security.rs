@@ -50,8 +50,8 @@ pub struct Guards {
     logins: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     drafts: Mutex<HashMap<String, (Instant, Draft)>>,
     config_tokens: std::sync::OnceLock<super::auth::ConfigTokens>,
-    /// Browser sessions and one-time login codes.
-    pub book: super::login::Book,
+    /// When each issued token's use was last written to the database.
+    token_uses: Mutex<HashMap<String, Instant>>,
 }
 
 /// A refused web submission, kept for the form it came from (post/redirect/get).
@@ -81,7 +81,7 @@ impl Guards {
             logins: Mutex::new(HashMap::new()),
             drafts: Mutex::new(HashMap::new()),
             config_tokens: std::sync::OnceLock::new(),
-            book: super::login::Book::default(),
+            token_uses: Mutex::new(HashMap::new()),
         }
     }
 
@@ -92,6 +92,22 @@ impl Guards {
     ) -> &super::auth::ConfigTokens {
         self.config_tokens
             .get_or_init(|| super::auth::ConfigTokens::new(server))
+    }
+
+    /// Whether the use of the token with this hash should be written now (at most once a
+    /// minute per token, so that reading pages does not mean writing the database each time).
+    pub fn note_token_use(&self, hash: &str) -> bool {
+        let mut uses = self.token_uses.lock().unwrap_or_else(|e| e.into_inner());
+        if uses.len() > 10_000 {
+            uses.clear();
+        }
+        match uses.get(hash) {
+            Some(at) if at.elapsed() < Duration::from_secs(60) => false,
+            _ => {
+                uses.insert(hash.to_string(), Instant::now());
+                true
+            }
+        }
     }
 
     /// Keeps a draft; returns the key that [`Guards::take_draft`] finds it by.

@@ -59,6 +59,7 @@
 
 pub mod contests;
 pub mod sqlite;
+pub mod web;
 
 use std::sync::Arc;
 
@@ -265,7 +266,7 @@ where
 
 /// The daemon's storage. Every method is one short transaction; callers in async code run them
 /// on a blocking thread. Areas add their methods as supertraits (see the module docs).
-pub trait Store: contests::ContestStore + Send + Sync {
+pub trait Store: contests::ContestStore + web::WebStore + Send + Sync {
     /// Queues a submission and returns its id.
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;
     /// Takes the next submission to judge (fair between users) for the judge host `host`,

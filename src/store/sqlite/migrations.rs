@@ -122,4 +122,20 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE submissions DROP COLUMN judged;",
     // 3: contests: contest submissions, freeze state, clarifications, rejudgings.
     super::contests::MIGRATION,
+    // 4: the web: browser sessions and one-time login codes (kept as hashes), tokens' last use.
+    "CREATE TABLE sessions (
+        hash TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        admin INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+    );
+    CREATE INDEX sessions_name ON sessions(name);
+    CREATE TABLE login_codes (
+        hash TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        admin INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+    );
+    ALTER TABLE tokens ADD COLUMN last_used INTEGER;",
 ];

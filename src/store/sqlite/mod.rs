@@ -5,6 +5,7 @@
 mod contests;
 mod migrations;
 mod tokens;
+mod web;
 
 use std::path::Path;
 use std::sync::Mutex;
