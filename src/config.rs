@@ -102,6 +102,8 @@ pub struct JudgeConfig {
     pub compile_processes: u32,
     pub compile_output_limit: ByteSize,
     pub cache: PathBuf,
+    /// Bound on the compile cache; least recently used programs are evicted past it.
+    pub cache_size: ByteSize,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -9,6 +9,11 @@ use super::{io_err, run::signal_name, sandbox_env, set_mode, Judge, JudgeError, 
 use crate::fsutil::read_capped;
 use crate::sandbox::{LimitKind, Limits, RunSpec, Termination};
 
+/// The largest compiled program: the compiler's file-size limit, and the most the sandbox copies
+/// out of its box. A bigger executable is a compile error ("File size limit exceeded" from the
+/// linker), never a truncated program.
+pub const MAX_EXECUTABLE: u64 = 256 << 20;
+
 /// A compiled program: its folder (bound at /prog) and how to run it.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -53,6 +58,7 @@ impl Judge {
             time_factor: lang.time_factor,
         };
         if dir.join(&lang.executable).is_file() {
+            touch(&dir);
             return Ok(Compiled::Program(program));
         }
         let work = self.fresh_dir("compile")?;
@@ -81,7 +87,7 @@ impl Judge {
                     memory: j.compile_memory.bytes(),
                     output: 8 << 20,
                     processes: j.compile_processes,
-                    file_size: 256 << 20,
+                    file_size: MAX_EXECUTABLE,
                 },
             };
             let outcome = self.pool.get()?.run(&spec)?;
@@ -98,6 +104,10 @@ impl Judge {
                     (_, Termination::Exited(c)) if c != 0 => {
                         format!("compiler exited with code {c}\n")
                     }
+                    (_, Termination::Signaled(libc::SIGXFSZ)) => format!(
+                        "the compiler wrote a file over the {} MiB limit\n",
+                        MAX_EXECUTABLE >> 20
+                    ),
                     (_, Termination::Signaled(s)) => {
                         format!("compiler killed by {}\n", signal_name(s))
                     }
@@ -117,6 +127,8 @@ impl Judge {
             });
         }
         let _ = std::fs::remove_dir_all(&work);
+        touch(&dir);
+        evict(&self.cache, self.config.judge.cache_size.bytes(), &dir);
         Ok(Compiled::Program(program))
     }
 
@@ -130,5 +142,70 @@ impl Judge {
             ))
         })?;
         self.compile(&Submission { language, source })
+    }
+}
+
+/// Programs used this recently are never evicted: a submission being judged keeps its program.
+const EVICTION_GRACE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Marks a cached program as just used (its folder's modification time).
+fn touch(dir: &Path) {
+    if let Ok(f) = std::fs::File::open(dir) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+}
+
+/// Bytes of the files under `dir`.
+fn tree_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.metadata() {
+                Ok(m) if m.is_dir() => stack.push(e.path()),
+                Ok(m) => total += m.len(),
+                Err(_) => {}
+            }
+        }
+    }
+    total
+}
+
+/// Removes the least recently used programs of the cache until it holds at most `limit` bytes,
+/// never `keep` (just stored) nor one used within [`EVICTION_GRACE`].
+fn evict(cache: &Path, limit: u64, keep: &Path) {
+    let mut entries: Vec<(std::time::SystemTime, u64, std::path::PathBuf)> =
+        std::fs::read_dir(cache)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| {
+                let used = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                (used, tree_size(&e.path()), e.path())
+            })
+            .collect();
+    let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
+    if total <= limit {
+        return;
+    }
+    entries.sort();
+    let now = std::time::SystemTime::now();
+    for (used, size, path) in entries {
+        if total <= limit {
+            break;
+        }
+        let recent = now
+            .duration_since(used)
+            .map_or(true, |age| age < EVICTION_GRACE);
+        if path == keep || recent {
+            continue;
+        }
+        if std::fs::remove_dir_all(&path).is_ok() {
+            total -= size;
+        }
     }
 }

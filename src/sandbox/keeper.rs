@@ -340,7 +340,9 @@ impl Keeper {
         // baseline can shrink during a run when the kernel frees earlier runs' memory late).
         let rss = usage.ru_maxrss as u64 * 1024;
         let peak_memory = cg.and_then(|u| u.peak_memory).unwrap_or(0).max(rss);
-        collect(&self.box_dir, &spec.collect, limits.output)?;
+        // The same bound as RLIMIT_FSIZE: no file the program could write is ever cut short.
+        let file_limit = limits.file_size.max(limits.output + 1);
+        collect(&self.box_dir, &spec.collect, file_limit)?;
         Ok(RunOutcome {
             termination,
             cpu_time,
@@ -592,7 +594,8 @@ fn fill_box(
     Ok(())
 }
 
-/// Copies files the program left in the box out to the host, at most `limit` bytes each.
+/// Copies files the program left in the box out to the host. A file over `limit` bytes is not
+/// copied at all (the destination is removed): a caller never gets, or caches, a truncated file.
 fn collect(dir: &Path, wanted: &[(String, PathBuf)], limit: u64) -> Result<(), String> {
     for (name, dest) in wanted {
         let src = dir.join(name);
@@ -614,9 +617,17 @@ fn collect(dir: &Path, wanted: &[(String, PathBuf)], limit: u64) -> Result<(), S
                 .open(&src)
                 .map_err(|e| format!("{}: {e}", src.display()))?
         };
+        let len = file.metadata().map_err(|e| e.to_string())?.len();
+        if len > limit {
+            let _ = fs::remove_file(dest);
+            continue;
+        }
         let mut out = fs::File::create(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
-        std::io::copy(&mut std::io::Read::take(file, limit + 1), &mut out)
+        let copied = std::io::copy(&mut std::io::Read::take(file, limit + 1), &mut out)
             .map_err(|e| format!("{}: {e}", dest.display()))?;
+        if copied != len {
+            let _ = fs::remove_file(dest);
+        }
     }
     Ok(())
 }

@@ -101,10 +101,13 @@ pub struct RunSpec {
     /// Files copied into the (emptied) box before the run: (host source, name in the box).
     pub box_files: Vec<(PathBuf, String)>,
     /// Files copied out of the box after the run: (name in the box, host destination). A file
-    /// the program did not create is skipped; at most `limits.output` bytes are copied.
+    /// the program did not create, or one over `limits.file_size`, is not copied (and the
+    /// destination is removed): a collected file is never truncated.
     pub collect: Vec<(String, PathBuf)>,
     pub binds: Vec<Bind>,
-    /// Host file given as standard input (`/dev/null` when absent).
+    /// Host file given as standard input (`/dev/null` when absent). A regular file is given as
+    /// a sealed private copy (the program can neither write it nor learn its path); anything
+    /// else, such as a FIFO joining two runs of an interactive problem, is opened as it is.
     pub stdin: Option<PathBuf>,
     /// Host file that receives standard output (created or truncated).
     pub stdout: PathBuf,

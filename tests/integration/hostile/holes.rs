@@ -348,3 +348,42 @@ fn memory_is_never_read_as_zero_for_a_program_that_ran() {
         );
     }
 }
+
+#[test]
+fn a_large_executable_is_stored_whole_and_the_cache_is_bounded() {
+    require_root!();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut config = Config::defaults();
+    config.sandbox.uid_base = 76000;
+    config.sandbox.scratch = scratch.path().to_path_buf();
+    // Smaller than the big program itself: every store evicts what it can.
+    config.judge.cache_size = ojd::units::parse_bytes("1MiB").unwrap();
+    let j = common::judge_with(config, 1);
+    let report = judge(&j, &aplusb(), &hostile("big_table.c"));
+    assert_eq!(report.verdict, Verdict::Accepted, "{report:#?}");
+    let big = compile(&j, "big_table.c");
+    let size = std::fs::metadata(big.dir.join("main")).unwrap().len();
+    assert!(size > 9 * MIB, "the cached executable has {size} bytes");
+
+    // The cache: the big program is the least recently used once it is old enough...
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::open(&big.dir)
+        .unwrap()
+        .set_modified(an_hour_ago)
+        .unwrap();
+    let small = compile(&j, "sleeper.c");
+    assert!(
+        !big.dir.exists(),
+        "the cache kept the oldest program past its size bound"
+    );
+    assert!(small.dir.join("main").is_file());
+    // ...and a program used recently is kept even past the bound (it may be running).
+    let other = compile(&j, "proc_view.c");
+    assert!(small.dir.exists() && other.dir.exists());
+    // An evicted program is simply compiled again.
+    let again = compile(&j, "big_table.c");
+    assert_eq!(
+        std::fs::metadata(again.dir.join("main")).unwrap().len(),
+        size
+    );
+}
