@@ -41,6 +41,7 @@ commands! {
     Run => run,
     Import => import,
     Export => export,
+    Calibrate => calibrate,
 }
 
 #[derive(Parser)]

@@ -234,6 +234,42 @@ pub fn default_jobs() -> usize {
     }
 }
 
+/// A submission a package knows: the reference or a file under `submissions/<folder>/`.
+pub struct KnownSubmission {
+    /// Path under `submissions/`, or the reference's path in the package.
+    pub name: String,
+    pub reference: bool,
+    /// What its folder promises.
+    pub expected: Verdict,
+    pub submission: crate::judge::Submission,
+}
+
+/// A package's problem and its known submissions, found and linted as `verify` does; `Err` holds
+/// every package error (a problem that does not load, a stray folder, an unknown language...).
+pub fn known_submissions(
+    judge: &Judge,
+    dir: &std::path::Path,
+) -> Result<(crate::problem::Problem, Vec<KnownSubmission>), Vec<String>> {
+    let plan = discover::plan(judge, dir);
+    let mut errors = plan.report.errors;
+    errors.extend(plan.report.judge_errors);
+    match plan.problem {
+        Some(problem) if errors.is_empty() => Ok((
+            problem,
+            plan.subs
+                .into_iter()
+                .map(|s| KnownSubmission {
+                    name: s.report.name,
+                    reference: s.report.reference,
+                    expected: s.report.expected,
+                    submission: s.submission,
+                })
+                .collect(),
+        )),
+        _ => Err(errors),
+    }
+}
+
 /// Verifies the problems in `dirs` (see the module documentation).
 pub fn verify(
     judge: &Judge,

@@ -340,6 +340,9 @@ pub(super) fn rerun_alone(
                 plan.subs[s].report.name, plan.report.tests[t], runs.join(", ")
             ));
         }
+        if let Some(w) = sensitivity(judge, plan, s, t, &r, &seen, stats) {
+            plan.report.warnings.push(w);
+        }
         record_cell(plan, s, t, r, true);
         progress("re-running alone", i + 1, todo.len(), &label);
     }
@@ -388,6 +391,54 @@ fn best_alone(
         }
     }
     (best.expect("RERUNS is at least 1"), seen)
+}
+
+/// A TLE at the exact limit (`best`) beside a finish at [`SLACK`] times it means the verdict
+/// hangs on the limit itself (problemtools' "sensitive to the time limit"). The run at SLACK is
+/// the parallel one if it finished, else one more run alone at SLACK.
+fn sensitivity(
+    judge: &Judge,
+    plan: &Plan,
+    s: usize,
+    t: usize,
+    best: &Result<TestResult, JudgeError>,
+    seen: &Seen,
+    stats: &mut Stats,
+) -> Option<String> {
+    let best = best.as_ref().ok()?;
+    if best.verdict != Verdict::TimeLimitExceeded {
+        return None;
+    }
+    let finished = |v: Verdict| {
+        !matches!(
+            v,
+            Verdict::TimeLimitExceeded | Verdict::JudgeError | Verdict::CompileError
+        )
+    };
+    let at_slack = match seen
+        .iter()
+        .find(|(v, _, how)| *how == "parallel" && finished(*v))
+    {
+        Some(&(v, ms, _)) => (v, ms),
+        None => {
+            let problem = plan.problem.as_ref()?;
+            stats.reruns += 1;
+            let r = run_cell(judge, problem, t, &plan.subs[s].submission, SLACK).ok()?;
+            (r.verdict, r.cpu_ms)
+        }
+    };
+    if !finished(at_slack.0) {
+        return None;
+    }
+    let limit = plan.subs[s].report.limit_ms;
+    Some(format!(
+        "{} on {}: sensitive to the time limit: TLE at {limit} ms, {} in {} ms at {} ms ({SLACK}×)",
+        plan.subs[s].report.name,
+        plan.report.tests[t],
+        at_slack.0,
+        at_slack.1,
+        (limit as f64 * SLACK).round() as u64
+    ))
 }
 
 /// Timing explains a TLE on one run and a finish near the limit on another; it does not explain

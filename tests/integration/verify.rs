@@ -470,3 +470,84 @@ fn near_limit_runs_are_rerun_alone_and_flips_there_are_noise() {
         .expect("matrix row");
     assert!(row.contains('*'), "re-runs are marked: {row}");
 }
+
+#[test]
+fn calibrate_proposes_the_kattis_limit_names_the_decider_and_writes_it() {
+    require_root!();
+    let f = Fixture::new();
+    // slow.c burns 400 ms of CPU on every test: the slowest accepted run. × 2 is over 800 ms, so
+    // with a 300 ms resolution the limit is 900 or 1200 ms, never the committed 1 s.
+    let r = f.ojd(
+        "calibrate",
+        &["--resolution", "300ms", "--repeats", "2", "--json"],
+    );
+    assert_eq!(r.code, 1, "differs from 1s:\n{}{}", r.stdout, r.stderr);
+    let cal = &json(&r)[0];
+    assert_eq!(
+        cal["accepted"][0]["submission"], "accepted/slow.c",
+        "{cal:#}"
+    );
+    let slowest = cal["accepted"][0]["normalized_ms"].as_u64().expect("ms");
+    assert!((395..700).contains(&slowest), "{cal:#}");
+    let proposed = cal["proposed_ms"].as_u64().expect("ms");
+    assert_eq!(proposed, (2 * slowest).div_ceil(300) * 300, "{cal:#}");
+    // spin_on_many loops forever on 02-medium: it exceeds 1.5 × the limit there.
+    assert_eq!(
+        cal["tle"][0]["submission"],
+        "time_limit_exceeded/spin_on_many.c"
+    );
+    assert_eq!(cal["tle"][0]["exceeds"], true, "{cal:#}");
+    assert_eq!(cal["tle"][0]["test"], "02-medium", "{cal:#}");
+
+    let r = f.ojd(
+        "calibrate",
+        &["--resolution", "300ms", "--repeats", "1", "--write"],
+    );
+    assert_eq!(r.code, 0, "written:\n{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("decided by accepted/slow.c on"),
+        "{}",
+        r.stdout
+    );
+    let toml = std::fs::read_to_string(f.problem().join("problem.toml")).expect("problem.toml");
+    let line = toml
+        .lines()
+        .find(|l| l.starts_with("time_limit = "))
+        .expect("a time_limit line");
+    assert!(
+        line == "time_limit = \"900ms\"" || line == "time_limit = \"1200ms\"",
+        "{line}"
+    );
+    assert!(toml.starts_with("# A small problem"), "comments are kept");
+}
+
+#[test]
+fn a_verdict_that_hangs_on_the_limit_is_reported_as_sensitive() {
+    require_root!();
+    let f = Fixture::new();
+    // slow.c needs 400 ms: a TLE at 350 ms but accepted at 1.5 × 350 = 525 ms.
+    f.edit("problem.toml", |s| {
+        s.replace("time_limit = \"1s\"", "time_limit = \"350ms\"")
+    });
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 1, "slow.c fails:\n{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let warnings: Vec<&str> = report["problems"][0]["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for test in ["01-small", "02-medium", "03-edge"] {
+        let want =
+            format!("accepted/slow.c on {test}: sensitive to the time limit: TLE at 350 ms, AC in");
+        assert!(
+            warnings.iter().any(|w| w.starts_with(&want)),
+            "{want}\n{warnings:#?}"
+        );
+    }
+    assert!(
+        !warnings.iter().any(|w| w.contains("sum.c")),
+        "{warnings:#?}"
+    );
+}
