@@ -15,6 +15,7 @@ pub mod diff;
 pub mod export;
 pub mod fsutil;
 pub mod import;
+pub mod interactive;
 pub mod judge;
 pub mod lang;
 pub mod problem;

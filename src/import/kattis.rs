@@ -283,7 +283,12 @@ fn group_yaml(dir: &Path) -> Result<Option<(PathBuf, Value)>, ImportError> {
     Ok(None)
 }
 
-fn data(src: &Src<'_>, scoring: bool, warnings: &mut Vec<String>) -> Result<Data, ImportError> {
+fn data(
+    src: &Src<'_>,
+    scoring: bool,
+    interactive: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Data, ImportError> {
     let root = src.dir.join("data");
     if !root.is_dir() {
         return Err(ImportError::Invalid {
@@ -345,9 +350,15 @@ fn data(src: &Src<'_>, scoring: bool, warnings: &mut Vec<String>) -> Result<Data
             })?;
         }
     }
-    walk(&root.join("sample"), "sample", &mut d.tests, true)?;
+    walk(
+        &root.join("sample"),
+        "sample",
+        &mut d.tests,
+        true,
+        interactive,
+    )?;
     d.samples = d.tests.len();
-    walk(&root.join("secret"), "", &mut d.tests, false)?;
+    walk(&root.join("secret"), "", &mut d.tests, false, interactive)?;
     if d.tests.len() == d.samples {
         return Err(ImportError::Invalid {
             file: root.join("secret").display().to_string(),
@@ -371,11 +382,13 @@ fn collect_yamls(dir: &Path, out: &mut Vec<(PathBuf, Value)>) -> Result<(), Impo
 }
 
 /// Test cases under `dir`, depth first, named by their path joined with `-`.
+/// An interactive problem's test may have no answer file (an empty one is written).
 fn walk(
     dir: &Path,
     prefix: &str,
     out: &mut Vec<(String, PathBuf, PathBuf)>,
     sample: bool,
+    interactive: bool,
 ) -> Result<(), ImportError> {
     for p in entries(dir) {
         let name = p
@@ -391,10 +404,10 @@ fn walk(
             }
         };
         if p.is_dir() {
-            walk(&p, &joined(&name), out, sample)?;
+            walk(&p, &joined(&name), out, sample, interactive)?;
         } else if let Some(stem) = name.strip_suffix(".in") {
             let ans = p.with_extension("ans");
-            if !ans.is_file() {
+            if !ans.is_file() && !interactive {
                 return Err(ImportError::Invalid {
                     file: p.display().to_string(),
                     message: format!("no answer file {stem}.ans beside it"),
@@ -587,10 +600,15 @@ pub fn import(
     let out = stage.dir.clone();
     let mut warnings = Vec::new();
     let (custom, interactive, scoring) = kind(&src)?;
-    let data = data(&src, scoring, &mut warnings)?;
+    let data = data(&src, scoring, interactive, &mut warnings)?;
     for (name, input, answer) in &data.tests {
         copy_text(input, &out.join("tests").join(format!("{name}.in")))?;
-        copy_text(answer, &out.join("tests").join(format!("{name}.ans")))?;
+        let ans_to = out.join("tests").join(format!("{name}.ans"));
+        if answer.is_file() {
+            copy_text(answer, &ans_to)?;
+        } else {
+            write_file(&ans_to, b"")?;
+        }
     }
     // Legacy packages put the default validator's flags in problem.yaml.
     let mut output_flags = data.output_flags.clone().unwrap_or_default();
@@ -841,7 +859,7 @@ fn submissions(
                     Some("rs") => 2,
                     _ => 3,
                 };
-                if reference.as_ref().map_or(true, |(r, _)| rank < *r) {
+                if reference.as_ref().is_none_or(|(r, _)| rank < *r) {
                     reference = Some((rank, rel));
                 }
             }

@@ -105,7 +105,7 @@ fn q_list(v: &[String]) -> String {
 }
 
 fn bytes_text(b: u64) -> String {
-    if b % (1 << 20) == 0 {
+    if b.is_multiple_of(1 << 20) {
         format!("{}MiB", b >> 20)
     } else {
         format!("{}KiB", b.div_ceil(1024))

@@ -283,6 +283,18 @@ impl Judge {
             }
             _ => None,
         };
+        let interactor = match &problem.interactor {
+            Some(i) => match self.compile_file(&problem.dir.join(&i.path))? {
+                Compiled::Program(p) => Some(p),
+                Compiled::Error(msg) => {
+                    return Err(JudgeError::BadSubmission(format!(
+                        "{}: the interactor does not compile:\n{msg}",
+                        problem.id
+                    )))
+                }
+            },
+            None => None,
+        };
         let limits = self.limits_for(problem, &program);
         let work = self.fresh_dir("judge")?;
         let mut failed = false;
@@ -297,6 +309,17 @@ impl Judge {
             });
             let result = if failed && !self.config.judge.run_all_tests {
                 run::skipped(test)
+            } else if let Some(i) = &interactor {
+                crate::interactive::run_test(
+                    self,
+                    problem,
+                    &program,
+                    i,
+                    checker.as_ref(),
+                    test,
+                    &limits,
+                    &work,
+                )?
             } else {
                 self.run_test(problem, &program, checker.as_ref(), test, &limits, &work)?
             };

@@ -13,9 +13,29 @@ use crate::verdict::{TestResult, Verdict};
 impl Judge {
     /// Runs a compiled program once in the sandbox.
     pub fn execute(&self, run: &ProgramRun<'_>) -> Result<RunOutcome, JudgeError> {
+        let spec = self.spec_for(run);
+        Ok(self.pool.get()?.run(&spec)?)
+    }
+
+    /// Runs a compiled program once in `sandbox`, a sandbox of its own rather than the pool's
+    /// (the interactor's side of an interactive run, which runs beside the program).
+    pub fn execute_in(
+        &self,
+        sandbox: &mut crate::sandbox::Sandbox,
+        run: &ProgramRun<'_>,
+    ) -> Result<RunOutcome, JudgeError> {
+        Ok(sandbox.run(&self.spec_for(run))?)
+    }
+
+    /// A new sandbox (keeper) with this judge's options, outside the pool.
+    pub fn start_sandbox(&self) -> Result<crate::sandbox::Sandbox, JudgeError> {
+        Ok(crate::sandbox::Sandbox::start(self.pool.options())?)
+    }
+
+    fn spec_for(&self, run: &ProgramRun<'_>) -> RunSpec {
         let mut argv = run.program.run.clone();
         argv.extend(run.args.iter().cloned());
-        let spec = RunSpec {
+        RunSpec {
             argv,
             env: sandbox_env(),
             box_files: run.box_files.clone(),
@@ -29,8 +49,7 @@ impl Judge {
             stdout: run.stdout.to_path_buf(),
             stderr: run.stderr.map(Path::to_path_buf),
             limits: run.limits.clone(),
-        };
-        Ok(self.pool.get()?.run(&spec)?)
+        }
     }
 
     /// Limits for running a submission on `problem`.

@@ -66,6 +66,20 @@ pub fn running_as_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// Creates a FIFO at `path` (mode 0600), for joining two runs: a [`RunSpec`] may name it as
+/// standard input or output, and the keeper then opens it as it is.
+pub fn make_fifo(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::other("a path with a NUL byte"))?;
+    // SAFETY: `c` is a valid NUL-terminated path that outlives the call; mkfifo has no other
+    // preconditions and its result is checked.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Resource limits of one run.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Limits {

@@ -30,6 +30,7 @@ mod contests;
 mod daemon;
 mod hostile;
 mod import;
+mod interactive;
 mod judge;
 mod load;
 mod server;

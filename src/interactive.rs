@@ -1,0 +1,599 @@
+//! Interactive problems: the submission and the problem's interactor run in two sandboxes
+//! joined by pipes. The main entry is [`run_test`]; the verdict rule is [`decide`].
+//!
+//! # Theory of operation
+//!
+//! Each side runs in a sandbox of its own (the program in one of the judge's pool, the
+//! interactor in a keeper started for it, with another uid), each under its own limits: the
+//! program under the problem's, the interactor under generous ones of its own (CPU up to the
+//! pair's wall limit, 1 GiB). Both have the same wall limit, so the pair's wall time is bounded
+//! by it. The four ends are FIFOs in the judge's scratch folder, and the judge relays between
+//! them (program → interactor, interactor → program) in two threads. The relay is what records
+//! the transcript (bounded: the first [`TRANSCRIPT_LIMIT`] bytes of both directions, in order)
+//! and counts the program's output against its output limit (a FIFO has no size for the
+//! sandbox to count).
+//!
+//! EOF, defined: when the program exits (or is killed), the interactor reads end of file on its
+//! standard input; its later writes are read and dropped. When the interactor exits, the
+//! program reads end of file; what the program writes after that is read and dropped (and still
+//! counts against its output limit). Past its output limit the program's output is no longer
+//! read: its next write fails (SIGPIPE, or EPIPE if it ignores the signal).
+//!
+//! Protocols: Kattis (`interactor testdata.in testdata.ans . [flags]`, 42 accepted, 43 wrong
+//! answer, feedback files as for output validators) and testlib (`interactor input tout answer`,
+//! 0 accepted, 1 or 2 wrong answer, 3 failure).
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::checker::{self, CheckOutcome};
+use crate::judge::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
+use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
+use crate::sandbox::{Limits, RunOutcome, Termination};
+use crate::verdict::{TestResult, Verdict};
+
+/// How many bytes of the two directions the transcript keeps.
+pub const TRANSCRIPT_LIMIT: usize = 4096;
+
+/// The bounded record of both directions, in the order the relay saw them.
+#[derive(Default)]
+struct Transcript {
+    chunks: Vec<(char, Vec<u8>)>,
+    kept: usize,
+    cut: bool,
+}
+
+impl Transcript {
+    fn push(&mut self, dir: char, data: &[u8]) {
+        let room = TRANSCRIPT_LIMIT.saturating_sub(self.kept);
+        let take = data.len().min(room);
+        if take < data.len() {
+            self.cut = true;
+        }
+        if take == 0 {
+            return;
+        }
+        self.kept += take;
+        match self.chunks.last_mut() {
+            Some((d, v)) if *d == dir => v.extend_from_slice(&data[..take]),
+            _ => self.chunks.push((dir, data[..take].to_vec())),
+        }
+    }
+
+    /// Lines prefixed `> ` (program to interactor) and `< ` (interactor to program).
+    fn render(&self) -> String {
+        let mut s = String::new();
+        for (dir, data) in &self.chunks {
+            for line in String::from_utf8_lossy(data).lines() {
+                s.push(*dir);
+                s.push(' ');
+                s.push_str(line);
+                s.push('\n');
+            }
+        }
+        if self.cut {
+            s.push_str(&format!("… (transcript cut at {TRANSCRIPT_LIMIT} bytes)\n"));
+        }
+        s
+    }
+}
+
+fn open_fifo(path: &Path, write: bool) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .read(!write)
+        .write(write)
+        .open(path)
+}
+
+/// Wakes anyone still blocked opening `path` (a side that never started) by opening the other
+/// end without blocking.
+fn unblock(path: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    for write in [false, true] {
+        let _ = std::fs::OpenOptions::new()
+            .read(!write)
+            .write(write)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path);
+    }
+}
+
+/// One direction of the relay: where it reads and writes, and what it records.
+struct Direction<'a> {
+    from: &'a Path,
+    to: &'a Path,
+    /// `>` program to interactor, `<` back.
+    mark: char,
+    transcript: &'a Mutex<Transcript>,
+    count: AtomicU64,
+    limit: u64,
+    over: AtomicBool,
+    /// When the writing side closed its end (it ended).
+    eof_at: Mutex<Option<Instant>>,
+}
+
+/// Copies `from` to `to` until end of file; once `to` is closed, keeps reading and drops.
+/// Stops reading (closing `from`) when more than `limit` bytes came.
+fn relay(d: &Direction<'_>) {
+    let (from, to, dir, transcript, count, limit, over) = (
+        d.from,
+        d.to,
+        d.mark,
+        d.transcript,
+        &d.count,
+        d.limit,
+        &d.over,
+    );
+    std::thread::scope(|s| {
+        let opener = s.spawn(|| open_fifo(to, true));
+        let src = open_fifo(from, false);
+        let mut dst = opener.join().ok().and_then(Result::ok);
+        let Ok(mut src) = src else { return };
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = match src.read(&mut buf) {
+                Ok(0) | Err(_) => {
+                    if let Ok(mut at) = d.eof_at.lock() {
+                        *at = Some(Instant::now());
+                    }
+                    break;
+                }
+                Ok(n) => n,
+            };
+            if count.fetch_add(n as u64, Ordering::Relaxed) + n as u64 > limit {
+                over.store(true, Ordering::Relaxed);
+                break;
+            }
+            if let Ok(mut t) = transcript.lock() {
+                t.push(dir, &buf[..n]);
+            }
+            if let Some(d) = dst.as_mut() {
+                if d.write_all(&buf[..n]).and_then(|_| d.flush()).is_err() {
+                    dst = None;
+                }
+            }
+        }
+    });
+}
+
+/// What the two runs did, for [`decide`].
+pub struct Ends<'a> {
+    pub program: &'a RunOutcome,
+    pub limits: &'a Limits,
+    /// The program wrote more than its output limit (counted by the relay).
+    pub output_over: bool,
+    pub interactor: &'a RunOutcome,
+    /// What the interactor's exit code (and feedback) says.
+    pub said: CheckOutcome,
+    /// The interactor's run ended before the program's.
+    pub interactor_first: bool,
+}
+
+/// The verdict of an interactive run, by one rule applied in this order:
+/// 1. the interactor crashed or exited with a code its protocol does not define → JE;
+/// 2. the interactor ended first and said wrong answer → WA;
+/// 3. the program went over a limit → TLE, MLE, OLE;
+/// 4. the program crashed (signal, non-zero exit, forbidden system call) → RE;
+/// 5. the interactor went over its own limits → JE;
+/// 6. otherwise what the interactor said: AC, WA (or JE for its own failure).
+pub fn decide(e: &Ends<'_>) -> (Verdict, String) {
+    let interactor_limited = e.interactor.killed_by.is_some();
+    if let (false, CheckOutcome::Failed(m)) = (interactor_limited, &e.said) {
+        return (Verdict::JudgeError, format!("interactor: {m}"));
+    }
+    if let (true, CheckOutcome::Wrong(m)) = (e.interactor_first, &e.said) {
+        return (Verdict::WrongAnswer, m.clone());
+    }
+    if e.output_over {
+        return (
+            Verdict::OutputLimitExceeded,
+            format!("output limit of {} bytes exceeded", e.limits.output),
+        );
+    }
+    let program = classify(e.program, e.limits);
+    if let Some((
+        v @ (Verdict::TimeLimitExceeded
+        | Verdict::MemoryLimitExceeded
+        | Verdict::OutputLimitExceeded),
+        m,
+    )) = &program
+    {
+        return (*v, m.clone());
+    }
+    if let Some((v, m)) = program {
+        return (v, m);
+    }
+    if interactor_limited {
+        return (
+            Verdict::JudgeError,
+            format!(
+                "the interactor exceeded its own limit ({:?})",
+                e.interactor.killed_by
+            ),
+        );
+    }
+    match &e.said {
+        CheckOutcome::Accepted => (Verdict::Accepted, String::new()),
+        CheckOutcome::Wrong(m) => (Verdict::WrongAnswer, m.clone()),
+        CheckOutcome::Failed(m) => (Verdict::JudgeError, format!("interactor: {m}")),
+    }
+}
+
+/// The four FIFOs of one interactive run.
+struct Pipes {
+    to_program: PathBuf,
+    from_program: PathBuf,
+    to_interactor: PathBuf,
+    from_interactor: PathBuf,
+}
+
+impl Pipes {
+    fn new(dir: &Path) -> Result<Pipes, JudgeError> {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir).map_err(|source| JudgeError::Io {
+            what: format!("create {}", dir.display()),
+            source,
+        })?;
+        let p = Pipes {
+            to_program: dir.join("to-program"),
+            from_program: dir.join("from-program"),
+            to_interactor: dir.join("to-interactor"),
+            from_interactor: dir.join("from-interactor"),
+        };
+        for f in p.all() {
+            crate::sandbox::make_fifo(f).map_err(|source| JudgeError::Io {
+                what: format!("create the pipe {}", f.display()),
+                source,
+            })?;
+        }
+        Ok(p)
+    }
+
+    fn all(&self) -> [&PathBuf; 4] {
+        [
+            &self.to_program,
+            &self.from_program,
+            &self.to_interactor,
+            &self.from_interactor,
+        ]
+    }
+}
+
+/// Runs `program` against the problem's interactor on one test (see the module documentation).
+#[allow(clippy::too_many_arguments)]
+pub fn run_test(
+    judge: &Judge,
+    problem: &Problem,
+    program: &Program,
+    interactor: &Program,
+    _checker: Option<&Program>,
+    test: &TestCase,
+    limits: &Limits,
+    work: &Path,
+) -> Result<TestResult, JudgeError> {
+    let spec = problem
+        .interactor
+        .as_ref()
+        .expect("interactive runs are for problems with an interactor");
+    let dir = work.join("interactive");
+    let pipes = Pipes::new(&dir)?;
+    let (judge_msg, team_msg, tout) = (
+        dir.join("judgemessage.txt"),
+        dir.join("teammessage.txt"),
+        dir.join("tout"),
+    );
+    let (args, box_files, collect) = interactor_io(spec, test, &judge_msg, &team_msg, &tout);
+    let interactor_limits = Limits {
+        cpu: limits.wall,
+        wall: limits.wall,
+        memory: limits.memory.max(1 << 30),
+        output: 64 << 20,
+        processes: 4,
+        file_size: 64 << 20,
+    };
+    let mut sandbox = judge.start_sandbox()?;
+    let transcript = Mutex::new(Transcript::default());
+    let direction = |from, to, mark, limit| Direction {
+        from,
+        to,
+        mark,
+        transcript: &transcript,
+        count: AtomicU64::new(0),
+        limit,
+        over: AtomicBool::new(false),
+        eof_at: Mutex::new(None),
+    };
+    let up = direction(
+        &pipes.from_program,
+        &pipes.to_interactor,
+        '>',
+        limits.output,
+    );
+    let down = direction(&pipes.from_interactor, &pipes.to_program, '<', u64::MAX);
+    let (program_err, interactor_err) = (dir.join("program.err"), dir.join("interactor.err"));
+    let (prog, inter) = std::thread::scope(|s| {
+        s.spawn(|| relay(&up));
+        s.spawn(|| relay(&down));
+        let prog = s.spawn(|| {
+            judge.execute(&ProgramRun {
+                program,
+                args: &[],
+                stdin: Some(&pipes.to_program),
+                stdout: &pipes.from_program,
+                stderr: Some(&program_err),
+                box_files: vec![],
+                collect: vec![],
+                limits: limits.clone(),
+            })
+        });
+        let inter = judge.execute_in(
+            &mut sandbox,
+            &ProgramRun {
+                program: interactor,
+                args: &args,
+                stdin: Some(&pipes.to_interactor),
+                stdout: &pipes.from_interactor,
+                stderr: Some(&interactor_err),
+                box_files,
+                collect,
+                limits: interactor_limits.clone(),
+            },
+        );
+        let prog = prog.join();
+        for p in pipes.all() {
+            unblock(p);
+        }
+        (prog, inter)
+    });
+    let prog = prog.map_err(|_| JudgeError::Io {
+        what: "run the program of an interactive test".into(),
+        source: std::io::Error::other("the run thread panicked"),
+    })??;
+    let inter = inter?;
+    let ended = |d: &Direction<'_>| d.eof_at.lock().ok().and_then(|a| *a);
+    // Who ended first, by when each closed its output (the relay saw end of file).
+    let interactor_first = match (ended(&down), ended(&up)) {
+        (Some(i), Some(p)) => i < p,
+        (Some(_), None) => true,
+        _ => false,
+    };
+    let said = interactor_said(
+        spec.protocol,
+        &inter,
+        &judge_msg,
+        &team_msg,
+        &interactor_err,
+    );
+    let (verdict, message) = decide(&Ends {
+        program: &prog,
+        limits,
+        output_over: up.over.load(Ordering::Relaxed),
+        interactor: &inter,
+        said,
+        interactor_first,
+    });
+    let transcript = transcript.lock().map(|t| t.render()).unwrap_or_default();
+    let mut message = message;
+    if verdict == Verdict::RuntimeError {
+        let err = crate::fsutil::read_capped(&program_err, 2048);
+        if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
+            message = format!("{message}; stderr: {}", line.trim());
+        }
+    }
+    if !transcript.is_empty() {
+        message = format!(
+            "{message}\n--- transcript ({} bytes to the interactor, {} back) ---\n{transcript}",
+            up.count.load(Ordering::Relaxed),
+            down.count.load(Ordering::Relaxed)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(TestResult {
+        name: test.name.clone(),
+        sample: test.sample,
+        verdict,
+        cpu_ms: prog.cpu_time.as_millis() as u64,
+        wall_ms: prog.wall_time.as_millis() as u64,
+        memory_kib: prog.peak_memory / 1024,
+        exit: Some(match prog.termination {
+            Termination::Exited(c) => c.to_string(),
+            Termination::Signaled(s) => signal_name(s),
+        }),
+        message: message.trim_start().to_string(),
+        diff: None,
+    })
+}
+
+type InteractorIo = (Vec<String>, Vec<(PathBuf, String)>, Vec<(String, PathBuf)>);
+
+/// Arguments, input files and collected files of the interactor, by protocol.
+fn interactor_io(
+    spec: &Interactor,
+    test: &TestCase,
+    judge_msg: &Path,
+    team_msg: &Path,
+    tout: &Path,
+) -> InteractorIo {
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    match spec.protocol {
+        InteractorProtocol::Kattis => {
+            let mut args = strings(&["testdata.in", "testdata.ans", "."]);
+            args.extend(spec.flags.iter().cloned());
+            (
+                args,
+                vec![
+                    (test.input.clone(), "testdata.in".into()),
+                    (test.answer.clone(), "testdata.ans".into()),
+                ],
+                vec![
+                    ("judgemessage.txt".into(), judge_msg.to_path_buf()),
+                    ("teammessage.txt".into(), team_msg.to_path_buf()),
+                ],
+            )
+        }
+        InteractorProtocol::Testlib => (
+            strings(&["input", "tout", "answer"]),
+            vec![
+                (test.input.clone(), "input".into()),
+                (test.answer.clone(), "answer".into()),
+            ],
+            vec![("tout".into(), tout.to_path_buf())],
+        ),
+    }
+}
+
+fn interactor_said(
+    protocol: InteractorProtocol,
+    outcome: &RunOutcome,
+    judge_msg: &Path,
+    team_msg: &Path,
+    stderr: &Path,
+) -> CheckOutcome {
+    let read = |p: &Path| crate::fsutil::read_capped(p, 4096);
+    let code = match outcome.termination {
+        Termination::Exited(c) if outcome.exec_error.is_none() => Some(c),
+        _ => None,
+    };
+    match protocol {
+        InteractorProtocol::Kattis => {
+            let mut judge = read(judge_msg);
+            if judge.trim().is_empty() {
+                judge = read(stderr);
+            }
+            checker::kattis_outcome(code, &judge, &read(team_msg))
+        }
+        InteractorProtocol::Testlib => checker::testlib_outcome(code, &read(stderr)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::LimitKind;
+    use std::time::Duration;
+
+    fn run(termination: Termination, killed_by: Option<LimitKind>) -> RunOutcome {
+        RunOutcome {
+            termination,
+            cpu_time: Duration::from_millis(5),
+            wall_time: Duration::from_millis(5),
+            peak_memory: 1 << 20,
+            killed_by,
+            output_bytes: 0,
+            forbidden_syscall: None,
+            exec_error: None,
+            fully_isolated: true,
+        }
+    }
+
+    #[test]
+    fn the_verdict_rule_in_its_order() {
+        let limits = Limits {
+            cpu: Duration::from_secs(1),
+            wall: Duration::from_secs(3),
+            memory: 64 << 20,
+            output: 1 << 20,
+            processes: 8,
+            file_size: 1 << 20,
+        };
+        let ok = run(Termination::Exited(0), None);
+        let tle = run(Termination::Signaled(9), Some(LimitKind::Cpu));
+        let idle = run(Termination::Signaled(9), Some(LimitKind::Wall));
+        let crash = run(Termination::Signaled(11), None);
+        let wa = || CheckOutcome::Wrong("wrong guess".into());
+        let table: Vec<(&RunOutcome, bool, &RunOutcome, CheckOutcome, bool, Verdict)> = vec![
+            // 1: the interactor crashed or gave an unknown code: JE whatever the program did.
+            (
+                &tle,
+                false,
+                &crash,
+                CheckOutcome::Failed("crashed".into()),
+                false,
+                Verdict::JudgeError,
+            ),
+            (
+                &ok,
+                false,
+                &ok,
+                CheckOutcome::Failed("code 7".into()),
+                true,
+                Verdict::JudgeError,
+            ),
+            // 2: the interactor ended first with WA: WA, even if the program then crashed.
+            (&crash, false, &ok, wa(), true, Verdict::WrongAnswer),
+            (&tle, false, &ok, wa(), true, Verdict::WrongAnswer),
+            // 3: the program over a limit.
+            (&tle, false, &ok, wa(), false, Verdict::TimeLimitExceeded),
+            (
+                &idle,
+                false,
+                &idle,
+                CheckOutcome::Failed("killed".into()),
+                false,
+                Verdict::TimeLimitExceeded,
+            ),
+            (
+                &ok,
+                true,
+                &ok,
+                CheckOutcome::Accepted,
+                false,
+                Verdict::OutputLimitExceeded,
+            ),
+            // 4: the program crashed.
+            (
+                &crash,
+                false,
+                &ok,
+                CheckOutcome::Accepted,
+                false,
+                Verdict::RuntimeError,
+            ),
+            // 5: the interactor over its own limit while the program was fine.
+            (
+                &ok,
+                false,
+                &tle,
+                CheckOutcome::Failed("killed".into()),
+                false,
+                Verdict::JudgeError,
+            ),
+            // 6: what the interactor said.
+            (
+                &ok,
+                false,
+                &ok,
+                CheckOutcome::Accepted,
+                false,
+                Verdict::Accepted,
+            ),
+            (&ok, false, &ok, wa(), false, Verdict::WrongAnswer),
+        ];
+        for (i, (program, over, interactor, said, first, want)) in table.into_iter().enumerate() {
+            let (got, _) = decide(&Ends {
+                program,
+                limits: &limits,
+                output_over: over,
+                interactor,
+                said,
+                interactor_first: first,
+            });
+            assert_eq!(got, want, "row {i}");
+        }
+    }
+
+    #[test]
+    fn transcript_is_bounded_and_ordered() {
+        let mut t = Transcript::default();
+        t.push('>', b"1\n");
+        t.push('>', b"2\n");
+        t.push('<', b"higher\n");
+        assert_eq!(t.render(), "> 1\n> 2\n< higher\n");
+        t.push('>', &vec![b'x'; TRANSCRIPT_LIMIT]);
+        assert!(t.kept == TRANSCRIPT_LIMIT && t.render().ends_with("bytes)\n"));
+    }
+}

@@ -1,0 +1,5 @@
+/* Spins without reading or writing. */
+int main(void) {
+    volatile unsigned long x = 0;
+    for (;;) x++;
+}

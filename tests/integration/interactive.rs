@@ -1,0 +1,211 @@
+//! Interactive problems end to end: the submission and the interactor in two sandboxes joined by
+//! pipes. The conformance matrix runs the fixture interactor (testdata/interactive) against
+//! programs that misbehave in each way the verdict rule has to cover, each with a bound on the
+//! time it may take (nothing hangs); `ojd verify` judges the fixture's known submissions; a
+//! Kattis interactive package imports and verifies.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common::{self, testdata};
+use ojd::verdict::Verdict;
+
+/// A copy of testdata/interactive whose only tests are `inputs` (name, interactor mode).
+fn package(inputs: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let src = testdata("interactive");
+    for f in ["problem.toml", "interactor.c", "statement.md"] {
+        std::fs::copy(src.join(f), tmp.path().join(f)).expect("copy the fixture");
+    }
+    let acc = tmp.path().join("submissions/accepted");
+    std::fs::create_dir_all(&acc).unwrap();
+    std::fs::copy(
+        src.join("submissions/accepted/binary.c"),
+        acc.join("binary.c"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(tmp.path().join("tests")).unwrap();
+    for (name, mode) in inputs {
+        std::fs::write(
+            tmp.path().join(format!("tests/{name}.in")),
+            format!("{mode}\n"),
+        )
+        .unwrap();
+        std::fs::write(tmp.path().join(format!("tests/{name}.ans")), "").unwrap();
+    }
+    tmp
+}
+
+fn conformance(program: &str) -> PathBuf {
+    testdata("interactive/conformance").join(program)
+}
+
+/// Judges `program` on one test in `mode`; returns the test's verdict, message and how long
+/// the judging took.
+fn judge_one(mode: &str, program: &Path) -> (Verdict, String, Duration) {
+    let pkg = package(&[("01", mode)]);
+    let j = common::judge(1);
+    let start = Instant::now();
+    let report = common::judge_file(&j, pkg.path(), program);
+    let took = start.elapsed();
+    let t = &report.tests[0];
+    (t.verdict, t.message.clone(), took)
+}
+
+/// The wall limit of the fixture is 2 s: every case ends well within twice that plus compiling.
+const BOUND: Duration = Duration::from_secs(30);
+
+#[test]
+fn conformance_matrix() {
+    require_root!();
+    let accepted = testdata("interactive/submissions/accepted/binary.c");
+    let cases: [(&str, PathBuf, Verdict, &str); 9] = [
+        ("guess 777", accepted.clone(), Verdict::Accepted, ""),
+        // The program exits early: the interactor reads end of file and says wrong answer.
+        (
+            "guess 777",
+            conformance("exit_early.c"),
+            Verdict::WrongAnswer,
+            "no guess",
+        ),
+        // The interactor exits early (a guess out of range) and says wrong answer first: WA,
+        // although the program then spins.
+        (
+            "guess 777",
+            conformance("zero_then_spin.c"),
+            Verdict::WrongAnswer,
+            "out of range",
+        ),
+        // Both loop: the program over its CPU limit (or, on a machine busy enough that two
+        // spinning sides do not get 500 ms of CPU in 2 s, its wall limit), the interactor
+        // killed too.
+        (
+            "spin",
+            conformance("spin.c"),
+            Verdict::TimeLimitExceeded,
+            "limit of",
+        ),
+        // The program never reads: its guesses go unanswered, the interactor gives up first.
+        (
+            "guess 777",
+            conformance("never_reads.c"),
+            Verdict::WrongAnswer,
+            "too many guesses",
+        ),
+        // The program floods its output: counted by the relay against the output limit.
+        (
+            "drain",
+            conformance("flood.c"),
+            Verdict::OutputLimitExceeded,
+            "output limit",
+        ),
+        // The interactor crashes: a judge error, never the student's fault.
+        ("crash", accepted.clone(), Verdict::JudgeError, "interactor"),
+        // The program idles in read while the interactor waits for a guess: wall-time TLE.
+        (
+            "guess 777",
+            conformance("idle_read.c"),
+            Verdict::TimeLimitExceeded,
+            "wall-time",
+        ),
+        // The program crashes after its first guess: RE (the interactor ends after it).
+        (
+            "guess 777",
+            testdata("interactive/submissions/runtime_error/crash_after_first.c"),
+            Verdict::RuntimeError,
+            "SIGABRT",
+        ),
+    ];
+    for (mode, program, want, says) in cases {
+        let (got, message, took) = judge_one(mode, &program);
+        let name = program.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(got, want, "{name} on {mode:?}: {message}");
+        assert!(
+            message.contains(says),
+            "{name} on {mode:?}: {message:?} should say {says:?}"
+        );
+        assert!(took < BOUND, "{name} on {mode:?} took {took:?}");
+    }
+}
+
+#[test]
+fn transcript_of_both_directions() {
+    require_root!();
+    let accepted = testdata("interactive/submissions/accepted/binary.c");
+    let (got, message, _) = judge_one("guess 300", &accepted);
+    assert_eq!(got, Verdict::Accepted);
+    assert!(
+        message.contains("> 500\n< lower\n> 250\n< higher\n"),
+        "the transcript shows both directions in order: {message}"
+    );
+}
+
+#[test]
+fn verify_the_interactive_fixture() {
+    require_root!();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = common::ojd()
+        .args([
+            "verify",
+            &testdata("interactive").display().to_string(),
+            "--json",
+        ])
+        .env("TMPDIR", tmp.path())
+        .output()
+        .expect("ojd runs");
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("verify prints JSON");
+    let subs = report["problems"][0]["submissions"]
+        .as_array()
+        .expect("submissions")
+        .clone();
+    let bad: Vec<String> = subs
+        .iter()
+        .filter(|s| s["ok"] != true)
+        .map(|s| format!("{} got {}: {}", s["name"], s["verdict"], s["failures"]))
+        .collect();
+    assert!(
+        out.status.code() == Some(0) && bad.is_empty() && subs.len() == 6,
+        "{bad:?}\n{}\n{}",
+        report["problems"][0]["errors"],
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn kattis_interactive_package_imports_and_verifies() {
+    require_root!();
+    let tmp = tempfile::tempdir().unwrap();
+    let dest = tmp.path().join("guess");
+    let out = common::ojd()
+        .args(["import", "kattis"])
+        .arg(testdata("import/kattis/interactive-guess"))
+        .arg("--to")
+        .arg(&dest)
+        .output()
+        .expect("ojd runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p = ojd::problem::Problem::load(&dest).expect("loads");
+    let i = p.interactor.as_ref().expect("an interactor");
+    assert_eq!(i.protocol, ojd::problem::InteractorProtocol::Kattis);
+    assert_eq!(p.time_limit.as_millis(), 500);
+    let out = common::ojd()
+        .args(["verify", &dest.display().to_string(), "--json"])
+        .output()
+        .expect("ojd runs");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let subs = report["problems"][0]["submissions"]
+        .as_array()
+        .expect("submissions")
+        .clone();
+    assert!(
+        out.status.code() == Some(0) && subs.iter().all(|s| s["ok"] == true),
+        "{}\n{}",
+        serde_json::to_string_pretty(&subs).unwrap(),
+        report["problems"][0]["errors"]
+    );
+}
