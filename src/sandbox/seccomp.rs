@@ -6,7 +6,9 @@
 //! allow list breaks with every upgrade. What is denied is what a judged program never needs and
 //! what could reach past the namespaces: ptrace, mounts, new namespaces, BPF, kernel keyrings,
 //! io_uring (its own syscall-free path around seccomp), perf events, module loading, reboot,
-//! swap, clock setting, and sockets (and socket pairs) of any family but AF_UNIX. System V IPC and
+//! swap, clock setting, and sockets (and socket pairs) of any family but AF_UNIX (except that
+//! `socket(AF_INET/AF_INET6)` fails with EACCES rather than stop the run: JVMs probe them at
+//! start). System V IPC and
 //! POSIX message queues are denied too: no judged program needs them, and an object left in an
 //! ipc namespace outlives the process that made it (each run has an ipc and a network namespace
 //! of its own as well). `fallocate` fails with EOPNOTSUPP: it reserves disk blocks that a file's
@@ -149,14 +151,24 @@ pub fn build_filter(action: DenyAction) -> Vec<sock_filter> {
     // glibc's posix_fallocate falls back to writing, which RLIMIT_FSIZE bounds.
     p.push(jump(BPF_JEQ_K, libc::SYS_fallocate as u32, 0, 1));
     p.push(stmt(BPF_RET_K, SECCOMP_RET_ERRNO | libc::EOPNOTSUPP as u32));
-    // socket(domain, ...) and socketpair(domain, ...): AF_UNIX only.
-    for nr in [libc::SYS_socket, libc::SYS_socketpair] {
-        p.push(jump(BPF_JEQ_K, nr as u32, 0, 4));
-        p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));
-        p.push(jump(BPF_JEQ_K, libc::AF_UNIX as u32, 0, 1));
-        p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
-        p.push(stmt(BPF_RET_K, deny));
-    }
+    // socket(domain, ...): AF_UNIX is allowed. AF_INET and AF_INET6 fail with EACCES instead of
+    // stopping the run: the JVM opens one of each to probe IPv4/IPv6 support whenever java.net or
+    // NIO loads (javac and kotlinc always do), and the call never executes either way. Any other
+    // family stops the run.
+    p.push(jump(BPF_JEQ_K, libc::SYS_socket as u32, 0, 7));
+    p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));
+    p.push(jump(BPF_JEQ_K, libc::AF_UNIX as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+    p.push(jump(BPF_JEQ_K, libc::AF_INET as u32, 1, 0));
+    p.push(jump(BPF_JEQ_K, libc::AF_INET6 as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ERRNO | libc::EACCES as u32));
+    p.push(stmt(BPF_RET_K, deny));
+    // socketpair(domain, ...): AF_UNIX only.
+    p.push(jump(BPF_JEQ_K, libc::SYS_socketpair as u32, 0, 4));
+    p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));
+    p.push(jump(BPF_JEQ_K, libc::AF_UNIX as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+    p.push(stmt(BPF_RET_K, deny));
     // clone(flags, ...): no new namespaces.
     p.push(jump(BPF_JEQ_K, libc::SYS_clone as u32, 0, 3));
     p.push(stmt(BPF_LD_W_ABS, OFFSET_ARG0));

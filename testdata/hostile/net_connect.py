@@ -1,7 +1,7 @@
 # Network connect from Python: argv[1] is the port of a TCP listener on the host's 127.0.0.1.
 # Tries it and its neighbours, over IPv4 and IPv6, as a student's script might.
-# Verdict: RE, "forbidden system call socket" (the interpreter must still start: seccomp is a
-# deny list that CPython lives with).
+# Every socket(AF_INET/AF_INET6) fails with EACCES ("Permission denied"); the interpreter must
+# still start (seccomp is a deny list that CPython lives with).
 # Harm it must not do: reach the host's listener.
 import socket
 import sys

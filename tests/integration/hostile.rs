@@ -268,18 +268,23 @@ fn network_connect_reaches_nothing_on_the_host() {
         "stdout: {:?}",
         r.stdout
     );
+    // socket(AF_INET) fails with EACCES (JVMs probe it at start), so connect has no socket.
+    let tcp = r.stdout.lines().find(|l| l.starts_with("tcp: "));
     assert!(
-        !r.stdout.contains("tcp:"),
-        "an AF_INET socket was created: {}",
+        tcp.is_some_and(|l| l != "tcp: connected"),
+        "stdout: {:?}",
         r.stdout
     );
-    assert_forbidden("net_connect.c", r.verdict, &r.message, "socket");
 
     let py = compile(&j, "net_connect.py");
     let r = run(&j, &py, &[net.port()], None, &lim);
     net.assert_untouched("net_connect.py");
     assert!(!r.stdout.contains("connected"), "stdout: {}", r.stdout);
-    assert_forbidden("net_connect.py", r.verdict, &r.message, "socket");
+    assert!(
+        r.stdout.contains("Permission denied"),
+        "the socket calls are refused: {}",
+        r.stdout
+    );
     net.assert_alive();
 }
 
