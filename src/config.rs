@@ -120,6 +120,35 @@ pub struct LanguageConfig {
     pub run: Vec<String>,
     #[serde(default = "one")]
     pub time_factor: f64,
+    /// Among profiles sharing an extension, a word in a `#!` first line that selects this one.
+    #[serde(default)]
+    pub shebang: String,
+    /// Host programs that must exist for the language to be available (besides the compiler).
+    #[serde(default)]
+    pub requires: Vec<String>,
+    /// Host folders shown read-only in the sandbox (missing ones are ignored).
+    #[serde(default)]
+    pub readable: Vec<PathBuf>,
+    /// Host command printing the toolchain's version (stdout or stderr), for doctor and the API.
+    #[serde(default)]
+    pub version: Vec<String>,
+    /// Per-language compile limits; absent: `[judge] compile_time` / `compile_memory`.
+    #[serde(default, with = "crate::units::opt_duration_text")]
+    pub compile_time: Option<Duration>,
+    #[serde(default)]
+    pub compile_memory: Option<ByteSize>,
+    /// What `{heap_mib}` leaves of the memory limit for a runtime's own memory.
+    #[serde(default)]
+    pub heap_margin: ByteSize,
+    /// How `{class}` is found in the source: "" (not used) or "java" (the public class).
+    #[serde(default)]
+    pub entry_point: crate::lang::EntryPoint,
+    /// Lines on stderr meaning the runtime ran out of its memory: the verdict is MLE, not RE.
+    #[serde(default)]
+    pub memory_errors: Vec<String>,
+    /// A tiny program printing `ok`, compiled and run by `ojd doctor`.
+    #[serde(default)]
+    pub hello: String,
 }
 
 fn one() -> f64 {
@@ -239,13 +268,10 @@ impl Config {
         Ok(())
     }
 
-    /// The language whose extensions include that of `path`.
+    /// The language whose extensions include that of `path` (the first line of the source
+    /// decides between profiles sharing one: see [`crate::lang::detect`]).
     pub fn language_for(&self, path: &Path) -> Option<&str> {
-        let ext = path.extension()?.to_str()?;
-        self.languages
-            .iter()
-            .find(|(_, l)| l.extensions.iter().any(|e| e == ext))
-            .map(|(id, _)| id.as_str())
+        crate::lang::detect(&self.languages, path, b"")
     }
 }
 

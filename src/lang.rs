@@ -1,9 +1,42 @@
 //! Language profiles resolved on this host: the configured compile and run commands with the
 //! compiler found (on PATH, or through a sysroot query such as `rustc --print sysroot`, since
 //! rustup keeps toolchains outside /usr), and the host folders the sandbox must show for it.
+//!
+//! Commands hold placeholders filled per submission and per run: `{class}` (the Java entry
+//! class, see [`java`]) in `source` and `compile`; `{memory_mib}` (the problem's memory limit)
+//! and `{heap_mib}` (that limit less the profile's `heap_margin`, at least half the limit) in
+//! `run`. Detection follows Kattis: by extension, and among profiles sharing one (Python 3,
+//! Python 2, PyPy) by a word of the `#!` first line.
 
+pub mod java;
+
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::LanguageConfig;
+
+/// How `{class}` is found in a source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum EntryPoint {
+    /// No `{class}` placeholder.
+    #[default]
+    #[serde(rename = "")]
+    None,
+    /// The public top-level class (else the class declaring `main`, else `Main`).
+    #[serde(rename = "java")]
+    Java,
+}
+
+/// What a run of a compiled program needs besides its command: how to size a runtime's heap
+/// and how to recognise the runtime's own out-of-memory report.
+#[derive(Clone, Debug, Default)]
+pub struct RunProfile {
+    pub heap_margin: u64,
+    pub memory_errors: Vec<String>,
+}
 
 /// A language profile whose commands were found on this host.
 #[derive(Clone, Debug)]
@@ -16,6 +49,80 @@ pub struct Language {
     pub executable: String,
     pub run: Vec<String>,
     pub time_factor: f64,
+    pub compile_time: Option<Duration>,
+    pub compile_memory: Option<u64>,
+    pub entry_point: EntryPoint,
+    pub profile: RunProfile,
+}
+
+impl Language {
+    /// The profile with `{class}` filled in from `source` (unchanged for other languages).
+    pub fn for_source(&self, source: &[u8]) -> Language {
+        let mut l = self.clone();
+        if self.entry_point == EntryPoint::Java {
+            let class = java::main_class(&String::from_utf8_lossy(source));
+            let simple = java::simple_name(&class).to_string();
+            l.source = l.source.replace("{class}", &simple);
+            for a in &mut l.compile {
+                *a = a.replace("{class}", &class);
+            }
+        }
+        l
+    }
+}
+
+/// The run command with `{memory_mib}` and `{heap_mib}` filled in for a memory limit.
+pub fn expand_run(run: &[String], profile: &RunProfile, memory: u64) -> Vec<String> {
+    let mib = (memory >> 20).max(1);
+    let heap = heap_mib(memory, profile.heap_margin);
+    run.iter()
+        .map(|a| {
+            a.replace("{memory_mib}", &mib.to_string())
+                .replace("{heap_mib}", &heap.to_string())
+        })
+        .collect()
+}
+
+/// The limit less the margin, but at least half the limit (a tiny limit still runs something).
+pub fn heap_mib(memory: u64, margin: u64) -> u64 {
+    let mib = (memory >> 20).max(1);
+    let margin = margin.div_ceil(1 << 20);
+    mib.saturating_sub(margin).max(mib / 2).max(1)
+}
+
+/// The runtime's own out-of-memory line in `stderr`, if any (the verdict is then MLE).
+pub fn out_of_memory<'a>(profile: &RunProfile, stderr: &'a str) -> Option<&'a str> {
+    stderr
+        .lines()
+        .find(|l| profile.memory_errors.iter().any(|m| l.contains(m.as_str())))
+        .map(str::trim)
+}
+
+/// The language of `path`: the profiles claiming its extension; when several do, the one whose
+/// `shebang` word is in a `#!` first line of `head`, else the one without a `shebang`.
+pub fn detect<'a>(
+    languages: &'a BTreeMap<String, LanguageConfig>,
+    path: &Path,
+    head: &[u8],
+) -> Option<&'a str> {
+    let ext = path.extension()?.to_str()?;
+    let claim: Vec<(&String, &LanguageConfig)> = languages
+        .iter()
+        .filter(|(_, l)| l.extensions.iter().any(|e| e == ext))
+        .collect();
+    let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = String::from_utf8_lossy(first);
+    let by_shebang = first.starts_with("#!").then(|| {
+        claim
+            .iter()
+            .filter(|(_, l)| !l.shebang.is_empty() && first.contains(l.shebang.as_str()))
+            .max_by_key(|(_, l)| l.shebang.len())
+    });
+    by_shebang
+        .flatten()
+        .or_else(|| claim.iter().find(|(_, l)| l.shebang.is_empty()))
+        .or(claim.first())
+        .map(|(id, _)| id.as_str())
 }
 
 /// Runs `cmd` on the host (trusted: configuration only) and returns its trimmed stdout.
@@ -45,6 +152,36 @@ fn host_query(cmd: &[String]) -> Result<String, String> {
     Ok(out.trim().to_string())
 }
 
+/// Runs `cmd` on the host (trusted: configuration only, 30 s at most) and returns what it
+/// printed on stdout and stderr together (`java -version` writes to stderr).
+fn host_query_all(cmd: &[String]) -> Result<String, String> {
+    use wait_timeout::ChildExt;
+    let mut out = tempfile::tempfile().map_err(|e| e.to_string())?;
+    let err = out.try_clone().map_err(|e| e.to_string())?;
+    let dup = out.try_clone().map_err(|e| e.to_string())?;
+    let mut child = std::process::Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .stdin(std::process::Stdio::null())
+        .stdout(dup)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| format!("`{}` failed to start: {e}", cmd.join(" ")))?;
+    if child
+        .wait_timeout(Duration::from_secs(30))
+        .map_err(|e| e.to_string())?
+        .is_none()
+    {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!("`{}` timed out", cmd.join(" ")));
+    }
+    use std::io::{Read, Seek};
+    let mut text = String::new();
+    out.rewind().map_err(|e| e.to_string())?;
+    out.read_to_string(&mut text).map_err(|e| e.to_string())?;
+    Ok(text)
+}
+
 fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")
         .map(|p| {
@@ -58,10 +195,7 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Resolves a language's commands; returns it and the host folders the sandbox must show.
-pub fn resolve_language(
-    id: &str,
-    l: &crate::config::LanguageConfig,
-) -> Result<(Language, Vec<PathBuf>), String> {
+pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<PathBuf>), String> {
     let mut ro = Vec::new();
     let mut compile = l.compile.clone();
     if let Some(first) = compile.first().cloned() {
@@ -101,14 +235,34 @@ pub fn resolve_language(
         }
         compile[0] = resolved.to_string_lossy().into_owned();
     }
-    if let Some(first) = l.run.first() {
-        if first.starts_with('/') && !first.starts_with("/prog/") && !Path::new(first).is_file() {
+    for program in &l.requires {
+        let found = if program.contains('/') {
+            Path::new(program).is_file().then(|| PathBuf::from(program))
+        } else {
+            find_on_path(program)
+        };
+        if found.is_none() {
+            return Err(format!("`{program}` not found on this host"));
+        }
+    }
+    let mut run = l.run.clone();
+    if let Some(first) = run.first().cloned() {
+        if first.starts_with('/') && !first.starts_with("/prog/") && !Path::new(&first).is_file() {
             return Err(format!(
                 "interpreter {first} not found (command: {})",
                 l.run.join(" ")
             ));
         }
+        if !first.contains('/') {
+            run[0] = find_on_path(&first)
+                .ok_or_else(|| {
+                    format!("`{first}` not found on PATH (command: {})", l.run.join(" "))
+                })?
+                .to_string_lossy()
+                .into_owned();
+        }
     }
+    ro.extend(l.readable.iter().filter(|p| p.exists()).cloned());
     Ok((
         Language {
             id: id.to_string(),
@@ -116,9 +270,95 @@ pub fn resolve_language(
             source: l.source.clone(),
             compile,
             executable: l.executable.clone(),
-            run: l.run.clone(),
+            run,
             time_factor: l.time_factor,
+            compile_time: l.compile_time,
+            compile_memory: l.compile_memory.map(|m| m.bytes()),
+            entry_point: l.entry_point,
+            profile: RunProfile {
+                heap_margin: l.heap_margin.bytes(),
+                memory_errors: l.memory_errors.clone(),
+            },
         },
         ro,
     ))
+}
+
+/// The toolchain's version as its `version` command prints it (first meaningful line).
+pub fn version(l: &LanguageConfig) -> Result<String, String> {
+    if l.version.is_empty() {
+        return Err("no version command configured".into());
+    }
+    let text = host_query_all(&l.version)?;
+    text.lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.to_ascii_lowercase().contains("warning"))
+        .map(str::to_string)
+        .ok_or_else(|| format!("`{}` printed nothing", l.version.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn detection_by_extension_and_shebang() {
+        let c = Config::defaults();
+        let d = |name: &str, head: &str| detect(&c.languages, Path::new(name), head.as_bytes());
+        let table = [
+            ("a.py", "print(1)\n", Some("python")),
+            ("a.py", "#!/usr/bin/env python3\nprint(1)", Some("python")),
+            ("a.py", "#!/usr/bin/python2\nprint 1", Some("python2")),
+            ("a.py", "#!/usr/bin/env pypy3\n", Some("pypy3")),
+            (
+                "a.py",
+                "# python2 in a comment is no shebang\n",
+                Some("python"),
+            ),
+            ("Main.java", "", Some("java")),
+            ("sol.kt", "", Some("kotlin")),
+            ("x.cc", "", Some("cpp")),
+            ("x", "", None),
+        ];
+        for (name, head, want) in table {
+            assert_eq!(d(name, head), want, "{name} {head:?}");
+        }
+    }
+
+    #[test]
+    fn heap_sizes() {
+        let mib = 1u64 << 20;
+        assert_eq!(heap_mib(1024 * mib, 64 * mib), 960);
+        assert_eq!(
+            heap_mib(64 * mib, 48 * mib),
+            32,
+            "never below half the limit"
+        );
+        assert_eq!(heap_mib(256 * mib, 0), 256);
+        let p = RunProfile {
+            heap_margin: 64 * mib,
+            memory_errors: vec!["java.lang.OutOfMemoryError: Java heap space".into()],
+        };
+        let run: Vec<String> = ["java", "-Xmx{heap_mib}m", "-Dlimit={memory_mib}"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            expand_run(&run, &p, 512 * mib),
+            ["java", "-Xmx448m", "-Dlimit=512"]
+        );
+        let err = "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n\tat Main.main(Main.java:3)\n";
+        assert_eq!(
+            out_of_memory(&p, err),
+            Some("Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space")
+        );
+        assert_eq!(
+            out_of_memory(
+                &p,
+                "java.lang.OutOfMemoryError: unable to create native thread"
+            ),
+            None
+        );
+    }
 }

@@ -79,6 +79,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         dir: scratch.path().to_path_buf(),
         run: vec!["/bin/true".into()],
         time_factor: 1.0,
+        profile: Default::default(),
     };
     let limits = ojd::sandbox::Limits {
         cpu: std::time::Duration::from_secs(1),

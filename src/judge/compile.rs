@@ -20,6 +20,8 @@ pub struct Program {
     pub dir: std::path::PathBuf,
     pub run: Vec<String>,
     pub time_factor: f64,
+    /// Heap sizing and out-of-memory lines of the language's runtime.
+    pub profile: crate::lang::RunProfile,
 }
 
 /// What compiling produced: a program, or the compiler's complaint (a verdict, not a judge
@@ -44,7 +46,7 @@ impl Compiled {
 impl Judge {
     /// Compiles (or fetches from the cache).
     pub fn compile(&self, sub: &Submission) -> Result<Compiled, JudgeError> {
-        let lang = self.check_submission(sub)?.clone();
+        let lang = self.check_submission(sub)?.for_source(&sub.source);
         let mut h = Sha256::new();
         h.update(lang.id.as_bytes());
         h.update(lang.compile.join("\0").as_bytes());
@@ -56,6 +58,7 @@ impl Judge {
             dir: dir.clone(),
             run: lang.run.clone(),
             time_factor: lang.time_factor,
+            profile: lang.profile.clone(),
         };
         if dir.join(&lang.executable).is_file() {
             touch(&dir);
@@ -82,9 +85,9 @@ impl Judge {
                 stdout: log.clone(),
                 stderr: None,
                 limits: Limits {
-                    cpu: j.compile_time,
-                    wall: j.compile_time * 2,
-                    memory: j.compile_memory.bytes(),
+                    cpu: lang.compile_time.unwrap_or(j.compile_time),
+                    wall: lang.compile_time.unwrap_or(j.compile_time) * 2,
+                    memory: lang.compile_memory.unwrap_or(j.compile_memory.bytes()),
                     output: 8 << 20,
                     processes: j.compile_processes,
                     file_size: MAX_EXECUTABLE,
@@ -95,6 +98,10 @@ impl Judge {
             let built = staged.join(&lang.executable);
             if !outcome.success() || !built.is_file() {
                 let why = match (outcome.killed_by, outcome.termination) {
+                    _ if outcome.forbidden_syscall.is_some() => format!(
+                        "compiler stopped: forbidden system call {}\n",
+                        outcome.forbidden_syscall.as_deref().unwrap_or_default()
+                    ),
                     (Some(LimitKind::Cpu | LimitKind::Wall), _) => {
                         "compilation exceeded its time limit\n".to_string()
                     }

@@ -190,7 +190,7 @@ impl Judge {
 
     /// The language of a file, by extension, or an ELF executable as `binary`.
     pub fn detect_language(&self, path: &Path, head: &[u8]) -> Option<String> {
-        if let Some(id) = self.config.language_for(path) {
+        if let Some(id) = crate::lang::detect(&self.config.languages, path, head) {
             return Some(id.to_string());
         }
         (head.starts_with(b"\x7fELF") && self.languages.contains_key("binary"))

