@@ -24,6 +24,7 @@ pub mod sandbox;
 pub mod server;
 pub mod store;
 pub mod stress;
+pub mod toolchains;
 pub mod units;
 pub mod verdict;
 pub mod verify;

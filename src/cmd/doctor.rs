@@ -4,7 +4,11 @@ use crate::Global;
 
 /// Check this host: cgroups, namespaces, seccomp, uid drop, compilers; say how to fix gaps.
 ///
-/// Exit code: 0 everything works, 1 isolation is degraded or a language is unavailable.
+/// Lists each language with its version and whether a tiny program compiles and runs in the
+/// sandbox; a language whose toolchain is missing is listed as unavailable.
+///
+/// Exit code: 0 everything works, 1 isolation is degraded or an installed language does not
+/// work in the sandbox.
 ///
 /// Example: ojd doctor
 #[derive(clap::Args)]
@@ -116,25 +120,27 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         ),
         Err(e) => line(false, "test run", crate::chain(&e)),
     }
-    for (id, l) in judge.languages() {
-        match l {
-            Ok(l) => line(
+    // Each language: version, and a tiny program compiled and run in the sandbox. A language
+    // whose toolchain is missing is a note (its submissions are refused), not a failure.
+    for c in ojd::toolchains::check_all(&judge) {
+        use ojd::toolchains::ToolchainStatus::*;
+        let version = c.version.as_deref().unwrap_or("version unknown");
+        match c.status {
+            Works { compile, run } => line(
                 true,
-                id,
+                &c.id,
                 format!(
-                    "{}: {}",
-                    l.name,
-                    l.compile
-                        .first()
-                        .or(l.run.first())
-                        .cloned()
-                        .unwrap_or_default()
+                    "{}: {version}; works in the sandbox (compile {:.1} s, run {:.0} ms)",
+                    c.name,
+                    compile.as_secs_f64(),
+                    run.as_secs_f64() * 1e3
                 ),
             ),
-            Err(reason) => line(
-                false,
-                id,
-                format!("{reason} (install it, or change [languages.{id}] in the config)"),
+            Untried => line(true, &c.id, format!("{}: {version}; no `hello` to try", c.name)),
+            Broken(why) => line(false, &c.id, format!("{}: {version}; {why}", c.name)),
+            Unavailable(reason) => println!(
+                "--   {:<12} {}: unavailable: {reason} (install it, or change [languages.{}] in the config)",
+                c.id, c.name, c.id
             ),
         }
     }

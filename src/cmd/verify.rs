@@ -40,6 +40,9 @@ pub struct Args {
     /// Parallel workers (default: the number of physical cores).
     #[arg(long, short)]
     jobs: Option<usize>,
+    /// A known submission in a language this host lacks is an error (exit 2), not skipped.
+    #[arg(long)]
+    strict: bool,
 }
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
@@ -82,6 +85,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         baseline,
         time_threshold: a.time_threshold,
         all_problems,
+        strict: a.strict,
     };
     let report = ojd::verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {
         progress_bar(phase, done, total, item)

@@ -48,6 +48,8 @@ pub struct LanguageView {
     pub available: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Multiplies a problem's time limit for this language.
+    pub time_factor: f64,
 }
 
 pub fn language_views(app: &App) -> Vec<LanguageView> {
@@ -64,6 +66,7 @@ pub fn language_views(app: &App) -> Vec<LanguageView> {
                 .unwrap_or_else(|| id.clone()),
             available: l.is_ok(),
             reason: l.as_ref().err().cloned(),
+            time_factor: app.config.languages.get(id).map_or(1.0, |c| c.time_factor),
         })
         .collect()
 }

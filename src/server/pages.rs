@@ -139,6 +139,16 @@ fn problem_page(
             span { "Memory limit " (super::html::kib(p.memory_limit / 1024)) }
             @if !p.source.is_empty() { span.muted { (p.source) } }
         }
+        // Languages whose time limit differs (their `time_factor`), so students know beforehand.
+        @let factored: Vec<_> = languages.iter().filter(|l| l.time_factor != 1.0).collect();
+        @if !factored.is_empty() {
+            p.limits.muted #language-limits {
+                span { "Time limit by language:" }
+                @for l in &factored {
+                    span { (l.name) " " (p.time_limit.mul_f64(l.time_factor).as_millis()) " ms" }
+                }
+            }
+        }
         article.statement { (trusted(&e.statement_html)) }
         @let samples: Vec<_> = p.tests.iter().filter(|t| t.sample).collect();
         @if !samples.is_empty() {

@@ -185,7 +185,17 @@ fn read_sub(
     };
     let submission = Submission { language, source };
     if let Err(e) = judge.check_submission(&submission) {
-        record_error(report, &path.display().to_string(), &e);
+        if let JudgeError::LanguageUnavailable { language, reason } = e {
+            // Not this package's fault: listed as skipped (an error with --strict).
+            report.skipped.push(super::SkippedSubmission {
+                name,
+                expected,
+                language,
+                reason,
+            });
+        } else {
+            record_error(report, &path.display().to_string(), &e);
+        }
         return None;
     }
     let report = SubmissionReport {

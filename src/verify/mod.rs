@@ -68,6 +68,8 @@ pub struct VerifyOptions {
     pub time_threshold: f64,
     /// Every problem is verified (none was named): baseline problems not seen were removed.
     pub all_problems: bool,
+    /// A submission in a language this host lacks is a package error, not skipped.
+    pub strict: bool,
 }
 
 /// Progress: (phase, done, total, item).
@@ -117,6 +119,18 @@ pub struct ProblemReport {
     pub warnings: Vec<String>,
     pub inputs_validated: usize,
     pub submissions: Vec<SubmissionReport>,
+    /// Known submissions in languages this host lacks: not judged, listed (`--strict`: errors).
+    pub skipped: Vec<SkippedSubmission>,
+}
+
+/// A known submission left unjudged because its language is unavailable on this host.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkippedSubmission {
+    pub name: String,
+    pub expected: Verdict,
+    pub language: String,
+    /// Why the language is unavailable (e.g. its compiler is not installed).
+    pub reason: String,
 }
 
 /// One submission's row of the matrix.
@@ -169,6 +183,27 @@ impl VerifyReport {
         } else {
             0
         }
+    }
+
+    /// As [`Self::to_baseline`], with `old`'s entries for the submissions skipped here (their
+    /// language is unavailable on this host): not judged is not changed.
+    fn to_baseline_keeping_skipped(&self, old: &Baseline) -> Baseline {
+        let skipped: BTreeSet<(&str, &str)> = self
+            .problems
+            .iter()
+            .flat_map(|p| {
+                p.skipped
+                    .iter()
+                    .map(|s| (p.problem.as_str(), s.name.as_str()))
+            })
+            .collect();
+        let mut now = self.to_baseline();
+        for (k, r) in &old.entries {
+            if skipped.contains(&(k.problem.as_str(), k.submission.as_str())) {
+                now.entries.insert(k.clone(), *r);
+            }
+        }
+        now
     }
 
     /// The verdicts and times of this run, as a baseline. A submission that does not compile
@@ -295,6 +330,17 @@ pub fn verify(
         }
     }
     let mut plans: Vec<discover::Plan> = dirs.iter().map(|d| discover::plan(judge, d)).collect();
+    if opts.strict {
+        for plan in &mut plans {
+            let r = &mut plan.report;
+            r.errors.extend(r.skipped.drain(..).map(|s| {
+                format!(
+                    "{}: language {} is unavailable: {} (--strict)",
+                    s.name, s.language, s.reason
+                )
+            }));
+        }
+    }
     run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
     run::judge_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
     run::rerun_alone(judge, &mut plans, progress, &mut report.stats);
@@ -330,7 +376,7 @@ pub fn verify(
         report.baseline = Some(compare(
             file,
             old,
-            &report.to_baseline(),
+            &report.to_baseline_keeping_skipped(old),
             &scope,
             opts.time_threshold,
         ));

@@ -110,7 +110,24 @@ fn render_problem(out: &mut String, p: &ProblemReport, color: bool) {
         }
         details(out, p, color);
     }
+    skipped(out, p, color);
     out.push('\n');
+}
+
+/// Known submissions in languages this host lacks, one line each, numbered after the matrix's.
+fn skipped(out: &mut String, p: &ProblemReport, color: bool) {
+    for (i, s) in p.skipped.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  [{}] {}  expects {}  {} language {} unavailable: {}",
+            p.submissions.len() + i + 1,
+            s.name,
+            s.expected.code(),
+            paint("SKIPPED:", "33", color),
+            s.language,
+            s.reason
+        );
+    }
 }
 
 fn legend(out: &mut String, p: &ProblemReport, color: bool) {
@@ -343,11 +360,17 @@ fn summary(r: &VerifyReport, color: bool) -> String {
     if r.baseline.as_ref().is_some_and(BaselineDiff::fails) {
         what.push("verdicts differ from the baseline".to_string());
     }
-    let verdict = if what.is_empty() {
+    let mut verdict = if what.is_empty() {
         paint("all as expected", "1;32", color)
     } else {
         paint(&what.join(", "), "1;31", color)
     };
+    let skipped: usize = r.problems.iter().map(|p| p.skipped.len()).sum();
+    if skipped > 0 {
+        let note =
+            format!("; {skipped} skipped: language unavailable (--strict makes it an error)");
+        verdict.push_str(&paint(&note, "33", color));
+    }
     format!(
         "verify: {} problems, {} submissions, {} test runs + {} alone for {} near the limit, {} compilations, {} workers, {:.1} s: {verdict}\n",
         r.problems.len(),
@@ -384,6 +407,8 @@ struct Case {
     seconds: f64,
     failure: Option<(String, String)>,
     error: Option<(String, String)>,
+    /// Not run, and why (a language this host lacks).
+    skipped: Option<String>,
     out: String,
 }
 
@@ -402,20 +427,22 @@ pub fn junit(r: &VerifyReport) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"ojd verify\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">",
+        "<testsuites name=\"ojd verify\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
         count(&|_| true),
         count(&|c| c.failure.is_some()),
         count(&|c| c.error.is_some()),
+        count(&|c| c.skipped.is_some()),
         r.stats.seconds
     );
     for (name, cases) in &suites {
         let _ = writeln!(
             out,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
             xml(name),
             cases.len(),
             cases.iter().filter(|c| c.failure.is_some()).count(),
             cases.iter().filter(|c| c.error.is_some()).count(),
+            cases.iter().filter(|c| c.skipped.is_some()).count(),
             cases.iter().map(|c| c.seconds).sum::<f64>()
         );
         for c in cases {
@@ -435,6 +462,9 @@ pub fn junit(r: &VerifyReport) -> String {
                         xml(text)
                     );
                 }
+            }
+            if let Some(why) = &c.skipped {
+                let _ = write!(out, "\n      <skipped message=\"{}\"/>", xml(why));
             }
             if !c.out.is_empty() {
                 let _ = write!(out, "\n      <system-out>{}</system-out>", xml(&c.out));
@@ -465,11 +495,22 @@ fn cases(p: &ProblemReport, baseline: Option<&BaselineDiff>) -> Vec<Case> {
             seconds: 0.0,
             failure: None,
             error: Some((first, body)),
+            skipped: None,
             out: String::new(),
         });
     }
     for s in &p.submissions {
         cases.push(submission_case(p, s, baseline));
+    }
+    for s in &p.skipped {
+        cases.push(Case {
+            name: s.name.clone(),
+            seconds: 0.0,
+            failure: None,
+            error: None,
+            skipped: Some(format!("language {} unavailable: {}", s.language, s.reason)),
+            out: String::new(),
+        });
     }
     if let Some(d) = baseline {
         let gone: Vec<String> = d
@@ -495,6 +536,7 @@ fn cases(p: &ProblemReport, baseline: Option<&BaselineDiff>) -> Vec<Case> {
                 seconds: 0.0,
                 failure: Some((message, gone.join("\n"))),
                 error: None,
+                skipped: None,
                 out: String::new(),
             });
         }
@@ -575,6 +617,7 @@ fn submission_case(
         seconds,
         failure,
         error: None,
+        skipped: None,
         out,
     }
 }

@@ -207,3 +207,216 @@ fn the_api_lists_unavailable_languages_and_refuses_their_submissions() {
     let (code, err) = d.post_json("/api/v1/submissions", Some(crate::daemon::BOB), &body);
     assert_eq!(code, 400, "{err}");
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn verify_skips_and_lists_submissions_in_unavailable_languages() {
+    require_root!();
+    let tmp = tempfile::tempdir().unwrap();
+    let problem = tmp.path().join("kattis");
+    copy_dir(&fixture("kattis"), &problem);
+    // Python 2 and Kotlin unavailable whatever this host has.
+    let config = tmp.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("{MISSING}\n[languages.kotlin]\nrequires = [\"ojd-test-no-such-kotlinc\"]\n"),
+    )
+    .unwrap();
+    let verify = |extra: &[&str]| {
+        let junit = tmp.path().join("verify.xml");
+        let out = common::ojd()
+            .arg("verify")
+            .arg(&problem)
+            .arg("--config")
+            .arg(&config)
+            .arg("--junit")
+            .arg(&junit)
+            .args(extra)
+            .output()
+            .unwrap();
+        let xml = std::fs::read_to_string(&junit).unwrap_or_default();
+        (out, xml)
+    };
+
+    let (out, xml) = verify(&[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{out:?}");
+    for (name, language) in [
+        ("accepted/py2.py", "python2"),
+        ("wrong_answer/wa.kt", "kotlin"),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name} listed:\n{text}"));
+        assert!(
+            line.contains("SKIPPED") && line.contains(&format!("language {language} unavailable")),
+            "{line}"
+        );
+    }
+    assert!(text.contains("2 skipped: language unavailable"), "{text}");
+    assert!(xml.contains("skipped=\"2\""), "{xml}");
+    assert_eq!(xml.matches("<skipped message=").count(), 2, "{xml}");
+
+    let (out, _) = verify(&["--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let p = &report["problems"][0];
+    let skipped: Vec<&str> = p["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["accepted/py2.py", "wrong_answer/wa.kt"], "{p}");
+    assert_eq!(p["skipped"][1]["expected"], "WA");
+    let judged: Vec<&str> = p["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["ok"] == true)
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        judged.contains(&"accepted/ac.c") && judged.contains(&"accepted/ac.py"),
+        "{p}"
+    );
+
+    let (out, _) = verify(&["--strict"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("accepted/py2.py: language python2 is unavailable")
+            && text.contains("--strict"),
+        "{text}"
+    );
+}
+
+/// Median of `n` runs of `f`, which returns (wall, cpu).
+fn median(n: usize, mut f: impl FnMut() -> (f64, f64)) -> (f64, f64) {
+    let mut runs: Vec<(f64, f64)> = (0..n).map(|_| f()).collect();
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    runs[n / 2]
+}
+
+/// CPU time of this process's waited-for children so far, in ms.
+fn children_cpu_ms() -> f64 {
+    // SAFETY: getrusage fills the struct we pass; RUSAGE_CHILDREN has no other precondition.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    ms(u.ru_utime) + ms(u.ru_stime)
+}
+
+/// Per language: an empty program and the accepted A+B fixture (1000 pairs), each run in the
+/// sandbox and bare on the host (the same command, our own trusted fixtures only), median of
+/// 5. A measurement, not a check: run it alone with
+/// `cargo test --release --test integration language_start_times -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn language_start_times() {
+    require_root!(exclusive);
+    let j = common::judge(1);
+    let empty = [
+        ("c", "int main(void) { return 0; }\n"),
+        ("cpp", "int main() {}\n"),
+        ("rust", "fn main() {}\n"),
+        ("python", "pass\n"),
+        ("pypy3", "pass\n"),
+        (
+            "java",
+            "public class Main { public static void main(String[] a) {} }\n",
+        ),
+        ("kotlin", "fun main() {}\n"),
+    ];
+    let accepted = |id: &str| match id {
+        "c" | "cpp" | "rust" => aplusb().join(format!(
+            "submissions/accepted/ac.{}",
+            if id == "rust" { "rs" } else { id }
+        )),
+        "python" => aplusb().join("submissions/accepted/ac.py"),
+        "pypy3" => fixture("pypy3/ac.py"),
+        "java" => fixture("java/ac.java"),
+        _ => fixture("kotlin/ac.kt"),
+    };
+    let problem = ojd::problem::Problem::load(&aplusb()).unwrap();
+    let input = aplusb().join("tests/02-many.in");
+    let work = tempfile::tempdir().unwrap();
+    println!("language  program   sandbox wall/cpu ms   bare wall/cpu ms");
+    for (id, source) in empty {
+        if j.language(id).is_err() {
+            println!("{id:<9} unavailable");
+            continue;
+        }
+        for (what, source) in [
+            ("empty", source.as_bytes().to_vec()),
+            ("A+B", std::fs::read(accepted(id)).unwrap()),
+        ] {
+            let sub = Submission {
+                language: id.into(),
+                source,
+            };
+            let program = match j.compile(&sub).unwrap() {
+                ojd::judge::Compiled::Program(p) => p,
+                ojd::judge::Compiled::Error(m) => panic!("{id} {what}: {m}"),
+            };
+            let mut limits = j.limits_for(&problem, &program);
+            limits.cpu = std::time::Duration::from_secs(10);
+            limits.wall = std::time::Duration::from_secs(30);
+            let out = work.path().join("out");
+            let sandboxed = median(5, || {
+                let o = j
+                    .execute(&ojd::judge::ProgramRun {
+                        program: &program,
+                        args: &[],
+                        stdin: Some(&input),
+                        stdout: &out,
+                        stderr: None,
+                        box_files: vec![],
+                        collect: vec![],
+                        limits: limits.clone(),
+                    })
+                    .unwrap();
+                assert!(o.success(), "{id} {what}: {o:?}");
+                (
+                    o.wall_time.as_secs_f64() * 1e3,
+                    o.cpu_time.as_secs_f64() * 1e3,
+                )
+            });
+            let prog = format!("{}/", program.dir.display());
+            let argv: Vec<String> =
+                ojd::lang::expand_run(&program.run, &program.profile, limits.memory)
+                    .into_iter()
+                    .map(|a| a.replace("/prog/", &prog))
+                    .collect();
+            let bare = median(5, || {
+                let cpu = children_cpu_ms();
+                let started = std::time::Instant::now();
+                let st = std::process::Command::new(&argv[0])
+                    .args(&argv[1..])
+                    .stdin(std::fs::File::open(&input).unwrap())
+                    .stdout(std::fs::File::create(&out).unwrap())
+                    .status()
+                    .unwrap();
+                assert!(st.success(), "{id} {what} bare: {st}");
+                (
+                    started.elapsed().as_secs_f64() * 1e3,
+                    children_cpu_ms() - cpu,
+                )
+            });
+            println!(
+                "{id:<9} {what:<9} {:>8.1} / {:>7.1}    {:>8.1} / {:>7.1}",
+                sandboxed.0, sandboxed.1, bare.0, bare.1
+            );
+        }
+    }
+}
