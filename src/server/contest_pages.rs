@@ -10,7 +10,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
-use maud::{html, Markup, DOCTYPE};
+use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::api::{self, SubmitForm};
@@ -59,37 +59,15 @@ async fn asset(Path(file): Path<String>) -> Response {
         .into_response()
 }
 
-/// The page frame: the site's stylesheet and navigation, the contest styles and script.
+/// The site's page frame, with the contest styles and script (a stylesheet link and an
+/// external script are valid in the body; no inline script).
 pub fn frame(title: &str, user: Option<&User>, body: Markup) -> Response {
-    let page = html! {
-        (DOCTYPE)
-        html lang="zh-CN" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · ojd" }
-                link rel="stylesheet" href="/static/style.css";
-                link rel="stylesheet" href="/contest-static/contest.css";
-                script src="/contest-static/contest.js" defer {}
-            }
-            body {
-                header { nav {
-                    a.brand href="/" { "ojd" }
-                    a href="/" { "Problems" }
-                    a href="/contests" { "Contests" }
-                    a href="/submissions" { "My submissions" }
-                    @if user.is_some_and(|u| u.admin) { a href="/admin/rejudgings" { "Rejudgings" } }
-                    span.spacer {}
-                    @match user {
-                        Some(u) => span.who { (u.name) @if u.admin { " (admin)" } },
-                        None => a href="/login" { "Log in" },
-                    }
-                } }
-                main { (body) }
-            }
-        }
+    let body = html! {
+        link rel="stylesheet" href="/contest-static/contest.css";
+        script src="/contest-static/contest.js" defer {}
+        (body)
     };
-    Html(page.into_string()).into_response()
+    Html(super::html::page(title, user, body)).into_response()
 }
 
 /// An error as a page.

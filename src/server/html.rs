@@ -27,8 +27,10 @@ pub fn page(title: &str, user: Option<&User>, body: Markup) -> String {
                 header { nav {
                     a.brand href="/" { "ojd" }
                     a href="/" { "Problems" }
+                    a href="/contests" { "Contests" }
                     @match user {
                         Some(u) if u.admin => {
+                            a href="/admin/rejudgings" { "Rejudgings" }
                             a href="/submissions" { "All submissions" }
                             a href="/admin/queue" { "Queue" }
                             a href="/admin/problems" { "Manage problems" }

@@ -65,14 +65,21 @@ impl RejudgingState {
 /// have a current judging are taken.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RejudgeFilter {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub submission: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub contest: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
     /// Submitted at or after this time (Unix ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub from_ms: Option<i64>,
     /// Submitted before this time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub to_ms: Option<i64>,
 }
 

@@ -305,7 +305,7 @@ fn sqlite_store_passes_the_contest_suite() {
 
 const JUDGED_WITHIN: Duration = Duration::from_secs(180);
 
-fn rfc3339(ms: i64) -> String {
+pub(crate) fn rfc3339(ms: i64) -> String {
     let t = time::OffsetDateTime::from_unix_timestamp(ms / 1000).expect("time");
     t.format(&time::format_description::well_known::Rfc3339)
         .expect("format")
@@ -315,7 +315,14 @@ fn now_ms() -> i64 {
     ojd::store::now_ms()
 }
 
-fn write_contest(dir: &Path, id: &str, start_ms: i64, duration: &str, extra: &str, problem: &str) {
+pub(crate) fn write_contest(
+    dir: &Path,
+    id: &str,
+    start_ms: i64,
+    duration: &str,
+    extra: &str,
+    problem: &str,
+) {
     let d = dir.join(id);
     std::fs::create_dir_all(&d).expect("mkdir");
     std::fs::write(
@@ -328,7 +335,7 @@ fn write_contest(dir: &Path, id: &str, start_ms: i64, duration: &str, extra: &st
     .expect("write contest");
 }
 
-fn submit(
+pub(crate) fn submit(
     d: &crate::daemon::Daemon,
     token: &str,
     contest: Option<&str>,

@@ -27,6 +27,7 @@ macro_rules! require_root {
 mod browser;
 mod common;
 mod contests;
+mod contests_browser;
 mod daemon;
 mod hostile;
 mod import;
