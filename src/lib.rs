@@ -7,6 +7,7 @@
 //! [`report`] as tables, JSON and diffs.
 
 pub mod answers;
+pub mod blobs;
 pub mod calibrate;
 pub mod checker;
 pub mod config;

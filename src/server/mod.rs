@@ -40,7 +40,7 @@ pub mod view;
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -48,9 +48,10 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::sync::{watch, Notify};
 
+use crate::blobs::Cache;
 use crate::config::Config;
 use crate::judge::Judge;
-use crate::store::{SqliteStore, Store, StoreError};
+use crate::store::{Store, StoreError};
 
 pub use catalog::Catalog;
 
@@ -73,6 +74,36 @@ pub enum ServerError {
     DatabaseBusy { path: String, lock: String },
     #[error("failed to start the async runtime")]
     Runtime(#[source] std::io::Error),
+    #[error("the package cache")]
+    Cache(#[from] crate::blobs::BlobError),
+}
+
+/// How long a claim's lease lasts without a heartbeat. A host that dies loses its claims this
+/// long after its last heartbeat; an idle worker looks for work at least every
+/// [`IDLE_POLL`], so a dead host's submission is judged again within 12 s (the documented
+/// bound is 15 s).
+pub const LEASE: Duration = Duration::from_secs(10);
+/// How often a node renews its leases and says it is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(2);
+/// The longest an idle worker waits before looking at the queue again.
+pub const IDLE_POLL: Duration = Duration::from_secs(2);
+
+/// What a node does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `ojd serve`: HTTP, problems from its folder, maybe local workers.
+    Serve,
+    /// `ojd worker`: judging only, problems from the database.
+    Worker,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Serve => "serve",
+            Role::Worker => "worker",
+        }
+    }
 }
 
 /// Everything the handlers and workers share.
@@ -96,6 +127,13 @@ pub struct App {
     pub workers: usize,
     /// This node's name, recorded as `judged_by` on the judgings its workers make.
     pub host: String,
+    pub role: Role,
+    /// Whether other nodes share the database (PostgreSQL): events then go through it.
+    pub shared: bool,
+    /// A judge host's package cache (workers without a problems folder).
+    pub packages: Option<Arc<Cache>>,
+    /// Set when the heartbeat may stop (after the workers drained).
+    beat_stop: Arc<AtomicBool>,
     /// The flock on `<database>.lock`, held while the daemon runs.
     db_lock: std::sync::Mutex<Option<std::fs::File>>,
 }
@@ -127,30 +165,99 @@ impl App {
     /// Opens the store, requeues interrupted work and loads the problems. Blocking: call it
     /// before the runtime starts or on a blocking thread.
     pub fn start(config: Config, judge: Judge, workers: usize) -> Result<Arc<App>, ServerError> {
+        let database = config.server.database.to_string_lossy().into_owned();
+        if crate::store::is_postgres_url(&database) {
+            // Many nodes share it; each takes back only its own interrupted claims.
+            let store = crate::store::open(&database)?;
+            let host = format!("{}/serve", host_name());
+            return App::build(config, judge, workers, store, Role::Serve, host, None);
+        }
         // Two daemons on one database would both requeue and judge the same submissions.
         let lock = lock_database(&config.server.database)?;
-        let store = SqliteStore::open(&config.server.database)?;
-        let app = App::with_store(config, judge, workers, Arc::new(store))?;
+        let store = crate::store::open(&database)?;
+        let app = App::with_store(config, judge, workers, store)?;
         *app.db_lock.lock().unwrap_or_else(|e| e.into_inner()) = lock;
         Ok(app)
     }
 
+    /// A single-host daemon over `store`: everything left `judging` is requeued at start.
     pub fn with_store(
         config: Config,
         judge: Judge,
         workers: usize,
         store: Arc<dyn Store>,
     ) -> Result<Arc<App>, ServerError> {
-        let requeued = store.requeue_interrupted()?;
+        let requeued = store.requeue_interrupted(None)?;
         if requeued > 0 {
             log(&format!(
                 "requeued {requeued} submission(s) left half-judged by the previous run"
             ));
         }
-        let catalog = Catalog::load(&config, &judge);
-        catalog.report();
+        App::build(
+            config,
+            judge,
+            workers,
+            store,
+            Role::Serve,
+            host_name(),
+            None,
+        )
+    }
+
+    /// A judge host (`ojd worker`): no problems folder, packages from the database.
+    pub fn worker(
+        config: Config,
+        judge: Judge,
+        workers: usize,
+        name: String,
+        cache: Cache,
+    ) -> Result<Arc<App>, ServerError> {
+        let database = config.server.database.to_string_lossy().into_owned();
+        let store = crate::store::open(&database)?;
+        App::build(
+            config,
+            judge,
+            workers,
+            store,
+            Role::Worker,
+            name,
+            Some(Arc::new(cache)),
+        )
+    }
+
+    fn build(
+        config: Config,
+        judge: Judge,
+        workers: usize,
+        store: Arc<dyn Store>,
+        role: Role,
+        host: String,
+        packages: Option<Arc<Cache>>,
+    ) -> Result<Arc<App>, ServerError> {
+        let shared = crate::store::is_postgres_url(&config.server.database.to_string_lossy());
+        if shared {
+            let requeued = store.requeue_interrupted(Some(&host))?;
+            if requeued > 0 {
+                log(&format!(
+                    "requeued {requeued} submission(s) this host ({host}) left half-judged"
+                ));
+            }
+        }
+        let catalog = match role {
+            Role::Serve => {
+                let catalog = Catalog::load(&config, &judge);
+                catalog.report();
+                publish_all(store.as_ref(), &catalog);
+                catalog
+            }
+            Role::Worker => Catalog::default(),
+        };
         let contests = contests::Registry::load(&config);
         let (stop_tx, _) = watch::channel(false);
+        let hub = queue::Hub::new();
+        if shared {
+            hub.forward_to(store.clone(), host.clone());
+        }
         Ok(Arc::new(App {
             limiter: auth::RateLimiter::new(config.server.rate_limit_per_minute),
             guards: Arc::new(security::Guards::new()),
@@ -159,13 +266,17 @@ impl App {
             store,
             catalog: RwLock::new(Arc::new(catalog)),
             contests,
-            hub: queue::Hub::new(),
+            hub,
             metrics: metrics::Counters::default(),
             wake: Notify::new(),
             stop_tx,
             started: Instant::now(),
             workers,
-            host: host_name(),
+            host,
+            role,
+            shared,
+            packages,
+            beat_stop: Arc::new(AtomicBool::new(false)),
             db_lock: std::sync::Mutex::new(None),
         }))
     }
@@ -182,6 +293,7 @@ impl App {
     pub fn reload(&self) -> Arc<Catalog> {
         let fresh = Arc::new(Catalog::load(&self.config, &self.judge));
         fresh.report();
+        publish_all(self.store.as_ref(), &fresh);
         *self.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
         self.contests.reload(&self.config);
         fresh
@@ -208,6 +320,83 @@ impl App {
 
     pub fn is_stopping(&self) -> bool {
         *self.stop_tx.borrow()
+    }
+}
+
+/// Publishes every loaded problem to the database (content-addressed: unchanged files cost
+/// nothing), so judge hosts without the folder can judge it; failures are logged.
+fn publish_all(store: &dyn Store, catalog: &Catalog) {
+    let now = crate::store::now_ms();
+    for (id, entry) in &catalog.problems {
+        if let Err(e) = crate::blobs::publish(store, &entry.problem, now) {
+            log(&format!(
+                "problem {id}: cannot publish it to judge hosts: {e}"
+            ));
+        }
+    }
+}
+
+/// Starts the node's heartbeat (a thread of its own, so a busy runtime cannot starve it): it
+/// renews this host's leases every [`HEARTBEAT`] until [`App::stop_heartbeat`].
+pub fn start_heartbeat(app: &Arc<App>) {
+    let store = app.store.clone();
+    let host = app.host.clone();
+    let role = app.role.as_str();
+    let stop = app.beat_stop.clone();
+    let started = crate::store::now_ms();
+    let mut failing = false;
+    let spawned = std::thread::Builder::new()
+        .name("ojd-heartbeat".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let now = crate::store::now_ms();
+                let lease = now + LEASE.as_millis() as i64;
+                match store.heartbeat(&host, role, started, now, lease) {
+                    Ok(_) if failing => {
+                        failing = false;
+                        log("the database answers again; leases renewed");
+                    }
+                    Ok(_) => {}
+                    Err(e) if !failing => {
+                        failing = true;
+                        log(&format!(
+                            "heartbeat failed (retrying): {}",
+                            queue::error_chain(&e)
+                        ));
+                    }
+                    Err(_) => {}
+                }
+                std::thread::sleep(HEARTBEAT);
+            }
+        });
+    if let Err(e) = spawned {
+        log(&format!("cannot start the heartbeat: {e}"));
+    }
+}
+
+/// Feeds other nodes' live events into this node's hub (PostgreSQL only).
+fn start_listener(app: &Arc<App>) {
+    if !app.shared {
+        return;
+    }
+    let weak = Arc::downgrade(app);
+    let sink = Box::new(move |payload: String| {
+        if let Some(app) = weak.upgrade() {
+            app.hub.apply_remote(&app.host, &payload);
+        }
+    });
+    if let Err(e) = app.store.listen(sink) {
+        log(&format!(
+            "live events from other hosts are off: {}",
+            queue::error_chain(&e)
+        ));
+    }
+}
+
+impl App {
+    /// Lets the heartbeat thread end (after the workers drained).
+    pub fn stop_heartbeat(&self) {
+        self.beat_stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -269,6 +458,8 @@ pub async fn run(
     app: Arc<App>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
+    start_heartbeat(&app);
+    start_listener(&app);
     let mut workers = queue::spawn_workers(&app);
     let stop_app = app.clone();
     let mut stopped = app.stopping();
@@ -302,21 +493,7 @@ pub async fn run(
             return Err(ServerError::Serve(e));
         }
     }
-    let grace = app.config.server.shutdown_grace;
-    let drained = tokio::time::timeout(grace, workers.join()).await.is_ok();
-    if !drained {
-        let n = app.hub.cancel_all();
-        log(&format!(
-            "{n} judging(s) still running after {grace:?}: cancelling and requeueing them"
-        ));
-        // Cancellation is seen between tests; a test runs for at most its wall limit.
-        if tokio::time::timeout(Duration::from_secs(5), workers.join())
-            .await
-            .is_err()
-        {
-            log("some judgings did not stop; they will be judged again at the next start");
-        }
-    }
+    drain(&app, &mut workers).await;
     // Open connections (event streams, keep-alive) get a moment to close; then they are dropped.
     let server_result = match server_result {
         Some(r) => Some(r),
@@ -332,6 +509,27 @@ pub async fn run(
         app.metrics.judged.load(Ordering::Relaxed)
     ));
     Ok(())
+}
+
+/// Waits for the workers to finish their judgings (`shutdown_grace`), then cancels the rest
+/// (requeued); stops the heartbeat last, so leases hold while judgings finish.
+pub async fn drain(app: &Arc<App>, workers: &mut queue::Workers) {
+    let grace = app.config.server.shutdown_grace;
+    let drained = tokio::time::timeout(grace, workers.join()).await.is_ok();
+    if !drained {
+        let n = app.hub.cancel_all();
+        log(&format!(
+            "{n} judging(s) still running after {grace:?}: cancelling and requeueing them"
+        ));
+        // Cancellation is seen between tests; a test runs for at most its wall limit.
+        if tokio::time::timeout(Duration::from_secs(5), workers.join())
+            .await
+            .is_err()
+        {
+            log("some judgings did not stop; they will be judged again at the next start");
+        }
+    }
+    app.stop_heartbeat();
 }
 
 /// Resolves when SIGTERM or SIGINT arrives.

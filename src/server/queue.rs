@@ -9,12 +9,19 @@
 //! The judge's own failures (sandbox, I/O, a problem that vanished in a reload) are stored as
 //! verdict JE with the cause in the submission's `message`, and logged: never the student's
 //! fault. A cancelled judging (shutdown) goes back to the queue.
+//!
+//! Across hosts (PostgreSQL): every event a node's workers publish is also sent through the
+//! database ([`Hub::forward_to`], NOTIFY from a thread of its own, in order), and each node feeds
+//! the other nodes' events into its hub ([`Hub::apply_remote`]), so a stream on any node sees
+//! every judging. A judge host without a problems folder judges the package version its claim
+//! names, from its [`Cache`](crate::blobs::Cache).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
@@ -24,7 +31,8 @@ use crate::store::{now_ms, Claim};
 use crate::verdict::{JudgeReport, TestResult, Verdict};
 
 /// A moment in a judging.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Live {
     Started {
         id: i64,
@@ -83,6 +91,15 @@ struct Running {
 pub struct Hub {
     tx: broadcast::Sender<Arc<Live>>,
     running: Mutex<HashMap<i64, Running>>,
+    /// Where this node's events go to reach the other nodes (PostgreSQL).
+    outbox: Mutex<Option<std::sync::mpsc::Sender<Live>>>,
+}
+
+/// An event as it travels between nodes.
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    from: String,
+    live: Live,
 }
 
 impl Default for Hub {
@@ -98,7 +115,66 @@ impl Hub {
         Hub {
             tx,
             running: Mutex::new(HashMap::new()),
+            outbox: Mutex::new(None),
         }
+    }
+
+    /// Sends every event of this node through the store to the other nodes, from a thread of
+    /// its own (in order; a database that fails loses live events, never verdicts).
+    pub fn forward_to(&self, store: Arc<dyn crate::store::Store>, host: String) {
+        let (tx, rx) = std::sync::mpsc::channel::<Live>();
+        let spawned = std::thread::Builder::new()
+            .name("ojd-events".into())
+            .spawn(move || {
+                for live in rx {
+                    let Some(payload) = envelope(&host, live) else {
+                        continue;
+                    };
+                    let _ = store.notify(&payload);
+                }
+            });
+        if spawned.is_ok() {
+            *self.outbox.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        }
+    }
+
+    fn send(&self, event: Live) {
+        if let Some(out) = &*self.outbox.lock().unwrap_or_else(|e| e.into_inner()) {
+            let _ = out.send(event.clone());
+        }
+        let _ = self.tx.send(Arc::new(event));
+    }
+
+    /// An event from another node (its JSON envelope); this node's own are ignored.
+    pub fn apply_remote(&self, me: &str, payload: &str) {
+        let Ok(env) = serde_json::from_str::<Envelope>(payload) else {
+            return;
+        };
+        if env.from == me {
+            return;
+        }
+        let id = env.live.id();
+        let mut running = self.lock();
+        match &env.live {
+            Live::Started { .. } => {
+                running.insert(
+                    id,
+                    Running {
+                        progress: Progress::default(),
+                        cancel: Arc::new(AtomicBool::new(false)),
+                    },
+                );
+            }
+            Live::Done { .. } | Live::Requeued { .. } => {
+                running.remove(&id);
+            }
+            other => {
+                if let Some(r) = running.get_mut(&id) {
+                    record(&mut r.progress, other);
+                }
+            }
+        }
+        let _ = self.tx.send(Arc::new(env.live));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Running>> {
@@ -127,7 +203,7 @@ impl Hub {
                 cancel: cancel.clone(),
             },
         );
-        let _ = self.tx.send(Arc::new(Live::Started { id }));
+        self.send(Live::Started { id });
         cancel
     }
 
@@ -135,17 +211,9 @@ impl Hub {
     fn publish(&self, event: Live) {
         let mut running = self.lock();
         if let Some(r) = running.get_mut(&event.id()) {
-            match &event {
-                Live::Compiled { ok, .. } => r.progress.compiled = Some(*ok),
-                Live::TestStarted { index, .. } => r.progress.running = Some(*index),
-                Live::TestFinished { result, .. } => {
-                    r.progress.running = None;
-                    r.progress.tests.push(result.clone());
-                }
-                _ => {}
-            }
+            record(&mut r.progress, &event);
         }
-        let _ = self.tx.send(Arc::new(event));
+        self.send(event);
     }
 
     fn progress(&self, id: i64, event: Event<'_>) {
@@ -166,7 +234,7 @@ impl Hub {
 
     fn end(&self, id: i64, event: Live) {
         self.lock().remove(&id);
-        let _ = self.tx.send(Arc::new(event));
+        self.send(event);
     }
 
     /// Asks every judging in flight to stop at its next test; returns how many.
@@ -177,6 +245,40 @@ impl Hub {
         }
         running.len()
     }
+}
+
+fn record(progress: &mut Progress, event: &Live) {
+    match event {
+        Live::Compiled { ok, .. } => progress.compiled = Some(*ok),
+        Live::TestStarted { index, .. } => progress.running = Some(*index),
+        Live::TestFinished { result, .. } => {
+            progress.running = None;
+            progress.tests.push(result.clone());
+        }
+        _ => {}
+    }
+}
+
+/// The JSON an event travels in, cut to fit a NOTIFY: a test's diff and then its message go
+/// first (the page reads them from the store when the verdict is in).
+fn envelope(host: &str, mut live: Live) -> Option<String> {
+    let limit = crate::store::postgres::MAX_PAYLOAD;
+    for step in 0..3 {
+        let text = serde_json::to_string(&Envelope {
+            from: host.to_string(),
+            live: live.clone(),
+        })
+        .ok()?;
+        if text.len() <= limit {
+            return Some(text);
+        }
+        match (&mut live, step) {
+            (Live::TestFinished { result, .. }, 0) => result.diff = None,
+            (Live::TestFinished { result, .. }, 1) => result.message.clear(),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The worker tasks, to wait for at shutdown.
@@ -207,14 +309,22 @@ async fn worker(app: Arc<App>) {
             break;
         }
         let host = app.host.clone();
-        match app.db(move |s| s.claim(&host, now_ms())).await {
+        let lease = super::LEASE.as_millis() as i64;
+        match app
+            .db(move |s| {
+                let now = now_ms();
+                s.claim(&host, now, now + lease)
+            })
+            .await
+        {
             Ok(Some(claim)) => judge_claim(&app, claim).await,
             Ok(None) => {
                 tokio::select! {
                     _ = app.wake.notified() => {}
                     _ = stop.changed() => {}
                     // A backstop: work queued by another process (an admin tool) is found too.
-                    _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                    // (and a dead host's expired lease).
+                    _ = tokio::time::sleep(super::IDLE_POLL) => {}
                 }
             }
             Err(e) => {
@@ -238,7 +348,7 @@ fn judge_error_report(claim: &Claim) -> JudgeReport {
     )
 }
 
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
@@ -253,13 +363,27 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
     let started = Instant::now();
     let (id, attempt) = (claim.id, claim.attempt);
     let cancel = app.hub.begin(id);
-    let problem = app.catalog().get(&claim.problem).map(|e| e.problem.clone());
+    let problem = match &app.packages {
+        // A judge host: the package version the claim names, fetched once and cached.
+        Some(cache) => {
+            let (cache, store) = (cache.clone(), app.store.clone());
+            let (name, version) = (claim.problem.clone(), claim.package_version.clone());
+            tokio::task::spawn_blocking(move || {
+                cache.problem(store.as_ref(), &name, version.as_deref())
+            })
+            .await
+            .map_err(|e| format!("the package task failed: {e}"))
+            .and_then(|r| r.map_err(|e| error_chain(&e)))
+        }
+        None => app
+            .catalog()
+            .get(&claim.problem)
+            .map(|e| e.problem.clone())
+            .ok_or_else(|| format!("problem {:?} is not loaded on this judge", claim.problem)),
+    };
     let outcome = match problem {
-        None => Err(format!(
-            "problem {:?} is not loaded on this judge",
-            claim.problem
-        )),
-        Some(problem) => {
+        Err(e) => Err(e),
+        Ok(problem) => {
             let judge = app.judge.clone();
             let hub_app = app.clone();
             let sub = Submission {

@@ -7,27 +7,30 @@
 //!
 //! ```text
 //! src/store/mod.rs              this file: the Store trait, shared types, StoreError, open()
-//! src/store/<area>.rs           an area's own trait and types (e.g. contests.rs: ContestStore)
+//! src/store/<area>.rs           an area's own trait and types (e.g. contests.rs: ContestStore;
+//!                               cluster.rs: ClusterStore, hosts, packages, live events)
 //! src/store/sqlite/mod.rs       SqliteStore: connection, the core Store impl (submissions, queue,
 //!                               judgings); sqlite/tokens.rs the token queries
 //! src/store/sqlite/migrations.rs  the SQLite migration list (append-only)
 //! src/store/sqlite/<area>.rs    `impl <Area>Store for SqliteStore`
-//! src/store/postgres/…          the same shape for PostgreSQL, migrations kept in step
+//! src/store/postgres/mod.rs     PgStore, the same shape for PostgreSQL; postgres/migrations.rs
+//!                               kept in step with the SQLite list
 //! ```
 //!
 //! An area (contests, clarifications, rejudgings, sessions, users…) adds:
 //! 1. `src/store/<area>.rs` with `pub trait <Area>Store: Send + Sync { … }` and its types, and a
 //!    `pub mod <area>;` line here;
 //! 2. its trait to the supertrait list of [`Store`] (`pub trait Store: ContestStore + … `), so
-//!    every backend must implement it and `Arc<dyn Store>` reaches it (callers then
-//!    `use crate::store::<area>::<Area>Store;` to call its methods);
+//!    every backend must implement it and `&dyn Store` reaches its methods (as it does
+//!    [`cluster::ClusterStore`]'s: heartbeats, packages, events);
 //! 3. `sqlite/<area>.rs` (and `postgres/<area>.rs`) implementing it, and its tables as ONE new
 //!    entry at the end of each backend's migration list — never edit an entry that landed:
 //!    databases in the field have already run it. Both lists keep the same number of entries,
 //!    entry N doing the same thing in both dialects.
 //!
 //! The core methods (queue, submissions, judgings, tokens) sit on [`Store`] itself, so that
-//! existing callers need no import. Every method is one short transaction; the trait is
+//! existing callers need no import. `tests/integration/store.rs` holds the one suite every
+//! backend runs (`store_suite!`): an area adds its cases there. Every method is one short transaction; the trait is
 //! synchronous and async callers run it on a blocking thread (`App::db`).
 //!
 //! # Theory of operation
@@ -57,7 +60,9 @@
 //!
 //! Times are Unix milliseconds. Tokens are stored as SHA-256 hashes, never in clear.
 
+pub mod cluster;
 pub mod contests;
+pub mod postgres;
 pub mod sqlite;
 pub mod web;
 
@@ -67,6 +72,7 @@ use serde::Serialize;
 
 use crate::verdict::{JudgeReport, TestResult, Verdict};
 
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 /// Where a submission is in its life.
@@ -190,6 +196,9 @@ pub struct Claim {
     pub judging: i64,
     /// The rejudging the result belongs to (it then does not become current by itself).
     pub rejudging: Option<i64>,
+    /// The problem's package version current at the claim (recorded on the judging), when the
+    /// problem was published.
+    pub package_version: Option<String>,
     pub user: String,
     pub problem: String,
     pub language: String,
@@ -266,12 +275,15 @@ where
 
 /// The daemon's storage. Every method is one short transaction; callers in async code run them
 /// on a blocking thread. Areas add their methods as supertraits (see the module docs).
-pub trait Store: contests::ContestStore + web::WebStore + Send + Sync {
+pub trait Store:
+    cluster::ClusterStore + contests::ContestStore + web::WebStore + Send + Sync
+{
     /// Queues a submission and returns its id.
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;
     /// Takes the next submission to judge (fair between users) for the judge host `host`,
-    /// opening a judging for it; `None` when the queue is empty.
-    fn claim(&self, host: &str, now: i64) -> Result<Option<Claim>, StoreError>;
+    /// opening a judging for it and leasing it until `lease_until`; `None` when the queue is
+    /// empty. A submission whose lease expired (its host died) is claimable again.
+    fn claim(&self, host: &str, now: i64, lease_until: i64) -> Result<Option<Claim>, StoreError>;
     /// Stores a verdict into the claim's judging, exactly once: `false` when the claim is stale
     /// and nothing was written.
     fn finish(
@@ -285,8 +297,9 @@ pub trait Store: contests::ContestStore + web::WebStore + Send + Sync {
     /// Puts a claimed submission back in the queue (shutdown, cancellation); its judging stays
     /// in the history, unfinished.
     fn requeue(&self, id: i64, attempt: u32) -> Result<bool, StoreError>;
-    /// At start: every submission left `judging` by a previous run goes back to the queue.
-    fn requeue_interrupted(&self) -> Result<u64, StoreError>;
+    /// At start: every submission left `judging` by a previous run of `host` (`None`: of any
+    /// host, for a single-host database) goes back to the queue.
+    fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError>;
     /// The submission with its current judging.
     fn get(&self, id: i64) -> Result<Option<SubmissionDetail>, StoreError>;
     fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError>;
@@ -324,10 +337,7 @@ pub fn is_postgres_url(database: &str) -> bool {
 /// anything else is the path of a SQLite file (created if missing). Migrations run.
 pub fn open(database: &str) -> Result<Arc<dyn Store>, StoreError> {
     if is_postgres_url(database) {
-        return Err(StoreError::Unsupported(format!(
-            "the database {} is a PostgreSQL URL, but this ojd has no PostgreSQL store yet",
-            redact_url(database)
-        )));
+        return Ok(Arc::new(PgStore::open(database)?));
     }
     Ok(Arc::new(SqliteStore::open(std::path::Path::new(database))?))
 }

@@ -52,7 +52,7 @@ fn report(problem: &str, verdict: Verdict) -> JudgeReport {
 
 /// Judges everything queued, giving each submission the verdict `verdict_of` says.
 fn judge_all(s: &dyn Store, verdict_of: impl Fn(i64) -> Verdict) {
-    while let Some(c) = s.claim("test", START).expect("claim") {
+    while let Some(c) = s.claim("test", START, START + 600_000).expect("claim") {
         let r = report(&c.problem, verdict_of(c.id));
         assert!(s.finish(c.id, c.attempt, &r, "", START).expect("finish"));
     }
@@ -198,7 +198,10 @@ fn store_suite(s: &dyn Store) {
         (RejudgingState::Open, 3, 0)
     );
     // One judged so far: apply is refused, students still see the old verdicts.
-    let first = s.claim("test", START).expect("claim").expect("queued");
+    let first = s
+        .claim("test", START, START + 600_000)
+        .expect("claim")
+        .expect("queued");
     assert_eq!(first.rejudging, Some(r));
     assert!(s
         .finish(
@@ -255,7 +258,9 @@ fn store_suite(s: &dyn Store) {
         .expect("create");
     s.cancel_rejudging(r2, "admin", START).expect("cancel");
     assert!(
-        s.claim("test", START).expect("claim").is_none(),
+        s.claim("test", START, START + 600_000)
+            .expect("claim")
+            .is_none(),
         "cancelled work left the queue"
     );
     let carol = s.info(ids[7]).expect("info").expect("exists");
@@ -299,6 +304,14 @@ fn store_suite(s: &dyn Store) {
 fn sqlite_store_passes_the_contest_suite() {
     let s = SqliteStore::in_memory().expect("store");
     store_suite(&s);
+}
+
+#[test]
+fn postgres_store_passes_the_contest_suite() {
+    let Some(f) = crate::store::postgres() else {
+        return;
+    };
+    store_suite(f.store.as_ref());
 }
 
 // ---- the daemon ----

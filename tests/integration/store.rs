@@ -15,14 +15,25 @@ pub struct Fixture {
 }
 
 /// A fresh SQLite file store, opened the way the daemon opens it.
-pub fn sqlite() -> Fixture {
+pub fn sqlite() -> Option<Fixture> {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("ojd.sqlite3");
     let store = store::open(path.to_str().expect("utf-8 path")).expect("open");
-    Fixture {
+    Some(Fixture {
         store,
         _keep: Box::new(dir),
-    }
+    })
+}
+
+/// A fresh database in the private PostgreSQL cluster (`None`: skipped, see pg.rs).
+pub fn postgres() -> Option<Fixture> {
+    let cluster = crate::pg::Cluster::get()?;
+    let url = cluster.database();
+    let store = store::open(&url).expect("open");
+    Some(Fixture {
+        store,
+        _keep: Box::new(cluster),
+    })
 }
 
 /// Instantiates every case of the suite for one backend: `store_suite!(module, make_fixture)`.
@@ -40,6 +51,10 @@ macro_rules! store_suite {
                 list_filters_and_pages,
                 counts_follow_the_current_judging,
                 tokens_round_trip,
+                concurrent_claims_take_each_submission_once,
+                an_expired_lease_is_claimed_again,
+                packages_are_content_addressed,
+                web_sessions_codes_and_token_activity,
             );
         }
     };
@@ -47,7 +62,7 @@ macro_rules! store_suite {
         $(
             #[test]
             fn $case() {
-                let fixture = $make();
+                let Some(fixture) = $make() else { return };
                 crate::store::$case(fixture.store.as_ref());
             }
         )*
@@ -55,6 +70,213 @@ macro_rules! store_suite {
 }
 
 store_suite!(sqlite_suite, crate::store::sqlite);
+store_suite!(postgres_suite, crate::store::postgres);
+
+pub fn concurrent_claims_take_each_submission_once(s: &dyn Store) {
+    let n = 60;
+    for i in 0..n {
+        s.insert(&sub(&format!("u{}", i % 7), "p"), 0)
+            .expect("insert");
+    }
+    let claimed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for w in 0..6 {
+            let claimed = &claimed;
+            scope.spawn(move || {
+                let host = format!("w{w}");
+                while let Some(c) = s.claim(&host, 1, 100_000).expect("claim") {
+                    assert!(s
+                        .finish(c.id, c.attempt, &report(Verdict::Accepted, 1), "", 2)
+                        .expect("finish"));
+                    claimed.lock().expect("lock").push(c.id);
+                }
+            });
+        }
+    });
+    let mut ids = claimed.into_inner().expect("lock");
+    ids.sort();
+    let before = ids.len();
+    ids.dedup();
+    assert_eq!((before, ids.len()), (n, n), "each claimed exactly once");
+    let counts = s.counts().expect("counts");
+    assert_eq!(
+        (counts.done, counts.queued, counts.judging),
+        (n as u64, 0, 0)
+    );
+}
+
+pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
+    let id = s.insert(&sub("a", "p"), 0).expect("insert");
+    let dead = s
+        .claim("dead", 1000, 11_000)
+        .expect("claim")
+        .expect("queued");
+    let other = s.insert(&sub("b", "p"), 0).expect("insert");
+    let alive = s
+        .claim("alive", 1000, 11_000)
+        .expect("claim")
+        .expect("queued");
+    assert_eq!(alive.id, other);
+    assert!(
+        s.claim("x", 5000, 15_000).expect("claim").is_none(),
+        "leases hold"
+    );
+    // Only the living host renews.
+    assert_eq!(
+        s.heartbeat("alive", "worker", 900, 9000, 19_000)
+            .expect("beat"),
+        1
+    );
+    let hosts = s.hosts().expect("hosts");
+    assert_eq!(hosts.len(), 1);
+    assert_eq!(
+        (
+            hosts[0].name.as_str(),
+            hosts[0].role.as_str(),
+            hosts[0].last_seen,
+            hosts[0].judging.clone()
+        ),
+        ("alive", "worker", 9000, vec![other])
+    );
+    let again = s
+        .claim("alive", 12_000, 22_000)
+        .expect("claim")
+        .expect("expired");
+    assert_eq!((again.id, again.attempt), (id, 2));
+    assert!(
+        !s.finish(
+            dead.id,
+            dead.attempt,
+            &report(Verdict::Accepted, 1),
+            "",
+            12_500
+        )
+        .expect("finish"),
+        "the dead host's late verdict is refused"
+    );
+    assert!(s
+        .finish(
+            again.id,
+            again.attempt,
+            &report(Verdict::WrongAnswer, 1),
+            "",
+            13_000
+        )
+        .expect("finish"));
+    assert!(
+        s.claim("x", 13_000, 23_000).expect("claim").is_none(),
+        "the renewed lease holds"
+    );
+    let i = info(s, id);
+    assert_eq!(
+        (i.verdict, i.judged, i.judged_by.as_deref()),
+        (Some(Verdict::WrongAnswer), 1, Some("alive"))
+    );
+    // A restarted host takes back only its own claims.
+    assert_eq!(s.requeue_interrupted(Some("nobody")).expect("requeue"), 0);
+    assert_eq!(s.requeue_interrupted(Some("alive")).expect("requeue"), 1);
+}
+
+pub fn packages_are_content_addressed(s: &dyn Store) {
+    use ojd::store::cluster::sha256_hex;
+    let files = vec![
+        ("problem.toml".to_string(), b"title = 'x'".to_vec()),
+        ("tests/1.in".to_string(), b"1 2\n".to_vec()),
+        ("tests/1.ans".to_string(), b"3\n".to_vec()),
+    ];
+    let v1 = s.publish("p", &files, 1).expect("publish");
+    assert_eq!(
+        s.publish("p", &files, 2).expect("publish"),
+        v1,
+        "same files, same version"
+    );
+    let id = s.insert(&sub("a", "p"), 0).expect("insert");
+    let c = s.claim("h", 3, 100).expect("claim").expect("queued");
+    assert_eq!(c.package_version.as_deref(), Some(v1.as_str()));
+    let package = s.package(&v1).expect("package").expect("published");
+    assert_eq!(package.problem, "p");
+    assert_eq!(
+        package
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>(),
+        ["problem.toml", "tests/1.ans", "tests/1.in"]
+    );
+    for f in &package.files {
+        let data = s.blob(&f.hash).expect("blob").expect("stored");
+        assert_eq!(
+            (sha256_hex(&data), data.len() as u64),
+            (f.hash.clone(), f.size)
+        );
+    }
+    let mut changed = files.clone();
+    changed[2].1 = b"4\n".to_vec();
+    let v2 = s.publish("p", &changed, 4).expect("publish");
+    assert_ne!(v1, v2);
+    assert_ne!(
+        s.publish("q", &files, 5).expect("publish"),
+        v1,
+        "another problem, another version"
+    );
+    assert!(s
+        .finish(id, c.attempt, &report(Verdict::Accepted, 1), "", 6)
+        .expect("finish"));
+    assert_eq!(
+        s.judgings(id).expect("judgings")[0]
+            .package_version
+            .as_deref(),
+        Some(v1.as_str())
+    );
+    s.rejudge(id).expect("rejudge");
+    let c = s.claim("h", 7, 100).expect("claim").expect("queued");
+    assert_eq!(
+        c.package_version.as_deref(),
+        Some(v2.as_str()),
+        "a rejudge uses the new version"
+    );
+    assert!(s.package("nope").expect("package").is_none());
+    assert!(s.blob(&sha256_hex(b"nothing")).expect("blob").is_none());
+    s.ping().expect("ping");
+}
+
+pub fn web_sessions_codes_and_token_activity(s: &dyn Store) {
+    use ojd::store::web::Holder;
+    let alice = Holder {
+        name: "alice".into(),
+        admin: false,
+    };
+    s.add_session("h1", &alice, 100, 0).expect("add");
+    assert_eq!(s.session("h1", 50).expect("get"), Some(alice.clone()));
+    assert_eq!(s.session("h1", 100).expect("get"), None, "expired");
+    s.end_session("h1").expect("end");
+    assert_eq!(s.session("h1", 50).expect("get"), None);
+    s.add_session("h2", &alice, 100, 0).expect("add");
+    assert_eq!(s.end_sessions_of("alice").expect("end"), 1);
+    s.add_login_code("c1", &alice, 100).expect("code");
+    assert_eq!(
+        s.take_login_code("c1", 10).expect("take"),
+        Some(alice.clone())
+    );
+    assert_eq!(
+        s.take_login_code("c1", 10).expect("take"),
+        None,
+        "used once"
+    );
+    s.add_login_code("c2", &alice, 100).expect("code");
+    assert_eq!(s.take_login_code("c2", 100).expect("take"), None, "expired");
+
+    let (h1, h2) = ("a".repeat(64), "b".repeat(64));
+    s.add_token(&h1, "alice", false, 5).expect("add");
+    s.add_token(&h2, "alice", false, 6).expect("add");
+    s.token_used(&h1, 9).expect("used");
+    let list = s.token_activity().expect("list");
+    assert_eq!(list.len(), 2);
+    assert_eq!((list[0].last_used, list[1].last_used), (Some(9), None));
+    assert_eq!(s.revoke_token("alice", &list[1].id).expect("revoke"), 1);
+    assert_eq!(s.revoke_token("alice", "zz").expect("revoke"), 0);
+    assert_eq!(s.token_activity().expect("list").len(), 1);
+}
 
 fn sub(user: &str, problem: &str) -> NewSubmission {
     NewSubmission {
@@ -94,7 +316,7 @@ fn info(s: &dyn Store, id: i64) -> SubmissionInfo {
 /// Claims the next submission as `host` and stores `verdict` for it; returns the claim's judging.
 fn judge_next(s: &dyn Store, host: &str, verdict: Verdict, now: i64) -> (i64, i64) {
     let c = s
-        .claim(host, now)
+        .claim(host, now, now + 1_000_000)
         .expect("claim")
         .expect("something queued");
     assert!(s
@@ -109,7 +331,7 @@ pub fn claims_are_fair_between_users(s: &dyn Store) {
     for u in users {
         s.insert(&sub(u, "p"), 0).expect("insert");
     }
-    let order: Vec<String> = std::iter::from_fn(|| s.claim("h", 1).expect("claim"))
+    let order: Vec<String> = std::iter::from_fn(|| s.claim("h", 1, 1_000_000).expect("claim"))
         .map(|c| c.user)
         .collect();
     assert_eq!(
@@ -120,12 +342,18 @@ pub fn claims_are_fair_between_users(s: &dyn Store) {
 
 pub fn a_result_is_stored_once_and_stale_claims_are_refused(s: &dyn Store) {
     let id = s.insert(&sub("a", "p"), 0).expect("insert");
-    let c = s.claim("host-1", 1).expect("claim").expect("queued");
+    let c = s
+        .claim("host-1", 1, 1_000_000)
+        .expect("claim")
+        .expect("queued");
     assert_eq!((c.id, c.attempt, c.rejudging), (id, 1, None));
     assert_eq!(info(s, id).state, State::Judging);
     // A restart requeues the half-judged submission; the old claim is now stale.
-    assert_eq!(s.requeue_interrupted().expect("requeue"), 1);
-    let c2 = s.claim("host-2", 2).expect("claim").expect("queued again");
+    assert_eq!(s.requeue_interrupted(None).expect("requeue"), 1);
+    let c2 = s
+        .claim("host-2", 2, 1_000_000)
+        .expect("claim")
+        .expect("queued again");
     assert_eq!((c2.id, c2.attempt), (id, 2));
     assert_ne!(c.judging, c2.judging);
     assert!(!s
@@ -152,7 +380,7 @@ pub fn a_result_is_stored_once_and_stale_claims_are_refused(s: &dyn Store) {
     assert_eq!(d.warnings, ["a warning"]);
     assert_eq!(d.source, b"int main(){}");
     assert_eq!(d.tests[2].wall_ms, 12);
-    assert!(s.claim("host-1", 6).expect("claim").is_none());
+    assert!(s.claim("host-1", 6, 1_000_000).expect("claim").is_none());
 
     let history = s.judgings(id).expect("judgings");
     assert_eq!(history.len(), 2, "{history:?}");
@@ -187,7 +415,7 @@ pub fn a_result_is_stored_once_and_stale_claims_are_refused(s: &dyn Store) {
 
 pub fn a_cancelled_claim_leaves_an_unfinished_judging(s: &dyn Store) {
     let id = s.insert(&sub("a", "p"), 0).expect("insert");
-    let c = s.claim("h", 1).expect("claim").expect("queued");
+    let c = s.claim("h", 1, 1_000_000).expect("claim").expect("queued");
     assert!(
         !s.requeue(id, c.attempt + 1).expect("requeue"),
         "wrong attempt"
@@ -198,7 +426,7 @@ pub fn a_cancelled_claim_leaves_an_unfinished_judging(s: &dyn Store) {
         (i.state, i.verdict, i.judging, i.judged),
         (State::Queued, None, None, 0)
     );
-    let c2 = s.claim("h", 2).expect("claim").expect("queued");
+    let c2 = s.claim("h", 2, 1_000_000).expect("claim").expect("queued");
     assert_eq!(c2.attempt, 2);
     assert!(s
         .finish(
@@ -250,7 +478,7 @@ pub fn a_rejudging_waits_for_make_current(s: &dyn Store) {
         2
     );
     let mut new = Vec::new();
-    while let Some(c) = s.claim("h", 3).expect("claim") {
+    while let Some(c) = s.claim("h", 3, 1_000_000).expect("claim") {
         assert_eq!(c.rejudging, Some(77));
         assert!(s
             .finish(c.id, c.attempt, &report(Verdict::Accepted, 2), "", 4)
@@ -296,12 +524,12 @@ pub fn make_current_is_all_or_nothing(s: &dyn Store) {
     judge_next(s, "h", Verdict::WrongAnswer, 1);
     judge_next(s, "h", Verdict::WrongAnswer, 1);
     s.enqueue_rejudging(&[a, b], 5).expect("enqueue");
-    let ca = s.claim("h", 2).expect("claim").expect("queued");
+    let ca = s.claim("h", 2, 1_000_000).expect("claim").expect("queued");
     assert!(s
         .finish(ca.id, ca.attempt, &report(Verdict::Accepted, 1), "", 3)
         .expect("finish"));
     // b's rejudging judging is still in flight.
-    let cb = s.claim("h", 2).expect("claim").expect("queued");
+    let cb = s.claim("h", 2, 1_000_000).expect("claim").expect("queued");
     let err = s
         .make_current(&[ca.judging, cb.judging])
         .expect_err("an unfinished judging cannot be current");
@@ -374,7 +602,7 @@ pub fn counts_follow_the_current_judging(s: &dyn Store) {
         s.insert(&sub(u, "p"), 0).expect("insert");
     }
     judge_next(s, "h", Verdict::WrongAnswer, 1);
-    s.claim("h", 2).expect("claim").expect("queued");
+    s.claim("h", 2, 1_000_000).expect("claim").expect("queued");
     let counts = s.counts().expect("counts");
     assert_eq!(
         (
@@ -498,8 +726,8 @@ fn a_database_from_before_judgings_history_is_upgraded() {
     );
     assert!(s.find_token("hash").expect("token").is_some());
     // The upgraded database works as a queue: the interrupted and the queued one get judged.
-    assert_eq!(s.requeue_interrupted().expect("requeue"), 1);
-    let first = s.claim("h", 50).expect("claim").expect("queued");
+    assert_eq!(s.requeue_interrupted(None).expect("requeue"), 1);
+    let first = s.claim("h", 50, 1_000_000).expect("claim").expect("queued");
     assert_eq!((first.id, first.attempt), (3, 2));
     assert!(s
         .finish(
@@ -510,7 +738,7 @@ fn a_database_from_before_judgings_history_is_upgraded() {
             51
         )
         .expect("finish"));
-    let second = s.claim("h", 52).expect("claim").expect("queued");
+    let second = s.claim("h", 52, 1_000_000).expect("claim").expect("queued");
     assert_eq!(second.id, 4);
     drop(s);
     // Opening again runs nothing twice.

@@ -138,4 +138,25 @@ pub const MIGRATIONS: &[&str] = &[
         expires_at INTEGER NOT NULL
     );
     ALTER TABLE tokens ADD COLUMN last_used INTEGER;",
+    // 5: many hosts: judge-host heartbeats, problem packages as content-addressed blobs, and
+    // the package version each judging used (judgings.package_version, since 2).
+    "CREATE TABLE hosts (
+        name TEXT PRIMARY KEY,
+        role TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        last_seen INTEGER NOT NULL
+    );
+    CREATE INDEX submissions_claimed_by ON submissions(claimed_by) WHERE claimed_by IS NOT NULL;
+    CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, data BLOB NOT NULL);
+    CREATE TABLE packages (
+        version TEXT PRIMARY KEY,
+        problem TEXT NOT NULL,
+        manifest TEXT NOT NULL,
+        published_at INTEGER NOT NULL
+    );
+    CREATE TABLE problem_current (
+        problem TEXT PRIMARY KEY,
+        version TEXT NOT NULL REFERENCES packages(version),
+        published_at INTEGER NOT NULL
+    );",
 ];

@@ -2,6 +2,7 @@
 //! anyway), WAL journal, `synchronous = FULL` so an acknowledged submission survives even a
 //! power cut. The core [`Store`] methods live here; areas add `sqlite/<area>.rs`.
 
+mod cluster;
 mod contests;
 mod migrations;
 mod tokens;
@@ -206,14 +207,15 @@ impl Store for SqliteStore {
         Ok(conn.last_insert_rowid())
     }
 
-    fn claim(&self, host: &str, now: i64) -> Result<Option<Claim>, StoreError> {
+    fn claim(&self, host: &str, now: i64, lease_until: i64) -> Result<Option<Claim>, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(sql("start a claim"))?;
         let next = tx
             .query_row(
                 "SELECT s.id, s.user FROM submissions s LEFT JOIN fairness f ON f.user = s.user
-                 WHERE s.state = 'queued' ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1",
-                [],
+                 WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < ?1)
+                 ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1",
+                [now],
                 |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
             )
             .optional()
@@ -224,10 +226,10 @@ impl Store for SqliteStore {
         let (attempt, rejudging, problem, language, source) = tx
             .query_row(
                 "UPDATE submissions SET state = 'judging', claimed_at = ?2, claimed_by = ?3,
-                   attempts = attempts + 1
+                   lease_until = ?4, attempts = attempts + 1
                  WHERE id = ?1
                  RETURNING attempts, pending_rejudging, problem, language, source",
-                params![id, now, host],
+                params![id, now, host, lease_until],
                 |r| {
                     Ok((
                         r.get::<_, u32>(0)?,
@@ -239,10 +241,18 @@ impl Store for SqliteStore {
                 },
             )
             .map_err(sql("claim a submission"))?;
+        let package_version: Option<String> = tx
+            .query_row(
+                "SELECT version FROM problem_current WHERE problem = ?1",
+                [&problem],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(sql("find the problem's package version"))?;
         tx.execute(
-            "INSERT INTO judgings (submission, attempt, rejudging, judged_by, started_at)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, attempt, rejudging, host, now],
+            "INSERT INTO judgings (submission, attempt, rejudging, judged_by, started_at, package_version)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![id, attempt, rejudging, host, now, package_version],
         )
         .map_err(sql("open a judging"))?;
         let judging = tx.last_insert_rowid();
@@ -258,6 +268,7 @@ impl Store for SqliteStore {
             attempt,
             judging,
             rejudging,
+            package_version,
             user,
             problem,
             language,
@@ -369,13 +380,13 @@ impl Store for SqliteStore {
         Ok(n > 0)
     }
 
-    fn requeue_interrupted(&self) -> Result<u64, StoreError> {
+    fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError> {
         let n = self
             .conn()
             .execute(
                 "UPDATE submissions SET state = 'queued', claimed_at = NULL, claimed_by = NULL, lease_until = NULL
-                 WHERE state = 'judging'",
-                [],
+                 WHERE state = 'judging' AND (?1 IS NULL OR claimed_by = ?1)",
+                [host],
             )
             .map_err(sql("requeue interrupted submissions"))?;
         Ok(n as u64)
@@ -552,7 +563,7 @@ impl Store for SqliteStore {
         let mut counts = Counts::default();
         let mut st = conn
             .prepare_cached(&format!(
-                "SELECT s.state, j.verdict, COUNT(*) FROM {INFO_FROM} GROUP BY s.state, j.verdict"
+                "SELECT s.state, j.verdict, COUNT(*) FROM {INFO_FROM} GROUP BY s.state, j.verdict ORDER BY s.state, j.verdict"
             ))
             .map_err(sql("count submissions"))?;
         let rows = st

@@ -1,0 +1,103 @@
+//! The store's area for many hosts: judge-host heartbeats (which renew their claims' leases),
+//! content-addressed problem packages (blobs by SHA-256), and live events between nodes.
+//! Both backends implement it; on SQLite (one host) events stay in-process.
+
+use serde::{Deserialize, Serialize};
+
+use super::StoreError;
+
+/// A node that has sent a heartbeat.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HostInfo {
+    pub name: String,
+    /// `serve` or `worker`.
+    pub role: String,
+    pub started_at: i64,
+    pub last_seen: i64,
+    /// The submissions it holds a live claim on now.
+    pub judging: Vec<i64>,
+}
+
+/// One file of a published problem package.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PackageFile {
+    /// Relative to the problem's folder, `/`-separated.
+    pub path: String,
+    /// SHA-256 of the contents, lowercase hex.
+    pub hash: String,
+    pub size: u64,
+}
+
+/// A published package version of a problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Package {
+    pub problem: String,
+    pub version: String,
+    pub files: Vec<PackageFile>,
+}
+
+pub trait ClusterStore: Send + Sync {
+    /// Records that `host` is alive and extends the lease of every claim it holds to
+    /// `lease_until`; returns how many leases it renewed.
+    fn heartbeat(
+        &self,
+        host: &str,
+        role: &str,
+        started_at: i64,
+        now: i64,
+        lease_until: i64,
+    ) -> Result<u64, StoreError>;
+    /// Every host that has sent a heartbeat, most recent first, with what it judges now.
+    fn hosts(&self) -> Result<Vec<HostInfo>, StoreError>;
+    /// Publishes a package in one transaction: its files' blobs (those not stored yet), its
+    /// manifest, and then it becomes the problem's current version. Returns the version.
+    /// A claim made after this returns judges against this version.
+    fn publish(
+        &self,
+        problem: &str,
+        files: &[(String, Vec<u8>)],
+        now: i64,
+    ) -> Result<String, StoreError>;
+    /// The manifest of a published version.
+    fn package(&self, version: &str) -> Result<Option<Package>, StoreError>;
+    /// A blob's bytes (the caller verifies the hash).
+    fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// One round trip to the database (health checks).
+    fn ping(&self) -> Result<(), StoreError>;
+    /// Sends a live event to every node listening (PostgreSQL NOTIFY); a no-op on SQLite.
+    fn notify(&self, payload: &str) -> Result<(), StoreError>;
+    /// Calls `sink` with every event any node sends, from a thread of its own that reconnects
+    /// by itself; `false` (and nothing started) when the backend has no cross-host events.
+    fn listen(&self, sink: Box<dyn Fn(String) + Send>) -> Result<bool, StoreError>;
+}
+
+/// SHA-256 of `bytes`, lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// The manifest of a package (sorted by path) and its version: the SHA-256 of the problem id
+/// and the manifest, so the same files under another problem are another version.
+pub fn manifest(problem: &str, files: &[(String, Vec<u8>)]) -> (Vec<PackageFile>, String) {
+    let mut list: Vec<PackageFile> = files
+        .iter()
+        .map(|(path, data)| PackageFile {
+            path: path.clone(),
+            hash: sha256_hex(data),
+            size: data.len() as u64,
+        })
+        .collect();
+    list.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut text = format!("{problem}\n");
+    for f in &list {
+        text.push_str(&format!("{}\0{}\n", f.path, f.hash));
+    }
+    let version = sha256_hex(text.as_bytes());
+    (list, version)
+}

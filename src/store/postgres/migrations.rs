@@ -1,0 +1,96 @@
+//! The PostgreSQL schema as an append-only list, in step with the SQLite list (entry N does what
+//! SQLite's entry N does); `ojd_schema.version` counts those a database has run. PostgreSQL
+//! support came with the judgings history, so its first entry already has the shape SQLite
+//! reaches after its second.
+
+pub const MIGRATIONS: &[&str] = &[
+    // 1: submissions, judgings with their results, fairness, tokens.
+    r#"CREATE TABLE submissions (
+        id BIGSERIAL PRIMARY KEY,
+        "user" TEXT NOT NULL,
+        problem TEXT NOT NULL,
+        language TEXT NOT NULL,
+        source BYTEA NOT NULL,
+        state TEXT NOT NULL DEFAULT 'queued',
+        queued_at BIGINT NOT NULL,
+        claimed_at BIGINT,
+        attempts BIGINT NOT NULL DEFAULT 0,
+        current_judging BIGINT,
+        pending_rejudging BIGINT,
+        claimed_by TEXT,
+        lease_until BIGINT
+    );
+    CREATE INDEX submissions_state ON submissions(state, id);
+    CREATE INDEX submissions_user ON submissions("user", id);
+    CREATE INDEX submissions_problem ON submissions(problem, id);
+    CREATE TABLE judgings (
+        id BIGSERIAL PRIMARY KEY,
+        submission BIGINT NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+        attempt BIGINT NOT NULL,
+        rejudging BIGINT,
+        judged_by TEXT NOT NULL DEFAULT '',
+        package_version TEXT,
+        judge_version TEXT,
+        started_at BIGINT NOT NULL,
+        finished_at BIGINT,
+        verdict TEXT,
+        score BIGINT,
+        max_cpu_ms BIGINT,
+        max_wall_ms BIGINT,
+        max_memory_kib BIGINT,
+        compile_output TEXT NOT NULL DEFAULT '',
+        message TEXT NOT NULL DEFAULT '',
+        warnings TEXT NOT NULL DEFAULT '[]',
+        UNIQUE (submission, attempt)
+    );
+    CREATE INDEX judgings_rejudging ON judgings(rejudging) WHERE rejudging IS NOT NULL;
+    ALTER TABLE submissions ADD FOREIGN KEY (current_judging) REFERENCES judgings(id);
+    CREATE TABLE judging_results (
+        judging BIGINT NOT NULL REFERENCES judgings(id) ON DELETE CASCADE,
+        idx BIGINT NOT NULL,
+        name TEXT NOT NULL,
+        sample BOOLEAN NOT NULL,
+        verdict TEXT NOT NULL,
+        cpu_ms BIGINT NOT NULL,
+        wall_ms BIGINT NOT NULL,
+        memory_kib BIGINT NOT NULL,
+        exit TEXT,
+        message TEXT NOT NULL,
+        diff TEXT,
+        PRIMARY KEY (judging, idx)
+    );
+    CREATE SEQUENCE claim_seq;
+    CREATE TABLE fairness ("user" TEXT PRIMARY KEY, last_claim BIGINT NOT NULL);
+    CREATE TABLE tokens (
+        hash TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        admin BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL
+    );"#,
+    // 2: (SQLite: the judgings history) already in entry 1 here.
+    "SELECT 1;",
+    // 3: contests: contest submissions, freeze state, clarifications, rejudgings.
+    super::contests::MIGRATION,
+    // 4: the web: browser sessions and one-time login codes (kept as hashes), tokens' last use.
+    super::web::MIGRATION,
+    // 5: many hosts: judge-host heartbeats, problem packages as content-addressed blobs.
+    "CREATE TABLE hosts (
+        name TEXT PRIMARY KEY,
+        role TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        last_seen BIGINT NOT NULL
+    );
+    CREATE INDEX submissions_claimed_by ON submissions(claimed_by) WHERE claimed_by IS NOT NULL;
+    CREATE TABLE blobs (hash TEXT PRIMARY KEY, size BIGINT NOT NULL, data BYTEA NOT NULL);
+    CREATE TABLE packages (
+        version TEXT PRIMARY KEY,
+        problem TEXT NOT NULL,
+        manifest TEXT NOT NULL,
+        published_at BIGINT NOT NULL
+    );
+    CREATE TABLE problem_current (
+        problem TEXT PRIMARY KEY,
+        version TEXT NOT NULL REFERENCES packages(version),
+        published_at BIGINT NOT NULL
+    );",
+];

@@ -1,0 +1,153 @@
+//! SQLite: host heartbeats and problem packages (see [`ClusterStore`]). One host, so live
+//! events stay in-process and `notify`/`listen` do nothing.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::SqliteStore;
+use crate::store::cluster::{manifest, ClusterStore, HostInfo, Package};
+use crate::store::{sql, StoreError};
+
+impl ClusterStore for SqliteStore {
+    fn heartbeat(
+        &self,
+        host: &str,
+        role: &str,
+        started_at: i64,
+        now: i64,
+        lease_until: i64,
+    ) -> Result<u64, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(sql("start a heartbeat"))?;
+        tx.execute(
+            "INSERT INTO hosts (name, role, started_at, last_seen) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (name) DO UPDATE SET role = excluded.role,
+               started_at = excluded.started_at, last_seen = excluded.last_seen",
+            params![host, role, started_at, now],
+        )
+        .map_err(sql("record a heartbeat"))?;
+        let n = tx
+            .execute(
+                "UPDATE submissions SET lease_until = ?2 WHERE claimed_by = ?1 AND state = 'judging'",
+                params![host, lease_until],
+            )
+            .map_err(sql("renew leases"))?;
+        tx.commit().map_err(sql("commit a heartbeat"))?;
+        Ok(n as u64)
+    }
+
+    fn hosts(&self) -> Result<Vec<HostInfo>, StoreError> {
+        let conn = self.conn();
+        let mut st = conn
+            .prepare_cached(
+                "SELECT h.name, h.role, h.started_at, h.last_seen,
+                   (SELECT group_concat(s.id) FROM submissions s
+                    WHERE s.claimed_by = h.name AND s.state = 'judging')
+                 FROM hosts h ORDER BY h.last_seen DESC, h.name",
+            )
+            .map_err(sql("list hosts"))?;
+        let rows = st
+            .query_map([], |r| {
+                let ids: Option<String> = r.get(4)?;
+                Ok(HostInfo {
+                    name: r.get(0)?,
+                    role: r.get(1)?,
+                    started_at: r.get(2)?,
+                    last_seen: r.get(3)?,
+                    judging: ids
+                        .unwrap_or_default()
+                        .split(',')
+                        .filter_map(|i| i.parse().ok())
+                        .collect(),
+                })
+            })
+            .map_err(sql("list hosts"))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(sql("list hosts"))
+    }
+
+    fn publish(
+        &self,
+        problem: &str,
+        files: &[(String, Vec<u8>)],
+        now: i64,
+    ) -> Result<String, StoreError> {
+        let (list, version) = manifest(problem, files);
+        let text = serde_json::to_string(&list).unwrap_or_else(|_| "[]".into());
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction()
+            .map_err(sql("start publishing a package"))?;
+        {
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO blobs (hash, size, data) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                )
+                .map_err(sql("store a blob"))?;
+            let data: std::collections::HashMap<&str, &[u8]> = files
+                .iter()
+                .map(|(p, d)| (p.as_str(), d.as_slice()))
+                .collect();
+            for f in &list {
+                let bytes = data.get(f.path.as_str()).copied().unwrap_or_default();
+                st.execute(params![f.hash, f.size, bytes])
+                    .map_err(sql("store a blob"))?;
+            }
+        }
+        tx.execute(
+            "INSERT INTO packages (version, problem, manifest, published_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT DO NOTHING",
+            params![version, problem, text, now],
+        )
+        .map_err(sql("store a package"))?;
+        tx.execute(
+            "INSERT INTO problem_current (problem, version, published_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT (problem) DO UPDATE SET version = excluded.version,
+               published_at = excluded.published_at
+             WHERE problem_current.version <> excluded.version",
+            params![problem, version, now],
+        )
+        .map_err(sql("make a package current"))?;
+        tx.commit().map_err(sql("commit a package"))?;
+        Ok(version)
+    }
+
+    fn package(&self, version: &str) -> Result<Option<Package>, StoreError> {
+        let row = self
+            .conn()
+            .query_row(
+                "SELECT problem, manifest FROM packages WHERE version = ?1",
+                [version],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+            )
+            .optional()
+            .map_err(sql("read a package"))?;
+        Ok(row.map(|(problem, text)| Package {
+            problem,
+            version: version.to_string(),
+            files: serde_json::from_str(&text).unwrap_or_default(),
+        }))
+    }
+
+    fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.conn()
+            .query_row("SELECT data FROM blobs WHERE hash = ?1", [hash], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(sql("read a blob"))
+    }
+
+    fn ping(&self) -> Result<(), StoreError> {
+        self.conn()
+            .query_row("SELECT 1", [], |_| Ok(()))
+            .map_err(sql("reach the database"))
+    }
+
+    fn notify(&self, _payload: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn listen(&self, _sink: Box<dyn Fn(String) + Send>) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+}

@@ -1,0 +1,166 @@
+//! A private PostgreSQL cluster for the tests: `initdb` in a temporary folder (as the
+//! `postgres` user when we are root), listening on a free loopback port, stopped when the last
+//! test using it lets go. Each test gets a database of its own. Without PostgreSQL the tests
+//! that need it are skipped, and FAIL when `CI` is set.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+const BIN: &str = "/usr/lib/postgresql/15/bin";
+
+pub struct Cluster {
+    dir: tempfile::TempDir,
+    pub port: u16,
+}
+
+static CLUSTER: Mutex<Weak<Cluster>> = Mutex::new(Weak::new());
+static DATABASES: AtomicUsize = AtomicUsize::new(0);
+
+fn is_root() -> bool {
+    crate::common::is_root()
+}
+
+/// Runs a PostgreSQL tool, as `postgres` when we are root (the server refuses to run as root).
+fn tool(name: &str) -> Command {
+    let path = format!("{BIN}/{name}");
+    if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--", &path]);
+        c
+    } else {
+        Command::new(path)
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+impl Cluster {
+    /// The running cluster, started if no test holds it; `None` (skip) when PostgreSQL is not
+    /// installed and `CI` is not set.
+    pub fn get() -> Option<Arc<Cluster>> {
+        if !std::path::Path::new(BIN).join("initdb").exists() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "PostgreSQL 15 is not installed ({BIN}), and CI must run the PostgreSQL tests"
+            );
+            eprintln!("skipped: PostgreSQL 15 is not installed");
+            return None;
+        }
+        let mut slot = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = slot.upgrade() {
+            return Some(c);
+        }
+        let c = Arc::new(Cluster::start());
+        *slot = Arc::downgrade(&c);
+        Some(c)
+    }
+
+    fn start() -> Cluster {
+        let dir = tempfile::Builder::new()
+            .prefix("ojd-pg-")
+            .tempdir()
+            .expect("temp dir");
+        if is_root() {
+            let ok = Command::new("chown")
+                .args(["postgres:postgres", &dir.path().display().to_string()])
+                .status()
+                .expect("chown");
+            assert!(ok.success(), "chown the cluster folder to postgres");
+        }
+        let data = dir.path().join("data");
+        let out = tool("initdb")
+            .args(["-D", &data.display().to_string()])
+            .args(["-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
+            .output()
+            .expect("run initdb");
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let port = free_port();
+        let options = format!(
+            "-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=off -c max_connections=200",
+            dir.path().display()
+        );
+        let log = dir.path().join("log");
+        let out = tool("pg_ctl")
+            .args(["-D", &data.display().to_string(), "-w", "-t", "60"])
+            .args(["-l", &log.display().to_string(), "-o", &options, "start"])
+            .output()
+            .expect("run pg_ctl");
+        assert!(
+            out.status.success(),
+            "pg_ctl start failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        Cluster { dir, port }
+    }
+
+    /// The URL of the maintenance database.
+    pub fn admin_url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// A fresh, empty database; returns its URL.
+    pub fn database(&self) -> String {
+        let name = format!(
+            "ojd_{}_{}",
+            std::process::id(),
+            DATABASES.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut c = postgres::Client::connect(&self.admin_url(), postgres::NoTls)
+            .expect("connect to the test cluster");
+        c.batch_execute(&format!("CREATE DATABASE {name}"))
+            .expect("create a database");
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// Stops the server now (tests of a database that goes away).
+    pub fn stop(&self) {
+        let _ = tool("pg_ctl")
+            .args([
+                "-D",
+                &self.data().display().to_string(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ])
+            .output();
+    }
+
+    /// Starts it again after [`Cluster::stop`].
+    pub fn restart(&self) {
+        let options = format!(
+            "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c max_connections=200",
+            self.port,
+            self.dir.path().display()
+        );
+        let out = tool("pg_ctl")
+            .args(["-D", &self.data().display().to_string(), "-w", "-t", "60"])
+            .args(["-l", &self.dir.path().join("log").display().to_string()])
+            .args(["-o", &options, "start"])
+            .output()
+            .expect("run pg_ctl");
+        assert!(out.status.success(), "pg_ctl restart failed");
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
