@@ -7,8 +7,8 @@ use std::fs;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
-use super::keeper::KeeperConfig;
-use super::root::{cpath, cstr, errno, os_err};
+use super::protocol::KeeperConfig;
+use super::sys::{cpath, cstr, errno, os_err, set_rlimit};
 use super::RunSpec;
 
 /// Everything a run's children need, built before cloning.
@@ -445,15 +445,6 @@ pub(super) unsafe fn install_filter(filters: &Filters) -> RawFd {
     } else {
         -2
     }
-}
-
-pub(super) fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
-    let lim = libc::rlimit {
-        rlim_cur: soft,
-        rlim_max: hard,
-    };
-    // SAFETY: passes a valid rlimit struct.
-    unsafe { libc::setrlimit(resource, &lim) };
 }
 
 /// The program's own process, between fork and exec.

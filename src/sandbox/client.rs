@@ -7,7 +7,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use super::keeper::{KeeperConfig, Request, Response};
+use super::protocol::{KeeperConfig, Request, Response};
 use super::{Capabilities, RunOutcome, RunSpec, SandboxError};
 
 /// How keepers are started.

@@ -12,52 +12,15 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use super::cgroup::Cgroup;
 use super::child::{
     init_main, kill_and_reap_all, Filters, InitReport, Mode, Prepared, SETUP_STAGES,
 };
-use super::root::{
-    bind, cpath, cstr, empty_dir, errno, fresh_tmpfs, is_empty_dir, os_err, prepare_root,
-    reserve_uid, Scratch,
-};
+use super::protocol::{KeeperConfig, Request, Response};
+use super::root::{empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch};
 use super::seccomp;
+use super::sys::{bind, cpath, cstr, errno, os_err, own_cpu, pipe, raise_nofile};
 use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination};
-
-/// Sent once, as the first line, when a keeper starts.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct KeeperConfig {
-    /// Preferred uid (and gid) for programs; the keeper takes the first free one from here
-    /// within `uid_base..uid_base + 1000`.
-    pub uid: u32,
-    pub gid: u32,
-    pub uid_base: u32,
-    /// An empty folder on which the keeper mounts its private root.
-    pub root_dir: PathBuf,
-    /// Host folders bound read-only at the same path (toolchains, interpreters).
-    pub ro_paths: Vec<PathBuf>,
-    /// Whether to try cgroups and namespaces (off: rlimits only).
-    pub isolate: bool,
-    /// Sizes of the `/box` and `/tmp` tmpfs mounts.
-    pub box_size: u64,
-    pub tmp_size: u64,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub enum Request {
-    Run(Box<RunSpec>),
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub enum Response {
-    Ready {
-        capabilities: Capabilities,
-        cgroup_dirs: Vec<PathBuf>,
-    },
-    Outcome(Box<RunOutcome>),
-    Failed(String),
-}
 
 /// The keeper's state between runs.
 struct Keeper {
@@ -430,6 +393,7 @@ impl Keeper {
         let limits = &run.limits;
         // SAFETY: pidfd_open on our own child; the fd is owned below.
         let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
+        // SAFETY: a non-negative result is a new descriptor that nothing else owns.
         let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw) });
         loop {
             let wall = start.elapsed();
@@ -456,7 +420,9 @@ impl Keeper {
                 // process of the run down with its init.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
                 if !self.namespaces {
-                    // Without a pid namespace, the program's session is the best handle.
+                    // Without a pid namespace, the program's session is the best handle; what
+                    // escapes it comes back to the keeper (a subreaper) and is killed after.
+                    // SAFETY: kill has no memory-safety preconditions.
                     unsafe { libc::kill(-pid, libc::SIGKILL) };
                 }
                 return verdict;
@@ -481,9 +447,9 @@ impl Keeper {
                 }
                 None => {
                     std::thread::sleep(Duration::from_millis(ms as u64));
-                    let mut st = 0;
-                    // SAFETY: WNOWAIT leaves the child for the real wait4.
+                    // SAFETY: siginfo_t is plain data; all-zero is a valid value.
                     let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+                    // SAFETY: a valid out-pointer; WNOWAIT leaves the child for the real wait4.
                     let r = unsafe {
                         libc::waitid(
                             libc::P_PID,
@@ -492,7 +458,7 @@ impl Keeper {
                             libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
                         )
                     };
-                    let _ = &mut st;
+                    // SAFETY: waitid filled info (r == 0), so si_pid is initialised.
                     if r == 0 && unsafe { info.si_pid() } == pid {
                         return None;
                     }
@@ -509,45 +475,12 @@ fn over_allocated(allocated: u64, limit: u64) -> bool {
     allocated > limit.saturating_mul(2).saturating_add(1 << 20)
 }
 
-/// The keeper's own CPU time (user + system) so far.
-fn own_cpu() -> Duration {
-    // SAFETY: getrusage fills a plain struct we own.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; RUSAGE_SELF cannot fail with a valid pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    let tv =
-        |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
-    tv(u.ru_utime) + tv(u.ru_stime)
-}
-
-/// Raises the keeper's soft descriptor limit to its hard limit.
-fn raise_nofile() {
-    // SAFETY: getrlimit/setrlimit with a valid struct.
-    unsafe {
-        let mut lim: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
-            lim.rlim_cur = lim.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
-}
-
 fn decode_status(status: i32) -> Termination {
     if libc::WIFSIGNALED(status) {
         Termination::Signaled(libc::WTERMSIG(status))
     } else {
         Termination::Exited(libc::WEXITSTATUS(status))
     }
-}
-
-fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
-    let mut fds = [0; 2];
-    // SAFETY: fds is a two-element array as pipe2 requires.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(os_err("pipe"));
-    }
-    // SAFETY: both fds were just created and are owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// Copies the run's input files into the emptied box and hands them to the sandbox user.

@@ -13,44 +13,58 @@
 //!   *once*. Writing a pid into an idle cgroup v1 costs 8–20 ms here, forking inside one costs
 //!   nothing, so every run is forked from inside the keeper's cgroup and per-run accounting is
 //!   done by resetting and differencing counters instead of creating cgroups;
-//! - unshares mount, network (empty), ipc and uts namespaces, and builds a read-only root once: a
-//!   tmpfs with read-only binds of /usr, /lib, the toolchains in the config, a minimal /etc and
-//!   /dev; size-limited tmpfs mounts for `/box` (the working folder) and `/tmp`; and a `/proc`
-//!   mounted `hidepid=2`, which shows a program only the processes of its own uid, and every
-//!   keeper has a uid of its own. Measured here, a new mount namespace plus its mounts costs
-//!   about 0.5 ms per run; doing it once is what keeps a run under 1 ms.
+//! - unshares a mount and a uts namespace and builds a read-only root once: a tmpfs with
+//!   read-only binds of /usr, /lib, the toolchains in the config, a minimal /etc and /dev, and
+//!   size- and inode-capped tmpfs mounts for `/box` (the working folder) and `/tmp`. Measured
+//!   here, a new mount namespace plus its mounts costs about 0.5 ms per run; building it once is
+//!   what keeps a run under 1 ms. Every keeper has a uid of its own.
 //!
 //! Each run then:
-//! 1. the keeper empties `/box` and `/tmp`, copies the run's input files in, (re)binds `/prog`
-//!    read-only only when the executable's folder changed (once per submission, not per test),
-//!    resets the cgroup counters (peak memory, OOM count, limits), opens stdin/stdout/stderr and
-//!    `clone`s an *init* process into a new pid namespace;
-//! 2. init chroots into the root and forks the program. The program is never PID 1, so
-//!    default-action signals like SIGXCPU reach it;
+//! 1. the keeper gives `/box` and `/tmp` a fresh tmpfs when the last run used them (dropping a
+//!    tmpfs costs the same whatever a program left there), copies the run's input files in
+//!    (`O_EXCL | O_NOFOLLOW`), (re)binds `/prog` read-only only when the executable's folder
+//!    changed (once per submission, not per test), resets the cgroup counters, copies a regular
+//!    stdin file into a sealed memfd, opens stdout/stderr and `clone`s an *init* process into a
+//!    new pid, network and ipc namespace (so nothing a run leaves in them reaches the next run);
+//! 2. init chroots into the root, mounts a `/proc` of the run's own pid namespace (`hidepid=2`,
+//!    `/proc/cmdline` masked), installs the seccomp deny list and forks the program. The program
+//!    is never PID 1, so default-action signals like SIGXCPU reach it;
 //! 3. the program sets rlimits (stack = memory limit, file size, CPU backstop, no core), drops to
-//!    an unprivileged uid unique to this keeper, sets no_new_privs, installs the seccomp deny list
-//!    and execs;
+//!    the keeper's unprivileged uid, sets no_new_privs and execs;
 //! 4. the keeper polls the init's pidfd with a timeout computed from the remaining CPU time (CPU
 //!    grows at most `ncpu` times faster than the wall clock), reading the cgroup's CPU counter and
-//!    the output file sizes at each wake; on any limit it kills init, and the kernel kills every
-//!    process of the pid namespace with it (setsid'd daemons included);
-//! 5. CPU time comes from the keeper's `wait4` of init (it includes everything init reaped), peak
-//!    memory from the cgroup's high-water mark less the baseline read before the run, MLE from the
-//!    cgroup's OOM-kill counter (not guessed from a signal).
+//!    the output files' sizes and allocated blocks at each wake; on any limit it kills init, and
+//!    the kernel kills every process of the pid namespace with it (setsid'd daemons included);
+//! 5. when the program exits, init kills and reaps whatever it left (an unwaited child still
+//!    burning CPU, a daemon) and reports. CPU time is the larger of the keeper's `wait4` of init
+//!    (everything init reaped) and the cgroup's counter less the keeper's own CPU (which also sees
+//!    children the kernel reaped because their parent ignored SIGCHLD); peak memory is the
+//!    cgroup's high-water mark less the baseline read before the run, never below the largest
+//!    process's own peak RSS; MLE comes from the cgroup's OOM-kill counter.
 //!
 //! Output goes to regular files, so the judge's memory stays bounded whatever is printed; the
-//! keeper counts the bytes (fstat at every wake) and `RLIMIT_FSIZE` is the backstop.
+//! keeper counts the bytes and the blocks allocated (fstat at every wake), `fallocate` is refused
+//! by seccomp, and `RLIMIT_FSIZE` is the backstop.
 //!
-//! Where cgroups or namespaces are unavailable (not root), the keeper still runs the program
-//! under rlimits (`RLIMIT_AS` for memory, `RLIMIT_CPU` for time, `RLIMIT_NPROC`) and every
-//! outcome says that isolation was reduced.
+//! Without full isolation (not root, no cgroups or namespaces, or `isolate = false`) a keeper is
+//! refused ([`SandboxError::Insecure`]) unless [`SandboxOptions::allow_insecure`] is set. Then the
+//! program runs under rlimits only (`RLIMIT_AS` for memory, `RLIMIT_CPU` for time,
+//! `RLIMIT_NPROC`), still gets a private stdin copy and box files created without following
+//! links, and init and the keeper (both child subreapers) kill every process of the run, and of
+//! the run's uid when there is one; every outcome says that isolation was reduced.
+//!
+//! The modules: `client` (the judge's side: [`Sandbox`], [`SandboxPool`]) and `keeper` speak
+//! the `protocol`; the keeper builds its root in `root`, forks init and the program from `child`,
+//! accounts in `cgroup`, filters with `seccomp`; the libc helpers are in `sys`.
 
 mod cgroup;
 mod child;
 mod client;
 pub mod keeper;
+mod protocol;
 mod root;
 mod seccomp;
+mod sys;
 
 use std::path::PathBuf;
 use std::time::Duration;

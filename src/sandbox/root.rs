@@ -1,14 +1,15 @@
 //! The keeper's private root, built once per keeper: a tmpfs with read-only binds of the host's
-//! system folders and toolchains, a minimal /etc and /dev, tmpfs `/box` and `/tmp`, and a
-//! `hidepid=2` `/proc`; the reservation of the keeper's uid; small wrappers over mount(2).
+//! system folders and toolchains, a minimal /etc and /dev, and capped tmpfs `/box` and `/tmp`
+//! (remounted fresh when a run used them; `/proc` is mounted per run by init); the reservation
+//! of the keeper's uid.
 
-use std::ffi::CString;
 use std::fs;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::keeper::KeeperConfig;
+use super::protocol::KeeperConfig;
+use super::sys::{bind, cpath, mount, os_err};
 
 /// Folders of the host that every root gets, read-only, when they exist.
 pub(super) const SYSTEM_PATHS: &[&str] = &[
@@ -25,61 +26,6 @@ pub(super) const ETC_PATHS: &[&str] = &[
 ];
 /// Mount points the root provides for per-run binds.
 pub(super) const MOUNT_POINTS: &[&str] = &["box", "prog", "tmp", "proc", "data", "dev", "etc"];
-
-pub(super) fn cstr(s: &str) -> CString {
-    CString::new(s.replace('\0', "")).expect("NULs were removed")
-}
-
-pub(super) fn cpath(p: &Path) -> CString {
-    cstr(&p.to_string_lossy())
-}
-
-pub(super) fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
-
-pub(super) fn os_err(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
-}
-
-/// `mount(2)` with Rust strings; returns a message naming the target on failure.
-pub(super) fn mount(
-    src: Option<&Path>,
-    target: &Path,
-    fstype: Option<&str>,
-    flags: libc::c_ulong,
-    data: Option<&str>,
-) -> Result<(), String> {
-    let src_c = src.map(cpath);
-    let target_c = cpath(target);
-    let fstype_c = fstype.map(cstr);
-    let data_c = data.map(cstr);
-    // SAFETY: every pointer is either null or a valid NUL-terminated string that outlives the call.
-    let rc = unsafe {
-        libc::mount(
-            src_c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-            target_c.as_ptr(),
-            fstype_c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-            flags,
-            data_c
-                .as_ref()
-                .map_or(std::ptr::null(), |c| c.as_ptr() as *const libc::c_void),
-        )
-    };
-    if rc != 0 {
-        return Err(os_err(&format!("mount {}", target.display())));
-    }
-    Ok(())
-}
-
-pub(super) fn bind(src: &Path, target: &Path, writable: bool) -> Result<(), String> {
-    mount(Some(src), target, None, libc::MS_BIND | libc::MS_REC, None)?;
-    let mut flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_NOSUID | libc::MS_NODEV;
-    if !writable {
-        flags |= libc::MS_RDONLY;
-    }
-    mount(None, target, None, flags, None)
-}
 
 /// Folders where keepers of every ojd process on the host meet to reserve uids.
 pub(super) const UID_LOCK_DIRS: &[&str] = &["/run/ojd-uids", "/tmp/ojd-uids"];

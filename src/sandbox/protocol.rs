@@ -1,0 +1,44 @@
+//! What the judge and a keeper say to each other over the keeper's pipe: one JSON line per
+//! message. The judge's side ([`super::client`]) and the keeper ([`super::keeper`]) both use
+//! these types, and the keeper's helpers (`root`, `child`) read [`KeeperConfig`]; keeping them
+//! here keeps the module graph one-way (client → protocol ← keeper → root, child).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Capabilities, RunOutcome, RunSpec};
+
+/// Sent once, as the first line, when a keeper starts.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KeeperConfig {
+    /// Preferred uid (and gid) for programs; the keeper takes the first free one from here
+    /// within `uid_base..uid_base + 1000`.
+    pub uid: u32,
+    pub gid: u32,
+    pub uid_base: u32,
+    /// An empty folder on which the keeper mounts its private root.
+    pub root_dir: PathBuf,
+    /// Host folders bound read-only at the same path (toolchains, interpreters).
+    pub ro_paths: Vec<PathBuf>,
+    /// Whether to try cgroups and namespaces (off: rlimits only).
+    pub isolate: bool,
+    /// Sizes of the `/box` and `/tmp` tmpfs mounts.
+    pub box_size: u64,
+    pub tmp_size: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Request {
+    Run(Box<RunSpec>),
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Response {
+    Ready {
+        capabilities: Capabilities,
+        cgroup_dirs: Vec<PathBuf>,
+    },
+    Outcome(Box<RunOutcome>),
+    Failed(String),
+}
