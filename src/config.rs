@@ -104,6 +104,13 @@ pub struct JudgeConfig {
     pub cache: PathBuf,
     /// Bound on the compile cache; least recently used programs are evicted past it.
     pub cache_size: ByteSize,
+    /// CPUs the sandbox keepers are pinned to: "auto", "off" or a list ("0,2,4-6").
+    #[serde(default = "auto")]
+    pub pin_cpus: String,
+}
+
+fn auto() -> String {
+    "auto".into()
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -265,6 +272,8 @@ impl Config {
         if !(self.judge.wall_factor >= 1.0) {
             return Err("judge.wall_factor: expected a number >= 1".into());
         }
+        crate::sandbox::affinity::Pinning::parse(&self.judge.pin_cpus)
+            .map_err(|e| format!("judge.pin_cpus: {e}"))?;
         Ok(())
     }
 

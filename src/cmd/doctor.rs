@@ -120,6 +120,12 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         ),
         Err(e) => line(false, "test run", crate::chain(&e)),
     }
+    let pinning = ojd::sandbox::affinity::Pinning::parse(&judge.config.judge.pin_cpus)
+        .unwrap_or(ojd::sandbox::affinity::Pinning::Off);
+    for c in ojd::sandbox::affinity::timing_checks(&pinning) {
+        // Unstable timing is advice, not a broken judge: it does not change the exit code.
+        println!("{} {:<12} {}", if c.ok { "ok  " } else { "warn" }, c.what, c.detail);
+    }
     // Each language: version, and a tiny program compiled and run in the sandbox. A language
     // whose toolchain is missing is a note (its submissions are refused), not a failure.
     for c in ojd::toolchains::check_all(&judge) {

@@ -114,6 +114,9 @@ impl Judge {
         for d in [&scratch, &cache, &scratch.join("runs")] {
             set_mode(d, 0o711)?;
         }
+        if let Ok(p) = crate::sandbox::affinity::Pinning::parse(&config.judge.pin_cpus) {
+            crate::sandbox::affinity::configure(&p);
+        }
         let mut ro_paths = Vec::new();
         let mut languages = BTreeMap::new();
         for (id, l) in &config.languages {

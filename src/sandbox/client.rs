@@ -107,6 +107,7 @@ impl Sandbox {
                 path: opts.keeper_exe.clone(),
                 source,
             })?;
+        super::affinity::pin_keeper(child.id());
         let to = child.stdin.take().expect("stdin was piped");
         let from = BufReader::new(child.stdout.take().expect("stdout was piped"));
         let mut sandbox = Sandbox {

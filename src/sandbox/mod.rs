@@ -57,6 +57,7 @@
 //! the `protocol`; the keeper builds its root in `root`, forks init and the program from `child`,
 //! accounts in `cgroup`, filters with `seccomp`; the libc helpers are in `sys`.
 
+pub mod affinity;
 mod cgroup;
 mod child;
 mod client;
