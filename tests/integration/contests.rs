@@ -304,6 +304,9 @@ fn store_suite(s: &dyn Store) {
 fn sqlite_store_passes_the_contest_suite() {
     let s = SqliteStore::in_memory().expect("store");
     store_suite(&s);
+    // And a file store opened the way the daemon opens it.
+    let f = crate::store::sqlite().expect("sqlite fixture");
+    store_suite(f.store.as_ref());
 }
 
 #[test]
