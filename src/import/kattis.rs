@@ -202,6 +202,11 @@ fn program(
     stem: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Option<String>, ImportError> {
+    // `output_validator/<name>/` (a folder of one program inside the folder) is read through.
+    let subdirs: Vec<PathBuf> = entries(path).into_iter().filter(|p| p.is_dir()).collect();
+    if path.is_dir() && files_in(path).is_empty() && subdirs.len() == 1 {
+        return program(config, &subdirs[0], out, stem, warnings);
+    }
     let main = if path.is_dir() {
         let sources: Vec<PathBuf> = files_in(path)
             .into_iter()
@@ -743,7 +748,12 @@ pub fn import(
                 src.yaml_file
             ))
         })?;
-        let slowest = slowest_accepted(judge, &out)?;
+        let (slowest, skipped) = slowest_accepted(judge, &out)?;
+        for f in skipped {
+            warnings.push(format!(
+                "{f}: does not compile here, so it does not count for the time limit"
+            ));
+        }
         let ms = slowest.as_secs_f64() * 1000.0 * multiplier;
         manifest.time_limit_ms = ((ms / 1000.0).ceil().max(1.0) * 1000.0) as u64;
         warnings.push(format!(
@@ -763,8 +773,13 @@ pub fn import(
     })
 }
 
-/// The largest CPU time of any accepted submission on any test, judged with a generous limit.
-fn slowest_accepted(judge: &crate::judge::Judge, pkg: &Path) -> Result<Duration, ImportError> {
+/// The largest CPU time of any accepted submission on any test, judged with a generous limit,
+/// and the accepted submissions left out because they do not compile here.
+fn slowest_accepted(
+    judge: &crate::judge::Judge,
+    pkg: &Path,
+) -> Result<(Duration, Vec<String>), ImportError> {
+    let mut skipped = Vec::new();
     let problem =
         crate::problem::Problem::load(pkg).map_err(|e| ImportError::Run(e.to_string()))?;
     let mut slowest = Duration::ZERO;
@@ -782,6 +797,11 @@ fn slowest_accepted(judge: &crate::judge::Judge, pkg: &Path) -> Result<Duration,
                 &std::sync::atomic::AtomicBool::new(false),
             )
             .map_err(|e| ImportError::Run(format!("{}: {e}", f.display())))?;
+        if report.verdict == crate::verdict::Verdict::CompileError {
+            // Not ours to time (say, Python 2 under a Python 3 profile); verify shows it.
+            skipped.push(f.strip_prefix(pkg).unwrap_or(&f).display().to_string());
+            continue;
+        }
         if report.verdict != crate::verdict::Verdict::Accepted {
             return Err(ImportError::Run(format!(
                 "{}: an accepted submission got {} with a 10 s limit while timing it",
@@ -791,7 +811,7 @@ fn slowest_accepted(judge: &crate::judge::Judge, pkg: &Path) -> Result<Duration,
         }
         slowest = slowest.max(Duration::from_millis(report.max_cpu_ms));
     }
-    Ok(slowest)
+    Ok((slowest, skipped))
 }
 
 /// Kattis submission folders and the ojd folder each maps to.

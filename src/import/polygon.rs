@@ -259,6 +259,8 @@ pub fn import(
     };
     let input_pattern =
         text(child(testset, "input-path-pattern")).unwrap_or_else(|| "tests/%02d".into());
+    let answer_pattern =
+        text(child(testset, "answer-path-pattern")).unwrap_or_else(|| "tests/%02d.a".into());
     let tests_node =
         child(testset, "tests").ok_or_else(|| x.invalid("no <tests> in the testset"))?;
     let tests: Vec<Node> = children(tests_node, "test").collect();
@@ -351,6 +353,12 @@ pub fn import(
                     });
                 }
                 copy_text(&from, &out.join("tests").join(format!("{name}.in")))?;
+                // An interactive problem's answers come with the package (if at all): no
+                // solution can make them without the interactor.
+                let answer = pkg.join(pattern(&answer_pattern, n));
+                if interactor.is_some() && answer.is_file() {
+                    copy_text(&answer, &out.join("tests").join(format!("{name}.ans")))?;
+                }
             }
             "generated" => {
                 let cmd = t.attribute("cmd").unwrap_or("").trim();
@@ -458,6 +466,7 @@ pub fn import(
     let reference =
         reference.ok_or_else(|| x.invalid("no solution tagged \"main\" (the reference)"))?;
     statement(pkg, &out, &title, &mut warnings)?;
+    let interactive = interactor.is_some();
     let manifest = Manifest {
         title,
         source: String::new(),
@@ -469,7 +478,7 @@ pub fn import(
         validator,
         interactor,
         groups,
-        answers_given: false,
+        answers_given: interactive,
         generate,
         io,
         origin: "Imported from a Polygon package by `ojd import polygon`; `ojd gen` made the generated tests and every answer.".into(),
@@ -479,6 +488,13 @@ pub fn import(
         crate::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
     crate::answers::generate(judge, &problem, &crate::answers::GenOptions::default())
         .map_err(|e| ImportError::Run(format!("building the tests and answers: {e}")))?;
+    if interactive {
+        let problem =
+            crate::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
+        for t in problem.missing_answers() {
+            write_file(&t.answer, b"")?;
+        }
+    }
     let dir = stage.commit()?;
     Ok(Imported {
         dir,

@@ -12,34 +12,39 @@ use serde_json::Value;
 use crate::common::{self, testdata};
 use ojd::problem::{CheckerSpec, Problem};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 /// A scratch folder with a config whose compile cache is shared by these tests.
-struct Scratch {
+pub struct Scratch {
     tmp: tempfile::TempDir,
 }
 
 impl Scratch {
-    fn new() -> Scratch {
+    pub fn new() -> Scratch {
         let tmp = tempfile::tempdir().expect("temp dir");
         let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-compile-cache");
         std::fs::write(
             tmp.path().join("config.toml"),
-            format!("[judge]\ncache = {:?}\n", cache.display().to_string()),
+            // testlib.h is 200 KB of C++: on a loaded 2-core machine compiling it can take
+            // longer than the default 20 s that submissions get.
+            format!(
+                "[judge]\ncache = {:?}\ncompile_time = \"90s\"\n",
+                cache.display().to_string()
+            ),
         )
         .expect("write config");
         Scratch { tmp }
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
+    pub fn path(&self, rel: &str) -> PathBuf {
         self.tmp.path().join(rel)
     }
 
-    fn ojd(&self, args: &[&str]) -> Run {
+    pub fn ojd(&self, args: &[&str]) -> Run {
         let out = common::ojd()
             .args(args)
             .arg("--config")

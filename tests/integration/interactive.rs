@@ -209,3 +209,42 @@ fn kattis_interactive_package_imports_and_verifies() {
         report["problems"][0]["errors"]
     );
 }
+
+#[test]
+fn polygon_testlib_interactor_imports_and_verifies() {
+    require_root!();
+    let s = crate::import::Scratch::new();
+    let dest = s.path("guess");
+    let r = s.ojd(&[
+        "import",
+        "polygon",
+        &testdata("import/polygon/guess").display().to_string(),
+        "--to",
+        &dest.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let p = ojd::problem::Problem::load(&dest).expect("loads");
+    let i = p.interactor.as_ref().expect("an interactor");
+    assert_eq!(i.protocol, ojd::problem::InteractorProtocol::Testlib);
+    assert!(
+        p.answers_given,
+        "no solution can make an interactive problem's answers alone"
+    );
+    assert_eq!(
+        p.tests.len(),
+        4,
+        "three manual tests and one generated in the sandbox"
+    );
+    let r = s.ojd(&["verify", &dest.display().to_string(), "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).expect("JSON");
+    let subs = report["problems"][0]["submissions"]
+        .as_array()
+        .expect("submissions")
+        .clone();
+    assert!(
+        r.code == 0 && subs.len() == 3 && subs.iter().all(|s| s["ok"] == true),
+        "{}\n{}",
+        serde_json::to_string_pretty(&subs).unwrap(),
+        report["problems"][0]["errors"]
+    );
+}

@@ -1,0 +1,1 @@
+../../testlib/testlib.h
