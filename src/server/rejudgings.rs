@@ -252,6 +252,9 @@ pub async fn close(
     by: &str,
     apply: bool,
 ) -> Result<Result<u64, String>, AppError> {
+    if app.db(move |s| s.rejudging(id)).await?.is_none() {
+        return Err(AppError::NotFound(format!("no rejudging {id}")));
+    }
     let by = by.to_string();
     let r = app
         .db(move |s| {

@@ -717,6 +717,12 @@ fn a_contest_end_to_end_over_http() {
     assert_eq!(d.wait_done(bob_id, BOB, JUDGED_WITHIN)["verdict"], "WA");
     let (_, r2) = d.get(&format!("/api/v1/admin/rejudgings/{rid2}"), Some(ADMIN));
     assert_eq!(r2["state"], "cancelled", "{r2}");
+    let (code, _) = d.post_json(
+        "/api/v1/admin/rejudgings/999/apply",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 404);
     // Students cannot start or read rejudgings.
     let (code, _) = d.post_json(
         "/api/v1/admin/rejudgings",
