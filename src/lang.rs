@@ -98,6 +98,17 @@ pub fn out_of_memory<'a>(profile: &RunProfile, stderr: &'a str) -> Option<&'a st
         .map(str::trim)
 }
 
+/// The line of a failed run's stderr that says what went wrong: the last line that is not
+/// indented (a Java stack trace ends with indented `at ...` frames after the exception's line;
+/// a Python traceback ends with the exception), else the last non-empty line.
+pub fn error_line(stderr: &str) -> Option<&str> {
+    let lines = || stderr.lines().rev().filter(|l| !l.trim().is_empty());
+    lines()
+        .find(|l| !l.starts_with([' ', '\t']) && !l.starts_with("..."))
+        .or_else(|| lines().next())
+        .map(str::trim)
+}
+
 /// The language of `path`: the profiles claiming its extension; when several do, the one whose
 /// `shebang` word is in a `#!` first line of `head`, else the one without a `shebang`.
 pub fn detect<'a>(
@@ -324,6 +335,27 @@ mod tests {
         for (name, head, want) in table {
             assert_eq!(d(name, head), want, "{name} {head:?}");
         }
+    }
+
+    #[test]
+    fn error_lines() {
+        let java = "Exception in thread \"main\" java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory or process/resource limits reached\n\tat java.base/java.lang.Thread.start0(Native Method)\n\tat TooMany.main(TooMany.java:27)\n";
+        assert_eq!(
+            error_line(java),
+            Some("Exception in thread \"main\" java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory or process/resource limits reached")
+        );
+        let caused = "Exception in thread \"main\" java.lang.RuntimeException: x\n\tat A.b(A.java:1)\nCaused by: java.lang.ArithmeticException: / by zero\n\tat A.c(A.java:2)\n\t... 1 more\n";
+        assert_eq!(
+            error_line(caused),
+            Some("Caused by: java.lang.ArithmeticException: / by zero")
+        );
+        let python = "Traceback (most recent call last):\n  File \"/prog/main.py\", line 1, in <module>\nZeroDivisionError: division by zero\n";
+        assert_eq!(
+            error_line(python),
+            Some("ZeroDivisionError: division by zero")
+        );
+        assert_eq!(error_line("  only indented\n\n"), Some("only indented"));
+        assert_eq!(error_line("\n"), None);
     }
 
     #[test]

@@ -105,8 +105,8 @@ impl Judge {
                     // The runtime (a JVM) hit its heap, sized from the memory limit.
                     result.verdict = Verdict::MemoryLimitExceeded;
                     result.message = format!("memory limit exceeded: {line}");
-                } else if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
-                    result.message = format!("{}; stderr: {}", result.message, line.trim());
+                } else if let Some(line) = crate::lang::error_line(&err) {
+                    result.message = format!("{}; stderr: {}", result.message, line);
                 }
             }
             return Ok(result);

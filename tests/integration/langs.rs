@@ -112,7 +112,12 @@ fn java_threads_fit_the_process_limit_and_more_are_a_runtime_error() {
     let r = judge_file(&j, &aplusb(), &fixture("java/too_many_threads.java"));
     assert_eq!(r.verdict, Verdict::RuntimeError, "{r:#?}");
     let t = &r.tests[0];
-    assert!(t.message.starts_with("exit code 1"), "{}", t.message);
+    assert!(
+        t.message.starts_with("exit code 1")
+            && t.message.contains("unable to create native thread"),
+        "the exception's line, not a stack frame: {}",
+        t.message
+    );
 }
 
 #[test]
