@@ -61,7 +61,7 @@ impl Catalog {
             let hidden = folder
                 .file_name()
                 .and_then(|n| n.to_str())
-                .map_or(true, |n| n.starts_with('.'));
+                .is_none_or(|n| n.starts_with('.'));
             if hidden {
                 continue;
             }
@@ -121,7 +121,7 @@ impl Catalog {
 }
 
 /// Loads one package, generating its answers first when asked and needed.
-fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, String> {
+pub(super) fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, String> {
     let problem = Problem::load(folder).map_err(|e| e.to_string())?;
     if !generate || !needs_generation(&problem) {
         return check_answers(problem);
@@ -143,7 +143,7 @@ fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, Str
 
 /// Whether `ojd gen` has work to do, decided from the hashes in `answers.lock` alone, so that an
 /// unchanged package starts without compiling its reference.
-fn needs_generation(problem: &Problem) -> bool {
+pub(super) fn needs_generation(problem: &Problem) -> bool {
     !answers::stale_answers(problem).is_empty()
 }
 

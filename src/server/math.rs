@@ -226,7 +226,7 @@ pub fn prose_subscripts(text: &str) -> Option<String> {
             }
         } else if b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric())
             && b.get(i + 2)
-                .map_or(true, |c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
         {
             (i + 1, i + 2, i + 2)
         } else {

@@ -19,6 +19,7 @@
 //! Layout: [`api`] (JSON under `/api/v1`), [`sse`] (live progress), [`pages`] and [`html`]
 //! (the students' web pages), [`auth`] (tokens, rate limit), [`metrics`], [`error`].
 
+pub mod admin;
 pub mod api;
 pub mod auth;
 pub mod catalog;
@@ -36,6 +37,7 @@ pub mod rejudgings;
 pub mod security;
 pub mod sse;
 pub mod statement;
+pub mod upload;
 pub mod view;
 
 use std::future::Future;
@@ -432,6 +434,19 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/submissions/{id}/results", get(pages::submission_results))
         .route("/submissions/{id}/source", get(pages::submission_source))
         .route("/submissions/{id}/rejudge", post(pages::rejudge))
+        .route("/admin/users", get(admin::users).post(admin::issue))
+        .route("/admin/users/link", post(admin::link))
+        .route("/admin/tokens/revoke", post(admin::revoke))
+        .route("/admin/problems", get(admin::problems))
+        .route("/admin/problems/reload", post(admin::reload))
+        .route("/admin/problems/{id}/rejudge", post(admin::rejudge_problem))
+        .route(
+            "/admin/problems/upload",
+            post(admin::upload).layer(axum::extract::DefaultBodyLimit::max(
+                app.config.web.max_package_size.bytes() as usize + 64 * 1024,
+            )),
+        )
+        .route("/admin/queue", get(admin::queue))
         .route("/static/{file}", get(pages::asset))
         .route("/healthz", get(metrics::healthz))
         .route("/metrics", get(metrics::prometheus))

@@ -243,7 +243,8 @@ pub async fn submit(
             let key = app.guards.keep_draft(Draft {
                 user: user.name.clone(),
                 problem: id.clone(),
-                message: e.message(),
+                // The API names its fields; the form's reader sees labels instead.
+                message: e.message().replace(" (field `language`)", ""),
                 source,
                 language,
             });

@@ -220,6 +220,44 @@ impl Cdp {
         self.call("Input.insertText", json!({ "text": text }));
     }
 
+    /// Sets the viewport: 390 px wide is a phone.
+    fn viewport(&mut self, width: u32, height: u32, mobile: bool) {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile }),
+        );
+    }
+
+    /// Puts `file` into the file input `selector`.
+    fn set_file(&mut self, selector: &str, file: &Path) {
+        let doc = self.call("DOM.getDocument", json!({}));
+        let root = doc["root"]["nodeId"].clone();
+        let node = self.call(
+            "DOM.querySelector",
+            json!({ "nodeId": root, "selector": selector }),
+        );
+        self.call(
+            "DOM.setFileInputFiles",
+            json!({ "nodeId": node["nodeId"], "files": [file.display().to_string()] }),
+        );
+        self.eval(&format!(
+            "document.querySelector({}).dispatchEvent(new Event('change')), true",
+            json!(selector)
+        ));
+    }
+
+    /// Asserts that the page does not scroll sideways.
+    fn assert_no_overflow(&mut self, what: &str) {
+        let (sw, iw) = (
+            self.eval("document.documentElement.scrollWidth"),
+            self.eval("window.innerWidth"),
+        );
+        assert!(
+            sw.as_f64() <= iw.as_f64(),
+            "{what}: the page scrolls sideways ({sw} > {iw})"
+        );
+    }
+
     fn screenshot(&mut self, path: &Path) {
         let r = self.call(
             "Page.captureScreenshot",
@@ -251,6 +289,19 @@ fn base64_decode(text: &str) -> Vec<u8> {
         out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
     }
     out
+}
+
+/// Whether the browser test can run here; `false` means skipped (never under CI).
+fn have_chromium() -> bool {
+    if Path::new(CHROMIUM).exists() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have {CHROMIUM} (.ci/run installs it)"
+    );
+    eprintln!("skipped: {CHROMIUM} is not installed");
+    false
 }
 
 fn artifact(name: &str) -> PathBuf {
@@ -360,5 +411,342 @@ fn a_student_submits_through_the_form_and_watches_the_verdict_arrive() {
 
     let s = d.wait_done(id, ALICE, Duration::from_secs(60));
     assert_eq!(s["verdict"], "WA", "{s}");
+    drop(browser);
+}
+
+/// Logs in through the form with `token`.
+fn form_login(page: &mut Cdp, url: &str, token: &str, name: &str) {
+    page.navigate(&format!("{url}/login"));
+    page.click("#token");
+    page.type_text(token);
+    page.click("form.login button[type=submit]");
+    page.wait_for(
+        "the login",
+        &format!(
+            "document.querySelector('nav .who')?.textContent === {}",
+            json!(name)
+        ),
+        Duration::from_secs(10),
+    );
+}
+
+/// Student-facing defects 1-4 of issue 12, at desktop width and at 390 px (a phone).
+#[test]
+fn the_submit_form_explains_refusals_keeps_the_paste_and_fits_a_phone() {
+    require_root!();
+    if !have_chromium() {
+        return;
+    }
+    let site = Site::new("rate_limit_per_minute = 0");
+    let d = site.start();
+    let wa = crate::common::testdata("aplusb/submissions/wrong_answer/wa_second_line.c");
+    let id = d.submit_file(ALICE, &wa);
+    d.wait_done(id, ALICE, Duration::from_secs(120));
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    page.call("DOM.enable", json!({}));
+    form_login(&mut page, &d.url, ALICE, "alice");
+
+    for (label, width, height, mobile) in [("desktop", 1200, 900, false), ("phone", 390, 844, true)]
+    {
+        page.viewport(width, height, mobile);
+        // 1 and 2: pasted code with "from the file's name": the reason in plain words, next to
+        // the form, the paste kept, and a URL that a refresh does not post again.
+        page.navigate(&format!("{}/problems/aplusb", d.url));
+        page.eval("document.getElementById('language').value = 'auto'");
+        page.click("#source");
+        page.type_text("int main(void) { return 0; }\n");
+        page.click("#submit-button");
+        page.wait_for(
+            "the refusal",
+            "document.getElementById('form-error') !== null",
+            Duration::from_secs(20),
+        );
+        let msg = page.eval("document.getElementById('form-error').textContent");
+        assert!(
+            msg.as_str()
+                .is_some_and(|m| m.contains("choose the language") && !m.contains("field")),
+            "{msg}"
+        );
+        assert_eq!(
+            page.eval("location.pathname"),
+            "/problems/aplusb",
+            "redirected after the POST"
+        );
+        assert_eq!(
+            page.eval("document.getElementById('source').value"),
+            "int main(void) { return 0; }\n",
+            "the paste is kept"
+        );
+        let visible = page.eval(
+            "(() => { const r = document.getElementById('form-error').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()",
+        );
+        assert_eq!(
+            visible, true,
+            "{label}: the error is on screen, beside the form"
+        );
+        page.assert_no_overflow(&format!("{label}: statement"));
+        page.screenshot(&artifact(&format!("e2e-refused-{label}.png")));
+        // A refresh shows the statement, posts nothing.
+        page.call("Page.reload", json!({}));
+        page.wait_loaded(&format!("{}/problems/aplusb", d.url));
+        assert_eq!(
+            page.eval("document.getElementById('form-error') === null"),
+            true
+        );
+
+        // 3: a file and pasted text: the page warns, the server refuses both.
+        page.eval("document.getElementById('language').value = 'c'");
+        page.click("#source");
+        page.type_text("print(1)\n");
+        page.set_file("#file", &wa);
+        page.wait_for(
+            "the warning",
+            "!document.getElementById('both-hint').hidden",
+            Duration::from_secs(5),
+        );
+        page.click("#submit-button");
+        page.wait_for(
+            "the refusal",
+            "document.getElementById('form-error') !== null",
+            Duration::from_secs(20),
+        );
+        let msg = page.eval("document.getElementById('form-error').textContent");
+        assert!(
+            msg.as_str()
+                .is_some_and(|m| m.contains("file and also pasted text")),
+            "{msg}"
+        );
+
+        // 4: nothing scrolls sideways: lists, a submission with its diff and source.
+        for path in [
+            "/".to_string(),
+            "/submissions".into(),
+            format!("/submissions/{id}"),
+        ] {
+            page.navigate(&format!("{}{path}", d.url));
+            page.assert_no_overflow(&format!("{label}: {path}"));
+        }
+        let header = page
+            .eval("document.querySelector('header').getBoundingClientRect().width === innerWidth");
+        assert_eq!(header, true, "{label}: the header spans the page");
+        page.screenshot(&artifact(&format!("e2e-submission-{label}.png")));
+        page.navigate(&format!("{}/submissions", d.url));
+        page.screenshot(&artifact(&format!("e2e-list-{label}.png")));
+    }
+    drop(browser);
+}
+
+/// Zips the folder `dir` as `name/…`.
+fn zip_folder(dir: &Path, name: &str, out: &Path) {
+    use std::io::Write;
+    let file = std::fs::File::create(out).expect("zip file");
+    let mut z = zip::ZipWriter::new(file);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let rel = p.strip_prefix(dir).expect("inside");
+            z.start_file(
+                format!("{name}/{}", rel.display()),
+                zip::write::SimpleFileOptions::default(),
+            )
+            .expect("entry");
+            z.write_all(&std::fs::read(&p).expect("read"))
+                .expect("write");
+        }
+    }
+    z.finish().expect("zip");
+}
+
+/// The admin flows of issue 12: upload a package (a bad one changes nothing), issue a token
+/// and log in with its one-time link, find a submission by filter, rejudge it.
+#[test]
+fn an_admin_uploads_a_package_issues_a_login_link_filters_and_rejudges() {
+    require_root!();
+    if !have_chromium() {
+        return;
+    }
+    let site = Site::new("rate_limit_per_minute = 0");
+    let d = site.start();
+    let wa = crate::common::testdata("aplusb/submissions/wrong_answer/wa_second_line.c");
+    let ac = crate::common::testdata("aplusb/submissions/accepted/ac.c");
+    let wa_id = d.submit_file(ALICE, &wa);
+    let ac_id = d.submit_file(ALICE, &ac);
+    d.wait_done(wa_id, ALICE, Duration::from_secs(120));
+    d.wait_done(ac_id, ALICE, Duration::from_secs(120));
+
+    // Packages: a good copy of the fixture, and one whose problem.toml has a bad key.
+    let work = tempfile::tempdir().expect("dir");
+    let good = work.path().join("aplusb2.zip");
+    zip_folder(&crate::common::testdata("aplusb"), "aplusb2", &good);
+    let bad_dir = work.path().join("broken");
+    std::fs::create_dir_all(&bad_dir).expect("dir");
+    let toml =
+        std::fs::read_to_string(crate::common::testdata("aplusb/problem.toml")).expect("toml");
+    std::fs::write(
+        bad_dir.join("problem.toml"),
+        toml.replace("time_limit = \"1s\"", "time_limit = \"fast\""),
+    )
+    .expect("write");
+    std::fs::write(bad_dir.join("statement.md"), "# Broken\n").expect("write");
+    let bad = work.path().join("broken.zip");
+    zip_folder(&bad_dir, "broken", &bad);
+
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    page.call("DOM.enable", json!({}));
+    form_login(&mut page, &d.url, crate::daemon::ADMIN, "admin");
+
+    // A bad package: refused, naming the file and key; nothing installed.
+    page.navigate(&format!("{}/admin/problems", d.url));
+    page.set_file("#package", &bad);
+    page.click("#upload-button");
+    page.wait_for(
+        "the refusal",
+        "document.querySelector('#result.error') !== null",
+        Duration::from_secs(120),
+    );
+    let msg = page.eval("document.getElementById('result').textContent");
+    assert!(
+        msg.as_str()
+            .is_some_and(|m| m.contains("problem.toml") && m.contains("time_limit")),
+        "{msg}"
+    );
+    assert_eq!(
+        page.eval("document.getElementById('p-broken') === null"),
+        true
+    );
+    assert!(
+        !site.path().join("problems/broken").exists(),
+        "nothing changed"
+    );
+    page.screenshot(&artifact("e2e-admin-upload-refused.png"));
+    // A good one: checked, answers built, live.
+    page.navigate(&format!("{}/admin/problems", d.url));
+    page.set_file("#package", &good);
+    page.click("#upload-button");
+    page.wait_for(
+        "the install",
+        "document.querySelector('#result.note') !== null",
+        Duration::from_secs(180),
+    );
+    assert_eq!(
+        page.eval("document.getElementById('p-aplusb2') !== null"),
+        true
+    );
+    let (code, _) = d.get("/api/v1/problems/aplusb2", None);
+    assert_eq!(code, 200, "the uploaded problem is served");
+    page.screenshot(&artifact("e2e-admin-problems.png"));
+
+    // Find a submission by filter: alice's wrong answers.
+    page.navigate(&format!("{}/submissions", d.url));
+    page.eval("document.querySelector('form.filters [name=user]').value = 'alice'");
+    page.eval("document.querySelector('form.filters [name=verdict]').value = 'WA'");
+    page.click("form.filters button[type=submit]");
+    page.wait_for(
+        "the filtered list",
+        "location.search.includes('verdict=WA')",
+        Duration::from_secs(10),
+    );
+    page.wait_loaded(&d.url);
+    let ids = page.eval("Array.from(document.querySelectorAll('table.submissions tbody tr td:first-child')).map(t => t.textContent)");
+    assert_eq!(ids, json!([wa_id.to_string()]), "only the wrong answer");
+    page.screenshot(&artifact("e2e-admin-filter.png"));
+
+    // Rejudge it from its page.
+    page.click(&format!("a[href='/submissions/{wa_id}']"));
+    page.wait_loaded(&format!("{}/submissions/{wa_id}", d.url));
+    page.click("#rejudge");
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, s) = d.get(
+            &format!("/api/v1/submissions/{wa_id}"),
+            Some(crate::daemon::ADMIN),
+        );
+        if s["judged"] == 2 && s["state"] == "done" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not rejudged: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Issue a token for carol; log out; log in with the one-time link; the link then fails.
+    page.navigate(&format!("{}/admin/users", d.url));
+    page.click("#issue-name");
+    page.type_text("carol");
+    page.click("#issue-button");
+    page.wait_for(
+        "the new token",
+        "document.getElementById('login-link') !== null",
+        Duration::from_secs(10),
+    );
+    let token = page.eval("document.getElementById('new-token').textContent");
+    let link = page.eval("document.getElementById('login-link').href");
+    let link = link.as_str().expect("a link").to_string();
+    assert!(link.contains("/login?code=") && !link.contains(token.as_str().expect("token")));
+    page.screenshot(&artifact("e2e-admin-users.png"));
+    page.click("nav form.inline button.link");
+    page.wait_for(
+        "logged out",
+        "document.querySelector('nav .who') === null",
+        Duration::from_secs(10),
+    );
+    page.navigate(&link);
+    page.click("#login-code");
+    page.wait_for(
+        "carol logged in",
+        "document.querySelector('nav .who')?.textContent === 'carol'",
+        Duration::from_secs(10),
+    );
+    page.click("nav form.inline button.link");
+    page.wait_for(
+        "logged out",
+        "document.querySelector('nav .who') === null",
+        Duration::from_secs(10),
+    );
+    page.navigate(&link);
+    page.click("#login-code");
+    page.wait_for(
+        "the refusal",
+        "document.querySelector('p.error') !== null",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("document.querySelector('nav .who') === null"),
+        true,
+        "used once"
+    );
+    // The token itself works for the API, and the admin list shows its last use.
+    let (code, me) = d.get("/api/v1/me", token.as_str());
+    assert_eq!((code, me["name"].as_str()), (200, Some("carol")));
+
+    // The admin pages fit a phone too.
+    form_login(&mut page, &d.url, crate::daemon::ADMIN, "admin");
+    page.viewport(390, 844, true);
+    for path in [
+        "/admin/users",
+        "/admin/problems",
+        "/admin/queue",
+        "/submissions",
+    ] {
+        page.navigate(&format!("{}{path}", d.url));
+        page.assert_no_overflow(&format!("phone: {path}"));
+    }
+    page.navigate(&format!("{}/admin/users", d.url));
+    let last = page.eval("Array.from(document.querySelectorAll('#tokens tbody tr')).find(r => r.cells[0].textContent === 'carol')?.cells[3].textContent");
+    assert!(
+        last.as_str().is_some_and(|t| t != "never"),
+        "carol's last use: {last}"
+    );
+    page.screenshot(&artifact("e2e-admin-users-phone.png"));
+    page.navigate(&format!("{}/admin/queue", d.url));
+    page.screenshot(&artifact("e2e-admin-queue-phone.png"));
     drop(browser);
 }

@@ -1,0 +1,330 @@
+//! Problem packages uploaded on the admin page: a `.zip` or `.tar.gz` of one problem folder,
+//! unpacked safely, checked, and only then put live.
+//!
+//! # Theory of operation
+//!
+//! 1. **Unpack** into a fresh staging folder inside the problems folder (hidden: its name starts
+//!    with a dot, so the catalog skips it). Every entry's path must be relative and stay inside
+//!    (no `..`, no absolute path, no drive or device names); symlinks, hard links and device
+//!    files are refused; the total unpacked size is capped by `[web] max_package_size` and the
+//!    number of files by `[web] max_package_files`, counted while unpacking, so a zip bomb stops
+//!    at the cap instead of filling the disk.
+//! 2. **Find the problem**: the archive holds `problem.toml` at its top, or one folder that does.
+//!    The problem's id is that folder's name (or the archive's name without its extension).
+//! 3. **Check**: the problem loads (every error names its file and key), its answers are built
+//!    from the reference solver in the sandbox, and every test has an answer.
+//! 4. **Go live**: the old folder (if any) is renamed aside, the new one renamed into place, the
+//!    catalog reloaded, the old one deleted. A failure at any step before this one deletes the
+//!    staging folder and changes nothing.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// Why an upload was refused; the message names the file (and key) at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn refused(m: impl Into<String>) -> UploadError {
+    UploadError::Refused(m.into())
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> UploadError {
+    let what = what.into();
+    move |source| UploadError::Io { what, source }
+}
+
+/// The caps on one archive.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    pub max_bytes: u64,
+    pub max_files: usize,
+}
+
+/// An entry's path as a safe relative path, or why not.
+pub fn safe_path(name: &str) -> Result<PathBuf, UploadError> {
+    let bad = |why: &str| refused(format!("{name:?} in the archive {why}: refused"));
+    if name.contains('\0') || name.contains('\\') {
+        return Err(bad("has a backslash or NUL in its name"));
+    }
+    let p = Path::new(name);
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(part) => out.push(part),
+            Component::CurDir => {}
+            Component::ParentDir => return Err(bad("climbs out with `..`")),
+            Component::RootDir | Component::Prefix(_) => return Err(bad("is an absolute path")),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        return Err(bad("has an empty path"));
+    }
+    Ok(out)
+}
+
+/// Counts what is written and refuses past the caps.
+struct Budget {
+    caps: Caps,
+    bytes: u64,
+    files: usize,
+}
+
+impl Budget {
+    fn file(&mut self, name: &str) -> Result<(), UploadError> {
+        self.files += 1;
+        if self.files > self.caps.max_files {
+            return Err(refused(format!(
+                "the archive has more than {} files (at {name:?}): refused",
+                self.caps.max_files
+            )));
+        }
+        Ok(())
+    }
+
+    /// Copies `from` into a new file at `to`, stopping at the byte cap.
+    fn copy(&mut self, name: &str, from: &mut dyn Read, to: &Path) -> Result<(), UploadError> {
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(io(format!("create {}", dir.display())))?;
+        }
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(to)
+            .map_err(io(format!("write {name}")))?;
+        let left = self.caps.max_bytes.saturating_sub(self.bytes);
+        let n = std::io::copy(&mut from.take(left + 1), &mut out)
+            .map_err(io(format!("unpack {name}")))?;
+        self.bytes += n;
+        if self.bytes > self.caps.max_bytes {
+            return Err(refused(format!(
+                "the archive unpacks to more than {} bytes (at {name:?}): refused",
+                self.caps.max_bytes
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Unpacks a `.zip` into `dest`.
+pub fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(data))
+        .map_err(|e| refused(format!("not a readable .zip: {e}")))?;
+    let mut budget = Budget {
+        caps,
+        bytes: 0,
+        files: 0,
+    };
+    for i in 0..archive.len() {
+        let mut entry = archive
+            .by_index(i)
+            .map_err(|e| refused(format!("entry {i} of the .zip cannot be read: {e}")))?;
+        let name = entry.name().to_string();
+        let rel = safe_path(&name)?;
+        if entry.is_symlink() {
+            return Err(refused(format!("{name:?} is a symbolic link: refused")));
+        }
+        if entry.is_dir() {
+            std::fs::create_dir_all(dest.join(&rel)).map_err(io(format!("create {name}")))?;
+            continue;
+        }
+        budget.file(&name)?;
+        budget.copy(&name, &mut entry, &dest.join(&rel))?;
+    }
+    Ok(())
+}
+
+/// Unpacks a `.tar.gz` into `dest`.
+pub fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
+    let gz = flate2::read::GzDecoder::new(data);
+    let mut archive = tar::Archive::new(gz);
+    let mut budget = Budget {
+        caps,
+        bytes: 0,
+        files: 0,
+    };
+    let entries = archive
+        .entries()
+        .map_err(|e| refused(format!("not a readable .tar.gz: {e}")))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| refused(format!("the .tar.gz is damaged: {e}")))?;
+        let name = entry
+            .path()
+            .map(|p| p.to_string_lossy().into_owned())
+            .map_err(|e| refused(format!("an entry of the .tar.gz has a bad name: {e}")))?;
+        let rel = safe_path(&name)?;
+        match entry.header().entry_type() {
+            tar::EntryType::Directory => {
+                std::fs::create_dir_all(dest.join(&rel)).map_err(io(format!("create {name}")))?;
+            }
+            tar::EntryType::Regular | tar::EntryType::Continuous => {
+                budget.file(&name)?;
+                budget.copy(&name, &mut entry, &dest.join(&rel))?;
+            }
+            // PAX and GNU extension headers carry metadata of the next entry.
+            tar::EntryType::XHeader
+            | tar::EntryType::XGlobalHeader
+            | tar::EntryType::GNULongName => {}
+            other => {
+                return Err(refused(format!(
+                    "{name:?} is a {other:?} entry (only files and folders are allowed): refused"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Unpacks `data` (named `filename`) into `dest`; returns the folder that holds `problem.toml`
+/// and the problem id it will be served under.
+pub fn unpack(
+    filename: &str,
+    data: &[u8],
+    dest: &Path,
+    caps: Caps,
+) -> Result<(PathBuf, String), UploadError> {
+    if data.len() as u64 > caps.max_bytes {
+        return Err(refused(format!(
+            "{filename} is {} bytes, over the limit of {}",
+            data.len(),
+            caps.max_bytes
+        )));
+    }
+    let lower = filename.to_ascii_lowercase();
+    let stem = if let Some(s) = lower.strip_suffix(".zip") {
+        unzip(data, dest, caps)?;
+        s
+    } else if let Some(s) = lower
+        .strip_suffix(".tar.gz")
+        .or_else(|| lower.strip_suffix(".tgz"))
+    {
+        untar_gz(data, dest, caps)?;
+        s
+    } else {
+        return Err(refused(format!(
+            "{filename}: upload a .zip or a .tar.gz of the problem folder"
+        )));
+    };
+    let stem = &filename[..stem.len()];
+    if dest.join("problem.toml").is_file() {
+        return Ok((dest.to_path_buf(), stem.to_string()));
+    }
+    let dirs: Vec<PathBuf> = std::fs::read_dir(dest)
+        .map_err(io("read the unpacked archive"))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    match dirs.as_slice() {
+        [one] if one.join("problem.toml").is_file() => {
+            let id = one
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Ok((one.clone(), id))
+        }
+        _ => Err(refused(format!(
+            "{filename}: no problem.toml at the top of the archive or in its one folder"
+        ))),
+    }
+}
+
+/// Whether `id` may name a problem folder.
+pub fn valid_id(id: &str) -> bool {
+    super::auth::valid_name(id) && !id.starts_with('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        {
+            let mut z = zip::ZipWriter::new(&mut buf);
+            for (name, data) in entries {
+                z.start_file(*name, zip::write::SimpleFileOptions::default())
+                    .expect("start");
+                z.write_all(data).expect("write");
+            }
+            z.finish().expect("finish");
+        }
+        buf.into_inner()
+    }
+
+    const CAPS: Caps = Caps {
+        max_bytes: 10_000,
+        max_files: 5,
+    };
+
+    #[test]
+    fn paths_must_stay_inside() {
+        for bad in ["../x", "a/../../x", "/etc/passwd", "a\\..\\x", ""] {
+            assert!(safe_path(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            safe_path("./a/b.txt").expect("ok"),
+            PathBuf::from("a/b.txt")
+        );
+    }
+
+    #[test]
+    fn zips_are_unpacked_within_caps() {
+        let dir = tempfile::tempdir().expect("dir");
+        let good = zip_of(&[("p/problem.toml", b"x"), ("p/tests/1.in", b"1")]);
+        let (folder, id) = unpack("p.zip", &good, dir.path(), CAPS).expect("unpacks");
+        assert_eq!((folder, id.as_str()), (dir.path().join("p"), "p"));
+
+        let escape = zip_of(&[("../evil", b"x")]);
+        let d2 = tempfile::tempdir().expect("dir");
+        let e = unpack("e.zip", &escape, d2.path(), CAPS).expect_err("refused");
+        assert!(e.to_string().contains("../evil"), "{e}");
+
+        let bomb = zip_of(&[("big", &vec![0u8; 20_000])]);
+        let d3 = tempfile::tempdir().expect("dir");
+        let e = unpack("b.zip", &bomb, d3.path(), CAPS).expect_err("refused");
+        assert!(e.to_string().contains("more than 10000 bytes"), "{e}");
+        assert!(
+            std::fs::metadata(d3.path().join("big")).map_or(0, |m| m.len()) <= 10_001,
+            "stopped at the cap"
+        );
+
+        let many: Vec<(String, &[u8])> = (0..6).map(|i| (format!("f{i}"), &b"x"[..])).collect();
+        let many: Vec<(&str, &[u8])> = many.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+        let d4 = tempfile::tempdir().expect("dir");
+        let e = unpack("m.zip", &zip_of(&many), d4.path(), CAPS).expect_err("refused");
+        assert!(e.to_string().contains("more than 5 files"), "{e}");
+
+        let d5 = tempfile::tempdir().expect("dir");
+        let e = unpack("x.rar", b"x", d5.path(), CAPS).expect_err("refused");
+        assert!(e.to_string().contains(".zip or a .tar.gz"), "{e}");
+    }
+
+    #[test]
+    fn tarballs_refuse_links_and_escapes() {
+        let mut raw = Vec::new();
+        {
+            let gz = flate2::write::GzEncoder::new(&mut raw, flate2::Compression::fast());
+            let mut t = tar::Builder::new(gz);
+            let mut h = tar::Header::new_gnu();
+            h.set_entry_type(tar::EntryType::Symlink);
+            h.set_size(0);
+            t.append_link(&mut h, "p/link", "/etc/shadow")
+                .expect("link");
+            t.into_inner().expect("tar").finish().expect("gz");
+        }
+        let dir = tempfile::tempdir().expect("dir");
+        let e = unpack("p.tar.gz", &raw, dir.path(), CAPS).expect_err("refused");
+        assert!(e.to_string().contains("p/link"), "{e}");
+        assert!(!dir.path().join("p/link").exists());
+    }
+}
