@@ -116,13 +116,15 @@ pub fn render(d: &Diff, color: bool) -> String {
             l.tag
         ));
         for (emph, s) in &l.segments {
+            // Program output: shown, never obeyed by the terminal.
+            let s = crate::escape::terminal(s);
             match (*emph && l.tag != ' ', color, l.tag) {
                 (true, true, '-') => out.push_str(&format!("\x1b[1;41m{s}\x1b[0m")),
                 (true, true, _) => out.push_str(&format!("\x1b[1;42m{s}\x1b[0m")),
                 (true, false, _) => out.push_str(&format!("[{s}]")),
                 (false, true, '-') => out.push_str(&format!("\x1b[31m{s}\x1b[0m")),
                 (false, true, '+') => out.push_str(&format!("\x1b[32m{s}\x1b[0m")),
-                _ => out.push_str(s),
+                _ => out.push_str(&s),
             }
         }
         out.push('\n');

@@ -13,6 +13,7 @@ pub mod checker;
 pub mod config;
 pub mod contest;
 pub mod diff;
+pub mod escape;
 pub mod export;
 pub mod fsutil;
 pub mod import;

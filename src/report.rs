@@ -34,7 +34,7 @@ pub fn render(report: &JudgeReport, color: bool) -> String {
     if report.verdict == Verdict::CompileError {
         out.push_str(&paint("Compile Error", Verdict::CompileError, color));
         out.push('\n');
-        out.push_str(report.compile_output.trim_end());
+        out.push_str(&crate::escape::terminal(report.compile_output.trim_end()));
         out.push('\n');
         return out;
     }
@@ -58,7 +58,7 @@ pub fn render(report: &JudgeReport, color: bool) -> String {
             t.cpu_ms,
             t.wall_ms,
             kib(t.memory_kib),
-            t.message
+            crate::escape::terminal(&t.message)
         ));
     }
     for t in report.tests.iter().filter(|t| t.diff.is_some()) {

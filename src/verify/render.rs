@@ -206,7 +206,10 @@ fn details(out: &mut String, p: &ProblemReport, color: bool) {
             let _ = writeln!(
                 out,
                 "      {}",
-                indent(first_lines(&s.compile_output, 10).trim_end(), 6)
+                indent(
+                    &crate::escape::terminal(first_lines(&s.compile_output, 10).trim_end()),
+                    6
+                )
             );
             continue;
         }
@@ -223,7 +226,7 @@ fn details(out: &mut String, p: &ProblemReport, color: bool) {
                 "      {} {}: {}",
                 c.result.verdict.code(),
                 c.result.name,
-                c.result.message
+                crate::escape::terminal(&c.result.message)
             );
         }
         if let Some(d) = s
