@@ -87,6 +87,9 @@ pub fn publish(store: &dyn Store, problem: &Problem, now: i64) -> Result<String,
 pub struct Cache {
     dir: PathBuf,
     loaded: Mutex<HashMap<String, Arc<Problem>>>,
+    /// Held while a package is fetched and laid out: the workers of one host wait for the
+    /// first instead of writing the same files at once.
+    laying: Mutex<()>,
     /// Blobs fetched from the database (this process).
     pub fetched: AtomicU64,
     /// Blobs found in the cache and not fetched again.
@@ -111,6 +114,7 @@ impl Cache {
         Ok(Cache {
             dir: dir.to_path_buf(),
             loaded: Mutex::new(HashMap::new()),
+            laying: Mutex::new(()),
             fetched: AtomicU64::new(0),
             reused: AtomicU64::new(0),
         })
@@ -128,6 +132,10 @@ impl Cache {
                 problem: problem.to_string(),
             });
         };
+        if let Some(p) = self.lock().get(version) {
+            return Ok(p.clone());
+        }
+        let _laying = self.laying.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = self.lock().get(version) {
             return Ok(p.clone());
         }

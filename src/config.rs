@@ -33,6 +33,8 @@ pub struct ServerConfig {
     pub contests: PathBuf,
     pub database: PathBuf,
     pub workers: usize,
+    #[serde(default = "yes")]
+    pub local_workers: bool,
     pub max_submission_size: ByteSize,
     pub rate_limit_per_minute: u32,
     pub show_secret_diffs: bool,
@@ -44,6 +46,10 @@ pub struct ServerConfig {
     pub admin_token: String,
     #[serde(default)]
     pub users: Vec<UserConfig>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A student (or admin) known by token.

@@ -30,3 +30,4 @@ pub mod toolchains;
 pub mod units;
 pub mod verdict;
 pub mod verify;
+pub mod worker;

@@ -35,6 +35,7 @@ commands! {
     Gen => gen,
     Stress => stress,
     Serve => serve,
+    Worker => worker,
     Token => token,
     Doctor => doctor,
     Verify => verify,

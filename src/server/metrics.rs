@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 
@@ -34,16 +34,60 @@ impl Counters {
     }
 }
 
-/// `GET /healthz`: 200 while the daemon serves and its database answers.
-pub async fn healthz(State(app): State<Arc<App>>) -> Result<impl IntoResponse, AppError> {
-    let counts = app.db(|s| s.counts()).await?;
-    Ok(Json(serde_json::json!({
-        "status": if app.is_stopping() { "stopping" } else { "ok" },
+/// `GET /healthz`: 200 `ok` while the node serves and its database answers; 503 `degraded`
+/// (with the database's error) while the database does not answer: the node keeps serving
+/// what it can and reconnects by itself.
+pub async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
+    let node = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
+        "host": app.host,
+        "role": app.role.as_str(),
         "problems": app.catalog().ready_count(),
-        "queued": counts.queued,
-        "judging": counts.judging,
-    })))
+    });
+    let store = app.store.clone();
+    let checked = tokio::task::spawn_blocking(move || {
+        store.ping()?;
+        store.counts()
+    })
+    .await
+    .map_err(|e| e.to_string())
+    .and_then(|r| r.map_err(|e| super::queue::error_chain(&e)));
+    let mut body = node;
+    let status = match checked {
+        Ok(counts) => {
+            body["status"] = (if app.is_stopping() { "stopping" } else { "ok" }).into();
+            body["queued"] = counts.queued.into();
+            body["judging"] = counts.judging.into();
+            StatusCode::OK
+        }
+        Err(e) => {
+            body["status"] = "degraded".into();
+            body["database"] = e.into();
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+    };
+    (status, Json(body))
+}
+
+/// `GET /api/v1/admin/hosts`: every node that has sent a heartbeat (name, role, last
+/// heartbeat, what it judges now), and whether it is alive (a heartbeat within the lease).
+pub async fn hosts(
+    State(app): State<Arc<App>>,
+    _admin: super::auth::Admin,
+) -> Result<impl IntoResponse, AppError> {
+    let hosts = app.db(|s| s.hosts()).await?;
+    let now = crate::store::now_ms();
+    let lease = super::LEASE.as_millis() as i64;
+    let list: Vec<serde_json::Value> = hosts
+        .into_iter()
+        .map(|h| {
+            let alive = now - h.last_seen <= lease;
+            let mut v = serde_json::to_value(&h).unwrap_or_default();
+            v["alive"] = alive.into();
+            v
+        })
+        .collect();
+    Ok(Json(serde_json::json!({ "hosts": list })))
 }
 
 /// `GET /metrics`: Prometheus text exposition format.

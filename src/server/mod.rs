@@ -78,6 +78,10 @@ pub enum ServerError {
     Runtime(#[source] std::io::Error),
     #[error("the package cache")]
     Cache(#[from] crate::blobs::BlobError),
+    #[error(
+        "ojd worker needs a PostgreSQL database shared with ojd serve (postgres://…), not {0}"
+    )]
+    NotShared(String),
 }
 
 /// How long a claim's lease lasts without a heartbeat. A host that dies loses its claims this
@@ -208,7 +212,7 @@ impl App {
 
     /// A judge host (`ojd worker`): no problems folder, packages from the database.
     pub fn worker(
-        config: Config,
+        mut config: Config,
         judge: Judge,
         workers: usize,
         name: String,
@@ -216,6 +220,8 @@ impl App {
     ) -> Result<Arc<App>, ServerError> {
         let database = config.server.database.to_string_lossy().into_owned();
         let store = crate::store::open(&database)?;
+        // A judge host serves no contests (a missing folder is none).
+        config.server.contests = config.judge.cache.join("no-contests");
         App::build(
             config,
             judge,
@@ -377,14 +383,18 @@ pub fn start_heartbeat(app: &Arc<App>) {
 }
 
 /// Feeds other nodes' live events into this node's hub (PostgreSQL only).
-fn start_listener(app: &Arc<App>) {
+pub fn start_listener(app: &Arc<App>) {
     if !app.shared {
         return;
     }
     let weak = Arc::downgrade(app);
-    let sink = Box::new(move |payload: String| {
+    let sink = Box::new(move |channel: &str, payload: String| {
         if let Some(app) = weak.upgrade() {
-            app.hub.apply_remote(&app.host, &payload);
+            if channel == crate::store::cluster::QUEUED {
+                app.wake.notify_waiters();
+            } else {
+                app.hub.apply_remote(&app.host, &payload);
+            }
         }
     });
     if let Err(e) = app.store.listen(sink) {
@@ -396,6 +406,12 @@ fn start_listener(app: &Arc<App>) {
 }
 
 impl App {
+    /// Starts shutdown: no new claims; idle workers wake up and end.
+    pub fn begin_stop(&self) {
+        self.stop_tx.send_replace(true);
+        self.wake.notify_waiters();
+    }
+
     /// Lets the heartbeat thread end (after the workers drained).
     pub fn stop_heartbeat(&self) {
         self.beat_stop.store(true, Ordering::Relaxed);
@@ -450,6 +466,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/static/{file}", get(pages::asset))
         .route("/healthz", get(metrics::healthz))
         .route("/metrics", get(metrics::prometheus))
+        .route("/api/v1/admin/hosts", get(metrics::hosts))
         .merge(contest_pages::routes())
         .merge(rejudging_pages::routes())
         .nest(

@@ -294,9 +294,14 @@ impl Workers {
     }
 }
 
+/// Starts the node's judging workers (none on a serve node with `local_workers = false`).
 pub fn spawn_workers(app: &Arc<App>) -> Workers {
+    let count = match app.role {
+        super::Role::Serve if !app.config.server.local_workers => 0,
+        _ => app.workers,
+    };
     Workers(
-        (0..app.workers)
+        (0..count)
             .map(|_| tokio::spawn(worker(app.clone())))
             .collect(),
     )

@@ -66,10 +66,20 @@ pub trait ClusterStore: Send + Sync {
     fn ping(&self) -> Result<(), StoreError>;
     /// Sends a live event to every node listening (PostgreSQL NOTIFY); a no-op on SQLite.
     fn notify(&self, payload: &str) -> Result<(), StoreError>;
-    /// Calls `sink` with every event any node sends, from a thread of its own that reconnects
-    /// by itself; `false` (and nothing started) when the backend has no cross-host events.
-    fn listen(&self, sink: Box<dyn Fn(String) + Send>) -> Result<bool, StoreError>;
+    /// Calls `sink` with every event any node sends (channel [`EVENTS`]) and every submission
+    /// that enters the queue (channel [`QUEUED`], payload its id), from a thread of its own
+    /// that reconnects by itself; `false` (and nothing started) when the backend has no
+    /// cross-host events.
+    fn listen(&self, sink: EventSink) -> Result<bool, StoreError>;
 }
+
+/// Receives (channel, payload) for each notification [`ClusterStore::listen`] sees.
+pub type EventSink = Box<dyn Fn(&str, String) + Send>;
+
+/// The channel of live judging events.
+pub const EVENTS: &str = "ojd_events";
+/// The channel a trigger notifies when a submission enters the queue.
+pub const QUEUED: &str = "ojd_queued";
 
 /// SHA-256 of `bytes`, lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {

@@ -24,6 +24,11 @@ pub struct Site {
 impl Site {
     /// A site with the fixture problem and `extra` appended to the `[server]` section.
     pub fn new(extra: &str) -> Site {
+        Site::with_database(None, extra)
+    }
+
+    /// A site whose database is `url` (PostgreSQL) instead of a SQLite file beside it.
+    pub fn with_database(url: Option<&str>, extra: &str) -> Site {
         let dir = tempfile::Builder::new()
             .prefix("ojd-site-")
             .tempdir()
@@ -42,7 +47,7 @@ impl Site {
              [[server.users]]\nname = \"bob\"\ntoken = \"{BOB}\"\n\
              [sandbox]\nscratch = \"{s}\"\n",
             p = problems.display(),
-            d = dir.path().join("ojd.sqlite3").display(),
+            d = url.map_or_else(|| dir.path().join("ojd.sqlite3").display().to_string(), String::from),
             s = dir.path().join("scratch").display(),
         );
         std::fs::write(dir.path().join("config.toml"), config).expect("write config");
@@ -270,7 +275,14 @@ impl Daemon {
 
     /// Reads a server-sent event stream until `done` (or the timeout); returns (event, data) pairs.
     pub fn events(&self, id: i64, token: &str, timeout: Duration) -> Vec<(String, Value)> {
-        let r = ureq::get(&format!("{}/api/v1/submissions/{id}/events", self.url))
+        events_at(&self.url, id, token, timeout)
+    }
+}
+
+/// Reads the event stream of submission `id` on the node at `url` (see [`Daemon::events`]).
+pub fn events_at(url: &str, id: i64, token: &str, timeout: Duration) -> Vec<(String, Value)> {
+    {
+        let r = ureq::get(&format!("{url}/api/v1/submissions/{id}/events"))
             .set("Authorization", &format!("Bearer {token}"))
             .timeout(timeout)
             .call()

@@ -35,6 +35,7 @@ mod interactive;
 mod judge;
 mod langs;
 mod load;
+mod multihost;
 mod pg;
 mod server;
 mod store;

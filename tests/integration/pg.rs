@@ -138,22 +138,6 @@ impl Cluster {
             .output();
     }
 
-    /// Starts it again after [`Cluster::stop`].
-    pub fn restart(&self) {
-        let options = format!(
-            "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c max_connections=200",
-            self.port,
-            self.dir.path().display()
-        );
-        let out = tool("pg_ctl")
-            .args(["-D", &self.data().display().to_string(), "-w", "-t", "60"])
-            .args(["-l", &self.dir.path().join("log").display().to_string()])
-            .args(["-o", &options, "start"])
-            .output()
-            .expect("run pg_ctl");
-        assert!(out.status.success(), "pg_ctl restart failed");
-    }
-
     fn data(&self) -> PathBuf {
         self.dir.path().join("data")
     }

@@ -762,3 +762,51 @@ fn a_database_newer_than_this_ojd_is_refused() {
         .expect("refused");
     assert!(err.to_string().contains("schema version 999"), "{err}");
 }
+
+/// The database's cost per submission, SQLite and PostgreSQL side by side in one run: queueing
+/// it, then claim + 3 heartbeats + storing a 20-test verdict, from 1 and from 4 threads (judge
+/// hosts). From it: the submissions per second one database could serve before it, not the
+/// judge hosts, is the limit. Opt-in:
+/// `cargo test --release --test integration store::database_cost -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn database_cost_per_submission() {
+    use std::time::Instant;
+    let n = 400usize;
+    for (name, fixture) in [("sqlite", sqlite()), ("postgres", postgres())] {
+        let Some(f) = fixture else { continue };
+        let s = f.store.as_ref();
+        for threads in [1usize, 4] {
+            let t = Instant::now();
+            for i in 0..n {
+                s.insert(&sub(&format!("u{}", i % 50), "p"), 0)
+                    .expect("insert");
+            }
+            let insert = t.elapsed();
+            let t = Instant::now();
+            std::thread::scope(|scope| {
+                for w in 0..threads {
+                    scope.spawn(move || {
+                        let host = format!("h{w}");
+                        while let Some(c) = s.claim(&host, 1, 100_000).expect("claim") {
+                            for _ in 0..3 {
+                                s.heartbeat(&host, "worker", 0, 1, 100_000).expect("beat");
+                            }
+                            assert!(s
+                                .finish(c.id, c.attempt, &report(Verdict::Accepted, 20), "", 2)
+                                .expect("finish"));
+                        }
+                    });
+                }
+            });
+            let judged = t.elapsed();
+            let per = judged.as_secs_f64() * 1000.0 / n as f64;
+            println!(
+                "{name:8} {threads} thread(s): queue {:.3} ms/submission; claim + 3 heartbeats + store {:.3} ms/submission wall, {:.0} submissions/s",
+                insert.as_secs_f64() * 1000.0 / n as f64,
+                per,
+                1000.0 / per
+            );
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::time::Duration;
 use postgres::fallible_iterator::FallibleIterator;
 
 use super::PgStore;
-use crate::store::cluster::{manifest, ClusterStore, HostInfo, Package};
+use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, Package};
 use crate::store::{sql, StoreError};
 
 /// NOTIFY payloads must stay under PostgreSQL's 8000-byte limit.
@@ -163,14 +163,14 @@ impl ClusterStore for PgStore {
         Ok(())
     }
 
-    fn listen(&self, sink: Box<dyn Fn(String) + Send>) -> Result<bool, StoreError> {
-        // The first connection is made here, so a database that refuses is reported at once.
-        let first = self.dedicated()?;
+    fn listen(&self, sink: EventSink) -> Result<bool, StoreError> {
+        // Connections are made on the listener's own thread: the synchronous client must not
+        // run inside the async runtime that calls this.
         let store = self.reconnector();
         std::thread::Builder::new()
             .name("ojd-listen".into())
             .spawn(move || {
-                let mut client = Some(first);
+                let mut client: Option<postgres::Client> = None;
                 let mut backoff = Duration::from_millis(100);
                 loop {
                     let mut c = match client.take() {
@@ -184,7 +184,9 @@ impl ClusterStore for PgStore {
                             }
                         },
                     };
-                    if c.batch_execute("LISTEN ojd_events").is_err() {
+                    if c.batch_execute("LISTEN ojd_events; LISTEN ojd_queued")
+                        .is_err()
+                    {
                         continue;
                     }
                     backoff = Duration::from_millis(100);
@@ -192,7 +194,7 @@ impl ClusterStore for PgStore {
                     let mut it = notifications.blocking_iter();
                     // Ends with an error when the connection breaks; then reconnect.
                     while let Ok(Some(n)) = it.next() {
-                        sink(n.payload().to_string());
+                        sink(n.channel(), n.payload().to_string());
                     }
                 }
             })

@@ -93,4 +93,12 @@ pub const MIGRATIONS: &[&str] = &[
         version TEXT NOT NULL REFERENCES packages(version),
         published_at BIGINT NOT NULL
     );",
+    // 6: a trigger that wakes idle judge hosts when a submission enters the queue.
+    "CREATE FUNCTION ojd_queued() RETURNS trigger AS $$
+     BEGIN
+         PERFORM pg_notify('ojd_queued', NEW.id::TEXT);
+         RETURN NULL;
+     END $$ LANGUAGE plpgsql;
+     CREATE TRIGGER submissions_queued AFTER INSERT OR UPDATE OF state ON submissions
+         FOR EACH ROW WHEN (NEW.state = 'queued') EXECUTE FUNCTION ojd_queued();",
 ];

@@ -175,14 +175,6 @@ impl PgStore {
         self.config.clone()
     }
 
-    /// A fresh connection outside the pool (for LISTEN, which holds its connection).
-    pub(crate) fn dedicated(&self) -> Result<postgres::Client, StoreError> {
-        self.config.connect(NoTls).map_err(|e| StoreError::Open {
-            path: describe(&self.config),
-            source: Box::new(e),
-        })
-    }
-
     fn migrate(&self) -> Result<(), StoreError> {
         let mut c = self.conn()?;
         let mut tx = c.transaction().map_err(sql("start a migration"))?;

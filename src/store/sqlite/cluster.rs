@@ -4,7 +4,7 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::SqliteStore;
-use crate::store::cluster::{manifest, ClusterStore, HostInfo, Package};
+use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, Package};
 use crate::store::{sql, StoreError};
 
 impl ClusterStore for SqliteStore {
@@ -147,7 +147,7 @@ impl ClusterStore for SqliteStore {
         Ok(())
     }
 
-    fn listen(&self, _sink: Box<dyn Fn(String) + Send>) -> Result<bool, StoreError> {
+    fn listen(&self, _sink: EventSink) -> Result<bool, StoreError> {
         Ok(false)
     }
 }

@@ -159,4 +159,7 @@ pub const MIGRATIONS: &[&str] = &[
         version TEXT NOT NULL REFERENCES packages(version),
         published_at INTEGER NOT NULL
     );",
+    // 6: (PostgreSQL: a trigger that wakes idle judge hosts when work is queued.) Nothing here:
+    // one host wakes its workers in-process.
+    "SELECT 1;",
 ];

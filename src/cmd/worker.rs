@@ -1,0 +1,41 @@
+//! `ojd worker`: a judge host.
+
+use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
+
+/// Run a judge host: claim submissions from the shared PostgreSQL database and judge them.
+///
+/// No HTTP server and no problems folder: problems come from the database by content hash and
+/// are cached under the judge cache. Needs `[server] database = "postgres://…"` (the one the
+/// `ojd serve` nodes use) and this host's sandbox and judge sections. Stops on SIGTERM or SIGINT
+/// after its judgings finish (or are requeued). Exit code: 0 after a clean shutdown, 2 bad
+/// configuration or database, 3 the judge could not start.
+///
+/// Example: ojd worker --config judgehost.toml --name judge-2
+#[derive(clap::Args)]
+pub struct Args {
+    /// This host's name in `judged_by` and the hosts list (default: `<host name>/worker`);
+    /// give each worker on one machine its own.
+    #[arg(long)]
+    name: Option<String>,
+}
+
+pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
+    let config = match g.load_config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    match ojd::worker::run(config, args.name, None) {
+        Ok(()) => Ok(0),
+        Err(e @ ojd::server::ServerError::Judge(_)) => {
+            print_error(&e);
+            Ok(EXIT_JUDGE_FAILED)
+        }
+        Err(e) => {
+            print_error(&e);
+            Ok(EXIT_BAD_INPUT)
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! Many hosts on one PostgreSQL: one `ojd serve` node that does not judge, two `ojd worker`
+//! processes with their own scratch and cache folders and no problems folder. Over 100
+//! submissions of mixed verdicts arrive over HTTP; one worker is killed with SIGKILL while it
+//! judges. Every submission must end judged exactly once with the right verdict (checked in the
+//! database), both workers appear in `judged_by`, an event stream on the serve node sees the
+//! tests of a submission a worker judged, and a problem changed and reloaded on the serve node
+//! is judged with its new version.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common;
+use crate::daemon::{Site, ADMIN, ALICE, BOB};
+
+const WITHIN: Duration = Duration::from_secs(600);
+
+/// A running `ojd worker`.
+struct Worker {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Worker {
+    fn start(dir: &Path, name: &str, url: &str) -> Worker {
+        let home = dir.join(name);
+        std::fs::create_dir_all(&home).expect("worker folder");
+        let config = format!(
+            "[server]\ndatabase = \"{url}\"\nproblems = \"{p}\"\nworkers = 2\n\
+             [sandbox]\nscratch = \"{s}\"\n[judge]\ncache = \"{c}\"\n",
+            p = home.join("no-problems-here").display(),
+            s = home.join("scratch").display(),
+            c = home.join("cache").display(),
+        );
+        std::fs::write(home.join("worker.toml"), config).expect("worker config");
+        let log = home.join("worker.log");
+        let mut child = common::ojd()
+            .args(["worker", "--name", name, "--config"])
+            .arg(home.join("worker.toml"))
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("log"))
+            .spawn()
+            .expect("ojd worker starts");
+        let stdout = child.stdout.take().expect("piped");
+        let mut first = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut first)
+            .expect("worker output");
+        assert!(
+            first.starts_with("ojd: worker "),
+            "the worker did not start: {first:?}\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        Worker { child, log }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn python(body: &str) -> String {
+    format!("import sys\n{body}\n")
+}
+
+const AC_PY: &str = "data = sys.stdin.read().split()\nt = int(data[0])\nprint(\"\\n\".join(str(int(data[1 + 2 * i]) + int(data[2 + 2 * i])) for i in range(t)))";
+const WA_PY: &str = "data = sys.stdin.read().split()\nt = int(data[0])\nprint(\"\\n\".join(str(int(data[1 + 2 * i]) - int(data[2 + 2 * i])) for i in range(t)))";
+const RE_PY: &str = "sys.exit(3)";
+
+fn submit(d: &crate::daemon::Daemon, token: &str, name: &str, source: &str) -> i64 {
+    let (code, body) = d.post_json(
+        "/api/v1/submissions",
+        Some(token),
+        &serde_json::json!({ "problem": "aplusb", "filename": name, "source": source }),
+    );
+    assert_eq!(code, 201, "submitting {name}: {body}");
+    body["id"].as_i64().expect("an id")
+}
+
+#[test]
+fn two_workers_one_killed_every_submission_judged_exactly_once() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let w1 = Worker::start(site.path(), "judge-1", &url);
+    let mut w2 = Some(Worker::start(site.path(), "judge-2", &url));
+
+    // Two slow ones first, so that a worker is surely mid-judging when it is killed.
+    let sleep_c = std::fs::read_to_string(common::testdata(
+        "aplusb/submissions/time_limit_exceeded/sleep.c",
+    ))
+    .expect("fixture");
+    let mut expected: Vec<(i64, &str)> = Vec::new();
+    for _ in 0..4 {
+        expected.push((submit(&serve, BOB, "sleep.c", &sleep_c), "TLE"));
+    }
+    for i in 0..102 {
+        let token = if i % 2 == 0 { ALICE } else { BOB };
+        let (src, verdict) = match i % 3 {
+            0 => (AC_PY, "AC"),
+            1 => (WA_PY, "WA"),
+            _ => (RE_PY, "RE"),
+        };
+        // Each source differs by a comment, as real submissions do.
+        let source = python(&format!("{src}\n# {i}"));
+        expected.push((submit(&serve, token, "s.py", &source), verdict));
+    }
+
+    // A stream on the serve node, for a submission a worker will judge.
+    let watched = expected[10].0;
+    let stream_url = serve.url.clone();
+    let stream =
+        std::thread::spawn(move || crate::daemon::events_at(&stream_url, watched, ADMIN, WITHIN));
+
+    // Kill judge-2 once it has stored a few verdicts and holds a claim: mid-judging.
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let deadline = Instant::now() + WITHIN;
+    loop {
+        let done: i64 = db
+            .query_one(
+                "SELECT COUNT(*) FROM judgings WHERE judged_by = 'judge-2' AND finished_at IS NOT NULL",
+                &[],
+            )
+            .expect("count")
+            .get(0);
+        let (_, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+        let busy =
+            hosts["hosts"].as_array().into_iter().flatten().any(|h| {
+                h["name"] == "judge-2" && !h["judging"].as_array().is_none_or(Vec::is_empty)
+            });
+        if busy && done >= 3 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "judge-2 never judged: {hosts}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let killed_at = Instant::now();
+    drop(w2.take());
+
+    for (id, verdict) in &expected {
+        let s = serve.wait_done(*id, ADMIN, WITHIN);
+        assert_eq!(
+            s["verdict"].as_str(),
+            Some(*verdict),
+            "submission {id}: {s}\n{}",
+            w1.log()
+        );
+    }
+    let took = killed_at.elapsed();
+
+    // The database: each submission has exactly one finished judging, and it is current.
+    let rows = db
+        .query(
+            "SELECT s.id, s.state, j.verdict, j.judged_by, j.package_version,
+               (SELECT COUNT(*) FROM judgings k WHERE k.submission = s.id AND k.finished_at IS NOT NULL),
+               (SELECT COUNT(*) FROM judgings k WHERE k.submission = s.id AND k.finished_at IS NULL)
+             FROM submissions s LEFT JOIN judgings j ON j.id = s.current_judging ORDER BY s.id",
+            &[],
+        )
+        .expect("query");
+    assert_eq!(rows.len(), expected.len(), "nothing lost, nothing added");
+    let mut hosts = std::collections::BTreeSet::new();
+    let mut abandoned = 0;
+    for (row, (id, verdict)) in rows.iter().zip(&expected) {
+        let (sid, state, v, by): (i64, String, Option<String>, Option<String>) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        let version: Option<String> = row.get(4);
+        let (finished, unfinished): (i64, i64) = (row.get(5), row.get(6));
+        assert_eq!(
+            (sid, state.as_str(), v.as_deref(), finished),
+            (*id, "done", Some(*verdict), 1),
+            "submission {id} judged exactly once"
+        );
+        assert!(
+            version.is_some(),
+            "submission {id} records its package version"
+        );
+        abandoned += unfinished;
+        hosts.insert(by.expect("judged_by"));
+    }
+    assert_eq!(
+        hosts.into_iter().collect::<Vec<_>>(),
+        ["judge-1", "judge-2"],
+        "both hosts judged"
+    );
+    assert!(
+        abandoned >= 1,
+        "the killed worker left at least one judging unfinished"
+    );
+    eprintln!("all judged {took:?} after the kill; {abandoned} judging(s) abandoned by judge-2");
+
+    // The stream on the serve node saw a worker's tests.
+    let events = stream.join().expect("stream thread");
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(
+        names.contains(&"test"),
+        "no test event crossed hosts: {names:?}"
+    );
+    assert_eq!(names.last(), Some(&"done"), "{names:?}");
+
+    // A changed problem, reloaded on the serve node, is judged with its new version.
+    let tests = site.path().join("problems/aplusb/tests");
+    std::fs::write(tests.join("03-new.in"), "1\n40 2\n").expect("new test");
+    let (code, body) = serve.post_json("/api/v1/admin/reload", Some(ADMIN), &serde_json::json!({}));
+    assert_eq!(code, 200, "{body}");
+    let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
+    let s = serve.wait_done(id, ALICE, WITHIN);
+    assert_eq!(s["verdict"], "AC", "{s}");
+    let (_, full) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    let names: Vec<&str> = full["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.contains("03-new")),
+        "judged with the new test: {names:?}"
+    );
+    let row = db
+        .query_one(
+            "SELECT j.package_version, (SELECT version FROM problem_current WHERE problem = 'aplusb')
+             FROM submissions s JOIN judgings j ON j.id = s.current_judging WHERE s.id = $1",
+            &[&id],
+        )
+        .expect("row");
+    let (used, current): (Option<String>, String) = (row.get(0), row.get(1));
+    assert_eq!(used.as_deref(), Some(current.as_str()));
+    drop(w1);
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
