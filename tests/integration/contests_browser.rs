@@ -336,6 +336,28 @@ fn standings_update_live_and_an_admin_applies_a_rejudging() {
     );
     page.screenshot(&artifact("contest-standings.png"));
     phone(&mut page, "standings");
+    // The contest page: clock, problems, the submit form, alice's submission, and the question
+    // form; an announcement made meanwhile appears without a reload.
+    page.navigate(&format!("{}/contests/live", d.url));
+    page.wait_for(
+        "the contest page",
+        "document.querySelector('form.submit select[name=problem]') !== null",
+        Duration::from_secs(10),
+    );
+    page.eval("window.__same_page = true");
+    let (code, _) = d.post_json(
+        "/api/v1/admin/contests/live/announcements",
+        Some(ADMIN),
+        &json!({"text": "Test 02-many will be rejudged."}),
+    );
+    assert_eq!(code, 201);
+    page.wait_for(
+        "the announcement to appear live",
+        "window.__same_page === true && document.querySelector('#news .announcement')?.textContent.includes('02-many')",
+        Duration::from_secs(20),
+    );
+    page.screenshot(&artifact("contest-page.png"));
+    phone(&mut page, "page");
 
     // The answer is fixed; the admin rejudges the contest from the page and applies it.
     std::fs::write(&answer, &good).expect("fix the answer");
