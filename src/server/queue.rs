@@ -437,6 +437,11 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
         .await
     {
         Ok(true) => {
+            log(&format!(
+                "submission {id}: {} in {} ms",
+                verdict.code(),
+                started.elapsed().as_millis()
+            ));
             app.metrics.record(verdict, started.elapsed());
             app.hub.end(id, Live::Done { id });
         }
