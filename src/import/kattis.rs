@@ -640,7 +640,9 @@ pub fn import(
                     what: "more than one output validator is not supported".into(),
                 });
             }
-            all[0].clone()
+            all.into_iter().next().ok_or_else(|| {
+                src.unsupported("validation", "custom, but output_validators/ is empty")
+            })?
         };
         let name = program(
             config,

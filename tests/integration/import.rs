@@ -132,6 +132,13 @@ fn judged_names(report: &Value) -> Vec<String> {
     v
 }
 
+/// A judge for the library-level checks, with the compile time limit the scratch config gives.
+fn judge() -> ojd::judge::Judge {
+    let mut config = ojd::config::Config::defaults();
+    config.judge.compile_time = std::time::Duration::from_secs(90);
+    common::judge_with(config, 1)
+}
+
 #[test]
 fn kattis_legacy_with_default_validator_flags_and_the_multiplier_rule() {
     require_root!();
@@ -211,7 +218,7 @@ fn kattis_2023_scoring_groups() {
         ]
     );
     s.verify(&dir);
-    let j = common::judge(1);
+    let j = judge();
     let int32 = common::judge_file(&j, &dir, &dir.join("submissions/wrong_answer/int32.c"));
     assert_eq!(int32.score, 40, "the small group only");
     let full = common::judge_file(&j, &dir, &dir.join("submissions/accepted/sum.cpp"));
@@ -240,7 +247,7 @@ fn kattis_custom_output_validator_with_feedback() {
         "validate.h is inlined"
     );
     s.verify(&dir);
-    let j = common::judge(1);
+    let j = judge();
     // Another divisor than the answer file's is right.
     let largest = common::judge_file(&j, &dir, &dir.join("submissions/accepted/largest.py"));
     assert_eq!(largest.verdict, ojd::verdict::Verdict::Accepted);
@@ -370,7 +377,7 @@ fn polygon_generated_tests_testlib_checker_and_points() {
     );
     assert!(!dir.join("submissions/accepted/rejected_any.c").exists());
     s.verify(&dir);
-    let j = common::judge(1);
+    let j = judge();
     let wa = common::judge_file(
         &j,
         &dir,
