@@ -147,6 +147,12 @@ pub fn load_problem(dir: &Path) -> Option<ojd::problem::Problem> {
         .ok()
 }
 
+/// Colours on stdout: only on a terminal, and never when `NO_COLOR` is set (no-color.org).
+pub fn color_stdout() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 /// A one-line progress bar on stderr, drawn only on a terminal.
 pub fn progress_bar(label: &str, done: usize, total: usize, item: &str) {
     use std::io::IsTerminal;

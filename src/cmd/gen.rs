@@ -59,7 +59,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                         s.problem, s.inputs_generated, s.inputs_validated, s.answers_written, s.answers_unchanged
                     );
                     for d in &s.differences {
-                        println!("  {d}");
+                        println!("  {}", ojd::escape::terminal(d));
                     }
                 }
                 if !s.differences.is_empty() && code == 0 {

@@ -89,7 +89,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     } else {
         print!(
             "{}",
-            ojd::report::render(&report, std::io::stdout().is_terminal())
+            ojd::report::render(&report, crate::color_stdout())
         );
     }
     Ok(match report.verdict {

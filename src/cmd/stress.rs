@@ -37,7 +37,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                     s.problem, s.agreed, s.runs
                 );
                 if let Some((seed, input, why)) = &s.disagreement {
-                    println!("  seed {seed}: {why}\n  input:\n{input}");
+                    // The programs' output and the generated input are untrusted text.
+                    println!(
+                        "  seed {seed}: {}\n  input:\n{}",
+                        ojd::escape::terminal(why),
+                        ojd::escape::terminal(input)
+                    );
                     code = code.max(1);
                 }
             }

@@ -1,6 +1,5 @@
 //! `ojd verify`: regression judging of every problem's known submissions.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -98,8 +97,10 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        print!("{}", ojd::verify::render_text(&report, color));
+        print!(
+            "{}",
+            ojd::verify::render_text(&report, crate::color_stdout())
+        );
     }
     if let Some(path) = &a.save_baseline {
         // A run that could not judge everything would record a partial baseline.
