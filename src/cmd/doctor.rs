@@ -16,6 +16,7 @@ pub struct Args {}
 
 pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
+    let database = config.server.database.to_string_lossy().into_owned();
     let judge = ojd::judge::Judge::new(config, 1)?;
     let mut healthy = true;
     let mut line = |ok: bool, what: &str, detail: String| {
@@ -32,6 +33,10 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
             "not root: run ojd as root for namespaces, cgroups and the uid drop".into()
         },
     );
+    match ojd::store::check(&database) {
+        Ok(what) => line(true, "database", what),
+        Err(e) => line(false, "database", crate::chain(&e)),
+    }
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     line(true, "kernel", format!("Linux {}", kernel.trim()));
     match judge.capabilities() {

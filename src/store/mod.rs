@@ -342,6 +342,27 @@ pub fn open(database: &str) -> Result<Arc<dyn Store>, StoreError> {
     Ok(Arc::new(SqliteStore::open(std::path::Path::new(database))?))
 }
 
+/// `ojd doctor`: connects to the configured database (running its migrations, as `serve` would)
+/// and makes one round trip; says what it reached. A SQLite file that does not exist yet is not
+/// created (the first `ojd serve` creates it).
+pub fn check(database: &str) -> Result<String, StoreError> {
+    use cluster::ClusterStore;
+    if is_postgres_url(database) {
+        let store = PgStore::open(database)?;
+        store.ping()?;
+        return Ok(format!("PostgreSQL {} answers", store.name()));
+    }
+    let path = std::path::Path::new(database);
+    if !path.exists() {
+        return Ok(format!(
+            "SQLite {database} does not exist yet (ojd serve creates it)"
+        ));
+    }
+    let store = SqliteStore::open(path)?;
+    store.ping()?;
+    Ok(format!("SQLite {database} opens"))
+}
+
 /// A database URL without its password, for messages and logs.
 pub fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
