@@ -753,7 +753,7 @@ pub fn import(
         let (slowest, skipped) = slowest_accepted(judge, &out)?;
         for f in skipped {
             warnings.push(format!(
-                "{f}: does not compile here, so it does not count for the time limit"
+                "{f}: does not compile here (or its toolchain is missing), so it does not count for the time limit"
             ));
         }
         let ms = slowest.as_secs_f64() * 1000.0 * multiplier;
@@ -791,14 +791,19 @@ fn slowest_accepted(
             continue;
         };
         let sub = crate::judge::Submission { language, source };
-        let report = judge
-            .judge(
-                &problem,
-                &sub,
-                &mut |_| {},
-                &std::sync::atomic::AtomicBool::new(false),
-            )
-            .map_err(|e| ImportError::Run(format!("{}: {e}", f.display())))?;
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let report = match judge.judge(&problem, &sub, &mut |_| {}, &cancel) {
+            Ok(r) => r,
+            // A language whose toolchain this host lacks: not ours to time either.
+            Err(
+                crate::judge::JudgeError::LanguageUnavailable { .. }
+                | crate::judge::JudgeError::UnknownLanguage { .. },
+            ) => {
+                skipped.push(f.strip_prefix(pkg).unwrap_or(&f).display().to_string());
+                continue;
+            }
+            Err(e) => return Err(ImportError::Run(format!("{}: {e}", f.display()))),
+        };
         if report.verdict == crate::verdict::Verdict::CompileError {
             // Not ours to time (say, Python 2 under a Python 3 profile); verify shows it.
             skipped.push(f.strip_prefix(pkg).unwrap_or(&f).display().to_string());
