@@ -25,7 +25,8 @@
 //!    (`O_EXCL | O_NOFOLLOW`), (re)binds `/prog` read-only only when the executable's folder
 //!    changed (once per submission, not per test), resets the cgroup counters, copies a regular
 //!    stdin file into a sealed memfd, opens stdout/stderr and `clone`s an *init* process into a
-//!    new pid, network and ipc namespace (so nothing a run leaves in them reaches the next run);
+//!    new pid namespace (after a run that left a socket alive, the keeper moves to a new network
+//!    namespace, so nothing reaches the next run);
 //! 2. init chroots into the root, mounts a `/proc` of the run's own pid namespace (`hidepid=2`,
 //!    `/proc/cmdline` masked), installs the seccomp deny list and forks the program. The program
 //!    is never PID 1, so default-action signals like SIGXCPU reach it;
