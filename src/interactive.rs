@@ -270,7 +270,7 @@ pub fn run_test(
     problem: &Problem,
     program: &Program,
     interactor: &Program,
-    _checker: Option<&Program>,
+    checker: Option<&Program>,
     test: &TestCase,
     limits: &Limits,
     work: &Path,
@@ -391,8 +391,7 @@ pub fn run_test(
             down.count.load(Ordering::Relaxed)
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(TestResult {
+    let result = TestResult {
         name: test.name.clone(),
         sample: test.sample,
         verdict,
@@ -405,7 +404,51 @@ pub fn run_test(
         }),
         message: message.trim_start().to_string(),
         diff: None,
-    })
+    };
+    let result = match checker {
+        Some(c) if verdict == Verdict::Accepted && spec.protocol == InteractorProtocol::Testlib => {
+            check_tout(judge, problem, c, test, &tout, &dir, result)?
+        }
+        _ => result,
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(result)
+}
+
+/// Polygon's rule for interactive problems with a checker: once the interactor accepts, the
+/// checker judges what the interactor wrote to `tout` (as the output) against the test's
+/// answer, which may be absent for an interactive problem (then an empty file). The
+/// interactor's message stays in front of the checker's.
+fn check_tout(
+    judge: &Judge,
+    problem: &Problem,
+    checker: &Program,
+    test: &TestCase,
+    tout: &Path,
+    dir: &Path,
+    result: TestResult,
+) -> Result<TestResult, JudgeError> {
+    let mut test = test.clone();
+    if !test.answer.is_file() {
+        let empty = dir.join("empty.ans");
+        File::create(&empty).map_err(|source| JudgeError::Io {
+            what: "create an empty answer for the checker".into(),
+            source,
+        })?;
+        test.answer = empty;
+    }
+    if !tout.is_file() {
+        File::create(tout).map_err(|source| JudgeError::Io {
+            what: "create the interactor's tout".into(),
+            source,
+        })?;
+    }
+    let said = result.message.clone();
+    let mut checked = judge.check(problem, Some(checker), &test, tout, dir, result)?;
+    if checked.verdict != Verdict::Accepted {
+        checked.message = format!("checker: {}\n{said}", checked.message);
+    }
+    Ok(checked)
 }
 
 type InteractorIo = (Vec<String>, Vec<(PathBuf, String)>, Vec<(String, PathBuf)>);

@@ -14,7 +14,7 @@ use crate::verdict::{TestResult, Verdict};
 impl Judge {
     /// Checks a finished run's output against the test's answer (built in comparison or the
     /// problem's checker program) and sets the verdict of `result`.
-    pub(super) fn check(
+    pub(crate) fn check(
         &self,
         problem: &Problem,
         checker: Option<&Program>,
