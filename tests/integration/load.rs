@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common;
-use crate::daemon::{host_binary, Daemon, Site, ALICE, BOB};
+use crate::daemon::{host_binary, Daemon, Site, ADMIN, ALICE, BOB};
 
 const USERS: usize = 20;
 const PER_USER: usize = 25;
@@ -52,7 +52,9 @@ fn wait_all_judged(d: &Daemon, total: usize, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     let want = format!("ojd_judged_total {total}\n");
     loop {
-        let (_, metrics) = d.get_text("/metrics", None);
+        // /metrics is for admins (unless configured public): a refusal fails at once.
+        let (code, metrics) = d.get_text("/metrics", Some(ADMIN));
+        assert_eq!(code, 200, "GET /metrics: {metrics}");
         if metrics.contains(&want)
             && metrics.contains("ojd_queue_length 0\n")
             && metrics.contains("ojd_judging 0\n")
