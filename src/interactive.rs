@@ -263,6 +263,9 @@ impl Pipes {
     }
 }
 
+/// How much longer than the program's wall limit the interactor may run.
+const INTERACTOR_WALL_MARGIN: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Runs `program` against the problem's interactor on one test (see the module documentation).
 #[allow(clippy::too_many_arguments)]
 pub fn run_test(
@@ -287,9 +290,12 @@ pub fn run_test(
         dir.join("tout"),
     );
     let (args, box_files, collect) = interactor_io(spec, test, &judge_msg, &team_msg, &tout);
+    // The interactor's wall limit is a little longer than the program's: when both sides
+    // wait for each other (a program that never flushes), the program must be the one stopped
+    // by the wall limit (TLE), never the interactor (which would read as a judge error).
     let interactor_limits = Limits {
         cpu: limits.wall,
-        wall: limits.wall,
+        wall: limits.wall + INTERACTOR_WALL_MARGIN,
         memory: limits.memory.max(1 << 30),
         output: 64 << 20,
         processes: 4,
