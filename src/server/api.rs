@@ -423,6 +423,7 @@ async fn list_submissions(
         problem: q.problem,
         before: q.before,
         limit: q.limit.unwrap_or(50).clamp(1, 500),
+        ..Default::default()
     };
     let rows = app.db(move |s| s.list(&filter)).await?;
     Ok(Json(rows.into_iter().map(summary).collect::<Vec<_>>()))

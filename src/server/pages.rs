@@ -324,6 +324,7 @@ pub async fn filtered_page(
             problem: ListQuery::nonempty(&q.problem),
             before,
             limit: 200,
+            ..Default::default()
         };
         let rows = app.db(move |s| s.list(&filter)).await?;
         let last = rows.last().map(|r| r.id);

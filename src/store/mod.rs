@@ -205,14 +205,29 @@ pub struct Claim {
     pub source: Vec<u8>,
 }
 
-/// Which submissions to list, newest first.
+/// Which submissions to list, newest first. Every field is applied in SQL by the backend, so a
+/// page of a rare verdict costs one query, not a scan in the web layer.
 #[derive(Clone, Debug, Default)]
 pub struct ListFilter {
     pub user: Option<String>,
     pub problem: Option<String>,
+    /// Only submissions whose *current* judging has this verdict (a submission being rejudged
+    /// keeps the verdict of its current judging; one never judged has none and never matches).
+    pub verdict: Option<Verdict>,
+    /// Only submissions in this language (its configured name, e.g. `cpp`).
+    pub language: Option<String>,
     /// Only ids below this one (paging).
     pub before: Option<i64>,
     pub limit: u32,
+}
+
+/// One page of a submissions list ([`Store::list_page`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SubmissionPage {
+    /// At most `limit` rows, newest first.
+    pub rows: Vec<SubmissionInfo>,
+    /// Whether older rows match the filter too (the next page starts `before` the last row).
+    pub has_more: bool,
 }
 
 /// Counts for the metrics endpoint.
@@ -303,7 +318,20 @@ pub trait Store:
     /// The submission with its current judging.
     fn get(&self, id: i64) -> Result<Option<SubmissionDetail>, StoreError>;
     fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError>;
+    /// The submissions matching `filter`, newest first, at most `filter.limit`.
     fn list(&self, filter: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError>;
+    /// How many submissions match `filter` in all (`before` and `limit` are ignored).
+    fn count_matching(&self, filter: &ListFilter) -> Result<u64, StoreError>;
+    /// One page of `filter`: its rows and whether there are more (one query: it reads one row
+    /// past the page).
+    fn list_page(&self, filter: &ListFilter) -> Result<SubmissionPage, StoreError> {
+        let mut probe = filter.clone();
+        probe.limit = filter.limit.saturating_add(1);
+        let mut rows = self.list(&probe)?;
+        let has_more = rows.len() > filter.limit as usize;
+        rows.truncate(filter.limit as usize);
+        Ok(SubmissionPage { rows, has_more })
+    }
     /// Queues a submission again; its next judging becomes current when it finishes. `false`
     /// if there is no such submission.
     fn rejudge(&self, id: i64) -> Result<bool, StoreError>;

@@ -49,6 +49,7 @@ macro_rules! store_suite {
                 make_current_is_all_or_nothing,
                 a_rejudging_of_an_unjudged_submission_becomes_current,
                 list_filters_and_pages,
+                list_filters_by_current_verdict_and_language,
                 counts_follow_the_current_judging,
                 tokens_round_trip,
                 concurrent_claims_take_each_submission_once,
@@ -569,6 +570,7 @@ pub fn list_filters_and_pages(s: &dyn Store) {
             problem: problem.map(String::from),
             before,
             limit,
+            ..Default::default()
         })
         .expect("list")
         .into_iter()
@@ -595,6 +597,111 @@ pub fn list_filters_and_pages(s: &dyn Store) {
         (Some(Verdict::Accepted), Some("h"), 12)
     );
     assert!(s.get(ids[3] + 1).expect("get").is_none());
+}
+
+pub fn list_filters_by_current_verdict_and_language(s: &dyn Store) {
+    // Seven submissions: (language, verdict of the first judging); the last stays queued.
+    let plan = [
+        ("c", Some(Verdict::Accepted)),
+        ("py", Some(Verdict::WrongAnswer)),
+        ("c", Some(Verdict::WrongAnswer)),
+        ("py", Some(Verdict::Accepted)),
+        ("c", Some(Verdict::TimeLimitExceeded)),
+        ("c", Some(Verdict::WrongAnswer)),
+        ("c", None),
+    ];
+    let mut ids = Vec::new();
+    for (i, (lang, _)) in plan.iter().enumerate() {
+        let mut new = sub(if i % 2 == 0 { "a" } else { "b" }, "p");
+        new.language = lang.to_string();
+        ids.push(s.insert(&new, 0).expect("insert"));
+    }
+    for (id, (_, verdict)) in ids.iter().zip(plan) {
+        let Some(verdict) = verdict else { continue };
+        let c = s.claim("h", 1, 1_000_000).expect("claim").expect("queued");
+        assert_eq!(c.id, *id, "claims follow the queue here");
+        assert!(s
+            .finish(c.id, c.attempt, &report(verdict, 1), "", 2)
+            .expect("finish"));
+    }
+    let filter =
+        |verdict: Option<Verdict>, language: Option<&str>, user: Option<&str>| ListFilter {
+            verdict,
+            language: language.map(String::from),
+            user: user.map(String::from),
+            limit: 100,
+            ..Default::default()
+        };
+    let ids_of = |f: &ListFilter| {
+        s.list(f)
+            .expect("list")
+            .into_iter()
+            .map(|i| i.id)
+            .collect::<Vec<_>>()
+    };
+    let wa = filter(Some(Verdict::WrongAnswer), None, None);
+    assert_eq!(ids_of(&wa), [ids[5], ids[2], ids[1]]);
+    assert_eq!(s.count_matching(&wa).expect("count"), 3);
+    let c_wa = filter(Some(Verdict::WrongAnswer), Some("c"), None);
+    assert_eq!(ids_of(&c_wa), [ids[5], ids[2]]);
+    let py = filter(None, Some("py"), None);
+    assert_eq!(ids_of(&py), [ids[3], ids[1]]);
+    assert_eq!(s.count_matching(&py).expect("count"), 2);
+    let a_c = filter(None, Some("c"), Some("a"));
+    assert_eq!(ids_of(&a_c), [ids[6], ids[4], ids[2], ids[0]]);
+    assert!(ids_of(&filter(Some(Verdict::MemoryLimitExceeded), None, None)).is_empty());
+    assert_eq!(
+        s.count_matching(&filter(None, None, None)).expect("count"),
+        7
+    );
+
+    // Pages of two over the four C submissions that have a verdict... and the queued one.
+    let mut page = filter(None, Some("c"), None);
+    page.limit = 2;
+    let first = s.list_page(&page).expect("page");
+    assert_eq!(
+        (
+            first.rows.iter().map(|r| r.id).collect::<Vec<_>>(),
+            first.has_more
+        ),
+        (vec![ids[6], ids[5]], true)
+    );
+    page.before = Some(ids[5]);
+    let second = s.list_page(&page).expect("page");
+    assert_eq!(
+        (
+            second.rows.iter().map(|r| r.id).collect::<Vec<_>>(),
+            second.has_more
+        ),
+        (vec![ids[4], ids[2]], true)
+    );
+    page.before = Some(ids[2]);
+    let last = s.list_page(&page).expect("page");
+    assert_eq!(
+        (
+            last.rows.iter().map(|r| r.id).collect::<Vec<_>>(),
+            last.has_more
+        ),
+        (vec![ids[0]], false)
+    );
+    // `before` and `limit` do not change the total.
+    assert_eq!(s.count_matching(&page).expect("count"), 5);
+
+    // The filter reads the CURRENT judging: a rejudging waits for its apply, a plain rejudge
+    // switches as soon as it finishes.
+    assert_eq!(s.enqueue_rejudging(&[ids[0]], 77).expect("enqueue"), 1);
+    let c = s.claim("h", 3, 1_000_000).expect("claim").expect("queued");
+    assert!(s
+        .finish(c.id, c.attempt, &report(Verdict::WrongAnswer, 1), "", 4)
+        .expect("finish"));
+    assert!(
+        !ids_of(&wa).contains(&ids[0]),
+        "an unapplied rejudging does not change the listed verdict"
+    );
+    assert!(ids_of(&filter(Some(Verdict::Accepted), None, None)).contains(&ids[0]));
+    assert!(s.make_current(&[c.judging]).expect("apply") == 1);
+    assert_eq!(ids_of(&wa), [ids[5], ids[2], ids[1], ids[0]]);
+    assert_eq!(s.count_matching(&wa).expect("count"), 4);
 }
 
 pub fn counts_follow_the_current_judging(s: &dyn Store) {

@@ -64,6 +64,11 @@ const INFO_COLUMNS: &str = r#"s.id, s."user", s.problem, s.language, s.state, j.
 
 const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_judging";
 
+/// A [`ListFilter`]'s conditions over [`INFO_FROM`]: $1 user, $2 problem, $3 verdict code,
+/// $4 language (each NULL for "any").
+const LIST_WHERE: &str = r#"($1::TEXT IS NULL OR s."user" = $1) AND ($2::TEXT IS NULL OR s.problem = $2)
+     AND ($3::TEXT IS NULL OR j.verdict = $3) AND ($4::TEXT IS NULL OR s.language = $4)"#;
+
 fn opt_u64(r: &Row, i: usize) -> Result<Option<u64>, postgres::Error> {
     Ok(r.try_get::<_, Option<i64>>(i)?.map(|v| v.max(0) as u64))
 }
@@ -495,19 +500,39 @@ impl Store for PgStore {
     }
 
     fn list(&self, f: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError> {
+        let verdict = f.verdict.map(Verdict::code);
         let found = self
             .conn()?
             .query(
                 &format!(
-                    r#"SELECT {INFO_COLUMNS} FROM {INFO_FROM}
-                       WHERE ($1::TEXT IS NULL OR s."user" = $1) AND ($2::TEXT IS NULL OR s.problem = $2)
-                         AND ($3::BIGINT IS NULL OR s.id < $3)
-                       ORDER BY s.id DESC LIMIT $4"#
+                    "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {LIST_WHERE}
+                       AND ($5::BIGINT IS NULL OR s.id < $5)
+                     ORDER BY s.id DESC LIMIT $6"
                 ),
-                &[&f.user, &f.problem, &f.before, &(f.limit as i64)],
+                &[
+                    &f.user,
+                    &f.problem,
+                    &verdict,
+                    &f.language,
+                    &f.before,
+                    &(f.limit as i64),
+                ],
             )
             .map_err(sql("list submissions"))?;
         rows(found, info_row, "list submissions")
+    }
+
+    fn count_matching(&self, f: &ListFilter) -> Result<u64, StoreError> {
+        let verdict = f.verdict.map(Verdict::code);
+        let n: i64 = self
+            .conn()?
+            .query_one(
+                &format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {LIST_WHERE}"),
+                &[&f.user, &f.problem, &verdict, &f.language],
+            )
+            .map_err(sql("count submissions"))?
+            .get(0);
+        Ok(n as u64)
     }
 
     fn rejudge(&self, id: i64) -> Result<bool, StoreError> {

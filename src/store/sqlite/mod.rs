@@ -36,6 +36,11 @@ const INFO_COLUMNS: &str = "s.id, s.user, s.problem, s.language, s.state, j.verd
 
 const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_judging";
 
+/// A [`ListFilter`]'s conditions over [`INFO_FROM`]: ?1 user, ?2 problem, ?3 verdict code,
+/// ?4 language (each NULL for "any").
+const LIST_WHERE: &str = "(?1 IS NULL OR s.user = ?1) AND (?2 IS NULL OR s.problem = ?2) \
+     AND (?3 IS NULL OR j.verdict = ?3) AND (?4 IS NULL OR s.language = ?4)";
+
 fn info_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SubmissionInfo> {
     let state: String = r.get(4)?;
     let verdict: Option<String> = r.get(5)?;
@@ -435,16 +440,30 @@ impl Store for SqliteStore {
         let conn = self.conn();
         let mut st = conn
             .prepare_cached(&format!(
-                "SELECT {INFO_COLUMNS} FROM {INFO_FROM}
-                 WHERE (?1 IS NULL OR s.user = ?1) AND (?2 IS NULL OR s.problem = ?2) AND (?3 IS NULL OR s.id < ?3)
-                 ORDER BY s.id DESC LIMIT ?4"
+                "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {LIST_WHERE} AND (?5 IS NULL OR s.id < ?5)
+                 ORDER BY s.id DESC LIMIT ?6"
             ))
             .map_err(sql("list submissions"))?;
+        let verdict = f.verdict.map(Verdict::code);
         let rows = st
-            .query_map(params![f.user, f.problem, f.before, f.limit], info_row)
+            .query_map(
+                params![f.user, f.problem, verdict, f.language, f.before, f.limit],
+                info_row,
+            )
             .map_err(sql("list submissions"))?;
         rows.collect::<Result<Vec<_>, _>>()
             .map_err(sql("list submissions"))
+    }
+
+    fn count_matching(&self, f: &ListFilter) -> Result<u64, StoreError> {
+        let verdict = f.verdict.map(Verdict::code);
+        self.conn()
+            .query_row(
+                &format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {LIST_WHERE}"),
+                params![f.user, f.problem, verdict, f.language],
+                |r| r.get(0),
+            )
+            .map_err(sql("count submissions"))
     }
 
     fn rejudge(&self, id: i64) -> Result<bool, StoreError> {
