@@ -13,6 +13,7 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 pub struct Args {}
 
 pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
+    ojd::server::logging::init();
     let config = match g.load_config() {
         Ok(c) => c,
         Err(e) => {

@@ -20,6 +20,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
+    ojd::server::logging::init();
     let config = match g.load_config() {
         Ok(c) => c,
         Err(e) => {

@@ -340,10 +340,7 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     app.metrics
         .submitted
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    super::log(&format!(
-        "submission {id}: queued (user {}, problem {}, language {})",
-        user.name, problem, language
-    ));
+    super::logging::queued(id, &user.name, &problem, &language);
     app.wake.notify_one();
     Ok(id)
 }

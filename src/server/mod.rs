@@ -17,7 +17,8 @@
 //! moment later is abandoned: its row stays `judging` and the next start requeues it.
 //!
 //! Layout: [`api`] (JSON under `/api/v1`), [`sse`] (live progress), [`pages`] and [`html`]
-//! (the students' web pages), [`auth`] (tokens, rate limit), [`metrics`], [`error`].
+//! (the students' web pages), [`auth`] (tokens, rate limit), [`metrics`], [`error`], [`logging`]
+//! (the operator's log).
 
 pub mod admin;
 pub mod api;
@@ -27,6 +28,7 @@ pub mod contest_pages;
 pub mod contests;
 pub mod error;
 pub mod html;
+pub mod logging;
 pub mod login;
 pub mod math;
 pub mod metrics;
@@ -56,6 +58,7 @@ use crate::judge::Judge;
 use crate::store::{Store, StoreError};
 
 pub use catalog::Catalog;
+pub use logging::log;
 
 /// Why the daemon could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -425,15 +428,6 @@ pub fn host_name() -> String {
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "localhost".to_string())
-}
-
-/// One line to the operator's log (stderr).
-pub fn log(message: &str) {
-    let t = crate::store::now_ms();
-    eprintln!(
-        "[{}] ojd: {message}",
-        html::time(t).trim_end_matches(" UTC")
-    );
 }
 
 /// The HTTP routes.

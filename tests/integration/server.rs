@@ -315,6 +315,25 @@ fn pages_render_the_statement_and_a_submission() {
     );
     let (_, list) = d.get_text("/submissions", Some(ALICE));
     assert!(list.contains(&format!("/submissions/{id}")), "{list}");
+
+    // The operator's log: the queueing as structured fields, then the stored verdict.
+    let log = d.log();
+    let queued = log
+        .lines()
+        .find(|l| l.contains("queued") && l.contains(&format!("submission={id} ")))
+        .unwrap_or_else(|| panic!("no queued event for {id}: {log}"));
+    for field in [
+        "user=\"alice\"",
+        "problem=\"aplusb\"",
+        "language=\"c\"",
+        " INFO ",
+    ] {
+        assert!(queued.contains(field), "{field} in {queued}");
+    }
+    assert!(
+        log.contains(&format!("submission {id}: WA in ")),
+        "the verdict is logged: {log}"
+    );
 }
 
 /// Opens the daemon's database read-only, for checks.

@@ -1,0 +1,94 @@
+//! The operator's log: `tracing` events, written as plain text lines to stderr by the
+//! subscriber that `ojd serve` and `ojd worker` install ([`init`]).
+//!
+//! Each submission gets two structured events with the same fields, so one `grep
+//! submission=42` finds its whole story: `queued` (by the API: `submission`, `user`, `problem`,
+//! `language`) and `judged` (by the worker that stored the verdict: the same fields plus
+//! `verdict`, `time_ms`, `host`, and `cause` for a judge error). The filter follows `RUST_LOG`'s
+//! syntax (`OJD_LOG` first, then `RUST_LOG`; default `info`), e.g. `OJD_LOG=ojd=debug`.
+//! Colours only when stderr is a terminal and `NO_COLOR` is unset.
+
+use std::io::IsTerminal;
+
+use tracing_subscriber::EnvFilter;
+
+/// Installs the stderr subscriber (once per process; a second call changes nothing). A bad
+/// filter is reported and the default used, so a typo never silences the log.
+pub fn init() {
+    let spec = std::env::var("OJD_LOG")
+        .or_else(|_| std::env::var("RUST_LOG"))
+        .unwrap_or_default();
+    let (filter, bad) = if spec.trim().is_empty() {
+        (EnvFilter::new("info"), None)
+    } else {
+        match EnvFilter::try_new(&spec) {
+            Ok(f) => (f, None),
+            Err(e) => (EnvFilter::new("info"), Some(format!("{spec:?}: {e}"))),
+        }
+    };
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let installed = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(colour)
+        .with_target(false)
+        .try_init()
+        .is_ok();
+    if let (true, Some(bad)) = (installed, bad) {
+        tracing::warn!("the log filter {bad}; logging at info");
+    }
+}
+
+/// One free-text line to the operator's log (an `info` event).
+pub fn log(message: &str) {
+    tracing::info!("{message}");
+}
+
+/// What a worker stored for one submission, for [`judged`].
+pub struct Judged<'a> {
+    pub submission: i64,
+    pub user: &'a str,
+    pub problem: &'a str,
+    pub language: &'a str,
+    /// The verdict's short code (AC, WA, …, JE).
+    pub verdict: &'a str,
+    /// How long the judging took, compile included.
+    pub time_ms: u128,
+    /// The host whose worker judged it (`judged_by`).
+    pub host: &'a str,
+    /// Why the judge failed (a judge error only; empty otherwise).
+    pub cause: &'a str,
+}
+
+/// The `judged` event: a warning with its cause for a judge error, `info` otherwise.
+pub fn judged(j: &Judged<'_>) {
+    if j.cause.is_empty() {
+        tracing::info!(
+            submission = j.submission,
+            user = j.user,
+            problem = j.problem,
+            language = j.language,
+            verdict = j.verdict,
+            time_ms = j.time_ms as u64,
+            host = j.host,
+            "judged"
+        );
+    } else {
+        tracing::warn!(
+            submission = j.submission,
+            user = j.user,
+            problem = j.problem,
+            language = j.language,
+            verdict = j.verdict,
+            time_ms = j.time_ms as u64,
+            host = j.host,
+            cause = j.cause,
+            "judged"
+        );
+    }
+}
+
+/// The `queued` event, when a submission is committed to the queue.
+pub fn queued(submission: i64, user: &str, problem: &str, language: &str) {
+    tracing::info!(submission, user, problem, language, "queued");
+}
