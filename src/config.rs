@@ -3,6 +3,10 @@
 //! The repository's `config.toml` is compiled in (`include_str!`) as the defaults; a user file
 //! is layered on top of it key by key, so it needs only what it changes. Unknown keys in the
 //! user file are errors that name the key (a typo must not silently keep a default).
+//!
+//! Relative paths in a config file (problems, contests, database, scratch, cache) are relative to
+//! that file's folder, not to the folder the command runs in ([`Config::resolve_paths`]); without
+//! a file, the defaults are relative to the working folder.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -213,7 +217,32 @@ impl Config {
             path: path.into(),
             source,
         })?;
-        Config::parse_layered(Some((&path.display().to_string(), &text)))
+        let mut config = Config::parse_layered(Some((&path.display().to_string(), &text)))?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        config.resolve_paths(&std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
+        Ok(config)
+    }
+
+    /// Makes every relative path of the config relative to `dir` (the config file's folder), so
+    /// `ojd serve`, `ojd worker`, `ojd token` and `ojd doctor` find the same problems, database,
+    /// scratch and cache from any working folder. Empty paths ("use the default") and database
+    /// URLs stay as they are.
+    pub fn resolve_paths(&mut self, dir: &Path) {
+        let resolve = |p: &mut PathBuf| {
+            if !p.as_os_str().is_empty() && p.is_relative() {
+                *p = dir.join(&*p);
+            }
+        };
+        resolve(&mut self.server.problems);
+        resolve(&mut self.server.contests);
+        if !crate::store::is_postgres_url(&self.server.database.to_string_lossy()) {
+            resolve(&mut self.server.database);
+        }
+        resolve(&mut self.sandbox.scratch);
+        resolve(&mut self.judge.cache);
     }
 
     fn parse_layered(user: Option<(&str, &str)>) -> Result<Config, ConfigError> {
@@ -323,5 +352,30 @@ mod tests {
         )))
         .unwrap();
         assert_eq!(c.language_for(Path::new("a.go")), Some("go"));
+    }
+
+    #[test]
+    fn relative_paths_are_relative_to_the_config_file() {
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("site.toml");
+        std::fs::write(
+            &file,
+            "[server]\nproblems = \"p\"\ndatabase = \"db/ojd.sqlite3\"\ncontests = \"/abs/c\"\n[judge]\ncache = \"\"\n",
+        )
+        .expect("write");
+        let c = Config::load(&file).expect("loads");
+        assert_eq!(c.server.problems, dir.path().join("p"));
+        assert_eq!(c.server.database, dir.path().join("db/ojd.sqlite3"));
+        assert_eq!(
+            c.server.contests,
+            Path::new("/abs/c"),
+            "absolute paths stay"
+        );
+        assert_eq!(c.judge.cache, Path::new(""), "empty means the default");
+        assert_eq!(c.sandbox.scratch, Path::new(""));
+        let mut url = Config::defaults();
+        url.server.database = "postgres://u@127.0.0.1/db".into();
+        url.resolve_paths(dir.path());
+        assert_eq!(url.server.database, Path::new("postgres://u@127.0.0.1/db"));
     }
 }

@@ -1,11 +1,11 @@
 //! `ojd token`: the daemon's login tokens, in the daemon's own database.
 //!
 //! The database is found the way the daemon finds it, from any folder: a relative
-//! `[server] database` is looked for beside the config file and in the current folder; exactly
-//! one must exist (this command never creates a database, so a token cannot land in a file the
+//! `[server] database` is relative to the config file's folder (as every path of the config);
+//! it must exist (this command never creates a database, so a token cannot land in a file the
 //! daemon does not read). A PostgreSQL URL is used as it is.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::Global;
 
@@ -35,46 +35,20 @@ enum Action {
     Revoke { name: String },
 }
 
-/// The database the daemon of `config_file` uses (see the module documentation).
-pub fn locate_database(database: &Path, config_file: Option<&Path>) -> anyhow::Result<String> {
+/// The database the daemon of this config uses (see the module documentation).
+pub fn locate_database(database: &Path) -> anyhow::Result<String> {
     let text = database.to_string_lossy();
-    if ojd::store::is_postgres_url(&text) || database.is_absolute() {
+    if ojd::store::is_postgres_url(&text) {
         return Ok(text.into_owned());
     }
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(dir) = config_file.and_then(Path::parent) {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        candidates.push(dir.join(database));
+    if !database.is_file() {
+        anyhow::bail!(
+            "no database {} (a relative [server] database is relative to the config file's \
+             folder): start `ojd serve` with this config once, or give the config with --config",
+            database.display()
+        );
     }
-    candidates.push(Path::new(".").join(database));
-    let canonical = |p: &PathBuf| std::fs::canonicalize(p).ok();
-    let mut found: Vec<PathBuf> = candidates.iter().filter_map(canonical).collect();
-    found.dedup();
-    match found.as_slice() {
-        [one] => Ok(one.to_string_lossy().into_owned()),
-        [] => anyhow::bail!(
-            "no database {} here or beside the config (looked at {}); start `ojd serve` with this \
-             config once, or give the config with --config, or an absolute [server] database",
-            database.display(),
-            candidates
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" and ")
-        ),
-        many => anyhow::bail!(
-            "two databases named {} ({}): set an absolute [server] database in the config",
-            database.display(),
-            many.iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" and ")
-        ),
-    }
+    Ok(text.into_owned())
 }
 
 fn when(ms: Option<i64>) -> String {
@@ -85,7 +59,7 @@ fn when(ms: Option<i64>) -> String {
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     use ojd::store::Store;
     let config = g.load_config()?;
-    let database = locate_database(&config.server.database, g.config.as_deref())?;
+    let database = locate_database(&config.server.database)?;
     let store = ojd::store::open(&database)?;
     let store: &dyn Store = store.as_ref();
     match a.action {
@@ -130,21 +104,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_database_is_found_beside_the_config_or_refused() {
+    fn the_database_must_exist_unless_it_is_a_url() {
         let site = tempfile::tempdir().expect("dir");
-        let config = site.path().join("config.toml");
-        let db = Path::new("ojd-token-test.sqlite3");
-        let err = locate_database(db, Some(&config)).expect_err("no database yet");
+        let db = site.path().join("ojd-token-test.sqlite3");
+        let err = locate_database(&db).expect_err("no database yet");
         assert!(err.to_string().contains("no database"), "{err}");
-        std::fs::write(site.path().join(db), b"").expect("db");
-        let found = locate_database(db, Some(&config)).expect("found");
-        assert!(found.starts_with(&*site.path().canonicalize().expect("canon").to_string_lossy()), "{found}");
+        assert!(!db.exists(), "nothing was created");
+        std::fs::write(&db, b"").expect("db");
+        assert_eq!(locate_database(&db).expect("found"), db.display().to_string());
         assert_eq!(
-            locate_database(Path::new("/abs/x.sqlite3"), None).expect("absolute"),
-            "/abs/x.sqlite3"
-        );
-        assert_eq!(
-            locate_database(Path::new("postgres://u:p@h/db"), None).expect("url"),
+            locate_database(Path::new("postgres://u:p@h/db")).expect("url"),
             "postgres://u:p@h/db"
         );
     }

@@ -445,10 +445,12 @@ pub async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> P
         limit: 1000,
         ..Default::default()
     };
-    let (counts, rows) = app
-        .db(move |s| Ok((s.counts()?, s.list(&filter)?)))
+    let (counts, rows, hosts) = app
+        .db(move |s| Ok((s.counts()?, s.list(&filter)?, s.hosts()?)))
         .await
         .map_err(err(&user))?;
+    let now = crate::store::now_ms();
+    let lease = super::LEASE.as_millis() as i64;
     let pending: Vec<_> = rows
         .into_iter()
         .filter(|r| r.state != SubState::Done)
@@ -480,6 +482,26 @@ pub async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> P
             span { (counts.judging) " judging" }
             span { (counts.done) " done" }
             span { (app.workers) " local worker(s) on " (app.host) }
+        }
+        h2 { "Judge hosts" }
+        @if hosts.is_empty() { p.muted { "No host has reported yet." } } @else {
+            div.scroll { table.list.admin #hosts {
+                thead { tr { th { "Host" } th.opt { "Role" } th { "Last heartbeat" } th { "Judging" } th.opt { "Up since" } } }
+                tbody { @for h in &hosts {
+                    @let alive = now - h.last_seen <= lease;
+                    tr.host {
+                        td { (h.name) @if !alive { " " span.badge.v-JE { "silent" } } }
+                        td.opt { (h.role) }
+                        td { (time_el(h.last_seen)) " " span.muted { "(" ((now - h.last_seen).max(0) / 1000) " s ago)" } }
+                        td { @if h.judging.is_empty() { span.muted { "idle" } } @else {
+                            @for (i, id) in h.judging.iter().enumerate() {
+                                @if i > 0 { ", " } a href={ "/submissions/" (id) } { "#" (id) }
+                            }
+                        } }
+                        td.opt { (time_el(h.started_at)) }
+                    }
+                } }
+            } }
         }
         h2 { "Judging" }
         @if judging.is_empty() { p.muted { "Nothing is being judged." } } @else {

@@ -15,10 +15,11 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::{Admin, MaybeUser, User};
 use super::error::AppError;
-use super::view::{summary, view, visible_submission};
+use super::listing::{visible_rows, ListQuery, Owner};
+use super::view::{problem_visible, summary, view, visible_problem, visible_submission};
 use super::App;
 use crate::judge::{JudgeError, Submission};
-use crate::store::{ListFilter, NewSubmission};
+use crate::store::NewSubmission;
 
 pub fn routes() -> Router<Arc<App>> {
     Router::new()
@@ -104,7 +105,7 @@ async fn problems(
     let list: Vec<ProblemSummary> = catalog
         .problems
         .values()
-        .filter(|e| !super::contests::problem_hidden(&app, &e.problem.id, user.as_ref()))
+        .filter(|e| problem_visible(&app, &e.problem.id, user.as_ref()))
         .map(|e| {
             let p = &e.problem;
             ProblemSummary {
@@ -129,11 +130,8 @@ async fn problem(
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, AppError> {
-    may_read_statements(&app, &user)?;
+    visible_problem(&app, &id, user.as_ref())?;
     let catalog = app.catalog();
-    if super::contests::problem_hidden(&app, &id, user.as_ref()) {
-        return Err(AppError::NotFound(format!("no problem {id:?}")));
-    }
     let e = catalog.find(&id)?;
     let p = &e.problem;
     let samples: Vec<serde_json::Value> = p
@@ -168,11 +166,8 @@ async fn test_files(
     MaybeUser(user): MaybeUser,
     Path((id, name)): Path<(String, String)>,
 ) -> Result<impl IntoResponse, AppError> {
-    may_read_statements(&app, &user)?;
+    visible_problem(&app, &id, user.as_ref())?;
     let catalog = app.catalog();
-    if super::contests::problem_hidden(&app, &id, user.as_ref()) {
-        return Err(AppError::NotFound(format!("no problem {id:?}")));
-    }
     let e = catalog.find(&id)?;
     let t = e
         .problem
@@ -280,9 +275,7 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     if let Some(c) = &contest {
         super::contests::admit(app, user, c, &form.problem)?;
     }
-    if catalog.get(&form.problem).is_none()
-        || super::contests::problem_hidden(app, &form.problem, Some(user))
-    {
+    if catalog.get(&form.problem).is_none() || !problem_visible(app, &form.problem, Some(user)) {
         return Err(AppError::NotFound(format!("no problem {:?}", form.problem)));
     }
     let pasted = !form.source.trim().is_empty();
@@ -393,37 +386,33 @@ async fn submission(
     Ok(Json(view(&app, d, &user)))
 }
 
-#[derive(Deserialize)]
-struct ListQuery {
-    problem: Option<String>,
-    user: Option<String>,
-    before: Option<i64>,
-    limit: Option<u32>,
-}
-
+/// `GET /api/v1/submissions?user=&problem=&verdict=&language=&before=&limit=`: a page, newest
+/// first, filtered in the store. `X-Total-Count` says how many match in all; a `Link` header
+/// with `rel="next"` gives the next page while there is one.
 async fn list_submissions(
     State(app): State<Arc<App>>,
     user: User,
     Query(q): Query<ListQuery>,
 ) -> Result<impl IntoResponse, AppError> {
-    let who = match (user.admin, q.user) {
-        (true, u) => u,
-        (false, Some(u)) if u != user.name => {
-            return Err(AppError::Forbidden(
-                "students list only their own submissions".into(),
-            ))
+    let filter = q.filter(&app, &user, Owner::Strict)?;
+    let counted = filter.clone();
+    let (mut page, total) = app
+        .db(move |s| Ok((s.list_page(&filter)?, s.count_matching(&counted)?)))
+        .await?;
+    visible_rows(&app, &user, &mut page.rows);
+    let mut headers = axum::http::HeaderMap::new();
+    headers.insert("x-total-count", total.into());
+    if let (true, Some(last)) = (page.has_more, page.rows.last()) {
+        let link = format!(
+            "</api/v1/submissions{}>; rel=\"next\"",
+            q.with_before(last.id)
+        );
+        if let Ok(v) = header::HeaderValue::from_str(&link) {
+            headers.insert(header::LINK, v);
         }
-        (false, _) => Some(user.name.clone()),
-    };
-    let filter = ListFilter {
-        user: who,
-        problem: q.problem,
-        before: q.before,
-        limit: q.limit.unwrap_or(50).clamp(1, 500),
-        ..Default::default()
-    };
-    let rows = app.db(move |s| s.list(&filter)).await?;
-    Ok(Json(rows.into_iter().map(summary).collect::<Vec<_>>()))
+    }
+    let rows: Vec<_> = page.rows.into_iter().map(summary).collect();
+    Ok((headers, Json(rows)))
 }
 
 async fn admin_problems(State(app): State<Arc<App>>, _admin: Admin) -> impl IntoResponse {

@@ -28,6 +28,7 @@ pub mod contest_pages;
 pub mod contests;
 pub mod error;
 pub mod html;
+pub mod listing;
 pub mod logging;
 pub mod login;
 pub mod math;

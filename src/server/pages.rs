@@ -20,10 +20,10 @@ use super::api::{self, may_read_statements, SubmitForm};
 use super::auth::{MaybeUser, User};
 use super::error::AppError;
 use super::html::{page, time_el, trusted};
+use super::listing::{ListQuery, Owner};
 use super::security::Draft;
 use super::view::{self, summary, visible_submission};
 use super::App;
-use crate::store::ListFilter;
 use crate::verdict::Verdict;
 
 const STYLE: &str = include_str!("assets/style.css");
@@ -103,7 +103,7 @@ pub async fn index(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> P
                 tbody {
                     @for e in catalog.problems.values() {
                         @let p = &e.problem;
-                        @if !super::contests::problem_hidden(&app, &p.id, user.as_ref()) { tr {
+                        @if view::problem_visible(&app, &p.id, user.as_ref()) { tr {
                             td { a href={ "/problems/" (p.id) } { (p.title) } }
                             td.muted.opt { (p.source) }
                             td.num { (p.time_limit.as_millis()) " ms" }
@@ -202,11 +202,7 @@ pub async fn problem(
     Path(id): Path<String>,
     Query(q): Query<ProblemQuery>,
 ) -> PageResult {
-    may_read_statements(&app, &user).map_err(|e| PageError(e, user.clone()))?;
-    if super::contests::problem_hidden(&app, &id, user.as_ref()) {
-        let e = AppError::NotFound(format!("no problem {id:?}"));
-        return Err(PageError(e, user.clone()));
-    }
+    view::visible_problem(&app, &id, user.as_ref()).map_err(|e| PageError(e, user.clone()))?;
     let draft = match (&user, &q.draft) {
         (Some(u), Some(key)) => app.guards.take_draft(key, &u.name, &id),
         _ => None,
@@ -256,99 +252,7 @@ pub async fn submit(
 }
 
 /// Percent-encodes a path segment or query value.
-pub fn urlencode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-#[derive(Deserialize, Default)]
-pub struct ListQuery {
-    pub user: Option<String>,
-    pub problem: Option<String>,
-    pub verdict: Option<String>,
-    pub language: Option<String>,
-    pub before: Option<i64>,
-}
-
-impl ListQuery {
-    fn nonempty(v: &Option<String>) -> Option<String> {
-        v.as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    }
-
-    /// The query string of this filter with `before` set to `before`.
-    fn with_before(&self, before: i64) -> String {
-        let mut q = String::new();
-        for (k, v) in [
-            ("user", &self.user),
-            ("problem", &self.problem),
-            ("verdict", &self.verdict),
-            ("language", &self.language),
-        ] {
-            if let Some(v) = Self::nonempty(v) {
-                q.push_str(&format!("{k}={}&", urlencode(&v)));
-            }
-        }
-        format!("?{q}before={before}")
-    }
-}
-
-/// Rows per page of the submissions list.
-const PAGE_ROWS: usize = 50;
-
-/// One page of submissions matching `q` (verdict and language filtered here, the rest by the
-/// store), and whether there are more.
-pub async fn filtered_page(
-    app: &Arc<App>,
-    q: &ListQuery,
-    user: Option<String>,
-) -> Result<(Vec<crate::store::SubmissionInfo>, bool), AppError> {
-    let verdict = ListQuery::nonempty(&q.verdict).and_then(|v| Verdict::from_code(&v));
-    let language = ListQuery::nonempty(&q.language);
-    let mut before = q.before;
-    let mut out = Vec::new();
-    // The store filters by user and problem; verdict and language are checked on batches,
-    // newest first, until a page is full or the list ends (bounded reads per page).
-    for _ in 0..20 {
-        let filter = ListFilter {
-            user: user.clone(),
-            problem: ListQuery::nonempty(&q.problem),
-            before,
-            limit: 200,
-            ..Default::default()
-        };
-        let rows = app.db(move |s| s.list(&filter)).await?;
-        let last = rows.last().map(|r| r.id);
-        let n = rows.len();
-        for r in rows {
-            if verdict.is_some_and(|v| r.verdict != Some(v))
-                || language.as_ref().is_some_and(|l| &r.language != l)
-            {
-                continue;
-            }
-            out.push(r);
-            if out.len() > PAGE_ROWS {
-                out.truncate(PAGE_ROWS);
-                return Ok((out, true));
-            }
-        }
-        if n < 200 {
-            return Ok((out, false));
-        }
-        before = last;
-    }
-    let more = !out.is_empty();
-    Ok((out, more))
-}
+pub use super::listing::urlencode;
 
 pub async fn submissions(
     State(app): State<Arc<App>>,
@@ -356,14 +260,17 @@ pub async fn submissions(
     Query(q): Query<ListQuery>,
 ) -> PageResult {
     let user = need_login(user)?;
-    let who = if user.admin {
-        ListQuery::nonempty(&q.user)
-    } else {
-        Some(user.name.clone())
-    };
-    let (rows, more) = filtered_page(&app, &q, who)
+    let filter = q
+        .filter(&app, &user, Owner::Lenient)
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    let counted = filter.clone();
+    let (page_rows, total) = app
+        .db(move |s| Ok((s.list_page(&filter)?, s.count_matching(&counted)?)))
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
+    let more = page_rows.has_more;
+    let mut rows = page_rows.rows;
+    super::listing::visible_rows(&app, &user, &mut rows);
     let next = rows.last().map(|r| q.with_before(r.id));
     let rows: Vec<_> = rows.into_iter().map(summary).collect();
     let title = if user.admin {
@@ -393,7 +300,7 @@ pub async fn submissions(
             }
             label { "Problem" select name="problem" {
                 option value="" { "any" }
-                @for pid in catalog.problems.keys() { option value=(pid) selected[sel(&q.problem, pid)] { (pid) } }
+                @for pid in catalog.problems.keys().filter(|p| view::problem_visible(&app, p, Some(&user))) { option value=(pid) selected[sel(&q.problem, pid)] { (pid) } }
             } }
             label { "Verdict" select name="verdict" {
                 option value="" { "any" }
@@ -407,7 +314,9 @@ pub async fn submissions(
         }
         (super::html::submissions_table(&rows, user.admin, &lang))
         p.pager {
-            @if q.before.is_some() { a href="/submissions" { "← Newest" } " " }
+            span.count { (total) " match" @if total != 1 { "es" } }
+            @if q.before.is_some() { " " a.newest href={ "/submissions" (q.newest()) } { "← Newest" } }
+            " "
             @if more { @if let Some(n) = &next { a.older href=(n) { "Older →" } } }
         }
     };
@@ -455,6 +364,7 @@ pub async fn submission(
             span { "submitted " (time_el(v.info.queued_at)) }
             @if let Some(j) = &v.info.judge_version { span { "judge " (j) } }
             @if v.info.judged > 1 { span { "judged " (v.info.judged) " times" } }
+            @if user.admin { @if let Some(h) = &v.info.judged_by { span #judged-by { "judged by " (h) } } }
         }
         @if user.admin {
             form.inline.rejudge method="post" action={ "/submissions/" (id) "/rejudge" } {

@@ -8,6 +8,10 @@
 //!   `show_secret_diffs_for` allows. Samples always show everything.
 //! - A judge error's cause and the sandbox's isolation warnings are for admins; students are
 //!   told the failure is not theirs.
+//! - A problem of a contest that has not started does not exist for anyone but admins: its
+//!   statement, tests, submit form, list entries and any submission of it are "not found" on
+//!   every path (API, pages, event stream, source download). [`problem_visible`] is the rule;
+//!   [`visible_problem`] and [`visible_submission`] apply it.
 
 use std::sync::Arc;
 
@@ -16,12 +20,39 @@ use serde::Serialize;
 use super::auth::User;
 use super::error::AppError;
 use super::App;
+use crate::contest::model::Phase;
 use crate::store::{State as SubState, SubmissionDetail, SubmissionInfo};
 use crate::verdict::{TestResult, Verdict};
 
 /// Whether `user` may read submissions made by `owner`.
 pub fn may_see(user: &User, owner: &str) -> bool {
     user.admin || user.name == owner
+}
+
+/// Whether `user` (`None`: not logged in) may know of `problem` at all: not while a contest that
+/// holds it has yet to start, unless `user` is an admin.
+pub fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> bool {
+    if user.is_some_and(|u| u.admin) {
+        return true;
+    }
+    let now = crate::store::now_ms();
+    !app.contests
+        .get()
+        .contests
+        .iter()
+        .any(|c| c.phase(now) == Phase::Before && c.label_of(problem).is_some())
+}
+
+/// Checks that `user` may read `problem`'s statement and tests: statements are public unless
+/// `public_statements = false` (then a login is needed), and a hidden problem is "not found".
+pub fn visible_problem(app: &App, problem: &str, user: Option<&User>) -> Result<(), AppError> {
+    if !app.config.server.public_statements && user.is_none() {
+        return Err(AppError::Unauthorized);
+    }
+    if !problem_visible(app, problem, user) {
+        return Err(AppError::NotFound(format!("no problem {problem:?}")));
+    }
+    Ok(())
 }
 
 /// Whether `user` may see diffs and details of `problem`'s secret tests.
@@ -75,8 +106,12 @@ pub struct SubmissionView {
     pub own: bool,
 }
 
-pub fn view(app: &App, d: SubmissionDetail, viewer: &User) -> SubmissionView {
+pub fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> SubmissionView {
     let show = shows_secrets(app, &d.info.problem, viewer);
+    if !viewer.admin {
+        // Which machine judged it is the operators' business.
+        d.info.judged_by = None;
+    }
     let source = String::from_utf8(d.source).ok();
     SubmissionView {
         verdict_name: d.info.verdict.map(Verdict::name),
@@ -116,7 +151,11 @@ pub async fn visible_submission(
 ) -> Result<SubmissionDetail, AppError> {
     let d = app.db(move |s| s.get(id)).await?;
     match d {
-        Some(d) if may_see(user, &d.info.user) => Ok(d),
+        Some(d)
+            if may_see(user, &d.info.user) && problem_visible(app, &d.info.problem, Some(user)) =>
+        {
+            Ok(d)
+        }
         _ => Err(AppError::NotFound(format!("no submission {id}"))),
     }
 }

@@ -64,6 +64,7 @@ fn every_known_submission_gets_its_verdict_over_http() {
     // Alice lists her own, newest first; the metrics count them.
     let (_, mine) = d.get("/api/v1/submissions?limit=500", Some(ALICE));
     assert_eq!(mine.as_array().map(Vec::len), Some(ids.len()));
+    filters_and_pages(&d, &ids);
     let (_, metrics) = d.get_text("/metrics", Some(ADMIN));
     assert!(
         metrics.contains(&format!("ojd_judged_total {}", ids.len() + 1)),
@@ -79,6 +80,100 @@ fn every_known_submission_gets_its_verdict_over_http() {
     assert!(metrics.contains("ojd_queue_length 0"), "{metrics}");
     let (code, health) = d.get("/healthz", None);
     assert_eq!((code, health["status"].as_str()), (200, Some("ok")));
+}
+
+/// `GET /api/v1/submissions` filters by verdict and language in the store, pages by `before`
+/// with a `Link` to the next page and `X-Total-Count`, and names a bad field.
+fn filters_and_pages(d: &crate::daemon::Daemon, ids: &[(i64, &String, String)]) {
+    let get = |path: &str| {
+        let r = ureq::get(&format!("{}{path}", d.url))
+            .set("Authorization", &format!("Bearer {ALICE}"))
+            .call()
+            .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+        let total: usize = r
+            .header("x-total-count")
+            .and_then(|t| t.parse().ok())
+            .expect("a total");
+        let next = r.header("link").map(|l| {
+            l.trim_start_matches('<')
+                .split_once(">; rel=\"next\"")
+                .expect("a next link")
+                .0
+                .to_string()
+        });
+        let rows: Value = r.into_json().expect("json");
+        let ids: Vec<i64> = rows
+            .as_array()
+            .expect("rows")
+            .iter()
+            .filter_map(|r| r["id"].as_i64())
+            .collect();
+        (ids, total, next)
+    };
+    let with = |v: &str| {
+        let mut want: Vec<i64> = ids
+            .iter()
+            .filter(|(_, verdict, _)| verdict.as_str() == v)
+            .map(|(id, ..)| *id)
+            .collect();
+        want.sort_unstable_by(|a, b| b.cmp(a));
+        want
+    };
+    let tle = with("TLE");
+    assert!(tle.len() >= 2, "the fixture has several TLEs");
+    let (got, total, next) = get("/api/v1/submissions?verdict=TLE");
+    assert_eq!((&got, total, next), (&tle, tle.len(), None));
+    let (got, _, _) = get("/api/v1/submissions?verdict=wa&language=c");
+    let wa_c: Vec<i64> = with("WA")
+        .into_iter()
+        .filter(|id| ids.iter().any(|(i, _, f)| i == id && f.ends_with(".c")))
+        .collect();
+    assert_eq!(got, wa_c, "lower-case codes work; C only");
+    // Pages of two through every submission: each once, newest first, the filter kept.
+    let mut seen = Vec::new();
+    let mut path = "/api/v1/submissions?limit=2".to_string();
+    loop {
+        let (page, total, next) = get(&path);
+        assert_eq!(total, ids.len());
+        assert!(page.len() <= 2);
+        seen.extend(page);
+        match next {
+            Some(n) => {
+                assert!(n.contains("limit=2&before="), "{n}");
+                path = n;
+            }
+            None => break,
+        }
+    }
+    let mut all: Vec<i64> = ids.iter().map(|(id, ..)| *id).collect();
+    all.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(seen, all);
+    for (query, field) in [
+        ("verdict=XX", "`verdict`"),
+        ("language=cobol", "`language`"),
+    ] {
+        let (code, body) = d.get(&format!("/api/v1/submissions?{query}"), Some(ALICE));
+        assert_eq!(code, 400, "{body}");
+        assert!(body.to_string().contains(field), "{body}");
+    }
+    // The page: the same filter in SQL, kept in the URL of the next page.
+    let (code, page) = d.get_text("/submissions?verdict=TLE", Some(ALICE));
+    assert_eq!(code, 200);
+    assert!(page.contains(&format!("{} matches", tle.len())), "{page}");
+    for id in &tle {
+        assert!(
+            page.contains(&format!("href=\"/submissions/{id}\"")),
+            "{page}"
+        );
+    }
+    let (_, page) = d.get_text(
+        &format!("/submissions?verdict=TLE&before={}", tle[0]),
+        Some(ALICE),
+    );
+    assert!(
+        page.contains("href=\"/submissions?verdict=TLE\""),
+        "newest keeps the filter: {page}"
+    );
 }
 
 #[test]
@@ -555,4 +650,99 @@ fn a_second_daemon_on_the_same_database_is_refused() {
     drop(first);
     // The lock goes with the daemon that held it.
     ojd::server::App::start(config, crate::common::judge(1), 1).unwrap();
+}
+
+/// Relative paths in a config file are relative to its folder: `ojd serve` and `ojd token`
+/// started from another folder use the site's problems and database, and create nothing there.
+#[test]
+fn relative_paths_in_the_config_follow_its_folder_from_any_folder() {
+    require_root!();
+    let site = tempfile::tempdir().expect("site");
+    let elsewhere = tempfile::tempdir().expect("another folder");
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(common::testdata("aplusb"))
+        .arg(site.path().join("problems"))
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    std::fs::create_dir_all(site.path().join("problems-root")).expect("mkdir");
+    std::fs::rename(
+        site.path().join("problems"),
+        site.path().join("problems-root/aplusb"),
+    )
+    .expect("move");
+    let config = site.path().join("site.toml");
+    std::fs::write(
+        &config,
+        "[server]\nlisten = \"127.0.0.1:0\"\nproblems = \"problems-root\"\ndatabase = \"data.sqlite3\"\n\
+         workers = 1\nshutdown_grace = \"1s\"\n[sandbox]\nscratch = \"scratch\"\n",
+    )
+    .expect("config");
+    let mut child = common::ojd()
+        .current_dir(elsewhere.path())
+        .arg("--config")
+        .arg(&config)
+        .arg("serve")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("ojd serve starts");
+    let stdout = child.stdout.take().expect("piped");
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let ready = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.contains("problem(s) ready"))
+        .unwrap_or_else(|| {
+            let _ = child.kill();
+            panic!("ojd serve did not start")
+        });
+    // SAFETY: kill has no memory-safety preconditions; the pid is our live child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let _ = child.wait();
+    assert!(ready.starts_with("ojd: 1 problem(s) ready"), "{ready}");
+    assert!(
+        site.path().join("data.sqlite3").is_file(),
+        "the database is beside the config"
+    );
+    assert!(
+        site.path().join("scratch").is_dir(),
+        "so is the scratch folder"
+    );
+    let made: Vec<_> = std::fs::read_dir(elsewhere.path())
+        .expect("read")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        made.is_empty(),
+        "nothing is created in the working folder: {made:?}"
+    );
+
+    let token = |args: &[&str]| {
+        let out = common::ojd()
+            .current_dir(elsewhere.path())
+            .arg("--config")
+            .arg(&config)
+            .arg("token")
+            .args(args)
+            .output()
+            .expect("ojd token runs");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    token(&["issue", "bob"]);
+    let list = token(&["list"]);
+    assert!(list.lines().any(|l| l.starts_with("bob ")), "{list}");
+    let made: Vec<_> = std::fs::read_dir(elsewhere.path())
+        .expect("read")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(made.is_empty(), "ojd token created {made:?}");
 }

@@ -442,3 +442,121 @@ fn event_streams_per_user_are_capped_and_slow_requests_time_out() {
     assert!(reply.contains("\"timeout\""), "{reply}");
     assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
 }
+
+/// One policy hides a problem of a contest that has not started: the problem lists, its
+/// statement, tests and submit form, the submissions filter, and a submission made before the
+/// contest claimed it (JSON, page, results, source, event stream) are all "not found" to
+/// students and to visitors; admins still see everything.
+#[test]
+fn a_problem_of_a_contest_not_started_is_hidden_on_every_path() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let problems = site.path().join("problems");
+    let copy = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(problems.join("aplusb"))
+        .arg(problems.join("late"))
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+    let d = site.start();
+    // Alice submits while the problem is public; then a contest starting in an hour claims it.
+    let source = std::fs::read_to_string(common::testdata("aplusb/submissions/accepted/ac.c"))
+        .expect("source");
+    let (code, body) = d.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &json!({ "problem": "late", "language": "c", "source": source }),
+    );
+    assert_eq!(code, 201, "{body}");
+    let id = body["id"].as_i64().expect("id");
+    let (_, before) = d.get_text("/", None);
+    assert!(before.contains("href=\"/problems/late\""), "{before}");
+    crate::contests::write_contest(
+        contests.path(),
+        "soon",
+        ojd::store::now_ms() + 3_600_000,
+        "1h",
+        "",
+        "late",
+    );
+    let (code, body) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200, "{body}");
+
+    let cookie = login(&d, ALICE);
+    let bearer = format!("Bearer {ALICE}");
+    for who in [Some(bearer.as_str()), None] {
+        let auth: Vec<(&str, &str)> = who.map(|b| ("authorization", b)).into_iter().collect();
+        let (_, _, list) = request(&d, "GET", "/api/v1/problems", &auth, None);
+        assert!(
+            list.contains("\"aplusb\"") && !list.contains("\"late\""),
+            "{list}"
+        );
+        for path in [
+            "/api/v1/problems/late",
+            "/api/v1/problems/late/tests/sample-1",
+            "/problems/late",
+        ] {
+            let (code, _, body) = request(&d, "GET", path, &auth, None);
+            assert_eq!(code, 404, "{path} ({who:?}): {body}");
+        }
+        let (_, _, index) = request(&d, "GET", "/", &auth, None);
+        assert!(
+            index.contains("href=\"/problems/aplusb\"") && !index.contains("/problems/late"),
+            "{index}"
+        );
+    }
+    // The student's own submission of it, on every path.
+    let subs = [
+        format!("/api/v1/submissions/{id}"),
+        format!("/api/v1/submissions/{id}/events"),
+        format!("/submissions/{id}"),
+        format!("/submissions/{id}/results"),
+        format!("/submissions/{id}/source"),
+    ];
+    for path in &subs {
+        let (code, _, body) = request(&d, "GET", path, &[("authorization", &bearer)], None);
+        assert_eq!(code, 404, "{path}: {body}");
+        let (code, _, _) = request(&d, "GET", path, &[("cookie", &cookie)], None);
+        assert_eq!(code, 404, "{path} with a session");
+    }
+    let (_, _, page) = request(&d, "GET", "/submissions", &[("cookie", &cookie)], None);
+    assert!(
+        !page.contains("value=\"late\""),
+        "the filter offers it: {page}"
+    );
+    let (code, body) = d.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &json!({ "problem": "late", "language": "c", "source": source }),
+    );
+    assert_eq!(code, 404, "{body}");
+    let (code, _, _) = request(
+        &d,
+        "POST",
+        "/problems/late/submit",
+        &[
+            ("cookie", &cookie),
+            ("origin", &d.url),
+            ("content-type", "application/x-www-form-urlencoded"),
+        ],
+        Some("language=c&source=int+main%28%29%7B%7D"),
+    );
+    assert_ne!(code, 500);
+    let (_, mine) = d.get("/api/v1/submissions", Some(ALICE));
+    assert_eq!(mine, json!([]), "neither submitted nor listed");
+    // Admins see it all.
+    let admin = format!("Bearer {ADMIN}");
+    for path in [
+        "/api/v1/problems/late".to_string(),
+        subs[0].clone(),
+        subs[2].clone(),
+    ] {
+        let (code, _, body) = request(&d, "GET", &path, &[("authorization", &admin)], None);
+        assert_eq!(code, 200, "{path}: {body}");
+    }
+}
