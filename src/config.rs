@@ -304,7 +304,7 @@ impl Config {
                 ));
             }
         }
-        if !(self.judge.wall_factor >= 1.0) {
+        if self.judge.wall_factor.is_nan() || self.judge.wall_factor < 1.0 {
             return Err("judge.wall_factor: expected a number >= 1".into());
         }
         crate::sandbox::affinity::Pinning::parse(&self.judge.pin_cpus)
