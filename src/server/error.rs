@@ -18,6 +18,8 @@ pub enum AppError {
     Unauthorized,
     Forbidden(String),
     NotFound(String),
+    /// The request clashes with the data's state (e.g. a rejudging applied already).
+    Conflict(String),
     MethodNotAllowed,
     TooLarge(String),
     UnsupportedMediaType(String),
@@ -38,6 +40,7 @@ impl AppError {
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -53,6 +56,7 @@ impl AppError {
             AppError::Unauthorized => "unauthorized",
             AppError::Forbidden(_) => "forbidden",
             AppError::NotFound(_) => "not_found",
+            AppError::Conflict(_) => "conflict",
             AppError::MethodNotAllowed => "method_not_allowed",
             AppError::TooLarge(_) => "too_large",
             AppError::UnsupportedMediaType(_) => "unsupported_media_type",
@@ -69,6 +73,7 @@ impl AppError {
             AppError::BadRequest(m)
             | AppError::Forbidden(m)
             | AppError::NotFound(m)
+            | AppError::Conflict(m)
             | AppError::TooLarge(m)
             | AppError::UnsupportedMediaType(m)
             | AppError::Unavailable(m) => m.clone(),
@@ -94,6 +99,9 @@ impl AppError {
 
 impl From<StoreError> for AppError {
     fn from(e: StoreError) -> AppError {
+        if let StoreError::Conflict(m) = e {
+            return AppError::Conflict(m);
+        }
         let mut text = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {

@@ -67,6 +67,7 @@ async fn list(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageRe
             label { "Current verdict" select name="verdict" { option value="" { "any" }
                 @for v in Verdict::ALL { option value=(v.code()) { (v.code()) " " (v.name()) } } } }
             label { "Language" input type="text" name="language" placeholder="any (e.g. cpp)"; }
+            label.check { input type="checkbox" name="auto_apply" value="1"; " apply by itself when judged" }
             button type="submit" { "Rejudge" }
         }
         h2 { "All rejudgings" }
@@ -76,7 +77,7 @@ async fn list(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageRe
             td { code { (r.scope) } }
             td { (r.created_by) }
             td.num { (r.judged) " / " (r.total) }
-            td { (r.state.as_str()) }
+            td { (r.state.as_str()) @if r.auto_apply { " (auto)" } }
         } } } }
     };
     Ok(frame("Rejudgings", Some(u), body))
@@ -94,6 +95,9 @@ struct CreateFields {
     verdict: String,
     #[serde(default)]
     language: String,
+    /// A checkbox: present when ticked.
+    #[serde(default)]
+    auto_apply: Option<String>,
 }
 
 async fn create(
@@ -118,6 +122,7 @@ async fn create(
         contest: some(f.contest),
         verdict: some(f.verdict),
         language: some(f.language),
+        auto_apply: f.auto_apply.is_some(),
         ..Default::default()
     };
     let (id, _) = rejudgings::start(&app, &u.name, req)
@@ -162,6 +167,8 @@ fn body(r: &Report, tests: Option<(i64, Markup)>, error: Option<&str>) -> Markup
                 @if done {
                     form.inline method="post" action={ "/admin/rejudgings/" (r.info.id) "/apply" } {
                         button type="submit" #apply { "Apply: make the new verdicts current" } }
+                } @else if r.info.auto_apply {
+                    span.muted { "Applies itself when every submission is judged." }
                 } @else { span.muted { "Apply becomes possible when every submission is judged." } }
                 " "
                 form.inline method="post" action={ "/admin/rejudgings/" (r.info.id) "/cancel" } {

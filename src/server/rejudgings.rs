@@ -5,9 +5,11 @@
 //! cancelling a cancelled one, is refused with 409. The admin pages for the same are in
 //! [`super::contest_pages`].
 //!
-//! The older `POST /api/v1/admin/{submissions,problems}/{id}/rejudge` stay as immediate
-//! rejudges: their new judging becomes current as soon as it finishes (the old one stays in
-//! the submission's history), with no diff to review.
+//! The admin's "rejudge" buttons and `POST /api/v1/admin/{submissions,problems}/{id}/rejudge`
+//! call [`rejudge_now`]: a rejudging like any other, made with `auto_apply`, which applies
+//! itself when its last new judging is stored (in that same transaction, see
+//! [`crate::store::contests`]). Until then students see the old verdicts; afterwards its
+//! diff stays on `/admin/rejudgings/{id}` as the record of what changed.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,7 +21,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 
-use super::auth::Admin;
+use super::auth::{Admin, User};
 use super::contests::{attempts, group_scores};
 use super::error::AppError;
 use super::App;
@@ -43,13 +45,19 @@ pub struct Request {
     /// Submitted at or after / before these Unix-ms times.
     pub from_ms: Option<i64>,
     pub to_ms: Option<i64>,
+    /// Apply by itself when the last new judging is stored (as the "rejudge" buttons do).
+    #[serde(default)]
+    pub auto_apply: bool,
 }
 
 impl Request {
-    fn filter(self) -> Result<RejudgeFilter, AppError> {
-        let nonempty =
-            |s: Option<String>| s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        let verdict = match nonempty(self.verdict) {
+    fn filter(&self) -> Result<RejudgeFilter, AppError> {
+        let nonempty = |s: &Option<String>| {
+            s.as_ref()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        };
+        let verdict = match nonempty(&self.verdict) {
             None => None,
             Some(v) => Some(Verdict::from_code(&v).ok_or_else(|| {
                 AppError::BadRequest(format!(
@@ -59,10 +67,10 @@ impl Request {
         };
         let f = RejudgeFilter {
             submission: self.submission,
-            problem: nonempty(self.problem),
-            contest: nonempty(self.contest),
+            problem: nonempty(&self.problem),
+            contest: nonempty(&self.contest),
             verdict,
-            language: nonempty(self.language),
+            language: nonempty(&self.language),
             from_ms: self.from_ms,
             to_ms: self.to_ms,
         };
@@ -91,6 +99,76 @@ fn conflict(message: String) -> Response {
 /// Starts a rejudging; returns its id and how many submissions it covers.
 pub async fn start(app: &Arc<App>, by: &str, req: Request) -> Result<(i64, usize), AppError> {
     let filter = req.filter()?;
+    let started = begin(app, by, filter, req.auto_apply).await?;
+    Ok((started.id, started.submissions))
+}
+
+/// What [`rejudge_now`] rejudges.
+#[derive(Clone, Debug)]
+pub enum Scope {
+    /// One submission.
+    Submission(i64),
+    /// Every judged submission of a problem.
+    Problem(String),
+    /// Whatever the filter selects.
+    Filter(RejudgeFilter),
+}
+
+/// A rejudging just made.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Started {
+    /// The rejudging's id: its page is `/admin/rejudgings/{id}`.
+    pub id: i64,
+    /// How many submissions it judges again.
+    pub submissions: usize,
+}
+
+/// Rejudges `scope` now and applies the result by itself: a rejudging made with `auto_apply`,
+/// whose new judgings all become current at once when the last one is stored (students see
+/// the old verdicts until then). Refused with 404 for an unknown submission, 409 when the
+/// submission has no verdict yet or is in another open rejudging, 400 when a problem or
+/// filter selects no judged submission. Only admins may call it.
+pub async fn rejudge_now(app: &Arc<App>, scope: Scope, by: &User) -> Result<Started, AppError> {
+    if !by.admin {
+        return Err(AppError::Forbidden("only admins may rejudge".into()));
+    }
+    let filter = match scope {
+        Scope::Submission(id) => {
+            let Some(info) = app.db(move |s| s.info(id)).await? else {
+                return Err(AppError::NotFound(format!("no submission {id}")));
+            };
+            if info.judging.is_none() {
+                return Err(AppError::Conflict(format!(
+                    "submission {id} has no verdict yet (it is {}); nothing to rejudge",
+                    info.state.as_str()
+                )));
+            }
+            RejudgeFilter {
+                submission: Some(id),
+                ..Default::default()
+            }
+        }
+        Scope::Problem(problem) => RejudgeFilter {
+            problem: Some(problem),
+            ..Default::default()
+        },
+        Scope::Filter(f) => f,
+    };
+    let started = begin(app, &by.name, filter, true).await?;
+    super::log(&format!(
+        "admin {}: rejudging {} ({} submission(s)), applied when judged",
+        by.name, started.id, started.submissions
+    ));
+    Ok(started)
+}
+
+/// Selects the submissions and records the rejudging (one transaction), then wakes the workers.
+async fn begin(
+    app: &Arc<App>,
+    by: &str,
+    filter: RejudgeFilter,
+    auto_apply: bool,
+) -> Result<Started, AppError> {
     if let Some(c) = &filter.contest {
         super::contests::find(app, c)?;
     }
@@ -102,18 +180,24 @@ pub async fn start(app: &Arc<App>, by: &str, req: Request) -> Result<(i64, usize
             if ids.is_empty() {
                 return Ok(None);
             }
-            let id = s.create_rejudging(&scope, &by, &ids, now_ms())?;
-            Ok(Some((id, ids.len())))
+            let id = s.create_rejudging(&scope, &by, &ids, auto_apply, now_ms())?;
+            Ok(Some(id))
         })
         .await?;
-    let Some(started) = started else {
+    let Some(id) = started else {
         return Err(AppError::BadRequest(
             "no judged submission matches; nothing to rejudge".into(),
         ));
     };
+    // The store may have left out a submission that lost its verdict meanwhile: count what
+    // the rejudging holds.
+    let submissions = app
+        .db(move |s| s.rejudging(id))
+        .await?
+        .map_or(0, |r| r.total as usize);
     app.wake.notify_waiters();
     app.wake.notify_one();
-    Ok(started)
+    Ok(Started { id, submissions })
 }
 
 /// The standings' moves in one contest.

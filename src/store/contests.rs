@@ -8,6 +8,14 @@
 //! become current until [`ContestStore::apply_rejudging`] flips them all in one transaction.
 //! Applying or cancelling is allowed once: an applied or cancelled rejudging refuses both with
 //! [`StoreError::Conflict`].
+//!
+//! Creating a rejudging (its row, its items, and its submissions queued under it) is one
+//! transaction, and so are applying and cancelling. A submission is in at most one open
+//! rejudging: creating a second one over it is refused until the first is applied or
+//! cancelled. A rejudging made with `auto_apply` (what the admin's "rejudge" buttons make)
+//! applies itself in the transaction that stores its last new judging: the same flip as an
+//! admin's apply, so a student sees the old verdicts until every new judging is complete and
+//! then all the new ones at once; the rejudging stays as a record of what changed.
 
 use serde::Serialize;
 
@@ -95,6 +103,8 @@ pub struct RejudgingInfo {
     /// When it was applied or cancelled, and by whom.
     pub closed_at: Option<i64>,
     pub closed_by: Option<String>,
+    /// Applies itself when its last new judging is stored (closed by its creator).
+    pub auto_apply: bool,
     /// Submissions it covers.
     pub total: u32,
     /// Of those, judged again so far.
@@ -153,12 +163,15 @@ pub trait ContestStore: Send + Sync {
     /// The ids of the submissions `filter` selects, oldest first.
     fn select_for_rejudging(&self, filter: &RejudgeFilter) -> Result<Vec<i64>, StoreError>;
     /// Records a rejudging of `submissions` (remembering each one's current judging) and
-    /// queues them under it. Returns its id.
+    /// queues them under it, in one transaction. Returns its id. Only submissions that have a
+    /// current judging are taken; [`StoreError::Conflict`] (and nothing recorded) when none
+    /// has, or when one of them is in another open rejudging.
     fn create_rejudging(
         &self,
         scope: &str,
         by: &str,
         submissions: &[i64],
+        auto_apply: bool,
         now: i64,
     ) -> Result<i64, StoreError>;
     fn rejudging(&self, id: i64) -> Result<Option<RejudgingInfo>, StoreError>;

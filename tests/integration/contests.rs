@@ -190,7 +190,7 @@ fn store_suite(s: &dyn Store) {
         .expect("select");
     assert_eq!(pa, [ids[0], ids[1], ids[4]]);
     let r = s
-        .create_rejudging("{\"problem\":\"pa\"}", "admin", &pa, START)
+        .create_rejudging("{\"problem\":\"pa\"}", "admin", &pa, false, START)
         .expect("create");
     let info = s.rejudging(r).expect("read").expect("exists");
     assert_eq!(
@@ -254,7 +254,7 @@ fn store_suite(s: &dyn Store) {
 
     // A rejudging cancelled before it is judged: the queue forgets it, nothing changes.
     let r2 = s
-        .create_rejudging("{}", "admin", &[ids[7]], START)
+        .create_rejudging("{}", "admin", &[ids[7]], false, START)
         .expect("create");
     s.cancel_rejudging(r2, "admin", START).expect("cancel");
     assert!(
@@ -298,6 +298,117 @@ fn store_suite(s: &dyn Store) {
         (Some("Yes."), true)
     );
     assert!(all[0].public && all[0].user.is_none());
+
+    auto_apply_suite(s, &ids);
+}
+
+/// A rejudging made with `auto_apply` (the admin's "rejudge" buttons): students see the old
+/// verdicts until its last judging is stored, then all the new ones at once, and it is closed
+/// as applied by its creator; overlapping and empty rejudgings are refused, with nothing
+/// recorded.
+fn auto_apply_suite(s: &dyn Store, ids: &[i64]) {
+    let verdict = |id: i64| s.info(id).expect("info").expect("exists").verdict;
+    // bob's pb tries: WA, AC.
+    let pair = [ids[5], ids[6]];
+    assert_eq!(
+        (verdict(pair[0]), verdict(pair[1])),
+        (Some(Verdict::WrongAnswer), Some(Verdict::Accepted))
+    );
+    let before = s.rejudgings().expect("list").len();
+    let r = s
+        .create_rejudging("{\"problem\":\"pb\"}", "root", &pair, true, START)
+        .expect("create");
+    let info = s.rejudging(r).expect("read").expect("exists");
+    assert_eq!(
+        (info.auto_apply, info.state, info.total, info.judged),
+        (true, RejudgingState::Open, 2, 0)
+    );
+    // A second rejudging over one of them is refused while this one is open, and records nothing.
+    let refused = s.create_rejudging("{}", "root", &[pair[1]], true, START);
+    match refused {
+        Err(StoreError::Conflict(m)) => assert!(
+            m.contains(&format!("submission {} is in rejudging {r}", pair[1])),
+            "{m}"
+        ),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    assert_eq!(s.rejudgings().expect("list").len(), before + 1);
+    // The first of the two is judged (the judge now says AC and WA): nothing changes yet.
+    let flipped = |id: i64| {
+        if id == pair[1] {
+            Verdict::WrongAnswer
+        } else {
+            Verdict::Accepted
+        }
+    };
+    let first = s
+        .claim("test", START, START + 600_000)
+        .expect("claim")
+        .expect("queued");
+    assert_eq!(first.rejudging, Some(r));
+    assert!(s
+        .finish(
+            first.id,
+            first.attempt,
+            &report("pb", flipped(first.id)),
+            "",
+            START
+        )
+        .expect("finish"));
+    assert_eq!(
+        (verdict(pair[0]), verdict(pair[1])),
+        (Some(Verdict::WrongAnswer), Some(Verdict::Accepted)),
+        "one of two judged: students still see the old verdicts"
+    );
+    let info = s.rejudging(r).expect("read").expect("exists");
+    assert_eq!((info.state, info.judged), (RejudgingState::Open, 1));
+
+    // The last one: the rejudging applies itself in the same transaction.
+    judge_all(s, flipped);
+    assert_eq!(
+        (verdict(pair[0]), verdict(pair[1])),
+        (Some(Verdict::Accepted), Some(Verdict::WrongAnswer)),
+        "both judged: the new verdicts, at once"
+    );
+    let info = s.rejudging(r).expect("read").expect("exists");
+    assert_eq!(
+        (info.state, info.closed_by.as_deref(), info.judged),
+        (RejudgingState::Applied, Some("root"), 2)
+    );
+    // Its record stays: before and after of each.
+    let items = s.rejudging_items(r).expect("items");
+    assert!(items
+        .iter()
+        .all(|i| i.before.is_some() && i.after.is_some() && i.before != i.after));
+    assert!(matches!(
+        s.apply_rejudging(r, "admin", START),
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        s.cancel_rejudging(r, "admin", START),
+        Err(StoreError::Conflict(_))
+    ));
+    // A submission with no verdict yet is not rejudged, and nothing is recorded.
+    let n = s.rejudgings().expect("list").len();
+    let fresh = s
+        .insert_in_contest(&sub("erin", "pa"), "c", minute(60))
+        .expect("insert");
+    assert!(matches!(
+        s.create_rejudging("{}", "root", &[fresh], true, START),
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(s.rejudgings().expect("list").len(), n);
+    judge_all(s, |_| Verdict::Accepted);
+    // Closed: the same submissions may be rejudged again.
+    let again = s
+        .create_rejudging("{}", "root", &[pair[1]], true, START)
+        .expect("create after the first closed");
+    judge_all(s, |_| Verdict::Accepted);
+    assert_eq!(verdict(pair[1]), Some(Verdict::Accepted));
+    assert_eq!(
+        s.rejudging(again).expect("read").expect("exists").state,
+        RejudgingState::Applied
+    );
 }
 
 #[test]
@@ -730,6 +841,63 @@ fn a_contest_end_to_end_over_http() {
         &json!({"contest": "live"}),
     );
     assert_eq!(code, 403);
+
+    // A rejudging that applies itself (what the "rejudge" buttons make): the answer is broken
+    // again, alice's submission is rejudged; she sees AC for as long as it is open, then WA.
+    std::fs::write(&answer, &broken).expect("break the answer again");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({"submission": alice_id, "auto_apply": true}),
+    );
+    assert_eq!(code, 201, "{r}");
+    let rid3 = r["id"].as_i64().expect("id");
+    let (code, e) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({"submission": alice_id}),
+    );
+    // Refused while the first is open; on a fast machine it may have been applied already.
+    assert!(code == 409 || code == 201, "{code} {e}");
+    let overlapping = (code == 201).then(|| e["id"].as_i64().expect("id"));
+    let t = Instant::now();
+    let mut seen_open = 0;
+    loop {
+        let (_, sub) = d.get(&format!("/api/v1/submissions/{alice_id}"), Some(ALICE));
+        let (_, r3) = d.get(&format!("/api/v1/admin/rejudgings/{rid3}"), Some(ADMIN));
+        if r3["state"] == "open" {
+            // Read before the state: while it is open the student sees the old verdict.
+            assert_eq!(sub["verdict"], "AC", "{sub} {r3}");
+            seen_open += 1;
+        } else {
+            assert_eq!(r3["state"], "applied", "{r3}");
+            assert_eq!(r3["auto_apply"], true, "{r3}");
+            assert_eq!(r3["closed_by"], "admin", "{r3}");
+            assert_eq!(r3["summary"][0]["from"], "AC", "{r3}");
+            assert_eq!(r3["summary"][0]["to"], "WA", "{r3}");
+            break;
+        }
+        assert!(t.elapsed() < JUDGED_WITHIN, "never applied: {r3}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!("auto-applied rejudging {rid3}: seen open {seen_open} time(s) before it applied");
+    assert_eq!(d.wait_done(alice_id, ALICE, JUDGED_WITHIN)["verdict"], "WA");
+    if let Some(o) = overlapping {
+        let (code, e) = d.post_json(
+            &format!("/api/v1/admin/rejudgings/{o}/cancel"),
+            Some(ADMIN),
+            &json!({}),
+        );
+        assert_eq!(code, 200, "{e}");
+    }
+    let (code, e) = d.post_json(
+        &format!("/api/v1/admin/rejudgings/{rid3}/apply"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 409, "an applied rejudging is not applied twice: {e}");
 }
 
 /// The diff table of a rejudging report, as text (printed by the test).

@@ -1,5 +1,12 @@
 //! PostgreSQL: `impl ContestStore for PgStore`, the same queries as `sqlite/contests.rs` in
-//! PostgreSQL's dialect (tables: [`MIGRATION`], entry 3 of the migration list).
+//! PostgreSQL's dialect (tables: [`MIGRATION`], entry 3 of the migration list, and
+//! [`MIGRATION_AUTO_APPLY`], entry 7), and [`auto_apply`], which `finish` calls.
+//!
+//! Concurrency: closing a rejudging locks its row (`FOR UPDATE`), and so does [`auto_apply`]
+//! for an open auto-applying one, so two hosts storing its last two judgings at once serialize
+//! there: the second sees the first's judging committed and applies. A flip only touches
+//! submissions whose new judging is finished (no other `finish` holds them), so it cannot
+//! deadlock with a `finish` of the same rejudging.
 
 use postgres::Row;
 
@@ -7,7 +14,7 @@ use super::{info_row, rows, PgStore, INFO_COLUMNS, INFO_FROM};
 use crate::store::contests::{
     Clarification, ContestStore, RejudgeFilter, RejudgingInfo, RejudgingItem, RejudgingState,
 };
-use crate::store::{sql, NewSubmission, Store, StoreError, SubmissionInfo};
+use crate::store::{sql, NewSubmission, StoreError, SubmissionInfo};
 
 /// The contests area's tables.
 pub const MIGRATION: &str = r#"CREATE TABLE contest_submissions (
@@ -49,6 +56,12 @@ pub const MIGRATION: &str = r#"CREATE TABLE contest_submissions (
         PRIMARY KEY (rejudging, submission)
     );"#;
 
+/// Rejudgings that apply themselves, and an index for "is this submission in an open
+/// rejudging".
+pub const MIGRATION_AUTO_APPLY: &str =
+    "ALTER TABLE rejudgings ADD COLUMN auto_apply BOOLEAN NOT NULL DEFAULT FALSE;
+    CREATE INDEX rejudging_items_submission ON rejudging_items(submission, rejudging);";
+
 /// The rejudging's newest finished judging of an item's submission.
 const AFTER: &str = "(SELECT MAX(j.id) FROM judgings j WHERE j.submission = i.submission
      AND j.rejudging = i.rejudging AND j.finished_at IS NOT NULL)";
@@ -78,13 +91,14 @@ fn rejudging_row(r: &Row) -> Result<RejudgingInfo, postgres::Error> {
         state: RejudgingState::parse(&state),
         closed_at: r.try_get(5)?,
         closed_by: r.try_get(6)?,
-        total: r.try_get::<_, i64>(7)? as u32,
-        judged: r.try_get::<_, i64>(8)? as u32,
+        auto_apply: r.try_get(7)?,
+        total: r.try_get::<_, i64>(8)? as u32,
+        judged: r.try_get::<_, i64>(9)? as u32,
     })
 }
 
 const REJUDGING_SELECT: &str = "SELECT r.id, r.created_at, r.created_by, r.scope, r.state,
-       r.closed_at, r.closed_by,
+       r.closed_at, r.closed_by, r.auto_apply,
        (SELECT COUNT(*) FROM rejudging_items i WHERE i.rejudging = r.id),
        (SELECT COUNT(*) FROM rejudging_items i WHERE i.rejudging = r.id AND EXISTS
           (SELECT 1 FROM judgings j WHERE j.submission = i.submission AND j.rejudging = r.id
@@ -108,6 +122,75 @@ fn open_or_conflict(tx: &mut postgres::Transaction<'_>, id: i64) -> Result<(), S
             s.as_str()
         ))),
     }
+}
+
+/// Each item's submission and the rejudging's finished judging of it (`None`: still waiting).
+fn items_after(
+    tx: &mut postgres::Transaction<'_>,
+    id: i64,
+) -> Result<Vec<(i64, Option<i64>)>, StoreError> {
+    Ok(tx
+        .query(
+            &format!("SELECT i.submission, {AFTER} FROM rejudging_items i WHERE i.rejudging = $1"),
+            &[&id],
+        )
+        .map_err(sql("read a rejudging"))?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect())
+}
+
+/// Makes every new judging current and closes the rejudging as applied, inside the caller's
+/// transaction. Every item must be judged.
+fn flip(
+    tx: &mut postgres::Transaction<'_>,
+    id: i64,
+    pairs: &[(i64, Option<i64>)],
+    by: &str,
+    now: i64,
+) -> Result<u64, StoreError> {
+    let submissions: Vec<i64> = pairs.iter().map(|(s, _)| *s).collect();
+    let judgings: Vec<Option<i64>> = pairs.iter().map(|(_, j)| *j).collect();
+    tx.execute(
+        "UPDATE submissions s SET current_judging = p.judging
+         FROM unnest($1::BIGINT[], $2::BIGINT[]) AS p(submission, judging)
+         WHERE s.id = p.submission",
+        &[&submissions, &judgings],
+    )
+    .map_err(sql("apply a rejudging"))?;
+    tx.execute(
+        "UPDATE rejudgings SET state = 'applied', closed_at = $2, closed_by = $3 WHERE id = $1",
+        &[&id, &now, &by],
+    )
+    .map_err(sql("apply a rejudging"))?;
+    Ok(pairs.len() as u64)
+}
+
+/// Called by `finish` in the transaction that stored a judging of rejudging `id`: when `id` is
+/// open, applies itself, and that was its last judging, applies it (closed by its creator).
+/// Returns whether it did.
+pub(super) fn auto_apply(
+    tx: &mut postgres::Transaction<'_>,
+    id: i64,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let creator: Option<String> = tx
+        .query_opt(
+            "SELECT created_by FROM rejudgings WHERE id = $1 AND auto_apply AND state = 'open'
+             FOR UPDATE",
+            &[&id],
+        )
+        .map_err(sql("read a rejudging"))?
+        .map(|r| r.get(0));
+    let Some(creator) = creator else {
+        return Ok(false);
+    };
+    let pairs = items_after(tx, id)?;
+    if pairs.iter().any(|(_, after)| after.is_none()) {
+        return Ok(false);
+    }
+    flip(tx, id, &pairs, &creator, now)?;
+    Ok(true)
 }
 
 impl ContestStore for PgStore {
@@ -266,30 +349,64 @@ impl ContestStore for PgStore {
         scope: &str,
         by: &str,
         submissions: &[i64],
+        auto_apply: bool,
         now: i64,
     ) -> Result<i64, StoreError> {
-        let id: i64 = {
-            let mut c = self.conn()?;
-            let mut tx = c.transaction().map_err(sql("start a rejudging"))?;
-            let id: i64 = tx
-                .query_one(
-                    "INSERT INTO rejudgings (created_at, created_by, scope) VALUES ($1, $2, $3) RETURNING id",
-                    &[&now, &by, &scope],
-                )
-                .map_err(sql("record a rejudging"))?
-                .get(0);
-            tx.execute(
-                "INSERT INTO rejudging_items (rejudging, submission, before_judging)
-                 SELECT $1, id, current_judging FROM submissions WHERE id = ANY($2)",
-                &[&id, &submissions],
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(sql("start a rejudging"))?;
+        // Lock the submissions first, so that two rejudgings made at once over the same one
+        // serialize here and the second sees the first.
+        let taken: Vec<i64> = tx
+            .query(
+                "SELECT id FROM submissions WHERE id = ANY($1) AND current_judging IS NOT NULL
+                 ORDER BY id FOR UPDATE",
+                &[&submissions],
             )
-            .map_err(sql("record a rejudging"))?;
-            tx.commit().map_err(sql("commit a rejudging"))?;
-            id
-        };
-        // As on SQLite: a crash between the two leaves a rejudging that never progresses; an
-        // admin cancels it.
-        Store::enqueue_rejudging(self, submissions, id)?;
+            .map_err(sql("lock the submissions to rejudge"))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let busy = tx
+            .query_opt(
+                "SELECT i.submission, r.id FROM rejudging_items i JOIN rejudgings r ON r.id = i.rejudging
+                 WHERE i.submission = ANY($1) AND r.state = 'open' ORDER BY i.submission LIMIT 1",
+                &[&taken],
+            )
+            .map_err(sql("check for open rejudgings"))?;
+        if let Some(row) = busy {
+            let (s, r): (i64, i64) = (row.get(0), row.get(1));
+            return Err(StoreError::Conflict(format!(
+                "submission {s} is in rejudging {r}, which is still open: apply or cancel it first"
+            )));
+        }
+        if taken.is_empty() {
+            return Err(StoreError::Conflict(
+                "none of these submissions has a verdict yet; nothing to rejudge".into(),
+            ));
+        }
+        let id: i64 = tx
+            .query_one(
+                "INSERT INTO rejudgings (created_at, created_by, scope, auto_apply)
+                 VALUES ($1, $2, $3, $4) RETURNING id",
+                &[&now, &by, &scope, &auto_apply],
+            )
+            .map_err(sql("record a rejudging"))?
+            .get(0);
+        tx.execute(
+            "INSERT INTO rejudging_items (rejudging, submission, before_judging)
+             SELECT $1, id, current_judging FROM submissions WHERE id = ANY($2)",
+            &[&id, &taken],
+        )
+        .map_err(sql("record a rejudging"))?;
+        // Queued under the rejudging: its judgings will not become current by themselves.
+        tx.execute(
+            "UPDATE submissions SET state = 'queued', claimed_at = NULL, claimed_by = NULL,
+               lease_until = NULL, pending_rejudging = $2
+             WHERE id = ANY($1)",
+            &[&taken, &id],
+        )
+        .map_err(sql("queue a rejudging"))?;
+        tx.commit().map_err(sql("commit a rejudging"))?;
         Ok(id)
     }
 
@@ -346,17 +463,7 @@ impl ContestStore for PgStore {
         let mut c = self.conn()?;
         let mut tx = c.transaction().map_err(sql("start applying a rejudging"))?;
         open_or_conflict(&mut tx, id)?;
-        let pairs: Vec<(i64, Option<i64>)> = tx
-            .query(
-                &format!(
-                    "SELECT i.submission, {AFTER} FROM rejudging_items i WHERE i.rejudging = $1"
-                ),
-                &[&id],
-            )
-            .map_err(sql("read a rejudging"))?
-            .iter()
-            .map(|r| (r.get(0), r.get(1)))
-            .collect();
+        let pairs = items_after(&mut tx, id)?;
         let waiting = pairs.iter().filter(|(_, a)| a.is_none()).count();
         if waiting > 0 {
             return Err(StoreError::Conflict(format!(
@@ -364,20 +471,9 @@ impl ContestStore for PgStore {
                 pairs.len()
             )));
         }
-        for (submission, after) in &pairs {
-            tx.execute(
-                "UPDATE submissions SET current_judging = $2 WHERE id = $1",
-                &[submission, after],
-            )
-            .map_err(sql("apply a rejudging"))?;
-        }
-        tx.execute(
-            "UPDATE rejudgings SET state = 'applied', closed_at = $2, closed_by = $3 WHERE id = $1",
-            &[&id, &now, &by],
-        )
-        .map_err(sql("apply a rejudging"))?;
+        let n = flip(&mut tx, id, &pairs, by, now)?;
         tx.commit().map_err(sql("commit an applied rejudging"))?;
-        Ok(pairs.len() as u64)
+        Ok(n)
     }
 
     fn cancel_rejudging(&self, id: i64, by: &str, now: i64) -> Result<(), StoreError> {

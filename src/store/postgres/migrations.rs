@@ -101,4 +101,6 @@ pub const MIGRATIONS: &[&str] = &[
      END $$ LANGUAGE plpgsql;
      CREATE TRIGGER submissions_queued AFTER INSERT OR UPDATE OF state ON submissions
          FOR EACH ROW WHEN (NEW.state = 'queued') EXECUTE FUNCTION ojd_queued();",
+    // 7: rejudgings that apply themselves (the admin's "rejudge" buttons).
+    super::contests::MIGRATION_AUTO_APPLY,
 ];

@@ -428,6 +428,10 @@ impl Store for PgStore {
             &[&id, &new_current],
         )
         .map_err(sql("store a verdict"))?;
+        if let Some(r) = rejudging {
+            // With its last judging, an auto-applying rejudging applies itself (contests.rs).
+            contests::auto_apply(&mut tx, r, now)?;
+        }
         tx.commit().map_err(sql("commit a verdict"))?;
         Ok(true)
     }

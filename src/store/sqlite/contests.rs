@@ -1,5 +1,7 @@
 //! `impl ContestStore for SqliteStore`: contest submissions, freeze state, clarifications and
-//! rejudgings (tables: migration [`MIGRATION`], appended to the SQLite migration list).
+//! rejudgings (tables: migrations [`MIGRATION`] and [`MIGRATION_AUTO_APPLY`], appended to the
+//! SQLite migration list), and [`auto_apply`], which the core store's `finish` calls in the
+//! transaction that stores a rejudging's judging.
 
 use rusqlite::{params, OptionalExtension};
 
@@ -49,6 +51,12 @@ pub const MIGRATION: &str = "CREATE TABLE contest_submissions (
         PRIMARY KEY (rejudging, submission)
     );";
 
+/// Rejudgings that apply themselves (the admin's "rejudge" buttons), and an index for "is this
+/// submission in an open rejudging".
+pub const MIGRATION_AUTO_APPLY: &str =
+    "ALTER TABLE rejudgings ADD COLUMN auto_apply INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX rejudging_items_submission ON rejudging_items(submission, rejudging);";
+
 /// The rejudging's newest finished judging of an item's submission.
 const AFTER: &str = "(SELECT MAX(j.id) FROM judgings j WHERE j.submission = i.submission
      AND j.rejudging = i.rejudging AND j.finished_at IS NOT NULL)";
@@ -78,13 +86,14 @@ fn rejudging_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RejudgingInfo> {
         state: RejudgingState::parse(&state),
         closed_at: r.get(5)?,
         closed_by: r.get(6)?,
-        total: r.get(7)?,
-        judged: r.get(8)?,
+        auto_apply: r.get(7)?,
+        total: r.get(8)?,
+        judged: r.get(9)?,
     })
 }
 
 const REJUDGING_SELECT: &str = "SELECT r.id, r.created_at, r.created_by, r.scope, r.state,
-       r.closed_at, r.closed_by,
+       r.closed_at, r.closed_by, r.auto_apply,
        (SELECT COUNT(*) FROM rejudging_items i WHERE i.rejudging = r.id),
        (SELECT COUNT(*) FROM rejudging_items i WHERE i.rejudging = r.id AND EXISTS
           (SELECT 1 FROM judgings j WHERE j.submission = i.submission AND j.rejudging = r.id
@@ -107,6 +116,77 @@ fn open_or_conflict(tx: &rusqlite::Transaction<'_>, id: i64) -> Result<(), Store
             s.as_str()
         ))),
     }
+}
+
+/// Each item's submission and the rejudging's finished judging of it (`None`: still waiting).
+fn items_after(
+    conn: &rusqlite::Connection,
+    id: i64,
+) -> Result<Vec<(i64, Option<i64>)>, StoreError> {
+    let mut st = conn
+        .prepare_cached(&format!(
+            "SELECT i.submission, {AFTER} FROM rejudging_items i WHERE i.rejudging = ?1"
+        ))
+        .map_err(sql("read a rejudging"))?;
+    let rows = st
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(sql("read a rejudging"))?;
+    rows.collect::<Result<Vec<_>, _>>()
+        .map_err(sql("read a rejudging"))
+}
+
+/// Makes every new judging current and closes the rejudging as applied, inside the caller's
+/// transaction (the same flip as `Store::make_current`, so that the state change and the new
+/// current judgings commit together). Every item must be judged.
+fn flip(
+    conn: &rusqlite::Connection,
+    id: i64,
+    pairs: &[(i64, Option<i64>)],
+    by: &str,
+    now: i64,
+) -> Result<u64, StoreError> {
+    {
+        let mut st = conn
+            .prepare_cached("UPDATE submissions SET current_judging = ?2 WHERE id = ?1")
+            .map_err(sql("apply a rejudging"))?;
+        for (submission, after) in pairs {
+            st.execute(params![submission, after])
+                .map_err(sql("apply a rejudging"))?;
+        }
+    }
+    conn.execute(
+        "UPDATE rejudgings SET state = 'applied', closed_at = ?2, closed_by = ?3 WHERE id = ?1",
+        params![id, now, by],
+    )
+    .map_err(sql("apply a rejudging"))?;
+    Ok(pairs.len() as u64)
+}
+
+/// Called by `finish` in the transaction that stored a judging of rejudging `id`: when `id` is
+/// open, applies itself, and that was its last judging, applies it (closed by its creator).
+/// Returns whether it did.
+pub(super) fn auto_apply(
+    conn: &rusqlite::Connection,
+    id: i64,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let creator: Option<String> = conn
+        .query_row(
+            "SELECT created_by FROM rejudgings WHERE id = ?1 AND auto_apply AND state = 'open'",
+            [id],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(sql("read a rejudging"))?;
+    let Some(creator) = creator else {
+        return Ok(false);
+    };
+    let pairs = items_after(conn, id)?;
+    if pairs.iter().any(|(_, after)| after.is_none()) {
+        return Ok(false);
+    }
+    flip(conn, id, &pairs, &creator, now)?;
+    Ok(true)
 }
 
 impl ContestStore for SqliteStore {
@@ -274,35 +354,73 @@ impl ContestStore for SqliteStore {
         scope: &str,
         by: &str,
         submissions: &[i64],
+        auto_apply: bool,
         now: i64,
     ) -> Result<i64, StoreError> {
-        let id = {
-            let mut conn = self.conn();
-            let tx = conn.transaction().map_err(sql("start a rejudging"))?;
-            tx.execute(
-                "INSERT INTO rejudgings (created_at, created_by, scope) VALUES (?1, ?2, ?3)",
-                params![now, by, scope],
-            )
-            .map_err(sql("record a rejudging"))?;
-            let id = tx.last_insert_rowid();
-            {
-                let mut st = tx
-                    .prepare_cached(
-                        "INSERT INTO rejudging_items (rejudging, submission, before_judging)
-                         SELECT ?1, id, current_judging FROM submissions WHERE id = ?2",
-                    )
-                    .map_err(sql("record a rejudging"))?;
-                for s in submissions {
-                    st.execute(params![id, s])
-                        .map_err(sql("record a rejudging"))?;
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(sql("start a rejudging"))?;
+        {
+            let mut st = tx
+                .prepare_cached(
+                    "SELECT r.id FROM rejudging_items i JOIN rejudgings r ON r.id = i.rejudging
+                     WHERE i.submission = ?1 AND r.state = 'open' LIMIT 1",
+                )
+                .map_err(sql("check for open rejudgings"))?;
+            for s in submissions {
+                let open: Option<i64> = st
+                    .query_row([s], |r| r.get(0))
+                    .optional()
+                    .map_err(sql("check for open rejudgings"))?;
+                if let Some(r) = open {
+                    return Err(StoreError::Conflict(format!(
+                        "submission {s} is in rejudging {r}, which is still open: apply or cancel it first"
+                    )));
                 }
             }
-            tx.commit().map_err(sql("commit a rejudging"))?;
-            id
-        };
-        // The connection's lock is released above: the core store takes it again. Between the
-        // two a crash leaves a rejudging that never progresses; an admin cancels it.
-        crate::store::Store::enqueue_rejudging(self, submissions, id)?;
+        }
+        tx.execute(
+            "INSERT INTO rejudgings (created_at, created_by, scope, auto_apply) VALUES (?1, ?2, ?3, ?4)",
+            params![now, by, scope, auto_apply],
+        )
+        .map_err(sql("record a rejudging"))?;
+        let id = tx.last_insert_rowid();
+        let mut taken = 0;
+        {
+            let mut item = tx
+                .prepare_cached(
+                    "INSERT INTO rejudging_items (rejudging, submission, before_judging)
+                     SELECT ?1, id, current_judging FROM submissions
+                     WHERE id = ?2 AND current_judging IS NOT NULL",
+                )
+                .map_err(sql("record a rejudging"))?;
+            // Queued under the rejudging: its judging will not become current by itself.
+            let mut queue = tx
+                .prepare_cached(
+                    "UPDATE submissions SET state = 'queued', pending_rejudging = ?2, claimed_at = NULL,
+                       claimed_by = NULL, lease_until = NULL
+                     WHERE id = ?1 AND current_judging IS NOT NULL",
+                )
+                .map_err(sql("queue a rejudging"))?;
+            for s in submissions {
+                if item
+                    .execute(params![id, s])
+                    .map_err(sql("record a rejudging"))?
+                    > 0
+                {
+                    queue
+                        .execute(params![s, id])
+                        .map_err(sql("queue a rejudging"))?;
+                    taken += 1;
+                }
+            }
+        }
+        if taken == 0 {
+            // Dropping the transaction forgets the row.
+            return Err(StoreError::Conflict(
+                "none of these submissions has a verdict yet; nothing to rejudge".into(),
+            ));
+        }
+        tx.commit().map_err(sql("commit a rejudging"))?;
         Ok(id)
     }
 
@@ -359,18 +477,7 @@ impl ContestStore for SqliteStore {
             .transaction()
             .map_err(sql("start applying a rejudging"))?;
         open_or_conflict(&tx, id)?;
-        let pairs: Vec<(i64, Option<i64>)> = {
-            let mut st = tx
-                .prepare_cached(&format!(
-                    "SELECT i.submission, {AFTER} FROM rejudging_items i WHERE i.rejudging = ?1"
-                ))
-                .map_err(sql("read a rejudging"))?;
-            let rows = st
-                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(sql("read a rejudging"))?;
-            rows.collect::<Result<Vec<_>, _>>()
-                .map_err(sql("read a rejudging"))?
-        };
+        let pairs = items_after(&tx, id)?;
         let waiting = pairs.iter().filter(|(_, a)| a.is_none()).count();
         if waiting > 0 {
             return Err(StoreError::Conflict(format!(
@@ -378,24 +485,9 @@ impl ContestStore for SqliteStore {
                 pairs.len()
             )));
         }
-        {
-            // The same flip as Store::make_current, inside this transaction so that the state
-            // change and the new current judgings commit together.
-            let mut st = tx
-                .prepare_cached("UPDATE submissions SET current_judging = ?2 WHERE id = ?1")
-                .map_err(sql("apply a rejudging"))?;
-            for (submission, after) in &pairs {
-                st.execute(params![submission, after])
-                    .map_err(sql("apply a rejudging"))?;
-            }
-        }
-        tx.execute(
-            "UPDATE rejudgings SET state = 'applied', closed_at = ?2, closed_by = ?3 WHERE id = ?1",
-            params![id, now, by],
-        )
-        .map_err(sql("apply a rejudging"))?;
+        let n = flip(&tx, id, &pairs, by, now)?;
         tx.commit().map_err(sql("commit an applied rejudging"))?;
-        Ok(pairs.len() as u64)
+        Ok(n)
     }
 
     fn cancel_rejudging(&self, id: i64, by: &str, now: i64) -> Result<(), StoreError> {

@@ -162,4 +162,6 @@ pub const MIGRATIONS: &[&str] = &[
     // 6: (PostgreSQL: a trigger that wakes idle judge hosts when work is queued.) Nothing here:
     // one host wakes its workers in-process.
     "SELECT 1;",
+    // 7: rejudgings that apply themselves (the admin's "rejudge" buttons).
+    super::contests::MIGRATION_AUTO_APPLY,
 ];

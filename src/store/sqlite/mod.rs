@@ -369,6 +369,10 @@ impl Store for SqliteStore {
             params![id, new_current],
         )
         .map_err(sql("store a verdict"))?;
+        if let Some(r) = rejudging {
+            // With its last judging, an auto-applying rejudging applies itself (contests.rs).
+            contests::auto_apply(&tx, r, now)?;
+        }
         tx.commit().map_err(sql("commit a verdict"))?;
         Ok(true)
     }
