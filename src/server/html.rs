@@ -148,12 +148,12 @@ fn test_row(index: usize, name: &str, sample: bool, t: Option<&TestResult>) -> M
                 Some(t) => {
                     td.v { (badge(Some(t.verdict), SubState::Done)) }
                     td.num.cpu { (t.cpu_ms) " ms" }
-                    td.num.mem { (kib(t.memory_kib)) }
+                    td.num.mem.opt { (kib(t.memory_kib)) }
                     td.msg { (t.message) }
                 }
                 None => {
                     td.v { span.badge.pending { "Waiting" } }
-                    td.num.cpu {} td.num.mem {} td.msg {}
+                    td.num.cpu {} td.num.mem.opt {} td.msg {}
                 }
             }
         }
@@ -204,7 +204,7 @@ pub fn results(v: &SubmissionView, tests: &[(String, bool)], groups: bool) -> Ma
         }
         @if v.info.verdict != Some(Verdict::CompileError) {
             div.scroll { table.tests {
-                thead { tr { th { "#" } th { "Test" } th { "Verdict" } th { "CPU" } th { "Memory" } th.msg { "Details" } } }
+                thead { tr { th { "#" } th { "Test" } th { "Verdict" } th { "CPU" } th.opt { "Memory" } th.msg { "Details" } } }
                 tbody {
                     @if done {
                         @for (i, t) in v.tests.iter().enumerate() { (test_row(i, &t.name, t.sample, Some(t))) }
@@ -243,7 +243,7 @@ pub fn submissions_table(
             thead { tr {
                 th { "#" }
                 @if show_user { th { "User" } }
-                th { "Problem" } th { "Language" } th { "Verdict" }
+                th { "Problem" } th.opt { "Language" } th { "Verdict" }
                 th.num.opt { "Time" } th.num.opt { "Memory" } th.opt { "Submitted" }
             } }
             tbody {
@@ -253,7 +253,7 @@ pub fn submissions_table(
                         td { a href=(r.url) { (i.id) } }
                         @if show_user { td { (i.user) } }
                         td { a href={ "/problems/" (i.problem) } { (i.problem) } }
-                        td { (language(&i.language)) }
+                        td.opt { (language(&i.language)) }
                         td { a href=(r.url) { (badge(i.verdict, i.state)) } }
                         td.num.opt { @if let Some(ms) = i.max_cpu_ms { (ms) " ms" } }
                         td.num.opt { @if let Some(k) = i.max_memory_kib { (kib(k)) } }

@@ -38,6 +38,7 @@ mod langs;
 mod load;
 mod multihost;
 mod pg;
+mod phone;
 mod server;
 mod store;
 mod verify;
