@@ -94,6 +94,8 @@ pub struct Cache {
     pub fetched: AtomicU64,
     /// Blobs found in the cache and not fetched again.
     pub reused: AtomicU64,
+    /// Bytes of the blobs fetched from the database (this process).
+    pub fetched_bytes: AtomicU64,
 }
 
 /// A package path that stays inside its folder: relative, no `..`, no empty parts.
@@ -117,6 +119,7 @@ impl Cache {
             laying: Mutex::new(()),
             fetched: AtomicU64::new(0),
             reused: AtomicU64::new(0),
+            fetched_bytes: AtomicU64::new(0),
         })
     }
 
@@ -151,6 +154,11 @@ impl Cache {
         let loaded = Arc::new(loaded);
         self.lock().insert(version.to_string(), loaded.clone());
         Ok(loaded)
+    }
+
+    /// How many package versions this process has loaded.
+    pub fn loaded_count(&self) -> usize {
+        self.lock().len()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Problem>>> {
@@ -229,6 +237,8 @@ impl Cache {
         std::fs::write(&tmp, &data).map_err(io(&tmp))?;
         std::fs::rename(&tmp, &file).map_err(io(&file))?;
         self.fetched.fetch_add(1, Ordering::Relaxed);
+        self.fetched_bytes
+            .fetch_add(data.len() as u64, Ordering::Relaxed);
         Ok(file)
     }
 }

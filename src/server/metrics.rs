@@ -24,6 +24,15 @@ pub struct Counters {
     pub judge_ms_total: AtomicU64,
     pub submitted: AtomicU64,
     pub rejected: AtomicU64,
+    /// Claims that took a submission over from a host whose lease ran out.
+    pub leases_taken_over: AtomicU64,
+    /// Judgings this node gave back to the queue (shutdown, cancellation).
+    pub requeued: AtomicU64,
+    /// Verdicts refused because the claim was no longer current (rejudged, or the lease was
+    /// lost and another host took the submission).
+    pub stale_verdicts: AtomicU64,
+    /// Attempts to store a verdict that failed (the database did not answer) and were retried.
+    pub store_retries: AtomicU64,
 }
 
 impl Counters {
@@ -92,7 +101,11 @@ pub async fn hosts(
 
 /// `GET /metrics`: Prometheus text exposition format.
 pub async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, AppError> {
-    let counts = app.db(|s| s.counts()).await?;
+    let now = crate::store::now_ms();
+    let (counts, hosts, expired) = app
+        .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases(now)?)))
+        .await?;
+    let lease = super::LEASE.as_millis() as i64;
     let catalog = app.catalog();
     let c = &app.metrics;
     let mut out = String::new();
@@ -188,6 +201,75 @@ pub async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse
         "Submissions refused with a 4xx (this process).",
         &one(load(&c.rejected)),
     );
+    metric(
+        "ojd_process_leases_taken_over_total",
+        "counter",
+        "Submissions this process claimed from a host whose lease ran out (this process).",
+        &one(load(&c.leases_taken_over)),
+    );
+    metric(
+        "ojd_process_requeued_total",
+        "counter",
+        "Judgings this process gave back to the queue (this process).",
+        &one(load(&c.requeued)),
+    );
+    metric(
+        "ojd_process_stale_verdicts_total",
+        "counter",
+        "Verdicts refused because their claim was no longer current (this process).",
+        &one(load(&c.stale_verdicts)),
+    );
+    metric(
+        "ojd_process_store_retries_total",
+        "counter",
+        "Failed attempts to store a verdict, retried (this process).",
+        &one(load(&c.store_retries)),
+    );
+    let alive = hosts.iter().filter(|h| now - h.last_seen <= lease).count() as u64;
+    metric(
+        "ojd_hosts_alive",
+        "gauge",
+        "Nodes with a heartbeat within the lease (all nodes on this database).",
+        &one(alive),
+    );
+    metric(
+        "ojd_hosts_judging",
+        "gauge",
+        "Submissions held by a live claim, over all hosts.",
+        &one(hosts.iter().map(|h| h.judging.len() as u64).sum()),
+    );
+    metric(
+        "ojd_leases_expired",
+        "gauge",
+        "Submissions whose host's lease ran out and that wait for another host.",
+        &one(expired),
+    );
+    if let Some(cache) = &app.packages {
+        metric(
+            "ojd_process_blobs_fetched_total",
+            "counter",
+            "Package blobs fetched from the database and verified (this process).",
+            &one(load(&cache.fetched)),
+        );
+        metric(
+            "ojd_process_blobs_fetched_bytes_total",
+            "counter",
+            "Bytes of package blobs fetched from the database (this process).",
+            &one(load(&cache.fetched_bytes)),
+        );
+        metric(
+            "ojd_process_blobs_cached_total",
+            "counter",
+            "Package blobs found in the disk cache instead of fetched (this process).",
+            &one(load(&cache.reused)),
+        );
+        metric(
+            "ojd_process_packages_loaded",
+            "gauge",
+            "Package versions this process has loaded.",
+            &one(cache.loaded_count() as u64),
+        );
+    }
     metric(
         "ojd_uptime_seconds",
         "gauge",

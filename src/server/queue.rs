@@ -95,6 +95,9 @@ pub struct Hub {
     outbox: Mutex<Option<std::sync::mpsc::Sender<Live>>>,
 }
 
+/// The most events sent to the other nodes in one statement.
+const MAX_BATCH: usize = 256;
+
 /// An event as it travels between nodes.
 #[derive(Serialize, Deserialize)]
 struct Envelope {
@@ -126,11 +129,21 @@ impl Hub {
         let spawned = std::thread::Builder::new()
             .name("ojd-events".into())
             .spawn(move || {
-                for live in rx {
-                    let Some(payload) = envelope(&host, live) else {
-                        continue;
-                    };
-                    let _ = store.notify(&payload);
+                // Whatever piled up while the last batch was on its way goes in the next one:
+                // one round trip per batch, however fast the tests run.
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    while batch.len() < MAX_BATCH {
+                        match rx.try_recv() {
+                            Ok(more) => batch.push(more),
+                            Err(_) => break,
+                        }
+                    }
+                    let payloads: Vec<String> = batch
+                        .into_iter()
+                        .filter_map(|live| envelope(&host, live))
+                        .collect();
+                    let _ = store.notify(&payloads);
                 }
             });
         if spawned.is_ok() {
@@ -309,6 +322,7 @@ pub fn spawn_workers(app: &Arc<App>) -> Workers {
 
 async fn worker(app: Arc<App>) {
     let mut stop = app.stopping();
+    let mut failing = false;
     loop {
         if *stop.borrow() {
             break;
@@ -322,7 +336,19 @@ async fn worker(app: Arc<App>) {
             })
             .await
         {
-            Ok(Some(claim)) => judge_claim(&app, claim).await,
+            Ok(Some(claim)) => {
+                if claim.expired_lease {
+                    log(&format!(
+                        "submission {}: taken over from a host whose lease ran out",
+                        claim.id
+                    ));
+                    app.metrics
+                        .leases_taken_over
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+                failing = false;
+                judge_claim(&app, claim).await
+            }
             Ok(None) => {
                 tokio::select! {
                     _ = app.wake.notified() => {}
@@ -333,7 +359,12 @@ async fn worker(app: Arc<App>) {
                 }
             }
             Err(e) => {
-                e.log_if_internal();
+                // The database is away (restart, network): say so once, then look again every
+                // second until it answers.
+                if !failing {
+                    e.log_if_internal();
+                    failing = true;
+                }
                 tokio::select! {
                     _ = stop.changed() => {}
                     _ = tokio::time::sleep(Duration::from_secs(1)) => {}
@@ -408,6 +439,7 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
             match joined {
                 Ok(Ok(report)) => Ok(report),
                 Ok(Err(JudgeError::Cancelled)) => {
+                    app.metrics.requeued.fetch_add(1, Ordering::Relaxed);
                     let requeued = app.db(move |s| s.requeue(id, attempt)).await;
                     if let Err(e) = requeued {
                         e.log_if_internal();
@@ -432,11 +464,8 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
         }
     };
     let verdict = report.verdict;
-    match app
-        .db(move |s| s.finish(id, attempt, &report, &message, now_ms()))
-        .await
-    {
-        Ok(true) => {
+    match store_verdict(app, id, attempt, report, message).await {
+        Some(true) => {
             log(&format!(
                 "submission {id}: {} in {} ms",
                 verdict.code(),
@@ -445,14 +474,71 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
             app.metrics.record(verdict, started.elapsed());
             app.hub.end(id, Live::Done { id });
         }
-        Ok(false) => {
-            // Rejudged (or requeued) while this judging ran: the newer claim will store it.
+        Some(false) => {
+            // Rejudged (or requeued, or taken over after a lost lease) while this judging ran:
+            // the newer claim stores its own.
+            app.metrics.stale_verdicts.fetch_add(1, Ordering::Relaxed);
+            log(&format!(
+                "submission {id}: verdict not stored, the claim is no longer current"
+            ));
             app.hub.end(id, Live::Requeued { id });
         }
-        Err(e) => {
-            // Left `judging` in the store: the next start judges it again.
-            e.log_if_internal();
+        None => {
+            // Left `judging` under this host: its lease runs out (or this host's next start
+            // requeues it) and it is judged again.
             app.hub.end(id, Live::Requeued { id });
+        }
+    }
+}
+
+/// How long a verdict waits for the database while the node shuts down: past this the judging
+/// is left to its lease.
+const STORE_PATIENCE_AT_STOP: Duration = Duration::from_secs(15);
+
+/// Stores a verdict under its claim, retrying with backoff while the database does not answer
+/// (a restart, a network blip): the judging is not thrown away for a moment's outage.
+/// `Some(stored)` once the database answered; `None` when the node gave up (it is stopping and
+/// the database stayed away).
+async fn store_verdict(
+    app: &Arc<App>,
+    id: i64,
+    attempt: u32,
+    report: JudgeReport,
+    message: String,
+) -> Option<bool> {
+    let report = Arc::new(report);
+    let message = Arc::new(message);
+    let mut backoff = Duration::from_millis(200);
+    let mut gave_up_at: Option<Instant> = None;
+    loop {
+        let (r, m, store) = (report.clone(), message.clone(), app.store.clone());
+        let tried =
+            tokio::task::spawn_blocking(move || store.finish(id, attempt, &r, &m, now_ms()))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|r| r.map_err(|e| error_chain(&e)));
+        match tried {
+            Ok(stored) => return Some(stored),
+            Err(e) => {
+                if app.metrics.store_retries.fetch_add(1, Ordering::Relaxed) == 0
+                    || backoff >= Duration::from_secs(5)
+                {
+                    log(&format!(
+                        "submission {id}: cannot store the verdict yet (retrying): {e}"
+                    ));
+                }
+                if app.is_stopping() {
+                    let since = *gave_up_at.get_or_insert_with(Instant::now);
+                    if since.elapsed() > STORE_PATIENCE_AT_STOP {
+                        log(&format!(
+                            "submission {id}: the database stayed away; the verdict is dropped and the submission will be judged again"
+                        ));
+                        return None;
+                    }
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
         }
     }
 }

@@ -47,11 +47,17 @@ pub trait ClusterStore: Send + Sync {
         now: i64,
         lease_until: i64,
     ) -> Result<u64, StoreError>;
-    /// Every host that has sent a heartbeat, most recent first, with what it judges now.
+    /// Every host that has sent a heartbeat, most recent first, with what it judges now (every
+    /// claim it holds, even one whose lease ran out and that waits for another host).
     fn hosts(&self) -> Result<Vec<HostInfo>, StoreError>;
-    /// Publishes a package in one transaction: its files' blobs (those not stored yet), its
-    /// manifest, and then it becomes the problem's current version. Returns the version.
-    /// A claim made after this returns judges against this version.
+    /// How many submissions are `judging` under a lease that ran out before `now` (their host
+    /// died or lost the database; the next idle worker takes them over).
+    fn expired_leases(&self, now: i64) -> Result<u64, StoreError>;
+    /// Publishes a package in one transaction: its files' blobs (those not stored yet, and only
+    /// where [`ClusterStore::stores_blobs`]), its manifest, and then it becomes the problem's
+    /// current version. Returns the version. A claim made after this returns judges against
+    /// this version; a claim made while it runs sees the previous one (never a version whose
+    /// blobs are not all there).
     fn publish(
         &self,
         problem: &str,
@@ -60,12 +66,17 @@ pub trait ClusterStore: Send + Sync {
     ) -> Result<String, StoreError>;
     /// The manifest of a published version.
     fn package(&self, version: &str) -> Result<Option<Package>, StoreError>;
+    /// Whether [`ClusterStore::publish`] stores the files' bytes: judge hosts on other machines
+    /// need them (PostgreSQL); one host reads its problems folder (SQLite keeps manifests and
+    /// versions only).
+    fn stores_blobs(&self) -> bool;
     /// A blob's bytes (the caller verifies the hash).
     fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError>;
     /// One round trip to the database (health checks).
     fn ping(&self) -> Result<(), StoreError>;
-    /// Sends a live event to every node listening (PostgreSQL NOTIFY); a no-op on SQLite.
-    fn notify(&self, payload: &str) -> Result<(), StoreError>;
+    /// Sends live events, in order, to every node listening (PostgreSQL NOTIFY, all of them in
+    /// one statement: a burst of test events costs one round trip); a no-op on SQLite.
+    fn notify(&self, payloads: &[String]) -> Result<(), StoreError>;
     /// Calls `sink` with every event any node sends (channel [`EVENTS`]) and every submission
     /// that enters the queue (channel [`QUEUED`], payload its id), from a thread of its own
     /// that reconnects by itself; `false` (and nothing started) when the backend has no

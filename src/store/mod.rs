@@ -203,6 +203,9 @@ pub struct Claim {
     pub problem: String,
     pub language: String,
     pub source: Vec<u8>,
+    /// Whether this claim took the submission over from a host whose lease ran out (it died,
+    /// or lost the database), rather than from the queue.
+    pub expired_lease: bool,
 }
 
 /// Which submissions to list, newest first. Every field is applied in SQL by the backend, so a

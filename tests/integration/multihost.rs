@@ -245,3 +245,149 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
     let (status, _) = serve.terminate(Duration::from_secs(30));
     assert!(status.success());
 }
+
+/// Polls `/healthz` until its status is `want` (each call may take the pool's 5 s connection
+/// timeout while the database is away); returns the last body.
+fn wait_health(d: &crate::daemon::Daemon, want: &str, within: Duration) -> serde_json::Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let (code, body) = d.get("/healthz", None);
+        if body["status"] == want {
+            let expected = if want == "degraded" { 503 } else { 200 };
+            assert_eq!(code, expected, "{body}");
+            return body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "/healthz never said {want} within {within:?}: {code} {body}\n{}",
+            d.log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// PostgreSQL restarts (`pg_ctl stop -m fast`, then start) while submissions are queued and a
+/// worker is judging: `/healthz` on the serve node says degraded while it is down; afterwards
+/// serve and worker reconnect by themselves and every submission that got its 201 ends judged
+/// exactly once with the right verdict.
+#[test]
+fn postgres_restarts_while_judging_and_nothing_is_lost() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let worker = Worker::start(site.path(), "judge-r", &url);
+
+    // Accepted but slow (0.3 s a test), so that judgings are in flight when the database goes.
+    let slow_ac = format!("import time\ntime.sleep(0.3)\n{AC_PY}");
+    let mut expected: Vec<(i64, &str)> = Vec::new();
+    for i in 0..24 {
+        let token = if i % 2 == 0 { ALICE } else { BOB };
+        let (src, verdict) = match i % 4 {
+            0 | 1 => (slow_ac.as_str(), "AC"),
+            2 => (WA_PY, "WA"),
+            _ => (RE_PY, "RE"),
+        };
+        let source = python(&format!("{src}\n# {i}"));
+        expected.push((submit(&serve, token, "s.py", &source), verdict));
+    }
+    wait_health(&serve, "ok", Duration::from_secs(30));
+
+    // Stop PostgreSQL once a few verdicts are stored and the worker holds a claim.
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let deadline = Instant::now() + WITHIN;
+    loop {
+        let row = db
+            .query_one(
+                "SELECT (SELECT COUNT(*) FROM submissions WHERE state = 'done'),
+                        (SELECT COUNT(*) FROM submissions WHERE state = 'judging')",
+                &[],
+            )
+            .expect("count");
+        let (done, judging): (i64, i64) = (row.get(0), row.get(1));
+        if done >= 2 && judging >= 1 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nothing was judged:\n{}",
+            worker.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(db);
+    let down = Instant::now();
+    cluster.stop_fast();
+    let degraded = wait_health(&serve, "degraded", Duration::from_secs(30));
+    assert!(
+        degraded["database"].as_str().is_some_and(|e| !e.is_empty()),
+        "the database's error is shown: {degraded}"
+    );
+    // A submission made now is refused (never a 201 for something not stored).
+    let (code, body) = serve.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &serde_json::json!({ "problem": "aplusb", "filename": "s.py", "source": python(AC_PY) }),
+    );
+    assert!(
+        code >= 500,
+        "a submission while the database is down: {code} {body}"
+    );
+    // Past a few heartbeats: the worker's judgings in flight finish meanwhile and must wait.
+    std::thread::sleep(Duration::from_secs(4));
+    cluster.launch();
+    let outage = down.elapsed();
+    wait_health(&serve, "ok", Duration::from_secs(60));
+
+    // Everything is judged, with nobody restarting anything.
+    for (id, verdict) in &expected {
+        let s = serve.wait_done(*id, ADMIN, WITHIN);
+        assert_eq!(
+            s["verdict"].as_str(),
+            Some(*verdict),
+            "submission {id}: {s}\n{}",
+            worker.log()
+        );
+    }
+    // New work after the restart is judged too (the worker's claims and wake-ups are back).
+    let after = submit(&serve, ALICE, "s.py", &python(&format!("{AC_PY}\n# after")));
+    expected.push((after, "AC"));
+    assert_eq!(serve.wait_done(after, ALICE, WITHIN)["verdict"], "AC");
+
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect again");
+    let rows = db
+        .query(
+            "SELECT s.id, s.state, j.verdict,
+               (SELECT COUNT(*) FROM judgings k WHERE k.submission = s.id AND k.finished_at IS NOT NULL)
+             FROM submissions s LEFT JOIN judgings j ON j.id = s.current_judging ORDER BY s.id",
+            &[],
+        )
+        .expect("query");
+    assert_eq!(rows.len(), expected.len(), "nothing lost, nothing added");
+    for (row, (id, verdict)) in rows.iter().zip(&expected) {
+        let (sid, state, v, finished): (i64, String, Option<String>, i64) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        assert_eq!(
+            (sid, state.as_str(), v.as_deref(), finished),
+            (*id, "done", Some(*verdict), 1),
+            "submission {id} judged exactly once"
+        );
+    }
+    let log = worker.log();
+    eprintln!(
+        "database away for {outage:?}; worker log:\n{}",
+        log.lines()
+            .filter(|l| l.contains("retry") || l.contains("again") || l.contains("failed"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    drop(worker);
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}

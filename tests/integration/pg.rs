@@ -62,6 +62,20 @@ impl Cluster {
         Some(c)
     }
 
+    /// A cluster of the caller's own, that no other test shares: for tests that stop and
+    /// restart the server. `None` as for [`Cluster::get`].
+    pub fn private() -> Option<Cluster> {
+        if !std::path::Path::new(BIN).join("initdb").exists() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "PostgreSQL 15 is not installed ({BIN}), and CI must run the PostgreSQL tests"
+            );
+            eprintln!("skipped: PostgreSQL 15 is not installed");
+            return None;
+        }
+        Some(Cluster::start())
+    }
+
     fn start() -> Cluster {
         let dir = tempfile::Builder::new()
             .prefix("ojd-pg-")
@@ -85,14 +99,24 @@ impl Cluster {
             "initdb failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let port = free_port();
+        let cluster = Cluster {
+            dir,
+            port: free_port(),
+        };
+        cluster.launch();
+        cluster
+    }
+
+    /// Starts the server on the cluster's port (again, after [`Cluster::stop_fast`]).
+    pub fn launch(&self) {
         let options = format!(
-            "-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=off -c max_connections=200",
-            dir.path().display()
+            "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c max_connections=200",
+            self.port,
+            self.dir.path().display()
         );
-        let log = dir.path().join("log");
+        let log = self.dir.path().join("log");
         let out = tool("pg_ctl")
-            .args(["-D", &data.display().to_string(), "-w", "-t", "60"])
+            .args(["-D", &self.data().display().to_string(), "-w", "-t", "60"])
             .args(["-l", &log.display().to_string(), "-o", &options, "start"])
             .output()
             .expect("run pg_ctl");
@@ -102,7 +126,27 @@ impl Cluster {
             String::from_utf8_lossy(&out.stderr),
             std::fs::read_to_string(&log).unwrap_or_default()
         );
-        Cluster { dir, port }
+    }
+
+    /// Stops the server the way an operator restarting it does (`pg_ctl stop -m fast`: every
+    /// session is ended, transactions in flight roll back).
+    pub fn stop_fast(&self) {
+        let out = tool("pg_ctl")
+            .args([
+                "-D",
+                &self.data().display().to_string(),
+                "-m",
+                "fast",
+                "-w",
+                "stop",
+            ])
+            .output()
+            .expect("run pg_ctl");
+        assert!(
+            out.status.success(),
+            "pg_ctl stop failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// The URL of the maintenance database.

@@ -119,9 +119,14 @@ pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
         .expect("queued");
     assert_eq!(alive.id, other);
     assert!(
+        !dead.expired_lease && !alive.expired_lease,
+        "taken from the queue"
+    );
+    assert!(
         s.claim("x", 5000, 15_000).expect("claim").is_none(),
         "leases hold"
     );
+    assert_eq!(s.expired_leases(5000).expect("expired"), 0);
     // Only the living host renews.
     assert_eq!(
         s.heartbeat("alive", "worker", 900, 9000, 19_000)
@@ -139,11 +144,20 @@ pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
         ),
         ("alive", "worker", 9000, vec![other])
     );
+    assert_eq!(
+        s.expired_leases(12_000).expect("expired"),
+        1,
+        "the dead host's claim waits for another host"
+    );
     let again = s
         .claim("alive", 12_000, 22_000)
         .expect("claim")
         .expect("expired");
-    assert_eq!((again.id, again.attempt), (id, 2));
+    assert_eq!(
+        (again.id, again.attempt, again.expired_lease),
+        (id, 2, true)
+    );
+    assert_eq!(s.expired_leases(12_000).expect("expired"), 0);
     assert!(
         !s.finish(
             dead.id,
@@ -205,7 +219,16 @@ pub fn packages_are_content_addressed(s: &dyn Store) {
         ["problem.toml", "tests/1.ans", "tests/1.in"]
     );
     for f in &package.files {
-        let data = s.blob(&f.hash).expect("blob").expect("stored");
+        let data = s.blob(&f.hash).expect("blob");
+        if !s.stores_blobs() {
+            assert!(
+                data.is_none(),
+                "one host keeps no second copy of {}",
+                f.path
+            );
+            continue;
+        }
+        let data = data.expect("stored");
         assert_eq!(
             (sha256_hex(&data), data.len() as u64),
             (f.hash.clone(), f.size)
@@ -856,6 +879,71 @@ fn a_database_from_before_judgings_history_is_upgraded() {
     );
 }
 
+/// One host reads its problems from its folder: SQLite keeps a package's manifest and version
+/// but not its files, and a database from an older ojd that kept them gives the space back.
+#[test]
+fn sqlite_keeps_no_second_copy_of_problem_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let size = |p: &std::path::Path| {
+        // The file and its write-ahead log: what the database takes on disk.
+        let mut wal = p.as_os_str().to_owned();
+        wal.push("-wal");
+        std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+            + std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0)
+    };
+    // 4 MiB of test data that does not compress away.
+    let big: Vec<u8> = (0..4u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let files = vec![
+        ("problem.toml".to_string(), b"title = 'x'".to_vec()),
+        ("tests/1.in".to_string(), big.clone()),
+    ];
+
+    // A fresh database: publishing records the version, not the bytes.
+    let fresh = dir.path().join("fresh.sqlite3");
+    {
+        let s = store::open(fresh.to_str().expect("utf-8")).expect("open");
+        let empty = size(&fresh);
+        let v = s.publish("p", &files, 1).expect("publish");
+        assert!(s.package(&v).expect("package").is_some());
+        let grown = size(&fresh).saturating_sub(empty);
+        eprintln!("fresh database: {empty} bytes empty, +{grown} bytes after publishing 4 MiB");
+        assert!(grown < 1 << 20, "publishing grew the file by {grown} bytes");
+    }
+
+    // A database from the ojd that stored blobs (schema 6), holding a 4 MiB blob.
+    let old = dir.path().join("old.sqlite3");
+    {
+        let mut conn = rusqlite::Connection::open(&old).expect("create");
+        for (i, m) in store::sqlite::MIGRATIONS.iter().take(6).enumerate() {
+            let tx = conn.transaction().expect("tx");
+            tx.execute_batch(m).expect("migrate");
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+                .expect("version");
+            tx.commit().expect("commit");
+        }
+        conn.execute(
+            "INSERT INTO blobs (hash, size, data) VALUES ('h', ?1, ?2)",
+            rusqlite::params![big.len() as i64, big],
+        )
+        .expect("an old blob");
+    }
+    let before = size(&old);
+    assert!(
+        before > 4 << 20,
+        "the old file holds the blob: {before} bytes"
+    );
+    let s = store::open(old.to_str().expect("utf-8")).expect("upgrade");
+    drop(s);
+    let after = size(&old);
+    eprintln!("old database: {before} bytes before the upgrade, {after} after");
+    assert!(
+        after < 1 << 20,
+        "the upgrade gave the space back: {after} bytes"
+    );
+}
+
 #[test]
 fn a_database_newer_than_this_ojd_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -871,49 +959,171 @@ fn a_database_newer_than_this_ojd_is_refused() {
 }
 
 /// The database's cost per submission, SQLite and PostgreSQL side by side in one run: queueing
-/// it, then claim + 3 heartbeats + storing a 20-test verdict, from 1 and from 4 threads (judge
-/// hosts). From it: the submissions per second one database could serve before it, not the
-/// judge hosts, is the limit. Opt-in:
+/// it, then claim + 3 heartbeats + storing a 20-test verdict (one statement on PostgreSQL),
+/// from 1 and from 4 threads (judge hosts); then the same with the judging's 43 live events
+/// (started, compiled, 20 × test started/finished, done) sent as the hub sends them, in one
+/// batch, and, for comparison, one statement per event. From it: the submissions per second
+/// one database could serve before it, not the judge hosts, is the limit. Opt-in:
 /// `cargo test --release --test integration store::database_cost -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn database_cost_per_submission() {
     use std::time::Instant;
-    let n = 400usize;
+    let n = 300usize;
+    let events: Vec<String> = (0..43)
+        .map(|i| format!(r#"{{"from":"h","live":{{"kind":"test_finished","id":1,"index":{i},"result":{{"name":"{i}","verdict":"AC","cpu_ms":1,"wall_ms":2,"memory_kib":300}}}}}}"#))
+        .collect();
+    let mut table = String::new();
     for (name, fixture) in [("sqlite", sqlite()), ("postgres", postgres())] {
         let Some(f) = fixture else { continue };
         let s = f.store.as_ref();
-        for threads in [1usize, 4] {
-            let t = Instant::now();
-            for i in 0..n {
-                s.insert(&sub(&format!("u{}", i % 50), "p"), 0)
-                    .expect("insert");
-            }
-            let insert = t.elapsed();
-            let t = Instant::now();
-            std::thread::scope(|scope| {
-                for w in 0..threads {
-                    scope.spawn(move || {
-                        let host = format!("h{w}");
-                        while let Some(c) = s.claim(&host, 1, 100_000).expect("claim") {
-                            for _ in 0..3 {
-                                s.heartbeat(&host, "worker", 0, 1, 100_000).expect("beat");
-                            }
-                            assert!(s
-                                .finish(c.id, c.attempt, &report(Verdict::Accepted, 20), "", 2)
-                                .expect("finish"));
-                        }
-                    });
+        // (label, events per submission in how many statements)
+        for (label, batches) in [
+            ("no events", 0usize),
+            ("events batched", 1),
+            ("events one by one", 43),
+        ] {
+            for threads in [1usize, 4] {
+                let t = Instant::now();
+                for i in 0..n {
+                    s.insert(&sub(&format!("u{}", i % 50), "p"), 0)
+                        .expect("insert");
                 }
-            });
-            let judged = t.elapsed();
-            let per = judged.as_secs_f64() * 1000.0 / n as f64;
-            println!(
-                "{name:8} {threads} thread(s): queue {:.3} ms/submission; claim + 3 heartbeats + store {:.3} ms/submission wall, {:.0} submissions/s",
-                insert.as_secs_f64() * 1000.0 / n as f64,
-                per,
-                1000.0 / per
-            );
+                let insert = t.elapsed();
+                let events = &events;
+                let t = Instant::now();
+                std::thread::scope(|scope| {
+                    for w in 0..threads {
+                        scope.spawn(move || {
+                            let host = format!("h{w}");
+                            while let Some(c) = s.claim(&host, 1, 100_000).expect("claim") {
+                                for _ in 0..3 {
+                                    s.heartbeat(&host, "worker", 0, 1, 100_000).expect("beat");
+                                }
+                                if batches > 0 {
+                                    for chunk in events.chunks(events.len().div_ceil(batches)) {
+                                        s.notify(chunk).expect("notify");
+                                    }
+                                }
+                                assert!(s
+                                    .finish(c.id, c.attempt, &report(Verdict::Accepted, 20), "", 2)
+                                    .expect("finish"));
+                            }
+                        });
+                    }
+                });
+                let per = t.elapsed().as_secs_f64() * 1000.0 / n as f64;
+                let line = format!(
+                    "| {name} | {label} | {threads} | {:.1} ms | {per:.1} ms | {:.0} |\n",
+                    insert.as_secs_f64() * 1000.0 / n as f64,
+                    1000.0 / per
+                );
+                print!("{line}");
+                table.push_str(&line);
+            }
         }
     }
+    println!("\n| store | live events | threads | queue | claim + 3 heartbeats (+ events) + store | submissions/s |\n|---|---|---|---|---|---|\n{table}");
+}
+
+/// A half-published package version is never judged: a publish is one transaction, so a claim
+/// made while another node is publishing (blobs stored, manifest and "current" written, not
+/// committed) names the previous version, and so does a claim after that publish failed; a
+/// judge host asked for a version whose blobs are not all in the database lays nothing out
+/// and loads nothing, and lays it out whole once they are.
+#[test]
+fn a_half_published_version_is_never_judged() {
+    use ojd::store::cluster::manifest;
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let s = store::open(&url).expect("open");
+    let dir = crate::common::testdata("aplusb");
+    let files = ojd::blobs::package_files(&dir).expect("package files");
+    let v1 = s.publish("aplusb", &files, 1).expect("publish");
+
+    // Another node starts publishing a changed package and stops halfway: one new blob of two
+    // stored, its manifest and the new current version written, nothing committed.
+    let mut changed = files.clone();
+    changed.push(("tests/03-new.in".into(), b"1\n40 2\n".to_vec()));
+    changed.push(("tests/03-new.ans".into(), b"42\n".to_vec()));
+    let (list, v2) = manifest("aplusb", &changed);
+    let mut other = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let mut tx = other.transaction().expect("begin");
+    let new_in = list
+        .iter()
+        .find(|f| f.path == "tests/03-new.in")
+        .expect("in manifest");
+    tx.execute(
+        "INSERT INTO blobs (hash, size, data) VALUES ($1, $2, $3)",
+        &[&new_in.hash, &(new_in.size as i64), &b"1\n40 2\n".to_vec()],
+    )
+    .expect("half the blobs");
+    tx.execute(
+        "INSERT INTO packages (version, problem, manifest, published_at) VALUES ($1, 'aplusb', $2, 2)",
+        &[&v2, &serde_json::to_string(&list).expect("json")],
+    )
+    .expect("manifest");
+    tx.execute(
+        "UPDATE problem_current SET version = $1 WHERE problem = 'aplusb'",
+        &[&v2],
+    )
+    .expect("current");
+
+    let mut sub = sub("a", "aplusb");
+    sub.language = "py".into();
+    s.insert(&sub, 3).expect("insert");
+    s.insert(&sub, 3).expect("insert");
+    let during = s.claim("h", 4, 100_000).expect("claim").expect("queued");
+    assert_eq!(
+        during.package_version.as_deref(),
+        Some(v1.as_str()),
+        "a claim during the publish judges the last whole version"
+    );
+    tx.rollback().expect("the publish fails");
+    let after = s.claim("h", 5, 100_000).expect("claim").expect("queued");
+    assert_eq!(after.package_version.as_deref(), Some(v1.as_str()));
+
+    // Had a claim named a version with a blob missing, the judge host would refuse to lay it
+    // out: no folder appears, nothing is loaded, and nothing is judged against it.
+    let mut tx = other.transaction().expect("begin");
+    tx.execute(
+        "INSERT INTO packages (version, problem, manifest, published_at) VALUES ($1, 'aplusb', $2, 2)",
+        &[&v2, &serde_json::to_string(&list).expect("json")],
+    )
+    .expect("manifest alone");
+    tx.commit().expect("commit");
+    let cache_dir = tempfile::tempdir().expect("cache");
+    let cache = ojd::blobs::Cache::new(cache_dir.path()).expect("cache");
+    let err = cache
+        .problem(s.as_ref(), "aplusb", Some(&v2))
+        .expect_err("refused");
+    assert!(matches!(err, ojd::blobs::BlobError::NoBlob { .. }), "{err}");
+    assert!(
+        !cache_dir.path().join("packages").join(&v2).exists(),
+        "nothing laid out for a version with missing blobs"
+    );
+    assert_eq!(cache.loaded_count(), 0);
+
+    // Published whole (the other node retries), it is current and lays out completely.
+    let v2_again = s.publish("aplusb", &changed, 6).expect("publish");
+    assert_eq!(v2_again, v2);
+    let problem = cache
+        .problem(s.as_ref(), "aplusb", Some(&v2))
+        .expect("laid out");
+    assert!(
+        problem.tests.iter().any(|t| t.name.contains("03-new")),
+        "the whole version, with its new test"
+    );
+    let fetched = cache.fetched.load(std::sync::atomic::Ordering::Relaxed);
+    let distinct: std::collections::BTreeSet<&str> = list.iter().map(|f| f.hash.as_str()).collect();
+    assert_eq!(
+        fetched as usize,
+        distinct.len(),
+        "every distinct blob fetched once"
+    );
+    s.rejudge(after.id).expect("rejudge");
+    let next = s.claim("h", 7, 100_000).expect("claim").expect("queued");
+    assert_eq!(next.package_version.as_deref(), Some(v2.as_str()));
 }

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::PgStore;
+use postgres::types::Type;
+
+use super::{typed, PgStore};
 use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, Package};
 use crate::store::{sql, StoreError};
 
@@ -21,22 +23,25 @@ impl ClusterStore for PgStore {
         now: i64,
         lease_until: i64,
     ) -> Result<u64, StoreError> {
-        let mut c = self.conn()?;
-        let mut tx = c.transaction().map_err(sql("start a heartbeat"))?;
-        tx.execute(
-            "INSERT INTO hosts (name, role, started_at, last_seen) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (name) DO UPDATE SET role = excluded.role,
-               started_at = excluded.started_at, last_seen = excluded.last_seen",
-            &[&host, &role, &started_at, &now],
-        )
-        .map_err(sql("record a heartbeat"))?;
-        let n = tx
-            .execute(
-                "UPDATE submissions SET lease_until = $2 WHERE claimed_by = $1 AND state = 'judging'",
-                &[&host, &lease_until],
+        // One statement, one round trip: the host's row and its leases together.
+        let n = self
+            .conn()?
+            .execute_typed(
+                "WITH beat AS (
+                     INSERT INTO hosts (name, role, started_at, last_seen) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (name) DO UPDATE SET role = excluded.role,
+                       started_at = excluded.started_at, last_seen = excluded.last_seen
+                 )
+                 UPDATE submissions SET lease_until = $5 WHERE claimed_by = $1 AND state = 'judging'",
+                &[
+                    typed(&host, Type::TEXT),
+                    typed(&role, Type::TEXT),
+                    typed(&started_at, Type::INT8),
+                    typed(&now, Type::INT8),
+                    typed(&lease_until, Type::INT8),
+                ],
             )
-            .map_err(sql("renew leases"))?;
-        tx.commit().map_err(sql("commit a heartbeat"))?;
+            .map_err(sql("record a heartbeat"))?;
         Ok(n)
     }
 
@@ -64,6 +69,18 @@ impl ClusterStore for PgStore {
             })
             .collect::<Result<Vec<_>, postgres::Error>>()
             .map_err(sql("list hosts"))
+    }
+
+    fn expired_leases(&self, now: i64) -> Result<u64, StoreError> {
+        let n: i64 = self
+            .conn()?
+            .query_one(
+                "SELECT COUNT(*) FROM submissions WHERE state = 'judging' AND lease_until < $1",
+                &[&now],
+            )
+            .map_err(sql("count expired leases"))?
+            .get(0);
+        Ok(n as u64)
     }
 
     fn publish(
@@ -135,6 +152,10 @@ impl ClusterStore for PgStore {
         }))
     }
 
+    fn stores_blobs(&self) -> bool {
+        true
+    }
+
     fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let row = self
             .conn()?
@@ -150,16 +171,24 @@ impl ClusterStore for PgStore {
         Ok(())
     }
 
-    fn notify(&self, payload: &str) -> Result<(), StoreError> {
-        if payload.len() > MAX_PAYLOAD {
+    fn notify(&self, payloads: &[String]) -> Result<(), StoreError> {
+        if let Some(big) = payloads.iter().find(|p| p.len() > MAX_PAYLOAD) {
             return Err(StoreError::Conflict(format!(
                 "an event of {} bytes is over the {MAX_PAYLOAD}-byte NOTIFY limit",
-                payload.len()
+                big.len()
             )));
         }
+        if payloads.is_empty() {
+            return Ok(());
+        }
+        // unnest yields its elements in order, and the notifications of one transaction are
+        // delivered in the order they were sent.
         self.conn()?
-            .execute("SELECT pg_notify('ojd_events', $1)", &[&payload])
-            .map_err(sql("send a live event"))?;
+            .execute_typed(
+                "SELECT pg_notify('ojd_events', p) FROM unnest($1::TEXT[]) AS p",
+                &[typed(&payloads, Type::TEXT_ARRAY)],
+            )
+            .map_err(sql("send live events"))?;
         Ok(())
     }
 

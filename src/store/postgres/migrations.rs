@@ -103,4 +103,6 @@ pub const MIGRATIONS: &[&str] = &[
          FOR EACH ROW WHEN (NEW.state = 'queued') EXECUTE FUNCTION ojd_queued();",
     // 7: rejudgings that apply themselves (the admin's "rejudge" buttons).
     super::contests::MIGRATION_AUTO_APPLY,
+    // 8: (SQLite: drops the blobs one host does not need.) Judge hosts read them here.
+    "SELECT 1;",
 ];

@@ -13,6 +13,7 @@ mod web;
 
 use std::time::Duration;
 
+use postgres::types::Type;
 use postgres::{NoTls, Row};
 use r2d2_postgres::PostgresConnectionManager;
 
@@ -68,6 +69,15 @@ const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_
 /// $4 language (each NULL for "any").
 const LIST_WHERE: &str = r#"($1::TEXT IS NULL OR s."user" = $1) AND ($2::TEXT IS NULL OR s.problem = $2)
      AND ($3::TEXT IS NULL OR j.verdict = $3) AND ($4::TEXT IS NULL OR s.language = $4)"#;
+
+/// A parameter with its type spelled out, for the `*_typed` calls: they skip the prepare
+/// round trip, so a hot statement (claim, heartbeat, finish, events) is ONE round trip.
+pub(crate) fn typed<T: postgres::types::ToSql + Sync>(
+    value: &T,
+    ty: Type,
+) -> (&(dyn postgres::types::ToSql + Sync), Type) {
+    (value, ty)
+}
 
 fn opt_u64(r: &Row, i: usize) -> Result<Option<u64>, postgres::Error> {
     Ok(r.try_get::<_, Option<i64>>(i)?.map(|v| v.max(0) as u64))
@@ -263,6 +273,69 @@ fn outputs_of(
     ))
 }
 
+/// [`Store::claim`] as one statement: $1 now, $2 host, $3 lease end. Returns the claim's
+/// columns in [`Claim`]'s order, then the judging, then whether it took over an expired lease.
+const CLAIM: &str = r#"
+WITH next AS (
+    SELECT s.id, s.state = 'judging' AS expired FROM submissions s
+    LEFT JOIN fairness f ON f."user" = s."user"
+    WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < $1)
+    ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1
+    FOR UPDATE OF s SKIP LOCKED
+), claimed AS (
+    UPDATE submissions s SET state = 'judging', claimed_at = $1, claimed_by = $2,
+        lease_until = $3, attempts = s.attempts + 1
+    FROM next WHERE s.id = next.id
+    RETURNING s.id, s.attempts, s.pending_rejudging, s."user", s.problem, s.language, s.source,
+        (SELECT version FROM problem_current c WHERE c.problem = s.problem) AS version,
+        next.expired
+), judging AS (
+    INSERT INTO judgings (submission, attempt, rejudging, judged_by, started_at, package_version)
+    SELECT id, attempts, pending_rejudging, $2, $1, version FROM claimed
+    RETURNING id
+), fair AS (
+    INSERT INTO fairness ("user", last_claim) SELECT "user", nextval('claim_seq') FROM claimed
+    ON CONFLICT ("user") DO UPDATE SET last_claim = excluded.last_claim
+)
+SELECT c.id, c.attempts, c.pending_rejudging, c."user", c.problem, c.language, c.source,
+    c.version, j.id, c.expired
+FROM claimed c, judging j"#;
+
+/// [`Store::finish`] as one statement: $1 submission, $2 attempt, $3 now, $4..$12 the
+/// judging's columns, $13..$21 the per-test columns as arrays (one element per test, in
+/// order). A row comes back only when the claim was still current and everything was stored.
+/// A rejudging's judging waits for its apply, unless there is nothing to compare with.
+const FINISH: &str = r#"
+WITH open AS (
+    SELECT j.id AS judging, j.rejudging, s.current_judging FROM submissions s
+    JOIN judgings j ON j.submission = s.id AND j.attempt = s.attempts
+    WHERE s.id = $1 AND s.attempts = $2 AND s.state = 'judging' AND j.finished_at IS NULL
+    FOR UPDATE OF s
+), judged AS (
+    UPDATE judgings SET finished_at = $3, verdict = $4, score = $5, max_cpu_ms = $6,
+        max_wall_ms = $7, max_memory_kib = $8, compile_output = $9, message = $10,
+        warnings = $11, judge_version = $12
+    FROM open WHERE judgings.id = open.judging
+    RETURNING judgings.id
+), results AS (
+    INSERT INTO judging_results
+        (judging, idx, name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff)
+    SELECT open.judging, t.idx - 1, t.name, t.sample, t.verdict, t.cpu_ms, t.wall_ms,
+        t.memory_kib, t.exit, t.message, t.diff
+    FROM open, unnest($13::TEXT[], $14::BOOLEAN[], $15::TEXT[], $16::BIGINT[], $17::BIGINT[],
+        $18::BIGINT[], $19::TEXT[], $20::TEXT[], $21::TEXT[])
+        WITH ORDINALITY AS t(name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message,
+            diff, idx)
+), done AS (
+    UPDATE submissions SET state = 'done', pending_rejudging = NULL, claimed_at = NULL,
+        claimed_by = NULL, lease_until = NULL,
+        current_judging = CASE WHEN open.rejudging IS NOT NULL AND open.current_judging IS NOT NULL
+            THEN open.current_judging ELSE open.judging END
+    FROM open WHERE submissions.id = $1
+    RETURNING submissions.id
+)
+SELECT judged.id, open.rejudging FROM judged, done, open"#;
+
 const REQUEUE_SET: &str =
     "state = 'queued', claimed_at = NULL, claimed_by = NULL, lease_until = NULL";
 
@@ -270,78 +343,55 @@ impl Store for PgStore {
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError> {
         let r = self
             .conn()?
-            .query_one(
+            .query_typed_one(
                 r#"INSERT INTO submissions ("user", problem, language, source, queued_at)
                    VALUES ($1, $2, $3, $4, $5) RETURNING id"#,
-                &[&new.user, &new.problem, &new.language, &new.source, &now],
+                &[
+                    typed(&new.user, Type::TEXT),
+                    typed(&new.problem, Type::TEXT),
+                    typed(&new.language, Type::TEXT),
+                    typed(&new.source, Type::BYTEA),
+                    typed(&now, Type::INT8),
+                ],
             )
             .map_err(sql("queue a submission"))?;
         Ok(r.get(0))
     }
 
     fn claim(&self, host: &str, now: i64, lease_until: i64) -> Result<Option<Claim>, StoreError> {
-        let mut c = self.conn()?;
-        let mut tx = c.transaction().map_err(sql("start a claim"))?;
-        // Rows other workers are claiming right now are skipped, not waited for.
-        let next = tx
-            .query_opt(
-                r#"SELECT s.id FROM submissions s LEFT JOIN fairness f ON f."user" = s."user"
-                   WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < $1)
-                   ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1
-                   FOR UPDATE OF s SKIP LOCKED"#,
-                &[&now],
-            )
-            .map_err(sql("find the next submission"))?;
-        let Some(next) = next else {
-            return Ok(None);
-        };
-        let id: i64 = next.get(0);
-        let r = tx
-            .query_one(
-                r#"UPDATE submissions SET state = 'judging', claimed_at = $2, claimed_by = $3,
-                     lease_until = $4, attempts = attempts + 1
-                   WHERE id = $1
-                   RETURNING attempts, pending_rejudging, "user", problem, language, source"#,
-                &[&id, &now, &host, &lease_until],
+        // One statement, one round trip: pick (skipping rows other workers are claiming right
+        // now rather than waiting for them), claim, open the judging under the package
+        // version current in this statement's snapshot (a publish in flight is invisible until
+        // it commits whole), and record the claim for fairness.
+        let r = self
+            .conn()?
+            .query_typed_opt(
+                CLAIM,
+                &[
+                    typed(&now, Type::INT8),
+                    typed(&host, Type::TEXT),
+                    typed(&lease_until, Type::INT8),
+                ],
             )
             .map_err(sql("claim a submission"))?;
-        let attempt: i64 = r.get(0);
-        let rejudging: Option<i64> = r.get(1);
-        let user: String = r.get(2);
-        let problem: String = r.get(3);
-        let package_version: Option<String> = tx
-            .query_opt(
-                "SELECT version FROM problem_current WHERE problem = $1",
-                &[&problem],
-            )
-            .map_err(sql("find the problem's package version"))?
-            .map(|r| r.get(0));
-        let judging: i64 = tx
-            .query_one(
-                "INSERT INTO judgings (submission, attempt, rejudging, judged_by, started_at, package_version)
-                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-                &[&id, &attempt, &rejudging, &host, &now, &package_version],
-            )
-            .map_err(sql("open a judging"))?
-            .get(0);
-        tx.execute(
-            r#"INSERT INTO fairness ("user", last_claim) VALUES ($1, nextval('claim_seq'))
-               ON CONFLICT ("user") DO UPDATE SET last_claim = excluded.last_claim"#,
-            &[&user],
-        )
-        .map_err(sql("record a claim"))?;
-        tx.commit().map_err(sql("commit a claim"))?;
-        Ok(Some(Claim {
-            id,
-            attempt: attempt as u32,
-            judging,
-            rejudging,
-            package_version,
-            user,
-            problem,
-            language: r.get(4),
-            source: r.get(5),
-        }))
+        let Some(r) = r else {
+            return Ok(None);
+        };
+        let get = |r: &Row| -> Result<Claim, postgres::Error> {
+            Ok(Claim {
+                id: r.try_get(0)?,
+                attempt: r.try_get::<_, i64>(1)? as u32,
+                rejudging: r.try_get(2)?,
+                user: r.try_get(3)?,
+                problem: r.try_get(4)?,
+                language: r.try_get(5)?,
+                source: r.try_get(6)?,
+                package_version: r.try_get(7)?,
+                judging: r.try_get(8)?,
+                expired_lease: r.try_get(9)?,
+            })
+        };
+        get(&r).map(Some).map_err(sql("claim a submission"))
     }
 
     fn finish(
@@ -352,82 +402,58 @@ impl Store for PgStore {
         message: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut c = self.conn()?;
-        let mut tx = c.transaction().map_err(sql("start storing a verdict"))?;
-        let attempt = attempt as i64;
-        let open = tx
-            .query_opt(
-                "SELECT j.id, j.rejudging, s.current_judging FROM submissions s
-                 JOIN judgings j ON j.submission = s.id AND j.attempt = s.attempts
-                 WHERE s.id = $1 AND s.attempts = $2 AND s.state = 'judging' AND j.finished_at IS NULL
-                 FOR UPDATE OF s",
-                &[&id, &attempt],
-            )
-            .map_err(sql("find the claim's judging"))?;
-        let Some(open) = open else {
-            return Ok(false);
-        };
-        let (judging, rejudging, current): (i64, Option<i64>, Option<i64>) =
-            (open.get(0), open.get(1), open.get(2));
         let warnings = serde_json::to_string(&report.warnings).unwrap_or_else(|_| "[]".into());
         let max_wall = report.tests.iter().map(|t| t.wall_ms as i64).max();
-        tx.execute(
-            "UPDATE judgings SET finished_at = $2, verdict = $3, score = $4, max_cpu_ms = $5,
-               max_wall_ms = $6, max_memory_kib = $7, compile_output = $8, message = $9,
-               warnings = $10, judge_version = $11
-             WHERE id = $1",
-            &[
-                &judging,
-                &now,
-                &report.verdict.code(),
-                &(report.score as i64),
-                &(report.max_cpu_ms as i64),
-                &max_wall,
-                &(report.max_memory_kib as i64),
-                &report.compile_output,
-                &message,
-                &warnings,
-                &report.judge_version,
-            ],
-        )
-        .map_err(sql("store a verdict"))?;
-        let insert = tx
-            .prepare(
-                "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-            )
-            .map_err(sql("store test results"))?;
-        for (i, t) in report.tests.iter().enumerate() {
-            let diff = t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok());
-            tx.execute(
-                &insert,
+        let tests = &report.tests;
+        let names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+        let samples: Vec<bool> = tests.iter().map(|t| t.sample).collect();
+        let verdicts: Vec<&str> = tests.iter().map(|t| t.verdict.code()).collect();
+        let cpu: Vec<i64> = tests.iter().map(|t| t.cpu_ms as i64).collect();
+        let wall: Vec<i64> = tests.iter().map(|t| t.wall_ms as i64).collect();
+        let memory: Vec<i64> = tests.iter().map(|t| t.memory_kib as i64).collect();
+        let exits: Vec<Option<&str>> = tests.iter().map(|t| t.exit.as_deref()).collect();
+        let messages: Vec<&str> = tests.iter().map(|t| t.message.as_str()).collect();
+        let diffs: Vec<Option<String>> = tests
+            .iter()
+            .map(|t| t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok()))
+            .collect();
+        // The verdict, every test's row and the submission's new state in ONE statement: a
+        // judging costs one round trip to store, whatever its test count. (A transaction around
+        // it, so that a rejudging's last judging applies it atomically.)
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(sql("start storing a verdict"))?;
+        let stored = tx
+            .query_typed_opt(
+                FINISH,
                 &[
-                    &judging,
-                    &(i as i64),
-                    &t.name,
-                    &t.sample,
-                    &t.verdict.code(),
-                    &(t.cpu_ms as i64),
-                    &(t.wall_ms as i64),
-                    &(t.memory_kib as i64),
-                    &t.exit,
-                    &t.message,
-                    &diff,
+                    typed(&id, Type::INT8),
+                    typed(&(attempt as i64), Type::INT8),
+                    typed(&now, Type::INT8),
+                    typed(&report.verdict.code(), Type::TEXT),
+                    typed(&(report.score as i64), Type::INT8),
+                    typed(&(report.max_cpu_ms as i64), Type::INT8),
+                    typed(&max_wall, Type::INT8),
+                    typed(&(report.max_memory_kib as i64), Type::INT8),
+                    typed(&report.compile_output, Type::TEXT),
+                    typed(&message, Type::TEXT),
+                    typed(&warnings, Type::TEXT),
+                    typed(&report.judge_version, Type::TEXT),
+                    typed(&names, Type::TEXT_ARRAY),
+                    typed(&samples, Type::BOOL_ARRAY),
+                    typed(&verdicts, Type::TEXT_ARRAY),
+                    typed(&cpu, Type::INT8_ARRAY),
+                    typed(&wall, Type::INT8_ARRAY),
+                    typed(&memory, Type::INT8_ARRAY),
+                    typed(&exits, Type::TEXT_ARRAY),
+                    typed(&messages, Type::TEXT_ARRAY),
+                    typed(&diffs, Type::TEXT_ARRAY),
                 ],
             )
-            .map_err(sql("store a test result"))?;
-        }
-        let new_current = match (rejudging, current) {
-            (Some(_), Some(current)) => current,
-            _ => judging,
+            .map_err(sql("store a verdict"))?;
+        let Some(stored) = stored else {
+            return Ok(false);
         };
-        tx.execute(
-            "UPDATE submissions SET state = 'done', current_judging = $2, pending_rejudging = NULL,
-               claimed_at = NULL, claimed_by = NULL, lease_until = NULL
-             WHERE id = $1",
-            &[&id, &new_current],
-        )
-        .map_err(sql("store a verdict"))?;
+        let rejudging: Option<i64> = stored.try_get(1).map_err(sql("store a verdict"))?;
         if let Some(r) = rejudging {
             // With its last judging, an auto-applying rejudging applies itself (contests.rs).
             contests::auto_apply(&mut tx, r, now)?;

@@ -1,5 +1,7 @@
 //! SQLite: host heartbeats and problem packages (see [`ClusterStore`]). One host, so live
-//! events stay in-process and `notify`/`listen` do nothing.
+//! events stay in-process and `notify`/`listen` do nothing, and a package is recorded by its
+//! manifest and version only: its files are read from the problems folder, never from blobs
+//! (storing them would keep every problem's data twice, once in the database file).
 
 use rusqlite::{params, OptionalExtension};
 
@@ -65,6 +67,16 @@ impl ClusterStore for SqliteStore {
             .map_err(sql("list hosts"))
     }
 
+    fn expired_leases(&self, now: i64) -> Result<u64, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT COUNT(*) FROM submissions WHERE state = 'judging' AND lease_until < ?1",
+                [now],
+                |r| r.get(0),
+            )
+            .map_err(sql("count expired leases"))
+    }
+
     fn publish(
         &self,
         problem: &str,
@@ -77,22 +89,6 @@ impl ClusterStore for SqliteStore {
         let tx = conn
             .transaction()
             .map_err(sql("start publishing a package"))?;
-        {
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT INTO blobs (hash, size, data) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-                )
-                .map_err(sql("store a blob"))?;
-            let data: std::collections::HashMap<&str, &[u8]> = files
-                .iter()
-                .map(|(p, d)| (p.as_str(), d.as_slice()))
-                .collect();
-            for f in &list {
-                let bytes = data.get(f.path.as_str()).copied().unwrap_or_default();
-                st.execute(params![f.hash, f.size, bytes])
-                    .map_err(sql("store a blob"))?;
-            }
-        }
         tx.execute(
             "INSERT INTO packages (version, problem, manifest, published_at) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT DO NOTHING",
@@ -128,6 +124,10 @@ impl ClusterStore for SqliteStore {
         }))
     }
 
+    fn stores_blobs(&self) -> bool {
+        false
+    }
+
     fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.conn()
             .query_row("SELECT data FROM blobs WHERE hash = ?1", [hash], |r| {
@@ -143,7 +143,7 @@ impl ClusterStore for SqliteStore {
             .map_err(sql("reach the database"))
     }
 
-    fn notify(&self, _payload: &str) -> Result<(), StoreError> {
+    fn notify(&self, _payloads: &[String]) -> Result<(), StoreError> {
         Ok(())
     }
 

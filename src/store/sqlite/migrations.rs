@@ -164,4 +164,11 @@ pub const MIGRATIONS: &[&str] = &[
     "SELECT 1;",
     // 7: rejudgings that apply themselves (the admin's "rejudge" buttons).
     super::contests::MIGRATION_AUTO_APPLY,
+    // 8: one host reads its problems from its own folder, so the blobs a SQLite database kept
+    // of every package file (each problem's data a second time, in the database file) go; the
+    // manifests and versions stay. The database is vacuumed after this step (see mod.rs).
+    "DELETE FROM blobs;",
 ];
+
+/// The entry after which the file is vacuumed, to give the dropped blobs' space back.
+pub const VACUUM_AFTER: usize = 8;

@@ -137,6 +137,10 @@ impl SqliteStore {
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
                 .map_err(sql("record the schema version"))?;
             tx.commit().map_err(sql("commit a migration"))?;
+            if i + 1 == migrations::VACUUM_AFTER {
+                conn.execute_batch("VACUUM")
+                    .map_err(sql("vacuum the database"))?;
+            }
         }
         conn.execute_batch("PRAGMA foreign_keys = ON;")
             .map_err(sql("configure the database"))?;
@@ -217,15 +221,22 @@ impl Store for SqliteStore {
         let tx = conn.transaction().map_err(sql("start a claim"))?;
         let next = tx
             .query_row(
-                "SELECT s.id, s.user FROM submissions s LEFT JOIN fairness f ON f.user = s.user
+                "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
+                 LEFT JOIN fairness f ON f.user = s.user
                  WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < ?1)
                  ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1",
                 [now],
-                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, bool>(2)?,
+                    ))
+                },
             )
             .optional()
             .map_err(sql("find the next submission"))?;
-        let Some((id, user)) = next else {
+        let Some((id, user, expired_lease)) = next else {
             return Ok(None);
         };
         let (attempt, rejudging, problem, language, source) = tx
@@ -278,6 +289,7 @@ impl Store for SqliteStore {
             problem,
             language,
             source,
+            expired_lease,
         }))
     }
 
