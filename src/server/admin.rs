@@ -311,21 +311,21 @@ pub async fn rejudge_problem(
     Path(id): Path<String>,
 ) -> PageResult {
     let user = need_admin(user)?;
-    let p = id.clone();
-    let n = app
-        .db(move |s| s.rejudge_problem(&p))
-        .await
-        .map_err(err(&user))?;
-    super::api::wake_all(&app);
-    super::log(&format!(
-        "admin {}: rejudging {n} submission(s) of {id}",
-        user.name
-    ));
-    let body = problems_body(
-        &app,
-        Some(html! { p.note #result { (n) " submission(s) of " (id) " queued again." } }),
-    );
-    Ok(Html(page("Manage problems", Some(&user), body)).into_response())
+    match super::api::rejudge_now(&app, super::rejudgings::Scope::Problem(id.clone()), &user).await
+    {
+        // The rejudging's page: progress, then the verdict diff once it applied itself.
+        Ok(started) => {
+            Ok(Redirect::to(&format!("/admin/rejudgings/{}", started.id)).into_response())
+        }
+        Err(e) => {
+            e.log_if_internal();
+            let body = problems_body(
+                &app,
+                Some(html! { p.error #result { "Cannot rejudge " (id) ": " (e.message()) } }),
+            );
+            Ok((e.status(), Html(page("Manage problems", Some(&user), body))).into_response())
+        }
+    }
 }
 
 pub async fn upload(

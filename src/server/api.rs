@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::{Admin, MaybeUser, User};
 use super::error::AppError;
 use super::listing::{visible_rows, ListQuery, Owner};
+use super::rejudgings::{Scope, Started};
 use super::view::{problem_visible, summary, view, visible_problem, visible_submission};
 use super::App;
 use crate::judge::{JudgeError, Submission};
@@ -442,37 +443,45 @@ pub fn wake_all(app: &App) {
     app.wake.notify_one();
 }
 
-/// Queues submission `id` again.
-pub async fn rejudge_one(app: &Arc<App>, id: i64) -> Result<(), AppError> {
-    if !app.db(move |s| s.rejudge(id)).await? {
-        return Err(AppError::NotFound(format!("no submission {id}")));
-    }
-    super::log(&format!("submission {id}: queued again for a rejudge"));
-    wake_all(app);
-    Ok(())
+/// Rejudges `scope` as `admin` through a rejudging that applies itself when judged (its page
+/// shows the verdict diff); returns it.
+pub async fn rejudge_now(app: &Arc<App>, scope: Scope, admin: &User) -> Result<Started, AppError> {
+    super::rejudgings::rejudge_now(app, scope, admin).await
 }
 
+/// The JSON answer to a rejudge: the rejudging's id, its size and its pages.
+fn started_json(started: Started) -> impl IntoResponse {
+    (
+        StatusCode::ACCEPTED,
+        Json(serde_json::json!({
+            "rejudging": started.id,
+            "requeued": started.submissions,
+            "url": format!("/api/v1/admin/rejudgings/{}", started.id),
+            "page": format!("/admin/rejudgings/{}", started.id),
+        })),
+    )
+}
+
+/// `POST /api/v1/admin/submissions/{id}/rejudge`: a rejudging of one submission, applied when
+/// judged (202 with its id).
 async fn admin_rejudge(
     State(app): State<Arc<App>>,
-    _admin: Admin,
+    Admin(admin): Admin,
     Path(id): Path<i64>,
 ) -> Result<impl IntoResponse, AppError> {
-    rejudge_one(&app, id).await?;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(serde_json::json!({ "requeued": 1 })),
+    Ok(started_json(
+        rejudge_now(&app, Scope::Submission(id), &admin).await?,
     ))
 }
 
+/// `POST /api/v1/admin/problems/{id}/rejudge`: a rejudging of every judged submission of a
+/// problem, applied when all are judged (202 with its id).
 async fn admin_rejudge_problem(
     State(app): State<Arc<App>>,
-    _admin: Admin,
+    Admin(admin): Admin,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, AppError> {
-    let n = app.db(move |s| s.rejudge_problem(&id)).await?;
-    wake_all(&app);
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(serde_json::json!({ "requeued": n })),
+    Ok(started_json(
+        rejudge_now(&app, Scope::Problem(id), &admin).await?,
     ))
 }

@@ -368,7 +368,7 @@ pub async fn submission(
         }
         @if user.admin {
             form.inline.rejudge method="post" action={ "/submissions/" (id) "/rejudge" } {
-                button #rejudge type="submit" { "Rejudge" }
+                button #rejudge type="submit" title="Judge it again; the new verdict replaces this one when it is ready, and the rejudging's page shows what changed" { "Rejudge" }
             }
         }
         (super::html::results(&v, &tests, groups))
@@ -411,7 +411,8 @@ pub async fn submission_source(
         .into_response())
 }
 
-/// `POST /submissions/{id}/rejudge` (admins): queues it again and shows its page.
+/// `POST /submissions/{id}/rejudge` (admins): a rejudging of this submission that applies itself
+/// when judged; the browser goes to the rejudging's page (progress, then the verdict diff).
 pub async fn rejudge(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
@@ -424,10 +425,11 @@ pub async fn rejudge(
             Some(user),
         ));
     }
-    api::rejudge_one(&app, id)
+    let started = api::rejudge_now(&app, super::rejudgings::Scope::Submission(id), &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
+    // The rejudging's page: progress, then the verdict diff once it applied itself.
+    Ok(Redirect::to(&format!("/admin/rejudgings/{}", started.id)).into_response())
 }
 
 /// The results section alone: what `live.js` swaps in when the judging is done.

@@ -386,6 +386,18 @@ fn an_admin_uploads_a_package_issues_a_login_link_filters_and_rejudges() {
     page.click(&format!("a[href='/submissions/{wa_id}']"));
     page.wait_loaded(&format!("{}/submissions/{wa_id}", d.url));
     page.click("#rejudge");
+    // The rejudging's page: it applies itself when judged and shows the verdict diff.
+    page.wait_for(
+        "the rejudging's page",
+        "location.pathname.startsWith('/admin/rejudgings/')",
+        Duration::from_secs(10),
+    );
+    page.wait_for(
+        "the rejudging applied",
+        "document.getElementById('state')?.textContent.includes('applied')",
+        Duration::from_secs(120),
+    );
+    page.screenshot(&artifact("e2e-admin-rejudged.png"));
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
     loop {
         let (_, s) = d.get(

@@ -268,18 +268,39 @@ fn students_see_only_their_own_submissions_and_no_secrets() {
         (200, json!(["aplusb"])),
         "{body}"
     );
-    let (code, _) = d.post_json(
+    // A rejudge is a rejudging that applies itself: the API returns its id.
+    let (code, body) = d.post_json(
         &format!("/api/v1/admin/submissions/{id}/rejudge"),
         Some(ADMIN),
         &json!({}),
     );
-    assert_eq!(code, 202);
-    let again = d.wait_done(id, ALICE, JUDGED_WITHIN);
-    assert_eq!(
-        (again["verdict"].as_str(), again["judged"].as_i64()),
-        (Some("WA"), Some(2)),
-        "{again}"
+    assert_eq!(code, 202, "{body}");
+    let rejudging = body["rejudging"].as_i64().expect("a rejudging id");
+    assert_eq!(body["page"], format!("/admin/rejudgings/{rejudging}"));
+    let deadline = std::time::Instant::now() + JUDGED_WITHIN;
+    let again = loop {
+        let s = d.wait_done(id, ALICE, JUDGED_WITHIN);
+        if s["judged"] == 2 {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "not rejudged: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(again["verdict"].as_str(), Some("WA"), "{again}");
+    let (code, r) = d.get(
+        &format!("/api/v1/admin/rejudgings/{rejudging}"),
+        Some(ADMIN),
     );
+    assert_eq!(code, 200, "{r}");
+    assert!(r.to_string().contains("applied"), "it applied itself: {r}");
+    // A second rejudge of the whole problem: one more rejudging.
+    let (code, body) = d.post_json(
+        "/api/v1/admin/problems/aplusb/rejudge",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 202, "{body}");
+    assert!(body["rejudging"].as_i64() > Some(rejudging), "{body}");
 }
 
 #[test]
