@@ -179,5 +179,30 @@ fn every_page_fits_a_phone() {
         "/submissions?verdict=WA".into(),
     ]);
     walk(&mut page, &d, "admin", &admin);
+
+    // The queue page lists the judge hosts with their heartbeat; a submission's page says which
+    // host judged it, to admins only.
+    let (_, hosts) = d.get("/api/v1/admin/hosts", Some(ADMIN));
+    let host = hosts["hosts"][0]["name"]
+        .as_str()
+        .expect("a host")
+        .to_string();
+    page.navigate(&format!("{}/admin/queue", d.url));
+    let row = page.eval("document.querySelector('#hosts tbody tr')?.textContent ?? ''");
+    assert!(
+        row.as_str()
+            .is_some_and(|r| r.contains(&host) && r.contains("ago")),
+        "{row}"
+    );
+    page.navigate(&format!("{}/submissions/{wa_id}", d.url));
+    let by = page.eval("document.getElementById('judged-by')?.textContent ?? ''");
+    assert_eq!(by, json!(format!("judged by {host}")));
+    let (_, own) = d.get(&format!("/api/v1/submissions/{wa_id}"), Some(ALICE));
+    assert!(
+        own["judged_by"].is_null(),
+        "students are not told the host: {own}"
+    );
+    let (_, page_html) = d.get_text(&format!("/submissions/{wa_id}"), Some(ALICE));
+    assert!(!page_html.contains("judged-by"), "{page_html}");
     drop(browser);
 }
