@@ -14,6 +14,7 @@ use axum::Json;
 
 use super::error::AppError;
 use super::App;
+use crate::store::cluster::HostStats;
 use crate::verdict::Verdict;
 
 /// Counters of this process.
@@ -42,6 +43,97 @@ impl Counters {
             .fetch_add(took.as_millis() as u64, Ordering::Relaxed);
     }
 }
+
+/// This node's counters as it sends them with its heartbeat (see [`HostStats`]).
+pub fn host_stats(app: &App) -> HostStats {
+    let c = &app.metrics;
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let mut s = HostStats::new();
+    s.insert("judged".into(), load(&c.judged));
+    s.insert("judge_errors".into(), load(&c.judge_errors));
+    s.insert("leases_taken_over".into(), load(&c.leases_taken_over));
+    s.insert("requeued".into(), load(&c.requeued));
+    s.insert("stale_verdicts".into(), load(&c.stale_verdicts));
+    s.insert("store_retries".into(), load(&c.store_retries));
+    s.insert("workers".into(), app.workers as u64);
+    if let Some(cache) = &app.packages {
+        s.insert("blobs_fetched".into(), load(&cache.fetched));
+        s.insert("blobs_fetched_bytes".into(), load(&cache.fetched_bytes));
+        s.insert("blobs_cached".into(), load(&cache.reused));
+        s.insert("packages_loaded".into(), cache.loaded_count() as u64);
+    }
+    s
+}
+
+/// The per-host series of `/metrics`: (stats key, metric name, kind, help).
+const HOST_SERIES: &[(&str, &str, &str, &str)] = &[
+    (
+        "judged",
+        "ojd_host_judged_total",
+        "counter",
+        "Verdicts a host stored (its current run).",
+    ),
+    (
+        "judge_errors",
+        "ojd_host_judge_errors_total",
+        "counter",
+        "Judge errors on a host (its current run).",
+    ),
+    (
+        "leases_taken_over",
+        "ojd_host_leases_taken_over_total",
+        "counter",
+        "Submissions a host took over from a host whose lease ran out.",
+    ),
+    (
+        "requeued",
+        "ojd_host_requeued_total",
+        "counter",
+        "Judgings a host gave back to the queue.",
+    ),
+    (
+        "stale_verdicts",
+        "ojd_host_stale_verdicts_total",
+        "counter",
+        "Verdicts a host could not store because its claim was no longer current.",
+    ),
+    (
+        "store_retries",
+        "ojd_host_store_retries_total",
+        "counter",
+        "Failed attempts of a host to store a verdict, retried.",
+    ),
+    (
+        "workers",
+        "ojd_host_workers",
+        "gauge",
+        "Judging workers on a host.",
+    ),
+    (
+        "blobs_fetched",
+        "ojd_host_blobs_fetched_total",
+        "counter",
+        "Package blobs a judge host fetched from the database and verified.",
+    ),
+    (
+        "blobs_fetched_bytes",
+        "ojd_host_blobs_fetched_bytes_total",
+        "counter",
+        "Bytes of package blobs a judge host fetched.",
+    ),
+    (
+        "blobs_cached",
+        "ojd_host_blobs_cached_total",
+        "counter",
+        "Package blobs a judge host found in its disk cache.",
+    ),
+    (
+        "packages_loaded",
+        "ojd_host_packages_loaded",
+        "gauge",
+        "Package versions a judge host has loaded.",
+    ),
+];
 
 /// `GET /healthz`: 200 `ok` while the node serves and its database answers; 503 `degraded`
 /// (with the database's error) while the database does not answer: the node keeps serving
@@ -244,6 +336,25 @@ pub async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse
         "Submissions whose host's lease ran out and that wait for another host.",
         &one(expired),
     );
+    // Every live host's own counters, as its last heartbeat sent them.
+    for (key, name, kind, help) in HOST_SERIES {
+        let samples: Vec<(String, u64)> = hosts
+            .iter()
+            .filter(|h| now - h.last_seen <= lease)
+            .filter_map(|h| {
+                let v = h.stats.get(*key)?;
+                let host = h
+                    .name
+                    .replace('\\', "\\\\")
+                    .replace('"', "\\\"")
+                    .replace('\n', "\\n");
+                Some((format!("{{host=\"{host}\",role=\"{}\"}}", h.role), *v))
+            })
+            .collect();
+        if !samples.is_empty() {
+            metric(name, kind, help, &samples);
+        }
+    }
     if let Some(cache) = &app.packages {
         metric(
             "ojd_process_blobs_fetched_total",

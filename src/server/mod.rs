@@ -357,13 +357,18 @@ pub fn start_heartbeat(app: &Arc<App>) {
     let stop = app.beat_stop.clone();
     let started = crate::store::now_ms();
     let mut failing = false;
+    let weak = Arc::downgrade(app);
     let spawned = std::thread::Builder::new()
         .name("ojd-heartbeat".into())
         .spawn(move || {
             while !stop.load(Ordering::Relaxed) {
                 let now = crate::store::now_ms();
                 let lease = now + LEASE.as_millis() as i64;
-                match store.heartbeat(&host, role, started, now, lease) {
+                let stats = weak
+                    .upgrade()
+                    .map(|app| metrics::host_stats(&app))
+                    .unwrap_or_default();
+                match store.heartbeat(&host, role, started, now, lease, &stats) {
                     Ok(_) if failing => {
                         failing = false;
                         log("the database answers again; leases renewed");

@@ -16,7 +16,13 @@ pub struct HostInfo {
     pub last_seen: i64,
     /// The submissions it holds a live claim on now.
     pub judging: Vec<i64>,
+    /// Its own counters as of its last heartbeat (name → value; see [`HostStats`]).
+    pub stats: HostStats,
 }
+
+/// A host's counters of its own run, sent with each heartbeat: what `/metrics` on any node
+/// shows per host (`ojd_host_…{host="…"}`).
+pub type HostStats = std::collections::BTreeMap<String, u64>;
 
 /// One file of a published problem package.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -37,8 +43,8 @@ pub struct Package {
 }
 
 pub trait ClusterStore: Send + Sync {
-    /// Records that `host` is alive and extends the lease of every claim it holds to
-    /// `lease_until`; returns how many leases it renewed.
+    /// Records that `host` is alive (with its counters) and extends the lease of every claim
+    /// it holds to `lease_until`; returns how many leases it renewed.
     fn heartbeat(
         &self,
         host: &str,
@@ -46,6 +52,7 @@ pub trait ClusterStore: Send + Sync {
         started_at: i64,
         now: i64,
         lease_until: i64,
+        stats: &HostStats,
     ) -> Result<u64, StoreError>;
     /// Every host that has sent a heartbeat, most recent first, with what it judges now (every
     /// claim it holds, even one whose lease ran out and that waits for another host).

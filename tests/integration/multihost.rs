@@ -360,6 +360,40 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
     expected.push((after, "AC"));
     assert_eq!(serve.wait_done(after, ALICE, WITHIN)["verdict"], "AC");
 
+    // The serve node's /metrics shows the judge host's own counters, sent with its heartbeat.
+    let host = r#"{host="judge-r",role="worker"}"#;
+    let want = format!("ojd_host_judged_total{host} {}\n", expected.len());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let metrics = loop {
+        let (code, text) = serve.get_text("/metrics", Some(ADMIN));
+        assert_eq!(code, 200, "{text}");
+        if text.contains(&want) {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "no {want:?} in:\n{text}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let value = |name: &str| -> u64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in:\n{metrics}"))
+    };
+    assert_eq!(value("ojd_hosts_alive "), 2, "serve and worker");
+    assert!(value(&format!("ojd_host_blobs_fetched_total{host} ")) > 0);
+    assert!(value(&format!("ojd_host_blobs_fetched_bytes_total{host} ")) > 1000);
+    assert_eq!(value(&format!("ojd_host_packages_loaded{host} ")), 1);
+    assert_eq!(value(&format!("ojd_host_workers{host} ")), 2);
+    assert_eq!(value("ojd_leases_expired "), 0);
+    eprintln!(
+        "judge host counters on the serve node:\n{}",
+        metrics
+            .lines()
+            .filter(|l| l.starts_with("ojd_host"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+
     let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect again");
     let rows = db
         .query(

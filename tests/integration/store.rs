@@ -129,8 +129,15 @@ pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
     assert_eq!(s.expired_leases(5000).expect("expired"), 0);
     // Only the living host renews.
     assert_eq!(
-        s.heartbeat("alive", "worker", 900, 9000, 19_000)
-            .expect("beat"),
+        s.heartbeat(
+            "alive",
+            "worker",
+            900,
+            9000,
+            19_000,
+            &[("judged".to_string(), 7)].into_iter().collect()
+        )
+        .expect("beat"),
         1
     );
     let hosts = s.hosts().expect("hosts");
@@ -143,6 +150,11 @@ pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
             hosts[0].judging.clone()
         ),
         ("alive", "worker", 9000, vec![other])
+    );
+    assert_eq!(
+        hosts[0].stats.get("judged"),
+        Some(&7),
+        "its counters travel with it"
     );
     assert_eq!(
         s.expired_leases(12_000).expect("expired"),
@@ -998,7 +1010,15 @@ fn database_cost_per_submission() {
                             let host = format!("h{w}");
                             while let Some(c) = s.claim(&host, 1, 100_000).expect("claim") {
                                 for _ in 0..3 {
-                                    s.heartbeat(&host, "worker", 0, 1, 100_000).expect("beat");
+                                    s.heartbeat(
+                                        &host,
+                                        "worker",
+                                        0,
+                                        1,
+                                        100_000,
+                                        &Default::default(),
+                                    )
+                                    .expect("beat");
                                 }
                                 if batches > 0 {
                                     for chunk in events.chunks(events.len().div_ceil(batches)) {

@@ -8,7 +8,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::Type;
 
 use super::{typed, PgStore};
-use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, Package};
+use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, HostStats, Package};
 use crate::store::{sql, StoreError};
 
 /// NOTIFY payloads must stay under PostgreSQL's 8000-byte limit.
@@ -22,15 +22,19 @@ impl ClusterStore for PgStore {
         started_at: i64,
         now: i64,
         lease_until: i64,
+        stats: &HostStats,
     ) -> Result<u64, StoreError> {
+        let stats = serde_json::to_string(stats).unwrap_or_else(|_| "{}".into());
         // One statement, one round trip: the host's row and its leases together.
         let n = self
             .conn()?
             .execute_typed(
                 "WITH beat AS (
-                     INSERT INTO hosts (name, role, started_at, last_seen) VALUES ($1, $2, $3, $4)
+                     INSERT INTO hosts (name, role, started_at, last_seen, stats)
+                     VALUES ($1, $2, $3, $4, $6)
                      ON CONFLICT (name) DO UPDATE SET role = excluded.role,
-                       started_at = excluded.started_at, last_seen = excluded.last_seen
+                       started_at = excluded.started_at, last_seen = excluded.last_seen,
+                       stats = excluded.stats
                  )
                  UPDATE submissions SET lease_until = $5 WHERE claimed_by = $1 AND state = 'judging'",
                 &[
@@ -39,6 +43,7 @@ impl ClusterStore for PgStore {
                     typed(&started_at, Type::INT8),
                     typed(&now, Type::INT8),
                     typed(&lease_until, Type::INT8),
+                    typed(&stats, Type::TEXT),
                 ],
             )
             .map_err(sql("record a heartbeat"))?;
@@ -51,7 +56,8 @@ impl ClusterStore for PgStore {
             .query(
                 "SELECT h.name, h.role, h.started_at, h.last_seen,
                    ARRAY(SELECT s.id FROM submissions s
-                         WHERE s.claimed_by = h.name AND s.state = 'judging' ORDER BY s.id)
+                         WHERE s.claimed_by = h.name AND s.state = 'judging' ORDER BY s.id),
+                   h.stats
                  FROM hosts h ORDER BY h.last_seen DESC, h.name",
                 &[],
             )
@@ -65,6 +71,7 @@ impl ClusterStore for PgStore {
                     started_at: r.try_get(2)?,
                     last_seen: r.try_get(3)?,
                     judging: r.try_get(4)?,
+                    stats: serde_json::from_str(r.try_get(5)?).unwrap_or_default(),
                 })
             })
             .collect::<Result<Vec<_>, postgres::Error>>()

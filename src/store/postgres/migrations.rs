@@ -105,4 +105,6 @@ pub const MIGRATIONS: &[&str] = &[
     super::contests::MIGRATION_AUTO_APPLY,
     // 8: (SQLite: drops the blobs one host does not need.) Judge hosts read them here.
     "SELECT 1;",
+    // 9: each host's own counters, sent with its heartbeat.
+    "ALTER TABLE hosts ADD COLUMN stats TEXT NOT NULL DEFAULT '{}';",
 ];

@@ -6,7 +6,7 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::SqliteStore;
-use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, Package};
+use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, HostStats, Package};
 use crate::store::{sql, StoreError};
 
 impl ClusterStore for SqliteStore {
@@ -17,14 +17,17 @@ impl ClusterStore for SqliteStore {
         started_at: i64,
         now: i64,
         lease_until: i64,
+        stats: &HostStats,
     ) -> Result<u64, StoreError> {
+        let stats = serde_json::to_string(stats).unwrap_or_else(|_| "{}".into());
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(sql("start a heartbeat"))?;
         tx.execute(
-            "INSERT INTO hosts (name, role, started_at, last_seen) VALUES (?1, ?2, ?3, ?4)
+            "INSERT INTO hosts (name, role, started_at, last_seen, stats) VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (name) DO UPDATE SET role = excluded.role,
-               started_at = excluded.started_at, last_seen = excluded.last_seen",
-            params![host, role, started_at, now],
+               started_at = excluded.started_at, last_seen = excluded.last_seen,
+               stats = excluded.stats",
+            params![host, role, started_at, now, stats],
         )
         .map_err(sql("record a heartbeat"))?;
         let n = tx
@@ -43,13 +46,15 @@ impl ClusterStore for SqliteStore {
             .prepare_cached(
                 "SELECT h.name, h.role, h.started_at, h.last_seen,
                    (SELECT group_concat(s.id) FROM submissions s
-                    WHERE s.claimed_by = h.name AND s.state = 'judging')
+                    WHERE s.claimed_by = h.name AND s.state = 'judging'),
+                   h.stats
                  FROM hosts h ORDER BY h.last_seen DESC, h.name",
             )
             .map_err(sql("list hosts"))?;
         let rows = st
             .query_map([], |r| {
                 let ids: Option<String> = r.get(4)?;
+                let stats: String = r.get(5)?;
                 Ok(HostInfo {
                     name: r.get(0)?,
                     role: r.get(1)?,
@@ -60,6 +65,7 @@ impl ClusterStore for SqliteStore {
                         .split(',')
                         .filter_map(|i| i.parse().ok())
                         .collect(),
+                    stats: serde_json::from_str(&stats).unwrap_or_default(),
                 })
             })
             .map_err(sql("list hosts"))?;

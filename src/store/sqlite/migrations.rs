@@ -168,6 +168,9 @@ pub const MIGRATIONS: &[&str] = &[
     // of every package file (each problem's data a second time, in the database file) go; the
     // manifests and versions stay. The database is vacuumed after this step (see mod.rs).
     "DELETE FROM blobs;",
+    // 9: each host's own counters (judged, lease take-overs, blobs fetched…), sent with its
+    // heartbeat, so any node's /metrics shows every judge host's.
+    "ALTER TABLE hosts ADD COLUMN stats TEXT NOT NULL DEFAULT '{}';",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.
