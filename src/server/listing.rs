@@ -132,11 +132,15 @@ impl ListQuery {
     }
 }
 
-/// `rows` without those of problems hidden from `viewer` ([`super::view::problem_visible`]):
-/// a student's own submission of a problem that a contest later claimed, until it starts.
+/// `rows` as `viewer` may see them: without those of problems hidden from them
+/// ([`super::view::problem_visible`]: a student's own submission of a problem that a contest
+/// later claimed, until it starts), and without the judging host unless they are an admin.
 pub fn visible_rows(app: &App, viewer: &User, rows: &mut Vec<SubmissionInfo>) {
     if !viewer.admin {
         rows.retain(|r| super::view::problem_visible(app, &r.problem, Some(viewer)));
+        for r in rows.iter_mut() {
+            r.judged_by = None;
+        }
     }
 }
 
