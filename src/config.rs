@@ -222,7 +222,12 @@ impl Config {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        config.resolve_paths(&std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
+        // The folder exists (the file was just read): its canonical form keeps `..` out of the
+        // paths the commands print.
+        let dir = std::fs::canonicalize(dir)
+            .or_else(|_| std::path::absolute(dir))
+            .unwrap_or_else(|_| dir.to_path_buf());
+        config.resolve_paths(&dir);
         Ok(config)
     }
 
@@ -364,8 +369,9 @@ mod tests {
         )
         .expect("write");
         let c = Config::load(&file).expect("loads");
-        assert_eq!(c.server.problems, dir.path().join("p"));
-        assert_eq!(c.server.database, dir.path().join("db/ojd.sqlite3"));
+        let base = dir.path().canonicalize().expect("canonical");
+        assert_eq!(c.server.problems, base.join("p"));
+        assert_eq!(c.server.database, base.join("db/ojd.sqlite3"));
         assert_eq!(
             c.server.contests,
             Path::new("/abs/c"),
