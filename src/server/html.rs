@@ -146,7 +146,10 @@ fn test_row(index: usize, name: &str, sample: bool, t: Option<&TestResult>) -> M
             td { (name) @if sample { " " span.tag { "sample" } } }
             @match t {
                 Some(t) => {
-                    td.v { (badge(Some(t.verdict), SubState::Done)) }
+                    // The name, or on a phone the short code, so the details column fits.
+                    td.v { span class={ "badge v-" (t.verdict.code()) } title=(t.verdict.name()) {
+                        span.long { (t.verdict.name()) } span.short { (t.verdict.code()) }
+                    } }
                     td.num.cpu { (t.cpu_ms) " ms" }
                     td.num.mem.opt { (kib(t.memory_kib)) }
                     td.msg { (t.message) }
