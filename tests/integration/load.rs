@@ -81,10 +81,11 @@ fn five_hundred_binaries_from_twenty_students() {
         &common::testdata("aplusb/submissions/wrong_answer/wa_second_line.c"),
         &site.path().join("wa.bin"),
     );
+    // The daemon creates the database; `ojd token` then issues into it.
+    let d = site.start();
     let tokens: Vec<String> = (0..USERS)
         .map(|i| issue_token(&site, &format!("student{i:02}")))
         .collect();
-    let d = site.start();
 
     let started = Instant::now();
     let submitted: Vec<Vec<(i64, &str)>> = std::thread::scope(|scope| {
@@ -229,5 +230,119 @@ fn one_students_burst_does_not_starve_another() {
     assert!(
         went_first <= 2,
         "{went_first} of Alice's {waiting} waiting submissions were judged before Bob's"
+    );
+}
+
+/// One run of [`http_benchmark_sqlite_vs_postgres`]: its label and the report line.
+fn bench_one(label: &str, site: &Site, serve: &Daemon, tokens: &[String], bins: (&[u8], &[u8])) -> String {
+    const N: usize = 200;
+    let users = tokens.len();
+    let started = Instant::now();
+    let submitted: Vec<(usize, i64, &str)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = tokens
+            .iter()
+            .enumerate()
+            .map(|(u, token)| {
+                scope.spawn(move || {
+                    (0..N / users)
+                        .map(|k| {
+                            let (bin, want) = if (u + k) % 5 == 0 {
+                                (bins.1, "WA")
+                            } else {
+                                (bins.0, "AC")
+                            };
+                            let (code, body) =
+                                serve.post_file(token, &[("problem", "aplusb")], "a.out", bin);
+                            assert_eq!(code, 201, "{body}");
+                            (u, body["id"].as_i64().expect("id"), want)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a student thread"))
+            .collect()
+    });
+    let submit_time = started.elapsed();
+    let mut latencies = Vec::with_capacity(N);
+    let (mut first_queued, mut last_finished) = (i64::MAX, 0);
+    for (u, id, want) in &submitted {
+        let s = serve.wait_done(*id, &tokens[*u], Duration::from_secs(600));
+        assert_eq!(
+            (s["verdict"].as_str(), s["judged"].as_i64()),
+            (Some(*want), Some(1)),
+            "{s}"
+        );
+        let (q, f) = (
+            s["queued_at"].as_i64().expect("queued_at"),
+            s["finished_at"].as_i64().expect("finished_at"),
+        );
+        latencies.push(f - q);
+        first_queued = first_queued.min(q);
+        last_finished = last_finished.max(f);
+    }
+    latencies.sort_unstable();
+    let span = (last_finished - first_queued).max(1) as f64 / 1000.0;
+    let _ = site;
+    format!(
+        "| {label} | {N} | {:.1} s | {:.1} | {} ms | {} ms |",
+        submit_time.as_secs_f64(),
+        N as f64 / span,
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+    )
+}
+
+/// The HTTP benchmark, side by side in one run: 200 ready binaries (3 tests each) from 10
+/// students over HTTP, judged by 2 workers, on (a) SQLite with the serve node's own workers,
+/// (b) PostgreSQL with the serve node's own workers, (c) PostgreSQL with a serve node that does
+/// not judge and one `ojd worker` judge host. Prints submissions per second (first queued to
+/// last verdict) and submit→verdict p50/p99 as a README table. Opt-in (it holds the machine):
+/// `cargo test --release --test integration load::http_benchmark -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn http_benchmark_sqlite_vs_postgres() {
+    require_root!(exclusive);
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let mut rows = Vec::new();
+    for (label, url, local) in [
+        ("SQLite, serve with 2 workers", None, true),
+        ("PostgreSQL, serve with 2 workers", Some(cluster.database()), true),
+        ("PostgreSQL, serve + 1 judge host with 2 workers", Some(cluster.database()), false),
+    ] {
+        let extra = format!(
+            "rate_limit_per_minute = 0\ngenerate_answers = false\nlocal_workers = {local}"
+        );
+        let site = Site::with_database(url.as_deref(), &extra);
+        let ac = host_binary(
+            &common::testdata("aplusb/submissions/accepted/ac.c"),
+            &site.path().join("ac.bin"),
+        );
+        let wa = host_binary(
+            &common::testdata("aplusb/submissions/wrong_answer/wa_second_line.c"),
+            &site.path().join("wa.bin"),
+        );
+        let serve = site.start();
+        let tokens: Vec<String> = (0..10)
+            .map(|i| issue_token(&site, &format!("student{i:02}")))
+            .collect();
+        let worker = match (&url, local) {
+            (Some(url), false) => Some(crate::multihost::Worker::start(site.path(), "bench-judge", url)),
+            _ => None,
+        };
+        let row = bench_one(label, &site, &serve, &tokens, (&ac, &wa));
+        println!("{row}");
+        rows.push(row);
+        drop(worker);
+        let (status, _) = serve.terminate(Duration::from_secs(30));
+        assert!(status.success());
+    }
+    println!(
+        "\n| store and hosts | submissions | all submitted in | submissions/s | p50 submit→verdict | p99 |\n|---|---|---|---|---|---|\n{}",
+        rows.join("\n")
     );
 }

@@ -17,13 +17,13 @@ use crate::daemon::{Site, ADMIN, ALICE, BOB};
 const WITHIN: Duration = Duration::from_secs(600);
 
 /// A running `ojd worker`.
-struct Worker {
+pub struct Worker {
     child: Child,
     log: PathBuf,
 }
 
 impl Worker {
-    fn start(dir: &Path, name: &str, url: &str) -> Worker {
+    pub fn start(dir: &Path, name: &str, url: &str) -> Worker {
         let home = dir.join(name);
         std::fs::create_dir_all(&home).expect("worker folder");
         let config = format!(
