@@ -234,7 +234,13 @@ fn one_students_burst_does_not_starve_another() {
 }
 
 /// One run of [`http_benchmark_sqlite_vs_postgres`]: its label and the report line.
-fn bench_one(label: &str, site: &Site, serve: &Daemon, tokens: &[String], bins: (&[u8], &[u8])) -> String {
+fn bench_one(
+    label: &str,
+    site: &Site,
+    serve: &Daemon,
+    tokens: &[String],
+    bins: (&[u8], &[u8]),
+) -> String {
     const N: usize = 200;
     let users = tokens.len();
     let started = Instant::now();
@@ -311,12 +317,19 @@ fn http_benchmark_sqlite_vs_postgres() {
     let mut rows = Vec::new();
     for (label, url, local) in [
         ("SQLite, serve with 2 workers", None, true),
-        ("PostgreSQL, serve with 2 workers", Some(cluster.database()), true),
-        ("PostgreSQL, serve + 1 judge host with 2 workers", Some(cluster.database()), false),
+        (
+            "PostgreSQL, serve with 2 workers",
+            Some(cluster.database()),
+            true,
+        ),
+        (
+            "PostgreSQL, serve + 1 judge host with 2 workers",
+            Some(cluster.database()),
+            false,
+        ),
     ] {
-        let extra = format!(
-            "rate_limit_per_minute = 0\ngenerate_answers = false\nlocal_workers = {local}"
-        );
+        let extra =
+            format!("rate_limit_per_minute = 0\ngenerate_answers = false\nlocal_workers = {local}");
         let site = Site::with_database(url.as_deref(), &extra);
         let ac = host_binary(
             &common::testdata("aplusb/submissions/accepted/ac.c"),
@@ -331,7 +344,11 @@ fn http_benchmark_sqlite_vs_postgres() {
             .map(|i| issue_token(&site, &format!("student{i:02}")))
             .collect();
         let worker = match (&url, local) {
-            (Some(url), false) => Some(crate::multihost::Worker::start(site.path(), "bench-judge", url)),
+            (Some(url), false) => Some(crate::multihost::Worker::start(
+                site.path(),
+                "bench-judge",
+                url,
+            )),
             _ => None,
         };
         let row = bench_one(label, &site, &serve, &tokens, (&ac, &wa));
