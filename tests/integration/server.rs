@@ -438,6 +438,10 @@ fn pages_render_the_statement_and_a_submission() {
         .lines()
         .find(|l| l.contains("queued") && l.contains(&format!("submission={id} ")))
         .unwrap_or_else(|| panic!("no queued event for {id}: {log}"));
+    assert!(
+        !log.contains('\x1b'),
+        "plain text, no colours, when not a terminal"
+    );
     for field in [
         "user=\"alice\"",
         "problem=\"aplusb\"",
@@ -700,13 +704,16 @@ fn relative_paths_in_the_config_follow_its_folder_from_any_folder() {
          workers = 1\nshutdown_grace = \"1s\"\n[sandbox]\nscratch = \"scratch\"\n",
     )
     .expect("config");
+    let log = site.path().join("serve.log");
     let mut child = common::ojd()
         .current_dir(elsewhere.path())
         .arg("--config")
         .arg(&config)
         .arg("serve")
+        // The log's filter: warnings only, so the start's info lines are left out.
+        .env("OJD_LOG", "warn")
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log file"))
         .spawn()
         .expect("ojd serve starts");
     let stdout = child.stdout.take().expect("piped");
@@ -723,6 +730,11 @@ fn relative_paths_in_the_config_follow_its_folder_from_any_folder() {
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let _ = child.wait();
     assert!(ready.starts_with("ojd: 1 problem(s) ready"), "{ready}");
+    let logged = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        !logged.contains(" INFO "),
+        "OJD_LOG=warn keeps info out: {logged}"
+    );
     assert!(
         site.path().join("data.sqlite3").is_file(),
         "the database is beside the config"
