@@ -35,6 +35,10 @@ pub struct ServerConfig {
     pub listen: String,
     pub problems: PathBuf,
     pub contests: PathBuf,
+    /// How long a computed standings table is served before it is computed again (see
+    /// config.toml); `0s` computes on every request.
+    #[serde(default = "one_second", with = "duration_text")]
+    pub standings_cache: Duration,
     pub database: PathBuf,
     pub workers: usize,
     #[serde(default = "yes")]
@@ -54,6 +58,10 @@ pub struct ServerConfig {
 
 fn yes() -> bool {
     true
+}
+
+fn one_second() -> Duration {
+    Duration::from_secs(1)
 }
 
 /// A student (or admin) known by token.

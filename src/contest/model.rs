@@ -441,7 +441,8 @@ fn parse_start(text: &str) -> Option<(i64, i32)> {
     Some((ms, t.offset().whole_seconds()))
 }
 
-/// "2026-12-01 09:00 +08:00" (or "... UTC") for a Unix-ms time shown at an offset.
+/// "2026-12-01 09:00 +08:00" (or "... UTC") for a Unix-ms time shown at an offset; with the
+/// seconds when they are not zero ("09:00:30"), so that a start is never shown early.
 pub fn format_time(ms: i64, offset_s: i32) -> String {
     let Ok(t) = time::OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000) else {
         return ms.to_string();
@@ -455,8 +456,12 @@ pub fn format_time(ms: i64, offset_s: i32) -> String {
         let a = offset_s.unsigned_abs();
         format!("{sign}{:02}:{:02}", a / 3600, a % 3600 / 60)
     };
+    let seconds = match t.second() {
+        0 => String::new(),
+        s => format!(":{s:02}"),
+    };
     format!(
-        "{:04}-{:02}-{:02} {:02}:{:02} {zone}",
+        "{:04}-{:02}-{:02} {:02}:{:02}{seconds} {zone}",
         t.year(),
         u8::from(t.month()),
         t.day(),
@@ -595,6 +600,7 @@ label = "A"
         assert_eq!(default_label(25), "Z");
         assert_eq!(default_label(26), "AA");
         assert_eq!(format_time(0, 0), "1970-01-01 00:00 UTC");
+        assert_eq!(format_time(39_000, 3600), "1970-01-01 01:00:39 +01:00");
     }
 
     #[test]

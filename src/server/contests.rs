@@ -10,6 +10,8 @@
 //! change the standings). A submission belongs to a contest only when made through it
 //! (`contest` in `POST /api/v1/submissions`, or the contest page's form).
 
+mod cache;
+
 use std::sync::{Arc, RwLock};
 
 use axum::extract::{Path, State};
@@ -43,14 +45,27 @@ impl Loaded {
     }
 }
 
-/// `contests/` as loaded at start and on every reload.
-pub struct Registry(RwLock<Arc<Loaded>>);
+/// `contests/` as loaded at start and on every reload, and their standings as last computed.
+pub struct Registry {
+    loaded: RwLock<Arc<Loaded>>,
+    /// See [`cache`]; [`Registry::invalidate`] empties it.
+    standings: cache::Cache,
+}
 
 impl Registry {
     pub fn load(config: &Config) -> Registry {
-        let r = Registry(RwLock::new(Arc::new(Loaded::default())));
+        let r = Registry {
+            loaded: RwLock::new(Arc::new(Loaded::default())),
+            standings: cache::Cache::new(config.server.standings_cache),
+        };
         r.reload(config);
         r
+    }
+
+    /// Forgets every computed standings table: their inputs changed (a rejudging applied, a
+    /// freeze or an unfreeze).
+    pub fn invalidate(&self) {
+        self.standings.invalidate();
     }
 
     /// Loads `server.contests` again; logs what failed.
@@ -67,12 +82,16 @@ impl Registry {
                 })
                 .collect(),
         });
-        *self.0.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
+        *self.loaded.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
+        self.standings.invalidate();
         loaded
     }
 
     pub fn get(&self) -> Arc<Loaded> {
-        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.loaded
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -247,26 +266,83 @@ fn participants(c: &Contest) -> Vec<String> {
     }
 }
 
-/// The standings as `viewer` may see them (blocking).
-pub fn standings(app: &App, c: &Contest, viewer: Option<&User>) -> Result<Standings, StoreError> {
+/// The standings table `viewer`'s view shares with everyone who has the same view (blocking;
+/// computed once per change, see [`cache`]). Private standings still need [`for_viewer`].
+fn shared_standings(
+    app: &App,
+    c: &Contest,
+    viewer: Option<&User>,
+) -> Result<Arc<cache::Table>, StoreError> {
+    let admin = viewer.is_some_and(|u| u.admin);
+    let registry = &app.contests;
+    let hide = match c.freeze_ms() {
+        Some(f)
+            if !admin
+                && now_ms() >= f
+                && !registry
+                    .standings
+                    .unfrozen(&c.id, || app.store.unfrozen(&c.id))? =>
+        {
+            Some(f)
+        }
+        _ => None,
+    };
+    registry.standings.get(
+        &c.id,
+        hide,
+        || app.hub.subscribe(),
+        || compute(app, c, hide),
+    )
+}
+
+/// The standings from the store's current judgings, hidden after `hide` (blocking).
+fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, StoreError> {
     let subs = app.store.contest_submissions(&c.id)?;
     let mut list = attempts(app, c, &subs)?;
     if let Participants::Listed(users) = &c.participants {
         list.retain(|a| users.contains(&a.user));
     }
-    let admin = viewer.is_some_and(|u| u.admin);
-    let hide = match c.freeze_ms() {
-        Some(f) if !admin && now_ms() >= f && !app.store.unfrozen(&c.id)? => Some(f),
-        _ => None,
-    };
-    let mut s = standings::compute(c, &list, &participants(c), hide);
-    if !admin && !c.public_standings {
-        match viewer {
-            Some(u) => s.only(&u.name),
-            None => s.rows.clear(),
-        }
+    Ok(standings::compute(c, &list, &participants(c), hide))
+}
+
+/// Whether `viewer` sees only a part of the shared table (private standings).
+fn private_for(c: &Contest, viewer: Option<&User>) -> bool {
+    !c.public_standings && !viewer.is_some_and(|u| u.admin)
+}
+
+/// The shared table cut down to what `viewer` may see of private standings.
+fn for_viewer(mut s: Standings, viewer: Option<&User>) -> Standings {
+    match viewer {
+        Some(u) => s.only(&u.name),
+        None => s.rows.clear(),
     }
-    Ok(s)
+    s
+}
+
+/// The standings as `viewer` may see them (blocking).
+pub fn standings(app: &App, c: &Contest, viewer: Option<&User>) -> Result<Standings, StoreError> {
+    let table = shared_standings(app, c, viewer)?;
+    let s = table.standings.clone();
+    Ok(if private_for(c, viewer) {
+        for_viewer(s, viewer)
+    } else {
+        s
+    })
+}
+
+/// The standings as JSON for `viewer` (blocking): the shared table's bytes as they are, unless
+/// the standings are private.
+fn standings_json_bytes(
+    app: &App,
+    c: &Contest,
+    viewer: Option<&User>,
+) -> Result<axum::body::Bytes, StoreError> {
+    let table = shared_standings(app, c, viewer)?;
+    if !private_for(c, viewer) {
+        return Ok(table.json.clone());
+    }
+    let s = for_viewer(table.standings.clone(), viewer);
+    Ok(serde_json::to_vec(&s).unwrap_or_default().into())
 }
 
 /// Standings as CSV (admins): rank, user, solved, penalty, score, then one column per problem.
@@ -436,11 +512,13 @@ async fn standings_json(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
-) -> Result<Json<Standings>, AppError> {
+) -> Result<Response, AppError> {
     let c = find(&app, &id)?;
     let a = app.clone();
-    let s = app.db(move |_| standings(&a, &c, user.as_ref())).await?;
-    Ok(Json(s))
+    let body = app
+        .db(move |_| standings_json_bytes(&a, &c, user.as_ref()))
+        .await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 async fn standings_csv_route(
@@ -469,6 +547,7 @@ async fn set_freeze(app: Arc<App>, id: String, unfrozen: bool) -> Result<Respons
     let c = find(&app, &id)?;
     app.db(move |s| s.set_unfrozen(&c.id, unfrozen, now_ms()))
         .await?;
+    app.contests.invalidate();
     Ok(Json(serde_json::json!({ "contest": id, "unfrozen": unfrozen })).into_response())
 }
 

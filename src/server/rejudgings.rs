@@ -358,6 +358,10 @@ pub async fn close(
         // Cancelled submissions with no verdict at all went back to the ordinary queue.
         app.wake.notify_one();
     }
+    if r.is_ok() && apply {
+        // New current judgings: the standings change.
+        app.contests.invalidate();
+    }
     Ok(r)
 }
 

@@ -29,6 +29,7 @@ mod cdp;
 mod common;
 mod contests;
 mod contests_browser;
+mod contests_load;
 mod daemon;
 mod hostile;
 mod import;
