@@ -31,6 +31,7 @@ fn busy(j: &Judge, stop: &AtomicBool) {
         dir: dir.path().to_path_buf(),
         run: vec!["/bin/sh".into(), "-c".into(), "while :; do :; done".into()],
         time_factor: 1.0,
+        memory_extra: 0,
         profile: Default::default(),
     };
     let out = dir.path().join("out");

@@ -162,6 +162,9 @@ pub struct LanguageConfig {
     pub compile_time: Option<Duration>,
     #[serde(default)]
     pub compile_memory: Option<ByteSize>,
+    /// Added to a problem's memory limit for this language (a runtime's own memory, e.g. a JVM's).
+    #[serde(default)]
+    pub memory_extra: ByteSize,
     /// What `{heap_mib}` leaves of the memory limit for a runtime's own memory.
     #[serde(default)]
     pub heap_margin: ByteSize,
@@ -309,6 +312,12 @@ impl Config {
             if !(l.time_factor > 0.0 && l.time_factor <= 100.0) {
                 return Err(format!(
                     "languages.{id}.time_factor: expected a number in (0, 100]"
+                ));
+            }
+            if l.memory_extra.bytes() > 16 << 30 {
+                return Err(format!(
+                    "languages.{id}.memory_extra: {} is over the most allowed, 16GiB",
+                    l.memory_extra
                 ));
             }
             if l.source.contains('/') || l.executable.contains('/') {

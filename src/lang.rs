@@ -49,6 +49,8 @@ pub struct Language {
     pub executable: String,
     pub run: Vec<String>,
     pub time_factor: f64,
+    /// Bytes added to a problem's memory limit for this language.
+    pub memory_extra: u64,
     pub compile_time: Option<Duration>,
     pub compile_memory: Option<u64>,
     pub entry_point: EntryPoint,
@@ -283,6 +285,7 @@ pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<P
             executable: l.executable.clone(),
             run,
             time_factor: l.time_factor,
+            memory_extra: l.memory_extra.bytes(),
             compile_time: l.compile_time,
             compile_memory: l.compile_memory.map(|m| m.bytes()),
             entry_point: l.entry_point,

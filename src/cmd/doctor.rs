@@ -88,6 +88,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         dir: scratch.path().to_path_buf(),
         run: vec!["/bin/true".into()],
         time_factor: 1.0,
+        memory_extra: 0,
         profile: Default::default(),
     };
     let limits = ojd::sandbox::Limits {

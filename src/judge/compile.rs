@@ -20,6 +20,8 @@ pub struct Program {
     pub dir: std::path::PathBuf,
     pub run: Vec<String>,
     pub time_factor: f64,
+    /// Bytes added to the problem's memory limit (the language's `memory_extra`).
+    pub memory_extra: u64,
     /// Heap sizing and out-of-memory lines of the language's runtime.
     pub profile: crate::lang::RunProfile,
 }
@@ -58,6 +60,7 @@ impl Judge {
             dir: dir.clone(),
             run: lang.run.clone(),
             time_factor: lang.time_factor,
+            memory_extra: lang.memory_extra,
             profile: lang.profile.clone(),
         };
         if dir.join(&lang.executable).is_file() {

@@ -64,7 +64,7 @@ impl Judge {
         Limits {
             cpu,
             wall,
-            memory: problem.memory_limit,
+            memory: problem.memory_limit.saturating_add(program.memory_extra),
             output,
             processes: j.processes,
             file_size: output,

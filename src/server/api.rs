@@ -52,6 +52,8 @@ pub struct LanguageView {
     pub reason: Option<String>,
     /// Multiplies a problem's time limit for this language.
     pub time_factor: f64,
+    /// Bytes added to a problem's memory limit for this language (its `memory_extra`).
+    pub memory_extra: u64,
 }
 
 pub fn language_views(app: &App) -> Vec<LanguageView> {
@@ -69,6 +71,11 @@ pub fn language_views(app: &App) -> Vec<LanguageView> {
             available: l.is_ok(),
             reason: l.as_ref().err().cloned(),
             time_factor: app.config.languages.get(id).map_or(1.0, |c| c.time_factor),
+            memory_extra: app
+                .config
+                .languages
+                .get(id)
+                .map_or(0, |c| c.memory_extra.bytes()),
         })
         .collect()
 }

@@ -139,13 +139,14 @@ fn problem_page(
             span { "Memory limit " (super::html::kib(p.memory_limit / 1024)) }
             @if !p.source.is_empty() { span.muted { (p.source) } }
         }
-        // Languages whose time limit differs (their `time_factor`), so students know beforehand.
-        @let factored: Vec<_> = languages.iter().filter(|l| l.time_factor != 1.0).collect();
+        // Languages whose limits differ (their `time_factor`, `memory_extra`), so students know
+        // beforehand.
+        @let factored: Vec<_> = languages.iter().filter(|l| l.time_factor != 1.0 || l.memory_extra != 0).collect();
         @if !factored.is_empty() {
             p.limits.muted #language-limits {
-                span { "Time limit by language:" }
+                span { "Limits by language:" }
                 @for l in &factored {
-                    span { (l.name) " " (p.time_limit.mul_f64(l.time_factor).as_millis()) " ms" }
+                    span { (l.name) " " (p.time_limit.mul_f64(l.time_factor).as_millis()) " ms, " (super::html::kib((p.memory_limit + l.memory_extra) / 1024)) }
                 }
             }
         }

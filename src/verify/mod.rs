@@ -22,8 +22,11 @@
 //! time; a run in phase 2 gets [`SLACK`] times the limit, and its verdict stands only if it is
 //! clear of the limit either way — CPU time under [`GREY`] of the limit, or a TLE above
 //! [`CLEAR_TLE`] of it. Every other run (including a TLE by wall time) is judged again in
-//! phase 3 with the exact limit and nothing else of ours running, up to [`RERUNS`] times while
-//! it stays near the limit, and the fastest of those runs decides (the least disturbed one).
+//! phase 3, alone, at the exact limit: first allowed [`SLACK`] times it and judged by its
+//! measured time (which also tells whether it would finish at SLACK), then, while it is a TLE
+//! not clear of the limit, again with the exact limit, up to [`RERUNS`] runs; the fastest run
+//! decides (the least disturbed one). A run alone that finishes within the limit settles the
+//! verdict: a faster run would finish the same way.
 //! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
 //! that finished near the limit as `near the limit`, not as a change (see [`compare`]).
 

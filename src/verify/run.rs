@@ -294,15 +294,19 @@ fn needs_rerun(r: &TestResult, limit_ms: u64) -> bool {
     }
 }
 
-/// Whether a run with the exact limit came near it (any verdict), so another run may differ.
-fn near_limit(r: &TestResult, limit_ms: u64) -> bool {
-    !matches!(r.verdict, Verdict::JudgeError | Verdict::CompileError)
-        && r.cpu_ms as f64 >= GREY * limit_ms as f64
+/// Whether a run judged at the exact limit leaves its verdict open, so that another run alone
+/// may decide differently. A run that finished within the limit settles it: interference only
+/// adds time, so a faster run would finish too, with the same output. A TLE settles it only when
+/// clear of the limit (above [`CLEAR_TLE`] of it); one just over may have been pushed there.
+fn open_verdict(r: &TestResult, limit_ms: u64) -> bool {
+    r.verdict == Verdict::TimeLimitExceeded && (r.cpu_ms as f64) < CLEAR_TLE * limit_ms as f64
 }
 
-/// Phase 3: each run too close to call, again, one at a time, with the exact limit; up to
-/// [`RERUNS`] times while it stays near the limit. Interference only adds time, so the fastest
-/// run is the most faithful and decides.
+/// How a run alone with [`SLACK`] times the limits is recorded in [`Seen`].
+const ALONE_SLACK: &str = "alone, 1.5× limit";
+
+/// Phase 3: each run too close to call, again, one at a time; see [`best_alone`]. The runs
+/// alone are serial (the other workers idle), so they are kept as few as the verdict allows.
 pub(super) fn rerun_alone(
     judge: &Judge,
     plans: &mut [Plan],
@@ -340,7 +344,7 @@ pub(super) fn rerun_alone(
                 plan.subs[s].report.name, plan.report.tests[t], runs.join(", ")
             ));
         }
-        if let Some(w) = sensitivity(judge, plan, s, t, &r, &seen, stats) {
+        if let Some(w) = sensitivity(plan, s, t, &r, &seen) {
             plan.report.warnings.push(w);
         }
         record_cell(plan, s, t, r, true);
@@ -348,12 +352,18 @@ pub(super) fn rerun_alone(
     }
 }
 
-/// Every (verdict, CPU ms, "parallel" or "alone") a cell got.
+/// Every (verdict, CPU ms, how) a cell got, each as judged against the limits it ran with,
+/// starting with the parallel run.
 type Seen = Vec<(Verdict, u64, &'static str)>;
 
-/// Runs cell `t` of submission `s` alone with the exact limit, up to [`RERUNS`] times while it
-/// stays near the limit. Returns the fastest run and every (verdict, CPU ms, how) seen,
-/// starting with the parallel run.
+/// Judges cell `t` of submission `s` alone, and returns its verdict at the exact limit (the
+/// fastest run alone decides) with every run seen.
+///
+/// The first run alone gets [`SLACK`] times the limits and is judged at the exact limit by its
+/// measured CPU and wall time ([`at_limit`]): a program that needs less than the limit ends the
+/// same either way, and one that needs more shows by how much, which is what
+/// [`sensitivity`] asks. Further runs, with the exact limits, only while the verdict is open
+/// ([`open_verdict`]: a TLE not clear of the limit), up to [`RERUNS`] runs in all.
 fn best_alone(
     judge: &Judge,
     plan: &Plan,
@@ -366,18 +376,23 @@ fn best_alone(
         .as_ref()
         .expect("cells exist only for loaded problems");
     let (sub, limit) = (&plan.subs[s].submission, plan.subs[s].report.limit_ms);
-    let mut seen: Vec<(Verdict, u64, &'static str)> = plan.subs[s].cells[t]
+    let mut seen: Seen = plan.subs[s].cells[t]
         .iter()
         .map(|c| (c.result.verdict, c.result.cpu_ms, "parallel"))
         .collect();
     let mut best: Option<Result<TestResult, JudgeError>> = None;
-    for _ in 0..RERUNS {
+    for i in 0..RERUNS {
         stats.reruns += 1;
-        let r = run_cell(judge, problem, t, sub, 1.0);
-        if let Ok(now) = &r {
-            seen.push((now.verdict, now.cpu_ms, "alone"));
-        }
-        let again = r.as_ref().is_ok_and(|r| near_limit(r, limit));
+        let (slack, how) = if i == 0 {
+            (SLACK, ALONE_SLACK)
+        } else {
+            (1.0, "alone")
+        };
+        let r = run_cell(judge, problem, t, sub, slack).and_then(|raw| {
+            seen.push((raw.verdict, raw.cpu_ms, how));
+            exact_limits(judge, problem, sub).map(|l| at_limit(raw, &l))
+        });
+        let open = r.as_ref().is_ok_and(|r| open_verdict(r, limit));
         let faster = match (&r, &best) {
             (Ok(now), Some(Ok(b))) => now.cpu_ms < b.cpu_ms,
             (Ok(_), Some(Err(_))) => false,
@@ -386,24 +401,62 @@ fn best_alone(
         if faster {
             best = Some(r);
         }
-        if !again {
+        if !open {
             break;
         }
     }
     (best.expect("RERUNS is at least 1"), seen)
 }
 
-/// A TLE at the exact limit (`best`) beside a finish at [`SLACK`] times it means the verdict
-/// hangs on the limit itself (problemtools' "sensitive to the time limit"). The run at SLACK is
-/// the parallel one if it finished, else one more run alone at SLACK.
-fn sensitivity(
+/// The limits a run of `sub` on `problem` gets (its compilation is a cache hit by now).
+fn exact_limits(
     judge: &Judge,
+    problem: &Problem,
+    sub: &Submission,
+) -> Result<crate::sandbox::Limits, JudgeError> {
+    match judge.compile(sub)? {
+        Compiled::Program(p) => Ok(judge.limits_for(problem, &p)),
+        Compiled::Error(m) => Err(JudgeError::BadSubmission(format!(
+            "no longer compiles: {}",
+            m.lines().next().unwrap_or_default()
+        ))),
+    }
+}
+
+/// The verdict a run made with more generous limits gets at `limits`: a TLE if it used more
+/// CPU or wall time than they allow (the sandbox would have stopped it there), else its own.
+fn at_limit(mut r: TestResult, limits: &crate::sandbox::Limits) -> TestResult {
+    let (cpu, wall) = (ms(limits.cpu), ms(limits.wall));
+    if r.verdict == Verdict::TimeLimitExceeded {
+        return r;
+    }
+    if r.cpu_ms > cpu {
+        r.message = format!(
+            "CPU time limit of {cpu} ms exceeded ({} ms in a run allowed {SLACK}× the limit)",
+            r.cpu_ms
+        );
+    } else if r.wall_ms > wall {
+        r.message = format!(
+            "wall-time limit of {wall} ms exceeded ({} ms in a run allowed {SLACK}× the limit)",
+            r.wall_ms
+        );
+    } else {
+        return r;
+    }
+    r.verdict = Verdict::TimeLimitExceeded;
+    r.diff = None;
+    r
+}
+
+/// A TLE at the exact limit (`best`) beside a finish at [`SLACK`] times it means the verdict
+/// hangs on the limit itself (problemtools' "sensitive to the time limit"). The runs at SLACK
+/// are the parallel one and the first run alone.
+fn sensitivity(
     plan: &Plan,
     s: usize,
     t: usize,
     best: &Result<TestResult, JudgeError>,
     seen: &Seen,
-    stats: &mut Stats,
 ) -> Option<String> {
     let best = best.as_ref().ok()?;
     if best.verdict != Verdict::TimeLimitExceeded {
@@ -415,28 +468,15 @@ fn sensitivity(
             Verdict::TimeLimitExceeded | Verdict::JudgeError | Verdict::CompileError
         )
     };
-    let at_slack = match seen
+    let &(v, cpu, _) = seen
         .iter()
-        .find(|(v, _, how)| *how == "parallel" && finished(*v))
-    {
-        Some(&(v, ms, _)) => (v, ms),
-        None => {
-            let problem = plan.problem.as_ref()?;
-            stats.reruns += 1;
-            let r = run_cell(judge, problem, t, &plan.subs[s].submission, SLACK).ok()?;
-            (r.verdict, r.cpu_ms)
-        }
-    };
-    if !finished(at_slack.0) {
-        return None;
-    }
+        .filter(|(v, _, how)| *how != "alone" && finished(*v))
+        .min_by_key(|(_, ms, _)| *ms)?;
     let limit = plan.subs[s].report.limit_ms;
     Some(format!(
-        "{} on {}: sensitive to the time limit: TLE at {limit} ms, {} in {} ms at {} ms ({SLACK}×)",
+        "{} on {}: sensitive to the time limit: TLE at {limit} ms, {v} in {cpu} ms at {} ms ({SLACK}×)",
         plan.subs[s].report.name,
         plan.report.tests[t],
-        at_slack.0,
-        at_slack.1,
         (limit as f64 * SLACK).round() as u64
     ))
 }
@@ -513,16 +553,56 @@ mod tests {
     }
 
     #[test]
-    fn near_limit_table() {
+    fn open_verdict_table() {
         use Verdict::*;
         for (v, cpu, want) in [
-            (Accepted, 749, false),
-            (Accepted, 750, true),
-            (TimeLimitExceeded, 1003, true),
-            (TimeLimitExceeded, 20, false),
+            (Accepted, 999, false),
+            (WrongAnswer, 950, false),
+            (TimeLimitExceeded, 1000, true),
+            (TimeLimitExceeded, 1399, true),
+            (TimeLimitExceeded, 1400, false),
+            (TimeLimitExceeded, 1501, false),
             (JudgeError, 900, false),
         ] {
-            assert_eq!(near_limit(&result(v, cpu), 1000), want, "{v:?} {cpu}");
+            assert_eq!(open_verdict(&result(v, cpu), 1000), want, "{v:?} {cpu}");
+        }
+    }
+
+    #[test]
+    fn a_generous_run_is_judged_at_the_exact_limit() {
+        use std::time::Duration;
+        let limits = crate::sandbox::Limits {
+            cpu: Duration::from_millis(1000),
+            wall: Duration::from_millis(3000),
+            memory: 1 << 26,
+            output: 1 << 20,
+            processes: 1,
+            file_size: 1 << 20,
+        };
+        let cases = [
+            (result(Verdict::Accepted, 1000), Verdict::Accepted),
+            (result(Verdict::Accepted, 1001), Verdict::TimeLimitExceeded),
+            (
+                result(Verdict::WrongAnswer, 1200),
+                Verdict::TimeLimitExceeded,
+            ),
+            (
+                result(Verdict::TimeLimitExceeded, 1500),
+                Verdict::TimeLimitExceeded,
+            ),
+            (
+                TestResult {
+                    wall_ms: 3001,
+                    ..result(Verdict::Accepted, 10)
+                },
+                Verdict::TimeLimitExceeded,
+            ),
+        ];
+        for (r, want) in cases {
+            let (cpu, wall) = (r.cpu_ms, r.wall_ms);
+            let got = at_limit(r, &limits);
+            assert_eq!(got.verdict, want, "cpu {cpu} wall {wall}");
+            assert_eq!(got.cpu_ms, cpu, "the measured time is kept");
         }
     }
 }

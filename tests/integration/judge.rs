@@ -125,6 +125,12 @@ fn limits_become_verdicts() {
             s.spawn(move || {
                 let mut p = problem.clone();
                 p.tests.truncate(1);
+                // Only sleep.c is to meet the wall-time limit (it uses no CPU, so it meets it
+                // at any load); the others get one that no load reaches (the default, 2 × CPU
+                // + 1 s = 3 s, was reached by busy.c before its 1 s of CPU at a load of 20).
+                if !file.ends_with("sleep.c") {
+                    p.wall_time_limit = Some(std::time::Duration::from_secs(120));
+                }
                 let sb = common::submission(j, &sub(file));
                 let r = j.judge(&p, &sb, &mut |_| {}, &Default::default()).unwrap();
                 assert_eq!(r.verdict, verdict, "{file}: {r:#?}");
@@ -136,6 +142,34 @@ fn limits_become_verdicts() {
             });
         }
     });
+}
+
+#[test]
+fn a_language_memory_extra_is_added_to_the_memory_limit() {
+    require_root!();
+    // touch_256m.c touches 256 MiB: MLE under aplusb's 64 MiB, but not when C's profile adds
+    // 512 MiB (as java's adds 64 MiB for the JVM's own memory).
+    let mut config = ojd::config::Config::defaults();
+    config
+        .languages
+        .get_mut("c")
+        .expect("a C profile")
+        .memory_extra = ojd::units::ByteSize(512 << 20);
+    let roomy = common::judge_with(config, 1);
+    let plain = common::judge(1);
+    let mut problem = ojd::problem::Problem::load(&aplusb()).unwrap();
+    problem.tests.truncate(1);
+    let file = sub("memory_limit_exceeded/touch_256m.c");
+    let run = |j: &Judge| {
+        let sb = common::submission(j, &file);
+        j.judge(&problem, &sb, &mut |_| {}, &Default::default())
+            .unwrap()
+    };
+    let r = run(&plain);
+    assert_eq!(r.verdict, Verdict::MemoryLimitExceeded, "{r:#?}");
+    let r = run(&roomy);
+    assert_ne!(r.verdict, Verdict::MemoryLimitExceeded, "{r:#?}");
+    assert!(r.tests[0].memory_kib > 256 * 1024, "{r:#?}");
 }
 
 #[test]

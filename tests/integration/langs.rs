@@ -135,7 +135,8 @@ fn java_over_the_memory_limit_is_mle() {
             t.message
         );
     }
-    // The heap is sized below the 64 MiB limit: the accepted program uses a fraction of it.
+    // The heap is sized below the limit (64 MiB + Java's memory_extra of 64 MiB): the accepted
+    // program uses a fraction of it.
     let r = judge_file(&j, &aplusb(), &fixture("java/ac.java"));
     assert_eq!(r.verdict, Verdict::Accepted, "{r:#?}");
     assert!(r.max_memory_kib < 64 * 1024, "{r:#?}");

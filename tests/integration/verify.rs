@@ -405,9 +405,13 @@ fn near_limit_runs_are_rerun_alone_and_flips_there_are_noise() {
     require_root!();
     let f = Fixture::new();
     // slow.c burns 400 ms of CPU: with a 500 ms limit that is within 75% of it, too close to
-    // call in a parallel run.
+    // call in a parallel run. A wall-time limit no load reaches, so that the CPU limit decides
+    // (the default, 2 × CPU + 1 s, was reached first at a load of 15 to 25).
     f.edit("problem.toml", |s| {
-        s.replace("time_limit = \"1s\"", "time_limit = \"500ms\"")
+        s.replace(
+            "time_limit = \"1s\"",
+            "time_limit = \"500ms\"\nwall_time_limit = \"60s\"",
+        )
     });
     let file = f.save_baseline();
     let text = std::fs::read_to_string(&file).expect("baseline");
@@ -525,9 +529,13 @@ fn calibrate_proposes_the_kattis_limit_names_the_decider_and_writes_it() {
 fn a_verdict_that_hangs_on_the_limit_is_reported_as_sensitive() {
     require_root!();
     let f = Fixture::new();
-    // slow.c needs 400 ms: a TLE at 350 ms but accepted at 1.5 × 350 = 525 ms.
+    // slow.c needs 400 ms: a TLE at 350 ms but accepted at 1.5 × 350 = 525 ms. The CPU limit
+    // decides, not a wall-time limit reached under load.
     f.edit("problem.toml", |s| {
-        s.replace("time_limit = \"1s\"", "time_limit = \"350ms\"")
+        s.replace(
+            "time_limit = \"1s\"",
+            "time_limit = \"350ms\"\nwall_time_limit = \"60s\"",
+        )
     });
     let r = f.verify(&["--json"]);
     assert_eq!(r.code, 1, "slow.c fails:\n{}{}", r.stdout, r.stderr);
