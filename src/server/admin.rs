@@ -439,22 +439,46 @@ fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, String> {
 
 // ---------------------------------------------------------------- queue
 
+/// The submissions not yet done, newest first: pages of the list are read until `expected`
+/// are found (an old submission queued again is found too), at most [`PENDING_SCAN`] rows.
+fn pending_rows(
+    s: &dyn crate::store::Store,
+    expected: u64,
+) -> Result<Vec<crate::store::SubmissionInfo>, crate::store::StoreError> {
+    let mut found = Vec::new();
+    let mut before = None;
+    let mut scanned = 0;
+    while (found.len() as u64) < expected && scanned < PENDING_SCAN {
+        let page = s.list_page(&ListFilter {
+            before,
+            limit: 1000,
+            ..Default::default()
+        })?;
+        scanned += page.rows.len();
+        before = page.rows.last().map(|r| r.id);
+        found.extend(page.rows.into_iter().filter(|r| r.state != SubState::Done));
+        if !page.has_more {
+            break;
+        }
+    }
+    Ok(found)
+}
+
+/// The most rows the queue page reads to find what is pending.
+const PENDING_SCAN: usize = 50_000;
+
 pub async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
     let user = need_admin(user)?;
-    let filter = ListFilter {
-        limit: 1000,
-        ..Default::default()
-    };
-    let (counts, rows, hosts) = app
-        .db(move |s| Ok((s.counts()?, s.list(&filter)?, s.hosts()?)))
+    let (counts, pending, hosts) = app
+        .db(|s| {
+            let counts = s.counts()?;
+            let pending = pending_rows(s, counts.queued + counts.judging)?;
+            Ok((counts, pending, s.hosts()?))
+        })
         .await
         .map_err(err(&user))?;
     let now = crate::store::now_ms();
     let lease = super::LEASE.as_millis() as i64;
-    let pending: Vec<_> = rows
-        .into_iter()
-        .filter(|r| r.state != SubState::Done)
-        .collect();
     let mut judging = Vec::new();
     for r in pending.iter().filter(|r| r.state == SubState::Judging) {
         let id = r.id;

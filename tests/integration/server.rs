@@ -779,3 +779,59 @@ fn relative_paths_in_the_config_follow_its_folder_from_any_folder() {
         .collect();
     assert!(made.is_empty(), "ojd token created {made:?}");
 }
+
+/// The admin's queue page: every submission not yet done (queued, or judging with the host
+/// that judges it), and the judge hosts with their heartbeat.
+#[test]
+fn the_queue_page_shows_what_waits_and_who_judges_it() {
+    require_root!();
+    let site = Site::new("rate_limit_per_minute = 0");
+    let d = site.start();
+    let slow =
+        "#include <stdio.h>\n#include <unistd.h>\nint main(void) { usleep(1500000); return 0; }\n";
+    let ids: Vec<i64> = (0..4)
+        .map(|_| {
+            let (code, r) = d.post_json(
+                "/api/v1/submissions",
+                Some(ALICE),
+                &json!({ "problem": "aplusb", "language": "c", "source": slow }),
+            );
+            assert_eq!(code, 201, "{r}");
+            r["id"].as_i64().expect("id")
+        })
+        .collect();
+    let (_, hosts) = d.get("/api/v1/admin/hosts", Some(ADMIN));
+    let host = hosts["hosts"][0]["name"]
+        .as_str()
+        .expect("a host")
+        .to_string();
+    // Each takes seconds (a compile, then 1.5 s on its first test): all four are pending now.
+    let (code, page) = d.get_text("/admin/queue", Some(ADMIN));
+    assert_eq!(code, 200, "{page}");
+    for id in &ids {
+        assert!(
+            page.contains(&format!("href=\"/submissions/{id}\"")),
+            "{id} missing: {page}"
+        );
+    }
+    assert!(
+        page.contains("id=\"hosts\"") && page.contains(&host),
+        "{page}"
+    );
+    // Once a worker holds one, the page says which host judges it.
+    let deadline = std::time::Instant::now() + JUDGED_WITHIN;
+    loop {
+        let (_, page) = d.get_text("/admin/queue", Some(ADMIN));
+        let judging = page.split("id=\"judging\"").nth(1).unwrap_or("");
+        if judging.contains(&format!("<td>{host}</td>")) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing shown judging: {page}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (code, _) = d.get_text("/admin/queue", Some(ALICE));
+    assert_eq!(code, 403, "admins only");
+}
