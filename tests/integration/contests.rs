@@ -842,18 +842,18 @@ fn a_contest_end_to_end_over_http() {
     );
     assert_eq!(code, 403);
 
-    // A rejudging that applies itself (what the "rejudge" buttons make): the answer is broken
-    // again, alice's submission is rejudged; she sees AC for as long as it is open, then WA.
+    // The old rejudge endpoint is a rejudging that applies itself: the answer is broken again,
+    // alice's submission is rejudged; she sees AC for as long as it is open, then WA.
     std::fs::write(&answer, &broken).expect("break the answer again");
     let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
     assert_eq!(code, 200);
     let (code, r) = d.post_json(
-        "/api/v1/admin/rejudgings",
+        &format!("/api/v1/admin/submissions/{alice_id}/rejudge"),
         Some(ADMIN),
-        &json!({"submission": alice_id, "auto_apply": true}),
+        &json!({}),
     );
-    assert_eq!(code, 201, "{r}");
-    let rid3 = r["id"].as_i64().expect("id");
+    assert_eq!(code, 202, "{r}");
+    let rid3 = r["rejudging"].as_i64().expect("id");
     let (code, e) = d.post_json(
         "/api/v1/admin/rejudgings",
         Some(ADMIN),
@@ -898,6 +898,35 @@ fn a_contest_end_to_end_over_http() {
         &json!({}),
     );
     assert_eq!(code, 409, "an applied rejudging is not applied twice: {e}");
+
+    // The same through `auto_apply` in the rejudgings API, over the whole contest: the answer
+    // is fixed again and alice's submission goes back to AC, bob's stays WA.
+    std::fs::write(&answer, &good).expect("fix the answer again");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({"contest": "live", "auto_apply": true}),
+    );
+    assert_eq!(code, 201, "{r}");
+    let rid4 = r["id"].as_i64().expect("id");
+    let report = wait_rejudged(&d, rid4);
+    assert_eq!(report["auto_apply"], true, "{report}");
+    let t = Instant::now();
+    while d
+        .get(&format!("/api/v1/admin/rejudgings/{rid4}"), Some(ADMIN))
+        .1["state"]
+        != "applied"
+    {
+        assert!(
+            t.elapsed() < JUDGED_WITHIN,
+            "rejudging {rid4} never applied itself"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(d.wait_done(alice_id, ALICE, JUDGED_WITHIN)["verdict"], "AC");
+    assert_eq!(d.wait_done(bob_id, BOB, JUDGED_WITHIN)["verdict"], "WA");
 }
 
 /// The diff table of a rejudging report, as text (printed by the test).
