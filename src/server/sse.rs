@@ -11,6 +11,10 @@
 //! before it announces it, so a `done` is never missed. Results follow the same visibility
 //! policy as the JSON API. The stream also ends when the daemon shuts down (EventSource then
 //! reconnects to the next daemon by itself).
+//!
+//! With several nodes (PostgreSQL), events of another host's judging arrive by NOTIFY, which
+//! a database restart or a LISTEN reconnection can drop: a quiet stream then looks at the store
+//! every [`RECHECK`], so a lost `done` delays the end of the stream, never hangs it.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -29,6 +33,20 @@ use super::view::{redact, shows_secrets, summary, visible_submission};
 use super::App;
 
 type Tx = mpsc::Sender<Result<Event, Infallible>>;
+
+/// How long a stream on a shared database waits without an event before it looks at the store.
+pub const RECHECK: Duration = Duration::from_secs(5);
+
+/// Whether the submission is done in the store; then sends `done` (and the stream ends).
+async fn done_in_store(app: &Arc<App>, id: i64, tx: &Tx) -> bool {
+    match app.db(move |s| s.info(id)).await {
+        Ok(Some(info)) if super::view::is_done(&info) => {
+            let _ = tx.send(event("done", &summary(info))).await;
+            true
+        }
+        _ => false,
+    }
+}
 
 pub async fn events(
     State(app): State<Arc<App>>,
@@ -84,10 +102,24 @@ async fn forward(
         return;
     }
     loop {
+        let quiet = async {
+            if app.shared {
+                tokio::time::sleep(RECHECK).await
+            } else {
+                std::future::pending::<()>().await
+            }
+        };
         let received = tokio::select! {
-            r = rx.recv() => r,
+            r = rx.recv() => Some(r),
             _ = tx.closed() => return,
             _ = stop.wait_for(|s| *s) => return,
+            _ = quiet => None,
+        };
+        let Some(received) = received else {
+            if done_in_store(&app, id, &tx).await {
+                return;
+            }
+            continue;
         };
         let live = match received {
             Ok(live) if live.id() == id => live,

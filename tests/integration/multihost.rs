@@ -425,3 +425,70 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
     let (status, _) = serve.terminate(Duration::from_secs(30));
     assert!(status.success());
 }
+
+/// An event stream on a `serve` node whose submission another host judges ends with `done`
+/// even when that host's NOTIFY never arrives (a database restart, a LISTEN reconnection): here
+/// the "other host" stores the verdict straight into the database and sends no event at all.
+#[test]
+fn a_stream_ends_even_when_the_done_event_is_lost() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
+    let r = ureq::get(&format!("{}/api/v1/submissions/{id}/events", serve.url))
+        .set("Authorization", &format!("Bearer {ADMIN}"))
+        .timeout(Duration::from_secs(60))
+        .call()
+        .expect("event stream opens");
+    let mut reader = BufReader::new(r.into_reader());
+    let mut next_event = || -> Option<String> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if reader.read_line(&mut line).ok()? == 0 {
+                return None;
+            }
+            if let Some(name) = line.trim_end().strip_prefix("event: ") {
+                return Some(name.to_string());
+            }
+        }
+    };
+    assert_eq!(next_event().as_deref(), Some("state"), "the stream is live");
+
+    // A host that judges without a word on the events channel.
+    let store = ojd::store::open(&url).expect("open");
+    let now = ojd::store::now_ms();
+    let claim = store
+        .claim("silent-host", now, now + 10_000)
+        .expect("claim")
+        .expect("queued");
+    assert_eq!(claim.id, id);
+    let report =
+        ojd::verdict::JudgeReport::new("aplusb", "py", ojd::verdict::Verdict::Accepted, Vec::new());
+    let stored = Instant::now();
+    assert!(store
+        .finish(id, claim.attempt, &report, "", ojd::store::now_ms())
+        .expect("finish"));
+    let mut names = Vec::new();
+    while let Some(name) = next_event() {
+        names.push(name.clone());
+        if name == "done" {
+            break;
+        }
+    }
+    let took = stored.elapsed();
+    assert_eq!(names.last().map(String::as_str), Some("done"), "{names:?}");
+    assert!(
+        took < ojd::server::sse::RECHECK + Duration::from_secs(5),
+        "the stream noticed the stored verdict after {took:?}"
+    );
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
