@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -87,6 +88,40 @@ pub fn error_page(e: AppError, user: Option<&User>) -> Response {
 }
 
 type PageResult = Result<Response, Response>;
+
+/// A logged-in viewer for a page handler; without a login, the request gets the login page
+/// (and a failed login lookup its error page) before the handler runs.
+pub struct Viewer(pub User);
+
+impl FromRequestParts<Arc<App>> for Viewer {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Viewer, Response> {
+        let MaybeUser(user) = MaybeUser::from_request_parts(parts, app)
+            .await
+            .map_err(|e| error_page(e, None))?;
+        user.map(Viewer)
+            .ok_or_else(|| error_page(AppError::Unauthorized, None))
+    }
+}
+
+/// An admin for a page handler: anyone else gets a 403 page (the login page without a login).
+pub struct AdminPage(pub User);
+
+impl FromRequestParts<Arc<App>> for AdminPage {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<AdminPage, Response> {
+        let Viewer(user) = Viewer::from_request_parts(parts, app).await?;
+        if !user.admin {
+            return Err(error_page(
+                AppError::Forbidden("this page is for admins".into()),
+                Some(&user),
+            ));
+        }
+        Ok(AdminPage(user))
+    }
+}
 
 fn fail(user: Option<&User>) -> impl Fn(AppError) -> Response + '_ {
     move |e| error_page(e, user)
@@ -390,12 +425,10 @@ struct SubmitFields {
 
 async fn submit(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Viewer(viewer): Viewer,
     Path(id): Path<String>,
     Form(f): Form<SubmitFields>,
 ) -> PageResult {
-    let u = user.as_ref();
-    let viewer = u.ok_or_else(|| error_page(AppError::Unauthorized, None))?;
     let form = SubmitForm {
         problem: f.problem,
         language: f.language,
@@ -403,7 +436,9 @@ async fn submit(
         contest: Some(id),
         ..Default::default()
     };
-    let sid = api::accept(&app, viewer, form).await.map_err(fail(u))?;
+    let sid = api::accept(&app, &viewer, form)
+        .await
+        .map_err(fail(Some(&viewer)))?;
     Ok(Redirect::to(&format!("/submissions/{sid}")).into_response())
 }
 
@@ -416,48 +451,33 @@ struct TextFields {
 
 async fn ask(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Viewer(viewer): Viewer,
     Path(id): Path<String>,
     Form(f): Form<TextFields>,
 ) -> PageResult {
-    let u = user.as_ref();
-    let viewer = u.ok_or_else(|| error_page(AppError::Unauthorized, None))?;
     let body = AskBody {
         problem: f.problem,
         text: f.text,
     };
-    ct::ask_inner(&app, viewer, &id, body)
+    ct::ask_inner(&app, &viewer, &id, body)
         .await
-        .map_err(fail(u))?;
+        .map_err(fail(Some(&viewer)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
-}
-
-// The error is the page the handler returns anyway.
-#[allow(clippy::result_large_err)]
-fn need_admin(user: Option<&User>) -> Result<&User, Response> {
-    match user {
-        Some(u) if u.admin => Ok(u),
-        Some(_) => Err(error_page(
-            AppError::Forbidden("this needs an admin".into()),
-            user,
-        )),
-        None => Err(error_page(AppError::Unauthorized, None)),
-    }
 }
 
 async fn announce(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Path(id): Path<String>,
     Form(f): Form<TextFields>,
 ) -> PageResult {
-    let u = user.as_ref();
-    need_admin(u)?;
     let body = AskBody {
         problem: f.problem,
         text: f.text,
     };
-    ct::announce_inner(&app, &id, body).await.map_err(fail(u))?;
+    ct::announce_inner(&app, &id, body)
+        .await
+        .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
 }
 
@@ -470,46 +490,41 @@ struct AnswerFields {
 
 async fn answer(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Path((id, cid)): Path<(String, i64)>,
     Form(f): Form<AnswerFields>,
 ) -> PageResult {
-    let u = user.as_ref();
-    let admin = need_admin(u)?;
     let body = AnswerBody {
         answer: f.answer,
         public: f.public.is_some(),
     };
-    ct::answer_inner(&app, admin, cid, body)
+    ct::answer_inner(&app, &admin, cid, body)
         .await
-        .map_err(fail(u))?;
+        .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
 }
 
-async fn set_freeze(app: Arc<App>, user: Option<User>, id: String, unfrozen: bool) -> PageResult {
-    let u = user.as_ref();
-    need_admin(u)?;
-    let c = ct::find(&app, &id).map_err(fail(u))?;
-    app.db(move |s| s.set_unfrozen(&c.id, unfrozen, now_ms()))
+async fn set_freeze(app: Arc<App>, admin: User, id: String, unfrozen: bool) -> PageResult {
+    ct::set_freeze_inner(&app, &id, unfrozen)
         .await
-        .map_err(fail(u))?;
+        .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}/standings")).into_response())
 }
 
 async fn unfreeze(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Path(id): Path<String>,
 ) -> PageResult {
-    set_freeze(app, user, id, true).await
+    set_freeze(app, admin, id, true).await
 }
 
 async fn freeze(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Path(id): Path<String>,
 ) -> PageResult {
-    set_freeze(app, user, id, false).await
+    set_freeze(app, admin, id, false).await
 }
 
 /// A verdict with its score and time, for the rejudging pages.

@@ -543,11 +543,18 @@ async fn standings_csv_route(
         .into_response())
 }
 
-async fn set_freeze(app: Arc<App>, id: String, unfrozen: bool) -> Result<Response, AppError> {
-    let c = find(&app, &id)?;
+/// Unfreezes (or freezes again) contest `id`'s standings for students; the shared tables are
+/// dropped at once. Admins only: the callers check.
+pub async fn set_freeze_inner(app: &Arc<App>, id: &str, unfrozen: bool) -> Result<(), AppError> {
+    let c = find(app, id)?;
     app.db(move |s| s.set_unfrozen(&c.id, unfrozen, now_ms()))
         .await?;
     app.contests.invalidate();
+    Ok(())
+}
+
+async fn set_freeze(app: Arc<App>, id: String, unfrozen: bool) -> Result<Response, AppError> {
+    set_freeze_inner(&app, &id, unfrozen).await?;
     Ok(Json(serde_json::json!({ "contest": id, "unfrozen": unfrozen })).into_response())
 }
 

@@ -12,8 +12,8 @@ use axum::{Form, Router};
 use maud::{html, Markup};
 use serde::Deserialize;
 
-use super::auth::{MaybeUser, User};
-use super::contest_pages::{error_page, frame, outcome_markup, verdict_code};
+use super::auth::User;
+use super::contest_pages::{error_page, frame, outcome_markup, verdict_code, AdminPage};
 use super::error::AppError;
 use super::rejudgings::{self, Report};
 use super::App;
@@ -32,21 +32,8 @@ pub fn routes() -> Router<Arc<App>> {
 
 type PageResult = Result<Response, Response>;
 
-// The error is the page the handler returns anyway.
-#[allow(clippy::result_large_err)]
-fn admin(user: &Option<User>) -> Result<&User, Response> {
-    match user {
-        Some(u) if u.admin => Ok(u),
-        Some(_) => Err(error_page(
-            AppError::Forbidden("the rejudgings are for admins".into()),
-            user.as_ref(),
-        )),
-        None => Err(error_page(AppError::Unauthorized, None)),
-    }
-}
-
-async fn list(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
-    let u = admin(&user)?;
+async fn list(State(app): State<Arc<App>>, AdminPage(admin): AdminPage) -> PageResult {
+    let u = &admin;
     let all = app
         .db(|s| s.rejudgings())
         .await
@@ -102,10 +89,10 @@ struct CreateFields {
 
 async fn create(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Form(f): Form<CreateFields>,
 ) -> PageResult {
-    let u = admin(&user)?;
+    let u = &admin;
     let some = |s: String| (!s.trim().is_empty()).then(|| s.trim().to_string());
     let submission = match some(f.submission) {
         None => None,
@@ -224,11 +211,11 @@ async fn tests_markup(app: &Arc<App>, id: i64, sid: i64, u: &User) -> Result<Mar
 
 async fn show(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Path(id): Path<i64>,
     Query(q): Query<ShowQuery>,
 ) -> PageResult {
-    let u = admin(&user)?;
+    let u = &admin;
     let r = report_of(&app, id, u).await?;
     let tests = match q.submission {
         Some(sid) => Some((sid, tests_markup(&app, id, sid, u).await?)),
@@ -249,16 +236,15 @@ async fn show(
 
 async fn body_fragment(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Path(id): Path<i64>,
 ) -> PageResult {
-    let u = admin(&user)?;
-    let r = report_of(&app, id, u).await?;
+    let r = report_of(&app, id, &admin).await?;
     Ok(Html(body(&r, None, None).into_string()).into_response())
 }
 
-async fn close(app: Arc<App>, user: Option<User>, id: i64, apply: bool) -> PageResult {
-    let u = admin(&user)?;
+async fn close(app: Arc<App>, admin: User, id: i64, apply: bool) -> PageResult {
+    let u = &admin;
     let r = rejudgings::close(&app, id, &u.name, apply)
         .await
         .map_err(|e| error_page(e, Some(u)))?;
@@ -286,16 +272,16 @@ fn url_escape(s: &str) -> String {
 
 async fn apply(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Path(id): Path<i64>,
 ) -> PageResult {
-    close(app, user, id, true).await
+    close(app, admin, id, true).await
 }
 
 async fn cancel(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    AdminPage(admin): AdminPage,
     Path(id): Path<i64>,
 ) -> PageResult {
-    close(app, user, id, false).await
+    close(app, admin, id, false).await
 }

@@ -805,6 +805,31 @@ fn a_contest_end_to_end_over_http() {
     );
     assert_eq!(student["rows"][0]["user"], "alice");
 
+    // The same through the contest pages' forms: the students' table follows at once.
+    // ureq's own error type, in a test.
+    #[allow(clippy::result_large_err)]
+    let form = |path: &str, token: &str| {
+        ureq::post(&format!("{}{path}", d.url))
+            .set("Authorization", &format!("Bearer {token}"))
+            .send_form(&[])
+    };
+    let r = form("/contests/live/freeze", ADMIN).expect("the freeze form");
+    assert_eq!(r.status(), 200);
+    let (_, student) = d.get("/api/v1/contests/live/standings", Some(BOB));
+    assert_eq!(student["frozen"], true, "frozen again from the page");
+    let r = form("/contests/live/unfreeze", ADMIN).expect("the unfreeze form");
+    assert_eq!(r.status(), 200);
+    let (_, student) = d.get("/api/v1/contests/live/standings", Some(BOB));
+    assert_eq!(student["frozen"], false, "unfrozen from the page");
+    // A student gets the admin-only page's 403, not the form's effect.
+    match form("/contests/live/freeze", ALICE) {
+        Err(ureq::Error::Status(403, _)) => {}
+        other => panic!("a student froze the standings: {other:?}"),
+    }
+    let (code, page) = d.get_text("/admin/rejudgings", Some(ALICE));
+    assert_eq!(code, 403, "{page}");
+    assert!(page.contains("this page is for admins"), "{page}");
+
     // A cancelled rejudging changes nothing and cannot be applied.
     let (code, r) = d.post_json(
         "/api/v1/admin/rejudgings",
