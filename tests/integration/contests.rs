@@ -510,11 +510,29 @@ fn wait_rejudged(d: &crate::daemon::Daemon, id: i64) -> Value {
 #[test]
 fn a_contest_end_to_end_over_http() {
     require_root!();
+    contest_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn a_contest_end_to_end_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    contest_over_http(Some(&cluster.database()));
+}
+
+/// The whole contest over HTTP with a daemon on `database` (`None`: a SQLite file).
+fn contest_over_http(database: Option<&str>) {
     let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
     // A second problem for the contest that has not started (its problems are hidden).
     let problems = site.path().join("problems");
     let copy = std::process::Command::new("cp")
