@@ -60,6 +60,18 @@ pub struct Global {
     /// Configuration layered over the built-in defaults (see config.toml).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Colours on stdout: `auto` on a terminal unless NO_COLOR is set (CLICOLOR_FORCE forces
+    /// them), `always`, or `never`. The same in every command.
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
+    pub color: Color,
+}
+
+/// When to colour output (`--color`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
 }
 
 impl Global {
@@ -81,6 +93,11 @@ fn main() {
         ojd::sandbox::keeper::main();
     }
     let cli = Cli::parse();
+    anstream::ColorChoice::write_global(match cli.global.color {
+        Color::Auto => anstream::ColorChoice::Auto,
+        Color::Always => anstream::ColorChoice::Always,
+        Color::Never => anstream::ColorChoice::Never,
+    });
     let code = match cli.command.run(&cli.global) {
         Ok(code) => code,
         Err(e) => {
@@ -147,10 +164,10 @@ pub fn load_problem(dir: &Path) -> Option<ojd::problem::Problem> {
         .ok()
 }
 
-/// Colours on stdout: only on a terminal, and never when `NO_COLOR` is set (no-color.org).
+/// Whether to colour stdout, by `--color` and, for `auto`, the terminal and the environment
+/// (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`, `TERM=dumb`), as anstream decides it.
 pub fn color_stdout() -> bool {
-    use std::io::IsTerminal;
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
 }
 
 /// A one-line progress bar on stderr, drawn only on a terminal.

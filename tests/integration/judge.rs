@@ -508,3 +508,45 @@ fn without_isolation_it_still_judges_drops_root_and_warns() {
         "programs must not run as root: {text}"
     );
 }
+
+#[test]
+fn colours_follow_the_color_flag_and_no_color_in_every_command() {
+    require_root!();
+    let file = sub("accepted/ac.c");
+    let file = file.to_str().unwrap();
+    let problem = aplusb();
+    let problem = problem.to_str().unwrap();
+    // (extra arguments, environment, whether the output is coloured); stdout is a pipe.
+    let table: &[(&[&str], &[(&str, &str)], bool)] = &[
+        (&[], &[], false),
+        (&["--color", "always"], &[], true),
+        (&["--color", "always"], &[("NO_COLOR", "1")], true),
+        (&[], &[("CLICOLOR_FORCE", "1")], true),
+        (&[], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], false),
+        (&["--color", "never"], &[("CLICOLOR_FORCE", "1")], false),
+    ];
+    for &(args, env, coloured) in table {
+        // `ojd verify` takes the same path (tests/integration/verify.rs checks it too).
+        for command in [&["judge", problem, file][..]] {
+            let mut cmd = common::ojd();
+            cmd.args(command)
+                .args(args)
+                .env_remove("NO_COLOR")
+                .env_remove("CLICOLOR_FORCE");
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            let out = cmd.output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                stdout.contains("AC"),
+                "{command:?} {args:?} {env:?}: {stdout}"
+            );
+            assert_eq!(
+                stdout.contains("\x1b["),
+                coloured,
+                "{command:?} {args:?} {env:?}: {stdout:?}"
+            );
+        }
+    }
+}

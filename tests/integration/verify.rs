@@ -559,3 +559,25 @@ fn a_verdict_that_hangs_on_the_limit_is_reported_as_sensitive() {
         "{warnings:#?}"
     );
 }
+
+#[test]
+fn colours_follow_the_color_flag_over_no_color() {
+    require_root!();
+    let f = Fixture::new();
+    // stdout is a pipe: no colours by default, whatever NO_COLOR says `--color always` wins.
+    for (args, coloured) in [(&[][..], false), (&["--color", "always"][..], true)] {
+        let out = common::ojd()
+            .arg("verify")
+            .arg(f.problem())
+            .arg("--config")
+            .arg(f.path("config.toml"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env_remove("CLICOLOR_FORCE")
+            .output()
+            .expect("ojd runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("all as expected"), "{args:?}: {stdout}");
+        assert_eq!(stdout.contains("\x1b["), coloured, "{args:?}: {stdout:?}");
+    }
+}
