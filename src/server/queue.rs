@@ -458,19 +458,25 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
     let (report, message) = match outcome {
         Ok(report) => (report, String::new()),
         Err(message) => {
-            log(&format!("submission {id}: judge error: {message}"));
             app.metrics.judge_errors.fetch_add(1, Ordering::Relaxed);
             (judge_error_report(&claim), message)
         }
     };
     let verdict = report.verdict;
+    // The judge error's cause goes into the store with the verdict and into the log line.
+    let cause = message.clone();
     match store_verdict(app, id, attempt, report, message).await {
         Some(true) => {
-            log(&format!(
-                "submission {id}: {} in {} ms",
-                verdict.code(),
-                started.elapsed().as_millis()
-            ));
+            super::logging::judged(&super::logging::Judged {
+                submission: id,
+                user: &claim.user,
+                problem: &claim.problem,
+                language: &claim.language,
+                verdict: verdict.code(),
+                time_ms: started.elapsed().as_millis(),
+                host: &app.host,
+                cause: &cause,
+            });
             app.metrics.record(verdict, started.elapsed());
             app.hub.end(id, Live::Done { id });
         }
@@ -479,15 +485,32 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
             // the newer claim stores its own.
             app.metrics.stale_verdicts.fetch_add(1, Ordering::Relaxed);
             log(&format!(
-                "submission {id}: verdict not stored, the claim is no longer current"
+                "submission {id}: verdict not stored, the claim is no longer current{}",
+                judge_error_suffix(&cause)
             ));
             app.hub.end(id, Live::Requeued { id });
         }
         None => {
             // Left `judging` under this host: its lease runs out (or this host's next start
             // requeues it) and it is judged again.
+            // (store_verdict said so; only a judge error's cause is still to be logged.)
+            if !cause.is_empty() {
+                log(&format!(
+                    "submission {id}: judge error (not stored): {cause}"
+                ));
+            }
             app.hub.end(id, Live::Requeued { id });
         }
+    }
+}
+
+/// `" (judge error: CAUSE)"` for a log line about a judge error whose verdict was not stored, so
+/// its cause is never lost from the log; empty for any other verdict.
+fn judge_error_suffix(cause: &str) -> String {
+    if cause.is_empty() {
+        String::new()
+    } else {
+        format!(" (judge error: {cause})")
     }
 }
 

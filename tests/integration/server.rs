@@ -450,10 +450,33 @@ fn pages_render_the_statement_and_a_submission() {
     ] {
         assert!(queued.contains(field), "{field} in {queued}");
     }
-    assert!(
-        log.contains(&format!("submission {id}: WA in ")),
-        "the verdict is logged: {log}"
-    );
+    let judged = log
+        .lines()
+        .find(|l| l.contains(" judged ") && l.contains(&format!("submission={id} ")))
+        .unwrap_or_else(|| panic!("no judged event for {id}: {log}"));
+    for field in [
+        "verdict=\"WA\"",
+        "user=\"alice\"",
+        "time_ms=",
+        "host=",
+        " INFO ",
+    ] {
+        assert!(judged.contains(field), "{field} in {judged}");
+    }
+
+    // A judge error is logged with its cause, as a warning: an answer file gone after start.
+    std::fs::remove_file(site.path().join("problems/aplusb/tests/02-many.ans")).expect("remove");
+    let id = d.submit_file(ALICE, &common::testdata("aplusb/submissions/accepted/ac.c"));
+    let done = d.wait_done(id, ALICE, JUDGED_WITHIN);
+    assert_eq!(done["verdict"], "JE", "{done}");
+    let log = d.log();
+    let judged = log
+        .lines()
+        .find(|l| l.contains(" judged ") && l.contains(&format!("submission={id} ")))
+        .unwrap_or_else(|| panic!("no judged event for {id}: {log}"));
+    for field in ["verdict=\"JE\"", " WARN ", "cause=", "02-many"] {
+        assert!(judged.contains(field), "{field} in {judged}");
+    }
 }
 
 /// Opens the daemon's database read-only, for checks.
