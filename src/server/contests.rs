@@ -83,7 +83,7 @@ impl Registry {
                 .collect(),
         });
         *self.loaded.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
-        self.standings.invalidate();
+        self.standings.reset();
         loaded
     }
 
@@ -233,11 +233,13 @@ pub fn attempts(
             let result = match (s.verdict, s.judging) {
                 (Some(verdict), Some(judging)) => {
                     let groups = match needs_groups(app, c, &s.problem) {
-                        Some(p) => app
-                            .store
-                            .judging(judging)?
-                            .map(|j| group_scores(&p, &j.tests))
-                            .unwrap_or_default(),
+                        Some(p) => app.contests.standings.groups_of(judging, || {
+                            Ok(app
+                                .store
+                                .judging(judging)?
+                                .map(|j| group_scores(&p, &j.tests))
+                                .unwrap_or_default())
+                        })?,
                         None => Vec::new(),
                     };
                     Some(Judged {

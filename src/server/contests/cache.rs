@@ -66,6 +66,10 @@ struct Inner {
 pub struct Cache {
     ttl: Duration,
     inner: Mutex<Inner>,
+    /// IOI group scores per finished judging: a judging's results never change once stored, so
+    /// a recomputed table reads only the judgings it has not seen (until a reload, which may
+    /// change a problem's groups).
+    groups: Mutex<HashMap<i64, Vec<u32>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -78,6 +82,7 @@ impl Cache {
         Cache {
             ttl,
             inner: Mutex::new(Inner::default()),
+            groups: Mutex::new(HashMap::new()),
         }
     }
 
@@ -86,6 +91,26 @@ impl Cache {
         let mut g = lock(&self.inner);
         g.tables.clear();
         g.unfrozen.clear();
+    }
+
+    /// Forgets the tables and the group scores too (a reload: groups may have changed).
+    pub fn reset(&self) {
+        self.invalidate();
+        lock(&self.groups).clear();
+    }
+
+    /// The group scores of finished judging `judging`, computed by `compute` the first time.
+    pub fn groups_of(
+        &self,
+        judging: i64,
+        compute: impl FnOnce() -> Result<Vec<u32>, StoreError>,
+    ) -> Result<Vec<u32>, StoreError> {
+        if let Some(g) = lock(&self.groups).get(&judging) {
+            return Ok(g.clone());
+        }
+        let g = compute()?;
+        lock(&self.groups).insert(judging, g.clone());
+        Ok(g)
     }
 
     /// Drops everything if a verdict was stored since the last look.
@@ -226,6 +251,25 @@ mod tests {
         assert_eq!(computed.get(), 4, "and so does an invalidation");
         let json = get(Some(5)).json.clone();
         assert!(json.starts_with(b"{\"scoring\":\"icpc\""), "{json:?}");
+    }
+
+    #[test]
+    fn group_scores_are_read_once_per_judging_until_a_reset() {
+        let cache = Cache::new(Duration::from_secs(1));
+        let reads = std::cell::Cell::new(0);
+        let read = |v: u32| {
+            reads.set(reads.get() + 1);
+            Ok(vec![v, 0])
+        };
+        assert_eq!(cache.groups_of(7, || read(30)).expect("groups"), [30, 0]);
+        assert_eq!(cache.groups_of(7, || read(99)).expect("groups"), [30, 0]);
+        assert_eq!(cache.groups_of(8, || read(50)).expect("groups"), [50, 0]);
+        assert_eq!(reads.get(), 2);
+        cache.invalidate();
+        assert_eq!(cache.groups_of(7, || read(99)).expect("groups"), [30, 0]);
+        cache.reset();
+        assert_eq!(cache.groups_of(7, || read(40)).expect("groups"), [40, 0]);
+        assert_eq!(reads.get(), 3);
     }
 
     #[test]
