@@ -133,10 +133,17 @@ impl Calibration {
     }
 }
 
-/// The rule: `slowest × multiplier`, rounded up to the resolution (never zero).
+/// The rule with `opts`' multiplier and resolution; see [`kattis_limit`].
 pub fn propose(slowest: Duration, opts: &CalibrateOptions) -> Duration {
-    let res = opts.resolution.as_nanos().max(1);
-    let raw = slowest.mul_f64(opts.multiplier).as_nanos();
+    kattis_limit(slowest, opts.multiplier, opts.resolution)
+}
+
+/// Kattis's time-limit rule, the one place it is computed (`ojd calibrate` and the import of a
+/// Kattis package without a time limit): `slowest × multiplier`, rounded up to `resolution`,
+/// never zero.
+pub fn kattis_limit(slowest: Duration, multiplier: f64, resolution: Duration) -> Duration {
+    let res = resolution.as_nanos().max(1);
+    let raw = slowest.mul_f64(multiplier).as_nanos();
     let steps = raw.div_ceil(res).max(1);
     Duration::from_nanos((steps * res) as u64)
 }
@@ -420,6 +427,13 @@ mod tests {
         assert_eq!(p(500), 1000);
         let o = CalibrateOptions::default();
         assert_eq!(propose(Duration::from_millis(501), &o).as_millis(), 2000);
+        // The legacy Kattis multiplier, as the import uses it: whole seconds, at least one.
+        let s = Duration::from_secs(1);
+        let k = |ms, m| kattis_limit(Duration::from_millis(ms), m, s).as_millis();
+        assert_eq!(k(0, 5.0), 1000);
+        assert_eq!(k(200, 5.0), 1000);
+        assert_eq!(k(201, 5.0), 2000);
+        assert_eq!(k(1400, 2.0), 3000);
     }
 
     #[test]

@@ -756,8 +756,9 @@ pub fn import(
                 "{f}: does not compile here (or its toolchain is missing), so it does not count for the time limit"
             ));
         }
-        let ms = slowest.as_secs_f64() * 1000.0 * multiplier;
-        manifest.time_limit_ms = ((ms / 1000.0).ceil().max(1.0) * 1000.0) as u64;
+        manifest.time_limit_ms =
+            crate::calibrate::kattis_limit(slowest, multiplier, std::time::Duration::from_secs(1))
+                .as_millis() as u64;
         warnings.push(format!(
             "time limit {} ms from the slowest accepted submission ({} ms) times {multiplier}, rounded up to a second",
             manifest.time_limit_ms,

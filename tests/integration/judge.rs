@@ -517,7 +517,8 @@ fn colours_follow_the_color_flag_and_no_color_in_every_command() {
     let problem = aplusb();
     let problem = problem.to_str().unwrap();
     // (extra arguments, environment, whether the output is coloured); stdout is a pipe.
-    let table: &[(&[&str], &[(&str, &str)], bool)] = &[
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], bool);
+    let table: &[Case<'_>] = &[
         (&[], &[], false),
         (&["--color", "always"], &[], true),
         (&["--color", "always"], &[("NO_COLOR", "1")], true),
