@@ -972,6 +972,68 @@ fn contest_over_http(database: Option<&str>) {
     assert_eq!(d.wait_done(bob_id, BOB, JUDGED_WITHIN)["verdict"], "WA");
 }
 
+/// IOI standings through the daemon on a problem with scoring groups: the sum over groups of
+/// each group's best score across a student's submissions (IOI 2017), not the best submission.
+#[test]
+fn ioi_groups_best_across_submissions_over_http() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    write_contest(
+        contests.path(),
+        "ioi",
+        now_ms() - 600_000,
+        "2h",
+        "scoring = \"ioi\"",
+        "aplusb",
+    );
+    let package = site.path().join("problems/aplusb");
+    let toml = package.join("problem.toml");
+    let mut text = std::fs::read_to_string(&toml).expect("problem.toml");
+    text.push_str(
+        "\n[[group]]\nname = \"big\"\npoints = 40\ntests = [\"01\"]\n\
+         [[group]]\nname = \"many\"\npoints = 60\ntests = [\"02\"]\n",
+    );
+    std::fs::write(&toml, text).expect("groups");
+    let answer = |name: &str| package.join(format!("tests/{name}.ans"));
+    let (big, many) = (
+        std::fs::read_to_string(answer("01-big")).expect("answer"),
+        std::fs::read_to_string(answer("02-many")).expect("answer"),
+    );
+    // The first submission is judged against a broken 01-big: only "many" passes.
+    std::fs::write(answer("01-big"), format!("0\n{big}")).expect("break");
+    let d = site.start();
+    let (code, a) = submit(&d, ALICE, Some("ioi"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let first = d.wait_done(a["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
+    assert_eq!(first["score"], 60, "{first}");
+    // The second against a broken 02-many: only "big" passes.
+    std::fs::write(answer("01-big"), &big).expect("fix");
+    std::fs::write(answer("02-many"), format!("0\n{many}")).expect("break");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (code, b) = submit(&d, ALICE, Some("ioi"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{b}");
+    let second = d.wait_done(b["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
+    assert_eq!(second["score"], 40, "{second}");
+    let (code, s) = d.get("/api/v1/contests/ioi/standings", Some(BOB));
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["scoring"], "ioi", "{s}");
+    let row = &s["rows"][0];
+    assert_eq!(
+        (
+            row["user"].as_str(),
+            row["score"].as_i64(),
+            row["cells"][0]["score"].as_i64()
+        ),
+        (Some("alice"), Some(100), Some(100)),
+        "40 from the second plus 60 from the first: {s}"
+    );
+}
+
 /// The diff table of a rejudging report, as text (printed by the test).
 fn ojd_table(r: &Value) -> String {
     let mut out = format!(
