@@ -352,6 +352,9 @@ fn generate_in(
     limits.wall = limits.cpu * 2;
     limits.memory = limits.memory.max(1 << 30);
     let total = problem.tests.len();
+    // --check: tests whose answers.lock record no longer matches (the reference was edited, if
+    // only reformatted, or an input changed): the answers may be right, the lock is stale.
+    let mut unrecorded = Vec::new();
     for (i, t) in problem.tests.iter().enumerate() {
         progress(i, total, &t.name);
         let input_path = input_of(&t.name);
@@ -363,6 +366,9 @@ fn generate_in(
         let fresh = old_lock
             .get(&t.name)
             .is_some_and(|(k, a)| *k == key && Some(a) == committed_hash.as_ref());
+        if opts.check && !fresh {
+            unrecorded.push(t.name.clone());
+        }
         if fresh && !opts.force && !opts.check {
             lock.insert(t.name.clone(), old_lock[&t.name].clone());
             summary.answers_unchanged += 1;
@@ -421,6 +427,12 @@ fn generate_in(
     progress(total, total, "");
     if !opts.check && lock != old_lock {
         write_lock(&lock_path, &lock).map_err(cx.io(format!("write {}", lock_path.display())))?;
+    }
+    if opts.check && lock_path.is_file() && !unrecorded.is_empty() {
+        summary.differences.push(format!(
+            "{LOCK_FILE}: out of date for {} (the reference solution or the input changed since `ojd gen`, which refreshes it)",
+            unrecorded.join(", ")
+        ));
     }
     if opts.check {
         let stale: Vec<&String> = old_lock

@@ -581,3 +581,28 @@ fn colours_follow_the_color_flag_over_no_color() {
         assert_eq!(stdout.contains("\x1b["), coloured, "{args:?}: {stdout:?}");
     }
 }
+
+#[test]
+fn a_reformatted_reference_makes_the_answers_lock_stale_until_gen() {
+    require_root!();
+    let f = Fixture::new();
+    // Same program, different text: the answers are right but answers.lock no longer records
+    // them for this reference, so `gen --check` (which verify runs) must say so.
+    f.edit("solution.c", |s| format!("/* reformatted */\n{s}"));
+    let r = f.verify(&[]);
+    assert_eq!(
+        r.code, 2,
+        "a stale lock is a package error:\n{}{}",
+        r.stdout, r.stderr
+    );
+    assert!(
+        r.stdout.contains("answers.lock: out of date for ")
+            || r.stderr.contains("answers.lock: out of date for "),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    f.gen();
+    let r = f.verify(&[]);
+    assert_eq!(r.code, 0, "after gen:\n{}{}", r.stdout, r.stderr);
+}
