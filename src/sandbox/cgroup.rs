@@ -70,7 +70,15 @@ fn write(path: &Path, value: &str) -> Result<(), String> {
         .map_err(|e| format!("failed to write {value:?} to {}: {e}", path.display()))
 }
 
+/// Reads a control file from its start: one `pread` for the short files the keeper reads around
+/// every run (a seek and a read loop would cost five system calls each).
 fn read_to_string(f: &mut File) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = [0u8; 1024];
+    let n = f.read_at(&mut buf, 0).ok()?;
+    if n < buf.len() {
+        return String::from_utf8(buf[..n].to_vec()).ok();
+    }
     let mut s = String::new();
     f.seek(SeekFrom::Start(0)).ok()?;
     f.read_to_string(&mut s).ok()?;
@@ -279,11 +287,20 @@ impl Cgroup {
     }
 
     /// Sets the run's limits and resets the peak; returns the counters to difference against.
-    pub fn prepare(&mut self, memory_limit: u64, processes: u32) -> Result<Baseline, String> {
+    /// `kept` is memory of the keeper that reclaim cannot free (its copies of programs in
+    /// tmpfs): the baseline is reclaimed only when it exceeds that by [`RECLAIM_ABOVE`].
+    pub fn prepare(
+        &mut self,
+        memory_limit: u64,
+        processes: u32,
+        kept: u64,
+    ) -> Result<Baseline, String> {
+        let reclaim_above = RECLAIM_ABOVE + kept;
         let oom_kills = self.oom_kills();
         let cpu = self.cpu_usage();
-        // The keeper and init count as two tasks of the pids controller.
-        let pids_max = (processes + 2).to_string();
+        // The keeper, the holder of its pid namespace and init count as tasks of the pids
+        // controller.
+        let pids_max = (processes + 3).to_string();
         let written = &mut self.written;
         let memory = match &mut self.kind {
             Kind::V1 {
@@ -294,7 +311,7 @@ impl Cgroup {
                 ..
             } => {
                 let mut base = read_u64(usage).unwrap_or(0);
-                if base > RECLAIM_ABOVE {
+                if base > reclaim_above {
                     // Page cache of earlier runs (a compiler reads hundreds of MiB) would widen
                     // the next run's limit; reclaim it. Only the keeper's own pages remain.
                     let _ = write(&memory.join("memory.force_empty"), "0");
@@ -325,7 +342,7 @@ impl Cgroup {
                         .unwrap_or(0)
                 };
                 let mut base = current(dir);
-                if base > RECLAIM_ABOVE {
+                if base > reclaim_above {
                     let _ = write(&dir.join("memory.reclaim"), &base.to_string());
                     base = current(dir);
                 }

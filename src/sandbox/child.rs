@@ -1,5 +1,5 @@
-//! What runs in the processes a keeper forks for one run: *init* (PID 1 of the run's pid
-//! namespace: chroot, seccomp listener, reaping, report) and the *program* (rlimits, uid drop,
+//! What runs in the processes a keeper forks for one run: *init* (the run's child subreaper in
+//! the keeper's pid namespace: chroot, seccomp listener, reaping, report) and the *program* (rlimits, uid drop,
 //! no_new_privs, exec). Everything they need is prepared before the fork ([`Prepared`]).
 
 use std::ffi::CString;
@@ -26,7 +26,7 @@ pub(super) struct Prepared {
     pub(super) gid: u32,
 }
 
-pub(super) const SETUP_STAGES: &[&str] = &["chroot", "fork", "seccomp", "mount /proc"];
+pub(super) const SETUP_STAGES: &[&str] = &["chroot", "fork", "seccomp"];
 
 impl Prepared {
     pub(super) fn new(
@@ -214,18 +214,19 @@ pub(super) fn fail_setup(report: RawFd, stage: u32) -> ! {
     unsafe { libc::_exit(1) }
 }
 
-/// PID 1 of the run's pid namespace: enters the root, forks the program, serves its seccomp
+/// The run's init (its child subreaper, in the keeper's pid namespace): enters the root, forks the program, serves its seccomp
 /// listener, reaps it, reports.
 pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> ! {
     let report = report.as_raw_fd();
     // SAFETY (whole function): we are the only thread of a fresh child; every pointer passed to
     // libc is a local or a CString prepared before clone.
     unsafe {
-        // If the keeper dies, the run dies with it (and with init, its whole namespace). The
-        // keeper is single-threaded, so "parent thread exits" means the keeper exits.
+        // If the keeper dies, the run dies with it (and with the holder, the keeper's whole pid
+        // namespace). The keeper is single-threaded, so "parent thread exits" means it exits.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        // (In a pid namespace getppid() is 0 for init, so the lost-race check works only
-        // without one; the window between clone and prctl is a few instructions.)
+        // (In the keeper's pid namespace getppid() is 0 for init, its parent being outside, so
+        // the lost-race check works only without one; there an init orphaned before the prctl
+        // goes to the holder, which dies with the keeper and takes the namespace with it.)
         if !run.mode.namespaces && libc::getppid() == 1 {
             libc::_exit(1);
         }
@@ -234,14 +235,10 @@ pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> !
         {
             fail_setup(report, 0);
         }
-        if run.mode.namespaces && !fresh_proc() {
-            fail_setup(report, 3);
-        }
-        // Without a pid namespace, orphans of the program come back to init (not to the host's
-        // init), so that init can kill and reap every one of them at the end.
-        if !run.mode.namespaces {
-            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
-        }
+        // Orphans of the program come back to init (not to the holder of the keeper's pid
+        // namespace, nor to the host's init), so that init kills and reaps every one of them at
+        // the end and their CPU time reaches the keeper's wait4.
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
         let mut exec_pipe = [0; 2];
         if libc::pipe2(exec_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             fail_setup(report, 1);
@@ -290,44 +287,15 @@ pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> !
             r.exec_errno = e;
         }
         r.send(report);
-        // Exiting kills whatever the program left behind in the namespace.
         libc::_exit(0)
     }
-}
-
-/// Replaces the root's `/proc` with one of this run's pid namespace (it shows only the run's
-/// processes, `hidepid=2`), and hides the kernel's command line (a host path, boot options).
-///
-/// # Safety
-/// Must run in init, after chroot into the keeper's root, before the program is forked.
-unsafe fn fresh_proc() -> bool {
-    let proc_ = c"/proc";
-    libc::umount2(proc_.as_ptr(), libc::MNT_DETACH);
-    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
-    let data = c"hidepid=2";
-    if libc::mount(
-        c"proc".as_ptr(),
-        proc_.as_ptr(),
-        c"proc".as_ptr(),
-        flags,
-        data.as_ptr() as *const libc::c_void,
-    ) != 0
-    {
-        return false;
-    }
-    libc::mount(
-        c"/dev/null".as_ptr(),
-        c"/proc/cmdline".as_ptr(),
-        std::ptr::null(),
-        libc::MS_BIND,
-        std::ptr::null(),
-    ) == 0
 }
 
 /// Kills every process the program left and reaps them all (init's wait4 adds their CPU time
 /// to init's own children's time, which the keeper reads).
 ///
-/// In a pid namespace `kill(-1)` from init reaches exactly the run's processes. Without one,
+/// In the keeper's pid namespace `kill(-1)` from init reaches exactly the run's processes (all
+/// but init and the namespace's holder, its PID 1; runs of a keeper never overlap). Without one,
 /// init is a child subreaper: it kills its children until none is left, and when programs run
 /// as a uid of their own, a helper with that uid also kills every process of the uid.
 ///
@@ -341,6 +309,16 @@ pub(super) unsafe fn kill_and_reap_all(run: &Prepared) {
     // just died (reparented to init before it became reapable) are killed in the next round.
     for round in 0..100_000 {
         if run.mode.namespaces {
+            // Orphans come back to init (a subreaper), so no child means nothing of the run is
+            // left: the common case costs one wait4 instead of a kill(-1), which walks every
+            // process of the host.
+            let mut status = 0;
+            let flags = libc::__WALL | libc::WNOHANG;
+            if libc::wait4(-1, &mut status, flags, std::ptr::null_mut()) < 0
+                && errno() == libc::ECHILD
+            {
+                return;
+            }
             libc::kill(-1, libc::SIGKILL);
         } else {
             if run.mode.drop_uid && round < 2 {
@@ -408,7 +386,7 @@ pub(super) unsafe fn serve_listener(pidfd: RawFd, mut listener: RawFd, r: &mut I
             let got = libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut req);
             if got == 0 && r.forbidden_nr < 0 {
                 r.forbidden_nr = req.data.nr as i64;
-                // kill(-1) from init reaches every process of this namespace but init.
+                // kill(-1) from init reaches every process of the run but init.
                 libc::kill(-1, libc::SIGKILL);
             }
         } else if listener >= 0 && fds[1].revents != 0 {

@@ -16,6 +16,8 @@ use super::cgroup::Cgroup;
 use super::child::{
     init_main, kill_and_reap_all, Filters, InitReport, Mode, Prepared, SETUP_STAGES,
 };
+use super::pidns::PidNs;
+use super::progs::ProgStore;
 use super::protocol::{KeeperConfig, Request, Response};
 use super::root::{empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch};
 use super::seccomp;
@@ -31,10 +33,19 @@ struct Keeper {
     /// The box as the keeper sees it (inside its root, or a plain folder without namespaces).
     box_dir: PathBuf,
     tmp_dir: PathBuf,
-    /// Per-run binds currently mounted: (inside, host, writable).
+    /// Per-run binds of the last run: (inside, host, writable).
     binds: Vec<(PathBuf, PathBuf, bool)>,
+    /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
+    /// a copy in `progs` when there is one.
+    mounted: Vec<(PathBuf, PathBuf, bool)>,
+    /// Copies of the folders bound read-only at `/prog` (with namespaces).
+    progs: Option<ProgStore>,
     cgroup: Option<Cgroup>,
     namespaces: bool,
+    /// The keeper's pid namespace (with namespaces): every run's init is born in it.
+    pidns: Option<PidNs>,
+    /// `/proc/self/net/unix` of the keeper's current network namespace, kept open.
+    net_unix: Option<fs::File>,
     /// Running as root: programs drop to the keeper's uid even without namespaces.
     root: bool,
     /// The deny list reporting to a listener, and the same list killing outright (fallback).
@@ -106,6 +117,8 @@ impl Keeper {
         let _ = fs::write("/proc/self/oom_score_adj", "-1000");
         let mut cgroup = None;
         let mut namespaces = false;
+        let mut pidns = None;
+        let mut progs = None;
         if config.isolate && root {
             let name = format!("ojd-keeper-{}", std::process::id());
             match Cgroup::create_and_join(&name) {
@@ -117,8 +130,14 @@ impl Keeper {
                     "cgroups unavailable ({e}): memory is limited by RLIMIT_AS and CPU time by RLIMIT_CPU only"
                 )),
             }
-            match prepare_root(&config) {
-                Ok(()) => namespaces = true,
+            match prepare_root(&config)
+                .and_then(|store| Ok((store, PidNs::start(&config.root_dir)?)))
+            {
+                Ok((store, ns)) => {
+                    namespaces = true;
+                    progs = Some(store);
+                    pidns = Some(ns);
+                }
                 Err(e) => caps.warnings.push(format!(
                     "namespaces unavailable ({e}): programs see the host filesystem and network"
                 )),
@@ -163,8 +182,12 @@ impl Keeper {
                 box_dir,
                 tmp_dir,
                 binds: Vec::new(),
+                mounted: Vec::new(),
+                progs,
                 cgroup,
                 namespaces,
+                pidns,
+                net_unix: None,
                 root,
                 filters,
                 ncpu,
@@ -186,16 +209,17 @@ impl Keeper {
         let prepared = Prepared::new(spec, &self.config, mode, &self.box_dir, &self.binds)?;
         let limits = &spec.limits;
         let baseline = match &mut self.cgroup {
-            Some(c) => Some(c.prepare(limits.memory, limits.processes)?),
+            Some(c) => {
+                let kept = self.progs.as_ref().map_or(0, ProgStore::bytes);
+                Some(c.prepare(limits.memory, limits.processes, kept)?)
+            }
             None => None,
         };
         let (report_r, report_w) = pipe()?;
-        let mut flags = libc::SIGCHLD as libc::c_ulong;
-        if self.namespaces {
-            // A pid namespace per run. Network namespaces are not made per run (creating and
-            // tearing one down costs about 5 ms here); see `fresh_network` instead.
-            flags |= libc::CLONE_NEWPID as libc::c_ulong;
-        }
+        // With namespaces, init is born in the keeper's pid namespace (see `pidns`): no
+        // namespace and no `/proc` mount per run. Network namespaces are not made per run
+        // either (creating and tearing one down costs about 5 ms here); see `fresh_network`.
+        let flags = libc::SIGCHLD as libc::c_ulong;
         let keeper_before = own_cpu();
         let start = Instant::now();
         // SAFETY: a raw clone without a new stack behaves like fork; the keeper is single-threaded,
@@ -211,7 +235,8 @@ impl Keeper {
         }
         drop(report_w);
         let killed_by = self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
-        let mut status = 0;
+        // Not a clean exit until wait4 says so.
+        let mut status = -1;
         // SAFETY: rusage is plain data the kernel fills.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         loop {
@@ -222,8 +247,15 @@ impl Keeper {
             }
         }
         let wall_time = start.elapsed();
+        // Init that exited by itself killed and reaped everything the run left. One that was
+        // killed (a limit) left the run's processes to the holder, which kills and reaps them
+        // before anything of the run is read or the next run starts.
+        let init_clean = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        if let (Some(ns), false) = (&self.pidns, init_clean) {
+            ns.clean()?;
+        }
         if self.namespaces {
-            fresh_network()?;
+            self.fresh_network()?;
         }
         if !self.namespaces {
             // SAFETY: init was reaped; the keeper is a subreaper in this mode.
@@ -356,10 +388,36 @@ impl Keeper {
             self.binds = wanted;
             return Ok(());
         }
-        if wanted == self.binds {
+        for (inside, _, _) in &wanted {
+            let name = inside.strip_prefix("/").unwrap_or(inside);
+            if !["prog", "data"].iter().any(|m| Path::new(m) == name) {
+                return Err(format!(
+                    "bind target {} must be /prog or /data",
+                    inside.display()
+                ));
+            }
+        }
+        // A read-only /prog is bound from the keeper's copy of the folder (checked against the
+        // host folder on every run), so that no host path shows inside.
+        let sources: Vec<(PathBuf, PathBuf, bool)> = wanted
+            .iter()
+            .map(|(inside, host, writable)| {
+                let copy = match (&mut self.progs, *writable) {
+                    (Some(store), false) if inside == Path::new("/prog") => store.source(host),
+                    _ => None,
+                };
+                (
+                    inside.clone(),
+                    copy.unwrap_or_else(|| host.clone()),
+                    *writable,
+                )
+            })
+            .collect();
+        self.binds = wanted;
+        if sources == self.mounted {
             return Ok(());
         }
-        for (inside, _, _) in std::mem::take(&mut self.binds) {
+        for (inside, _, _) in std::mem::take(&mut self.mounted) {
             let target = self
                 .config
                 .root_dir
@@ -368,16 +426,10 @@ impl Keeper {
             // SAFETY: a valid path string.
             unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
         }
-        for (inside, host, writable) in &wanted {
-            let name = inside.strip_prefix("/").unwrap_or(inside);
-            if !["prog", "data"].iter().any(|m| Path::new(m) == name) {
-                return Err(format!(
-                    "bind target {} must be /prog or /data",
-                    inside.display()
-                ));
-            }
-            bind(host, &self.config.root_dir.join(name), *writable)?;
-            self.binds.push((inside.clone(), host.clone(), *writable));
+        for (inside, source, writable) in sources {
+            let name = inside.strip_prefix("/").unwrap_or(&inside);
+            bind(&source, &self.config.root_dir.join(name), writable)?;
+            self.mounted.push((inside, source, writable));
         }
         Ok(())
     }
@@ -409,16 +461,14 @@ impl Keeper {
                 Some(LimitKind::Cpu)
             } else if wall >= limits.wall {
                 Some(LimitKind::Wall)
-            } else if run.output_bytes().0 > limits.output
-                || over_allocated(run.output_bytes().1, limits.output)
-            {
+            } else if output_over(run.output_bytes(), limits.output) {
                 Some(LimitKind::Output)
             } else {
                 None
             };
             if verdict.is_some() {
-                // SAFETY: kills our own child; with a pid namespace the kernel takes every
-                // process of the run down with its init.
+                // SAFETY: kills our own child; with namespaces the holder then kills what the
+                // run left in the keeper's pid namespace (`PidNs::clean`).
                 unsafe { libc::kill(pid, libc::SIGKILL) };
                 if !self.namespaces {
                     // Without a pid namespace, the program's session is the best handle; what
@@ -469,19 +519,43 @@ impl Keeper {
     }
 }
 
-/// Gives the keeper (and so the next run) a new, empty network namespace when the run left any
-/// socket alive in the current one (an abstract socket kept in an SCM_RIGHTS cycle outlives
-/// every process), so that no later run, submission or checker can reach it. Runs that leave
-/// nothing, nearly all, cost one read of `/proc/self/net/unix`. SysV IPC and POSIX message
-/// queues are denied by seccomp, so the keeper's ipc namespace stays empty.
-fn fresh_network() -> Result<(), String> {
-    let sockets =
-        fs::read_to_string("/proc/self/net/unix").map_or(true, |t| t.lines().nth(1).is_some());
-    // SAFETY: unshare affects only this single-threaded process.
-    if sockets && unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
-        return Err(os_err("unshare a new network namespace"));
+impl Keeper {
+    /// Gives the keeper (and so the next run) a new, empty network namespace when the run left
+    /// any socket alive in the current one (an abstract socket kept in an SCM_RIGHTS cycle
+    /// outlives every process), so that no later run, submission or checker can reach it. Runs
+    /// that leave nothing, nearly all, cost one `pread` of `/proc/self/net/unix` (kept open: it
+    /// lists the sockets of the namespace it was opened in, so it is reopened after a move).
+    /// SysV IPC and POSIX message queues are denied by seccomp, so the keeper's ipc namespace
+    /// stays empty.
+    fn fresh_network(&mut self) -> Result<(), String> {
+        if self.net_unix.is_none() {
+            self.net_unix = fs::File::open("/proc/self/net/unix").ok();
+        }
+        let sockets = self.net_unix.as_ref().map_or(true, |f| {
+            use std::os::unix::fs::FileExt;
+            // Anything past the header line is a socket.
+            let mut buf = [0u8; 256];
+            f.read_at(&mut buf, 0).map_or(true, |n| {
+                buf[..n]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(true, |end| n > end + 1)
+            })
+        });
+        if sockets {
+            self.net_unix = None;
+            // SAFETY: unshare affects only this single-threaded process.
+            if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
+                return Err(os_err("unshare a new network namespace"));
+            }
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// Whether the outputs (bytes written, bytes allocated) are over the output limit.
+fn output_over((size, allocated): (u64, u64), limit: u64) -> bool {
+    size > limit || over_allocated(allocated, limit)
 }
 
 /// Whether the disk blocks allocated for the outputs exceed what the output limit allows. File

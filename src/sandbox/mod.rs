@@ -63,6 +63,8 @@ mod cgroup;
 mod child;
 mod client;
 pub mod keeper;
+mod pidns;
+mod progs;
 mod protocol;
 mod root;
 mod seccomp;

@@ -1,13 +1,14 @@
 //! The keeper's private root, built once per keeper: a tmpfs with read-only binds of the host's
 //! system folders and toolchains, a minimal /etc and /dev, and capped tmpfs `/box` and `/tmp`
-//! (remounted fresh when a run used them; `/proc` is mounted per run by init); the reservation
-//! of the keeper's uid.
+//! (remounted fresh when a run used them; `/proc` is mounted by the holder, see `pidns`); the
+//! reservation of the keeper's uid.
 
 use std::fs;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use super::progs::ProgStore;
 use super::protocol::KeeperConfig;
 use super::sys::{bind, cpath, mount, os_err};
 
@@ -63,8 +64,11 @@ pub(super) fn reserve_uid(base: u32, preferred: u32) -> Result<(u32, fs::File), 
 }
 
 /// Builds the keeper's private root once: a tmpfs with read-only binds of the system folders,
-/// tmpfs mounts for `/box` and `/tmp`, and a `hidepid=2` `/proc`.
-pub(super) fn prepare_root(config: &KeeperConfig) -> Result<(), String> {
+/// tmpfs mounts for `/box` and `/tmp` (`/proc` comes with the pid namespace, `pidns.rs`).
+///
+/// Returns the store of program copies, mounted first where the root goes and so reachable only
+/// through the descriptor the store holds (see `progs.rs`).
+pub(super) fn prepare_root(config: &KeeperConfig) -> Result<ProgStore, String> {
     // SAFETY: unshare affects only this (single-threaded) process.
     let flags = libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
     if unsafe { libc::unshare(flags) } != 0 {
@@ -82,6 +86,7 @@ pub(super) fn prepare_root(config: &KeeperConfig) -> Result<(), String> {
     )?;
     let root = &config.root_dir;
     fs::create_dir_all(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let store = ProgStore::mount(root)?;
     mount(
         None,
         root,
@@ -175,7 +180,7 @@ pub(super) fn prepare_root(config: &KeeperConfig) -> Result<(), String> {
     )?;
     fresh_tmpfs(config, Scratch::Box)?;
     fresh_tmpfs(config, Scratch::Tmp)?;
-    Ok(())
+    Ok(store)
 }
 
 /// The two writable folders of the root.

@@ -254,14 +254,16 @@ fn proc_is_the_runs_own_and_shows_no_host_path() {
     config.sandbox.scratch = scratch.path().to_path_buf();
     let j = common::judge_with(config, 1);
     let program = compile(&j, "proc_view.c");
-    let r = run(
+    // As a test's run gets it: stdin from a problem's folder, a file of it copied into the box.
+    let input = hostile("problem").join("tests/01-secret.in");
+    let r = run_boxed(
         &j,
         &program,
         &[],
-        None,
+        Some(&input),
+        vec![(input.clone(), "given".into())],
         &limits(Duration::from_secs(1), 64 * MIB),
     );
-    assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
     let own = r
         .stdout
         .lines()
@@ -292,15 +294,33 @@ fn proc_is_the_runs_own_and_shows_no_host_path() {
         cmdline.is_empty(),
         "the kernel's command line is visible: {cmdline:?}"
     );
-    // The one host path left is the source of the /prog bind (the compile cache's content-hash
-    // folder: mountinfo names a bind's root within its file system, see the README).
-    let host = scratch.path().to_string_lossy().to_string();
-    for line in r.stdout.lines().filter(|l| l.contains(&host)) {
-        assert!(
-            line.contains(" /prog ro,") && line.contains(&format!("{host}/cache/")),
-            "a host path is visible: {line}"
-        );
+    // No host path of the judge's folders: the scratch folder (keepers' roots, outputs), the
+    // compile cache and the program's folder in it (bound at /prog: a bind shows its source
+    // folder), the problem's folder and the repository it is in.
+    let repo = env!("CARGO_MANIFEST_DIR").to_string();
+    let hosts = [
+        scratch.path().to_string_lossy().to_string(),
+        program.dir.to_string_lossy().to_string(),
+        input.parent().unwrap().to_string_lossy().to_string(),
+        repo.clone(),
+        std::env::temp_dir()
+            .join(".tmp")
+            .to_string_lossy()
+            .to_string(),
+    ];
+    for line in r.stdout.lines() {
+        for host in &hosts {
+            assert!(
+                !line.contains(host.as_str()),
+                "a host path ({host}) is visible: {line}"
+            );
+        }
     }
+    assert!(
+        r.stdout.lines().any(|l| l.contains(" /prog ro,")),
+        "no /prog in the mount table:\n{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("/proc/self/mountinfo: "), "{}", r.stdout);
 }
 

@@ -160,20 +160,24 @@ fn thread_spinners_are_tle_on_cpu_time_promptly() {
     let j = judge_at(61000, 1);
     let program = compile(&j, "thread_spinners.c");
     let mut lim = limits(Duration::from_secs(1), 64 * MIB);
-    // A wall limit far away, so that only a prompt CPU decision passes.
-    lim.wall = Duration::from_secs(10);
+    // A wall limit no load reaches: on a machine with a load of 25 on 2 cores the four threads
+    // get about a quarter of a CPU, so 1 s of CPU takes about 4 s of wall time. Promptness is
+    // asserted in CPU time instead (the overshoot below), which load does not stretch: the
+    // threads and the keeper that stops them are slowed alike.
+    lim.wall = Duration::from_secs(60);
     let r = run(&j, &program, &[], None, &lim);
     assert_eq!(r.verdict, Verdict::TimeLimitExceeded, "{}", r.message);
+    // Decided on CPU time, never on the wall limit.
     assert_eq!(r.outcome.killed_by, Some(LimitKind::Cpu), "{:?}", r.outcome);
     let (cpu, wall) = (r.outcome.cpu_time, r.outcome.wall_time);
     eprintln!("4 spinning threads: {cpu:?} CPU in {wall:?} wall");
     assert!(cpu >= lim.cpu, "stopped at {cpu:?} of CPU");
+    // Prompt: within 250 ms of CPU past the limit. A per-thread count (RLIMIT_CPU, or a poll
+    // that waits for the CPU limit in wall time) would let the four threads reach about 4 s.
     assert!(
         cpu <= lim.cpu + Duration::from_millis(250),
         "overshot to {cpu:?}"
     );
-    // Four threads: limit x threads would be 4 s of wall time.
-    assert!(wall < lim.cpu * 2, "decided after {wall:?} of wall time");
 }
 
 #[test]
