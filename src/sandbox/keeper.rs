@@ -531,7 +531,7 @@ impl Keeper {
         if self.net_unix.is_none() {
             self.net_unix = fs::File::open("/proc/self/net/unix").ok();
         }
-        let sockets = self.net_unix.as_ref().map_or(true, |f| {
+        let sockets = self.net_unix.as_ref().is_none_or(|f| {
             use std::os::unix::fs::FileExt;
             // Anything past the header line is a socket.
             let mut buf = [0u8; 256];
@@ -539,7 +539,7 @@ impl Keeper {
                 buf[..n]
                     .iter()
                     .position(|&b| b == b'\n')
-                    .map_or(true, |end| n > end + 1)
+                    .is_none_or(|end| n > end + 1)
             })
         });
         if sockets {

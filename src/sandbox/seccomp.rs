@@ -295,9 +295,10 @@ mod tests {
             && (arg0 == libc::AF_INET as u32 || arg0 == libc::AF_INET6 as u32)
         {
             SECCOMP_RET_ERRNO | libc::EACCES as u32
-        } else if nr_l == libc::SYS_socket || (nr_l == libc::SYS_socketpair && arg0 != unix) {
-            deny
-        } else if nr_l == libc::SYS_clone && arg0 & NAMESPACE_FLAGS != 0 {
+        } else if nr_l == libc::SYS_socket
+            || (nr_l == libc::SYS_socketpair && arg0 != unix)
+            || (nr_l == libc::SYS_clone && arg0 & NAMESPACE_FLAGS != 0)
+        {
             deny
         } else {
             SECCOMP_RET_ALLOW

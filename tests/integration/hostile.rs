@@ -304,7 +304,7 @@ fn writes_outside_the_box_leave_nothing_on_the_host() {
     let name = unique_name();
     let lim = limits(Duration::from_secs(1), 64 * MIB);
 
-    let r = run(&j, &program, &[name.clone()], None, &lim);
+    let r = run(&j, &program, std::slice::from_ref(&name), None, &lim);
     assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
     let results: Vec<(&str, &str)> = r
         .stdout
@@ -482,7 +482,7 @@ fn proc_shows_no_other_process() {
             run(
                 &bystander_judge,
                 &sleeper,
-                &[marker.clone()],
+                std::slice::from_ref(&marker),
                 None,
                 &bystander_lim,
             )
@@ -616,7 +616,14 @@ fn two_ojd_processes_never_share_a_sandbox_uid() {
     std::thread::scope(|s| {
         let bystander = s.spawn(|| {
             let files = vec![(answer.clone(), "answer".to_string())];
-            run_boxed(&first, &sleeper, &[marker.clone()], None, files, &lim)
+            run_boxed(
+                &first,
+                &sleeper,
+                std::slice::from_ref(&marker),
+                None,
+                files,
+                &lim,
+            )
         });
         let pid = wait_for(Duration::from_secs(10), || find_sandboxed(66000, &marker))
             .expect("the bystander starts");
