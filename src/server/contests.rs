@@ -104,20 +104,6 @@ pub fn find(app: &App, id: &str) -> Result<Arc<Contest>, AppError> {
         .ok_or_else(|| AppError::NotFound(format!("no contest {id:?}")))
 }
 
-/// Whether `problem` must be hidden from `user`: it belongs to a contest that has not started
-/// (admins see everything).
-pub fn problem_hidden(app: &App, problem: &str, user: Option<&User>) -> bool {
-    if user.is_some_and(|u| u.admin) {
-        return false;
-    }
-    let now = now_ms();
-    app.contests
-        .get()
-        .contests
-        .iter()
-        .any(|c| c.phase(now) == Phase::Before && c.label_of(problem).is_some())
-}
-
 /// Checks that `user` may submit `problem` through `contest` now.
 pub fn admit(app: &App, user: &User, contest: &str, problem: &str) -> Result<(), AppError> {
     let c = find(app, contest)?;
