@@ -23,19 +23,22 @@
 //! 1. the keeper gives `/box` and `/tmp` a fresh tmpfs when the last run used them (dropping a
 //!    tmpfs costs the same whatever a program left there), copies the run's input files in
 //!    (`O_EXCL | O_NOFOLLOW`), (re)binds `/prog` read-only only when the executable's folder
-//!    changed (once per submission, not per test), resets the cgroup counters, copies a regular
-//!    stdin file into a sealed memfd, opens stdout/stderr and `clone`s an *init* process into a
-//!    new pid namespace (after a run that left a socket alive, the keeper moves to a new network
-//!    namespace, so nothing reaches the next run);
-//! 2. init chroots into the root, mounts a `/proc` of the run's own pid namespace (`hidepid=2`,
-//!    `/proc/cmdline` masked), installs the seccomp deny list and forks the program. The program
-//!    is never PID 1, so default-action signals like SIGXCPU reach it;
+//!    changed, from the keeper's private copy of it (`progs.rs`: no host path in mountinfo),
+//!    resets the cgroup counters, copies a regular stdin file into a sealed memfd, opens
+//!    stdout/stderr and `clone`s an *init* process into the keeper's pid namespace (one per
+//!    keeper, with one `hidepid=2` `/proc`, held by a small PID 1: `pidns.rs`). After a run that
+//!    left a socket alive, the keeper moves to a new network namespace, so nothing reaches the
+//!    next run;
+//! 2. init chroots into the root, becomes the run's child subreaper, installs the seccomp deny
+//!    list and forks the program. The program is never PID 1, so default-action signals like
+//!    SIGXCPU reach it;
 //! 3. the program sets rlimits (stack = memory limit, file size, CPU backstop, no core), drops to
 //!    the keeper's unprivileged uid, sets no_new_privs and execs;
 //! 4. the keeper polls the init's pidfd with a timeout computed from the remaining CPU time (CPU
 //!    grows at most `ncpu` times faster than the wall clock), reading the cgroup's CPU counter and
 //!    the output files' sizes and allocated blocks at each wake; on any limit it kills init, and
-//!    the kernel kills every process of the pid namespace with it (setsid'd daemons included);
+//!    the namespace's holder then kills and reaps every process the run left (setsid'd daemons
+//!    included) before anything of the run is read;
 //! 5. when the program exits, init kills and reaps whatever it left (an unwaited child still
 //!    burning CPU, a daemon) and reports. CPU time is the larger of the keeper's `wait4` of init
 //!    (everything init reaped) and the cgroup's counter less the keeper's own CPU (which also sees
