@@ -24,9 +24,10 @@
 //! [`CLEAR_TLE`] of it. Every other run (including a TLE by wall time) is judged again in
 //! phase 3, alone, at the exact limit: first allowed [`SLACK`] times it and judged by its
 //! measured time (which also tells whether it would finish at SLACK), then, while it is a TLE
-//! not clear of the limit, again with the exact limit, up to [`RERUNS`] runs; the fastest run
-//! decides (the least disturbed one). A run alone that finishes within the limit settles the
-//! verdict: a faster run would finish the same way.
+//! near the CPU limit (between [`GREY`] and [`CLEAR_TLE`] of it), again with the exact limit, up
+//! to [`RERUNS`] runs; the fastest run decides (the least disturbed one). A run alone that
+//! finishes within the limit settles the verdict: a faster run would finish the same way; so
+//! does a TLE by the wall clock with little CPU time (idle or blocked while alone).
 //! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
 //! that finished near the limit as `near the limit`, not as a change (see [`compare`]).
 

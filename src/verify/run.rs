@@ -298,8 +298,12 @@ fn needs_rerun(r: &TestResult, limit_ms: u64) -> bool {
 /// may decide differently. A run that finished within the limit settles it: interference only
 /// adds time, so a faster run would finish too, with the same output. A TLE settles it only when
 /// clear of the limit (above [`CLEAR_TLE`] of it); one just over may have been pushed there.
+/// A TLE whose CPU time stayed under [`GREY`] of the limit was decided by the wall clock while
+/// the program ran alone: it was idle or blocked (a lost flush, a wait for input), not pushed
+/// by a neighbour, and another run alone would wait the same.
 fn open_verdict(r: &TestResult, limit_ms: u64) -> bool {
-    r.verdict == Verdict::TimeLimitExceeded && (r.cpu_ms as f64) < CLEAR_TLE * limit_ms as f64
+    let (cpu, limit) = (r.cpu_ms as f64, limit_ms as f64);
+    r.verdict == Verdict::TimeLimitExceeded && cpu >= GREY * limit && cpu < CLEAR_TLE * limit
 }
 
 /// How a run alone with [`SLACK`] times the limits is recorded in [`Seen`].
@@ -558,6 +562,9 @@ mod tests {
         for (v, cpu, want) in [
             (Accepted, 999, false),
             (WrongAnswer, 950, false),
+            (TimeLimitExceeded, 0, false),
+            (TimeLimitExceeded, 749, false),
+            (TimeLimitExceeded, 750, true),
             (TimeLimitExceeded, 1000, true),
             (TimeLimitExceeded, 1399, true),
             (TimeLimitExceeded, 1400, false),
