@@ -7,7 +7,7 @@
 //! mode, and the median over tests. Tests under 20 ms are left out: at 1 ms resolution their CV
 //! measures the clock, not the judge.
 //!
-//! `cargo bench --bench timing_cv -- [N] [problem] [submission]` (defaults: 30 runs of
+//! `cargo bench --bench timing_cv -- [N] [problem] [submission] [--alone]` (defaults: 30 runs of
 //! problems/huarong/submissions/accepted/noip_spfa.cpp). Needs root (the sandbox).
 
 use std::path::PathBuf;
@@ -57,17 +57,20 @@ fn busy(j: &Judge, stop: &AtomicBool) {
     }
 }
 
-/// One judging of `sub` while the other worker is busy.
+/// One judging of `sub` while the other worker is busy (unless `alone`).
 fn one_round(
     j: &Judge,
     problem: &ojd::problem::Problem,
     sub: &Submission,
+    alone: bool,
 ) -> ojd::verdict::JudgeReport {
     let stop = AtomicBool::new(false);
     let report = std::thread::scope(|s| {
-        s.spawn(|| busy(j, &stop));
-        // Let the busy program start first, so that the judged runs always have company.
-        std::thread::sleep(Duration::from_millis(50));
+        if !alone {
+            s.spawn(|| busy(j, &stop));
+            // Let the busy program start first, so that the judged runs always have company.
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let r = j.judge(problem, sub, &mut |_| {}, &AtomicBool::new(false));
         stop.store(true, Ordering::Relaxed);
         r
@@ -94,6 +97,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    // `--alone`: no busy neighbour, to tell the machine's own noise from the neighbour's.
+    let alone = std::env::args().any(|a| a == "--alone");
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -117,14 +122,14 @@ fn main() {
         .iter()
         .map(|m| {
             let j = judge(m);
-            one_round(&j, &problem, &sub);
+            one_round(&j, &problem, &sub, alone);
             j
         })
         .collect();
     let mut cpu: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); problem.tests.len()]; modes.len()];
     for round in 0..n {
         for (m, j) in judges.iter().enumerate() {
-            let report = one_round(j, &problem, &sub);
+            let report = one_round(j, &problem, &sub, alone);
             for (t, r) in report.tests.iter().enumerate() {
                 cpu[m][t].push(r.cpu_ms);
             }
@@ -133,10 +138,15 @@ fn main() {
     }
     eprintln!();
     println!(
-        "{} × {} on {}, a busy program on the other worker ({} CPUs usable)",
+        "{} × {} on {}, {} ({} CPUs usable)",
         n,
         sub_path.display(),
         problem.id,
+        if alone {
+            "nothing on the other worker"
+        } else {
+            "a busy program on the other worker"
+        },
         ojd::sandbox::affinity::allowed_cpus().len()
     );
     println!(
