@@ -129,6 +129,23 @@ pub fn print_error(e: &(dyn std::error::Error + 'static)) {
     eprintln!("error: {}", chain(e));
 }
 
+/// The exit code of a daemon command (`serve`, `worker`): 0 after a clean shutdown, 3 when the
+/// judge could not start, 2 for anything else (configuration, address, database); the error is
+/// printed.
+pub fn daemon_exit(result: Result<(), ojd::server::ServerError>) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(e @ ojd::server::ServerError::Judge(_)) => {
+            print_error(&e);
+            EXIT_JUDGE_FAILED
+        }
+        Err(e) => {
+            print_error(&e);
+            EXIT_BAD_INPUT
+        }
+    }
+}
+
 pub fn judge_error_code(e: &ojd::judge::JudgeError) -> i32 {
     use ojd::judge::JudgeError::*;
     match e {

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use crate::blobs::Cache;
 use crate::config::Config;
-use crate::judge::Judge;
 use crate::server::{self, log, App, ServerError};
 
 /// Runs a judge host named `name` (default: `<host name>/worker`) until SIGTERM/SIGINT.
@@ -23,19 +22,7 @@ pub fn run(
     if !crate::store::is_postgres_url(&database) {
         return Err(ServerError::NotShared(database));
     }
-    let workers = match config.server.workers {
-        0 => std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
-        n => n,
-    };
-    let mut judge = Judge::new(config.clone(), workers)?;
-    if let Some(k) = keeper {
-        judge.set_keeper(k);
-    }
-    for w in judge.warnings()? {
-        log(&format!("warning: {w}"));
-    }
+    let (judge, workers) = server::start_judge(&config, keeper)?;
     let cache = Cache::new(&config.judge.cache.join("packages"))?;
     let name = name.unwrap_or_else(|| format!("{}/worker", server::host_name()));
     let app = App::worker(config, judge, workers, name.clone(), cache)?;

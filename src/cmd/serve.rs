@@ -1,6 +1,6 @@
 //! `ojd serve`: the grading daemon.
 
-use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
+use crate::{daemon_exit, Global, EXIT_BAD_INPUT};
 
 /// Run the grading daemon: HTTP API and web pages, a persistent queue, parallel workers.
 ///
@@ -21,15 +21,5 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    match ojd::server::serve(config, None) {
-        Ok(()) => Ok(0),
-        Err(e @ ojd::server::ServerError::Judge(_)) => {
-            print_error(&e);
-            Ok(EXIT_JUDGE_FAILED)
-        }
-        Err(e) => {
-            print_error(&e);
-            Ok(EXIT_BAD_INPUT)
-        }
-    }
+    Ok(daemon_exit(ojd::server::serve(config, None)))
 }

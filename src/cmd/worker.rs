@@ -1,6 +1,6 @@
 //! `ojd worker`: a judge host.
 
-use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
+use crate::{daemon_exit, Global, EXIT_BAD_INPUT};
 
 /// Run a judge host: claim submissions from the shared PostgreSQL database and judge them.
 ///
@@ -28,15 +28,5 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    match ojd::worker::run(config, args.name, None) {
-        Ok(()) => Ok(0),
-        Err(e @ ojd::server::ServerError::Judge(_)) => {
-            print_error(&e);
-            Ok(EXIT_JUDGE_FAILED)
-        }
-        Err(e) => {
-            print_error(&e);
-            Ok(EXIT_BAD_INPUT)
-        }
-    }
+    Ok(daemon_exit(ojd::worker::run(config, args.name, None)))
 }

@@ -581,8 +581,12 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// `ojd serve`: starts everything from `config` and serves until SIGTERM/SIGINT.
-pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), ServerError> {
+/// The judge a daemon's workers share (`[server] workers`, 0: one per core), its isolation
+/// warnings logged; with the worker count. Used by `ojd serve` and `ojd worker`.
+pub(crate) fn start_judge(
+    config: &Config,
+    keeper: Option<std::path::PathBuf>,
+) -> Result<(Judge, usize), ServerError> {
     let workers = match config.server.workers {
         0 => std::thread::available_parallelism()
             .map(|n| n.get())
@@ -596,6 +600,12 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
     for w in judge.warnings()? {
         log(&format!("warning: {w}"));
     }
+    Ok((judge, workers))
+}
+
+/// `ojd serve`: starts everything from `config` and serves until SIGTERM/SIGINT.
+pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), ServerError> {
+    let (judge, workers) = start_judge(&config, keeper)?;
     let app = App::start(config, judge, workers)?;
     let first_admin = auth::ensure_admin(&app)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
