@@ -117,6 +117,14 @@ pub struct Cdp {
 
 impl Cdp {
     pub fn call(&mut self, method: &str, params: Value) -> Value {
+        match self.try_call(method, params) {
+            Ok(v) => v,
+            Err(e) => panic!("{method}: {e}"),
+        }
+    }
+
+    /// Sends one command; the browser's error reply, if it sends one, is the `Err`.
+    pub fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next += 1;
         let id = self.next;
         let msg = json!({ "id": id, "method": method, "params": params }).to_string();
@@ -128,8 +136,10 @@ impl Cdp {
             let Message::Text(text) = m else { continue };
             let v: Value = serde_json::from_str(&text).expect("json from the browser");
             if v["id"] == id {
-                assert!(v["error"].is_null(), "{method}: {v}");
-                return v["result"].clone();
+                if !v["error"].is_null() {
+                    return Err(v);
+                }
+                return Ok(v["result"].clone());
             }
         }
     }
@@ -147,7 +157,20 @@ impl Cdp {
     pub fn wait_for(&mut self, what: &str, expr: &str, timeout: Duration) -> Value {
         let deadline = Instant::now() + timeout;
         loop {
-            let v = self.eval(expr);
+            // A navigation (a form posted, a redirect) may tear down the page between two polls:
+            // the browser then answers "Inspected target navigated or closed" or "Execution
+            // context was destroyed". That is "not yet", not a failure: ask the new page again.
+            let r = self.try_call(
+                "Runtime.evaluate",
+                json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
+            );
+            let v = match r {
+                Ok(r) if r["exceptionDetails"].is_null() => r["result"]["value"].clone(),
+                Ok(r) if navigated(&r["exceptionDetails"].to_string()) => Value::Null,
+                Ok(r) => panic!("{expr}: {r}"),
+                Err(e) if navigated(&e.to_string()) => Value::Null,
+                Err(e) => panic!("Runtime.evaluate: {e}"),
+            };
             if !v.is_null() && v != false {
                 return v;
             }
@@ -285,4 +308,11 @@ pub fn artifact(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
     std::fs::create_dir_all(&dir).expect("target dir");
     dir.join(name)
+}
+
+/// Whether a DevTools error says the page went away under the command (a navigation).
+fn navigated(error: &str) -> bool {
+    ["navigated or closed", "context was destroyed", "Cannot find context"]
+        .iter()
+        .any(|m| error.contains(m))
 }
