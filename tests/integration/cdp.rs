@@ -312,7 +312,11 @@ pub fn artifact(name: &str) -> PathBuf {
 
 /// Whether a DevTools error says the page went away under the command (a navigation).
 fn navigated(error: &str) -> bool {
-    ["navigated or closed", "context was destroyed", "Cannot find context"]
-        .iter()
-        .any(|m| error.contains(m))
+    [
+        "navigated or closed",
+        "context was destroyed",
+        "Cannot find context",
+    ]
+    .iter()
+    .any(|m| error.contains(m))
 }
