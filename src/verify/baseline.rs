@@ -211,6 +211,9 @@ pub struct Scope<'a> {
     pub all: bool,
     /// (problem, submission) → its CPU time limit in this run, to tell timing noise from change.
     pub limits: &'a BTreeMap<(String, String), u64>,
+    /// Cells this run found sensitive to the time limit: a TLE at the limit that finished in a
+    /// run allowed [`SLACK`](super::SLACK) times it.
+    pub sensitive: &'a BTreeSet<Key>,
 }
 
 /// Compares `now` with `old` over `scope`; `threshold` is the allowed growth of a time (0.5 = 50%).
@@ -242,7 +245,8 @@ pub fn compare(
                     before: *before,
                     after: *after,
                 };
-                if timing_noise(before, after, limit.copied()) {
+                let sensitive = scope.sensitive.contains(k);
+                if timing_noise(before, after, limit.copied(), sensitive) {
                     d.near_limit.push(c);
                 } else {
                     d.changed.push(c);
@@ -266,18 +270,41 @@ pub fn compare(
     d
 }
 
-/// A flip between TLE and a run that finished at [`GREY`](super::GREY) or more of this run's
-/// limit is timing noise, not a change: the same program lands on either side from run to run.
-/// A run that finished above the limit cannot be AC now, so a tightened limit is a change.
-fn timing_noise(before: &Record, after: &Record, limit_ms: Option<u64>) -> bool {
+/// A finishing run this close to the limit (a share of it) may flip to a TLE by timing alone,
+/// when the TLE was near the limit too (see [`timing_noise`]).
+pub const BAND: f64 = 0.6;
+
+/// Whether a flip between TLE and a finishing verdict is timing noise rather than a change: the
+/// same program landing on either side of the limit from run to run. `limit_ms` is this run's
+/// limit, `sensitive` whether this run found the cell sensitive to it.
+///
+/// The finishing run must have ended within the limit (one above it cannot be AC now, so a
+/// tightened limit is a change) and at [`BAND`] of it or more, and the TLE must be near too:
+/// - the finishing run was at [`GREY`](super::GREY) of the limit or more (a TLE of any time:
+///   verify re-runs such cells alone, and the same program has been seen to take 1.5 times its
+///   quiet time on a loaded machine), or
+/// - the TLE finished within [`SLACK`](super::SLACK) times the limit: this run found the cell
+///   sensitive (a run allowed 1.5× finished), or the TLE's recorded time is at most 1.5× the
+///   limit (a TLE stopped at 1.5× records more).
+///
+/// A finishing run far below the limit (a brute force at 200 ms that now times out, or one that
+/// timed out and now ends in 200 ms) is a change, and so is every flip between two finishing
+/// verdicts (AC and WA, WA and RE): timing does not change an answer.
+fn timing_noise(before: &Record, after: &Record, limit_ms: Option<u64>, sensitive: bool) -> bool {
+    use Verdict::*;
     let Some(limit) = limit_ms else { return false };
-    let finished = match (before.verdict, after.verdict) {
-        (Verdict::TimeLimitExceeded, Verdict::TimeLimitExceeded) => return false,
-        (Verdict::TimeLimitExceeded, _) => after,
-        (_, Verdict::TimeLimitExceeded) => before,
+    let finishes =
+        |v: Verdict| !matches!(v, TimeLimitExceeded | CompileError | JudgeError | Skipped);
+    let (finished, tle, tle_sensitive) = match (before.verdict, after.verdict) {
+        (TimeLimitExceeded, v) if finishes(v) => (after, before, false),
+        (v, TimeLimitExceeded) if finishes(v) => (before, after, sensitive),
         _ => return false,
     };
-    finished.cpu_ms as f64 >= super::GREY * limit as f64 && finished.cpu_ms <= limit
+    let (f, l) = (finished.cpu_ms as f64, limit as f64);
+    if finished.cpu_ms > limit || f < BAND * l {
+        return false;
+    }
+    f >= super::GREY * l || tle_sensitive || tle.cpu_ms as f64 <= super::SLACK * l
 }
 
 /// A time limit caps a TLE's time, so only runs that finished are compared.
@@ -414,6 +441,7 @@ mod tests {
                 unjudged: &unjudged,
                 all: true,
                 limits: &limits,
+                sensitive: &BTreeSet::new(),
             },
             0.5,
         );
@@ -447,6 +475,7 @@ mod tests {
                 unjudged: &unjudged,
                 all: false,
                 limits: &limits,
+                sensitive: &BTreeSet::new(),
             },
             0.5,
         );
@@ -464,10 +493,91 @@ mod tests {
                 unjudged: &unjudged,
                 all: true,
                 limits: &limits,
+                sensitive: &BTreeSet::new(),
             },
             0.5
         )
         .fails());
+    }
+
+    #[test]
+    fn timing_noise_table() {
+        use Verdict::*;
+        let r = |verdict, cpu_ms| Record { verdict, cpu_ms };
+        // (before, after, this run found the cell sensitive, noise?) at a 1000 ms limit.
+        let table = [
+            // The CI failure: AC at 747 ms in the baseline, now a TLE that finished at 1.5x.
+            (r(Accepted, 747), r(TimeLimitExceeded, 1003), true, true),
+            (r(Accepted, 747), r(TimeLimitExceeded, 1120), false, true),
+            // Sensitive although its recorded TLE was stopped at 1.5x (the parallel run finished).
+            (r(Accepted, 747), r(TimeLimitExceeded, 1520), true, true),
+            (r(Accepted, 747), r(TimeLimitExceeded, 1520), false, false),
+            (r(Accepted, 600), r(TimeLimitExceeded, 1100), true, true),
+            (r(Accepted, 599), r(TimeLimitExceeded, 1100), true, false),
+            // The symmetric case: a TLE near the limit in the baseline, now a finish near it.
+            (r(TimeLimitExceeded, 1001), r(Accepted, 747), false, true),
+            (r(TimeLimitExceeded, 1500), r(Accepted, 650), false, true),
+            (r(TimeLimitExceeded, 1520), r(Accepted, 747), false, false),
+            (r(TimeLimitExceeded, 1001), r(Accepted, 200), false, false),
+            // Within GREY of the limit, a TLE of any time is noise (as before).
+            (r(Accepted, 900), r(TimeLimitExceeded, 1520), false, true),
+            (r(TimeLimitExceeded, 1520), r(Accepted, 900), false, true),
+            (r(WrongAnswer, 800), r(TimeLimitExceeded, 1100), true, true),
+            // Far from the limit: a real change, sensitive or not.
+            (r(Accepted, 200), r(TimeLimitExceeded, 1520), false, false),
+            (r(Accepted, 200), r(TimeLimitExceeded, 1100), true, false),
+            // Finished above this run's limit (a tightened limit): a change.
+            (r(Accepted, 1100), r(TimeLimitExceeded, 1200), true, false),
+            // Timing does not change an answer.
+            (r(Accepted, 900), r(WrongAnswer, 900), true, false),
+            (r(WrongAnswer, 900), r(RuntimeError, 900), true, false),
+            (r(CompileError, 0), r(TimeLimitExceeded, 1100), true, false),
+            (r(TimeLimitExceeded, 1100), r(JudgeError, 900), false, false),
+        ];
+        for (before, after, sensitive, want) in table {
+            assert_eq!(
+                timing_noise(&before, &after, Some(1000), sensitive),
+                want,
+                "{before:?} -> {after:?}, sensitive {sensitive}"
+            );
+        }
+        assert!(
+            !timing_noise(&r(Accepted, 900), &r(TimeLimitExceeded, 1100), None, true),
+            "a submission without a limit in this run"
+        );
+    }
+
+    #[test]
+    fn compare_uses_this_runs_sensitivity() {
+        use Verdict::*;
+        let old = base(&[
+            ("knights", "tle/brute.rs", "14", Accepted, 747),
+            ("knights", "tle/brute.rs", "15", Accepted, 747),
+        ]);
+        let now = base(&[
+            ("knights", "tle/brute.rs", "14", TimeLimitExceeded, 1530),
+            ("knights", "tle/brute.rs", "15", TimeLimitExceeded, 1530),
+        ]);
+        let limits: BTreeMap<(String, String), u64> =
+            [(("knights".to_string(), "tle/brute.rs".to_string()), 1000)].into();
+        let judged: BTreeSet<String> = ["knights".to_string()].into();
+        let sensitive: BTreeSet<Key> = [key("knights", "tle/brute.rs", "14")].into();
+        let d = compare(
+            "b",
+            &old,
+            &now,
+            &Scope {
+                judged: &judged,
+                unjudged: &BTreeSet::new(),
+                all: true,
+                limits: &limits,
+                sensitive: &sensitive,
+            },
+            0.5,
+        );
+        let tests = |v: &[Change]| v.iter().map(|c| c.key.test.clone()).collect::<Vec<_>>();
+        assert_eq!(tests(&d.near_limit), ["14"]);
+        assert_eq!(tests(&d.changed), ["15"]);
     }
 
     #[test]

@@ -165,6 +165,8 @@ pub struct Cell {
     pub result: TestResult,
     /// Judged again alone because the parallel run came close to the limit.
     pub rerun: bool,
+    /// Sensitive to the time limit: a TLE at the limit that finished with [`SLACK`] times it.
+    pub sensitive: bool,
 }
 
 impl VerifyReport {
@@ -371,11 +373,25 @@ pub fn verify(
                     .map(|s| ((p.problem.clone(), s.name.clone()), s.limit_ms))
             })
             .collect();
+        let sensitive: BTreeSet<Key> = report
+            .problems
+            .iter()
+            .flat_map(|p| {
+                p.submissions.iter().flat_map(move |s| {
+                    s.tests.iter().filter(|c| c.sensitive).map(move |c| Key {
+                        problem: p.problem.clone(),
+                        submission: s.name.clone(),
+                        test: c.result.name.clone(),
+                    })
+                })
+            })
+            .collect();
         let scope = Scope {
             judged: &judged,
             unjudged: &unjudged,
             all: opts.all_problems,
             limits: &limits,
+            sensitive: &sensitive,
         };
         report.baseline = Some(compare(
             file,

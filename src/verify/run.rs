@@ -245,7 +245,11 @@ fn record_cell(
             }
         }
     };
-    plan.subs[s].cells[t] = Some(Cell { result, rerun });
+    plan.subs[s].cells[t] = Some(Cell {
+        result,
+        rerun,
+        sensitive: false,
+    });
 }
 
 /// Judges `sub` on test `t` alone, with `slack` times the time limits.
@@ -348,10 +352,14 @@ pub(super) fn rerun_alone(
                 plan.subs[s].report.name, plan.report.tests[t], runs.join(", ")
             ));
         }
-        if let Some(w) = sensitivity(plan, s, t, &r, &seen) {
-            plan.report.warnings.push(w);
-        }
+        let sensitive = sensitivity(plan, s, t, &r, &seen);
         record_cell(plan, s, t, r, true);
+        if let Some(w) = sensitive {
+            plan.report.warnings.push(w);
+            if let Some(c) = plan.subs[s].cells[t].as_mut() {
+                c.sensitive = true;
+            }
+        }
         progress("re-running alone", i + 1, todo.len(), &label);
     }
 }
