@@ -349,7 +349,8 @@ fn publish_all(store: &dyn Store, catalog: &Catalog) {
 }
 
 /// Starts the node's heartbeat (a thread of its own, so a busy runtime cannot starve it): it
-/// renews this host's leases every [`HEARTBEAT`] until [`App::stop_heartbeat`].
+/// renews the leases of the submissions this node's workers judge (and only those) every
+/// [`HEARTBEAT`] until [`App::stop_heartbeat`].
 pub fn start_heartbeat(app: &Arc<App>) {
     let store = app.store.clone();
     let host = app.host.clone();
@@ -364,11 +365,11 @@ pub fn start_heartbeat(app: &Arc<App>) {
             while !stop.load(Ordering::Relaxed) {
                 let now = crate::store::now_ms();
                 let lease = now + LEASE.as_millis() as i64;
-                let stats = weak
+                let (stats, judging) = weak
                     .upgrade()
-                    .map(|app| metrics::host_stats(&app))
+                    .map(|app| (metrics::host_stats(&app), app.hub.local_ids()))
                     .unwrap_or_default();
-                match store.heartbeat(&host, role, started, now, lease, &stats) {
+                match store.heartbeat(&host, role, started, now, lease, &judging, &stats) {
                     Ok(_) if failing => {
                         failing = false;
                         log("the database answers again; leases renewed");

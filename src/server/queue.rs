@@ -85,6 +85,43 @@ pub struct Progress {
 struct Running {
     progress: Progress,
     cancel: Arc<AtomicBool>,
+    /// For another node's judging: when its last event arrived (`None`: this node's own).
+    heard: Option<Instant>,
+}
+
+/// Another node's judging that has sent no event for this long is dropped from the live table:
+/// its host died or its events were lost (a page then reads the store). Longer than any test
+/// plus its checker is allowed to run between two events.
+const REMOTE_SILENCE: Duration = Duration::from_secs(120);
+
+/// Drops the remote judgings not heard from for [`REMOTE_SILENCE`]: one whose Done (or whose
+/// host) was lost must not stay "running" forever.
+fn forget_silent(running: &mut HashMap<i64, Running>, now: Instant) {
+    running.retain(|_, r| {
+        r.heard
+            .is_none_or(|t| now.saturating_duration_since(t) < REMOTE_SILENCE)
+    });
+}
+
+/// Removes a judging of this node from the live table when dropped.
+struct RunningGuard<'a> {
+    hub: &'a Hub,
+    id: i64,
+}
+
+impl Running {
+    fn guard(hub: &Hub, id: i64) -> RunningGuard<'_> {
+        RunningGuard { hub, id }
+    }
+}
+
+impl Drop for RunningGuard<'_> {
+    fn drop(&mut self) {
+        let mut running = self.hub.lock();
+        if running.get(&self.id).is_some_and(|r| r.heard.is_none()) {
+            running.remove(&self.id);
+        }
+    }
 }
 
 /// Live progress of the judgings in flight.
@@ -167,7 +204,14 @@ impl Hub {
             return;
         }
         let id = env.live.id();
+        let now = Instant::now();
         let mut running = self.lock();
+        forget_silent(&mut running, now);
+        if let Some(r) = running.get_mut(&id) {
+            if r.heard.is_some() {
+                r.heard = Some(now);
+            }
+        }
         match &env.live {
             Live::Started { .. } => {
                 running.insert(
@@ -175,6 +219,7 @@ impl Hub {
                     Running {
                         progress: Progress::default(),
                         cancel: Arc::new(AtomicBool::new(false)),
+                        heard: Some(now),
                     },
                 );
             }
@@ -207,6 +252,16 @@ impl Hub {
         self.lock().len()
     }
 
+    /// The submissions this node's own workers are judging now (the leases its heartbeat
+    /// renews).
+    pub fn local_ids(&self) -> Vec<i64> {
+        self.lock()
+            .iter()
+            .filter(|(_, r)| r.heard.is_none())
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
     fn begin(&self, id: i64) -> Arc<AtomicBool> {
         let cancel = Arc::new(AtomicBool::new(false));
         self.lock().insert(
@@ -214,6 +269,7 @@ impl Hub {
             Running {
                 progress: Progress::default(),
                 cancel: cancel.clone(),
+                heard: None,
             },
         );
         self.send(Live::Started { id });
@@ -399,6 +455,9 @@ async fn judge_claim(app: &Arc<App>, claim: Claim) {
     let started = Instant::now();
     let (id, attempt) = (claim.id, claim.attempt);
     let cancel = app.hub.begin(id);
+    // Whatever way this judging ends (a panic included), it leaves the live table, and so the
+    // heartbeat stops renewing its lease: a claim nobody judges is taken over, never stuck.
+    let _running = Running::guard(&app.hub, id);
     let problem = match &app.packages {
         // A judge host: the package version the claim names, fetched once and cached.
         Some(cache) => {
@@ -563,5 +622,53 @@ async fn store_verdict(
                 backoff = (backoff * 2).min(Duration::from_secs(5));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn remote(from: &str, live: Live) -> String {
+        serde_json::to_string(&Envelope {
+            from: from.into(),
+            live,
+        })
+        .expect("json")
+    }
+
+    #[test]
+    fn only_this_nodes_judgings_are_renewed_and_they_leave_however_they_end() {
+        let hub = Hub::new();
+        let _ = hub.begin(5);
+        hub.apply_remote("me", &remote("other", Live::Started { id: 7 }));
+        hub.apply_remote("me", &remote("me", Live::Started { id: 9 }));
+        assert_eq!(hub.running_count(), 2, "our own echo is ignored");
+        assert_eq!(hub.local_ids(), vec![5], "the heartbeat renews ours only");
+        // A judging that ends without `end` (a panic unwinding judge_claim) still leaves.
+        drop(Running::guard(&hub, 5));
+        assert_eq!(hub.local_ids(), Vec::<i64>::new());
+        // The guard never removes another node's judging of the same id.
+        drop(Running::guard(&hub, 7));
+        assert!(hub.snapshot(7).is_some());
+    }
+
+    #[test]
+    fn a_remote_judging_whose_done_was_lost_is_forgotten() {
+        let hub = Hub::new();
+        let _ = hub.begin(1);
+        hub.apply_remote("me", &remote("other", Live::Started { id: 2 }));
+        hub.apply_remote("me", &remote("other", Live::Started { id: 3 }));
+        let mut running = hub.lock();
+        let now = Instant::now();
+        forget_silent(&mut running, now + REMOTE_SILENCE / 2);
+        assert_eq!(running.len(), 3, "recently heard");
+        if let Some(r) = running.get_mut(&3) {
+            r.heard = Some(now + REMOTE_SILENCE);
+        }
+        forget_silent(&mut running, now + REMOTE_SILENCE + Duration::from_secs(1));
+        let mut left: Vec<i64> = running.keys().copied().collect();
+        left.sort();
+        assert_eq!(left, vec![1, 3], "2 went silent; our own 1 never expires");
     }
 }

@@ -43,8 +43,11 @@ pub struct Package {
 }
 
 pub trait ClusterStore: Send + Sync {
-    /// Records that `host` is alive (with its counters) and extends the lease of every claim
-    /// it holds to `lease_until`; returns how many leases it renewed.
+    /// Records that `host` is alive (with its counters) and extends to `lease_until` the lease
+    /// of each of its claims that is in `judging` (the submissions its workers judge right now);
+    /// returns how many leases it renewed. A claim the host holds but no longer judges (its
+    /// worker died mid-judging) is not renewed: its lease runs out and another worker takes it.
+    #[allow(clippy::too_many_arguments)]
     fn heartbeat(
         &self,
         host: &str,
@@ -52,6 +55,7 @@ pub trait ClusterStore: Send + Sync {
         started_at: i64,
         now: i64,
         lease_until: i64,
+        judging: &[i64],
         stats: &HostStats,
     ) -> Result<u64, StoreError>;
     /// Every host that has sent a heartbeat, most recent first, with what it judges now (every

@@ -127,6 +127,36 @@ pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
         "leases hold"
     );
     assert_eq!(s.expired_leases(5000).expect("expired"), 0);
+    // A host renews only what its workers say they judge: a claim it holds but no longer
+    // judges (its worker died) is left to run out.
+    assert_eq!(
+        s.heartbeat(
+            "alive",
+            "worker",
+            900,
+            8000,
+            18_000,
+            &[],
+            &Default::default()
+        )
+        .expect("beat"),
+        0,
+        "nothing judged, nothing renewed"
+    );
+    assert_eq!(
+        s.heartbeat(
+            "alive",
+            "worker",
+            900,
+            8500,
+            18_500,
+            &[dead.id],
+            &Default::default()
+        )
+        .expect("beat"),
+        0,
+        "another host's claim is not this host's to renew"
+    );
     // Only the living host renews.
     assert_eq!(
         s.heartbeat(
@@ -135,6 +165,7 @@ pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
             900,
             9000,
             19_000,
+            &[other],
             &[("judged".to_string(), 7)].into_iter().collect()
         )
         .expect("beat"),
@@ -1016,6 +1047,7 @@ fn database_cost_per_submission() {
                                         0,
                                         1,
                                         100_000,
+                                        &[c.id],
                                         &Default::default(),
                                     )
                                     .expect("beat");

@@ -22,6 +22,7 @@ impl ClusterStore for PgStore {
         started_at: i64,
         now: i64,
         lease_until: i64,
+        judging: &[i64],
         stats: &HostStats,
     ) -> Result<u64, StoreError> {
         let stats = serde_json::to_string(stats).unwrap_or_else(|_| "{}".into());
@@ -36,7 +37,8 @@ impl ClusterStore for PgStore {
                        started_at = excluded.started_at, last_seen = excluded.last_seen,
                        stats = excluded.stats
                  )
-                 UPDATE submissions SET lease_until = $5 WHERE claimed_by = $1 AND state = 'judging'",
+                 UPDATE submissions SET lease_until = $5
+                 WHERE claimed_by = $1 AND state = 'judging' AND id = ANY($7)",
                 &[
                     typed(&host, Type::TEXT),
                     typed(&role, Type::TEXT),
@@ -44,6 +46,7 @@ impl ClusterStore for PgStore {
                     typed(&now, Type::INT8),
                     typed(&lease_until, Type::INT8),
                     typed(&stats, Type::TEXT),
+                    typed(&judging, Type::INT8_ARRAY),
                 ],
             )
             .map_err(sql("record a heartbeat"))?;

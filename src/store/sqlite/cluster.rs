@@ -17,6 +17,7 @@ impl ClusterStore for SqliteStore {
         started_at: i64,
         now: i64,
         lease_until: i64,
+        judging: &[i64],
         stats: &HostStats,
     ) -> Result<u64, StoreError> {
         let stats = serde_json::to_string(stats).unwrap_or_else(|_| "{}".into());
@@ -30,12 +31,20 @@ impl ClusterStore for SqliteStore {
             params![host, role, started_at, now, stats],
         )
         .map_err(sql("record a heartbeat"))?;
-        let n = tx
-            .execute(
-                "UPDATE submissions SET lease_until = ?2 WHERE claimed_by = ?1 AND state = 'judging'",
-                params![host, lease_until],
-            )
-            .map_err(sql("renew leases"))?;
+        let mut n = 0;
+        {
+            let mut renew = tx
+                .prepare_cached(
+                    "UPDATE submissions SET lease_until = ?2
+                     WHERE claimed_by = ?1 AND state = 'judging' AND id = ?3",
+                )
+                .map_err(sql("renew leases"))?;
+            for id in judging {
+                n += renew
+                    .execute(params![host, lease_until, id])
+                    .map_err(sql("renew leases"))?;
+            }
+        }
         tx.commit().map_err(sql("commit a heartbeat"))?;
         Ok(n as u64)
     }
