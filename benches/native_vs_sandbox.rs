@@ -6,7 +6,9 @@
 //! in odd ones), so that whatever else the machine does hits both alike. Prints per test the
 //! median CPU time and the coefficient of variation (stddev / mean) of each, their ratio, the
 //! native minor faults and context switches, and the load average before and after: absolute
-//! CVs depend on the load, the side-by-side difference does not.
+//! CVs depend on the load, the side-by-side difference does not. "min3 CV" is the CV of the
+//! fastest of each three consecutive sandboxed runs (what a judge keeping the fastest of three
+//! would see).
 //!
 //! The native run is the point of the comparison, so the program must be a trusted one: an
 //! accepted submission from the package (never a hostile fixture). It is compiled by the host
@@ -301,28 +303,38 @@ fn main() {
         loadavg()
     );
     println!(
-        "{:<24} {:>9} {:>7} {:>9} {:>7} {:>6} {:>7} {:>5} {:>5}",
-        "test", "native ms", "CV", "box ms", "CV", "ratio", "minflt", "vcsw", "ivcsw"
+        "{:<24} {:>9} {:>7} {:>9} {:>7} {:>7} {:>6} {:>7} {:>5} {:>5}",
+        "test", "native ms", "CV", "box ms", "CV", "min3 CV", "ratio", "minflt", "vcsw", "ivcsw"
     );
-    let (mut ncv, mut bcv, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ncv, mut bcv, mut ratios, mut min3cv) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, t) in jobs.iter().enumerate() {
         let nv: Vec<f64> = native[i].iter().map(|r| ms(&r.cpu)).collect();
         let bv: Vec<f64> = boxed[i].iter().map(ms).collect();
         let (nmed, bmed) = (median(nv.clone()), median(bv.clone()));
         let ((_, nc), (_, bc)) = (stats(&nv), stats(&bv));
+        // What a judge that kept the fastest of three runs would see: the CV of the minimum
+        // of each three consecutive sandboxed runs.
+        let min3: Vec<f64> = bv
+            .chunks_exact(3)
+            .map(|c| c.iter().copied().fold(f64::INFINITY, f64::min))
+            .collect();
+        let (_, mc) = stats(&min3);
         let field = |f: fn(&Native) -> i64| median(native[i].iter().map(|r| f(r) as f64).collect());
         if i < tests {
             ncv.push(nc);
             bcv.push(bc);
             ratios.push(bmed / nmed);
+            min3cv.push(mc);
         }
         println!(
-            "{:<24} {:>9.1} {:>6.2}% {:>9.1} {:>6.2}% {:>6.3} {:>7.0} {:>5.0} {:>5.0}",
+            "{:<24} {:>9.1} {:>6.2}% {:>9.1} {:>6.2}% {:>6.2}% {:>6.3} {:>7.0} {:>5.0} {:>5.0}",
             t.name,
             nmed,
             nc * 100.0,
             bmed,
             bc * 100.0,
+            mc * 100.0,
             bmed / nmed,
             field(|r| r.minflt),
             field(|r| r.nvcsw),
@@ -330,10 +342,11 @@ fn main() {
         );
     }
     println!(
-        "median over {} tests: CV native {:.2}%, sandboxed {:.2}%; CPU ratio sandboxed/native {:.3}",
+        "median over {} tests: CV native {:.2}%, sandboxed {:.2}% (fastest of 3: {:.2}%); CPU ratio sandboxed/native {:.3}",
         tests,
         median(ncv) * 100.0,
         median(bcv) * 100.0,
+        median(min3cv) * 100.0,
         median(ratios)
     );
 }
