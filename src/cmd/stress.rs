@@ -15,12 +15,20 @@ pub struct Args {
     /// Number of seeds (default: the package's count).
     #[arg(long)]
     count: Option<u32>,
+    /// Seeds run at once, each in a sandbox of its own (default: the number of CPUs). The
+    /// result does not depend on it: the smallest disagreeing seed is the one reported.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    jobs: Option<u32>,
 }
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let dirs = problem_dirs(a.problems, &config);
-    let judge = ojd::judge::Judge::new(config, 1)?;
+    let jobs = a.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |j| j as usize,
+    );
+    let judge = ojd::judge::Judge::new(config, jobs)?;
     let mut code = 0;
     for dir in dirs {
         let Some(problem) = load_problem(&dir) else {
@@ -28,7 +36,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             continue;
         };
         let label = problem.id.clone();
-        match ojd::stress::stress(&judge, &problem, a.count, &mut |d, t| {
+        match ojd::stress::stress(&judge, &problem, a.count, jobs, &mut |d, t| {
             progress_bar(&label, d as usize, t as usize, "")
         }) {
             Ok(s) => {

@@ -42,5 +42,6 @@ mod pg;
 mod phone;
 mod server;
 mod store;
+mod stress;
 mod verify;
 mod websec;
