@@ -98,23 +98,3 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     }
     Ok(0)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_database_must_exist_unless_it_is_a_url() {
-        let site = tempfile::tempdir().expect("dir");
-        let db = site.path().join("ojd-token-test.sqlite3");
-        let err = locate_database(&db).expect_err("no database yet");
-        assert!(err.to_string().contains("no database"), "{err}");
-        assert!(!db.exists(), "nothing was created");
-        std::fs::write(&db, b"").expect("db");
-        assert_eq!(locate_database(&db).expect("found"), db.display().to_string());
-        assert_eq!(
-            locate_database(Path::new("postgres://u:p@h/db")).expect("url"),
-            "postgres://u:p@h/db"
-        );
-    }
-}

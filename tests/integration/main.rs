@@ -43,5 +43,6 @@ mod phone;
 mod server;
 mod store;
 mod stress;
+mod token;
 mod verify;
 mod websec;
