@@ -439,40 +439,27 @@ fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, String> {
 
 // ---------------------------------------------------------------- queue
 
-/// The submissions not yet done, newest first: pages of the list are read until `expected`
-/// are found (an old submission queued again is found too), at most [`PENDING_SCAN`] rows.
+/// The submissions not yet done (an old one queued again included), newest first, at most
+/// [`PENDING_ROWS`]: one query, however long the list of done ones.
 fn pending_rows(
     s: &dyn crate::store::Store,
-    expected: u64,
-) -> Result<Vec<crate::store::SubmissionInfo>, crate::store::StoreError> {
-    let mut found = Vec::new();
-    let mut before = None;
-    let mut scanned = 0;
-    while (found.len() as u64) < expected && scanned < PENDING_SCAN {
-        let page = s.list_page(&ListFilter {
-            before,
-            limit: 1000,
-            ..Default::default()
-        })?;
-        scanned += page.rows.len();
-        before = page.rows.last().map(|r| r.id);
-        found.extend(page.rows.into_iter().filter(|r| r.state != SubState::Done));
-        if !page.has_more {
-            break;
-        }
-    }
-    Ok(found)
+) -> Result<crate::store::SubmissionPage, crate::store::StoreError> {
+    s.list_page(&ListFilter {
+        pending: true,
+        limit: PENDING_ROWS,
+        ..Default::default()
+    })
 }
 
-/// The most rows the queue page reads to find what is pending.
-const PENDING_SCAN: usize = 50_000;
+/// The most pending rows the queue page shows.
+const PENDING_ROWS: u32 = 2000;
 
 pub async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
     let user = need_admin(user)?;
     let (counts, pending, hosts) = app
         .db(|s| {
             let counts = s.counts()?;
-            let pending = pending_rows(s, counts.queued + counts.judging)?;
+            let pending = pending_rows(s)?;
             Ok((counts, pending, s.hosts()?))
         })
         .await
@@ -480,7 +467,7 @@ pub async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> P
     let now = crate::store::now_ms();
     let lease = super::LEASE.as_millis() as i64;
     let mut judging = Vec::new();
-    for r in pending.iter().filter(|r| r.state == SubState::Judging) {
+    for r in pending.rows.iter().filter(|r| r.state == SubState::Judging) {
         let id = r.id;
         let host = app
             .db(move |s| s.judgings(id))
@@ -496,6 +483,7 @@ pub async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> P
         judging.push((r.clone(), host, app.hub.snapshot(id)));
     }
     let queued: Vec<_> = pending
+        .rows
         .iter()
         .filter(|r| r.state == SubState::Queued)
         .collect();
@@ -559,6 +547,10 @@ pub async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> P
                     }
                 } }
             } }
+            @if pending.has_more {
+                p.muted #more-pending { "The " (PENDING_ROWS) " newest pending submissions are shown; "
+                    (counts.queued + counts.judging) " are pending in all." }
+            }
         }
         p { a href="/submissions" { "All submissions, with filters →" } }
     };

@@ -219,6 +219,8 @@ pub struct ListFilter {
     pub verdict: Option<Verdict>,
     /// Only submissions in this language (its configured name, e.g. `cpp`).
     pub language: Option<String>,
+    /// Only submissions not done yet: queued or being judged (the queue page).
+    pub pending: bool,
     /// Only ids below this one (paging).
     pub before: Option<i64>,
     pub limit: u32,

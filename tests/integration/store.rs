@@ -663,6 +663,33 @@ pub fn list_filters_and_pages(s: &dyn Store) {
         (Some(Verdict::Accepted), Some("h"), 12)
     );
     assert!(s.get(ids[3] + 1).expect("get").is_none());
+    // Pending: queued or being judged, never done (the queue page's one query).
+    let pending = ListFilter {
+        pending: true,
+        limit: 10,
+        ..Default::default()
+    };
+    let pending_ids = |s: &dyn Store| {
+        s.list(&pending)
+            .expect("list")
+            .into_iter()
+            .map(|i| i.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pending_ids(s), [ids[3], ids[2], ids[1]]);
+    assert_eq!(s.count_matching(&pending).expect("count"), 3);
+    let c = s.claim("h", 3, 10_000).expect("claim").expect("queued");
+    assert_eq!(pending_ids(s).len(), 3, "one being judged is still pending");
+    assert!(s.rejudge(ids[0]).expect("rejudge"));
+    assert_eq!(
+        pending_ids(s),
+        [ids[3], ids[2], ids[1], ids[0]],
+        "an old one queued again"
+    );
+    assert!(s
+        .finish(c.id, c.attempt, &report(Verdict::Accepted, 1), "", 4)
+        .expect("finish"));
+    assert_eq!(s.count_matching(&pending).expect("count"), 3);
 }
 
 pub fn list_filters_by_current_verdict_and_language(s: &dyn Store) {

@@ -68,7 +68,8 @@ const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_
 /// A [`ListFilter`]'s conditions over [`INFO_FROM`]: $1 user, $2 problem, $3 verdict code,
 /// $4 language (each NULL for "any").
 const LIST_WHERE: &str = r#"($1::TEXT IS NULL OR s."user" = $1) AND ($2::TEXT IS NULL OR s.problem = $2)
-     AND ($3::TEXT IS NULL OR j.verdict = $3) AND ($4::TEXT IS NULL OR s.language = $4)"#;
+     AND ($3::TEXT IS NULL OR j.verdict = $3) AND ($4::TEXT IS NULL OR s.language = $4)
+     AND (NOT $5::BOOL OR s.state <> 'done')"#;
 
 /// A parameter with its type spelled out, for the `*_typed` calls: they skip the prepare
 /// round trip, so a hot statement (claim, heartbeat, finish, events) is ONE round trip.
@@ -536,14 +537,15 @@ impl Store for PgStore {
             .query(
                 &format!(
                     "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {LIST_WHERE}
-                       AND ($5::BIGINT IS NULL OR s.id < $5)
-                     ORDER BY s.id DESC LIMIT $6"
+                       AND ($6::BIGINT IS NULL OR s.id < $6)
+                     ORDER BY s.id DESC LIMIT $7"
                 ),
                 &[
                     &f.user,
                     &f.problem,
                     &verdict,
                     &f.language,
+                    &f.pending,
                     &f.before,
                     &(f.limit as i64),
                 ],
@@ -558,7 +560,7 @@ impl Store for PgStore {
             .conn()?
             .query_one(
                 &format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {LIST_WHERE}"),
-                &[&f.user, &f.problem, &verdict, &f.language],
+                &[&f.user, &f.problem, &verdict, &f.language, &f.pending],
             )
             .map_err(sql("count submissions"))?
             .get(0);

@@ -39,7 +39,8 @@ const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_
 /// A [`ListFilter`]'s conditions over [`INFO_FROM`]: ?1 user, ?2 problem, ?3 verdict code,
 /// ?4 language (each NULL for "any").
 const LIST_WHERE: &str = "(?1 IS NULL OR s.user = ?1) AND (?2 IS NULL OR s.problem = ?2) \
-     AND (?3 IS NULL OR j.verdict = ?3) AND (?4 IS NULL OR s.language = ?4)";
+     AND (?3 IS NULL OR j.verdict = ?3) AND (?4 IS NULL OR s.language = ?4) \
+     AND (?5 = 0 OR s.state <> 'done')";
 
 fn info_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SubmissionInfo> {
     let state: String = r.get(4)?;
@@ -456,14 +457,14 @@ impl Store for SqliteStore {
         let conn = self.conn();
         let mut st = conn
             .prepare_cached(&format!(
-                "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {LIST_WHERE} AND (?5 IS NULL OR s.id < ?5)
-                 ORDER BY s.id DESC LIMIT ?6"
+                "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {LIST_WHERE} AND (?6 IS NULL OR s.id < ?6)
+                 ORDER BY s.id DESC LIMIT ?7"
             ))
             .map_err(sql("list submissions"))?;
         let verdict = f.verdict.map(Verdict::code);
         let rows = st
             .query_map(
-                params![f.user, f.problem, verdict, f.language, f.before, f.limit],
+                params![f.user, f.problem, verdict, f.language, f.pending, f.before, f.limit],
                 info_row,
             )
             .map_err(sql("list submissions"))?;
@@ -476,7 +477,7 @@ impl Store for SqliteStore {
         self.conn()
             .query_row(
                 &format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {LIST_WHERE}"),
-                params![f.user, f.problem, verdict, f.language],
+                params![f.user, f.problem, verdict, f.language, f.pending],
                 |r| r.get(0),
             )
             .map_err(sql("count submissions"))
