@@ -14,9 +14,11 @@
 //! accepted submission from the package (never a hostile fixture). It is compiled by the host
 //! compiler with the flags of its language in the default configuration.
 //!
-//! `cargo bench --bench native_vs_sandbox -- [N] [problem] [submission] [--pin=CPU]`
+//! `cargo bench --bench native_vs_sandbox -- [N] [problem] [submission] [--pin=CPU] [--probes]`
 //! (defaults: 30 rounds of problems/huarong/submissions/accepted/noip_spfa.cpp). `--pin=CPU`
-//! pins this process, hence the native runs and the keeper with its runs, to one CPU. Needs root.
+//! pins this process, hence the native runs and the keeper with its runs, to one CPU;
+//! `--probes` runs only the probes (the problem's tests still run once, to check both answers).
+//! Needs root.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -100,7 +102,8 @@ struct Job {
 /// Probes of the machine itself, run beside the tests the same way: the same amount of
 /// arithmetic in registers (touches no memory: its CV is the CPU clock's and the scheduler's),
 /// and random read-modify-writes over 32 MiB, more than the last-level cache (its CV is what
-/// sharing caches and memory bandwidth with other work adds). About 0.1 s each.
+/// sharing caches and memory bandwidth with other work adds), and 4 × 64 MiB written once
+/// (page faults: what memory-cgroup charging could slow down). About 0.1 s each.
 const PROBES: &[(&str, &str)] = &[
     (
         "spin",
@@ -117,6 +120,13 @@ const PROBES: &[(&str, &str)] = &[
          s = s * 6364136223846793005ULL + 1; p[(s >> 33) % N] += k; }\n\
          uint64_t t = 0; for (uint32_t i = 0; i < N; i += 4096) t += p[i];\n\
          printf(\"%llu\\n\", (unsigned long long)t); return 0; }\n",
+    ),    (
+        "faults",
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\
+         int main(void) { long t = 0; for (int r = 0; r < 4; r++) {\n\
+         char *p = malloc(64 << 20); if (!p) return 1; memset(p, r + 1, 64 << 20);\n\
+         t += p[r * 4096]; free(p); }\n\
+         printf(\"%ld\\n\", t); return 0; }\n",
     ),
 ];
 
@@ -146,6 +156,8 @@ fn main() {
     let pin: Option<usize> = all
         .iter()
         .find_map(|a| a.strip_prefix("--pin=").and_then(|c| c.parse().ok()));
+    // `--probes`: the probes alone, without the problem's tests.
+    let probes_only = all.iter().any(|a| a == "--probes");
     let args: Vec<&String> = all.iter().filter(|a| !a.starts_with("--")).collect();
     let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(30);
     let problem_dir = PathBuf::from(args.get(1).map_or("problems/huarong", |s| s.as_str()));
@@ -260,7 +272,7 @@ fn main() {
                 &out
             };
             assert_eq!(tokens(got), tokens(&t.answer), "sandboxed {}", t.name);
-            native.cpu >= Duration::from_millis(20)
+            native.cpu >= Duration::from_millis(20) && !probes_only
         })
         .map(|t| Job {
             name: t.name.clone(),
