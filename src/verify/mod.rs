@@ -105,6 +105,19 @@ pub struct Stats {
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub gen_checks: usize,
     pub seconds: f64,
+    /// Where the time went: "compile", "parallel" and "alone" one after the other, and within
+    /// "parallel" the time its workers spent in `gen --check` and in runs of
+    /// `time_limit_exceeded/` submissions (for those two, `seconds` is that busy time).
+    pub phases: Vec<PhaseTime>,
+}
+
+/// One phase's wall time, and the time its workers spent in jobs (busy / (workers × seconds) is
+/// how well it used them).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PhaseTime {
+    pub phase: String,
+    pub seconds: f64,
+    pub busy_seconds: f64,
 }
 
 /// One problem's results.
@@ -347,9 +360,30 @@ pub fn verify(
             }));
         }
     }
-    run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
-    run::judge_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    let t = Instant::now();
+    let busy = run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    report.stats.phases.push(PhaseTime {
+        phase: "compile".into(),
+        seconds: t.elapsed().as_secs_f64(),
+        busy_seconds: busy,
+    });
+    let t = Instant::now();
+    let busy = run::judge_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    report.stats.phases.insert(
+        1,
+        PhaseTime {
+            phase: "parallel".into(),
+            seconds: t.elapsed().as_secs_f64(),
+            busy_seconds: busy,
+        },
+    );
+    let t = Instant::now();
     run::rerun_alone(judge, &mut plans, progress, &mut report.stats);
+    report.stats.phases.push(PhaseTime {
+        phase: "alone".into(),
+        seconds: t.elapsed().as_secs_f64(),
+        busy_seconds: t.elapsed().as_secs_f64(),
+    });
     report.problems = plans.into_iter().map(discover::Plan::finish).collect();
     if let Some((file, old)) = &opts.baseline {
         let judged: BTreeSet<String> = report

@@ -12,7 +12,7 @@ use crate::judge::{Compiled, Judge, JudgeError, Submission};
 use crate::problem::Problem;
 use crate::verdict::{TestResult, Verdict};
 
-/// Runs `jobs` on `workers` threads; results in job order.
+/// Runs `jobs` on `workers` threads; results in job order, and the seconds spent in jobs.
 fn pool<J: Sync, R: Send>(
     jobs: &[J],
     workers: usize,
@@ -20,15 +20,18 @@ fn pool<J: Sync, R: Send>(
     label: &(dyn Fn(&J) -> String + Sync),
     phase: &str,
     progress: &Progress<'_>,
-) -> Vec<R> {
+) -> (Vec<R>, f64) {
     let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let busy_us = AtomicUsize::new(0);
     let results = Mutex::new(Vec::with_capacity(jobs.len()));
     std::thread::scope(|s| {
         for _ in 0..workers.clamp(1, jobs.len().max(1)) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
+                let t = std::time::Instant::now();
                 let r = run(job);
+                busy_us.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
                 progress(
                     phase,
                     done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -44,7 +47,10 @@ fn pool<J: Sync, R: Send>(
     });
     let mut v = results.into_inner().unwrap_or_else(PoisonError::into_inner);
     v.sort_by_key(|(i, _)| *i);
-    v.into_iter().map(|(_, r)| r).collect()
+    (
+        v.into_iter().map(|(_, r)| r).collect(),
+        busy_us.into_inner() as f64 / 1e6,
+    )
 }
 
 pub(super) fn compile_all(
@@ -53,13 +59,13 @@ pub(super) fn compile_all(
     jobs: usize,
     progress: &Progress<'_>,
     stats: &mut Stats,
-) {
+) -> f64 {
     let work: Vec<(usize, usize)> = plans
         .iter()
         .enumerate()
         .flat_map(|(p, plan)| (0..plan.subs.len()).map(move |s| (p, s)))
         .collect();
-    let results = {
+    let (results, busy) = {
         let plans = &*plans;
         let label = |&(p, s): &(usize, usize)| {
             format!(
@@ -104,6 +110,7 @@ pub(super) fn compile_all(
             }
         }
     }
+    busy
 }
 
 #[derive(Copy, Clone)]
@@ -125,7 +132,7 @@ pub(super) fn judge_all(
     jobs: usize,
     progress: &Progress<'_>,
     stats: &mut Stats,
-) {
+) -> f64 {
     let mut work: Vec<Job> = (0..plans.len())
         .filter(|&p| plans[p].problem.is_some())
         .map(Job::Gen)
@@ -150,7 +157,8 @@ pub(super) fn judge_all(
     tests.sort_by_key(|(later, _)| *later);
     stats.test_runs = tests.len();
     work.extend(tests.into_iter().map(|(_, j)| j));
-    let results = {
+    let (gen_us, tle_us) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let (results, busy) = {
         let plans = &*plans;
         let run = |job: &Job| match *job {
             Job::Gen(p) => {
@@ -158,27 +166,29 @@ pub(super) fn judge_all(
                     .problem
                     .as_ref()
                     .expect("gen jobs are for loaded problems");
-                Outcome::Gen(answers::generate(
+                let t = std::time::Instant::now();
+                let r = answers::generate(
                     judge,
                     problem,
                     &GenOptions {
                         check: true,
                         force: false,
                     },
-                ))
+                );
+                gen_us.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
+                Outcome::Gen(r)
             }
             Job::Test(p, s, t) => {
                 let problem = plans[p]
                     .problem
                     .as_ref()
                     .expect("test jobs are for loaded problems");
-                Outcome::Test(run_cell(
-                    judge,
-                    problem,
-                    t,
-                    &plans[p].subs[s].submission,
-                    SLACK,
-                ))
+                let started = std::time::Instant::now();
+                let r = run_cell(judge, problem, t, &plans[p].subs[s].submission, SLACK);
+                if plans[p].subs[s].report.expected == Verdict::TimeLimitExceeded {
+                    tle_us.fetch_add(started.elapsed().as_micros() as usize, Ordering::Relaxed);
+                }
+                Outcome::Test(r)
             }
         };
         let label = |job: &Job| match *job {
@@ -197,6 +207,18 @@ pub(super) fn judge_all(
             _ => unreachable!("outcomes come back in job order"),
         }
     }
+    for (phase, us) in [
+        ("parallel: gen --check", gen_us),
+        ("parallel: time_limit_exceeded/ runs", tle_us),
+    ] {
+        let busy = us.into_inner() as f64 / 1e6;
+        stats.phases.push(super::PhaseTime {
+            phase: phase.into(),
+            seconds: busy,
+            busy_seconds: busy,
+        });
+    }
+    busy
 }
 
 fn record_gen(report: &mut ProblemReport, r: Result<GenSummary, GenError>) {
