@@ -91,8 +91,8 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     });
     let mut code = report.exit_code();
     if let Some(path) = &a.junit {
-        std::fs::write(path, ojd::verify::junit(&report))
-            .with_context(|| format!("failed to write {}", path.display()))?;
+        let xml = ojd::verify::junit(&report).context("failed to render the JUnit report")?;
+        std::fs::write(path, xml).with_context(|| format!("failed to write {}", path.display()))?;
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

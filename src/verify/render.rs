@@ -387,23 +387,6 @@ fn summary(r: &VerifyReport, color: bool) -> String {
     )
 }
 
-fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' | '\t' | '\r' => out.push(ch),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// One `<testcase>`: its name, time, and a failure or error (message, body) if any.
 struct Case {
     name: String,
@@ -419,65 +402,48 @@ struct Case {
 /// that broke the promise, their diffs and the submission's baseline changes), plus a
 /// `package` case for package or judge errors and a `baseline` case for baseline entries of
 /// submissions that are gone.
-pub fn junit(r: &VerifyReport) -> String {
-    let suites: Vec<(String, Vec<Case>)> = r
-        .problems
-        .iter()
-        .map(|p| (p.problem.clone(), cases(p, r.baseline.as_ref())))
-        .collect();
-    let count =
-        |f: &dyn Fn(&Case) -> bool| suites.iter().flat_map(|(_, c)| c).filter(|c| f(c)).count();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        out,
-        "<testsuites name=\"ojd verify\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
-        count(&|_| true),
-        count(&|c| c.failure.is_some()),
-        count(&|c| c.error.is_some()),
-        count(&|c| c.skipped.is_some()),
-        r.stats.seconds
-    );
-    for (name, cases) in &suites {
-        let _ = writeln!(
-            out,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
-            xml(name),
-            cases.len(),
-            cases.iter().filter(|c| c.failure.is_some()).count(),
-            cases.iter().filter(|c| c.error.is_some()).count(),
-            cases.iter().filter(|c| c.skipped.is_some()).count(),
-            cases.iter().map(|c| c.seconds).sum::<f64>()
-        );
+pub fn junit(r: &VerifyReport) -> Result<String, quick_junit::SerializeError> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    use std::time::Duration;
+    let mut report = Report::new("ojd verify");
+    report.set_time(Duration::from_secs_f64(r.stats.seconds.max(0.0)));
+    for p in &r.problems {
+        let cases = cases(p, r.baseline.as_ref());
+        let mut suite = TestSuite::new(p.problem.as_str());
+        suite.set_time(Duration::from_secs_f64(
+            cases.iter().map(|c| c.seconds).sum::<f64>(),
+        ));
         for c in cases {
-            let _ = write!(
-                out,
-                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">",
-                xml(name),
-                xml(&c.name),
-                c.seconds
-            );
-            for (tag, body) in [("failure", &c.failure), ("error", &c.error)] {
-                if let Some((message, text)) = body {
-                    let _ = write!(
-                        out,
-                        "\n      <{tag} message=\"{}\">{}</{tag}>",
-                        xml(message),
-                        xml(text)
-                    );
+            let status = match (&c.failure, &c.error, &c.skipped) {
+                (Some((message, body)), _, _) | (None, Some((message, body)), _) => {
+                    let kind = if c.failure.is_some() {
+                        NonSuccessKind::Failure
+                    } else {
+                        NonSuccessKind::Error
+                    };
+                    let mut s = TestCaseStatus::non_success(kind);
+                    s.set_message(message.as_str())
+                        .set_description(body.as_str());
+                    s
                 }
-            }
-            if let Some(why) = &c.skipped {
-                let _ = write!(out, "\n      <skipped message=\"{}\"/>", xml(why));
-            }
+                (None, None, Some(why)) => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(why.as_str());
+                    s
+                }
+                (None, None, None) => TestCaseStatus::success(),
+            };
+            let mut case = TestCase::new(c.name.as_str(), status);
+            case.set_classname(p.problem.as_str())
+                .set_time(Duration::from_secs_f64(c.seconds));
             if !c.out.is_empty() {
-                let _ = write!(out, "\n      <system-out>{}</system-out>", xml(&c.out));
+                case.set_system_out(c.out.as_str());
             }
-            out.push_str("\n    </testcase>\n");
+            suite.add_test_case(case);
         }
-        out.push_str("  </testsuite>\n");
+        report.add_test_suite(suite);
     }
-    out.push_str("</testsuites>\n");
-    out
+    report.to_string()
 }
 
 fn cases(p: &ProblemReport, baseline: Option<&BaselineDiff>) -> Vec<Case> {
@@ -630,10 +596,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn xml_escapes_and_drops_control_characters() {
-        assert_eq!(
-            xml("a<b & \"c\" 'd'>\x1b[0m\n"),
-            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{fffd}[0m\n"
+    fn junit_escapes_and_drops_control_characters() {
+        let mut s = super::super::SubmissionReport {
+            name: "wrong_answer/a<b>.c".into(),
+            reference: false,
+            expected: Verdict::WrongAnswer,
+            language: "c".into(),
+            limit_ms: 1000,
+            verdict: Verdict::Accepted,
+            compile_output: String::new(),
+            tests: Vec::new(),
+            ok: false,
+            failures: vec!["expected \"WA\" & got 'AC'\x1b[0m\x01".into()],
+        };
+        s.tests.push(super::super::Cell {
+            result: crate::verdict::TestResult {
+                name: "01".into(),
+                sample: false,
+                verdict: Verdict::Accepted,
+                cpu_ms: 5,
+                wall_ms: 7,
+                memory_kib: 100,
+                exit: None,
+                message: String::new(),
+                diff: None,
+            },
+            rerun: false,
+            sensitive: false,
+        });
+        let r = VerifyReport {
+            problems: vec![ProblemReport {
+                problem: "p".into(),
+                tests: vec!["01".into()],
+                judged: true,
+                submissions: vec![s],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let xml = junit(&r).unwrap();
+        assert!(xml.contains("name=\"wrong_answer/a&lt;b&gt;.c\""), "{xml}");
+        assert!(
+            xml.contains("message=\"expected &quot;WA&quot; &amp; got &apos;AC&apos;\""),
+            "{xml}"
         );
+        assert!(!xml.contains('\x1b') && !xml.contains('\x01'), "{xml}");
+        assert_eq!(xml.matches("<testcase ").count(), 1, "{xml}");
+        assert!(xml.contains("tests=\"1\""), "{xml}");
+        assert!(xml.contains("failures=\"1\""), "{xml}");
+        assert!(xml.contains("01 AC cpu 5 ms wall 7 ms 100 KiB"), "{xml}");
     }
 }
