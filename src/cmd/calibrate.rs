@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use ojd::calibrate::{calibrate, render, write_limit, CalibrateOptions};
 
-use crate::{print_error, progress_bar, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
+use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 
 /// Propose a problem's time limit from its own accepted and TLE submissions (the Kattis rule).
 ///
@@ -47,9 +47,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let (mut code, mut all) = (0, Vec::new());
     for dir in dirs {
         let label = dir.display().to_string();
-        let mut cal = match calibrate(&judge, &dir, &opts, &mut |d, t, item| {
-            progress_bar(&label, d, t, item)
-        }) {
+        let bar = super::verify::Bar::new();
+        let calibrated = calibrate(&judge, &dir, &opts, &mut |d, t, item| {
+            bar.update(&label, d, t, item)
+        });
+        drop(bar);
+        let mut cal = match calibrated {
             Ok(c) => c,
             Err(e) => {
                 print_error(&e);

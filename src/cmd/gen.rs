@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::{load_problem, print_error, problem_dirs, progress_bar, Global, EXIT_BAD_INPUT};
+use crate::{load_problem, print_error, problem_dirs, Global, EXIT_BAD_INPUT};
 
 /// Build generated inputs and expected answers with each problem's own programs.
 ///
@@ -44,9 +44,13 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             continue;
         };
         let label = problem.id.clone();
-        match ojd::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| {
-            progress_bar(&label, d, t, item)
-        }) {
+        let bar = super::verify::Bar::new();
+        let generated =
+            ojd::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| {
+                bar.update(&label, d, t, item)
+            });
+        drop(bar);
+        match generated {
             Ok(s) => {
                 if !a.json {
                     let slow = s

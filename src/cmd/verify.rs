@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::{judge_error_code, print_error, problem_dirs, progress_bar, Global, EXIT_BAD_INPUT};
+use crate::{judge_error_code, print_error, problem_dirs, Global, EXIT_BAD_INPUT};
 
 /// Regression judging for admins and CI: every problem's known submissions, checked.
 ///
@@ -86,9 +86,11 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         all_problems,
         strict: a.strict,
     };
+    let bar = Bar::new();
     let report = ojd::verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {
-        progress_bar(phase, done, total, item)
+        bar.update(phase, done, total, item)
     });
+    drop(bar);
     let mut code = report.exit_code();
     if let Some(path) = &a.junit {
         let xml = ojd::verify::junit(&report).context("failed to render the JUnit report")?;
@@ -117,4 +119,53 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         }
     }
     Ok(code)
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal (a CI log or a pipe gets
+/// nothing); `verify`, `gen` and `calibrate` share it. Cleared when dropped.
+pub struct Bar {
+    bar: indicatif::ProgressBar,
+    phase: std::sync::Mutex<String>,
+}
+
+impl Bar {
+    pub fn new() -> Bar {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            None,
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        let style = indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} {elapsed} {wide_msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> ");
+        bar.set_style(style);
+        Bar {
+            bar,
+            phase: std::sync::Mutex::new(String::new()),
+        }
+    }
+
+    /// `done` of `total` in `phase`, `item` the last one finished (untrusted text: escaped).
+    pub fn update(&self, phase: &str, done: usize, total: usize, item: &str) {
+        let mut current = self
+            .phase
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *current != phase {
+            *current = phase.to_string();
+            self.bar.reset();
+            self.bar.set_prefix(ojd::escape::terminal(phase).into_owned());
+        }
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        self.bar
+            .set_message(ojd::escape::terminal(item).into_owned());
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
 }

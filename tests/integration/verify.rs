@@ -178,6 +178,11 @@ fn unchanged_package_matches_its_baseline_and_reports_for_machines() {
         junit.to_str().unwrap(),
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        !r.stderr.contains(['\r', '\x1b']),
+        "no progress bar when stderr is not a terminal: {:?}",
+        r.stderr
+    );
     let report = json(&r);
     assert_eq!(report["baseline"]["changed"], Value::Array(vec![]));
     assert_eq!(report["problems"][0]["inputs_validated"], 3);
