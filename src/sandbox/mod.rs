@@ -66,6 +66,7 @@ mod cgroup;
 mod child;
 mod client;
 pub mod keeper;
+pub mod noise;
 mod pidns;
 mod progs;
 mod protocol;
