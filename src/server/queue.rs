@@ -403,7 +403,18 @@ async fn worker(app: Arc<App>) {
                         .fetch_add(1, Ordering::Relaxed);
                 }
                 failing = false;
-                judge_claim(&app, claim).await
+                let (id, attempt) = (claim.id, claim.attempt);
+                let je = judge_error_report(&claim);
+                // A bug that panics while judging must not take the worker with it (the node
+                // would judge with one worker fewer, silently): the submission gets a judge
+                // error naming the panic, and the worker takes the next one.
+                if let Err(panic) = unwound(judge_claim(&app, claim)).await {
+                    app.metrics.judge_errors.fetch_add(1, Ordering::Relaxed);
+                    let cause = format!("the worker panicked while judging: {panic}");
+                    log(&format!("submission {id}: {cause}"));
+                    store_verdict(&app, id, attempt, je, cause).await;
+                    app.hub.end(id, Live::Done { id });
+                }
             }
             Ok(None) => {
                 tokio::select! {
@@ -428,6 +439,20 @@ async fn worker(app: Arc<App>) {
             }
         }
     }
+}
+
+/// Runs `work` to its end, or returns the message of the panic that ended it.
+async fn unwound(work: impl std::future::Future<Output = ()>) -> Result<(), String> {
+    use futures_util::FutureExt;
+    std::panic::AssertUnwindSafe(work)
+        .catch_unwind()
+        .await
+        .map_err(|p| {
+            p.downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_string())
+        })
 }
 
 /// A JudgeError verdict for a judging that failed before it had a report.
@@ -651,6 +676,23 @@ mod tests {
         // The guard never removes another node's judging of the same id.
         drop(Running::guard(&hub, 7));
         assert!(hub.snapshot(7).is_some());
+    }
+
+    #[tokio::test]
+    async fn a_panic_while_judging_becomes_its_message() {
+        assert_eq!(unwound(async {}).await, Ok(()));
+        let id = 7;
+        let got = unwound(async move {
+            if id == 7 {
+                panic!("index out of bounds: {id}");
+            }
+        })
+        .await;
+        assert_eq!(got, Err("index out of bounds: 7".to_string()));
+        assert_eq!(
+            unwound(async { std::panic::panic_any(5u8) }).await,
+            Err("a panic without a message".to_string())
+        );
     }
 
     #[test]
