@@ -42,6 +42,9 @@ pub struct Problem {
     pub generate: Vec<Generated>,
     pub stress: Option<Stress>,
     pub groups: Vec<Group>,
+    /// Whose verdict rules the package's `submissions/` folders follow (`verdicts = "kattis"`
+    /// in an imported Kattis package).
+    pub verdicts: VerdictRules,
 }
 
 /// How outputs are compared.
@@ -63,6 +66,19 @@ pub enum CheckerSpec {
     /// A Kattis output validator: `validator input answer feedback_dir [flags] < output`,
     /// exit 42 accepted, 43 wrong answer, anything else a judge error.
     Kattis { path: PathBuf, flags: Vec<String> },
+}
+
+/// Whose verdict rules a package's `submissions/` folders were written for. ojd reports a
+/// memory overrun as MLE; Kattis (problemtools) has no such verdict and reports it as a
+/// run-time error, so a Kattis package's `run_time_error/` may hold a submission that gets MLE
+/// here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerdictRules {
+    #[default]
+    Ojd,
+    /// A memory overrun meets a `runtime_error` expectation (and counts as one).
+    Kattis,
 }
 
 /// The Kattis default output validator's flags, as the package format defines them: tokens
@@ -350,6 +366,7 @@ impl Ctx {
 
 const KNOWN_KEYS: &[&str] = &[
     "title",
+    "verdicts",
     "source",
     "time_limit",
     "wall_time_limit",
@@ -437,6 +454,17 @@ impl Problem {
         let generate = parse_generate(&mut cx, dir, table.get("generate"));
         let stress = parse_stress(&mut cx, dir, table.get("stress"));
         let groups = parse_groups(&mut cx, table.get("group"));
+        let verdicts = match cx.string(&table, "verdicts").as_deref() {
+            None | Some("ojd") => VerdictRules::Ojd,
+            Some("kattis") => VerdictRules::Kattis,
+            Some(other) => {
+                cx.err(
+                    "verdicts",
+                    format!("expected \"ojd\" or \"kattis\", found {other:?}"),
+                );
+                VerdictRules::Ojd
+            }
+        };
         let tests = discover_tests(&mut cx, dir, &generate);
         if !cx.errors.is_empty() {
             return Err(LoadError { errors: cx.errors });
@@ -462,6 +490,7 @@ impl Problem {
             generate,
             stress,
             groups,
+            verdicts,
         })
     }
 
@@ -904,7 +933,7 @@ mod tests {
     #[test]
     fn collects_every_error_with_file_and_key() {
         let d = package(
-            "time_limit = \"fast\"\nmemory_limit = 5\ncolour = 1\nchecker = \"fuzzy\"\n[io]\ninput_file = \"../x\"\n",
+            "time_limit = \"fast\"\nmemory_limit = 5\ncolour = 1\nchecker = \"fuzzy\"\nverdicts = \"icpc\"\n[io]\ninput_file = \"../x\"\n",
             &[("tests/1.in", "")],
         );
         let e = Problem::load(d.path()).unwrap_err();
@@ -919,6 +948,7 @@ mod tests {
             format!("{file}: checker: unknown checker \"fuzzy\""),
             format!("{file}: solution: "),
             format!("{file}: io.input_file: \"../x\" must be a plain file name"),
+            format!("{file}: verdicts: expected \"ojd\" or \"kattis\", found \"icpc\""),
         ];
         for want in expect {
             assert!(

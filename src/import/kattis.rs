@@ -732,6 +732,7 @@ pub fn import(
         answers_given: true,
         generate: Vec::new(),
         io: None,
+        kattis_verdicts: true,
         origin: format!(
             "Imported from a Kattis package ({}) by `ojd import kattis`.",
             match version {

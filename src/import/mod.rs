@@ -93,6 +93,9 @@ pub struct Manifest {
     pub io: Option<(Option<String>, Option<String>)>,
     /// Where the package came from, written as a comment.
     pub origin: String,
+    /// The package's submissions follow Kattis's verdicts (`verdicts = "kattis"`: a memory
+    /// overrun counts as a run-time error).
+    pub kattis_verdicts: bool,
 }
 
 fn q(s: &str) -> String {
@@ -132,6 +135,9 @@ impl Manifest {
         t += &format!("solution = {}\n", q(&self.solution));
         if self.answers_given {
             t += "answers = \"given\"\n";
+        }
+        if self.kattis_verdicts {
+            t += "verdicts = \"kattis\"\n";
         }
         if let Some((path, accept, args)) = &self.validator {
             t += &format!(
@@ -468,6 +474,7 @@ mod tests {
             answers_given: true,
             generate: vec![],
             io: None,
+            kattis_verdicts: true,
             origin: "imported".into(),
         };
         std::fs::write(d.path().join("problem.toml"), m.to_toml()).unwrap();
@@ -479,5 +486,6 @@ mod tests {
         assert_eq!(p.validator_accept, 42);
         assert_eq!(p.validator_args, ["--x"]);
         assert_eq!(p.groups[0].points, 30);
+        assert_eq!(p.verdicts, crate::problem::VerdictRules::Kattis);
     }
 }

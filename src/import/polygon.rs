@@ -481,6 +481,7 @@ pub fn import(
         answers_given: interactive,
         generate,
         io,
+        kattis_verdicts: false,
         origin: "Imported from a Polygon package by `ojd import polygon`; `ojd gen` made the generated tests and every answer.".into(),
     };
     write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;

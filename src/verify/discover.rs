@@ -221,8 +221,13 @@ fn read_sub(
 impl Plan {
     pub(super) fn finish(self) -> ProblemReport {
         let mut report = self.report;
+        let rules = self
+            .problem
+            .as_ref()
+            .map(|p| p.verdicts)
+            .unwrap_or_default();
         for sub in self.subs {
-            let s = sub.finish(&report.tests);
+            let s = sub.finish(&report.tests, rules);
             if s.reference && s.ok {
                 margin_warning(&s, &mut report.warnings);
             }
@@ -247,7 +252,7 @@ fn margin_warning(s: &SubmissionReport, warnings: &mut Vec<String>) {
 }
 
 impl Sub {
-    fn finish(self, tests: &[String]) -> SubmissionReport {
+    fn finish(self, tests: &[String], rules: crate::problem::VerdictRules) -> SubmissionReport {
         let mut r = self.report;
         let limit = r.limit_ms;
         r.tests = self
@@ -272,7 +277,7 @@ impl Sub {
                     .iter()
                     .map(|c| (c.result.name.as_str(), c.result.verdict))
                     .collect();
-                failures(r.expected, true, &got)
+                failures(r.expected, true, &super::expect::as_rules(rules, &got))
             }
             Stage::CompileError => failures(r.expected, false, &[]),
             _ => vec!["not judged (see the errors above)".to_string()],

@@ -30,6 +30,22 @@ pub fn folder_verdict(name: &str) -> Option<Verdict> {
     Verdict::from_folder(name).filter(|v| FOLDERS.contains(v))
 }
 
+/// The verdicts as the package's rules count them: under Kattis rules a memory overrun is a
+/// run-time error (problemtools has no MLE), so an MLE meets a `run_time_error/` promise.
+pub fn as_rules<'a>(
+    rules: crate::problem::VerdictRules,
+    got: &[(&'a str, Verdict)],
+) -> Vec<(&'a str, Verdict)> {
+    got.iter()
+        .map(|&(t, v)| match (rules, v) {
+            (crate::problem::VerdictRules::Kattis, Verdict::MemoryLimitExceeded) => {
+                (t, Verdict::RuntimeError)
+            }
+            _ => (t, v),
+        })
+        .collect()
+}
+
 /// Why `got` (test name, verdict per test) breaks the promise of `expected`; empty when kept.
 pub fn failures(expected: Verdict, compiled: bool, got: &[(&str, Verdict)]) -> Vec<String> {
     if !compiled {
@@ -93,6 +109,24 @@ pub fn by_verdict(cells: &[(&str, Verdict)]) -> String {
 mod tests {
     use super::*;
     use Verdict::*;
+
+    #[test]
+    fn under_kattis_rules_a_memory_overrun_is_a_run_time_error() {
+        use crate::problem::VerdictRules;
+        let got = [("t0", Accepted), ("t1", MemoryLimitExceeded)];
+        // ojd's rules: an RE-expected submission that only runs out of memory breaks its promise.
+        assert_eq!(
+            failures(RuntimeError, true, &as_rules(VerdictRules::Ojd, &got)),
+            vec!["expected RE on at least one test, got none".to_string()]
+        );
+        // Kattis's: it keeps it, and an MLE-expected one (not a Kattis folder) would not.
+        let kattis = as_rules(VerdictRules::Kattis, &got);
+        assert!(failures(RuntimeError, true, &kattis).is_empty());
+        assert!(!failures(MemoryLimitExceeded, true, &kattis).is_empty());
+        // A wrong answer stays one either way.
+        let wa = [("t0", WrongAnswer), ("t1", MemoryLimitExceeded)];
+        assert!(!failures(RuntimeError, true, &as_rules(VerdictRules::Kattis, &wa)).is_empty());
+    }
 
     #[test]
     fn promises_table() {

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::{self, testdata};
 use ojd::problem::{CheckerSpec, Problem};
@@ -246,7 +246,25 @@ fn kattis_custom_output_validator_with_feedback() {
         validator.contains("static std::string feedback_dir;"),
         "validate.h is inlined"
     );
-    s.verify(&dir);
+    // Kattis has no memory-limit verdict: the package's run_time_error/ file runs out of memory,
+    // which ojd reports as MLE and, under the package's Kattis rules, counts as the RE promised.
+    assert_eq!(p.verdicts, ojd::problem::VerdictRules::Kattis);
+    let report = s.verify(&dir);
+    let hog = report["problems"][0]["submissions"]
+        .as_array()
+        .expect("submissions")
+        .iter()
+        .find(|s| {
+            s["name"]
+                .as_str()
+                .is_some_and(|n| n.ends_with("/memory_hog.c"))
+        })
+        .expect("the memory hog is judged");
+    assert_eq!(
+        (&hog["verdict"], &hog["ok"]),
+        (&json!("MLE"), &json!(true)),
+        "{hog}"
+    );
     let j = judge();
     // Another divisor than the answer file's is right.
     let largest = common::judge_file(&j, &dir, &dir.join("submissions/accepted/largest.py"));
