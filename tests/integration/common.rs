@@ -63,3 +63,20 @@ pub fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
 pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
     MACHINE.write().unwrap_or_else(|e| e.into_inner())
 }
+
+/// What a finished `ojd` command gave: its exit code (-1 when a signal ended it) and output.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}

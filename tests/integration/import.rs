@@ -9,14 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::common::{self, testdata};
+use crate::common::{self, testdata, Run};
 use ojd::problem::{CheckerSpec, Problem};
-
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
 
 /// A scratch folder with a config whose compile cache is shared by these tests.
 pub struct Scratch {
@@ -51,11 +45,7 @@ impl Scratch {
             .arg(self.path("config.toml"))
             .output()
             .expect("ojd runs");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     }
 
     fn import(&self, format: &str, from: &Path, to: &str) -> PathBuf {

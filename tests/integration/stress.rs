@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common;
+use crate::common::{self, Run};
 
 /// A problem whose brute force is wrong when the first number is 3: seed s gives
 /// `(7 s mod 10, s)`, so seeds 9, 19, 29... disagree and 9 is the first.
@@ -46,12 +46,6 @@ fn problem(dir: &Path) -> PathBuf {
     p
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn stress(dir: &Path, problem: &Path, args: &[&str]) -> Run {
     let config = dir.join("config.toml");
     std::fs::write(
@@ -72,11 +66,7 @@ fn stress(dir: &Path, problem: &Path, args: &[&str]) -> Run {
         .current_dir(dir)
         .output()
         .expect("ojd stress runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(out)
 }
 
 #[test]

@@ -7,17 +7,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{self, testdata};
+use crate::common::{self, testdata, Run};
 
 /// A copy of testdata/verify named `verify`, with a config sharing one compile cache.
 struct Fixture {
     tmp: tempfile::TempDir,
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -63,11 +57,7 @@ impl Fixture {
             .current_dir(self.tmp.path())
             .output()
             .expect("ojd runs");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     }
 
     fn verify(&self, args: &[&str]) -> Run {
