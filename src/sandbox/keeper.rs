@@ -21,7 +21,7 @@ use super::progs::ProgStore;
 use super::protocol::{KeeperConfig, Request, Response};
 use super::root::{empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch};
 use super::seccomp;
-use super::sys::{bind, cpath, cstr, errno, os_err, own_cpu, pipe, raise_nofile};
+use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
 use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination};
 
 /// The keeper's state between runs.
@@ -219,16 +219,11 @@ impl Keeper {
         // With namespaces, init is born in the keeper's pid namespace (see `pidns`): no
         // namespace and no `/proc` mount per run. Network namespaces are not made per run
         // either (creating and tearing one down costs about 5 ms here); see `fresh_network`.
-        let flags = libc::SIGCHLD as libc::c_ulong;
         let keeper_before = own_cpu();
         let start = Instant::now();
-        // SAFETY: a raw clone without a new stack behaves like fork; the keeper is single-threaded,
-        // so the child owns a consistent copy of the whole address space.
-        let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) }
-            as libc::pid_t;
-        if pid < 0 {
-            return Err(os_err("clone"));
-        }
+        // SAFETY: the keeper is single-threaded, so the child owns a consistent copy of the
+        // whole address space.
+        let pid = unsafe { fork_with(0, "clone")? };
         if pid == 0 {
             drop(report_r);
             init_main(&prepared, &self.filters, report_w);

@@ -12,7 +12,7 @@
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
-use super::sys::{cpath, errno, os_err, pipe};
+use super::sys::{cpath, errno, fork_with, os_err, pipe};
 
 /// The holder of a keeper's pid namespace.
 pub(super) struct PidNs {
@@ -32,14 +32,9 @@ impl PidNs {
         let null = cpath(&root.join("dev/null"));
         let (ctl_r, ctl_w) = pipe()?;
         let (ack_r, ack_w) = pipe()?;
-        let flags = (libc::CLONE_NEWPID | libc::SIGCHLD) as libc::c_ulong;
-        // SAFETY: a raw clone without a new stack behaves like fork; the keeper is single-threaded
-        // (it starts the holder before serving any run), so the child owns a consistent copy.
-        let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) }
-            as libc::pid_t;
-        if pid < 0 {
-            return Err(os_err("clone the pid namespace's holder"));
-        }
+        // SAFETY: the keeper is single-threaded (it starts the holder before serving any run),
+        // so the child owns a consistent copy.
+        let pid = unsafe { fork_with(libc::CLONE_NEWPID, "clone the pid namespace's holder")? };
         if pid == 0 {
             drop(ctl_w);
             drop(ack_r);

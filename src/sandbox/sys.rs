@@ -23,6 +23,23 @@ pub(super) fn os_err(what: &str) -> String {
     format!("{what}: {}", std::io::Error::last_os_error())
 }
 
+/// fork(2) through a raw `clone` with `flags` (glibc's fork takes none, e.g. `CLONE_NEWPID`):
+/// the child's pid in the parent, 0 in the child; `what` names the failure.
+///
+/// # Safety
+/// The caller must be single-threaded: the child gets a copy of the whole address space, and
+/// only the calling thread runs in it.
+pub(super) unsafe fn fork_with(flags: libc::c_int, what: &str) -> Result<libc::pid_t, String> {
+    let flags = (flags | libc::SIGCHLD) as libc::c_ulong;
+    // SAFETY: a raw clone without a new stack behaves like fork (the caller's contract above).
+    let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
+    if pid < 0 {
+        Err(os_err(what))
+    } else {
+        Ok(pid as libc::pid_t)
+    }
+}
+
 /// `mount(2)` with Rust strings; returns a message naming the target on failure.
 pub(super) fn mount(
     src: Option<&Path>,
