@@ -146,12 +146,21 @@ impl Cdp {
 
     /// Evaluates a JavaScript expression and returns its value.
     pub fn eval(&mut self, expr: &str) -> Value {
-        let r = self.call(
+        self.try_eval(expr)
+            .unwrap_or_else(|e| panic!("{expr}: {e}"))
+    }
+
+    /// The expression's value, or the browser's error reply or the script's exception.
+    fn try_eval(&mut self, expr: &str) -> Result<Value, Value> {
+        let r = self.try_call(
             "Runtime.evaluate",
             json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
-        );
-        assert!(r["exceptionDetails"].is_null(), "{expr}: {r}");
-        r["result"]["value"].clone()
+        )?;
+        if r["exceptionDetails"].is_null() {
+            Ok(r["result"]["value"].clone())
+        } else {
+            Err(r)
+        }
     }
 
     pub fn wait_for(&mut self, what: &str, expr: &str, timeout: Duration) -> Value {
@@ -160,16 +169,10 @@ impl Cdp {
             // A navigation (a form posted, a redirect) may tear down the page between two polls:
             // the browser then answers "Inspected target navigated or closed" or "Execution
             // context was destroyed". That is "not yet", not a failure: ask the new page again.
-            let r = self.try_call(
-                "Runtime.evaluate",
-                json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
-            );
-            let v = match r {
-                Ok(r) if r["exceptionDetails"].is_null() => r["result"]["value"].clone(),
-                Ok(r) if navigated(&r["exceptionDetails"].to_string()) => Value::Null,
-                Ok(r) => panic!("{expr}: {r}"),
+            let v = match self.try_eval(expr) {
+                Ok(v) => v,
                 Err(e) if navigated(&e.to_string()) => Value::Null,
-                Err(e) => panic!("Runtime.evaluate: {e}"),
+                Err(e) => panic!("{expr}: {e}"),
             };
             if !v.is_null() && v != false {
                 return v;
