@@ -24,6 +24,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use ojd::sandbox::noise::cv;
 use ojd::sandbox::{Bind, Limits, RunSpec, Sandbox, SandboxOptions};
 
 /// One native run: CPU time (user + system), minor faults, voluntary and involuntary switches.
@@ -129,13 +130,6 @@ const PROBES: &[(&str, &str)] = &[
          printf(\"%ld\\n\", t); return 0; }\n",
     ),
 ];
-
-fn stats(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let var = v.iter().map(|&x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, if mean > 0.0 { var.sqrt() / mean } else { 0.0 })
-}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -324,14 +318,14 @@ fn main() {
         let nv: Vec<f64> = native[i].iter().map(|r| ms(&r.cpu)).collect();
         let bv: Vec<f64> = boxed[i].iter().map(ms).collect();
         let (nmed, bmed) = (median(nv.clone()), median(bv.clone()));
-        let ((_, nc), (_, bc)) = (stats(&nv), stats(&bv));
+        let (nc, bc) = (cv(&nv), cv(&bv));
         // What a judge that kept the fastest of three runs would see: the CV of the minimum
         // of each three consecutive sandboxed runs.
         let min3: Vec<f64> = bv
             .chunks_exact(3)
             .map(|c| c.iter().copied().fold(f64::INFINITY, f64::min))
             .collect();
-        let (_, mc) = stats(&min3);
+        let mc = cv(&min3);
         let field = |f: fn(&Native) -> i64| median(native[i].iter().map(|r| f(r) as f64).collect());
         if i < tests {
             ncv.push(nc);
