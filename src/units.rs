@@ -23,7 +23,7 @@ impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
         for (name, size) in UNITS {
-            if self.0 >= size && self.0 % size == 0 {
+            if self.0 >= size && self.0.is_multiple_of(size) {
                 return write!(f, "{}{}", self.0 / size, name);
             }
         }
@@ -77,7 +77,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "m" | "min" => value * 60.0,
         _ => return Err(expected()),
     };
-    if !secs.is_finite() || secs < 0.0 || secs > 1e7 {
+    if !secs.is_finite() || !(0.0..=1e7).contains(&secs) {
         return Err(expected());
     }
     Ok(Duration::from_secs_f64(secs))
@@ -86,9 +86,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// Formats a duration the way `parse_duration` reads it back.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 && ms > 0 {
+    if ms.is_multiple_of(1000) && ms > 0 {
         format!("{}s", ms / 1000)
-    } else if d.subsec_nanos() % 1_000_000 == 0 {
+    } else if d.subsec_nanos().is_multiple_of(1_000_000) {
         format!("{ms}ms")
     } else {
         format!("{}us", d.as_micros())
