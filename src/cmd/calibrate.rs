@@ -12,7 +12,9 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 /// test, and takes each one's slowest test (fastest of its runs; CPU time divided by the
 /// language's time_factor). The limit is the slowest of those × 2, rounded up to --resolution;
 /// it names the submission and test that decide it. Then every time_limit_exceeded/ submission
-/// must still exceed 1.5 × that limit on some test. --write puts the limit in problem.toml.
+/// must still exceed 1.5 × that limit on some test. When the decider running --noise slower
+/// would give the next step, the proposal is borderline: a committed limit equal to either step
+/// agrees, otherwise the higher step is proposed. --write puts the limit in problem.toml.
 /// Exit code: 0 the limit agrees with problem.toml (or was written), 1 it differs or no sound
 /// limit exists, 2 a package error, 3 the judge failed.
 ///
@@ -30,6 +32,10 @@ pub struct Args {
     /// Round the limit up to a multiple of this.
     #[arg(long, default_value = "1s", value_parser = ojd::units::parse_duration)]
     resolution: std::time::Duration,
+    /// How much slower the decider may run on another day: a proposal within it of the next
+    /// step is borderline, and either step agrees.
+    #[arg(long, default_value = "20%", value_parser = ojd::verify::parse_percent)]
+    noise: f64,
     /// Print the results as JSON.
     #[arg(long)]
     json: bool,
@@ -42,6 +48,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let opts = CalibrateOptions {
         repeats: a.repeats.max(1),
         resolution: a.resolution,
+        noise: a.noise,
         ..CalibrateOptions::default()
     };
     let (mut code, mut all) = (0, Vec::new());
@@ -63,8 +70,8 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                 continue;
             }
         };
-        if a.write && cal.sound() && cal.proposed_ms != cal.committed_ms {
-            let limit = std::time::Duration::from_millis(cal.proposed_ms);
+        if a.write && cal.sound() && cal.limit_ms != cal.committed_ms {
+            let limit = std::time::Duration::from_millis(cal.limit_ms);
             match write_limit(&dir, limit) {
                 Ok(()) => cal.written = true,
                 Err(e) => {
