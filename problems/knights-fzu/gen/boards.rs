@@ -66,21 +66,60 @@ fn misplaced(b: &Board) -> usize {
     (0..25).filter(|&i| b[i] != b'2' && b[i] != TARGET[i]).count()
 }
 
+/// A board as a number: bit i set for a white knight ('1') on cell i, the blank's cell above
+/// bit 25. Searches work on these; the answers are the same as on the text boards.
+type Key = u32;
+
+fn key(b: &Board) -> Key {
+    let whites = (0..25).filter(|&i| b[i] == b'1').fold(0u32, |m, i| m | 1 << i);
+    whites | (blank_of(b) as u32) << 25
+}
+
+/// Moves the knight on `m` into the blank (on `k`): the blank goes to `m`.
+fn step(s: Key, k: usize, m: usize) -> Key {
+    let mut whites = s & ((1 << 25) - 1);
+    if whites & 1 << m != 0 {
+        whites = whites & !(1 << m) | 1 << k;
+    }
+    whites | (m as u32) << 25
+}
+
+/// Hashes a key with one multiplication (std's default SipHash made this generator slow).
+#[derive(Default)]
+struct KeyHasher(u64);
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only u32 keys are hashed")
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (v as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+type Table = HashMap<Key, u8, std::hash::BuildHasherDefault<KeyHasher>>;
+
+/// Knight moves from every cell.
+fn moves() -> Vec<Vec<usize>> {
+    (0..25).map(knight_moves).collect()
+}
+
 /// All states within `depth` moves of `start`, with their distance.
-fn ball(start: Board, depth: usize) -> HashMap<Board, usize> {
-    let mut dist = HashMap::new();
+fn ball(start: Board, depth: usize, moves: &[Vec<usize>]) -> Table {
+    let mut dist = Table::default();
+    let start = key(&start);
     dist.insert(start, 0);
     let mut layer = vec![start];
     for d in 1..=depth {
         let mut next = Vec::new();
-        for b in &layer {
-            let k = blank_of(b);
-            for m in knight_moves(k) {
-                let mut nb = *b;
-                nb.swap(k, m);
-                if !dist.contains_key(&nb) {
-                    dist.insert(nb, d);
-                    next.push(nb);
+        for &s in &layer {
+            let k = (s >> 25) as usize;
+            for &m in &moves[k] {
+                let n = step(s, k, m);
+                if !dist.contains_key(&n) {
+                    dist.insert(n, d as u8);
+                    next.push(n);
                 }
             }
         }
@@ -89,18 +128,30 @@ fn ball(start: Board, depth: usize) -> HashMap<Board, usize> {
     dist
 }
 
-/// Exact distance to the target if it is at most 16, otherwise 17
-/// (meet in the middle: 8 moves from each side).
-fn exact(board: Board, near_target: &HashMap<Board, usize>) -> usize {
-    if let Some(&d) = near_target.get(&board) {
-        return d;
-    }
-    let mut best = 17;
-    for (b, a) in ball(board, 8) {
-        if let Some(&t) = near_target.get(&b) {
-            best = best.min(a + t);
+/// Exact distance to the target if it is at most 16, otherwise 17 (meet in the middle: every
+/// path of up to 6 moves from `board`, each end looked up among the states 10 moves or fewer
+/// from the target, so a path of D <= 16 moves is found at its cell max(0, D - 10) moves in; a
+/// shortest path never steps straight back).
+fn exact(board: Board, near_target: &Table, moves: &[Vec<usize>]) -> usize {
+    fn walk(s: Key, from: usize, a: usize, best: &mut usize, near: &Table, moves: &[Vec<usize>]) {
+        if a >= *best {
+            return;
+        }
+        if let Some(&t) = near.get(&s) {
+            *best = (*best).min(a + t as usize);
+        }
+        if a == 6 {
+            return;
+        }
+        let k = (s >> 25) as usize;
+        for &m in &moves[k] {
+            if m != from {
+                walk(step(s, k, m), k, a + 1, best, near, moves);
+            }
         }
     }
+    let mut best = 17;
+    walk(key(&board), usize::MAX, 0, &mut best, near_target, moves);
     best
 }
 
@@ -168,11 +219,12 @@ fn main() {
         "walk" => {
             let (t, lo, hi, bias) = (num(1) as usize, num(2) as usize, num(3) as usize, num(4));
             let mut rng = Rng(num(5));
-            let near = ball(target(), 8);
+            let moves = moves();
+            let near = ball(target(), 10, &moves);
             while boards.len() < t {
                 let len = lo + rng.below(12) as usize;
                 let b = random_walk(&mut rng, len, bias);
-                let d = exact(b, &near);
+                let d = exact(b, &near, &moves);
                 if lo <= d && d <= hi {
                     boards.push(b);
                 }
