@@ -12,7 +12,8 @@
 //! 2. `gen --check` of every problem and every (submission, test) run, in parallel: each test is
 //!    a job of its own, judged by [`Judge::judge`] on a one-test copy of the problem, so the one
 //!    judging pipeline is used and long submissions do not hold up the others;
-//! 3. re-run alone the runs whose time came close to the limit.
+//! 3. re-run alone the runs whose time came close to the limit, and judge alone the cells that a
+//!    given baseline saw near the limit (they skip phase 2: see [`prior`]).
 //!
 //! # Timing honesty
 //! Parallel runs share caches, memory bandwidth and the scheduler, which inflates measured CPU
@@ -34,6 +35,7 @@
 mod baseline;
 mod discover;
 mod expect;
+mod prior;
 mod render;
 mod run;
 
@@ -98,8 +100,11 @@ pub struct Stats {
     pub compilations: usize,
     /// Runs of a submission on a test in the parallel phase.
     pub test_runs: usize,
-    /// (submission, test) runs judged again alone because their time was close to the limit.
+    /// (submission, test) cells judged alone because their time was close to the limit: in
+    /// the parallel phase, or in the baseline (`alone_by_baseline` of them).
     pub rerun_tests: usize,
+    /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
+    pub alone_by_baseline: usize,
     /// Runs made alone for them (up to [`RERUNS`] each).
     pub reruns: usize,
     /// `gen --check` passes (each runs the generators, validator and reference).
@@ -176,7 +181,8 @@ pub struct SubmissionReport {
 pub struct Cell {
     #[serde(flatten)]
     pub result: TestResult,
-    /// Judged again alone because the parallel run came close to the limit.
+    /// Judged alone because the parallel run came close to the limit, or (with no parallel
+    /// run) because the baseline's record of it did.
     pub rerun: bool,
     /// Sensitive to the time limit: a TLE at the limit that finished with [`SLACK`] times it.
     pub sensitive: bool,
@@ -368,7 +374,15 @@ pub fn verify(
         busy_seconds: busy,
     });
     let t = Instant::now();
-    let busy = run::judge_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    let prior = opts.baseline.as_ref().map(|(_, b)| b);
+    let (busy, straight) = run::judge_all(
+        judge,
+        &mut plans,
+        opts.jobs,
+        prior,
+        progress,
+        &mut report.stats,
+    );
     report.stats.phases.insert(
         1,
         PhaseTime {
@@ -378,7 +392,7 @@ pub fn verify(
         },
     );
     let t = Instant::now();
-    run::rerun_alone(judge, &mut plans, progress, &mut report.stats);
+    run::rerun_alone(judge, &mut plans, straight, progress, &mut report.stats);
     report.stats.phases.push(PhaseTime {
         phase: "alone".into(),
         seconds: t.elapsed().as_secs_f64(),

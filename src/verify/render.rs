@@ -521,7 +521,7 @@ fn submission_case(
     let mut out = String::new();
     for c in &s.tests {
         let r = &c.result;
-        let rerun = if c.rerun { " (re-run alone)" } else { "" };
+        let rerun = if c.rerun { " (judged alone)" } else { "" };
         let _ = write!(
             out,
             "{} {} cpu {} ms wall {} ms {} KiB{rerun}",

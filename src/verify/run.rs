@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use super::discover::{ms, record_error, Plan, Stage};
-use super::{Cell, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
+use super::prior::{self, Route};
+use super::{Baseline, Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
 use crate::answers::{self, GenError, GenOptions, GenSummary};
 use crate::judge::{Compiled, Judge, JudgeError, Submission};
 use crate::problem::Problem;
@@ -124,21 +125,27 @@ enum Outcome {
     Test(Result<TestResult, JudgeError>),
 }
 
+/// A cell of the matrix: (problem, submission, test) indices into the plans.
+pub(super) type CellIndex = (usize, usize, usize);
+
 /// Phase 2: every `gen --check` and every (submission, test) run, longest kinds first so that
-/// the workers finish together.
+/// the workers finish together. Cells that `baseline` saw near the limit are not run here
+/// ([`prior::route`]): they are returned, for [`rerun_alone`].
 pub(super) fn judge_all(
     judge: &Judge,
     plans: &mut [Plan],
     jobs: usize,
+    baseline: Option<&Baseline>,
     progress: &Progress<'_>,
     stats: &mut Stats,
-) -> f64 {
+) -> (f64, Vec<CellIndex>) {
     let mut work: Vec<Job> = (0..plans.len())
         .filter(|&p| plans[p].problem.is_some())
         .map(Job::Gen)
         .collect();
     stats.gen_checks = work.len();
     let mut tests: Vec<(bool, Job)> = Vec::new();
+    let mut alone = Vec::new();
     for (p, plan) in plans
         .iter()
         .enumerate()
@@ -151,9 +158,20 @@ pub(super) fn judge_all(
             .filter(|(_, sub)| sub.stage == Stage::Compiled)
         {
             let slow = sub.report.expected != Verdict::TimeLimitExceeded;
-            tests.extend((0..sub.cells.len()).map(|t| (slow, Job::Test(p, s, t))));
+            for t in 0..sub.cells.len() {
+                let key = Key {
+                    problem: plan.report.problem.clone(),
+                    submission: sub.report.name.clone(),
+                    test: plan.report.tests[t].clone(),
+                };
+                match prior::route(baseline, &key, sub.report.limit_ms) {
+                    Route::Parallel => tests.push((slow, Job::Test(p, s, t))),
+                    Route::Alone => alone.push((p, s, t)),
+                }
+            }
         }
     }
+    stats.alone_by_baseline = alone.len();
     tests.sort_by_key(|(later, _)| *later);
     stats.test_runs = tests.len();
     work.extend(tests.into_iter().map(|(_, j)| j));
@@ -218,7 +236,7 @@ pub(super) fn judge_all(
             busy_seconds: busy,
         });
     }
-    busy
+    (busy, alone)
 }
 
 fn record_gen(report: &mut ProblemReport, r: Result<GenSummary, GenError>) {
@@ -312,12 +330,7 @@ fn run_cell(
 
 /// Whether a run made with [`SLACK`] is too close to the limit to decide its verdict.
 fn needs_rerun(r: &TestResult, limit_ms: u64) -> bool {
-    let (cpu, limit) = (r.cpu_ms as f64, limit_ms as f64);
-    match r.verdict {
-        Verdict::JudgeError | Verdict::CompileError => false,
-        Verdict::TimeLimitExceeded => cpu <= CLEAR_TLE * limit,
-        _ => cpu >= GREY * limit,
-    }
+    prior::near_limit(r.verdict, r.cpu_ms, limit_ms)
 }
 
 /// Whether a run judged at the exact limit leaves its verdict open, so that another run alone
@@ -335,15 +348,17 @@ fn open_verdict(r: &TestResult, limit_ms: u64) -> bool {
 /// How a run alone with [`SLACK`] times the limits is recorded in [`Seen`].
 const ALONE_SLACK: &str = "alone, 1.5× limit";
 
-/// Phase 3: each run too close to call, again, one at a time; see [`best_alone`]. The runs
-/// alone are serial (the other workers idle), so they are kept as few as the verdict allows.
+/// Phase 3: each run too close to call, again, one at a time, and the cells sent here straight
+/// (`straight`: the baseline saw them near the limit); see [`best_alone`]. The runs alone are
+/// serial (the other workers idle), so they are kept as few as the verdict allows.
 pub(super) fn rerun_alone(
     judge: &Judge,
     plans: &mut [Plan],
+    straight: Vec<CellIndex>,
     progress: &Progress<'_>,
     stats: &mut Stats,
 ) {
-    let mut todo = Vec::new();
+    let mut todo = straight;
     for (p, plan) in plans.iter().enumerate() {
         for (s, sub) in plan.subs.iter().enumerate() {
             for (t, cell) in sub.cells.iter().enumerate() {
@@ -356,6 +371,7 @@ pub(super) fn rerun_alone(
             }
         }
     }
+    todo.sort_unstable();
     stats.rerun_tests = todo.len();
     for (i, &(p, s, t)) in todo.iter().enumerate() {
         let plan = &mut plans[p];
@@ -424,7 +440,11 @@ fn best_alone(
         };
         let r = run_cell(judge, problem, t, sub, slack).and_then(|raw| {
             seen.push((raw.verdict, raw.cpu_ms, how));
-            exact_limits(judge, problem, sub).map(|l| at_limit(raw, &l))
+            if slack > 1.0 {
+                exact_limits(judge, problem, sub).map(|l| at_limit(raw, &l))
+            } else {
+                Ok(raw)
+            }
         });
         let open = r.as_ref().is_ok_and(|r| open_verdict(r, limit));
         let faster = match (&r, &best) {
@@ -457,11 +477,12 @@ fn exact_limits(
     }
 }
 
-/// The verdict a run made with more generous limits gets at `limits`: a TLE if it used more
-/// CPU or wall time than they allow (the sandbox would have stopped it there), else its own.
+/// The verdict a run made with more generous limits ([`SLACK`] times them) gets at `limits`: a
+/// TLE if it used more CPU or wall time than they allow (the sandbox would have stopped it
+/// there), else its own. A TLE's message names the exact limit, not the generous one.
 fn at_limit(mut r: TestResult, limits: &crate::sandbox::Limits) -> TestResult {
     let (cpu, wall) = (ms(limits.cpu), ms(limits.wall));
-    if r.verdict == Verdict::TimeLimitExceeded {
+    if r.verdict != Verdict::TimeLimitExceeded && r.cpu_ms <= cpu && r.wall_ms <= wall {
         return r;
     }
     if r.cpu_ms > cpu {
@@ -548,25 +569,6 @@ mod tests {
     }
 
     #[test]
-    fn rerun_table() {
-        use Verdict::*;
-        let table = [
-            (Accepted, 100, false),
-            (Accepted, 749, false),
-            (Accepted, 750, true),
-            (Accepted, 1100, true),
-            (WrongAnswer, 900, true),
-            (TimeLimitExceeded, 1501, false),
-            (TimeLimitExceeded, 1400, true),
-            (TimeLimitExceeded, 3, true),
-            (JudgeError, 900, false),
-        ];
-        for (v, cpu, want) in table {
-            assert_eq!(needs_rerun(&result(v, cpu), 1000), want, "{v:?} {cpu}");
-        }
-    }
-
-    #[test]
     fn disagreement_table() {
         use Verdict::*;
         let table: &[(&[(Verdict, u64)], bool)] = &[
@@ -640,6 +642,14 @@ mod tests {
             let got = at_limit(r, &limits);
             assert_eq!(got.verdict, want, "cpu {cpu} wall {wall}");
             assert_eq!(got.cpu_ms, cpu, "the measured time is kept");
+            if want == Verdict::TimeLimitExceeded {
+                assert!(
+                    got.message.contains("limit of 1000 ms exceeded")
+                        || got.message.contains("limit of 3000 ms exceeded"),
+                    "the exact limit is named: {}",
+                    got.message
+                );
+            }
         }
     }
 }

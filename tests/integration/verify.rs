@@ -290,6 +290,28 @@ fn tightened_time_limit_turns_slow_accepted_into_tle() {
         .iter()
         .find(|s| s["name"] == "accepted/slow.c")
         .unwrap()["tests"][0];
+    // The baseline saw slow.c at 400 ms: near the new limit, so it is judged alone (allowed
+    // 1.5× the limit) and its message names the limit, not the 375 ms it was allowed.
+    assert_eq!(slow["rerun"], true, "{slow:#}");
+    assert!(
+        slow["message"]
+            .as_str()
+            .unwrap()
+            .contains("CPU time limit of 250 ms exceeded"),
+        "{slow:#}"
+    );
+    // Without a baseline the parallel run (allowed 375 ms) decides: a clear TLE, whose message
+    // names the limit too.
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let slow = &report["problems"][0]["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "accepted/slow.c")
+        .unwrap()["tests"][0];
+    assert_eq!(slow["rerun"], false, "{slow:#}");
     assert!(
         slow["message"]
             .as_str()
@@ -454,6 +476,16 @@ fn near_limit_runs_are_rerun_alone_and_flips_there_are_noise() {
         "{:#}",
         report["stats"]
     );
+    // The baseline saw slow.c at 400 ms of 500 on 02 and 03: those go straight to the runs
+    // alone, with no parallel run; 01 (a TLE at 1.5× in the edited baseline) runs in parallel,
+    // finishes near the limit there and is judged again alone.
+    assert_eq!(
+        report["stats"]["alone_by_baseline"], 2,
+        "{:#}",
+        report["stats"]
+    );
+    assert_eq!(report["stats"]["test_runs"], 6 * 3 - 2);
+    assert_eq!(report["stats"]["rerun_tests"], 3);
 
     let r = f.verify(&["--baseline", &file]);
     assert!(
