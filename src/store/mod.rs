@@ -244,6 +244,22 @@ pub struct Counts {
     pub by_verdict: Vec<(Verdict, u64)>,
 }
 
+impl Counts {
+    /// Adds one row of the stores' `GROUP BY state, verdict` count.
+    pub fn add(&mut self, state: &str, verdict: Option<&str>, n: u64) {
+        match State::parse(state) {
+            State::Queued => self.queued += n,
+            State::Judging => self.judging += n,
+            State::Done => {
+                self.done += n;
+                if let Some(v) = verdict.and_then(Verdict::from_code) {
+                    self.by_verdict.push((v, n));
+                }
+            }
+        }
+    }
+}
+
 /// An issued token (its hash) and whom it names.
 #[derive(Clone, Debug, Serialize)]
 pub struct TokenInfo {

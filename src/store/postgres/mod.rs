@@ -676,17 +676,7 @@ impl Store for PgStore {
         for r in found {
             let state: String = r.get(0);
             let verdict: Option<String> = r.get(1);
-            let n = r.get::<_, i64>(2) as u64;
-            match State::parse(&state) {
-                State::Queued => counts.queued += n,
-                State::Judging => counts.judging += n,
-                State::Done => {
-                    counts.done += n;
-                    if let Some(v) = verdict.as_deref().and_then(Verdict::from_code) {
-                        counts.by_verdict.push((v, n));
-                    }
-                }
-            }
+            counts.add(&state, verdict.as_deref(), r.get::<_, i64>(2) as u64);
         }
         Ok(counts)
     }

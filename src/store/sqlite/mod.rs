@@ -613,16 +613,7 @@ impl Store for SqliteStore {
             .map_err(sql("count submissions"))?;
         for row in rows {
             let (state, verdict, n) = row.map_err(sql("count submissions"))?;
-            match State::parse(&state) {
-                State::Queued => counts.queued += n,
-                State::Judging => counts.judging += n,
-                State::Done => {
-                    counts.done += n;
-                    if let Some(v) = verdict.as_deref().and_then(Verdict::from_code) {
-                        counts.by_verdict.push((v, n));
-                    }
-                }
-            }
+            counts.add(&state, verdict.as_deref(), n);
         }
         Ok(counts)
     }
