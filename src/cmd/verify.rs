@@ -85,6 +85,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         time_threshold: a.time_threshold,
         all_problems,
         strict: a.strict,
+        saving: a.save_baseline.is_some(),
     };
     let bar = Bar::new();
     let report = ojd::verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {
@@ -130,10 +131,8 @@ pub struct Bar {
 
 impl Bar {
     pub fn new() -> Bar {
-        let bar = indicatif::ProgressBar::with_draw_target(
-            None,
-            indicatif::ProgressDrawTarget::stderr(),
-        );
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
         let style = indicatif::ProgressStyle::with_template(
             "{prefix} [{bar:30}] {pos}/{len} {elapsed} {wide_msg}",
         )
@@ -155,7 +154,8 @@ impl Bar {
         if *current != phase {
             *current = phase.to_string();
             self.bar.reset();
-            self.bar.set_prefix(ojd::escape::terminal(phase).into_owned());
+            self.bar
+                .set_prefix(ojd::escape::terminal(phase).into_owned());
         }
         self.bar.set_length(total as u64);
         self.bar.set_position(done as u64);

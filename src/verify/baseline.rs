@@ -3,14 +3,21 @@
 //! The file is plain text so that a change of verdicts reads as a change of lines in a git diff:
 //!
 //! ```text
-//! # ojd verify baseline, format 1
-//! # problem<TAB>submission<TAB>test<TAB>verdict<TAB>cpu_ms
-//! huarong<TAB>accepted/noip_spfa.cpp<TAB>01-same-cell<TAB>AC<TAB>3
+//! # ojd verify baseline, format 2
+//! # problem<TAB>submission<TAB>test<TAB>verdict<TAB>cpu_ms<TAB>limit_ms<TAB>source<TAB>input
+//! huarong<TAB>accepted/noip_spfa.cpp<TAB>01-same-cell<TAB>AC<TAB>3<TAB>1000<TAB>1f0c…<TAB>9a3e…
 //! ```
 //!
 //! One line per (problem, submission, test), fields separated by one TAB, lines sorted byte-wise
 //! (the order of `LC_ALL=C sort`), so two saves of the same verdicts differ only where times
 //! moved. Lines starting with `#` and blank lines are ignored. The README documents each field.
+//!
+//! Format 2 adds what the cell ran ([`Ran`]): the submission's CPU time limit in that run, and
+//! the first 16 hex digits of the SHA-256 of the submission's source file and of the test's
+//! input file (what `sha256sum` prints, cut short: [`content_hash`]). A cell whose record is a
+//! clear TLE and whose source, input and limit are unchanged may be judged at the exact limit
+//! (see [`super::prior`]). Format-1 files (five fields) are still read; they record nothing of
+//! what ran, so they never allow that.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -19,8 +26,11 @@ use serde::Serialize;
 
 use crate::verdict::Verdict;
 
-/// The first line of every baseline; a reader refuses files of another format.
-pub const HEADER: &str = "# ojd verify baseline, format 1";
+/// The first line of a baseline written today; a reader refuses files of other formats.
+pub const HEADER: &str = "# ojd verify baseline, format 2";
+
+/// The first line of a baseline of format 1 (no [`Ran`] columns), still read.
+pub const HEADER_1: &str = "# ojd verify baseline, format 1";
 
 /// A time grows only when it also grows by this much: tiny times are mostly noise.
 pub const MIN_GROWTH_MS: u64 = 100;
@@ -41,10 +51,33 @@ pub struct Record {
     pub cpu_ms: u64,
 }
 
-/// Every recorded (problem, submission, test) → verdict and time.
+/// What a recorded run ran: what decides its time, besides the machine.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Ran {
+    /// The submission's CPU time limit (the problem's, times its language's factor).
+    pub limit_ms: u64,
+    /// [`content_hash`] of the submission's source file.
+    pub source: u64,
+    /// [`content_hash`] of the test's input file.
+    pub input: u64,
+}
+
+/// The first 8 bytes of the SHA-256 of `bytes`, as a number: printed as 16 hex digits it is the
+/// start of what `sha256sum` prints for the file.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(bytes);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&d[..8]);
+    u64::from_be_bytes(first)
+}
+
+/// Every recorded (problem, submission, test) → verdict and time, and (format 2) what it ran.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Baseline {
     pub entries: BTreeMap<Key, Record>,
+    /// What each entry ran; empty for a format-1 file, and missing for an entry saved as `-`.
+    pub ran: BTreeMap<Key, Ran>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -87,50 +120,76 @@ impl Baseline {
             line,
             message,
         };
-        if text.lines().next() != Some(HEADER) {
-            return Err(bad(
-                1,
-                format!("not a baseline (the first line must be {HEADER:?})"),
-            ));
-        }
-        let mut entries = BTreeMap::new();
+        let fields = match text.lines().next() {
+            Some(HEADER) => 8,
+            Some(HEADER_1) => 5,
+            _ => {
+                return Err(bad(
+                    1,
+                    format!("not a baseline (the first line must be {HEADER:?} or {HEADER_1:?})"),
+                ))
+            }
+        };
+        let mut b = Baseline::default();
         for (i, line) in text.lines().enumerate().skip(1) {
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             }
             let f: Vec<&str> = line.split('\t').collect();
-            let [problem, submission, test, verdict, cpu] = f[..] else {
+            if f.len() != fields {
                 return Err(bad(
                     i + 1,
-                    format!("expected 5 TAB-separated fields, found {}", f.len()),
+                    format!("expected {fields} TAB-separated fields, found {}", f.len()),
                 ));
-            };
+            }
+            let (verdict, cpu) = (f[3], f[4]);
             let verdict = Verdict::from_code(verdict)
                 .ok_or_else(|| bad(i + 1, format!("unknown verdict {verdict:?}")))?;
-            let cpu_ms = cpu.parse().map_err(|_| {
-                bad(
-                    i + 1,
-                    format!("cpu_ms: expected a whole number, found {cpu:?}"),
-                )
-            })?;
-            let key = Key {
-                problem: problem.into(),
-                submission: submission.into(),
-                test: test.into(),
+            let number = |name: &str, v: &str| {
+                v.parse::<u64>().map_err(|_| {
+                    bad(
+                        i + 1,
+                        format!("{name}: expected a whole number, found {v:?}"),
+                    )
+                })
             };
-            if entries.insert(key, Record { verdict, cpu_ms }).is_some() {
+            let cpu_ms = number("cpu_ms", cpu)?;
+            let key = Key {
+                problem: f[0].into(),
+                submission: f[1].into(),
+                test: f[2].into(),
+            };
+            if fields == 8 && f[5..] != ["-", "-", "-"] {
+                let hash = |name: &str, v: &str| match u64::from_str_radix(v, 16) {
+                    Ok(h) if v.len() == 16 => Ok(h),
+                    _ => Err(bad(
+                        i + 1,
+                        format!("{name}: expected 16 hex digits or \"-\", found {v:?}"),
+                    )),
+                };
+                let ran = Ran {
+                    limit_ms: number("limit_ms", f[5])?,
+                    source: hash("source", f[6])?,
+                    input: hash("input", f[7])?,
+                };
+                b.ran.insert(key.clone(), ran);
+            }
+            if b.entries.insert(key, Record { verdict, cpu_ms }).is_some() {
                 return Err(bad(
                     i + 1,
                     "the same problem, submission and test appear twice".into(),
                 ));
             }
         }
-        Ok(Baseline { entries })
+        Ok(b)
     }
 
-    /// The file's text: the header, then one sorted line per entry.
+    /// The file's text (format 2): the header, then one sorted line per entry; `-` in the three
+    /// last columns where what ran is not known (an entry kept from a format-1 file).
     pub fn to_text(&self) -> Result<String, BaselineError> {
-        let mut out = format!("{HEADER}\n# problem\tsubmission\ttest\tverdict\tcpu_ms\n");
+        let mut out = format!(
+            "{HEADER}\n# problem\tsubmission\ttest\tverdict\tcpu_ms\tlimit_ms\tsource\tinput\n"
+        );
         for (k, r) in &self.entries {
             if [&k.problem, &k.submission, &k.test]
                 .iter()
@@ -138,8 +197,12 @@ impl Baseline {
             {
                 return Err(BaselineError::BadName { key: k.clone() });
             }
+            let ran = match self.ran.get(k) {
+                Some(r) => format!("{}\t{:016x}\t{:016x}", r.limit_ms, r.source, r.input),
+                None => "-\t-\t-".to_string(),
+            };
             out.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\n",
+                "{}\t{}\t{}\t{}\t{}\t{ran}\n",
                 k.problem,
                 k.submission,
                 k.test,
@@ -348,31 +411,58 @@ mod tests {
                 )
             })
             .collect();
-        Baseline { entries }
+        Baseline {
+            entries,
+            ran: BTreeMap::new(),
+        }
     }
 
     #[test]
     fn text_round_trips_sorted() {
         use Verdict::*;
-        let b = base(&[
+        let mut b = base(&[
             ("p", "wrong_answer/x.c", "02", WrongAnswer, 5),
             ("p", "accepted/a.c", "01", Accepted, 12),
             ("ab", "s.rs", "1", TimeLimitExceeded, 1250),
         ]);
+        b.ran.insert(
+            key("ab", "s.rs", "1"),
+            Ran {
+                limit_ms: 1000,
+                source: content_hash(b"fn main() {}\n"),
+                input: 0xff,
+            },
+        );
         let text = b.to_text().unwrap();
+        assert!(text.starts_with("# ojd verify baseline, format 2\n"));
         let lines: Vec<&str> = text.lines().skip(2).collect();
         assert_eq!(
             lines,
             [
-                "ab\ts.rs\t1\tTLE\t1250",
-                "p\taccepted/a.c\t01\tAC\t12",
-                "p\twrong_answer/x.c\t02\tWA\t5"
+                // `printf 'fn main() {}\n' | sha256sum` starts with these 16 digits.
+                "ab\ts.rs\t1\tTLE\t1250\t1000\t536e506bb90914c2\t00000000000000ff",
+                "p\taccepted/a.c\t01\tAC\t12\t-\t-\t-",
+                "p\twrong_answer/x.c\t02\tWA\t5\t-\t-\t-"
             ]
         );
         let mut sorted = lines.clone();
         sorted.sort();
         assert_eq!(lines, sorted, "entry order is the byte order of the lines");
         assert_eq!(Baseline::parse(&text, "b").unwrap(), b);
+    }
+
+    #[test]
+    fn format_1_is_read_and_records_nothing_of_what_ran() {
+        let text = "# ojd verify baseline, format 1\n# problem\tsubmission\ttest\tverdict\tcpu_ms\np\ts.rs\t1\tTLE\t1500\n";
+        let b = Baseline::parse(text, "b").unwrap();
+        assert_eq!(b.entries.len(), 1);
+        assert!(b.ran.is_empty());
+        assert!(
+            b.to_text()
+                .unwrap()
+                .ends_with("p\ts.rs\t1\tTLE\t1500\t-\t-\t-\n"),
+            "saved again as format 2, with nothing of what ran"
+        );
     }
 
     #[test]
@@ -394,6 +484,22 @@ mod tests {
             (
                 "# ojd verify baseline, format 1\np\ts\tt\tAC\t1\np\ts\tt\tWA\t1\n",
                 "b: line 3: the same problem",
+            ),
+            (
+                "# ojd verify baseline, format 2\np\ts\tt\tAC\t1\n",
+                "b: line 2: expected 8 TAB-separated fields, found 5",
+            ),
+            (
+                "# ojd verify baseline, format 2\np\ts\tt\tAC\t1\t1000\t12ab\t-\n",
+                "b: line 2: source: expected 16 hex digits or \"-\", found \"12ab\"",
+            ),
+            (
+                "# ojd verify baseline, format 2\np\ts\tt\tAC\t1\t1s\t0123456789abcdef\t0123456789abcdef\n",
+                "b: line 2: limit_ms: expected a whole number",
+            ),
+            (
+                "# ojd verify baseline, format 3\n",
+                "b: line 1: not a baseline",
             ),
         ];
         for (text, want) in table {

@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{failures, folder_verdict, Cell, ProblemReport, SubmissionReport, FOLDERS, SLACK};
+use super::{
+    failures, folder_verdict, Cell, ProblemReport, SubmissionReport, CLEAR_TLE, FOLDERS, SLACK,
+};
 use crate::judge::{Judge, JudgeError, Submission};
 use crate::problem::Problem;
 use crate::verdict::Verdict;
@@ -74,6 +76,17 @@ pub(super) fn plan(judge: &Judge, dir: &Path) -> Plan {
     report.problem = problem.id.clone();
     report.time_limit_ms = ms(problem.time_limit);
     report.tests = problem.tests.iter().map(|t| t.name.clone()).collect();
+    // What the runs read: recorded in a saved baseline, compared with it before a TLE cell is
+    // judged at the exact limit. An unreadable input has none (its runs say why).
+    report.input_hashes = problem
+        .tests
+        .iter()
+        .map(|t| {
+            std::fs::read(&t.input)
+                .ok()
+                .map(|b| super::content_hash(&b))
+        })
+        .collect();
     let missing: Vec<&str> = problem
         .missing_answers()
         .iter()
@@ -204,6 +217,7 @@ fn read_sub(
         expected,
         language: submission.language.clone(),
         limit_ms: 0,
+        source_hash: super::content_hash(&submission.source),
         verdict: Verdict::Accepted,
         compile_output: String::new(),
         tests: Vec::new(),
@@ -287,9 +301,15 @@ impl Sub {
     }
 }
 
-/// A TLE decided in the parallel phase was measured against the slackened limit; say so.
+/// A TLE decided in the parallel phase was measured against the slackened limit, or at the
+/// exact limit on the baseline's word; say which.
 fn honest_tle_message(mut c: Cell, limit_ms: u64) -> Cell {
-    if !c.rerun && c.result.verdict == Verdict::TimeLimitExceeded {
+    if c.shortcut {
+        c.result.message = format!(
+            "CPU time limit of {limit_ms} ms exceeded (a parallel run at the exact limit: the baseline saw the same source on the same input at the same limit use over {:.0}% of it)",
+            CLEAR_TLE * 100.0
+        );
+    } else if !c.rerun && c.result.verdict == Verdict::TimeLimitExceeded {
         c.result.message = format!(
             "CPU time over {} ms, the limit is {limit_ms} ms (a parallel run with {:.0}% slack)",
             c.result.cpu_ms,

@@ -49,7 +49,8 @@ use crate::judge::Judge;
 use crate::verdict::{TestResult, Verdict};
 
 pub use baseline::{
-    compare, parse_percent, Baseline, BaselineDiff, BaselineError, Change, Key, Record, Scope,
+    compare, content_hash, parse_percent, Baseline, BaselineDiff, BaselineError, Change, Key, Ran,
+    Record, Scope,
 };
 pub use expect::{failures, folder_verdict, FOLDERS};
 pub use render::{junit, render_baseline_diff, render_text};
@@ -76,6 +77,9 @@ pub struct VerifyOptions {
     pub all_problems: bool,
     /// A submission in a language this host lacks is a package error, not skipped.
     pub strict: bool,
+    /// A baseline is being saved: a full measurement, so no cell is judged at the exact limit
+    /// on the baseline's word ([`prior`]).
+    pub saving: bool,
 }
 
 /// Progress: (phase, done, total, item).
@@ -103,10 +107,16 @@ pub struct Stats {
     /// (submission, test) cells judged alone because their time was close to the limit: in
     /// the parallel phase, or in the baseline (`alone_by_baseline` of them).
     pub rerun_tests: usize,
-    /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
-    pub alone_by_baseline: usize,
     /// Runs made alone for them (up to [`RERUNS`] each).
     pub reruns: usize,
+    /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
+    pub alone_by_baseline: usize,
+    /// TLE cells judged at the exact limit in the parallel phase because the baseline saw the
+    /// same source on the same input, at the same limit, over [`CLEAR_TLE`] of it; the cells
+    /// whose verdict stands that way are those marked `shortcut`.
+    pub at_exact_limit: usize,
+    /// The machine-speed check of those cells, when there were any.
+    pub speed_guard: Option<SpeedGuard>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub gen_checks: usize,
     pub seconds: f64,
@@ -125,6 +135,24 @@ pub struct PhaseTime {
     pub busy_seconds: f64,
 }
 
+/// Whether this machine runs programs markedly faster than the one that saved the baseline,
+/// measured on the cells that finished in both (see [`prior::speed_guard`]). When it does, or
+/// when too few cells tell, the cells judged at the exact limit are judged again with
+/// [`SLACK`] times it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SpeedGuard {
+    /// Cells compared: AC or WA in both, at least [`prior::GUARD_MIN_MS`] in the baseline, same
+    /// source, input and limit, judged in the parallel phase here.
+    pub cells: usize,
+    /// The median of (CPU time now / CPU time in the baseline) over them.
+    pub median_ratio: Option<f64>,
+    /// The cells judged at the exact limit were judged again with SLACK times it...
+    pub tripped: bool,
+    /// ...these many: the TLEs that stood at the exact limit.
+    pub rejudged: usize,
+    pub reason: String,
+}
+
 /// One problem's results.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ProblemReport {
@@ -132,6 +160,9 @@ pub struct ProblemReport {
     pub dir: PathBuf,
     pub time_limit_ms: u64,
     pub tests: Vec<String>,
+    /// [`content_hash`] of each test's input file, in the order of `tests` (none if unreadable).
+    #[serde(skip)]
+    pub input_hashes: Vec<Option<u64>>,
     /// Whether its submissions were judged (it loaded and has every answer).
     pub judged: bool,
     /// Package errors: the admin's to fix (exit code 2).
@@ -166,6 +197,9 @@ pub struct SubmissionReport {
     pub language: String,
     /// Its CPU time limit (the problem's, times the language's factor).
     pub limit_ms: u64,
+    /// [`content_hash`] of its source file.
+    #[serde(skip)]
+    pub source_hash: u64,
     /// The first verdict other than AC in test order; CE when it did not compile.
     pub verdict: Verdict,
     pub compile_output: String,
@@ -186,6 +220,11 @@ pub struct Cell {
     pub rerun: bool,
     /// Sensitive to the time limit: a TLE at the limit that finished with [`SLACK`] times it.
     pub sensitive: bool,
+    /// A TLE judged in the parallel phase at the exact limit, not [`SLACK`] times it, because
+    /// the baseline saw the same source on the same input at the same limit exceed
+    /// [`CLEAR_TLE`] times it (see [`prior`]); by construction not near the limit, so never
+    /// `sensitive`.
+    pub shortcut: bool,
 }
 
 impl VerifyReport {
@@ -226,6 +265,10 @@ impl VerifyReport {
         for (k, r) in &old.entries {
             if skipped.contains(&(k.problem.as_str(), k.submission.as_str())) {
                 now.entries.insert(k.clone(), *r);
+                match old.ran.get(k) {
+                    Some(ran) => now.ran.insert(k.clone(), *ran),
+                    None => now.ran.remove(k),
+                };
             }
         }
         now
@@ -242,6 +285,14 @@ impl VerifyReport {
                     submission: s.name.clone(),
                     test: test.into(),
                 };
+                let ran = |test: &str| {
+                    let i = p.tests.iter().position(|t| t == test)?;
+                    Some(Ran {
+                        limit_ms: s.limit_ms,
+                        source: s.source_hash,
+                        input: (*p.input_hashes.get(i)?)?,
+                    })
+                };
                 if s.verdict == Verdict::CompileError && s.tests.is_empty() {
                     for t in &p.tests {
                         b.entries.insert(
@@ -251,16 +302,19 @@ impl VerifyReport {
                                 cpu_ms: 0,
                             },
                         );
+                        b.ran.extend(ran(t).map(|r| (key(t), r)));
                     }
                 }
                 for c in &s.tests {
+                    let t = &c.result.name;
                     b.entries.insert(
-                        key(&c.result.name),
+                        key(t),
                         Record {
                             verdict: c.result.verdict,
                             cpu_ms: c.result.cpu_ms,
                         },
                     );
+                    b.ran.extend(ran(t).map(|r| (key(t), r)));
                 }
             }
         }
@@ -374,12 +428,15 @@ pub fn verify(
         busy_seconds: busy,
     });
     let t = Instant::now();
-    let prior = opts.baseline.as_ref().map(|(_, b)| b);
+    let prior = opts.baseline.as_ref().map(|(_, b)| prior::Prior {
+        baseline: b,
+        exact: !opts.saving,
+    });
     let (busy, straight) = run::judge_all(
         judge,
         &mut plans,
         opts.jobs,
-        prior,
+        prior.as_ref(),
         progress,
         &mut report.stats,
     );
@@ -391,6 +448,12 @@ pub fn verify(
             busy_seconds: busy,
         },
     );
+    if let Some(g) = report.stats.speed_guard.as_ref().filter(|g| g.rejudged > 0) {
+        report.warnings.push(format!(
+            "{} TLE cells judged at the exact limit on the baseline's word were judged again at {SLACK}× the limit: {}",
+            g.rejudged, g.reason
+        ));
+    }
     let t = Instant::now();
     run::rerun_alone(judge, &mut plans, straight, progress, &mut report.stats);
     report.stats.phases.push(PhaseTime {

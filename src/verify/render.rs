@@ -374,8 +374,21 @@ fn summary(r: &VerifyReport, color: bool) -> String {
             format!("; {skipped} skipped: language unavailable (--strict makes it an error)");
         verdict.push_str(&paint(&note, "33", color));
     }
+    let exact = subs
+        .iter()
+        .flat_map(|s| &s.tests)
+        .filter(|c| c.shortcut)
+        .count();
+    let exact = if exact > 0 {
+        format!(
+            " ({exact} TLE{} at the exact limit, by the baseline)",
+            if exact == 1 { "" } else { "s" }
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "verify: {} problems, {} submissions, {} test runs + {} alone for {} near the limit, {} compilations, {} workers, {:.1} s: {verdict}\n",
+        "verify: {} problems, {} submissions, {} test runs{exact} + {} alone for {} near the limit, {} compilations, {} workers, {:.1} s: {verdict}\n",
         r.problems.len(),
         subs.len(),
         s.test_runs,
@@ -521,7 +534,13 @@ fn submission_case(
     let mut out = String::new();
     for c in &s.tests {
         let r = &c.result;
-        let rerun = if c.rerun { " (judged alone)" } else { "" };
+        let rerun = if c.rerun {
+            " (judged alone)"
+        } else if c.shortcut {
+            " (at the exact limit, by the baseline)"
+        } else {
+            ""
+        };
         let _ = write!(
             out,
             "{} {} cpu {} ms wall {} ms {} KiB{rerun}",
@@ -603,6 +622,7 @@ mod tests {
             expected: Verdict::WrongAnswer,
             language: "c".into(),
             limit_ms: 1000,
+            source_hash: 0,
             verdict: Verdict::Accepted,
             compile_output: String::new(),
             tests: Vec::new(),
@@ -623,6 +643,7 @@ mod tests {
             },
             rerun: false,
             sensitive: false,
+            shortcut: false,
         });
         let r = VerifyReport {
             problems: vec![ProblemReport {

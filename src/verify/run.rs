@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 
 use super::discover::{ms, record_error, Plan, Stage};
 use super::prior::{self, Route};
-use super::{Baseline, Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
+use super::{Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
 use crate::answers::{self, GenError, GenOptions, GenSummary};
 use crate::judge::{Compiled, Judge, JudgeError, Submission};
 use crate::problem::Problem;
@@ -117,7 +117,8 @@ pub(super) fn compile_all(
 #[derive(Copy, Clone)]
 enum Job {
     Gen(usize),
-    Test(usize, usize, usize),
+    /// A cell, and whether it runs at the exact limit ([`Route::Exact`]) rather than SLACK.
+    Test(usize, usize, usize, bool),
 }
 
 enum Outcome {
@@ -128,14 +129,35 @@ enum Outcome {
 /// A cell of the matrix: (problem, submission, test) indices into the plans.
 pub(super) type CellIndex = (usize, usize, usize);
 
+/// The key and the about-to-run facts of cell `t` of submission `s`, for [`prior`].
+fn cell_facts(plan: &Plan, s: usize, t: usize) -> (Key, prior::Today) {
+    let sub = &plan.subs[s].report;
+    let key = Key {
+        problem: plan.report.problem.clone(),
+        submission: sub.name.clone(),
+        test: plan.report.tests[t].clone(),
+    };
+    let today = prior::Today {
+        limit_ms: sub.limit_ms,
+        source: sub.source_hash,
+        input: plan.report.input_hashes.get(t).copied().flatten(),
+        interactive: plan
+            .problem
+            .as_ref()
+            .is_some_and(|p| p.interactor.is_some()),
+    };
+    (key, today)
+}
+
 /// Phase 2: every `gen --check` and every (submission, test) run, longest kinds first so that
-/// the workers finish together. Cells that `baseline` saw near the limit are not run here
-/// ([`prior::route`]): they are returned, for [`rerun_alone`].
+/// the workers finish together. With a baseline ([`prior::route`]), cells it saw near the limit
+/// are not run here but returned, for [`rerun_alone`]; cells it saw a clear TLE of the same run
+/// are run at the exact limit, and judged again with [`SLACK`] if [`prior::speed_guard`] trips.
 pub(super) fn judge_all(
     judge: &Judge,
     plans: &mut [Plan],
     jobs: usize,
-    baseline: Option<&Baseline>,
+    prior: Option<&prior::Prior<'_>>,
     progress: &Progress<'_>,
     stats: &mut Stats,
 ) -> (f64, Vec<CellIndex>) {
@@ -159,23 +181,64 @@ pub(super) fn judge_all(
         {
             let slow = sub.report.expected != Verdict::TimeLimitExceeded;
             for t in 0..sub.cells.len() {
-                let key = Key {
-                    problem: plan.report.problem.clone(),
-                    submission: sub.report.name.clone(),
-                    test: plan.report.tests[t].clone(),
-                };
-                match prior::route(baseline, &key, sub.report.limit_ms) {
-                    Route::Parallel => tests.push((slow, Job::Test(p, s, t))),
+                let (key, today) = cell_facts(plan, s, t);
+                match prior::route(prior, &key, &today) {
+                    Route::Parallel => tests.push((slow, Job::Test(p, s, t, false))),
+                    Route::Exact => tests.push((slow, Job::Test(p, s, t, true))),
                     Route::Alone => alone.push((p, s, t)),
                 }
             }
         }
     }
     stats.alone_by_baseline = alone.len();
+    stats.at_exact_limit = tests
+        .iter()
+        .filter(|(_, j)| matches!(j, Job::Test(.., true)))
+        .count();
     tests.sort_by_key(|(later, _)| *later);
     stats.test_runs = tests.len();
     work.extend(tests.into_iter().map(|(_, j)| j));
     let (gen_us, tle_us) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let mut busy = run_jobs(judge, plans, &work, jobs, (&gen_us, &tle_us), progress);
+    if let Some(prior) = prior.filter(|_| stats.at_exact_limit > 0) {
+        let mut guard = guard(plans, prior, &work);
+        if guard.tripped {
+            let again: Vec<Job> = exact_cells(plans)
+                .into_iter()
+                .map(|(p, s, t)| Job::Test(p, s, t, false))
+                .collect();
+            guard.rejudged = again.len();
+            stats.test_runs += again.len();
+            busy += run_jobs(judge, plans, &again, jobs, (&gen_us, &tle_us), progress);
+        }
+        stats.speed_guard = Some(guard);
+    }
+    for (phase, us) in [
+        ("parallel: gen --check", gen_us),
+        ("parallel: time_limit_exceeded/ runs", tle_us),
+    ] {
+        let busy = us.into_inner() as f64 / 1e6;
+        stats.phases.push(super::PhaseTime {
+            phase: phase.into(),
+            seconds: busy,
+            busy_seconds: busy,
+        });
+    }
+    (busy, alone)
+}
+
+/// Runs `work` on the pool and records what it found; returns the workers' busy seconds and
+/// adds the time spent in `gen --check` and in runs of `time_limit_exceeded/` submissions to
+/// `busy_us` (in microseconds).
+fn run_jobs(
+    judge: &Judge,
+    plans: &mut [Plan],
+    work: &[Job],
+    jobs: usize,
+    busy_us: (&AtomicUsize, &AtomicUsize),
+    progress: &Progress<'_>,
+) -> f64 {
+    let (gen_us, tle_us) = busy_us;
     let (results, busy) = {
         let plans = &*plans;
         let run = |job: &Job| match *job {
@@ -196,13 +259,14 @@ pub(super) fn judge_all(
                 gen_us.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
                 Outcome::Gen(r)
             }
-            Job::Test(p, s, t) => {
+            Job::Test(p, s, t, exact) => {
                 let problem = plans[p]
                     .problem
                     .as_ref()
                     .expect("test jobs are for loaded problems");
                 let started = std::time::Instant::now();
-                let r = run_cell(judge, problem, t, &plans[p].subs[s].submission, SLACK);
+                let slack = if exact { 1.0 } else { SLACK };
+                let r = run_cell(judge, problem, t, &plans[p].subs[s].submission, slack);
                 if plans[p].subs[s].report.expected == Verdict::TimeLimitExceeded {
                     tle_us.fetch_add(started.elapsed().as_micros() as usize, Ordering::Relaxed);
                 }
@@ -211,32 +275,65 @@ pub(super) fn judge_all(
         };
         let label = |job: &Job| match *job {
             Job::Gen(p) => format!("{} gen --check", plans[p].report.problem),
-            Job::Test(p, s, t) => format!(
+            Job::Test(p, s, t, _) => format!(
                 "{} {} {}",
                 plans[p].report.problem, plans[p].subs[s].report.name, plans[p].report.tests[t]
             ),
         };
-        pool(&work, jobs, &run, &label, "judging", progress)
+        pool(work, jobs, &run, &label, "judging", progress)
     };
     for (job, outcome) in work.iter().zip(results) {
         match (*job, outcome) {
             (Job::Gen(p), Outcome::Gen(r)) => record_gen(&mut plans[p].report, r),
-            (Job::Test(p, s, t), Outcome::Test(r)) => record_cell(&mut plans[p], s, t, r, false),
+            (Job::Test(p, s, t, exact), Outcome::Test(r)) => {
+                let plan = &mut plans[p];
+                record_cell(plan, s, t, r, false);
+                let limit = plan.subs[s].report.limit_ms;
+                if let Some(c) = plan.subs[s].cells[t].as_mut() {
+                    c.shortcut =
+                        exact && prior::exact_tle_stands(c.result.verdict, c.result.cpu_ms, limit);
+                }
+            }
             _ => unreachable!("outcomes come back in job order"),
         }
     }
-    for (phase, us) in [
-        ("parallel: gen --check", gen_us),
-        ("parallel: time_limit_exceeded/ runs", tle_us),
-    ] {
-        let busy = us.into_inner() as f64 / 1e6;
-        stats.phases.push(super::PhaseTime {
-            phase: phase.into(),
-            seconds: busy,
-            busy_seconds: busy,
-        });
+    busy
+}
+
+/// The machine-speed check over the cells judged with SLACK in `work` (see [`prior`]).
+fn guard(plans: &[Plan], prior: &prior::Prior<'_>, work: &[Job]) -> super::SpeedGuard {
+    let samples: Vec<(u64, u64)> = work
+        .iter()
+        .filter_map(|job| {
+            let Job::Test(p, s, t, false) = *job else {
+                return None;
+            };
+            let (key, today) = cell_facts(&plans[p], s, t);
+            let cell = plans[p].subs[s].cells[t].as_ref()?;
+            prior::guard_sample(
+                prior.baseline.entries.get(&key)?,
+                prior.baseline.ran.get(&key),
+                &today,
+                (cell.result.verdict, cell.result.cpu_ms),
+            )
+        })
+        .collect();
+    prior::speed_guard(&samples)
+}
+
+/// The cells whose verdict stands by a run at the exact limit.
+fn exact_cells(plans: &[Plan]) -> Vec<CellIndex> {
+    let mut v = Vec::new();
+    for (p, plan) in plans.iter().enumerate() {
+        for (s, sub) in plan.subs.iter().enumerate() {
+            for (t, cell) in sub.cells.iter().enumerate() {
+                if cell.as_ref().is_some_and(|c| c.shortcut) {
+                    v.push((p, s, t));
+                }
+            }
+        }
     }
-    (busy, alone)
+    v
 }
 
 fn record_gen(report: &mut ProblemReport, r: Result<GenSummary, GenError>) {
@@ -289,6 +386,7 @@ fn record_cell(
         result,
         rerun,
         sensitive: false,
+        shortcut: false,
     });
 }
 
@@ -364,7 +462,7 @@ pub(super) fn rerun_alone(
             for (t, cell) in sub.cells.iter().enumerate() {
                 if cell
                     .as_ref()
-                    .is_some_and(|c| needs_rerun(&c.result, sub.report.limit_ms))
+                    .is_some_and(|c| !c.shortcut && needs_rerun(&c.result, sub.report.limit_ms))
                 {
                     todo.push((p, s, t));
                 }

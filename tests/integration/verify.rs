@@ -432,17 +432,16 @@ fn near_limit_runs_are_rerun_alone_and_flips_there_are_noise() {
     });
     let file = f.save_baseline();
     let text = std::fs::read_to_string(&file).expect("baseline");
-    // Pretend an earlier, disturbed run measured a TLE on one of those tests.
+    // Pretend an earlier, disturbed run measured a TLE on one of those tests (what it ran is
+    // unchanged).
     let line = text
         .lines()
         .find(|l| l.starts_with("verify\taccepted/slow.c\t01-small\t"))
         .expect("slow.c line")
         .to_string();
-    std::fs::write(
-        &file,
-        text.replace(&line, "verify\taccepted/slow.c\t01-small\tTLE\t750"),
-    )
-    .expect("edit baseline");
+    let mut fields: Vec<&str> = line.split('\t').collect();
+    fields[3..5].copy_from_slice(&["TLE", "750"]);
+    std::fs::write(&file, text.replace(&line, &fields.join("\t"))).expect("edit baseline");
 
     let r = f.verify(&["--baseline", &file, "--json"]);
     assert_eq!(
@@ -477,15 +476,29 @@ fn near_limit_runs_are_rerun_alone_and_flips_there_are_noise() {
         report["stats"]
     );
     // The baseline saw slow.c at 400 ms of 500 on 02 and 03: those go straight to the runs
-    // alone, with no parallel run; 01 (a TLE at 1.5× in the edited baseline) runs in parallel,
-    // finishes near the limit there and is judged again alone.
-    assert_eq!(
-        report["stats"]["alone_by_baseline"], 2,
-        "{:#}",
-        report["stats"]
+    // alone, with no parallel run. 01, a TLE at 1.5× in the edited baseline of the same source
+    // and input, runs in the parallel phase at the exact limit; it finishes there, near the
+    // limit, so the usual rules send it alone too (spin_on_many.c on 02-medium, a TLE that
+    // never ends, runs at the exact limit as well).
+    let stats = &report["stats"];
+    assert_eq!(stats["alone_by_baseline"], 2, "{stats:#}");
+    assert_eq!(stats["at_exact_limit"], 2, "{stats:#}");
+    // No cell here finished in both runs with 50 ms or more outside the runs alone, so the
+    // speed guard cannot tell this machine's speed: the TLE that stood at the exact limit
+    // (spin_on_many.c) is judged again with 1.5× it, a 17th run in the parallel phase.
+    assert_eq!(stats["speed_guard"]["tripped"], true, "{stats:#}");
+    assert_eq!(stats["speed_guard"]["cells"], 0, "{stats:#}");
+    assert_eq!(stats["speed_guard"]["rejudged"], 1, "{stats:#}");
+    assert_eq!(stats["test_runs"], 6 * 3 - 2 + 1, "{stats:#}");
+    assert_eq!(stats["rerun_tests"], 3, "{stats:#}");
+    assert!(
+        slow["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["shortcut"] == false),
+        "{slow:#}"
     );
-    assert_eq!(report["stats"]["test_runs"], 6 * 3 - 2);
-    assert_eq!(report["stats"]["rerun_tests"], 3);
 
     let r = f.verify(&["--baseline", &file]);
     assert!(
@@ -632,4 +645,157 @@ fn a_reformatted_reference_makes_the_answers_lock_stale_until_gen() {
     f.gen();
     let r = f.verify(&[]);
     assert_eq!(r.code, 0, "after gen:\n{}{}", r.stdout, r.stderr);
+}
+
+/// spin_on_many.c's cell on 02-medium (it loops forever there), from a `--json` report.
+fn spin_cell(report: &Value) -> Value {
+    report["problems"][0]["submissions"]
+        .as_array()
+        .expect("submissions")
+        .iter()
+        .find(|s| s["name"] == "time_limit_exceeded/spin_on_many.c")
+        .expect("spin_on_many.c judged")["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .find(|c| c["name"] == "02-medium")
+        .expect("02-medium")
+        .clone()
+}
+
+/// Judged with 1.5 × the 1 s limit in a parallel run: a TLE clear of it.
+fn assert_judged_with_slack(report: &Value, why: &str) {
+    let c = spin_cell(report);
+    assert_eq!(c["verdict"], "TLE", "{why}: {c:#}");
+    assert_eq!(c["shortcut"], false, "{why}: {c:#}");
+    assert!(c["cpu_ms"].as_u64().unwrap() >= 1400, "{why}: {c:#}");
+}
+
+#[test]
+fn tle_cells_run_at_the_exact_limit_until_what_they_ran_changes() {
+    require_root!();
+    let f = Fixture::new();
+    let file = f.save_baseline();
+    let text = std::fs::read_to_string(&file).expect("baseline");
+    assert!(
+        text.starts_with("# ojd verify baseline, format 2\n"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("verify\ttime_limit_exceeded/spin_on_many.c\t02-medium\tTLE\t"))
+        .expect("the TLE cell is recorded");
+    let fields: Vec<&str> = line.split('\t').collect();
+    assert_eq!(fields.len(), 8, "{line}");
+    assert_eq!(fields[5], "1000", "the limit it ran with: {line}");
+    let sha256 = |rel: &str| {
+        use sha2::Digest;
+        let bytes = std::fs::read(f.problem().join(rel)).expect("fixture file");
+        format!("{:x}", sha2::Sha256::digest(bytes))[..16].to_string()
+    };
+    assert_eq!(
+        fields[6..],
+        [
+            sha256("submissions/time_limit_exceeded/spin_on_many.c"),
+            sha256("tests/02-medium.in")
+        ],
+        "the start of what sha256sum prints for the source and the input: {line}"
+    );
+
+    // Unchanged: the TLE cell runs at the exact limit, and stands there.
+    let r = f.verify(&["--baseline", &file, "--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let c = spin_cell(&report);
+    assert_eq!(c["verdict"], "TLE", "{c:#}");
+    assert_eq!(c["shortcut"], true, "{c:#}");
+    assert_eq!(c["rerun"], false, "{c:#}");
+    assert_eq!(c["sensitive"], false, "{c:#}");
+    assert!(
+        c["cpu_ms"].as_u64().unwrap() < 1400,
+        "stopped at the limit: {c:#}"
+    );
+    assert!(
+        c["message"]
+            .as_str()
+            .unwrap()
+            .contains("a parallel run at the exact limit"),
+        "{c:#}"
+    );
+    let stats = &report["stats"];
+    assert_eq!(stats["at_exact_limit"], 1, "{stats:#}");
+    // slow.c's three runs (400 ms of CPU each, counted by clock()) tell the machine's speed.
+    assert_eq!(stats["speed_guard"]["cells"], 3, "{stats:#}");
+    assert_eq!(stats["speed_guard"]["tripped"], false, "{stats:#}");
+    let r = f.verify(&["--baseline", &file]);
+    assert!(
+        r.stdout
+            .contains("18 test runs (1 TLE at the exact limit, by the baseline)"),
+        "{}",
+        r.stdout
+    );
+
+    // Saving a baseline is a full measurement.
+    let again = f.path("again.baseline").display().to_string();
+    let r = f.verify(&["--baseline", &file, "--save-baseline", &again, "--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_judged_with_slack(&json(&r), "while saving");
+
+    // A format-1 baseline records nothing of what ran.
+    let old: String = std::iter::once("# ojd verify baseline, format 1".to_string())
+        .chain(
+            text.lines()
+                .skip(1)
+                .filter(|l| !l.starts_with('#'))
+                .map(|l| l.split('\t').take(5).collect::<Vec<_>>().join("\t")),
+        )
+        .map(|l| l + "\n")
+        .collect();
+    let old_file = f.path("old.baseline");
+    std::fs::write(&old_file, old).expect("write");
+    let r = f.verify(&["--baseline", old_file.to_str().unwrap(), "--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_judged_with_slack(&json(&r), "format 1");
+
+    // A baseline whose machine was slower (slow.c at 600 ms, 1.5 × today's 400): this machine
+    // is markedly faster, so the TLE the baseline saw might finish now: judged again with 1.5×.
+    let slower: String = text
+        .lines()
+        .map(|l| {
+            let mut f: Vec<&str> = l.split('\t').collect();
+            if l.starts_with("verify\taccepted/slow.c\t") {
+                f[4] = "600";
+            }
+            f.join("\t") + "\n"
+        })
+        .collect();
+    let slower_file = f.path("slower.baseline");
+    std::fs::write(&slower_file, slower).expect("write");
+    let r = f.verify(&["--baseline", slower_file.to_str().unwrap(), "--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_judged_with_slack(&report, "the guard tripped");
+    let guard = &report["stats"]["speed_guard"];
+    assert_eq!(guard["tripped"], true, "{guard:#}");
+    assert_eq!(guard["rejudged"], 1, "{guard:#}");
+    let ratio = guard["median_ratio"].as_f64().unwrap();
+    assert!(ratio < 0.8, "{guard:#}");
+    assert!(
+        report["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("judged again at 1.5× the limit")),
+        "{:#}",
+        report["warnings"]
+    );
+
+    // The admin edits the brute force: its cells are judged with 1.5× the limit again.
+    f.edit("submissions/time_limit_exceeded/spin_on_many.c", |s| {
+        format!("/* tuned */\n{s}")
+    });
+    let r = f.verify(&["--baseline", &file, "--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_judged_with_slack(&report, "a changed source");
+    assert_eq!(report["stats"]["at_exact_limit"], 0);
 }
