@@ -21,10 +21,13 @@ use crate::{judge_error_code, print_error, problem_dirs, Global, EXIT_BAD_INPUT}
 pub struct Args {
     /// Problem folders (default: every folder under the configured problems folder).
     problems: Vec<PathBuf>,
-    /// Compare with a baseline saved earlier; verdict changes fail.
+    /// Compare with a baseline saved earlier; verdict changes fail. Its records also steer the
+    /// runs: cells it saw near the limit are judged alone straight away, and its clear TLEs of
+    /// an unchanged source, input and limit are judged at the exact limit (not while saving).
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
-    /// Record every (problem, submission, test) verdict and time in FILE.
+    /// Record every (problem, submission, test) verdict and time, and what it ran (the limit,
+    /// source and input hashes), in FILE.
     #[arg(long, value_name = "FILE")]
     save_baseline: Option<PathBuf>,
     /// Report a test as slower than the baseline when its CPU time grew by more than this.
