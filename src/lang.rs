@@ -46,6 +46,9 @@ pub struct Language {
     pub source: String,
     /// Compile command with an absolute program path; empty: nothing to compile.
     pub compile: Vec<String>,
+    /// Which compiler binary that path is today ([`compiler_identity`]): part of the compile
+    /// cache's key, so that an upgraded compiler does not reuse programs its predecessor built.
+    pub compiler_id: String,
     pub executable: String,
     pub run: Vec<String>,
     pub time_factor: f64,
@@ -208,6 +211,24 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Resolves a language's commands; returns it and the host folders the sandbox must show.
+/// A compiler binary's identity: the file its path resolves to (through symlinks such as
+/// `g++` → `x86_64-linux-gnu-g++-12`), its size and its modification time, which a package
+/// upgrade changes. Cheap (no process is started); empty when the file cannot be read.
+pub fn compiler_identity(path: &Path) -> String {
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    match std::fs::metadata(&real) {
+        Ok(m) => {
+            let modified = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{} {} {modified}", real.display(), m.len())
+        }
+        Err(_) => String::new(),
+    }
+}
+
 pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<PathBuf>), String> {
     let mut ro = Vec::new();
     let mut compile = l.compile.clone();
@@ -248,6 +269,10 @@ pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<P
         }
         compile[0] = resolved.to_string_lossy().into_owned();
     }
+    let compiler_id = compile
+        .first()
+        .map(|c| compiler_identity(Path::new(c)))
+        .unwrap_or_default();
     for program in &l.requires {
         let found = if program.contains('/') {
             Path::new(program).is_file().then(|| PathBuf::from(program))
@@ -282,6 +307,7 @@ pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<P
             name: l.name.clone(),
             source: l.source.clone(),
             compile,
+            compiler_id,
             executable: l.executable.clone(),
             run,
             time_factor: l.time_factor,
@@ -315,6 +341,38 @@ pub fn version(l: &LanguageConfig) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::config::Config;
+
+    #[test]
+    fn an_upgraded_compiler_is_another_cache_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let compiler = dir.path().join("cc-12");
+        std::fs::write(&compiler, "#!/bin/sh\n").unwrap();
+        let link = dir.path().join("cc");
+        std::os::unix::fs::symlink(&compiler, &link).unwrap();
+        let mut config = Config::defaults().languages["c"].clone();
+        config.compile[0] = link.display().to_string();
+        let resolve = || resolve_language("c", &config).expect("resolves").0;
+        let before = resolve();
+        assert!(
+            before.compiler_id.contains("cc-12"),
+            "the symlink's target: {}",
+            before.compiler_id
+        );
+        assert_eq!(resolve().compiler_id, before.compiler_id, "stable");
+        let key = |l: &Language| crate::judge::cache_key(l, b"int main(){}");
+        assert_eq!(key(&resolve()), key(&before));
+        // The package manager replaces the binary: a new modification time.
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&compiler)
+            .unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+            .unwrap();
+        let after = resolve();
+        assert_ne!(after.compiler_id, before.compiler_id);
+        assert_ne!(key(&after), key(&before), "programs are built anew");
+        assert_eq!(compiler_identity(&dir.path().join("missing")), "");
+    }
 
     #[test]
     fn detection_by_extension_and_shebang() {

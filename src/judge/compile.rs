@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::{io_err, run::signal_name, sandbox_env, set_mode, Judge, JudgeError, Submission};
 use crate::fsutil::read_capped;
+use crate::lang::Language;
 use crate::sandbox::{LimitKind, Limits, RunSpec, Termination};
 
 /// The largest compiled program: the compiler's file-size limit, and the most the sandbox copies
@@ -49,13 +50,7 @@ impl Judge {
     /// Compiles (or fetches from the cache).
     pub fn compile(&self, sub: &Submission) -> Result<Compiled, JudgeError> {
         let lang = self.check_submission(sub)?.for_source(&sub.source);
-        let mut h = Sha256::new();
-        h.update(lang.id.as_bytes());
-        h.update(lang.compile.join("\0").as_bytes());
-        h.update(b"\0\0");
-        h.update(&sub.source);
-        let key: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        let dir = self.cache.join(&key);
+        let dir = self.cache.join(cache_key(&lang, &sub.source));
         let program = Program {
             dir: dir.clone(),
             run: lang.run.clone(),
@@ -153,6 +148,19 @@ impl Judge {
         })?;
         self.compile(&Submission { language, source })
     }
+}
+
+/// Where a compiled program is cached: the SHA-256 of the language, its compile command, the
+/// compiler binary's identity (an upgraded compiler builds anew) and the source.
+pub fn cache_key(lang: &Language, source: &[u8]) -> String {
+    let mut h = Sha256::new();
+    h.update(lang.id.as_bytes());
+    h.update(lang.compile.join("\0").as_bytes());
+    h.update(b"\0\0");
+    h.update(lang.compiler_id.as_bytes());
+    h.update(b"\0\0");
+    h.update(source);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Programs used this recently are never evicted: a submission being judged keeps its program.

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-pub use self::compile::{Compiled, Program};
+pub use self::compile::{cache_key, Compiled, Program};
 pub use self::run::{classify, signal_name, InputRun, ProgramRun};
 use crate::config::Config;
 use crate::lang::resolve_language;
