@@ -284,12 +284,7 @@ fn tightened_time_limit_turns_slow_accepted_into_tle() {
         failed_submissions(&report),
         ["accepted/slow.c: got TLE on 01-small, 02-medium, 03-edge"]
     );
-    let slow = &report["problems"][0]["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "accepted/slow.c")
-        .unwrap()["tests"][0];
+    let slow = &submission(&report, "accepted/slow.c")["tests"][0];
     // The baseline saw slow.c at 400 ms: near the new limit, so it is judged alone (allowed
     // 1.5× the limit) and its message names the limit, not the 375 ms it was allowed.
     assert_eq!(slow["rerun"], true, "{slow:#}");
@@ -305,12 +300,7 @@ fn tightened_time_limit_turns_slow_accepted_into_tle() {
     let r = f.verify(&["--json"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     let report = json(&r);
-    let slow = &report["problems"][0]["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "accepted/slow.c")
-        .unwrap()["tests"][0];
+    let slow = &submission(&report, "accepted/slow.c")["tests"][0];
     assert_eq!(slow["rerun"], false, "{slow:#}");
     assert!(
         slow["message"]
@@ -456,12 +446,7 @@ fn near_limit_runs_are_rerun_alone_and_flips_there_are_noise() {
         .expect("near_limit list");
     assert_eq!(near.len(), 1, "{report:#}");
     assert_eq!(near[0]["test"], "01-small");
-    let slow = report["problems"][0]["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "accepted/slow.c")
-        .unwrap();
+    let slow = submission(&report, "accepted/slow.c");
     assert!(
         slow["tests"]
             .as_array()
@@ -647,14 +632,19 @@ fn a_reformatted_reference_makes_the_answers_lock_stale_until_gen() {
     assert_eq!(r.code, 0, "after gen:\n{}{}", r.stdout, r.stderr);
 }
 
-/// spin_on_many.c's cell on 02-medium (it loops forever there), from a `--json` report.
-fn spin_cell(report: &Value) -> Value {
+/// The first problem's submission `name`, from a `--json` report.
+fn submission<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["problems"][0]["submissions"]
         .as_array()
         .expect("submissions")
         .iter()
-        .find(|s| s["name"] == "time_limit_exceeded/spin_on_many.c")
-        .expect("spin_on_many.c judged")["tests"]
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("{name} judged: {report:#}"))
+}
+
+/// spin_on_many.c's cell on 02-medium (it loops forever there), from a `--json` report.
+fn spin_cell(report: &Value) -> Value {
+    submission(report, "time_limit_exceeded/spin_on_many.c")["tests"]
         .as_array()
         .expect("tests")
         .iter()
