@@ -277,6 +277,9 @@ pub struct Scope<'a> {
     /// Cells this run found sensitive to the time limit: a TLE at the limit that finished in a
     /// run allowed [`SLACK`](super::SLACK) times it.
     pub sensitive: &'a BTreeSet<Key>,
+    /// How much slower this machine runs today than when the baseline was saved (the median
+    /// CPU-time ratio over cells that finished in both; 1.0 when unknown).
+    pub slowdown: f64,
 }
 
 /// Compares `now` with `old` over `scope`; `threshold` is the allowed growth of a time (0.5 = 50%).
@@ -309,7 +312,7 @@ pub fn compare(
                     after: *after,
                 };
                 let sensitive = scope.sensitive.contains(k);
-                if timing_noise(before, after, limit.copied(), sensitive) {
+                if timing_noise(before, after, limit.copied(), sensitive, scope.slowdown) {
                     d.near_limit.push(c);
                 } else {
                     d.changed.push(c);
@@ -337,9 +340,14 @@ pub fn compare(
 /// when the TLE was near the limit too (see [`timing_noise`]).
 pub const BAND: f64 = 0.5;
 
+/// A baseline's finishing time is scaled by this run's measured slowdown up to this factor: the
+/// most seen on the shared 2-core machine is 1.9 times (a brute force at a load of 8).
+pub const MAX_SLOWDOWN: f64 = 2.0;
+
 /// Whether a flip between TLE and a finishing verdict is timing noise rather than a change: the
 /// same program landing on either side of the limit from run to run. `limit_ms` is this run's
-/// limit, `sensitive` whether this run found the cell sensitive to it.
+/// limit, `sensitive` whether this run found the cell sensitive to it, `slowdown` how much
+/// slower this machine runs today than the baseline's (see [`Scope::slowdown`]).
 ///
 /// The finishing run must have ended within the limit (one above it cannot be AC now, so a
 /// tightened limit is a change) and at [`BAND`] of it or more, and the TLE must be near too:
@@ -353,17 +361,25 @@ pub const BAND: f64 = 0.5;
 /// A finishing run far below the limit (a brute force at 200 ms that now times out, or one that
 /// timed out and now ends in 200 ms) is a change, and so is every flip between two finishing
 /// verdicts (AC and WA, WA and RE): timing does not change an answer.
-fn timing_noise(before: &Record, after: &Record, limit_ms: Option<u64>, sensitive: bool) -> bool {
+fn timing_noise(
+    before: &Record,
+    after: &Record,
+    limit_ms: Option<u64>,
+    sensitive: bool,
+    slowdown: f64,
+) -> bool {
     use Verdict::*;
     let Some(limit) = limit_ms else { return false };
     let finishes =
         |v: Verdict| !matches!(v, TimeLimitExceeded | CompileError | JudgeError | Skipped);
-    let (finished, tle, tle_sensitive) = match (before.verdict, after.verdict) {
-        (TimeLimitExceeded, v) if finishes(v) => (after, before, false),
-        (v, TimeLimitExceeded) if finishes(v) => (before, after, sensitive),
+    // The baseline's finish as it would take on this machine today; this run's as measured.
+    let today = slowdown.clamp(1.0, MAX_SLOWDOWN);
+    let (finished, tle, tle_sensitive, scale) = match (before.verdict, after.verdict) {
+        (TimeLimitExceeded, v) if finishes(v) => (after, before, false, 1.0),
+        (v, TimeLimitExceeded) if finishes(v) => (before, after, sensitive, today),
         _ => return false,
     };
-    let (f, l) = (finished.cpu_ms as f64, limit as f64);
+    let (f, l) = (finished.cpu_ms as f64 * scale, limit as f64);
     if finished.cpu_ms > limit || f < BAND * l {
         return false;
     }
@@ -548,6 +564,7 @@ mod tests {
                 all: true,
                 limits: &limits,
                 sensitive: &BTreeSet::new(),
+                slowdown: 1.0,
             },
             0.5,
         );
@@ -582,6 +599,7 @@ mod tests {
                 all: false,
                 limits: &limits,
                 sensitive: &BTreeSet::new(),
+                slowdown: 1.0,
             },
             0.5,
         );
@@ -600,6 +618,7 @@ mod tests {
                 all: true,
                 limits: &limits,
                 sensitive: &BTreeSet::new(),
+                slowdown: 1.0,
             },
             0.5
         )
@@ -646,15 +665,53 @@ mod tests {
         ];
         for (before, after, sensitive, want) in table {
             assert_eq!(
-                timing_noise(&before, &after, Some(1000), sensitive),
+                timing_noise(&before, &after, Some(1000), sensitive, 1.0),
                 want,
                 "{before:?} -> {after:?}, sensitive {sensitive}"
             );
         }
         assert!(
-            !timing_noise(&r(Accepted, 900), &r(TimeLimitExceeded, 1100), None, true),
+            !timing_noise(
+                &r(Accepted, 900),
+                &r(TimeLimitExceeded, 1100),
+                None,
+                true,
+                1.0
+            ),
             "a submission without a limit in this run"
         );
+    }
+
+    #[test]
+    fn a_slower_machine_moves_the_baselines_finishes_toward_the_limit() {
+        use Verdict::*;
+        let r = |verdict, cpu_ms| Record { verdict, cpu_ms };
+        let noise = |before, after, sensitive, slowdown| {
+            timing_noise(&before, &after, Some(2000), sensitive, slowdown)
+        };
+        // holedox's brute force on 21-hard-serpentine-4: 972 ms of a 2 s limit in the baseline
+        // (49%); on a day this machine runs everything 1.3 times slower it is a TLE that
+        // finished at 1.5 times the limit.
+        let (base, now) = (r(Accepted, 972), r(TimeLimitExceeded, 2004));
+        assert!(
+            !noise(base, now, true, 1.0),
+            "under the band on an unchanged machine"
+        );
+        assert!(noise(base, now, true, 1.3), "64% on today's machine");
+        assert!(
+            !noise(base, r(TimeLimitExceeded, 3004), false, 1.3),
+            "a TLE stopped at 1.5 times the limit, not near: a change"
+        );
+        // A finish far from the limit stays a change however slow the machine: the slowdown
+        // counts up to MAX_SLOWDOWN.
+        assert!(!noise(r(Accepted, 400), now, true, 1.9));
+        assert!(!noise(r(Accepted, 400), now, true, 5.0));
+        assert!(noise(r(Accepted, 600), now, true, 5.0));
+        // A faster machine never widens the band, and this run's own finish is not scaled.
+        assert!(!noise(base, now, true, 0.5));
+        assert!(!noise(r(TimeLimitExceeded, 2004), base, false, 1.9));
+        // A finish above the limit in the baseline is still a tightened limit, not noise.
+        assert!(!noise(r(Accepted, 2100), now, true, 1.3));
     }
 
     #[test]
@@ -682,6 +739,7 @@ mod tests {
                 all: true,
                 limits: &limits,
                 sensitive: &sensitive,
+                slowdown: 1.0,
             },
             0.5,
         );

@@ -117,6 +117,10 @@ pub struct Stats {
     pub at_exact_limit: usize,
     /// The machine-speed check of those cells, when there were any.
     pub speed_guard: Option<SpeedGuard>,
+    /// With a baseline: the median of (CPU time now / in the baseline) over the cells that
+    /// finished in both (as the speed guard compares them), when enough cells tell. The baseline
+    /// compare scales the baseline's finishing times by it, up to [`baseline::MAX_SLOWDOWN`].
+    pub speed_ratio: Option<f64>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub gen_checks: usize,
     pub seconds: f64,
@@ -503,6 +507,7 @@ pub fn verify(
             all: opts.all_problems,
             limits: &limits,
             sensitive: &sensitive,
+            slowdown: report.stats.speed_ratio.unwrap_or(1.0),
         };
         report.baseline = Some(compare(
             file,
