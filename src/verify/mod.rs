@@ -115,12 +115,10 @@ pub struct Stats {
     /// same source on the same input, at the same limit, over [`CLEAR_TLE`] of it; the cells
     /// whose verdict stands that way are those marked `shortcut`.
     pub at_exact_limit: usize,
-    /// The machine-speed check of those cells, when there were any.
+    /// The machine-speed check, whenever a baseline is given: it guards the cells judged at the
+    /// exact limit, and the baseline compare scales the baseline's finishing times by its
+    /// [`SpeedGuard::slowdown`].
     pub speed_guard: Option<SpeedGuard>,
-    /// With a baseline: the median of (CPU time now / in the baseline) over the cells that
-    /// finished in both (as the speed guard compares them), when enough cells tell. The baseline
-    /// compare scales the baseline's finishing times by it, up to [`baseline::MAX_SLOWDOWN`].
-    pub speed_ratio: Option<f64>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub gen_checks: usize,
     pub seconds: f64,
@@ -155,6 +153,16 @@ pub struct SpeedGuard {
     /// ...these many: the TLEs that stood at the exact limit.
     pub rejudged: usize,
     pub reason: String,
+}
+
+impl SpeedGuard {
+    /// How much slower this machine runs than the baseline's: the median ratio when enough
+    /// cells tell, else 1 (the baseline compare clamps it, see [`baseline::MAX_SLOWDOWN`]).
+    pub fn slowdown(&self) -> f64 {
+        self.median_ratio
+            .filter(|_| self.cells >= prior::GUARD_MIN_CELLS)
+            .unwrap_or(1.0)
+    }
 }
 
 /// One problem's results.
@@ -507,7 +515,11 @@ pub fn verify(
             all: opts.all_problems,
             limits: &limits,
             sensitive: &sensitive,
-            slowdown: report.stats.speed_ratio.unwrap_or(1.0),
+            slowdown: report
+                .stats
+                .speed_guard
+                .as_ref()
+                .map_or(1.0, SpeedGuard::slowdown),
         };
         report.baseline = Some(compare(
             file,

@@ -200,13 +200,9 @@ pub(super) fn judge_all(
     work.extend(tests.into_iter().map(|(_, j)| j));
     let (gen_us, tle_us) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let mut busy = run_jobs(judge, plans, &work, jobs, (&gen_us, &tle_us), progress);
-    let measured = prior.map(|prior| guard(plans, prior, &work));
-    stats.speed_ratio = measured
-        .as_ref()
-        .filter(|g| g.cells >= prior::GUARD_MIN_CELLS)
-        .and_then(|g| g.median_ratio);
-    if let Some(mut guard) = measured.filter(|_| stats.at_exact_limit > 0) {
-        if guard.tripped {
+    if let Some(prior) = prior {
+        let mut guard = guard(plans, prior, &work);
+        if guard.tripped && stats.at_exact_limit > 0 {
             let again: Vec<Job> = exact_cells(plans)
                 .into_iter()
                 .map(|(p, s, t)| Job::Test(p, s, t, false))
