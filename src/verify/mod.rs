@@ -116,8 +116,7 @@ pub struct Stats {
     /// whose verdict stands that way are those marked `shortcut`.
     pub at_exact_limit: usize,
     /// The machine-speed check, whenever a baseline is given: it guards the cells judged at the
-    /// exact limit, and the baseline compare scales the baseline's finishing times by its
-    /// [`SpeedGuard::slowdown`].
+    /// exact limit.
     pub speed_guard: Option<SpeedGuard>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub gen_checks: usize,
@@ -153,16 +152,6 @@ pub struct SpeedGuard {
     /// ...these many: the TLEs that stood at the exact limit.
     pub rejudged: usize,
     pub reason: String,
-}
-
-impl SpeedGuard {
-    /// How much slower this machine runs than the baseline's: the median ratio when enough
-    /// cells tell, else 1 (the baseline compare clamps it, see [`baseline::MAX_SLOWDOWN`]).
-    pub fn slowdown(&self) -> f64 {
-        self.median_ratio
-            .filter(|_| self.cells >= prior::GUARD_MIN_CELLS)
-            .unwrap_or(1.0)
-    }
 }
 
 /// One problem's results.
@@ -496,30 +485,11 @@ pub fn verify(
                     .map(|s| ((p.problem.clone(), s.name.clone()), s.limit_ms))
             })
             .collect();
-        let sensitive: BTreeSet<Key> = report
-            .problems
-            .iter()
-            .flat_map(|p| {
-                p.submissions.iter().flat_map(move |s| {
-                    s.tests.iter().filter(|c| c.sensitive).map(move |c| Key {
-                        problem: p.problem.clone(),
-                        submission: s.name.clone(),
-                        test: c.result.name.clone(),
-                    })
-                })
-            })
-            .collect();
         let scope = Scope {
             judged: &judged,
             unjudged: &unjudged,
             all: opts.all_problems,
             limits: &limits,
-            sensitive: &sensitive,
-            slowdown: report
-                .stats
-                .speed_guard
-                .as_ref()
-                .map_or(1.0, SpeedGuard::slowdown),
         };
         report.baseline = Some(compare(
             file,
