@@ -6,28 +6,20 @@
 //! anything is judged) and [`verdict::JudgeReport`] (what a judging found), rendered by
 //! [`report`] as tables, JSON and diffs.
 
-pub mod answers;
 pub mod blobs;
 pub mod calibrate;
-pub mod checker;
-pub mod config;
 pub mod contest;
-pub mod diff;
-pub mod escape;
 pub mod export;
-pub mod fsutil;
 pub mod import;
-pub mod interactive;
-pub mod judge;
-pub mod lang;
-pub mod problem;
-pub mod report;
-pub mod sandbox;
 pub mod server;
-pub mod store;
 pub mod stress;
-pub mod toolchains;
-pub mod units;
-pub mod verdict;
 pub mod verify;
 pub mod worker;
+
+// The lower layers, moved into crates of their own; re-exported while the rest moves.
+pub use ojd_judge::{
+    answers, checker, config, diff, escape, fsutil, interactive, judge, lang, problem, report,
+    toolchains, units, verdict,
+};
+pub use ojd_sandbox as sandbox;
+pub use ojd_store as store;

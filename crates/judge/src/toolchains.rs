@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::judge::{Compiled, Judge, ProgramRun, Submission};
-use crate::sandbox::Limits;
+use ojd_sandbox::Limits;
 
 /// What one language's check found.
 #[derive(Clone, Debug)]

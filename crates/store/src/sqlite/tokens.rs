@@ -3,7 +3,7 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::SqliteStore;
-use crate::store::{sql, StoreError, TokenInfo};
+use crate::{sql, StoreError, TokenInfo};
 
 pub(super) fn add(
     s: &SqliteStore,

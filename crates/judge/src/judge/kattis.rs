@@ -14,7 +14,7 @@ use super::{Judge, JudgeError, Program, ProgramRun};
 use crate::checker::{self, CheckOutcome};
 use crate::fsutil::read_capped;
 use crate::problem::TestCase;
-use crate::sandbox::{Limits, Termination};
+use ojd_sandbox::{Limits, Termination};
 
 impl Judge {
     /// Runs `validator` (compiled) on one test's output.

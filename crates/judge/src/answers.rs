@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 use crate::judge::{Compiled, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::Problem;
-use crate::sandbox::Limits;
+use ojd_sandbox::Limits;
 
 pub const LOCK_FILE: &str = "answers.lock";
 
@@ -194,7 +194,7 @@ impl Ctx<'_> {
         &self,
         what: &str,
         test: &str,
-        outcome: &crate::sandbox::RunOutcome,
+        outcome: &ojd_sandbox::RunOutcome,
         stderr: &Path,
     ) -> GenError {
         let limits = self.tool_limits();
@@ -322,7 +322,7 @@ fn generate_in(
             let accepted = outcome.killed_by.is_none()
                 && outcome.exec_error.is_none()
                 && outcome.termination
-                    == crate::sandbox::Termination::Exited(problem.validator_accept);
+                    == ojd_sandbox::Termination::Exited(problem.validator_accept);
             if !accepted {
                 let msg =
                     crate::fsutil::read_capped(&err, 1024) + &crate::fsutil::read_capped(&out, 512);

@@ -1,7 +1,7 @@
 //! PostgreSQL: the login tokens (kept as SHA-256 hashes).
 
 use super::PgStore;
-use crate::store::{sql, StoreError, TokenInfo};
+use crate::{sql, StoreError, TokenInfo};
 
 pub(super) fn add(
     s: &PgStore,

@@ -11,10 +11,10 @@
 use postgres::Row;
 
 use super::{info_row, rows, PgStore, INFO_COLUMNS, INFO_FROM};
-use crate::store::contests::{
+use crate::contests::{
     Clarification, ContestStore, RejudgeFilter, RejudgingInfo, RejudgingItem, RejudgingState,
 };
-use crate::store::{sql, NewSubmission, StoreError, SubmissionInfo};
+use crate::{sql, NewSubmission, StoreError, SubmissionInfo};
 
 /// The contests area's tables.
 pub const MIGRATION: &str = r#"CREATE TABLE contest_submissions (

@@ -22,8 +22,8 @@ use crate::config::Config;
 use crate::lang::resolve_language;
 pub use crate::lang::Language;
 use crate::problem::{CheckerSpec, Problem};
-use crate::sandbox::{SandboxError, SandboxOptions, SandboxPool};
 use crate::verdict::{JudgeReport, TestResult, Verdict};
+use ojd_sandbox::{SandboxError, SandboxOptions, SandboxPool};
 
 /// A submission to judge.
 #[derive(Clone, Debug)]
@@ -114,8 +114,8 @@ impl Judge {
         for d in [&scratch, &cache, &scratch.join("runs")] {
             set_mode(d, 0o711)?;
         }
-        if let Ok(p) = crate::sandbox::affinity::Pinning::parse(&config.judge.pin_cpus) {
-            crate::sandbox::affinity::configure(&p);
+        if let Ok(p) = ojd_sandbox::affinity::Pinning::parse(&config.judge.pin_cpus) {
+            ojd_sandbox::affinity::configure(&p);
         }
         let mut ro_paths = Vec::new();
         let mut languages = BTreeMap::new();
@@ -155,7 +155,7 @@ impl Judge {
     }
 
     fn pool_size(&self) -> usize {
-        self.pool.size()
+        self.pool.capacity()
     }
 
     /// Isolation warnings of this host (starts a keeper if none runs yet).
@@ -163,7 +163,7 @@ impl Judge {
         Ok(self.pool.get()?.capabilities().warnings)
     }
 
-    pub fn capabilities(&self) -> Result<crate::sandbox::Capabilities, JudgeError> {
+    pub fn capabilities(&self) -> Result<ojd_sandbox::Capabilities, JudgeError> {
         Ok(self.pool.get()?.capabilities())
     }
 
@@ -336,12 +336,6 @@ impl Judge {
         let _ = std::fs::remove_dir_all(&work);
         score::aggregate(problem, &mut report);
         Ok(report)
-    }
-}
-
-impl SandboxPool {
-    fn size(&self) -> usize {
-        self.capacity()
     }
 }
 

@@ -8,8 +8,8 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::Type;
 
 use super::{typed, PgStore};
-use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, HostStats, Package};
-use crate::store::{sql, StoreError};
+use crate::cluster::{manifest, ClusterStore, EventSink, HostInfo, HostStats, Package};
+use crate::{sql, StoreError};
 
 /// NOTIFY payloads must stay under PostgreSQL's 8000-byte limit.
 pub const MAX_PAYLOAD: usize = 7900;

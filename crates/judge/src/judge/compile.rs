@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use super::{io_err, run::signal_name, sandbox_env, set_mode, Judge, JudgeError, Submission};
 use crate::fsutil::read_capped;
 use crate::lang::Language;
-use crate::sandbox::{LimitKind, Limits, RunSpec, Termination};
+use ojd_sandbox::{LimitKind, Limits, RunSpec, Termination};
 
 /// The largest compiled program: the compiler's file-size limit, and the most the sandbox copies
 /// out of its box. A bigger executable is a compile error ("File size limit exceeded" from the

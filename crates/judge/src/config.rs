@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::units::{duration_text, ByteSize};
 
 /// The compiled-in defaults.
-pub const DEFAULT_CONFIG: &str = include_str!("../config.toml");
+pub const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -254,7 +254,7 @@ impl Config {
         };
         resolve(&mut self.server.problems);
         resolve(&mut self.server.contests);
-        if !crate::store::is_postgres_url(&self.server.database.to_string_lossy()) {
+        if !is_postgres_url(&self.server.database.to_string_lossy()) {
             resolve(&mut self.server.database);
         }
         resolve(&mut self.sandbox.scratch);
@@ -329,7 +329,7 @@ impl Config {
         if self.judge.wall_factor.is_nan() || self.judge.wall_factor < 1.0 {
             return Err("judge.wall_factor: expected a number >= 1".into());
         }
-        crate::sandbox::affinity::Pinning::parse(&self.judge.pin_cpus)
+        ojd_sandbox::affinity::Pinning::parse(&self.judge.pin_cpus)
             .map_err(|e| format!("judge.pin_cpus: {e}"))?;
         Ok(())
     }
@@ -339,6 +339,11 @@ impl Config {
     pub fn language_for(&self, path: &Path) -> Option<&str> {
         crate::lang::detect(&self.languages, path, b"")
     }
+}
+
+/// Whether `database` (`[server] database`) names a PostgreSQL server rather than a SQLite file.
+pub fn is_postgres_url(database: &str) -> bool {
+    database.starts_with("postgres://") || database.starts_with("postgresql://")
 }
 
 #[cfg(test)]

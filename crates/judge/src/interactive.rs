@@ -33,8 +33,8 @@ use std::time::Instant;
 use crate::checker::{self, CheckOutcome};
 use crate::judge::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
-use crate::sandbox::{Limits, RunOutcome, Termination};
 use crate::verdict::{TestResult, Verdict};
+use ojd_sandbox::{Limits, RunOutcome, Termination};
 
 /// How many bytes of the two directions the transcript keeps.
 pub const TRANSCRIPT_LIMIT: usize = 4096;
@@ -245,7 +245,7 @@ impl Pipes {
             from_interactor: dir.join("from-interactor"),
         };
         for f in p.all() {
-            crate::sandbox::make_fifo(f).map_err(|source| JudgeError::Io {
+            ojd_sandbox::make_fifo(f).map_err(|source| JudgeError::Io {
                 what: format!("create the pipe {}", f.display()),
                 source,
             })?;
@@ -522,7 +522,7 @@ fn interactor_said(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::LimitKind;
+    use ojd_sandbox::LimitKind;
     use std::time::Duration;
 
     fn run(termination: Termination, killed_by: Option<LimitKind>) -> RunOutcome {

@@ -17,7 +17,7 @@ use super::{
     sql, Claim, Counts, JudgingDetail, JudgingInfo, ListFilter, NewSubmission, State, Store,
     StoreError, SubmissionDetail, SubmissionInfo, TokenInfo,
 };
-use crate::verdict::{Diff, JudgeReport, TestResult, Verdict};
+use ojd_judge::verdict::{Diff, JudgeReport, TestResult, Verdict};
 
 pub use migrations::MIGRATIONS;
 

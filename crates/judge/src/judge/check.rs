@@ -8,8 +8,8 @@ use super::{io_err, Judge, JudgeError, Program, ProgramRun};
 use crate::checker::{self, CheckOutcome};
 use crate::fsutil::read_capped;
 use crate::problem::{Problem, TestCase};
-use crate::sandbox::{Limits, Termination};
 use crate::verdict::{TestResult, Verdict};
+use ojd_sandbox::{Limits, Termination};
 
 impl Judge {
     /// Checks a finished run's output against the test's answer (built in comparison or the

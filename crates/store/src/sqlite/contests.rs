@@ -6,10 +6,10 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::{info_row, SqliteStore, INFO_COLUMNS, INFO_FROM};
-use crate::store::contests::{
+use crate::contests::{
     Clarification, ContestStore, RejudgeFilter, RejudgingInfo, RejudgingItem, RejudgingState,
 };
-use crate::store::{sql, NewSubmission, StoreError, SubmissionInfo};
+use crate::{sql, NewSubmission, StoreError, SubmissionInfo};
 
 /// The contests area's tables (one entry of the migration list).
 pub const MIGRATION: &str = "CREATE TABLE contest_submissions (

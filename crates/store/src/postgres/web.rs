@@ -1,9 +1,9 @@
-//! PostgreSQL: sessions, login codes and token activity (see [`crate::store::web`]); the
+//! PostgreSQL: sessions, login codes and token activity (see [`crate::web`]); the
 //! same queries as `sqlite/web.rs` in PostgreSQL's dialect.
 
 use super::PgStore;
-use crate::store::web::{Holder, TokenActivity, WebStore};
-use crate::store::{sql, StoreError};
+use crate::web::{Holder, TokenActivity, WebStore};
+use crate::{sql, StoreError};
 
 /// Characters of a token's hash shown to tell tokens apart.
 const ID_LEN: usize = 12;

@@ -7,8 +7,8 @@ use std::time::Duration;
 use super::{sandbox_env, Judge, JudgeError, Program};
 use crate::fsutil::read_capped;
 use crate::problem::{Problem, TestCase};
-use crate::sandbox::{LimitKind, Limits, RunOutcome, RunSpec, Termination};
 use crate::verdict::{TestResult, Verdict};
+use ojd_sandbox::{LimitKind, Limits, RunOutcome, RunSpec, Termination};
 
 impl Judge {
     /// Runs a compiled program once in the sandbox.
@@ -21,15 +21,15 @@ impl Judge {
     /// (the interactor's side of an interactive run, which runs beside the program).
     pub fn execute_in(
         &self,
-        sandbox: &mut crate::sandbox::Sandbox,
+        sandbox: &mut ojd_sandbox::Sandbox,
         run: &ProgramRun<'_>,
     ) -> Result<RunOutcome, JudgeError> {
         Ok(sandbox.run(&self.spec_for(run))?)
     }
 
     /// A new sandbox (keeper) with this judge's options, outside the pool.
-    pub fn start_sandbox(&self) -> Result<crate::sandbox::Sandbox, JudgeError> {
-        Ok(crate::sandbox::Sandbox::start(self.pool.options())?)
+    pub fn start_sandbox(&self) -> Result<ojd_sandbox::Sandbox, JudgeError> {
+        Ok(ojd_sandbox::Sandbox::start(self.pool.options())?)
     }
 
     fn spec_for(&self, run: &ProgramRun<'_>) -> RunSpec {
@@ -41,7 +41,7 @@ impl Judge {
             env: sandbox_env(),
             box_files: run.box_files.clone(),
             collect: run.collect.clone(),
-            binds: vec![crate::sandbox::Bind {
+            binds: vec![ojd_sandbox::Bind {
                 host: run.program.dir.clone(),
                 inside: "/prog".into(),
                 writable: false,

@@ -70,7 +70,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::verdict::{JudgeReport, TestResult, Verdict};
+use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
 
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -377,10 +377,7 @@ pub trait Store:
     fn tokens(&self) -> Result<Vec<TokenInfo>, StoreError>;
 }
 
-/// Whether `database` names a PostgreSQL server rather than a SQLite file.
-pub fn is_postgres_url(database: &str) -> bool {
-    database.starts_with("postgres://") || database.starts_with("postgresql://")
-}
+pub use ojd_judge::config::is_postgres_url;
 
 /// Opens the store `database` names: a `postgres://`/`postgresql://` URL selects PostgreSQL,
 /// anything else is the path of a SQLite file (created if missing). Migrations run.

@@ -1,10 +1,10 @@
-//! SQLite: sessions, login codes and token activity (see [`crate::store::web`]).
+//! SQLite: sessions, login codes and token activity (see [`crate::web`]).
 
 use rusqlite::{params, OptionalExtension};
 
 use super::SqliteStore;
-use crate::store::web::{Holder, TokenActivity, WebStore};
-use crate::store::{sql, StoreError};
+use crate::web::{Holder, TokenActivity, WebStore};
+use crate::{sql, StoreError};
 
 /// Characters of a token's hash shown to tell tokens apart.
 const ID_LEN: usize = 12;
@@ -146,7 +146,7 @@ impl WebStore for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
+    use crate::Store;
 
     fn alice() -> Holder {
         Holder {

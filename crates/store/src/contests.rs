@@ -20,7 +20,7 @@
 use serde::Serialize;
 
 use super::{StoreError, SubmissionInfo};
-use crate::verdict::Verdict;
+use ojd_judge::verdict::Verdict;
 
 /// A question from a student, or an announcement from an admin.
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -6,8 +6,8 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::SqliteStore;
-use crate::store::cluster::{manifest, ClusterStore, EventSink, HostInfo, HostStats, Package};
-use crate::store::{sql, StoreError};
+use crate::cluster::{manifest, ClusterStore, EventSink, HostInfo, HostStats, Package};
+use crate::{sql, StoreError};
 
 impl ClusterStore for SqliteStore {
     fn heartbeat(
