@@ -24,8 +24,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ojd::sandbox::noise::cv;
-use ojd::sandbox::{Bind, Limits, RunSpec, Sandbox, SandboxOptions};
+use ojd_sandbox::noise::cv;
+use ojd_sandbox::{Bind, Limits, RunSpec, Sandbox, SandboxOptions};
 
 /// One native run: CPU time (user + system), minor faults, voluntary and involuntary switches.
 struct Native {
@@ -160,10 +160,10 @@ fn main() {
         PathBuf::from,
     );
     if let Some(cpu) = pin {
-        ojd::sandbox::affinity::set_affinity(std::process::id(), &[cpu]).expect("pin");
+        ojd_sandbox::affinity::set_affinity(std::process::id(), &[cpu]).expect("pin");
     }
-    let problem = ojd::problem::Problem::load(&problem_dir).expect("problem loads");
-    let config = ojd::config::Config::defaults();
+    let problem = ojd_judge::problem::Problem::load(&problem_dir).expect("problem loads");
+    let config = ojd_judge::config::Config::defaults();
     let ext = sub_path
         .extension()
         .and_then(|e| e.to_str())

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use ojd::sandbox::{Limits, RunSpec, Sandbox, SandboxOptions};
+use ojd_sandbox::{Limits, RunSpec, Sandbox, SandboxOptions};
 
 fn median(v: &mut [Duration]) -> Duration {
     quantile(v, 0.5)

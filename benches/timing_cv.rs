@@ -14,10 +14,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ojd::judge::{Judge, Submission};
+use ojd_judge::judge::{Judge, Submission};
 
 fn judge(pin: &str) -> Judge {
-    let mut config = ojd::config::Config::defaults();
+    let mut config = ojd_judge::config::Config::defaults();
     config.judge.pin_cpus = pin.into();
     let mut j = Judge::new(config, 2).expect("judge starts");
     j.set_keeper(env!("CARGO_BIN_EXE_ojd").into());
@@ -27,7 +27,7 @@ fn judge(pin: &str) -> Judge {
 /// Keeps the judge's other keeper busy with a spinning program until `stop`.
 fn busy(j: &Judge, stop: &AtomicBool) {
     let dir = tempfile::tempdir().expect("scratch");
-    let program = ojd::judge::Program {
+    let program = ojd_judge::judge::Program {
         dir: dir.path().to_path_buf(),
         run: vec!["/bin/sh".into(), "-c".into(), "while :; do :; done".into()],
         time_factor: 1.0,
@@ -36,7 +36,7 @@ fn busy(j: &Judge, stop: &AtomicBool) {
     };
     let out = dir.path().join("out");
     while !stop.load(Ordering::Relaxed) {
-        let run = ojd::judge::ProgramRun {
+        let run = ojd_judge::judge::ProgramRun {
             program: &program,
             args: &[],
             stdin: None,
@@ -44,7 +44,7 @@ fn busy(j: &Judge, stop: &AtomicBool) {
             stderr: None,
             box_files: vec![],
             collect: vec![],
-            limits: ojd::sandbox::Limits {
+            limits: ojd_sandbox::Limits {
                 cpu: Duration::from_secs(2),
                 wall: Duration::from_secs(4),
                 memory: 64 << 20,
@@ -60,10 +60,10 @@ fn busy(j: &Judge, stop: &AtomicBool) {
 /// One judging of `sub` while the other worker is busy (unless `alone`).
 fn one_round(
     j: &Judge,
-    problem: &ojd::problem::Problem,
+    problem: &ojd_judge::problem::Problem,
     sub: &Submission,
     alone: bool,
-) -> ojd::verdict::JudgeReport {
+) -> ojd_judge::verdict::JudgeReport {
     let stop = AtomicBool::new(false);
     let report = std::thread::scope(|s| {
         if !alone {
@@ -78,7 +78,7 @@ fn one_round(
     .expect("judging works");
     assert_eq!(
         report.verdict,
-        ojd::verdict::Verdict::Accepted,
+        ojd_judge::verdict::Verdict::Accepted,
         "{report:?}"
     );
     report
@@ -109,7 +109,7 @@ fn main() {
         || problem_dir.join("submissions/accepted/noip_spfa.cpp"),
         PathBuf::from,
     );
-    let problem = ojd::problem::Problem::load(&problem_dir).expect("problem loads");
+    let problem = ojd_judge::problem::Problem::load(&problem_dir).expect("problem loads");
     let source = std::fs::read(&sub_path).expect("submission readable");
     let modes = ["auto", "off"];
     let language = judge("off")
@@ -147,7 +147,7 @@ fn main() {
         } else {
             "a busy program on the other worker"
         },
-        ojd::sandbox::affinity::allowed_cpus().len()
+        ojd_sandbox::affinity::allowed_cpus().len()
     );
     println!(
         "{:<26} {:>9} {:>8} {:>9} {:>8}",

@@ -10,20 +10,20 @@ use clap::Parser;
 /// Declares the subcommands: `Variant => module` for each file `src/cmd/module.rs`, which
 /// provides `pub struct Args` (clap) and `pub fn run(Args, &Global) -> anyhow::Result<i32>`.
 macro_rules! commands {
-    ($($variant:ident => $module:ident,)*) => {
+    ($($(#[$cfg:meta])? $variant:ident => $module:ident,)*) => {
         mod cmd {
-            $(pub mod $module;)*
+            $($(#[$cfg])? pub mod $module;)*
         }
 
         #[derive(clap::Subcommand)]
         enum Cmd {
-            $($variant(cmd::$module::Args),)*
+            $($(#[$cfg])? $variant(cmd::$module::Args),)*
         }
 
         impl Cmd {
             fn run(self, global: &Global) -> anyhow::Result<i32> {
                 match self {
-                    $(Cmd::$variant(args) => cmd::$module::run(args, global),)*
+                    $($(#[$cfg])? Cmd::$variant(args) => cmd::$module::run(args, global),)*
                 }
             }
         }
@@ -34,8 +34,11 @@ commands! {
     Judge => judge,
     Gen => gen,
     Stress => stress,
+    #[cfg(feature = "serve")]
     Serve => serve,
+    #[cfg(feature = "worker")]
     Worker => worker,
+    #[cfg(feature = "serve")]
     Token => token,
     Doctor => doctor,
     Verify => verify,
@@ -76,10 +79,10 @@ pub enum Color {
 
 impl Global {
     /// The configuration: the file given with --config over the defaults, or the defaults.
-    pub fn load_config(&self) -> anyhow::Result<ojd::config::Config> {
+    pub fn load_config(&self) -> anyhow::Result<ojd_judge::config::Config> {
         Ok(match &self.config {
-            Some(p) => ojd::config::Config::load(p)?,
-            None => ojd::config::Config::defaults(),
+            Some(p) => ojd_judge::config::Config::load(p)?,
+            None => ojd_judge::config::Config::defaults(),
         })
     }
 }
@@ -90,7 +93,7 @@ pub const EXIT_JUDGE_FAILED: i32 = 3;
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("__keeper") {
-        ojd::sandbox::keeper::main();
+        ojd_sandbox::keeper::main();
     }
     let cli = Cli::parse();
     anstream::ColorChoice::write_global(match cli.global.color {
@@ -132,10 +135,11 @@ pub fn print_error(e: &(dyn std::error::Error + 'static)) {
 /// The exit code of a daemon command (`serve`, `worker`): 0 after a clean shutdown, 3 when the
 /// judge could not start, 2 for anything else (configuration, address, database); the error is
 /// printed.
-pub fn daemon_exit(result: Result<(), ojd::server::ServerError>) -> i32 {
+#[cfg(feature = "worker")]
+pub fn daemon_exit(result: Result<(), ojd_service::node::ServerError>) -> i32 {
     match result {
         Ok(()) => 0,
-        Err(e @ ojd::server::ServerError::Judge(_)) => {
+        Err(e @ ojd_service::node::ServerError::Judge(_)) => {
             print_error(&e);
             EXIT_JUDGE_FAILED
         }
@@ -146,8 +150,8 @@ pub fn daemon_exit(result: Result<(), ojd::server::ServerError>) -> i32 {
     }
 }
 
-pub fn judge_error_code(e: &ojd::judge::JudgeError) -> i32 {
-    use ojd::judge::JudgeError::*;
+pub fn judge_error_code(e: &ojd_judge::judge::JudgeError) -> i32 {
+    use ojd_judge::judge::JudgeError::*;
     match e {
         BadSubmission(_)
         | UnknownLanguage { .. }
@@ -158,7 +162,7 @@ pub fn judge_error_code(e: &ojd::judge::JudgeError) -> i32 {
 }
 
 /// Problem folders named on the command line, or every package under the problems folder.
-pub fn problem_dirs(named: Vec<PathBuf>, config: &ojd::config::Config) -> Vec<PathBuf> {
+pub fn problem_dirs(named: Vec<PathBuf>, config: &ojd_judge::config::Config) -> Vec<PathBuf> {
     if !named.is_empty() {
         return named;
     }
@@ -175,8 +179,8 @@ pub fn problem_dirs(named: Vec<PathBuf>, config: &ojd::config::Config) -> Vec<Pa
 }
 
 /// Loads a package, printing its errors (every one, with file and key) when it fails.
-pub fn load_problem(dir: &Path) -> Option<ojd::problem::Problem> {
-    ojd::problem::Problem::load(dir)
+pub fn load_problem(dir: &Path) -> Option<ojd_judge::problem::Problem> {
+    ojd_judge::problem::Problem::load(dir)
         .map_err(|e| print_error(&e))
         .ok()
 }

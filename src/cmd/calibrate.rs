@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ojd::calibrate::{calibrate, render, write_limit, CalibrateOptions};
+use ojd_verify::calibrate::{calibrate, render, write_limit, CalibrateOptions};
 
 use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 
@@ -30,11 +30,11 @@ pub struct Args {
     #[arg(long, default_value = "3")]
     repeats: usize,
     /// Round the limit up to a multiple of this.
-    #[arg(long, default_value = "1s", value_parser = ojd::units::parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = ojd_judge::units::parse_duration)]
     resolution: std::time::Duration,
     /// How much slower the decider may run on another day: a proposal within it of the next
     /// step is borderline, and either step agrees.
-    #[arg(long, default_value = "20%", value_parser = ojd::verify::parse_percent)]
+    #[arg(long, default_value = "20%", value_parser = ojd_verify::parse_percent)]
     noise: f64,
     /// Print the results as JSON.
     #[arg(long)]
@@ -44,7 +44,7 @@ pub struct Args {
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let dirs = crate::problem_dirs(a.problems, &config);
-    let judge = ojd::judge::Judge::new(config, 1)?;
+    let judge = ojd_judge::judge::Judge::new(config, 1)?;
     let opts = CalibrateOptions {
         repeats: a.repeats.max(1),
         resolution: a.resolution,
@@ -64,7 +64,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             Err(e) => {
                 print_error(&e);
                 code = code.max(match e {
-                    ojd::calibrate::CalibrateError::Judge { .. } => EXIT_JUDGE_FAILED,
+                    ojd_verify::calibrate::CalibrateError::Judge { .. } => EXIT_JUDGE_FAILED,
                     _ => EXIT_BAD_INPUT,
                 });
                 continue;

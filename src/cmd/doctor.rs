@@ -17,13 +17,13 @@ pub struct Args {}
 pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let database = config.server.database.to_string_lossy().into_owned();
-    let judge = ojd::judge::Judge::new(config, 1)?;
+    let judge = ojd_judge::judge::Judge::new(config, 1)?;
     let mut healthy = true;
     let mut line = |ok: bool, what: &str, detail: String| {
         healthy &= ok;
         println!("{} {what:<12} {detail}", if ok { "ok  " } else { "FAIL" });
     };
-    let root = ojd::sandbox::running_as_root();
+    let root = ojd_sandbox::running_as_root();
     line(
         root,
         "root",
@@ -33,10 +33,17 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
             "not root: run ojd as root for namespaces, cgroups and the uid drop".into()
         },
     );
-    match ojd::store::check(&database) {
+    #[cfg(feature = "worker")]
+    match ojd_store::check(&database) {
         Ok(what) => line(true, "database", what),
         Err(e) => line(false, "database", crate::chain(&e)),
     }
+    #[cfg(not(feature = "worker"))]
+    line(
+        true,
+        "database",
+        format!("{database} not checked: this ojd was built without the daemon"),
+    );
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     line(true, "kernel", format!("Linux {}", kernel.trim()));
     match judge.capabilities() {
@@ -84,14 +91,14 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     }
     // A real run, so that a broken setup shows here and not on the first submission.
     let scratch = tempfile::tempdir()?;
-    let probe = ojd::judge::Program {
+    let probe = ojd_judge::judge::Program {
         dir: scratch.path().to_path_buf(),
         run: vec!["/bin/true".into()],
         time_factor: 1.0,
         memory_extra: 0,
         profile: Default::default(),
     };
-    let limits = ojd::sandbox::Limits {
+    let limits = ojd_sandbox::Limits {
         cpu: std::time::Duration::from_secs(1),
         wall: std::time::Duration::from_secs(3),
         memory: 64 << 20,
@@ -100,7 +107,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         file_size: 1 << 20,
     };
     let out = scratch.path().join("out");
-    let run = ojd::judge::ProgramRun {
+    let run = ojd_judge::judge::ProgramRun {
         program: &probe,
         args: &[],
         stdin: None,
@@ -126,18 +133,18 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         ),
         Err(e) => line(false, "test run", crate::chain(&e)),
     }
-    let pinning = ojd::sandbox::affinity::Pinning::parse(&judge.config.judge.pin_cpus)
-        .unwrap_or(ojd::sandbox::affinity::Pinning::Off);
-    let checks = ojd::sandbox::affinity::timing_checks(&pinning);
+    let pinning = ojd_sandbox::affinity::Pinning::parse(&judge.config.judge.pin_cpus)
+        .unwrap_or(ojd_sandbox::affinity::Pinning::Off);
+    let checks = ojd_sandbox::affinity::timing_checks(&pinning);
     // The machine's own timing noise: about a second of probes, natively in this process.
-    for c in checks.into_iter().chain([ojd::sandbox::noise::check(10)]) {
+    for c in checks.into_iter().chain([ojd_sandbox::noise::check(10)]) {
         // Unstable timing is advice, not a broken judge: it does not change the exit code.
         println!("{} {:<12} {}", if c.ok { "ok  " } else { "warn" }, c.what, c.detail);
     }
     // Each language: version, and a tiny program compiled and run in the sandbox. A language
     // whose toolchain is missing is a note (its submissions are refused), not a failure.
-    for c in ojd::toolchains::check_all(&judge) {
-        use ojd::toolchains::ToolchainStatus::*;
+    for c in ojd_judge::toolchains::check_all(&judge) {
+        use ojd_judge::toolchains::ToolchainStatus::*;
         let version = c.version.as_deref().unwrap_or("version unknown");
         match c.status {
             Works { compile, run } => line(

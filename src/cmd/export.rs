@@ -38,7 +38,7 @@ pub fn run(a: Args, _g: &Global) -> anyhow::Result<i32> {
     let Some(problem) = load_problem(&problem) else {
         return Ok(EXIT_BAD_INPUT);
     };
-    match ojd::export::export_kattis(&problem, &to) {
+    match ojd_import::export::export_kattis(&problem, &to) {
         Ok(e) => {
             if json {
                 println!("{}", serde_json::to_string_pretty(&e)?);
@@ -58,7 +58,7 @@ pub fn run(a: Args, _g: &Global) -> anyhow::Result<i32> {
         Err(e) => {
             print_error(&e);
             Ok(match e {
-                ojd::import::ImportError::Io { .. } => EXIT_JUDGE_FAILED,
+                ojd_import::ImportError::Io { .. } => EXIT_JUDGE_FAILED,
                 _ => EXIT_BAD_INPUT,
             })
         }

@@ -29,11 +29,11 @@ pub struct Args {
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let dirs = problem_dirs(a.problems, &config);
-    let judge = ojd::judge::Judge::new(
+    let judge = ojd_judge::judge::Judge::new(
         config,
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     )?;
-    let opts = ojd::answers::GenOptions {
+    let opts = ojd_judge::answers::GenOptions {
         check: a.check,
         force: a.force,
     };
@@ -46,7 +46,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         let label = problem.id.clone();
         let bar = super::verify::Bar::new();
         let generated =
-            ojd::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| {
+            ojd_judge::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| {
                 bar.update(&label, d, t, item)
             });
         drop(bar);
@@ -63,7 +63,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                         s.problem, s.inputs_generated, s.inputs_validated, s.answers_written, s.answers_unchanged
                     );
                     for d in &s.differences {
-                        println!("  {}", ojd::escape::terminal(d));
+                        println!("  {}", ojd_judge::escape::terminal(d));
                     }
                 }
                 if !s.differences.is_empty() && code == 0 {

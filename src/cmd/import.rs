@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
-use ojd::import::{ImportError, Imported};
+use ojd_import::{ImportError, Imported};
 
 /// Import a Kattis or Polygon problem package as an ojd package.
 ///
@@ -51,23 +51,23 @@ enum Format {
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
-    let judge = ojd::judge::Judge::new(config.clone(), 1)?;
+    let judge = ojd_judge::judge::Judge::new(config.clone(), 1)?;
     let (result, json) = match a.format {
         Format::Kattis { dir, to, json } => (
-            ojd::import::kattis::import(
+            ojd_import::kattis::import(
                 &dir,
                 &config,
                 Some(&judge),
-                &ojd::import::kattis::Options { to },
+                &ojd_import::kattis::Options { to },
             ),
             json,
         ),
         Format::Polygon { package, to, json } => (
-            ojd::import::polygon::import(
+            ojd_import::polygon::import(
                 &package,
                 &config,
                 &judge,
-                &ojd::import::polygon::Options { to },
+                &ojd_import::polygon::Options { to },
             ),
             json,
         ),

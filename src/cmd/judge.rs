@@ -34,7 +34,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    let problem = match ojd::problem::Problem::load(&a.problem) {
+    let problem = match ojd_judge::problem::Problem::load(&a.problem) {
         Ok(p) => p,
         Err(e) => {
             print_error(&e);
@@ -48,7 +48,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    let judge = ojd::judge::Judge::new(config, 1)?;
+    let judge = ojd_judge::judge::Judge::new(config, 1)?;
     let language = match a
         .lang
         .or_else(|| judge.detect_language(&a.submission, &source))
@@ -62,12 +62,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    let sub = ojd::judge::Submission { language, source };
+    let sub = ojd_judge::judge::Submission { language, source };
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let interactive = !a.json && std::io::stderr().is_terminal();
     let total = problem.tests.len();
-    let mut progress = |e: ojd::judge::Event<'_>| {
-        if let (true, ojd::judge::Event::TestStarted { index, name }) = (interactive, e) {
+    let mut progress = |e: ojd_judge::judge::Event<'_>| {
+        if let (true, ojd_judge::judge::Event::TestStarted { index, name }) = (interactive, e) {
             eprint!("\r\x1b[2Kjudging test {}/{total} ({name})", index + 1);
         }
     };
@@ -89,12 +89,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     } else {
         print!(
             "{}",
-            ojd::report::render(&report, crate::color_stdout())
+            ojd_judge::report::render(&report, crate::color_stdout())
         );
     }
     Ok(match report.verdict {
-        ojd::verdict::Verdict::Accepted => 0,
-        ojd::verdict::Verdict::JudgeError => EXIT_JUDGE_FAILED,
+        ojd_judge::verdict::Verdict::Accepted => 0,
+        ojd_judge::verdict::Verdict::JudgeError => EXIT_JUDGE_FAILED,
         _ => 1,
     })
 }

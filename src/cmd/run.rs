@@ -13,10 +13,10 @@ use crate::Global;
 /// Example: ojd run --time 1s --memory 64MiB -- /usr/bin/python3 -c 'print(1)'
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long, default_value = "1s", value_parser = ojd::units::parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = ojd_judge::units::parse_duration)]
     time: std::time::Duration,
-    #[arg(long, default_value = "256MiB", value_parser = ojd::units::parse_bytes)]
-    memory: ojd::units::ByteSize,
+    #[arg(long, default_value = "256MiB", value_parser = ojd_judge::units::parse_bytes)]
+    memory: ojd_judge::units::ByteSize,
     #[arg(long, default_value = "64")]
     processes: u32,
     /// Standard input file.
@@ -31,7 +31,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         .prefix("ojd-run-")
         .tempdir()
         .context("failed to create a scratch folder")?;
-    let mut opts = ojd::sandbox::SandboxOptions::new(scratch.path().to_path_buf());
+    let mut opts = ojd_sandbox::SandboxOptions::new(scratch.path().to_path_buf());
     if g.config.is_some() {
         let s = g.load_config()?.sandbox;
         opts.uid_base = s.uid_base;
@@ -40,11 +40,11 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         opts.box_size = s.box_size.bytes();
         opts.tmp_size = s.tmp_size.bytes();
     }
-    let mut sb = ojd::sandbox::Sandbox::start(&opts)?;
+    let mut sb = ojd_sandbox::Sandbox::start(&opts)?;
     for w in &sb.capabilities().warnings {
         eprintln!("warning: {w}");
     }
-    let spec = ojd::sandbox::RunSpec {
+    let spec = ojd_sandbox::RunSpec {
         argv: a.argv,
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         box_files: vec![],
@@ -53,7 +53,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         stdin: a.stdin,
         stdout: scratch.path().join("stdout"),
         stderr: Some(scratch.path().join("stderr")),
-        limits: ojd::sandbox::Limits {
+        limits: ojd_sandbox::Limits {
             cpu: a.time,
             wall: a.time * 3 + std::time::Duration::from_secs(1),
             memory: a.memory.bytes(),

@@ -13,7 +13,7 @@ use crate::{daemon_exit, Global, EXIT_BAD_INPUT};
 pub struct Args {}
 
 pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
-    ojd::server::logging::init();
+    ojd_service::logging::init();
     let config = match g.load_config() {
         Ok(c) => c,
         Err(e) => {
@@ -21,5 +21,5 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    Ok(daemon_exit(ojd::server::serve(config, None)))
+    Ok(daemon_exit(ojd_web::serve(config, None)))
 }

@@ -28,7 +28,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,
     );
-    let judge = ojd::judge::Judge::new(config, jobs)?;
+    let judge = ojd_judge::judge::Judge::new(config, jobs)?;
     let mut code = 0;
     for dir in dirs {
         let Some(problem) = load_problem(&dir) else {
@@ -36,7 +36,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             continue;
         };
         let label = problem.id.clone();
-        match ojd::stress::stress(&judge, &problem, a.count, jobs, &mut |d, t| {
+        match ojd_verify::stress::stress(&judge, &problem, a.count, jobs, &mut |d, t| {
             progress_bar(&label, d as usize, t as usize, "")
         }) {
             Ok(s) => {
@@ -48,8 +48,8 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                     // The programs' output and the generated input are untrusted text.
                     println!(
                         "  seed {seed}: {}\n  input:\n{}",
-                        ojd::escape::terminal(why),
-                        ojd::escape::terminal(input)
+                        ojd_judge::escape::terminal(why),
+                        ojd_judge::escape::terminal(input)
                     );
                     code = code.max(1);
                 }

@@ -38,7 +38,7 @@ enum Action {
 /// The database the daemon of this config uses (see the module documentation).
 pub fn locate_database(database: &Path) -> anyhow::Result<String> {
     let text = database.to_string_lossy();
-    if ojd::store::is_postgres_url(&text) {
+    if ojd_store::is_postgres_url(&text) {
         return Ok(text.into_owned());
     }
     if !database.is_file() {
@@ -52,27 +52,27 @@ pub fn locate_database(database: &Path) -> anyhow::Result<String> {
 }
 
 fn when(ms: Option<i64>) -> String {
-    ms.map(ojd::server::html::time)
+    ms.map(ojd_web::html::time)
         .unwrap_or_else(|| "never".into())
 }
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
-    use ojd::store::Store;
+    use ojd_store::Store;
     let config = g.load_config()?;
     let database = locate_database(&config.server.database)?;
-    let store = ojd::store::open(&database)?;
+    let store = ojd_store::open(&database)?;
     let store: &dyn Store = store.as_ref();
     match a.action {
         Action::Issue { name, admin } => {
-            let token = ojd::server::auth::issue_token(store, &name, admin)?;
+            let token = ojd_web::auth::issue_token(store, &name, admin)?;
             println!("{token}");
-            let who = ojd::server::auth::User { name, admin };
+            let who = ojd_web::auth::User { name, admin };
             let lifetime = config.web.login_code_lifetime;
-            match ojd::server::login::issue_code(store, &who, lifetime) {
+            match ojd_web::login::issue_code(store, &who, lifetime) {
                 Ok(code) => eprintln!(
                     "one-time login link (valid {}): http://{}/login?code={code}",
-                    ojd::units::format_duration(lifetime),
-                    ojd::server::login::shown_address(&config.server.listen)
+                    ojd_judge::units::format_duration(lifetime),
+                    ojd_web::login::shown_address(&config.server.listen)
                 ),
                 Err(e) => eprintln!("no login link: {}", e.message()),
             }
@@ -84,7 +84,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                     "{:<24} {:<6} {:<24} {:<24}",
                     t.name,
                     if t.admin { "yes" } else { "no" },
-                    ojd::server::html::time(t.created_at),
+                    ojd_web::html::time(t.created_at),
                     when(t.last_used)
                 );
             }

@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     save_baseline: Option<PathBuf>,
     /// Report a test as slower than the baseline when its CPU time grew by more than this.
-    #[arg(long, default_value = "50%", value_parser = ojd::verify::parse_percent)]
+    #[arg(long, default_value = "50%", value_parser = ojd_verify::parse_percent)]
     time_threshold: f64,
     /// Print the report as one JSON document.
     #[arg(long)]
@@ -57,7 +57,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     };
     let baseline = match &a.baseline {
         None => None,
-        Some(path) => match ojd::verify::Baseline::load(path) {
+        Some(path) => match ojd_verify::Baseline::load(path) {
             Ok(b) => Some((path.display().to_string(), b)),
             Err(e) => {
                 print_error(&e);
@@ -74,15 +74,15 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         );
         return Ok(EXIT_BAD_INPUT);
     }
-    let jobs = a.jobs.unwrap_or_else(ojd::verify::default_jobs).max(1);
-    let judge = match ojd::judge::Judge::new(config, jobs) {
+    let jobs = a.jobs.unwrap_or_else(ojd_verify::default_jobs).max(1);
+    let judge = match ojd_judge::judge::Judge::new(config, jobs) {
         Ok(j) => j,
         Err(e) => {
             print_error(&e);
             return Ok(judge_error_code(&e));
         }
     };
-    let opts = ojd::verify::VerifyOptions {
+    let opts = ojd_verify::VerifyOptions {
         jobs,
         baseline,
         time_threshold: a.time_threshold,
@@ -91,13 +91,13 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         saving: a.save_baseline.is_some(),
     };
     let bar = Bar::new();
-    let report = ojd::verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {
+    let report = ojd_verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {
         bar.update(phase, done, total, item)
     });
     drop(bar);
     let mut code = report.exit_code();
     if let Some(path) = &a.junit {
-        let xml = ojd::verify::junit(&report).context("failed to render the JUnit report")?;
+        let xml = ojd_verify::junit(&report).context("failed to render the JUnit report")?;
         std::fs::write(path, xml).with_context(|| format!("failed to write {}", path.display()))?;
     }
     if a.json {
@@ -105,7 +105,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     } else {
         print!(
             "{}",
-            ojd::verify::render_text(&report, crate::color_stdout())
+            ojd_verify::render_text(&report, crate::color_stdout())
         );
     }
     if let Some(path) = &a.save_baseline {
@@ -158,12 +158,12 @@ impl Bar {
             *current = phase.to_string();
             self.bar.reset();
             self.bar
-                .set_prefix(ojd::escape::terminal(phase).into_owned());
+                .set_prefix(ojd_judge::escape::terminal(phase).into_owned());
         }
         self.bar.set_length(total as u64);
         self.bar.set_position(done as u64);
         self.bar
-            .set_message(ojd::escape::terminal(item).into_owned());
+            .set_message(ojd_judge::escape::terminal(item).into_owned());
     }
 }
 

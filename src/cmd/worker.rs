@@ -20,7 +20,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
-    ojd::server::logging::init();
+    ojd_service::logging::init();
     let config = match g.load_config() {
         Ok(c) => c,
         Err(e) => {
@@ -28,5 +28,5 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    Ok(daemon_exit(ojd::worker::run(config, args.name, None)))
+    Ok(daemon_exit(ojd_service::worker::run(config, args.name, None)))
 }

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use ojd::config::Config;
-use ojd::judge::{Judge, Submission};
-use ojd::problem::Problem;
-use ojd::verdict::JudgeReport;
+use ojd_judge::config::Config;
+use ojd_judge::judge::{Judge, Submission};
+use ojd_judge::problem::Problem;
+use ojd_judge::verdict::JudgeReport;
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use ojd::contest::model::{Contest, ContestProblem, Participants, Scoring};
-use ojd::contest::standings::{self, Attempt, Judged, Standings};
-use ojd::store::contests::RejudgingState;
-use ojd::store::{NewSubmission, SqliteStore, Store, StoreError};
-use ojd::verdict::{JudgeReport, Verdict};
+use ojd_judge::verdict::{JudgeReport, Verdict};
+use ojd_service::contest::model::{Contest, ContestProblem, Participants, Scoring};
+use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
+use ojd_store::contests::RejudgingState;
+use ojd_store::{NewSubmission, SqliteStore, Store, StoreError};
 
 use crate::common;
 use crate::daemon::{Site, ADMIN, ALICE, BOB};
@@ -182,7 +182,7 @@ fn store_suite(s: &dyn Store) {
 
     // The answer to pa was wrong: alice's first try was right after all. Rejudge pa.
     let pa: Vec<i64> = s
-        .select_for_rejudging(&ojd::store::contests::RejudgeFilter {
+        .select_for_rejudging(&ojd_store::contests::RejudgeFilter {
             problem: Some("pa".into()),
             contest: Some("c".into()),
             ..Default::default()
@@ -266,7 +266,7 @@ fn store_suite(s: &dyn Store) {
     let carol = s.info(ids[7]).expect("info").expect("exists");
     assert_eq!(
         (carol.verdict, carol.state),
-        (Some(Verdict::WrongAnswer), ojd::store::State::Done)
+        (Some(Verdict::WrongAnswer), ojd_store::State::Done)
     );
     assert!(matches!(
         s.apply_rejudging(r2, "admin", START),
@@ -439,7 +439,7 @@ pub(crate) fn rfc3339(ms: i64) -> String {
 }
 
 fn now_ms() -> i64 {
-    ojd::store::now_ms()
+    ojd_store::now_ms()
 }
 
 pub(crate) fn write_contest(

@@ -66,7 +66,7 @@ fn standings_update_live_and_an_admin_applies_a_rejudging() {
         "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
         contests.path().display()
     ));
-    let now = ojd::store::now_ms();
+    let now = ojd_store::now_ms();
     crate::contests::write_contest(contests.path(), "live", now - 600_000, "2h", "", "aplusb");
     // The package ships a wrong answer: a correct program gets WA until it is fixed.
     let answer = site.path().join("problems/aplusb/tests/02-many.ans");

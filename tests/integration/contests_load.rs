@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ojd::store::{self, NewSubmission};
-use ojd::verdict::{JudgeReport, Verdict};
+use ojd_judge::verdict::{JudgeReport, Verdict};
+use ojd_store::{self as store, NewSubmission};
 
 use crate::contests::write_contest;
 use crate::daemon::{Daemon, Site, ALICE};
@@ -89,7 +89,7 @@ fn hammer(d: &Daemon, path: &str) -> (f64, usize) {
 #[ignore = "a load measurement: run it on its own with --ignored"]
 fn standings_polled_by_500_students_cached_and_not() {
     require_root!(exclusive);
-    let now = ojd::store::now_ms();
+    let now = ojd_store::now_ms();
     let contests = tempfile::tempdir().expect("temp dir");
     write_contest(contests.path(), "big", now - 3_600_000, "5h", "", "aplusb");
     let site = |cache: &str| {

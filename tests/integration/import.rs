@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{self, testdata, Run};
-use ojd::problem::{CheckerSpec, Problem};
+use ojd_judge::problem::{CheckerSpec, Problem};
 
 /// A scratch folder with a config whose compile cache is shared by these tests.
 pub struct Scratch {
@@ -123,8 +123,8 @@ fn judged_names(report: &Value) -> Vec<String> {
 }
 
 /// A judge for the library-level checks, with the compile time limit the scratch config gives.
-fn judge() -> ojd::judge::Judge {
-    let mut config = ojd::config::Config::defaults();
+fn judge() -> ojd_judge::judge::Judge {
+    let mut config = ojd_judge::config::Config::defaults();
     config.judge.compile_time = std::time::Duration::from_secs(90);
     common::judge_with(config, 1)
 }
@@ -238,7 +238,7 @@ fn kattis_custom_output_validator_with_feedback() {
     );
     // Kattis has no memory-limit verdict: the package's run_time_error/ file runs out of memory,
     // which ojd reports as MLE and, under the package's Kattis rules, counts as the RE promised.
-    assert_eq!(p.verdicts, ojd::problem::VerdictRules::Kattis);
+    assert_eq!(p.verdicts, ojd_judge::problem::VerdictRules::Kattis);
     let report = s.verify(&dir);
     let hog = report["problems"][0]["submissions"]
         .as_array()
@@ -258,12 +258,12 @@ fn kattis_custom_output_validator_with_feedback() {
     let j = judge();
     // Another divisor than the answer file's is right.
     let largest = common::judge_file(&j, &dir, &dir.join("submissions/accepted/largest.py"));
-    assert_eq!(largest.verdict, ojd::verdict::Verdict::Accepted);
+    assert_eq!(largest.verdict, ojd_judge::verdict::Verdict::Accepted);
     let wrong = common::judge_file(&j, &dir, &dir.join("submissions/wrong_answer/n_itself.c"));
     let first = wrong
         .tests
         .iter()
-        .find(|t| t.verdict == ojd::verdict::Verdict::WrongAnswer)
+        .find(|t| t.verdict == ojd_judge::verdict::Verdict::WrongAnswer)
         .expect("a wrong answer");
     assert!(
         first

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::{self, testdata};
-use ojd::verdict::Verdict;
+use ojd_judge::verdict::Verdict;
 
 /// A copy of testdata/interactive whose only tests are `inputs` (name, interactor mode).
 fn package(inputs: &[(&str, &str)]) -> tempfile::TempDir {
@@ -189,9 +189,9 @@ fn kattis_interactive_package_imports_and_verifies() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let p = ojd::problem::Problem::load(&dest).expect("loads");
+    let p = ojd_judge::problem::Problem::load(&dest).expect("loads");
     let i = p.interactor.as_ref().expect("an interactor");
-    assert_eq!(i.protocol, ojd::problem::InteractorProtocol::Kattis);
+    assert_eq!(i.protocol, ojd_judge::problem::InteractorProtocol::Kattis);
     assert_eq!(p.time_limit.as_millis(), 500);
     let out = common::ojd()
         .args(["verify", &dest.display().to_string(), "--json"])
@@ -226,9 +226,9 @@ fn polygon_testlib_interactor_imports_and_verifies() {
         &dest.display().to_string(),
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let p = ojd::problem::Problem::load(&dest).expect("loads");
+    let p = ojd_judge::problem::Problem::load(&dest).expect("loads");
     let i = p.interactor.as_ref().expect("an interactor");
-    assert_eq!(i.protocol, ojd::problem::InteractorProtocol::Testlib);
+    assert_eq!(i.protocol, ojd_judge::problem::InteractorProtocol::Testlib);
     assert!(
         p.answers_given,
         "no solution can make an interactive problem's answers alone"

@@ -463,18 +463,22 @@ fn a_stream_ends_even_when_the_done_event_is_lost() {
     assert_eq!(next_event().as_deref(), Some("state"), "the stream is live");
 
     // A host that judges without a word on the events channel.
-    let store = ojd::store::open(&url).expect("open");
-    let now = ojd::store::now_ms();
+    let store = ojd_store::open(&url).expect("open");
+    let now = ojd_store::now_ms();
     let claim = store
         .claim("silent-host", now, now + 10_000)
         .expect("claim")
         .expect("queued");
     assert_eq!(claim.id, id);
-    let report =
-        ojd::verdict::JudgeReport::new("aplusb", "py", ojd::verdict::Verdict::Accepted, Vec::new());
+    let report = ojd_judge::verdict::JudgeReport::new(
+        "aplusb",
+        "py",
+        ojd_judge::verdict::Verdict::Accepted,
+        Vec::new(),
+    );
     let stored = Instant::now();
     assert!(store
-        .finish(id, claim.attempt, &report, "", ojd::store::now_ms())
+        .finish(id, claim.attempt, &report, "", ojd_store::now_ms())
         .expect("finish"));
     let mut names = Vec::new();
     while let Some(name) = next_event() {
@@ -486,7 +490,7 @@ fn a_stream_ends_even_when_the_done_event_is_lost() {
     let took = stored.elapsed();
     assert_eq!(names.last().map(String::as_str), Some("done"), "{names:?}");
     assert!(
-        took < ojd::server::sse::RECHECK + Duration::from_secs(5),
+        took < ojd_web::sse::RECHECK + Duration::from_secs(5),
         "the stream noticed the stored verdict after {took:?}"
     );
     let (status, _) = serve.terminate(Duration::from_secs(30));

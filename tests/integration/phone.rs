@@ -103,7 +103,7 @@ fn every_page_fits_a_phone() {
     crate::contests::write_contest(
         contests.path(),
         "live",
-        ojd::store::now_ms() - 60_000,
+        ojd_store::now_ms() - 60_000,
         "5h",
         "",
         "aplusb",

@@ -653,19 +653,19 @@ fn run_returns_ok_when_its_shutdown_future_completes() {
     let problems = tempfile::tempdir().expect("temp dir");
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     for round in 0..20 {
-        let mut config = ojd::config::Config::defaults();
+        let mut config = ojd_judge::config::Config::defaults();
         config.server.problems = problems.path().to_path_buf();
         config.server.shutdown_grace = Duration::from_secs(1);
         let judge = common::judge_with(config.clone(), 1);
-        let store = Arc::new(ojd::store::SqliteStore::in_memory().expect("store"));
-        let app = ojd::server::App::with_store(config, judge, 1, store).expect("app");
+        let store = Arc::new(ojd_store::SqliteStore::in_memory().expect("store"));
+        let app = ojd_web::App::with_store(config, judge, 1, store).expect("app");
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
                 .await
                 .expect("bind");
             let addr = listener.local_addr().expect("addr");
             let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-            let served = tokio::spawn(ojd::server::run(listener, app, async move {
+            let served = tokio::spawn(ojd_web::run(listener, app, async move {
                 let _ = rx.await;
             }));
             let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
@@ -685,11 +685,11 @@ fn run_returns_ok_when_its_shutdown_future_completes() {
 #[test]
 fn a_second_daemon_on_the_same_database_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = ojd::config::Config::defaults();
+    let mut config = ojd_judge::config::Config::defaults();
     config.server.database = dir.path().join("ojd.sqlite3");
     config.server.problems = dir.path().join("problems");
-    let first = ojd::server::App::start(config.clone(), crate::common::judge(1), 1).unwrap();
-    let second = ojd::server::App::start(config.clone(), crate::common::judge(1), 1);
+    let first = ojd_web::App::start(config.clone(), crate::common::judge(1), 1).unwrap();
+    let second = ojd_web::App::start(config.clone(), crate::common::judge(1), 1);
     let message = second.err().expect("the database is taken").to_string();
     assert!(
         message.contains("another ojd serve is using the database"),
@@ -697,7 +697,7 @@ fn a_second_daemon_on_the_same_database_is_refused() {
     );
     drop(first);
     // The lock goes with the daemon that held it.
-    ojd::server::App::start(config, crate::common::judge(1), 1).unwrap();
+    ojd_web::App::start(config, crate::common::judge(1), 1).unwrap();
 }
 
 /// Relative paths in a config file are relative to its folder: `ojd serve` and `ojd token`

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use ojd::store::{
-    self, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError, SubmissionInfo,
+use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
+use ojd_store::{
+    self as store, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError, SubmissionInfo,
 };
-use ojd::verdict::{JudgeReport, TestResult, Verdict};
 
 /// A store and whatever keeps it alive (its folder, its database).
 pub struct Fixture {
@@ -236,7 +236,7 @@ pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
 }
 
 pub fn packages_are_content_addressed(s: &dyn Store) {
-    use ojd::store::cluster::sha256_hex;
+    use ojd_store::cluster::sha256_hex;
     let files = vec![
         ("problem.toml".to_string(), b"title = 'x'".to_vec()),
         ("tests/1.in".to_string(), b"1 2\n".to_vec()),
@@ -308,7 +308,7 @@ pub fn packages_are_content_addressed(s: &dyn Store) {
 }
 
 pub fn web_sessions_codes_and_token_activity(s: &dyn Store) {
-    use ojd::store::web::Holder;
+    use ojd_store::web::Holder;
     let alice = Holder {
         name: "alice".into(),
         admin: false,
@@ -1112,14 +1112,14 @@ fn database_cost_per_submission() {
 /// and loads nothing, and lays it out whole once they are.
 #[test]
 fn a_half_published_version_is_never_judged() {
-    use ojd::store::cluster::manifest;
+    use ojd_store::cluster::manifest;
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
     };
     let url = cluster.database();
     let s = store::open(&url).expect("open");
     let dir = crate::common::testdata("aplusb");
-    let files = ojd::blobs::package_files(&dir).expect("package files");
+    let files = ojd_service::blobs::package_files(&dir).expect("package files");
     let v1 = s.publish("aplusb", &files, 1).expect("publish");
 
     // Another node starts publishing a changed package and stops halfway: one new blob of two
@@ -1174,11 +1174,14 @@ fn a_half_published_version_is_never_judged() {
     .expect("manifest alone");
     tx.commit().expect("commit");
     let cache_dir = tempfile::tempdir().expect("cache");
-    let cache = ojd::blobs::Cache::new(cache_dir.path()).expect("cache");
+    let cache = ojd_service::blobs::Cache::new(cache_dir.path()).expect("cache");
     let err = cache
         .problem(s.as_ref(), "aplusb", Some(&v2))
         .expect_err("refused");
-    assert!(matches!(err, ojd::blobs::BlobError::NoBlob { .. }), "{err}");
+    assert!(
+        matches!(err, ojd_service::blobs::BlobError::NoBlob { .. }),
+        "{err}"
+    );
     assert!(
         !cache_dir.path().join("packages").join(&v2).exists(),
         "nothing laid out for a version with missing blobs"

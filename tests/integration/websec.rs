@@ -479,7 +479,7 @@ fn a_problem_of_a_contest_not_started_is_hidden_on_every_path() {
     crate::contests::write_contest(
         contests.path(),
         "soon",
-        ojd::store::now_ms() + 3_600_000,
+        ojd_store::now_ms() + 3_600_000,
         "1h",
         "",
         "late",

@@ -108,7 +108,7 @@ fn memory_bombs_are_mle_and_the_next_run_starts_clean() {
         r.outcome
     );
     assert_eq!(r.stdout.trim(), "survived", "the parent exited on its own");
-    assert_eq!(r.outcome.termination, ojd::sandbox::Termination::Exited(0));
+    assert_eq!(r.outcome.termination, ojd_sandbox::Termination::Exited(0));
     let r = run(&j, &small, &[], Some(&sample), &lim);
     assert_eq!(
         r.verdict,

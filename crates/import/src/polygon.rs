@@ -1,0 +1,654 @@
+//! `ojd import polygon PACKAGE`: a full Polygon package (a `.zip` or its unpacked folder) into
+//! an ojd package. The main entry is [`import`].
+//!
+//! What maps onto what:
+//! - `problem.xml`: the name (English first), the `tests` testset's time limit (ms) and memory
+//!   limit (bytes), `input-file`/`output-file` → `[io]`;
+//! - each `<test>`: `method="manual"` → the package's file copied (CRLF normalised);
+//!   `method="generated"` with `cmd="gen a b"` → a `[[generate]]` entry running the package's
+//!   generator `gen` **in the sandbox** (the import runs `ojd gen`, which also makes every
+//!   answer with the main solution); `sample="true"` tests are named `sample-NN`, the others
+//!   `NN` (zero-padded to one width, so a name is never the prefix of another);
+//! - points: a group with `points-policy="complete-group"` → one `[[group]]` worth the sum of
+//!   its tests' points (or the group's own `points`); `each-test` and tests without a group →
+//!   one `[[group]]` per test that has points;
+//! - assets: the testlib checker → a `program` checker, the validator → `validator` (exit 0),
+//!   the interactor → a testlib interactor, generators → `gen/`; every C++ source gets the
+//!   package's `testlib.h` (and other local headers) inlined, so it compiles in the sandbox
+//!   against the package's own testlib;
+//! - solutions by tag: `main` → the reference `solution`; `accepted`, `wrong-answer`,
+//!   `presentation-error`, `time-limit-exceeded`, `memory-limit-exceeded`, `failed` →
+//!   `submissions/<verdict>/`; tags without one verdict (`rejected`,
+//!   `time-limit-exceeded-or-accepted`, ...) are skipped with a warning;
+//! - statements: `statement-sections/<language>/` (or `problem-properties.json`) legend,
+//!   input, output, notes (LaTeX) → `statement.md`.
+
+use std::path::{Path, PathBuf};
+
+use roxmltree::{Document, Node};
+
+use super::{
+    copy_text, inline_includes, io_err, kattis::latex_to_markdown, safe_name, write_file,
+    ImportError, Imported, Manifest, Staging,
+};
+use ojd_judge::config::Config;
+use ojd_judge::problem::{CheckerSpec, Group, Interactor, InteractorProtocol};
+
+/// Options of a Polygon import.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Where the ojd package goes; default `problems/<short-name>`.
+    pub to: Option<PathBuf>,
+}
+
+struct Xml<'a> {
+    file: String,
+    root: Node<'a, 'a>,
+}
+
+impl Xml<'_> {
+    fn unsupported(&self, key: &str, what: impl Into<String>) -> ImportError {
+        ImportError::Unsupported {
+            file: self.file.clone(),
+            key: key.into(),
+            what: what.into(),
+        }
+    }
+
+    fn invalid(&self, what: impl Into<String>) -> ImportError {
+        ImportError::Invalid {
+            file: self.file.clone(),
+            message: what.into(),
+        }
+    }
+}
+
+fn child<'a>(n: Node<'a, 'a>, name: &str) -> Option<Node<'a, 'a>> {
+    n.children().find(|c| c.has_tag_name(name))
+}
+
+fn children<'a>(n: Node<'a, 'a>, name: &'a str) -> impl Iterator<Item = Node<'a, 'a>> + 'a {
+    n.children().filter(move |c| c.has_tag_name(name))
+}
+
+fn text(n: Option<Node<'_, '_>>) -> Option<String> {
+    n.and_then(|n| n.text()).map(|t| t.trim().to_string())
+}
+
+/// Unpacks a `.zip` into a scratch folder (names that would leave it are refused).
+fn unzip(zip_path: &Path) -> Result<tempfile::TempDir, ImportError> {
+    let file =
+        std::fs::File::open(zip_path).map_err(io_err(format!("open {}", zip_path.display())))?;
+    let mut archive = zip::ZipArchive::new(file).map_err(|e| ImportError::Invalid {
+        file: zip_path.display().to_string(),
+        message: format!("not a zip archive: {e}"),
+    })?;
+    let dir = tempfile::Builder::new()
+        .prefix("ojd-polygon-")
+        .tempdir()
+        .map_err(io_err("create a scratch folder"))?;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(|e| ImportError::Invalid {
+            file: zip_path.display().to_string(),
+            message: format!("entry {i}: {e}"),
+        })?;
+        let Some(rel) = entry.enclosed_name() else {
+            return Err(ImportError::Invalid {
+                file: zip_path.display().to_string(),
+                message: format!(
+                    "entry {:?} would be written outside the package",
+                    entry.name()
+                ),
+            });
+        };
+        let to = dir.path().join(rel);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&to).map_err(io_err(format!("create {}", to.display())))?;
+            continue;
+        }
+        if let Some(p) = to.parent() {
+            std::fs::create_dir_all(p).map_err(io_err(format!("create {}", p.display())))?;
+        }
+        let mut out =
+            std::fs::File::create(&to).map_err(io_err(format!("create {}", to.display())))?;
+        std::io::copy(&mut entry, &mut out).map_err(io_err(format!("unpack {}", to.display())))?;
+    }
+    Ok(dir)
+}
+
+/// A program of the package as one file in the new package: C++ gets its local includes
+/// (the package's testlib.h) inlined.
+fn program(pkg: &Path, rel: &str, out: &Path, dest: &str) -> Result<String, ImportError> {
+    let from = pkg.join(rel);
+    if !from.is_file() {
+        return Err(ImportError::Invalid {
+            file: pkg.join("problem.xml").display().to_string(),
+            message: format!("{rel}: no such file in the package"),
+        });
+    }
+    let ext = from.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let ext = if ext == "cc" || ext == "cxx" {
+        "cpp"
+    } else {
+        ext
+    };
+    let name = format!("{dest}.{ext}");
+    if matches!(ext, "cpp" | "c" | "h") {
+        let files = pkg.join("files");
+        let text = inline_includes(&from, &[&files, pkg])?;
+        write_file(&out.join(&name), text.as_bytes())?;
+    } else {
+        copy_text(&from, &out.join(&name))?;
+    }
+    Ok(name)
+}
+
+fn source_path(n: Node<'_, '_>) -> Option<String> {
+    child(n, "source")
+        .and_then(|s| s.attribute("path"))
+        .map(String::from)
+}
+
+/// Expands Polygon's `tests/%02d` patterns.
+fn pattern(p: &str, i: usize) -> String {
+    let Some(at) = p.find('%') else {
+        return p.to_string();
+    };
+    let spec: String = p[at + 1..].chars().take_while(|c| *c != 'd').collect();
+    let width: usize = spec.trim_start_matches('0').parse().unwrap_or(0);
+    let zero = spec.starts_with('0');
+    let n = if zero {
+        format!("{i:0width$}")
+    } else {
+        format!("{i:width$}")
+    };
+    format!("{}{}{}", &p[..at], n, &p[at + spec.len() + 2..])
+}
+
+/// Solution tags and the ojd folder each maps to.
+fn tag_folder(tag: &str) -> Option<&'static str> {
+    Some(match tag {
+        "accepted" => "accepted",
+        "wrong-answer" | "presentation-error" => "wrong_answer",
+        "time-limit-exceeded" => "time_limit_exceeded",
+        "memory-limit-exceeded" => "memory_limit_exceeded",
+        "failed" => "runtime_error",
+        _ => return None,
+    })
+}
+
+/// Imports the Polygon package at `package` (a folder or a `.zip`) and builds its generated
+/// tests and answers with `judge` (in the sandbox).
+pub fn import(
+    package: &Path,
+    config: &Config,
+    judge: &ojd_judge::judge::Judge,
+    opts: &Options,
+) -> Result<Imported, ImportError> {
+    let unpacked;
+    let pkg: &Path = if package.is_file() {
+        unpacked = unzip(package)?;
+        unpacked.path()
+    } else {
+        package
+    };
+    let xml_path = pkg.join("problem.xml");
+    let xml_text = std::fs::read_to_string(&xml_path).map_err(|e| ImportError::Invalid {
+        file: xml_path.display().to_string(),
+        message: format!("cannot read: {e} (is this a full Polygon package?)"),
+    })?;
+    let doc = Document::parse(&xml_text).map_err(|e| ImportError::Invalid {
+        file: xml_path.display().to_string(),
+        message: format!("not valid XML: {e}"),
+    })?;
+    let x = Xml {
+        file: if package.is_file() {
+            format!("{}: problem.xml", package.display())
+        } else {
+            xml_path.display().to_string()
+        },
+        root: doc.root_element(),
+    };
+    if !x.root.has_tag_name("problem") {
+        return Err(x.invalid("the root element is not <problem>"));
+    }
+    let short = x
+        .root
+        .attribute("short-name")
+        .map(safe_name)
+        .unwrap_or_else(|| "problem".into());
+    let title = child(x.root, "names")
+        .map(|n| {
+            let names: Vec<Node> = children(n, "name").collect();
+            names
+                .iter()
+                .find(|n| n.attribute("language") == Some("english"))
+                .or(names.first())
+                .and_then(|n| n.attribute("value"))
+                .unwrap_or("")
+                .to_string()
+        })
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| short.clone());
+    let judging = child(x.root, "judging").ok_or_else(|| x.invalid("no <judging> element"))?;
+    let testsets: Vec<Node> = children(judging, "testset").collect();
+    let testset = testsets
+        .iter()
+        .find(|t| t.attribute("name") == Some("tests"))
+        .or(testsets.first())
+        .copied()
+        .ok_or_else(|| x.invalid("no <testset> in <judging>"))?;
+    let tl_ms: u64 = text(child(testset, "time-limit"))
+        .and_then(|t| t.parse().ok())
+        .filter(|t| *t > 0)
+        .ok_or_else(|| x.unsupported("judging/testset/time-limit", "expected milliseconds"))?;
+    let mem: u64 = text(child(testset, "memory-limit"))
+        .and_then(|t| t.parse().ok())
+        .filter(|m| *m >= 1024)
+        .ok_or_else(|| x.unsupported("judging/testset/memory-limit", "expected bytes"))?;
+    let io_name = |attr: &str| {
+        judging
+            .attribute(attr)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+    };
+    let io = match (io_name("input-file"), io_name("output-file")) {
+        (None, None) => None,
+        pair => Some(pair),
+    };
+    let input_pattern =
+        text(child(testset, "input-path-pattern")).unwrap_or_else(|| "tests/%02d".into());
+    let answer_pattern =
+        text(child(testset, "answer-path-pattern")).unwrap_or_else(|| "tests/%02d.a".into());
+    let tests_node =
+        child(testset, "tests").ok_or_else(|| x.invalid("no <tests> in the testset"))?;
+    let tests: Vec<Node> = children(tests_node, "test").collect();
+    if tests.is_empty() {
+        return Err(x.invalid("the testset has no tests"));
+    }
+    let width = tests.len().to_string().len().max(2);
+    let dest = opts
+        .to
+        .clone()
+        .unwrap_or_else(|| config.server.problems.join(&short));
+    let stage = Staging::new(&dest)?;
+    let out = stage.dir.clone();
+    std::fs::create_dir_all(out.join("tests")).map_err(io_err("create the tests folder"))?;
+    let mut warnings = Vec::new();
+
+    // Assets.
+    let assets = child(x.root, "assets").ok_or_else(|| x.invalid("no <assets> element"))?;
+    let mut generators: Vec<(String, String)> = Vec::new();
+    if let Some(files) = child(x.root, "files") {
+        if let Some(exes) = child(files, "executables") {
+            for e in children(exes, "executable") {
+                let Some(src) = source_path(e) else { continue };
+                let stem = Path::new(&src)
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                generators.push((stem, src));
+            }
+        }
+    }
+    let checker = match child(assets, "checker") {
+        None => CheckerSpec::Tokens,
+        Some(c) => {
+            if c.attribute("type").is_some_and(|t| t != "testlib") {
+                return Err(x.unsupported(
+                    "assets/checker/@type",
+                    "only testlib checkers are supported",
+                ));
+            }
+            let src = source_path(c)
+                .ok_or_else(|| x.unsupported("assets/checker", "no <source path=...>"))?;
+            CheckerSpec::Program {
+                path: program(pkg, &src, &out, "checker")?.into(),
+            }
+        }
+    };
+    let interactor = match child(assets, "interactor") {
+        None => None,
+        Some(i) => {
+            let src = source_path(i)
+                .ok_or_else(|| x.unsupported("assets/interactor", "no <source path=...>"))?;
+            Some(Interactor {
+                path: program(pkg, &src, &out, "interactor")?.into(),
+                protocol: InteractorProtocol::Testlib,
+                flags: Vec::new(),
+            })
+        }
+    };
+    let validator = match child(assets, "validators").and_then(|v| child(v, "validator")) {
+        None => None,
+        Some(v) => source_path(v)
+            .map(|src| program(pkg, &src, &out, "validator"))
+            .transpose()?
+            .map(|name| (name, 0, Vec::new())),
+    };
+
+    // Tests.
+    let mut generate = Vec::new();
+    let mut names = Vec::new();
+    let mut used_generators: Vec<String> = Vec::new();
+    let mut samples = 0;
+    for (i, t) in tests.iter().enumerate() {
+        let n = i + 1;
+        let sample = t.attribute("sample") == Some("true");
+        let name = if sample {
+            samples += 1;
+            format!("sample-{n:0width$}")
+        } else {
+            format!("{n:0width$}")
+        };
+        match t.attribute("method").unwrap_or("manual") {
+            "manual" => {
+                let from = pkg.join(pattern(&input_pattern, n));
+                if !from.is_file() {
+                    return Err(ImportError::Invalid {
+                        file: from.display().to_string(),
+                        message: format!("test {n} is manual but its file is missing"),
+                    });
+                }
+                copy_text(&from, &out.join("tests").join(format!("{name}.in")))?;
+                // An interactive problem's answers come with the package (if at all): no
+                // solution can make them without the interactor.
+                let answer = pkg.join(pattern(&answer_pattern, n));
+                if interactor.is_some() && answer.is_file() {
+                    copy_text(&answer, &out.join("tests").join(format!("{name}.ans")))?;
+                }
+            }
+            "generated" => {
+                let cmd = t.attribute("cmd").unwrap_or("").trim();
+                let mut words = cmd.split_whitespace();
+                let gen = words
+                    .next()
+                    .ok_or_else(|| x.unsupported(&format!("test {n}/@cmd"), "empty command"))?;
+                let args: Vec<String> = words.map(String::from).collect();
+                if args.iter().any(|a| a.contains(['>', '<', '|', '$'])) {
+                    return Err(x.unsupported(
+                        &format!("test {n}/@cmd"),
+                        format!("{cmd:?}: only \"generator args...\" writing the test to standard output is supported"),
+                    ));
+                }
+                let Some((_, src)) = generators.iter().find(|(stem, _)| stem == gen) else {
+                    return Err(x.unsupported(
+                        &format!("test {n}/@cmd"),
+                        format!("generator {gen:?} is not an executable of the package (files/executables)"),
+                    ));
+                };
+                let rel = format!("gen/{}", safe_name(gen));
+                if !used_generators.contains(&rel) {
+                    program(pkg, src, &out, &rel)?;
+                    used_generators.push(rel.clone());
+                }
+                let ext = Path::new(src)
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .unwrap_or("");
+                let ext = if ext == "cc" || ext == "cxx" {
+                    "cpp"
+                } else {
+                    ext
+                };
+                generate.push((name.clone(), format!("{rel}.{ext}"), args));
+            }
+            other => {
+                return Err(x.unsupported(
+                    &format!("test {n}/@method"),
+                    format!("unknown method {other:?}"),
+                ))
+            }
+        }
+        let points: f64 = t
+            .attribute("points")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0.0);
+        names.push((name, t.attribute("group").map(String::from), points));
+    }
+
+    // Scoring.
+    let groups = scoring(&x, testset, &names)?;
+
+    // Solutions.
+    let mut reference = None;
+    let mut submissions = 0;
+    if let Some(sols) = child(assets, "solutions") {
+        for s in children(sols, "solution") {
+            let tag = s.attribute("tag").unwrap_or("");
+            let Some(src) = source_path(s) else { continue };
+            let file = Path::new(&src)
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            if config.language_for(Path::new(&src)).is_none() {
+                warnings.push(format!("{src}: no language profile; skipped"));
+                continue;
+            }
+            let (folder, is_main) = match tag {
+                "main" => ("accepted", true),
+                t => match tag_folder(t) {
+                    Some(f) => (f, false),
+                    None => {
+                        warnings.push(format!(
+                            "{src}: tag {t:?} promises no single verdict; skipped"
+                        ));
+                        continue;
+                    }
+                },
+            };
+            let rel = if is_main {
+                format!(
+                    "solution.{}",
+                    Path::new(&src)
+                        .extension()
+                        .and_then(|e| e.to_str())
+                        .unwrap_or("cpp")
+                )
+            } else {
+                format!("submissions/{folder}/{}", safe_name(&file))
+            };
+            let stem = rel
+                .rsplit_once('.')
+                .map(|(s, _)| s.to_string())
+                .unwrap_or(rel.clone());
+            program(pkg, &src, &out, &stem)?;
+            if is_main {
+                reference = Some(rel);
+            } else {
+                submissions += 1;
+            }
+        }
+    }
+    let reference =
+        reference.ok_or_else(|| x.invalid("no solution tagged \"main\" (the reference)"))?;
+    statement(pkg, &out, &title, &mut warnings)?;
+    let interactive = interactor.is_some();
+    let manifest = Manifest {
+        title,
+        source: String::new(),
+        time_limit_ms: tl_ms,
+        memory_limit_bytes: mem,
+        output_limit_bytes: None,
+        checker,
+        solution: reference,
+        validator,
+        interactor,
+        groups,
+        answers_given: interactive,
+        generate,
+        io,
+        kattis_verdicts: false,
+        origin: "Imported from a Polygon package by `ojd import polygon`; `ojd gen` made the generated tests and every answer.".into(),
+    };
+    write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;
+    let problem =
+        ojd_judge::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
+    ojd_judge::answers::generate(judge, &problem, &ojd_judge::answers::GenOptions::default())
+        .map_err(|e| ImportError::Run(format!("building the tests and answers: {e}")))?;
+    if interactive {
+        let problem =
+            ojd_judge::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
+        for t in problem.missing_answers() {
+            write_file(&t.answer, b"")?;
+        }
+    }
+    let dir = stage.commit()?;
+    Ok(Imported {
+        dir,
+        tests: names.len(),
+        samples,
+        submissions,
+        warnings,
+    })
+}
+
+/// Polygon points → ojd groups (see the module documentation).
+fn scoring(
+    x: &Xml<'_>,
+    testset: Node<'_, '_>,
+    names: &[(String, Option<String>, f64)],
+) -> Result<Vec<Group>, ImportError> {
+    let total: f64 = names.iter().map(|(_, _, p)| p).sum();
+    let policies: Vec<(String, String, Option<f64>)> = child(testset, "groups")
+        .map(|g| {
+            children(g, "group")
+                .map(|g| {
+                    (
+                        g.attribute("name").unwrap_or("").to_string(),
+                        g.attribute("points-policy")
+                            .unwrap_or("complete-group")
+                            .to_string(),
+                        g.attribute("points").and_then(|p| p.parse().ok()),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if total == 0.0 && policies.iter().all(|(_, _, p)| p.unwrap_or(0.0) == 0.0) {
+        return Ok(Vec::new());
+    }
+    let whole = |p: f64, key: &str| -> Result<u32, ImportError> {
+        if p < 0.0 || p.fract() != 0.0 {
+            return Err(x.unsupported(key, format!("{p} points: ojd scores whole points")));
+        }
+        Ok(p as u32)
+    };
+    let mut groups = Vec::new();
+    let mut done: Vec<&str> = Vec::new();
+    for (name, policy, points) in &policies {
+        let members: Vec<&(String, Option<String>, f64)> = names
+            .iter()
+            .filter(|(_, g, _)| g.as_deref() == Some(name.as_str()))
+            .collect();
+        match policy.as_str() {
+            "complete-group" => {
+                let sum: f64 = points.unwrap_or_else(|| members.iter().map(|(_, _, p)| p).sum());
+                if sum > 0.0 && !members.is_empty() {
+                    groups.push(Group {
+                        name: format!("group {name}"),
+                        points: whole(sum, &format!("groups/group[@name={name:?}]/@points"))?,
+                        tests: members.iter().map(|(t, _, _)| t.clone()).collect(),
+                    });
+                }
+                done.extend(members.iter().map(|(t, _, _)| t.as_str()));
+            }
+            "each-test" => {}
+            other => {
+                return Err(x.unsupported(
+                    &format!("groups/group[@name={name:?}]/@points-policy"),
+                    format!("unknown policy {other:?}"),
+                ))
+            }
+        }
+    }
+    for (t, _, p) in names {
+        if done.contains(&t.as_str()) || *p == 0.0 {
+            continue;
+        }
+        groups.push(Group {
+            name: format!("test {t}"),
+            points: whole(*p, &format!("tests/test {t}/@points"))?,
+            tests: vec![t.clone()],
+        });
+    }
+    Ok(groups)
+}
+
+/// statement.md from the LaTeX sections of the English (else the first) statement.
+fn statement(
+    pkg: &Path,
+    out: &Path,
+    title: &str,
+    warnings: &mut Vec<String>,
+) -> Result<(), ImportError> {
+    let base = pkg.join("statement-sections");
+    let lang_dir = ["english", "russian"]
+        .iter()
+        .map(|l| base.join(l))
+        .find(|p| p.is_dir())
+        .or_else(|| super::entries(&base).into_iter().find(|p| p.is_dir()));
+    let mut md = format!("# {title}\n\n");
+    let read = |name: &str| -> Option<String> {
+        let p = lang_dir.as_ref()?.join(name);
+        let data = std::fs::read(p).ok()?;
+        Some(String::from_utf8_lossy(&super::normalize_newlines(&data)).into_owned())
+    };
+    let props = std::fs::read_to_string(pkg.join("statements/english/problem-properties.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let section = |file: &str, key: &str| -> Option<String> {
+        read(file).or_else(|| props.as_ref()?.get(key)?.as_str().map(String::from))
+    };
+    let mut any = false;
+    for (file, key, heading) in [
+        ("legend.tex", "legend", ""),
+        ("input.tex", "input", "## Input"),
+        ("output.tex", "output", "## Output"),
+        ("interaction.tex", "interaction", "## Interaction"),
+        ("scoring.tex", "scoring", "## Scoring"),
+        ("notes.tex", "notes", "## Notes"),
+    ] {
+        if let Some(text) = section(file, key).filter(|t| !t.trim().is_empty()) {
+            any = true;
+            if !heading.is_empty() {
+                md += heading;
+                md += "\n\n";
+            }
+            md += latex_to_markdown(&text).trim();
+            md += "\n\n";
+        }
+    }
+    if !any {
+        warnings.push(format!("{}: no statement sections", pkg.display()));
+    }
+    write_file(
+        &out.join("statement.md"),
+        format!("{}\n", md.trim_end()).as_bytes(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_patterns() {
+        assert_eq!(pattern("tests/%02d", 3), "tests/03");
+        assert_eq!(pattern("tests/%02d.a", 12), "tests/12.a");
+        assert_eq!(pattern("tests/%d", 7), "tests/7");
+        assert_eq!(pattern("tests/%03d", 7), "tests/007");
+    }
+
+    #[test]
+    fn solution_tags() {
+        assert_eq!(tag_folder("wrong-answer"), Some("wrong_answer"));
+        assert_eq!(tag_folder("presentation-error"), Some("wrong_answer"));
+        assert_eq!(tag_folder("failed"), Some("runtime_error"));
+        assert_eq!(tag_folder("time-limit-exceeded-or-accepted"), None);
+        assert_eq!(tag_folder("rejected"), None);
+    }
+}

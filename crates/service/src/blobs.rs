@@ -1,0 +1,257 @@
+//! Problem packages as content-addressed blobs: a `serve` node publishes every file of each
+//! problem it loads ([`publish`]); a judge host with no problems folder rebuilds a package
+//! version from the database on first use ([`Cache::problem`]): it fetches each blob it does
+//! not have, checks its SHA-256, keeps it under `<cache>/blobs/<hash>`, lays the package out
+//! under `<cache>/packages/<version>/<problem>/` (written to a temporary folder and renamed,
+//! so a half-written package is never loaded) and reuses it for every later judging.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ojd_judge::problem::Problem;
+use ojd_store::cluster::sha256_hex;
+use ojd_store::{Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BlobError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("package version {0} is not in the database")]
+    NoPackage(String),
+    #[error("blob {hash} ({path}) is missing from the database")]
+    NoBlob { hash: String, path: String },
+    #[error("blob {path} from the database has SHA-256 {found}, not {hash}: refusing it")]
+    Corrupt {
+        path: String,
+        hash: String,
+        found: String,
+    },
+    #[error("package path {0:?} leaves the package folder")]
+    BadPath(String),
+    #[error("the problem {problem} has no published package version")]
+    Unpublished { problem: String },
+    #[error("package {version} does not load: {error}")]
+    Load { version: String, error: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BlobError + '_ {
+    move |source| BlobError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Every regular file under a problem's folder (hidden ones and symlinks left out), with its
+/// path relative to the folder, `/`-separated.
+pub fn package_files(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, BlobError> {
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let here = dir.join(&rel);
+        for entry in std::fs::read_dir(&here).map_err(io(&here))? {
+            let entry = entry.map_err(io(&here))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let kind = entry.file_type().map_err(io(&here))?;
+            let path = rel.join(&name);
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() {
+                let full = dir.join(&path);
+                let data = std::fs::read(&full).map_err(io(&full))?;
+                out.push((path.to_string_lossy().replace('\\', "/"), data));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// Publishes a loaded problem's folder; returns its version.
+pub fn publish(store: &dyn Store, problem: &Problem, now: i64) -> Result<String, BlobError> {
+    let files = package_files(&problem.dir)?;
+    Ok(store.publish(&problem.id, &files, now)?)
+}
+
+/// A judge host's on-disk cache of blobs and laid-out packages.
+pub struct Cache {
+    dir: PathBuf,
+    loaded: Mutex<HashMap<String, Arc<Problem>>>,
+    /// Held while a package is fetched and laid out: the workers of one host wait for the
+    /// first instead of writing the same files at once.
+    laying: Mutex<()>,
+    /// Blobs fetched from the database (this process).
+    pub fetched: AtomicU64,
+    /// Blobs found in the cache and not fetched again.
+    pub reused: AtomicU64,
+    /// Bytes of the blobs fetched from the database (this process).
+    pub fetched_bytes: AtomicU64,
+}
+
+/// A package path that stays inside its folder: relative, no `..`, no empty parts.
+fn safe(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+}
+
+impl Cache {
+    pub fn new(dir: &Path) -> Result<Cache, BlobError> {
+        for sub in ["blobs", "packages"] {
+            let d = dir.join(sub);
+            std::fs::create_dir_all(&d).map_err(io(&d))?;
+        }
+        Ok(Cache {
+            dir: dir.to_path_buf(),
+            loaded: Mutex::new(HashMap::new()),
+            laying: Mutex::new(()),
+            fetched: AtomicU64::new(0),
+            reused: AtomicU64::new(0),
+            fetched_bytes: AtomicU64::new(0),
+        })
+    }
+
+    /// The problem at a package version, from memory, from the disk cache, or fetched.
+    pub fn problem(
+        &self,
+        store: &dyn Store,
+        problem: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<Problem>, BlobError> {
+        let Some(version) = version else {
+            return Err(BlobError::Unpublished {
+                problem: problem.to_string(),
+            });
+        };
+        if let Some(p) = self.lock().get(version) {
+            return Ok(p.clone());
+        }
+        let _laying = self.laying.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = self.lock().get(version) {
+            return Ok(p.clone());
+        }
+        let root = self.dir.join("packages").join(version);
+        let folder = root.join(problem);
+        if !root.is_dir() {
+            self.lay_out(store, version, &root)?;
+        }
+        let loaded = Problem::load(&folder).map_err(|e| BlobError::Load {
+            version: version.to_string(),
+            error: e.to_string(),
+        })?;
+        let loaded = Arc::new(loaded);
+        self.lock().insert(version.to_string(), loaded.clone());
+        Ok(loaded)
+    }
+
+    /// How many package versions this process has loaded.
+    pub fn loaded_count(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Problem>>> {
+        self.loaded.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Fetches what is missing and writes `<root>/<problem>/…` atomically.
+    fn lay_out(&self, store: &dyn Store, version: &str, root: &Path) -> Result<(), BlobError> {
+        let package = store
+            .package(version)?
+            .ok_or_else(|| BlobError::NoPackage(version.to_string()))?;
+        if !safe(&package.problem) {
+            return Err(BlobError::BadPath(package.problem));
+        }
+        let tmp = self
+            .dir
+            .join("packages")
+            .join(format!(".{version}.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let folder = tmp.join(&package.problem);
+        std::fs::create_dir_all(&folder).map_err(io(&folder))?;
+        for f in &package.files {
+            if !safe(&f.path) {
+                return Err(BlobError::BadPath(f.path.clone()));
+            }
+            let blob = self.blob(store, &f.hash, &f.path)?;
+            let dest = folder.join(&f.path);
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            // A hard link shares the cached blob; a copy when links are not possible.
+            if std::fs::hard_link(&blob, &dest).is_err() {
+                std::fs::copy(&blob, &dest).map_err(io(&dest))?;
+            }
+        }
+        match std::fs::rename(&tmp, root) {
+            Ok(()) => Ok(()),
+            // Another worker of this host laid it out first: use theirs.
+            Err(_) if root.is_dir() => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                Ok(())
+            }
+            Err(e) => Err(BlobError::Io {
+                path: root.display().to_string(),
+                source: e,
+            }),
+        }
+    }
+
+    /// The cached blob file, fetched and verified first when missing.
+    fn blob(&self, store: &dyn Store, hash: &str, path: &str) -> Result<PathBuf, BlobError> {
+        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(BlobError::BadPath(hash.to_string()));
+        }
+        let file = self.dir.join("blobs").join(hash);
+        if file.is_file() {
+            self.reused.fetch_add(1, Ordering::Relaxed);
+            return Ok(file);
+        }
+        let data = store.blob(hash)?.ok_or_else(|| BlobError::NoBlob {
+            hash: hash.to_string(),
+            path: path.to_string(),
+        })?;
+        let found = sha256_hex(&data);
+        if found != hash {
+            return Err(BlobError::Corrupt {
+                path: path.to_string(),
+                hash: hash.to_string(),
+                found,
+            });
+        }
+        let tmp = self
+            .dir
+            .join("blobs")
+            .join(format!(".{hash}.{}", std::process::id()));
+        std::fs::write(&tmp, &data).map_err(io(&tmp))?;
+        std::fs::rename(&tmp, &file).map_err(io(&file))?;
+        self.fetched.fetch_add(1, Ordering::Relaxed);
+        self.fetched_bytes
+            .fetch_add(data.len() as u64, Ordering::Relaxed);
+        Ok(file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_paths_stay_inside() {
+        assert!(safe("tests/1.in"));
+        for bad in ["", "/etc/passwd", "../x", "a/../b", "a//b", "./a"] {
+            assert!(!safe(bad), "{bad:?}");
+        }
+    }
+}

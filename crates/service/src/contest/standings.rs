@@ -1,0 +1,311 @@
+//! Standings: pure functions from a contest and its judged submissions to ranked rows.
+//!
+//! # Rules
+//!
+//! Only submissions made inside the contest window `[start, end)` count. Attempts of one user
+//! on one problem are taken in submission order (time, then id).
+//!
+//! **ICPC.** A problem is solved by its first accepted submission. Its penalty is the contest
+//! minute of that submission (whole minutes, rounded down) plus `penalty` minutes for every
+//! rejected try before it. Rejected: WA, TLE, MLE, OLE, RE, and CE only when
+//! `compile_errors_count`; a Judge Error or a skipped judging is never the student's fault and
+//! is not a try. Attempts after the first AC do not count. Rows rank by solved (more first),
+//! penalty (less first), then the minute of the last accepted submission (earlier first); rows
+//! equal in all three share a rank ("1, 2, 2, 4"). The earliest AC of each problem is marked
+//! as its first solve.
+//!
+//! **IOI.** Per problem, the best total score over the user's submissions; where the
+//! submissions carry per-group scores, the sum over groups of each group's best score across
+//! all submissions (the IOI 2017 rule: a subtask once solved stays solved). Rows rank by the
+//! sum; equal sums share a rank.
+//!
+//! **Freeze.** The caller passes `hide_from_ms` (the freeze time) for a viewer who must not see
+//! results after the freeze: those attempts become pending, shown as "?", exactly like
+//! submissions still in the queue. Admins, and everyone after an unfreeze, pass `None`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::model::{Contest, Scoring};
+use ojd_judge::verdict::Verdict;
+
+/// A submission as the standings see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    pub id: i64,
+    pub user: String,
+    /// The problem id (folder name), not the label.
+    pub problem: String,
+    /// When it was submitted, Unix ms.
+    pub at_ms: i64,
+    /// `None` while it waits to be judged.
+    pub result: Option<Judged>,
+}
+
+/// What the current judging of a submission found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    pub verdict: Verdict,
+    pub score: u32,
+    /// Points per scoring group of the problem, in the problem's group order (empty when it
+    /// has no groups).
+    pub groups: Vec<u32>,
+}
+
+/// The standings as one viewer sees them.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Standings {
+    pub scoring: Scoring,
+    pub problems: Vec<Column>,
+    pub rows: Vec<Row>,
+    /// True when results after the freeze are hidden from this viewer.
+    pub frozen: bool,
+}
+
+/// A problem column: label, problem id, how many solved it (ICPC) or scored on it (IOI).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Column {
+    pub label: String,
+    pub problem: String,
+    pub solved: u32,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Row {
+    pub rank: u32,
+    pub user: String,
+    /// ICPC: problems solved.
+    pub solved: u32,
+    /// ICPC: total penalty minutes.
+    pub penalty: u64,
+    /// IOI: the sum of the per-problem scores.
+    pub score: u32,
+    /// ICPC: contest minute of the last accepted submission.
+    pub last_ac_minute: Option<u64>,
+    pub cells: Vec<Cell>,
+}
+
+/// One user's result on one problem.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Cell {
+    pub label: String,
+    /// ICPC: rejected tries before the first AC (or all of them); IOI: judged submissions.
+    pub tries: u32,
+    /// Attempts not known to this viewer yet (queued, judging, or after the freeze).
+    pub pending: u32,
+    pub solved: bool,
+    /// The first accepted submission of this problem in the contest.
+    pub first_solve: bool,
+    /// ICPC: the contest minute of the first AC.
+    pub minute: Option<u64>,
+    /// ICPC: minute + penalty x tries when solved.
+    pub penalty: u64,
+    /// IOI: the best score (None until something was judged).
+    pub score: Option<u32>,
+    /// When solved, Unix ms (for first solves and ties).
+    #[serde(skip)]
+    solved_at_ms: Option<i64>,
+}
+
+impl Standings {
+    /// Keeps only `user`'s row (standings that are not public to students).
+    pub fn only(&mut self, user: &str) {
+        self.rows.retain(|r| r.user == user);
+    }
+
+    pub fn row(&self, user: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| r.user == user)
+    }
+}
+
+/// Whether a verdict is a rejected try under ICPC rules.
+fn rejected(v: Verdict, compile_errors_count: bool) -> bool {
+    match v {
+        Verdict::Accepted | Verdict::JudgeError | Verdict::Skipped => false,
+        Verdict::CompileError => compile_errors_count,
+        _ => true,
+    }
+}
+
+/// Computes the standings. `participants` always get a row, even without submissions;
+/// `hide_from_ms` hides results of attempts made at or after it (the freeze).
+pub fn compute(
+    contest: &Contest,
+    attempts: &[Attempt],
+    participants: &[String],
+    hide_from_ms: Option<i64>,
+) -> Standings {
+    // user -> problem id -> attempts in order
+    let mut by_user: BTreeMap<&str, BTreeMap<&str, Vec<&Attempt>>> = BTreeMap::new();
+    for p in participants {
+        by_user.entry(p.as_str()).or_default();
+    }
+    let end = contest.end_ms();
+    for a in attempts {
+        if a.at_ms < contest.start_ms || a.at_ms >= end || contest.label_of(&a.problem).is_none() {
+            continue;
+        }
+        by_user
+            .entry(a.user.as_str())
+            .or_default()
+            .entry(a.problem.as_str())
+            .or_default()
+            .push(a);
+    }
+    let mut rows: Vec<Row> = by_user
+        .into_iter()
+        .map(|(user, mut problems)| {
+            let cells: Vec<Cell> = contest
+                .problems
+                .iter()
+                .map(|cp| {
+                    let list = problems.entry(cp.problem.as_str()).or_default();
+                    list.sort_by_key(|a| (a.at_ms, a.id));
+                    let visible = |a: &Attempt| match (&a.result, hide_from_ms) {
+                        (None, _) => None,
+                        (Some(_), Some(h)) if a.at_ms >= h => None,
+                        (Some(r), _) => Some(r.clone()),
+                    };
+                    let seen: Vec<(i64, Option<Judged>)> =
+                        list.iter().map(|a| (a.at_ms, visible(a))).collect();
+                    let mut cell = match contest.scoring {
+                        Scoring::Icpc => icpc_cell(contest, &seen),
+                        Scoring::Ioi => ioi_cell(&seen),
+                    };
+                    cell.label = cp.label.clone();
+                    cell
+                })
+                .collect();
+            row(user, cells)
+        })
+        .collect();
+    mark_first_solves(&mut rows);
+    rank(contest.scoring, &mut rows);
+    let problems = contest
+        .problems
+        .iter()
+        .enumerate()
+        .map(|(i, cp)| Column {
+            label: cp.label.clone(),
+            problem: cp.problem.clone(),
+            solved: rows
+                .iter()
+                .filter(|r| match contest.scoring {
+                    Scoring::Icpc => r.cells[i].solved,
+                    Scoring::Ioi => r.cells[i].score.is_some_and(|s| s > 0),
+                })
+                .count() as u32,
+        })
+        .collect();
+    Standings {
+        scoring: contest.scoring,
+        problems,
+        rows,
+        frozen: hide_from_ms.is_some(),
+    }
+}
+
+fn minute(contest: &Contest, at_ms: i64) -> u64 {
+    ((at_ms - contest.start_ms).max(0) / 60_000) as u64
+}
+
+fn icpc_cell(contest: &Contest, seen: &[(i64, Option<Judged>)]) -> Cell {
+    let mut cell = Cell::default();
+    for (at, r) in seen {
+        let Some(r) = r else {
+            cell.pending += 1;
+            continue;
+        };
+        if r.verdict == Verdict::Accepted {
+            let m = minute(contest, *at);
+            cell.solved = true;
+            cell.minute = Some(m);
+            cell.solved_at_ms = Some(*at);
+            cell.penalty = m + u64::from(contest.penalty_minutes) * u64::from(cell.tries);
+            break;
+        }
+        if rejected(r.verdict, contest.compile_errors_count) {
+            cell.tries += 1;
+        }
+    }
+    cell
+}
+
+fn ioi_cell(seen: &[(i64, Option<Judged>)]) -> Cell {
+    let mut cell = Cell::default();
+    let mut best_total: Option<u32> = None;
+    let mut best_groups: Vec<u32> = Vec::new();
+    let mut grouped = false;
+    for (_, r) in seen {
+        let Some(r) = r else {
+            cell.pending += 1;
+            continue;
+        };
+        cell.tries += 1;
+        best_total = Some(best_total.unwrap_or(0).max(r.score));
+        if !r.groups.is_empty() {
+            grouped = true;
+            if best_groups.len() < r.groups.len() {
+                best_groups.resize(r.groups.len(), 0);
+            }
+            for (b, g) in best_groups.iter_mut().zip(&r.groups) {
+                *b = (*b).max(*g);
+            }
+        }
+    }
+    cell.score = if grouped {
+        Some(best_groups.iter().sum::<u32>().max(best_total.unwrap_or(0)))
+    } else {
+        best_total
+    };
+    cell
+}
+
+fn row(user: &str, cells: Vec<Cell>) -> Row {
+    Row {
+        rank: 0,
+        user: user.to_string(),
+        solved: cells.iter().filter(|c| c.solved).count() as u32,
+        penalty: cells.iter().filter(|c| c.solved).map(|c| c.penalty).sum(),
+        score: cells.iter().filter_map(|c| c.score).sum(),
+        last_ac_minute: cells.iter().filter_map(|c| c.minute).max(),
+        cells,
+    }
+}
+
+fn mark_first_solves(rows: &mut [Row]) {
+    let n = rows.first().map_or(0, |r| r.cells.len());
+    for i in 0..n {
+        let first = rows.iter().filter_map(|r| r.cells[i].solved_at_ms).min();
+        if let Some(first) = first {
+            for r in rows.iter_mut() {
+                let c = &mut r.cells[i];
+                c.first_solve = c.solved_at_ms == Some(first);
+            }
+        }
+    }
+}
+
+fn rank(scoring: Scoring, rows: &mut [Row]) {
+    // The key that decides the order; equal keys share a rank.
+    let key = |r: &Row| match scoring {
+        Scoring::Icpc => (
+            std::cmp::Reverse(u64::from(r.solved)),
+            r.penalty,
+            r.last_ac_minute.unwrap_or(0),
+        ),
+        Scoring::Ioi => (std::cmp::Reverse(u64::from(r.score)), 0, 0),
+    };
+    rows.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.user.cmp(&b.user)));
+    for i in 0..rows.len() {
+        rows[i].rank = if i > 0 && key(&rows[i]) == key(&rows[i - 1]) {
+            rows[i - 1].rank
+        } else {
+            i as u32 + 1
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,530 @@
+//! A judging node: what `ojd serve` and `ojd worker` share. A [`Node`] owns the store, the
+//! judge, the problems ([`Catalog`]), the judging workers' [`queue`](crate::queue) and the
+//! heartbeat that renews their leases; it has no HTTP (the web layer wraps it).
+//!
+//! Start ([`Node::start`]): open the database (migrations run), put back in the queue whatever
+//! a previous run left half-judged, load every problem (generating missing or stale answers;
+//! a problem that fails is reported and the rest are served). A judge host ([`Node::worker`])
+//! has no problems folder: packages come from the database, cached on disk.
+//!
+//! Shutdown: [`Node::begin_stop`] stops claiming; [`drain`] gives in-flight judgings
+//! `shutdown_grace` to finish, then cancels them (the judge stops between tests and they are
+//! requeued), and stops the heartbeat last so that leases hold meanwhile.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{watch, Notify};
+
+use crate::blobs::Cache;
+use crate::catalog::{Catalog, StatementRenderer};
+use crate::logging::log;
+use crate::queue;
+use ojd_judge::config::Config;
+use ojd_judge::judge::Judge;
+use ojd_judge::verdict::Verdict;
+use ojd_store::cluster::HostStats;
+use ojd_store::{Store, StoreError};
+
+/// Why the daemon could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("failed to start the judge")]
+    Judge(#[from] ojd_judge::judge::JudgeError),
+    #[error("failed to listen on {addr}")]
+    Bind {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the HTTP server failed")]
+    Serve(#[source] std::io::Error),
+    #[error("another ojd serve is using the database {path} (it holds {lock})")]
+    DatabaseBusy { path: String, lock: String },
+    #[error("failed to start the async runtime")]
+    Runtime(#[source] std::io::Error),
+    #[error("the package cache")]
+    Cache(#[from] crate::blobs::BlobError),
+    #[error(
+        "ojd worker needs a PostgreSQL database shared with ojd serve (postgres://…), not {0}"
+    )]
+    NotShared(String),
+}
+
+/// How long a claim's lease lasts without a heartbeat. A host that dies loses its claims this
+/// long after its last heartbeat; an idle worker looks for work at least every
+/// [`IDLE_POLL`], so a dead host's submission is judged again within 12 s (the documented
+/// bound is 15 s).
+pub const LEASE: Duration = Duration::from_secs(10);
+/// How often a node renews its leases and says it is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(2);
+/// The longest an idle worker waits before looking at the queue again.
+pub const IDLE_POLL: Duration = Duration::from_secs(2);
+
+/// What a node does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `ojd serve`: HTTP, problems from its folder, maybe local workers.
+    Serve,
+    /// `ojd worker`: judging only, problems from the database.
+    Worker,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Serve => "serve",
+            Role::Worker => "worker",
+        }
+    }
+}
+
+/// A store operation run on a blocking thread failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("a database task failed: {0}")]
+    Task(String),
+}
+
+/// Everything a node's workers, heartbeat and (on `serve`) its web layer share.
+pub struct Node {
+    pub config: Config,
+    pub judge: Arc<Judge>,
+    pub store: Arc<dyn Store>,
+    catalog: RwLock<Arc<Catalog>>,
+    /// Renders a statement to HTML when problems are (re)loaded.
+    statement: StatementRenderer,
+    pub hub: queue::Hub,
+    pub metrics: Counters,
+    /// Wakes an idle worker when work is queued.
+    pub wake: Notify,
+    /// Becomes true when shutdown begins.
+    stop_tx: watch::Sender<bool>,
+    pub started: Instant,
+    pub workers: usize,
+    /// This node's name, recorded as `judged_by` on the judgings its workers make.
+    pub host: String,
+    pub role: Role,
+    /// Whether other nodes share the database (PostgreSQL): events then go through it.
+    pub shared: bool,
+    /// A judge host's package cache (workers without a problems folder).
+    pub packages: Option<Arc<Cache>>,
+    /// Set when the heartbeat may stop (after the workers drained).
+    beat_stop: Arc<AtomicBool>,
+    /// The flock on `<database>.lock`, held while the daemon runs.
+    db_lock: std::sync::Mutex<Option<std::fs::File>>,
+}
+
+/// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
+/// `None` when the lock file cannot be made (opening the database then reports why).
+fn lock_database(db: &std::path::Path) -> Result<Option<std::fs::File>, ServerError> {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".lock");
+    let path = std::path::PathBuf::from(name);
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+    else {
+        return Ok(None);
+    };
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(_) => Err(ServerError::DatabaseBusy {
+            path: db.display().to_string(),
+            lock: path.display().to_string(),
+        }),
+    }
+}
+
+impl Node {
+    /// Opens the store, requeues interrupted work and loads the problems. Blocking: call it
+    /// before the runtime starts or on a blocking thread.
+    pub fn start(
+        config: Config,
+        judge: Judge,
+        workers: usize,
+        statement: StatementRenderer,
+    ) -> Result<Arc<Node>, ServerError> {
+        let database = config.server.database.to_string_lossy().into_owned();
+        if ojd_store::is_postgres_url(&database) {
+            // Many nodes share it; each takes back only its own interrupted claims.
+            let store = ojd_store::open(&database)?;
+            let host = format!("{}/serve", host_name());
+            return Node::build(
+                config,
+                judge,
+                workers,
+                store,
+                Role::Serve,
+                host,
+                None,
+                statement,
+            );
+        }
+        // Two daemons on one database would both requeue and judge the same submissions.
+        let lock = lock_database(&config.server.database)?;
+        let store = ojd_store::open(&database)?;
+        let app = Node::with_store(config, judge, workers, store, statement)?;
+        *app.db_lock.lock().unwrap_or_else(|e| e.into_inner()) = lock;
+        Ok(app)
+    }
+
+    /// A single-host daemon over `store`: everything left `judging` is requeued at start.
+    pub fn with_store(
+        config: Config,
+        judge: Judge,
+        workers: usize,
+        store: Arc<dyn Store>,
+        statement: StatementRenderer,
+    ) -> Result<Arc<Node>, ServerError> {
+        let requeued = store.requeue_interrupted(None)?;
+        if requeued > 0 {
+            log(&format!(
+                "requeued {requeued} submission(s) left half-judged by the previous run"
+            ));
+        }
+        Node::build(
+            config,
+            judge,
+            workers,
+            store,
+            Role::Serve,
+            host_name(),
+            None,
+            statement,
+        )
+    }
+
+    /// A judge host (`ojd worker`): no problems folder, packages from the database.
+    pub fn worker(
+        mut config: Config,
+        judge: Judge,
+        workers: usize,
+        name: String,
+        cache: Cache,
+    ) -> Result<Arc<Node>, ServerError> {
+        let database = config.server.database.to_string_lossy().into_owned();
+        let store = ojd_store::open(&database)?;
+        // A judge host serves no contests (a missing folder is none).
+        config.server.contests = config.judge.cache.join("no-contests");
+        Node::build(
+            config,
+            judge,
+            workers,
+            store,
+            Role::Worker,
+            name,
+            Some(Arc::new(cache)),
+            |_, _| String::new(),
+        )
+    }
+
+    fn build(
+        config: Config,
+        judge: Judge,
+        workers: usize,
+        store: Arc<dyn Store>,
+        role: Role,
+        host: String,
+        packages: Option<Arc<Cache>>,
+        statement: StatementRenderer,
+    ) -> Result<Arc<Node>, ServerError> {
+        let shared = ojd_store::is_postgres_url(&config.server.database.to_string_lossy());
+        if shared {
+            let requeued = store.requeue_interrupted(Some(&host))?;
+            if requeued > 0 {
+                log(&format!(
+                    "requeued {requeued} submission(s) this host ({host}) left half-judged"
+                ));
+            }
+        }
+        let catalog = match role {
+            Role::Serve => {
+                let catalog = Catalog::load(&config, &judge, statement);
+                catalog.report();
+                publish_all(store.as_ref(), &catalog);
+                catalog
+            }
+            Role::Worker => Catalog::default(),
+        };
+        let (stop_tx, _) = watch::channel(false);
+        let hub = queue::Hub::new();
+        if shared {
+            hub.forward_to(store.clone(), host.clone());
+        }
+        Ok(Arc::new(Node {
+            config,
+            judge: Arc::new(judge),
+            store,
+            catalog: RwLock::new(Arc::new(catalog)),
+            statement,
+            hub,
+            metrics: Counters::default(),
+            wake: Notify::new(),
+            stop_tx,
+            started: Instant::now(),
+            workers,
+            host,
+            role,
+            shared,
+            packages,
+            beat_stop: Arc::new(AtomicBool::new(false)),
+            db_lock: std::sync::Mutex::new(None),
+        }))
+    }
+
+    /// The problems as loaded now (a snapshot: a reload swaps in a new one).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Loads every problem again (blocking: it may generate answers).
+    pub fn reload(&self) -> Arc<Catalog> {
+        let fresh = Arc::new(Catalog::load(&self.config, &self.judge, self.statement));
+        fresh.report();
+        publish_all(self.store.as_ref(), &fresh);
+        *self.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+        fresh
+    }
+
+    /// Runs a store operation on a blocking thread.
+    pub async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = self.store.clone();
+        match tokio::task::spawn_blocking(move || f(store.as_ref())).await {
+            Ok(r) => r.map_err(DbError::Store),
+            Err(e) => Err(DbError::Task(e.to_string())),
+        }
+    }
+
+    pub fn stopping(&self) -> watch::Receiver<bool> {
+        self.stop_tx.subscribe()
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        *self.stop_tx.borrow()
+    }
+}
+
+/// Publishes every loaded problem to the database (content-addressed: unchanged files cost
+/// nothing), so judge hosts without the folder can judge it; failures are logged.
+fn publish_all(store: &dyn Store, catalog: &Catalog) {
+    let now = ojd_store::now_ms();
+    for (id, entry) in &catalog.problems {
+        if let Err(e) = crate::blobs::publish(store, &entry.problem, now) {
+            log(&format!(
+                "problem {id}: cannot publish it to judge hosts: {e}"
+            ));
+        }
+    }
+}
+
+/// Starts the node's heartbeat (a thread of its own, so a busy runtime cannot starve it): it
+/// renews the leases of the submissions this node's workers judge (and only those) every
+/// [`HEARTBEAT`] until [`Node::stop_heartbeat`].
+pub fn start_heartbeat(app: &Arc<Node>) {
+    let store = app.store.clone();
+    let host = app.host.clone();
+    let role = app.role.as_str();
+    let stop = app.beat_stop.clone();
+    let started = ojd_store::now_ms();
+    let mut failing = false;
+    let weak = Arc::downgrade(app);
+    let spawned = std::thread::Builder::new()
+        .name("ojd-heartbeat".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let now = ojd_store::now_ms();
+                let lease = now + LEASE.as_millis() as i64;
+                let (stats, judging) = weak
+                    .upgrade()
+                    .map(|app| (host_stats(&app), app.hub.local_ids()))
+                    .unwrap_or_default();
+                match store.heartbeat(&host, role, started, now, lease, &judging, &stats) {
+                    Ok(_) if failing => {
+                        failing = false;
+                        log("the database answers again; leases renewed");
+                    }
+                    Ok(_) => {}
+                    Err(e) if !failing => {
+                        failing = true;
+                        log(&format!(
+                            "heartbeat failed (retrying): {}",
+                            crate::queue::error_chain(&e)
+                        ));
+                    }
+                    Err(_) => {}
+                }
+                std::thread::sleep(HEARTBEAT);
+            }
+        });
+    if let Err(e) = spawned {
+        log(&format!("cannot start the heartbeat: {e}"));
+    }
+}
+
+/// Feeds other nodes' live events into this node's hub (PostgreSQL only).
+pub fn start_listener(app: &Arc<Node>) {
+    if !app.shared {
+        return;
+    }
+    let weak = Arc::downgrade(app);
+    let sink = Box::new(move |channel: &str, payload: String| {
+        if let Some(app) = weak.upgrade() {
+            if channel == ojd_store::cluster::QUEUED {
+                app.wake.notify_waiters();
+            } else {
+                app.hub.apply_remote(&app.host, &payload);
+            }
+        }
+    });
+    if let Err(e) = app.store.listen(sink) {
+        log(&format!(
+            "live events from other hosts are off: {}",
+            crate::queue::error_chain(&e)
+        ));
+    }
+}
+
+impl Node {
+    /// Starts shutdown: no new claims; idle workers wake up and end.
+    pub fn begin_stop(&self) {
+        self.stop_tx.send_replace(true);
+        self.wake.notify_waiters();
+    }
+
+    /// Lets the heartbeat thread end (after the workers drained).
+    pub fn stop_heartbeat(&self) {
+        self.beat_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The machine's host name (`judged_by`), or "localhost" when the kernel does not say.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+/// Waits for the workers to finish their judgings (`shutdown_grace`), then cancels the rest
+/// (requeued); stops the heartbeat last, so leases hold while judgings finish.
+pub async fn drain(app: &Arc<Node>, workers: &mut queue::Workers) {
+    let grace = app.config.server.shutdown_grace;
+    let drained = tokio::time::timeout(grace, workers.join()).await.is_ok();
+    if !drained {
+        let n = app.hub.cancel_all();
+        log(&format!(
+            "{n} judging(s) still running after {grace:?}: cancelling and requeueing them"
+        ));
+        // Cancellation is seen between tests; a test runs for at most its wall limit.
+        if tokio::time::timeout(Duration::from_secs(5), workers.join())
+            .await
+            .is_err()
+        {
+            log("some judgings did not stop; they will be judged again at the next start");
+        }
+    }
+    app.stop_heartbeat();
+}
+
+/// Resolves when SIGTERM or SIGINT arrives.
+pub async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let term = signal(SignalKind::terminate());
+    let int = signal(SignalKind::interrupt());
+    match (term, int) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        // Without signal handlers the daemon still serves; it is then stopped by SIGKILL.
+        _ => std::future::pending::<()>().await,
+    }
+}
+
+/// The judge a daemon's workers share (`[server] workers`, 0: one per core), its isolation
+/// warnings logged; with the worker count. Used by `ojd serve` and `ojd worker`.
+pub fn start_judge(
+    config: &Config,
+    keeper: Option<std::path::PathBuf>,
+) -> Result<(Judge, usize), ServerError> {
+    let workers = match config.server.workers {
+        0 => std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        n => n,
+    };
+    let mut judge = Judge::new(config.clone(), workers)?;
+    if let Some(k) = keeper {
+        judge.set_keeper(k);
+    }
+    for w in judge.warnings()? {
+        log(&format!("warning: {w}"));
+    }
+    Ok((judge, workers))
+}
+
+/// Counters of this process.
+#[derive(Default)]
+pub struct Counters {
+    pub judged: AtomicU64,
+    pub judge_errors: AtomicU64,
+    pub judge_ms_total: AtomicU64,
+    pub submitted: AtomicU64,
+    pub rejected: AtomicU64,
+    /// Claims that took a submission over from a host whose lease ran out.
+    pub leases_taken_over: AtomicU64,
+    /// Judgings this node gave back to the queue (shutdown, cancellation).
+    pub requeued: AtomicU64,
+    /// Verdicts refused because the claim was no longer current (rejudged, or the lease was
+    /// lost and another host took the submission).
+    pub stale_verdicts: AtomicU64,
+    /// Attempts to store a verdict that failed (the database did not answer) and were retried.
+    pub store_retries: AtomicU64,
+}
+
+impl Counters {
+    pub fn record(&self, _verdict: Verdict, took: Duration) {
+        self.judged.fetch_add(1, Ordering::Relaxed);
+        self.judge_ms_total
+            .fetch_add(took.as_millis() as u64, Ordering::Relaxed);
+    }
+}
+
+/// This node's counters as it sends them with its heartbeat (see [`HostStats`]).
+pub fn host_stats(app: &Node) -> HostStats {
+    let c = &app.metrics;
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let mut s = HostStats::new();
+    s.insert("judged".into(), load(&c.judged));
+    s.insert("judge_errors".into(), load(&c.judge_errors));
+    s.insert("leases_taken_over".into(), load(&c.leases_taken_over));
+    s.insert("requeued".into(), load(&c.requeued));
+    s.insert("stale_verdicts".into(), load(&c.stale_verdicts));
+    s.insert("store_retries".into(), load(&c.store_retries));
+    s.insert("workers".into(), app.workers as u64);
+    if let Some(cache) = &app.packages {
+        s.insert("blobs_fetched".into(), load(&cache.fetched));
+        s.insert("blobs_fetched_bytes".into(), load(&cache.fetched_bytes));
+        s.insert("blobs_cached".into(), load(&cache.reused));
+        s.insert("packages_loaded".into(), cache.loaded_count() as u64);
+    }
+    s
+}

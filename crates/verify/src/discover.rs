@@ -1,0 +1,320 @@
+//! The packages' side of `ojd verify`: finding and linting a problem's submissions ([`plan`]),
+//! and turning what the runs found into a [`ProblemReport`] ([`Plan::finish`]): the verdict of
+//! each submission, whether it kept its folder's promise, the reference's safety margin.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{
+    failures, folder_verdict, Cell, ProblemReport, SubmissionReport, CLEAR_TLE, FOLDERS, SLACK,
+};
+use ojd_judge::judge::{Judge, JudgeError, Submission};
+use ojd_judge::problem::Problem;
+use ojd_judge::verdict::Verdict;
+
+/// A problem on its way through the phases.
+pub(super) struct Plan {
+    pub(super) report: ProblemReport,
+    pub(super) problem: Option<Problem>,
+    pub(super) subs: Vec<Sub>,
+}
+
+#[derive(Copy, Clone, PartialEq)]
+pub(super) enum Stage {
+    Found,
+    Compiled,
+    CompileError,
+    Failed,
+}
+
+pub(super) struct Sub {
+    pub(super) report: SubmissionReport,
+    pub(super) submission: Submission,
+    pub(super) stage: Stage,
+    /// One per test, filled by the runs.
+    pub(super) cells: Vec<Option<Cell>>,
+}
+
+pub(super) fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+/// The judge's failures and the operator's mistakes go to different lists (exit 3 vs 2).
+pub(super) fn record_error(report: &mut ProblemReport, what: &str, e: &JudgeError) {
+    let text = format!("{what}: {e}");
+    match e {
+        JudgeError::Io { .. } | JudgeError::Sandbox(_) | JudgeError::Cancelled => {
+            report.judge_errors.push(text)
+        }
+        _ => report.errors.push(text),
+    }
+}
+
+pub(super) fn plan(judge: &Judge, dir: &Path) -> Plan {
+    let id = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| dir.display().to_string());
+    let mut report = ProblemReport {
+        problem: id,
+        dir: dir.to_path_buf(),
+        ..Default::default()
+    };
+    let problem = match Problem::load(dir) {
+        Ok(p) => p,
+        Err(e) => {
+            report.errors.extend(e.errors);
+            return Plan {
+                report,
+                problem: None,
+                subs: Vec::new(),
+            };
+        }
+    };
+    report.problem = problem.id.clone();
+    report.time_limit_ms = ms(problem.time_limit);
+    report.tests = problem.tests.iter().map(|t| t.name.clone()).collect();
+    // What the runs read: recorded in a saved baseline, compared with it before a TLE cell is
+    // judged at the exact limit. An unreadable input has none (its runs say why).
+    report.input_hashes = problem
+        .tests
+        .iter()
+        .map(|t| {
+            std::fs::read(&t.input)
+                .ok()
+                .map(|b| super::content_hash(&b))
+        })
+        .collect();
+    let missing: Vec<&str> = problem
+        .missing_answers()
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    report.judged = missing.is_empty();
+    if !missing.is_empty() {
+        report.errors.push(format!(
+            "not judged: no answers for {} (run `ojd gen {}`)",
+            missing.join(", "),
+            dir.display()
+        ));
+    }
+    let subs = discover(judge, &problem, &mut report);
+    Plan {
+        report,
+        problem: Some(problem),
+        subs,
+    }
+}
+
+fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    v.retain(|p| {
+        !p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+    });
+    v.sort();
+    v
+}
+
+/// The reference solver and every file under `submissions/<folder>/`, linted.
+fn discover(judge: &Judge, problem: &Problem, report: &mut ProblemReport) -> Vec<Sub> {
+    let mut subs = Vec::new();
+    let reference = problem.solution.display().to_string();
+    subs.extend(read_sub(
+        judge,
+        &problem.dir.join(&problem.solution),
+        reference,
+        Verdict::Accepted,
+        true,
+        report,
+    ));
+    let root = problem.dir.join("submissions");
+    if !root.is_dir() {
+        report
+            .warnings
+            .push("no submissions/ folder: only the reference solution is judged".into());
+        return subs;
+    }
+    let known: Vec<&str> = FOLDERS.iter().map(|v| v.folder()).collect();
+    for folder in sorted_entries(&root) {
+        let name = folder
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(expected) = folder_verdict(&name).filter(|_| folder.is_dir()) else {
+            report.errors.push(format!(
+                "{}: not a verdict folder (expected one of {})",
+                folder.display(),
+                known.join(", ")
+            ));
+            continue;
+        };
+        for file in sorted_entries(&folder) {
+            let file_name = file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if file.is_dir() {
+                report.errors.push(format!(
+                    "{}: a folder; submissions are single files",
+                    file.display()
+                ));
+                continue;
+            }
+            subs.extend(read_sub(
+                judge,
+                &file,
+                format!("{name}/{file_name}"),
+                expected,
+                false,
+                report,
+            ));
+        }
+    }
+    subs
+}
+
+fn read_sub(
+    judge: &Judge,
+    path: &Path,
+    name: String,
+    expected: Verdict,
+    reference: bool,
+    report: &mut ProblemReport,
+) -> Option<Sub> {
+    let source = std::fs::read(path)
+        .map_err(|e| report.errors.push(format!("{}: {e}", path.display())))
+        .ok()?;
+    let Some(language) = judge.detect_language(path, &source) else {
+        report.errors.push(format!(
+            "{}: unknown language (by file extension)",
+            path.display()
+        ));
+        return None;
+    };
+    let submission = Submission { language, source };
+    if let Err(e) = judge.check_submission(&submission) {
+        if let JudgeError::LanguageUnavailable { language, reason } = e {
+            // Not this package's fault: listed as skipped (an error with --strict).
+            report.skipped.push(super::SkippedSubmission {
+                name,
+                expected,
+                language,
+                reason,
+            });
+        } else {
+            record_error(report, &path.display().to_string(), &e);
+        }
+        return None;
+    }
+    let report = SubmissionReport {
+        name,
+        reference,
+        expected,
+        language: submission.language.clone(),
+        limit_ms: 0,
+        source_hash: super::content_hash(&submission.source),
+        verdict: Verdict::Accepted,
+        compile_output: String::new(),
+        tests: Vec::new(),
+        ok: false,
+        failures: Vec::new(),
+    };
+    Some(Sub {
+        report,
+        submission,
+        stage: Stage::Found,
+        cells: Vec::new(),
+    })
+}
+
+impl Plan {
+    pub(super) fn finish(self) -> ProblemReport {
+        let mut report = self.report;
+        let rules = self
+            .problem
+            .as_ref()
+            .map(|p| p.verdicts)
+            .unwrap_or_default();
+        for sub in self.subs {
+            let s = sub.finish(&report.tests, rules);
+            if s.reference && s.ok {
+                margin_warning(&s, &mut report.warnings);
+            }
+            report.submissions.push(s);
+        }
+        let mut seen = BTreeSet::new();
+        report.judge_errors.retain(|e| seen.insert(e.clone()));
+        report
+    }
+}
+
+/// The reference must pass with room to spare: a third of the limit, as Kattis advises.
+fn margin_warning(s: &SubmissionReport, warnings: &mut Vec<String>) {
+    if let Some(slowest) = s.tests.iter().max_by_key(|c| c.result.cpu_ms) {
+        if slowest.result.cpu_ms * 3 > s.limit_ms {
+            warnings.push(format!(
+                "the reference {} uses {} ms on {}, over a third of the {} ms limit: little safety margin",
+                s.name, slowest.result.cpu_ms, slowest.result.name, s.limit_ms
+            ));
+        }
+    }
+}
+
+impl Sub {
+    fn finish(self, tests: &[String], rules: ojd_judge::problem::VerdictRules) -> SubmissionReport {
+        let mut r = self.report;
+        let limit = r.limit_ms;
+        r.tests = self
+            .cells
+            .into_iter()
+            .flatten()
+            .map(|c| honest_tle_message(c, limit))
+            .collect();
+        r.verdict = match self.stage {
+            Stage::CompileError => Verdict::CompileError,
+            _ => r
+                .tests
+                .iter()
+                .map(|c| c.result.verdict)
+                .find(|v| *v != Verdict::Accepted)
+                .unwrap_or(Verdict::Accepted),
+        };
+        r.failures = match self.stage {
+            Stage::Compiled if r.tests.len() == tests.len() => {
+                let got: Vec<(&str, Verdict)> = r
+                    .tests
+                    .iter()
+                    .map(|c| (c.result.name.as_str(), c.result.verdict))
+                    .collect();
+                failures(r.expected, true, &super::expect::as_rules(rules, &got))
+            }
+            Stage::CompileError => failures(r.expected, false, &[]),
+            _ => vec!["not judged (see the errors above)".to_string()],
+        };
+        r.ok = r.failures.is_empty();
+        r
+    }
+}
+
+/// A TLE decided in the parallel phase was measured against the slackened limit, or at the
+/// exact limit on the baseline's word; say which.
+fn honest_tle_message(mut c: Cell, limit_ms: u64) -> Cell {
+    if c.shortcut {
+        c.result.message = format!(
+            "CPU time limit of {limit_ms} ms exceeded (a parallel run at the exact limit: the baseline saw the same source on the same input at the same limit use over {:.0}% of it)",
+            CLEAR_TLE * 100.0
+        );
+    } else if !c.rerun && c.result.verdict == Verdict::TimeLimitExceeded {
+        c.result.message = format!(
+            "CPU time over {} ms, the limit is {limit_ms} ms (a parallel run with {:.0}% slack)",
+            c.result.cpu_ms,
+            (SLACK - 1.0) * 100.0
+        );
+    }
+    c
+}

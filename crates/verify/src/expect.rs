@@ -1,0 +1,218 @@
+//! What a submission's folder promises, and whether its verdicts keep the promise ([`failures`]).
+//!
+//! The rules follow the Kattis package format, made explicit for every folder:
+//!
+//! | folder | must get | must never get |
+//! |---|---|---|
+//! | `accepted` | AC on every test | anything else |
+//! | `wrong_answer` | WA on at least one test | anything but AC and WA |
+//! | `time_limit_exceeded` | TLE on at least one test | WA |
+//! | `memory_limit_exceeded`, `output_limit_exceeded`, `runtime_error` | that verdict on at least one test | WA |
+//! | `compile_error` | a compile error | — |
+//!
+//! A Judge Error is never expected: it is the judge's failure, reported on its own.
+
+use ojd_judge::verdict::Verdict;
+
+/// Folders that may appear under `submissions/`, by the verdict they expect.
+pub const FOLDERS: [Verdict; 7] = [
+    Verdict::Accepted,
+    Verdict::WrongAnswer,
+    Verdict::TimeLimitExceeded,
+    Verdict::MemoryLimitExceeded,
+    Verdict::OutputLimitExceeded,
+    Verdict::RuntimeError,
+    Verdict::CompileError,
+];
+
+/// The folder's expected verdict, if `name` is a folder `submissions/` may hold.
+pub fn folder_verdict(name: &str) -> Option<Verdict> {
+    Verdict::from_folder(name).filter(|v| FOLDERS.contains(v))
+}
+
+/// The verdicts as the package's rules count them: under Kattis rules a memory overrun is a
+/// run-time error (problemtools has no MLE), so an MLE meets a `run_time_error/` promise.
+pub fn as_rules<'a>(
+    rules: ojd_judge::problem::VerdictRules,
+    got: &[(&'a str, Verdict)],
+) -> Vec<(&'a str, Verdict)> {
+    got.iter()
+        .map(|&(t, v)| match (rules, v) {
+            (ojd_judge::problem::VerdictRules::Kattis, Verdict::MemoryLimitExceeded) => {
+                (t, Verdict::RuntimeError)
+            }
+            _ => (t, v),
+        })
+        .collect()
+}
+
+/// Why `got` (test name, verdict per test) breaks the promise of `expected`; empty when kept.
+pub fn failures(expected: Verdict, compiled: bool, got: &[(&str, Verdict)]) -> Vec<String> {
+    if !compiled {
+        return match expected {
+            Verdict::CompileError => vec![],
+            _ => vec!["it does not compile".to_string()],
+        };
+    }
+    let mut out = Vec::new();
+    let forbidden: &dyn Fn(Verdict) -> bool = match expected {
+        Verdict::CompileError => {
+            return vec!["expected a compile error, but it compiles".to_string()]
+        }
+        Verdict::Accepted => &|v| v != Verdict::Accepted,
+        Verdict::WrongAnswer => &|v| !matches!(v, Verdict::Accepted | Verdict::WrongAnswer),
+        _ => &|v| {
+            matches!(
+                v,
+                Verdict::WrongAnswer | Verdict::CompileError | Verdict::Skipped
+            )
+        },
+    };
+    let bad: Vec<(&str, Verdict)> = got
+        .iter()
+        .copied()
+        .filter(|(_, v)| forbidden(*v) && *v != Verdict::JudgeError)
+        .collect();
+    if !bad.is_empty() {
+        out.push(format!("got {}", by_verdict(&bad)));
+    }
+    if expected != Verdict::Accepted && !got.iter().any(|(_, v)| *v == expected) {
+        out.push(format!(
+            "expected {} on at least one test, got none",
+            expected.code()
+        ));
+    }
+    out
+}
+
+/// "WA on 03, 05; TLE on 07", verdicts in order of first appearance.
+pub fn by_verdict(cells: &[(&str, Verdict)]) -> String {
+    let mut groups: Vec<(Verdict, Vec<&str>)> = Vec::new();
+    for (test, v) in cells {
+        match groups.iter_mut().find(|(g, _)| g == v) {
+            Some((_, tests)) => tests.push(test),
+            None => groups.push((*v, vec![test])),
+        }
+    }
+    let list = |tests: &[&str]| match tests.len() {
+        n if n > 6 => format!("{} and {} more", tests[..5].join(", "), n - 5),
+        _ => tests.join(", "),
+    };
+    groups
+        .iter()
+        .map(|(v, tests)| format!("{} on {}", v.code(), list(tests)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Verdict::*;
+
+    #[test]
+    fn under_kattis_rules_a_memory_overrun_is_a_run_time_error() {
+        use ojd_judge::problem::VerdictRules;
+        let got = [("t0", Accepted), ("t1", MemoryLimitExceeded)];
+        // ojd's rules: an RE-expected submission that only runs out of memory breaks its promise.
+        assert_eq!(
+            failures(RuntimeError, true, &as_rules(VerdictRules::Ojd, &got)),
+            vec!["expected RE on at least one test, got none".to_string()]
+        );
+        // Kattis's: it keeps it, and an MLE-expected one (not a Kattis folder) would not.
+        let kattis = as_rules(VerdictRules::Kattis, &got);
+        assert!(failures(RuntimeError, true, &kattis).is_empty());
+        assert!(!failures(MemoryLimitExceeded, true, &kattis).is_empty());
+        // A wrong answer stays one either way.
+        let wa = [("t0", WrongAnswer), ("t1", MemoryLimitExceeded)];
+        assert!(!failures(RuntimeError, true, &as_rules(VerdictRules::Kattis, &wa)).is_empty());
+    }
+
+    #[test]
+    fn promises_table() {
+        let table: &[(Verdict, bool, &[Verdict], &[&str])] = &[
+            (Accepted, true, &[Accepted, Accepted], &[]),
+            (Accepted, true, &[Accepted, WrongAnswer], &["got WA on t1"]),
+            (Accepted, false, &[], &["it does not compile"]),
+            (WrongAnswer, true, &[Accepted, WrongAnswer], &[]),
+            (
+                WrongAnswer,
+                true,
+                &[Accepted, Accepted],
+                &["expected WA on at least one test, got none"],
+            ),
+            (
+                WrongAnswer,
+                true,
+                &[TimeLimitExceeded, WrongAnswer],
+                &["got TLE on t0"],
+            ),
+            (TimeLimitExceeded, true, &[Accepted, TimeLimitExceeded], &[]),
+            (
+                TimeLimitExceeded,
+                true,
+                &[RuntimeError, TimeLimitExceeded],
+                &[],
+            ),
+            (
+                TimeLimitExceeded,
+                true,
+                &[WrongAnswer, TimeLimitExceeded],
+                &["got WA on t0"],
+            ),
+            (
+                TimeLimitExceeded,
+                true,
+                &[Accepted, Accepted],
+                &["expected TLE on at least one test, got none"],
+            ),
+            (RuntimeError, true, &[RuntimeError, Accepted], &[]),
+            (
+                MemoryLimitExceeded,
+                true,
+                &[Accepted, RuntimeError],
+                &["expected MLE on at least one test, got none"],
+            ),
+            (CompileError, false, &[], &[]),
+            (
+                CompileError,
+                true,
+                &[Accepted],
+                &["expected a compile error, but it compiles"],
+            ),
+        ];
+        for (expected, compiled, verdicts, want) in table {
+            let names = ["t0", "t1"];
+            let got: Vec<(&str, Verdict)> = verdicts
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (names[i], *v))
+                .collect();
+            assert_eq!(
+                failures(*expected, *compiled, &got),
+                *want,
+                "{expected:?} {verdicts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn folders() {
+        assert_eq!(folder_verdict("run_time_error"), Some(RuntimeError));
+        assert_eq!(folder_verdict("judge_error"), None);
+        assert_eq!(folder_verdict("partially_accepted"), None);
+        let many: Vec<(&str, Verdict)> = ["a", "b", "c", "d", "e", "f", "g"]
+            .iter()
+            .map(|t| (*t, WrongAnswer))
+            .collect();
+        assert_eq!(by_verdict(&many), "WA on a, b, c, d, e and 2 more");
+        assert_eq!(
+            by_verdict(&[
+                ("1", WrongAnswer),
+                ("2", TimeLimitExceeded),
+                ("3", WrongAnswer)
+            ]),
+            "WA on 1, 3; TLE on 2"
+        );
+    }
+}

@@ -1,0 +1,539 @@
+//! `ojd verify`: regression judging of every problem's known submissions, for admins and CI.
+//! The entry point is [`verify`]; its result is a [`VerifyReport`].
+//!
+//! For each problem: load and lint the package (every error at once), check that its answers are
+//! up to date and its inputs valid (the work of `ojd gen --check`), judge the reference solver
+//! and every file under `submissions/<expected>/` on every test, and check each gets what its
+//! folder promises ([`expect`]). The result is an invocation matrix (submissions × tests),
+//! optionally compared with a saved [`Baseline`].
+//!
+//! # Phases
+//! 1. compile every submission (in parallel; the judge caches programs by hash);
+//! 2. `gen --check` of every problem and every (submission, test) run, in parallel: each test is
+//!    a job of its own, judged by [`Judge::judge`] on a one-test copy of the problem, so the one
+//!    judging pipeline is used and long submissions do not hold up the others;
+//! 3. re-run alone the runs whose time came close to the limit, and judge alone the cells that a
+//!    given baseline saw near the limit (they skip phase 2: see [`prior`]).
+//!
+//! # Timing honesty
+//! Parallel runs share caches, memory bandwidth and the scheduler, which inflates measured CPU
+//! time; other load on the machine does too (on the shared 2-core build machine the same run
+//! measured from 0.7 to 1.5 times its median). Interference only ever adds time. So: at most one
+//! worker per physical core by default ([`default_jobs`]); verdicts rest on CPU time, not wall
+//! time; a run in phase 2 gets [`SLACK`] times the limit, and its verdict stands only if it is
+//! clear of the limit either way — CPU time under [`GREY`] of the limit, or a TLE above
+//! [`CLEAR_TLE`] of it. Every other run (including a TLE by wall time) is judged again in
+//! phase 3, alone, at the exact limit: first allowed [`SLACK`] times it and judged by its
+//! measured time (which also tells whether it would finish at SLACK), then, while it is a TLE
+//! near the CPU limit (between [`GREY`] and [`CLEAR_TLE`] of it), again with the exact limit, up
+//! to [`RERUNS`] runs; the fastest run decides (the least disturbed one). A run alone that
+//! finishes within the limit settles the verdict: a faster run would finish the same way; so
+//! does a TLE by the wall clock with little CPU time (idle or blocked while alone).
+//! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
+//! that finished near the limit as `near the limit`, not as a change (see [`compare`]).
+
+mod baseline;
+pub mod calibrate;
+mod discover;
+mod expect;
+mod prior;
+mod render;
+mod run;
+pub mod stress;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use ojd_judge::judge::Judge;
+use ojd_judge::verdict::{TestResult, Verdict};
+
+pub use baseline::{
+    compare, content_hash, parse_percent, Baseline, BaselineDiff, BaselineError, Change, Key, Ran,
+    Record, Scope,
+};
+pub use expect::{failures, folder_verdict, FOLDERS};
+pub use render::{junit, render_baseline_diff, render_text};
+
+/// Parallel runs get this many times the time limit.
+pub const SLACK: f64 = 1.5;
+/// A verdict from a parallel run stands if its CPU time is under this share of the limit...
+pub const GREY: f64 = 0.75;
+/// ...or if it is a TLE whose CPU time is above this multiple of the limit.
+pub const CLEAR_TLE: f64 = 1.4;
+/// At most this many runs alone for a run near the limit; the fastest decides.
+pub const RERUNS: usize = 3;
+
+/// How to verify.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// Parallel workers (each runs one program at a time).
+    pub jobs: usize,
+    /// A baseline to compare with, and the name to show for it.
+    pub baseline: Option<(String, Baseline)>,
+    /// Allowed growth of a test's CPU time before it is reported (0.5 = 50%).
+    pub time_threshold: f64,
+    /// Every problem is verified (none was named): baseline problems not seen were removed.
+    pub all_problems: bool,
+    /// A submission in a language this host lacks is a package error, not skipped.
+    pub strict: bool,
+    /// A baseline is being saved: a full measurement, so no cell is judged at the exact limit
+    /// on the baseline's word ([`prior`]).
+    pub saving: bool,
+}
+
+/// Progress: (phase, done, total, item).
+pub type Progress<'a> = dyn Fn(&str, usize, usize, &str) + Sync + 'a;
+
+/// Everything `ojd verify` found.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct VerifyReport {
+    pub problems: Vec<ProblemReport>,
+    pub baseline: Option<BaselineDiff>,
+    /// Isolation warnings of this host.
+    pub warnings: Vec<String>,
+    /// Failures of the judge outside any one problem (the sandbox did not start).
+    pub judge_errors: Vec<String>,
+    pub stats: Stats,
+}
+
+/// How much work a verification took.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Stats {
+    pub workers: usize,
+    pub compilations: usize,
+    /// Runs of a submission on a test in the parallel phase.
+    pub test_runs: usize,
+    /// (submission, test) cells judged alone because their time was close to the limit: in
+    /// the parallel phase, or in the baseline (`alone_by_baseline` of them).
+    pub rerun_tests: usize,
+    /// Runs made alone for them (up to [`RERUNS`] each).
+    pub reruns: usize,
+    /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
+    pub alone_by_baseline: usize,
+    /// TLE cells judged at the exact limit in the parallel phase because the baseline saw the
+    /// same source on the same input, at the same limit, over [`CLEAR_TLE`] of it; the cells
+    /// whose verdict stands that way are those marked `shortcut`.
+    pub at_exact_limit: usize,
+    /// The machine-speed check, whenever a baseline is given: it guards the cells judged at the
+    /// exact limit.
+    pub speed_guard: Option<SpeedGuard>,
+    /// `gen --check` passes (each runs the generators, validator and reference).
+    pub gen_checks: usize,
+    pub seconds: f64,
+    /// Where the time went: "compile", "parallel" and "alone" one after the other, and within
+    /// "parallel" the time its workers spent in `gen --check` and in runs of
+    /// `time_limit_exceeded/` submissions (for those two, `seconds` is that busy time).
+    pub phases: Vec<PhaseTime>,
+}
+
+/// One phase's wall time, and the time its workers spent in jobs (busy / (workers × seconds) is
+/// how well it used them).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PhaseTime {
+    pub phase: String,
+    pub seconds: f64,
+    pub busy_seconds: f64,
+}
+
+/// Whether this machine runs programs markedly faster than the one that saved the baseline,
+/// measured on the cells that finished in both (see [`prior::speed_guard`]). When it does, or
+/// when too few cells tell, the cells judged at the exact limit are judged again with
+/// [`SLACK`] times it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SpeedGuard {
+    /// Cells compared: AC or WA in both, at least [`prior::GUARD_MIN_MS`] in the baseline, same
+    /// source, input and limit, judged in the parallel phase here.
+    pub cells: usize,
+    /// The median of (CPU time now / CPU time in the baseline) over them.
+    pub median_ratio: Option<f64>,
+    /// The cells judged at the exact limit were judged again with SLACK times it...
+    pub tripped: bool,
+    /// ...these many: the TLEs that stood at the exact limit.
+    pub rejudged: usize,
+    pub reason: String,
+}
+
+/// One problem's results.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ProblemReport {
+    pub problem: String,
+    pub dir: PathBuf,
+    pub time_limit_ms: u64,
+    pub tests: Vec<String>,
+    /// [`content_hash`] of each test's input file, in the order of `tests` (none if unreadable).
+    #[serde(skip)]
+    pub input_hashes: Vec<Option<u64>>,
+    /// Whether its submissions were judged (it loaded and has every answer).
+    pub judged: bool,
+    /// Package errors: the admin's to fix (exit code 2).
+    pub errors: Vec<String>,
+    /// The judge's own failures (exit code 3).
+    pub judge_errors: Vec<String>,
+    pub warnings: Vec<String>,
+    pub inputs_validated: usize,
+    pub submissions: Vec<SubmissionReport>,
+    /// Known submissions in languages this host lacks: not judged, listed (`--strict`: errors).
+    pub skipped: Vec<SkippedSubmission>,
+}
+
+/// A known submission left unjudged because its language is unavailable on this host.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkippedSubmission {
+    pub name: String,
+    pub expected: Verdict,
+    pub language: String,
+    /// Why the language is unavailable (e.g. its compiler is not installed).
+    pub reason: String,
+}
+
+/// One submission's row of the matrix.
+#[derive(Clone, Debug, Serialize)]
+pub struct SubmissionReport {
+    /// Path under `submissions/`, or the reference's path in the package.
+    pub name: String,
+    pub reference: bool,
+    /// What its folder promises (see [`expect`]).
+    pub expected: Verdict,
+    pub language: String,
+    /// Its CPU time limit (the problem's, times the language's factor).
+    pub limit_ms: u64,
+    /// [`content_hash`] of its source file.
+    #[serde(skip)]
+    pub source_hash: u64,
+    /// The first verdict other than AC in test order; CE when it did not compile.
+    pub verdict: Verdict,
+    pub compile_output: String,
+    pub tests: Vec<Cell>,
+    /// It got what its folder promises.
+    pub ok: bool,
+    /// Why not.
+    pub failures: Vec<String>,
+}
+
+/// One run of the matrix.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    #[serde(flatten)]
+    pub result: TestResult,
+    /// Judged alone because the parallel run came close to the limit, or (with no parallel
+    /// run) because the baseline's record of it did.
+    pub rerun: bool,
+    /// Sensitive to the time limit: a TLE at the limit that finished with [`SLACK`] times it.
+    pub sensitive: bool,
+    /// A TLE judged in the parallel phase at the exact limit, not [`SLACK`] times it, because
+    /// the baseline saw the same source on the same input at the same limit exceed
+    /// [`CLEAR_TLE`] times it (see [`prior`]); by construction not near the limit, so never
+    /// `sensitive`.
+    pub shortcut: bool,
+}
+
+impl VerifyReport {
+    /// 0 all as expected, 1 a verdict differs from expectation or baseline, 2 a package or
+    /// configuration error, 3 the judge itself failed (the highest applicable).
+    pub fn exit_code(&self) -> i32 {
+        if !self.judge_errors.is_empty() || self.problems.iter().any(|p| !p.judge_errors.is_empty())
+        {
+            3
+        } else if self.problems.iter().any(|p| !p.errors.is_empty()) {
+            2
+        } else if self
+            .problems
+            .iter()
+            .flat_map(|p| &p.submissions)
+            .any(|s| !s.ok)
+            || self.baseline.as_ref().is_some_and(BaselineDiff::fails)
+        {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// As [`Self::to_baseline`], with `old`'s entries for the submissions skipped here (their
+    /// language is unavailable on this host): not judged is not changed.
+    fn to_baseline_keeping_skipped(&self, old: &Baseline) -> Baseline {
+        let skipped: BTreeSet<(&str, &str)> = self
+            .problems
+            .iter()
+            .flat_map(|p| {
+                p.skipped
+                    .iter()
+                    .map(|s| (p.problem.as_str(), s.name.as_str()))
+            })
+            .collect();
+        let mut now = self.to_baseline();
+        for (k, r) in &old.entries {
+            if skipped.contains(&(k.problem.as_str(), k.submission.as_str())) {
+                now.entries.insert(k.clone(), *r);
+                match old.ran.get(k) {
+                    Some(ran) => now.ran.insert(k.clone(), *ran),
+                    None => now.ran.remove(k),
+                };
+            }
+        }
+        now
+    }
+
+    /// The verdicts and times of this run, as a baseline. A submission that does not compile
+    /// records CE on every test, so that a later compile error shows on every test too.
+    pub fn to_baseline(&self) -> Baseline {
+        let mut b = Baseline::default();
+        for p in self.problems.iter().filter(|p| p.judged) {
+            for s in &p.submissions {
+                let key = |test: &str| Key {
+                    problem: p.problem.clone(),
+                    submission: s.name.clone(),
+                    test: test.into(),
+                };
+                let ran = |test: &str| {
+                    let i = p.tests.iter().position(|t| t == test)?;
+                    Some(Ran {
+                        limit_ms: s.limit_ms,
+                        source: s.source_hash,
+                        input: (*p.input_hashes.get(i)?)?,
+                    })
+                };
+                if s.verdict == Verdict::CompileError && s.tests.is_empty() {
+                    for t in &p.tests {
+                        b.entries.insert(
+                            key(t),
+                            Record {
+                                verdict: Verdict::CompileError,
+                                cpu_ms: 0,
+                            },
+                        );
+                        b.ran.extend(ran(t).map(|r| (key(t), r)));
+                    }
+                }
+                for c in &s.tests {
+                    let t = &c.result.name;
+                    b.entries.insert(
+                        key(t),
+                        Record {
+                            verdict: c.result.verdict,
+                            cpu_ms: c.result.cpu_ms,
+                        },
+                    );
+                    b.ran.extend(ran(t).map(|r| (key(t), r)));
+                }
+            }
+        }
+        b
+    }
+}
+
+/// One worker per physical core (SMT siblings share a core's execution units, so two runs on
+/// one core would time each other), never more than this process may use.
+pub fn default_jobs() -> usize {
+    let allowed = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let (mut cores, mut package) = (BTreeSet::new(), String::new());
+    for line in text.lines() {
+        let (k, v) = line
+            .split_once(':')
+            .map(|(k, v)| (k.trim(), v.trim()))
+            .unwrap_or_default();
+        match k {
+            "physical id" => package = v.to_string(),
+            "core id" => {
+                cores.insert((package.clone(), v.to_string()));
+            }
+            _ => {}
+        }
+    }
+    if cores.is_empty() {
+        allowed
+    } else {
+        cores.len().min(allowed)
+    }
+}
+
+/// A submission a package knows: the reference or a file under `submissions/<folder>/`.
+pub struct KnownSubmission {
+    /// Path under `submissions/`, or the reference's path in the package.
+    pub name: String,
+    pub reference: bool,
+    /// What its folder promises.
+    pub expected: Verdict,
+    pub submission: ojd_judge::judge::Submission,
+}
+
+/// A package's problem and its known submissions, found and linted as `verify` does; `Err` holds
+/// every package error (a problem that does not load, a stray folder, an unknown language...).
+pub fn known_submissions(
+    judge: &Judge,
+    dir: &std::path::Path,
+) -> Result<(ojd_judge::problem::Problem, Vec<KnownSubmission>), Vec<String>> {
+    let plan = discover::plan(judge, dir);
+    let mut errors = plan.report.errors;
+    errors.extend(plan.report.judge_errors);
+    match plan.problem {
+        Some(problem) if errors.is_empty() => Ok((
+            problem,
+            plan.subs
+                .into_iter()
+                .map(|s| KnownSubmission {
+                    name: s.report.name,
+                    reference: s.report.reference,
+                    expected: s.report.expected,
+                    submission: s.submission,
+                })
+                .collect(),
+        )),
+        _ => Err(errors),
+    }
+}
+
+/// Verifies the problems in `dirs` (see the module documentation).
+pub fn verify(
+    judge: &Judge,
+    dirs: &[PathBuf],
+    opts: &VerifyOptions,
+    progress: &Progress<'_>,
+) -> VerifyReport {
+    let started = Instant::now();
+    let mut report = VerifyReport {
+        stats: Stats {
+            workers: opts.jobs.max(1),
+            ..Stats::default()
+        },
+        ..Default::default()
+    };
+    match judge.warnings() {
+        Ok(w) => report.warnings = w,
+        Err(e) => {
+            report
+                .judge_errors
+                .push(format!("the sandbox does not start: {e}"));
+            return report;
+        }
+    }
+    let mut plans: Vec<discover::Plan> = dirs.iter().map(|d| discover::plan(judge, d)).collect();
+    if opts.strict {
+        for plan in &mut plans {
+            let r = &mut plan.report;
+            r.errors.extend(r.skipped.drain(..).map(|s| {
+                format!(
+                    "{}: language {} is unavailable: {} (--strict)",
+                    s.name, s.language, s.reason
+                )
+            }));
+        }
+    }
+    let t = Instant::now();
+    let busy = run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    report.stats.phases.push(PhaseTime {
+        phase: "compile".into(),
+        seconds: t.elapsed().as_secs_f64(),
+        busy_seconds: busy,
+    });
+    let t = Instant::now();
+    let prior = opts.baseline.as_ref().map(|(_, b)| prior::Prior {
+        baseline: b,
+        exact: !opts.saving,
+    });
+    let (busy, straight) = run::judge_all(
+        judge,
+        &mut plans,
+        opts.jobs,
+        prior.as_ref(),
+        progress,
+        &mut report.stats,
+    );
+    report.stats.phases.insert(
+        1,
+        PhaseTime {
+            phase: "parallel".into(),
+            seconds: t.elapsed().as_secs_f64(),
+            busy_seconds: busy,
+        },
+    );
+    if let Some(g) = report.stats.speed_guard.as_ref().filter(|g| g.rejudged > 0) {
+        report.warnings.push(format!(
+            "{} TLE cells judged at the exact limit on the baseline's word were judged again at {SLACK}× the limit: {}",
+            g.rejudged, g.reason
+        ));
+    }
+    let t = Instant::now();
+    run::rerun_alone(judge, &mut plans, straight, progress, &mut report.stats);
+    report.stats.phases.push(PhaseTime {
+        phase: "alone".into(),
+        seconds: t.elapsed().as_secs_f64(),
+        busy_seconds: t.elapsed().as_secs_f64(),
+    });
+    report.problems = plans.into_iter().map(discover::Plan::finish).collect();
+    if let Some((file, old)) = &opts.baseline {
+        let judged: BTreeSet<String> = report
+            .problems
+            .iter()
+            .filter(|p| p.judged)
+            .map(|p| p.problem.clone())
+            .collect();
+        let unjudged: BTreeSet<String> = report
+            .problems
+            .iter()
+            .filter(|p| !p.judged)
+            .map(|p| p.problem.clone())
+            .collect();
+        let limits: BTreeMap<(String, String), u64> = report
+            .problems
+            .iter()
+            .flat_map(|p| {
+                p.submissions
+                    .iter()
+                    .map(|s| ((p.problem.clone(), s.name.clone()), s.limit_ms))
+            })
+            .collect();
+        let scope = Scope {
+            judged: &judged,
+            unjudged: &unjudged,
+            all: opts.all_problems,
+            limits: &limits,
+        };
+        report.baseline = Some(compare(
+            file,
+            old,
+            &report.to_baseline_keeping_skipped(old),
+            &scope,
+            opts.time_threshold,
+        ));
+    }
+    report.stats.seconds = started.elapsed().as_secs_f64();
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_code_priorities() {
+        let mut r = VerifyReport::default();
+        assert_eq!(r.exit_code(), 0);
+        r.baseline = Some(BaselineDiff {
+            removed: vec![(
+                Key {
+                    problem: "p".into(),
+                    submission: "s".into(),
+                    test: "t".into(),
+                },
+                Record {
+                    verdict: Verdict::Accepted,
+                    cpu_ms: 1,
+                },
+            )],
+            ..Default::default()
+        });
+        assert_eq!(r.exit_code(), 1);
+        r.problems.push(ProblemReport {
+            errors: vec!["bad".into()],
+            ..Default::default()
+        });
+        assert_eq!(r.exit_code(), 2);
+        r.judge_errors.push("sandbox".into());
+        assert_eq!(r.exit_code(), 3);
+    }
+}

@@ -1,0 +1,670 @@
+//! How a [`VerifyReport`] is shown: the invocation matrix for people ([`render_text`]), the
+//! baseline diff ([`render_baseline_diff`]) and JUnit XML for CI systems ([`junit`]).
+//! JSON is the serialisation of the report itself.
+//!
+//! The matrix lists tests down and submissions across (as Polygon's invocation table does), since
+//! test names are short and a problem has more tests than submissions; each submission is named
+//! once in a numbered legend above it, with what it was expected to get and whether it did.
+
+use std::fmt::Write;
+
+use super::{BaselineDiff, Cell, ProblemReport, SubmissionReport, VerifyReport};
+use ojd_judge::verdict::Verdict;
+
+fn paint(text: &str, code: &str, color: bool) -> String {
+    if color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Green AC, yellow for the verdict the folder promises, red for anything else.
+fn cell_color(v: Verdict, expected: Verdict) -> &'static str {
+    match v {
+        Verdict::Accepted => "32",
+        v if v == expected => "33",
+        Verdict::JudgeError => "35",
+        Verdict::Skipped => "2",
+        _ => "31",
+    }
+}
+
+/// "AC    12 ", "TLE >1000 ", "WA   830*": verdict, CPU ms (a TLE shows the limit it passed), and
+/// `*` when the run was repeated alone.
+fn cell_text(c: &Cell, limit_ms: u64) -> String {
+    let time = match c.result.verdict {
+        Verdict::TimeLimitExceeded => format!(">{limit_ms}"),
+        Verdict::JudgeError => String::new(),
+        _ => c.result.cpu_ms.to_string(),
+    };
+    format!(
+        "{:<3} {:>5}{}",
+        c.result.verdict.code(),
+        time,
+        if c.rerun { '*' } else { ' ' }
+    )
+}
+
+const CELL: usize = 10;
+
+/// The whole human report: per problem its errors, warnings, legend, matrix and diffs; then the
+/// baseline diff and a summary line.
+pub fn render_text(report: &VerifyReport, color: bool) -> String {
+    let mut out = String::new();
+    for w in &report.warnings {
+        let _ = writeln!(out, "{} {w}", paint("warning:", "33", color));
+    }
+    for e in &report.judge_errors {
+        let _ = writeln!(out, "{} {e}", paint("judge error:", "35", color));
+    }
+    for p in &report.problems {
+        render_problem(&mut out, p, color);
+    }
+    if let Some(d) = &report.baseline {
+        out.push_str(&render_baseline_diff(d, color));
+        out.push('\n');
+    }
+    out.push_str(&summary(report, color));
+    out
+}
+
+fn render_problem(out: &mut String, p: &ProblemReport, color: bool) {
+    let failed = p.submissions.iter().filter(|s| !s.ok).count();
+    let state = match (p.errors.len() + p.judge_errors.len(), failed) {
+        (0, 0) => paint("ok", "32", color),
+        (0, n) => paint(&format!("{n} not as expected"), "1;31", color),
+        (n, _) => paint(
+            &format!("{n} error{}", if n == 1 { "" } else { "s" }),
+            "1;31",
+            color,
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "{}: {} tests, time limit {} ms, {} submissions, {} inputs validated: {state}",
+        paint(&p.problem, "1", color),
+        p.tests.len(),
+        p.time_limit_ms,
+        p.submissions.len(),
+        p.inputs_validated
+    );
+    for e in &p.judge_errors {
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint("judge error:", "35", color),
+            indent(e, 4)
+        );
+    }
+    for e in &p.errors {
+        let _ = writeln!(out, "  {} {}", paint("error:", "31", color), indent(e, 4));
+    }
+    for w in &p.warnings {
+        let _ = writeln!(out, "  {} {w}", paint("warning:", "33", color));
+    }
+    if !p.submissions.is_empty() {
+        legend(out, p, color);
+        if p.judged {
+            matrix(out, p, color);
+        }
+        details(out, p, color);
+    }
+    skipped(out, p, color);
+    out.push('\n');
+}
+
+/// Known submissions in languages this host lacks, one line each, numbered after the matrix's.
+fn skipped(out: &mut String, p: &ProblemReport, color: bool) {
+    for (i, s) in p.skipped.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  [{}] {}  expects {}  {} language {} unavailable: {}",
+            p.submissions.len() + i + 1,
+            s.name,
+            s.expected.code(),
+            paint("SKIPPED:", "33", color),
+            s.language,
+            s.reason
+        );
+    }
+}
+
+fn legend(out: &mut String, p: &ProblemReport, color: bool) {
+    let width = p
+        .submissions
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (i, s) in p.submissions.iter().enumerate() {
+        let expected = if s.reference {
+            "reference".to_string()
+        } else {
+            format!("expects {}", s.expected.code())
+        };
+        let verdict = paint(
+            &format!("{:<3}", s.verdict.code()),
+            cell_color(s.verdict, s.expected),
+            color,
+        );
+        let state = if s.ok {
+            paint("ok", "32", color)
+        } else {
+            paint(&format!("FAILED: {}", s.failures.join("; ")), "1;31", color)
+        };
+        let _ = writeln!(
+            out,
+            "  [{}] {:<width$}  {:<12} {verdict}  {state}",
+            i + 1,
+            s.name,
+            expected
+        );
+    }
+}
+
+fn matrix(out: &mut String, p: &ProblemReport, color: bool) {
+    let width = p
+        .tests
+        .iter()
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut head = format!("  {:<width$}", "test");
+    for i in 0..p.submissions.len() {
+        let _ = write!(head, " {:<CELL$}", format!("[{}]", i + 1));
+    }
+    let _ = writeln!(out, "{}", head.trim_end());
+    for test in &p.tests {
+        let mut row = format!("  {test:<width$}");
+        for s in &p.submissions {
+            let cell = s.tests.iter().find(|c| c.result.name == *test);
+            let (text, verdict) = match (s.verdict, cell) {
+                (_, Some(c)) => (cell_text(c, s.limit_ms), c.result.verdict),
+                (Verdict::CompileError, None) => ("CE".to_string(), Verdict::CompileError),
+                _ => ("-".to_string(), Verdict::Skipped),
+            };
+            // Pad before painting, so that colour codes do not upset the columns.
+            let padded = format!("{text:<CELL$}");
+            let _ = write!(
+                row,
+                " {}",
+                paint(&padded, cell_color(verdict, s.expected), color)
+            );
+        }
+        let _ = writeln!(out, "{}", row.trim_end());
+    }
+}
+
+/// For each submission not as expected: the runs that broke the promise, with a diff of the
+/// first wrong answer, or the compiler's message.
+fn details(out: &mut String, p: &ProblemReport, color: bool) {
+    for (i, s) in p.submissions.iter().enumerate().filter(|(_, s)| !s.ok) {
+        let _ = writeln!(out, "  [{}] {}:", i + 1, s.name);
+        if s.verdict == Verdict::CompileError {
+            let _ = writeln!(
+                out,
+                "      {}",
+                indent(
+                    &ojd_judge::escape::terminal(first_lines(&s.compile_output, 10).trim_end()),
+                    6
+                )
+            );
+            continue;
+        }
+        let unexpected = |c: &&Cell| match s.expected {
+            Verdict::Accepted => c.result.verdict != Verdict::Accepted,
+            Verdict::WrongAnswer => {
+                !matches!(c.result.verdict, Verdict::Accepted | Verdict::WrongAnswer)
+            }
+            _ => c.result.verdict == Verdict::WrongAnswer,
+        };
+        for c in s.tests.iter().filter(unexpected).take(5) {
+            let _ = writeln!(
+                out,
+                "      {} {}: {}",
+                c.result.verdict.code(),
+                c.result.name,
+                ojd_judge::escape::terminal(&c.result.message)
+            );
+        }
+        if let Some(d) = s
+            .tests
+            .iter()
+            .filter(unexpected)
+            .find_map(|c| c.result.diff.as_ref())
+        {
+            let _ = writeln!(
+                out,
+                "      {}",
+                indent(ojd_judge::diff::render(d, color).trim_end(), 6)
+            );
+        }
+    }
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    text.lines().take(n).collect::<Vec<_>>().join("\n")
+}
+
+fn indent(text: &str, n: usize) -> String {
+    text.replace('\n', &format!("\n{}", " ".repeat(n)))
+}
+
+/// The changes since a baseline, one per line, verdict flips first.
+pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
+    let plural = if d.changed.len() == 1 { "" } else { "s" };
+    let head = format!(
+        "baseline {}: {} verdict{plural} changed, {} removed, {} added, {} slower, {} near the limit",
+        d.file,
+        d.changed.len(),
+        d.removed.len(),
+        d.added.len(),
+        d.slower.len(),
+        d.near_limit.len()
+    );
+    let mut out = paint(&head, if d.fails() { "1;31" } else { "1" }, color) + "\n";
+    let row = |k: &super::Key| format!("{}  {}  {}", k.problem, k.submission, k.test);
+    let mut line = |label: &str, code: &str, text: String| {
+        let _ = writeln!(out, "  {}  {text}", paint(label, code, color));
+    };
+    for c in &d.changed {
+        line(
+            "changed",
+            "31",
+            format!(
+                "{}  {} -> {}",
+                row(&c.key),
+                c.before.verdict,
+                c.after.verdict
+            ),
+        );
+    }
+    for (k, r) in &d.removed {
+        line(
+            "removed",
+            "31",
+            format!("{}  (was {}, {} ms)", row(k), r.verdict, r.cpu_ms),
+        );
+    }
+    for (k, r) in &d.added {
+        line(
+            "added  ",
+            "31",
+            format!("{}  (now {}, {} ms)", row(k), r.verdict, r.cpu_ms),
+        );
+    }
+    for c in &d.slower {
+        let pct = (c.after.cpu_ms as f64 / c.before.cpu_ms.max(1) as f64 - 1.0) * 100.0;
+        let (a, b) = (c.before.cpu_ms, c.after.cpu_ms);
+        line(
+            "slower ",
+            "33",
+            format!("{}  {a} ms -> {b} ms (+{pct:.0}%)", row(&c.key)),
+        );
+    }
+    for c in &d.near_limit {
+        let (b, a) = (&c.before, &c.after);
+        let text = format!(
+            "{}  {} {} ms -> {} {} ms (timing noise, not a failure)",
+            row(&c.key),
+            b.verdict,
+            b.cpu_ms,
+            a.verdict,
+            a.cpu_ms
+        );
+        line("near the limit", "33", text);
+    }
+    for p in &d.not_compared {
+        line(
+            "not compared",
+            "33",
+            format!("{p} (not judged in this run)"),
+        );
+    }
+    if d.fails() {
+        out.push_str(
+            "  (if these changes are intended, save the baseline again with --save-baseline)\n",
+        );
+    }
+    out
+}
+
+fn summary(r: &VerifyReport, color: bool) -> String {
+    let subs: Vec<&SubmissionReport> = r.problems.iter().flat_map(|p| &p.submissions).collect();
+    let s = &r.stats;
+    let mut what = Vec::new();
+    let failed = subs.iter().filter(|s| !s.ok).count();
+    let errors: usize = r.problems.iter().map(|p| p.errors.len()).sum();
+    let judge_errors: usize = r.judge_errors.len()
+        + r.problems
+            .iter()
+            .map(|p| p.judge_errors.len())
+            .sum::<usize>();
+    if judge_errors > 0 {
+        what.push(format!(
+            "{judge_errors} judge error{}",
+            if judge_errors == 1 { "" } else { "s" }
+        ));
+    }
+    if errors > 0 {
+        what.push(format!(
+            "{errors} package error{}",
+            if errors == 1 { "" } else { "s" }
+        ));
+    }
+    if failed > 0 {
+        what.push(format!(
+            "{failed} submission{} not as expected",
+            if failed == 1 { "" } else { "s" }
+        ));
+    }
+    if r.baseline.as_ref().is_some_and(BaselineDiff::fails) {
+        what.push("verdicts differ from the baseline".to_string());
+    }
+    let mut verdict = if what.is_empty() {
+        paint("all as expected", "1;32", color)
+    } else {
+        paint(&what.join(", "), "1;31", color)
+    };
+    let skipped: usize = r.problems.iter().map(|p| p.skipped.len()).sum();
+    if skipped > 0 {
+        let note =
+            format!("; {skipped} skipped: language unavailable (--strict makes it an error)");
+        verdict.push_str(&paint(&note, "33", color));
+    }
+    let exact = subs
+        .iter()
+        .flat_map(|s| &s.tests)
+        .filter(|c| c.shortcut)
+        .count();
+    let exact = if exact > 0 {
+        format!(
+            " ({exact} TLE{} at the exact limit, by the baseline)",
+            if exact == 1 { "" } else { "s" }
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "verify: {} problems, {} submissions, {} test runs{exact} + {} alone for {} near the limit, {} compilations, {} workers, {:.1} s: {verdict}\n",
+        r.problems.len(),
+        subs.len(),
+        s.test_runs,
+        s.reruns,
+        s.rerun_tests,
+        s.compilations,
+        s.workers,
+        s.seconds
+    )
+}
+
+/// One `<testcase>`: its name, time, and a failure or error (message, body) if any.
+struct Case {
+    name: String,
+    seconds: f64,
+    failure: Option<(String, String)>,
+    error: Option<(String, String)>,
+    /// Not run, and why (a language this host lacks).
+    skipped: Option<String>,
+    out: String,
+}
+
+/// JUnit XML: a test suite per problem, a test case per submission (failures carry the runs
+/// that broke the promise, their diffs and the submission's baseline changes), plus a
+/// `package` case for package or judge errors and a `baseline` case for baseline entries of
+/// submissions that are gone.
+pub fn junit(r: &VerifyReport) -> Result<String, quick_junit::SerializeError> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    use std::time::Duration;
+    let mut report = Report::new("ojd verify");
+    report.set_time(Duration::from_secs_f64(r.stats.seconds.max(0.0)));
+    for p in &r.problems {
+        let cases = cases(p, r.baseline.as_ref());
+        let mut suite = TestSuite::new(p.problem.as_str());
+        suite.set_time(Duration::from_secs_f64(
+            cases.iter().map(|c| c.seconds).sum::<f64>(),
+        ));
+        for c in cases {
+            let status = match (&c.failure, &c.error, &c.skipped) {
+                (Some((message, body)), _, _) | (None, Some((message, body)), _) => {
+                    let kind = if c.failure.is_some() {
+                        NonSuccessKind::Failure
+                    } else {
+                        NonSuccessKind::Error
+                    };
+                    let mut s = TestCaseStatus::non_success(kind);
+                    s.set_message(message.as_str())
+                        .set_description(body.as_str());
+                    s
+                }
+                (None, None, Some(why)) => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(why.as_str());
+                    s
+                }
+                (None, None, None) => TestCaseStatus::success(),
+            };
+            let mut case = TestCase::new(c.name.as_str(), status);
+            case.set_classname(p.problem.as_str())
+                .set_time(Duration::from_secs_f64(c.seconds));
+            if !c.out.is_empty() {
+                case.set_system_out(c.out.as_str());
+            }
+            suite.add_test_case(case);
+        }
+        report.add_test_suite(suite);
+    }
+    report.to_string()
+}
+
+fn cases(p: &ProblemReport, baseline: Option<&BaselineDiff>) -> Vec<Case> {
+    let mut cases = Vec::new();
+    if !p.errors.is_empty() || !p.judge_errors.is_empty() {
+        let all: Vec<&String> = p.judge_errors.iter().chain(&p.errors).collect();
+        let first = all
+            .first()
+            .map(|e| e.lines().next().unwrap_or_default().to_string())
+            .unwrap_or_default();
+        let body = all
+            .iter()
+            .map(|e| e.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        cases.push(Case {
+            name: "package".into(),
+            seconds: 0.0,
+            failure: None,
+            error: Some((first, body)),
+            skipped: None,
+            out: String::new(),
+        });
+    }
+    for s in &p.submissions {
+        cases.push(submission_case(p, s, baseline));
+    }
+    for s in &p.skipped {
+        cases.push(Case {
+            name: s.name.clone(),
+            seconds: 0.0,
+            failure: None,
+            error: None,
+            skipped: Some(format!("language {} unavailable: {}", s.language, s.reason)),
+            out: String::new(),
+        });
+    }
+    if let Some(d) = baseline {
+        let gone: Vec<String> = d
+            .removed
+            .iter()
+            .filter(|(k, _)| {
+                k.problem == p.problem && !p.submissions.iter().any(|s| s.name == k.submission)
+            })
+            .map(|(k, r)| {
+                format!(
+                    "removed {} {} (was {}, {} ms)",
+                    k.submission, k.test, r.verdict, r.cpu_ms
+                )
+            })
+            .collect();
+        if !gone.is_empty() {
+            let message = format!(
+                "{} baseline entries of submissions that are gone",
+                gone.len()
+            );
+            cases.push(Case {
+                name: "baseline".into(),
+                seconds: 0.0,
+                failure: Some((message, gone.join("\n"))),
+                error: None,
+                skipped: None,
+                out: String::new(),
+            });
+        }
+    }
+    cases
+}
+
+fn submission_case(
+    p: &ProblemReport,
+    s: &SubmissionReport,
+    baseline: Option<&BaselineDiff>,
+) -> Case {
+    let mut out = String::new();
+    for c in &s.tests {
+        let r = &c.result;
+        let rerun = if c.rerun {
+            " (judged alone)"
+        } else if c.shortcut {
+            " (at the exact limit, by the baseline)"
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "{} {} cpu {} ms wall {} ms {} KiB{rerun}",
+            r.name, r.verdict, r.cpu_ms, r.wall_ms, r.memory_kib
+        );
+        let _ = writeln!(
+            out,
+            "{}{}",
+            if r.message.is_empty() { "" } else { ": " },
+            r.message
+        );
+    }
+    let mine = |k: &super::Key| k.problem == p.problem && k.submission == s.name;
+    let mut changes = Vec::new();
+    if let Some(d) = baseline {
+        changes.extend(d.changed.iter().filter(|c| mine(&c.key)).map(|c| {
+            format!(
+                "{}: {} -> {}",
+                c.key.test, c.before.verdict, c.after.verdict
+            )
+        }));
+        changes.extend(
+            d.removed
+                .iter()
+                .filter(|(k, _)| mine(k))
+                .map(|(k, r)| format!("{}: removed (was {})", k.test, r.verdict)),
+        );
+        changes.extend(
+            d.added
+                .iter()
+                .filter(|(k, _)| mine(k))
+                .map(|(k, r)| format!("{}: added (now {})", k.test, r.verdict)),
+        );
+    }
+    let mut failure = None;
+    if !s.ok || !changes.is_empty() {
+        let mut message = s.failures.join("; ");
+        if !changes.is_empty() {
+            message = [
+                message,
+                format!("{} change(s) from the baseline", changes.len()),
+            ]
+            .join("; ")
+            .trim_start_matches("; ")
+            .to_string();
+        }
+        let mut body = String::new();
+        let mut plain = ProblemReport {
+            submissions: vec![s.clone()],
+            ..p.clone()
+        };
+        plain.errors.clear();
+        details(&mut body, &plain, false);
+        if !changes.is_empty() {
+            let _ = writeln!(body, "baseline changes:\n{}", changes.join("\n"));
+        }
+        failure = Some((message, body));
+    }
+    let seconds = s.tests.iter().map(|c| c.result.wall_ms).sum::<u64>() as f64 / 1000.0;
+    Case {
+        name: s.name.clone(),
+        seconds,
+        failure,
+        error: None,
+        skipped: None,
+        out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn junit_escapes_and_drops_control_characters() {
+        let mut s = super::super::SubmissionReport {
+            name: "wrong_answer/a<b>.c".into(),
+            reference: false,
+            expected: Verdict::WrongAnswer,
+            language: "c".into(),
+            limit_ms: 1000,
+            source_hash: 0,
+            verdict: Verdict::Accepted,
+            compile_output: String::new(),
+            tests: Vec::new(),
+            ok: false,
+            failures: vec!["expected \"WA\" & got 'AC'\x1b[0m\x01".into()],
+        };
+        s.tests.push(super::super::Cell {
+            result: ojd_judge::verdict::TestResult {
+                name: "01".into(),
+                sample: false,
+                verdict: Verdict::Accepted,
+                cpu_ms: 5,
+                wall_ms: 7,
+                memory_kib: 100,
+                exit: None,
+                message: String::new(),
+                diff: None,
+            },
+            rerun: false,
+            sensitive: false,
+            shortcut: false,
+        });
+        let r = VerifyReport {
+            problems: vec![ProblemReport {
+                problem: "p".into(),
+                tests: vec!["01".into()],
+                judged: true,
+                submissions: vec![s],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let xml = junit(&r).unwrap();
+        assert!(xml.contains("name=\"wrong_answer/a&lt;b&gt;.c\""), "{xml}");
+        assert!(
+            xml.contains("message=\"expected &quot;WA&quot; &amp; got &apos;AC&apos;\""),
+            "{xml}"
+        );
+        assert!(!xml.contains('\x1b') && !xml.contains('\x01'), "{xml}");
+        assert_eq!(xml.matches("<testcase ").count(), 1, "{xml}");
+        assert!(xml.contains("tests=\"1\""), "{xml}");
+        assert!(xml.contains("failures=\"1\""), "{xml}");
+        assert!(xml.contains("01 AC cpu 5 ms wall 7 ms 100 KiB"), "{xml}");
+    }
+}

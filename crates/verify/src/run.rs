@@ -1,0 +1,753 @@
+//! The running side of `ojd verify`: a small pool of worker threads and the three phases
+//! (compile, judge in parallel, re-run near the limit alone); see the module documentation of
+//! [`super`] for why timings stay honest.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use super::discover::{ms, record_error, Plan, Stage};
+use super::prior::{self, Route};
+use super::{Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
+use ojd_judge::answers::{self, GenError, GenOptions, GenSummary};
+use ojd_judge::judge::{Compiled, Judge, JudgeError, Submission};
+use ojd_judge::problem::Problem;
+use ojd_judge::verdict::{TestResult, Verdict};
+
+/// Runs `jobs` on `workers` threads; results in job order, and the seconds spent in jobs.
+fn pool<J: Sync, R: Send>(
+    jobs: &[J],
+    workers: usize,
+    run: &(dyn Fn(&J) -> R + Sync),
+    label: &(dyn Fn(&J) -> String + Sync),
+    phase: &str,
+    progress: &Progress<'_>,
+) -> (Vec<R>, f64) {
+    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let busy_us = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::with_capacity(jobs.len()));
+    std::thread::scope(|s| {
+        for _ in 0..workers.clamp(1, jobs.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let t = std::time::Instant::now();
+                let r = run(job);
+                busy_us.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
+                progress(
+                    phase,
+                    done.fetch_add(1, Ordering::Relaxed) + 1,
+                    jobs.len(),
+                    &label(job),
+                );
+                results
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((i, r));
+            });
+        }
+    });
+    let mut v = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+    v.sort_by_key(|(i, _)| *i);
+    (
+        v.into_iter().map(|(_, r)| r).collect(),
+        busy_us.into_inner() as f64 / 1e6,
+    )
+}
+
+pub(super) fn compile_all(
+    judge: &Judge,
+    plans: &mut [Plan],
+    jobs: usize,
+    progress: &Progress<'_>,
+    stats: &mut Stats,
+) -> f64 {
+    let work: Vec<(usize, usize)> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(p, plan)| (0..plan.subs.len()).map(move |s| (p, s)))
+        .collect();
+    let (results, busy) = {
+        let plans = &*plans;
+        let label = |&(p, s): &(usize, usize)| {
+            format!(
+                "{} {}",
+                plans[p].report.problem, plans[p].subs[s].report.name
+            )
+        };
+        pool(
+            &work,
+            jobs,
+            &|&(p, s)| judge.compile(&plans[p].subs[s].submission),
+            &label,
+            "compiling",
+            progress,
+        )
+    };
+    stats.compilations = work.len();
+    for (&(p, s), r) in work.iter().zip(results) {
+        let plan = &mut plans[p];
+        let problem = plan
+            .problem
+            .as_ref()
+            .expect("only loaded problems have submissions");
+        let sub = &mut plan.subs[s];
+        match r {
+            Ok(Compiled::Program(program)) => {
+                sub.report.limit_ms = ms(judge.limits_for(problem, &program).cpu);
+                sub.stage = Stage::Compiled;
+                sub.cells = vec![None; problem.tests.len()];
+            }
+            Ok(Compiled::Error(message)) => {
+                sub.report.compile_output = message;
+                sub.stage = Stage::CompileError;
+            }
+            Err(e) => {
+                sub.stage = Stage::Failed;
+                record_error(
+                    &mut plan.report,
+                    &format!("{}: compiling", sub.report.name),
+                    &e,
+                );
+            }
+        }
+    }
+    busy
+}
+
+#[derive(Copy, Clone)]
+enum Job {
+    Gen(usize),
+    /// A cell, and whether it runs at the exact limit ([`Route::Exact`]) rather than SLACK.
+    Test(usize, usize, usize, bool),
+}
+
+enum Outcome {
+    Gen(Result<GenSummary, GenError>),
+    Test(Result<TestResult, JudgeError>),
+}
+
+/// A cell of the matrix: (problem, submission, test) indices into the plans.
+pub(super) type CellIndex = (usize, usize, usize);
+
+/// The key and the about-to-run facts of cell `t` of submission `s`, for [`prior`].
+fn cell_facts(plan: &Plan, s: usize, t: usize) -> (Key, prior::Today) {
+    let sub = &plan.subs[s].report;
+    let key = Key {
+        problem: plan.report.problem.clone(),
+        submission: sub.name.clone(),
+        test: plan.report.tests[t].clone(),
+    };
+    let today = prior::Today {
+        limit_ms: sub.limit_ms,
+        source: sub.source_hash,
+        input: plan.report.input_hashes.get(t).copied().flatten(),
+        interactive: plan
+            .problem
+            .as_ref()
+            .is_some_and(|p| p.interactor.is_some()),
+    };
+    (key, today)
+}
+
+/// Phase 2: every `gen --check` and every (submission, test) run, longest kinds first so that
+/// the workers finish together. With a baseline ([`prior::route`]), cells it saw near the limit
+/// are not run here but returned, for [`rerun_alone`]; cells it saw a clear TLE of the same run
+/// are run at the exact limit, and judged again with [`SLACK`] if [`prior::speed_guard`] trips.
+pub(super) fn judge_all(
+    judge: &Judge,
+    plans: &mut [Plan],
+    jobs: usize,
+    prior: Option<&prior::Prior<'_>>,
+    progress: &Progress<'_>,
+    stats: &mut Stats,
+) -> (f64, Vec<CellIndex>) {
+    let mut work: Vec<Job> = (0..plans.len())
+        .filter(|&p| plans[p].problem.is_some())
+        .map(Job::Gen)
+        .collect();
+    stats.gen_checks = work.len();
+    let mut tests: Vec<(bool, Job)> = Vec::new();
+    let mut alone = Vec::new();
+    for (p, plan) in plans
+        .iter()
+        .enumerate()
+        .filter(|(_, plan)| plan.report.judged)
+    {
+        for (s, sub) in plan
+            .subs
+            .iter()
+            .enumerate()
+            .filter(|(_, sub)| sub.stage == Stage::Compiled)
+        {
+            let slow = sub.report.expected != Verdict::TimeLimitExceeded;
+            for t in 0..sub.cells.len() {
+                let (key, today) = cell_facts(plan, s, t);
+                match prior::route(prior, &key, &today) {
+                    Route::Parallel => tests.push((slow, Job::Test(p, s, t, false))),
+                    Route::Exact => tests.push((slow, Job::Test(p, s, t, true))),
+                    Route::Alone => alone.push((p, s, t)),
+                }
+            }
+        }
+    }
+    stats.alone_by_baseline = alone.len();
+    stats.at_exact_limit = tests
+        .iter()
+        .filter(|(_, j)| matches!(j, Job::Test(.., true)))
+        .count();
+    tests.sort_by_key(|(later, _)| *later);
+    stats.test_runs = tests.len();
+    work.extend(tests.into_iter().map(|(_, j)| j));
+    let (gen_us, tle_us) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let mut busy = run_jobs(judge, plans, &work, jobs, (&gen_us, &tle_us), progress);
+    if let Some(prior) = prior {
+        let mut guard = guard(plans, prior, &work);
+        if guard.tripped && stats.at_exact_limit > 0 {
+            let again: Vec<Job> = exact_cells(plans)
+                .into_iter()
+                .map(|(p, s, t)| Job::Test(p, s, t, false))
+                .collect();
+            guard.rejudged = again.len();
+            stats.test_runs += again.len();
+            busy += run_jobs(judge, plans, &again, jobs, (&gen_us, &tle_us), progress);
+        }
+        stats.speed_guard = Some(guard);
+    }
+    for (phase, us) in [
+        ("parallel: gen --check", gen_us),
+        ("parallel: time_limit_exceeded/ runs", tle_us),
+    ] {
+        let busy = us.into_inner() as f64 / 1e6;
+        stats.phases.push(super::PhaseTime {
+            phase: phase.into(),
+            seconds: busy,
+            busy_seconds: busy,
+        });
+    }
+    (busy, alone)
+}
+
+/// Runs `work` on the pool and records what it found; returns the workers' busy seconds and
+/// adds the time spent in `gen --check` and in runs of `time_limit_exceeded/` submissions to
+/// `busy_us` (in microseconds).
+fn run_jobs(
+    judge: &Judge,
+    plans: &mut [Plan],
+    work: &[Job],
+    jobs: usize,
+    busy_us: (&AtomicUsize, &AtomicUsize),
+    progress: &Progress<'_>,
+) -> f64 {
+    let (gen_us, tle_us) = busy_us;
+    let (results, busy) = {
+        let plans = &*plans;
+        let run = |job: &Job| match *job {
+            Job::Gen(p) => {
+                let problem = plans[p]
+                    .problem
+                    .as_ref()
+                    .expect("gen jobs are for loaded problems");
+                let t = std::time::Instant::now();
+                let r = answers::generate(
+                    judge,
+                    problem,
+                    &GenOptions {
+                        check: true,
+                        force: false,
+                    },
+                );
+                gen_us.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
+                Outcome::Gen(r)
+            }
+            Job::Test(p, s, t, exact) => {
+                let problem = plans[p]
+                    .problem
+                    .as_ref()
+                    .expect("test jobs are for loaded problems");
+                let started = std::time::Instant::now();
+                let slack = if exact { 1.0 } else { SLACK };
+                let r = run_cell(judge, problem, t, &plans[p].subs[s].submission, slack);
+                if plans[p].subs[s].report.expected == Verdict::TimeLimitExceeded {
+                    tle_us.fetch_add(started.elapsed().as_micros() as usize, Ordering::Relaxed);
+                }
+                Outcome::Test(r)
+            }
+        };
+        let label = |job: &Job| match *job {
+            Job::Gen(p) => format!("{} gen --check", plans[p].report.problem),
+            Job::Test(p, s, t, _) => format!(
+                "{} {} {}",
+                plans[p].report.problem, plans[p].subs[s].report.name, plans[p].report.tests[t]
+            ),
+        };
+        pool(work, jobs, &run, &label, "judging", progress)
+    };
+    for (job, outcome) in work.iter().zip(results) {
+        match (*job, outcome) {
+            (Job::Gen(p), Outcome::Gen(r)) => record_gen(&mut plans[p].report, r),
+            (Job::Test(p, s, t, exact), Outcome::Test(r)) => {
+                let plan = &mut plans[p];
+                record_cell(plan, s, t, r, false);
+                let limit = plan.subs[s].report.limit_ms;
+                if let Some(c) = plan.subs[s].cells[t].as_mut() {
+                    c.shortcut =
+                        exact && prior::exact_tle_stands(c.result.verdict, c.result.cpu_ms, limit);
+                }
+            }
+            _ => unreachable!("outcomes come back in job order"),
+        }
+    }
+    busy
+}
+
+/// The machine-speed check over the cells judged with SLACK in `work` (see [`prior`]).
+fn guard(plans: &[Plan], prior: &prior::Prior<'_>, work: &[Job]) -> super::SpeedGuard {
+    let samples: Vec<(u64, u64)> = work
+        .iter()
+        .filter_map(|job| {
+            let Job::Test(p, s, t, false) = *job else {
+                return None;
+            };
+            let (key, today) = cell_facts(&plans[p], s, t);
+            let cell = plans[p].subs[s].cells[t].as_ref()?;
+            prior::guard_sample(
+                prior.baseline.entries.get(&key)?,
+                prior.baseline.ran.get(&key),
+                &today,
+                (cell.result.verdict, cell.result.cpu_ms),
+            )
+        })
+        .collect();
+    prior::speed_guard(&samples)
+}
+
+/// The cells whose verdict stands by a run at the exact limit.
+fn exact_cells(plans: &[Plan]) -> Vec<CellIndex> {
+    let mut v = Vec::new();
+    for (p, plan) in plans.iter().enumerate() {
+        for (s, sub) in plan.subs.iter().enumerate() {
+            for (t, cell) in sub.cells.iter().enumerate() {
+                if cell.as_ref().is_some_and(|c| c.shortcut) {
+                    v.push((p, s, t));
+                }
+            }
+        }
+    }
+    v
+}
+
+fn record_gen(report: &mut ProblemReport, r: Result<GenSummary, GenError>) {
+    match r {
+        Ok(s) => {
+            report.inputs_validated = s.inputs_validated;
+            if !s.differences.is_empty() {
+                report.errors.push(format!(
+                    "answers are out of date (run `ojd gen {}`):",
+                    report.dir.display()
+                ));
+                report.errors.extend(s.differences);
+            }
+        }
+        Err(GenError::Judge(e)) => record_error(report, "gen --check", &e),
+        Err(e) => report.errors.push(e.to_string()),
+    }
+}
+
+fn record_cell(
+    plan: &mut Plan,
+    s: usize,
+    t: usize,
+    r: Result<TestResult, JudgeError>,
+    rerun: bool,
+) {
+    let test = plan.report.tests[t].clone();
+    let result = match r {
+        Ok(result) => result,
+        Err(e) => {
+            record_error(
+                &mut plan.report,
+                &format!("{} on {test}", plan.subs[s].report.name),
+                &e,
+            );
+            TestResult {
+                name: test,
+                sample: false,
+                verdict: Verdict::JudgeError,
+                cpu_ms: 0,
+                wall_ms: 0,
+                memory_kib: 0,
+                exit: None,
+                message: e.to_string(),
+                diff: None,
+            }
+        }
+    };
+    plan.subs[s].cells[t] = Some(Cell {
+        result,
+        rerun,
+        sensitive: false,
+        shortcut: false,
+    });
+}
+
+/// Judges `sub` on test `t` alone, with `slack` times the time limits.
+fn run_cell(
+    judge: &Judge,
+    problem: &Problem,
+    t: usize,
+    sub: &Submission,
+    slack: f64,
+) -> Result<TestResult, JudgeError> {
+    let mut one = problem.clone();
+    one.tests = vec![problem.tests[t].clone()];
+    one.groups.clear();
+    one.time_limit = problem.time_limit.mul_f64(slack);
+    one.wall_time_limit = problem.wall_time_limit.map(|w| w.mul_f64(slack));
+    let report = judge.judge(&one, sub, &mut |_| {}, &AtomicBool::new(false))?;
+    Ok(report
+        .tests
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| TestResult {
+            name: problem.tests[t].name.clone(),
+            sample: problem.tests[t].sample,
+            verdict: report.verdict,
+            cpu_ms: 0,
+            wall_ms: 0,
+            memory_kib: 0,
+            exit: None,
+            message: report
+                .compile_output
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+            diff: None,
+        }))
+}
+
+/// Whether a run made with [`SLACK`] is too close to the limit to decide its verdict.
+fn needs_rerun(r: &TestResult, limit_ms: u64) -> bool {
+    prior::near_limit(r.verdict, r.cpu_ms, limit_ms)
+}
+
+/// Whether a run judged at the exact limit leaves its verdict open, so that another run alone
+/// may decide differently. A run that finished within the limit settles it: interference only
+/// adds time, so a faster run would finish too, with the same output. A TLE settles it only when
+/// clear of the limit (above [`CLEAR_TLE`] of it); one just over may have been pushed there.
+/// A TLE whose CPU time stayed under [`GREY`] of the limit was decided by the wall clock while
+/// the program ran alone: it was idle or blocked (a lost flush, a wait for input), not pushed
+/// by a neighbour, and another run alone would wait the same.
+fn open_verdict(r: &TestResult, limit_ms: u64) -> bool {
+    let (cpu, limit) = (r.cpu_ms as f64, limit_ms as f64);
+    r.verdict == Verdict::TimeLimitExceeded && cpu >= GREY * limit && cpu < CLEAR_TLE * limit
+}
+
+/// How a run alone with [`SLACK`] times the limits is recorded in [`Seen`].
+const ALONE_SLACK: &str = "alone, 1.5× limit";
+
+/// Phase 3: each run too close to call, again, one at a time, and the cells sent here straight
+/// (`straight`: the baseline saw them near the limit); see [`best_alone`]. The runs alone are
+/// serial (the other workers idle), so they are kept as few as the verdict allows.
+pub(super) fn rerun_alone(
+    judge: &Judge,
+    plans: &mut [Plan],
+    straight: Vec<CellIndex>,
+    progress: &Progress<'_>,
+    stats: &mut Stats,
+) {
+    let mut todo = straight;
+    for (p, plan) in plans.iter().enumerate() {
+        for (s, sub) in plan.subs.iter().enumerate() {
+            for (t, cell) in sub.cells.iter().enumerate() {
+                if cell
+                    .as_ref()
+                    .is_some_and(|c| !c.shortcut && needs_rerun(&c.result, sub.report.limit_ms))
+                {
+                    todo.push((p, s, t));
+                }
+            }
+        }
+    }
+    todo.sort_unstable();
+    stats.rerun_tests = todo.len();
+    for (i, &(p, s, t)) in todo.iter().enumerate() {
+        let plan = &mut plans[p];
+        let label = format!(
+            "{} {} {}",
+            plan.report.problem, plan.subs[s].report.name, plan.report.tests[t]
+        );
+        let (r, seen) = best_alone(judge, plan, s, t, stats);
+        if inconsistent(&seen, plan.subs[s].report.limit_ms) {
+            let runs: Vec<String> = seen
+                .iter()
+                .map(|(v, ms, how)| format!("{v} {ms} ms ({how})"))
+                .collect();
+            plan.report.warnings.push(format!(
+                "{} on {}: runs disagree beyond timing ({}); was the test changed meanwhile, or is the program nondeterministic?",
+                plan.subs[s].report.name, plan.report.tests[t], runs.join(", ")
+            ));
+        }
+        let sensitive = sensitivity(plan, s, t, &r, &seen);
+        record_cell(plan, s, t, r, true);
+        if let Some(w) = sensitive {
+            plan.report.warnings.push(w);
+            if let Some(c) = plan.subs[s].cells[t].as_mut() {
+                c.sensitive = true;
+            }
+        }
+        progress("re-running alone", i + 1, todo.len(), &label);
+    }
+}
+
+/// Every (verdict, CPU ms, how) a cell got, each as judged against the limits it ran with,
+/// starting with the parallel run.
+type Seen = Vec<(Verdict, u64, &'static str)>;
+
+/// Judges cell `t` of submission `s` alone, and returns its verdict at the exact limit (the
+/// fastest run alone decides) with every run seen.
+///
+/// The first run alone gets [`SLACK`] times the limits and is judged at the exact limit by its
+/// measured CPU and wall time ([`at_limit`]): a program that needs less than the limit ends the
+/// same either way, and one that needs more shows by how much, which is what
+/// [`sensitivity`] asks. Further runs, with the exact limits, only while the verdict is open
+/// ([`open_verdict`]: a TLE not clear of the limit), up to [`RERUNS`] runs in all.
+fn best_alone(
+    judge: &Judge,
+    plan: &Plan,
+    s: usize,
+    t: usize,
+    stats: &mut Stats,
+) -> (Result<TestResult, JudgeError>, Seen) {
+    let problem = plan
+        .problem
+        .as_ref()
+        .expect("cells exist only for loaded problems");
+    let (sub, limit) = (&plan.subs[s].submission, plan.subs[s].report.limit_ms);
+    let mut seen: Seen = plan.subs[s].cells[t]
+        .iter()
+        .map(|c| (c.result.verdict, c.result.cpu_ms, "parallel"))
+        .collect();
+    let mut best: Option<Result<TestResult, JudgeError>> = None;
+    for i in 0..RERUNS {
+        stats.reruns += 1;
+        let (slack, how) = if i == 0 {
+            (SLACK, ALONE_SLACK)
+        } else {
+            (1.0, "alone")
+        };
+        let r = run_cell(judge, problem, t, sub, slack).and_then(|raw| {
+            seen.push((raw.verdict, raw.cpu_ms, how));
+            if slack > 1.0 {
+                exact_limits(judge, problem, sub).map(|l| at_limit(raw, &l))
+            } else {
+                Ok(raw)
+            }
+        });
+        let open = r.as_ref().is_ok_and(|r| open_verdict(r, limit));
+        let faster = match (&r, &best) {
+            (Ok(now), Some(Ok(b))) => now.cpu_ms < b.cpu_ms,
+            (Ok(_), Some(Err(_))) => false,
+            _ => true,
+        };
+        if faster {
+            best = Some(r);
+        }
+        if !open {
+            break;
+        }
+    }
+    (best.expect("RERUNS is at least 1"), seen)
+}
+
+/// The limits a run of `sub` on `problem` gets (its compilation is a cache hit by now).
+fn exact_limits(
+    judge: &Judge,
+    problem: &Problem,
+    sub: &Submission,
+) -> Result<ojd_sandbox::Limits, JudgeError> {
+    match judge.compile(sub)? {
+        Compiled::Program(p) => Ok(judge.limits_for(problem, &p)),
+        Compiled::Error(m) => Err(JudgeError::BadSubmission(format!(
+            "no longer compiles: {}",
+            m.lines().next().unwrap_or_default()
+        ))),
+    }
+}
+
+/// The verdict a run made with more generous limits ([`SLACK`] times them) gets at `limits`: a
+/// TLE if it used more CPU or wall time than they allow (the sandbox would have stopped it
+/// there), else its own. A TLE's message names the exact limit, not the generous one.
+fn at_limit(mut r: TestResult, limits: &ojd_sandbox::Limits) -> TestResult {
+    let (cpu, wall) = (ms(limits.cpu), ms(limits.wall));
+    if r.verdict != Verdict::TimeLimitExceeded && r.cpu_ms <= cpu && r.wall_ms <= wall {
+        return r;
+    }
+    if r.cpu_ms > cpu {
+        r.message = format!(
+            "CPU time limit of {cpu} ms exceeded ({} ms in a run allowed {SLACK}× the limit)",
+            r.cpu_ms
+        );
+    } else if r.wall_ms > wall {
+        r.message = format!(
+            "wall-time limit of {wall} ms exceeded ({} ms in a run allowed {SLACK}× the limit)",
+            r.wall_ms
+        );
+    } else {
+        return r;
+    }
+    r.verdict = Verdict::TimeLimitExceeded;
+    r.diff = None;
+    r
+}
+
+/// A TLE at the exact limit (`best`) beside a finish at [`SLACK`] times it means the verdict
+/// hangs on the limit itself (problemtools' "sensitive to the time limit"). The runs at SLACK
+/// are the parallel one and the first run alone.
+fn sensitivity(
+    plan: &Plan,
+    s: usize,
+    t: usize,
+    best: &Result<TestResult, JudgeError>,
+    seen: &Seen,
+) -> Option<String> {
+    let best = best.as_ref().ok()?;
+    if best.verdict != Verdict::TimeLimitExceeded {
+        return None;
+    }
+    let finished = |v: Verdict| {
+        !matches!(
+            v,
+            Verdict::TimeLimitExceeded | Verdict::JudgeError | Verdict::CompileError
+        )
+    };
+    let &(v, cpu, _) = seen
+        .iter()
+        .filter(|(v, _, how)| *how != "alone" && finished(*v))
+        .min_by_key(|(_, ms, _)| *ms)?;
+    let limit = plan.subs[s].report.limit_ms;
+    Some(format!(
+        "{} on {}: sensitive to the time limit: TLE at {limit} ms, {v} in {cpu} ms at {} ms ({SLACK}×)",
+        plan.subs[s].report.name,
+        plan.report.tests[t],
+        (limit as f64 * SLACK).round() as u64
+    ))
+}
+
+/// Timing explains a TLE on one run and a finish near the limit on another; it does not explain
+/// two different finishing verdicts, or a TLE beside a run that ended well under the limit.
+fn inconsistent(seen: &[(Verdict, u64, &str)], limit_ms: u64) -> bool {
+    let finished: Vec<&(Verdict, u64, &str)> = seen
+        .iter()
+        .filter(|(v, _, _)| *v != Verdict::TimeLimitExceeded)
+        .collect();
+    let tle = finished.len() < seen.len();
+    let quick = finished
+        .iter()
+        .any(|(_, ms, _)| (*ms as f64) < GREY * limit_ms as f64);
+    finished.windows(2).any(|w| w[0].0 != w[1].0) || (tle && quick)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(verdict: Verdict, cpu_ms: u64) -> TestResult {
+        TestResult {
+            name: "t".into(),
+            sample: false,
+            verdict,
+            cpu_ms,
+            wall_ms: cpu_ms,
+            memory_kib: 0,
+            exit: None,
+            message: String::new(),
+            diff: None,
+        }
+    }
+
+    #[test]
+    fn disagreement_table() {
+        use Verdict::*;
+        let table: &[(&[(Verdict, u64)], bool)] = &[
+            (
+                &[(TimeLimitExceeded, 1500), (TimeLimitExceeded, 1003)],
+                false,
+            ),
+            (&[(TimeLimitExceeded, 1500), (Accepted, 910)], false),
+            (&[(Accepted, 800), (Accepted, 950)], false),
+            (&[(TimeLimitExceeded, 1100), (RuntimeError, 4)], true),
+            (&[(Accepted, 800), (WrongAnswer, 790)], true),
+        ];
+        for (runs, want) in table {
+            let seen: Vec<(Verdict, u64, &str)> =
+                runs.iter().map(|(v, ms)| (*v, *ms, "x")).collect();
+            assert_eq!(inconsistent(&seen, 1000), *want, "{runs:?}");
+        }
+    }
+
+    #[test]
+    fn open_verdict_table() {
+        use Verdict::*;
+        for (v, cpu, want) in [
+            (Accepted, 999, false),
+            (WrongAnswer, 950, false),
+            (TimeLimitExceeded, 0, false),
+            (TimeLimitExceeded, 749, false),
+            (TimeLimitExceeded, 750, true),
+            (TimeLimitExceeded, 1000, true),
+            (TimeLimitExceeded, 1399, true),
+            (TimeLimitExceeded, 1400, false),
+            (TimeLimitExceeded, 1501, false),
+            (JudgeError, 900, false),
+        ] {
+            assert_eq!(open_verdict(&result(v, cpu), 1000), want, "{v:?} {cpu}");
+        }
+    }
+
+    #[test]
+    fn a_generous_run_is_judged_at_the_exact_limit() {
+        use std::time::Duration;
+        let limits = ojd_sandbox::Limits {
+            cpu: Duration::from_millis(1000),
+            wall: Duration::from_millis(3000),
+            memory: 1 << 26,
+            output: 1 << 20,
+            processes: 1,
+            file_size: 1 << 20,
+        };
+        let cases = [
+            (result(Verdict::Accepted, 1000), Verdict::Accepted),
+            (result(Verdict::Accepted, 1001), Verdict::TimeLimitExceeded),
+            (
+                result(Verdict::WrongAnswer, 1200),
+                Verdict::TimeLimitExceeded,
+            ),
+            (
+                result(Verdict::TimeLimitExceeded, 1500),
+                Verdict::TimeLimitExceeded,
+            ),
+            (
+                TestResult {
+                    wall_ms: 3001,
+                    ..result(Verdict::Accepted, 10)
+                },
+                Verdict::TimeLimitExceeded,
+            ),
+        ];
+        for (r, want) in cases {
+            let (cpu, wall) = (r.cpu_ms, r.wall_ms);
+            let got = at_limit(r, &limits);
+            assert_eq!(got.verdict, want, "cpu {cpu} wall {wall}");
+            assert_eq!(got.cpu_ms, cpu, "the measured time is kept");
+            if want == Verdict::TimeLimitExceeded {
+                assert!(
+                    got.message.contains("limit of 1000 ms exceeded")
+                        || got.message.contains("limit of 3000 ms exceeded"),
+                    "the exact limit is named: {}",
+                    got.message
+                );
+            }
+        }
+    }
+}

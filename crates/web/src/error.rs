@@ -1,0 +1,142 @@
+//! [`AppError`]: every way a request can fail, as a JSON response. 4xx errors carry a message
+//! meant for the client; a 5xx says only "internal error" and logs the real cause.
+//!
+//! Body: `{"error": {"code": "not_found", "message": "no submission 12"}}`. The pages show
+//! the same errors as styled HTML ([`super::pages::PageError`]); errors raised outside the
+//! handlers (unknown paths, methods, unparsable path parameters) are turned into one of the
+//! two by [`super::security`].
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use ojd_store::StoreError;
+
+#[derive(Debug)]
+pub enum AppError {
+    BadRequest(String),
+    Unauthorized,
+    Forbidden(String),
+    NotFound(String),
+    /// The request clashes with the data's state (e.g. a rejudging applied already).
+    Conflict(String),
+    MethodNotAllowed,
+    TooLarge(String),
+    UnsupportedMediaType(String),
+    RateLimited {
+        retry_after_secs: u64,
+    },
+    Unavailable(String),
+    /// The request took longer than `[web] request_timeout`.
+    Timeout,
+    /// The daemon's own failure: logged, never detailed to the client.
+    Internal(String),
+}
+
+impl AppError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::Unauthorized => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
+            AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Unavailable(_) | AppError::Timeout => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            AppError::BadRequest(_) => "bad_request",
+            AppError::Unauthorized => "unauthorized",
+            AppError::Forbidden(_) => "forbidden",
+            AppError::NotFound(_) => "not_found",
+            AppError::Conflict(_) => "conflict",
+            AppError::MethodNotAllowed => "method_not_allowed",
+            AppError::TooLarge(_) => "too_large",
+            AppError::UnsupportedMediaType(_) => "unsupported_media_type",
+            AppError::RateLimited { .. } => "rate_limited",
+            AppError::Unavailable(_) => "unavailable",
+            AppError::Timeout => "timeout",
+            AppError::Internal(_) => "internal",
+        }
+    }
+
+    /// The text shown to the client.
+    pub fn message(&self) -> String {
+        match self {
+            AppError::BadRequest(m)
+            | AppError::Forbidden(m)
+            | AppError::NotFound(m)
+            | AppError::Conflict(m)
+            | AppError::TooLarge(m)
+            | AppError::UnsupportedMediaType(m)
+            | AppError::Unavailable(m) => m.clone(),
+            AppError::MethodNotAllowed => "this method is not allowed here".into(),
+            AppError::Timeout => "the request took too long and was stopped".into(),
+            AppError::Unauthorized => {
+                "a valid token is required (Authorization: Bearer TOKEN)".into()
+            }
+            AppError::RateLimited { retry_after_secs } => {
+                format!("too many submissions; try again in {retry_after_secs} s")
+            }
+            AppError::Internal(_) => "internal error (logged on the server)".into(),
+        }
+    }
+
+    /// Logs a 5xx's real cause; returns whether it was one.
+    pub fn log_if_internal(&self) {
+        if let AppError::Internal(cause) = self {
+            super::log(&format!("internal error: {cause}"));
+        }
+    }
+}
+
+impl From<StoreError> for AppError {
+    fn from(e: StoreError) -> AppError {
+        if let StoreError::Conflict(m) = e {
+            return AppError::Conflict(m);
+        }
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            text.push_str(&format!(": {s}"));
+            source = s.source();
+        }
+        AppError::Internal(text)
+    }
+}
+
+impl From<ojd_service::node::DbError> for AppError {
+    fn from(e: ojd_service::node::DbError) -> AppError {
+        match e {
+            ojd_service::node::DbError::Store(e) => e.into(),
+            e @ ojd_service::node::DbError::Task(_) => AppError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        self.log_if_internal();
+        let body =
+            serde_json::json!({ "error": { "code": self.code(), "message": self.message() } });
+        let mut response = (self.status(), Json(body)).into_response();
+        if let AppError::RateLimited { retry_after_secs } = self {
+            if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+        }
+        if let AppError::Unauthorized = self {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}

@@ -1,0 +1,169 @@
+//! The submissions list's query (`?user=&problem=&verdict=&language=&before=&limit=`), shared by
+//! the page `/submissions` and `GET /api/v1/submissions`: it becomes one [`ListFilter`] that the
+//! store runs in SQL, so a filter costs one query per page however rare its matches are.
+//!
+//! Paging is by id (newest first): the next page is the same query with `before` set to the
+//! last row's id, so rows judged or added meanwhile neither repeat nor go missing.
+
+use serde::Deserialize;
+
+use super::auth::User;
+use super::error::AppError;
+use super::App;
+use ojd_judge::verdict::Verdict;
+use ojd_store::{ListFilter, SubmissionInfo};
+
+/// Rows per page unless `limit` says otherwise.
+pub const PAGE_ROWS: u32 = 50;
+/// The largest `limit` the API accepts.
+pub const MAX_ROWS: u32 = 500;
+
+/// The list's query string.
+#[derive(Deserialize, Default, Clone, Debug)]
+pub struct ListQuery {
+    pub user: Option<String>,
+    pub problem: Option<String>,
+    /// A verdict's short code (AC, WA, …).
+    pub verdict: Option<String>,
+    /// A language id from the config (`cpp`, `python`, …).
+    pub language: Option<String>,
+    pub before: Option<i64>,
+    pub limit: Option<u32>,
+}
+
+/// A query value, trimmed; empty counts as absent (a form's "any").
+pub fn nonempty(v: &Option<String>) -> Option<String> {
+    v.as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// `s` percent-encoded for a query string or a path segment.
+pub fn urlencode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Who a list shows: admins choose (`None`: everyone), a student always sees their own.
+pub enum Owner {
+    /// Another user asked for by a student is refused (the API).
+    Strict,
+    /// Another user asked for by a student is ignored (the page shows their own).
+    Lenient,
+}
+
+impl ListQuery {
+    /// The store's filter for `viewer`. An unknown verdict or language is a 400 naming the field.
+    pub fn filter(&self, app: &App, viewer: &User, owner: Owner) -> Result<ListFilter, AppError> {
+        let asked = nonempty(&self.user);
+        let user = match (viewer.admin, asked, owner) {
+            (true, u, _) => u,
+            (false, Some(u), Owner::Strict) if u != viewer.name => {
+                return Err(AppError::Forbidden(
+                    "students list only their own submissions (field `user`)".into(),
+                ))
+            }
+            (false, _, _) => Some(viewer.name.clone()),
+        };
+        let verdict = match nonempty(&self.verdict) {
+            None => None,
+            Some(code) => Some(Verdict::from_code(&code.to_ascii_uppercase()).ok_or_else(|| {
+                AppError::BadRequest(format!(
+                    "unknown verdict {code:?} (field `verdict`): use a short code such as AC, WA, TLE, MLE, OLE, RE, CE, JE"
+                ))
+            })?),
+        };
+        let language = nonempty(&self.language);
+        if let Some(l) = &language {
+            if !app.config.languages.contains_key(l) {
+                return Err(AppError::BadRequest(format!(
+                    "unknown language {l:?} (field `language`): see /api/v1/languages"
+                )));
+            }
+        }
+        if let Some(0) = self.limit {
+            return Err(AppError::BadRequest(
+                "`limit` must be at least 1".to_string(),
+            ));
+        }
+        Ok(ListFilter {
+            user,
+            problem: nonempty(&self.problem),
+            verdict,
+            language,
+            pending: false,
+            before: self.before,
+            limit: self.limit.unwrap_or(PAGE_ROWS).min(MAX_ROWS),
+        })
+    }
+
+    /// This query's string (leading `?`) with `before` set, `limit` kept: the next page.
+    pub fn with_before(&self, before: i64) -> String {
+        let mut q = String::from("?");
+        for (k, v) in [
+            ("user", &self.user),
+            ("problem", &self.problem),
+            ("verdict", &self.verdict),
+            ("language", &self.language),
+        ] {
+            if let Some(v) = nonempty(v) {
+                q.push_str(&format!("{k}={}&", urlencode(&v)));
+            }
+        }
+        if let Some(l) = self.limit {
+            q.push_str(&format!("limit={l}&"));
+        }
+        format!("{q}before={before}")
+    }
+
+    /// This query's string without `before`: the newest page of the same filter.
+    pub fn newest(&self) -> String {
+        let next = self.with_before(0);
+        next.trim_end_matches("before=0")
+            .trim_end_matches('&')
+            .to_string()
+    }
+}
+
+/// `rows` as `viewer` may see them: without those of problems hidden from them
+/// ([`super::view::problem_visible`]: a student's own submission of a problem that a contest
+/// later claimed, until it starts), and without the judging host unless they are an admin.
+pub fn visible_rows(app: &App, viewer: &User, rows: &mut Vec<SubmissionInfo>) {
+    if !viewer.admin {
+        rows.retain(|r| super::view::problem_visible(app, &r.problem, Some(viewer)));
+        for r in rows.iter_mut() {
+            r.judged_by = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_page_keeps_the_filters() {
+        let q = ListQuery {
+            user: Some("al ice".into()),
+            verdict: Some("WA".into()),
+            language: Some(" ".into()),
+            limit: Some(10),
+            before: Some(99),
+            ..Default::default()
+        };
+        assert_eq!(
+            q.with_before(42),
+            "?user=al%20ice&verdict=WA&limit=10&before=42"
+        );
+        assert_eq!(q.newest(), "?user=al%20ice&verdict=WA&limit=10");
+        assert_eq!(ListQuery::default().newest(), "?");
+    }
+}

@@ -1,0 +1,347 @@
+//! What an operator watches: `/healthz` (liveness, JSON) and `/metrics` (Prometheus text
+//! format). Queue and verdict counts come from the store, so they survive restarts; the
+//! `_process_` counters count this run only.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::Json;
+
+use super::error::AppError;
+use super::App;
+use ojd_judge::verdict::Verdict;
+
+/// The per-host series of `/metrics`: (stats key, metric name, kind, help).
+const HOST_SERIES: &[(&str, &str, &str, &str)] = &[
+    (
+        "judged",
+        "ojd_host_judged_total",
+        "counter",
+        "Verdicts a host stored (its current run).",
+    ),
+    (
+        "judge_errors",
+        "ojd_host_judge_errors_total",
+        "counter",
+        "Judge errors on a host (its current run).",
+    ),
+    (
+        "leases_taken_over",
+        "ojd_host_leases_taken_over_total",
+        "counter",
+        "Submissions a host took over from a host whose lease ran out.",
+    ),
+    (
+        "requeued",
+        "ojd_host_requeued_total",
+        "counter",
+        "Judgings a host gave back to the queue.",
+    ),
+    (
+        "stale_verdicts",
+        "ojd_host_stale_verdicts_total",
+        "counter",
+        "Verdicts a host could not store because its claim was no longer current.",
+    ),
+    (
+        "store_retries",
+        "ojd_host_store_retries_total",
+        "counter",
+        "Failed attempts of a host to store a verdict, retried.",
+    ),
+    (
+        "workers",
+        "ojd_host_workers",
+        "gauge",
+        "Judging workers on a host.",
+    ),
+    (
+        "blobs_fetched",
+        "ojd_host_blobs_fetched_total",
+        "counter",
+        "Package blobs a judge host fetched from the database and verified.",
+    ),
+    (
+        "blobs_fetched_bytes",
+        "ojd_host_blobs_fetched_bytes_total",
+        "counter",
+        "Bytes of package blobs a judge host fetched.",
+    ),
+    (
+        "blobs_cached",
+        "ojd_host_blobs_cached_total",
+        "counter",
+        "Package blobs a judge host found in its disk cache.",
+    ),
+    (
+        "packages_loaded",
+        "ojd_host_packages_loaded",
+        "gauge",
+        "Package versions a judge host has loaded.",
+    ),
+];
+
+/// `GET /healthz`: 200 `ok` while the node serves and its database answers; 503 `degraded`
+/// (with the database's error) while the database does not answer: the node keeps serving
+/// what it can and reconnects by itself.
+pub async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
+    let node = serde_json::json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "host": app.host,
+        "role": app.role.as_str(),
+        "problems": app.catalog().ready_count(),
+    });
+    let store = app.store.clone();
+    let checked = tokio::task::spawn_blocking(move || {
+        store.ping()?;
+        store.counts()
+    })
+    .await
+    .map_err(|e| e.to_string())
+    .and_then(|r| r.map_err(|e| ojd_service::queue::error_chain(&e)));
+    let mut body = node;
+    let status = match checked {
+        Ok(counts) => {
+            body["status"] = (if app.is_stopping() { "stopping" } else { "ok" }).into();
+            body["queued"] = counts.queued.into();
+            body["judging"] = counts.judging.into();
+            StatusCode::OK
+        }
+        Err(e) => {
+            body["status"] = "degraded".into();
+            body["database"] = e.into();
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+    };
+    (status, Json(body))
+}
+
+/// `GET /api/v1/admin/hosts`: every node that has sent a heartbeat (name, role, last
+/// heartbeat, what it judges now), and whether it is alive (a heartbeat within the lease).
+pub async fn hosts(
+    State(app): State<Arc<App>>,
+    _admin: super::auth::Admin,
+) -> Result<impl IntoResponse, AppError> {
+    let hosts = app.db(|s| s.hosts()).await?;
+    let now = ojd_store::now_ms();
+    let lease = ojd_service::node::LEASE.as_millis() as i64;
+    let list: Vec<serde_json::Value> = hosts
+        .into_iter()
+        .map(|h| {
+            let alive = now - h.last_seen <= lease;
+            let mut v = serde_json::to_value(&h).unwrap_or_default();
+            v["alive"] = alive.into();
+            v
+        })
+        .collect();
+    Ok(Json(serde_json::json!({ "hosts": list })))
+}
+
+/// `GET /metrics`: Prometheus text exposition format.
+pub async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, AppError> {
+    let now = ojd_store::now_ms();
+    let (counts, hosts, expired) = app
+        .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases(now)?)))
+        .await?;
+    let lease = ojd_service::node::LEASE.as_millis() as i64;
+    let catalog = app.catalog();
+    let c = &app.metrics;
+    let mut out = String::new();
+    let mut metric = |name: &str, kind: &str, help: &str, samples: &[(String, u64)]| {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for (labels, value) in samples {
+            let _ = writeln!(out, "{name}{labels} {value}");
+        }
+    };
+    let one = |v: u64| vec![(String::new(), v)];
+    metric(
+        "ojd_queue_length",
+        "gauge",
+        "Submissions waiting to be judged.",
+        &one(counts.queued),
+    );
+    metric(
+        "ojd_judging",
+        "gauge",
+        "Submissions being judged now.",
+        &one(counts.judging),
+    );
+    metric(
+        "ojd_judged_total",
+        "counter",
+        "Submissions with a stored verdict.",
+        &one(counts.done),
+    );
+    let by_verdict: Vec<(String, u64)> = Verdict::ALL
+        .iter()
+        .map(|v| {
+            let n = counts
+                .by_verdict
+                .iter()
+                .filter(|(x, _)| x == v)
+                .map(|(_, n)| n)
+                .sum();
+            (format!("{{verdict=\"{}\"}}", v.code()), n)
+        })
+        .collect();
+    metric(
+        "ojd_verdicts_total",
+        "counter",
+        "Stored verdicts by code.",
+        &by_verdict,
+    );
+    metric(
+        "ojd_workers",
+        "gauge",
+        "Judging workers.",
+        &one(app.workers as u64),
+    );
+    metric(
+        "ojd_problems",
+        "gauge",
+        "Problems served.",
+        &one(catalog.ready_count() as u64),
+    );
+    metric(
+        "ojd_problems_failed",
+        "gauge",
+        "Problem folders that failed to load.",
+        &one(catalog.failed.len() as u64),
+    );
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    metric(
+        "ojd_process_judged_total",
+        "counter",
+        "Verdicts stored by this process.",
+        &one(load(&c.judged)),
+    );
+    metric(
+        "ojd_process_judge_errors_total",
+        "counter",
+        "Judgings that failed with a judge error (this process).",
+        &one(load(&c.judge_errors)),
+    );
+    metric(
+        "ojd_process_judge_milliseconds_total",
+        "counter",
+        "Time spent judging, claim to verdict (this process).",
+        &one(load(&c.judge_ms_total)),
+    );
+    metric(
+        "ojd_process_submissions_total",
+        "counter",
+        "Submissions accepted into the queue (this process).",
+        &one(load(&c.submitted)),
+    );
+    metric(
+        "ojd_process_submissions_rejected_total",
+        "counter",
+        "Submissions refused with a 4xx (this process).",
+        &one(load(&c.rejected)),
+    );
+    metric(
+        "ojd_process_leases_taken_over_total",
+        "counter",
+        "Submissions this process claimed from a host whose lease ran out (this process).",
+        &one(load(&c.leases_taken_over)),
+    );
+    metric(
+        "ojd_process_requeued_total",
+        "counter",
+        "Judgings this process gave back to the queue (this process).",
+        &one(load(&c.requeued)),
+    );
+    metric(
+        "ojd_process_stale_verdicts_total",
+        "counter",
+        "Verdicts refused because their claim was no longer current (this process).",
+        &one(load(&c.stale_verdicts)),
+    );
+    metric(
+        "ojd_process_store_retries_total",
+        "counter",
+        "Failed attempts to store a verdict, retried (this process).",
+        &one(load(&c.store_retries)),
+    );
+    let alive = hosts.iter().filter(|h| now - h.last_seen <= lease).count() as u64;
+    metric(
+        "ojd_hosts_alive",
+        "gauge",
+        "Nodes with a heartbeat within the lease (all nodes on this database).",
+        &one(alive),
+    );
+    metric(
+        "ojd_hosts_judging",
+        "gauge",
+        "Submissions held by a live claim, over all hosts.",
+        &one(hosts.iter().map(|h| h.judging.len() as u64).sum()),
+    );
+    metric(
+        "ojd_leases_expired",
+        "gauge",
+        "Submissions whose host's lease ran out and that wait for another host.",
+        &one(expired),
+    );
+    // Every live host's own counters, as its last heartbeat sent them.
+    for (key, name, kind, help) in HOST_SERIES {
+        let samples: Vec<(String, u64)> = hosts
+            .iter()
+            .filter(|h| now - h.last_seen <= lease)
+            .filter_map(|h| {
+                let v = h.stats.get(*key)?;
+                let host = h
+                    .name
+                    .replace('\\', "\\\\")
+                    .replace('"', "\\\"")
+                    .replace('\n', "\\n");
+                Some((format!("{{host=\"{host}\",role=\"{}\"}}", h.role), *v))
+            })
+            .collect();
+        if !samples.is_empty() {
+            metric(name, kind, help, &samples);
+        }
+    }
+    if let Some(cache) = &app.packages {
+        metric(
+            "ojd_process_blobs_fetched_total",
+            "counter",
+            "Package blobs fetched from the database and verified (this process).",
+            &one(load(&cache.fetched)),
+        );
+        metric(
+            "ojd_process_blobs_fetched_bytes_total",
+            "counter",
+            "Bytes of package blobs fetched from the database (this process).",
+            &one(load(&cache.fetched_bytes)),
+        );
+        metric(
+            "ojd_process_blobs_cached_total",
+            "counter",
+            "Package blobs found in the disk cache instead of fetched (this process).",
+            &one(load(&cache.reused)),
+        );
+        metric(
+            "ojd_process_packages_loaded",
+            "gauge",
+            "Package versions this process has loaded.",
+            &one(cache.loaded_count() as u64),
+        );
+    }
+    metric(
+        "ojd_uptime_seconds",
+        "gauge",
+        "Seconds since the daemon started.",
+        &one(app.started.elapsed().as_secs()),
+    );
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        out,
+    ))
+}

@@ -1,0 +1,448 @@
+//! Rejudgings in the daemon: `POST /api/v1/admin/rejudgings` judges a set of submissions
+//! again into new judgings that students do not see; `GET …/{id}` shows the progress and the
+//! verdict diff ([`ojd_service::contest::rejudging`]) with the standings' moves; `…/apply` makes the
+//! new judgings current all at once, `…/cancel` discards them. Applying twice, or applying or
+//! cancelling a cancelled one, is refused with 409. The admin pages for the same are in
+//! [`super::contest_pages`].
+//!
+//! The admin's "rejudge" buttons and `POST /api/v1/admin/{submissions,problems}/{id}/rejudge`
+//! call [`rejudge_now`]: a rejudging like any other, made with `auto_apply`, which applies
+//! itself when its last new judging is stored (in that same transaction, see
+//! [`ojd_store::contests`]). Until then students see the old verdicts; afterwards its
+//! diff stays on `/admin/rejudgings/{id}` as the record of what changed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+
+use super::auth::{Admin, User};
+use super::contests::{attempts, group_scores};
+use super::error::AppError;
+use super::App;
+use ojd_judge::verdict::Verdict;
+use ojd_service::contest::model::Scoring;
+use ojd_service::contest::rejudging::{self, Diff, Move, Outcome, Pair, TestChange};
+use ojd_service::contest::standings::{self, Judged};
+use ojd_store::contests::{RejudgeFilter, RejudgingInfo, RejudgingItem};
+use ojd_store::{now_ms, JudgingDetail, StoreError};
+
+/// What an admin asks to rejudge; at least one field.
+#[derive(Deserialize, Default, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    pub submission: Option<i64>,
+    pub problem: Option<String>,
+    pub contest: Option<String>,
+    /// A verdict code ("WA"): only submissions whose current verdict is this.
+    pub verdict: Option<String>,
+    pub language: Option<String>,
+    /// Submitted at or after / before these Unix-ms times.
+    pub from_ms: Option<i64>,
+    pub to_ms: Option<i64>,
+    /// Apply by itself when the last new judging is stored (as the "rejudge" buttons do).
+    #[serde(default)]
+    pub auto_apply: bool,
+}
+
+impl Request {
+    fn filter(&self) -> Result<RejudgeFilter, AppError> {
+        let nonempty = |s: &Option<String>| {
+            s.as_ref()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        };
+        let verdict = match nonempty(&self.verdict) {
+            None => None,
+            Some(v) => Some(Verdict::from_code(&v).ok_or_else(|| {
+                AppError::BadRequest(format!(
+                    "field `verdict`: {v:?} is not a verdict code (AC, WA, TLE, MLE, OLE, RE, CE, JE, SK)"
+                ))
+            })?),
+        };
+        let f = RejudgeFilter {
+            submission: self.submission,
+            problem: nonempty(&self.problem),
+            contest: nonempty(&self.contest),
+            verdict,
+            language: nonempty(&self.language),
+            from_ms: self.from_ms,
+            to_ms: self.to_ms,
+        };
+        if f.submission.is_none()
+            && f.problem.is_none()
+            && f.contest.is_none()
+            && f.verdict.is_none()
+            && f.language.is_none()
+            && f.from_ms.is_none()
+            && f.to_ms.is_none()
+        {
+            return Err(AppError::BadRequest(
+                "say what to rejudge: submission, problem, contest, verdict, language, from_ms or to_ms".into(),
+            ));
+        }
+        Ok(f)
+    }
+}
+
+/// A refused apply or cancel: 409 with the usual error body.
+fn conflict(message: String) -> Response {
+    let body = serde_json::json!({ "error": { "code": "conflict", "message": message } });
+    (StatusCode::CONFLICT, Json(body)).into_response()
+}
+
+/// Starts a rejudging; returns its id and how many submissions it covers.
+pub async fn start(app: &Arc<App>, by: &str, req: Request) -> Result<(i64, usize), AppError> {
+    let filter = req.filter()?;
+    let started = begin(app, by, filter, req.auto_apply).await?;
+    Ok((started.id, started.submissions))
+}
+
+/// What [`rejudge_now`] rejudges.
+#[derive(Clone, Debug)]
+pub enum Scope {
+    /// One submission.
+    Submission(i64),
+    /// Every judged submission of a problem.
+    Problem(String),
+    /// Whatever the filter selects.
+    Filter(RejudgeFilter),
+}
+
+/// A rejudging just made.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Started {
+    /// The rejudging's id: its page is `/admin/rejudgings/{id}`.
+    pub id: i64,
+    /// How many submissions it judges again.
+    pub submissions: usize,
+}
+
+/// Rejudges `scope` now and applies the result by itself: a rejudging made with `auto_apply`,
+/// whose new judgings all become current at once when the last one is stored (students see
+/// the old verdicts until then). Refused with 404 for an unknown submission, 409 when the
+/// submission has no verdict yet or is in another open rejudging, 400 when a problem or
+/// filter selects no judged submission. Only admins may call it.
+pub async fn rejudge_now(app: &Arc<App>, scope: Scope, by: &User) -> Result<Started, AppError> {
+    if !by.admin {
+        return Err(AppError::Forbidden("only admins may rejudge".into()));
+    }
+    let filter = match scope {
+        Scope::Submission(id) => {
+            let Some(info) = app.db(move |s| s.info(id)).await? else {
+                return Err(AppError::NotFound(format!("no submission {id}")));
+            };
+            if info.judging.is_none() {
+                return Err(AppError::Conflict(format!(
+                    "submission {id} has no verdict yet (it is {}); nothing to rejudge",
+                    info.state.as_str()
+                )));
+            }
+            RejudgeFilter {
+                submission: Some(id),
+                ..Default::default()
+            }
+        }
+        Scope::Problem(problem) => RejudgeFilter {
+            problem: Some(problem),
+            ..Default::default()
+        },
+        Scope::Filter(f) => f,
+    };
+    let started = begin(app, &by.name, filter, true).await?;
+    super::log(&format!(
+        "admin {}: rejudging {} ({} submission(s)), applied when judged",
+        by.name, started.id, started.submissions
+    ));
+    Ok(started)
+}
+
+/// Selects the submissions and records the rejudging (one transaction), then wakes the workers.
+async fn begin(
+    app: &Arc<App>,
+    by: &str,
+    filter: RejudgeFilter,
+    auto_apply: bool,
+) -> Result<Started, AppError> {
+    if let Some(c) = &filter.contest {
+        super::contests::find(app, c)?;
+    }
+    let scope = serde_json::to_string(&filter).unwrap_or_default();
+    let by = by.to_string();
+    let started = app
+        .db(move |s| {
+            let ids = s.select_for_rejudging(&filter)?;
+            if ids.is_empty() {
+                return Ok(None);
+            }
+            let id = s.create_rejudging(&scope, &by, &ids, auto_apply, now_ms())?;
+            Ok(Some(id))
+        })
+        .await?;
+    let Some(id) = started else {
+        return Err(AppError::BadRequest(
+            "no judged submission matches; nothing to rejudge".into(),
+        ));
+    };
+    // The store may have left out a submission that lost its verdict meanwhile: count what
+    // the rejudging holds.
+    let submissions = app
+        .db(move |s| s.rejudging(id))
+        .await?
+        .map_or(0, |r| r.total as usize);
+    app.wake.notify_waiters();
+    app.wake.notify_one();
+    Ok(Started { id, submissions })
+}
+
+/// The standings' moves in one contest.
+#[derive(Serialize)]
+pub struct ContestEffect {
+    pub contest: String,
+    pub title: String,
+    pub scoring: Scoring,
+    pub moves: Vec<Move>,
+}
+
+/// Everything the API and the page show about a rejudging.
+#[derive(Serialize)]
+pub struct Report {
+    #[serde(flatten)]
+    pub info: RejudgingInfo,
+    #[serde(flatten)]
+    pub diff: Diff,
+    pub standings: Vec<ContestEffect>,
+}
+
+fn outcome(d: &JudgingDetail) -> Option<Outcome> {
+    Some(Outcome {
+        verdict: d.info.verdict?,
+        score: d.info.score.unwrap_or(0),
+        max_cpu_ms: d.info.max_cpu_ms.unwrap_or(0),
+    })
+}
+
+/// Builds the report of rejudging `id` (blocking: reads the store).
+pub fn report(app: &App, id: i64) -> Result<Option<Report>, StoreError> {
+    let Some(info) = app.store.rejudging(id)? else {
+        return Ok(None);
+    };
+    let items = app.store.rejudging_items(id)?;
+    let mut details: HashMap<i64, JudgingDetail> = HashMap::new();
+    for j in items.iter().flat_map(|i| [i.before, i.after]).flatten() {
+        if let Some(d) = app.store.judging(j)? {
+            details.insert(j, d);
+        }
+    }
+    let pairs: Vec<Pair> = items
+        .iter()
+        .map(|i| Pair {
+            submission: i.submission,
+            user: i.user.clone(),
+            problem: i.problem.clone(),
+            before: i.before.and_then(|j| details.get(&j)).and_then(outcome),
+            after: i.after.and_then(|j| details.get(&j)).and_then(outcome),
+        })
+        .collect();
+    let diff = rejudging::diff(&pairs);
+    let standings = effects(app, &items, &details)?;
+    Ok(Some(Report {
+        info,
+        diff,
+        standings,
+    }))
+}
+
+/// Who moves in each contest that holds a rejudged submission: the standings (as admins see
+/// them) with every item's old judging against the same with its new one.
+fn effects(
+    app: &App,
+    items: &[RejudgingItem],
+    details: &HashMap<i64, JudgingDetail>,
+) -> Result<Vec<ContestEffect>, StoreError> {
+    let mut out = Vec::new();
+    let by_id: HashMap<i64, &RejudgingItem> = items.iter().map(|i| (i.submission, i)).collect();
+    for c in &app.contests.get().contests {
+        let subs = app.store.contest_submissions(&c.id)?;
+        if !subs.iter().any(|s| by_id.contains_key(&s.id)) {
+            continue;
+        }
+        let base = attempts(app, c, &subs)?;
+        let with = |pick: fn(&RejudgingItem) -> Option<i64>| {
+            let mut list = base.clone();
+            for a in &mut list {
+                let Some(item) = by_id.get(&a.id) else {
+                    continue;
+                };
+                let Some(d) = pick(item).and_then(|j| details.get(&j)) else {
+                    continue;
+                };
+                a.result = d.info.verdict.map(|verdict| Judged {
+                    verdict,
+                    score: d.info.score.unwrap_or(0),
+                    groups: app
+                        .catalog()
+                        .get(&a.problem)
+                        .filter(|_| c.scoring == Scoring::Ioi)
+                        .map(|e| group_scores(&e.problem, &d.tests))
+                        .unwrap_or_default(),
+                });
+            }
+            list
+        };
+        let before = standings::compute(c, &with(|i| i.before), &[], None);
+        let after = standings::compute(c, &with(|i| i.after.or(i.before)), &[], None);
+        out.push(ContestEffect {
+            contest: c.id.clone(),
+            title: c.title.clone(),
+            scoring: c.scoring,
+            moves: rejudging::standings_effect(&before, &after),
+        });
+    }
+    Ok(out)
+}
+
+/// The per-test changes of one submission of rejudging `id` (blocking).
+pub fn tests_of(
+    app: &App,
+    id: i64,
+    submission: i64,
+) -> Result<Option<Vec<TestChange>>, StoreError> {
+    let items = app.store.rejudging_items(id)?;
+    let Some(item) = items.into_iter().find(|i| i.submission == submission) else {
+        return Ok(None);
+    };
+    let load = |j: Option<i64>| -> Result<Vec<ojd_judge::verdict::TestResult>, StoreError> {
+        Ok(match j {
+            Some(j) => app.store.judging(j)?.map(|d| d.tests).unwrap_or_default(),
+            None => Vec::new(),
+        })
+    };
+    Ok(Some(rejudging::test_changes(
+        &load(item.before)?,
+        &load(item.after)?,
+    )))
+}
+
+/// Applies or cancels; a refusal is a 409.
+pub async fn close(
+    app: &Arc<App>,
+    id: i64,
+    by: &str,
+    apply: bool,
+) -> Result<Result<u64, String>, AppError> {
+    if app.db(move |s| s.rejudging(id)).await?.is_none() {
+        return Err(AppError::NotFound(format!("no rejudging {id}")));
+    }
+    let by = by.to_string();
+    let r = app
+        .db(move |s| {
+            let r = if apply {
+                s.apply_rejudging(id, &by, now_ms())
+            } else {
+                s.cancel_rejudging(id, &by, now_ms()).map(|()| 0)
+            };
+            match r {
+                Ok(n) => Ok(Ok(n)),
+                Err(StoreError::Conflict(m)) => Ok(Err(m)),
+                Err(e) => Err(e),
+            }
+        })
+        .await?;
+    if r.is_ok() && !apply {
+        // Cancelled submissions with no verdict at all went back to the ordinary queue.
+        app.wake.notify_one();
+    }
+    if r.is_ok() && apply {
+        // New current judgings: the standings change.
+        app.contests.invalidate();
+    }
+    Ok(r)
+}
+
+pub fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route("/admin/rejudgings", get(list).post(create))
+        .route("/admin/rejudgings/{id}", get(show))
+        .route("/admin/rejudgings/{id}/submissions/{sid}", get(show_tests))
+        .route("/admin/rejudgings/{id}/apply", post(apply))
+        .route("/admin/rejudgings/{id}/cancel", post(cancel))
+}
+
+async fn create(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Json(req): Json<Request>,
+) -> Result<Response, AppError> {
+    let (id, n) = start(&app, &admin.name, req).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({
+            "id": id,
+            "submissions": n,
+            "url": format!("/api/v1/admin/rejudgings/{id}"),
+            "page": format!("/admin/rejudgings/{id}"),
+        })),
+    )
+        .into_response())
+}
+
+async fn list(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+) -> Result<Json<Vec<RejudgingInfo>>, AppError> {
+    Ok(Json(app.db(|s| s.rejudgings()).await?))
+}
+
+async fn show(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path(id): Path<i64>,
+) -> Result<Json<Report>, AppError> {
+    let a = app.clone();
+    app.db(move |_| report(&a, id))
+        .await?
+        .map(Json)
+        .ok_or_else(|| AppError::NotFound(format!("no rejudging {id}")))
+}
+
+async fn show_tests(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path((id, sid)): Path<(i64, i64)>,
+) -> Result<Json<Vec<TestChange>>, AppError> {
+    let a = app.clone();
+    app.db(move |_| tests_of(&a, id, sid))
+        .await?
+        .map(Json)
+        .ok_or_else(|| AppError::NotFound(format!("submission {sid} is not in rejudging {id}")))
+}
+
+async fn apply(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+) -> Result<Response, AppError> {
+    Ok(match close(&app, id, &admin.name, true).await? {
+        Ok(n) => {
+            Json(serde_json::json!({ "id": id, "state": "applied", "applied": n })).into_response()
+        }
+        Err(m) => conflict(m),
+    })
+}
+
+async fn cancel(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+) -> Result<Response, AppError> {
+    Ok(match close(&app, id, &admin.name, false).await? {
+        Ok(_) => Json(serde_json::json!({ "id": id, "state": "cancelled" })).into_response(),
+        Err(m) => conflict(m),
+    })
+}

@@ -1,0 +1,544 @@
+//! The web layer's guards, one middleware ([`guard`]) around every route, and the state they
+//! keep ([`Guards`]).
+//!
+//! # Theory of operation
+//!
+//! In the order a request meets them:
+//! 1. **Origin.** A state-changing request (any method but GET, HEAD, OPTIONS) from a browser
+//!    must come from this site: `Sec-Fetch-Site` must be `same-origin` (or `none`, typed by the
+//!    user) and `Origin`, when sent, must name this host. A request carrying neither header is
+//!    not from a browser (curl, scripts with a bearer token) and cannot ride on a cookie. An
+//!    API request authenticated by the cookie rather than a bearer token must be same-origin
+//!    whatever its method.
+//! 2. **Media type.** A state-changing API request with a body is JSON (`application/json`) or a
+//!    multipart upload; `text/plain` (what a cross-site form can send without asking) is 415.
+//! 3. **Admin-only metrics** unless `[web] metrics_public`.
+//! 4. **A cap on live event streams per user**: the permit travels with the response body and
+//!    is returned when the stream ends, however it ends.
+//! 5. **A timeout** on every request but event streams and package uploads (503 `timeout`).
+//! 6. **Every error is a page or a JSON error**: an error response that a handler did not
+//!    shape (axum's own 404, 405, path and form rejections) is rewritten as the styled page, or
+//!    under `/api/` as the documented JSON error.
+//! 7. **Headers on every response**: a Content-Security-Policy without inline script,
+//!    `frame-ancestors 'none'`, `nosniff`, `Referrer-Policy: same-origin`.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+
+use super::auth::{MaybeUser, User};
+use super::error::AppError;
+use super::App;
+
+/// The Content-Security-Policy of every response: scripts and styles only from ojd's own
+/// files (no inline script), images also from http(s) (statements may link them), no frames.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+img-src 'self' https: http: data:; object-src 'none'; base-uri 'none'; form-action 'self'; \
+frame-ancestors 'none'";
+
+/// What the guards remember between requests.
+pub struct Guards {
+    streams: Mutex<HashMap<String, usize>>,
+    logins: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
+    drafts: Mutex<HashMap<String, (Instant, Draft)>>,
+    config_tokens: std::sync::OnceLock<super::auth::ConfigTokens>,
+    /// When each issued token's use was last written to the database.
+    token_uses: Mutex<HashMap<String, Instant>>,
+}
+
+/// A refused web submission, kept for the form it came from (post/redirect/get).
+#[derive(Clone, Debug)]
+pub struct Draft {
+    pub user: String,
+    pub problem: String,
+    pub message: String,
+    pub source: String,
+    pub language: String,
+}
+
+/// Drafts older than this are dropped; at most this many are kept.
+const DRAFT_LIFETIME: Duration = Duration::from_secs(600);
+const MAX_DRAFTS: usize = 1000;
+
+impl Default for Guards {
+    fn default() -> Self {
+        Guards::new()
+    }
+}
+
+impl Guards {
+    pub fn new() -> Guards {
+        Guards {
+            streams: Mutex::new(HashMap::new()),
+            logins: Mutex::new(HashMap::new()),
+            drafts: Mutex::new(HashMap::new()),
+            config_tokens: std::sync::OnceLock::new(),
+            token_uses: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The config's tokens as digests (hashed on first use).
+    pub fn config_tokens(
+        &self,
+        server: &ojd_judge::config::ServerConfig,
+    ) -> &super::auth::ConfigTokens {
+        self.config_tokens
+            .get_or_init(|| super::auth::ConfigTokens::new(server))
+    }
+
+    /// Whether the use of the token with this hash should be written now (at most once a
+    /// minute per token, so that reading pages does not mean writing the database each time).
+    pub fn note_token_use(&self, hash: &str) -> bool {
+        let mut uses = self.token_uses.lock().unwrap_or_else(|e| e.into_inner());
+        if uses.len() > 10_000 {
+            uses.clear();
+        }
+        match uses.get(hash) {
+            Some(at) if at.elapsed() < Duration::from_secs(60) => false,
+            _ => {
+                uses.insert(hash.to_string(), Instant::now());
+                true
+            }
+        }
+    }
+
+    /// Keeps a draft; returns the key that [`Guards::take_draft`] finds it by.
+    pub fn keep_draft(&self, draft: Draft) -> String {
+        // A draft holds nothing secret; without randomness a counter still tells drafts apart.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let key = super::auth::new_token().unwrap_or_else(|_| {
+            format!(
+                "d{}",
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            )
+        });
+        let mut drafts = self.drafts.lock().unwrap_or_else(|e| e.into_inner());
+        drafts.retain(|_, (at, _)| at.elapsed() < DRAFT_LIFETIME);
+        if drafts.len() >= MAX_DRAFTS {
+            if let Some(oldest) = drafts
+                .iter()
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(k, _)| k.clone())
+            {
+                drafts.remove(&oldest);
+            }
+        }
+        drafts.insert(key.clone(), (Instant::now(), draft));
+        key
+    }
+
+    /// Takes the draft `key` if it is `user`'s, for `problem`, and fresh (once: a refresh
+    /// shows the empty form).
+    pub fn take_draft(&self, key: &str, user: &str, problem: &str) -> Option<Draft> {
+        let mut drafts = self.drafts.lock().unwrap_or_else(|e| e.into_inner());
+        match drafts.get(key) {
+            Some((at, d))
+                if d.user == user && d.problem == problem && at.elapsed() < DRAFT_LIFETIME =>
+            {
+                drafts.remove(key).map(|(_, d)| d)
+            }
+            _ => None,
+        }
+    }
+
+    /// Takes one of `user`'s event-stream slots, or refuses when all `max` are in use.
+    pub fn open_stream(self: &Arc<Self>, user: &str, max: usize) -> Option<StreamPermit> {
+        let mut open = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(user.to_string()).or_default();
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(StreamPermit {
+            guards: self.clone(),
+            user: user.to_string(),
+        })
+    }
+
+    /// Counts a failed login from `addr`; refuses once `per_minute` failures are in the last
+    /// minute (0: no limit). Call [`Guards::login_allowed`] before checking the credentials.
+    pub fn login_failed(&self, addr: Option<IpAddr>) {
+        let Some(addr) = addr else { return };
+        let mut recent = self.logins.lock().unwrap_or_else(|e| e.into_inner());
+        recent.entry(addr).or_default().push_back(Instant::now());
+    }
+
+    /// Whether `addr` may try to log in now; `Err` holds the seconds to wait.
+    pub fn login_allowed(&self, addr: Option<IpAddr>, per_minute: u32) -> Result<(), AppError> {
+        let Some(addr) = addr else { return Ok(()) };
+        if per_minute == 0 {
+            return Ok(());
+        }
+        let window = Duration::from_secs(60);
+        let now = Instant::now();
+        let mut recent = self.logins.lock().unwrap_or_else(|e| e.into_inner());
+        // Forget addresses whose failures are all old, so the map stays small.
+        recent.retain(|_, times| {
+            while times
+                .front()
+                .is_some_and(|t| now.duration_since(*t) >= window)
+            {
+                times.pop_front();
+            }
+            !times.is_empty()
+        });
+        match recent.get(&addr) {
+            Some(times) if times.len() >= per_minute as usize => {
+                let oldest = times.front().copied().unwrap_or(now);
+                let wait = window.saturating_sub(now.duration_since(oldest)).as_secs() + 1;
+                Err(AppError::RateLimited {
+                    retry_after_secs: wait,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One open event stream of a user; dropping it frees the slot.
+pub struct StreamPermit {
+    guards: Arc<Guards>,
+    user: String,
+}
+
+impl Drop for StreamPermit {
+    fn drop(&mut self) {
+        let mut open = self
+            .guards
+            .streams
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.user) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.user);
+            }
+        }
+    }
+}
+
+/// The client's address, when the server was started with connection info.
+pub fn client_addr(headers_ext: &axum::http::Extensions) -> Option<IpAddr> {
+    headers_ext
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+}
+
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// Whether the request comes from a page of this site, or from no browser at all.
+pub fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
+    let refuse = |why: &str| {
+        Err(AppError::Forbidden(format!(
+            "cross-origin request refused: {why}"
+        )))
+    };
+    if let Some(site) = headers.get("sec-fetch-site") {
+        match site.to_str().unwrap_or("") {
+            "same-origin" | "none" => {}
+            other => return refuse(&format!("Sec-Fetch-Site is {other:?}")),
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        let origin_host = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"));
+        match origin_host {
+            Some(o) if !host.is_empty() && o.eq_ignore_ascii_case(host) => {}
+            _ => return refuse(&format!("Origin {origin:?} is not this site ({host})")),
+        }
+    }
+    Ok(())
+}
+
+/// A state-changing API request's body must be JSON or a multipart upload.
+fn check_media_type(headers: &HeaderMap) -> Result<(), AppError> {
+    let kind = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    let has_body = headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0");
+    match kind.as_deref() {
+        Some("application/json") | Some("multipart/form-data") => Ok(()),
+        None if !has_body => Ok(()),
+        other => Err(AppError::UnsupportedMediaType(format!(
+            "send JSON as Content-Type: application/json (got {})",
+            other.unwrap_or("no Content-Type")
+        ))),
+    }
+}
+
+/// Requests that may run longer than `request_timeout`.
+fn long_running(path: &str) -> bool {
+    path.ends_with("/events") || path.starts_with("/admin/problems/upload")
+}
+
+fn is_event_stream(path: &str) -> bool {
+    path.starts_with("/api/v1/submissions/") && path.ends_with("/events")
+}
+
+/// The middleware: see the module documentation for what it does, in order.
+pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    // Machine endpoints answer errors in JSON; pages as styled HTML.
+    let api = path.starts_with("/api/") || path == "/metrics" || path == "/healthz";
+    let method = req.method().clone();
+    let (mut parts, body) = req.into_parts();
+    let bearer = parts.headers.contains_key(header::AUTHORIZATION);
+    let checked = async {
+        if !is_safe(&method) || (api && !bearer && super::auth::token_of(&parts).is_some()) {
+            same_origin(&parts.headers)?;
+        }
+        if api && !is_safe(&method) {
+            check_media_type(&parts.headers)?;
+        }
+        let needs_user =
+            (path == "/metrics" && !app.config.web.metrics_public) || is_event_stream(&path);
+        let user = if needs_user {
+            MaybeUser::from_request_parts(&mut parts, &app).await?.0
+        } else {
+            None
+        };
+        if path == "/metrics" && !app.config.web.metrics_public {
+            match &user {
+                None => return Err(AppError::Unauthorized),
+                Some(u) if !u.admin => {
+                    return Err(AppError::Forbidden("the metrics are for admins".into()))
+                }
+                Some(_) => {}
+            }
+        }
+        let permit = match (&user, is_event_stream(&path)) {
+            (Some(u), true) => {
+                let max = app.config.web.max_event_streams_per_user;
+                Some(
+                    app.guards
+                        .open_stream(&u.name, max)
+                        .ok_or(AppError::RateLimited {
+                            retry_after_secs: 5,
+                        })?,
+                )
+            }
+            _ => None,
+        };
+        Ok::<_, AppError>((user, permit))
+    }
+    .await;
+    let mut response = match checked {
+        Err(e) => error_response(&app, api, e, &parts.headers).await,
+        Ok((_, permit)) => {
+            let req = Request::from_parts(parts.clone(), body);
+            let run = next.run(req);
+            let response = if long_running(&path) {
+                run.await
+            } else {
+                match tokio::time::timeout(app.config.web.request_timeout, run).await {
+                    Ok(r) => r,
+                    Err(_) => AppError::Timeout.into_response(),
+                }
+            };
+            let response = match permit {
+                // The slot is freed when the body (the stream) is dropped.
+                Some(permit) => response.map(|b| {
+                    Body::from_stream(b.into_data_stream().map(move |chunk| {
+                        let _ = &permit;
+                        chunk
+                    }))
+                }),
+                None => response,
+            };
+            shape_error(&app, api, &method, &path, response, &parts.headers).await
+        }
+    };
+    set_headers(response.headers_mut());
+    response
+}
+
+/// An error as the caller reads it: JSON under `/api/`, a styled page elsewhere.
+async fn error_response(app: &Arc<App>, api: bool, e: AppError, headers: &HeaderMap) -> Response {
+    if api {
+        return e.into_response();
+    }
+    let user = user_from_headers(app, headers).await;
+    super::pages::PageError(e, user).into_response()
+}
+
+async fn user_from_headers(app: &Arc<App>, headers: &HeaderMap) -> Option<User> {
+    let mut req = Request::new(());
+    *req.headers_mut() = headers.clone();
+    let (mut parts, ()) = req.into_parts();
+    MaybeUser::from_request_parts(&mut parts, app)
+        .await
+        .ok()
+        .and_then(|u| u.0)
+}
+
+/// Rewrites an error response that no handler shaped (plain text or empty) as a page or JSON.
+async fn shape_error(
+    app: &Arc<App>,
+    api: bool,
+    method: &Method,
+    path: &str,
+    response: Response,
+    headers: &HeaderMap,
+) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let kind = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if kind.starts_with("application/json") || kind.starts_with("text/html") {
+        return response;
+    }
+    let text = match axum::body::to_bytes(response.into_body(), 16 * 1024).await {
+        Ok(b) => String::from_utf8_lossy(&b).trim().to_string(),
+        Err(_) => String::new(),
+    };
+    let page_404 = status == StatusCode::BAD_REQUEST && !api && *method == Method::GET;
+    let e = match status {
+        StatusCode::NOT_FOUND => AppError::NotFound(format!("there is nothing at {path}")),
+        StatusCode::METHOD_NOT_ALLOWED => AppError::MethodNotAllowed,
+        // An unparsable path parameter (`/submissions/abc`) on a page: nothing is there.
+        _ if page_404 => AppError::NotFound(format!("there is nothing at {path}")),
+        StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY => {
+            AppError::BadRequest(if text.is_empty() {
+                "bad request".into()
+            } else {
+                text
+            })
+        }
+        StatusCode::PAYLOAD_TOO_LARGE => AppError::TooLarge("the request is too large".into()),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => AppError::UnsupportedMediaType(text),
+        s if s.is_server_error() => AppError::Internal(format!("{s}: {text}")),
+        s => AppError::BadRequest(format!("{s}: {text}")),
+    };
+    let mut shaped = error_response(app, api, e, headers).await;
+    // Keep the status the server chose, except where the mapping above changed its meaning.
+    if !page_404 && !status.is_server_error() && shaped.status().is_client_error() {
+        *shaped.status_mut() = status;
+    }
+    shaped
+}
+
+fn set_headers(h: &mut HeaderMap) {
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn origins() {
+        let cases: &[(&[(&str, &str)], bool)] = &[
+            (&[], true),
+            (&[("host", "a:1"), ("origin", "http://a:1")], true),
+            (&[("host", "a:1"), ("origin", "https://A:1")], true),
+            (&[("host", "a:1"), ("origin", "http://evil:1")], false),
+            (&[("host", "a:1"), ("origin", "null")], false),
+            (&[("sec-fetch-site", "same-origin")], true),
+            (&[("sec-fetch-site", "none")], true),
+            (&[("sec-fetch-site", "cross-site")], false),
+            (&[("sec-fetch-site", "same-site")], false),
+        ];
+        for (h, ok) in cases {
+            assert_eq!(same_origin(&headers(h)).is_ok(), *ok, "{h:?}");
+        }
+    }
+
+    #[test]
+    fn media_types() {
+        let cases: &[(&[(&str, &str)], bool)] = &[
+            (&[("content-type", "application/json")], true),
+            (&[("content-type", "application/json; charset=utf-8")], true),
+            (&[("content-type", "multipart/form-data; boundary=x")], true),
+            (
+                &[("content-type", "text/plain"), ("content-length", "3")],
+                false,
+            ),
+            (
+                &[("content-type", "application/x-www-form-urlencoded")],
+                false,
+            ),
+            (&[("content-length", "0")], true),
+            (&[], true),
+        ];
+        for (h, ok) in cases {
+            assert_eq!(check_media_type(&headers(h)).is_ok(), *ok, "{h:?}");
+        }
+    }
+
+    #[test]
+    fn stream_permits_are_returned() {
+        let g = Arc::new(Guards::new());
+        let a = g.open_stream("alice", 2).expect("first");
+        let _b = g.open_stream("alice", 2).expect("second");
+        assert!(g.open_stream("alice", 2).is_none());
+        assert!(g.open_stream("bob", 2).is_some());
+        drop(a);
+        assert!(g.open_stream("alice", 2).is_some());
+    }
+
+    #[test]
+    fn login_failures_are_limited_per_address() {
+        let g = Guards::new();
+        let a: Option<IpAddr> = "127.0.0.2".parse().ok();
+        let b: Option<IpAddr> = "127.0.0.3".parse().ok();
+        for _ in 0..3 {
+            assert!(g.login_allowed(a, 3).is_ok());
+            g.login_failed(a);
+        }
+        assert!(g.login_allowed(a, 3).is_err());
+        assert!(g.login_allowed(b, 3).is_ok());
+        assert!(g.login_allowed(a, 0).is_ok());
+    }
+}

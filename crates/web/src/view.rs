@@ -1,0 +1,245 @@
+//! The visibility policy: what one viewer may see of a submission. The JSON API, the event
+//! stream and the pages all ask this module, so a rule changes in one place.
+//!
+//! - A student sees only their own submissions; another's is "not found", so ids reveal
+//!   nothing. Admins see every submission.
+//! - On a secret test a student sees the verdict, time and memory; the diff, the checker's
+//!   message and the program's stderr only where `show_secret_diffs` or
+//!   `show_secret_diffs_for` allows. Samples always show everything.
+//! - A judge error's cause and the sandbox's isolation warnings are for admins; students are
+//!   told the failure is not theirs.
+//! - A problem of a contest that has not started does not exist for anyone but admins: its
+//!   statement, tests, submit form, list entries and any submission of it are "not found" on
+//!   every path (API, pages, event stream, source download). [`problem_visible`] is the rule;
+//!   [`visible_problem`] and [`visible_submission`] apply it.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::auth::User;
+use super::error::AppError;
+use super::App;
+use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_service::contest::model::Phase;
+use ojd_store::{State as SubState, SubmissionDetail, SubmissionInfo};
+
+/// Whether `user` may read submissions made by `owner`.
+pub fn may_see(user: &User, owner: &str) -> bool {
+    user.admin || user.name == owner
+}
+
+/// Whether `user` (`None`: not logged in) may know of `problem` at all: not while a contest that
+/// holds it has yet to start, unless `user` is an admin.
+pub fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> bool {
+    if user.is_some_and(|u| u.admin) {
+        return true;
+    }
+    let now = ojd_store::now_ms();
+    !app.contests
+        .get()
+        .contests
+        .iter()
+        .any(|c| c.phase(now) == Phase::Before && c.label_of(problem).is_some())
+}
+
+/// Checks that `user` may read `problem`'s statement and tests: statements are public unless
+/// `public_statements = false` (then a login is needed), and a hidden problem is "not found".
+pub fn visible_problem(app: &App, problem: &str, user: Option<&User>) -> Result<(), AppError> {
+    if !app.config.server.public_statements && user.is_none() {
+        return Err(AppError::Unauthorized);
+    }
+    if !problem_visible(app, problem, user) {
+        return Err(AppError::NotFound(format!("no problem {problem:?}")));
+    }
+    Ok(())
+}
+
+/// Whether `user` may see diffs and details of `problem`'s secret tests.
+pub fn shows_secrets(app: &App, problem: &str, user: &User) -> bool {
+    let s = &app.config.server;
+    user.admin || s.show_secret_diffs || s.show_secret_diffs_for.iter().any(|p| p == problem)
+}
+
+/// A test result as `show_secrets` allows it to be seen.
+pub fn redact(t: &TestResult, show_secrets: bool) -> TestResult {
+    if t.sample || show_secrets {
+        return t.clone();
+    }
+    let message = match t.verdict {
+        // These carry answer text or the program's stderr, which may echo the secret input.
+        Verdict::WrongAnswer => "wrong answer (details of secret tests are hidden)".to_string(),
+        Verdict::RuntimeError => t
+            .message
+            .split("; stderr:")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        Verdict::JudgeError => "the judge failed on this test (not your fault)".to_string(),
+        _ => t.message.clone(),
+    };
+    TestResult {
+        diff: None,
+        message,
+        ..t.clone()
+    }
+}
+
+/// A submission as one viewer may see it (the API's JSON and the pages' data).
+#[derive(Serialize)]
+pub struct SubmissionView {
+    #[serde(flatten)]
+    pub info: SubmissionInfo,
+    pub verdict_name: Option<&'static str>,
+    /// The source when it is text; binaries are described by `source_bytes` only.
+    pub source: Option<String>,
+    pub compile_output: String,
+    /// Why the judge failed (admins only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_message: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    pub tests: Vec<TestResult>,
+    pub url: String,
+    /// Whether the viewer is the author (pages say "your output" only then).
+    #[serde(skip)]
+    pub own: bool,
+}
+
+pub fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> SubmissionView {
+    let show = shows_secrets(app, &d.info.problem, viewer);
+    if !viewer.admin {
+        // Which machine judged it is the operators' business.
+        d.info.judged_by = None;
+    }
+    let source = String::from_utf8(d.source).ok();
+    SubmissionView {
+        verdict_name: d.info.verdict.map(Verdict::name),
+        url: format!("/submissions/{}", d.info.id),
+        source,
+        compile_output: d.compile_output,
+        judge_message: (viewer.admin && !d.message.is_empty()).then_some(d.message),
+        warnings: if viewer.admin { d.warnings } else { Vec::new() },
+        tests: d.tests.iter().map(|t| redact(t, show)).collect(),
+        own: viewer.name == d.info.user,
+        info: d.info,
+    }
+}
+
+/// A row of a submissions list.
+#[derive(Serialize)]
+pub struct SummaryView {
+    #[serde(flatten)]
+    pub info: SubmissionInfo,
+    pub verdict_name: Option<&'static str>,
+    pub url: String,
+}
+
+pub fn summary(info: SubmissionInfo) -> SummaryView {
+    SummaryView {
+        verdict_name: info.verdict.map(Verdict::name),
+        url: format!("/submissions/{}", info.id),
+        info,
+    }
+}
+
+/// Reads a submission the viewer may see; another user's is "not found".
+pub async fn visible_submission(
+    app: &Arc<App>,
+    id: i64,
+    user: &User,
+) -> Result<SubmissionDetail, AppError> {
+    let d = app.db(move |s| s.get(id)).await?;
+    match d {
+        Some(d)
+            if may_see(user, &d.info.user) && problem_visible(app, &d.info.problem, Some(user)) =>
+        {
+            Ok(d)
+        }
+        _ => Err(AppError::NotFound(format!("no submission {id}"))),
+    }
+}
+
+/// Whether a submission's judging is over.
+pub fn is_done(info: &SubmissionInfo) -> bool {
+    info.state == SubState::Done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(sample: bool, verdict: Verdict, message: &str) -> TestResult {
+        TestResult {
+            name: "t".into(),
+            sample,
+            verdict,
+            cpu_ms: 1,
+            wall_ms: 1,
+            memory_kib: 1,
+            exit: None,
+            message: message.into(),
+            diff: None,
+        }
+    }
+
+    #[test]
+    fn secret_details_are_hidden_unless_allowed() {
+        let cases = [
+            (
+                false,
+                Verdict::WrongAnswer,
+                "expected 5",
+                false,
+                "wrong answer (details of secret tests are hidden)",
+            ),
+            (
+                false,
+                Verdict::RuntimeError,
+                "exit 3; stderr: secret",
+                false,
+                "exit 3",
+            ),
+            (
+                false,
+                Verdict::JudgeError,
+                "checker crashed",
+                false,
+                "the judge failed on this test (not your fault)",
+            ),
+            (
+                false,
+                Verdict::WrongAnswer,
+                "expected 5",
+                true,
+                "expected 5",
+            ),
+            (
+                true,
+                Verdict::WrongAnswer,
+                "expected 5",
+                false,
+                "expected 5",
+            ),
+        ];
+        for (sample, verdict, message, show, want) in cases {
+            assert_eq!(
+                redact(&result(sample, verdict, message), show).message,
+                want
+            );
+        }
+    }
+
+    #[test]
+    fn only_admins_and_authors_see_a_submission() {
+        let alice = User {
+            name: "alice".into(),
+            admin: false,
+        };
+        let root = User {
+            name: "root".into(),
+            admin: true,
+        };
+        assert!(may_see(&alice, "alice") && !may_see(&alice, "bob") && may_see(&root, "bob"));
+    }
+}
