@@ -31,6 +31,7 @@ mod contests;
 mod contests_browser;
 mod contests_load;
 mod daemon;
+mod docs;
 mod hostile;
 mod import;
 mod interactive;
