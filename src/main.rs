@@ -3,6 +3,8 @@
 //! the one line per command in [`commands!`] below registers it. Helpers the commands share
 //! (configuration, problem folders, progress, errors, exit codes) live here.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 
 use clap::Parser;

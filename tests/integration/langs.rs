@@ -316,8 +316,9 @@ fn median(n: usize, mut f: impl FnMut() -> (f64, f64)) -> (f64, f64) {
 
 /// CPU time of this process's waited-for children so far, in ms.
 fn children_cpu_ms() -> f64 {
-    // SAFETY: getrusage fills the struct we pass; RUSAGE_CHILDREN has no other precondition.
+    // SAFETY: rusage is plain data, for which all zeroes is a valid value.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the struct we pass; RUSAGE_CHILDREN has no other precondition.
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
     let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
     ms(u.ru_utime) + ms(u.ru_stime)

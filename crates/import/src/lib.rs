@@ -22,6 +22,8 @@
 //! same folder are inlined at import time ([`inline_includes`]), so they compile in the sandbox
 //! like any single-file program.
 
+#![forbid(unsafe_code)]
+
 pub mod export;
 pub mod kattis;
 pub mod polygon;

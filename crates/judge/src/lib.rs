@@ -6,6 +6,8 @@
 //! found), rendered by [`report`] as tables, JSON and diffs. Programs run in the sandbox of
 //! `ojd-sandbox`; nothing here knows about HTTP or SQL.
 
+#![forbid(unsafe_code)]
+
 pub mod answers;
 pub mod checker;
 pub mod config;

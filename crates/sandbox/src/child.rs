@@ -218,7 +218,7 @@ pub(super) fn fail_setup(report: RawFd, stage: u32) -> ! {
 /// listener, reaps it, reports.
 pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> ! {
     let report = report.as_raw_fd();
-    // SAFETY (whole function): we are the only thread of a fresh child; every pointer passed to
+    // SAFETY: (the whole function) we are the only thread of a fresh child; every pointer passed to
     // libc is a local or a CString prepared before clone.
     unsafe {
         // If the keeper dies, the run dies with it (and with the holder, the keeper's whole pid
@@ -428,7 +428,7 @@ pub(super) unsafe fn install_filter(filters: &Filters) -> RawFd {
 /// The program's own process, between fork and exec.
 pub(super) fn program_main(run: &Prepared, exec_err: RawFd) -> ! {
     let limits = &run.limits;
-    // SAFETY (whole function): single-threaded child; all pointers are prepared CStrings/locals.
+    // SAFETY: (the whole function) a single-threaded child; all pointers are prepared CStrings/locals.
     unsafe {
         let die = |stage: u32| -> ! {
             let e = errno().max(1);

@@ -61,6 +61,9 @@
 //! the `protocol`; the keeper builds its root in `root`, forks init and the program from `child`,
 //! accounts in `cgroup`, filters with `seccomp`; the libc helpers are in `sys`.
 
+// The only crate of ojd with unsafe code: every block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod affinity;
 mod cgroup;
 mod child;

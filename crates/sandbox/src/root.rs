@@ -69,8 +69,8 @@ pub(super) fn reserve_uid(base: u32, preferred: u32) -> Result<(u32, fs::File), 
 /// Returns the store of program copies, mounted first where the root goes and so reachable only
 /// through the descriptor the store holds (see `progs.rs`).
 pub(super) fn prepare_root(config: &KeeperConfig) -> Result<ProgStore, String> {
-    // SAFETY: unshare affects only this (single-threaded) process.
     let flags = libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+    // SAFETY: unshare affects only this (single-threaded) process.
     if unsafe { libc::unshare(flags) } != 0 {
         return Err(os_err("unshare"));
     }

@@ -7,6 +7,8 @@
 //! rejudgings) and [`worker`] (`ojd worker`, a judge host). The web layer (`ojd-web`) wraps a
 //! [`node::Node`]; nothing here depends on it.
 
+#![forbid(unsafe_code)]
+
 pub mod blobs;
 pub mod catalog;
 pub mod contest;

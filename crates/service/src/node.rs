@@ -82,6 +82,14 @@ impl Role {
     }
 }
 
+/// What kind of node [`Node::build`] makes, and from what.
+struct Kind {
+    role: Role,
+    host: String,
+    packages: Option<Arc<Cache>>,
+    statement: StatementRenderer,
+}
+
 /// A store operation run on a blocking thread failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -162,10 +170,12 @@ impl Node {
                 judge,
                 workers,
                 store,
-                Role::Serve,
-                host,
-                None,
-                statement,
+                Kind {
+                    role: Role::Serve,
+                    host,
+                    packages: None,
+                    statement,
+                },
             );
         }
         // Two daemons on one database would both requeue and judge the same submissions.
@@ -195,10 +205,12 @@ impl Node {
             judge,
             workers,
             store,
-            Role::Serve,
-            host_name(),
-            None,
-            statement,
+            Kind {
+                role: Role::Serve,
+                host: host_name(),
+                packages: None,
+                statement,
+            },
         )
     }
 
@@ -219,10 +231,12 @@ impl Node {
             judge,
             workers,
             store,
-            Role::Worker,
-            name,
-            Some(Arc::new(cache)),
-            |_, _| String::new(),
+            Kind {
+                role: Role::Worker,
+                host: name,
+                packages: Some(Arc::new(cache)),
+                statement: |_, _| String::new(),
+            },
         )
     }
 
@@ -231,11 +245,14 @@ impl Node {
         judge: Judge,
         workers: usize,
         store: Arc<dyn Store>,
-        role: Role,
-        host: String,
-        packages: Option<Arc<Cache>>,
-        statement: StatementRenderer,
+        what: Kind,
     ) -> Result<Arc<Node>, ServerError> {
+        let Kind {
+            role,
+            host,
+            packages,
+            statement,
+        } = what;
         let shared = ojd_store::is_postgres_url(&config.server.database.to_string_lossy());
         if shared {
             let requeued = store.requeue_interrupted(Some(&host))?;

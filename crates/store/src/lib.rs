@@ -60,6 +60,8 @@
 //!
 //! Times are Unix milliseconds. Tokens are stored as SHA-256 hashes, never in clear.
 
+#![forbid(unsafe_code)]
+
 pub mod cluster;
 pub mod contests;
 pub mod postgres;

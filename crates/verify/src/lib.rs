@@ -32,6 +32,8 @@
 //! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
 //! that finished near the limit as `near the limit`, not as a change (see [`compare`]).
 
+#![forbid(unsafe_code)]
+
 mod baseline;
 pub mod calibrate;
 mod discover;

@@ -20,6 +20,8 @@
 //! (the students' web pages), [`auth`] (tokens, rate limit), [`metrics`], [`error`], [`logging`]
 //! (the operator's log).
 
+#![forbid(unsafe_code)]
+
 pub mod admin;
 pub mod api;
 pub mod auth;
