@@ -92,3 +92,14 @@ pub fn judged(j: &Judged<'_>) {
 pub fn queued(submission: i64, user: &str, problem: &str, language: &str) {
     tracing::info!(submission, user, problem, language, "queued");
 }
+
+/// An error and every cause under it on one line: "failed to X: cause: cause".
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}

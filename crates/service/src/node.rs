@@ -1,5 +1,5 @@
 //! A judging node: what `ojd serve` and `ojd worker` share. A [`Node`] owns the store, the
-//! judge, the problems ([`Catalog`]), the judging workers' [`queue`](crate::queue) and the
+//! judge, the problems ([`Catalog`]), the hub of the judging workers' live progress and the
 //! heartbeat that renews their leases; it has no HTTP (the web layer wraps it).
 //!
 //! Start ([`Node::start`]): open the database (migrations run), put back in the queue whatever
@@ -7,7 +7,7 @@
 //! a problem that fails is reported and the rest are served). A judge host ([`Node::worker`])
 //! has no problems folder: packages come from the database, cached on disk.
 //!
-//! Shutdown: [`Node::begin_stop`] stops claiming; [`drain`] gives in-flight judgings
+//! Shutdown: [`Node::begin_stop`] stops claiming; `queue::drain` gives in-flight judgings
 //! `shutdown_grace` to finish, then cancels them (the judge stops between tests and they are
 //! requeued), and stops the heartbeat last so that leases hold meanwhile.
 
@@ -19,8 +19,8 @@ use tokio::sync::{watch, Notify};
 
 use crate::blobs::Cache;
 use crate::catalog::{Catalog, StatementRenderer};
+use crate::events::Hub;
 use crate::logging::log;
-use crate::queue;
 use ojd_judge::config::Config;
 use ojd_judge::judge::Judge;
 use ojd_judge::verdict::Verdict;
@@ -107,7 +107,7 @@ pub struct Node {
     catalog: RwLock<Arc<Catalog>>,
     /// Renders a statement to HTML when problems are (re)loaded.
     statement: StatementRenderer,
-    pub hub: queue::Hub,
+    pub hub: Hub,
     pub metrics: Counters,
     /// Wakes an idle worker when work is queued.
     pub wake: Notify,
@@ -272,7 +272,7 @@ impl Node {
             Role::Worker => Catalog::default(),
         };
         let (stop_tx, _) = watch::channel(false);
-        let hub = queue::Hub::new();
+        let hub = Hub::new();
         if shared {
             hub.forward_to(store.clone(), host.clone());
         }
@@ -380,7 +380,7 @@ pub fn start_heartbeat(app: &Arc<Node>) {
                         failing = true;
                         log(&format!(
                             "heartbeat failed (retrying): {}",
-                            crate::queue::error_chain(&e)
+                            crate::logging::error_chain(&e)
                         ));
                     }
                     Err(_) => {}
@@ -411,7 +411,7 @@ pub fn start_listener(app: &Arc<Node>) {
     if let Err(e) = app.store.listen(sink) {
         log(&format!(
             "live events from other hosts are off: {}",
-            crate::queue::error_chain(&e)
+            crate::logging::error_chain(&e)
         ));
     }
 }
@@ -436,27 +436,6 @@ pub fn host_name() -> String {
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "localhost".to_string())
-}
-
-/// Waits for the workers to finish their judgings (`shutdown_grace`), then cancels the rest
-/// (requeued); stops the heartbeat last, so leases hold while judgings finish.
-pub async fn drain(app: &Arc<Node>, workers: &mut queue::Workers) {
-    let grace = app.config.server.shutdown_grace;
-    let drained = tokio::time::timeout(grace, workers.join()).await.is_ok();
-    if !drained {
-        let n = app.hub.cancel_all();
-        log(&format!(
-            "{n} judging(s) still running after {grace:?}: cancelling and requeueing them"
-        ));
-        // Cancellation is seen between tests; a test runs for at most its wall limit.
-        if tokio::time::timeout(Duration::from_secs(5), workers.join())
-            .await
-            .is_err()
-        {
-            log("some judgings did not stop; they will be judged again at the next start");
-        }
-    }
-    app.stop_heartbeat();
 }
 
 /// Resolves when SIGTERM or SIGINT arrives.

@@ -45,7 +45,7 @@ pub fn run(
         node::shutdown_signal().await;
         log("shutting down: no new judgings; waiting for the ones in flight");
         app.begin_stop();
-        node::drain(&app, &mut workers).await;
+        crate::queue::drain(&app, &mut workers).await;
         log(&format!(
             "stopped after judging {} submission(s)",
             app.metrics

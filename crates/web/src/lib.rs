@@ -54,10 +54,8 @@ use axum::Router;
 use ojd_judge::config::Config;
 use ojd_judge::judge::Judge;
 use ojd_service::catalog::Catalog;
-use ojd_service::node::{
-    drain, shutdown_signal, start_heartbeat, start_judge, start_listener, Node,
-};
-use ojd_service::queue;
+use ojd_service::node::{shutdown_signal, start_heartbeat, start_judge, start_listener, Node};
+use ojd_service::queue::{self, drain};
 use ojd_store::{Store, StoreError};
 
 pub use ojd_service::logging::log;

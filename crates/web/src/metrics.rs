@@ -102,7 +102,7 @@ pub async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
     })
     .await
     .map_err(|e| e.to_string())
-    .and_then(|r| r.map_err(|e| ojd_service::queue::error_chain(&e)));
+    .and_then(|r| r.map_err(|e| ojd_service::logging::error_chain(&e)));
     let mut body = node;
     let status = match checked {
         Ok(counts) => {

@@ -28,9 +28,9 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use super::auth::User;
 use super::error::AppError;
-use super::queue::Live;
 use super::view::{redact, shows_secrets, summary, visible_submission};
 use super::App;
+use ojd_service::events::Live;
 
 type Tx = mpsc::Sender<Result<Event, Infallible>>;
 

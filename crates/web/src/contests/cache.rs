@@ -24,7 +24,7 @@ use axum::body::Bytes;
 use tokio::sync::broadcast;
 
 use ojd_service::contest::standings::Standings;
-use ojd_service::queue::Live;
+use ojd_service::events::Live;
 use ojd_store::StoreError;
 
 /// One contest's table for one view, with its JSON.
