@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::StoreError;
-use crate::db::{args, Beat, Engine};
+use crate::db::{args, Engine};
 
 /// A node that has sent a heartbeat.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -150,38 +150,39 @@ impl<E: Engine> ClusterStore for E {
         judging: &[i64],
         stats: &HostStats,
     ) -> Result<u64, StoreError> {
-        self.beat(&Beat {
-            host,
-            role,
-            started_at,
-            now,
-            lease_until,
-            judging,
-            stats: serde_json::to_string(stats).unwrap_or_else(|_| "{}".into()),
+        let beat = "INSERT INTO hosts (name, role, started_at, last_seen, stats)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (name) DO UPDATE SET role = excluded.role,
+               started_at = excluded.started_at, last_seen = excluded.last_seen,
+               stats = excluded.stats";
+        let renew = "UPDATE submissions SET lease_until = $2
+             WHERE claimed_by = $1 AND state = 'judging' AND id = ANY($3)";
+        let stats = serde_json::to_string(stats).unwrap_or_else(|_| "{}".into());
+        self.tx("start a heartbeat", "commit a heartbeat", |c| {
+            c.exec(
+                "record a heartbeat",
+                beat,
+                args![host, role, started_at, now, &stats],
+            )?;
+            c.exec("renew leases", renew, args![host, lease_until, judging])
         })
     }
 
     fn hosts(&self) -> Result<Vec<HostInfo>, StoreError> {
-        // One row per (host, claim it holds), in order: folded into one HostInfo per host.
-        let rows = self.run(None, |c| {
-            c.rows(
-                "list hosts",
-                "SELECT h.name, h.role, h.started_at, h.last_seen, h.stats, s.id FROM hosts h
-                 LEFT JOIN submissions s ON s.claimed_by = h.name AND s.state = 'judging'
-                 ORDER BY h.last_seen DESC, h.name, s.id",
-                args![],
-                |r| {
-                    let host = HostInfo {
-                        name: r.get(0)?,
-                        role: r.get(1)?,
-                        started_at: r.get(2)?,
-                        last_seen: r.get(3)?,
-                        judging: Vec::new(),
-                        stats: serde_json::from_str(&r.get::<String>(4)?).unwrap_or_default(),
-                    };
-                    Ok((host, r.get::<Option<i64>>(5)?))
-                },
-            )
+        // One row per host and claim it holds, in order: folded into one HostInfo per host.
+        let sql = "SELECT h.name, h.role, h.started_at, h.last_seen, h.stats, s.id FROM hosts h
+             LEFT JOIN submissions s ON s.claimed_by = h.name AND s.state = 'judging'
+             ORDER BY h.last_seen DESC, h.name, s.id";
+        let rows = self.rows("list hosts", sql, args![], |r| {
+            let host = HostInfo {
+                name: r.get(0)?,
+                role: r.get(1)?,
+                started_at: r.get(2)?,
+                last_seen: r.get(3)?,
+                judging: Vec::new(),
+                stats: serde_json::from_str(&r.get::<String>(4)?).unwrap_or_default(),
+            };
+            Ok((host, r.get::<Option<i64>>(5)?))
         })?;
         let mut hosts: Vec<HostInfo> = Vec::new();
         for (host, claim) in rows {
@@ -196,14 +197,8 @@ impl<E: Engine> ClusterStore for E {
     }
 
     fn expired_leases(&self, now: i64) -> Result<u64, StoreError> {
-        self.run(None, |c| {
-            c.one(
-                "count expired leases",
-                "SELECT COUNT(*) FROM submissions WHERE state = 'judging' AND lease_until < $1",
-                args![now],
-                |r| r.get(0),
-            )
-        })
+        let sql = "SELECT COUNT(*) FROM submissions WHERE state = 'judging' AND lease_until < $1";
+        self.one("count expired leases", sql, args![now], |r| r.get(0))
     }
 
     fn publish(
@@ -212,60 +207,52 @@ impl<E: Engine> ClusterStore for E {
         files: &[(String, Vec<u8>)],
         now: i64,
     ) -> Result<String, StoreError> {
+        let known = "SELECT hash FROM blobs WHERE hash = ANY($1)";
+        let blob =
+            "INSERT INTO blobs (hash, size, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
+        let package = "INSERT INTO packages (version, problem, manifest, published_at)
+             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING";
+        let current = "INSERT INTO problem_current (problem, version, published_at)
+             VALUES ($1, $2, $3)
+             ON CONFLICT (problem) DO UPDATE SET version = excluded.version,
+               published_at = excluded.published_at
+             WHERE problem_current.version <> excluded.version";
         let (list, version) = manifest(problem, files);
         let text = serde_json::to_string(&list).unwrap_or_else(|_| "[]".into());
+        let hashes: Vec<String> = list.iter().map(|f| f.hash.clone()).collect();
         let data: std::collections::HashMap<&str, &[u8]> = files
             .iter()
             .map(|(p, d)| (p.as_str(), d.as_slice()))
             .collect();
         self.tx("start publishing a package", "commit a package", |c| {
             if E::KEEPS_BLOBS {
-                let hashes: Vec<String> = list.iter().map(|f| f.hash.clone()).collect();
-                let known: Vec<String> = c.rows(
-                    "look up blobs",
-                    "SELECT hash FROM blobs WHERE hash = ANY($1)",
-                    args![&hashes[..]],
-                    |r| r.get(0),
-                )?;
+                let known: Vec<String> =
+                    c.rows("look up blobs", known, args![&hashes[..]], |r| r.get(0))?;
                 for f in list.iter().filter(|f| !known.contains(&f.hash)) {
                     let bytes = data.get(f.path.as_str()).copied().unwrap_or_default();
-                    c.exec(
-                        "store a blob",
-                        "INSERT INTO blobs (hash, size, data) VALUES ($1, $2, $3)
-                         ON CONFLICT DO NOTHING",
-                        args![&f.hash, f.size, bytes],
-                    )?;
+                    c.exec("store a blob", blob, args![&f.hash, f.size, bytes])?;
                 }
             }
             c.exec(
                 "store a package",
-                "INSERT INTO packages (version, problem, manifest, published_at)
-                 VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                package,
                 args![&version, problem, &text, now],
             )?;
             c.exec(
                 "make a package current",
-                "INSERT INTO problem_current (problem, version, published_at) VALUES ($1, $2, $3)
-                 ON CONFLICT (problem) DO UPDATE SET version = excluded.version,
-                   published_at = excluded.published_at
-                 WHERE problem_current.version <> excluded.version",
+                current,
                 args![problem, &version, now],
-            )?;
-            Ok(())
+            )
         })?;
         Ok(version)
     }
 
     fn package(&self, version: &str) -> Result<Option<Package>, StoreError> {
-        let row = self.run(None, |c| {
-            c.row(
-                "read a package",
-                "SELECT problem, manifest FROM packages WHERE version = $1",
-                args![version],
-                |r| Ok((r.get(0)?, r.get::<String>(1)?)),
-            )
+        let sql = "SELECT problem, manifest FROM packages WHERE version = $1";
+        let found = self.row("read a package", sql, args![version], |r| {
+            Ok((r.get(0)?, r.get::<String>(1)?))
         })?;
-        Ok(row.map(|(problem, text)| Package {
+        Ok(found.map(|(problem, text)| Package {
             problem,
             version: version.to_string(),
             files: serde_json::from_str(&text).unwrap_or_default(),
@@ -277,20 +264,12 @@ impl<E: Engine> ClusterStore for E {
     }
 
     fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.run(None, |c| {
-            c.row(
-                "read a blob",
-                "SELECT data FROM blobs WHERE hash = $1",
-                args![hash],
-                |r| r.get(0),
-            )
-        })
+        let sql = "SELECT data FROM blobs WHERE hash = $1";
+        self.row("read a blob", sql, args![hash], |r| r.get(0))
     }
 
     fn ping(&self) -> Result<(), StoreError> {
-        self.run(None, |c| {
-            c.one("reach the database", "SELECT 1", args![], |_| Ok(()))
-        })
+        self.one("reach the database", "SELECT 1", args![], |_| Ok(()))
     }
 
     fn notify(&self, payloads: &[String]) -> Result<(), StoreError> {

@@ -241,12 +241,8 @@ fn rejudging_row(r: &Row<'_>) -> Result<RejudgingInfo, DbError> {
 
 /// Refuses to close a rejudging twice (and locks it for the closing transaction).
 fn open_or_conflict(c: &mut Conn<'_>, id: i64) -> Result<(), StoreError> {
-    let state = c.row(
-        "read a rejudging",
-        "SELECT state FROM rejudgings WHERE id = $1 FOR UPDATE",
-        args![id],
-        |r| r.get::<String>(0),
-    )?;
+    let sql = "SELECT state FROM rejudgings WHERE id = $1 FOR UPDATE";
+    let state = c.row("read a rejudging", sql, args![id], |r| r.get::<String>(0))?;
     match state.as_deref().map(RejudgingState::parse) {
         None => Err(StoreError::Conflict(format!("there is no rejudging {id}"))),
         Some(RejudgingState::Open) => Ok(()),
@@ -260,12 +256,10 @@ fn open_or_conflict(c: &mut Conn<'_>, id: i64) -> Result<(), StoreError> {
 /// Each item's submission with the rejudging's finished judging of it, and how many items
 /// still wait for theirs.
 fn judged_items(c: &mut Conn<'_>, id: i64) -> Result<(Vec<(i64, i64)>, usize), StoreError> {
-    let items = c.rows(
-        "read a rejudging",
-        &format!("SELECT i.submission, {AFTER} FROM rejudging_items i WHERE i.rejudging = $1"),
-        args![id],
-        |r| Ok((r.get::<i64>(0)?, r.get::<Option<i64>>(1)?)),
-    )?;
+    let sql = format!("SELECT i.submission, {AFTER} FROM rejudging_items i WHERE i.rejudging = $1");
+    let items = c.rows("read a rejudging", &sql, args![id], |r| {
+        Ok((r.get::<i64>(0)?, r.get::<Option<i64>>(1)?))
+    })?;
     let judged: Vec<(i64, i64)> = items.iter().filter_map(|&(s, a)| Some((s, a?))).collect();
     let waiting = items.len() - judged.len();
     Ok((judged, waiting))
@@ -283,11 +277,9 @@ fn flip<E: Engine>(
     now: i64,
 ) -> Result<u64, StoreError> {
     e.set_current(c, pairs)?;
-    c.exec(
-        "apply a rejudging",
-        "UPDATE rejudgings SET state = 'applied', closed_at = $2, closed_by = $3 WHERE id = $1",
-        args![id, now, by],
-    )?;
+    let sql =
+        "UPDATE rejudgings SET state = 'applied', closed_at = $2, closed_by = $3 WHERE id = $1";
+    c.exec("apply a rejudging", sql, args![id, now, by])?;
     Ok(pairs.len() as u64)
 }
 
@@ -300,14 +292,9 @@ pub(crate) fn auto_apply<E: Engine>(
     id: i64,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let creator = c.row(
-        "read a rejudging",
-        "SELECT created_by FROM rejudgings WHERE id = $1 AND auto_apply AND state = 'open'
-         FOR UPDATE",
-        args![id],
-        |r| r.get::<String>(0),
-    )?;
-    let Some(creator) = creator else {
+    let sql = "SELECT created_by FROM rejudgings WHERE id = $1 AND auto_apply AND state = 'open'
+         FOR UPDATE";
+    let Some(creator) = c.row("read a rejudging", sql, args![id], |r| r.get::<String>(0))? else {
         return Ok(false);
     };
     let (pairs, waiting) = judged_items(c, id)?;
@@ -325,30 +312,22 @@ impl<E: Engine> ContestStore for E {
         contest: &str,
         now: i64,
     ) -> Result<i64, StoreError> {
+        let link = "INSERT INTO contest_submissions (submission, contest) VALUES ($1, $2)";
         self.tx(
             "start a contest submission",
             "commit a contest submission",
             |c| {
                 let id = insert(c, new, now)?;
-                c.exec(
-                    "link a submission to its contest",
-                    "INSERT INTO contest_submissions (submission, contest) VALUES ($1, $2)",
-                    args![id, contest],
-                )?;
+                c.exec("link a submission to its contest", link, args![id, contest])?;
                 Ok(id)
             },
         )
     }
 
     fn contest_of(&self, submission: i64) -> Result<Option<String>, StoreError> {
-        self.run(None, |c| {
-            c.row(
-                "read a submission's contest",
-                "SELECT contest FROM contest_submissions WHERE submission = $1",
-                args![submission],
-                |r| r.get(0),
-            )
-        })
+        let what = "read a submission's contest";
+        let sql = "SELECT contest FROM contest_submissions WHERE submission = $1";
+        self.row(what, sql, args![submission], |r| r.get(0))
     }
 
     fn contest_submissions(&self, contest: &str) -> Result<Vec<SubmissionInfo>, StoreError> {
@@ -357,39 +336,26 @@ impl<E: Engine> ContestStore for E {
              JOIN contest_submissions c ON c.submission = s.id
              WHERE c.contest = $1 ORDER BY s.id"
         );
-        self.run(None, |c| {
-            c.rows(
-                "list a contest's submissions",
-                &sql,
-                args![contest],
-                info_row,
-            )
-        })
+        self.rows(
+            "list a contest's submissions",
+            &sql,
+            args![contest],
+            info_row,
+        )
     }
 
     fn unfrozen(&self, contest: &str) -> Result<bool, StoreError> {
-        let v = self.run(None, |c| {
-            c.row(
-                "read a contest's freeze",
-                "SELECT unfrozen FROM contest_state WHERE contest = $1",
-                args![contest],
-                |r| r.get(0),
-            )
-        })?;
+        let sql = "SELECT unfrozen FROM contest_state WHERE contest = $1";
+        let v = self.row("read a contest's freeze", sql, args![contest], |r| r.get(0))?;
         Ok(v.unwrap_or(false))
     }
 
     fn set_unfrozen(&self, contest: &str, unfrozen: bool, now: i64) -> Result<(), StoreError> {
-        self.run(None, |c| {
-            c.exec(
-                "unfreeze a contest",
-                "INSERT INTO contest_state (contest, unfrozen, changed_at) VALUES ($1, $2, $3)
-                 ON CONFLICT (contest) DO UPDATE SET unfrozen = excluded.unfrozen,
-                   changed_at = excluded.changed_at",
-                args![contest, unfrozen, now],
-            )
-        })?;
-        Ok(())
+        let sql = "INSERT INTO contest_state (contest, unfrozen, changed_at) VALUES ($1, $2, $3)
+             ON CONFLICT (contest) DO UPDATE SET unfrozen = excluded.unfrozen,
+               changed_at = excluded.changed_at";
+        let args = args![contest, unfrozen, now];
+        self.exec("unfreeze a contest", sql, args).map(drop)
     }
 
     fn add_clarification(
@@ -400,15 +366,10 @@ impl<E: Engine> ContestStore for E {
         text: &str,
         now: i64,
     ) -> Result<i64, StoreError> {
-        self.run(None, |c| {
-            c.one(
-                "store a clarification",
-                r#"INSERT INTO clarifications (contest, "user", problem, text, public, at)
-                   VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"#,
-                args![contest, user, problem, text, user.is_none(), now],
-                |r| r.get(0),
-            )
-        })
+        let sql = r#"INSERT INTO clarifications (contest, "user", problem, text, public, at)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"#;
+        let args = args![contest, user, problem, text, user.is_none(), now];
+        self.one("store a clarification", sql, args, |r| r.get(0))
     }
 
     fn answer_clarification(
@@ -419,55 +380,44 @@ impl<E: Engine> ContestStore for E {
         by: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let n = self.run(None, |c| {
-            c.exec(
-                "answer a clarification",
-                r#"UPDATE clarifications SET answer = $2, public = $3, answered_by = $4,
-                     answered_at = $5
-                   WHERE id = $1 AND "user" IS NOT NULL"#,
-                args![id, answer, public, by, now],
-            )
-        })?;
-        Ok(n > 0)
+        let sql = r#"UPDATE clarifications
+             SET answer = $2, public = $3, answered_by = $4, answered_at = $5
+             WHERE id = $1 AND "user" IS NOT NULL"#;
+        let args = args![id, answer, public, by, now];
+        Ok(self.exec("answer a clarification", sql, args)? > 0)
     }
 
     fn clarifications(&self, contest: &str) -> Result<Vec<Clarification>, StoreError> {
-        self.run(None, |c| {
-            c.rows(
-                "list clarifications",
-                r#"SELECT id, contest, "user", problem, text, answer, public, at, answered_at,
-                     answered_by
-                   FROM clarifications WHERE contest = $1 ORDER BY id DESC"#,
-                args![contest],
-                clarification_row,
-            )
-        })
+        let sql = r#"SELECT id, contest, "user", problem, text, answer, public, at, answered_at,
+               answered_by
+             FROM clarifications WHERE contest = $1 ORDER BY id DESC"#;
+        self.rows(
+            "list clarifications",
+            sql,
+            args![contest],
+            clarification_row,
+        )
     }
 
     fn select_for_rejudging(&self, f: &RejudgeFilter) -> Result<Vec<i64>, StoreError> {
+        let sql = "SELECT s.id FROM submissions s JOIN judgings j ON j.id = s.current_judging
+             WHERE ($1 IS NULL OR s.id = $1) AND ($2 IS NULL OR s.problem = $2)
+               AND ($3 IS NULL OR s.id IN
+                 (SELECT submission FROM contest_submissions WHERE contest = $3))
+               AND ($4 IS NULL OR j.verdict = $4) AND ($5 IS NULL OR s.language = $5)
+               AND ($6 IS NULL OR s.queued_at >= $6) AND ($7 IS NULL OR s.queued_at < $7)
+             ORDER BY s.id";
         let verdict = f.verdict.map(|v| v.code());
-        self.run(None, |c| {
-            c.rows(
-                "select submissions to rejudge",
-                "SELECT s.id FROM submissions s JOIN judgings j ON j.id = s.current_judging
-                 WHERE ($1 IS NULL OR s.id = $1) AND ($2 IS NULL OR s.problem = $2)
-                   AND ($3 IS NULL OR s.id IN
-                     (SELECT submission FROM contest_submissions WHERE contest = $3))
-                   AND ($4 IS NULL OR j.verdict = $4) AND ($5 IS NULL OR s.language = $5)
-                   AND ($6 IS NULL OR s.queued_at >= $6) AND ($7 IS NULL OR s.queued_at < $7)
-                 ORDER BY s.id",
-                args![
-                    f.submission,
-                    &f.problem,
-                    &f.contest,
-                    verdict,
-                    &f.language,
-                    f.from_ms,
-                    f.to_ms
-                ],
-                |r| r.get(0),
-            )
-        })
+        let args = args![
+            f.submission,
+            &f.problem,
+            &f.contest,
+            verdict,
+            &f.language,
+            f.from_ms,
+            f.to_ms
+        ];
+        self.rows("select submissions to rejudge", sql, args, |r| r.get(0))
     }
 
     fn create_rejudging(
@@ -478,24 +428,24 @@ impl<E: Engine> ContestStore for E {
         auto_apply: bool,
         now: i64,
     ) -> Result<i64, StoreError> {
+        // The submissions are locked first (see the module docs).
+        let lock = "SELECT id FROM submissions WHERE id = ANY($1) AND current_judging IS NOT NULL
+             ORDER BY id FOR UPDATE";
+        let busy = "SELECT i.submission, r.id FROM rejudging_items i
+             JOIN rejudgings r ON r.id = i.rejudging
+             WHERE i.submission = ANY($1) AND r.state = 'open' ORDER BY i.submission LIMIT 1";
+        let record = "INSERT INTO rejudgings (created_at, created_by, scope, auto_apply)
+             VALUES ($1, $2, $3, $4) RETURNING id";
+        let items = "INSERT INTO rejudging_items (rejudging, submission, before_judging)
+             SELECT $1, id, current_judging FROM submissions WHERE id = ANY($2)";
+        let queue = format!("{REQUEUE}, pending_rejudging = $2 WHERE id = ANY($1)");
         self.tx("start a rejudging", "commit a rejudging", |c| {
-            // The submissions are locked first (see the module docs).
-            let taken: Vec<i64> = c.rows(
-                "lock the submissions to rejudge",
-                "SELECT id FROM submissions WHERE id = ANY($1) AND current_judging IS NOT NULL
-                 ORDER BY id FOR UPDATE",
-                args![submissions],
-                |r| r.get(0),
-            )?;
-            let busy = c.row(
-                "check for open rejudgings",
-                "SELECT i.submission, r.id FROM rejudging_items i
-                 JOIN rejudgings r ON r.id = i.rejudging
-                 WHERE i.submission = ANY($1) AND r.state = 'open'
-                 ORDER BY i.submission LIMIT 1",
-                args![&taken[..]],
-                |r| Ok((r.get::<i64>(0)?, r.get::<i64>(1)?)),
-            )?;
+            let what = "lock the submissions to rejudge";
+            let taken: Vec<i64> = c.rows(what, lock, args![submissions], |r| r.get(0))?;
+            let taken = &taken[..];
+            let busy = c.row("check for open rejudgings", busy, args![taken], |r| {
+                Ok((r.get::<i64>(0)?, r.get::<i64>(1)?))
+            })?;
             if let Some((s, r)) = busy {
                 return Err(StoreError::Conflict(format!(
                     "submission {s} is in rejudging {r}, which is still open: apply or cancel it first"
@@ -506,41 +456,23 @@ impl<E: Engine> ContestStore for E {
                     "none of these submissions has a verdict yet; nothing to rejudge".into(),
                 ));
             }
-            let id: i64 = c.one(
-                "record a rejudging",
-                "INSERT INTO rejudgings (created_at, created_by, scope, auto_apply)
-                 VALUES ($1, $2, $3, $4) RETURNING id",
-                args![now, by, scope, auto_apply],
-                |r| r.get(0),
-            )?;
-            c.exec(
-                "record a rejudging",
-                "INSERT INTO rejudging_items (rejudging, submission, before_judging)
-                 SELECT $1, id, current_judging FROM submissions WHERE id = ANY($2)",
-                args![id, &taken[..]],
-            )?;
+            let args = args![now, by, scope, auto_apply];
+            let id: i64 = c.one("record a rejudging", record, args, |r| r.get(0))?;
+            c.exec("record a rejudging", items, args![id, taken])?;
             // Queued under the rejudging: its judgings will not become current by themselves.
-            c.exec(
-                "queue a rejudging",
-                &format!("{REQUEUE}, pending_rejudging = $2 WHERE id = ANY($1)"),
-                args![&taken[..], id],
-            )?;
+            c.exec("queue a rejudging", &queue, args![taken, id])?;
             Ok(id)
         })
     }
 
     fn rejudging(&self, id: i64) -> Result<Option<RejudgingInfo>, StoreError> {
         let sql = format!("{REJUDGING_SELECT} WHERE r.id = $1");
-        self.run(None, |c| {
-            c.row("read a rejudging", &sql, args![id], rejudging_row)
-        })
+        self.row("read a rejudging", &sql, args![id], rejudging_row)
     }
 
     fn rejudgings(&self) -> Result<Vec<RejudgingInfo>, StoreError> {
         let sql = format!("{REJUDGING_SELECT} ORDER BY r.id DESC LIMIT 200");
-        self.run(None, |c| {
-            c.rows("list rejudgings", &sql, args![], rejudging_row)
-        })
+        self.rows("list rejudgings", &sql, args![], rejudging_row)
     }
 
     fn rejudging_items(&self, id: i64) -> Result<Vec<RejudgingItem>, StoreError> {
@@ -549,59 +481,46 @@ impl<E: Engine> ContestStore for E {
                FROM rejudging_items i JOIN submissions s ON s.id = i.submission
                WHERE i.rejudging = $1 ORDER BY i.submission"#
         );
-        self.run(None, |c| {
-            c.rows("list a rejudging's submissions", &sql, args![id], |r| {
-                Ok(RejudgingItem {
-                    submission: r.get(0)?,
-                    user: r.get(1)?,
-                    problem: r.get(2)?,
-                    before: r.get(3)?,
-                    after: r.get(4)?,
-                })
+        self.rows("list a rejudging's submissions", &sql, args![id], |r| {
+            Ok(RejudgingItem {
+                submission: r.get(0)?,
+                user: r.get(1)?,
+                problem: r.get(2)?,
+                before: r.get(3)?,
+                after: r.get(4)?,
             })
         })
     }
 
     fn apply_rejudging(&self, id: i64, by: &str, now: i64) -> Result<u64, StoreError> {
-        self.tx(
-            "start applying a rejudging",
-            "commit an applied rejudging",
-            |c| {
-                open_or_conflict(c, id)?;
-                let (pairs, waiting) = judged_items(c, id)?;
-                if waiting > 0 {
-                    return Err(StoreError::Conflict(format!(
-                        "rejudging {id} is not finished: {waiting} of {} submissions are still waiting to be judged",
-                        pairs.len() + waiting
-                    )));
-                }
-                flip(self, c, id, &pairs, by, now)
-            },
-        )
+        self.tx("start applying a rejudging", "commit an applied rejudging", |c| {
+            open_or_conflict(c, id)?;
+            let (pairs, waiting) = judged_items(c, id)?;
+            if waiting > 0 {
+                return Err(StoreError::Conflict(format!(
+                    "rejudging {id} is not finished: {waiting} of {} submissions are still waiting to be judged",
+                    pairs.len() + waiting
+                )));
+            }
+            flip(self, c, id, &pairs, by, now)
+        })
     }
 
     fn cancel_rejudging(&self, id: i64, by: &str, now: i64) -> Result<(), StoreError> {
+        // Still queued for it: back to the current judging (or, with none, an ordinary judging).
+        let back = "UPDATE submissions
+             SET state = CASE WHEN current_judging IS NULL THEN 'queued' ELSE 'done' END,
+               pending_rejudging = NULL
+             WHERE pending_rejudging = $1 AND state = 'queued'";
+        let close = "UPDATE rejudgings SET state = 'cancelled', closed_at = $2, closed_by = $3
+             WHERE id = $1";
         self.tx(
             "start cancelling a rejudging",
             "commit a cancelled rejudging",
             |c| {
                 open_or_conflict(c, id)?;
-                // Still queued for it: back to the current judging (or, with none, an ordinary
-                // judging).
-                c.exec(
-                    "cancel a rejudging",
-                    "UPDATE submissions
-                     SET state = CASE WHEN current_judging IS NULL THEN 'queued' ELSE 'done' END,
-                       pending_rejudging = NULL
-                     WHERE pending_rejudging = $1 AND state = 'queued'",
-                    args![id],
-                )?;
-                c.exec(
-                    "cancel a rejudging",
-                    "UPDATE rejudgings SET state = 'cancelled', closed_at = $2, closed_by = $3
-                     WHERE id = $1",
-                    args![id, now, by],
-                )?;
+                c.exec("cancel a rejudging", back, args![id])?;
+                c.exec("cancel a rejudging", close, args![id, now, by])?;
                 Ok(())
             },
         )

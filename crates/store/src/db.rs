@@ -1,8 +1,7 @@
 //! The query layer both engines share, so that a store feature is written once: SQL in
 //! PostgreSQL's spelling (`$1` placeholders), parameters as [`Value`]s, rows read through
-//! [`Row`], all run by either synchronous driver through [`Conn`]. [`Engine`] is what each
-//! backend does its own way (connections, transactions, and the few statements its dialect
-//! makes different); `sqlite/` and `postgres/` implement it.
+//! [`Row`], run by either synchronous driver through [`Conn`]. [`Engine`] is what each backend
+//! does its own way; `sqlite/` and `postgres/` implement it.
 
 use postgres::types::{ToSql as PgToSql, Type};
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -12,6 +11,7 @@ use crate::{Claim, DbError, StoreError};
 
 /// One statement parameter. Each carries its PostgreSQL type, so that a statement goes out
 /// with its types and costs one round trip (no prepare to learn them).
+#[derive(Clone, Copy)]
 pub(crate) enum Value<'a> {
     Int(Option<i64>),
     Bool(bool),
@@ -20,8 +20,6 @@ pub(crate) enum Value<'a> {
     /// A list for `= ANY($n)`: an array on PostgreSQL, JSON text on SQLite.
     Ints(&'a [i64]),
     Texts(&'a [String]),
-    /// A value only PostgreSQL statements take (the arrays of a one-statement write).
-    Pg(&'a (dyn PgToSql + Sync), Type),
 }
 
 /// The parameters of a statement: `args![a, b]` is `&[Value::from(a), Value::from(b)]`.
@@ -31,22 +29,26 @@ macro_rules! args {
 pub(crate) use args;
 
 macro_rules! value_from {
-    ($($t:ty => |$v:ident| $e:expr;)*) => {
-        $(impl<'a> From<$t> for Value<'a> {
+    ($($t:ty => |$v:ident| $e:expr;)*) => {$(
+        impl<'a> From<$t> for Value<'a> {
             fn from($v: $t) -> Value<'a> {
                 $e
             }
-        })*
-    };
+        }
+    )*};
+}
+
+/// Counters and sizes never reach 2^63; saturating keeps the conversion total.
+fn int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 value_from! {
     i64 => |v| Value::Int(Some(v));
     Option<i64> => |v| Value::Int(v);
     u32 => |v| Value::Int(Some(v.into()));
-    // Counters and sizes never reach 2^63; saturating keeps the conversion total.
-    u64 => |v| Value::Int(Some(i64::try_from(v).unwrap_or(i64::MAX)));
-    Option<u64> => |v| Value::Int(v.map(|v| i64::try_from(v).unwrap_or(i64::MAX)));
+    u64 => |v| Value::Int(Some(int(v)));
+    Option<u64> => |v| Value::Int(v.map(int));
     bool => |v| Value::Bool(v);
     &'a str => |v| Value::Text(Some(v));
     &'a String => |v| Value::Text(Some(v));
@@ -60,39 +62,33 @@ value_from! {
 
 impl rusqlite::ToSql for Value<'_> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        let null = ToSqlOutput::from(rusqlite::types::Null);
         let json = |text: serde_json::Result<String>| {
             text.map(ToSqlOutput::from)
                 .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
         };
-        Ok(match self {
-            Value::Int(v) => v.map_or(ToSqlOutput::from(rusqlite::types::Null), Into::into),
-            Value::Bool(v) => (*v).into(),
-            Value::Text(v) => v.map_or(ToSqlOutput::from(rusqlite::types::Null), Into::into),
-            Value::Bytes(v) => ToSqlOutput::Borrowed(ValueRef::Blob(v)),
-            Value::Ints(v) => json(serde_json::to_string(v))?,
-            Value::Texts(v) => json(serde_json::to_string(v))?,
-            Value::Pg(_, ty) => {
-                let e = format!("a {ty} parameter is for PostgreSQL only");
-                return Err(rusqlite::Error::ToSqlConversionFailure(e.into()));
-            }
-        })
+        match self {
+            Value::Int(v) => Ok(v.map_or(null, Into::into)),
+            Value::Bool(v) => Ok((*v).into()),
+            Value::Text(v) => Ok(v.map_or(null, Into::into)),
+            Value::Bytes(v) => Ok(ToSqlOutput::Borrowed(ValueRef::Blob(v))),
+            Value::Ints(v) => json(serde_json::to_string(v)),
+            Value::Texts(v) => json(serde_json::to_string(v)),
+        }
     }
 }
 
-fn pg_params<'v>(args: &'v [Value<'_>]) -> Vec<(&'v (dyn PgToSql + Sync), Type)> {
-    args.iter()
-        .map(|v| -> (&(dyn PgToSql + Sync), Type) {
-            match v {
-                Value::Int(v) => (v, Type::INT8),
-                Value::Bool(v) => (v, Type::BOOL),
-                Value::Text(v) => (v, Type::TEXT),
-                Value::Bytes(v) => (v, Type::BYTEA),
-                Value::Ints(v) => (v, Type::INT8_ARRAY),
-                Value::Texts(v) => (v, Type::TEXT_ARRAY),
-                Value::Pg(v, ty) => (*v, ty.clone()),
-            }
-        })
-        .collect()
+impl Value<'_> {
+    fn pg(&self) -> (&(dyn PgToSql + Sync), Type) {
+        match self {
+            Value::Int(v) => (v, Type::INT8),
+            Value::Bool(v) => (v, Type::BOOL),
+            Value::Text(v) => (v, Type::TEXT),
+            Value::Bytes(v) => (v, Type::BYTEA),
+            Value::Ints(v) => (v, Type::INT8_ARRAY),
+            Value::Texts(v) => (v, Type::TEXT_ARRAY),
+        }
+    }
 }
 
 /// A row of either driver.
@@ -111,96 +107,69 @@ pub(crate) enum Cell<'r> {
 }
 
 impl Row<'_> {
-    /// Column `i` (from 0) as a `T`: the same Rust type whichever engine (SQLite's integers
-    /// read as booleans, PostgreSQL's INTEGER and BIGINT both as i64).
+    /// Column `i` (from 0) as a `T`, the same Rust type whichever the engine: SQLite's integers
+    /// read as booleans, PostgreSQL's INTEGER and BIGINT both as integers.
     pub fn get<T: FromCell>(&self, i: usize) -> Result<T, DbError> {
         T::from_cell(self.cell(i)?).map_err(|e| format!("column {i}: {e}").into())
     }
 
     fn cell(&self, i: usize) -> Result<Cell<'_>, DbError> {
-        match self {
-            Row::Lite(r) => Ok(match r.get_ref(i)? {
-                ValueRef::Null => Cell::Null,
-                ValueRef::Integer(v) => Cell::Int(v),
-                ValueRef::Text(v) => Cell::Text(std::str::from_utf8(v)?),
-                ValueRef::Blob(v) => Cell::Bytes(v),
-                ValueRef::Real(_) => return Err(format!("column {i} is a REAL").into()),
-            }),
-            Row::Pg(r) => {
-                let ty = r.columns().get(i).ok_or("no such column")?.type_();
-                let cell = if *ty == Type::BOOL {
-                    r.try_get::<_, Option<bool>>(i)?.map(Cell::Bool)
-                } else if *ty == Type::INT8 {
-                    r.try_get::<_, Option<i64>>(i)?.map(Cell::Int)
-                } else if *ty == Type::INT4 {
+        let cell = match self {
+            Row::Lite(r) => match r.get_ref(i)? {
+                ValueRef::Null => None,
+                ValueRef::Integer(v) => Some(Cell::Int(v)),
+                ValueRef::Text(v) => Some(Cell::Text(std::str::from_utf8(v)?)),
+                ValueRef::Blob(v) => Some(Cell::Bytes(v)),
+                ValueRef::Real(_) => return Err("a REAL, which the store never writes".into()),
+            },
+            Row::Pg(r) => match r.columns().get(i).ok_or("no such column")?.type_() {
+                t if *t == Type::BOOL => r.try_get::<_, Option<bool>>(i)?.map(Cell::Bool),
+                t if *t == Type::INT8 => r.try_get::<_, Option<i64>>(i)?.map(Cell::Int),
+                t if *t == Type::INT4 => {
                     r.try_get::<_, Option<i32>>(i)?.map(|v| Cell::Int(v.into()))
-                } else if *ty == Type::BYTEA {
-                    r.try_get::<_, Option<&[u8]>>(i)?.map(Cell::Bytes)
-                } else {
-                    r.try_get::<_, Option<&str>>(i)?.map(Cell::Text)
-                };
-                Ok(cell.unwrap_or(Cell::Null))
-            }
-        }
+                }
+                t if *t == Type::BYTEA => r.try_get::<_, Option<&[u8]>>(i)?.map(Cell::Bytes),
+                _ => r.try_get::<_, Option<&str>>(i)?.map(Cell::Text),
+            },
+        };
+        Ok(cell.unwrap_or(Cell::Null))
     }
 }
+
+/// Reads one row into a value.
+pub(crate) type Decode<T> = fn(&Row<'_>) -> Result<T, DbError>;
+/// What a statement does, as its error says (`StoreError::Sql`).
+pub(crate) type What = &'static str;
+/// A statement's parameters, `$1` first.
+pub(crate) type Args<'a> = &'a [Value<'a>];
+pub(crate) type Res<T> = Result<T, StoreError>;
 
 /// A Rust type a column decodes into.
 pub(crate) trait FromCell: Sized {
     fn from_cell(cell: Cell<'_>) -> Result<Self, DbError>;
 }
 
-fn wrong<T>(want: &str) -> Result<T, DbError> {
-    Err(format!("not {want}").into())
-}
-
-impl FromCell for i64 {
-    fn from_cell(cell: Cell<'_>) -> Result<i64, DbError> {
-        match cell {
-            Cell::Int(v) => Ok(v),
-            _ => wrong("an integer"),
+/// `FromCell` for each `type: "what it is", pattern => value, …;` (any other cell fails).
+macro_rules! from_cell {
+    ($($t:ty: $want:literal, $($cell:pat => $v:expr),+;)*) => {$(
+        impl FromCell for $t {
+            fn from_cell(cell: Cell<'_>) -> Result<$t, DbError> {
+                match cell {
+                    $($cell => Ok($v),)+
+                    _ => Err(concat!("not ", $want).into()),
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl FromCell for u32 {
-    fn from_cell(cell: Cell<'_>) -> Result<u32, DbError> {
-        Ok(i64::from_cell(cell)?.try_into()?)
-    }
-}
-
-impl FromCell for u64 {
-    fn from_cell(cell: Cell<'_>) -> Result<u64, DbError> {
-        Ok(i64::from_cell(cell)?.try_into()?)
-    }
-}
-
-impl FromCell for bool {
-    fn from_cell(cell: Cell<'_>) -> Result<bool, DbError> {
-        match cell {
-            Cell::Bool(v) => Ok(v),
-            Cell::Int(v) => Ok(v != 0),
-            _ => wrong("a boolean"),
-        }
-    }
-}
-
-impl FromCell for String {
-    fn from_cell(cell: Cell<'_>) -> Result<String, DbError> {
-        match cell {
-            Cell::Text(v) => Ok(v.to_owned()),
-            _ => wrong("text"),
-        }
-    }
-}
-
-impl FromCell for Vec<u8> {
-    fn from_cell(cell: Cell<'_>) -> Result<Vec<u8>, DbError> {
-        match cell {
-            Cell::Bytes(v) => Ok(v.to_vec()),
-            _ => wrong("bytes"),
-        }
-    }
+from_cell! {
+    i64: "an integer", Cell::Int(v) => v;
+    u32: "an integer", Cell::Int(v) => v.try_into()?;
+    u64: "an integer", Cell::Int(v) => v.try_into()?;
+    bool: "a boolean", Cell::Bool(v) => v, Cell::Int(v) => v != 0;
+    String: "text", Cell::Text(v) => v.to_owned();
+    Vec<u8>: "bytes", Cell::Bytes(v) => v.to_vec();
 }
 
 impl<T: FromCell> FromCell for Option<T> {
@@ -212,39 +181,36 @@ impl<T: FromCell> FromCell for Option<T> {
     }
 }
 
-/// The `postgres` connection and transaction as one object (its own `GenericClient` is not).
+/// A `postgres` connection or transaction (its own `GenericClient` cannot be a `dyn`).
 pub(crate) trait PgClient {
-    fn rows(&mut self, sql: &str, args: &[Value<'_>]) -> Result<Vec<postgres::Row>, DbError>;
-    fn exec(&mut self, sql: &str, args: &[Value<'_>]) -> Result<u64, DbError>;
+    fn query(&mut self, sql: &str, args: Args) -> Result<Vec<postgres::Row>, DbError>;
+    fn exec(&mut self, sql: &str, args: Args) -> Result<u64, DbError>;
 }
 
 impl<C: postgres::GenericClient> PgClient for C {
-    fn rows(&mut self, sql: &str, args: &[Value<'_>]) -> Result<Vec<postgres::Row>, DbError> {
-        Ok(self.query_typed(sql, &pg_params(args))?)
+    fn query(&mut self, sql: &str, args: Args) -> Result<Vec<postgres::Row>, DbError> {
+        let args: Vec<_> = args.iter().map(Value::pg).collect();
+        Ok(self.query_typed(sql, &args)?)
     }
 
-    fn exec(&mut self, sql: &str, args: &[Value<'_>]) -> Result<u64, DbError> {
-        Ok(self.execute_typed(sql, &pg_params(args))?)
+    fn exec(&mut self, sql: &str, args: Args) -> Result<u64, DbError> {
+        let args: Vec<_> = args.iter().map(Value::pg).collect();
+        Ok(self.execute_typed(sql, &args)?)
     }
 }
 
-/// A connection (or a transaction) of either engine.
+/// A connection (or a transaction) of either engine. Every method names what it was doing
+/// (`what`) in its [`StoreError::Sql`].
 pub(crate) enum Conn<'c> {
     Lite(&'c rusqlite::Connection),
     Pg(&'c mut dyn PgClient),
 }
 
 impl Conn<'_> {
-    /// Runs a statement; returns how many rows it changed. `what` names it in errors.
-    pub fn exec(
-        &mut self,
-        what: &'static str,
-        sql: &str,
-        args: &[Value],
-    ) -> Result<u64, StoreError> {
+    /// Runs a statement; returns how many rows it changed.
+    pub fn exec(&mut self, what: What, sql: &str, args: Args) -> Res<u64> {
         let n = match self {
-            Conn::Lite(c) => c
-                .prepare_cached(&sqlite_dialect(sql))
+            Conn::Lite(c) => (c.prepare_cached(&sqlite_dialect(sql)))
                 .and_then(|mut st| st.execute(rusqlite::params_from_iter(args)))
                 .map(|n| n as u64)
                 .map_err(DbError::from),
@@ -253,16 +219,10 @@ impl Conn<'_> {
         n.map_err(|source| StoreError::Sql { what, source })
     }
 
-    /// Every row a query returns, each decoded by `f`.
-    pub fn rows<T>(
-        &mut self,
-        what: &'static str,
-        sql: &str,
-        args: &[Value],
-        mut f: impl FnMut(&Row<'_>) -> Result<T, DbError>,
-    ) -> Result<Vec<T>, StoreError> {
-        let mut out = Vec::new();
-        let mut all = || -> Result<(), DbError> {
+    /// Every row a query returns, each read by `f`.
+    pub fn rows<T>(&mut self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<Vec<T>> {
+        let mut all = || -> Result<Vec<T>, DbError> {
+            let mut out = Vec::new();
             match self {
                 Conn::Lite(c) => {
                     let mut st = c.prepare_cached(&sqlite_dialect(sql))?;
@@ -272,49 +232,36 @@ impl Conn<'_> {
                     }
                 }
                 Conn::Pg(c) => {
-                    for r in c.rows(sql, args)? {
+                    for r in c.query(sql, args)? {
                         out.push(f(&Row::Pg(&r))?);
                     }
                 }
             }
-            Ok(())
+            Ok(out)
         };
-        all().map_err(|source| StoreError::Sql { what, source })?;
-        Ok(out)
+        all().map_err(|source| StoreError::Sql { what, source })
     }
 
     /// The first row a query returns, if any.
-    pub fn row<T>(
-        &mut self,
-        what: &'static str,
-        sql: &str,
-        args: &[Value],
-        f: impl FnMut(&Row<'_>) -> Result<T, DbError>,
-    ) -> Result<Option<T>, StoreError> {
+    pub fn row<T>(&mut self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<Option<T>> {
         Ok(self.rows(what, sql, args, f)?.into_iter().next())
     }
 
     /// The row a query always returns (`INSERT … RETURNING`, `COUNT(*)`).
-    pub fn one<T>(
-        &mut self,
-        what: &'static str,
-        sql: &str,
-        args: &[Value],
-        f: impl FnMut(&Row<'_>) -> Result<T, DbError>,
-    ) -> Result<T, StoreError> {
-        self.row(what, sql, args, f)?
-            .ok_or_else(|| StoreError::Sql {
-                what,
-                source: "the statement returned no row".into(),
-            })
+    pub fn one<T>(&mut self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<T> {
+        let source = || "the statement returned no row".into();
+        (self.row(what, sql, args, f)?).ok_or_else(|| StoreError::Sql {
+            what,
+            source: source(),
+        })
     }
 }
 
 /// A statement's SQL in SQLite's dialect. `$n` becomes `?n` (SQLite reads `$1` as a *named*
 /// parameter, numbered in order of appearance, not by its digits); `= ANY($n)` becomes
-/// `IN (SELECT value FROM json_each(?n))`, the list being bound as JSON; ` FOR UPDATE` goes,
-/// as SQLite has no row locks (a write transaction holds the whole database). Quoted text is
-/// left alone.
+/// `IN (SELECT value FROM json_each(?n))`, the list being bound as JSON; ` FOR UPDATE` (and
+/// ` OF <table>`) goes, as SQLite has no row locks: a write transaction holds the whole
+/// database. Quoted text is left alone.
 pub(crate) fn sqlite_dialect(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len() + 32);
     let mut rest = sql;
@@ -334,8 +281,14 @@ pub(crate) fn sqlite_dialect(sql: &str) -> String {
             out.push('?');
             out.push_str(n);
             1 + n.len()
-        } else if rest.starts_with(" FOR UPDATE") {
-            " FOR UPDATE".len()
+        } else if let Some(tail) = rest.strip_prefix(" FOR UPDATE") {
+            let of = tail.strip_prefix(" OF ").map_or(0, |t| {
+                4 + t
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    .count()
+            });
+            " FOR UPDATE".len() + of
         } else {
             out.push(c);
             c.len_utf8()
@@ -352,83 +305,52 @@ fn number_after<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
     (n > 0).then(|| &tail[..n])
 }
 
-/// What each engine does its own way. Everything else (the [`Store`](crate::Store) traits'
-/// methods) is written once over [`Conn`], for every type that implements this.
+/// What each engine does its own way. Everything else (the methods of [`Store`](crate::Store)
+/// and its area traits) is written once over [`Conn`], for every type that implements this.
 pub(crate) trait Engine: Send + Sync {
-    /// Runs `f` on a connection; when `tx` names what to say if it cannot `(begin, commit)`,
-    /// inside one transaction, committed when `f` succeeds and rolled back when it fails.
-    fn run<T>(
-        &self,
-        tx: Option<(&'static str, &'static str)>,
-        f: impl FnOnce(&mut Conn<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError>;
+    /// Runs `f` on a connection; with `tx` (what to say if it cannot begin, commit), inside one
+    /// transaction, committed when `f` succeeds and rolled back when it fails.
+    fn run<T>(&self, tx: Option<(What, What)>, f: impl FnOnce(&mut Conn<'_>) -> Res<T>) -> Res<T>;
 
     /// Runs `f` in one transaction (see [`Engine::run`]).
-    fn tx<T>(
-        &self,
-        begin: &'static str,
-        commit: &'static str,
-        f: impl FnOnce(&mut Conn<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+    fn tx<T>(&self, begin: What, commit: What, f: impl FnOnce(&mut Conn<'_>) -> Res<T>) -> Res<T> {
         self.run(Some((begin, commit)), f)
     }
 
+    /// One statement, alone on a connection ([`Conn::exec`]).
+    fn exec(&self, what: What, sql: &str, args: Args) -> Res<u64> {
+        self.run(None, |c| c.exec(what, sql, args))
+    }
+
+    /// One query, alone on a connection ([`Conn::rows`]).
+    fn rows<T>(&self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<Vec<T>> {
+        self.run(None, |c| c.rows(what, sql, args, f))
+    }
+
+    /// One query, alone on a connection ([`Conn::row`]).
+    fn row<T>(&self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<Option<T>> {
+        self.run(None, |c| c.row(what, sql, args, f))
+    }
+
+    /// One query, alone on a connection ([`Conn::one`]).
+    fn one<T>(&self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<T> {
+        self.run(None, |c| c.one(what, sql, args, f))
+    }
+
     /// [`Store::claim`](crate::Store::claim).
-    fn claim_next(
-        &self,
-        host: &str,
-        now: i64,
-        lease_until: i64,
-    ) -> Result<Option<Claim>, StoreError>;
-
-    /// Stores a verdict into the open judging of claim (`id`, `attempt`), inside `finish`'s
-    /// transaction: the judging's row, its tests, the submission done. `None` when the claim is
-    /// stale and nothing was written, else the rejudging the judging belongs to.
-    fn store_verdict(
-        &self,
-        c: &mut Conn<'_>,
-        v: &Finish<'_>,
-    ) -> Result<Option<Option<i64>>, StoreError>;
-
-    /// [`ClusterStore::heartbeat`](crate::cluster::ClusterStore::heartbeat).
-    fn beat(&self, b: &Beat<'_>) -> Result<u64, StoreError>;
+    fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>>;
 
     /// Makes each `(submission, judging)` pair current, inside the caller's transaction.
-    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Result<(), StoreError>;
+    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Res<()>;
 
     /// [`ClusterStore::stores_blobs`](crate::cluster::ClusterStore::stores_blobs).
     const KEEPS_BLOBS: bool;
 
     /// [`ClusterStore::notify`](crate::cluster::ClusterStore::notify).
-    fn send_events(&self, payloads: &[String]) -> Result<(), StoreError>;
+    fn send_events(&self, payloads: &[String]) -> Res<()>;
 
     /// [`ClusterStore::listen`](crate::cluster::ClusterStore::listen).
-    fn listen_events(&self, sink: EventSink) -> Result<bool, StoreError>;
-}
-
-/// What [`Engine::store_verdict`] writes.
-pub(crate) struct Finish<'a> {
-    pub id: i64,
-    pub attempt: u32,
-    pub now: i64,
-    pub report: &'a ojd_judge::verdict::JudgeReport,
-    pub message: &'a str,
-    /// The report's warnings, as JSON.
-    pub warnings: String,
-    /// The slowest test's wall time.
-    pub max_wall: Option<u64>,
-}
-
-/// A heartbeat, as [`Engine::beat`] records it.
-pub(crate) struct Beat<'a> {
-    pub host: &'a str,
-    pub role: &'a str,
-    pub started_at: i64,
-    pub now: i64,
-    pub lease_until: i64,
-    pub judging: &'a [i64],
-    /// Its counters, as JSON.
-    pub stats: String,
+    fn listen_events(&self, sink: EventSink) -> Res<bool>;
 }
 
 #[cfg(test)]
@@ -448,6 +370,10 @@ mod tests {
         assert_eq!(
             sqlite_dialect("SELECT state FROM r WHERE id = $1\n FOR UPDATE"),
             "SELECT state FROM r WHERE id = ?1\n"
+        );
+        assert_eq!(
+            sqlite_dialect("SELECT s.id FROM s, j FOR UPDATE OF s_1"),
+            "SELECT s.id FROM s, j"
         );
         assert_eq!(
             sqlite_dialect("SELECT '$1 FOR UPDATE', \"$2\", $"),

@@ -18,25 +18,22 @@
 //!                         step with the SQLite list
 //! ```
 //!
-//! **A store feature is written once.** Every method is implemented one time, for every
-//! backend (`impl<E: Engine> Store for E`), over a small private layer in `db.rs`: SQL in
-//! PostgreSQL's spelling with `$1` placeholders (rewritten to SQLite's `?1` by a tiny, tested
-//! function, which also spells `= ANY($1)` list parameters and drops `FOR UPDATE`, a no-op in
-//! SQLite, whose writers take turns), parameters as a `Value` enum that carries its PostgreSQL
-//! type (so PostgreSQL statements need no prepare round trip), and rows read through a `Row`
-//! that decodes the same Rust types (i64, u32, u64, bool, String, bytes, Option) from either
-//! driver. Why this and not a query builder or an ORM: the queries are plain SQL both engines
-//! accept; what differed between the two copies was placeholders, parameter passing and row
-//! decoding, which a hundred lines remove, with no new dependency and no change to the
-//! synchronous drivers, the transactions or the statements sent.
+//! **A store feature is written once**, for every backend (`impl<E: Engine> Store for E`), over
+//! a small private layer in `db.rs`: SQL in PostgreSQL's spelling with `$1` placeholders
+//! (rewritten for SQLite by a tiny, tested function: `?1`, `= ANY($1)` lists as JSON, and no
+//! `FOR UPDATE`, SQLite's writers taking turns anyway); parameters as a `Value` that carries its
+//! PostgreSQL type (a statement goes out typed, in one round trip); rows read through a `Row`
+//! that decodes the same Rust types from either driver. Why not a query builder or an ORM: the
+//! queries are plain SQL both engines accept, and what differed between the two copies
+//! (placeholders, parameters, row decoding) takes a few hundred lines to remove, with no new
+//! dependency and the same synchronous drivers, transactions, locks and statements.
 //!
-//! What stays per engine is what the engines truly do differently, behind [`db`]'s `Engine`
-//! trait: connecting (a mutex-held SQLite connection, a PostgreSQL pool) and transactions, the
-//! migration lists with their DDL, the claim (PostgreSQL: one statement with `FOR UPDATE SKIP
-//! LOCKED`; SQLite: steps of one transaction, its single writer doing the locking), storing a
-//! verdict and a heartbeat (one round trip each on PostgreSQL with data-modifying `WITH` and
-//! arrays, steps on SQLite), flipping a rejudging's judgings current, whether package blobs are
-//! kept, and live events (LISTEN/NOTIFY; none on SQLite).
+//! Per engine (`db.rs`'s `Engine` trait, in `sqlite/` and `postgres/`) stays only what the
+//! engines do differently: connecting and transactions (a mutex-held SQLite connection, a
+//! PostgreSQL pool), the migration lists with their DDL, the claim (one PostgreSQL statement
+//! with `FOR UPDATE SKIP LOCKED`; steps of SQLite's single-writer transaction), flipping a
+//! rejudging's judgings current (one statement over arrays; one per submission), whether
+//! package blobs are kept, and live events (LISTEN/NOTIFY; none on SQLite).
 //!
 //! An area (contests, clarifications, rejudgings, sessions, users…) adds:
 //! 1. `<area>.rs` with `pub trait <Area>Store: Send + Sync { … }`, its types and

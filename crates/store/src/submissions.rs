@@ -1,10 +1,10 @@
 //! The core [`Store`] methods (queue, submissions, judgings, tokens), written once for every
-//! engine over [`Conn`]; the claim and the storing of a verdict are the engine's own
-//! ([`Engine::claim_next`], [`Engine::store_verdict`]).
+//! engine over [`Conn`]; only the claim is the engine's own ([`Engine::claim_next`]).
 
 use ojd_judge::verdict::{Diff, JudgeReport, TestResult, Verdict};
 
-use crate::db::{args, Conn, Engine, Finish, Row};
+use crate::contests::auto_apply;
+use crate::db::{args, Conn, Engine, Row, Value};
 use crate::{
     Claim, Counts, DbError, JudgingDetail, JudgingInfo, ListFilter, NewSubmission, State, Store,
     StoreError, SubmissionDetail, SubmissionInfo, TokenInfo,
@@ -26,7 +26,7 @@ const LIST_WHERE: &str = r#"($1 IS NULL OR s."user" = $1) AND ($2 IS NULL OR s.p
      AND ($3 IS NULL OR j.verdict = $3) AND ($4 IS NULL OR s.language = $4)
      AND (NOT $5 OR s.state <> 'done')"#;
 
-/// Puts a submission back in the queue, its claim dropped (the caller adds its conditions).
+/// Puts submissions back in the queue, their claims dropped (the caller adds its conditions).
 pub(crate) const REQUEUE: &str =
     "UPDATE submissions SET state = 'queued', claimed_at = NULL, claimed_by = NULL, lease_until = NULL";
 
@@ -34,6 +34,9 @@ const JUDGING_COLUMNS: &str = "j.id, j.submission, j.attempt, j.rejudging, j.jud
      j.package_version, j.judge_version, j.started_at, j.finished_at, j.verdict, j.score, \
      j.max_cpu_ms, j.max_wall_ms, j.max_memory_kib, \
      (SELECT s.current_judging = j.id FROM submissions s WHERE s.id = j.submission)";
+
+/// Test results stored per INSERT: at 11 parameters each, well under SQLite's 32766.
+const RESULTS_PER_INSERT: usize = 1000;
 
 fn verdict(code: Option<String>) -> Option<Verdict> {
     code.as_deref().and_then(Verdict::from_code)
@@ -82,50 +85,91 @@ fn judging_row(r: &Row<'_>) -> Result<JudgingInfo, DbError> {
     })
 }
 
+fn token_row(r: &Row<'_>) -> Result<TokenInfo, DbError> {
+    Ok(TokenInfo {
+        name: r.get(0)?,
+        admin: r.get(1)?,
+        created_at: r.get(2)?,
+    })
+}
+
 /// Queues a submission; returns its id.
 pub(crate) fn insert(c: &mut Conn<'_>, new: &NewSubmission, now: i64) -> Result<i64, StoreError> {
-    c.one(
-        "queue a submission",
-        r#"INSERT INTO submissions ("user", problem, language, source, queued_at)
-           VALUES ($1, $2, $3, $4, $5) RETURNING id"#,
-        args![&new.user, &new.problem, &new.language, &new.source, now],
-        |r| r.get(0),
-    )
+    let sql = r#"INSERT INTO submissions ("user", problem, language, source, queued_at)
+         VALUES ($1, $2, $3, $4, $5) RETURNING id"#;
+    let args = args![&new.user, &new.problem, &new.language, &new.source, now];
+    c.one("queue a submission", sql, args, |r| r.get(0))
 }
 
 /// A judging's outputs (compile output, message, warnings) and its test results.
 type Outputs = (String, String, Vec<String>, Vec<TestResult>);
 
 fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Result<Outputs, StoreError> {
-    let (compile_output, message, warnings) = c.one(
-        "read a judging",
-        "SELECT compile_output, message, warnings FROM judgings WHERE id = $1",
-        args![judging],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get::<String>(2)?)),
-    )?;
-    let tests = c.rows(
-        "read test results",
-        "SELECT name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff
-         FROM judging_results WHERE judging = $1 ORDER BY idx",
-        args![judging],
-        |r| {
-            Ok(TestResult {
-                name: r.get(0)?,
-                sample: r.get(1)?,
-                verdict: verdict(r.get(2)?).unwrap_or(Verdict::JudgeError),
-                cpu_ms: r.get(3)?,
-                wall_ms: r.get(4)?,
-                memory_kib: r.get(5)?,
-                exit: r.get(6)?,
-                message: r.get(7)?,
-                diff: r
-                    .get::<Option<String>>(8)?
-                    .and_then(|d| serde_json::from_str::<Diff>(&d).ok()),
-            })
-        },
-    )?;
+    let sql = "SELECT compile_output, message, warnings FROM judgings WHERE id = $1";
+    let (compile_output, message, warnings) =
+        c.one("read a judging", sql, args![judging], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get::<String>(2)?))
+        })?;
+    let sql = "SELECT name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff
+         FROM judging_results WHERE judging = $1 ORDER BY idx";
+    let tests = c.rows("read test results", sql, args![judging], |r| {
+        Ok(TestResult {
+            name: r.get(0)?,
+            sample: r.get(1)?,
+            verdict: verdict(r.get(2)?).unwrap_or(Verdict::JudgeError),
+            cpu_ms: r.get(3)?,
+            wall_ms: r.get(4)?,
+            memory_kib: r.get(5)?,
+            exit: r.get(6)?,
+            message: r.get(7)?,
+            diff: r
+                .get::<Option<String>>(8)?
+                .and_then(|d| serde_json::from_str::<Diff>(&d).ok()),
+        })
+    })?;
     let warnings = serde_json::from_str(&warnings).unwrap_or_default();
     Ok((compile_output, message, warnings, tests))
+}
+
+/// Stores a judging's test results, many rows per statement (one round trip for a whole
+/// judging on PostgreSQL, whatever its test count).
+fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Result<(), StoreError> {
+    let diffs: Vec<Option<String>> = tests
+        .iter()
+        .map(|t| t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok()))
+        .collect();
+    for (n, chunk) in tests.chunks(RESULTS_PER_INSERT).enumerate() {
+        let first = n * RESULTS_PER_INSERT;
+        let mut sql = "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, \
+             wall_ms, memory_kib, exit, message, diff) VALUES "
+            .to_string();
+        let mut args: Vec<Value> = Vec::with_capacity(chunk.len() * 11);
+        for (i, t) in chunk.iter().enumerate() {
+            // Placeholders only: the text depends on the number of tests, never on a value.
+            let p = args.len();
+            let holes: Vec<String> = (p + 1..=p + 11).map(|k| format!("${k}")).collect();
+            sql.push_str(&format!(
+                "{}({})",
+                if i > 0 { ", " } else { "" },
+                holes.join(", ")
+            ));
+            args.extend_from_slice(args![
+                judging,
+                (first + i) as i64,
+                &t.name,
+                t.sample,
+                t.verdict.code(),
+                t.cpu_ms,
+                t.wall_ms,
+                t.memory_kib,
+                &t.exit,
+                &t.message,
+                &diffs[first + i],
+            ]);
+        }
+        c.exec("store a test result", &sql, &args)?;
+    }
+    Ok(())
 }
 
 impl<E: Engine> Store for E {
@@ -145,22 +189,59 @@ impl<E: Engine> Store for E {
         message: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let v = Finish {
-            id,
-            attempt,
-            now,
-            report,
-            message,
-            warnings: serde_json::to_string(&report.warnings).unwrap_or_else(|_| "[]".into()),
-            max_wall: report.tests.iter().map(|t| t.wall_ms).max(),
-        };
+        // The claim's open judging, found only while the claim is current. Its submission stays
+        // locked until the verdict commits: a second finish of the same claim waits, then finds
+        // nothing open.
+        let open = "SELECT j.id, j.rejudging, s.current_judging FROM submissions s
+             JOIN judgings j ON j.submission = s.id AND j.attempt = s.attempts
+             WHERE s.id = $1 AND s.attempts = $2 AND s.state = 'judging' AND j.finished_at IS NULL
+             FOR UPDATE OF s";
+        let judged = "UPDATE judgings SET finished_at = $2, verdict = $3, score = $4,
+               max_cpu_ms = $5, max_wall_ms = $6, max_memory_kib = $7, compile_output = $8,
+               message = $9, warnings = $10, judge_version = $11
+             WHERE id = $1";
+        let done = "UPDATE submissions SET state = 'done', current_judging = $2,
+               pending_rejudging = NULL, claimed_at = NULL, claimed_by = NULL, lease_until = NULL
+             WHERE id = $1";
+        let r = report;
+        let warnings = serde_json::to_string(&r.warnings).unwrap_or_else(|_| "[]".into());
+        let max_wall = r.tests.iter().map(|t| t.wall_ms).max();
         self.tx("start storing a verdict", "commit a verdict", |c| {
-            let Some(rejudging) = self.store_verdict(c, &v)? else {
+            let what = "find the claim's judging";
+            let found = c.row(what, open, args![id, attempt], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get::<Option<i64>>(1)?,
+                    r.get::<Option<i64>>(2)?,
+                ))
+            })?;
+            let Some((judging, rejudging, current)) = found else {
                 return Ok(false);
             };
-            if let Some(r) = rejudging {
+            let args = args![
+                judging,
+                now,
+                r.verdict.code(),
+                r.score,
+                r.max_cpu_ms,
+                max_wall,
+                r.max_memory_kib,
+                &r.compile_output,
+                message,
+                &warnings,
+                &r.judge_version,
+            ];
+            c.exec("store a verdict", judged, args)?;
+            store_results(c, judging, &r.tests)?;
+            // A rejudging's judging waits for its apply, unless there is nothing to compare with.
+            let current = match (rejudging, current) {
+                (Some(_), Some(current)) => current,
+                _ => judging,
+            };
+            c.exec("store a verdict", done, args![id, current])?;
+            if let Some(rejudging) = rejudging {
                 // With its last judging, an auto-applying rejudging applies itself (contests.rs).
-                crate::contests::auto_apply(self, c, r, now)?;
+                auto_apply(self, c, rejudging, now)?;
             }
             Ok(true)
         })
@@ -168,26 +249,22 @@ impl<E: Engine> Store for E {
 
     fn requeue(&self, id: i64, attempt: u32) -> Result<bool, StoreError> {
         let sql = format!("{REQUEUE} WHERE id = $1 AND attempts = $2 AND state = 'judging'");
-        let n = self.run(None, |c| {
-            c.exec("requeue a submission", &sql, args![id, attempt])
-        })?;
-        Ok(n > 0)
+        Ok(self.exec("requeue a submission", &sql, args![id, attempt])? > 0)
     }
 
     fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError> {
+        let what = "requeue interrupted submissions";
         let sql = format!("{REQUEUE} WHERE state = 'judging' AND ($1 IS NULL OR claimed_by = $1)");
-        self.run(None, |c| {
-            c.exec("requeue interrupted submissions", &sql, args![host])
-        })
+        self.exec(what, &sql, args![host])
     }
 
     fn get(&self, id: i64) -> Result<Option<SubmissionDetail>, StoreError> {
         let sql = format!("SELECT {INFO_COLUMNS}, s.source FROM {INFO_FROM} WHERE s.id = $1");
         self.run(None, |c| {
-            let row = c.row("read a submission", &sql, args![id], |r| {
+            let found = c.row("read a submission", &sql, args![id], |r| {
                 Ok((info_row(r)?, r.get(18)?))
             })?;
-            let Some((info, source)) = row else {
+            let Some((info, source)) = found else {
                 return Ok(None);
             };
             let (compile_output, message, warnings, tests) = match info.judging {
@@ -207,9 +284,7 @@ impl<E: Engine> Store for E {
 
     fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError> {
         let sql = format!("SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE s.id = $1");
-        self.run(None, |c| {
-            c.row("read a submission", &sql, args![id], info_row)
-        })
+        self.row("read a submission", &sql, args![id], info_row)
     }
 
     fn list(&self, f: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError> {
@@ -228,46 +303,37 @@ impl<E: Engine> Store for E {
             f.before,
             f.limit
         ];
-        self.run(None, |c| c.rows("list submissions", &sql, args, info_row))
+        self.rows("list submissions", &sql, args, info_row)
     }
 
     fn count_matching(&self, f: &ListFilter) -> Result<u64, StoreError> {
         let sql = format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {LIST_WHERE}");
         let verdict = f.verdict.map(Verdict::code);
         let args = args![&f.user, &f.problem, verdict, &f.language, f.pending];
-        self.run(None, |c| {
-            c.one("count submissions", &sql, args, |r| r.get(0))
-        })
+        self.one("count submissions", &sql, args, |r| r.get(0))
     }
 
     fn rejudge(&self, id: i64) -> Result<bool, StoreError> {
         let sql = format!("{REQUEUE}, pending_rejudging = NULL WHERE id = $1");
-        let n = self.run(None, |c| c.exec("rejudge a submission", &sql, args![id]))?;
-        Ok(n > 0)
+        Ok(self.exec("rejudge a submission", &sql, args![id])? > 0)
     }
 
     fn rejudge_problem(&self, problem: &str) -> Result<u64, StoreError> {
         let sql = format!("{REQUEUE}, pending_rejudging = NULL WHERE problem = $1");
-        self.run(None, |c| c.exec("rejudge a problem", &sql, args![problem]))
+        self.exec("rejudge a problem", &sql, args![problem])
     }
 
     fn enqueue_rejudging(&self, submissions: &[i64], rejudging: i64) -> Result<u64, StoreError> {
         let sql = format!("{REQUEUE}, pending_rejudging = $2 WHERE id = ANY($1)");
-        self.run(None, |c| {
-            c.exec("queue a rejudging", &sql, args![submissions, rejudging])
-        })
+        self.exec("queue a rejudging", &sql, args![submissions, rejudging])
     }
 
     fn make_current(&self, judgings: &[i64]) -> Result<u64, StoreError> {
+        let sql = "UPDATE submissions SET current_judging = $1
+             WHERE id = (SELECT submission FROM judgings WHERE id = $1 AND finished_at IS NOT NULL)";
         self.tx("start applying judgings", "commit applied judgings", |c| {
             for id in judgings {
-                let changed = c.exec(
-                    "apply a judging",
-                    "UPDATE submissions SET current_judging = $1
-                     WHERE id = (SELECT submission FROM judgings WHERE id = $1 AND finished_at IS NOT NULL)",
-                    args![*id],
-                )?;
-                if changed == 0 {
+                if c.exec("apply a judging", sql, args![*id])? == 0 {
                     // Failing rolls back the ones already flipped.
                     return Err(StoreError::Conflict(format!(
                         "judging {id} does not exist or has not finished; no judging was made current"
@@ -282,9 +348,7 @@ impl<E: Engine> Store for E {
         let sql = format!(
             "SELECT {JUDGING_COLUMNS} FROM judgings j WHERE j.submission = $1 ORDER BY j.id"
         );
-        self.run(None, |c| {
-            c.rows("list judgings", &sql, args![submission], judging_row)
-        })
+        self.rows("list judgings", &sql, args![submission], judging_row)
     }
 
     fn judging(&self, id: i64) -> Result<Option<JudgingDetail>, StoreError> {
@@ -309,10 +373,8 @@ impl<E: Engine> Store for E {
             "SELECT s.state, j.verdict, COUNT(*) FROM {INFO_FROM}
              GROUP BY s.state, j.verdict ORDER BY s.state, j.verdict"
         );
-        let rows = self.run(None, |c| {
-            c.rows("count submissions", &sql, args![], |r| {
-                Ok((r.get::<String>(0)?, r.get::<Option<String>>(1)?, r.get(2)?))
-            })
+        let rows = self.rows("count submissions", &sql, args![], |r| {
+            Ok((r.get::<String>(0)?, r.get::<Option<String>>(1)?, r.get(2)?))
         })?;
         let mut counts = Counts::default();
         for (state, verdict, n) in rows {
@@ -322,53 +384,63 @@ impl<E: Engine> Store for E {
     }
 
     fn add_token(&self, hash: &str, name: &str, admin: bool, now: i64) -> Result<(), StoreError> {
-        self.run(None, |c| {
-            c.exec(
-                "store a token",
-                "INSERT INTO tokens (hash, name, admin, created_at) VALUES ($1, $2, $3, $4)",
-                args![hash, name, admin, now],
-            )
-        })?;
-        Ok(())
+        let sql = "INSERT INTO tokens (hash, name, admin, created_at) VALUES ($1, $2, $3, $4)";
+        self.exec("store a token", sql, args![hash, name, admin, now])
+            .map(drop)
     }
 
     fn revoke_tokens(&self, name: &str) -> Result<u64, StoreError> {
-        self.run(None, |c| {
-            c.exec(
-                "revoke tokens",
-                "DELETE FROM tokens WHERE name = $1",
-                args![name],
-            )
-        })
+        let sql = "DELETE FROM tokens WHERE name = $1";
+        self.exec("revoke tokens", sql, args![name])
     }
 
     fn find_token(&self, hash: &str) -> Result<Option<TokenInfo>, StoreError> {
-        self.run(None, |c| {
-            c.row(
-                "look up a token",
-                "SELECT name, admin, created_at FROM tokens WHERE hash = $1",
-                args![hash],
-                token_row,
-            )
-        })
+        let sql = "SELECT name, admin, created_at FROM tokens WHERE hash = $1";
+        self.row("look up a token", sql, args![hash], token_row)
     }
 
     fn tokens(&self) -> Result<Vec<TokenInfo>, StoreError> {
-        self.run(None, |c| {
-            c.rows(
-                "list tokens",
-                "SELECT name, admin, created_at FROM tokens ORDER BY name",
-                args![],
-                token_row,
-            )
-        })
+        let sql = "SELECT name, admin, created_at FROM tokens ORDER BY name";
+        self.rows("list tokens", sql, args![], token_row)
     }
 }
 
-fn token_row(r: &Row<'_>) -> Result<TokenInfo, DbError> {
-    Ok(TokenInfo {
-        name: r.get(0)?,
-        admin: r.get(1)?,
-        created_at: r.get(2)?,
-    })
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_judging_with_more_tests_than_one_insert_takes_is_stored_whole() {
+        let s = crate::SqliteStore::in_memory().expect("store");
+        let new = NewSubmission {
+            user: "u".into(),
+            problem: "p".into(),
+            language: "c".into(),
+            source: b"x".to_vec(),
+        };
+        let id = s.insert(&new, 0).expect("insert");
+        let claim = s.claim("h", 1, 100).expect("claim").expect("queued");
+        let mut report = JudgeReport::new("p", "c", Verdict::WrongAnswer, vec![]);
+        report.tests = (0..RESULTS_PER_INSERT * 2 + 3)
+            .map(|i| TestResult {
+                name: format!("t{i}"),
+                sample: i == 0,
+                verdict: if i % 2 == 0 {
+                    Verdict::Accepted
+                } else {
+                    Verdict::WrongAnswer
+                },
+                cpu_ms: i as u64,
+                wall_ms: 2 * i as u64,
+                memory_kib: 3,
+                exit: (i % 3 == 0).then(|| "0".to_string()),
+                message: String::new(),
+                diff: None,
+            })
+            .collect();
+        assert!(s.finish(id, claim.attempt, &report, "", 2).expect("finish"));
+        let stored = s.get(id).expect("get").expect("exists");
+        assert_eq!(stored.tests, report.tests, "every test, in order");
+        assert_eq!(stored.info.verdict, Some(Verdict::WrongAnswer));
+    }
 }

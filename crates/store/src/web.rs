@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use super::StoreError;
-use crate::db::{args, Engine};
+use crate::db::{args, Engine, Row};
+use crate::DbError;
 
 /// Characters of a token's hash shown to tell tokens apart.
 const ID_LEN: usize = 12;
@@ -55,6 +56,13 @@ pub trait WebStore: Send + Sync {
     fn revoke_token(&self, name: &str, id: &str) -> Result<u64, StoreError>;
 }
 
+fn holder(r: &Row<'_>) -> Result<Holder, DbError> {
+    Ok(Holder {
+        name: r.get(0)?,
+        admin: r.get(1)?,
+    })
+}
+
 impl<E: Engine> WebStore for E {
     fn add_session(
         &self,
@@ -63,123 +71,68 @@ impl<E: Engine> WebStore for E {
         expires_at: i64,
         now: i64,
     ) -> Result<(), StoreError> {
+        let prune = "DELETE FROM sessions WHERE expires_at <= $1";
+        let add = "INSERT INTO sessions (hash, name, admin, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5)";
         self.run(None, |c| {
-            c.exec(
-                "prune sessions",
-                "DELETE FROM sessions WHERE expires_at <= $1",
-                args![now],
-            )?;
-            c.exec(
-                "store a session",
-                "INSERT INTO sessions (hash, name, admin, created_at, expires_at)
-                 VALUES ($1, $2, $3, $4, $5)",
-                args![hash, &who.name, who.admin, now, expires_at],
-            )
-        })?;
-        Ok(())
+            c.exec("prune sessions", prune, args![now])?;
+            let args = args![hash, &who.name, who.admin, now, expires_at];
+            c.exec("store a session", add, args).map(drop)
+        })
     }
 
     fn session(&self, hash: &str, now: i64) -> Result<Option<Holder>, StoreError> {
-        self.run(None, |c| {
-            c.row(
-                "look up a session",
-                "SELECT name, admin FROM sessions WHERE hash = $1 AND expires_at > $2",
-                args![hash, now],
-                |r| {
-                    Ok(Holder {
-                        name: r.get(0)?,
-                        admin: r.get(1)?,
-                    })
-                },
-            )
-        })
+        let sql = "SELECT name, admin FROM sessions WHERE hash = $1 AND expires_at > $2";
+        self.row("look up a session", sql, args![hash, now], holder)
     }
 
     fn end_session(&self, hash: &str) -> Result<(), StoreError> {
-        self.run(None, |c| {
-            c.exec(
-                "end a session",
-                "DELETE FROM sessions WHERE hash = $1",
-                args![hash],
-            )
-        })?;
-        Ok(())
+        let sql = "DELETE FROM sessions WHERE hash = $1";
+        self.exec("end a session", sql, args![hash]).map(drop)
     }
 
     fn end_sessions_of(&self, name: &str) -> Result<u64, StoreError> {
-        self.run(None, |c| {
-            c.exec(
-                "end sessions",
-                "DELETE FROM sessions WHERE name = $1",
-                args![name],
-            )
-        })
+        let sql = "DELETE FROM sessions WHERE name = $1";
+        self.exec("end sessions", sql, args![name])
     }
 
     fn add_login_code(&self, hash: &str, who: &Holder, expires_at: i64) -> Result<(), StoreError> {
-        self.run(None, |c| {
-            c.exec(
-                "store a login code",
-                "INSERT INTO login_codes (hash, name, admin, expires_at) VALUES ($1, $2, $3, $4)",
-                args![hash, &who.name, who.admin, expires_at],
-            )
-        })?;
-        Ok(())
+        let sql = "INSERT INTO login_codes (hash, name, admin, expires_at) VALUES ($1, $2, $3, $4)";
+        let args = args![hash, &who.name, who.admin, expires_at];
+        self.exec("store a login code", sql, args).map(drop)
     }
 
     fn take_login_code(&self, hash: &str, now: i64) -> Result<Option<Holder>, StoreError> {
+        // DELETE … RETURNING: two nodes spending the same code cannot both get it.
+        let take = "DELETE FROM login_codes WHERE hash = $1 RETURNING name, admin, expires_at";
+        let prune = "DELETE FROM login_codes WHERE expires_at <= $1";
         let what = "spend a login code";
         self.tx(what, what, |c| {
-            // DELETE … RETURNING: two nodes spending the same code cannot both get it.
-            let found = c.row(
-                what,
-                "DELETE FROM login_codes WHERE hash = $1 RETURNING name, admin, expires_at",
-                args![hash],
-                |r| {
-                    let holder = Holder {
-                        name: r.get(0)?,
-                        admin: r.get(1)?,
-                    };
-                    Ok((holder, r.get::<i64>(2)?))
-                },
-            )?;
-            c.exec(
-                what,
-                "DELETE FROM login_codes WHERE expires_at <= $1",
-                args![now],
-            )?;
+            let found = c.row(what, take, args![hash], |r| {
+                Ok((holder(r)?, r.get::<i64>(2)?))
+            })?;
+            c.exec(what, prune, args![now])?;
             Ok(found.and_then(|(h, until)| (until > now).then_some(h)))
         })
     }
 
     fn token_used(&self, hash: &str, now: i64) -> Result<(), StoreError> {
-        self.run(None, |c| {
-            c.exec(
-                "note a token's use",
-                "UPDATE tokens SET last_used = $2 WHERE hash = $1",
-                args![hash, now],
-            )
-        })?;
-        Ok(())
+        let sql = "UPDATE tokens SET last_used = $2 WHERE hash = $1";
+        self.exec("note a token's use", sql, args![hash, now])
+            .map(drop)
     }
 
     fn token_activity(&self) -> Result<Vec<TokenActivity>, StoreError> {
-        self.run(None, |c| {
-            c.rows(
-                "list tokens",
-                "SELECT name, admin, created_at, last_used, hash FROM tokens
-                 ORDER BY name, created_at",
-                args![],
-                |r| {
-                    Ok(TokenActivity {
-                        name: r.get(0)?,
-                        admin: r.get(1)?,
-                        created_at: r.get(2)?,
-                        last_used: r.get(3)?,
-                        id: r.get::<String>(4)?.chars().take(ID_LEN).collect(),
-                    })
-                },
-            )
+        let sql = "SELECT name, admin, created_at, last_used, hash FROM tokens
+             ORDER BY name, created_at";
+        self.rows("list tokens", sql, args![], |r| {
+            Ok(TokenActivity {
+                name: r.get(0)?,
+                admin: r.get(1)?,
+                created_at: r.get(2)?,
+                last_used: r.get(3)?,
+                id: r.get::<String>(4)?.chars().take(ID_LEN).collect(),
+            })
         })
     }
 
@@ -187,13 +140,8 @@ impl<E: Engine> WebStore for E {
         if id.len() != ID_LEN || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Ok(0);
         }
-        self.run(None, |c| {
-            c.exec(
-                "revoke a token",
-                "DELETE FROM tokens WHERE name = $1 AND substr(hash, 1, length($2)) = $2",
-                args![name, id],
-            )
-        })
+        let sql = "DELETE FROM tokens WHERE name = $1 AND substr(hash, 1, length($2)) = $2";
+        self.exec("revoke a token", sql, args![name, id])
     }
 }
 

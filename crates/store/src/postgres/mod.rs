@@ -1,9 +1,8 @@
 //! The PostgreSQL store, for several hosts on one database: the synchronous `postgres` client
 //! behind an r2d2 pool (the [`Store`](crate::Store) trait is synchronous; the server calls it
-//! on blocking threads). Every store method is shared (see [`crate::db`]); here are only what
+//! on blocking threads). Every store method is shared (see [`crate::db`]); here is only what
 //! PostgreSQL does its own way: the pool, migrations under an advisory lock (so nodes starting
-//! together migrate once), the hot statements as ONE round trip each (claim, finish, heartbeat,
-//! events, with data-modifying `WITH` and arrays), claims that lock the chosen row with
+//! together migrate once), the claim as ONE statement that locks the chosen row with
 //! `FOR UPDATE SKIP LOCKED` (so workers on many hosts claim in parallel without waiting on each
 //! other), and live events between nodes over LISTEN/NOTIFY.
 
@@ -12,12 +11,11 @@ mod migrations;
 use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::types::Type;
 use postgres::NoTls;
 use r2d2_postgres::PostgresConnectionManager;
 
 use crate::cluster::EventSink;
-use crate::db::{args, Beat, Conn, Engine, Finish, Value};
+use crate::db::{args, Conn, Engine, Res, What};
 use crate::{sql, Claim, StoreError};
 
 pub use migrations::MIGRATIONS;
@@ -156,48 +154,8 @@ SELECT c.id, c.attempts, c.pending_rejudging, c."user", c.problem, c.language, c
     c.version, j.id, c.expired
 FROM claimed c, judging j"#;
 
-/// [`Store::finish`](crate::Store::finish)'s writes as one statement: $1 submission, $2
-/// attempt, $3 now, $4..$12 the judging's columns, $13..$21 the per-test columns as arrays (one
-/// element per test, in order). A row comes back only when the claim was still current and
-/// everything was stored. A rejudging's judging waits for its apply, unless there is nothing to
-/// compare with.
-const FINISH: &str = r#"
-WITH open AS (
-    SELECT j.id AS judging, j.rejudging, s.current_judging FROM submissions s
-    JOIN judgings j ON j.submission = s.id AND j.attempt = s.attempts
-    WHERE s.id = $1 AND s.attempts = $2 AND s.state = 'judging' AND j.finished_at IS NULL
-    FOR UPDATE OF s
-), judged AS (
-    UPDATE judgings SET finished_at = $3, verdict = $4, score = $5, max_cpu_ms = $6,
-        max_wall_ms = $7, max_memory_kib = $8, compile_output = $9, message = $10,
-        warnings = $11, judge_version = $12
-    FROM open WHERE judgings.id = open.judging
-    RETURNING judgings.id
-), results AS (
-    INSERT INTO judging_results
-        (judging, idx, name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff)
-    SELECT open.judging, t.idx - 1, t.name, t.sample, t.verdict, t.cpu_ms, t.wall_ms,
-        t.memory_kib, t.exit, t.message, t.diff
-    FROM open, unnest($13::TEXT[], $14::BOOLEAN[], $15::TEXT[], $16::BIGINT[], $17::BIGINT[],
-        $18::BIGINT[], $19::TEXT[], $20::TEXT[], $21::TEXT[])
-        WITH ORDINALITY AS t(name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message,
-            diff, idx)
-), done AS (
-    UPDATE submissions SET state = 'done', pending_rejudging = NULL, claimed_at = NULL,
-        claimed_by = NULL, lease_until = NULL,
-        current_judging = CASE WHEN open.rejudging IS NOT NULL AND open.current_judging IS NOT NULL
-            THEN open.current_judging ELSE open.judging END
-    FROM open WHERE submissions.id = $1
-    RETURNING submissions.id
-)
-SELECT judged.id, open.rejudging FROM judged, done, open"#;
-
 impl Engine for PgStore {
-    fn run<T>(
-        &self,
-        tx: Option<(&'static str, &'static str)>,
-        f: impl FnOnce(&mut Conn<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+    fn run<T>(&self, tx: Option<(What, What)>, f: impl FnOnce(&mut Conn<'_>) -> Res<T>) -> Res<T> {
         let mut client = self.conn()?;
         let Some((begin, commit)) = tx else {
             return f(&mut Conn::Pg(&mut *client));
@@ -209,12 +167,7 @@ impl Engine for PgStore {
         Ok(out)
     }
 
-    fn claim_next(
-        &self,
-        host: &str,
-        now: i64,
-        lease_until: i64,
-    ) -> Result<Option<Claim>, StoreError> {
+    fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>> {
         // One statement, one round trip: pick (skipping rows other workers are claiming right
         // now rather than waiting for them), claim, open the judging under the package
         // version current in this statement's snapshot (a publish in flight is invisible until
@@ -242,81 +195,7 @@ impl Engine for PgStore {
         })
     }
 
-    fn store_verdict(
-        &self,
-        c: &mut Conn<'_>,
-        v: &Finish<'_>,
-    ) -> Result<Option<Option<i64>>, StoreError> {
-        // The verdict, every test's row and the submission's new state in ONE statement: a
-        // judging costs one round trip to store, whatever its test count.
-        let (r, tests) = (v.report, &v.report.tests);
-        let names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
-        let samples: Vec<bool> = tests.iter().map(|t| t.sample).collect();
-        let verdicts: Vec<&str> = tests.iter().map(|t| t.verdict.code()).collect();
-        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-        let cpu: Vec<i64> = tests.iter().map(|t| int(t.cpu_ms)).collect();
-        let wall: Vec<i64> = tests.iter().map(|t| int(t.wall_ms)).collect();
-        let memory: Vec<i64> = tests.iter().map(|t| int(t.memory_kib)).collect();
-        let exits: Vec<Option<&str>> = tests.iter().map(|t| t.exit.as_deref()).collect();
-        let messages: Vec<&str> = tests.iter().map(|t| t.message.as_str()).collect();
-        let diffs: Vec<Option<String>> = tests
-            .iter()
-            .map(|t| t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok()))
-            .collect();
-        let args = args![
-            v.id,
-            v.attempt,
-            v.now,
-            r.verdict.code(),
-            r.score,
-            r.max_cpu_ms,
-            v.max_wall,
-            r.max_memory_kib,
-            &r.compile_output,
-            v.message,
-            &v.warnings,
-            &r.judge_version,
-            Value::Pg(&names, Type::TEXT_ARRAY),
-            Value::Pg(&samples, Type::BOOL_ARRAY),
-            Value::Pg(&verdicts, Type::TEXT_ARRAY),
-            Value::Pg(&cpu, Type::INT8_ARRAY),
-            Value::Pg(&wall, Type::INT8_ARRAY),
-            Value::Pg(&memory, Type::INT8_ARRAY),
-            Value::Pg(&exits, Type::TEXT_ARRAY),
-            Value::Pg(&messages, Type::TEXT_ARRAY),
-            Value::Pg(&diffs, Type::TEXT_ARRAY),
-        ];
-        c.row("store a verdict", FINISH, args, |r| r.get(1))
-    }
-
-    fn beat(&self, b: &Beat<'_>) -> Result<u64, StoreError> {
-        // One statement, one round trip: the host's row and its leases together.
-        self.run(None, |c| {
-            c.exec(
-                "record a heartbeat",
-                "WITH beat AS (
-                     INSERT INTO hosts (name, role, started_at, last_seen, stats)
-                     VALUES ($1, $2, $3, $4, $6)
-                     ON CONFLICT (name) DO UPDATE SET role = excluded.role,
-                       started_at = excluded.started_at, last_seen = excluded.last_seen,
-                       stats = excluded.stats
-                 )
-                 UPDATE submissions SET lease_until = $5
-                 WHERE claimed_by = $1 AND state = 'judging' AND id = ANY($7)",
-                args![
-                    b.host,
-                    b.role,
-                    b.started_at,
-                    b.now,
-                    b.lease_until,
-                    &b.stats,
-                    b.judging
-                ],
-            )
-        })
-    }
-
-    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Result<(), StoreError> {
+    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Res<()> {
         let submissions: Vec<i64> = pairs.iter().map(|&(s, _)| s).collect();
         let judgings: Vec<i64> = pairs.iter().map(|&(_, j)| j).collect();
         c.exec(

@@ -1,8 +1,8 @@
 //! The embedded SQLite store: one connection behind a mutex (SQLite writes one at a time
 //! anyway), WAL journal, `synchronous = FULL` so an acknowledged submission survives even a
-//! power cut. Every store method is shared (see [`crate::db`]); here are only what SQLite does
-//! its own way: opening and migrating, the claim and the storing of a verdict as steps of one
-//! transaction (it has no data-modifying `WITH` and no arrays), and no cross-host events.
+//! power cut. Every store method is shared (see [`crate::db`]); here is only what SQLite does
+//! its own way: opening and migrating, the claim as steps of one transaction (its single
+//! writer is the lock; it has no data-modifying `WITH`), and no cross-host events.
 
 mod migrations;
 
@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use rusqlite::Connection;
 
 use crate::cluster::EventSink;
-use crate::db::{args, Beat, Conn, Engine, Finish};
+use crate::db::{args, Conn, Engine, Res, What};
 use crate::{sql, Claim, StoreError};
 
 pub use migrations::MIGRATIONS;
@@ -83,11 +83,7 @@ impl SqliteStore {
 }
 
 impl Engine for SqliteStore {
-    fn run<T>(
-        &self,
-        tx: Option<(&'static str, &'static str)>,
-        f: impl FnOnce(&mut Conn<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+    fn run<T>(&self, tx: Option<(What, What)>, f: impl FnOnce(&mut Conn<'_>) -> Res<T>) -> Res<T> {
         // A panic while holding the lock cannot leave SQLite half-written (transactions roll
         // back on drop), so a poisoned lock is still safe to use.
         let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
@@ -101,33 +97,33 @@ impl Engine for SqliteStore {
         Ok(out)
     }
 
-    fn claim_next(
-        &self,
-        host: &str,
-        now: i64,
-        lease_until: i64,
-    ) -> Result<Option<Claim>, StoreError> {
+    fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>> {
+        let next = "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
+             LEFT JOIN fairness f ON f.user = s.user
+             WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < $1)
+             ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1";
+        let claim = "UPDATE submissions SET state = 'judging', claimed_at = $2, claimed_by = $3,
+               lease_until = $4, attempts = attempts + 1
+             WHERE id = $1
+             RETURNING attempts, pending_rejudging, problem, language, source";
+        let version = "SELECT version FROM problem_current WHERE problem = $1";
+        let open = "INSERT INTO judgings
+               (submission, attempt, rejudging, judged_by, started_at, package_version)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id";
+        let fair = "INSERT INTO fairness (user, last_claim)
+               VALUES ($1, (SELECT COALESCE(MAX(last_claim), 0) + 1 FROM fairness))
+             ON CONFLICT (user) DO UPDATE SET last_claim = excluded.last_claim";
         self.tx("start a claim", "commit a claim", |c| {
-            let next = c.row(
-                "find the next submission",
-                "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
-                 LEFT JOIN fairness f ON f.user = s.user
-                 WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < $1)
-                 ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1",
-                args![now],
-                |r| Ok((r.get(0)?, r.get::<String>(1)?, r.get(2)?)),
-            )?;
-            let Some((id, user, expired_lease)) = next else {
+            let what = "find the next submission";
+            let found = c.row(what, next, args![now], |r| {
+                Ok((r.get(0)?, r.get::<String>(1)?, r.get(2)?))
+            })?;
+            let Some((id, user, expired_lease)) = found else {
                 return Ok(None);
             };
-            let (attempt, rejudging, problem, language, source) = c.one(
-                "claim a submission",
-                "UPDATE submissions SET state = 'judging', claimed_at = $2, claimed_by = $3,
-                   lease_until = $4, attempts = attempts + 1
-                 WHERE id = $1
-                 RETURNING attempts, pending_rejudging, problem, language, source",
-                args![id, now, host, lease_until],
-                |r| {
+            let args = args![id, now, host, lease_until];
+            let (attempt, rejudging, problem, language, source) =
+                c.one("claim a submission", claim, args, |r| {
                     Ok((
                         r.get(0)?,
                         r.get(1)?,
@@ -135,29 +131,13 @@ impl Engine for SqliteStore {
                         r.get(3)?,
                         r.get(4)?,
                     ))
-                },
-            )?;
-            let package_version: Option<String> = c.row(
-                "find the problem's package version",
-                "SELECT version FROM problem_current WHERE problem = $1",
-                args![&problem],
-                |r| r.get(0),
-            )?;
-            let judging = c.one(
-                "open a judging",
-                "INSERT INTO judgings
-                   (submission, attempt, rejudging, judged_by, started_at, package_version)
-                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-                args![id, attempt, rejudging, host, now, &package_version],
-                |r| r.get(0),
-            )?;
-            c.exec(
-                "record a claim",
-                "INSERT INTO fairness (user, last_claim)
-                   VALUES ($1, (SELECT COALESCE(MAX(last_claim), 0) + 1 FROM fairness))
-                 ON CONFLICT (user) DO UPDATE SET last_claim = excluded.last_claim",
-                args![&user],
-            )?;
+                })?;
+            let what = "find the problem's package version";
+            let package_version: Option<String> =
+                c.row(what, version, args![&problem], |r| r.get(0))?;
+            let args = args![id, attempt, rejudging, host, now, &package_version];
+            let judging = c.one("open a judging", open, args, |r| r.get(0))?;
+            c.exec("record a claim", fair, args![&user])?;
             Ok(Some(Claim {
                 id,
                 attempt,
@@ -173,114 +153,10 @@ impl Engine for SqliteStore {
         })
     }
 
-    fn store_verdict(
-        &self,
-        c: &mut Conn<'_>,
-        v: &Finish<'_>,
-    ) -> Result<Option<Option<i64>>, StoreError> {
-        let open = c.row(
-            "find the claim's judging",
-            "SELECT j.id, j.rejudging, s.current_judging FROM submissions s
-             JOIN judgings j ON j.submission = s.id AND j.attempt = s.attempts
-             WHERE s.id = $1 AND s.attempts = $2 AND s.state = 'judging'
-               AND j.finished_at IS NULL",
-            args![v.id, v.attempt],
-            |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get::<Option<i64>>(1)?,
-                    r.get::<Option<i64>>(2)?,
-                ))
-            },
-        )?;
-        let Some((judging, rejudging, current)) = open else {
-            return Ok(None);
-        };
-        let r = v.report;
-        c.exec(
-            "store a verdict",
-            "UPDATE judgings SET finished_at = $2, verdict = $3, score = $4, max_cpu_ms = $5,
-               max_wall_ms = $6, max_memory_kib = $7, compile_output = $8, message = $9,
-               warnings = $10, judge_version = $11
-             WHERE id = $1",
-            args![
-                judging,
-                v.now,
-                r.verdict.code(),
-                r.score,
-                r.max_cpu_ms,
-                v.max_wall,
-                r.max_memory_kib,
-                &r.compile_output,
-                v.message,
-                &v.warnings,
-                &r.judge_version,
-            ],
-        )?;
-        for (i, t) in r.tests.iter().enumerate() {
-            let diff = t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok());
-            c.exec(
-                "store a test result",
-                "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms,
-                   wall_ms, memory_kib, exit, message, diff)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-                args![
-                    judging,
-                    i as i64,
-                    &t.name,
-                    t.sample,
-                    t.verdict.code(),
-                    t.cpu_ms,
-                    t.wall_ms,
-                    t.memory_kib,
-                    &t.exit,
-                    &t.message,
-                    &diff
-                ],
-            )?;
-        }
-        // A rejudging's judging waits for its apply, unless there is nothing to compare with.
-        let new_current = match (rejudging, current) {
-            (Some(_), Some(current)) => current,
-            _ => judging,
-        };
-        c.exec(
-            "store a verdict",
-            "UPDATE submissions SET state = 'done', current_judging = $2,
-               pending_rejudging = NULL, claimed_at = NULL, claimed_by = NULL, lease_until = NULL
-             WHERE id = $1",
-            args![v.id, new_current],
-        )?;
-        Ok(Some(rejudging))
-    }
-
-    fn beat(&self, b: &Beat<'_>) -> Result<u64, StoreError> {
-        self.tx("start a heartbeat", "commit a heartbeat", |c| {
-            c.exec(
-                "record a heartbeat",
-                "INSERT INTO hosts (name, role, started_at, last_seen, stats)
-                 VALUES ($1, $2, $3, $4, $5)
-                 ON CONFLICT (name) DO UPDATE SET role = excluded.role,
-                   started_at = excluded.started_at, last_seen = excluded.last_seen,
-                   stats = excluded.stats",
-                args![b.host, b.role, b.started_at, b.now, &b.stats],
-            )?;
-            c.exec(
-                "renew leases",
-                "UPDATE submissions SET lease_until = $2
-                 WHERE claimed_by = $1 AND state = 'judging' AND id = ANY($3)",
-                args![b.host, b.lease_until, b.judging],
-            )
-        })
-    }
-
-    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Result<(), StoreError> {
+    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Res<()> {
+        let sql = "UPDATE submissions SET current_judging = $2 WHERE id = $1";
         for &(submission, judging) in pairs {
-            c.exec(
-                "apply a rejudging",
-                "UPDATE submissions SET current_judging = $2 WHERE id = $1",
-                args![submission, judging],
-            )?;
+            c.exec("apply a rejudging", sql, args![submission, judging])?;
         }
         Ok(())
     }
