@@ -28,7 +28,7 @@
 use serde::Serialize;
 
 use super::{NewSubmission, StoreError, SubmissionInfo};
-use crate::db::{args, Conn, Engine, Row};
+use crate::db::{args, tuples, Conn, Engine, Res, Row, Value, ROWS_PER_STATEMENT};
 use crate::submissions::{info_row, insert, INFO_COLUMNS, INFO_FROM, REQUEUE};
 use crate::DbError;
 use ojd_judge::verdict::Verdict;
@@ -240,7 +240,7 @@ fn rejudging_row(r: &Row<'_>) -> Result<RejudgingInfo, DbError> {
 }
 
 /// Refuses to close a rejudging twice (and locks it for the closing transaction).
-fn open_or_conflict(c: &mut Conn<'_>, id: i64) -> Result<(), StoreError> {
+fn open_or_conflict(c: &mut Conn<'_>, id: i64) -> Res<()> {
     let sql = "SELECT state FROM rejudgings WHERE id = $1 FOR UPDATE";
     let state = c.row("read a rejudging", sql, args![id], |r| r.get::<String>(0))?;
     match state.as_deref().map(RejudgingState::parse) {
@@ -255,7 +255,7 @@ fn open_or_conflict(c: &mut Conn<'_>, id: i64) -> Result<(), StoreError> {
 
 /// Each item's submission with the rejudging's finished judging of it, and how many items
 /// still wait for theirs.
-fn judged_items(c: &mut Conn<'_>, id: i64) -> Result<(Vec<(i64, i64)>, usize), StoreError> {
+fn judged_items(c: &mut Conn<'_>, id: i64) -> Res<(Vec<(i64, i64)>, usize)> {
     let sql = format!("SELECT i.submission, {AFTER} FROM rejudging_items i WHERE i.rejudging = $1");
     let items = c.rows("read a rejudging", &sql, args![id], |r| {
         Ok((r.get::<i64>(0)?, r.get::<Option<i64>>(1)?))
@@ -268,15 +268,19 @@ fn judged_items(c: &mut Conn<'_>, id: i64) -> Result<(Vec<(i64, i64)>, usize), S
 /// Makes every new judging current and closes the rejudging as applied, inside the caller's
 /// transaction (the same flip as `Store::make_current`, so that the state change and the new
 /// current judgings commit together). Every item must be judged.
-fn flip<E: Engine>(
-    e: &E,
-    c: &mut Conn<'_>,
-    id: i64,
-    pairs: &[(i64, i64)],
-    by: &str,
-    now: i64,
-) -> Result<u64, StoreError> {
-    e.set_current(c, pairs)?;
+fn flip(c: &mut Conn<'_>, id: i64, pairs: &[(i64, i64)], by: &str, now: i64) -> Res<u64> {
+    for chunk in pairs.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "UPDATE submissions SET current_judging = p.column2
+             FROM (VALUES {}) AS p WHERE submissions.id = p.column1",
+            tuples(chunk.len(), 2)
+        );
+        let args: Vec<Value> = chunk
+            .iter()
+            .flat_map(|&(s, j)| [s.into(), j.into()])
+            .collect();
+        c.exec("apply a rejudging", &sql, &args)?;
+    }
     let sql =
         "UPDATE rejudgings SET state = 'applied', closed_at = $2, closed_by = $3 WHERE id = $1";
     c.exec("apply a rejudging", sql, args![id, now, by])?;
@@ -286,12 +290,7 @@ fn flip<E: Engine>(
 /// Called by `finish` in the transaction that stored a judging of rejudging `id`: when `id` is
 /// open, applies itself, and that was its last judging, applies it (closed by its creator).
 /// Returns whether it did.
-pub(crate) fn auto_apply<E: Engine>(
-    e: &E,
-    c: &mut Conn<'_>,
-    id: i64,
-    now: i64,
-) -> Result<bool, StoreError> {
+pub(crate) fn auto_apply(c: &mut Conn<'_>, id: i64, now: i64) -> Res<bool> {
     let sql = "SELECT created_by FROM rejudgings WHERE id = $1 AND auto_apply AND state = 'open'
          FOR UPDATE";
     let Some(creator) = c.row("read a rejudging", sql, args![id], |r| r.get::<String>(0))? else {
@@ -301,7 +300,7 @@ pub(crate) fn auto_apply<E: Engine>(
     if waiting > 0 {
         return Ok(false);
     }
-    flip(e, c, id, &pairs, &creator, now)?;
+    flip(c, id, &pairs, &creator, now)?;
     Ok(true)
 }
 
@@ -502,7 +501,7 @@ impl<E: Engine> ContestStore for E {
                     pairs.len() + waiting
                 )));
             }
-            flip(self, c, id, &pairs, by, now)
+            flip(c, id, &pairs, by, now)
         })
     }
 

@@ -298,6 +298,19 @@ pub(crate) fn sqlite_dialect(sql: &str) -> String {
     out
 }
 
+/// Rows a many-row statement takes at most: at 11 parameters each, well under SQLite's 32766.
+pub(crate) const ROWS_PER_STATEMENT: usize = 1000;
+
+/// `($1, $2), ($3, $4), …`: `rows` tuples of `width` placeholders, for a many-row statement.
+/// The text depends on the counts only, never on a value.
+pub(crate) fn tuples(rows: usize, width: usize) -> String {
+    let tuple = |r: usize| {
+        let holes: Vec<String> = (1..=width).map(|k| format!("${}", r * width + k)).collect();
+        format!("({})", holes.join(", "))
+    };
+    (0..rows).map(tuple).collect::<Vec<_>>().join(", ")
+}
+
 /// The digits right after `prefix` at the start of `s`, if there are any.
 fn number_after<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
     let tail = s.strip_prefix(prefix)?;
@@ -340,9 +353,6 @@ pub(crate) trait Engine: Send + Sync {
     /// [`Store::claim`](crate::Store::claim).
     fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>>;
 
-    /// Makes each `(submission, judging)` pair current, inside the caller's transaction.
-    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Res<()>;
-
     /// [`ClusterStore::stores_blobs`](crate::cluster::ClusterStore::stores_blobs).
     const KEEPS_BLOBS: bool;
 
@@ -355,7 +365,7 @@ pub(crate) trait Engine: Send + Sync {
 
 #[cfg(test)]
 mod tests {
-    use super::sqlite_dialect;
+    use super::{sqlite_dialect, tuples};
 
     #[test]
     fn postgres_sql_reads_as_sqlite() {
@@ -380,5 +390,6 @@ mod tests {
             "SELECT '$1 FOR UPDATE', \"$2\", $"
         );
         assert_eq!(sqlite_dialect("= ANY($x)"), "= ANY($x)");
+        assert_eq!(tuples(2, 3), "($1, $2, $3), ($4, $5, $6)");
     }
 }

@@ -31,9 +31,8 @@
 //! Per engine (`db.rs`'s `Engine` trait, in `sqlite/` and `postgres/`) stays only what the
 //! engines do differently: connecting and transactions (a mutex-held SQLite connection, a
 //! PostgreSQL pool), the migration lists with their DDL, the claim (one PostgreSQL statement
-//! with `FOR UPDATE SKIP LOCKED`; steps of SQLite's single-writer transaction), flipping a
-//! rejudging's judgings current (one statement over arrays; one per submission), whether
-//! package blobs are kept, and live events (LISTEN/NOTIFY; none on SQLite).
+//! with `FOR UPDATE SKIP LOCKED`; steps of SQLite's single-writer transaction), whether package
+//! blobs are kept, and live events (LISTEN/NOTIFY; none on SQLite).
 //!
 //! An area (contests, clarifications, rejudgings, sessions, users…) adds:
 //! 1. `<area>.rs` with `pub trait <Area>Store: Send + Sync { … }`, its types and

@@ -4,7 +4,7 @@
 use ojd_judge::verdict::{Diff, JudgeReport, TestResult, Verdict};
 
 use crate::contests::auto_apply;
-use crate::db::{args, Conn, Engine, Row, Value};
+use crate::db::{args, tuples, Conn, Engine, Res, Row, Value, ROWS_PER_STATEMENT};
 use crate::{
     Claim, Counts, DbError, JudgingDetail, JudgingInfo, ListFilter, NewSubmission, State, Store,
     StoreError, SubmissionDetail, SubmissionInfo, TokenInfo,
@@ -34,9 +34,6 @@ const JUDGING_COLUMNS: &str = "j.id, j.submission, j.attempt, j.rejudging, j.jud
      j.package_version, j.judge_version, j.started_at, j.finished_at, j.verdict, j.score, \
      j.max_cpu_ms, j.max_wall_ms, j.max_memory_kib, \
      (SELECT s.current_judging = j.id FROM submissions s WHERE s.id = j.submission)";
-
-/// Test results stored per INSERT: at 11 parameters each, well under SQLite's 32766.
-const RESULTS_PER_INSERT: usize = 1000;
 
 fn verdict(code: Option<String>) -> Option<Verdict> {
     code.as_deref().and_then(Verdict::from_code)
@@ -94,7 +91,7 @@ fn token_row(r: &Row<'_>) -> Result<TokenInfo, DbError> {
 }
 
 /// Queues a submission; returns its id.
-pub(crate) fn insert(c: &mut Conn<'_>, new: &NewSubmission, now: i64) -> Result<i64, StoreError> {
+pub(crate) fn insert(c: &mut Conn<'_>, new: &NewSubmission, now: i64) -> Res<i64> {
     let sql = r#"INSERT INTO submissions ("user", problem, language, source, queued_at)
          VALUES ($1, $2, $3, $4, $5) RETURNING id"#;
     let args = args![&new.user, &new.problem, &new.language, &new.source, now];
@@ -104,7 +101,7 @@ pub(crate) fn insert(c: &mut Conn<'_>, new: &NewSubmission, now: i64) -> Result<
 /// A judging's outputs (compile output, message, warnings) and its test results.
 type Outputs = (String, String, Vec<String>, Vec<TestResult>);
 
-fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Result<Outputs, StoreError> {
+fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Res<Outputs> {
     let sql = "SELECT compile_output, message, warnings FROM judgings WHERE id = $1";
     let (compile_output, message, warnings) =
         c.one("read a judging", sql, args![judging], |r| {
@@ -133,29 +130,24 @@ fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Result<Outputs, StoreError> {
 
 /// Stores a judging's test results, many rows per statement (one round trip for a whole
 /// judging on PostgreSQL, whatever its test count).
-fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Result<(), StoreError> {
+fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Res<()> {
     let diffs: Vec<Option<String>> = tests
         .iter()
         .map(|t| t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok()))
         .collect();
-    for (n, chunk) in tests.chunks(RESULTS_PER_INSERT).enumerate() {
-        let first = n * RESULTS_PER_INSERT;
-        let mut sql = "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, \
-             wall_ms, memory_kib, exit, message, diff) VALUES "
-            .to_string();
+    for (n, chunk) in tests.chunks(ROWS_PER_STATEMENT).enumerate() {
+        let sql = format!(
+            "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, wall_ms,
+               memory_kib, exit, message, diff)
+             VALUES {}",
+            tuples(chunk.len(), 11)
+        );
         let mut args: Vec<Value> = Vec::with_capacity(chunk.len() * 11);
         for (i, t) in chunk.iter().enumerate() {
-            // Placeholders only: the text depends on the number of tests, never on a value.
-            let p = args.len();
-            let holes: Vec<String> = (p + 1..=p + 11).map(|k| format!("${k}")).collect();
-            sql.push_str(&format!(
-                "{}({})",
-                if i > 0 { ", " } else { "" },
-                holes.join(", ")
-            ));
+            let idx = n * ROWS_PER_STATEMENT + i;
             args.extend_from_slice(args![
                 judging,
-                (first + i) as i64,
+                idx as i64,
                 &t.name,
                 t.sample,
                 t.verdict.code(),
@@ -164,7 +156,7 @@ fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Result
                 t.memory_kib,
                 &t.exit,
                 &t.message,
-                &diffs[first + i],
+                &diffs[idx],
             ]);
         }
         c.exec("store a test result", &sql, &args)?;
@@ -241,7 +233,7 @@ impl<E: Engine> Store for E {
             c.exec("store a verdict", done, args![id, current])?;
             if let Some(rejudging) = rejudging {
                 // With its last judging, an auto-applying rejudging applies itself (contests.rs).
-                auto_apply(self, c, rejudging, now)?;
+                auto_apply(c, rejudging, now)?;
             }
             Ok(true)
         })
@@ -421,7 +413,7 @@ mod tests {
         let id = s.insert(&new, 0).expect("insert");
         let claim = s.claim("h", 1, 100).expect("claim").expect("queued");
         let mut report = JudgeReport::new("p", "c", Verdict::WrongAnswer, vec![]);
-        report.tests = (0..RESULTS_PER_INSERT * 2 + 3)
+        report.tests = (0..ROWS_PER_STATEMENT * 2 + 3)
             .map(|i| TestResult {
                 name: format!("t{i}"),
                 sample: i == 0,

@@ -172,45 +172,30 @@ impl Engine for PgStore {
         // now rather than waiting for them), claim, open the judging under the package
         // version current in this statement's snapshot (a publish in flight is invisible until
         // it commits whole), and record the claim for fairness.
-        self.run(None, |c| {
-            c.row(
-                "claim a submission",
-                CLAIM,
-                args![now, host, lease_until],
-                |r| {
-                    Ok(Claim {
-                        id: r.get(0)?,
-                        attempt: r.get(1)?,
-                        rejudging: r.get(2)?,
-                        user: r.get(3)?,
-                        problem: r.get(4)?,
-                        language: r.get(5)?,
-                        source: r.get(6)?,
-                        package_version: r.get(7)?,
-                        judging: r.get(8)?,
-                        expired_lease: r.get(9)?,
-                    })
-                },
-            )
-        })
-    }
-
-    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Res<()> {
-        let submissions: Vec<i64> = pairs.iter().map(|&(s, _)| s).collect();
-        let judgings: Vec<i64> = pairs.iter().map(|&(_, j)| j).collect();
-        c.exec(
-            "apply a rejudging",
-            "UPDATE submissions s SET current_judging = p.judging
-             FROM unnest($1::BIGINT[], $2::BIGINT[]) AS p(submission, judging)
-             WHERE s.id = p.submission",
-            args![&submissions[..], &judgings[..]],
-        )?;
-        Ok(())
+        self.row(
+            "claim a submission",
+            CLAIM,
+            args![now, host, lease_until],
+            |r| {
+                Ok(Claim {
+                    id: r.get(0)?,
+                    attempt: r.get(1)?,
+                    rejudging: r.get(2)?,
+                    user: r.get(3)?,
+                    problem: r.get(4)?,
+                    language: r.get(5)?,
+                    source: r.get(6)?,
+                    package_version: r.get(7)?,
+                    judging: r.get(8)?,
+                    expired_lease: r.get(9)?,
+                })
+            },
+        )
     }
 
     const KEEPS_BLOBS: bool = true;
 
-    fn send_events(&self, payloads: &[String]) -> Result<(), StoreError> {
+    fn send_events(&self, payloads: &[String]) -> Res<()> {
         if let Some(big) = payloads.iter().find(|p| p.len() > MAX_PAYLOAD) {
             return Err(StoreError::Conflict(format!(
                 "an event of {} bytes is over the {MAX_PAYLOAD}-byte NOTIFY limit",
@@ -222,17 +207,12 @@ impl Engine for PgStore {
         }
         // unnest yields its elements in order, and the notifications of one transaction are
         // delivered in the order they were sent.
-        self.run(None, |c| {
-            c.exec(
-                "send live events",
-                "SELECT pg_notify('ojd_events', p) FROM unnest($1::TEXT[]) AS p",
-                args![payloads],
-            )
-        })?;
-        Ok(())
+        let sql = "SELECT pg_notify('ojd_events', p) FROM unnest($1::TEXT[]) AS p";
+        self.exec("send live events", sql, args![payloads])
+            .map(drop)
     }
 
-    fn listen_events(&self, sink: EventSink) -> Result<bool, StoreError> {
+    fn listen_events(&self, sink: EventSink) -> Res<bool> {
         // Connections are made on the listener's own thread: the synchronous client must not
         // run inside the async runtime that calls this.
         let config = self.config.clone();

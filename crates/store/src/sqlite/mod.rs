@@ -153,21 +153,13 @@ impl Engine for SqliteStore {
         })
     }
 
-    fn set_current(&self, c: &mut Conn<'_>, pairs: &[(i64, i64)]) -> Res<()> {
-        let sql = "UPDATE submissions SET current_judging = $2 WHERE id = $1";
-        for &(submission, judging) in pairs {
-            c.exec("apply a rejudging", sql, args![submission, judging])?;
-        }
-        Ok(())
-    }
-
     const KEEPS_BLOBS: bool = false;
 
-    fn send_events(&self, _payloads: &[String]) -> Result<(), StoreError> {
+    fn send_events(&self, _payloads: &[String]) -> Res<()> {
         Ok(())
     }
 
-    fn listen_events(&self, _sink: EventSink) -> Result<bool, StoreError> {
+    fn listen_events(&self, _sink: EventSink) -> Res<bool> {
         Ok(false)
     }
 }
