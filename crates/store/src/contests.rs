@@ -18,12 +18,12 @@
 //! then all the new ones at once; the rejudging stays as a record of what changed.
 //!
 //! Concurrency (PostgreSQL; SQLite writes one transaction at a time): closing a rejudging locks
-//! its row (`FOR UPDATE`), and so does [`auto_apply`] for an open auto-applying one, so two
-//! hosts storing its last two judgings at once serialize there: the second sees the first's
-//! judging committed and applies. A flip only touches submissions whose new judging is
-//! finished (no other `finish` holds them), so it cannot deadlock with a `finish` of the same
-//! rejudging. Creating a rejudging locks its submissions first, so two made at once over the
-//! same submission serialize and the second sees the first.
+//! its row (`FOR UPDATE`), and so does `finish` for an open auto-applying one, so two hosts
+//! storing its last two judgings at once serialize there: the second sees the first's judging
+//! committed and applies. A flip only touches submissions whose new judging is finished (no
+//! other `finish` holds them), so it cannot deadlock with a `finish` of the same rejudging.
+//! Creating a rejudging locks its submissions first, so two made at once over the same
+//! submission serialize and the second sees the first.
 
 use serde::Serialize;
 

@@ -1,6 +1,6 @@
 //! The PostgreSQL store, for several hosts on one database: the synchronous `postgres` client
 //! behind an r2d2 pool (the [`Store`](crate::Store) trait is synchronous; the server calls it
-//! on blocking threads). Every store method is shared (see [`crate::db`]); here is only what
+//! on blocking threads). Every store method is shared (see `db.rs`); here is only what
 //! PostgreSQL does its own way: the pool, migrations under an advisory lock (so nodes starting
 //! together migrate once), the claim as ONE statement that locks the chosen row with
 //! `FOR UPDATE SKIP LOCKED` (so workers on many hosts claim in parallel without waiting on each

@@ -1,6 +1,6 @@
 //! The embedded SQLite store: one connection behind a mutex (SQLite writes one at a time
 //! anyway), WAL journal, `synchronous = FULL` so an acknowledged submission survives even a
-//! power cut. Every store method is shared (see [`crate::db`]); here is only what SQLite does
+//! power cut. Every store method is shared (see `db.rs`); here is only what SQLite does
 //! its own way: opening and migrating, the claim as steps of one transaction (its single
 //! writer is the lock; it has no data-modifying `WITH`), and no cross-host events.
 
