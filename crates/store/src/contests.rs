@@ -16,10 +16,21 @@
 //! applies itself in the transaction that stores its last new judging: the same flip as an
 //! admin's apply, so a student sees the old verdicts until every new judging is complete and
 //! then all the new ones at once; the rejudging stays as a record of what changed.
+//!
+//! Concurrency (PostgreSQL; SQLite writes one transaction at a time): closing a rejudging locks
+//! its row (`FOR UPDATE`), and so does `finish` for an open auto-applying one, so two hosts
+//! storing its last two judgings at once serialize there: the second sees the first's judging
+//! committed and applies. A flip only touches submissions whose new judging is finished (no
+//! other `finish` holds them), so it cannot deadlock with a `finish` of the same rejudging.
+//! Creating a rejudging locks its submissions first, so two made at once over the same
+//! submission serialize and the second sees the first.
 
 use serde::Serialize;
 
-use super::{StoreError, SubmissionInfo};
+use super::{NewSubmission, StoreError, SubmissionInfo};
+use crate::db::{args, tuples, Conn, Engine, Res, Row, Value, ROWS_PER_STATEMENT};
+use crate::submissions::{info_row, insert, INFO_COLUMNS, INFO_FROM, REQUEUE};
+use crate::DbError;
 use ojd_judge::verdict::Verdict;
 
 /// A question from a student, or an announcement from an admin.
@@ -127,7 +138,7 @@ pub trait ContestStore: Send + Sync {
     /// Queues a submission made through `contest`, in one transaction with its link.
     fn insert_in_contest(
         &self,
-        new: &super::NewSubmission,
+        new: &NewSubmission,
         contest: &str,
         now: i64,
     ) -> Result<i64, StoreError>;
@@ -184,4 +195,333 @@ pub trait ContestStore: Send + Sync {
     /// Discards the rejudging: nothing becomes current, what is still queued for it goes back
     /// to its current judging. Refused when applied or cancelled already.
     fn cancel_rejudging(&self, id: i64, by: &str, now: i64) -> Result<(), StoreError>;
+}
+
+/// The rejudging's newest finished judging of an item's submission.
+const AFTER: &str = "(SELECT MAX(j.id) FROM judgings j WHERE j.submission = i.submission
+     AND j.rejudging = i.rejudging AND j.finished_at IS NOT NULL)";
+
+const REJUDGING_SELECT: &str = "SELECT r.id, r.created_at, r.created_by, r.scope, r.state,
+       r.closed_at, r.closed_by, r.auto_apply,
+       (SELECT COUNT(*) FROM rejudging_items i WHERE i.rejudging = r.id),
+       (SELECT COUNT(*) FROM rejudging_items i WHERE i.rejudging = r.id AND EXISTS
+          (SELECT 1 FROM judgings j WHERE j.submission = i.submission AND j.rejudging = r.id
+             AND j.finished_at IS NOT NULL))
+     FROM rejudgings r";
+
+fn clarification_row(r: &Row<'_>) -> Result<Clarification, DbError> {
+    Ok(Clarification {
+        id: r.get(0)?,
+        contest: r.get(1)?,
+        user: r.get(2)?,
+        problem: r.get(3)?,
+        text: r.get(4)?,
+        answer: r.get(5)?,
+        public: r.get(6)?,
+        at: r.get(7)?,
+        answered_at: r.get(8)?,
+        answered_by: r.get(9)?,
+    })
+}
+
+fn rejudging_row(r: &Row<'_>) -> Result<RejudgingInfo, DbError> {
+    Ok(RejudgingInfo {
+        id: r.get(0)?,
+        created_at: r.get(1)?,
+        created_by: r.get(2)?,
+        scope: r.get(3)?,
+        state: RejudgingState::parse(&r.get::<String>(4)?),
+        closed_at: r.get(5)?,
+        closed_by: r.get(6)?,
+        auto_apply: r.get(7)?,
+        total: r.get(8)?,
+        judged: r.get(9)?,
+    })
+}
+
+/// Refuses to close a rejudging twice (and locks it for the closing transaction).
+fn open_or_conflict(c: &mut Conn<'_>, id: i64) -> Res<()> {
+    let sql = "SELECT state FROM rejudgings WHERE id = $1 FOR UPDATE";
+    let state = c.row("read a rejudging", sql, args![id], |r| r.get::<String>(0))?;
+    match state.as_deref().map(RejudgingState::parse) {
+        None => Err(StoreError::Conflict(format!("there is no rejudging {id}"))),
+        Some(RejudgingState::Open) => Ok(()),
+        Some(s) => Err(StoreError::Conflict(format!(
+            "rejudging {id} was {} already",
+            s.as_str()
+        ))),
+    }
+}
+
+/// Each item's submission with the rejudging's finished judging of it, and how many items
+/// still wait for theirs.
+fn judged_items(c: &mut Conn<'_>, id: i64) -> Res<(Vec<(i64, i64)>, usize)> {
+    let sql = format!("SELECT i.submission, {AFTER} FROM rejudging_items i WHERE i.rejudging = $1");
+    let items = c.rows("read a rejudging", &sql, args![id], |r| {
+        Ok((r.get::<i64>(0)?, r.get::<Option<i64>>(1)?))
+    })?;
+    let judged: Vec<(i64, i64)> = items.iter().filter_map(|&(s, a)| Some((s, a?))).collect();
+    let waiting = items.len() - judged.len();
+    Ok((judged, waiting))
+}
+
+/// Makes every new judging current and closes the rejudging as applied, inside the caller's
+/// transaction (the same flip as `Store::make_current`, so that the state change and the new
+/// current judgings commit together). Every item must be judged.
+fn flip(c: &mut Conn<'_>, id: i64, pairs: &[(i64, i64)], by: &str, now: i64) -> Res<u64> {
+    for chunk in pairs.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "UPDATE submissions SET current_judging = p.column2
+             FROM (VALUES {}) AS p WHERE submissions.id = p.column1",
+            tuples(chunk.len(), 2)
+        );
+        let args: Vec<Value> = chunk
+            .iter()
+            .flat_map(|&(s, j)| [s.into(), j.into()])
+            .collect();
+        c.exec("apply a rejudging", &sql, &args)?;
+    }
+    let sql =
+        "UPDATE rejudgings SET state = 'applied', closed_at = $2, closed_by = $3 WHERE id = $1";
+    c.exec("apply a rejudging", sql, args![id, now, by])?;
+    Ok(pairs.len() as u64)
+}
+
+/// Called by `finish` in the transaction that stored a judging of rejudging `id`: when `id` is
+/// open, applies itself, and that was its last judging, applies it (closed by its creator).
+/// Returns whether it did.
+pub(crate) fn auto_apply(c: &mut Conn<'_>, id: i64, now: i64) -> Res<bool> {
+    let sql = "SELECT created_by FROM rejudgings WHERE id = $1 AND auto_apply AND state = 'open'
+         FOR UPDATE";
+    let Some(creator) = c.row("read a rejudging", sql, args![id], |r| r.get::<String>(0))? else {
+        return Ok(false);
+    };
+    let (pairs, waiting) = judged_items(c, id)?;
+    if waiting > 0 {
+        return Ok(false);
+    }
+    flip(c, id, &pairs, &creator, now)?;
+    Ok(true)
+}
+
+impl<E: Engine> ContestStore for E {
+    fn insert_in_contest(
+        &self,
+        new: &NewSubmission,
+        contest: &str,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        let link = "INSERT INTO contest_submissions (submission, contest) VALUES ($1, $2)";
+        self.tx(
+            "start a contest submission",
+            "commit a contest submission",
+            |c| {
+                let id = insert(c, new, now)?;
+                c.exec("link a submission to its contest", link, args![id, contest])?;
+                Ok(id)
+            },
+        )
+    }
+
+    fn contest_of(&self, submission: i64) -> Result<Option<String>, StoreError> {
+        let what = "read a submission's contest";
+        let sql = "SELECT contest FROM contest_submissions WHERE submission = $1";
+        self.row(what, sql, args![submission], |r| r.get(0))
+    }
+
+    fn contest_submissions(&self, contest: &str) -> Result<Vec<SubmissionInfo>, StoreError> {
+        let sql = format!(
+            "SELECT {INFO_COLUMNS} FROM {INFO_FROM}
+             JOIN contest_submissions c ON c.submission = s.id
+             WHERE c.contest = $1 ORDER BY s.id"
+        );
+        self.rows(
+            "list a contest's submissions",
+            &sql,
+            args![contest],
+            info_row,
+        )
+    }
+
+    fn unfrozen(&self, contest: &str) -> Result<bool, StoreError> {
+        let sql = "SELECT unfrozen FROM contest_state WHERE contest = $1";
+        let v = self.row("read a contest's freeze", sql, args![contest], |r| r.get(0))?;
+        Ok(v.unwrap_or(false))
+    }
+
+    fn set_unfrozen(&self, contest: &str, unfrozen: bool, now: i64) -> Result<(), StoreError> {
+        let sql = "INSERT INTO contest_state (contest, unfrozen, changed_at) VALUES ($1, $2, $3)
+             ON CONFLICT (contest) DO UPDATE SET unfrozen = excluded.unfrozen,
+               changed_at = excluded.changed_at";
+        let args = args![contest, unfrozen, now];
+        self.exec("unfreeze a contest", sql, args).map(drop)
+    }
+
+    fn add_clarification(
+        &self,
+        contest: &str,
+        user: Option<&str>,
+        problem: Option<&str>,
+        text: &str,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        let sql = r#"INSERT INTO clarifications (contest, "user", problem, text, public, at)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"#;
+        let args = args![contest, user, problem, text, user.is_none(), now];
+        self.one("store a clarification", sql, args, |r| r.get(0))
+    }
+
+    fn answer_clarification(
+        &self,
+        id: i64,
+        answer: &str,
+        public: bool,
+        by: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let sql = r#"UPDATE clarifications
+             SET answer = $2, public = $3, answered_by = $4, answered_at = $5
+             WHERE id = $1 AND "user" IS NOT NULL"#;
+        let args = args![id, answer, public, by, now];
+        Ok(self.exec("answer a clarification", sql, args)? > 0)
+    }
+
+    fn clarifications(&self, contest: &str) -> Result<Vec<Clarification>, StoreError> {
+        let sql = r#"SELECT id, contest, "user", problem, text, answer, public, at, answered_at,
+               answered_by
+             FROM clarifications WHERE contest = $1 ORDER BY id DESC"#;
+        self.rows(
+            "list clarifications",
+            sql,
+            args![contest],
+            clarification_row,
+        )
+    }
+
+    fn select_for_rejudging(&self, f: &RejudgeFilter) -> Result<Vec<i64>, StoreError> {
+        let sql = "SELECT s.id FROM submissions s JOIN judgings j ON j.id = s.current_judging
+             WHERE ($1 IS NULL OR s.id = $1) AND ($2 IS NULL OR s.problem = $2)
+               AND ($3 IS NULL OR s.id IN
+                 (SELECT submission FROM contest_submissions WHERE contest = $3))
+               AND ($4 IS NULL OR j.verdict = $4) AND ($5 IS NULL OR s.language = $5)
+               AND ($6 IS NULL OR s.queued_at >= $6) AND ($7 IS NULL OR s.queued_at < $7)
+             ORDER BY s.id";
+        let verdict = f.verdict.map(|v| v.code());
+        let args = args![
+            f.submission,
+            &f.problem,
+            &f.contest,
+            verdict,
+            &f.language,
+            f.from_ms,
+            f.to_ms
+        ];
+        self.rows("select submissions to rejudge", sql, args, |r| r.get(0))
+    }
+
+    fn create_rejudging(
+        &self,
+        scope: &str,
+        by: &str,
+        submissions: &[i64],
+        auto_apply: bool,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        // The submissions are locked first (see the module docs).
+        let lock = "SELECT id FROM submissions WHERE id = ANY($1) AND current_judging IS NOT NULL
+             ORDER BY id FOR UPDATE";
+        let busy = "SELECT i.submission, r.id FROM rejudging_items i
+             JOIN rejudgings r ON r.id = i.rejudging
+             WHERE i.submission = ANY($1) AND r.state = 'open' ORDER BY i.submission LIMIT 1";
+        let record = "INSERT INTO rejudgings (created_at, created_by, scope, auto_apply)
+             VALUES ($1, $2, $3, $4) RETURNING id";
+        let items = "INSERT INTO rejudging_items (rejudging, submission, before_judging)
+             SELECT $1, id, current_judging FROM submissions WHERE id = ANY($2)";
+        let queue = format!("{REQUEUE}, pending_rejudging = $2 WHERE id = ANY($1)");
+        self.tx("start a rejudging", "commit a rejudging", |c| {
+            let what = "lock the submissions to rejudge";
+            let taken: Vec<i64> = c.rows(what, lock, args![submissions], |r| r.get(0))?;
+            let taken = &taken[..];
+            let busy = c.row("check for open rejudgings", busy, args![taken], |r| {
+                Ok((r.get::<i64>(0)?, r.get::<i64>(1)?))
+            })?;
+            if let Some((s, r)) = busy {
+                return Err(StoreError::Conflict(format!(
+                    "submission {s} is in rejudging {r}, which is still open: apply or cancel it first"
+                )));
+            }
+            if taken.is_empty() {
+                return Err(StoreError::Conflict(
+                    "none of these submissions has a verdict yet; nothing to rejudge".into(),
+                ));
+            }
+            let args = args![now, by, scope, auto_apply];
+            let id: i64 = c.one("record a rejudging", record, args, |r| r.get(0))?;
+            c.exec("record a rejudging", items, args![id, taken])?;
+            // Queued under the rejudging: its judgings will not become current by themselves.
+            c.exec("queue a rejudging", &queue, args![taken, id])?;
+            Ok(id)
+        })
+    }
+
+    fn rejudging(&self, id: i64) -> Result<Option<RejudgingInfo>, StoreError> {
+        let sql = format!("{REJUDGING_SELECT} WHERE r.id = $1");
+        self.row("read a rejudging", &sql, args![id], rejudging_row)
+    }
+
+    fn rejudgings(&self) -> Result<Vec<RejudgingInfo>, StoreError> {
+        let sql = format!("{REJUDGING_SELECT} ORDER BY r.id DESC LIMIT 200");
+        self.rows("list rejudgings", &sql, args![], rejudging_row)
+    }
+
+    fn rejudging_items(&self, id: i64) -> Result<Vec<RejudgingItem>, StoreError> {
+        let sql = format!(
+            r#"SELECT i.submission, s."user", s.problem, i.before_judging, {AFTER}
+               FROM rejudging_items i JOIN submissions s ON s.id = i.submission
+               WHERE i.rejudging = $1 ORDER BY i.submission"#
+        );
+        self.rows("list a rejudging's submissions", &sql, args![id], |r| {
+            Ok(RejudgingItem {
+                submission: r.get(0)?,
+                user: r.get(1)?,
+                problem: r.get(2)?,
+                before: r.get(3)?,
+                after: r.get(4)?,
+            })
+        })
+    }
+
+    fn apply_rejudging(&self, id: i64, by: &str, now: i64) -> Result<u64, StoreError> {
+        self.tx("start applying a rejudging", "commit an applied rejudging", |c| {
+            open_or_conflict(c, id)?;
+            let (pairs, waiting) = judged_items(c, id)?;
+            if waiting > 0 {
+                return Err(StoreError::Conflict(format!(
+                    "rejudging {id} is not finished: {waiting} of {} submissions are still waiting to be judged",
+                    pairs.len() + waiting
+                )));
+            }
+            flip(c, id, &pairs, by, now)
+        })
+    }
+
+    fn cancel_rejudging(&self, id: i64, by: &str, now: i64) -> Result<(), StoreError> {
+        // Still queued for it: back to the current judging (or, with none, an ordinary judging).
+        let back = "UPDATE submissions
+             SET state = CASE WHEN current_judging IS NULL THEN 'queued' ELSE 'done' END,
+               pending_rejudging = NULL
+             WHERE pending_rejudging = $1 AND state = 'queued'";
+        let close = "UPDATE rejudgings SET state = 'cancelled', closed_at = $2, closed_by = $3
+             WHERE id = $1";
+        self.tx(
+            "start cancelling a rejudging",
+            "commit a cancelled rejudging",
+            |c| {
+                open_or_conflict(c, id)?;
+                c.exec("cancel a rejudging", back, args![id])?;
+                c.exec("cancel a rejudging", close, args![id, now, by])?;
+                Ok(())
+            },
+        )
+    }
 }

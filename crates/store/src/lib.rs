@@ -6,32 +6,49 @@
 //! # Layout (how an area adds its tables and methods)
 //!
 //! ```text
-//! src/store/mod.rs              this file: the Store trait, shared types, StoreError, open()
-//! src/store/<area>.rs           an area's own trait and types (e.g. contests.rs: ContestStore;
-//!                               cluster.rs: ClusterStore, hosts, packages, live events)
-//! src/store/sqlite/mod.rs       SqliteStore: connection, the core Store impl (submissions, queue,
-//!                               judgings); sqlite/tokens.rs the token queries
-//! src/store/sqlite/migrations.rs  the SQLite migration list (append-only)
-//! src/store/sqlite/<area>.rs    `impl <Area>Store for SqliteStore`
-//! src/store/postgres/mod.rs     PgStore, the same shape for PostgreSQL; postgres/migrations.rs
-//!                               kept in step with the SQLite list
+//! lib.rs                  this file: the Store trait, shared types, StoreError, open()
+//! submissions.rs          the core Store methods (queue, submissions, judgings, tokens)
+//! <area>.rs               an area's own trait, its types and its one implementation (e.g.
+//!                         contests.rs: ContestStore; cluster.rs: ClusterStore, hosts,
+//!                         packages, live events; web.rs: WebStore, sessions)
+//! db.rs                   the query layer the areas are written on, and the Engine trait
+//! sqlite/mod.rs           SqliteStore: the connection, and the Engine parts SQLite does its
+//!                         own way; sqlite/migrations.rs its migration list (append-only)
+//! postgres/mod.rs         PgStore, the same for PostgreSQL; postgres/migrations.rs kept in
+//!                         step with the SQLite list
 //! ```
 //!
+//! **A store feature is written once**, for every backend (`impl<E: Engine> Store for E`), over
+//! a small private layer in `db.rs`: SQL in PostgreSQL's spelling with `$1` placeholders
+//! (rewritten for SQLite by a tiny, tested function: `?1`, `= ANY($1)` lists as JSON, and no
+//! `FOR UPDATE`, SQLite's writers taking turns anyway); parameters as a `Value` that carries its
+//! PostgreSQL type (a statement goes out typed, in one round trip); rows read through a `Row`
+//! that decodes the same Rust types from either driver. Why not a query builder or an ORM: the
+//! queries are plain SQL both engines accept, and what differed between the two copies
+//! (placeholders, parameters, row decoding) takes a few hundred lines to remove, with no new
+//! dependency and the same synchronous drivers, transactions, locks and statements.
+//!
+//! Per engine (`db.rs`'s `Engine` trait, in `sqlite/` and `postgres/`) stays only what the
+//! engines do differently: connecting and transactions (a mutex-held SQLite connection, a
+//! PostgreSQL pool), the migration lists with their DDL, the claim (one PostgreSQL statement
+//! with `FOR UPDATE SKIP LOCKED`; steps of SQLite's single-writer transaction), whether package
+//! blobs are kept, and live events (LISTEN/NOTIFY; none on SQLite).
+//!
 //! An area (contests, clarifications, rejudgings, sessions, users…) adds:
-//! 1. `src/store/<area>.rs` with `pub trait <Area>Store: Send + Sync { … }` and its types, and a
-//!    `pub mod <area>;` line here;
+//! 1. `<area>.rs` with `pub trait <Area>Store: Send + Sync { … }`, its types and
+//!    `impl<E: Engine> <Area>Store for E`, and a `pub mod <area>;` line here;
 //! 2. its trait to the supertrait list of [`Store`] (`pub trait Store: ContestStore + … `), so
-//!    every backend must implement it and `&dyn Store` reaches its methods (as it does
+//!    every backend has it and `&dyn Store` reaches its methods (as it does
 //!    [`cluster::ClusterStore`]'s: heartbeats, packages, events);
-//! 3. `sqlite/<area>.rs` (and `postgres/<area>.rs`) implementing it, and its tables as ONE new
-//!    entry at the end of each backend's migration list — never edit an entry that landed:
-//!    databases in the field have already run it. Both lists keep the same number of entries,
-//!    entry N doing the same thing in both dialects.
+//! 3. its tables as ONE new entry at the end of each backend's migration list — never edit an
+//!    entry that landed: databases in the field have already run it. Both lists keep the same
+//!    number of entries, entry N doing the same thing in both dialects.
 //!
 //! The core methods (queue, submissions, judgings, tokens) sit on [`Store`] itself, so that
 //! existing callers need no import. `tests/integration/store.rs` holds the one suite every
-//! backend runs (`store_suite!`): an area adds its cases there. Every method is one short transaction; the trait is
-//! synchronous and async callers run it on a blocking thread (`App::db`).
+//! backend runs (`store_suite!`): an area adds its cases there. Every method is one short
+//! transaction; the trait is synchronous and async callers run it on a blocking thread
+//! (`App::db`).
 //!
 //! # Theory of operation
 //!
@@ -64,8 +81,10 @@
 
 pub mod cluster;
 pub mod contests;
+mod db;
 pub mod postgres;
 pub mod sqlite;
+mod submissions;
 pub mod web;
 
 use std::sync::Arc;

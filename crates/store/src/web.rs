@@ -5,6 +5,11 @@
 use serde::Serialize;
 
 use super::StoreError;
+use crate::db::{args, Engine, Row};
+use crate::DbError;
+
+/// Characters of a token's hash shown to tell tokens apart.
+const ID_LEN: usize = 12;
 
 /// Who a session or login code stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,4 +54,144 @@ pub trait WebStore: Send + Sync {
     fn token_activity(&self) -> Result<Vec<TokenActivity>, StoreError>;
     /// Revokes one token, named by the prefix of its hash shown in [`TokenActivity::id`].
     fn revoke_token(&self, name: &str, id: &str) -> Result<u64, StoreError>;
+}
+
+fn holder(r: &Row<'_>) -> Result<Holder, DbError> {
+    Ok(Holder {
+        name: r.get(0)?,
+        admin: r.get(1)?,
+    })
+}
+
+impl<E: Engine> WebStore for E {
+    fn add_session(
+        &self,
+        hash: &str,
+        who: &Holder,
+        expires_at: i64,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let prune = "DELETE FROM sessions WHERE expires_at <= $1";
+        let add = "INSERT INTO sessions (hash, name, admin, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5)";
+        self.run(None, |c| {
+            c.exec("prune sessions", prune, args![now])?;
+            let args = args![hash, &who.name, who.admin, now, expires_at];
+            c.exec("store a session", add, args).map(drop)
+        })
+    }
+
+    fn session(&self, hash: &str, now: i64) -> Result<Option<Holder>, StoreError> {
+        let sql = "SELECT name, admin FROM sessions WHERE hash = $1 AND expires_at > $2";
+        self.row("look up a session", sql, args![hash, now], holder)
+    }
+
+    fn end_session(&self, hash: &str) -> Result<(), StoreError> {
+        let sql = "DELETE FROM sessions WHERE hash = $1";
+        self.exec("end a session", sql, args![hash]).map(drop)
+    }
+
+    fn end_sessions_of(&self, name: &str) -> Result<u64, StoreError> {
+        let sql = "DELETE FROM sessions WHERE name = $1";
+        self.exec("end sessions", sql, args![name])
+    }
+
+    fn add_login_code(&self, hash: &str, who: &Holder, expires_at: i64) -> Result<(), StoreError> {
+        let sql = "INSERT INTO login_codes (hash, name, admin, expires_at) VALUES ($1, $2, $3, $4)";
+        let args = args![hash, &who.name, who.admin, expires_at];
+        self.exec("store a login code", sql, args).map(drop)
+    }
+
+    fn take_login_code(&self, hash: &str, now: i64) -> Result<Option<Holder>, StoreError> {
+        // DELETE … RETURNING: two nodes spending the same code cannot both get it.
+        let take = "DELETE FROM login_codes WHERE hash = $1 RETURNING name, admin, expires_at";
+        let prune = "DELETE FROM login_codes WHERE expires_at <= $1";
+        let what = "spend a login code";
+        self.tx(what, what, |c| {
+            let found = c.row(what, take, args![hash], |r| {
+                Ok((holder(r)?, r.get::<i64>(2)?))
+            })?;
+            c.exec(what, prune, args![now])?;
+            Ok(found.and_then(|(h, until)| (until > now).then_some(h)))
+        })
+    }
+
+    fn token_used(&self, hash: &str, now: i64) -> Result<(), StoreError> {
+        let sql = "UPDATE tokens SET last_used = $2 WHERE hash = $1";
+        self.exec("note a token's use", sql, args![hash, now])
+            .map(drop)
+    }
+
+    fn token_activity(&self) -> Result<Vec<TokenActivity>, StoreError> {
+        let sql = "SELECT name, admin, created_at, last_used, hash FROM tokens
+             ORDER BY name, created_at";
+        self.rows("list tokens", sql, args![], |r| {
+            Ok(TokenActivity {
+                name: r.get(0)?,
+                admin: r.get(1)?,
+                created_at: r.get(2)?,
+                last_used: r.get(3)?,
+                id: r.get::<String>(4)?.chars().take(ID_LEN).collect(),
+            })
+        })
+    }
+
+    fn revoke_token(&self, name: &str, id: &str) -> Result<u64, StoreError> {
+        if id.len() != ID_LEN || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(0);
+        }
+        let sql = "DELETE FROM tokens WHERE name = $1 AND substr(hash, 1, length($2)) = $2";
+        self.exec("revoke a token", sql, args![name, id])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SqliteStore, Store};
+
+    fn alice() -> Holder {
+        Holder {
+            name: "alice".into(),
+            admin: false,
+        }
+    }
+
+    #[test]
+    fn sessions_and_codes() {
+        let s = SqliteStore::in_memory().expect("store");
+        s.add_session("h1", &alice(), 100, 0).expect("add");
+        assert_eq!(s.session("h1", 50).expect("get"), Some(alice()));
+        assert_eq!(s.session("h1", 100).expect("get"), None, "expired");
+        s.end_session("h1").expect("end");
+        assert_eq!(s.session("h1", 50).expect("get"), None);
+        s.add_session("h2", &alice(), 100, 0).expect("add");
+        assert_eq!(s.end_sessions_of("alice").expect("end"), 1);
+
+        s.add_login_code("c1", &alice(), 100).expect("code");
+        assert_eq!(s.take_login_code("c1", 10).expect("take"), Some(alice()));
+        assert_eq!(
+            s.take_login_code("c1", 10).expect("take"),
+            None,
+            "used once"
+        );
+        s.add_login_code("c2", &alice(), 100).expect("code");
+        assert_eq!(s.take_login_code("c2", 100).expect("take"), None, "expired");
+    }
+
+    #[test]
+    fn token_activity_and_revocation() {
+        let s = SqliteStore::in_memory().expect("store");
+        let h1 = "a".repeat(64);
+        let h2 = "b".repeat(64);
+        s.add_token(&h1, "alice", false, 5).expect("add");
+        s.add_token(&h2, "alice", false, 6).expect("add");
+        s.token_used(&h1, 9).expect("used");
+        let list = s.token_activity().expect("list");
+        assert_eq!(list.len(), 2);
+        assert_eq!((list[0].last_used, list[1].last_used), (Some(9), None));
+        assert_eq!(s.revoke_token("alice", &list[1].id).expect("revoke"), 1);
+        assert_eq!(s.revoke_token("alice", "zz").expect("revoke"), 0);
+        assert_eq!(s.token_activity().expect("list").len(), 1);
+    }
 }

@@ -70,9 +70,60 @@ pub const MIGRATIONS: &[&str] = &[
     // 2: (SQLite: the judgings history) already in entry 1 here.
     "SELECT 1;",
     // 3: contests: contest submissions, freeze state, clarifications, rejudgings.
-    super::contests::MIGRATION,
+    r#"CREATE TABLE contest_submissions (
+        submission BIGINT PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+        contest TEXT NOT NULL
+    );
+    CREATE INDEX contest_submissions_contest ON contest_submissions(contest, submission);
+    CREATE TABLE contest_state (
+        contest TEXT PRIMARY KEY,
+        unfrozen BOOLEAN NOT NULL,
+        changed_at BIGINT NOT NULL
+    );
+    CREATE TABLE clarifications (
+        id BIGSERIAL PRIMARY KEY,
+        contest TEXT NOT NULL,
+        "user" TEXT,
+        problem TEXT,
+        text TEXT NOT NULL,
+        answer TEXT,
+        public BOOLEAN NOT NULL,
+        at BIGINT NOT NULL,
+        answered_at BIGINT,
+        answered_by TEXT
+    );
+    CREATE INDEX clarifications_contest ON clarifications(contest, id);
+    CREATE TABLE rejudgings (
+        id BIGSERIAL PRIMARY KEY,
+        created_at BIGINT NOT NULL,
+        created_by TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'open',
+        closed_at BIGINT,
+        closed_by TEXT
+    );
+    CREATE TABLE rejudging_items (
+        rejudging BIGINT NOT NULL REFERENCES rejudgings(id) ON DELETE CASCADE,
+        submission BIGINT NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+        before_judging BIGINT,
+        PRIMARY KEY (rejudging, submission)
+    );"#,
     // 4: the web: browser sessions and one-time login codes (kept as hashes), tokens' last use.
-    super::web::MIGRATION,
+    "CREATE TABLE sessions (
+        hash TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        admin BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX sessions_name ON sessions(name);
+    CREATE TABLE login_codes (
+        hash TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        admin BOOLEAN NOT NULL,
+        expires_at BIGINT NOT NULL
+    );
+    ALTER TABLE tokens ADD COLUMN last_used BIGINT;",
     // 5: many hosts: judge-host heartbeats, problem packages as content-addressed blobs.
     "CREATE TABLE hosts (
         name TEXT PRIMARY KEY,
@@ -102,7 +153,8 @@ pub const MIGRATIONS: &[&str] = &[
      CREATE TRIGGER submissions_queued AFTER INSERT OR UPDATE OF state ON submissions
          FOR EACH ROW WHEN (NEW.state = 'queued') EXECUTE FUNCTION ojd_queued();",
     // 7: rejudgings that apply themselves (the admin's "rejudge" buttons).
-    super::contests::MIGRATION_AUTO_APPLY,
+    "ALTER TABLE rejudgings ADD COLUMN auto_apply BOOLEAN NOT NULL DEFAULT FALSE;
+    CREATE INDEX rejudging_items_submission ON rejudging_items(submission, rejudging);",
     // 8: (SQLite: drops the blobs one host does not need.) Judge hosts read them here.
     "SELECT 1;",
     // 9: each host's own counters, sent with its heartbeat.

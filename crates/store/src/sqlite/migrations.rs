@@ -121,7 +121,44 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE submissions DROP COLUMN finished_at;
     ALTER TABLE submissions DROP COLUMN judged;",
     // 3: contests: contest submissions, freeze state, clarifications, rejudgings.
-    super::contests::MIGRATION,
+    "CREATE TABLE contest_submissions (
+        submission INTEGER PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+        contest TEXT NOT NULL
+    );
+    CREATE INDEX contest_submissions_contest ON contest_submissions(contest, submission);
+    CREATE TABLE contest_state (
+        contest TEXT PRIMARY KEY,
+        unfrozen INTEGER NOT NULL,
+        changed_at INTEGER NOT NULL
+    );
+    CREATE TABLE clarifications (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        contest TEXT NOT NULL,
+        user TEXT,
+        problem TEXT,
+        text TEXT NOT NULL,
+        answer TEXT,
+        public INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        answered_at INTEGER,
+        answered_by TEXT
+    );
+    CREATE INDEX clarifications_contest ON clarifications(contest, id);
+    CREATE TABLE rejudgings (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_at INTEGER NOT NULL,
+        created_by TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'open',
+        closed_at INTEGER,
+        closed_by TEXT
+    );
+    CREATE TABLE rejudging_items (
+        rejudging INTEGER NOT NULL REFERENCES rejudgings(id) ON DELETE CASCADE,
+        submission INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+        before_judging INTEGER,
+        PRIMARY KEY (rejudging, submission)
+    );",
     // 4: the web: browser sessions and one-time login codes (kept as hashes), tokens' last use.
     "CREATE TABLE sessions (
         hash TEXT PRIMARY KEY,
@@ -163,7 +200,8 @@ pub const MIGRATIONS: &[&str] = &[
     // one host wakes its workers in-process.
     "SELECT 1;",
     // 7: rejudgings that apply themselves (the admin's "rejudge" buttons).
-    super::contests::MIGRATION_AUTO_APPLY,
+    "ALTER TABLE rejudgings ADD COLUMN auto_apply INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX rejudging_items_submission ON rejudging_items(submission, rejudging);",
     // 8: one host reads its problems from its own folder, so the blobs a SQLite database kept
     // of every package file (each problem's data a second time, in the database file) go; the
     // manifests and versions stay. The database is vacuumed after this step (see mod.rs).

@@ -1,0 +1,438 @@
+//! The core [`Store`] methods (queue, submissions, judgings, tokens), written once for every
+//! engine over [`Conn`]; only the claim is the engine's own ([`Engine::claim_next`]).
+
+use ojd_judge::verdict::{Diff, JudgeReport, TestResult, Verdict};
+
+use crate::contests::auto_apply;
+use crate::db::{args, tuples, Conn, Engine, Res, Row, Value, ROWS_PER_STATEMENT};
+use crate::{
+    Claim, Counts, DbError, JudgingDetail, JudgingInfo, ListFilter, NewSubmission, State, Store,
+    StoreError, SubmissionDetail, SubmissionInfo, TokenInfo,
+};
+
+/// The columns [`info_row`] reads, over [`INFO_FROM`].
+pub(crate) const INFO_COLUMNS: &str = r#"s.id, s."user", s.problem, s.language, s.state,
+     j.verdict, j.score, j.max_cpu_ms, j.max_memory_kib, s.queued_at,
+     CASE WHEN s.state = 'judging' THEN s.claimed_at ELSE j.started_at END, j.finished_at,
+     j.judge_version, s.attempts,
+     (SELECT COUNT(*) FROM judgings k WHERE k.submission = s.id AND k.finished_at IS NOT NULL),
+     length(s.source), j.id, j.judged_by"#;
+
+pub(crate) const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_judging";
+
+/// A [`ListFilter`]'s conditions over [`INFO_FROM`]: $1 user, $2 problem, $3 verdict code,
+/// $4 language (each NULL for "any"), $5 pending only.
+const LIST_WHERE: &str = r#"($1 IS NULL OR s."user" = $1) AND ($2 IS NULL OR s.problem = $2)
+     AND ($3 IS NULL OR j.verdict = $3) AND ($4 IS NULL OR s.language = $4)
+     AND (NOT $5 OR s.state <> 'done')"#;
+
+/// Puts submissions back in the queue, their claims dropped (the caller adds its conditions).
+pub(crate) const REQUEUE: &str =
+    "UPDATE submissions SET state = 'queued', claimed_at = NULL, claimed_by = NULL, lease_until = NULL";
+
+const JUDGING_COLUMNS: &str = "j.id, j.submission, j.attempt, j.rejudging, j.judged_by, \
+     j.package_version, j.judge_version, j.started_at, j.finished_at, j.verdict, j.score, \
+     j.max_cpu_ms, j.max_wall_ms, j.max_memory_kib, \
+     (SELECT s.current_judging = j.id FROM submissions s WHERE s.id = j.submission)";
+
+fn verdict(code: Option<String>) -> Option<Verdict> {
+    code.as_deref().and_then(Verdict::from_code)
+}
+
+pub(crate) fn info_row(r: &Row<'_>) -> Result<SubmissionInfo, DbError> {
+    Ok(SubmissionInfo {
+        id: r.get(0)?,
+        user: r.get(1)?,
+        problem: r.get(2)?,
+        language: r.get(3)?,
+        state: State::parse(&r.get::<String>(4)?),
+        verdict: verdict(r.get(5)?),
+        score: r.get(6)?,
+        max_cpu_ms: r.get(7)?,
+        max_memory_kib: r.get(8)?,
+        queued_at: r.get(9)?,
+        started_at: r.get(10)?,
+        finished_at: r.get(11)?,
+        judge_version: r.get(12)?,
+        attempts: r.get(13)?,
+        judged: r.get(14)?,
+        source_bytes: r.get(15)?,
+        judging: r.get(16)?,
+        judged_by: r.get(17)?,
+    })
+}
+
+fn judging_row(r: &Row<'_>) -> Result<JudgingInfo, DbError> {
+    Ok(JudgingInfo {
+        id: r.get(0)?,
+        submission: r.get(1)?,
+        attempt: r.get(2)?,
+        rejudging: r.get(3)?,
+        judged_by: r.get(4)?,
+        package_version: r.get(5)?,
+        judge_version: r.get(6)?,
+        started_at: r.get(7)?,
+        finished_at: r.get(8)?,
+        verdict: verdict(r.get(9)?),
+        score: r.get(10)?,
+        max_cpu_ms: r.get(11)?,
+        max_wall_ms: r.get(12)?,
+        max_memory_kib: r.get(13)?,
+        current: r.get::<Option<bool>>(14)?.unwrap_or(false),
+    })
+}
+
+fn token_row(r: &Row<'_>) -> Result<TokenInfo, DbError> {
+    Ok(TokenInfo {
+        name: r.get(0)?,
+        admin: r.get(1)?,
+        created_at: r.get(2)?,
+    })
+}
+
+/// Queues a submission; returns its id.
+pub(crate) fn insert(c: &mut Conn<'_>, new: &NewSubmission, now: i64) -> Res<i64> {
+    let sql = r#"INSERT INTO submissions ("user", problem, language, source, queued_at)
+         VALUES ($1, $2, $3, $4, $5) RETURNING id"#;
+    let args = args![&new.user, &new.problem, &new.language, &new.source, now];
+    c.one("queue a submission", sql, args, |r| r.get(0))
+}
+
+/// A judging's outputs (compile output, message, warnings) and its test results.
+type Outputs = (String, String, Vec<String>, Vec<TestResult>);
+
+fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Res<Outputs> {
+    let sql = "SELECT compile_output, message, warnings FROM judgings WHERE id = $1";
+    let (compile_output, message, warnings) =
+        c.one("read a judging", sql, args![judging], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get::<String>(2)?))
+        })?;
+    let sql = "SELECT name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff
+         FROM judging_results WHERE judging = $1 ORDER BY idx";
+    let tests = c.rows("read test results", sql, args![judging], |r| {
+        Ok(TestResult {
+            name: r.get(0)?,
+            sample: r.get(1)?,
+            verdict: verdict(r.get(2)?).unwrap_or(Verdict::JudgeError),
+            cpu_ms: r.get(3)?,
+            wall_ms: r.get(4)?,
+            memory_kib: r.get(5)?,
+            exit: r.get(6)?,
+            message: r.get(7)?,
+            diff: r
+                .get::<Option<String>>(8)?
+                .and_then(|d| serde_json::from_str::<Diff>(&d).ok()),
+        })
+    })?;
+    let warnings = serde_json::from_str(&warnings).unwrap_or_default();
+    Ok((compile_output, message, warnings, tests))
+}
+
+/// Stores a judging's test results, many rows per statement (one round trip for a whole
+/// judging on PostgreSQL, whatever its test count).
+fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Res<()> {
+    let diffs: Vec<Option<String>> = tests
+        .iter()
+        .map(|t| t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok()))
+        .collect();
+    for (n, chunk) in tests.chunks(ROWS_PER_STATEMENT).enumerate() {
+        let sql = format!(
+            "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, wall_ms,
+               memory_kib, exit, message, diff)
+             VALUES {}",
+            tuples(chunk.len(), 11)
+        );
+        let mut args: Vec<Value> = Vec::with_capacity(chunk.len() * 11);
+        for (i, t) in chunk.iter().enumerate() {
+            let idx = n * ROWS_PER_STATEMENT + i;
+            args.extend_from_slice(args![
+                judging,
+                idx as i64,
+                &t.name,
+                t.sample,
+                t.verdict.code(),
+                t.cpu_ms,
+                t.wall_ms,
+                t.memory_kib,
+                &t.exit,
+                &t.message,
+                &diffs[idx],
+            ]);
+        }
+        c.exec("store a test result", &sql, &args)?;
+    }
+    Ok(())
+}
+
+impl<E: Engine> Store for E {
+    fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError> {
+        self.run(None, |c| insert(c, new, now))
+    }
+
+    fn claim(&self, host: &str, now: i64, lease_until: i64) -> Result<Option<Claim>, StoreError> {
+        self.claim_next(host, now, lease_until)
+    }
+
+    fn finish(
+        &self,
+        id: i64,
+        attempt: u32,
+        report: &JudgeReport,
+        message: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        // The claim's open judging, found only while the claim is current. Its submission stays
+        // locked until the verdict commits: a second finish of the same claim waits, then finds
+        // nothing open.
+        let open = "SELECT j.id, j.rejudging, s.current_judging FROM submissions s
+             JOIN judgings j ON j.submission = s.id AND j.attempt = s.attempts
+             WHERE s.id = $1 AND s.attempts = $2 AND s.state = 'judging' AND j.finished_at IS NULL
+             FOR UPDATE OF s";
+        let judged = "UPDATE judgings SET finished_at = $2, verdict = $3, score = $4,
+               max_cpu_ms = $5, max_wall_ms = $6, max_memory_kib = $7, compile_output = $8,
+               message = $9, warnings = $10, judge_version = $11
+             WHERE id = $1";
+        let done = "UPDATE submissions SET state = 'done', current_judging = $2,
+               pending_rejudging = NULL, claimed_at = NULL, claimed_by = NULL, lease_until = NULL
+             WHERE id = $1";
+        let r = report;
+        let warnings = serde_json::to_string(&r.warnings).unwrap_or_else(|_| "[]".into());
+        let max_wall = r.tests.iter().map(|t| t.wall_ms).max();
+        self.tx("start storing a verdict", "commit a verdict", |c| {
+            let what = "find the claim's judging";
+            let found = c.row(what, open, args![id, attempt], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get::<Option<i64>>(1)?,
+                    r.get::<Option<i64>>(2)?,
+                ))
+            })?;
+            let Some((judging, rejudging, current)) = found else {
+                return Ok(false);
+            };
+            let args = args![
+                judging,
+                now,
+                r.verdict.code(),
+                r.score,
+                r.max_cpu_ms,
+                max_wall,
+                r.max_memory_kib,
+                &r.compile_output,
+                message,
+                &warnings,
+                &r.judge_version,
+            ];
+            c.exec("store a verdict", judged, args)?;
+            store_results(c, judging, &r.tests)?;
+            // A rejudging's judging waits for its apply, unless there is nothing to compare with.
+            let current = match (rejudging, current) {
+                (Some(_), Some(current)) => current,
+                _ => judging,
+            };
+            c.exec("store a verdict", done, args![id, current])?;
+            if let Some(rejudging) = rejudging {
+                // With its last judging, an auto-applying rejudging applies itself (contests.rs).
+                auto_apply(c, rejudging, now)?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn requeue(&self, id: i64, attempt: u32) -> Result<bool, StoreError> {
+        let sql = format!("{REQUEUE} WHERE id = $1 AND attempts = $2 AND state = 'judging'");
+        Ok(self.exec("requeue a submission", &sql, args![id, attempt])? > 0)
+    }
+
+    fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError> {
+        let what = "requeue interrupted submissions";
+        let sql = format!("{REQUEUE} WHERE state = 'judging' AND ($1 IS NULL OR claimed_by = $1)");
+        self.exec(what, &sql, args![host])
+    }
+
+    fn get(&self, id: i64) -> Result<Option<SubmissionDetail>, StoreError> {
+        let sql = format!("SELECT {INFO_COLUMNS}, s.source FROM {INFO_FROM} WHERE s.id = $1");
+        self.run(None, |c| {
+            let found = c.row("read a submission", &sql, args![id], |r| {
+                Ok((info_row(r)?, r.get(18)?))
+            })?;
+            let Some((info, source)) = found else {
+                return Ok(None);
+            };
+            let (compile_output, message, warnings, tests) = match info.judging {
+                Some(judging) => outputs_of(c, judging)?,
+                None => Default::default(),
+            };
+            Ok(Some(SubmissionDetail {
+                info,
+                source,
+                compile_output,
+                message,
+                warnings,
+                tests,
+            }))
+        })
+    }
+
+    fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError> {
+        let sql = format!("SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE s.id = $1");
+        self.row("read a submission", &sql, args![id], info_row)
+    }
+
+    fn list(&self, f: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError> {
+        let sql = format!(
+            "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {LIST_WHERE}
+               AND ($6 IS NULL OR s.id < $6)
+             ORDER BY s.id DESC LIMIT $7"
+        );
+        let verdict = f.verdict.map(Verdict::code);
+        let args = args![
+            &f.user,
+            &f.problem,
+            verdict,
+            &f.language,
+            f.pending,
+            f.before,
+            f.limit
+        ];
+        self.rows("list submissions", &sql, args, info_row)
+    }
+
+    fn count_matching(&self, f: &ListFilter) -> Result<u64, StoreError> {
+        let sql = format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {LIST_WHERE}");
+        let verdict = f.verdict.map(Verdict::code);
+        let args = args![&f.user, &f.problem, verdict, &f.language, f.pending];
+        self.one("count submissions", &sql, args, |r| r.get(0))
+    }
+
+    fn rejudge(&self, id: i64) -> Result<bool, StoreError> {
+        let sql = format!("{REQUEUE}, pending_rejudging = NULL WHERE id = $1");
+        Ok(self.exec("rejudge a submission", &sql, args![id])? > 0)
+    }
+
+    fn rejudge_problem(&self, problem: &str) -> Result<u64, StoreError> {
+        let sql = format!("{REQUEUE}, pending_rejudging = NULL WHERE problem = $1");
+        self.exec("rejudge a problem", &sql, args![problem])
+    }
+
+    fn enqueue_rejudging(&self, submissions: &[i64], rejudging: i64) -> Result<u64, StoreError> {
+        let sql = format!("{REQUEUE}, pending_rejudging = $2 WHERE id = ANY($1)");
+        self.exec("queue a rejudging", &sql, args![submissions, rejudging])
+    }
+
+    fn make_current(&self, judgings: &[i64]) -> Result<u64, StoreError> {
+        let sql = "UPDATE submissions SET current_judging = $1
+             WHERE id = (SELECT submission FROM judgings WHERE id = $1 AND finished_at IS NOT NULL)";
+        self.tx("start applying judgings", "commit applied judgings", |c| {
+            for id in judgings {
+                if c.exec("apply a judging", sql, args![*id])? == 0 {
+                    // Failing rolls back the ones already flipped.
+                    return Err(StoreError::Conflict(format!(
+                        "judging {id} does not exist or has not finished; no judging was made current"
+                    )));
+                }
+            }
+            Ok(judgings.len() as u64)
+        })
+    }
+
+    fn judgings(&self, submission: i64) -> Result<Vec<JudgingInfo>, StoreError> {
+        let sql = format!(
+            "SELECT {JUDGING_COLUMNS} FROM judgings j WHERE j.submission = $1 ORDER BY j.id"
+        );
+        self.rows("list judgings", &sql, args![submission], judging_row)
+    }
+
+    fn judging(&self, id: i64) -> Result<Option<JudgingDetail>, StoreError> {
+        let sql = format!("SELECT {JUDGING_COLUMNS} FROM judgings j WHERE j.id = $1");
+        self.run(None, |c| {
+            let Some(info) = c.row("read a judging", &sql, args![id], judging_row)? else {
+                return Ok(None);
+            };
+            let (compile_output, message, warnings, tests) = outputs_of(c, id)?;
+            Ok(Some(JudgingDetail {
+                info,
+                compile_output,
+                message,
+                warnings,
+                tests,
+            }))
+        })
+    }
+
+    fn counts(&self) -> Result<Counts, StoreError> {
+        let sql = format!(
+            "SELECT s.state, j.verdict, COUNT(*) FROM {INFO_FROM}
+             GROUP BY s.state, j.verdict ORDER BY s.state, j.verdict"
+        );
+        let rows = self.rows("count submissions", &sql, args![], |r| {
+            Ok((r.get::<String>(0)?, r.get::<Option<String>>(1)?, r.get(2)?))
+        })?;
+        let mut counts = Counts::default();
+        for (state, verdict, n) in rows {
+            counts.add(&state, verdict.as_deref(), n);
+        }
+        Ok(counts)
+    }
+
+    fn add_token(&self, hash: &str, name: &str, admin: bool, now: i64) -> Result<(), StoreError> {
+        let sql = "INSERT INTO tokens (hash, name, admin, created_at) VALUES ($1, $2, $3, $4)";
+        self.exec("store a token", sql, args![hash, name, admin, now])
+            .map(drop)
+    }
+
+    fn revoke_tokens(&self, name: &str) -> Result<u64, StoreError> {
+        let sql = "DELETE FROM tokens WHERE name = $1";
+        self.exec("revoke tokens", sql, args![name])
+    }
+
+    fn find_token(&self, hash: &str) -> Result<Option<TokenInfo>, StoreError> {
+        let sql = "SELECT name, admin, created_at FROM tokens WHERE hash = $1";
+        self.row("look up a token", sql, args![hash], token_row)
+    }
+
+    fn tokens(&self) -> Result<Vec<TokenInfo>, StoreError> {
+        let sql = "SELECT name, admin, created_at FROM tokens ORDER BY name";
+        self.rows("list tokens", sql, args![], token_row)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_judging_with_more_tests_than_one_insert_takes_is_stored_whole() {
+        let s = crate::SqliteStore::in_memory().expect("store");
+        let new = NewSubmission {
+            user: "u".into(),
+            problem: "p".into(),
+            language: "c".into(),
+            source: b"x".to_vec(),
+        };
+        let id = s.insert(&new, 0).expect("insert");
+        let claim = s.claim("h", 1, 100).expect("claim").expect("queued");
+        let mut report = JudgeReport::new("p", "c", Verdict::WrongAnswer, vec![]);
+        report.tests = (0..ROWS_PER_STATEMENT * 2 + 3)
+            .map(|i| TestResult {
+                name: format!("t{i}"),
+                sample: i == 0,
+                verdict: if i % 2 == 0 {
+                    Verdict::Accepted
+                } else {
+                    Verdict::WrongAnswer
+                },
+                cpu_ms: i as u64,
+                wall_ms: 2 * i as u64,
+                memory_kib: 3,
+                exit: (i % 3 == 0).then(|| "0".to_string()),
+                message: String::new(),
+                diff: None,
+            })
+            .collect();
+        assert!(s.finish(id, claim.attempt, &report, "", 2).expect("finish"));
+        let stored = s.get(id).expect("get").expect("exists");
+        assert_eq!(stored.tests, report.tests, "every test, in order");
+        assert_eq!(stored.info.verdict, Some(Verdict::WrongAnswer));
+    }
+}
