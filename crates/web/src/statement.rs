@@ -244,4 +244,20 @@ mod tests {
         assert!(html.contains("a<sub>i</sub> ≤ 10<sup>9</sup>"), "{html}");
         assert!(html.contains("snake_case"), "{html}");
     }
+
+    #[test]
+    fn markup_characters_in_maths_and_prose_are_escaped() {
+        let html = render(r#"Let $a < b \& "c"$ where x_i < "y" & z."#, false);
+        assert!(
+            html.contains(r#"<span class="math">a &lt; b &amp; &quot;c&quot;</span>"#),
+            "{html}"
+        );
+        // Markdown splits the prose at `<`: what follows is escaped by the Markdown renderer,
+        // which leaves quotes alone in text.
+        assert!(
+            html.contains(r#"x<sub>i</sub> &lt; "y" &amp; z."#),
+            "{html}"
+        );
+        assert!(!html.contains("< ") && !html.contains(" & "), "{html}");
+    }
 }
