@@ -183,7 +183,7 @@ impl<'a> Tex<'a> {
 }
 
 /// TeX (the inside of `$…$`) as escaped HTML.
-pub fn render(tex: &str) -> String {
+pub(crate) fn render(tex: &str) -> String {
     let mut out = String::new();
     let mut t = Tex {
         s: tex.as_bytes(),
@@ -196,7 +196,7 @@ pub fn render(tex: &str) -> String {
 
 /// Prose with bare subscripts (`EX_i`, `a_1`, `x_{n}`) as escaped HTML, or `None` when the
 /// text has none (identifiers such as `snake_case` are left alone).
-pub fn prose_subscripts(text: &str) -> Option<String> {
+pub(crate) fn prose_subscripts(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut out = String::new();
     let mut last = 0;
