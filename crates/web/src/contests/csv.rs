@@ -42,3 +42,43 @@ pub(crate) fn standings_csv(s: &Standings) -> String {
     out
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ojd_service::contest::standings::{Cell, Column, Row};
+
+    #[test]
+    fn icpc_cells_and_quoting() {
+        // A cell has a private field: made by `default`, then filled in.
+        let cell = |tries: u32, minute: Option<u64>| {
+            let mut c = Cell::default();
+            c.tries = tries;
+            c.solved = minute.is_some();
+            c.minute = minute;
+            c
+        };
+        let column = |label: &str| Column {
+            label: label.into(),
+            problem: label.to_lowercase(),
+            solved: 1,
+        };
+        let s = Standings {
+            scoring: Scoring::Icpc,
+            problems: vec![column("A"), column("B")],
+            rows: vec![Row {
+                rank: 1,
+                user: "o\"k, x".into(),
+                solved: 1,
+                penalty: 27,
+                score: 0,
+                last_ac_minute: Some(7),
+                cells: vec![cell(2, Some(7)), cell(3, None)],
+            }],
+            frozen: false,
+        };
+        assert_eq!(
+            standings_csv(&s),
+            "rank,user,solved,penalty,score,A,B\n1,\"o\"\"k, x\",1,27,0,+2 7,-3\n"
+        );
+    }
+}
