@@ -52,7 +52,7 @@ pub fn locate_database(database: &Path) -> anyhow::Result<String> {
 }
 
 fn when(ms: Option<i64>) -> String {
-    ms.map(ojd_web::html::time)
+    ms.map(ojd_web::utc_time)
         .unwrap_or_else(|| "never".into())
 }
 
@@ -64,15 +64,15 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let store: &dyn Store = store.as_ref();
     match a.action {
         Action::Issue { name, admin } => {
-            let token = ojd_web::auth::issue_token(store, &name, admin)?;
+            let token = ojd_web::issue_token(store, &name, admin)?;
             println!("{token}");
-            let who = ojd_web::auth::User { name, admin };
+            let who = ojd_web::User { name, admin };
             let lifetime = config.web.login_code_lifetime;
-            match ojd_web::login::issue_code(store, &who, lifetime) {
+            match ojd_web::issue_code(store, &who, lifetime) {
                 Ok(code) => eprintln!(
                     "one-time login link (valid {}): http://{}/login?code={code}",
                     ojd_judge::units::format_duration(lifetime),
-                    ojd_web::login::shown_address(&config.server.listen)
+                    ojd_web::shown_address(&config.server.listen)
                 ),
                 Err(e) => eprintln!("no login link: {}", e.message()),
             }
@@ -84,7 +84,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                     "{:<24} {:<6} {:<24} {:<24}",
                     t.name,
                     if t.admin { "yes" } else { "no" },
-                    ojd_web::html::time(t.created_at),
+                    ojd_web::utc_time(t.created_at),
                     when(t.last_used)
                 );
             }

@@ -490,7 +490,7 @@ fn a_stream_ends_even_when_the_done_event_is_lost() {
     let took = stored.elapsed();
     assert_eq!(names.last().map(String::as_str), Some("done"), "{names:?}");
     assert!(
-        took < ojd_web::sse::RECHECK + Duration::from_secs(5),
+        took < ojd_web::EVENT_STREAM_RECHECK + Duration::from_secs(5),
         "the stream noticed the stored verdict after {took:?}"
     );
     let (status, _) = serve.terminate(Duration::from_secs(30));

@@ -2,9 +2,9 @@
 //! meant for the client; a 5xx says only "internal error" and logs the real cause.
 //!
 //! Body: `{"error": {"code": "not_found", "message": "no submission 12"}}`. The pages show
-//! the same errors as styled HTML ([`super::pages::PageError`]); errors raised outside the
-//! handlers (unknown paths, methods, unparsable path parameters) are turned into one of the
-//! two by [`super::security`].
+//! the same errors as styled HTML, and the guard middleware turns the errors raised outside
+//! the handlers (unknown paths, methods, unparsable path parameters) into one or the other;
+//! both build on this type, which knows nothing of them.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -34,7 +34,7 @@ pub enum AppError {
 }
 
 impl AppError {
-    pub fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         match self {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
@@ -50,7 +50,7 @@ impl AppError {
         }
     }
 
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             AppError::BadRequest(_) => "bad_request",
             AppError::Unauthorized => "unauthorized",
@@ -89,10 +89,10 @@ impl AppError {
         }
     }
 
-    /// Logs a 5xx's real cause; returns whether it was one.
-    pub fn log_if_internal(&self) {
+    /// Logs a 5xx's real cause (the client is told only that there was one).
+    pub(crate) fn log_if_internal(&self) {
         if let AppError::Internal(cause) = self {
-            super::log(&format!("internal error: {cause}"));
+            crate::log(&format!("internal error: {cause}"));
         }
     }
 }

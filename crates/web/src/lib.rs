@@ -1,7 +1,8 @@
-//! `ojd serve`: the grading daemon. An axum server over one shared [`App`]: the problem
-//! [`catalog`], the [`Store`](ojd_store::Store) that holds submissions and the queue, the
-//! [`Judge`] and the [`queue`] of workers that call [`Judge::judge`] (the same pipeline as
-//! `ojd judge`; the server never judges inline, it queues).
+//! `ojd serve`: the grading daemon's web layer. An axum server over one shared [`App`], which
+//! wraps the judging [`Node`] of `ojd-service` (the problem catalog, the store that holds
+//! submissions and the queue, the [`Judge`] and the [`queue`] of workers that call
+//! [`Judge::judge`], the same pipeline as `ojd judge`: the server never judges inline, it
+//! queues).
 //!
 //! # Theory of operation
 //!
@@ -16,31 +17,48 @@
 //! judge stops between tests and they are requeued). A judging that still has not returned a
 //! moment later is abandoned: its row stays `judging` and the next start requeues it.
 //!
-//! Layout: [`api`] (JSON under `/api/v1`), [`sse`] (live progress), [`pages`] and [`html`]
-//! (the students' web pages), [`auth`] (tokens, rate limit), [`metrics`], [`error`], [`logging`]
-//! (the operator's log).
+//! # Layout
+//!
+//! The modules form layers; a module names only modules of the layers below its own (CI checks
+//! that no two modules name each other, directly or around a circle). From the bottom:
+//!
+//! 1. foundations: `error` (every way a request fails, as JSON), `user` (who a request comes
+//!    from), `text` (UTC times, percent-encoding), `statement` (Markdown and TeX to safe HTML);
+//! 2. `view` (the visibility policy: what a viewer may see) and `html` (the page frame, errors
+//!    as pages, the parts pages are made of);
+//! 3. `auth` (tokens, sessions, login codes, the extractors, the submission rate limit) and
+//!    `security` (the guard middleware around every route);
+//! 4. the web layer's model: `contests` (registry, rules, standings and their cache, CSV,
+//!    clarifications), `rejudgings`, `submit` (a submission checked and queued), `listing`
+//!    (the submissions list's query);
+//! 5. what is served: `api` (JSON under `/api/v1`, the live event stream included), `pages`
+//!    (problems, submissions, login, contests), `admin` (users, problems and uploads, queue,
+//!    rejudgings), `metrics` (`/healthz`, `/metrics`);
+//! 6. this file: [`App`], the [`router`] over every module's routes, [`run`] and [`serve`].
 
 #![forbid(unsafe_code)]
 
-pub mod admin;
-pub mod api;
-pub mod auth;
-pub mod contest_pages;
-pub mod contests;
-pub mod error;
-pub mod html;
-pub mod listing;
-pub mod login;
-pub mod math;
-pub mod metrics;
-pub mod pages;
-pub mod rejudging_pages;
-pub mod rejudgings;
-pub mod security;
-pub mod sse;
-pub mod statement;
-pub mod upload;
-pub mod view;
+// Foundations: they name no module above them.
+mod error;
+mod statement;
+mod text;
+mod user;
+// What a viewer may see, and the HTML that shows it.
+mod html;
+mod view;
+// Who is asking; the guards around every request.
+mod auth;
+mod security;
+// The web layer's model over the judging service.
+mod contests;
+mod listing;
+mod rejudgings;
+mod submit;
+// What is served: JSON, pages, the admins' pages, the operator's endpoints.
+mod admin;
+mod api;
+mod metrics;
+mod pages;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -48,7 +66,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::routing::{get, post};
+use axum::extract::DefaultBodyLimit;
 use axum::Router;
 
 use ojd_judge::config::Config;
@@ -58,18 +76,28 @@ use ojd_service::node::{shutdown_signal, start_heartbeat, start_judge, start_lis
 use ojd_service::queue::{self, drain};
 use ojd_store::{Store, StoreError};
 
-pub use ojd_service::logging::log;
+pub use api::events::RECHECK as EVENT_STREAM_RECHECK;
+pub use auth::session::{issue_code, shown_address};
+pub use auth::{issue_token, TokenError};
+pub use error::AppError;
 pub use ojd_service::node::ServerError;
+pub use text::utc_time;
+pub use user::User;
+
+use ojd_service::logging::log;
 
 /// Everything the handlers share: the judging [`Node`] (store, judge, problems, queue), and
 /// what only the web layer needs (contests, rate limits, guards).
 pub struct App {
-    pub node: Arc<Node>,
+    node: Arc<Node>,
     /// The contests under `server.contests`, reloaded with the problems.
-    pub contests: contests::Registry,
-    pub limiter: auth::RateLimiter,
-    /// The web layer's guards: login attempts, open event streams, config token digests.
-    pub guards: Arc<security::Guards>,
+    contests: contests::Registry,
+    limiter: auth::limit::RateLimiter,
+    /// The config's token digests and when issued tokens were last marked as used.
+    tokens: auth::TokenCache,
+    /// The web layer's guards: login attempts, open event streams, drafts of refused
+    /// submissions.
+    guards: Arc<security::Guards>,
 }
 
 impl std::ops::Deref for App {
@@ -109,83 +137,44 @@ impl App {
     }
 
     /// The web layer over a started node.
-    pub fn over(node: Arc<Node>) -> Arc<App> {
+    fn over(node: Arc<Node>) -> Arc<App> {
         Arc::new(App {
             contests: contests::Registry::load(&node.config),
-            limiter: auth::RateLimiter::new(node.config.server.rate_limit_per_minute),
+            limiter: auth::limit::RateLimiter::new(node.config.server.rate_limit_per_minute),
+            tokens: auth::TokenCache::default(),
             guards: Arc::new(security::Guards::new()),
             node,
         })
     }
 
     /// Loads every problem and contest again (blocking: it may generate answers).
-    pub fn reload(&self) -> Arc<Catalog> {
+    fn reload(&self) -> Arc<Catalog> {
         let fresh = self.node.reload();
         self.contests.reload(&self.config);
         fresh
     }
 
     /// Runs a store operation on a blocking thread.
-    pub async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, error::AppError>
+    async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, AppError>
     where
         T: Send + 'static,
         F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
     {
-        self.node.db(f).await.map_err(error::AppError::from)
+        self.node.db(f).await.map_err(AppError::from)
     }
 }
 
-/// The problem `id` of `catalog`, or the 404 a request for an unknown problem gets.
-pub(crate) fn find_problem<'a>(
-    catalog: &'a Catalog,
-    id: &str,
-) -> Result<&'a ojd_service::catalog::Entry, error::AppError> {
-    catalog
-        .get(id)
-        .ok_or_else(|| error::AppError::NotFound(format!("no problem {id:?}")))
-}
-
-/// The HTTP routes.
+/// The HTTP routes: every group is in the module that serves it, the guards around them all.
 pub fn router(app: Arc<App>) -> Router {
     let max = app.config.server.max_submission_size.bytes() as usize;
+    let max_package = app.config.web.max_package_size.bytes() as usize;
     Router::new()
-        .route("/", get(pages::index))
-        .route("/login", get(login::login_form).post(login::login))
-        .route("/logout", post(login::logout))
-        .route("/problems/{id}", get(pages::problem))
-        .route("/problems/{id}/submit", post(pages::submit))
-        .route("/submissions", get(pages::submissions))
-        .route("/submissions/{id}", get(pages::submission))
-        .route("/submissions/{id}/results", get(pages::submission_results))
-        .route("/submissions/{id}/source", get(pages::submission_source))
-        .route("/submissions/{id}/rejudge", post(pages::rejudge))
-        .route("/admin/users", get(admin::users).post(admin::issue))
-        .route("/admin/users/link", post(admin::link))
-        .route("/admin/tokens/revoke", post(admin::revoke))
-        .route("/admin/problems", get(admin::problems))
-        .route("/admin/problems/reload", post(admin::reload))
-        .route("/admin/problems/{id}/rejudge", post(admin::rejudge_problem))
-        .route(
-            "/admin/problems/upload",
-            post(admin::upload).layer(axum::extract::DefaultBodyLimit::max(
-                app.config.web.max_package_size.bytes() as usize + 64 * 1024,
-            )),
-        )
-        .route("/admin/queue", get(admin::queue))
-        .route("/static/{file}", get(pages::asset))
-        .route("/healthz", get(metrics::healthz))
-        .route("/metrics", get(metrics::prometheus))
-        .route("/api/v1/admin/hosts", get(metrics::hosts))
-        .merge(contest_pages::routes())
-        .merge(rejudging_pages::routes())
-        .nest(
-            "/api/v1",
-            api::routes()
-                .merge(contests::routes())
-                .merge(rejudgings::routes()),
-        )
+        .merge(pages::routes())
+        .merge(admin::routes(max_package))
+        .merge(metrics::routes())
+        .nest("/api/v1", api::routes())
         // Multipart framing and form fields come on top of the submission itself.
-        .layer(axum::extract::DefaultBodyLimit::max(max + 64 * 1024))
+        .layer(DefaultBodyLimit::max(max + 64 * 1024))
         .layer(axum::middleware::from_fn_with_state(
             app.clone(),
             security::guard,

@@ -7,53 +7,42 @@
 
 use serde::Deserialize;
 
-use super::auth::User;
-use super::error::AppError;
-use super::App;
+use crate::error::AppError;
+use crate::text::urlencode;
+use crate::user::User;
+use crate::view::problem_visible;
+use crate::App;
 use ojd_judge::verdict::Verdict;
 use ojd_store::{ListFilter, SubmissionInfo};
 
 /// Rows per page unless `limit` says otherwise.
-pub const PAGE_ROWS: u32 = 50;
+const PAGE_ROWS: u32 = 50;
 /// The largest `limit` the API accepts.
-pub const MAX_ROWS: u32 = 500;
+const MAX_ROWS: u32 = 500;
 
 /// The list's query string.
 #[derive(Deserialize, Default, Clone, Debug)]
-pub struct ListQuery {
-    pub user: Option<String>,
-    pub problem: Option<String>,
+pub(crate) struct ListQuery {
+    pub(crate) user: Option<String>,
+    pub(crate) problem: Option<String>,
     /// A verdict's short code (AC, WA, …).
-    pub verdict: Option<String>,
+    pub(crate) verdict: Option<String>,
     /// A language id from the config (`cpp`, `python`, …).
-    pub language: Option<String>,
-    pub before: Option<i64>,
-    pub limit: Option<u32>,
+    pub(crate) language: Option<String>,
+    pub(crate) before: Option<i64>,
+    pub(crate) limit: Option<u32>,
 }
 
 /// A query value, trimmed; empty counts as absent (a form's "any").
-pub fn nonempty(v: &Option<String>) -> Option<String> {
+pub(crate) fn nonempty(v: &Option<String>) -> Option<String> {
     v.as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string)
 }
 
-/// `s` percent-encoded for a query string or a path segment.
-pub fn urlencode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// Who a list shows: admins choose (`None`: everyone), a student always sees their own.
-pub enum Owner {
+pub(crate) enum Owner {
     /// Another user asked for by a student is refused (the API).
     Strict,
     /// Another user asked for by a student is ignored (the page shows their own).
@@ -62,7 +51,12 @@ pub enum Owner {
 
 impl ListQuery {
     /// The store's filter for `viewer`. An unknown verdict or language is a 400 naming the field.
-    pub fn filter(&self, app: &App, viewer: &User, owner: Owner) -> Result<ListFilter, AppError> {
+    pub(crate) fn filter(
+        &self,
+        app: &App,
+        viewer: &User,
+        owner: Owner,
+    ) -> Result<ListFilter, AppError> {
         let asked = nonempty(&self.user);
         let user = match (viewer.admin, asked, owner) {
             (true, u, _) => u,
@@ -106,7 +100,7 @@ impl ListQuery {
     }
 
     /// This query's string (leading `?`) with `before` set, `limit` kept: the next page.
-    pub fn with_before(&self, before: i64) -> String {
+    pub(crate) fn with_before(&self, before: i64) -> String {
         let mut q = String::from("?");
         for (k, v) in [
             ("user", &self.user),
@@ -125,7 +119,7 @@ impl ListQuery {
     }
 
     /// This query's string without `before`: the newest page of the same filter.
-    pub fn newest(&self) -> String {
+    pub(crate) fn newest(&self) -> String {
         let next = self.with_before(0);
         next.trim_end_matches("before=0")
             .trim_end_matches('&')
@@ -134,11 +128,11 @@ impl ListQuery {
 }
 
 /// `rows` as `viewer` may see them: without those of problems hidden from them
-/// ([`super::view::problem_visible`]: a student's own submission of a problem that a contest
+/// ([`problem_visible`]: a student's own submission of a problem that a contest
 /// later claimed, until it starts), and without the judging host unless they are an admin.
-pub fn visible_rows(app: &App, viewer: &User, rows: &mut Vec<SubmissionInfo>) {
+pub(crate) fn visible_rows(app: &App, viewer: &User, rows: &mut Vec<SubmissionInfo>) {
     if !viewer.admin {
-        rows.retain(|r| super::view::problem_visible(app, &r.problem, Some(viewer)));
+        rows.retain(|r| problem_visible(app, &r.problem, Some(viewer)));
         for r in rows.iter_mut() {
             r.judged_by = None;
         }

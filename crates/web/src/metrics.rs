@@ -1,6 +1,6 @@
-//! What an operator watches: `/healthz` (liveness, JSON) and `/metrics` (Prometheus text
-//! format). Queue and verdict counts come from the store, so they survive restarts; the
-//! `_process_` counters count this run only.
+//! What an operator watches: `/healthz` (liveness, JSON), `/metrics` (Prometheus text
+//! format) and `/api/v1/admin/hosts` (the judge hosts). Queue and verdict counts come from the
+//! store, so they survive restarts; the `_process_` counters count this run only.
 
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,10 +9,12 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use axum::Json;
+use axum::routing::get;
+use axum::{Json, Router};
 
-use super::error::AppError;
-use super::App;
+use crate::auth::extract::Admin;
+use crate::error::AppError;
+use crate::App;
 use ojd_judge::verdict::Verdict;
 
 /// The per-host series of `/metrics`: (stats key, metric name, kind, help).
@@ -85,10 +87,18 @@ const HOST_SERIES: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// The operator's routes: `/healthz`, `/metrics` and `/api/v1/admin/hosts`.
+pub(crate) fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(prometheus))
+        .route("/api/v1/admin/hosts", get(hosts))
+}
+
 /// `GET /healthz`: 200 `ok` while the node serves and its database answers; 503 `degraded`
 /// (with the database's error) while the database does not answer: the node keeps serving
 /// what it can and reconnects by itself.
-pub async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
+async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
     let node = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "host": app.host,
@@ -122,10 +132,7 @@ pub async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
 
 /// `GET /api/v1/admin/hosts`: every node that has sent a heartbeat (name, role, last
 /// heartbeat, what it judges now), and whether it is alive (a heartbeat within the lease).
-pub async fn hosts(
-    State(app): State<Arc<App>>,
-    _admin: super::auth::Admin,
-) -> Result<impl IntoResponse, AppError> {
+async fn hosts(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoResponse, AppError> {
     let hosts = app.db(|s| s.hosts()).await?;
     let now = ojd_store::now_ms();
     let lease = ojd_service::node::LEASE.as_millis() as i64;
@@ -142,7 +149,7 @@ pub async fn hosts(
 }
 
 /// `GET /metrics`: Prometheus text exposition format.
-pub async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, AppError> {
+async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, AppError> {
     let now = ojd_store::now_ms();
     let (counts, hosts, expired) = app
         .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases(now)?)))

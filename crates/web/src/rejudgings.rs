@@ -1,9 +1,9 @@
-//! Rejudgings in the daemon: `POST /api/v1/admin/rejudgings` judges a set of submissions
-//! again into new judgings that students do not see; `GET …/{id}` shows the progress and the
-//! verdict diff ([`ojd_service::contest::rejudging`]) with the standings' moves; `…/apply` makes the
-//! new judgings current all at once, `…/cancel` discards them. Applying twice, or applying or
-//! cancelling a cancelled one, is refused with 409. The admin pages for the same are in
-//! [`super::contest_pages`].
+//! Rejudgings in the daemon: a rejudging ([`start`]) judges a set of submissions again into
+//! new judgings that students do not see; its [`report`] shows the progress and the verdict
+//! diff ([`ojd_service::contest::rejudging`]) with the standings' moves; [`close`] applies it
+//! (the new judgings become current all at once) or cancels it (they are discarded). Applying
+//! twice, or applying or cancelling a cancelled one, is refused. The JSON API over this module is
+//! in `api`, the admin pages in `admin`.
 //!
 //! The admin's "rejudge" buttons and `POST /api/v1/admin/{submissions,problems}/{id}/rejudge`
 //! call [`rejudge_now`]: a rejudging like any other, made with `auto_apply`, which applies
@@ -14,17 +14,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 
-use super::auth::{Admin, User};
-use super::contests::{attempts, group_scores};
-use super::error::AppError;
-use super::App;
+use crate::contests::standings::{attempts, group_scores};
+use crate::error::AppError;
+use crate::user::User;
+use crate::App;
 use ojd_judge::verdict::Verdict;
 use ojd_service::contest::model::Scoring;
 use ojd_service::contest::rejudging::{self, Diff, Move, Outcome, Pair, TestChange};
@@ -35,19 +30,19 @@ use ojd_store::{now_ms, JudgingDetail, StoreError};
 /// What an admin asks to rejudge; at least one field.
 #[derive(Deserialize, Default, Debug)]
 #[serde(deny_unknown_fields)]
-pub struct Request {
-    pub submission: Option<i64>,
-    pub problem: Option<String>,
-    pub contest: Option<String>,
+pub(crate) struct Request {
+    pub(crate) submission: Option<i64>,
+    pub(crate) problem: Option<String>,
+    pub(crate) contest: Option<String>,
     /// A verdict code ("WA"): only submissions whose current verdict is this.
-    pub verdict: Option<String>,
-    pub language: Option<String>,
+    pub(crate) verdict: Option<String>,
+    pub(crate) language: Option<String>,
     /// Submitted at or after / before these Unix-ms times.
-    pub from_ms: Option<i64>,
-    pub to_ms: Option<i64>,
+    pub(crate) from_ms: Option<i64>,
+    pub(crate) to_ms: Option<i64>,
     /// Apply by itself when the last new judging is stored (as the "rejudge" buttons do).
     #[serde(default)]
-    pub auto_apply: bool,
+    pub(crate) auto_apply: bool,
 }
 
 impl Request {
@@ -90,14 +85,12 @@ impl Request {
     }
 }
 
-/// A refused apply or cancel: 409 with the usual error body.
-fn conflict(message: String) -> Response {
-    let body = serde_json::json!({ "error": { "code": "conflict", "message": message } });
-    (StatusCode::CONFLICT, Json(body)).into_response()
-}
-
 /// Starts a rejudging; returns its id and how many submissions it covers.
-pub async fn start(app: &Arc<App>, by: &str, req: Request) -> Result<(i64, usize), AppError> {
+pub(crate) async fn start(
+    app: &Arc<App>,
+    by: &str,
+    req: Request,
+) -> Result<(i64, usize), AppError> {
     let filter = req.filter()?;
     let started = begin(app, by, filter, req.auto_apply).await?;
     Ok((started.id, started.submissions))
@@ -105,22 +98,20 @@ pub async fn start(app: &Arc<App>, by: &str, req: Request) -> Result<(i64, usize
 
 /// What [`rejudge_now`] rejudges.
 #[derive(Clone, Debug)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// One submission.
     Submission(i64),
     /// Every judged submission of a problem.
     Problem(String),
-    /// Whatever the filter selects.
-    Filter(RejudgeFilter),
 }
 
 /// A rejudging just made.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct Started {
+pub(crate) struct Started {
     /// The rejudging's id: its page is `/admin/rejudgings/{id}`.
-    pub id: i64,
+    pub(crate) id: i64,
     /// How many submissions it judges again.
-    pub submissions: usize,
+    pub(crate) submissions: usize,
 }
 
 /// Rejudges `scope` now and applies the result by itself: a rejudging made with `auto_apply`,
@@ -128,7 +119,11 @@ pub struct Started {
 /// the old verdicts until then). Refused with 404 for an unknown submission, 409 when the
 /// submission has no verdict yet or is in another open rejudging, 400 when a problem or
 /// filter selects no judged submission. Only admins may call it.
-pub async fn rejudge_now(app: &Arc<App>, scope: Scope, by: &User) -> Result<Started, AppError> {
+pub(crate) async fn rejudge_now(
+    app: &Arc<App>,
+    scope: Scope,
+    by: &User,
+) -> Result<Started, AppError> {
     if !by.admin {
         return Err(AppError::Forbidden("only admins may rejudge".into()));
     }
@@ -152,10 +147,9 @@ pub async fn rejudge_now(app: &Arc<App>, scope: Scope, by: &User) -> Result<Star
             problem: Some(problem),
             ..Default::default()
         },
-        Scope::Filter(f) => f,
     };
     let started = begin(app, &by.name, filter, true).await?;
-    super::log(&format!(
+    crate::log(&format!(
         "admin {}: rejudging {} ({} submission(s)), applied when judged",
         by.name, started.id, started.submissions
     ));
@@ -170,7 +164,7 @@ async fn begin(
     auto_apply: bool,
 ) -> Result<Started, AppError> {
     if let Some(c) = &filter.contest {
-        super::contests::find(app, c)?;
+        crate::contests::find(app, c)?;
     }
     let scope = serde_json::to_string(&filter).unwrap_or_default();
     let by = by.to_string();
@@ -202,21 +196,21 @@ async fn begin(
 
 /// The standings' moves in one contest.
 #[derive(Serialize)]
-pub struct ContestEffect {
-    pub contest: String,
-    pub title: String,
-    pub scoring: Scoring,
-    pub moves: Vec<Move>,
+pub(crate) struct ContestEffect {
+    pub(crate) contest: String,
+    pub(crate) title: String,
+    pub(crate) scoring: Scoring,
+    pub(crate) moves: Vec<Move>,
 }
 
 /// Everything the API and the page show about a rejudging.
 #[derive(Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     #[serde(flatten)]
-    pub info: RejudgingInfo,
+    pub(crate) info: RejudgingInfo,
     #[serde(flatten)]
-    pub diff: Diff,
-    pub standings: Vec<ContestEffect>,
+    pub(crate) diff: Diff,
+    pub(crate) standings: Vec<ContestEffect>,
 }
 
 fn outcome(d: &JudgingDetail) -> Option<Outcome> {
@@ -228,7 +222,7 @@ fn outcome(d: &JudgingDetail) -> Option<Outcome> {
 }
 
 /// Builds the report of rejudging `id` (blocking: reads the store).
-pub fn report(app: &App, id: i64) -> Result<Option<Report>, StoreError> {
+pub(crate) fn report(app: &App, id: i64) -> Result<Option<Report>, StoreError> {
     let Some(info) = app.store.rejudging(id)? else {
         return Ok(None);
     };
@@ -308,7 +302,7 @@ fn effects(
 }
 
 /// The per-test changes of one submission of rejudging `id` (blocking).
-pub fn tests_of(
+pub(crate) fn tests_of(
     app: &App,
     id: i64,
     submission: i64,
@@ -330,7 +324,7 @@ pub fn tests_of(
 }
 
 /// Applies or cancels; a refusal is a 409.
-pub async fn close(
+pub(crate) async fn close(
     app: &Arc<App>,
     id: i64,
     by: &str,
@@ -363,86 +357,4 @@ pub async fn close(
         app.contests.invalidate();
     }
     Ok(r)
-}
-
-pub fn routes() -> Router<Arc<App>> {
-    Router::new()
-        .route("/admin/rejudgings", get(list).post(create))
-        .route("/admin/rejudgings/{id}", get(show))
-        .route("/admin/rejudgings/{id}/submissions/{sid}", get(show_tests))
-        .route("/admin/rejudgings/{id}/apply", post(apply))
-        .route("/admin/rejudgings/{id}/cancel", post(cancel))
-}
-
-async fn create(
-    State(app): State<Arc<App>>,
-    Admin(admin): Admin,
-    Json(req): Json<Request>,
-) -> Result<Response, AppError> {
-    let (id, n) = start(&app, &admin.name, req).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(serde_json::json!({
-            "id": id,
-            "submissions": n,
-            "url": format!("/api/v1/admin/rejudgings/{id}"),
-            "page": format!("/admin/rejudgings/{id}"),
-        })),
-    )
-        .into_response())
-}
-
-async fn list(
-    State(app): State<Arc<App>>,
-    _admin: Admin,
-) -> Result<Json<Vec<RejudgingInfo>>, AppError> {
-    Ok(Json(app.db(|s| s.rejudgings()).await?))
-}
-
-async fn show(
-    State(app): State<Arc<App>>,
-    _admin: Admin,
-    Path(id): Path<i64>,
-) -> Result<Json<Report>, AppError> {
-    let a = app.clone();
-    app.db(move |_| report(&a, id))
-        .await?
-        .map(Json)
-        .ok_or_else(|| AppError::NotFound(format!("no rejudging {id}")))
-}
-
-async fn show_tests(
-    State(app): State<Arc<App>>,
-    _admin: Admin,
-    Path((id, sid)): Path<(i64, i64)>,
-) -> Result<Json<Vec<TestChange>>, AppError> {
-    let a = app.clone();
-    app.db(move |_| tests_of(&a, id, sid))
-        .await?
-        .map(Json)
-        .ok_or_else(|| AppError::NotFound(format!("submission {sid} is not in rejudging {id}")))
-}
-
-async fn apply(
-    State(app): State<Arc<App>>,
-    Admin(admin): Admin,
-    Path(id): Path<i64>,
-) -> Result<Response, AppError> {
-    Ok(match close(&app, id, &admin.name, true).await? {
-        Ok(n) => {
-            Json(serde_json::json!({ "id": id, "state": "applied", "applied": n })).into_response()
-        }
-        Err(m) => conflict(m),
-    })
-}
-
-async fn cancel(
-    State(app): State<Arc<App>>,
-    Admin(admin): Admin,
-    Path(id): Path<i64>,
-) -> Result<Response, AppError> {
-    Ok(match close(&app, id, &admin.name, false).await? {
-        Ok(_) => Json(serde_json::json!({ "id": id, "state": "cancelled" })).into_response(),
-        Err(m) => conflict(m),
-    })
 }

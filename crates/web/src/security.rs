@@ -23,98 +23,65 @@
 //!    `frame-ancestors 'none'`, `nosniff`, `Referrer-Policy: same-origin`.
 
 use std::collections::{HashMap, VecDeque};
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 
-use super::auth::{MaybeUser, User};
-use super::error::AppError;
-use super::App;
+use crate::auth::extract::{token_of, MaybeUser};
+use crate::auth::new_token;
+use crate::error::AppError;
+use crate::html::PageError;
+use crate::user::User;
+use crate::App;
 
 /// The Content-Security-Policy of every response: scripts and styles only from ojd's own
 /// files (no inline script), images also from http(s) (statements may link them), no frames.
-pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
 img-src 'self' https: http: data:; object-src 'none'; base-uri 'none'; form-action 'self'; \
 frame-ancestors 'none'";
 
 /// What the guards remember between requests.
-pub struct Guards {
+pub(crate) struct Guards {
     streams: Mutex<HashMap<String, usize>>,
     logins: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     drafts: Mutex<HashMap<String, (Instant, Draft)>>,
-    config_tokens: std::sync::OnceLock<super::auth::ConfigTokens>,
-    /// When each issued token's use was last written to the database.
-    token_uses: Mutex<HashMap<String, Instant>>,
 }
 
 /// A refused web submission, kept for the form it came from (post/redirect/get).
 #[derive(Clone, Debug)]
-pub struct Draft {
-    pub user: String,
-    pub problem: String,
-    pub message: String,
-    pub source: String,
-    pub language: String,
+pub(crate) struct Draft {
+    pub(crate) user: String,
+    pub(crate) problem: String,
+    pub(crate) message: String,
+    pub(crate) source: String,
+    pub(crate) language: String,
 }
 
 /// Drafts older than this are dropped; at most this many are kept.
 const DRAFT_LIFETIME: Duration = Duration::from_secs(600);
 const MAX_DRAFTS: usize = 1000;
 
-impl Default for Guards {
-    fn default() -> Self {
-        Guards::new()
-    }
-}
-
 impl Guards {
-    pub fn new() -> Guards {
+    pub(crate) fn new() -> Guards {
         Guards {
             streams: Mutex::new(HashMap::new()),
             logins: Mutex::new(HashMap::new()),
             drafts: Mutex::new(HashMap::new()),
-            config_tokens: std::sync::OnceLock::new(),
-            token_uses: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// The config's tokens as digests (hashed on first use).
-    pub fn config_tokens(
-        &self,
-        server: &ojd_judge::config::ServerConfig,
-    ) -> &super::auth::ConfigTokens {
-        self.config_tokens
-            .get_or_init(|| super::auth::ConfigTokens::new(server))
-    }
-
-    /// Whether the use of the token with this hash should be written now (at most once a
-    /// minute per token, so that reading pages does not mean writing the database each time).
-    pub fn note_token_use(&self, hash: &str) -> bool {
-        let mut uses = self.token_uses.lock().unwrap_or_else(|e| e.into_inner());
-        if uses.len() > 10_000 {
-            uses.clear();
-        }
-        match uses.get(hash) {
-            Some(at) if at.elapsed() < Duration::from_secs(60) => false,
-            _ => {
-                uses.insert(hash.to_string(), Instant::now());
-                true
-            }
         }
     }
 
     /// Keeps a draft; returns the key that [`Guards::take_draft`] finds it by.
-    pub fn keep_draft(&self, draft: Draft) -> String {
+    pub(crate) fn keep_draft(&self, draft: Draft) -> String {
         // A draft holds nothing secret; without randomness a counter still tells drafts apart.
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let key = super::auth::new_token().unwrap_or_else(|_| {
+        let key = new_token().unwrap_or_else(|_| {
             format!(
                 "d{}",
                 NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
@@ -137,7 +104,7 @@ impl Guards {
 
     /// Takes the draft `key` if it is `user`'s, for `problem`, and fresh (once: a refresh
     /// shows the empty form).
-    pub fn take_draft(&self, key: &str, user: &str, problem: &str) -> Option<Draft> {
+    pub(crate) fn take_draft(&self, key: &str, user: &str, problem: &str) -> Option<Draft> {
         let mut drafts = self.drafts.lock().unwrap_or_else(|e| e.into_inner());
         match drafts.get(key) {
             Some((at, d))
@@ -150,7 +117,7 @@ impl Guards {
     }
 
     /// Takes one of `user`'s event-stream slots, or refuses when all `max` are in use.
-    pub fn open_stream(self: &Arc<Self>, user: &str, max: usize) -> Option<StreamPermit> {
+    fn open_stream(self: &Arc<Self>, user: &str, max: usize) -> Option<StreamPermit> {
         let mut open = self.streams.lock().unwrap_or_else(|e| e.into_inner());
         let n = open.entry(user.to_string()).or_default();
         if *n >= max {
@@ -165,14 +132,18 @@ impl Guards {
 
     /// Counts a failed login from `addr`; refuses once `per_minute` failures are in the last
     /// minute (0: no limit). Call [`Guards::login_allowed`] before checking the credentials.
-    pub fn login_failed(&self, addr: Option<IpAddr>) {
+    pub(crate) fn login_failed(&self, addr: Option<IpAddr>) {
         let Some(addr) = addr else { return };
         let mut recent = self.logins.lock().unwrap_or_else(|e| e.into_inner());
         recent.entry(addr).or_default().push_back(Instant::now());
     }
 
     /// Whether `addr` may try to log in now; `Err` holds the seconds to wait.
-    pub fn login_allowed(&self, addr: Option<IpAddr>, per_minute: u32) -> Result<(), AppError> {
+    pub(crate) fn login_allowed(
+        &self,
+        addr: Option<IpAddr>,
+        per_minute: u32,
+    ) -> Result<(), AppError> {
         let Some(addr) = addr else { return Ok(()) };
         if per_minute == 0 {
             return Ok(());
@@ -204,7 +175,7 @@ impl Guards {
 }
 
 /// One open event stream of a user; dropping it frees the slot.
-pub struct StreamPermit {
+struct StreamPermit {
     guards: Arc<Guards>,
     user: String,
 }
@@ -225,19 +196,12 @@ impl Drop for StreamPermit {
     }
 }
 
-/// The client's address, when the server was started with connection info.
-pub fn client_addr(headers_ext: &axum::http::Extensions) -> Option<IpAddr> {
-    headers_ext
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
-}
-
 fn is_safe(method: &Method) -> bool {
     matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
 /// Whether the request comes from a page of this site, or from no browser at all.
-pub fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
+fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
     let refuse = |why: &str| {
         Err(AppError::Forbidden(format!(
             "cross-origin request refused: {why}"
@@ -303,7 +267,7 @@ fn is_event_stream(path: &str) -> bool {
 }
 
 /// The middleware: see the module documentation for what it does, in order.
-pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     // Machine endpoints answer errors in JSON; pages as styled HTML.
     let api = path.starts_with("/api/") || path == "/metrics" || path == "/healthz";
@@ -311,7 +275,7 @@ pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
     let (mut parts, body) = req.into_parts();
     let bearer = parts.headers.contains_key(header::AUTHORIZATION);
     let checked = async {
-        if !is_safe(&method) || (api && !bearer && super::auth::token_of(&parts).is_some()) {
+        if !is_safe(&method) || (api && !bearer && token_of(&parts).is_some()) {
             same_origin(&parts.headers)?;
         }
         if api && !is_safe(&method) {
@@ -385,7 +349,7 @@ async fn error_response(app: &Arc<App>, api: bool, e: AppError, headers: &Header
         return e.into_response();
     }
     let user = user_from_headers(app, headers).await;
-    super::pages::PageError(e, user).into_response()
+    PageError(e, user).into_response()
 }
 
 async fn user_from_headers(app: &Arc<App>, headers: &HeaderMap) -> Option<User> {

@@ -1,6 +1,7 @@
-//! The visibility policy: what one viewer may see of a submission. The JSON API, the event
-//! stream and the pages all ask this module, so a rule changes in one place.
+//! The visibility policy: what one viewer may see of a problem and a submission. The JSON API,
+//! the event stream and the pages all ask this module, so a rule changes in one place.
 //!
+//! - Statements are public unless `public_statements = false`; then a login is needed.
 //! - A student sees only their own submissions; another's is "not found", so ids reveal
 //!   nothing. Admins see every submission.
 //! - On a secret test a student sees the verdict, time and memory; the diff, the checker's
@@ -17,21 +18,22 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::auth::User;
-use super::error::AppError;
-use super::App;
+use crate::error::AppError;
+use crate::user::User;
+use crate::App;
 use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_service::catalog::{Catalog, Entry};
 use ojd_service::contest::model::Phase;
 use ojd_store::{State as SubState, SubmissionDetail, SubmissionInfo};
 
 /// Whether `user` may read submissions made by `owner`.
-pub fn may_see(user: &User, owner: &str) -> bool {
+fn may_see(user: &User, owner: &str) -> bool {
     user.admin || user.name == owner
 }
 
 /// Whether `user` (`None`: not logged in) may know of `problem` at all: not while a contest that
 /// holds it has yet to start, unless `user` is an admin.
-pub fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> bool {
+pub(crate) fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> bool {
     if user.is_some_and(|u| u.admin) {
         return true;
     }
@@ -43,12 +45,30 @@ pub fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> bool {
         .any(|c| c.phase(now) == Phase::Before && c.label_of(problem).is_some())
 }
 
+/// Statements are public unless `public_statements = false` (then a login is needed).
+pub(crate) fn may_read_statements(app: &App, user: Option<&User>) -> Result<(), AppError> {
+    if app.config.server.public_statements || user.is_some() {
+        Ok(())
+    } else {
+        Err(AppError::Unauthorized)
+    }
+}
+
+/// The problem `id` of `catalog`, or the 404 a request for an unknown problem gets.
+pub(crate) fn find_problem<'a>(catalog: &'a Catalog, id: &str) -> Result<&'a Entry, AppError> {
+    catalog
+        .get(id)
+        .ok_or_else(|| AppError::NotFound(format!("no problem {id:?}")))
+}
+
 /// Checks that `user` may read `problem`'s statement and tests: statements are public unless
 /// `public_statements = false` (then a login is needed), and a hidden problem is "not found".
-pub fn visible_problem(app: &App, problem: &str, user: Option<&User>) -> Result<(), AppError> {
-    if !app.config.server.public_statements && user.is_none() {
-        return Err(AppError::Unauthorized);
-    }
+pub(crate) fn visible_problem(
+    app: &App,
+    problem: &str,
+    user: Option<&User>,
+) -> Result<(), AppError> {
+    may_read_statements(app, user)?;
     if !problem_visible(app, problem, user) {
         return Err(AppError::NotFound(format!("no problem {problem:?}")));
     }
@@ -56,13 +76,13 @@ pub fn visible_problem(app: &App, problem: &str, user: Option<&User>) -> Result<
 }
 
 /// Whether `user` may see diffs and details of `problem`'s secret tests.
-pub fn shows_secrets(app: &App, problem: &str, user: &User) -> bool {
+pub(crate) fn shows_secrets(app: &App, problem: &str, user: &User) -> bool {
     let s = &app.config.server;
     user.admin || s.show_secret_diffs || s.show_secret_diffs_for.iter().any(|p| p == problem)
 }
 
 /// A test result as `show_secrets` allows it to be seen.
-pub fn redact(t: &TestResult, show_secrets: bool) -> TestResult {
+pub(crate) fn redact(t: &TestResult, show_secrets: bool) -> TestResult {
     if t.sample || show_secrets {
         return t.clone();
     }
@@ -87,26 +107,26 @@ pub fn redact(t: &TestResult, show_secrets: bool) -> TestResult {
 
 /// A submission as one viewer may see it (the API's JSON and the pages' data).
 #[derive(Serialize)]
-pub struct SubmissionView {
+pub(crate) struct SubmissionView {
     #[serde(flatten)]
-    pub info: SubmissionInfo,
-    pub verdict_name: Option<&'static str>,
+    pub(crate) info: SubmissionInfo,
+    pub(crate) verdict_name: Option<&'static str>,
     /// The source when it is text; binaries are described by `source_bytes` only.
-    pub source: Option<String>,
-    pub compile_output: String,
+    pub(crate) source: Option<String>,
+    pub(crate) compile_output: String,
     /// Why the judge failed (admins only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub judge_message: Option<String>,
+    pub(crate) judge_message: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-    pub tests: Vec<TestResult>,
-    pub url: String,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) tests: Vec<TestResult>,
+    pub(crate) url: String,
     /// Whether the viewer is the author (pages say "your output" only then).
     #[serde(skip)]
-    pub own: bool,
+    pub(crate) own: bool,
 }
 
-pub fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> SubmissionView {
+pub(crate) fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> SubmissionView {
     let show = shows_secrets(app, &d.info.problem, viewer);
     if !viewer.admin {
         // Which machine judged it is the operators' business.
@@ -128,14 +148,14 @@ pub fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> SubmissionView
 
 /// A row of a submissions list.
 #[derive(Serialize)]
-pub struct SummaryView {
+pub(crate) struct SummaryView {
     #[serde(flatten)]
-    pub info: SubmissionInfo,
-    pub verdict_name: Option<&'static str>,
-    pub url: String,
+    pub(crate) info: SubmissionInfo,
+    pub(crate) verdict_name: Option<&'static str>,
+    pub(crate) url: String,
 }
 
-pub fn summary(info: SubmissionInfo) -> SummaryView {
+pub(crate) fn summary(info: SubmissionInfo) -> SummaryView {
     SummaryView {
         verdict_name: info.verdict.map(Verdict::name),
         url: format!("/submissions/{}", info.id),
@@ -144,7 +164,7 @@ pub fn summary(info: SubmissionInfo) -> SummaryView {
 }
 
 /// Reads a submission the viewer may see; another user's is "not found".
-pub async fn visible_submission(
+pub(crate) async fn visible_submission(
     app: &Arc<App>,
     id: i64,
     user: &User,
@@ -161,7 +181,7 @@ pub async fn visible_submission(
 }
 
 /// Whether a submission's judging is over.
-pub fn is_done(info: &SubmissionInfo) -> bool {
+pub(crate) fn is_done(info: &SubmissionInfo) -> bool {
     info.state == SubState::Done
 }
 

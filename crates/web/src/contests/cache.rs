@@ -28,13 +28,13 @@ use ojd_service::events::Live;
 use ojd_store::StoreError;
 
 /// One contest's table for one view, with its JSON.
-pub struct Table {
-    pub standings: Standings,
-    pub json: Bytes,
+pub(crate) struct Table {
+    pub(crate) standings: Standings,
+    pub(crate) json: Bytes,
 }
 
 impl Table {
-    pub fn new(standings: Standings) -> Table {
+    pub(crate) fn new(standings: Standings) -> Table {
         let json = serde_json::to_vec(&standings).unwrap_or_default();
         Table {
             standings,
@@ -63,7 +63,7 @@ struct Inner {
 }
 
 /// See the module docs.
-pub struct Cache {
+pub(crate) struct Cache {
     ttl: Duration,
     inner: Mutex<Inner>,
     /// IOI group scores per finished judging: a judging's results never change once stored, so
@@ -78,7 +78,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Cache {
-    pub fn new(ttl: Duration) -> Cache {
+    pub(crate) fn new(ttl: Duration) -> Cache {
         Cache {
             ttl,
             inner: Mutex::new(Inner::default()),
@@ -87,20 +87,20 @@ impl Cache {
     }
 
     /// Forgets every table (a rejudging applied, a freeze changed, a reload).
-    pub fn invalidate(&self) {
+    pub(crate) fn invalidate(&self) {
         let mut g = lock(&self.inner);
         g.tables.clear();
         g.unfrozen.clear();
     }
 
     /// Forgets the tables and the group scores too (a reload: groups may have changed).
-    pub fn reset(&self) {
+    pub(crate) fn reset(&self) {
         self.invalidate();
         lock(&self.groups).clear();
     }
 
     /// The group scores of finished judging `judging`, computed by `compute` the first time.
-    pub fn groups_of(
+    pub(crate) fn groups_of(
         &self,
         judging: i64,
         compute: impl FnOnce() -> Result<Vec<u32>, StoreError>,
@@ -135,7 +135,7 @@ impl Cache {
     }
 
     /// Whether contest `id` is unfrozen, from the store at most once per `ttl`.
-    pub fn unfrozen(
+    pub(crate) fn unfrozen(
         &self,
         id: &str,
         read: impl FnOnce() -> Result<bool, StoreError>,
@@ -154,7 +154,7 @@ impl Cache {
 
     /// The table of contest `id` hidden after `hide`, computed by `compute` only when there is
     /// no fresh one.
-    pub fn get(
+    pub(crate) fn get(
         &self,
         id: &str,
         hide: Option<i64>,

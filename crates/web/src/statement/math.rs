@@ -2,18 +2,15 @@
 //! sub- and superscripts, groups, `\frac`, `\sqrt`, text commands and the usual symbols —
 //! into escaped HTML with `<sub>` and `<sup>`. Anything it does not know is shown as written.
 
-/// Escapes text for HTML.
+use std::fmt::Write;
+
+use maud::Escaper;
+
+/// Appends `s` to `out` escaped for HTML, by maud's escaper: the same escaping as every
+/// template of the site, so the rendered maths cannot differ from it.
 fn esc(s: &str, out: &mut String) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    // Writing into a String cannot fail.
+    let _ = Escaper::new(out).write_str(s);
 }
 
 fn symbol(name: &str) -> Option<&'static str> {
@@ -186,7 +183,7 @@ impl<'a> Tex<'a> {
 }
 
 /// TeX (the inside of `$…$`) as escaped HTML.
-pub fn render(tex: &str) -> String {
+pub(crate) fn render(tex: &str) -> String {
     let mut out = String::new();
     let mut t = Tex {
         s: tex.as_bytes(),
@@ -199,7 +196,7 @@ pub fn render(tex: &str) -> String {
 
 /// Prose with bare subscripts (`EX_i`, `a_1`, `x_{n}`) as escaped HTML, or `None` when the
 /// text has none (identifiers such as `snake_case` are left alone).
-pub fn prose_subscripts(text: &str) -> Option<String> {
+pub(crate) fn prose_subscripts(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut out = String::new();
     let mut last = 0;
@@ -283,5 +280,21 @@ mod tests {
         );
         assert_eq!(prose_subscripts("snake_case and my_id"), None);
         assert_eq!(prose_subscripts("no subscripts"), None);
+    }
+
+    #[test]
+    fn markup_characters_are_escaped() {
+        assert_eq!(
+            render(r#"a<b \& "c" \lt d"#),
+            "a&lt;b &amp; &quot;c&quot; &lt; d"
+        );
+        assert_eq!(
+            render(r#"x_{"<&>"}"#),
+            "x<sub>&quot;&lt;&amp;&gt;&quot;</sub>"
+        );
+        assert_eq!(
+            prose_subscripts(r#"x_i < "y" & z_{"&<}"#).as_deref(),
+            Some("x<sub>i</sub> &lt; &quot;y&quot; &amp; z<sub>&quot;&amp;&lt;</sub>")
+        );
     }
 }

@@ -3,16 +3,19 @@
 //! - Raw HTML in the Markdown is shown as text, never passed through.
 //! - Links and images keep only `http:`, `https:` or relative targets; any other scheme
 //!   (`javascript:`, `data:`, `vbscript:` …) turns the link into its plain text.
-//! - Maths (`$…$`, `$$…$$`) is rendered on the server into HTML with sub- and superscripts and
-//!   the usual symbols; bare subscripts in prose such as `EX_i` or `a_{n}` get the same.
+//! - Maths (`$…$`, `$$…$$`) is rendered on the server ([`math`]) into HTML with sub- and
+//!   superscripts and the usual symbols; bare subscripts in prose such as `EX_i` or `a_{n}`
+//!   get the same.
 //! - The page shows the title, the limits, the source and the samples itself: the statement's
 //!   own sample sections (a heading with "Sample" or "样例") and the lines that repeat source or
 //!   limits before the first section are left out, so nothing appears twice.
 
+mod math;
+
 use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// Whether a link or image target is allowed: http(s), or relative (no scheme).
-pub fn safe_url(url: &str) -> bool {
+fn safe_url(url: &str) -> bool {
     let u = url.trim();
     let lower = u.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
@@ -25,7 +28,7 @@ pub fn safe_url(url: &str) -> bool {
 
 /// Renders `text` (Markdown) for the problem page; `drop_samples`: the page shows the samples
 /// itself, so the statement's sample sections are left out.
-pub fn render(text: &str, drop_samples: bool) -> String {
+pub(crate) fn render(text: &str, drop_samples: bool) -> String {
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
     options.insert(Options::ENABLE_STRIKETHROUGH);
@@ -100,13 +103,13 @@ pub fn render(text: &str, drop_samples: bool) -> String {
             }
             Event::InlineMath(m) => out.push(Event::InlineHtml(CowStr::from(format!(
                 "<span class=\"math\">{}</span>",
-                crate::math::render(m)
+                math::render(m)
             )))),
             Event::DisplayMath(m) => out.push(Event::Html(CowStr::from(format!(
                 "<div class=\"math display\">{}</div>",
-                crate::math::render(m)
+                math::render(m)
             )))),
-            Event::Text(t) => match crate::math::prose_subscripts(t) {
+            Event::Text(t) => match math::prose_subscripts(t) {
                 Some(html) => out.push(Event::InlineHtml(CowStr::from(html))),
                 None => out.push(e.clone()),
             },
@@ -243,5 +246,21 @@ mod tests {
         assert!(html.contains("EX<sub>i</sub>"), "{html}");
         assert!(html.contains("a<sub>i</sub> ≤ 10<sup>9</sup>"), "{html}");
         assert!(html.contains("snake_case"), "{html}");
+    }
+
+    #[test]
+    fn markup_characters_in_maths_and_prose_are_escaped() {
+        let html = render(r#"Let $a < b \& "c"$ where x_i < "y" & z."#, false);
+        assert!(
+            html.contains(r#"<span class="math">a &lt; b &amp; &quot;c&quot;</span>"#),
+            "{html}"
+        );
+        // Markdown splits the prose at `<`: what follows is escaped by the Markdown renderer,
+        // which leaves quotes alone in text.
+        assert!(
+            html.contains(r#"x<sub>i</sub> &lt; "y" &amp; z."#),
+            "{html}"
+        );
+        assert!(!html.contains("< ") && !html.contains(" & "), "{html}");
     }
 }

@@ -20,9 +20,13 @@
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use crate::auth::new_token;
+use crate::user::valid_name;
+use crate::App;
+
 /// Why an upload was refused; the message names the file (and key) at fault.
 #[derive(Debug, thiserror::Error)]
-pub enum UploadError {
+enum UploadError {
     #[error("{0}")]
     Refused(String),
     #[error("{what}: {source}")]
@@ -44,13 +48,13 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> UploadError {
 
 /// The caps on one archive.
 #[derive(Clone, Copy, Debug)]
-pub struct Caps {
-    pub max_bytes: u64,
-    pub max_files: usize,
+struct Caps {
+    pub(crate) max_bytes: u64,
+    pub(crate) max_files: usize,
 }
 
 /// An entry's path as a safe relative path, or why not.
-pub fn safe_path(name: &str) -> Result<PathBuf, UploadError> {
+fn safe_path(name: &str) -> Result<PathBuf, UploadError> {
     let bad = |why: &str| refused(format!("{name:?} in the archive {why}: refused"));
     if name.contains('\0') || name.contains('\\') {
         return Err(bad("has a backslash or NUL in its name"));
@@ -115,7 +119,7 @@ impl Budget {
 }
 
 /// Unpacks a `.zip` into `dest`.
-pub fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
+fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(data))
         .map_err(|e| refused(format!("not a readable .zip: {e}")))?;
     let mut budget = Budget {
@@ -143,7 +147,7 @@ pub fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
 }
 
 /// Unpacks a `.tar.gz` into `dest`.
-pub fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
+fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
     let gz = flate2::read::GzDecoder::new(data);
     let mut archive = tar::Archive::new(gz);
     let mut budget = Budget {
@@ -185,7 +189,7 @@ pub fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError>
 
 /// Unpacks `data` (named `filename`) into `dest`; returns the folder that holds `problem.toml`
 /// and the problem id it will be served under.
-pub fn unpack(
+fn unpack(
     filename: &str,
     data: &[u8],
     dest: &Path,
@@ -238,8 +242,50 @@ pub fn unpack(
 }
 
 /// Whether `id` may name a problem folder.
-pub fn valid_id(id: &str) -> bool {
-    super::auth::valid_name(id) && !id.starts_with('.')
+fn valid_id(id: &str) -> bool {
+    valid_name(id) && !id.starts_with('.')
+}
+
+/// Unpacks, checks and installs a package (blocking); returns the problem id.
+pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, String> {
+    let root = &app.config.server.problems;
+    let key = new_token().map_err(|e| e.to_string())?;
+    let staging = root.join(format!(".upload-{key}"));
+    let result = (|| {
+        let unpacked = staging.join("unpacked");
+        std::fs::create_dir_all(&unpacked)
+            .map_err(|e| format!("create {}: {e}", unpacked.display()))?;
+        let caps = Caps {
+            max_bytes: app.config.web.max_package_size.bytes(),
+            max_files: app.config.web.max_package_files,
+        };
+        let (folder, id) = unpack(filename, data, &unpacked, caps).map_err(|e| e.to_string())?;
+        if !valid_id(&id) {
+            return Err(format!("{id:?} cannot be a problem id (letters, digits, '.', '_', '-'; not starting with '.')"));
+        }
+        let checked = staging.join(&id);
+        std::fs::rename(&folder, &checked).map_err(|e| format!("move the unpacked folder: {e}"))?;
+        ojd_service::catalog::load_one(&checked, true, &app.judge)?;
+        let live = root.join(&id);
+        let old = staging.join("previous");
+        if live.exists() {
+            std::fs::rename(&live, &old).map_err(|e| format!("move the old {id} aside: {e}"))?;
+        }
+        if let Err(e) = std::fs::rename(&checked, &live) {
+            if old.exists() {
+                let _ = std::fs::rename(&old, &live);
+            }
+            return Err(format!("put {id} in place: {e}"));
+        }
+        Ok(id)
+    })();
+    if result.is_ok() {
+        app.reload();
+    }
+    let _ = std::fs::remove_dir_all(&staging);
+    // Name files as they are in the package, not where they were unpacked.
+    let prefix = format!("{}/", staging.display());
+    result.map_err(|e| e.replace(&prefix, ""))
 }
 
 #[cfg(test)]

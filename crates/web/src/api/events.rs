@@ -26,10 +26,10 @@ use axum::response::IntoResponse;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use super::auth::User;
-use super::error::AppError;
-use super::view::{redact, shows_secrets, summary, visible_submission};
-use super::App;
+use crate::error::AppError;
+use crate::user::User;
+use crate::view::{is_done, redact, shows_secrets, summary, visible_submission};
+use crate::App;
 use ojd_service::events::Live;
 
 type Tx = mpsc::Sender<Result<Event, Infallible>>;
@@ -40,7 +40,7 @@ pub const RECHECK: Duration = Duration::from_secs(5);
 /// Whether the submission is done in the store; then sends `done` (and the stream ends).
 async fn done_in_store(app: &Arc<App>, id: i64, tx: &Tx) -> bool {
     match app.db(move |s| s.info(id)).await {
-        Ok(Some(info)) if super::view::is_done(&info) => {
+        Ok(Some(info)) if is_done(&info) => {
             let _ = tx.send(event("done", &summary(info))).await;
             true
         }
@@ -48,7 +48,7 @@ async fn done_in_store(app: &Arc<App>, id: i64, tx: &Tx) -> bool {
     }
 }
 
-pub async fn events(
+pub(crate) async fn events(
     State(app): State<Arc<App>>,
     user: User,
     Path(id): Path<i64>,
@@ -75,7 +75,7 @@ async fn send_state(app: &Arc<App>, id: i64, show: bool, tx: &Tx) -> bool {
         Ok(Some(info)) => info,
         _ => return false,
     };
-    if super::view::is_done(&info) {
+    if is_done(&info) {
         let _ = tx.send(event("done", &summary(info))).await;
         return false;
     }

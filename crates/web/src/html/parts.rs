@@ -1,65 +1,16 @@
-//! The pieces of every page, as maud templates (which escape every interpolated value): the
-//! frame with its navigation, verdict badges, times, result tables, diffs with the differing
-//! characters marked, and the submissions table. Pages are assembled in [`super::pages`] and
-//! [`super::admin`]; no script is inline (the Content-Security-Policy forbids it).
+//! The pieces pages are made of, as maud templates (which escape every interpolated value):
+//! verdict badges, times, result tables, diffs with the differing characters marked, the
+//! submissions table and source listings.
 
-use maud::{html, Markup, PreEscaped, DOCTYPE};
+use maud::{html, Markup};
 
-use super::auth::User;
-use super::view::{SubmissionView, SummaryView};
+use crate::text::utc_time;
+use crate::view::{SubmissionView, SummaryView};
 use ojd_judge::verdict::{Diff, TestResult, Verdict};
 use ojd_store::State as SubState;
 
-/// The page frame: head, navigation (what the viewer may use), body.
-pub fn page(title: &str, user: Option<&User>, body: Markup) -> String {
-    let markup = html! {
-        (DOCTYPE)
-        html lang="zh-CN" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · ojd" }
-                link rel="stylesheet" href="/static/style.css";
-                script src="/static/site.js" defer {}
-                script src="/static/live.js" defer {}
-            }
-            body {
-                header { nav {
-                    a.brand href="/" { "ojd" }
-                    a href="/" { "Problems" }
-                    a href="/contests" { "Contests" }
-                    @match user {
-                        Some(u) if u.admin => {
-                            a href="/admin/rejudgings" { "Rejudgings" }
-                            a href="/submissions" { "All submissions" }
-                            a href="/admin/queue" { "Queue" }
-                            a href="/admin/problems" { "Manage problems" }
-                            a href="/admin/users" { "Users" }
-                        }
-                        Some(_) => { a href="/submissions" { "My submissions" } }
-                        None => {}
-                    }
-                    span.spacer {}
-                    @match user {
-                        Some(u) => {
-                            span.who { (u.name) }
-                            @if u.admin { span.role { "admin" } }
-                            form.inline method="post" action="/logout" {
-                                button.link { "Log out" }
-                            }
-                        }
-                        None => { a href="/login" { "Log in" } }
-                    }
-                } }
-                main { (body) }
-            }
-        }
-    };
-    markup.into_string()
-}
-
 /// A verdict (or the state while there is none) as a coloured badge.
-pub fn badge(verdict: Option<Verdict>, state: SubState) -> Markup {
+pub(crate) fn badge(verdict: Option<Verdict>, state: SubState) -> Markup {
     match verdict {
         Some(v) => html! {
             span class={ "badge v-" (v.code()) } title=(v.name()) { (v.name()) }
@@ -72,41 +23,19 @@ pub fn badge(verdict: Option<Verdict>, state: SubState) -> Markup {
     }
 }
 
-/// Unix milliseconds as "2026-11-29 12:24:39 UTC".
-pub fn time(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 /// A time element: UTC in the text and tooltip; `site.js` shows it in the reader's zone.
-pub fn time_el(ms: i64) -> Markup {
-    let utc = time(ms);
+pub(crate) fn time_el(ms: i64) -> Markup {
+    let utc = utc_time(ms);
     html! { time datetime=(ms) title=(utc) { (utc) } }
 }
 
-pub fn kib(k: u64) -> String {
+pub(crate) fn kib(k: u64) -> String {
     ojd_judge::report::kib(k)
 }
 
 /// One diff: expected (−) and output (+) lines, differing characters in `<mark>`. `own`: the
 /// viewer wrote the program ("your output"), else "program output".
-pub fn diff(d: &Diff, own: bool) -> Markup {
+pub(crate) fn diff(d: &Diff, own: bool) -> Markup {
     html! {
         div.diff {
             div.diff-head {
@@ -183,7 +112,7 @@ fn score_text(v: &SubmissionView, groups: bool) -> Option<String> {
 /// The results section of a submission page. While judging, rows for `tests` (name, sample)
 /// are shown as waiting and `live.js` fills them in; once done, it fetches this section again.
 /// `groups`: the problem scores by groups (points are shown, not a share of tests).
-pub fn results(v: &SubmissionView, tests: &[(String, bool)], groups: bool) -> Markup {
+pub(crate) fn results(v: &SubmissionView, tests: &[(String, bool)], groups: bool) -> Markup {
     let done = v.info.state == SubState::Done;
     let ran = done && v.info.verdict != Some(Verdict::CompileError);
     let body = html! {
@@ -233,7 +162,7 @@ pub fn results(v: &SubmissionView, tests: &[(String, bool)], groups: bool) -> Ma
 }
 
 /// A list of submissions as a table; `language` gives a language's display name.
-pub fn submissions_table(
+pub(crate) fn submissions_table(
     rows: &[SummaryView],
     show_user: bool,
     language: &dyn Fn(&str) -> String,
@@ -269,7 +198,7 @@ pub fn submissions_table(
 }
 
 /// Source code with line numbers (a table, so copying the code leaves the numbers behind).
-pub fn source_listing(source: &str) -> Markup {
+pub(crate) fn source_listing(source: &str) -> Markup {
     html! {
         div.scroll { table.source {
             @for (n, line) in source.lines().enumerate() {
@@ -279,29 +208,10 @@ pub fn source_listing(source: &str) -> Markup {
     }
 }
 
-/// Trusted HTML (rendered Markdown, already made safe) to put in a template.
-pub fn trusted(html: &str) -> PreEscaped<&str> {
-    PreEscaped(html)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use ojd_judge::verdict::DiffLine;
-
-    #[test]
-    fn templates_escape_and_time() {
-        let who = User {
-            name: "<script>x</script>".into(),
-            admin: false,
-        };
-        let p = page("a<b", Some(&who), html! { p { "'&'" } });
-        assert!(p.contains("&lt;script&gt;x&lt;/script&gt;"), "{p}");
-        assert!(p.contains("a&lt;b · ojd"), "{p}");
-        assert!(!p.contains("<script>x"), "{p}");
-        assert_eq!(time(0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(time(1_798_547_079_000), "2026-12-29 12:24:39 UTC");
-    }
 
     #[test]
     fn diff_marks_the_differing_characters() {

@@ -5,123 +5,26 @@
 
 use std::sync::Arc;
 
-use axum::extract::{FromRequestParts, Path, State};
-use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
+use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::routing::{get, post};
-use axum::{Form, Router};
+use axum::Form;
 use maud::{html, Markup};
 use serde::Deserialize;
 
-use super::api::{self, SubmitForm};
-use super::auth::{MaybeUser, User};
-use super::contests::{self as ct, AnswerBody, AskBody};
-use super::error::AppError;
-use super::App;
-use ojd_judge::verdict::Verdict;
+use crate::auth::extract::{AdminPage, MaybeUser, Viewer};
+use crate::contests::clarifications::{self, AnswerBody, AskBody};
+use crate::contests::{self as ct, standings};
+use crate::error::AppError;
+use crate::html::{error_page, frame};
+use crate::submit::{accept, language_views, SubmitForm};
+use crate::user::User;
+use crate::App;
 use ojd_service::contest::model::{format_time, Contest, Phase, Scoring};
 use ojd_service::contest::standings::{Cell, Standings};
 use ojd_store::contests::Clarification;
 use ojd_store::{now_ms, SubmissionInfo};
 
-const CONTEST_JS: &str = include_str!("assets/contest.js");
-const CONTEST_CSS: &str = include_str!("assets/contest.css");
-
-pub fn routes() -> Router<Arc<App>> {
-    Router::new()
-        .route("/contests", get(list))
-        .route("/contests/{id}", get(contest))
-        .route("/contests/{id}/standings", get(standings_page))
-        .route("/contests/{id}/standings/table", get(standings_fragment))
-        .route("/contests/{id}/news", get(news_fragment))
-        .route("/contests/{id}/submit", post(submit))
-        .route("/contests/{id}/ask", post(ask))
-        .route("/contests/{id}/announce", post(announce))
-        .route("/contests/{id}/answer/{cid}", post(answer))
-        .route("/contests/{id}/unfreeze", post(unfreeze))
-        .route("/contests/{id}/freeze", post(freeze))
-        .route("/contest-static/{file}", get(asset))
-}
-
-async fn asset(Path(file): Path<String>) -> Response {
-    let (body, kind) = match file.as_str() {
-        "contest.js" => (CONTEST_JS, "text/javascript; charset=utf-8"),
-        "contest.css" => (CONTEST_CSS, "text/css; charset=utf-8"),
-        _ => return (StatusCode::NOT_FOUND, "no such file").into_response(),
-    };
-    (
-        [
-            (header::CONTENT_TYPE, kind),
-            (header::CACHE_CONTROL, "max-age=300"),
-        ],
-        body,
-    )
-        .into_response()
-}
-
-/// The site's page frame, with the contest styles and script (a stylesheet link and an
-/// external script are valid in the body; no inline script).
-pub fn frame(title: &str, user: Option<&User>, body: Markup) -> Response {
-    let body = html! {
-        link rel="stylesheet" href="/contest-static/contest.css";
-        script src="/contest-static/contest.js" defer {}
-        (body)
-    };
-    Html(super::html::page(title, user, body)).into_response()
-}
-
-/// An error as a page.
-pub fn error_page(e: AppError, user: Option<&User>) -> Response {
-    if let AppError::Unauthorized = e {
-        return Redirect::to("/login").into_response();
-    }
-    e.log_if_internal();
-    let status = e.status();
-    let mut r = frame(
-        "Error",
-        user,
-        html! { h1 { (status) } p.error { (e.message()) } p { a href="/contests" { "Back to the contests" } } },
-    );
-    *r.status_mut() = status;
-    r
-}
-
 type PageResult = Result<Response, Response>;
-
-/// A logged-in viewer for a page handler; without a login, the request gets the login page
-/// (and a failed login lookup its error page) before the handler runs.
-pub struct Viewer(pub User);
-
-impl FromRequestParts<Arc<App>> for Viewer {
-    type Rejection = Response;
-
-    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Viewer, Response> {
-        let MaybeUser(user) = MaybeUser::from_request_parts(parts, app)
-            .await
-            .map_err(|e| error_page(e, None))?;
-        user.map(Viewer)
-            .ok_or_else(|| error_page(AppError::Unauthorized, None))
-    }
-}
-
-/// An admin for a page handler: anyone else gets a 403 page (the login page without a login).
-pub struct AdminPage(pub User);
-
-impl FromRequestParts<Arc<App>> for AdminPage {
-    type Rejection = Response;
-
-    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<AdminPage, Response> {
-        let Viewer(user) = Viewer::from_request_parts(parts, app).await?;
-        if !user.admin {
-            return Err(error_page(
-                AppError::Forbidden("this page is for admins".into()),
-                Some(&user),
-            ));
-        }
-        Ok(AdminPage(user))
-    }
-}
 
 fn fail(user: Option<&User>) -> impl Fn(AppError) -> Response + '_ {
     move |e| error_page(e, user)
@@ -160,7 +63,7 @@ fn clock(c: &Contest) -> Markup {
     }
 }
 
-async fn list(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> Response {
+pub(crate) async fn list(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> Response {
     let loaded = app.contests.get();
     let now = now_ms();
     let body = html! {
@@ -191,7 +94,7 @@ fn verdict_badge(s: &SubmissionInfo) -> Markup {
     }
 }
 
-async fn contest(
+pub(crate) async fn contest(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
@@ -217,7 +120,7 @@ async fn contest(
     let may_submit = u.is_some_and(|v| {
         v.admin || (c.admits(&v.name) && matches!(phase, Phase::Running | Phase::Frozen))
     });
-    let languages = api::language_views(&app);
+    let languages = language_views(&app);
     let body = html! {
         h1 { (c.title) }
         (clock(&c))
@@ -287,7 +190,7 @@ async fn contest(
 async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup, AppError> {
     let cid = c.id.clone();
     let all = app.db(move |s| s.clarifications(&cid)).await?;
-    let list: Vec<Clarification> = ct::visible_clarifications(all, user);
+    let list: Vec<Clarification> = clarifications::visible_clarifications(all, user);
     let admin = user.is_some_and(|u| u.admin);
     Ok(html! {
         @if list.is_empty() { p.muted { "Nothing yet." } }
@@ -313,7 +216,7 @@ async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup
     })
 }
 
-async fn news_fragment(
+pub(crate) async fn news_fragment(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
@@ -354,7 +257,7 @@ fn cell_markup(scoring: Scoring, cell: &Cell) -> Markup {
 }
 
 /// The standings table (page and live fragment).
-pub fn standings_table(c: &Contest, s: &Standings) -> Markup {
+fn standings_table(c: &Contest, s: &Standings) -> Markup {
     html! {
         @if s.frozen { p.note { "The standings are frozen: attempts after "
             (format_time(c.freeze_ms().unwrap_or(0), c.utc_offset_s)) " show as ?." } }
@@ -383,11 +286,13 @@ async fn standings_markup(
     user: Option<&User>,
 ) -> Result<Markup, AppError> {
     let (a, c2, u2) = (app.clone(), c.clone(), user.cloned());
-    let s = app.db(move |_| ct::standings(&a, &c2, u2.as_ref())).await?;
+    let s = app
+        .db(move |_| standings::standings(&a, &c2, u2.as_ref()))
+        .await?;
     Ok(standings_table(c, &s))
 }
 
-async fn standings_page(
+pub(crate) async fn standings_page(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
@@ -403,7 +308,7 @@ async fn standings_page(
     Ok(frame(&format!("Standings · {}", c.title), u, body))
 }
 
-async fn standings_fragment(
+pub(crate) async fn standings_fragment(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
@@ -415,7 +320,7 @@ async fn standings_fragment(
 }
 
 #[derive(Deserialize)]
-struct SubmitFields {
+pub(crate) struct SubmitFields {
     problem: String,
     #[serde(default)]
     language: Option<String>,
@@ -423,7 +328,7 @@ struct SubmitFields {
     source: String,
 }
 
-async fn submit(
+pub(crate) async fn submit(
     State(app): State<Arc<App>>,
     Viewer(viewer): Viewer,
     Path(id): Path<String>,
@@ -436,20 +341,20 @@ async fn submit(
         contest: Some(id),
         ..Default::default()
     };
-    let sid = api::accept(&app, &viewer, form)
+    let sid = accept(&app, &viewer, form)
         .await
         .map_err(fail(Some(&viewer)))?;
     Ok(Redirect::to(&format!("/submissions/{sid}")).into_response())
 }
 
 #[derive(Deserialize)]
-struct TextFields {
+pub(crate) struct TextFields {
     #[serde(default)]
     problem: Option<String>,
     text: String,
 }
 
-async fn ask(
+pub(crate) async fn ask(
     State(app): State<Arc<App>>,
     Viewer(viewer): Viewer,
     Path(id): Path<String>,
@@ -459,13 +364,13 @@ async fn ask(
         problem: f.problem,
         text: f.text,
     };
-    ct::ask_inner(&app, &viewer, &id, body)
+    clarifications::ask(&app, &viewer, &id, body)
         .await
         .map_err(fail(Some(&viewer)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
 }
 
-async fn announce(
+pub(crate) async fn announce(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Path(id): Path<String>,
@@ -475,20 +380,20 @@ async fn announce(
         problem: f.problem,
         text: f.text,
     };
-    ct::announce_inner(&app, &id, body)
+    clarifications::announce(&app, &id, body)
         .await
         .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
 }
 
 #[derive(Deserialize)]
-struct AnswerFields {
+pub(crate) struct AnswerFields {
     answer: String,
     #[serde(default)]
     public: Option<String>,
 }
 
-async fn answer(
+pub(crate) async fn answer(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Path((id, cid)): Path<(String, i64)>,
@@ -498,20 +403,20 @@ async fn answer(
         answer: f.answer,
         public: f.public.is_some(),
     };
-    ct::answer_inner(&app, &admin, cid, body)
+    clarifications::answer(&app, &admin, cid, body)
         .await
         .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
 }
 
 async fn set_freeze(app: Arc<App>, admin: User, id: String, unfrozen: bool) -> PageResult {
-    ct::set_freeze_inner(&app, &id, unfrozen)
+    ct::set_freeze(&app, &id, unfrozen)
         .await
         .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}/standings")).into_response())
 }
 
-async fn unfreeze(
+pub(crate) async fn unfreeze(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Path(id): Path<String>,
@@ -519,29 +424,10 @@ async fn unfreeze(
     set_freeze(app, admin, id, true).await
 }
 
-async fn freeze(
+pub(crate) async fn freeze(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Path(id): Path<String>,
 ) -> PageResult {
     set_freeze(app, admin, id, false).await
-}
-
-/// A verdict with its score and time, for the rejudging pages.
-pub fn outcome_markup(o: Option<&ojd_service::contest::rejudging::Outcome>) -> Markup {
-    match o {
-        Some(o) => html! {
-            span class={ "badge v-" (o.verdict.code()) } title=(o.verdict.name()) { (o.verdict.code()) }
-            " " span.muted { (o.score) " · " (o.max_cpu_ms) " ms" }
-        },
-        None => html! { span.badge.pending { "—" } },
-    }
-}
-
-/// A verdict code as a badge.
-pub fn verdict_code(v: Option<Verdict>) -> Markup {
-    match v {
-        Some(v) => html! { span class={ "badge v-" (v.code()) } { (v.code()) } },
-        None => html! { span.badge.pending { "—" } },
-    }
 }

@@ -7,32 +7,25 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::routing::{get, post};
-use axum::{Form, Router};
+use axum::Form;
 use maud::{html, Markup};
 use serde::Deserialize;
 
-use super::auth::User;
-use super::contest_pages::{error_page, frame, outcome_markup, verdict_code, AdminPage};
-use super::error::AppError;
-use super::rejudgings::{self, Report};
-use super::App;
+use crate::auth::extract::AdminPage;
+use crate::error::AppError;
+use crate::html::{error_page, frame};
+use crate::rejudgings::{self, Report};
+use crate::text::urlencode;
+use crate::user::User;
+use crate::App;
 use ojd_judge::verdict::Verdict;
 use ojd_service::contest::model::Scoring;
+use ojd_service::contest::rejudging::Outcome;
 use ojd_store::contests::RejudgingState;
-
-pub fn routes() -> Router<Arc<App>> {
-    Router::new()
-        .route("/admin/rejudgings", get(list).post(create))
-        .route("/admin/rejudgings/{id}", get(show))
-        .route("/admin/rejudgings/{id}/body", get(body_fragment))
-        .route("/admin/rejudgings/{id}/apply", post(apply))
-        .route("/admin/rejudgings/{id}/cancel", post(cancel))
-}
 
 type PageResult = Result<Response, Response>;
 
-async fn list(State(app): State<Arc<App>>, AdminPage(admin): AdminPage) -> PageResult {
+pub(crate) async fn list(State(app): State<Arc<App>>, AdminPage(admin): AdminPage) -> PageResult {
     let u = &admin;
     let all = app
         .db(|s| s.rejudgings())
@@ -71,7 +64,7 @@ async fn list(State(app): State<Arc<App>>, AdminPage(admin): AdminPage) -> PageR
 }
 
 #[derive(Deserialize)]
-struct CreateFields {
+pub(crate) struct CreateFields {
     #[serde(default)]
     submission: String,
     #[serde(default)]
@@ -87,7 +80,7 @@ struct CreateFields {
     auto_apply: Option<String>,
 }
 
-async fn create(
+pub(crate) async fn create(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Form(f): Form<CreateFields>,
@@ -119,7 +112,7 @@ async fn create(
 }
 
 #[derive(Deserialize, Default)]
-struct ShowQuery {
+pub(crate) struct ShowQuery {
     submission: Option<i64>,
     error: Option<String>,
 }
@@ -209,7 +202,7 @@ async fn tests_markup(app: &Arc<App>, id: i64, sid: i64, u: &User) -> Result<Mar
     })
 }
 
-async fn show(
+pub(crate) async fn show(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Path(id): Path<i64>,
@@ -234,7 +227,7 @@ async fn show(
     Ok(frame(&format!("Rejudging {id}"), Some(u), page))
 }
 
-async fn body_fragment(
+pub(crate) async fn body_fragment(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Path(id): Path<i64>,
@@ -252,25 +245,13 @@ async fn close(app: Arc<App>, admin: User, id: i64, apply: bool) -> PageResult {
         Ok(_) => format!("/admin/rejudgings/{id}"),
         Err(m) => format!(
             "/admin/rejudgings/{id}?error={}",
-            url_escape(&format!("refused: {m}"))
+            urlencode(&format!("refused: {m}"))
         ),
     };
     Ok(Redirect::to(&to).into_response())
 }
 
-/// Percent-encodes a query value.
-fn url_escape(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-async fn apply(
+pub(crate) async fn apply(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Path(id): Path<i64>,
@@ -278,10 +259,29 @@ async fn apply(
     close(app, admin, id, true).await
 }
 
-async fn cancel(
+pub(crate) async fn cancel(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
     Path(id): Path<i64>,
 ) -> PageResult {
     close(app, admin, id, false).await
+}
+
+/// A verdict with its score and time.
+fn outcome_markup(o: Option<&Outcome>) -> Markup {
+    match o {
+        Some(o) => html! {
+            span class={ "badge v-" (o.verdict.code()) } title=(o.verdict.name()) { (o.verdict.code()) }
+            " " span.muted { (o.score) " · " (o.max_cpu_ms) " ms" }
+        },
+        None => html! { span.badge.pending { "—" } },
+    }
+}
+
+/// A verdict code as a badge.
+fn verdict_code(v: Option<Verdict>) -> Markup {
+    match v {
+        Some(v) => html! { span class={ "badge v-" (v.code()) } { (v.code()) } },
+        None => html! { span.badge.pending { "—" } },
+    }
 }

@@ -1,0 +1,176 @@
+//! Managing problems: what is served and what failed to load, reloading them all, rejudging a
+//! problem, and uploading a package.
+
+use std::sync::Arc;
+
+use axum::extract::{Multipart, Path, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect};
+use maud::{html, Markup};
+
+use super::upload::install;
+use super::{err, PageResult};
+use crate::auth::extract::MaybeUser;
+use crate::error::AppError;
+use crate::html::{need_admin, page};
+use crate::rejudgings::{rejudge_now, Scope};
+use crate::App;
+
+fn problems_body(app: &App, message: Option<Markup>) -> Markup {
+    let catalog = app.catalog();
+    html! {
+        h1 { "Manage problems" }
+        @if let Some(m) = message { (m) }
+        form.inline method="post" action="/admin/problems/reload" {
+            button type="submit" #reload { "Reload all problems" }
+        }
+        h2 { "Served" }
+        div.scroll { table.list.admin #problems {
+            thead { tr { th { "Problem" } th { "State" } th.num { "Tests" } th { "" } } }
+            tbody {
+                @for (id, e) in &catalog.problems {
+                    @let stale = ojd_service::catalog::needs_generation(&e.problem);
+                    tr id={ "p-" (id) } {
+                        td { a href={ "/problems/" (id) } { (id) } " " span.muted.opt { (e.problem.title) } }
+                        td { @if stale { span.badge.v-TLE { "answers stale" } } @else { span.badge.v-AC { "ready" } } }
+                        td.num { (e.problem.tests.len()) }
+                        td {
+                            form method="post" action={ "/admin/problems/" (id) "/rejudge" } {
+                                button.link type="submit" { "rejudge all" }
+                            }
+                        }
+                    }
+                }
+            }
+        } }
+        @if !catalog.failed.is_empty() {
+            h2 { "Failed to load" }
+            div.scroll { table.list.admin #failed {
+                thead { tr { th { "Folder" } th { "Error" } } }
+                tbody { @for f in &catalog.failed { tr { td { (f.folder) } td { pre.out { (f.error) } } } } }
+            } }
+        }
+        h2 { "Upload a package" }
+        p.muted { "A .zip or .tar.gz of one problem folder (problem.toml at its top or in its one folder). It is unpacked, checked and its answers built in the sandbox before it goes live; an upload that fails changes nothing." }
+        form.submit #upload method="post" action="/admin/problems/upload" enctype="multipart/form-data" {
+            label { "Package " input type="file" name="package" #package required; }
+            button type="submit" #upload-button { "Upload" }
+        }
+    }
+}
+
+/// `GET /admin/problems`.
+pub(crate) async fn problems(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+) -> PageResult {
+    let user = need_admin(user)?;
+    Ok(Html(page(
+        "Manage problems",
+        Some(&user),
+        problems_body(&app, None),
+    ))
+    .into_response())
+}
+
+/// `POST /admin/problems/reload`: loads every problem and contest again.
+pub(crate) async fn reload(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
+    let user = need_admin(user)?;
+    let a = app.clone();
+    tokio::task::spawn_blocking(move || a.reload())
+        .await
+        .map_err(|e| err(&user)(AppError::Internal(format!("reload failed: {e}"))))?;
+    crate::log(&format!("admin {}: reloaded the problems", user.name));
+    Ok(Redirect::to("/admin/problems").into_response())
+}
+
+/// `POST /admin/problems/{id}/rejudge`: a rejudging of the problem's judged submissions that
+/// applies itself; the browser goes to its page.
+pub(crate) async fn rejudge_problem(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> PageResult {
+    let user = need_admin(user)?;
+    match rejudge_now(&app, Scope::Problem(id.clone()), &user).await {
+        // The rejudging's page: progress, then the verdict diff once it applied itself.
+        Ok(started) => {
+            Ok(Redirect::to(&format!("/admin/rejudgings/{}", started.id)).into_response())
+        }
+        Err(e) => {
+            e.log_if_internal();
+            let body = problems_body(
+                &app,
+                Some(html! { p.error #result { "Cannot rejudge " (id) ": " (e.message()) } }),
+            );
+            Ok((e.status(), Html(page("Manage problems", Some(&user), body))).into_response())
+        }
+    }
+}
+
+/// `POST /admin/problems/upload`: installs a package, or says why not (nothing changed).
+pub(crate) async fn upload(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    mut mp: Multipart,
+) -> PageResult {
+    let user = need_admin(user)?;
+    let mut file: Option<(String, Vec<u8>)> = None;
+    while let Some(field) = mp.next_field().await.map_err(|e| {
+        err(&user)(AppError::BadRequest(format!(
+            "bad upload: {}",
+            e.body_text()
+        )))
+    })? {
+        if field.name() == Some("package") {
+            let name = field.file_name().unwrap_or("package").to_string();
+            let data = field.bytes().await.map_err(|e| {
+                err(&user)(AppError::TooLarge(format!(
+                    "the package could not be read: {}",
+                    e.body_text()
+                )))
+            })?;
+            file = Some((name, data.to_vec()));
+        }
+    }
+    let Some((name, data)) = file else {
+        return Err(err(&user)(AppError::BadRequest(
+            "choose a package file".into(),
+        )));
+    };
+    let a = app.clone();
+    let n = name.clone();
+    let outcome = tokio::task::spawn_blocking(move || install(&a, &n, &data))
+        .await
+        .map_err(|e| err(&user)(AppError::Internal(format!("the upload task failed: {e}"))))?;
+    let message = match &outcome {
+        Ok(id) => {
+            crate::log(&format!(
+                "admin {}: installed problem {id} from {name}",
+                user.name
+            ));
+            html! { p.note #result { "Installed " a href={ "/problems/" (id) } { (id) } " from " (name) ": it is live." } }
+        }
+        Err(e) => {
+            crate::log(&format!(
+                "admin {}: upload of {name} refused: {e}",
+                user.name
+            ));
+            html! { div.error #result role="alert" { "The package " (name) " was not installed (nothing changed):" pre.out { (e) } } }
+        }
+    };
+    let status = if outcome.is_ok() {
+        StatusCode::OK
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    Ok((
+        status,
+        Html(page(
+            "Manage problems",
+            Some(&user),
+            problems_body(&app, Some(message)),
+        )),
+    )
+        .into_response())
+}

@@ -1,0 +1,134 @@
+//! The queue page: counts, the judge hosts with their heartbeats, what is being judged (by
+//! which worker, how far) and what waits.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::{Html, IntoResponse};
+use maud::html;
+
+use super::{err, PageResult};
+use crate::auth::extract::MaybeUser;
+use crate::html::parts::{badge, time_el};
+use crate::html::{need_admin, page};
+use crate::App;
+use ojd_store::{ListFilter, State as SubState};
+
+/// The submissions not yet done (an old one queued again included), newest first, at most
+/// [`PENDING_ROWS`]: one query, however long the list of done ones.
+fn pending_rows(
+    s: &dyn ojd_store::Store,
+) -> Result<ojd_store::SubmissionPage, ojd_store::StoreError> {
+    s.list_page(&ListFilter {
+        pending: true,
+        limit: PENDING_ROWS,
+        ..Default::default()
+    })
+}
+
+/// The most pending rows the queue page shows.
+const PENDING_ROWS: u32 = 2000;
+
+/// `GET /admin/queue`.
+pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
+    let user = need_admin(user)?;
+    let (counts, pending, hosts) = app
+        .db(|s| {
+            let counts = s.counts()?;
+            let pending = pending_rows(s)?;
+            Ok((counts, pending, s.hosts()?))
+        })
+        .await
+        .map_err(err(&user))?;
+    let now = ojd_store::now_ms();
+    let lease = ojd_service::node::LEASE.as_millis() as i64;
+    let mut judging = Vec::new();
+    for r in pending.rows.iter().filter(|r| r.state == SubState::Judging) {
+        let id = r.id;
+        let host = app
+            .db(move |s| s.judgings(id))
+            .await
+            .ok()
+            .and_then(|js| {
+                js.into_iter()
+                    .rev()
+                    .find(|j| j.finished_at.is_none())
+                    .map(|j| j.judged_by)
+            })
+            .unwrap_or_default();
+        judging.push((r.clone(), host, app.hub.snapshot(id)));
+    }
+    let queued: Vec<_> = pending
+        .rows
+        .iter()
+        .filter(|r| r.state == SubState::Queued)
+        .collect();
+    let body = html! {
+        h1 { "Queue" }
+        p.meta #counts {
+            span { (counts.queued) " queued" }
+            span { (counts.judging) " judging" }
+            span { (counts.done) " done" }
+            span { (app.workers) " local worker(s) on " (app.host) }
+        }
+        h2 { "Judge hosts" }
+        @if hosts.is_empty() { p.muted { "No host has reported yet." } } @else {
+            div.scroll { table.list.admin #hosts {
+                thead { tr { th { "Host" } th.opt { "Role" } th { "Last heartbeat" } th { "Judging" } th.opt { "Up since" } } }
+                tbody { @for h in &hosts {
+                    @let alive = now - h.last_seen <= lease;
+                    tr.host {
+                        td { (h.name) @if !alive { " " span.badge.v-JE { "silent" } } }
+                        td.opt { (h.role) }
+                        td { (time_el(h.last_seen)) " " span.muted { "(" ((now - h.last_seen).max(0) / 1000) " s ago)" } }
+                        td { @if h.judging.is_empty() { span.muted { "idle" } } @else {
+                            @for (i, id) in h.judging.iter().enumerate() {
+                                @if i > 0 { ", " } a href={ "/submissions/" (id) } { "#" (id) }
+                            }
+                        } }
+                        td.opt { (time_el(h.started_at)) }
+                    }
+                } }
+            } }
+        }
+        h2 { "Judging" }
+        @if judging.is_empty() { p.muted { "Nothing is being judged." } } @else {
+            div.scroll { table.list.admin #judging {
+                thead { tr { th { "#" } th { "Worker" } th { "User" } th { "Problem" } th { "Progress" } th.opt { "Started" } } }
+                tbody { @for (r, host, progress) in &judging {
+                    tr {
+                        td { a href={ "/submissions/" (r.id) } { (r.id) } }
+                        td { (host) }
+                        td { (r.user) }
+                        td { (r.problem) }
+                        td { @match progress {
+                            Some(p) => { (p.tests.len()) " test(s) done" @if let Some(i) = p.running { ", running #" (i + 1) } }
+                            None => { "on another host" }
+                        } }
+                        td.opt { @if let Some(t) = r.started_at { (time_el(t)) } }
+                    }
+                } }
+            } }
+        }
+        h2 { "Queued" }
+        @if queued.is_empty() { p.muted { "The queue is empty." } } @else {
+            div.scroll { table.list.admin #queued {
+                thead { tr { th { "#" } th { "User" } th { "Problem" } th { "State" } th.opt { "Queued" } } }
+                tbody { @for r in &queued {
+                    tr {
+                        td { a href={ "/submissions/" (r.id) } { (r.id) } }
+                        td { (r.user) } td { (r.problem) }
+                        td { (badge(r.verdict, r.state)) }
+                        td.opt { (time_el(r.queued_at)) }
+                    }
+                } }
+            } }
+            @if pending.has_more {
+                p.muted #more-pending { "The " (PENDING_ROWS) " newest pending submissions are shown; "
+                    (counts.queued + counts.judging) " are pending in all." }
+            }
+        }
+        p { a href="/submissions" { "All submissions, with filters →" } }
+    };
+    Ok(Html(page("Queue", Some(&user), body)).into_response())
+}

@@ -1,0 +1,224 @@
+//! Users and tokens: the issued tokens with their last use, issuing one (shown once, with a
+//! one-time login link), a login link for an existing user, and revoking a token (which ends
+//! its user's sessions).
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::Form;
+use maud::{html, Markup};
+use serde::Deserialize;
+
+use super::{err, PageResult};
+use crate::auth::extract::MaybeUser;
+use crate::auth::issue_token;
+use crate::auth::session::login_link;
+use crate::error::AppError;
+use crate::html::parts::time_el;
+use crate::html::{need_admin, page};
+use crate::user::{valid_name, User};
+use crate::App;
+use ojd_store::web::TokenActivity;
+
+/// A page that shows something once (a new token): never cached.
+fn once(title: &str, user: &User, body: Markup) -> Response {
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        Html(page(title, Some(user), body)),
+    )
+        .into_response()
+}
+
+fn users_body(app: &App, tokens: &[TokenActivity], shown: Option<Markup>) -> Markup {
+    let config_users = &app.config.server.users;
+    html! {
+        h1 { "Users and tokens" }
+        @if let Some(s) = shown { (s) }
+        h2 { "Issue a token" }
+        form.filters #issue method="post" action="/admin/users" {
+            label { "Name" input type="text" name="name" #issue-name required pattern="[A-Za-z0-9._-]{1,64}" size="16"; }
+            label { "Admin" input type="checkbox" name="admin" value="on"; }
+            button type="submit" #issue-button { "Issue" }
+        }
+        h2 { "Issued tokens" }
+        @if tokens.is_empty() {
+            p.muted { "None yet." }
+        } @else {
+            div.scroll { table.list.admin #tokens {
+                thead { tr { th { "Name" } th { "Admin" } th.opt { "Created" } th { "Last used" } th { "" } } }
+                tbody {
+                    @for t in tokens {
+                        tr {
+                            td { (t.name) }
+                            td { @if t.admin { "yes" } @else { "no" } }
+                            td.opt { (time_el(t.created_at)) }
+                            td { @match t.last_used { Some(ms) => (time_el(ms)), None => span.muted { "never" } } }
+                            td {
+                                form method="post" action="/admin/users/link" {
+                                    input type="hidden" name="name" value=(t.name);
+                                    @if t.admin { input type="hidden" name="admin" value="on"; }
+                                    button.link type="submit" { "login link" }
+                                }
+                                " · "
+                                form method="post" action="/admin/tokens/revoke" {
+                                    input type="hidden" name="name" value=(t.name);
+                                    input type="hidden" name="id" value=(t.id);
+                                    button.link.danger type="submit" { "revoke" }
+                                }
+                            }
+                        }
+                    }
+                }
+            } }
+        }
+        @if !config_users.is_empty() || !app.config.server.admin_token.is_empty() {
+            h2 { "Users from the config file" }
+            p.muted { "Their tokens are in config.toml; change them there. A login link still works for them." }
+            ul {
+                @if !app.config.server.admin_token.is_empty() { li { "admin (admin_token)" } }
+                @for u in config_users { li { (u.name) @if u.admin { " (admin)" } } }
+            }
+        }
+    }
+}
+
+async fn token_list(app: &Arc<App>) -> Result<Vec<TokenActivity>, AppError> {
+    app.db(|s| s.token_activity()).await
+}
+
+/// `GET /admin/users`.
+pub(crate) async fn users(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
+    let user = need_admin(user)?;
+    let tokens = token_list(&app).await.map_err(err(&user))?;
+    Ok(Html(page("Users", Some(&user), users_body(&app, &tokens, None))).into_response())
+}
+
+#[derive(Deserialize)]
+pub(crate) struct IssueForm {
+    name: String,
+    admin: Option<String>,
+}
+
+/// The absolute login link for a path such as `/login?code=…`, on the address the admin used.
+fn absolute(headers: &HeaderMap, path: &str) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let scheme = match headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+    {
+        Some("https") => "https",
+        _ => "http",
+    };
+    format!("{scheme}://{host}{path}")
+}
+
+fn login_link_box(link: &str, minutes: u64, token: Option<&str>, name: &str) -> Markup {
+    html! {
+        div.once #issued {
+            @if let Some(t) = token {
+                p { "New token for " b { (name) } " (shown once, copy it now):" }
+                p { code #new-token { (t) } }
+            }
+            p { "One-time login link for " b { (name) } " (works once, within " (minutes) " minutes):" }
+            p { a #login-link href=(link) { (link) } }
+        }
+    }
+}
+
+/// `POST /admin/users`: a new token, shown once with a login link.
+pub(crate) async fn issue(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    headers: HeaderMap,
+    Form(f): Form<IssueForm>,
+) -> PageResult {
+    let user = need_admin(user)?;
+    let name = f.name.trim().to_string();
+    if !valid_name(&name) {
+        return Err(err(&user)(AppError::BadRequest(format!(
+            "a user name is 1 to 64 letters, digits, '.', '_' or '-' (got {name:?})"
+        ))));
+    }
+    let admin = f.admin.is_some();
+    let n = name.clone();
+    let token = app
+        .db(move |s| Ok(issue_token(s, &n, admin)))
+        .await
+        .map_err(err(&user))?
+        .map_err(|e| err(&user)(AppError::Internal(e.to_string())))?;
+    let who = User {
+        name: name.clone(),
+        admin,
+    };
+    let path = login_link(&app, &who).map_err(err(&user))?;
+    crate::log(&format!(
+        "admin {}: issued a token for {name}{}",
+        user.name,
+        if admin { " (admin)" } else { "" }
+    ));
+    let minutes = app.config.web.login_code_lifetime.as_secs() / 60;
+    let shown = login_link_box(&absolute(&headers, &path), minutes, Some(&token), &name);
+    let tokens = token_list(&app).await.map_err(err(&user))?;
+    Ok(once("Users", &user, users_body(&app, &tokens, Some(shown))))
+}
+
+/// `POST /admin/users/link`: a one-time login link for a user.
+pub(crate) async fn link(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    headers: HeaderMap,
+    Form(f): Form<IssueForm>,
+) -> PageResult {
+    let user = need_admin(user)?;
+    let who = User {
+        name: f.name.clone(),
+        admin: f.admin.is_some(),
+    };
+    let path = login_link(&app, &who).map_err(err(&user))?;
+    let minutes = app.config.web.login_code_lifetime.as_secs() / 60;
+    let shown = login_link_box(&absolute(&headers, &path), minutes, None, &who.name);
+    let tokens = token_list(&app).await.map_err(err(&user))?;
+    Ok(once("Users", &user, users_body(&app, &tokens, Some(shown))))
+}
+
+#[derive(Deserialize)]
+pub(crate) struct RevokeForm {
+    name: String,
+    id: String,
+}
+
+/// `POST /admin/tokens/revoke`: revokes a token and ends its user's sessions.
+pub(crate) async fn revoke(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Form(f): Form<RevokeForm>,
+) -> PageResult {
+    let user = need_admin(user)?;
+    let (name, id) = (f.name.clone(), f.id.clone());
+    let n = app
+        .db(move |s| {
+            let n = s.revoke_token(&name, &id)?;
+            if n > 0 {
+                s.end_sessions_of(&name)?;
+            }
+            Ok(n)
+        })
+        .await
+        .map_err(err(&user))?;
+    if n == 0 {
+        return Err(err(&user)(AppError::NotFound(format!(
+            "no such token of {}",
+            f.name
+        ))));
+    }
+    crate::log(&format!(
+        "admin {}: revoked a token of {} and ended its sessions",
+        user.name, f.name
+    ));
+    Ok(Redirect::to("/admin/users").into_response())
+}

@@ -1,0 +1,207 @@
+//! The contests' JSON API: `/api/v1/contests…` (the list, one contest with its clock and
+//! problems, standings, clarifications) and the admins' `/api/v1/admin/contests…` (standings
+//! as CSV, freeze, announcements) and `/api/v1/admin/clarifications/{id}/answer`.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Serialize;
+
+use crate::auth::extract::{Admin, MaybeUser};
+use crate::contests::clarifications::{self, AnswerBody, AskBody};
+use crate::contests::standings;
+use crate::contests::{clock, csv, find, problems_for};
+use crate::error::AppError;
+use crate::user::User;
+use crate::App;
+use ojd_service::contest::model::{Phase, Scoring};
+use ojd_store::contests::Clarification;
+use ojd_store::now_ms;
+
+pub(crate) fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route("/contests", get(list))
+        .route("/contests/{id}", get(one))
+        .route("/contests/{id}/standings", get(standings_json))
+        .route(
+            "/contests/{id}/clarifications",
+            get(clarification_list).post(ask),
+        )
+        .route(
+            "/admin/contests/{id}/standings.csv",
+            get(standings_csv_route),
+        )
+        .route("/admin/contests/{id}/unfreeze", post(unfreeze))
+        .route("/admin/contests/{id}/freeze", post(refreeze))
+        .route("/admin/contests/{id}/announcements", post(announce))
+        .route("/admin/clarifications/{id}/answer", post(answer))
+}
+
+#[derive(Serialize)]
+struct ContestSummary {
+    id: String,
+    title: String,
+    scoring: Scoring,
+    phase: Phase,
+    start_ms: i64,
+    end_ms: i64,
+    freeze_ms: Option<i64>,
+    start: String,
+    problems: usize,
+}
+
+async fn list(State(app): State<Arc<App>>) -> Json<Vec<ContestSummary>> {
+    let now = now_ms();
+    let out = app
+        .contests
+        .get()
+        .contests
+        .iter()
+        .map(|c| ContestSummary {
+            id: c.id.clone(),
+            title: c.title.clone(),
+            scoring: c.scoring,
+            phase: c.phase(now),
+            start_ms: c.start_ms,
+            end_ms: c.end_ms(),
+            freeze_ms: c.freeze_ms(),
+            start: c.start_text(),
+            problems: c.problems.len(),
+        })
+        .collect();
+    Json(out)
+}
+
+async fn one(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    let c = find(&app, &id)?;
+    let cid = c.id.clone();
+    let unfrozen = app.db(move |s| s.unfrozen(&cid)).await?;
+    let problems = problems_for(&app, &c, user.as_ref());
+    let message = (problems.is_empty() && c.phase(now_ms()) == Phase::Before).then(|| {
+        format!(
+            "the contest starts at {}; its problems appear then",
+            c.start_text()
+        )
+    });
+    Ok(Json(serde_json::json!({
+        "id": c.id,
+        "title": c.title,
+        "scoring": c.scoring,
+        "penalty_minutes": c.penalty_minutes,
+        "compile_errors_count": c.compile_errors_count,
+        "public_standings": c.public_standings,
+        "participants": c.participants,
+        "clock": clock(&c, unfrozen),
+        "problems": problems,
+        "message": message,
+    })))
+}
+
+async fn standings_json(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let c = find(&app, &id)?;
+    let a = app.clone();
+    let body = app
+        .db(move |_| standings::json(&a, &c, user.as_ref()))
+        .await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+async fn standings_csv_route(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let c = find(&app, &id)?;
+    let a = app.clone();
+    let name = format!("{}-standings.csv", c.id);
+    let s = app
+        .db(move |_| standings::standings(&a, &c, Some(&admin)))
+        .await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        csv::standings_csv(&s),
+    )
+        .into_response())
+}
+
+async fn set_freeze(app: Arc<App>, id: String, unfrozen: bool) -> Result<Response, AppError> {
+    crate::contests::set_freeze(&app, &id, unfrozen).await?;
+    Ok(Json(serde_json::json!({ "contest": id, "unfrozen": unfrozen })).into_response())
+}
+
+async fn unfreeze(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    set_freeze(app, id, true).await
+}
+
+async fn refreeze(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    set_freeze(app, id, false).await
+}
+
+async fn clarification_list(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<Clarification>>, AppError> {
+    let c = find(&app, &id)?;
+    let all = app.db(move |s| s.clarifications(&c.id)).await?;
+    Ok(Json(clarifications::visible_clarifications(
+        all,
+        user.as_ref(),
+    )))
+}
+
+async fn ask(
+    State(app): State<Arc<App>>,
+    user: User,
+    Path(id): Path<String>,
+    Json(body): Json<AskBody>,
+) -> Result<Response, AppError> {
+    let cid = clarifications::ask(&app, &user, &id, body).await?;
+    Ok((StatusCode::CREATED, Json(serde_json::json!({ "id": cid }))).into_response())
+}
+
+async fn announce(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path(id): Path<String>,
+    Json(body): Json<AskBody>,
+) -> Result<Response, AppError> {
+    let cid = clarifications::announce(&app, &id, body).await?;
+    Ok((StatusCode::CREATED, Json(serde_json::json!({ "id": cid }))).into_response())
+}
+
+async fn answer(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+    Json(body): Json<AnswerBody>,
+) -> Result<Response, AppError> {
+    clarifications::answer(&app, &admin, id, body).await?;
+    Ok(Json(serde_json::json!({ "id": id, "answered": true })).into_response())
+}

@@ -1,0 +1,202 @@
+//! Who is asking: tokens, sessions ([`session`]), the extractors that turn a request into a
+//! [`User`] ([`extract`]), and the per-user submission rate limit ([`limit`]).
+//!
+//! API clients send `Authorization: Bearer TOKEN`. Browsers log in once (a token typed on the
+//! login page, or a one-time login code from a link, see [`session`]) and then carry a
+//! session id in the `ojd_session` cookie; the raw token never sits in a cookie or a URL.
+//!
+//! A token is matched against `[server] admin_token` and the `[[server.users]]` of the config
+//! (hashed once when first needed and compared digest to digest in constant time, every entry
+//! every time, so the time taken tells nothing about which bytes matched), then against the
+//! tokens issued with `ojd token issue` or the admin page, which the database keeps only as
+//! SHA-256 hashes (looked up by hash).
+
+pub(crate) mod extract;
+pub(crate) mod limit;
+pub(crate) mod session;
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::user::{valid_name, User};
+use crate::App;
+use ojd_store::{now_ms, Store, StoreError};
+
+pub(crate) fn hash_token(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The config's tokens as digests, made once: `(sha256(token), user)`.
+struct ConfigTokens(Vec<([u8; 32], User)>);
+
+impl ConfigTokens {
+    pub(crate) fn new(server: &ojd_judge::config::ServerConfig) -> ConfigTokens {
+        let digest = |t: &str| -> [u8; 32] { Sha256::digest(t.trim().as_bytes()).into() };
+        let mut all = Vec::new();
+        if !server.admin_token.trim().is_empty() {
+            all.push((
+                digest(&server.admin_token),
+                User {
+                    name: "admin".into(),
+                    admin: true,
+                },
+            ));
+        }
+        for u in server.users.iter().filter(|u| !u.token.trim().is_empty()) {
+            all.push((
+                digest(&u.token),
+                User {
+                    name: u.name.clone(),
+                    admin: u.admin,
+                },
+            ));
+        }
+        ConfigTokens(all)
+    }
+
+    /// The user whose token has this digest; compares with every entry in constant time.
+    pub(crate) fn find(&self, digest: &[u8; 32]) -> Option<User> {
+        use subtle::ConstantTimeEq;
+        let mut found = None;
+        for (d, user) in &self.0 {
+            if bool::from(d[..].ct_eq(&digest[..])) && found.is_none() {
+                found = Some(user.clone());
+            }
+        }
+        found
+    }
+}
+
+/// What resolving tokens remembers between requests: the config's digests and when each
+/// issued token's use was last written.
+#[derive(Default)]
+pub(crate) struct TokenCache {
+    config: OnceLock<ConfigTokens>,
+    uses: Mutex<HashMap<String, Instant>>,
+}
+
+impl TokenCache {
+    /// The config's tokens as digests (hashed on first use).
+    fn config_tokens(&self, server: &ojd_judge::config::ServerConfig) -> &ConfigTokens {
+        self.config.get_or_init(|| ConfigTokens::new(server))
+    }
+
+    /// Whether the use of the token with this hash should be written now (at most once a
+    /// minute per token, so that reading pages does not mean writing the database each time).
+    fn note_use(&self, hash: &str) -> bool {
+        let mut uses = self.uses.lock().unwrap_or_else(|e| e.into_inner());
+        if uses.len() > 10_000 {
+            uses.clear();
+        }
+        match uses.get(hash) {
+            Some(at) if at.elapsed() < Duration::from_secs(60) => false,
+            _ => {
+                uses.insert(hash.to_string(), Instant::now());
+                true
+            }
+        }
+    }
+}
+
+/// Finds the user a token names.
+pub(crate) fn resolve(
+    app: &App,
+    store: &dyn Store,
+    token: &str,
+) -> Result<Option<User>, StoreError> {
+    let token = token.trim();
+    if token.is_empty() {
+        return Ok(None);
+    }
+    let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+    if let Some(u) = app.tokens.config_tokens(&app.config.server).find(&digest) {
+        return Ok(Some(u));
+    }
+    let hash = hex(&digest);
+    let found = store.find_token(&hash)?;
+    if found.is_some() && app.tokens.note_use(&hash) {
+        store.token_used(&hash, now_ms())?;
+    }
+    Ok(found.map(|t| User {
+        name: t.name,
+        admin: t.admin,
+    }))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    #[error("failed to read random bytes for a token")]
+    Random(#[source] std::io::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("a user name must be 1 to 64 letters, digits, '.', '_' or '-' (got {0:?})")]
+    BadName(String),
+}
+
+/// A fresh random token: 32 hex digits of the kernel's randomness (128 bits).
+pub(crate) fn new_token() -> Result<String, TokenError> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(TokenError::Random)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Issues a token for `name`; only its hash is stored, so it is shown once.
+pub fn issue_token(store: &dyn Store, name: &str, admin: bool) -> Result<String, TokenError> {
+    if !valid_name(name) {
+        return Err(TokenError::BadName(name.into()));
+    }
+    let token = new_token()?;
+    store.add_token(&hash_token(&token), name, admin, now_ms())?;
+    Ok(token)
+}
+
+/// On a first start with no admin anywhere, issues one and returns a one-time login link for
+/// it (`login?code=…`, to print after the site's address).
+pub(crate) fn ensure_admin(app: &App) -> Result<Option<String>, crate::ServerError> {
+    let server = &app.config.server;
+    let configured = !server.admin_token.is_empty() || server.users.iter().any(|u| u.admin);
+    if configured || !app.store.tokens()?.is_empty() || !server.users.is_empty() {
+        return Ok(None);
+    }
+    match issue_token(app.store.as_ref(), "admin", true) {
+        Ok(_) => {
+            let admin = User {
+                name: "admin".into(),
+                admin: true,
+            };
+            match session::login_link(app, &admin) {
+                Ok(link) => Ok(Some(link.trim_start_matches('/').to_string())),
+                Err(e) => {
+                    crate::log(&format!("could not make a login link: {}", e.message()));
+                    Ok(None)
+                }
+            }
+        }
+        Err(TokenError::Store(e)) => Err(e.into()),
+        Err(e) => {
+            crate::log(&format!("could not issue a first admin token: {e}"));
+            Ok(None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes() {
+        assert_eq!(hash_token("x").len(), 64);
+        assert_ne!(hash_token("x"), hash_token("y"));
+    }
+}

@@ -1,0 +1,204 @@
+//! Contests in the daemon: the loaded `contests/` ([`Registry`]), the rules a submission must
+//! pass ([`admit`]), the clock, the problems a viewer may see, the standings read from the
+//! current judgings ([`standings`], computed once per change: [`cache`]) and as CSV
+//! ([`csv`]), and clarifications ([`clarifications`]). The JSON API over this module is in
+//! `api`, the contest pages in `pages`.
+//!
+//! Rules: before the start a student sees no problem of the contest (the problems are hidden
+//! everywhere, not only on the contest page) and cannot submit to them; after the end a
+//! submission through the contest is refused with a clear error (admins are exempt: their
+//! submissions after the end are judged but lie outside the contest window, so they never
+//! change the standings). A submission belongs to a contest only when made through it
+//! (`contest` in `POST /api/v1/submissions`, or the contest page's form).
+
+mod cache;
+pub(crate) mod clarifications;
+pub(crate) mod csv;
+pub(crate) mod standings;
+
+use std::sync::{Arc, RwLock};
+
+use serde::Serialize;
+
+use crate::error::AppError;
+use crate::user::User;
+use crate::App;
+use ojd_judge::config::Config;
+use ojd_service::contest::model::{Contest, Phase};
+use ojd_store::now_ms;
+
+/// The contests as loaded now, and the folders that failed.
+#[derive(Default)]
+pub(crate) struct Loaded {
+    pub(crate) contests: Vec<Arc<Contest>>,
+    pub(crate) failed: Vec<(String, String)>,
+}
+
+impl Loaded {
+    pub(crate) fn get(&self, id: &str) -> Option<&Arc<Contest>> {
+        self.contests.iter().find(|c| c.id == id)
+    }
+}
+
+/// `contests/` as loaded at start and on every reload, and their standings as last computed.
+pub(crate) struct Registry {
+    loaded: RwLock<Arc<Loaded>>,
+    /// See [`cache`]; [`Registry::invalidate`] empties it.
+    standings: cache::Cache,
+}
+
+impl Registry {
+    pub(crate) fn load(config: &Config) -> Registry {
+        let r = Registry {
+            loaded: RwLock::new(Arc::new(Loaded::default())),
+            standings: cache::Cache::new(config.server.standings_cache),
+        };
+        r.reload(config);
+        r
+    }
+
+    /// Forgets every computed standings table: their inputs changed (a rejudging applied, a
+    /// freeze or an unfreeze).
+    pub(crate) fn invalidate(&self) {
+        self.standings.invalidate();
+    }
+
+    /// Loads `server.contests` again; logs what failed.
+    pub(crate) fn reload(&self, config: &Config) -> Arc<Loaded> {
+        let (ok, failed) =
+            ojd_service::contest::load_all(&config.server.contests, &config.server.problems);
+        let loaded = Arc::new(Loaded {
+            contests: ok.into_iter().map(Arc::new).collect(),
+            failed: failed
+                .into_iter()
+                .map(|(folder, e)| {
+                    crate::log(&format!("contest {folder} failed to load:\n{e}"));
+                    (folder, e.to_string())
+                })
+                .collect(),
+        });
+        *self.loaded.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
+        self.standings.reset();
+        loaded
+    }
+
+    pub(crate) fn get(&self) -> Arc<Loaded> {
+        self.loaded
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// A contest the viewer may see (all of them are listed), or a 404.
+pub(crate) fn find(app: &App, id: &str) -> Result<Arc<Contest>, AppError> {
+    app.contests
+        .get()
+        .get(id)
+        .cloned()
+        .ok_or_else(|| AppError::NotFound(format!("no contest {id:?}")))
+}
+
+/// Checks that `user` may submit `problem` through `contest` now.
+pub(crate) fn admit(app: &App, user: &User, contest: &str, problem: &str) -> Result<(), AppError> {
+    let c = find(app, contest)?;
+    if c.label_of(problem).is_none() {
+        return Err(AppError::BadRequest(format!(
+            "problem {problem:?} is not part of contest {contest:?}"
+        )));
+    }
+    if user.admin {
+        return Ok(());
+    }
+    if !c.admits(&user.name) {
+        return Err(AppError::Forbidden(format!(
+            "{} is not a participant of contest {contest:?}",
+            user.name
+        )));
+    }
+    let now = now_ms();
+    match c.phase(now) {
+        Phase::Before => Err(AppError::Forbidden(format!(
+            "contest {contest:?} has not started: it starts at {} (in {})",
+            c.start_text(),
+            countdown((c.start_ms - now) / 1000)
+        ))),
+        Phase::Ended => Err(AppError::Forbidden(format!(
+            "contest {contest:?} is over (it ended at {}); submissions are no longer accepted",
+            ojd_service::contest::model::format_time(c.end_ms(), c.utc_offset_s)
+        ))),
+        Phase::Running | Phase::Frozen => Ok(()),
+    }
+}
+
+/// "2 h 05 min", "4 min 10 s".
+pub(crate) fn countdown(secs: i64) -> String {
+    let s = secs.max(0);
+    match (s / 86400, s % 86400 / 3600, s % 3600 / 60, s % 60) {
+        (d, h, _, _) if d > 0 => format!("{d} d {h} h"),
+        (_, h, m, _) if h > 0 => format!("{h} h {m:02} min"),
+        (_, _, m, s) => format!("{m} min {s:02} s"),
+    }
+}
+
+/// The contest's clock as the API and the pages show it.
+#[derive(Serialize)]
+pub(crate) struct Clock {
+    pub(crate) phase: Phase,
+    pub(crate) now_ms: i64,
+    pub(crate) start_ms: i64,
+    pub(crate) end_ms: i64,
+    pub(crate) freeze_ms: Option<i64>,
+    /// Whether an admin has unfrozen the standings.
+    pub(crate) unfrozen: bool,
+    pub(crate) start: String,
+}
+
+pub(crate) fn clock(c: &Contest, unfrozen: bool) -> Clock {
+    Clock {
+        phase: c.phase(now_ms()),
+        now_ms: now_ms(),
+        start_ms: c.start_ms,
+        end_ms: c.end_ms(),
+        freeze_ms: c.freeze_ms(),
+        unfrozen,
+        start: c.start_text(),
+    }
+}
+
+#[derive(Serialize)]
+pub(crate) struct ProblemRef {
+    pub(crate) label: String,
+    pub(crate) problem: String,
+    pub(crate) title: String,
+}
+
+/// A contest's problems as `viewer` may see them (none before the start, except to admins).
+pub(crate) fn problems_for(app: &App, c: &Contest, viewer: Option<&User>) -> Vec<ProblemRef> {
+    let admin = viewer.is_some_and(|u| u.admin);
+    if !admin && c.phase(now_ms()) == Phase::Before {
+        return Vec::new();
+    }
+    let catalog = app.catalog();
+    c.problems
+        .iter()
+        .map(|p| ProblemRef {
+            label: p.label.clone(),
+            problem: p.problem.clone(),
+            title: catalog
+                .get(&p.problem)
+                .map(|e| e.problem.title.clone())
+                .unwrap_or_else(|| format!("{} (not loaded)", p.problem)),
+        })
+        .collect()
+}
+
+/// Unfreezes (or freezes again) contest `id`'s standings for students; the shared tables are
+/// dropped at once. Admins only: the callers check.
+pub(crate) async fn set_freeze(app: &Arc<App>, id: &str, unfrozen: bool) -> Result<(), AppError> {
+    let c = find(app, id)?;
+    app.db(move |s| s.set_unfrozen(&c.id, unfrozen, now_ms()))
+        .await?;
+    app.contests.invalidate();
+    Ok(())
+}

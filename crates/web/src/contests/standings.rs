@@ -1,0 +1,181 @@
+//! A contest's standings from the store's current judgings: the attempts, the IOI group
+//! scores, the freeze, private standings cut down to the viewer, and the table shared by
+//! everyone with the same view (computed once per change, see [`super::cache`]). Blocking:
+//! everything here reads the store.
+
+use std::sync::Arc;
+
+use super::cache;
+use crate::user::User;
+use crate::App;
+use ojd_judge::problem::Problem;
+use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_service::contest::model::{Contest, Participants, Scoring};
+use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
+use ojd_store::{now_ms, StoreError, SubmissionInfo};
+
+/// Points per scoring group that a judging's tests earned (the judge's own group rule: a group
+/// scores when every test in it is accepted).
+pub(crate) fn group_scores(problem: &Problem, tests: &[TestResult]) -> Vec<u32> {
+    problem
+        .groups
+        .iter()
+        .map(|g| {
+            let members: Vec<&str> = problem
+                .tests
+                .iter()
+                .filter(|t| g.tests.iter().any(|p| t.name.starts_with(p.as_str())))
+                .map(|t| t.name.as_str())
+                .collect();
+            let all = !members.is_empty()
+                && members.iter().all(|m| {
+                    tests
+                        .iter()
+                        .any(|t| t.name == *m && t.verdict == Verdict::Accepted)
+                });
+            if all {
+                g.points
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+/// Whether a contest's standings need per-test results (IOI with scoring groups).
+fn needs_groups(app: &App, c: &Contest, problem: &str) -> Option<Arc<Problem>> {
+    if c.scoring != Scoring::Ioi {
+        return None;
+    }
+    let p = app.catalog().get(problem)?.problem.clone();
+    (!p.groups.is_empty()).then_some(p)
+}
+
+/// The attempts of a contest from its submissions' current judgings.
+pub(crate) fn attempts(
+    app: &App,
+    c: &Contest,
+    subs: &[SubmissionInfo],
+) -> Result<Vec<Attempt>, StoreError> {
+    subs.iter()
+        .map(|s| {
+            let result = match (s.verdict, s.judging) {
+                (Some(verdict), Some(judging)) => {
+                    let groups = match needs_groups(app, c, &s.problem) {
+                        Some(p) => app.contests.standings.groups_of(judging, || {
+                            Ok(app
+                                .store
+                                .judging(judging)?
+                                .map(|j| group_scores(&p, &j.tests))
+                                .unwrap_or_default())
+                        })?,
+                        None => Vec::new(),
+                    };
+                    Some(Judged {
+                        verdict,
+                        score: s.score.unwrap_or(0),
+                        groups,
+                    })
+                }
+                _ => None,
+            };
+            Ok(Attempt {
+                id: s.id,
+                user: s.user.clone(),
+                problem: s.problem.clone(),
+                at_ms: s.queued_at,
+                result,
+            })
+        })
+        .collect()
+}
+
+fn participants(c: &Contest) -> Vec<String> {
+    match &c.participants {
+        Participants::Anyone => Vec::new(),
+        Participants::Listed(u) => u.clone(),
+    }
+}
+
+/// The standings table `viewer`'s view shares with everyone who has the same view (computed
+/// once per change, see [`cache`]). Private standings still need [`for_viewer`].
+fn shared_standings(
+    app: &App,
+    c: &Contest,
+    viewer: Option<&User>,
+) -> Result<Arc<cache::Table>, StoreError> {
+    let admin = viewer.is_some_and(|u| u.admin);
+    let registry = &app.contests;
+    let hide = match c.freeze_ms() {
+        Some(f)
+            if !admin
+                && now_ms() >= f
+                && !registry
+                    .standings
+                    .unfrozen(&c.id, || app.store.unfrozen(&c.id))? =>
+        {
+            Some(f)
+        }
+        _ => None,
+    };
+    registry.standings.get(
+        &c.id,
+        hide,
+        || app.hub.subscribe(),
+        || compute(app, c, hide),
+    )
+}
+
+/// The standings from the store's current judgings, hidden after `hide`.
+fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, StoreError> {
+    let subs = app.store.contest_submissions(&c.id)?;
+    let mut list = attempts(app, c, &subs)?;
+    if let Participants::Listed(users) = &c.participants {
+        list.retain(|a| users.contains(&a.user));
+    }
+    Ok(standings::compute(c, &list, &participants(c), hide))
+}
+
+/// Whether `viewer` sees only a part of the shared table (private standings).
+fn private_for(c: &Contest, viewer: Option<&User>) -> bool {
+    !c.public_standings && !viewer.is_some_and(|u| u.admin)
+}
+
+/// The shared table cut down to what `viewer` may see of private standings.
+fn for_viewer(mut s: Standings, viewer: Option<&User>) -> Standings {
+    match viewer {
+        Some(u) => s.only(&u.name),
+        None => s.rows.clear(),
+    }
+    s
+}
+
+/// The standings as `viewer` may see them.
+pub(crate) fn standings(
+    app: &App,
+    c: &Contest,
+    viewer: Option<&User>,
+) -> Result<Standings, StoreError> {
+    let table = shared_standings(app, c, viewer)?;
+    let s = table.standings.clone();
+    Ok(if private_for(c, viewer) {
+        for_viewer(s, viewer)
+    } else {
+        s
+    })
+}
+
+/// The standings as JSON for `viewer`: the shared table's bytes as they are, unless
+/// the standings are private.
+pub(crate) fn json(
+    app: &App,
+    c: &Contest,
+    viewer: Option<&User>,
+) -> Result<axum::body::Bytes, StoreError> {
+    let table = shared_standings(app, c, viewer)?;
+    if !private_for(c, viewer) {
+        return Ok(table.json.clone());
+    }
+    let s = for_viewer(table.standings.clone(), viewer);
+    Ok(serde_json::to_vec(&s).unwrap_or_default().into())
+}

@@ -1,0 +1,141 @@
+//! Logging in from a browser: the login page (a token typed once, or the button of a one-time
+//! login link), and logging out. Sessions and login codes themselves are kept by `auth`.
+//!
+//! - The session cookie is `HttpOnly`, `SameSite=Lax`, `Secure` when `[web] secure_cookies` is
+//!   set or the request came through an HTTPS proxy, and lives `[web] session_lifetime`.
+//! - **Failed logins** (a wrong token or code) are counted per client address; past
+//!   `[web] login_attempts_per_minute` the login answers 429 until the minute has passed.
+//! - Tokens never appear in URLs or cookies: a link with `?token=` is refused.
+
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::Form;
+use maud::html;
+use serde::Deserialize;
+
+use crate::auth::extract::{session_of, MaybeUser};
+use crate::auth::session::{ms, redeem_code, start_session, COOKIE};
+use crate::auth::{hash_token, resolve};
+use crate::error::AppError;
+use crate::html::page;
+use crate::user::User;
+use crate::App;
+
+#[derive(Deserialize, Default)]
+pub(crate) struct LoginForm {
+    token: Option<String>,
+    code: Option<String>,
+}
+
+fn login_page(user: Option<&User>, error: Option<&str>, code: Option<&str>) -> String {
+    let body = html! {
+        h1 { "Log in" }
+        @if let Some(e) = error { p.error role="alert" { (e) } }
+        @if let Some(code) = code {
+            form.login method="post" action="/login" {
+                input type="hidden" name="code" value=(code);
+                p { "This one-time link logs you in on this browser." }
+                button type="submit" #login-code { "Log in" }
+            }
+        } @else {
+            form.login method="post" action="/login" {
+                label { "Token" input type="password" name="token" #token autocomplete="current-password" required; }
+                button type="submit" { "Log in" }
+            }
+            p.muted { "Your token or login link comes from the contest admin." }
+        }
+    };
+    page("Log in", user, body)
+}
+
+/// `GET /login`: the form, or for `?code=` a button that spends the code.
+pub(crate) async fn login_form(MaybeUser(user): MaybeUser, Query(q): Query<LoginForm>) -> Response {
+    if q.token.is_some() {
+        let page = login_page(
+            user.as_ref(),
+            Some("Tokens are not accepted in links. Type your token below, or ask for a new login link."),
+            None,
+        );
+        return (StatusCode::BAD_REQUEST, Html(page)).into_response();
+    }
+    Html(login_page(user.as_ref(), None, q.code.as_deref())).into_response()
+}
+
+/// Whether the response should set a `Secure` cookie.
+fn secure(app: &App, headers: &HeaderMap) -> bool {
+    app.config.web.secure_cookies
+        || headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("https"))
+}
+
+fn cookie(value: &str, max_age: i64, secure: bool) -> Option<HeaderValue> {
+    let mut c = format!("{COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}");
+    if secure {
+        c.push_str("; Secure");
+    }
+    HeaderValue::from_str(&c).ok()
+}
+
+/// `POST /login`: a token or a login code; starts a session.
+pub(crate) async fn login(
+    State(app): State<Arc<App>>,
+    req_headers: HeaderMap,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    Form(f): Form<LoginForm>,
+) -> Result<Response, AppError> {
+    let addr = Some(peer.ip());
+    let per_minute = app.config.web.login_attempts_per_minute;
+    app.guards.login_allowed(addr, per_minute)?;
+    let (user, what) = match (f.code, f.token) {
+        (Some(code), _) => (app.db(move |s| redeem_code(s, &code)).await?, "code"),
+        (None, Some(token)) => {
+            let a = app.clone();
+            (app.db(move |s| resolve(&a, s, &token)).await?, "token")
+        }
+        (None, None) => (None, "token"),
+    };
+    let Some(user) = user else {
+        app.guards.login_failed(addr);
+        let message = if what == "code" {
+            "This login link is not valid: it was used already or it expired. Ask for a new one."
+        } else {
+            "This token is not valid."
+        };
+        return Ok((
+            StatusCode::UNAUTHORIZED,
+            Html(login_page(None, Some(message), None)),
+        )
+            .into_response());
+    };
+    let lifetime = app.config.web.session_lifetime;
+    let who = user.clone();
+    let id = app
+        .db(move |s| Ok(start_session(s, &who, lifetime)))
+        .await??;
+    let mut headers = HeaderMap::new();
+    let value = cookie(&id, ms(lifetime) / 1000, secure(&app, &req_headers))
+        .ok_or_else(|| AppError::Internal("a session cookie could not be built".into()))?;
+    headers.insert(header::SET_COOKIE, value);
+    crate::log(&format!("login: {} by {what}", user.name));
+    Ok((headers, Redirect::to("/")).into_response())
+}
+
+/// `POST /logout`: ends the session and clears the cookie.
+pub(crate) async fn logout(State(app): State<Arc<App>>, req_headers: HeaderMap) -> Response {
+    if let Some(id) = session_of(&req_headers) {
+        let hash = hash_token(&id);
+        if let Err(e) = app.db(move |s| s.end_session(&hash)).await {
+            e.log_if_internal();
+        }
+    }
+    let mut headers = HeaderMap::new();
+    if let Some(v) = cookie("", 0, secure(&app, &req_headers)) {
+        headers.insert(header::SET_COOKIE, v);
+    }
+    (headers, Redirect::to("/")).into_response()
+}

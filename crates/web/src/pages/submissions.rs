@@ -1,0 +1,218 @@
+//! The submissions list with its filters, a submission's page (which `live.js` keeps up to
+//! date over the API's event stream, then swaps in the server-rendered results), its source as
+//! a download, and the admins' rejudge button.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use maud::html;
+
+use crate::auth::extract::MaybeUser;
+use crate::error::AppError;
+use crate::html::parts::{results, source_listing, submissions_table, time_el};
+use crate::html::{need_login, page, PageError};
+use crate::listing::{visible_rows, ListQuery, Owner};
+use crate::rejudgings::{rejudge_now, Scope};
+use crate::submit::{language_name, language_views};
+use crate::view::{self, problem_visible, summary, visible_submission};
+use crate::App;
+use ojd_judge::verdict::Verdict;
+
+type PageResult = Result<Response, PageError>;
+
+/// `GET /submissions`: a page of the list, filtered (students see only their own).
+pub(crate) async fn submissions(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Query(q): Query<ListQuery>,
+) -> PageResult {
+    let user = need_login(user)?;
+    let filter = q
+        .filter(&app, &user, Owner::Lenient)
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    let counted = filter.clone();
+    let (page_rows, total) = app
+        .db(move |s| Ok((s.list_page(&filter)?, s.count_matching(&counted)?)))
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    let more = page_rows.has_more;
+    let mut rows = page_rows.rows;
+    visible_rows(&app, &user, &mut rows);
+    let next = rows.last().map(|r| q.with_before(r.id));
+    let rows: Vec<_> = rows.into_iter().map(summary).collect();
+    let title = if user.admin {
+        "All submissions"
+    } else {
+        "My submissions"
+    };
+    let catalog = app.catalog();
+    let languages = language_views(&app);
+    let lang = |id: &str| language_name(&app, id);
+    let verdicts = [
+        Verdict::Accepted,
+        Verdict::WrongAnswer,
+        Verdict::TimeLimitExceeded,
+        Verdict::MemoryLimitExceeded,
+        Verdict::OutputLimitExceeded,
+        Verdict::RuntimeError,
+        Verdict::CompileError,
+        Verdict::JudgeError,
+    ];
+    let sel = |v: &Option<String>, x: &str| v.as_deref() == Some(x);
+    let body = html! {
+        h1 { (title) }
+        form.filters method="get" action="/submissions" {
+            @if user.admin {
+                label { "User" input type="text" name="user" value=[q.user.as_deref()] size="10"; }
+            }
+            label { "Problem" select name="problem" {
+                option value="" { "any" }
+                @for pid in catalog.problems.keys().filter(|p| problem_visible(&app, p, Some(&user))) { option value=(pid) selected[sel(&q.problem, pid)] { (pid) } }
+            } }
+            label { "Verdict" select name="verdict" {
+                option value="" { "any" }
+                @for v in verdicts { option value=(v.code()) selected[sel(&q.verdict, v.code())] { (v.name()) } }
+            } }
+            label { "Language" select name="language" {
+                option value="" { "any" }
+                @for l in &languages { option value=(l.id) selected[sel(&q.language, &l.id)] { (l.name) } }
+            } }
+            button type="submit" { "Filter" }
+        }
+        (submissions_table(&rows, user.admin, &lang))
+        p.pager {
+            span.count { (total) " match" @if total != 1 { "es" } }
+            @if q.before.is_some() { " " a.newest href={ "/submissions" (q.newest()) } { "← Newest" } }
+            " "
+            @if more { @if let Some(n) = &next { a.older href=(n) { "Older →" } } }
+        }
+    };
+    Ok(Html(page(title, Some(&user), body)).into_response())
+}
+
+/// Test names of a problem, for the rows shown while judging, and whether it has groups.
+fn test_names(app: &App, problem: &str) -> (Vec<(String, bool)>, bool) {
+    app.catalog()
+        .get(problem)
+        .map(|e| {
+            (
+                e.problem
+                    .tests
+                    .iter()
+                    .map(|t| (t.name.clone(), t.sample))
+                    .collect(),
+                !e.problem.groups.is_empty(),
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// `GET /submissions/{id}`: the submission's page.
+pub(crate) async fn submission(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+) -> PageResult {
+    let user = need_login(user)?;
+    let d = visible_submission(&app, id, &user)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    let v = view::view(&app, d, &user);
+    let title = app
+        .catalog()
+        .get(&v.info.problem)
+        .map(|e| e.problem.title.clone())
+        .unwrap_or_else(|| v.info.problem.clone());
+    let (tests, groups) = test_names(&app, &v.info.problem);
+    let body = html! {
+        h1 { "Submission " (id) " · " a href={ "/problems/" (v.info.problem) } { (title) } }
+        p.meta {
+            span { (v.info.user) }
+            span { (language_name(&app, &v.info.language)) }
+            span { "submitted " (time_el(v.info.queued_at)) }
+            @if let Some(j) = &v.info.judge_version { span { "judge " (j) } }
+            @if v.info.judged > 1 { span { "judged " (v.info.judged) " times" } }
+            @if user.admin { @if let Some(h) = &v.info.judged_by { span #judged-by { "judged by " (h) } } }
+        }
+        @if user.admin {
+            form.inline.rejudge method="post" action={ "/submissions/" (id) "/rejudge" } {
+                button #rejudge type="submit" title="Judge it again; the new verdict replaces this one when it is ready, and the rejudging's page shows what changed" { "Rejudge" }
+            }
+        }
+        (results(&v, &tests, groups))
+        h2 { "Source " a.download href={ "/submissions/" (id) "/source" } { "download" } }
+        @match &v.source {
+            Some(s) => { (source_listing(s)) }
+            None => { p.muted { "A binary of " (v.info.source_bytes) " bytes." } }
+        }
+    };
+    Ok(Html(page(&format!("Submission {id}"), Some(&user), body)).into_response())
+}
+
+/// `GET /submissions/{id}/source`: the submitted file, as a download.
+pub(crate) async fn submission_source(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+) -> PageResult {
+    let user = need_login(user)?;
+    let d = visible_submission(&app, id, &user)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    let ext = app
+        .config
+        .languages
+        .get(&d.info.language)
+        .and_then(|l| l.extensions.first().cloned())
+        .unwrap_or_else(|| "bin".into());
+    let name = format!("submission-{id}.{ext}");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        d.source,
+    )
+        .into_response())
+}
+
+/// `POST /submissions/{id}/rejudge` (admins): a rejudging of this submission that applies itself
+/// when judged; the browser goes to the rejudging's page (progress, then the verdict diff).
+pub(crate) async fn rejudge(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+) -> PageResult {
+    let user = need_login(user)?;
+    if !user.admin {
+        return Err(PageError(
+            AppError::Forbidden("only admins may rejudge".into()),
+            Some(user),
+        ));
+    }
+    let started = rejudge_now(&app, Scope::Submission(id), &user)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    // The rejudging's page: progress, then the verdict diff once it applied itself.
+    Ok(Redirect::to(&format!("/admin/rejudgings/{}", started.id)).into_response())
+}
+
+/// The results section alone: what `live.js` swaps in when the judging is done.
+pub(crate) async fn submission_results(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+) -> PageResult {
+    let user = need_login(user)?;
+    let d = visible_submission(&app, id, &user)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    let v = view::view(&app, d, &user);
+    let (tests, groups) = test_names(&app, &v.info.problem);
+    Ok(Html(results(&v, &tests, groups).into_string()).into_response())
+}

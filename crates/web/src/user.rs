@@ -1,0 +1,32 @@
+//! Who a request comes from, as every layer speaks of it: a name and whether it is an admin.
+//! How a request proves it is that user (tokens, sessions) is the business of the `auth`
+//! module, what the user may see that of `view`; this one sits below both.
+
+/// An authenticated caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct User {
+    pub name: String,
+    pub admin: bool,
+}
+
+/// Whether `name` may name a user (and, with more rules, a problem folder): 1 to 64 ASCII
+/// letters, digits, `.`, `_` or `-`, so it is safe in a path, a URL and a log line.
+pub(crate) fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(valid_name("alice_01.x-y"));
+        assert!(!valid_name("") && !valid_name("a b") && !valid_name("<script>"));
+        assert!(!valid_name(&"a".repeat(65)));
+    }
+}
