@@ -1,7 +1,7 @@
 //! What the judge and a keeper say to each other over the keeper's pipe: one JSON line per
-//! message. The judge's side ([`super::client`]) and the keeper ([`super::keeper`]) both use
-//! these types, and the keeper's helpers (`root`, `child`) read [`KeeperConfig`]; keeping them
-//! here keeps the module graph one-way (client → protocol ← keeper → root, child).
+//! message. Only the messages live here, so that both ends (the judge's side in `client.rs`, the
+//! keeper in `keeper.rs`) and the keeper's helpers that read [`KeeperConfig`] (`root.rs`,
+//! `child.rs`) depend on this module and it on none of them.
 
 use std::path::PathBuf;
 
