@@ -1,6 +1,8 @@
-//! Language profiles resolved on this host: the configured compile and run commands with the
-//! compiler found (on PATH, or through a sysroot query such as `rustc --print sysroot`, since
-//! rustup keeps toolchains outside /usr), and the host folders the sandbox must show for it.
+//! Language profiles, as configured ([`LanguageConfig`], a `[languages.<id>]` table of
+//! `config.toml`) and as resolved on this host ([`Language`]): the configured compile and run
+//! commands with the compiler found (on PATH, or through a sysroot query such as `rustc --print
+//! sysroot`, since rustup keeps toolchains outside /usr), and the host folders the sandbox must
+//! show for it.
 //!
 //! Commands hold placeholders filled per submission and per run: `{class}` (the Java entry
 //! class, see [`java`]) in `source` and `compile`; `{memory_mib}` (the problem's memory limit)
@@ -16,7 +18,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::LanguageConfig;
+use crate::units::ByteSize;
 
 /// How `{class}` is found in a source.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -28,6 +30,59 @@ pub enum EntryPoint {
     /// The public top-level class (else the class declaring `main`, else `Main`).
     #[serde(rename = "java")]
     Java,
+}
+
+/// A language profile as configured: one `[languages.<id>]` table of `config.toml`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanguageConfig {
+    pub name: String,
+    pub extensions: Vec<String>,
+    pub source: String,
+    #[serde(default)]
+    pub compile: Vec<String>,
+    #[serde(default)]
+    pub sysroot_query: Vec<String>,
+    pub executable: String,
+    pub run: Vec<String>,
+    #[serde(default = "one")]
+    pub time_factor: f64,
+    /// Among profiles sharing an extension, a word in a `#!` first line that selects this one.
+    #[serde(default)]
+    pub shebang: String,
+    /// Host programs that must exist for the language to be available (besides the compiler).
+    #[serde(default)]
+    pub requires: Vec<String>,
+    /// Host folders shown read-only in the sandbox (missing ones are ignored).
+    #[serde(default)]
+    pub readable: Vec<PathBuf>,
+    /// Host command printing the toolchain's version (stdout or stderr), for doctor and the API.
+    #[serde(default)]
+    pub version: Vec<String>,
+    /// Per-language compile limits; absent: `[judge] compile_time` / `compile_memory`.
+    #[serde(default, with = "crate::units::opt_duration_text")]
+    pub compile_time: Option<Duration>,
+    #[serde(default)]
+    pub compile_memory: Option<ByteSize>,
+    /// Added to a problem's memory limit for this language (a runtime's own memory, e.g. a JVM's).
+    #[serde(default)]
+    pub memory_extra: ByteSize,
+    /// What `{heap_mib}` leaves of the memory limit for a runtime's own memory.
+    #[serde(default)]
+    pub heap_margin: ByteSize,
+    /// How `{class}` is found in the source: "" (not used) or "java" (the public class).
+    #[serde(default)]
+    pub entry_point: EntryPoint,
+    /// Lines on stderr meaning the runtime ran out of its memory: the verdict is MLE, not RE.
+    #[serde(default)]
+    pub memory_errors: Vec<String>,
+    /// A tiny program printing `ok`, compiled and run by `ojd doctor`.
+    #[serde(default)]
+    pub hello: String,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// What a run of a compiled program needs besides its command: how to size a runtime's heap
@@ -210,7 +265,6 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Resolves a language's commands; returns it and the host folders the sandbox must show.
 /// A compiler binary's identity: the file its path resolves to (through symlinks such as
 /// `g++` → `x86_64-linux-gnu-g++-12`), its size and its modification time, which a package
 /// upgrade changes. Cheap (no process is started); empty when the file cannot be read.
@@ -229,6 +283,7 @@ pub fn compiler_identity(path: &Path) -> String {
     }
 }
 
+/// Resolves a language's commands; returns it and the host folders the sandbox must show.
 pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<PathBuf>), String> {
     let mut ro = Vec::new();
     let mut compile = l.compile.clone();
@@ -340,63 +395,6 @@ pub fn version(l: &LanguageConfig) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-
-    #[test]
-    fn an_upgraded_compiler_is_another_cache_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let compiler = dir.path().join("cc-12");
-        std::fs::write(&compiler, "#!/bin/sh\n").unwrap();
-        let link = dir.path().join("cc");
-        std::os::unix::fs::symlink(&compiler, &link).unwrap();
-        let mut config = Config::defaults().languages["c"].clone();
-        config.compile[0] = link.display().to_string();
-        let resolve = || resolve_language("c", &config).expect("resolves").0;
-        let before = resolve();
-        assert!(
-            before.compiler_id.contains("cc-12"),
-            "the symlink's target: {}",
-            before.compiler_id
-        );
-        assert_eq!(resolve().compiler_id, before.compiler_id, "stable");
-        let key = |l: &Language| crate::judge::cache_key(l, b"int main(){}");
-        assert_eq!(key(&resolve()), key(&before));
-        // The package manager replaces the binary: a new modification time.
-        let f = std::fs::File::options()
-            .write(true)
-            .open(&compiler)
-            .unwrap();
-        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
-            .unwrap();
-        let after = resolve();
-        assert_ne!(after.compiler_id, before.compiler_id);
-        assert_ne!(key(&after), key(&before), "programs are built anew");
-        assert_eq!(compiler_identity(&dir.path().join("missing")), "");
-    }
-
-    #[test]
-    fn detection_by_extension_and_shebang() {
-        let c = Config::defaults();
-        let d = |name: &str, head: &str| detect(&c.languages, Path::new(name), head.as_bytes());
-        let table = [
-            ("a.py", "print(1)\n", Some("python")),
-            ("a.py", "#!/usr/bin/env python3\nprint(1)", Some("python")),
-            ("a.py", "#!/usr/bin/python2\nprint 1", Some("python2")),
-            ("a.py", "#!/usr/bin/env pypy3\n", Some("pypy3")),
-            (
-                "a.py",
-                "# python2 in a comment is no shebang\n",
-                Some("python"),
-            ),
-            ("Main.java", "", Some("java")),
-            ("sol.kt", "", Some("kotlin")),
-            ("x.cc", "", Some("cpp")),
-            ("x", "", None),
-        ];
-        for (name, head, want) in table {
-            assert_eq!(d(name, head), want, "{name} {head:?}");
-        }
-    }
 
     #[test]
     fn error_lines() {

@@ -227,3 +227,48 @@ fn evict(cache: &Path, limit: u64, keep: &Path) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn an_upgraded_compiler_is_another_cache_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let compiler = dir.path().join("cc-12");
+        std::fs::write(&compiler, "#!/bin/sh\n").unwrap();
+        let link = dir.path().join("cc");
+        std::os::unix::fs::symlink(&compiler, &link).unwrap();
+        let mut config = Config::defaults().languages["c"].clone();
+        config.compile[0] = link.display().to_string();
+        let resolve = || {
+            crate::lang::resolve_language("c", &config)
+                .expect("resolves")
+                .0
+        };
+        let before = resolve();
+        assert!(
+            before.compiler_id.contains("cc-12"),
+            "the symlink's target: {}",
+            before.compiler_id
+        );
+        assert_eq!(resolve().compiler_id, before.compiler_id, "stable");
+        let key = |l: &Language| cache_key(l, b"int main(){}");
+        assert_eq!(key(&resolve()), key(&before));
+        // The package manager replaces the binary: a new modification time.
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&compiler)
+            .unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+            .unwrap();
+        let after = resolve();
+        assert_ne!(after.compiler_id, before.compiler_id);
+        assert_ne!(key(&after), key(&before), "programs are built anew");
+        assert_eq!(
+            crate::lang::compiler_identity(&dir.path().join("missing")),
+            ""
+        );
+    }
+}
