@@ -14,7 +14,6 @@ pub mod config;
 pub mod diff;
 pub mod escape;
 pub mod fsutil;
-pub mod interactive;
 pub mod judge;
 pub mod lang;
 pub mod problem;

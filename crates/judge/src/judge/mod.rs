@@ -2,12 +2,14 @@
 //! daemon's workers and `ojd verify` all call [`Judge::judge`]; nothing judges another way.
 //!
 //! Steps: check the submission (size, text, language) → compile it in the sandbox (cached by a
-//! hash of language, command and source) → run every test in the sandbox → classify the run
-//! (limits, signals, exit code) → check the output → aggregate into a [`JudgeReport`].
+//! hash of language, command and source) → run every test in the sandbox (an interactive
+//! problem's against its interactor, `interactive.rs`) → classify the run (limits, signals, exit
+//! code) → check the output → aggregate into a [`JudgeReport`].
 //! Progress is reported through [`Event`]s; a cancel flag is checked between tests.
 
 mod check;
 mod compile;
+mod interactive;
 mod kattis;
 mod run;
 mod score;
@@ -313,7 +315,7 @@ impl Judge {
             let result = if failed && !self.config.judge.run_all_tests {
                 run::skipped(test)
             } else if let Some(i) = &interactor {
-                crate::interactive::run_test(
+                interactive::run_test(
                     self,
                     problem,
                     &program,

@@ -1,5 +1,6 @@
-//! Interactive problems: the submission and the problem's interactor run in two sandboxes
-//! joined by pipes. The main entry is [`run_test`]; the verdict rule is [`decide`].
+//! The judging pipeline's run mode for interactive problems: the submission and the problem's
+//! interactor run in two sandboxes joined by pipes. The main entry is [`run_test`]; the verdict
+//! rule is [`decide`].
 //!
 //! # Theory of operation
 //!
@@ -30,8 +31,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
 use crate::checker::{self, CheckOutcome};
-use crate::judge::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, RunOutcome, Termination};
@@ -268,7 +269,7 @@ const INTERACTOR_WALL_MARGIN: std::time::Duration = std::time::Duration::from_mi
 
 /// Runs `program` against the problem's interactor on one test (see the module documentation).
 #[allow(clippy::too_many_arguments)]
-pub fn run_test(
+pub(super) fn run_test(
     judge: &Judge,
     problem: &Problem,
     program: &Program,
