@@ -390,8 +390,8 @@ fn generate_in(
         // A sample's answer from the original statement is the authority.
         if t.sample && committed_hash.is_some() && !old_lock.contains_key(&t.name) {
             let original = std::fs::read(&committed).unwrap_or_default();
-            if crate::checker::compare(&problem.checker, &answer, &original)
-                != crate::checker::CheckOutcome::Accepted
+            if crate::judge::compare(&problem.checker, &answer, &original)
+                != crate::judge::CheckOutcome::Accepted
             {
                 let diff = crate::diff::diff(&original, &answer)
                     .map(|d| crate::diff::render(&d, false))

@@ -7,7 +7,7 @@
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::checker::normalize;
+use crate::text::normalize;
 use crate::verdict::{Diff, DiffLine};
 
 const CONTEXT_BEFORE: usize = 3;

@@ -9,7 +9,6 @@
 #![forbid(unsafe_code)]
 
 pub mod answers;
-pub mod checker;
 pub mod config;
 pub mod diff;
 pub mod escape;
@@ -21,3 +20,5 @@ pub mod report;
 pub mod toolchains;
 pub mod units;
 pub mod verdict;
+
+mod text;

@@ -960,6 +960,34 @@ mod tests {
     }
 
     #[test]
+    fn default_flags_map_onto_builtins() {
+        let parse = |flags: &[&str]| {
+            let v: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+            DefaultFlags::parse(&v).unwrap().into_checker()
+        };
+        assert_eq!(parse(&["case_sensitive"]), CheckerSpec::Tokens);
+        assert_eq!(
+            parse(&["case_sensitive", "float_absolute_tolerance", "1e-6"]),
+            CheckerSpec::Float {
+                abs: 1e-6,
+                rel: 0.0
+            }
+        );
+        assert!(matches!(parse(&[]), CheckerSpec::KattisDefault(_)));
+        // Round trip through the flags an export writes.
+        for spec in [
+            CheckerSpec::Tokens,
+            CheckerSpec::Float {
+                abs: 1e-6,
+                rel: 1e-9,
+            },
+        ] {
+            let flags = spec.default_flags().unwrap().to_flags();
+            assert_eq!(DefaultFlags::parse(&flags).unwrap().into_checker(), spec);
+        }
+    }
+
+    #[test]
     fn syntax_errors_name_the_line() {
         let d = package("title = \"x\"\ntime_limit = \n", &[]);
         let e = Problem::load(d.path()).unwrap_err().to_string();

@@ -31,8 +31,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::check::{kattis_outcome, testlib_outcome, CheckOutcome};
 use super::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
-use crate::checker::{self, CheckOutcome};
 use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, RunOutcome, Termination};
@@ -514,9 +514,9 @@ fn interactor_said(
             if judge.trim().is_empty() {
                 judge = read(stderr);
             }
-            checker::kattis_outcome(code, &judge, &read(team_msg))
+            kattis_outcome(code, &judge, &read(team_msg))
         }
-        InteractorProtocol::Testlib => checker::testlib_outcome(code, &read(stderr)),
+        InteractorProtocol::Testlib => testlib_outcome(code, &read(stderr)),
     }
 }
 

@@ -10,7 +10,6 @@
 mod check;
 mod compile;
 mod interactive;
-mod kattis;
 mod run;
 mod score;
 
@@ -18,6 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+pub use self::check::{compare, CheckOutcome};
 pub use self::compile::{cache_key, Compiled, Program};
 pub use self::run::{classify, signal_name, InputRun, ProgramRun};
 use crate::config::Config;
