@@ -19,7 +19,7 @@ use crate::lang::{self, LanguageConfig};
 use crate::units::{duration_text, ByteSize};
 
 /// The compiled-in defaults.
-pub const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
+const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -196,7 +196,7 @@ impl Config {
     /// `ojd serve`, `ojd worker`, `ojd token` and `ojd doctor` find the same problems, database,
     /// scratch and cache from any working folder. Empty paths ("use the default") and database
     /// URLs stay as they are.
-    pub fn resolve_paths(&mut self, dir: &Path) {
+    fn resolve_paths(&mut self, dir: &Path) {
         let resolve = |p: &mut PathBuf| {
             if !p.as_os_str().is_empty() && p.is_relative() {
                 *p = dir.join(&*p);

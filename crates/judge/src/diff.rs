@@ -39,7 +39,7 @@ fn cut(line: &str, column: usize) -> String {
 }
 
 /// Diffs `expected` against `output`; `None` when they are equal line by line.
-pub fn diff(expected: &[u8], output: &[u8]) -> Option<Diff> {
+pub(crate) fn diff(expected: &[u8], output: &[u8]) -> Option<Diff> {
     let e = String::from_utf8_lossy(&normalize(expected)).into_owned();
     let o = String::from_utf8_lossy(&normalize(output)).into_owned();
     let (el, ol) = (split_lines(&e), split_lines(&o));

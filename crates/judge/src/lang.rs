@@ -10,7 +10,7 @@
 //! `run`. Detection follows Kattis: by extension, and among profiles sharing one (Python 3,
 //! Python 2, PyPy) by a word of the `#!` first line.
 
-pub mod java;
+pub(crate) mod java;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -117,7 +117,7 @@ pub struct Language {
 
 impl Language {
     /// The profile with `{class}` filled in from `source` (unchanged for other languages).
-    pub fn for_source(&self, source: &[u8]) -> Language {
+    pub(crate) fn for_source(&self, source: &[u8]) -> Language {
         let mut l = self.clone();
         if self.entry_point == EntryPoint::Java {
             let class = java::main_class(&String::from_utf8_lossy(source));
@@ -144,14 +144,14 @@ pub fn expand_run(run: &[String], profile: &RunProfile, memory: u64) -> Vec<Stri
 }
 
 /// The limit less the margin, but at least half the limit (a tiny limit still runs something).
-pub fn heap_mib(memory: u64, margin: u64) -> u64 {
+fn heap_mib(memory: u64, margin: u64) -> u64 {
     let mib = (memory >> 20).max(1);
     let margin = margin.div_ceil(1 << 20);
     mib.saturating_sub(margin).max(mib / 2).max(1)
 }
 
 /// The runtime's own out-of-memory line in `stderr`, if any (the verdict is then MLE).
-pub fn out_of_memory<'a>(profile: &RunProfile, stderr: &'a str) -> Option<&'a str> {
+pub(crate) fn out_of_memory<'a>(profile: &RunProfile, stderr: &'a str) -> Option<&'a str> {
     stderr
         .lines()
         .find(|l| profile.memory_errors.iter().any(|m| l.contains(m.as_str())))
@@ -161,7 +161,7 @@ pub fn out_of_memory<'a>(profile: &RunProfile, stderr: &'a str) -> Option<&'a st
 /// The line of a failed run's stderr that says what went wrong: the last line that is not
 /// indented (a Java stack trace ends with indented `at ...` frames after the exception's line;
 /// a Python traceback ends with the exception), else the last non-empty line.
-pub fn error_line(stderr: &str) -> Option<&str> {
+pub(crate) fn error_line(stderr: &str) -> Option<&str> {
     let lines = || stderr.lines().rev().filter(|l| !l.trim().is_empty());
     lines()
         .find(|l| !l.starts_with([' ', '\t']) && !l.starts_with("..."))
@@ -171,7 +171,7 @@ pub fn error_line(stderr: &str) -> Option<&str> {
 
 /// The language of `path`: the profiles claiming its extension; when several do, the one whose
 /// `shebang` word is in a `#!` first line of `head`, else the one without a `shebang`.
-pub fn detect<'a>(
+pub(crate) fn detect<'a>(
     languages: &'a BTreeMap<String, LanguageConfig>,
     path: &Path,
     head: &[u8],
@@ -268,7 +268,7 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 /// A compiler binary's identity: the file its path resolves to (through symlinks such as
 /// `g++` → `x86_64-linux-gnu-g++-12`), its size and its modification time, which a package
 /// upgrade changes. Cheap (no process is started); empty when the file cannot be read.
-pub fn compiler_identity(path: &Path) -> String {
+pub(crate) fn compiler_identity(path: &Path) -> String {
     let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     match std::fs::metadata(&real) {
         Ok(m) => {
@@ -284,7 +284,10 @@ pub fn compiler_identity(path: &Path) -> String {
 }
 
 /// Resolves a language's commands; returns it and the host folders the sandbox must show.
-pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<PathBuf>), String> {
+pub(crate) fn resolve_language(
+    id: &str,
+    l: &LanguageConfig,
+) -> Result<(Language, Vec<PathBuf>), String> {
     let mut ro = Vec::new();
     let mut compile = l.compile.clone();
     if let Some(first) = compile.first().cloned() {
@@ -380,7 +383,7 @@ pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<P
 }
 
 /// The toolchain's version as its `version` command prints it (first meaningful line).
-pub fn version(l: &LanguageConfig) -> Result<String, String> {
+pub(crate) fn version(l: &LanguageConfig) -> Result<String, String> {
     if l.version.is_empty() {
         return Err("no version command configured".into());
     }

@@ -3,7 +3,7 @@
 //! shows one that no checker would see.
 
 /// Strips a UTF-8 BOM and turns CRLF (and lone CR) into LF.
-pub fn normalize(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+pub(crate) fn normalize(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
     if !data.contains(&b'\r') {
         return std::borrow::Cow::Borrowed(data);

@@ -13,7 +13,7 @@ use ojd_sandbox::{LimitKind, Limits, RunSpec, Termination};
 /// The largest compiled program: the compiler's file-size limit, and the most the sandbox copies
 /// out of its box. A bigger executable is a compile error ("File size limit exceeded" from the
 /// linker), never a truncated program.
-pub const MAX_EXECUTABLE: u64 = 256 << 20;
+const MAX_EXECUTABLE: u64 = 256 << 20;
 
 /// A compiled program: its folder (bound at /prog) and how to run it.
 #[derive(Clone, Debug)]
@@ -152,7 +152,7 @@ impl Judge {
 
 /// Where a compiled program is cached: the SHA-256 of the language, its compile command, the
 /// compiler binary's identity (an upgraded compiler builds anew) and the source.
-pub fn cache_key(lang: &Language, source: &[u8]) -> String {
+fn cache_key(lang: &Language, source: &[u8]) -> String {
     let mut h = Sha256::new();
     h.update(lang.id.as_bytes());
     h.update(lang.compile.join("\0").as_bytes());

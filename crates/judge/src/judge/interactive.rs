@@ -38,7 +38,7 @@ use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, RunOutcome, Termination};
 
 /// How many bytes of the two directions the transcript keeps.
-pub const TRANSCRIPT_LIMIT: usize = 4096;
+const TRANSCRIPT_LIMIT: usize = 4096;
 
 /// The bounded record of both directions, in the order the relay saw them.
 #[derive(Default)]
@@ -162,7 +162,7 @@ fn relay(d: &Direction<'_>) {
 }
 
 /// What the two runs did, for [`decide`].
-pub struct Ends<'a> {
+struct Ends<'a> {
     pub program: &'a RunOutcome,
     pub limits: &'a Limits,
     /// The program wrote more than its output limit (counted by the relay).
@@ -181,7 +181,7 @@ pub struct Ends<'a> {
 /// 4. the program crashed (signal, non-zero exit, forbidden system call) → RE;
 /// 5. the interactor went over its own limits → JE;
 /// 6. otherwise what the interactor said: AC, WA (or JE for its own failure).
-pub fn decide(e: &Ends<'_>) -> (Verdict, String) {
+fn decide(e: &Ends<'_>) -> (Verdict, String) {
     let interactor_limited = e.interactor.killed_by.is_some();
     if let (false, CheckOutcome::Failed(m)) = (interactor_limited, &e.said) {
         return (Verdict::JudgeError, format!("interactor: {m}"));

@@ -18,11 +18,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use self::check::{compare, CheckOutcome};
-pub use self::compile::{cache_key, Compiled, Program};
-pub use self::run::{classify, signal_name, InputRun, ProgramRun};
+pub use self::compile::{Compiled, Program};
+use self::run::signal_name;
+pub use self::run::{classify, InputRun, ProgramRun};
 use crate::config::Config;
 use crate::lang::resolve_language;
-pub use crate::lang::Language;
+use crate::lang::Language;
 use crate::problem::{CheckerSpec, Problem};
 use crate::verdict::{JudgeReport, TestResult, Verdict};
 use ojd_sandbox::{SandboxError, SandboxOptions, SandboxPool};

@@ -19,7 +19,7 @@ impl Judge {
 
     /// Runs a compiled program once in `sandbox`, a sandbox of its own rather than the pool's
     /// (the interactor's side of an interactive run, which runs beside the program).
-    pub fn execute_in(
+    pub(super) fn execute_in(
         &self,
         sandbox: &mut ojd_sandbox::Sandbox,
         run: &ProgramRun<'_>,
@@ -28,7 +28,7 @@ impl Judge {
     }
 
     /// A new sandbox (keeper) with this judge's options, outside the pool.
-    pub fn start_sandbox(&self) -> Result<ojd_sandbox::Sandbox, JudgeError> {
+    pub(super) fn start_sandbox(&self) -> Result<ojd_sandbox::Sandbox, JudgeError> {
         Ok(ojd_sandbox::Sandbox::start(self.pool.options())?)
     }
 
@@ -195,7 +195,7 @@ pub(super) fn skipped(test: &TestCase) -> TestResult {
 
 /// How a run ended, as a verdict: the rules shared by judging, `ojd gen` and `ojd stress`.
 /// The conventional name of a signal ("SIGSEGV").
-pub fn signal_name(sig: i32) -> String {
+pub(super) fn signal_name(sig: i32) -> String {
     let name = match sig {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",
