@@ -11,7 +11,7 @@ use super::{Capabilities, RunOutcome, RunSpec};
 
 /// Sent once, as the first line, when a keeper starts.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct KeeperConfig {
+pub(super) struct KeeperConfig {
     /// Preferred uid (and gid) for programs; the keeper takes the first free one from here
     /// within `uid_base..uid_base + 1000`.
     pub uid: u32,
@@ -29,12 +29,12 @@ pub struct KeeperConfig {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub enum Request {
+pub(super) enum Request {
     Run(Box<RunSpec>),
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub enum Response {
+pub(super) enum Response {
     Ready {
         capabilities: Capabilities,
         cgroup_dirs: Vec<PathBuf>,
