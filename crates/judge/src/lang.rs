@@ -218,8 +218,8 @@ fn host_query(cmd: &[String]) -> Result<String, String> {
         }
     }
     let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("piped"), &mut out)
-        .map_err(|e| e.to_string())?;
+    let mut stdout = child.stdout.take().ok_or("no pipe from the command")?;
+    std::io::Read::read_to_string(&mut stdout, &mut out).map_err(|e| e.to_string())?;
     Ok(out.trim().to_string())
 }
 

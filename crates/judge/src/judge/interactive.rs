@@ -267,22 +267,20 @@ impl Pipes {
 /// How much longer than the program's wall limit the interactor may run.
 const INTERACTOR_WALL_MARGIN: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Runs `program` against the problem's interactor on one test (see the module documentation).
+/// Runs `program` against the problem's interactor (`spec`, compiled as `interactor`) on one
+/// test (see the module documentation).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_test(
     judge: &Judge,
     problem: &Problem,
     program: &Program,
+    spec: &Interactor,
     interactor: &Program,
     checker: Option<&Program>,
     test: &TestCase,
     limits: &Limits,
     work: &Path,
 ) -> Result<TestResult, JudgeError> {
-    let spec = problem
-        .interactor
-        .as_ref()
-        .expect("interactive runs are for problems with an interactor");
     let dir = work.join("interactive");
     let pipes = Pipes::new(&dir)?;
     let (judge_msg, team_msg, tout) = (

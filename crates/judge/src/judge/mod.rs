@@ -291,7 +291,7 @@ impl Judge {
         };
         let interactor = match &problem.interactor {
             Some(i) => match self.compile_file(&problem.dir.join(&i.path))? {
-                Compiled::Program(p) => Some(p),
+                Compiled::Program(p) => Some((i, p)),
                 Compiled::Error(msg) => {
                     return Err(JudgeError::BadSubmission(format!(
                         "{}: the interactor does not compile:\n{msg}",
@@ -315,11 +315,12 @@ impl Judge {
             });
             let result = if failed && !self.config.judge.run_all_tests {
                 run::skipped(test)
-            } else if let Some(i) = &interactor {
+            } else if let Some((spec, i)) = &interactor {
                 interactive::run_test(
                     self,
                     problem,
                     &program,
+                    spec,
                     i,
                     checker.as_ref(),
                     test,
