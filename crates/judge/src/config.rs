@@ -6,7 +6,7 @@
 //! user file are errors that name the key (a typo must not silently keep a default).
 //!
 //! Relative paths in a config file (problems, contests, database, scratch, cache) are relative to
-//! that file's folder, not to the folder the command runs in ([`Config::resolve_paths`]); without
+//! that file's folder, not to the folder the command runs in (`Config::resolve_paths`); without
 //! a file, the defaults are relative to the working folder.
 
 use std::collections::BTreeMap;
@@ -285,7 +285,7 @@ impl Config {
     }
 
     /// The language whose extensions include that of `path` (the first line of the source
-    /// decides between profiles sharing one: see [`lang::detect`]).
+    /// decides between profiles sharing one: see `lang::detect`).
     pub fn language_for(&self, path: &Path) -> Option<&str> {
         lang::detect(&self.languages, path, b"")
     }

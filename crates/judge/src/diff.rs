@@ -1,7 +1,7 @@
 //! Readable diffs of expected answer against output, made with `similar`.
 //!
 //! Only a window around the first differing line is diffed (a few lines before, up to
-//! [`WINDOW_AFTER`] after), so a 64 MiB output costs one linear scan, not a quadratic diff.
+//! `WINDOW_AFTER` after), so a 64 MiB output costs one linear scan, not a quadratic diff.
 //! Long lines are cut around the first differing column. Changed characters inside a line are
 //! marked, for highlighting in the terminal and on the web page.
 

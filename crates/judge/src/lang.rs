@@ -5,7 +5,7 @@
 //! show for it.
 //!
 //! Commands hold placeholders filled per submission and per run: `{class}` (the Java entry
-//! class, see [`java`]) in `source` and `compile`; `{memory_mib}` (the problem's memory limit)
+//! class, see `java.rs`) in `source` and `compile`; `{memory_mib}` (the problem's memory limit)
 //! and `{heap_mib}` (that limit less the profile's `heap_margin`, at least half the limit) in
 //! `run`. Detection follows Kattis: by extension, and among profiles sharing one (Python 3,
 //! Python 2, PyPy) by a word of the `#!` first line.
@@ -101,7 +101,7 @@ pub struct Language {
     pub source: String,
     /// Compile command with an absolute program path; empty: nothing to compile.
     pub compile: Vec<String>,
-    /// Which compiler binary that path is today ([`compiler_identity`]): part of the compile
+    /// Which compiler binary that path is today (`compiler_identity`): part of the compile
     /// cache's key, so that an upgraded compiler does not reuse programs its predecessor built.
     pub compiler_id: String,
     pub executable: String,

@@ -2,7 +2,7 @@
 //! (the mask is inherited across fork and exec), one keeper per physical core by default, so two
 //! runs never share a core's execution units (SMT siblings) and a run is not migrated between
 //! caches. [`configure`] sets the plan once per process (the judge does, from `[judge] pin_cpus`);
-//! [`pin_keeper`] is called where a keeper is spawned and puts it on the least used CPU of the
+//! `pin_keeper` is called where a keeper is spawned and puts it on the least used CPU of the
 //! plan. Pinning is best effort: a CPU that cannot be used leaves the keeper unpinned.
 
 use std::collections::BTreeSet;

@@ -97,7 +97,7 @@ fn measure_with(runs: usize, spins: u64, accesses: u32) -> Noise {
 }
 
 /// The check `ojd doctor` prints: a warning when memory-bound work varies more than
-/// [`STABLE_CV`].
+/// `STABLE_CV`.
 /// Not measured in a debug build: unoptimized, the register loop keeps its state in memory.
 pub fn check(runs: usize) -> TimingCheck {
     if cfg!(debug_assertions) {
