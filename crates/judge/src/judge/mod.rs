@@ -4,7 +4,7 @@
 //! Steps: check the submission (size, text, language) → compile it in the sandbox (cached by a
 //! hash of language, command and source) → run every test in the sandbox (an interactive
 //! problem's against its interactor, `interactive.rs`) → classify the run (limits, signals, exit
-//! code) → check the output → aggregate into a [`JudgeReport`].
+//! code) → check the output (the checkers, `check/`) → aggregate into a [`JudgeReport`].
 //! Progress is reported through [`Event`]s; a cancel flag is checked between tests.
 
 mod check;
@@ -22,8 +22,7 @@ pub use self::compile::{Compiled, Program};
 use self::run::signal_name;
 pub use self::run::{classify, InputRun, ProgramRun};
 use crate::config::Config;
-use crate::lang::resolve_language;
-use crate::lang::Language;
+use crate::lang::{resolve_language, Language};
 use crate::problem::{CheckerSpec, Problem};
 use crate::verdict::{JudgeReport, TestResult, Verdict};
 use ojd_sandbox::{SandboxError, SandboxOptions, SandboxPool};

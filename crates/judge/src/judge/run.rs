@@ -193,7 +193,6 @@ pub(super) fn skipped(test: &TestCase) -> TestResult {
     }
 }
 
-/// How a run ended, as a verdict: the rules shared by judging, `ojd gen` and `ojd stress`.
 /// The conventional name of a signal ("SIGSEGV").
 pub(super) fn signal_name(sig: i32) -> String {
     let name = match sig {
@@ -220,7 +219,8 @@ pub(super) fn signal_name(sig: i32) -> String {
     name.to_string()
 }
 
-/// Decides a verdict from how the program ended; `None` means it exited 0 in time.
+/// How a run ended, as a verdict: the rules shared by judging, `ojd gen` and `ojd stress`.
+/// `None` means the program exited 0 within its limits.
 pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
     if let Some(e) = &o.exec_error {
         return Some((Verdict::RuntimeError, format!("cannot execute: {e}")));
