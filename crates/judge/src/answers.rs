@@ -388,10 +388,14 @@ fn generate_in(
             std::fs::read(&run.output).map_err(cx.io("read the reference's output".into()))?;
         let answer_hash = sha256_hex(&[&answer]);
         // A sample's answer from the original statement is the authority.
-        if t.sample && committed_hash.is_some() && !old_lock.contains_key(&t.name) {
+        if let (true, Some(original_hash), false) = (
+            t.sample,
+            committed_hash.clone(),
+            old_lock.contains_key(&t.name),
+        ) {
             let original = std::fs::read(&committed).unwrap_or_default();
-            if crate::checker::compare(&problem.checker, &answer, &original)
-                != crate::checker::CheckOutcome::Accepted
+            if crate::judge::compare(&problem.checker, &answer, &original)
+                != crate::judge::CheckOutcome::Accepted
             {
                 let diff = crate::diff::diff(&original, &answer)
                     .map(|d| crate::diff::render(&d, false))
@@ -402,10 +406,7 @@ fn generate_in(
                     diff,
                 });
             }
-            lock.insert(
-                t.name.clone(),
-                (key, committed_hash.clone().expect("checked")),
-            );
+            lock.insert(t.name.clone(), (key, original_hash));
             summary.answers_unchanged += 1;
             continue;
         }

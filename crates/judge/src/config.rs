@@ -1,11 +1,12 @@
-//! The daemon's configuration and the language profiles, from `config.toml`.
+//! The daemon's configuration, from `config.toml`; its `[languages.*]` tables are the language
+//! profiles of [`lang`] ([`LanguageConfig`]).
 //!
 //! The repository's `config.toml` is compiled in (`include_str!`) as the defaults; a user file
 //! is layered on top of it key by key, so it needs only what it changes. Unknown keys in the
 //! user file are errors that name the key (a typo must not silently keep a default).
 //!
 //! Relative paths in a config file (problems, contests, database, scratch, cache) are relative to
-//! that file's folder, not to the folder the command runs in ([`Config::resolve_paths`]); without
+//! that file's folder, not to the folder the command runs in (`Config::resolve_paths`); without
 //! a file, the defaults are relative to the working folder.
 
 use std::collections::BTreeMap;
@@ -14,10 +15,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::lang::{self, LanguageConfig};
 use crate::units::{duration_text, ByteSize};
 
 /// The compiled-in defaults.
-pub const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
+const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -131,58 +133,6 @@ fn auto() -> String {
     "auto".into()
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct LanguageConfig {
-    pub name: String,
-    pub extensions: Vec<String>,
-    pub source: String,
-    #[serde(default)]
-    pub compile: Vec<String>,
-    #[serde(default)]
-    pub sysroot_query: Vec<String>,
-    pub executable: String,
-    pub run: Vec<String>,
-    #[serde(default = "one")]
-    pub time_factor: f64,
-    /// Among profiles sharing an extension, a word in a `#!` first line that selects this one.
-    #[serde(default)]
-    pub shebang: String,
-    /// Host programs that must exist for the language to be available (besides the compiler).
-    #[serde(default)]
-    pub requires: Vec<String>,
-    /// Host folders shown read-only in the sandbox (missing ones are ignored).
-    #[serde(default)]
-    pub readable: Vec<PathBuf>,
-    /// Host command printing the toolchain's version (stdout or stderr), for doctor and the API.
-    #[serde(default)]
-    pub version: Vec<String>,
-    /// Per-language compile limits; absent: `[judge] compile_time` / `compile_memory`.
-    #[serde(default, with = "crate::units::opt_duration_text")]
-    pub compile_time: Option<Duration>,
-    #[serde(default)]
-    pub compile_memory: Option<ByteSize>,
-    /// Added to a problem's memory limit for this language (a runtime's own memory, e.g. a JVM's).
-    #[serde(default)]
-    pub memory_extra: ByteSize,
-    /// What `{heap_mib}` leaves of the memory limit for a runtime's own memory.
-    #[serde(default)]
-    pub heap_margin: ByteSize,
-    /// How `{class}` is found in the source: "" (not used) or "java" (the public class).
-    #[serde(default)]
-    pub entry_point: crate::lang::EntryPoint,
-    /// Lines on stderr meaning the runtime ran out of its memory: the verdict is MLE, not RE.
-    #[serde(default)]
-    pub memory_errors: Vec<String>,
-    /// A tiny program printing `ok`, compiled and run by `ojd doctor`.
-    #[serde(default)]
-    pub hello: String,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
 /// An operator's mistake in a configuration file.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -246,7 +196,7 @@ impl Config {
     /// `ojd serve`, `ojd worker`, `ojd token` and `ojd doctor` find the same problems, database,
     /// scratch and cache from any working folder. Empty paths ("use the default") and database
     /// URLs stay as they are.
-    pub fn resolve_paths(&mut self, dir: &Path) {
+    fn resolve_paths(&mut self, dir: &Path) {
         let resolve = |p: &mut PathBuf| {
             if !p.as_os_str().is_empty() && p.is_relative() {
                 *p = dir.join(&*p);
@@ -335,9 +285,9 @@ impl Config {
     }
 
     /// The language whose extensions include that of `path` (the first line of the source
-    /// decides between profiles sharing one: see [`crate::lang::detect`]).
+    /// decides between profiles sharing one: see `lang::detect`).
     pub fn language_for(&self, path: &Path) -> Option<&str> {
-        crate::lang::detect(&self.languages, path, b"")
+        lang::detect(&self.languages, path, b"")
     }
 }
 
@@ -358,6 +308,31 @@ mod tests {
         assert_eq!(c.language_for(Path::new("a/b.cpp")), Some("cpp"));
         assert_eq!(c.language_for(Path::new("x.py")), Some("python"));
         assert_eq!(c.language_for(Path::new("x")), None);
+    }
+
+    #[test]
+    fn detection_by_extension_and_shebang() {
+        let c = Config::defaults();
+        let d =
+            |name: &str, head: &str| lang::detect(&c.languages, Path::new(name), head.as_bytes());
+        let table = [
+            ("a.py", "print(1)\n", Some("python")),
+            ("a.py", "#!/usr/bin/env python3\nprint(1)", Some("python")),
+            ("a.py", "#!/usr/bin/python2\nprint 1", Some("python2")),
+            ("a.py", "#!/usr/bin/env pypy3\n", Some("pypy3")),
+            (
+                "a.py",
+                "# python2 in a comment is no shebang\n",
+                Some("python"),
+            ),
+            ("Main.java", "", Some("java")),
+            ("sol.kt", "", Some("kotlin")),
+            ("x.cc", "", Some("cpp")),
+            ("x", "", None),
+        ];
+        for (name, head, want) in table {
+            assert_eq!(d(name, head), want, "{name} {head:?}");
+        }
     }
 
     #[test]

@@ -1,14 +1,26 @@
 //! Readable diffs of expected answer against output, made with `similar`.
 //!
 //! Only a window around the first differing line is diffed (a few lines before, up to
-//! [`WINDOW_AFTER`] after), so a 64 MiB output costs one linear scan, not a quadratic diff.
+//! `WINDOW_AFTER` after), so a 64 MiB output costs one linear scan, not a quadratic diff.
 //! Long lines are cut around the first differing column. Changed characters inside a line are
 //! marked, for highlighting in the terminal and on the web page.
 
+use anstyle::{AnsiColor, Color, Style};
 use similar::{ChangeTag, TextDiff};
 
-use crate::checker::normalize;
+use crate::text::normalize;
 use crate::verdict::{Diff, DiffLine};
+
+/// How a diff looks in colour: lines of the answer red, lines of the output green, and the
+/// characters that differ in bold on a red or green ground.
+const EXPECTED: Style = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Red)));
+const OUTPUT: Style = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Green)));
+const EXPECTED_CHANGE: Style = Style::new()
+    .bold()
+    .bg_color(Some(Color::Ansi(AnsiColor::Red)));
+const OUTPUT_CHANGE: Style = Style::new()
+    .bold()
+    .bg_color(Some(Color::Ansi(AnsiColor::Green)));
 
 const CONTEXT_BEFORE: usize = 3;
 const WINDOW_AFTER: usize = 12;
@@ -39,7 +51,7 @@ fn cut(line: &str, column: usize) -> String {
 }
 
 /// Diffs `expected` against `output`; `None` when they are equal line by line.
-pub fn diff(expected: &[u8], output: &[u8]) -> Option<Diff> {
+pub(crate) fn diff(expected: &[u8], output: &[u8]) -> Option<Diff> {
     let e = String::from_utf8_lossy(&normalize(expected)).into_owned();
     let o = String::from_utf8_lossy(&normalize(output)).into_owned();
     let (el, ol) = (split_lines(&e), split_lines(&o));
@@ -118,12 +130,13 @@ pub fn render(d: &Diff, color: bool) -> String {
         for (emph, s) in &l.segments {
             // Program output: shown, never obeyed by the terminal.
             let s = crate::escape::terminal(s);
+            let paint = |style: Style| format!("{style}{s}{style:#}");
             match (*emph && l.tag != ' ', color, l.tag) {
-                (true, true, '-') => out.push_str(&format!("\x1b[1;41m{s}\x1b[0m")),
-                (true, true, _) => out.push_str(&format!("\x1b[1;42m{s}\x1b[0m")),
+                (true, true, '-') => out.push_str(&paint(EXPECTED_CHANGE)),
+                (true, true, _) => out.push_str(&paint(OUTPUT_CHANGE)),
                 (true, false, _) => out.push_str(&format!("[{s}]")),
-                (false, true, '-') => out.push_str(&format!("\x1b[31m{s}\x1b[0m")),
-                (false, true, '+') => out.push_str(&format!("\x1b[32m{s}\x1b[0m")),
+                (false, true, '-') => out.push_str(&paint(EXPECTED)),
+                (false, true, '+') => out.push_str(&paint(OUTPUT)),
                 _ => out.push_str(&s),
             }
         }
@@ -148,6 +161,32 @@ mod tests {
         assert!(text.contains("    3 - [3]"), "{text}");
         assert!(text.contains("    3 + [5]"), "{text}");
         assert!(text.contains("    1   1"), "{text}");
+    }
+
+    #[test]
+    fn colours_are_styles() {
+        let d = diff(b"1\n2\n", b"1\n3\n").unwrap();
+        let text = render(&d, true);
+        assert!(text.contains("    1   1\n"), "{text:?}");
+        assert!(
+            text.contains("    2 - \x1b[1m\x1b[41m2\x1b[0m\n"),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("    2 + \x1b[1m\x1b[42m3\x1b[0m\n"),
+            "{text:?}"
+        );
+        let d = diff(b"x y\n", b"x z\n").unwrap();
+        let text = render(&d, true);
+        assert!(
+            text.contains("- \x1b[31mx \x1b[0m\x1b[1m\x1b[41my\x1b[0m"),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("+ \x1b[32mx \x1b[0m\x1b[1m\x1b[42mz\x1b[0m"),
+            "{text:?}"
+        );
+        assert!(!render(&d, false).contains('\x1b'));
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub fn read_capped(path: &Path, limit: u64) -> String {
 }
 
 /// Sets a file's permission bits.
-pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+pub(crate) fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }

@@ -1,14 +1,16 @@
-//! Language profiles resolved on this host: the configured compile and run commands with the
-//! compiler found (on PATH, or through a sysroot query such as `rustc --print sysroot`, since
-//! rustup keeps toolchains outside /usr), and the host folders the sandbox must show for it.
+//! Language profiles, as configured ([`LanguageConfig`], a `[languages.<id>]` table of
+//! `config.toml`) and as resolved on this host ([`Language`]): the configured compile and run
+//! commands with the compiler found (on PATH, or through a sysroot query such as `rustc --print
+//! sysroot`, since rustup keeps toolchains outside /usr), and the host folders the sandbox must
+//! show for it.
 //!
 //! Commands hold placeholders filled per submission and per run: `{class}` (the Java entry
-//! class, see [`java`]) in `source` and `compile`; `{memory_mib}` (the problem's memory limit)
+//! class, see `java.rs`) in `source` and `compile`; `{memory_mib}` (the problem's memory limit)
 //! and `{heap_mib}` (that limit less the profile's `heap_margin`, at least half the limit) in
 //! `run`. Detection follows Kattis: by extension, and among profiles sharing one (Python 3,
 //! Python 2, PyPy) by a word of the `#!` first line.
 
-pub mod java;
+pub(crate) mod java;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::LanguageConfig;
+use crate::units::ByteSize;
 
 /// How `{class}` is found in a source.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -28,6 +30,59 @@ pub enum EntryPoint {
     /// The public top-level class (else the class declaring `main`, else `Main`).
     #[serde(rename = "java")]
     Java,
+}
+
+/// A language profile as configured: one `[languages.<id>]` table of `config.toml`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanguageConfig {
+    pub name: String,
+    pub extensions: Vec<String>,
+    pub source: String,
+    #[serde(default)]
+    pub compile: Vec<String>,
+    #[serde(default)]
+    pub sysroot_query: Vec<String>,
+    pub executable: String,
+    pub run: Vec<String>,
+    #[serde(default = "one")]
+    pub time_factor: f64,
+    /// Among profiles sharing an extension, a word in a `#!` first line that selects this one.
+    #[serde(default)]
+    pub shebang: String,
+    /// Host programs that must exist for the language to be available (besides the compiler).
+    #[serde(default)]
+    pub requires: Vec<String>,
+    /// Host folders shown read-only in the sandbox (missing ones are ignored).
+    #[serde(default)]
+    pub readable: Vec<PathBuf>,
+    /// Host command printing the toolchain's version (stdout or stderr), for doctor and the API.
+    #[serde(default)]
+    pub version: Vec<String>,
+    /// Per-language compile limits; absent: `[judge] compile_time` / `compile_memory`.
+    #[serde(default, with = "crate::units::opt_duration_text")]
+    pub compile_time: Option<Duration>,
+    #[serde(default)]
+    pub compile_memory: Option<ByteSize>,
+    /// Added to a problem's memory limit for this language (a runtime's own memory, e.g. a JVM's).
+    #[serde(default)]
+    pub memory_extra: ByteSize,
+    /// What `{heap_mib}` leaves of the memory limit for a runtime's own memory.
+    #[serde(default)]
+    pub heap_margin: ByteSize,
+    /// How `{class}` is found in the source: "" (not used) or "java" (the public class).
+    #[serde(default)]
+    pub entry_point: EntryPoint,
+    /// Lines on stderr meaning the runtime ran out of its memory: the verdict is MLE, not RE.
+    #[serde(default)]
+    pub memory_errors: Vec<String>,
+    /// A tiny program printing `ok`, compiled and run by `ojd doctor`.
+    #[serde(default)]
+    pub hello: String,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// What a run of a compiled program needs besides its command: how to size a runtime's heap
@@ -46,7 +101,7 @@ pub struct Language {
     pub source: String,
     /// Compile command with an absolute program path; empty: nothing to compile.
     pub compile: Vec<String>,
-    /// Which compiler binary that path is today ([`compiler_identity`]): part of the compile
+    /// Which compiler binary that path is today (`compiler_identity`): part of the compile
     /// cache's key, so that an upgraded compiler does not reuse programs its predecessor built.
     pub compiler_id: String,
     pub executable: String,
@@ -62,7 +117,7 @@ pub struct Language {
 
 impl Language {
     /// The profile with `{class}` filled in from `source` (unchanged for other languages).
-    pub fn for_source(&self, source: &[u8]) -> Language {
+    pub(crate) fn for_source(&self, source: &[u8]) -> Language {
         let mut l = self.clone();
         if self.entry_point == EntryPoint::Java {
             let class = java::main_class(&String::from_utf8_lossy(source));
@@ -89,14 +144,14 @@ pub fn expand_run(run: &[String], profile: &RunProfile, memory: u64) -> Vec<Stri
 }
 
 /// The limit less the margin, but at least half the limit (a tiny limit still runs something).
-pub fn heap_mib(memory: u64, margin: u64) -> u64 {
+fn heap_mib(memory: u64, margin: u64) -> u64 {
     let mib = (memory >> 20).max(1);
     let margin = margin.div_ceil(1 << 20);
     mib.saturating_sub(margin).max(mib / 2).max(1)
 }
 
 /// The runtime's own out-of-memory line in `stderr`, if any (the verdict is then MLE).
-pub fn out_of_memory<'a>(profile: &RunProfile, stderr: &'a str) -> Option<&'a str> {
+pub(crate) fn out_of_memory<'a>(profile: &RunProfile, stderr: &'a str) -> Option<&'a str> {
     stderr
         .lines()
         .find(|l| profile.memory_errors.iter().any(|m| l.contains(m.as_str())))
@@ -106,7 +161,7 @@ pub fn out_of_memory<'a>(profile: &RunProfile, stderr: &'a str) -> Option<&'a st
 /// The line of a failed run's stderr that says what went wrong: the last line that is not
 /// indented (a Java stack trace ends with indented `at ...` frames after the exception's line;
 /// a Python traceback ends with the exception), else the last non-empty line.
-pub fn error_line(stderr: &str) -> Option<&str> {
+pub(crate) fn error_line(stderr: &str) -> Option<&str> {
     let lines = || stderr.lines().rev().filter(|l| !l.trim().is_empty());
     lines()
         .find(|l| !l.starts_with([' ', '\t']) && !l.starts_with("..."))
@@ -116,7 +171,7 @@ pub fn error_line(stderr: &str) -> Option<&str> {
 
 /// The language of `path`: the profiles claiming its extension; when several do, the one whose
 /// `shebang` word is in a `#!` first line of `head`, else the one without a `shebang`.
-pub fn detect<'a>(
+pub(crate) fn detect<'a>(
     languages: &'a BTreeMap<String, LanguageConfig>,
     path: &Path,
     head: &[u8],
@@ -163,8 +218,8 @@ fn host_query(cmd: &[String]) -> Result<String, String> {
         }
     }
     let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("piped"), &mut out)
-        .map_err(|e| e.to_string())?;
+    let mut stdout = child.stdout.take().ok_or("no pipe from the command")?;
+    std::io::Read::read_to_string(&mut stdout, &mut out).map_err(|e| e.to_string())?;
     Ok(out.trim().to_string())
 }
 
@@ -210,11 +265,10 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Resolves a language's commands; returns it and the host folders the sandbox must show.
 /// A compiler binary's identity: the file its path resolves to (through symlinks such as
 /// `g++` → `x86_64-linux-gnu-g++-12`), its size and its modification time, which a package
 /// upgrade changes. Cheap (no process is started); empty when the file cannot be read.
-pub fn compiler_identity(path: &Path) -> String {
+pub(crate) fn compiler_identity(path: &Path) -> String {
     let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     match std::fs::metadata(&real) {
         Ok(m) => {
@@ -229,7 +283,11 @@ pub fn compiler_identity(path: &Path) -> String {
     }
 }
 
-pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<PathBuf>), String> {
+/// Resolves a language's commands; returns it and the host folders the sandbox must show.
+pub(crate) fn resolve_language(
+    id: &str,
+    l: &LanguageConfig,
+) -> Result<(Language, Vec<PathBuf>), String> {
     let mut ro = Vec::new();
     let mut compile = l.compile.clone();
     if let Some(first) = compile.first().cloned() {
@@ -325,7 +383,7 @@ pub fn resolve_language(id: &str, l: &LanguageConfig) -> Result<(Language, Vec<P
 }
 
 /// The toolchain's version as its `version` command prints it (first meaningful line).
-pub fn version(l: &LanguageConfig) -> Result<String, String> {
+pub(crate) fn version(l: &LanguageConfig) -> Result<String, String> {
     if l.version.is_empty() {
         return Err("no version command configured".into());
     }
@@ -340,63 +398,6 @@ pub fn version(l: &LanguageConfig) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-
-    #[test]
-    fn an_upgraded_compiler_is_another_cache_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let compiler = dir.path().join("cc-12");
-        std::fs::write(&compiler, "#!/bin/sh\n").unwrap();
-        let link = dir.path().join("cc");
-        std::os::unix::fs::symlink(&compiler, &link).unwrap();
-        let mut config = Config::defaults().languages["c"].clone();
-        config.compile[0] = link.display().to_string();
-        let resolve = || resolve_language("c", &config).expect("resolves").0;
-        let before = resolve();
-        assert!(
-            before.compiler_id.contains("cc-12"),
-            "the symlink's target: {}",
-            before.compiler_id
-        );
-        assert_eq!(resolve().compiler_id, before.compiler_id, "stable");
-        let key = |l: &Language| crate::judge::cache_key(l, b"int main(){}");
-        assert_eq!(key(&resolve()), key(&before));
-        // The package manager replaces the binary: a new modification time.
-        let f = std::fs::File::options()
-            .write(true)
-            .open(&compiler)
-            .unwrap();
-        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
-            .unwrap();
-        let after = resolve();
-        assert_ne!(after.compiler_id, before.compiler_id);
-        assert_ne!(key(&after), key(&before), "programs are built anew");
-        assert_eq!(compiler_identity(&dir.path().join("missing")), "");
-    }
-
-    #[test]
-    fn detection_by_extension_and_shebang() {
-        let c = Config::defaults();
-        let d = |name: &str, head: &str| detect(&c.languages, Path::new(name), head.as_bytes());
-        let table = [
-            ("a.py", "print(1)\n", Some("python")),
-            ("a.py", "#!/usr/bin/env python3\nprint(1)", Some("python")),
-            ("a.py", "#!/usr/bin/python2\nprint 1", Some("python2")),
-            ("a.py", "#!/usr/bin/env pypy3\n", Some("pypy3")),
-            (
-                "a.py",
-                "# python2 in a comment is no shebang\n",
-                Some("python"),
-            ),
-            ("Main.java", "", Some("java")),
-            ("sol.kt", "", Some("kotlin")),
-            ("x.cc", "", Some("cpp")),
-            ("x", "", None),
-        ];
-        for (name, head, want) in table {
-            assert_eq!(d(name, head), want, "{name} {head:?}");
-        }
-    }
 
     #[test]
     fn error_lines() {

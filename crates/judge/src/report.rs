@@ -1,19 +1,24 @@
 //! Human-readable reports: the per-test table, diffs of wrong answers and the summary line.
 //! Machine-readable output is the JSON serialisation of [`JudgeReport`] itself.
 
+use anstyle::{AnsiColor, Color, Style};
+
 use crate::verdict::{JudgeReport, Verdict};
 
+/// A verdict in colour (when `color`): accepted green, skipped dim, a judge error magenta, any
+/// other failure red.
 fn paint(text: &str, verdict: Verdict, color: bool) -> String {
     if !color {
         return text.to_string();
     }
-    let code = match verdict {
-        Verdict::Accepted => "32",
-        Verdict::Skipped => "2",
-        Verdict::JudgeError => "35",
-        _ => "31",
+    let fg = |c: AnsiColor| Style::new().fg_color(Some(Color::Ansi(c)));
+    let style = match verdict {
+        Verdict::Accepted => fg(AnsiColor::Green),
+        Verdict::Skipped => Style::new().dimmed(),
+        Verdict::JudgeError => fg(AnsiColor::Magenta),
+        _ => fg(AnsiColor::Red),
     };
-    format!("\x1b[{code}m{text}\x1b[0m")
+    format!("{style}{text}{style:#}")
 }
 
 /// Formats a size in KiB as "812 KiB" or "12.3 MiB".
@@ -61,12 +66,13 @@ pub fn render(report: &JudgeReport, color: bool) -> String {
             crate::escape::terminal(&t.message)
         ));
     }
-    for t in report.tests.iter().filter(|t| t.diff.is_some()) {
+    for (t, diff) in report
+        .tests
+        .iter()
+        .filter_map(|t| t.diff.as_ref().map(|d| (t, d)))
+    {
         out.push_str(&format!("\n--- test {} ---\n", t.name));
-        out.push_str(&crate::diff::render(
-            t.diff.as_ref().expect("filtered"),
-            color,
-        ));
+        out.push_str(&crate::diff::render(diff, color));
     }
     let first_bad = report
         .tests
@@ -83,4 +89,18 @@ pub fn render(report: &JudgeReport, color: bool) -> String {
         kib(report.max_memory_kib)
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_colours() {
+        assert_eq!(paint("AC", Verdict::Accepted, true), "\x1b[32mAC\x1b[0m");
+        assert_eq!(paint("SK", Verdict::Skipped, true), "\x1b[2mSK\x1b[0m");
+        assert_eq!(paint("JE", Verdict::JudgeError, true), "\x1b[35mJE\x1b[0m");
+        assert_eq!(paint("WA", Verdict::WrongAnswer, true), "\x1b[31mWA\x1b[0m");
+        assert_eq!(paint("WA", Verdict::WrongAnswer, false), "WA");
+    }
 }

@@ -117,30 +117,32 @@ impl Serialize for ByteSize {
 }
 
 /// Serde adapter for `Duration` fields written as "1s"/"500ms".
-pub mod duration_text {
+pub(crate) mod duration_text {
     use super::*;
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let s = String::deserialize(d)?;
         parse_duration(&s).map_err(|e| de::Error::custom(format!("expected {e}")))
     }
 
-    pub fn serialize<S: Serializer>(v: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(v: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&format_duration(*v))
     }
 }
 
 /// Serde adapter for `Option<Duration>`.
-pub mod opt_duration_text {
+pub(crate) mod opt_duration_text {
     use super::*;
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Duration>, D::Error> {
         let s = Option::<String>::deserialize(d)?;
         s.map(|s| parse_duration(&s).map_err(|e| de::Error::custom(format!("expected {e}"))))
             .transpose()
     }
 
-    pub fn serialize<S: Serializer>(v: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(v: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
         match v {
             Some(d) => s.serialize_str(&format_duration(*d)),
             None => s.serialize_none(),

@@ -2,7 +2,7 @@
 //! (the mask is inherited across fork and exec), one keeper per physical core by default, so two
 //! runs never share a core's execution units (SMT siblings) and a run is not migrated between
 //! caches. [`configure`] sets the plan once per process (the judge does, from `[judge] pin_cpus`);
-//! [`pin_keeper`] is called where a keeper is spawned and puts it on the least used CPU of the
+//! `pin_keeper` is called where a keeper is spawned and puts it on the least used CPU of the
 //! plan. Pinning is best effort: a CPU that cannot be used leaves the keeper unpinned.
 
 use std::collections::BTreeSet;
@@ -37,7 +37,7 @@ impl Pinning {
     }
 
     /// The CPUs this plan uses on this host (empty: do not pin).
-    pub fn cpus(&self) -> Vec<usize> {
+    pub(super) fn cpus(&self) -> Vec<usize> {
         match self {
             Pinning::Off => Vec::new(),
             Pinning::Auto => one_per_core(),
@@ -69,7 +69,7 @@ pub fn configure(pinning: &Pinning) {
 
 /// Pins a newly started keeper to the least used CPU of the plan; returns that CPU (`None`: no
 /// plan, or the kernel refused).
-pub fn pin_keeper(pid: u32) -> Option<usize> {
+pub(super) fn pin_keeper(pid: u32) -> Option<usize> {
     let mut plan = PLAN.lock().unwrap_or_else(|e| e.into_inner());
     if plan.cpus.is_empty() {
         return None;
@@ -112,7 +112,7 @@ pub fn set_affinity(pid: u32, cpus: &[usize]) -> std::io::Result<()> {
 }
 
 /// The CPUs process `pid` (0: this one) may run on.
-pub fn affinity(pid: u32) -> std::io::Result<Vec<usize>> {
+pub(super) fn affinity(pid: u32) -> std::io::Result<Vec<usize>> {
     // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: `set` is a valid, writable cpu_set_t of the size passed.
@@ -142,7 +142,7 @@ fn online() -> usize {
 }
 
 /// The SMT siblings of `cpu` (itself included), from sysfs; just `cpu` when unknown.
-pub fn siblings(cpu: usize) -> Vec<usize> {
+pub(super) fn siblings(cpu: usize) -> Vec<usize> {
     std::fs::read_to_string(format!(
         "/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list"
     ))
@@ -153,7 +153,7 @@ pub fn siblings(cpu: usize) -> Vec<usize> {
 }
 
 /// The lowest allowed CPU of each physical core this process may use.
-pub fn one_per_core() -> Vec<usize> {
+pub(super) fn one_per_core() -> Vec<usize> {
     let allowed = allowed_cpus();
     let allowed_set: BTreeSet<usize> = allowed.iter().copied().collect();
     let mut seen = BTreeSet::new();
@@ -172,7 +172,7 @@ pub fn one_per_core() -> Vec<usize> {
 }
 
 /// Parses a kernel CPU list ("0-3,8,10-11").
-pub fn parse_list(text: &str) -> Option<Vec<usize>> {
+pub(super) fn parse_list(text: &str) -> Option<Vec<usize>> {
     let mut v = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part.split_once('-') {

@@ -22,7 +22,7 @@ const ROOT: &str = "/sys/fs/cgroup";
 const RECLAIM_ABOVE: u64 = 8 << 20;
 
 /// The keeper's cgroup(s).
-pub struct Cgroup {
+pub(super) struct Cgroup {
     kind: Kind,
     /// Values last written to each control file: a run that needs the same limits as the one
     /// before costs no write at all.
@@ -49,14 +49,14 @@ enum Kind {
 }
 
 /// Counter values read before a run.
-pub struct Baseline {
+pub(super) struct Baseline {
     memory: u64,
     oom_kills: u64,
     cpu: Option<Duration>,
 }
 
 /// What the cgroup saw during a run.
-pub struct Usage {
+pub(super) struct Usage {
     pub peak_memory: Option<u64>,
     pub oom_killed: bool,
 }
@@ -140,7 +140,7 @@ fn make_dir(parent: PathBuf, name: &str) -> Result<PathBuf, String> {
 
 impl Cgroup {
     /// Creates the keeper's cgroup and moves the calling process into it.
-    pub fn create_and_join(name: &str) -> Result<Cgroup, String> {
+    pub(super) fn create_and_join(name: &str) -> Result<Cgroup, String> {
         let pid = std::process::id().to_string();
         if Path::new(ROOT).join("cgroup.controllers").exists() {
             let parent = Path::new(ROOT).join(current_path("").trim_start_matches('/'));
@@ -239,7 +239,7 @@ impl Cgroup {
         r
     }
 
-    pub fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         match &self.kind {
             Kind::V1 { pids, cpuacct, .. } => format!(
                 "v1 (memory{}{})",
@@ -251,7 +251,7 @@ impl Cgroup {
     }
 
     /// Folders to remove once the keeper has exited.
-    pub fn dirs(&self) -> Vec<PathBuf> {
+    pub(super) fn dirs(&self) -> Vec<PathBuf> {
         match &self.kind {
             Kind::V1 {
                 memory,
@@ -269,7 +269,7 @@ impl Cgroup {
     }
 
     /// CPU time consumed by the cgroup so far (keeper included; callers difference it).
-    pub fn cpu_usage(&mut self) -> Option<Duration> {
+    pub(super) fn cpu_usage(&mut self) -> Option<Duration> {
         match &mut self.kind {
             Kind::V1 { cpu, .. } => cpu.as_mut().and_then(read_u64).map(Duration::from_nanos),
             Kind::V2 { cpu, .. } => {
@@ -289,7 +289,7 @@ impl Cgroup {
     /// Sets the run's limits and resets the peak; returns the counters to difference against.
     /// `kept` is memory of the keeper that reclaim cannot free (its copies of programs in
     /// tmpfs): the baseline is reclaimed only when it exceeds that by [`RECLAIM_ABOVE`].
-    pub fn prepare(
+    pub(super) fn prepare(
         &mut self,
         memory_limit: u64,
         processes: u32,
@@ -366,12 +366,12 @@ impl Cgroup {
         })
     }
 
-    pub fn cpu_since(&mut self, base: &Baseline) -> Option<Duration> {
+    pub(super) fn cpu_since(&mut self, base: &Baseline) -> Option<Duration> {
         Some(self.cpu_usage()?.saturating_sub(base.cpu?))
     }
 
     /// Reads the peak and the OOM flag of the run that just ended.
-    pub fn finish(&mut self, base: &Baseline) -> Usage {
+    pub(super) fn finish(&mut self, base: &Baseline) -> Usage {
         let peak = match &mut self.kind {
             Kind::V1 { max_usage, .. } => read_u64(max_usage),
             Kind::V2 { peak, .. } => peak.as_mut().and_then(read_u64),

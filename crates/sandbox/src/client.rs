@@ -50,7 +50,7 @@ impl SandboxOptions {
 }
 
 /// The `ojd` binary: `OJD_KEEPER`, this executable if it is `ojd`, or `ojd` beside it or its parent.
-pub fn default_keeper_exe() -> PathBuf {
+pub(super) fn default_keeper_exe() -> PathBuf {
     if let Some(p) = std::env::var_os("OJD_KEEPER") {
         return PathBuf::from(p);
     }
@@ -143,7 +143,7 @@ impl Sandbox {
     }
 
     /// The keeper's process id (tests tell a replaced keeper by it).
-    pub fn keeper_pid(&self) -> u32 {
+    pub(super) fn keeper_pid(&self) -> u32 {
         self.child.id()
     }
 

@@ -4,7 +4,7 @@
 //! Here: the request loop, a run's supervision (limits, kill, accounting) and the box's files.
 //! The root is built in `root.rs`; what runs in the forked init and program is in `child.rs`.
 //! The keeper is single-threaded, so after `clone`/`fork` a child may allocate and use std
-//! freely; still, every string the children need is built before cloning ([`Prepared`]).
+//! freely; still, every string the children need is built before cloning (`Prepared`).
 
 use std::fs;
 use std::io::{BufRead, Write};

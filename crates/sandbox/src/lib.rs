@@ -59,7 +59,10 @@
 //!
 //! The modules: `client` (the judge's side: [`Sandbox`], [`SandboxPool`]) and `keeper` speak
 //! the `protocol`; the keeper builds its root in `root`, forks init and the program from `child`,
-//! accounts in `cgroup`, filters with `seccomp`; the libc helpers are in `sys`.
+//! accounts in `cgroup`, filters with `seccomp`; the libc helpers are in `sys`. Users see this
+//! file (what to run, its limits, what it did, the sandboxes), `keeper::main` (the entry point
+//! of `ojd __keeper`), and in `affinity` and `noise` the CPU pinning and timing checks that
+//! `ojd doctor` and the benchmarks use; everything else is crate-private.
 
 // The only crate of ojd with unsafe code: every block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -82,8 +85,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use client::{default_keeper_exe, PooledSandbox, Sandbox, SandboxOptions, SandboxPool};
-pub use seccomp::syscall_name;
+pub use client::{PooledSandbox, Sandbox, SandboxOptions, SandboxPool};
 
 /// Whether this process runs as root (full isolation needs it).
 pub fn running_as_root() -> bool {
@@ -178,11 +180,11 @@ mod micros {
     use serde::{Deserialize, Deserializer, Serializer};
     use std::time::Duration;
 
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u64(d.as_micros() as u64)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         Ok(Duration::from_micros(u64::deserialize(d)?))
     }
 }

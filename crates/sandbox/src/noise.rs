@@ -13,11 +13,11 @@ use std::time::Duration;
 use super::affinity::TimingCheck;
 
 /// Above this CV a judge's CPU times are not stable (the target of the timing benchmark).
-pub const STABLE_CV: f64 = 0.02;
+pub(super) const STABLE_CV: f64 = 0.02;
 
 /// The coefficients of variation measured by [`measure`].
 #[derive(Clone, Copy, Debug)]
-pub struct Noise {
+pub(super) struct Noise {
     /// Arithmetic in registers.
     pub registers: f64,
     /// Random read-modify-writes over 32 MiB (more than a last-level cache).
@@ -62,7 +62,7 @@ fn lcg(s: u64) -> u64 {
 }
 
 /// Runs each probe `runs` times, alternated (about 50 ms per run in a release build).
-pub fn measure(runs: usize) -> Noise {
+pub(super) fn measure(runs: usize) -> Noise {
     measure_with(runs, 40_000_000, 2_000_000)
 }
 
@@ -97,7 +97,7 @@ fn measure_with(runs: usize, spins: u64, accesses: u32) -> Noise {
 }
 
 /// The check `ojd doctor` prints: a warning when memory-bound work varies more than
-/// [`STABLE_CV`].
+/// `STABLE_CV`.
 /// Not measured in a debug build: unoptimized, the register loop keeps its state in memory.
 pub fn check(runs: usize) -> TimingCheck {
     if cfg!(debug_assertions) {

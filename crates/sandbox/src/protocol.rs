@@ -1,7 +1,7 @@
 //! What the judge and a keeper say to each other over the keeper's pipe: one JSON line per
-//! message. The judge's side ([`super::client`]) and the keeper ([`super::keeper`]) both use
-//! these types, and the keeper's helpers (`root`, `child`) read [`KeeperConfig`]; keeping them
-//! here keeps the module graph one-way (client → protocol ← keeper → root, child).
+//! message. Only the messages live here, so that both ends (the judge's side in `client.rs`, the
+//! keeper in `keeper.rs`) and the keeper's helpers that read [`KeeperConfig`] (`root.rs`,
+//! `child.rs`) depend on this module and it on none of them.
 
 use std::path::PathBuf;
 
@@ -11,7 +11,7 @@ use super::{Capabilities, RunOutcome, RunSpec};
 
 /// Sent once, as the first line, when a keeper starts.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct KeeperConfig {
+pub(super) struct KeeperConfig {
     /// Preferred uid (and gid) for programs; the keeper takes the first free one from here
     /// within `uid_base..uid_base + 1000`.
     pub uid: u32,
@@ -29,12 +29,12 @@ pub struct KeeperConfig {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub enum Request {
+pub(super) enum Request {
     Run(Box<RunSpec>),
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub enum Response {
+pub(super) enum Response {
     Ready {
         capabilities: Capabilities,
         cgroup_dirs: Vec<PathBuf>,

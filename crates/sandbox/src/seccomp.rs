@@ -58,7 +58,7 @@ macro_rules! syscalls {
 
 /// Denied system calls with their names, for reports (the same on every architecture).
 #[rustfmt::skip]
-pub const DENIED: &[(c_long, &str)] = syscalls!(
+pub(super) const DENIED: &[(c_long, &str)] = syscalls!(
     SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp, SYS_pidfd_getfd,
     SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_fsopen, SYS_fsmount, SYS_fsconfig,
     SYS_fspick, SYS_move_mount, SYS_open_tree, SYS_mount_setattr,
@@ -85,7 +85,7 @@ fn all_denied() -> impl Iterator<Item = &'static (c_long, &'static str)> {
 }
 
 /// The name of a system call number, if it is one the filter denies (or `socket`/`clone`).
-pub fn syscall_name(nr: i64) -> Option<&'static str> {
+pub(super) fn syscall_name(nr: i64) -> Option<&'static str> {
     if nr == libc::SYS_socket {
         return Some("socket");
     }
@@ -115,7 +115,7 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
 
 /// What a denied call does.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum DenyAction {
+pub(super) enum DenyAction {
     /// Suspend the call and notify the listener (init names it and kills the run).
     Notify,
     /// Kill the process at once (SIGSYS).
@@ -175,7 +175,7 @@ impl Rule {
 /// matters for every run, because when a filter is attached the kernel runs it for every system
 /// call number to cache the ones it always allows, and for a chain of 60 tests that took about
 /// 0.4 ms per run on this project's machine (see `benches/sandbox_steps.c`).
-pub fn build_filter(action: DenyAction) -> Vec<sock_filter> {
+pub(super) fn build_filter(action: DenyAction) -> Vec<sock_filter> {
     let kill = SECCOMP_RET_KILL_PROCESS;
     let deny = match action {
         DenyAction::Notify => libc::SECCOMP_RET_USER_NOTIF,

@@ -6,8 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ojd_judge::checker::{compare, CheckOutcome};
-use ojd_judge::judge::{Judge, Program, ProgramRun};
+use ojd_judge::judge::{compare, CheckOutcome, Judge, Program, ProgramRun};
 use ojd_judge::problem::Problem;
 use ojd_sandbox::Limits;
 

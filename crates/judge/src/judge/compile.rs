@@ -13,7 +13,7 @@ use ojd_sandbox::{LimitKind, Limits, RunSpec, Termination};
 /// The largest compiled program: the compiler's file-size limit, and the most the sandbox copies
 /// out of its box. A bigger executable is a compile error ("File size limit exceeded" from the
 /// linker), never a truncated program.
-pub const MAX_EXECUTABLE: u64 = 256 << 20;
+const MAX_EXECUTABLE: u64 = 256 << 20;
 
 /// A compiled program: its folder (bound at /prog) and how to run it.
 #[derive(Clone, Debug)]
@@ -152,7 +152,7 @@ impl Judge {
 
 /// Where a compiled program is cached: the SHA-256 of the language, its compile command, the
 /// compiler binary's identity (an upgraded compiler builds anew) and the source.
-pub fn cache_key(lang: &Language, source: &[u8]) -> String {
+fn cache_key(lang: &Language, source: &[u8]) -> String {
     let mut h = Sha256::new();
     h.update(lang.id.as_bytes());
     h.update(lang.compile.join("\0").as_bytes());
@@ -225,5 +225,50 @@ fn evict(cache: &Path, limit: u64, keep: &Path) {
         if std::fs::remove_dir_all(&path).is_ok() {
             total -= size;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn an_upgraded_compiler_is_another_cache_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let compiler = dir.path().join("cc-12");
+        std::fs::write(&compiler, "#!/bin/sh\n").unwrap();
+        let link = dir.path().join("cc");
+        std::os::unix::fs::symlink(&compiler, &link).unwrap();
+        let mut config = Config::defaults().languages["c"].clone();
+        config.compile[0] = link.display().to_string();
+        let resolve = || {
+            crate::lang::resolve_language("c", &config)
+                .expect("resolves")
+                .0
+        };
+        let before = resolve();
+        assert!(
+            before.compiler_id.contains("cc-12"),
+            "the symlink's target: {}",
+            before.compiler_id
+        );
+        assert_eq!(resolve().compiler_id, before.compiler_id, "stable");
+        let key = |l: &Language| cache_key(l, b"int main(){}");
+        assert_eq!(key(&resolve()), key(&before));
+        // The package manager replaces the binary: a new modification time.
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&compiler)
+            .unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+            .unwrap();
+        let after = resolve();
+        assert_ne!(after.compiler_id, before.compiler_id);
+        assert_ne!(key(&after), key(&before), "programs are built anew");
+        assert_eq!(
+            crate::lang::compiler_identity(&dir.path().join("missing")),
+            ""
+        );
     }
 }

@@ -2,13 +2,14 @@
 //! daemon's workers and `ojd verify` all call [`Judge::judge`]; nothing judges another way.
 //!
 //! Steps: check the submission (size, text, language) → compile it in the sandbox (cached by a
-//! hash of language, command and source) → run every test in the sandbox → classify the run
-//! (limits, signals, exit code) → check the output → aggregate into a [`JudgeReport`].
+//! hash of language, command and source) → run every test in the sandbox (an interactive
+//! problem's against its interactor, `interactive.rs`) → classify the run (limits, signals, exit
+//! code) → check the output (the checkers, `check/`) → aggregate into a [`JudgeReport`].
 //! Progress is reported through [`Event`]s; a cancel flag is checked between tests.
 
 mod check;
 mod compile;
-mod kattis;
+mod interactive;
 mod run;
 mod score;
 
@@ -16,11 +17,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-pub use self::compile::{cache_key, Compiled, Program};
-pub use self::run::{classify, signal_name, InputRun, ProgramRun};
+pub use self::check::{compare, CheckOutcome};
+pub use self::compile::{Compiled, Program};
+use self::run::signal_name;
+pub use self::run::{classify, InputRun, ProgramRun};
 use crate::config::Config;
-use crate::lang::resolve_language;
-pub use crate::lang::Language;
+use crate::lang::{resolve_language, Language};
 use crate::problem::{CheckerSpec, Problem};
 use crate::verdict::{JudgeReport, TestResult, Verdict};
 use ojd_sandbox::{SandboxError, SandboxOptions, SandboxPool};
@@ -288,7 +290,7 @@ impl Judge {
         };
         let interactor = match &problem.interactor {
             Some(i) => match self.compile_file(&problem.dir.join(&i.path))? {
-                Compiled::Program(p) => Some(p),
+                Compiled::Program(p) => Some((i, p)),
                 Compiled::Error(msg) => {
                     return Err(JudgeError::BadSubmission(format!(
                         "{}: the interactor does not compile:\n{msg}",
@@ -312,11 +314,12 @@ impl Judge {
             });
             let result = if failed && !self.config.judge.run_all_tests {
                 run::skipped(test)
-            } else if let Some(i) = &interactor {
-                crate::interactive::run_test(
+            } else if let Some((spec, i)) = &interactor {
+                interactive::run_test(
                     self,
                     problem,
                     &program,
+                    spec,
                     i,
                     checker.as_ref(),
                     test,

@@ -19,7 +19,7 @@ impl Judge {
 
     /// Runs a compiled program once in `sandbox`, a sandbox of its own rather than the pool's
     /// (the interactor's side of an interactive run, which runs beside the program).
-    pub fn execute_in(
+    pub(super) fn execute_in(
         &self,
         sandbox: &mut ojd_sandbox::Sandbox,
         run: &ProgramRun<'_>,
@@ -28,7 +28,7 @@ impl Judge {
     }
 
     /// A new sandbox (keeper) with this judge's options, outside the pool.
-    pub fn start_sandbox(&self) -> Result<ojd_sandbox::Sandbox, JudgeError> {
+    pub(super) fn start_sandbox(&self) -> Result<ojd_sandbox::Sandbox, JudgeError> {
         Ok(ojd_sandbox::Sandbox::start(self.pool.options())?)
     }
 
@@ -193,9 +193,8 @@ pub(super) fn skipped(test: &TestCase) -> TestResult {
     }
 }
 
-/// How a run ended, as a verdict: the rules shared by judging, `ojd gen` and `ojd stress`.
 /// The conventional name of a signal ("SIGSEGV").
-pub fn signal_name(sig: i32) -> String {
+pub(super) fn signal_name(sig: i32) -> String {
     let name = match sig {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",
@@ -220,7 +219,8 @@ pub fn signal_name(sig: i32) -> String {
     name.to_string()
 }
 
-/// Decides a verdict from how the program ended; `None` means it exited 0 in time.
+/// How a run ended, as a verdict: the rules shared by judging, `ojd gen` and `ojd stress`.
+/// `None` means the program exited 0 within its limits.
 pub fn classify(o: &RunOutcome, limits: &Limits) -> Option<(Verdict, String)> {
     if let Some(e) = &o.exec_error {
         return Some((Verdict::RuntimeError, format!("cannot execute: {e}")));

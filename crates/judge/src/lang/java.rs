@@ -3,7 +3,7 @@
 //! package, if the source declares one.
 
 /// The fully qualified name of the class to run, e.g. `Main` or `contest.Solution`.
-pub fn main_class(source: &str) -> String {
+pub(crate) fn main_class(source: &str) -> String {
     let code = strip(source);
     let tokens = tokenize(&code);
     let package = tokens
@@ -27,7 +27,7 @@ pub fn main_class(source: &str) -> String {
 }
 
 /// The simple name of the class (the file must be named `<simple>.java`).
-pub fn simple_name(class: &str) -> &str {
+pub(crate) fn simple_name(class: &str) -> &str {
     class.rsplit('.').next().unwrap_or(class)
 }
 

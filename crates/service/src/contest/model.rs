@@ -3,7 +3,7 @@
 //! [`Contest::load`] reads `contests/<id>/contest.toml`, checks every key and collects *all*
 //! errors before failing, each naming the file and the key
 //! (`contests/x/contest.toml: start: expected an RFC 3339 time with an offset, ...`), as
-//! `problem.rs` does for problems. Times inside a contest are Unix milliseconds; durations are
+//! ojd-judge's `Problem::load` does for problems. Times inside a contest are Unix milliseconds; durations are
 //! whole minutes or finer.
 
 use std::path::{Path, PathBuf};

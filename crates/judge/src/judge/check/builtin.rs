@@ -1,45 +1,11 @@
-//! Output checkers: compare a program's output with the expected answer.
-//!
-//! Built-in: `tokens` (default), `exact`, `lines`, `float`, and `kattis-default` (the Kattis
-//! default output validator with its flags, [`DefaultFlags`]). A UTF-8 BOM and CRLF line ends
-//! never make an answer wrong under any of them, nor does a missing or extra final newline.
-//! External checkers run in the sandbox from the judge; [`testlib_outcome`] reads a testlib
-//! checker's exit status and [`kattis_outcome`] a Kattis output validator's (42/43 and its
-//! feedback files).
+//! The built-in checkers: `tokens` (the default), `exact`, `lines`, `float`, and
+//! `kattis-default` (the Kattis default output validator with its flags, [`DefaultFlags`]). A
+//! UTF-8 BOM and CRLF line ends never make an answer wrong under any of them, nor does a missing
+//! or extra final newline.
 
+use super::CheckOutcome;
 use crate::problem::{CheckerSpec, DefaultFlags};
-
-/// What a checker decided.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CheckOutcome {
-    Accepted,
-    /// Wrong answer, with a one-line reason naming where.
-    Wrong(String),
-    /// The checker itself failed: a judge error, never the student's fault.
-    Failed(String),
-}
-
-/// Strips a UTF-8 BOM and turns CRLF (and lone CR) into LF.
-pub fn normalize(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
-    if !data.contains(&b'\r') {
-        return std::borrow::Cow::Borrowed(data);
-    }
-    let mut out = Vec::with_capacity(data.len());
-    let mut i = 0;
-    while i < data.len() {
-        if data[i] == b'\r' {
-            out.push(b'\n');
-            if data.get(i + 1) == Some(&b'\n') {
-                i += 1;
-            }
-        } else {
-            out.push(data[i]);
-        }
-        i += 1;
-    }
-    std::borrow::Cow::Owned(out)
-}
+use crate::text::normalize;
 
 /// A token with its 1-based line and column.
 struct Token<'a> {
@@ -157,7 +123,7 @@ fn lines(data: &[u8]) -> Vec<&[u8]> {
     v
 }
 
-/// Compares with a built-in checker. `Program` checkers are run by the judge instead.
+/// Compares with a built-in checker. `Program` and `Kattis` checkers are run by the judge instead.
 pub fn compare(spec: &CheckerSpec, output: &[u8], answer: &[u8]) -> CheckOutcome {
     let output = normalize(output);
     let answer = normalize(answer);
@@ -286,49 +252,6 @@ fn parse_float(b: &[u8]) -> Option<f64> {
         .parse::<f64>()
         .ok()
         .filter(|f| f.is_finite())
-}
-
-/// A Kattis output validator's verdict: exit 42 accepted, 43 wrong answer, anything else (or
-/// a signal) a judge error. `teammessage.txt` is the message the student may see;
-/// `judgemessage.txt` is for admins (it follows the team's part, after "judge:").
-pub fn kattis_outcome(exit: Option<i32>, judge_message: &str, team_message: &str) -> CheckOutcome {
-    let first = |s: &str| s.lines().next().unwrap_or("").trim().to_string();
-    let (judge, team) = (first(judge_message), first(team_message));
-    let message = match (team.is_empty(), judge.is_empty()) {
-        (true, true) => String::new(),
-        (false, true) => team,
-        (true, false) => format!("judge: {judge}"),
-        (false, false) => format!("{team}; judge: {judge}"),
-    };
-    match exit {
-        Some(42) => CheckOutcome::Accepted,
-        Some(43) => CheckOutcome::Wrong(if message.is_empty() {
-            "wrong answer (output validator)".into()
-        } else {
-            message
-        }),
-        Some(c) => CheckOutcome::Failed(format!(
-            "output validator exited with code {c} (42 accepts, 43 rejects): {message}"
-        )),
-        None => CheckOutcome::Failed(format!("output validator crashed: {message}")),
-    }
-}
-
-/// Reads a testlib checker's verdict: 0 OK, 1 WA, 2 PE (a wrong answer too), 3 checker failure.
-pub fn testlib_outcome(exit: Option<i32>, message: &str) -> CheckOutcome {
-    let msg = message.lines().next().unwrap_or("").trim().to_string();
-    match exit {
-        Some(0) => CheckOutcome::Accepted,
-        Some(1) => CheckOutcome::Wrong(if msg.is_empty() {
-            "wrong answer".into()
-        } else {
-            msg
-        }),
-        Some(2) => CheckOutcome::Wrong(format!("presentation error: {msg}")),
-        Some(3) => CheckOutcome::Failed(format!("checker failure: {msg}")),
-        Some(c) => CheckOutcome::Failed(format!("checker exited with unknown code {c}: {msg}")),
-        None => CheckOutcome::Failed(format!("checker crashed: {msg}")),
-    }
 }
 
 #[cfg(test)]
@@ -466,59 +389,5 @@ mod tests {
         assert_eq!(compare(&both, b"0.0005 1000.5\n", b"0 1000\n"), Accepted);
         assert!(DefaultFlags::parse(&["colour".into()]).is_err());
         assert!(DefaultFlags::parse(&["float_tolerance".into()]).is_err());
-    }
-
-    #[test]
-    fn default_flags_map_onto_builtins() {
-        let parse = |flags: &[&str]| {
-            let v: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
-            DefaultFlags::parse(&v).unwrap().into_checker()
-        };
-        assert_eq!(parse(&["case_sensitive"]), CheckerSpec::Tokens);
-        assert_eq!(
-            parse(&["case_sensitive", "float_absolute_tolerance", "1e-6"]),
-            CheckerSpec::Float {
-                abs: 1e-6,
-                rel: 0.0
-            }
-        );
-        assert!(matches!(parse(&[]), CheckerSpec::KattisDefault(_)));
-        // Round trip through the flags an export writes.
-        for spec in [
-            CheckerSpec::Tokens,
-            CheckerSpec::Float {
-                abs: 1e-6,
-                rel: 1e-9,
-            },
-        ] {
-            let flags = spec.default_flags().unwrap().to_flags();
-            assert_eq!(DefaultFlags::parse(&flags).unwrap().into_checker(), spec);
-        }
-    }
-
-    #[test]
-    fn kattis_codes() {
-        assert_eq!(kattis_outcome(Some(42), "", ""), Accepted);
-        assert_eq!(
-            kattis_outcome(Some(43), "expected 5 got 6\n", "too large\n"),
-            Wrong("too large; judge: expected 5 got 6".into())
-        );
-        assert!(matches!(kattis_outcome(Some(0), "", ""), Failed(_)));
-        assert!(matches!(kattis_outcome(Some(1), "", ""), Failed(_)));
-        assert!(matches!(kattis_outcome(None, "", ""), Failed(_)));
-    }
-
-    #[test]
-    fn testlib_codes() {
-        assert_eq!(testlib_outcome(Some(0), "ok"), Accepted);
-        assert_eq!(
-            testlib_outcome(Some(1), "wrong answer 3rd number\n"),
-            Wrong("wrong answer 3rd number".into())
-        );
-        assert!(
-            matches!(testlib_outcome(Some(2), "spaces"), Wrong(m) if m.starts_with("presentation error"))
-        );
-        assert!(matches!(testlib_outcome(Some(3), "bad"), Failed(_)));
-        assert!(matches!(testlib_outcome(None, ""), Failed(_)));
     }
 }

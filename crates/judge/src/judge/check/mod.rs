@@ -1,15 +1,37 @@
-//! Checking a finished run's output: the built-in comparisons or the problem's checker program
-//! (testlib conventions), run in the sandbox.
+//! Checkers, all in one place: what decides whether a finished run's output answers the test.
+//!
+//! - the built-in comparisons (`builtin.rs`, [`compare`]): `tokens`, `exact`, `lines`, `float`
+//!   and `kattis-default`;
+//! - a problem's checker program speaking testlib's protocol (here: run in the sandbox, its
+//!   verdict read by [`testlib_outcome`]);
+//! - a problem's Kattis output validator (`kattis.rs`).
+//!
+//! An interactor reports its verdict by the same two protocols (`interactive.rs` reads it with
+//! [`testlib_outcome`] and [`kattis_outcome`]).
+
+mod builtin;
+mod kattis;
 
 use std::path::Path;
 use std::time::Duration;
 
+pub use self::builtin::compare;
+pub(super) use self::kattis::kattis_outcome;
 use super::{io_err, Judge, JudgeError, Program, ProgramRun};
-use crate::checker::{self, CheckOutcome};
 use crate::fsutil::read_capped;
-use crate::problem::{Problem, TestCase};
+use crate::problem::{CheckerSpec, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, Termination};
+
+/// What a checker decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckOutcome {
+    Accepted,
+    /// Wrong answer, with a one-line reason naming where.
+    Wrong(String),
+    /// The checker itself failed: a judge error, never the student's fault.
+    Failed(String),
+}
 
 impl Judge {
     /// Checks a finished run's output against the test's answer (built in comparison or the
@@ -27,9 +49,9 @@ impl Judge {
         let answer = std::fs::read(&test.answer)
             .map_err(io_err(format!("read {}", test.answer.display())))?;
         let outcome = match checker {
-            None => checker::compare(&problem.checker, &output, &answer),
+            None => compare(&problem.checker, &output, &answer),
             Some(c) => match &problem.checker {
-                crate::problem::CheckerSpec::Kattis { flags, .. } => {
+                CheckerSpec::Kattis { flags, .. } => {
                     self.run_kattis_validator(c, flags, test, out_path, work)?
                 }
                 _ => self.run_checker(c, test, out_path, work)?,
@@ -94,6 +116,43 @@ impl Judge {
             Termination::Exited(c) => Some(c),
             Termination::Signaled(_) => None,
         };
-        Ok(checker::testlib_outcome(code, &text))
+        Ok(testlib_outcome(code, &text))
+    }
+}
+
+/// Reads a testlib checker's verdict: 0 OK, 1 WA, 2 PE (a wrong answer too), 3 checker failure.
+pub(super) fn testlib_outcome(exit: Option<i32>, message: &str) -> CheckOutcome {
+    let msg = message.lines().next().unwrap_or("").trim().to_string();
+    match exit {
+        Some(0) => CheckOutcome::Accepted,
+        Some(1) => CheckOutcome::Wrong(if msg.is_empty() {
+            "wrong answer".into()
+        } else {
+            msg
+        }),
+        Some(2) => CheckOutcome::Wrong(format!("presentation error: {msg}")),
+        Some(3) => CheckOutcome::Failed(format!("checker failure: {msg}")),
+        Some(c) => CheckOutcome::Failed(format!("checker exited with unknown code {c}: {msg}")),
+        None => CheckOutcome::Failed(format!("checker crashed: {msg}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CheckOutcome::*;
+
+    #[test]
+    fn testlib_codes() {
+        assert_eq!(testlib_outcome(Some(0), "ok"), Accepted);
+        assert_eq!(
+            testlib_outcome(Some(1), "wrong answer 3rd number\n"),
+            Wrong("wrong answer 3rd number".into())
+        );
+        assert!(
+            matches!(testlib_outcome(Some(2), "spaces"), Wrong(m) if m.starts_with("presentation error"))
+        );
+        assert!(matches!(testlib_outcome(Some(3), "bad"), Failed(_)));
+        assert!(matches!(testlib_outcome(None, ""), Failed(_)));
     }
 }

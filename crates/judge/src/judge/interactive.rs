@@ -1,5 +1,6 @@
-//! Interactive problems: the submission and the problem's interactor run in two sandboxes
-//! joined by pipes. The main entry is [`run_test`]; the verdict rule is [`decide`].
+//! The judging pipeline's run mode for interactive problems: the submission and the problem's
+//! interactor run in two sandboxes joined by pipes. The main entry is [`run_test`]; the verdict
+//! rule is [`decide`].
 //!
 //! # Theory of operation
 //!
@@ -30,14 +31,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::checker::{self, CheckOutcome};
-use crate::judge::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
+use super::check::{kattis_outcome, testlib_outcome, CheckOutcome};
+use super::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, RunOutcome, Termination};
 
 /// How many bytes of the two directions the transcript keeps.
-pub const TRANSCRIPT_LIMIT: usize = 4096;
+const TRANSCRIPT_LIMIT: usize = 4096;
 
 /// The bounded record of both directions, in the order the relay saw them.
 #[derive(Default)]
@@ -161,7 +162,7 @@ fn relay(d: &Direction<'_>) {
 }
 
 /// What the two runs did, for [`decide`].
-pub struct Ends<'a> {
+struct Ends<'a> {
     pub program: &'a RunOutcome,
     pub limits: &'a Limits,
     /// The program wrote more than its output limit (counted by the relay).
@@ -180,7 +181,7 @@ pub struct Ends<'a> {
 /// 4. the program crashed (signal, non-zero exit, forbidden system call) → RE;
 /// 5. the interactor went over its own limits → JE;
 /// 6. otherwise what the interactor said: AC, WA (or JE for its own failure).
-pub fn decide(e: &Ends<'_>) -> (Verdict, String) {
+fn decide(e: &Ends<'_>) -> (Verdict, String) {
     let interactor_limited = e.interactor.killed_by.is_some();
     if let (false, CheckOutcome::Failed(m)) = (interactor_limited, &e.said) {
         return (Verdict::JudgeError, format!("interactor: {m}"));
@@ -266,22 +267,20 @@ impl Pipes {
 /// How much longer than the program's wall limit the interactor may run.
 const INTERACTOR_WALL_MARGIN: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Runs `program` against the problem's interactor on one test (see the module documentation).
+/// Runs `program` against the problem's interactor (`spec`, compiled as `interactor`) on one
+/// test (see the module documentation).
 #[allow(clippy::too_many_arguments)]
-pub fn run_test(
+pub(super) fn run_test(
     judge: &Judge,
     problem: &Problem,
     program: &Program,
+    spec: &Interactor,
     interactor: &Program,
     checker: Option<&Program>,
     test: &TestCase,
     limits: &Limits,
     work: &Path,
 ) -> Result<TestResult, JudgeError> {
-    let spec = problem
-        .interactor
-        .as_ref()
-        .expect("interactive runs are for problems with an interactor");
     let dir = work.join("interactive");
     let pipes = Pipes::new(&dir)?;
     let (judge_msg, team_msg, tout) = (
@@ -513,9 +512,9 @@ fn interactor_said(
             if judge.trim().is_empty() {
                 judge = read(stderr);
             }
-            checker::kattis_outcome(code, &judge, &read(team_msg))
+            kattis_outcome(code, &judge, &read(team_msg))
         }
-        InteractorProtocol::Testlib => checker::testlib_outcome(code, &read(stderr)),
+        InteractorProtocol::Testlib => testlib_outcome(code, &read(stderr)),
     }
 }
 

@@ -1,6 +1,6 @@
-//! Running a Kattis output validator in the sandbox:
-//! `validator input answer feedback_dir [flags] < team_output`, exit 42 accepted, 43 wrong
-//! answer, anything else a judge error ([`crate::checker::kattis_outcome`]).
+//! Kattis output validators: running one in the sandbox,
+//! `validator input answer feedback_dir [flags] < team_output`, and reading its verdict: exit 42
+//! accepted, 43 wrong answer, anything else a judge error ([`kattis_outcome`]).
 //!
 //! The feedback folder is the validator's working folder in the box (`.`), so
 //! `judgemessage.txt` and `teammessage.txt` are collected from there after the run; the test
@@ -10,9 +10,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::{Judge, JudgeError, Program, ProgramRun};
-use crate::checker::{self, CheckOutcome};
+use super::CheckOutcome;
 use crate::fsutil::read_capped;
+use crate::judge::{Judge, JudgeError, Program, ProgramRun};
 use crate::problem::TestCase;
 use ojd_sandbox::{Limits, Termination};
 
@@ -74,10 +74,58 @@ impl Judge {
         if judge_text.trim().is_empty() {
             judge_text = read_capped(&log, 4096);
         }
-        Ok(checker::kattis_outcome(
+        Ok(kattis_outcome(
             code,
             &judge_text,
             &read_capped(&team_msg, 4096),
         ))
+    }
+}
+
+/// A Kattis output validator's verdict: exit 42 accepted, 43 wrong answer, anything else (or
+/// a signal) a judge error. `teammessage.txt` is the message the student may see;
+/// `judgemessage.txt` is for admins (it follows the team's part, after "judge:").
+pub(in crate::judge) fn kattis_outcome(
+    exit: Option<i32>,
+    judge_message: &str,
+    team_message: &str,
+) -> CheckOutcome {
+    let first = |s: &str| s.lines().next().unwrap_or("").trim().to_string();
+    let (judge, team) = (first(judge_message), first(team_message));
+    let message = match (team.is_empty(), judge.is_empty()) {
+        (true, true) => String::new(),
+        (false, true) => team,
+        (true, false) => format!("judge: {judge}"),
+        (false, false) => format!("{team}; judge: {judge}"),
+    };
+    match exit {
+        Some(42) => CheckOutcome::Accepted,
+        Some(43) => CheckOutcome::Wrong(if message.is_empty() {
+            "wrong answer (output validator)".into()
+        } else {
+            message
+        }),
+        Some(c) => CheckOutcome::Failed(format!(
+            "output validator exited with code {c} (42 accepts, 43 rejects): {message}"
+        )),
+        None => CheckOutcome::Failed(format!("output validator crashed: {message}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CheckOutcome::*;
+
+    #[test]
+    fn kattis_codes() {
+        assert_eq!(kattis_outcome(Some(42), "", ""), Accepted);
+        assert_eq!(
+            kattis_outcome(Some(43), "expected 5 got 6\n", "too large\n"),
+            Wrong("too large; judge: expected 5 got 6".into())
+        );
+        assert!(matches!(kattis_outcome(Some(0), "", ""), Failed(_)));
+        assert!(matches!(kattis_outcome(Some(1), "", ""), Failed(_)));
+        assert!(matches!(kattis_outcome(None, "", ""), Failed(_)));
     }
 }

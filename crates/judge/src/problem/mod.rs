@@ -1,0 +1,305 @@
+//! Problem packages: the validated model of a package ([`Problem`]) and what it holds.
+//!
+//! [`Problem::load`] reads a package folder, checks every key and collects *all* errors before
+//! failing, each naming the file and the key ("problems/x/problem.toml: time_limit: expected a
+//! duration like \"1s\" or \"500ms\""). Loading never runs anything. The jobs, one file each:
+//! `manifest.rs` reads `problem.toml` as written (a TOML table, walked key by key rather than
+//! derived so that one bad key does not hide the next), `validate.rs` turns it into the model
+//! below, and `discover.rs` finds the tests and reads the scoring groups.
+
+mod discover;
+mod manifest;
+mod validate;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use self::discover::natural_key;
+
+/// A validated problem package.
+#[derive(Clone, Debug, Serialize)]
+pub struct Problem {
+    /// The folder name.
+    pub id: String,
+    pub dir: PathBuf,
+    pub title: String,
+    pub source: String,
+    pub time_limit: Duration,
+    pub wall_time_limit: Option<Duration>,
+    pub memory_limit: u64,
+    pub output_limit: Option<u64>,
+    pub checker: CheckerSpec,
+    /// Reference solver, relative to `dir`.
+    pub solution: PathBuf,
+    /// True when the `.ans` files come with the package (`answers = "given"`, as imported
+    /// packages have them): `ojd gen` then validates inputs only and never rewrites an answer.
+    pub answers_given: bool,
+    pub validator: Option<PathBuf>,
+    /// The exit code by which the validator accepts an input: 0, or 42 for a Kattis validator.
+    pub validator_accept: i32,
+    /// Arguments given to the validator (Kattis `input_validator_flags`).
+    pub validator_args: Vec<String>,
+    /// An interactor: the program talks to it through pipes instead of reading a test file.
+    pub interactor: Option<Interactor>,
+    pub io: IoMode,
+    pub tests: Vec<TestCase>,
+    pub generate: Vec<Generated>,
+    pub stress: Option<Stress>,
+    pub groups: Vec<Group>,
+    /// Whose verdict rules the package's `submissions/` folders follow (`verdicts = "kattis"`
+    /// in an imported Kattis package).
+    pub verdicts: VerdictRules,
+}
+
+/// How outputs are compared.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CheckerSpec {
+    /// Whitespace-insensitive token comparison (the default).
+    Tokens,
+    /// Byte-exact comparison after normalising CRLF and a final newline.
+    Exact,
+    /// Line by line, ignoring trailing spaces and trailing empty lines.
+    Lines,
+    /// Tokens, numbers equal within an absolute or relative tolerance.
+    Float { abs: f64, rel: f64 },
+    /// An external checker program speaking testlib's protocol.
+    Program { path: PathBuf },
+    /// The Kattis default output validator with its flags (see [`DefaultFlags`]).
+    KattisDefault(DefaultFlags),
+    /// A Kattis output validator: `validator input answer feedback_dir [flags] < output`,
+    /// exit 42 accepted, 43 wrong answer, anything else a judge error.
+    Kattis { path: PathBuf, flags: Vec<String> },
+}
+
+/// Whose verdict rules a package's `submissions/` folders were written for. ojd reports a
+/// memory overrun as MLE; Kattis (problemtools) has no such verdict and reports it as a
+/// run-time error, so a Kattis package's `run_time_error/` may hold a submission that gets MLE
+/// here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerdictRules {
+    #[default]
+    Ojd,
+    /// A memory overrun meets a `runtime_error` expectation (and counts as one).
+    Kattis,
+}
+
+/// The Kattis default output validator's flags, as the package format defines them: tokens
+/// separated by whitespace, compared case-insensitively unless `case_sensitive`; the amount of
+/// whitespace matters only with `space_change_sensitive`; with a tolerance, a token of the
+/// answer that is a number matches an output number within the absolute or the relative
+/// tolerance (either suffices).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DefaultFlags {
+    pub case_sensitive: bool,
+    pub space_change_sensitive: bool,
+    pub float_absolute_tolerance: Option<f64>,
+    pub float_relative_tolerance: Option<f64>,
+}
+
+impl DefaultFlags {
+    /// Parses `validator_flags` of a Kattis package; an unknown flag is an error naming it.
+    pub fn parse(flags: &[String]) -> Result<DefaultFlags, String> {
+        let mut f = DefaultFlags::default();
+        let mut it = flags.iter();
+        while let Some(flag) = it.next() {
+            let mut number = |name: &str| -> Result<f64, String> {
+                let v = it
+                    .next()
+                    .ok_or_else(|| format!("{name} needs a number after it"))?;
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| format!("{name}: expected a non-negative number, found {v:?}"))
+            };
+            match flag.as_str() {
+                "case_sensitive" => f.case_sensitive = true,
+                "space_change_sensitive" => f.space_change_sensitive = true,
+                "float_absolute_tolerance" => {
+                    f.float_absolute_tolerance = Some(number("float_absolute_tolerance")?)
+                }
+                "float_relative_tolerance" => {
+                    f.float_relative_tolerance = Some(number("float_relative_tolerance")?)
+                }
+                "float_tolerance" => {
+                    let e = number("float_tolerance")?;
+                    f.float_absolute_tolerance = Some(e);
+                    f.float_relative_tolerance = Some(e);
+                }
+                other => {
+                    return Err(format!(
+                        "unknown flag {other:?} (known: case_sensitive, space_change_sensitive, \
+                         float_tolerance, float_absolute_tolerance, float_relative_tolerance)"
+                    ))
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    /// The flags that select this comparison in a Kattis package.
+    pub fn to_flags(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.case_sensitive {
+            v.push("case_sensitive".to_string());
+        }
+        if self.space_change_sensitive {
+            v.push("space_change_sensitive".to_string());
+        }
+        if let Some(a) = self.float_absolute_tolerance {
+            v.extend(["float_absolute_tolerance".to_string(), format!("{a:e}")]);
+        }
+        if let Some(r) = self.float_relative_tolerance {
+            v.extend(["float_relative_tolerance".to_string(), format!("{r:e}")]);
+        }
+        v
+    }
+
+    /// The ojd built-in checker that compares exactly as these flags do, or `KattisDefault`
+    /// itself when none does: `case_sensitive` alone is `tokens`; with tolerances it is `float`.
+    pub fn into_checker(self) -> CheckerSpec {
+        let floats =
+            self.float_absolute_tolerance.is_some() || self.float_relative_tolerance.is_some();
+        match (self.case_sensitive, self.space_change_sensitive, floats) {
+            (true, false, false) => CheckerSpec::Tokens,
+            (true, false, true) => CheckerSpec::Float {
+                abs: self.float_absolute_tolerance.unwrap_or(0.0),
+                rel: self.float_relative_tolerance.unwrap_or(0.0),
+            },
+            _ => CheckerSpec::KattisDefault(self),
+        }
+    }
+}
+
+impl CheckerSpec {
+    /// The Kattis default-validator flags that compare as this built-in checker does, if any.
+    pub fn default_flags(&self) -> Option<DefaultFlags> {
+        match self {
+            CheckerSpec::Tokens => Some(DefaultFlags {
+                case_sensitive: true,
+                ..Default::default()
+            }),
+            CheckerSpec::Float { abs, rel } => Some(DefaultFlags {
+                case_sensitive: true,
+                float_absolute_tolerance: Some(*abs),
+                float_relative_tolerance: Some(*rel),
+                ..Default::default()
+            }),
+            CheckerSpec::KattisDefault(f) => Some(f.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// How an interactor speaks: its arguments and exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InteractorProtocol {
+    /// Kattis: `interactor input answer feedback_dir`, 42 accepted, 43 wrong answer.
+    Kattis,
+    /// testlib: `interactor input tout answer`, 0 accepted, 1 (2) wrong answer, 3 failure.
+    Testlib,
+}
+
+/// The program that talks to a submission of an interactive problem.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Interactor {
+    pub path: PathBuf,
+    pub protocol: InteractorProtocol,
+    pub flags: Vec<String>,
+}
+
+/// File I/O as NOIP used it: the input is also put in the working folder, and the output is
+/// read from a file if the program wrote it (standard output otherwise).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IoMode {
+    pub input_file: Option<String>,
+    pub output_file: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TestCase {
+    /// File stem, e.g. "sample-1" or "07-max".
+    pub name: String,
+    pub input: PathBuf,
+    pub answer: PathBuf,
+    pub sample: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Generated {
+    pub test: String,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Stress {
+    pub generator: PathBuf,
+    pub args: Vec<String>,
+    pub brute: PathBuf,
+    pub count: u32,
+}
+
+/// A scoring group: tests whose names start with one of `tests` prefixes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Group {
+    pub name: String,
+    pub points: u32,
+    pub tests: Vec<String>,
+}
+
+/// Every problem found while loading a package.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .errors.join("\n"))]
+pub struct LoadError {
+    pub errors: Vec<String>,
+}
+
+impl Problem {
+    /// Tests whose answer file is missing (run `ojd gen`).
+    pub fn missing_answers(&self) -> Vec<&TestCase> {
+        self.tests.iter().filter(|t| !t.answer.is_file()).collect()
+    }
+
+    /// The statement in Markdown, if the package has one.
+    pub fn statement(&self) -> Option<String> {
+        std::fs::read_to_string(self.dir.join("statement.md")).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_flags_map_onto_builtins() {
+        let parse = |flags: &[&str]| {
+            let v: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+            DefaultFlags::parse(&v).unwrap().into_checker()
+        };
+        assert_eq!(parse(&["case_sensitive"]), CheckerSpec::Tokens);
+        assert_eq!(
+            parse(&["case_sensitive", "float_absolute_tolerance", "1e-6"]),
+            CheckerSpec::Float {
+                abs: 1e-6,
+                rel: 0.0
+            }
+        );
+        assert!(matches!(parse(&[]), CheckerSpec::KattisDefault(_)));
+        // Round trip through the flags an export writes.
+        for spec in [
+            CheckerSpec::Tokens,
+            CheckerSpec::Float {
+                abs: 1e-6,
+                rel: 1e-9,
+            },
+        ] {
+            let flags = spec.default_flags().unwrap().to_flags();
+            assert_eq!(DefaultFlags::parse(&flags).unwrap().into_checker(), spec);
+        }
+    }
+}

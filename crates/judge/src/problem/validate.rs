@@ -1,0 +1,447 @@
+//! From the manifest to the model: [`Problem::load`] checks every key of `problem.toml` (limits,
+//! checker, validator, interactor, file I/O, generators, stress) and builds the [`Problem`], or
+//! fails with every error found.
+
+use std::path::{Path, PathBuf};
+
+use super::discover::{discover_tests, parse_groups};
+use super::manifest::{self, plain_name, tables, Ctx};
+use super::{
+    CheckerSpec, DefaultFlags, Generated, Interactor, InteractorProtocol, IoMode, LoadError,
+    Problem, Stress, VerdictRules,
+};
+
+impl Problem {
+    /// Loads and validates the package in `dir`.
+    pub fn load(dir: &Path) -> Result<Problem, LoadError> {
+        let (mut cx, table) = manifest::read(dir)?;
+        let id = dir
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| dir.display().to_string());
+        let title = cx.required_string(&table, "title").unwrap_or_default();
+        let source = cx.string(&table, "source").unwrap_or_default();
+        if !table.contains_key("time_limit") {
+            cx.err("time_limit", "missing");
+        }
+        if !table.contains_key("memory_limit") {
+            cx.err("memory_limit", "missing");
+        }
+        let time_limit = cx.duration(&table, "time_limit");
+        let wall_time_limit = cx.duration(&table, "wall_time_limit");
+        let memory_limit = cx.bytes(&table, "memory_limit");
+        let output_limit = cx.bytes(&table, "output_limit");
+        let checker = parse_checker(&mut cx, dir, table.get("checker"));
+        let solution_name = cx
+            .string(&table, "solution")
+            .unwrap_or_else(|| "solution.rs".into());
+        let solution = cx
+            .file(dir, "solution", &solution_name)
+            .unwrap_or_else(|| solution_name.into());
+        let (validator, validator_accept, validator_args) =
+            parse_validator(&mut cx, dir, table.get("validator"));
+        let answers_given = match cx.string(&table, "answers").as_deref() {
+            None | Some("generated") => false,
+            Some("given") => true,
+            Some(other) => {
+                cx.err(
+                    "answers",
+                    format!("expected \"generated\" or \"given\", found {other:?}"),
+                );
+                false
+            }
+        };
+        let interactor = parse_interactor(&mut cx, dir, table.get("interactor"));
+        let io = parse_io(&mut cx, table.get("io"));
+        let generate = parse_generate(&mut cx, dir, table.get("generate"));
+        let stress = parse_stress(&mut cx, dir, table.get("stress"));
+        let groups = parse_groups(&mut cx, table.get("group"));
+        let verdicts = match cx.string(&table, "verdicts").as_deref() {
+            None | Some("ojd") => VerdictRules::Ojd,
+            Some("kattis") => VerdictRules::Kattis,
+            Some(other) => {
+                cx.err(
+                    "verdicts",
+                    format!("expected \"ojd\" or \"kattis\", found {other:?}"),
+                );
+                VerdictRules::Ojd
+            }
+        };
+        let tests = discover_tests(&mut cx, dir, &generate);
+        // Both limits are required: when either is absent or bad, an error says so.
+        let (Some(time_limit), Some(memory_limit), true) =
+            (time_limit, memory_limit, cx.errors.is_empty())
+        else {
+            return Err(LoadError { errors: cx.errors });
+        };
+        Ok(Problem {
+            id,
+            dir: dir.to_path_buf(),
+            title,
+            source,
+            time_limit,
+            wall_time_limit,
+            memory_limit,
+            output_limit,
+            checker,
+            solution,
+            answers_given,
+            validator,
+            validator_accept,
+            validator_args,
+            interactor,
+            io,
+            tests,
+            generate,
+            stress,
+            groups,
+            verdicts,
+        })
+    }
+}
+
+fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSpec {
+    let kinds = "\"tokens\", \"exact\", \"lines\", \"float\" or a table with kind = \"float\", \
+                 \"program\", \"kattis\" or \"kattis-default\"";
+    match v {
+        None => CheckerSpec::Tokens,
+        Some(toml::Value::String(s)) => match s.as_str() {
+            "tokens" => CheckerSpec::Tokens,
+            "exact" => CheckerSpec::Exact,
+            "lines" => CheckerSpec::Lines,
+            "float" => CheckerSpec::Float {
+                abs: 1e-6,
+                rel: 1e-6,
+            },
+            other => {
+                cx.err(
+                    "checker",
+                    format!("unknown checker {other:?}; expected {kinds}"),
+                );
+                CheckerSpec::Tokens
+            }
+        },
+        Some(toml::Value::Table(t)) => {
+            let known: &[&str] = match t.get("kind").and_then(|k| k.as_str()) {
+                Some("kattis") => &["kind", "path", "flags"],
+                Some("kattis-default") => &[
+                    "kind",
+                    "case_sensitive",
+                    "space_change_sensitive",
+                    "float_absolute_tolerance",
+                    "float_relative_tolerance",
+                ],
+                _ => &["kind", "abs", "rel", "path"],
+            };
+            cx.unknown(t, known, "checker.");
+            let num = |cx: &mut Ctx, key: &str| match t.get(key) {
+                None => 1e-6,
+                Some(toml::Value::Float(f)) if *f >= 0.0 => *f,
+                Some(toml::Value::Integer(i)) if *i >= 0 => *i as f64,
+                Some(_) => {
+                    cx.err(&format!("checker.{key}"), "expected a non-negative number");
+                    1e-6
+                }
+            };
+            match t.get("kind").and_then(|k| k.as_str()) {
+                Some("float") => CheckerSpec::Float {
+                    abs: num(cx, "abs"),
+                    rel: num(cx, "rel"),
+                },
+                Some("program") => match t.get("path").and_then(|p| p.as_str()) {
+                    Some(p) => {
+                        let p = cx.file(dir, "checker.path", p).unwrap_or_default();
+                        CheckerSpec::Program { path: p }
+                    }
+                    None => {
+                        cx.err("checker.path", "missing (the checker program's source)");
+                        CheckerSpec::Tokens
+                    }
+                },
+                Some("kattis") => match t.get("path").and_then(|p| p.as_str()) {
+                    Some(p) => {
+                        let path = cx.file(dir, "checker.path", p).unwrap_or_default();
+                        let flags = cx.strings(t, "flags");
+                        CheckerSpec::Kattis { path, flags }
+                    }
+                    None => {
+                        cx.err("checker.path", "missing (the output validator's source)");
+                        CheckerSpec::Tokens
+                    }
+                },
+                Some("kattis-default") => {
+                    let flag = |cx: &mut Ctx, key: &str| match t.get(key) {
+                        None => false,
+                        Some(toml::Value::Boolean(b)) => *b,
+                        Some(_) => {
+                            cx.err(&format!("checker.{key}"), "expected true or false");
+                            false
+                        }
+                    };
+                    let tol = |cx: &mut Ctx, key: &str| match t.get(key) {
+                        None => None,
+                        Some(toml::Value::Float(f)) if *f >= 0.0 => Some(*f),
+                        Some(toml::Value::Integer(i)) if *i >= 0 => Some(*i as f64),
+                        Some(_) => {
+                            cx.err(&format!("checker.{key}"), "expected a non-negative number");
+                            None
+                        }
+                    };
+                    CheckerSpec::KattisDefault(DefaultFlags {
+                        case_sensitive: flag(cx, "case_sensitive"),
+                        space_change_sensitive: flag(cx, "space_change_sensitive"),
+                        float_absolute_tolerance: tol(cx, "float_absolute_tolerance"),
+                        float_relative_tolerance: tol(cx, "float_relative_tolerance"),
+                    })
+                }
+                Some(k @ ("tokens" | "exact" | "lines")) => {
+                    parse_checker(cx, dir, Some(&toml::Value::String(k.into())))
+                }
+                _ => {
+                    cx.err("checker.kind", format!("expected {kinds}"));
+                    CheckerSpec::Tokens
+                }
+            }
+        }
+        Some(_) => {
+            cx.err("checker", format!("expected {kinds}"));
+            CheckerSpec::Tokens
+        }
+    }
+}
+
+fn parse_validator(
+    cx: &mut Ctx,
+    dir: &Path,
+    v: Option<&toml::Value>,
+) -> (Option<PathBuf>, i32, Vec<String>) {
+    match v {
+        None => (None, 0, Vec::new()),
+        Some(toml::Value::String(p)) => (cx.file(dir, "validator", p), 0, Vec::new()),
+        Some(toml::Value::Table(t)) => {
+            cx.unknown(t, &["path", "accept_exit", "args"], "validator.");
+            let path = match cx.required_string(t, "path") {
+                Some(p) => cx.file(dir, "validator.path", &p),
+                None => None,
+            };
+            let accept = match t.get("accept_exit") {
+                None => 0,
+                Some(toml::Value::Integer(n)) if (0..=255).contains(n) => *n as i32,
+                Some(_) => {
+                    cx.err(
+                        "validator.accept_exit",
+                        "expected an exit code from 0 to 255",
+                    );
+                    0
+                }
+            };
+            (path, accept, cx.strings(t, "args"))
+        }
+        Some(_) => {
+            cx.err(
+                "validator",
+                "expected a path or a table { path, accept_exit, args }",
+            );
+            (None, 0, Vec::new())
+        }
+    }
+}
+
+fn parse_interactor(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> Option<Interactor> {
+    let t = match v? {
+        toml::Value::Table(t) => t,
+        toml::Value::String(p) => {
+            let path = cx.file(dir, "interactor", p)?;
+            return Some(Interactor {
+                path,
+                protocol: InteractorProtocol::Kattis,
+                flags: Vec::new(),
+            });
+        }
+        _ => {
+            cx.err(
+                "interactor",
+                "expected a path or a table { path, protocol, flags }",
+            );
+            return None;
+        }
+    };
+    cx.unknown(t, &["path", "protocol", "flags"], "interactor.");
+    let protocol = match cx.string(t, "protocol").as_deref() {
+        None | Some("kattis") => InteractorProtocol::Kattis,
+        Some("testlib") => InteractorProtocol::Testlib,
+        Some(other) => {
+            cx.err(
+                "interactor.protocol",
+                format!("expected \"kattis\" or \"testlib\", found {other:?}"),
+            );
+            InteractorProtocol::Kattis
+        }
+    };
+    let flags = cx.strings(t, "flags");
+    let path = cx.required_string(t, "path")?;
+    let path = cx.file(dir, "interactor.path", &path)?;
+    Some(Interactor {
+        path,
+        protocol,
+        flags,
+    })
+}
+
+fn parse_io(cx: &mut Ctx, v: Option<&toml::Value>) -> IoMode {
+    let Some(v) = v else { return IoMode::default() };
+    let Some(t) = v.as_table() else {
+        cx.err("io", "expected a table with input_file and output_file");
+        return IoMode::default();
+    };
+    cx.unknown(t, &["input_file", "output_file"], "io.");
+    let input_file = cx
+        .string(t, "input_file")
+        .and_then(|s| plain_name(cx, "io.input_file", s));
+    let output_file = cx
+        .string(t, "output_file")
+        .and_then(|s| plain_name(cx, "io.output_file", s));
+    IoMode {
+        input_file,
+        output_file,
+    }
+}
+
+fn parse_generate(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> Vec<Generated> {
+    let mut out: Vec<Generated> = Vec::new();
+    for (i, t) in tables(cx, "generate", v).into_iter().enumerate() {
+        let k = |name: &str| format!("generate[{i}].{name}");
+        cx.unknown(t, &["test", "program", "args"], &format!("generate[{i}]."));
+        let test = cx
+            .string(t, "test")
+            .and_then(|s| plain_name(cx, &k("test"), s));
+        let program = cx
+            .string(t, "program")
+            .and_then(|p| cx.file(dir, &k("program"), &p));
+        let args = cx.strings(t, "args");
+        if let (Some(test), Some(program)) = (test, program) {
+            if out.iter().any(|g| g.test == test) {
+                cx.err(&k("test"), format!("test {test:?} is generated twice"));
+            }
+            out.push(Generated {
+                test,
+                program,
+                args,
+            });
+        } else if !t.contains_key("test") || !t.contains_key("program") {
+            cx.err(&format!("generate[{i}]"), "needs test and program");
+        }
+    }
+    out
+}
+
+fn parse_stress(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> Option<Stress> {
+    let t = v?.as_table().or_else(|| {
+        cx.err("stress", "expected a table");
+        None
+    })?;
+    cx.unknown(t, &["generator", "args", "brute", "count"], "stress.");
+    let generator = cx
+        .string(t, "generator")
+        .and_then(|p| cx.file(dir, "stress.generator", &p));
+    let brute = cx
+        .string(t, "brute")
+        .and_then(|p| cx.file(dir, "stress.brute", &p));
+    let args = cx.strings(t, "args");
+    let count = match t.get("count") {
+        None => 100,
+        Some(toml::Value::Integer(n)) if *n > 0 && *n <= 100_000 => *n as u32,
+        Some(_) => {
+            cx.err("stress.count", "expected a positive integer");
+            100
+        }
+    };
+    Some(Stress {
+        generator: generator?,
+        args,
+        brute: brute?,
+        count,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn package(toml: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("problem.toml"), toml).unwrap();
+        std::fs::create_dir(d.path().join("tests")).unwrap();
+        for (name, text) in files {
+            let p = d.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn loads_a_good_package() {
+        let d = package(
+            "title = \"A+B\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\nchecker = { kind = \"float\", abs = 1e-3 }\n",
+            &[("solution.rs", ""), ("tests/10.in", ""), ("tests/2.in", ""), ("tests/sample-1.in", ""), ("tests/2.ans", "")],
+        );
+        let p = Problem::load(d.path()).unwrap();
+        let names: Vec<_> = p.tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["sample-1", "2", "10"]);
+        assert!(p.tests[0].sample && !p.tests[1].sample);
+        assert_eq!(
+            p.checker,
+            CheckerSpec::Float {
+                abs: 1e-3,
+                rel: 1e-6
+            }
+        );
+        assert_eq!(p.missing_answers().len(), 2);
+    }
+
+    #[test]
+    fn collects_every_error_with_file_and_key() {
+        let d = package(
+            "time_limit = \"fast\"\nmemory_limit = 5\ncolour = 1\nchecker = \"fuzzy\"\nverdicts = \"icpc\"\n[io]\ninput_file = \"../x\"\n",
+            &[("tests/1.in", "")],
+        );
+        let e = Problem::load(d.path()).unwrap_err();
+        let file = d.path().join("problem.toml").display().to_string();
+        let expect = [
+            format!("{file}: colour: unknown key"),
+            format!("{file}: title: missing"),
+            format!(
+                "{file}: time_limit: expected a duration like \"1s\" or \"500ms\", found \"fast\""
+            ),
+            format!("{file}: memory_limit: expected a string"),
+            format!("{file}: checker: unknown checker \"fuzzy\""),
+            format!("{file}: solution: "),
+            format!("{file}: io.input_file: \"../x\" must be a plain file name"),
+            format!("{file}: verdicts: expected \"ojd\" or \"kattis\", found \"icpc\""),
+        ];
+        for want in expect {
+            assert!(
+                e.errors.iter().any(|got| got.starts_with(&want)),
+                "missing {want:?} in {:#?}",
+                e.errors
+            );
+        }
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let d = package("title = \"x\"\ntime_limit = \n", &[]);
+        let e = Problem::load(d.path()).unwrap_err().to_string();
+        assert!(e.contains("problem.toml: line 2"), "{e}");
+    }
+
+    #[test]
+    fn missing_folder() {
+        let e = Problem::load(Path::new("/nonexistent/problem"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "/nonexistent/problem: no such problem folder");
+    }
+}
