@@ -100,8 +100,7 @@ pub trait ClusterStore: Send + Sync {
     fn listen(&self, sink: EventSink) -> Result<bool, StoreError>;
 }
 
-/// Receives (channel, payload) for each notification [`ClusterStore::listen`] sees.
-pub type EventSink = Box<dyn Fn(&str, String) + Send>;
+pub use crate::db::EventSink;
 
 /// The channel of live judging events.
 pub const EVENTS: &str = "ojd_events";

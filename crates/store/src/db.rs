@@ -6,8 +6,10 @@
 use postgres::types::{ToSql as PgToSql, Type};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 
-use crate::cluster::EventSink;
 use crate::{Claim, DbError, StoreError};
+
+/// Receives (channel, payload) for each notification [`ClusterStore::listen`] sees.
+pub type EventSink = Box<dyn Fn(&str, String) + Send>;
 
 /// One statement parameter. Each carries its PostgreSQL type, so that a statement goes out
 /// with its types and costs one round trip (no prepare to learn them).
@@ -353,13 +355,13 @@ pub(crate) trait Engine: Send + Sync {
     /// [`Store::claim`](crate::Store::claim).
     fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>>;
 
-    /// [`ClusterStore::stores_blobs`](crate::cluster::ClusterStore::stores_blobs).
+    /// `ClusterStore::stores_blobs`.
     const KEEPS_BLOBS: bool;
 
-    /// [`ClusterStore::notify`](crate::cluster::ClusterStore::notify).
+    /// `ClusterStore::notify`.
     fn send_events(&self, payloads: &[String]) -> Res<()>;
 
-    /// [`ClusterStore::listen`](crate::cluster::ClusterStore::listen).
+    /// `ClusterStore::listen`.
     fn listen_events(&self, sink: EventSink) -> Res<bool>;
 }
 

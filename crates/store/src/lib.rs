@@ -79,6 +79,7 @@
 
 #![forbid(unsafe_code)]
 
+mod applying;
 pub mod cluster;
 pub mod contests;
 mod db;

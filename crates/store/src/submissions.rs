@@ -3,7 +3,7 @@
 
 use ojd_judge::verdict::{Diff, JudgeReport, TestResult, Verdict};
 
-use crate::contests::auto_apply;
+use crate::applying::auto_apply;
 use crate::db::{args, tuples, Conn, Engine, Res, Row, Value, ROWS_PER_STATEMENT};
 use crate::{
     Claim, Counts, DbError, JudgingDetail, JudgingInfo, ListFilter, NewSubmission, State, Store,
