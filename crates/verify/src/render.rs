@@ -253,7 +253,7 @@ fn indent(text: &str, n: usize) -> String {
 }
 
 /// The changes since a baseline, one per line, verdict flips first.
-pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
+fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
     let plural = if d.changed.len() == 1 { "" } else { "s" };
     let head = format!(
         "baseline {}: {} verdict{plural} changed, {} removed, {} added, {} slower, {} near the limit",
