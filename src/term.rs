@@ -18,12 +18,24 @@ pub fn color_stdout() -> bool {
 /// stderr is a terminal; cleared when dropped, so drop it before printing results.
 pub struct Bar {
     bar: ProgressBar,
-    phase: Mutex<String>,
+    /// The phase shown; none before the first update, when nothing is drawn yet (an empty bar
+    /// would flash while the work is being set up).
+    phase: Mutex<Option<String>>,
+    draw: bool,
 }
 
 impl Bar {
     pub fn new() -> Bar {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        Bar::with(true)
+    }
+
+    /// A bar that draws nothing: output meant for programs (`--json`) stays alone.
+    pub fn hidden() -> Bar {
+        Bar::with(false)
+    }
+
+    fn with(draw: bool) -> Bar {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
         let style =
             ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {elapsed} {wide_msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -31,15 +43,8 @@ impl Bar {
         bar.set_style(style);
         Bar {
             bar,
-            phase: Mutex::new(String::new()),
-        }
-    }
-
-    /// A bar that draws nothing: output meant for programs (`--json`) stays alone.
-    pub fn hidden() -> Bar {
-        Bar {
-            bar: ProgressBar::hidden(),
-            phase: Mutex::new(String::new()),
+            phase: Mutex::new(None),
+            draw,
         }
     }
 
@@ -47,8 +52,9 @@ impl Bar {
     /// come from a package (names of problems, submissions and tests), so they are escaped.
     pub fn update(&self, phase: &str, done: usize, total: usize, item: &str) {
         let mut current = self.phase.lock().unwrap_or_else(PoisonError::into_inner);
-        if *current != phase {
-            *current = phase.to_string();
+        let first = current.is_none();
+        if current.as_deref() != Some(phase) {
+            *current = Some(phase.to_string());
             self.bar.reset();
             self.bar
                 .set_prefix(ojd_judge::escape::terminal(phase).into_owned());
@@ -57,6 +63,11 @@ impl Bar {
         self.bar.set_position(done as u64);
         self.bar
             .set_message(ojd_judge::escape::terminal(item).into_owned());
+        if first && self.draw {
+            // indicatif's stderr target draws nothing when stderr is not a terminal.
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.bar.tick();
+        }
     }
 }
 
