@@ -19,13 +19,13 @@
 //!
 //! Programs of a package written as several files (a validator with its own header, a testlib
 //! checker with the package's `testlib.h`) become one file: quoted `#include`s of files in the
-//! same folder are inlined at import time ([`files::inline_includes`]), so they compile in the
+//! same folder are inlined at import time (`files::inline_includes`), so they compile in the
 //! sandbox like any single-file program.
 //!
 //! # Layout
 //! The three commands are [`kattis::import`], [`polygon::import`] and [`export::export_kattis`];
-//! this file holds what they return. What they share is private: [`manifest`] writes
-//! problem.toml, [`files`] copies files and stages the new package, [`latex`] renders LaTeX
+//! this file holds what they return. What they share is private: `manifest` writes
+//! problem.toml, `files` copies files and stages the new package, `latex` renders LaTeX
 //! statements as Markdown.
 
 #![forbid(unsafe_code)]

@@ -4,7 +4,7 @@
 //! For each problem: load and lint the package (every error at once), check that its answers are
 //! up to date and its inputs valid (the work of `ojd gen --check`), judge the reference solver
 //! and every file under `submissions/<expected>/` on every test, and check each gets what its
-//! folder promises ([`expect`]). The result is an invocation matrix (submissions × tests),
+//! folder promises (`expect`). The result is an invocation matrix (submissions × tests),
 //! optionally compared with a saved [`Baseline`].
 //!
 //! # Phases
@@ -13,24 +13,24 @@
 //!    a job of its own, judged by [`Judge::judge`] on a one-test copy of the problem, so the one
 //!    judging pipeline is used and long submissions do not hold up the others;
 //! 3. re-run alone the runs whose time came close to the limit, and judge alone the cells that a
-//!    given baseline saw near the limit (they skip phase 2: see [`prior`]).
+//!    given baseline saw near the limit (they skip phase 2: see `prior`).
 //!
 //! # Timing honesty
 //! Parallel runs share caches, memory bandwidth and the scheduler, which inflates measured CPU
 //! time; other load on the machine does too (on the shared 2-core build machine the same run
 //! measured from 0.7 to 1.5 times its median). Interference only ever adds time. So: at most one
 //! worker per physical core by default ([`default_jobs`]); verdicts rest on CPU time, not wall
-//! time; a run in phase 2 gets [`SLACK`] times the limit, and its verdict stands only if it is
-//! clear of the limit either way — CPU time under [`GREY`] of the limit, or a TLE above
-//! [`CLEAR_TLE`] of it. Every other run (including a TLE by wall time) is judged again in
-//! phase 3, alone, at the exact limit: first allowed [`SLACK`] times it and judged by its
+//! time; a run in phase 2 gets `SLACK` times the limit, and its verdict stands only if it is
+//! clear of the limit either way — CPU time under `GREY` of the limit, or a TLE above
+//! `CLEAR_TLE` of it. Every other run (including a TLE by wall time) is judged again in
+//! phase 3, alone, at the exact limit: first allowed `SLACK` times it and judged by its
 //! measured time (which also tells whether it would finish at SLACK), then, while it is a TLE
-//! near the CPU limit (between [`GREY`] and [`CLEAR_TLE`] of it), again with the exact limit, up
-//! to [`RERUNS`] runs; the fastest run decides (the least disturbed one). A run alone that
+//! near the CPU limit (between `GREY` and `CLEAR_TLE` of it), again with the exact limit, up
+//! to `RERUNS` runs; the fastest run decides (the least disturbed one). A run alone that
 //! finishes within the limit settles the verdict: a faster run would finish the same way; so
 //! does a TLE by the wall clock with little CPU time (idle or blocked while alone).
 //! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
-//! that finished near the limit as `near the limit`, not as a change (see [`compare`]).
+//! that finished near the limit as `near the limit`, not as a change (see `compare`).
 
 #![forbid(unsafe_code)]
 
@@ -83,7 +83,7 @@ pub struct VerifyOptions {
     /// A submission in a language this host lacks is a package error, not skipped.
     pub strict: bool,
     /// A baseline is being saved: a full measurement, so no cell is judged at the exact limit
-    /// on the baseline's word ([`prior`]).
+    /// on the baseline's word (`prior`).
     pub saving: bool,
 }
 

@@ -20,13 +20,14 @@
 //! - `input_validators/` (or legacy `input_format_validators/`) → the validator, accepting on
 //!   exit 42;
 //! - `problem_statement/` or `statement/`: Markdown kept as `statement.md`; LaTeX kept as
-//!   source under `statement/` with a Markdown rendering ([`crate::latex`]);
+//!   source under `statement/` with a Markdown rendering (`latex_to_markdown`, which the
+//!   Polygon import shares);
 //! - `submissions/<verdict>/` → `submissions/<verdict>/`, the first accepted one (C++, C or
 //!   Rust preferred) also named as the reference solution.
 //!
-//! One file per part of the package: [`yaml`] reads `problem.yaml`, [`data`] the tests and
-//! groups, [`validators`] the output and input validators, [`statement`] the statement,
-//! [`submissions`] the submissions and the timing of the accepted ones; [`import`] below puts
+//! One file per part of the package: `yaml` reads `problem.yaml`, `data` the tests and
+//! groups, `validators` the output and input validators, `statement` the statement,
+//! `submissions` the submissions and the timing of the accepted ones; [`import`] below puts
 //! them together into the new package.
 
 mod data;
