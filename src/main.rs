@@ -1,13 +1,16 @@
 //! The `ojd` command line: a thin layer over the library. Each subcommand is a file in
 //! `src/cmd/` holding its arguments (`Args`, whose doc comment is its help) and its `run`;
 //! the one line per command in [`commands!`] below registers it. Helpers the commands share
-//! (configuration, problem folders, progress, errors, exit codes) live here.
+//! (configuration, problem folders, errors, exit codes) live here; progress bars and colour in
+//! [`term`].
 
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
+
+mod term;
 
 /// Declares the subcommands: `Variant => module` for each file `src/cmd/module.rs`, which
 /// provides `pub struct Args` (clap) and `pub fn run(Args, &Global) -> anyhow::Result<i32>`.
@@ -185,31 +188,4 @@ pub fn load_problem(dir: &Path) -> Option<ojd_judge::problem::Problem> {
     ojd_judge::problem::Problem::load(dir)
         .map_err(|e| print_error(&e))
         .ok()
-}
-
-/// Whether to colour stdout, by `--color` and, for `auto`, the terminal and the environment
-/// (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`, `TERM=dumb`), as anstream decides it.
-pub fn color_stdout() -> bool {
-    anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
-}
-
-/// A one-line progress bar on stderr, drawn only on a terminal.
-pub fn progress_bar(label: &str, done: usize, total: usize, item: &str) {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return;
-    }
-    let width = 30;
-    let filled = (done * width)
-        .checked_div(total)
-        .unwrap_or(width)
-        .min(width);
-    eprint!(
-        "\r\x1b[2K{label} [{}{}] {done}/{total} {item}",
-        "=".repeat(filled),
-        " ".repeat(width - filled)
-    );
-    if done >= total {
-        eprint!("\r\x1b[2K");
-    }
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use ojd_verify::calibrate::{calibrate, render, write_limit, CalibrateOptions};
 
+use crate::term::Bar;
 use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 
 /// Propose a problem's time limit from its own accepted and TLE submissions (the Kattis rule).
@@ -54,7 +55,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let (mut code, mut all) = (0, Vec::new());
     for dir in dirs {
         let label = dir.display().to_string();
-        let bar = super::verify::Bar::new();
+        let bar = Bar::new();
         let calibrated = calibrate(&judge, &dir, &opts, &mut |d, t, item| {
             bar.update(&label, d, t, item)
         });

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::term::Bar;
 use crate::{load_problem, print_error, problem_dirs, Global, EXIT_BAD_INPUT};
 
 /// Build generated inputs and expected answers with each problem's own programs.
@@ -44,7 +45,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             continue;
         };
         let label = problem.id.clone();
-        let bar = super::verify::Bar::new();
+        let bar = Bar::new();
         let generated =
             ojd_judge::answers::generate_with_progress(&judge, &problem, &opts, &mut |d, t, item| {
                 bar.update(&label, d, t, item)

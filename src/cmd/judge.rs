@@ -1,8 +1,8 @@
 //! `ojd judge`: one submission against one problem, as a table or JSON.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
+use crate::term::{color_stdout, Bar};
 use crate::{judge_error_code, print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 
 /// Judge one submission against a problem: compile, run every test, check, report.
@@ -64,33 +64,27 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     };
     let sub = ojd_judge::judge::Submission { language, source };
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let interactive = !a.json && std::io::stderr().is_terminal();
+    // The JSON report is for programs: no progress beside it.
+    let bar = if a.json { Bar::hidden() } else { Bar::new() };
     let total = problem.tests.len();
     let mut progress = |e: ojd_judge::judge::Event<'_>| {
-        if let (true, ojd_judge::judge::Event::TestStarted { index, name }) = (interactive, e) {
-            eprint!("\r\x1b[2Kjudging test {}/{total} ({name})", index + 1);
+        if let ojd_judge::judge::Event::TestStarted { index, name } = e {
+            bar.update("judging", index, total, name);
         }
     };
-    let report = match judge.judge(&problem, &sub, &mut progress, &cancel) {
+    let judged = judge.judge(&problem, &sub, &mut progress, &cancel);
+    drop(bar);
+    let report = match judged {
         Ok(r) => r,
         Err(e) => {
-            if interactive {
-                eprint!("\r\x1b[2K");
-            }
             print_error(&e);
             return Ok(judge_error_code(&e));
         }
     };
-    if interactive {
-        eprint!("\r\x1b[2K");
-    }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!(
-            "{}",
-            ojd_judge::report::render(&report, crate::color_stdout())
-        );
+        anstream::print!("{}", ojd_judge::report::render(&report, color_stdout()));
     }
     Ok(match report.verdict {
         ojd_judge::verdict::Verdict::Accepted => 0,

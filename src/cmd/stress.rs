@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::{load_problem, print_error, problem_dirs, progress_bar, Global, EXIT_BAD_INPUT};
+use crate::term::Bar;
+use crate::{load_problem, print_error, problem_dirs, Global, EXIT_BAD_INPUT};
 
 /// Compare the reference with the package's brute force on random inputs ([stress] section).
 ///
@@ -36,9 +37,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             continue;
         };
         let label = problem.id.clone();
-        match ojd_verify::stress::stress(&judge, &problem, a.count, jobs, &mut |d, t| {
-            progress_bar(&label, d as usize, t as usize, "")
-        }) {
+        let bar = Bar::new();
+        let stressed = ojd_verify::stress::stress(&judge, &problem, a.count, jobs, &mut |d, t| {
+            bar.update(&label, d as usize, t as usize, "")
+        });
+        drop(bar);
+        match stressed {
             Ok(s) => {
                 println!(
                     "{}: reference and brute force agree on {}/{} random inputs",

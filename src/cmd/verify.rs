@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+use crate::term::{color_stdout, Bar};
 use crate::{judge_error_code, print_error, problem_dirs, Global, EXIT_BAD_INPUT};
 
 /// Regression judging for admins and CI: every problem's known submissions, checked.
@@ -103,10 +104,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!(
-            "{}",
-            ojd_verify::render_text(&report, crate::color_stdout())
-        );
+        anstream::print!("{}", ojd_verify::render_text(&report, color_stdout()));
     }
     if let Some(path) = &a.save_baseline {
         // A run that could not judge everything would record a partial baseline.
@@ -123,52 +121,4 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         }
     }
     Ok(code)
-}
-
-/// A progress bar on stderr, drawn only when stderr is a terminal (a CI log or a pipe gets
-/// nothing); `verify`, `gen` and `calibrate` share it. Cleared when dropped.
-pub struct Bar {
-    bar: indicatif::ProgressBar,
-    phase: std::sync::Mutex<String>,
-}
-
-impl Bar {
-    pub fn new() -> Bar {
-        let bar =
-            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-        let style = indicatif::ProgressStyle::with_template(
-            "{prefix} [{bar:30}] {pos}/{len} {elapsed} {wide_msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-        .progress_chars("=> ");
-        bar.set_style(style);
-        Bar {
-            bar,
-            phase: std::sync::Mutex::new(String::new()),
-        }
-    }
-
-    /// `done` of `total` in `phase`, `item` the last one finished (untrusted text: escaped).
-    pub fn update(&self, phase: &str, done: usize, total: usize, item: &str) {
-        let mut current = self
-            .phase
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if *current != phase {
-            *current = phase.to_string();
-            self.bar.reset();
-            self.bar
-                .set_prefix(ojd_judge::escape::terminal(phase).into_owned());
-        }
-        self.bar.set_length(total as u64);
-        self.bar.set_position(done as u64);
-        self.bar
-            .set_message(ojd_judge::escape::terminal(item).into_owned());
-    }
-}
-
-impl Drop for Bar {
-    fn drop(&mut self) {
-        self.bar.finish_and_clear();
-    }
 }

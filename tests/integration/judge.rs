@@ -551,3 +551,52 @@ fn colours_follow_the_color_flag_and_no_color_in_every_command() {
         }
     }
 }
+
+#[test]
+fn no_color_leaves_no_escape_code_and_a_pipe_no_progress_bar_in_any_command() {
+    require_root!();
+    let problem = aplusb();
+    let problem = problem.to_str().unwrap();
+    let wa = sub("wrong_answer/wa_second_line.c");
+    let wa = wa.to_str().unwrap();
+    // (command, whether `--color always` colours its stdout): judge paints the verdicts of a
+    // wrong answer; gen and run have no colours of their own.
+    let commands: &[(&[&str], bool)] = &[
+        (&["judge", problem, wa], true),
+        (&["gen", "--check", problem], false),
+        (&["run", "--", "/bin/echo", "plain"], false),
+    ];
+    // (arguments before the command, environment, whether stdout may be coloured).
+    type Case<'a> = (&'a [&'a str], Option<(&'a str, &'a str)>, bool);
+    let cases: &[Case<'_>] = &[
+        (&["--color", "always"], None, true),
+        (&[], Some(("NO_COLOR", "1")), false),
+        (&["--color", "never"], Some(("CLICOLOR_FORCE", "1")), false),
+    ];
+    for &(command, colours) in commands {
+        for &(args, env, may_colour) in cases {
+            let mut cmd = common::ojd();
+            cmd.args(args)
+                .args(command)
+                .env_remove("NO_COLOR")
+                .env_remove("CLICOLOR_FORCE");
+            if let Some((k, v)) = env {
+                cmd.env(k, v);
+            }
+            let out = cmd.output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stdout.is_empty(), "{command:?} {args:?} {env:?}: {stderr}");
+            assert_eq!(
+                stdout.contains('\x1b'),
+                colours && may_colour,
+                "{command:?} {args:?} {env:?}: {stdout:?}"
+            );
+            // stderr is a pipe too: no progress bar is drawn on it.
+            assert!(
+                !stderr.contains(['\x1b', '\r']),
+                "{command:?} {args:?} {env:?}: {stderr:?}"
+            );
+        }
+    }
+}

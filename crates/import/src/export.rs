@@ -20,7 +20,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{copy_raw, files_in, write_file, ImportError, Staging};
+use crate::files::{copy_raw, entries, files_in, write_file, Staging};
+use crate::ImportError;
 use ojd_judge::problem::{CheckerSpec, InteractorProtocol, Problem};
 
 /// What an export made.
@@ -283,8 +284,5 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
 }
 
 fn files_or_dirs(dir: &Path) -> Vec<PathBuf> {
-    crate::entries(dir)
-        .into_iter()
-        .filter(|p| p.is_dir())
-        .collect()
+    entries(dir).into_iter().filter(|p| p.is_dir()).collect()
 }

@@ -27,10 +27,12 @@ use std::path::{Path, PathBuf};
 
 use roxmltree::{Document, Node};
 
-use super::{
-    copy_text, inline_includes, io_err, kattis::latex_to_markdown, safe_name, write_file,
-    ImportError, Imported, Manifest, Staging,
+use crate::files::{
+    copy_text, entries, inline_includes, normalize_newlines, safe_name, write_file, Staging,
 };
+use crate::latex::latex_to_markdown;
+use crate::manifest::Manifest;
+use crate::{io_err, ImportError, Imported};
 use ojd_judge::config::Config;
 use ojd_judge::problem::{CheckerSpec, Group, Interactor, InteractorProtocol};
 
@@ -590,12 +592,12 @@ fn statement(
         .iter()
         .map(|l| base.join(l))
         .find(|p| p.is_dir())
-        .or_else(|| super::entries(&base).into_iter().find(|p| p.is_dir()));
+        .or_else(|| entries(&base).into_iter().find(|p| p.is_dir()));
     let mut md = format!("# {title}\n\n");
     let read = |name: &str| -> Option<String> {
         let p = lang_dir.as_ref()?.join(name);
         let data = std::fs::read(p).ok()?;
-        Some(String::from_utf8_lossy(&super::normalize_newlines(&data)).into_owned())
+        Some(String::from_utf8_lossy(&normalize_newlines(&data)).into_owned())
     };
     let props = std::fs::read_to_string(pkg.join("statements/english/problem-properties.json"))
         .ok()

@@ -27,13 +27,13 @@ use serde::Serialize;
 use ojd_judge::verdict::Verdict;
 
 /// The first line of a baseline written today; a reader refuses files of other formats.
-pub const HEADER: &str = "# ojd verify baseline, format 2";
+const HEADER: &str = "# ojd verify baseline, format 2";
 
 /// The first line of a baseline of format 1 (no [`Ran`] columns), still read.
-pub const HEADER_1: &str = "# ojd verify baseline, format 1";
+const HEADER_1: &str = "# ojd verify baseline, format 1";
 
 /// A time grows only when it also grows by this much: tiny times are mostly noise.
-pub const MIN_GROWTH_MS: u64 = 100;
+const MIN_GROWTH_MS: u64 = 100;
 
 /// What a baseline line is about.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -46,25 +46,25 @@ pub struct Key {
 
 /// What a baseline line records.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Record {
-    pub verdict: Verdict,
-    pub cpu_ms: u64,
+pub(crate) struct Record {
+    pub(crate) verdict: Verdict,
+    pub(crate) cpu_ms: u64,
 }
 
 /// What a recorded run ran: what decides its time, besides the machine.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// The submission's CPU time limit (the problem's, times its language's factor).
-    pub limit_ms: u64,
+    pub(crate) limit_ms: u64,
     /// [`content_hash`] of the submission's source file.
-    pub source: u64,
+    pub(crate) source: u64,
     /// [`content_hash`] of the test's input file.
-    pub input: u64,
+    pub(crate) input: u64,
 }
 
 /// The first 8 bytes of the SHA-256 of `bytes`, as a number: printed as 16 hex digits it is the
 /// start of what `sha256sum` prints for the file.
-pub fn content_hash(bytes: &[u8]) -> u64 {
+pub(crate) fn content_hash(bytes: &[u8]) -> u64 {
     use sha2::{Digest, Sha256};
     let d = Sha256::digest(bytes);
     let mut first = [0u8; 8];
@@ -75,9 +75,9 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 /// Every recorded (problem, submission, test) → verdict and time, and (format 2) what it ran.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Baseline {
-    pub entries: BTreeMap<Key, Record>,
+    pub(crate) entries: BTreeMap<Key, Record>,
     /// What each entry ran; empty for a format-1 file, and missing for an entry saved as `-`.
-    pub ran: BTreeMap<Key, Ran>,
+    pub(crate) ran: BTreeMap<Key, Ran>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -114,7 +114,7 @@ impl Baseline {
     }
 
     /// Parses the text of a baseline; `path` only names it in errors.
-    pub fn parse(text: &str, path: &str) -> Result<Baseline, BaselineError> {
+    pub(crate) fn parse(text: &str, path: &str) -> Result<Baseline, BaselineError> {
         let bad = |line: usize, message: String| BaselineError::Invalid {
             path: path.into(),
             line,
@@ -186,7 +186,7 @@ impl Baseline {
 
     /// The file's text (format 2): the header, then one sorted line per entry; `-` in the three
     /// last columns where what ran is not known (an entry kept from a format-1 file).
-    pub fn to_text(&self) -> Result<String, BaselineError> {
+    fn to_text(&self) -> Result<String, BaselineError> {
         let mut out = format!(
             "{HEADER}\n# problem\tsubmission\ttest\tverdict\tcpu_ms\tlimit_ms\tsource\tinput\n"
         );
@@ -221,63 +221,59 @@ impl Baseline {
         })
     }
 
-    pub fn problems(&self) -> BTreeSet<&str> {
+    fn problems(&self) -> BTreeSet<&str> {
         self.entries.keys().map(|k| k.problem.as_str()).collect()
     }
 }
 
 /// A verdict that flipped.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     #[serde(flatten)]
-    pub key: Key,
-    pub before: Record,
-    pub after: Record,
+    pub(crate) key: Key,
+    pub(crate) before: Record,
+    pub(crate) after: Record,
 }
 
 /// What changed since the baseline. Flips, additions and removals fail verification (the
 /// baseline must be saved again on purpose); slower tests are reported only, since timings are
 /// noisier than verdicts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct BaselineDiff {
+pub(crate) struct BaselineDiff {
     /// The baseline file, as named on the command line.
-    pub file: String,
-    pub changed: Vec<Change>,
-    pub added: Vec<(Key, Record)>,
-    pub removed: Vec<(Key, Record)>,
+    pub(crate) file: String,
+    pub(crate) changed: Vec<Change>,
+    pub(crate) added: Vec<(Key, Record)>,
+    pub(crate) removed: Vec<(Key, Record)>,
     /// Same verdict, CPU time grown by more than the threshold (and by [`MIN_GROWTH_MS`]).
-    pub slower: Vec<Change>,
+    pub(crate) slower: Vec<Change>,
     /// A flip between TLE and a run that finished near the limit: timing noise, reported only.
-    pub near_limit: Vec<Change>,
+    pub(crate) near_limit: Vec<Change>,
     /// Problems of the baseline that this run could not judge (a package error), left alone.
-    pub not_compared: Vec<String>,
+    pub(crate) not_compared: Vec<String>,
 }
 
 impl BaselineDiff {
     /// Whether verification fails because of this diff.
-    pub fn fails(&self) -> bool {
+    pub(crate) fn fails(&self) -> bool {
         !(self.changed.is_empty() && self.added.is_empty() && self.removed.is_empty())
-    }
-
-    pub fn is_empty(&self) -> bool {
-        !self.fails() && self.slower.is_empty() && self.near_limit.is_empty()
     }
 }
 
 /// Which problems a comparison covers.
-pub struct Scope<'a> {
+pub(crate) struct Scope<'a> {
     /// Problems this run judged.
-    pub judged: &'a BTreeSet<String>,
+    pub(crate) judged: &'a BTreeSet<String>,
     /// Problems this run saw but could not judge.
-    pub unjudged: &'a BTreeSet<String>,
+    pub(crate) unjudged: &'a BTreeSet<String>,
     /// Every problem was verified (none named): a baseline problem not seen at all was removed.
-    pub all: bool,
+    pub(crate) all: bool,
     /// (problem, submission) → its CPU time limit in this run, to tell timing noise from change.
-    pub limits: &'a BTreeMap<(String, String), u64>,
+    pub(crate) limits: &'a BTreeMap<(String, String), u64>,
 }
 
 /// Compares `now` with `old` over `scope`; `threshold` is the allowed growth of a time (0.5 = 50%).
-pub fn compare(
+pub(crate) fn compare(
     file: &str,
     old: &Baseline,
     now: &Baseline,
@@ -333,15 +329,15 @@ pub fn compare(
 /// the one that saved it: cloud CI machines differ by twice and more, and no single factor
 /// describes a machine (a memory-bound brute force ran 2.2 times faster on a machine whose
 /// median over the other cells was 0.76 times the baseline's).
-pub const SPEED_RANGE: f64 = 2.0;
+const SPEED_RANGE: f64 = 2.0;
 
 /// How much a load of two runs per core slows a run (the most seen here: 1.5 to 1.9 times).
-pub const LOAD_SLOWDOWN: f64 = 1.5;
+const LOAD_SLOWDOWN: f64 = 1.5;
 
 /// A run that finished at this share of its limit or more can land on either side of the limit
 /// on another machine of [`SPEED_RANGE`] under load ([`LOAD_SLOWDOWN`]): a third of the limit.
 /// Its flips with TLE are timing-dependent by nature.
-pub const BAND: f64 = 1.0 / (SPEED_RANGE * LOAD_SLOWDOWN);
+const BAND: f64 = 1.0 / (SPEED_RANGE * LOAD_SLOWDOWN);
 
 /// Whether a flip between TLE and a finishing verdict is timing rather than a change: the same
 /// program landing on either side of the limit on another machine or at another load.

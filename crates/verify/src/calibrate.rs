@@ -84,56 +84,56 @@ pub enum CalibrateError {
 
 /// The slowest test of one accepted submission.
 #[derive(Clone, Debug, Serialize)]
-pub struct AcceptedTiming {
-    pub submission: String,
-    pub language: String,
-    pub time_factor: f64,
+pub(crate) struct AcceptedTiming {
+    pub(crate) submission: String,
+    pub(crate) language: String,
+    pub(crate) time_factor: f64,
     /// The test of its slowest (fastest-of-repeats) run, and that CPU time as measured.
-    pub test: String,
-    pub cpu_ms: u64,
+    pub(crate) test: String,
+    pub(crate) cpu_ms: u64,
     /// `cpu_ms / time_factor`: what it weighs in the rule.
-    pub normalized_ms: u64,
+    pub(crate) normalized_ms: u64,
 }
 
 /// How a TLE submission fared at `safety` times the proposed limit.
 #[derive(Clone, Debug, Serialize)]
-pub struct TleCheck {
-    pub submission: String,
+pub(crate) struct TleCheck {
+    pub(crate) submission: String,
     /// It exceeded the safety limit on some test, as its folder promises.
-    pub exceeds: bool,
-    pub verdict: Verdict,
+    pub(crate) exceeds: bool,
+    pub(crate) verdict: Verdict,
     /// The test that decided it (the TLE one, or its slowest) and that run's CPU time.
-    pub test: String,
-    pub cpu_ms: u64,
-    pub limit_ms: u64,
+    pub(crate) test: String,
+    pub(crate) cpu_ms: u64,
+    pub(crate) limit_ms: u64,
 }
 
 /// What calibrating one problem found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Calibration {
-    pub problem: String,
-    pub dir: PathBuf,
+    pub(crate) problem: String,
+    pub(crate) dir: PathBuf,
     pub committed_ms: u64,
     /// The rule applied to the decider's measured time.
-    pub proposed_ms: u64,
+    pub(crate) proposed_ms: u64,
     /// The rule applied to the decider's time [`CalibrateOptions::noise`] slower, when that is
     /// another step: the proposal is borderline.
-    pub borderline_ms: Option<u64>,
+    pub(crate) borderline_ms: Option<u64>,
     /// The limit calibration stands by: the proposal; when borderline, the committed limit if
     /// it is either step, else the higher step. `--write` writes this one.
     pub limit_ms: u64,
     /// Every accepted submission's slowest test; the first one decides.
-    pub accepted: Vec<AcceptedTiming>,
-    pub tle: Vec<TleCheck>,
+    pub(crate) accepted: Vec<AcceptedTiming>,
+    pub(crate) tle: Vec<TleCheck>,
     /// Accepted submissions that were not accepted even with a generous limit.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// `--write` changed problem.toml.
     pub written: bool,
 }
 
 impl Calibration {
     /// The submission and test that decide the limit.
-    pub fn decider(&self) -> Option<&AcceptedTiming> {
+    fn decider(&self) -> Option<&AcceptedTiming> {
         self.accepted.first()
     }
 
@@ -153,16 +153,13 @@ impl Calibration {
 }
 
 /// The rule with `opts`' multiplier and resolution; see [`kattis_limit`].
-pub fn propose(slowest: Duration, opts: &CalibrateOptions) -> Duration {
+fn propose(slowest: Duration, opts: &CalibrateOptions) -> Duration {
     kattis_limit(slowest, opts.multiplier, opts.resolution)
 }
 
 /// The rule for `slowest`, and for `slowest` [`CalibrateOptions::noise`] slower when that gives
 /// another (higher) step: `(proposal, Some(higher))` is a borderline proposal.
-pub fn propose_with_noise(
-    slowest: Duration,
-    opts: &CalibrateOptions,
-) -> (Duration, Option<Duration>) {
+fn propose_with_noise(slowest: Duration, opts: &CalibrateOptions) -> (Duration, Option<Duration>) {
     let proposed = propose(slowest, opts);
     let slower = propose(slowest.mul_f64(1.0 + opts.noise.max(0.0)), opts);
     (proposed, (slower != proposed).then_some(slower))
@@ -185,11 +182,12 @@ pub fn calibrate(
     opts: &CalibrateOptions,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<Calibration, CalibrateError> {
-    let (problem, subs) =
-        crate::known_submissions(judge, dir).map_err(|errors| CalibrateError::Package {
+    let (problem, subs) = crate::discover::known_submissions(judge, dir).map_err(|errors| {
+        CalibrateError::Package {
             dir: dir.display().to_string(),
             errors,
-        })?;
+        }
+    })?;
     let accepted: Vec<_> = subs
         .iter()
         .filter(|s| s.expected == Verdict::Accepted)
@@ -332,7 +330,7 @@ pub fn write_limit(dir: &Path, limit: Duration) -> Result<(), CalibrateError> {
 
 /// `text` with its top-level `time_limit = ...` line set to `limit` (a comment after the value
 /// is kept); `None` when there is no such line before the first table.
-pub fn replace_time_limit(text: &str, limit: Duration) -> Option<String> {
+fn replace_time_limit(text: &str, limit: Duration) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 8);
     let mut done = false;
     let mut top = true;

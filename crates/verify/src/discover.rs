@@ -108,6 +108,41 @@ pub(super) fn plan(judge: &Judge, dir: &Path) -> Plan {
     }
 }
 
+/// A submission a package knows, for `ojd calibrate`: the reference or a file under
+/// `submissions/<folder>/`.
+pub(crate) struct KnownSubmission {
+    /// Path under `submissions/`, or the reference's path in the package.
+    pub(crate) name: String,
+    /// What its folder promises.
+    pub(crate) expected: Verdict,
+    pub(crate) submission: Submission,
+}
+
+/// A package's problem and its known submissions, found and linted as `verify` does; `Err` holds
+/// every package error (a problem that does not load, a stray folder, an unknown language...).
+pub(crate) fn known_submissions(
+    judge: &Judge,
+    dir: &Path,
+) -> Result<(Problem, Vec<KnownSubmission>), Vec<String>> {
+    let plan = plan(judge, dir);
+    let mut errors = plan.report.errors;
+    errors.extend(plan.report.judge_errors);
+    match plan.problem {
+        Some(problem) if errors.is_empty() => Ok((
+            problem,
+            plan.subs
+                .into_iter()
+                .map(|s| KnownSubmission {
+                    name: s.report.name,
+                    expected: s.report.expected,
+                    submission: s.submission,
+                })
+                .collect(),
+        )),
+        _ => Err(errors),
+    }
+}
+
 fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| rd.flatten().map(|e| e.path()).collect())

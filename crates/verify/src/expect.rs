@@ -15,7 +15,7 @@
 use ojd_judge::verdict::Verdict;
 
 /// Folders that may appear under `submissions/`, by the verdict they expect.
-pub const FOLDERS: [Verdict; 7] = [
+pub(crate) const FOLDERS: [Verdict; 7] = [
     Verdict::Accepted,
     Verdict::WrongAnswer,
     Verdict::TimeLimitExceeded,
@@ -26,13 +26,13 @@ pub const FOLDERS: [Verdict; 7] = [
 ];
 
 /// The folder's expected verdict, if `name` is a folder `submissions/` may hold.
-pub fn folder_verdict(name: &str) -> Option<Verdict> {
+pub(crate) fn folder_verdict(name: &str) -> Option<Verdict> {
     Verdict::from_folder(name).filter(|v| FOLDERS.contains(v))
 }
 
 /// The verdicts as the package's rules count them: under Kattis rules a memory overrun is a
 /// run-time error (problemtools has no MLE), so an MLE meets a `run_time_error/` promise.
-pub fn as_rules<'a>(
+pub(crate) fn as_rules<'a>(
     rules: ojd_judge::problem::VerdictRules,
     got: &[(&'a str, Verdict)],
 ) -> Vec<(&'a str, Verdict)> {
@@ -47,7 +47,7 @@ pub fn as_rules<'a>(
 }
 
 /// Why `got` (test name, verdict per test) breaks the promise of `expected`; empty when kept.
-pub fn failures(expected: Verdict, compiled: bool, got: &[(&str, Verdict)]) -> Vec<String> {
+pub(crate) fn failures(expected: Verdict, compiled: bool, got: &[(&str, Verdict)]) -> Vec<String> {
     if !compiled {
         return match expected {
             Verdict::CompileError => vec![],
@@ -86,7 +86,7 @@ pub fn failures(expected: Verdict, compiled: bool, got: &[(&str, Verdict)]) -> V
 }
 
 /// "WA on 03, 05; TLE on 07", verdicts in order of first appearance.
-pub fn by_verdict(cells: &[(&str, Verdict)]) -> String {
+fn by_verdict(cells: &[(&str, Verdict)]) -> String {
     let mut groups: Vec<(Verdict, Vec<&str>)> = Vec::new();
     for (test, v) in cells {
         match groups.iter_mut().find(|(g, _)| g == v) {

@@ -4,7 +4,7 @@
 //! For each problem: load and lint the package (every error at once), check that its answers are
 //! up to date and its inputs valid (the work of `ojd gen --check`), judge the reference solver
 //! and every file under `submissions/<expected>/` on every test, and check each gets what its
-//! folder promises ([`expect`]). The result is an invocation matrix (submissions × tests),
+//! folder promises (`expect`). The result is an invocation matrix (submissions × tests),
 //! optionally compared with a saved [`Baseline`].
 //!
 //! # Phases
@@ -13,24 +13,24 @@
 //!    a job of its own, judged by [`Judge::judge`] on a one-test copy of the problem, so the one
 //!    judging pipeline is used and long submissions do not hold up the others;
 //! 3. re-run alone the runs whose time came close to the limit, and judge alone the cells that a
-//!    given baseline saw near the limit (they skip phase 2: see [`prior`]).
+//!    given baseline saw near the limit (they skip phase 2: see `prior`).
 //!
 //! # Timing honesty
 //! Parallel runs share caches, memory bandwidth and the scheduler, which inflates measured CPU
 //! time; other load on the machine does too (on the shared 2-core build machine the same run
 //! measured from 0.7 to 1.5 times its median). Interference only ever adds time. So: at most one
 //! worker per physical core by default ([`default_jobs`]); verdicts rest on CPU time, not wall
-//! time; a run in phase 2 gets [`SLACK`] times the limit, and its verdict stands only if it is
-//! clear of the limit either way — CPU time under [`GREY`] of the limit, or a TLE above
-//! [`CLEAR_TLE`] of it. Every other run (including a TLE by wall time) is judged again in
-//! phase 3, alone, at the exact limit: first allowed [`SLACK`] times it and judged by its
+//! time; a run in phase 2 gets `SLACK` times the limit, and its verdict stands only if it is
+//! clear of the limit either way — CPU time under `GREY` of the limit, or a TLE above
+//! `CLEAR_TLE` of it. Every other run (including a TLE by wall time) is judged again in
+//! phase 3, alone, at the exact limit: first allowed `SLACK` times it and judged by its
 //! measured time (which also tells whether it would finish at SLACK), then, while it is a TLE
-//! near the CPU limit (between [`GREY`] and [`CLEAR_TLE`] of it), again with the exact limit, up
-//! to [`RERUNS`] runs; the fastest run decides (the least disturbed one). A run alone that
+//! near the CPU limit (between `GREY` and `CLEAR_TLE` of it), again with the exact limit, up
+//! to `RERUNS` runs; the fastest run decides (the least disturbed one). A run alone that
 //! finishes within the limit settles the verdict: a faster run would finish the same way; so
 //! does a TLE by the wall clock with little CPU time (idle or blocked while alone).
 //! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
-//! that finished near the limit as `near the limit`, not as a change (see [`compare`]).
+//! that finished near the limit as `near the limit`, not as a change (see `compare`).
 
 #![forbid(unsafe_code)]
 
@@ -52,21 +52,22 @@ use serde::Serialize;
 use ojd_judge::judge::Judge;
 use ojd_judge::verdict::{TestResult, Verdict};
 
-pub use baseline::{
-    compare, content_hash, parse_percent, Baseline, BaselineDiff, BaselineError, Change, Key, Ran,
-    Record, Scope,
-};
-pub use expect::{failures, folder_verdict, FOLDERS};
-pub use render::{junit, render_baseline_diff, render_text};
+// What the `ojd` binary uses (and `calibrate::kattis_limit`, the Kattis import); the rest is the
+// crate's own. `Key` is public because `BaselineError::BadName` names it.
+pub use baseline::{parse_percent, Baseline, BaselineError, Key};
+pub use render::{junit, render_text};
+
+use baseline::{compare, content_hash, BaselineDiff, Ran, Record, Scope};
+use expect::{failures, folder_verdict, FOLDERS};
 
 /// Parallel runs get this many times the time limit.
-pub const SLACK: f64 = 1.5;
+pub(crate) const SLACK: f64 = 1.5;
 /// A verdict from a parallel run stands if its CPU time is under this share of the limit...
-pub const GREY: f64 = 0.75;
+pub(crate) const GREY: f64 = 0.75;
 /// ...or if it is a TLE whose CPU time is above this multiple of the limit.
-pub const CLEAR_TLE: f64 = 1.4;
+pub(crate) const CLEAR_TLE: f64 = 1.4;
 /// At most this many runs alone for a run near the limit; the fastest decides.
-pub const RERUNS: usize = 3;
+pub(crate) const RERUNS: usize = 3;
 
 /// How to verify.
 #[derive(Clone, Debug)]
@@ -82,7 +83,7 @@ pub struct VerifyOptions {
     /// A submission in a language this host lacks is a package error, not skipped.
     pub strict: bool,
     /// A baseline is being saved: a full measurement, so no cell is judged at the exact limit
-    /// on the baseline's word ([`prior`]).
+    /// on the baseline's word (`prior`).
     pub saving: bool,
 }
 
@@ -92,52 +93,52 @@ pub type Progress<'a> = dyn Fn(&str, usize, usize, &str) + Sync + 'a;
 /// Everything `ojd verify` found.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct VerifyReport {
-    pub problems: Vec<ProblemReport>,
-    pub baseline: Option<BaselineDiff>,
+    pub(crate) problems: Vec<ProblemReport>,
+    pub(crate) baseline: Option<BaselineDiff>,
     /// Isolation warnings of this host.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Failures of the judge outside any one problem (the sandbox did not start).
-    pub judge_errors: Vec<String>,
-    pub stats: Stats,
+    pub(crate) judge_errors: Vec<String>,
+    pub(crate) stats: Stats,
 }
 
 /// How much work a verification took.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct Stats {
-    pub workers: usize,
-    pub compilations: usize,
+pub(crate) struct Stats {
+    pub(crate) workers: usize,
+    pub(crate) compilations: usize,
     /// Runs of a submission on a test in the parallel phase.
-    pub test_runs: usize,
+    pub(crate) test_runs: usize,
     /// (submission, test) cells judged alone because their time was close to the limit: in
     /// the parallel phase, or in the baseline (`alone_by_baseline` of them).
-    pub rerun_tests: usize,
+    pub(crate) rerun_tests: usize,
     /// Runs made alone for them (up to [`RERUNS`] each).
-    pub reruns: usize,
+    pub(crate) reruns: usize,
     /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
-    pub alone_by_baseline: usize,
+    pub(crate) alone_by_baseline: usize,
     /// TLE cells judged at the exact limit in the parallel phase because the baseline saw the
     /// same source on the same input, at the same limit, over [`CLEAR_TLE`] of it; the cells
     /// whose verdict stands that way are those marked `shortcut`.
-    pub at_exact_limit: usize,
+    pub(crate) at_exact_limit: usize,
     /// The machine-speed check, whenever a baseline is given: it guards the cells judged at the
     /// exact limit.
-    pub speed_guard: Option<SpeedGuard>,
+    pub(crate) speed_guard: Option<SpeedGuard>,
     /// `gen --check` passes (each runs the generators, validator and reference).
-    pub gen_checks: usize,
-    pub seconds: f64,
+    pub(crate) gen_checks: usize,
+    pub(crate) seconds: f64,
     /// Where the time went: "compile", "parallel" and "alone" one after the other, and within
     /// "parallel" the time its workers spent in `gen --check` and in runs of
     /// `time_limit_exceeded/` submissions (for those two, `seconds` is that busy time).
-    pub phases: Vec<PhaseTime>,
+    pub(crate) phases: Vec<PhaseTime>,
 }
 
 /// One phase's wall time, and the time its workers spent in jobs (busy / (workers × seconds) is
 /// how well it used them).
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct PhaseTime {
-    pub phase: String,
-    pub seconds: f64,
-    pub busy_seconds: f64,
+pub(crate) struct PhaseTime {
+    pub(crate) phase: String,
+    pub(crate) seconds: f64,
+    pub(crate) busy_seconds: f64,
 }
 
 /// Whether this machine runs programs markedly faster than the one that saved the baseline,
@@ -145,91 +146,91 @@ pub struct PhaseTime {
 /// when too few cells tell, the cells judged at the exact limit are judged again with
 /// [`SLACK`] times it.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct SpeedGuard {
+pub(crate) struct SpeedGuard {
     /// Cells compared: AC or WA in both, at least [`prior::GUARD_MIN_MS`] in the baseline, same
     /// source, input and limit, judged in the parallel phase here.
-    pub cells: usize,
+    pub(crate) cells: usize,
     /// The median of (CPU time now / CPU time in the baseline) over them.
-    pub median_ratio: Option<f64>,
+    pub(crate) median_ratio: Option<f64>,
     /// The cells judged at the exact limit were judged again with SLACK times it...
-    pub tripped: bool,
+    pub(crate) tripped: bool,
     /// ...these many: the TLEs that stood at the exact limit.
-    pub rejudged: usize,
-    pub reason: String,
+    pub(crate) rejudged: usize,
+    pub(crate) reason: String,
 }
 
 /// One problem's results.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct ProblemReport {
-    pub problem: String,
-    pub dir: PathBuf,
-    pub time_limit_ms: u64,
-    pub tests: Vec<String>,
+pub(crate) struct ProblemReport {
+    pub(crate) problem: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) time_limit_ms: u64,
+    pub(crate) tests: Vec<String>,
     /// [`content_hash`] of each test's input file, in the order of `tests` (none if unreadable).
     #[serde(skip)]
-    pub input_hashes: Vec<Option<u64>>,
+    pub(crate) input_hashes: Vec<Option<u64>>,
     /// Whether its submissions were judged (it loaded and has every answer).
-    pub judged: bool,
+    pub(crate) judged: bool,
     /// Package errors: the admin's to fix (exit code 2).
-    pub errors: Vec<String>,
+    pub(crate) errors: Vec<String>,
     /// The judge's own failures (exit code 3).
-    pub judge_errors: Vec<String>,
-    pub warnings: Vec<String>,
-    pub inputs_validated: usize,
-    pub submissions: Vec<SubmissionReport>,
+    pub(crate) judge_errors: Vec<String>,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) inputs_validated: usize,
+    pub(crate) submissions: Vec<SubmissionReport>,
     /// Known submissions in languages this host lacks: not judged, listed (`--strict`: errors).
-    pub skipped: Vec<SkippedSubmission>,
+    pub(crate) skipped: Vec<SkippedSubmission>,
 }
 
 /// A known submission left unjudged because its language is unavailable on this host.
 #[derive(Clone, Debug, Serialize)]
-pub struct SkippedSubmission {
-    pub name: String,
-    pub expected: Verdict,
-    pub language: String,
+pub(crate) struct SkippedSubmission {
+    pub(crate) name: String,
+    pub(crate) expected: Verdict,
+    pub(crate) language: String,
     /// Why the language is unavailable (e.g. its compiler is not installed).
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// One submission's row of the matrix.
 #[derive(Clone, Debug, Serialize)]
-pub struct SubmissionReport {
+pub(crate) struct SubmissionReport {
     /// Path under `submissions/`, or the reference's path in the package.
-    pub name: String,
-    pub reference: bool,
+    pub(crate) name: String,
+    pub(crate) reference: bool,
     /// What its folder promises (see [`expect`]).
-    pub expected: Verdict,
-    pub language: String,
+    pub(crate) expected: Verdict,
+    pub(crate) language: String,
     /// Its CPU time limit (the problem's, times the language's factor).
-    pub limit_ms: u64,
+    pub(crate) limit_ms: u64,
     /// [`content_hash`] of its source file.
     #[serde(skip)]
-    pub source_hash: u64,
+    pub(crate) source_hash: u64,
     /// The first verdict other than AC in test order; CE when it did not compile.
-    pub verdict: Verdict,
-    pub compile_output: String,
-    pub tests: Vec<Cell>,
+    pub(crate) verdict: Verdict,
+    pub(crate) compile_output: String,
+    pub(crate) tests: Vec<Cell>,
     /// It got what its folder promises.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// Why not.
-    pub failures: Vec<String>,
+    pub(crate) failures: Vec<String>,
 }
 
 /// One run of the matrix.
 #[derive(Clone, Debug, Serialize)]
-pub struct Cell {
+pub(crate) struct Cell {
     #[serde(flatten)]
-    pub result: TestResult,
+    pub(crate) result: TestResult,
     /// Judged alone because the parallel run came close to the limit, or (with no parallel
     /// run) because the baseline's record of it did.
-    pub rerun: bool,
+    pub(crate) rerun: bool,
     /// Sensitive to the time limit: a TLE at the limit that finished with [`SLACK`] times it.
-    pub sensitive: bool,
+    pub(crate) sensitive: bool,
     /// A TLE judged in the parallel phase at the exact limit, not [`SLACK`] times it, because
     /// the baseline saw the same source on the same input at the same limit exceed
     /// [`CLEAR_TLE`] times it (see [`prior`]); by construction not near the limit, so never
     /// `sensitive`.
-    pub shortcut: bool,
+    pub(crate) shortcut: bool,
 }
 
 impl VerifyReport {
@@ -350,42 +351,6 @@ pub fn default_jobs() -> usize {
         allowed
     } else {
         cores.len().min(allowed)
-    }
-}
-
-/// A submission a package knows: the reference or a file under `submissions/<folder>/`.
-pub struct KnownSubmission {
-    /// Path under `submissions/`, or the reference's path in the package.
-    pub name: String,
-    pub reference: bool,
-    /// What its folder promises.
-    pub expected: Verdict,
-    pub submission: ojd_judge::judge::Submission,
-}
-
-/// A package's problem and its known submissions, found and linted as `verify` does; `Err` holds
-/// every package error (a problem that does not load, a stray folder, an unknown language...).
-pub fn known_submissions(
-    judge: &Judge,
-    dir: &std::path::Path,
-) -> Result<(ojd_judge::problem::Problem, Vec<KnownSubmission>), Vec<String>> {
-    let plan = discover::plan(judge, dir);
-    let mut errors = plan.report.errors;
-    errors.extend(plan.report.judge_errors);
-    match plan.problem {
-        Some(problem) if errors.is_empty() => Ok((
-            problem,
-            plan.subs
-                .into_iter()
-                .map(|s| KnownSubmission {
-                    name: s.report.name,
-                    reference: s.report.reference,
-                    expected: s.report.expected,
-                    submission: s.submission,
-                })
-                .collect(),
-        )),
-        _ => Err(errors),
     }
 }
 

@@ -75,15 +75,15 @@ impl Today {
 /// program that gains more than the median from a faster machine, and stays clear of the
 /// median's own noise on an unchanged one: six full runs against the committed baseline at
 /// loads of 1.6 to 2.7 read medians of 1.09 to 1.31 over about 150 cells each.
-pub const FASTER: f64 = 0.8;
+const FASTER: f64 = 0.8;
 
 /// A cell counts for the guard when its baseline CPU time is at least this: shorter times are
 /// mostly start-up and noise. Chosen by the baseline's time alone, so that cells that became
 /// fast on a faster machine still count.
-pub const GUARD_MIN_MS: u64 = 50;
+pub(crate) const GUARD_MIN_MS: u64 = 50;
 
 /// Fewer compared cells than this cannot tell the machine's speed: the guard trips.
-pub const GUARD_MIN_CELLS: usize = 3;
+const GUARD_MIN_CELLS: usize = 3;
 
 /// Whether a run's verdict and CPU time are too close to the limit to decide the verdict from a
 /// parallel run: a finish at [`GREY`] of the limit or more, or a TLE under [`CLEAR_TLE`] of it

@@ -8,25 +8,38 @@
 
 use std::fmt::Write;
 
+use anstyle::{AnsiColor, Style};
+
 use super::{BaselineDiff, Cell, ProblemReport, SubmissionReport, VerifyReport};
 use ojd_judge::verdict::Verdict;
 
-fn paint(text: &str, code: &str, color: bool) -> String {
+const GREEN: Style = AnsiColor::Green.on_default();
+const YELLOW: Style = AnsiColor::Yellow.on_default();
+const RED: Style = AnsiColor::Red.on_default();
+const MAGENTA: Style = AnsiColor::Magenta.on_default();
+const BOLD: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+const BOLD_GREEN: Style = GREEN.bold();
+const BOLD_RED: Style = RED.bold();
+
+/// `text` in `style` when `color`; the binary prints through anstream, which strips the codes
+/// again wherever colour is off.
+fn paint(text: &str, style: Style, color: bool) -> String {
     if color {
-        format!("\x1b[{code}m{text}\x1b[0m")
+        format!("{style}{text}{style:#}")
     } else {
         text.to_string()
     }
 }
 
 /// Green AC, yellow for the verdict the folder promises, red for anything else.
-fn cell_color(v: Verdict, expected: Verdict) -> &'static str {
+fn cell_color(v: Verdict, expected: Verdict) -> Style {
     match v {
-        Verdict::Accepted => "32",
-        v if v == expected => "33",
-        Verdict::JudgeError => "35",
-        Verdict::Skipped => "2",
-        _ => "31",
+        Verdict::Accepted => GREEN,
+        v if v == expected => YELLOW,
+        Verdict::JudgeError => MAGENTA,
+        Verdict::Skipped => DIM,
+        _ => RED,
     }
 }
 
@@ -53,10 +66,10 @@ const CELL: usize = 10;
 pub fn render_text(report: &VerifyReport, color: bool) -> String {
     let mut out = String::new();
     for w in &report.warnings {
-        let _ = writeln!(out, "{} {w}", paint("warning:", "33", color));
+        let _ = writeln!(out, "{} {w}", paint("warning:", YELLOW, color));
     }
     for e in &report.judge_errors {
-        let _ = writeln!(out, "{} {e}", paint("judge error:", "35", color));
+        let _ = writeln!(out, "{} {e}", paint("judge error:", MAGENTA, color));
     }
     for p in &report.problems {
         render_problem(&mut out, p, color);
@@ -72,18 +85,18 @@ pub fn render_text(report: &VerifyReport, color: bool) -> String {
 fn render_problem(out: &mut String, p: &ProblemReport, color: bool) {
     let failed = p.submissions.iter().filter(|s| !s.ok).count();
     let state = match (p.errors.len() + p.judge_errors.len(), failed) {
-        (0, 0) => paint("ok", "32", color),
-        (0, n) => paint(&format!("{n} not as expected"), "1;31", color),
+        (0, 0) => paint("ok", GREEN, color),
+        (0, n) => paint(&format!("{n} not as expected"), BOLD_RED, color),
         (n, _) => paint(
             &format!("{n} error{}", if n == 1 { "" } else { "s" }),
-            "1;31",
+            BOLD_RED,
             color,
         ),
     };
     let _ = writeln!(
         out,
         "{}: {} tests, time limit {} ms, {} submissions, {} inputs validated: {state}",
-        paint(&p.problem, "1", color),
+        paint(&p.problem, BOLD, color),
         p.tests.len(),
         p.time_limit_ms,
         p.submissions.len(),
@@ -93,15 +106,15 @@ fn render_problem(out: &mut String, p: &ProblemReport, color: bool) {
         let _ = writeln!(
             out,
             "  {} {}",
-            paint("judge error:", "35", color),
+            paint("judge error:", MAGENTA, color),
             indent(e, 4)
         );
     }
     for e in &p.errors {
-        let _ = writeln!(out, "  {} {}", paint("error:", "31", color), indent(e, 4));
+        let _ = writeln!(out, "  {} {}", paint("error:", RED, color), indent(e, 4));
     }
     for w in &p.warnings {
-        let _ = writeln!(out, "  {} {w}", paint("warning:", "33", color));
+        let _ = writeln!(out, "  {} {w}", paint("warning:", YELLOW, color));
     }
     if !p.submissions.is_empty() {
         legend(out, p, color);
@@ -123,7 +136,7 @@ fn skipped(out: &mut String, p: &ProblemReport, color: bool) {
             p.submissions.len() + i + 1,
             s.name,
             s.expected.code(),
-            paint("SKIPPED:", "33", color),
+            paint("SKIPPED:", YELLOW, color),
             s.language,
             s.reason
         );
@@ -149,9 +162,13 @@ fn legend(out: &mut String, p: &ProblemReport, color: bool) {
             color,
         );
         let state = if s.ok {
-            paint("ok", "32", color)
+            paint("ok", GREEN, color)
         } else {
-            paint(&format!("FAILED: {}", s.failures.join("; ")), "1;31", color)
+            paint(
+                &format!("FAILED: {}", s.failures.join("; ")),
+                BOLD_RED,
+                color,
+            )
         };
         let _ = writeln!(
             out,
@@ -253,7 +270,7 @@ fn indent(text: &str, n: usize) -> String {
 }
 
 /// The changes since a baseline, one per line, verdict flips first.
-pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
+fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
     let plural = if d.changed.len() == 1 { "" } else { "s" };
     let head = format!(
         "baseline {}: {} verdict{plural} changed, {} removed, {} added, {} slower, {} near the limit",
@@ -264,15 +281,15 @@ pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
         d.slower.len(),
         d.near_limit.len()
     );
-    let mut out = paint(&head, if d.fails() { "1;31" } else { "1" }, color) + "\n";
+    let mut out = paint(&head, if d.fails() { BOLD_RED } else { BOLD }, color) + "\n";
     let row = |k: &super::Key| format!("{}  {}  {}", k.problem, k.submission, k.test);
-    let mut line = |label: &str, code: &str, text: String| {
-        let _ = writeln!(out, "  {}  {text}", paint(label, code, color));
+    let mut line = |label: &str, style: Style, text: String| {
+        let _ = writeln!(out, "  {}  {text}", paint(label, style, color));
     };
     for c in &d.changed {
         line(
             "changed",
-            "31",
+            RED,
             format!(
                 "{}  {} -> {}",
                 row(&c.key),
@@ -284,14 +301,14 @@ pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
     for (k, r) in &d.removed {
         line(
             "removed",
-            "31",
+            RED,
             format!("{}  (was {}, {} ms)", row(k), r.verdict, r.cpu_ms),
         );
     }
     for (k, r) in &d.added {
         line(
             "added  ",
-            "31",
+            RED,
             format!("{}  (now {}, {} ms)", row(k), r.verdict, r.cpu_ms),
         );
     }
@@ -300,7 +317,7 @@ pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
         let (a, b) = (c.before.cpu_ms, c.after.cpu_ms);
         line(
             "slower ",
-            "33",
+            YELLOW,
             format!("{}  {a} ms -> {b} ms (+{pct:.0}%)", row(&c.key)),
         );
     }
@@ -314,12 +331,12 @@ pub fn render_baseline_diff(d: &BaselineDiff, color: bool) -> String {
             a.verdict,
             a.cpu_ms
         );
-        line("near the limit", "33", text);
+        line("near the limit", YELLOW, text);
     }
     for p in &d.not_compared {
         line(
             "not compared",
-            "33",
+            YELLOW,
             format!("{p} (not judged in this run)"),
         );
     }
@@ -364,15 +381,15 @@ fn summary(r: &VerifyReport, color: bool) -> String {
         what.push("verdicts differ from the baseline".to_string());
     }
     let mut verdict = if what.is_empty() {
-        paint("all as expected", "1;32", color)
+        paint("all as expected", BOLD_GREEN, color)
     } else {
-        paint(&what.join(", "), "1;31", color)
+        paint(&what.join(", "), BOLD_RED, color)
     };
     let skipped: usize = r.problems.iter().map(|p| p.skipped.len()).sum();
     if skipped > 0 {
         let note =
             format!("; {skipped} skipped: language unavailable (--strict makes it an error)");
-        verdict.push_str(&paint(&note, "33", color));
+        verdict.push_str(&paint(&note, YELLOW, color));
     }
     let exact = subs
         .iter()
@@ -613,6 +630,29 @@ fn submission_case(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colour_codes_only_when_asked() {
+        let r = VerifyReport {
+            warnings: vec!["isolation degraded".into()],
+            ..Default::default()
+        };
+        let plain = render_text(&r, false);
+        assert!(
+            plain.starts_with("warning: isolation degraded\n"),
+            "{plain:?}"
+        );
+        assert!(!plain.contains('\x1b'), "{plain:?}");
+        let coloured = render_text(&r, true);
+        assert!(
+            coloured.starts_with("\x1b[33mwarning:\x1b[0m isolation degraded\n"),
+            "{coloured:?}"
+        );
+        assert!(
+            coloured.contains("\x1b[1m\x1b[32mall as expected\x1b[0m"),
+            "{coloured:?}"
+        );
+    }
 
     #[test]
     fn junit_escapes_and_drops_control_characters() {

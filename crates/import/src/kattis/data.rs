@@ -1,0 +1,266 @@
+//! A Kattis package's test data: `data/sample` and `data/secret` walked into ojd's flat test
+//! names, the validator flags of `testdata.yaml` / `test_group.yaml` (one set per problem in
+//! ojd, so flags that differ between groups are refused), and the score of each first-level
+//! group of a scoring problem as a `[[group]]`.
+
+use std::path::{Path, PathBuf};
+
+use serde_norway::Value;
+
+use super::yaml::{read_yaml, yaml_f64, yaml_string, yaml_words, Src};
+use crate::files::{copy_text, entries, safe_name, write_file};
+use crate::ImportError;
+use ojd_judge::problem::Group;
+
+/// Everything found under `data/`.
+pub(super) struct Data {
+    /// (test name, input, answer); the samples first.
+    pub(super) tests: Vec<(String, PathBuf, PathBuf)>,
+    pub(super) samples: usize,
+    pub(super) output_flags: Option<Vec<String>>,
+    pub(super) input_flags: Option<Vec<String>>,
+    /// The input validators' flags differ between groups: the inputs are not validated.
+    pub(super) input_flags_vary: bool,
+    pub(super) groups: Vec<Group>,
+}
+
+fn group_yaml(dir: &Path) -> Result<Option<(PathBuf, Value)>, ImportError> {
+    for name in ["test_group.yaml", "testdata.yaml"] {
+        let p = dir.join(name);
+        if p.is_file() {
+            return Ok(Some((p.clone(), read_yaml(&p)?)));
+        }
+    }
+    Ok(None)
+}
+
+pub(super) fn data(
+    src: &Src<'_>,
+    scoring: bool,
+    interactive: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Data, ImportError> {
+    let root = src.dir.join("data");
+    if !root.is_dir() {
+        return Err(ImportError::Invalid {
+            file: root.display().to_string(),
+            message: "no data folder (data/sample, data/secret)".into(),
+        });
+    }
+    let mut d = Data {
+        tests: Vec::new(),
+        samples: 0,
+        output_flags: None,
+        input_flags: None,
+        input_flags_vary: false,
+        groups: Vec::new(),
+    };
+    // Flags are inherited down the tree; ojd has one set for the problem.
+    let walk_flags = |path: &Path, y: &Value, key: &str, slot: &mut Option<Vec<String>>| {
+        if let Some(v) = y.get(key) {
+            let words = yaml_words(v);
+            match slot {
+                None => *slot = Some(words),
+                Some(old) if *old == words => {}
+                Some(_) => {
+                    return Err(ImportError::Unsupported {
+                        file: path.display().to_string(),
+                        key: key.into(),
+                        what: "flags that differ between test groups are not supported".into(),
+                    })
+                }
+            }
+        }
+        Ok(())
+    };
+    let mut yamls = Vec::new();
+    for dir in [root.clone(), root.join("secret"), root.join("sample")] {
+        if let Some(y) = group_yaml(&dir)? {
+            yamls.push(y);
+        }
+    }
+    for g in entries(&root.join("secret"))
+        .into_iter()
+        .filter(|p| p.is_dir())
+    {
+        collect_yamls(&g, &mut yamls)?;
+    }
+    for (path, y) in &yamls {
+        walk_flags(path, y, "output_validator_flags", &mut d.output_flags)?;
+        if let Err(e) = walk_flags(path, y, "input_validator_flags", &mut d.input_flags) {
+            warnings.push(format!("{e}: inputs are not validated"));
+            d.input_flags_vary = true;
+        }
+        if let Some(v) = y.get("output_validator_args") {
+            walk_flags(path, y, "output_validator_args", &mut d.output_flags).map_err(|_| {
+                ImportError::Unsupported {
+                    file: path.display().to_string(),
+                    key: "output_validator_args".into(),
+                    what: format!("arguments that differ between test groups: {v:?}"),
+                }
+            })?;
+        }
+    }
+    walk(
+        &root.join("sample"),
+        "sample",
+        &mut d.tests,
+        true,
+        interactive,
+    )?;
+    d.samples = d.tests.len();
+    walk(&root.join("secret"), "", &mut d.tests, false, interactive)?;
+    if d.tests.len() == d.samples {
+        return Err(ImportError::Invalid {
+            file: root.join("secret").display().to_string(),
+            message: "no secret tests (*.in)".into(),
+        });
+    }
+    if scoring {
+        d.groups = groups(&root.join("secret"), warnings)?;
+    }
+    Ok(d)
+}
+
+fn collect_yamls(dir: &Path, out: &mut Vec<(PathBuf, Value)>) -> Result<(), ImportError> {
+    if let Some(y) = group_yaml(dir)? {
+        out.push(y);
+    }
+    for sub in entries(dir).into_iter().filter(|p| p.is_dir()) {
+        collect_yamls(&sub, out)?;
+    }
+    Ok(())
+}
+
+/// Test cases under `dir`, depth first, named by their path joined with `-`.
+/// An interactive problem's test may have no answer file (an empty one is written).
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<(String, PathBuf, PathBuf)>,
+    sample: bool,
+    interactive: bool,
+) -> Result<(), ImportError> {
+    for p in entries(dir) {
+        let name = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let joined = |s: &str| {
+            if prefix.is_empty() {
+                safe_name(s)
+            } else {
+                format!("{prefix}-{}", safe_name(s))
+            }
+        };
+        if p.is_dir() {
+            walk(&p, &joined(&name), out, sample, interactive)?;
+        } else if let Some(stem) = name.strip_suffix(".in") {
+            let ans = p.with_extension("ans");
+            if !ans.is_file() && !interactive {
+                return Err(ImportError::Invalid {
+                    file: p.display().to_string(),
+                    message: format!("no answer file {stem}.ans beside it"),
+                });
+            }
+            let mut test = joined(stem);
+            // Secret tests never look like samples to ojd.
+            if !sample && test.starts_with("sample") {
+                test = format!("secret-{test}");
+            }
+            if out.iter().any(|(t, _, _)| *t == test) {
+                return Err(ImportError::Invalid {
+                    file: p.display().to_string(),
+                    message: format!("two tests would both be named {test:?}"),
+                });
+            }
+            out.push((test, p.clone(), ans));
+        }
+    }
+    Ok(())
+}
+
+/// The first-level groups of `data/secret` with their score.
+fn groups(secret: &Path, warnings: &mut Vec<String>) -> Result<Vec<Group>, ImportError> {
+    let mut out = Vec::new();
+    let dirs: Vec<PathBuf> = entries(secret).into_iter().filter(|p| p.is_dir()).collect();
+    if dirs.is_empty() {
+        warnings.push(format!(
+            "{}: a scoring problem without test groups: ojd scores the share of tests passed",
+            secret.display()
+        ));
+        return Ok(out);
+    }
+    for g in dirs {
+        let name = g
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let Some((file, y)) = group_yaml(&g)? else {
+            return Err(ImportError::Invalid {
+                file: g.join("testdata.yaml").display().to_string(),
+                message: "a test group of a scoring problem needs its score here".into(),
+            });
+        };
+        let err = |key: &str, what: &str| ImportError::Unsupported {
+            file: file.display().to_string(),
+            key: key.into(),
+            what: what.into(),
+        };
+        let score = if let Some(s) = y.get("score").and_then(yaml_f64) {
+            s
+        } else if let Some(s) = y
+            .get("scoring")
+            .and_then(|s| s.get("score"))
+            .and_then(yaml_f64)
+        {
+            if let Some(a) = y.get("scoring").and_then(|s| s.get("aggregation")) {
+                if yaml_string(a).as_deref() != Some("min") {
+                    return Err(err(
+                        "scoring.aggregation",
+                        "only \"min\" (all or nothing) is supported",
+                    ));
+                }
+            }
+            s
+        } else if let Some(s) = y.get("accept_score").and_then(yaml_f64) {
+            let flags = y.get("grader_flags").map(yaml_words).unwrap_or_default();
+            if !flags.iter().any(|f| f == "min") {
+                return Err(err(
+                    "grader_flags",
+                    "a group's score must be all or nothing (grader_flags: min)",
+                ));
+            }
+            s
+        } else {
+            return Err(err("score", "missing: the group's score"));
+        };
+        if score < 0.0 || score.fract() != 0.0 {
+            return Err(err("score", "ojd scores are whole non-negative points"));
+        }
+        let test_prefix = format!("{}-", safe_name(&name));
+        out.push(Group {
+            name,
+            points: score as u32,
+            tests: vec![test_prefix],
+        });
+    }
+    Ok(out)
+}
+
+/// Writes the tests into the new package's `tests/`; an interactive problem's test without an
+/// answer file gets an empty one, since ojd expects every answer.
+pub(super) fn copy_tests(data: &Data, out: &Path) -> Result<(), ImportError> {
+    for (name, input, answer) in &data.tests {
+        copy_text(input, &out.join("tests").join(format!("{name}.in")))?;
+        let ans_to = out.join("tests").join(format!("{name}.ans"));
+        if answer.is_file() {
+            copy_text(answer, &ans_to)?;
+        } else {
+            write_file(&ans_to, b"")?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,159 @@
+//! `ojd import kattis DIR`: a Kattis problem package (legacy, 2023-07 and 2025-09) into an ojd
+//! package. The main entry is [`import`].
+//!
+//! What maps onto what:
+//! - `problem.yaml`: `name` (a string, or a map by language: English first), `source` /
+//!   `author` / `credits`, `limits` (`time_limit` in seconds, `memory` and `output` in MiB), the
+//!   kind of problem (legacy `validation: default | custom | custom interactive`, current
+//!   `type: pass-fail | scoring | interactive`), legacy `validator_flags`;
+//! - the time limit: `limits.time_limit`, else a legacy `.timelimit` file, else the multiplier
+//!   rule (the slowest accepted submission's CPU time times `time_multiplier` (legacy, default
+//!   5) or `time_multipliers.ac_to_time_limit` (default 2), rounded up to a whole second),
+//!   measured by judging the accepted submissions in the sandbox;
+//! - `data/sample/**` → `tests/sample-<name>`, `data/secret/<a>/<b>/<t>` → `tests/<a>-<b>-<t>`;
+//!   `testdata.yaml` / `test_group.yaml`: `output_validator_flags`, `input_validator_flags`, and
+//!   the score of a first-level group of `data/secret` (`score`, `scoring.score`, or legacy
+//!   `accept_score` with `grader_flags: min`) → `[[group]]`;
+//! - `output_validators/<name>/`, `output_validators/x.cc` or `output_validator/` → a
+//!   `kattis` checker (or the interactor of an interactive problem); without one, the default
+//!   validator's flags → the exactly equivalent built-in checker;
+//! - `input_validators/` (or legacy `input_format_validators/`) → the validator, accepting on
+//!   exit 42;
+//! - `problem_statement/` or `statement/`: Markdown kept as `statement.md`; LaTeX kept as
+//!   source under `statement/` with a Markdown rendering (`latex_to_markdown`, which the
+//!   Polygon import shares);
+//! - `submissions/<verdict>/` → `submissions/<verdict>/`, the first accepted one (C++, C or
+//!   Rust preferred) also named as the reference solution.
+//!
+//! One file per part of the package: `yaml` reads `problem.yaml`, `data` the tests and
+//! groups, `validators` the output and input validators, `statement` the statement,
+//! `submissions` the submissions and the timing of the accepted ones; [`import`] below puts
+//! them together into the new package.
+
+mod data;
+mod statement;
+mod submissions;
+mod validators;
+mod yaml;
+
+use std::path::{Path, PathBuf};
+
+use crate::files::{safe_name, write_file, Staging};
+use crate::manifest::Manifest;
+use crate::{ImportError, Imported};
+use ojd_judge::config::Config;
+use yaml::{Src, Version};
+
+/// Options of an import.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Where the ojd package goes; default `problems/<folder name>`.
+    pub to: Option<PathBuf>,
+}
+
+/// Imports the Kattis package in `dir` (see the module documentation). `judge` is used only
+/// when the time limit must come from the multiplier rule.
+pub fn import(
+    dir: &Path,
+    config: &Config,
+    judge: Option<&ojd_judge::judge::Judge>,
+    opts: &Options,
+) -> Result<Imported, ImportError> {
+    let src = Src::open(dir)?;
+    let id = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "problem".into());
+    let dest = opts
+        .to
+        .clone()
+        .unwrap_or_else(|| config.server.problems.join(safe_name(&id)));
+    let stage = Staging::new(&dest)?;
+    let out = stage.dir.clone();
+    let mut warnings = Vec::new();
+    let (custom, interactive, scoring) = yaml::kind(&src)?;
+    let data = data::data(&src, scoring, interactive, &mut warnings)?;
+    data::copy_tests(&data, &out)?;
+    let (checker, interactor) = validators::output_validator(
+        &src,
+        config,
+        &out,
+        &data,
+        custom,
+        interactive,
+        &mut warnings,
+    )?;
+    let validator = validators::input_validator(dir, config, &out, &data, &mut warnings)?;
+    statement::statement(dir, &out, &yaml::title(&src), &mut warnings)?;
+    let (submissions, reference) = submissions::submissions(config, dir, &out, &mut warnings)?;
+    let reference = reference.ok_or_else(|| ImportError::Invalid {
+        file: dir.join("submissions/accepted").display().to_string(),
+        message: "no accepted submission in a language ojd knows: ojd needs one as the reference"
+            .into(),
+    })?;
+    let (given, multiplier) = yaml::given_time_limit(&src)?;
+    let mut manifest = Manifest {
+        title: match yaml::title(&src) {
+            t if t.is_empty() => id.clone(),
+            t => t,
+        },
+        source: yaml::source_line(&src),
+        time_limit_ms: given.unwrap_or(10_000),
+        memory_limit_bytes: yaml::mib(&src, "memory", 2048)?,
+        output_limit_bytes: Some(yaml::mib(&src, "output", 8)?),
+        checker,
+        solution: reference,
+        validator,
+        interactor,
+        groups: data.groups,
+        answers_given: true,
+        generate: Vec::new(),
+        io: None,
+        kattis_verdicts: true,
+        origin: format!(
+            "Imported from a Kattis package ({}) by `ojd import kattis`.",
+            match src.version {
+                Version::Legacy => "legacy format",
+                Version::V2023 => "2023-07 format",
+                Version::V2025 => "2025-09 format",
+            }
+        ),
+    };
+    let write = |m: &Manifest| write_file(&out.join("problem.toml"), m.to_toml().as_bytes());
+    write(&manifest)?;
+    if given.is_none() {
+        let judge = judge.ok_or_else(|| {
+            ImportError::Run(format!(
+                "{}: no time limit (limits.time_limit or .timelimit): the multiplier rule needs the sandbox",
+                src.yaml_file
+            ))
+        })?;
+        let (slowest, skipped) = submissions::slowest_accepted(judge, &out)?;
+        for f in skipped {
+            warnings.push(format!(
+                "{f}: does not compile here (or its toolchain is missing), so it does not count for the time limit"
+            ));
+        }
+        manifest.time_limit_ms = ojd_verify::calibrate::kattis_limit(
+            slowest,
+            multiplier,
+            std::time::Duration::from_secs(1),
+        )
+        .as_millis() as u64;
+        warnings.push(format!(
+            "time limit {} ms from the slowest accepted submission ({} ms) times {multiplier}, rounded up to a second",
+            manifest.time_limit_ms,
+            slowest.as_millis()
+        ));
+        write(&manifest)?;
+    }
+    let dir_out = stage.commit()?;
+    Ok(Imported {
+        dir: dir_out,
+        tests: data.tests.len(),
+        samples: data.samples,
+        submissions,
+        warnings,
+    })
+}

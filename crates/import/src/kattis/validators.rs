@@ -1,0 +1,204 @@
+//! A Kattis package's programs besides submissions: the output validator (a `kattis` checker,
+//! or the interactor of an interactive problem, or without one the default validator's flags as
+//! the equivalent built-in checker) and the input validator. Each becomes one source file of a
+//! language ojd knows ([`program`]).
+
+use std::path::{Path, PathBuf};
+
+use super::data::Data;
+use super::yaml::{yaml_words, Src};
+use crate::files::{entries, files_in, inline_includes, normalize_newlines, write_file};
+use crate::{io_err, ImportError};
+use ojd_judge::config::Config;
+use ojd_judge::problem::{CheckerSpec, DefaultFlags, Interactor, InteractorProtocol};
+
+/// A program of the package, one file or a folder of files, as one source file in `out`
+/// named `stem.<ext>`; `None` (with a warning) when ojd has no language for it.
+pub(super) fn program(
+    config: &Config,
+    path: &Path,
+    out: &Path,
+    stem: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Option<String>, ImportError> {
+    // `output_validator/<name>/` (a folder of one program inside the folder) is read through.
+    let subdirs: Vec<PathBuf> = entries(path).into_iter().filter(|p| p.is_dir()).collect();
+    if path.is_dir() && files_in(path).is_empty() && subdirs.len() == 1 {
+        return program(config, &subdirs[0], out, stem, warnings);
+    }
+    let main = if path.is_dir() {
+        let sources: Vec<PathBuf> = files_in(path)
+            .into_iter()
+            .filter(|f| {
+                config.language_for(f).is_some()
+                    && !matches!(
+                        f.extension().and_then(|e| e.to_str()),
+                        Some("h" | "hpp" | "hh")
+                    )
+            })
+            .collect();
+        match sources.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                warnings.push(format!(
+                    "{}: no source file in a language ojd knows; skipped",
+                    path.display()
+                ));
+                return Ok(None);
+            }
+            many => {
+                let names: Vec<String> = many
+                    .iter()
+                    .map(|m| m.file_name().unwrap_or_default().to_string_lossy().into())
+                    .collect();
+                return Err(ImportError::Unsupported {
+                    file: path.display().to_string(),
+                    key: "sources".into(),
+                    what: format!(
+                        "a program of several source files ({}) is not supported; headers are",
+                        names.join(", ")
+                    ),
+                });
+            }
+        }
+    } else {
+        path.to_path_buf()
+    };
+    let Some(ext) = main.extension().and_then(|e| e.to_str()) else {
+        warnings.push(format!("{}: no file extension; skipped", main.display()));
+        return Ok(None);
+    };
+    if config.language_for(&main).is_none() {
+        warnings.push(format!(
+            "{}: no language profile for .{ext}; skipped",
+            main.display()
+        ));
+        return Ok(None);
+    }
+    let name = format!("{stem}.{ext}");
+    let text = if matches!(ext, "c" | "cc" | "cpp" | "cxx") {
+        let dir = main.parent().unwrap_or(Path::new("."));
+        inline_includes(&main, &[dir])?
+    } else {
+        let data = std::fs::read(&main).map_err(io_err(format!("read {}", main.display())))?;
+        String::from_utf8_lossy(&normalize_newlines(&data)).into_owned()
+    };
+    write_file(&out.join(&name), text.as_bytes())?;
+    Ok(Some(name))
+}
+
+/// The output validator as a `kattis` checker or, for an interactive problem, as the
+/// interactor (the checker then stays `tokens`); without a custom one (`custom` false), the
+/// default validator's flags as the built-in checker that compares exactly as it does.
+pub(super) fn output_validator(
+    src: &Src<'_>,
+    config: &Config,
+    out: &Path,
+    data: &Data,
+    custom: bool,
+    interactive: bool,
+    warnings: &mut Vec<String>,
+) -> Result<(CheckerSpec, Option<Interactor>), ImportError> {
+    let dir = src.dir;
+    // Legacy packages put the default validator's flags in problem.yaml.
+    let mut output_flags = data.output_flags.clone().unwrap_or_default();
+    if let Some(v) = src.get("validator_flags") {
+        if data.output_flags.is_some() {
+            return Err(src.unsupported(
+                "validator_flags",
+                "given both here and as output_validator_flags in testdata.yaml",
+            ));
+        }
+        output_flags = yaml_words(v);
+    }
+    if !custom {
+        let key = if src.get("validator_flags").is_some() {
+            "validator_flags"
+        } else {
+            "output_validator_flags"
+        };
+        let checker = DefaultFlags::parse(&output_flags)
+            .map_err(|e| src.unsupported(key, e))?
+            .into_checker();
+        return Ok((checker, None));
+    }
+    let validator_src = if dir.join("output_validator").is_dir() {
+        dir.join("output_validator")
+    } else {
+        let all = entries(&dir.join("output_validators"));
+        if all.len() > 1 {
+            return Err(ImportError::Unsupported {
+                file: dir.join("output_validators").display().to_string(),
+                key: "output validators".into(),
+                what: "more than one output validator is not supported".into(),
+            });
+        }
+        all.into_iter().next().ok_or_else(|| {
+            src.unsupported("validation", "custom, but output_validators/ is empty")
+        })?
+    };
+    let name =
+        program(config, &validator_src, out, "output_validator", warnings)?.ok_or_else(|| {
+            ImportError::Unsupported {
+                file: validator_src.display().to_string(),
+                key: "output validator".into(),
+                what: "written in a language ojd has no profile for".into(),
+            }
+        })?;
+    Ok(if interactive {
+        let interactor = Interactor {
+            path: name.into(),
+            protocol: InteractorProtocol::Kattis,
+            flags: output_flags,
+        };
+        (CheckerSpec::Tokens, Some(interactor))
+    } else {
+        let checker = CheckerSpec::Kattis {
+            path: name.into(),
+            flags: output_flags,
+        };
+        (checker, None)
+    })
+}
+
+/// The input validator: the first of `input_validators/` (or legacy `input_format_validators/`)
+/// in a language ojd knows, accepting on exit 42 as Kattis's do, with the groups' one set of
+/// flags; none when the flags differ between groups (the import already warned).
+pub(super) fn input_validator(
+    dir: &Path,
+    config: &Config,
+    out: &Path,
+    data: &Data,
+    warnings: &mut Vec<String>,
+) -> Result<Option<(String, i32, Vec<String>)>, ImportError> {
+    let mut validator = None;
+    for folder in ["input_validators", "input_format_validators"] {
+        let all = entries(&dir.join(folder));
+        let mut made = Vec::new();
+        for v in &all {
+            if let Some(name) = program(
+                config,
+                v,
+                out,
+                &format!("input_validator{}", made.len()),
+                warnings,
+            )? {
+                made.push(name);
+            }
+        }
+        if made.len() > 1 {
+            warnings.push(format!(
+                "{}: ojd runs one input validator; only {} is used",
+                dir.join(folder).display(),
+                made[0]
+            ));
+        }
+        if validator.is_none() && !data.input_flags_vary {
+            validator = made
+                .into_iter()
+                .next()
+                .map(|n| (n, 42, data.input_flags.clone().unwrap_or_default()));
+        }
+    }
+    Ok(validator)
+}
