@@ -122,6 +122,24 @@ impl Health {
         st.pause = Some(Pause { cause, kind, errno });
     }
 
+    /// Pauses claiming for a host fault met while judging submission `id`; `true` when the
+    /// submission is to go back to the queue, `false` at its [`HOST_FAULTS_PER_SUBMISSION`]th
+    /// fault here.
+    fn fault(&self, id: i64, cause: String, kind: &'static str, errno: Option<i32>) -> bool {
+        self.pause(cause, kind, errno);
+        let mut st = self.lock();
+        if st.faults.len() > 10_000 {
+            st.faults.clear();
+        }
+        let n = st.faults.entry(id).or_insert(0);
+        *n += 1;
+        if *n >= HOST_FAULTS_PER_SUBMISSION {
+            st.faults.remove(&id);
+            return false;
+        }
+        true
+    }
+
     /// The cause of the current pause, if claiming is paused.
     pub fn paused(&self) -> Option<String> {
         self.lock().pause.as_ref().map(|p| p.cause.clone())
@@ -456,18 +474,7 @@ impl Node {
         self.metrics.host_faults.fetch_add(1, Ordering::Relaxed);
         let cause = crate::logging::error_chain(e);
         let kind = e.host_fault_kind().unwrap_or("io_error");
-        self.health.pause(cause, kind, e.errno());
-        let mut st = self.health.lock();
-        if st.faults.len() > 10_000 {
-            st.faults.clear();
-        }
-        let n = st.faults.entry(id).or_insert(0);
-        *n += 1;
-        if *n >= HOST_FAULTS_PER_SUBMISSION {
-            st.faults.remove(&id);
-            return false;
-        }
-        true
+        self.health.fault(id, cause, kind, e.errno())
     }
 
     /// Forgets the host faults of a submission this host has now judged.
@@ -676,4 +683,33 @@ pub fn host_stats(app: &Node) -> HostStats {
         s.insert("packages_loaded".into(), cache.loaded_count() as u64);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_fault_pauses_and_a_submission_goes_back_until_its_third_fault() {
+        let h = Health::default();
+        assert_eq!(h.paused(), None);
+        let table = [
+            (7, true, "scratch full"),
+            (8, true, "keeper gone"),
+            (7, true, "scratch full"),
+            (7, false, "scratch full"),
+            (7, true, "scratch full"),
+        ];
+        for (id, requeue, cause) in table {
+            assert_eq!(
+                h.fault(id, cause.into(), "disk_full", Some(28)),
+                requeue,
+                "submission {id}"
+            );
+            assert_eq!(h.paused().as_deref(), Some(cause));
+        }
+        // A passing check lifts the pause (as `Node::ready_to_claim` does).
+        h.lock().pause = None;
+        assert_eq!(h.paused(), None);
+    }
 }

@@ -228,6 +228,88 @@ mod tests {
     }
 
     #[test]
+    fn judge_errors_are_host_faults_or_not() {
+        use crate::judge::JudgeError;
+        use ojd_sandbox::SandboxError;
+        let io = |errno| std::io::Error::from_raw_os_error(errno);
+        let table: Vec<(JudgeError, bool, Option<i32>, Option<&str>)> = vec![
+            (
+                JudgeError::Host(HostFault::FilledUp {
+                    path: "/s".into(),
+                    free: 0,
+                    during: "/prog/a.out".into(),
+                }),
+                true,
+                Some(libc::ENOSPC),
+                Some("disk_full"),
+            ),
+            (
+                JudgeError::Host(HostFault::File {
+                    what: "read the program's output",
+                    path: "/s/o".into(),
+                    source: io(libc::EIO),
+                }),
+                true,
+                Some(libc::EIO),
+                Some("io_error"),
+            ),
+            (
+                JudgeError::Io {
+                    what: "write the source".into(),
+                    source: io(libc::EMFILE),
+                },
+                true,
+                Some(libc::EMFILE),
+                Some("io_error"),
+            ),
+            (
+                JudgeError::Sandbox(SandboxError::Keeper(
+                    "/s/runs/judge-1/stdout: No space left on device (os error 28)".into(),
+                )),
+                true,
+                Some(libc::ENOSPC),
+                Some("sandbox"),
+            ),
+            (
+                JudgeError::Sandbox(SandboxError::KeeperGone),
+                true,
+                None,
+                Some("sandbox"),
+            ),
+            (
+                JudgeError::BadSubmission("the submission is empty".into()),
+                false,
+                None,
+                None,
+            ),
+            (
+                JudgeError::MissingAnswers {
+                    problem: "p".into(),
+                    tests: "1".into(),
+                },
+                false,
+                None,
+                None,
+            ),
+            (
+                JudgeError::UnknownLanguage {
+                    language: "cobol".into(),
+                    known: "c".into(),
+                },
+                false,
+                None,
+                None,
+            ),
+            (JudgeError::Cancelled, false, None, None),
+        ];
+        for (e, host, errno, kind) in table {
+            assert_eq!(e.is_host_fault(), host, "{e}");
+            assert_eq!(e.errno(), errno, "{e}");
+            assert_eq!(e.host_fault_kind(), kind, "{e}");
+        }
+    }
+
+    #[test]
     fn space_checks_and_the_probe_on_a_healthy_folder() {
         let d = tempfile::tempdir().expect("tempdir");
         assert!(free_space(d.path()).expect("statvfs") > 0);
