@@ -13,14 +13,23 @@ use ojd_judge::verdict::JudgeReport;
 
 use crate::common;
 
-/// A tmpfs of `size` mounted on a fresh temporary folder, unmounted when dropped.
+/// A tmpfs of `size` mounted on a folder, unmounted when dropped.
 struct Tmpfs {
-    dir: tempfile::TempDir,
+    dir: PathBuf,
+    _temp: Option<tempfile::TempDir>,
 }
 
 impl Tmpfs {
+    /// On a fresh temporary folder.
     fn mount(size: &str) -> Tmpfs {
-        let dir = tempfile::tempdir().expect("tempdir");
+        let temp = tempfile::tempdir().expect("tempdir");
+        let mut fs = Tmpfs::mount_on(temp.path(), size);
+        fs._temp = Some(temp);
+        fs
+    }
+
+    fn mount_on(dir: &Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(dir).expect("mount point");
         let ok = Command::new("mount")
             .args([
                 "-t",
@@ -29,15 +38,18 @@ impl Tmpfs {
                 &format!("size={size},mode=0755"),
                 "tmpfs",
             ])
-            .arg(dir.path())
+            .arg(dir)
             .status()
             .expect("run mount");
-        assert!(ok.success(), "mount a tmpfs on {}", dir.path().display());
-        Tmpfs { dir }
+        assert!(ok.success(), "mount a tmpfs on {}", dir.display());
+        Tmpfs {
+            dir: dir.to_path_buf(),
+            _temp: None,
+        }
     }
 
     fn path(&self) -> &Path {
-        self.dir.path()
+        &self.dir
     }
 
     /// Writes a filler file so that about `leave` bytes stay free (0: until the disk is full).
@@ -63,10 +75,7 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = Command::new("umount")
-            .arg("-l")
-            .arg(self.dir.path())
-            .status();
+        let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
     }
 }
 
@@ -76,9 +85,11 @@ fn echo_problem(dir: &Path, lines: usize) -> PathBuf {
     std::fs::create_dir_all(p.join("tests")).expect("problem folder");
     std::fs::write(
         p.join("problem.toml"),
-        "title = \"Echo\"\ntime_limit = \"5s\"\nmemory_limit = \"256MiB\"\noutput_limit = \"64MiB\"\n",
+        "title = \"Echo\"\ntime_limit = \"5s\"\nmemory_limit = \"256MiB\"\noutput_limit = \"64MiB\"\n\
+         solution = \"solution.cpp\"\nanswers = \"given\"\n",
     )
     .expect("problem.toml");
+    std::fs::write(p.join("solution.cpp"), ECHO_CPP).expect("solution");
     let text: String = (0..lines).map(|i| format!("line {i:06}\n")).collect();
     std::fs::write(p.join("tests/1.in"), &text).expect("input");
     std::fs::write(p.join("tests/1.ans"), &text).expect("answer");
@@ -197,4 +208,97 @@ fn a_full_or_filling_scratch_is_a_host_fault_never_a_verdict() {
     let r = judged(&j, &problem, "cpp", ECHO_CPP).expect("judges");
     assert_eq!(r.verdict, ojd_judge::verdict::Verdict::Accepted, "{r:#?}");
     drop(j);
+}
+
+/// The host's own statistics in `/api/v1/admin/hosts` (the first host).
+fn host_stats(d: &crate::daemon::Daemon) -> serde_json::Value {
+    let (code, body) = d.get("/api/v1/admin/hosts", Some(crate::daemon::ADMIN));
+    assert_eq!(code, 200, "{body}");
+    body["hosts"][0]["stats"].clone()
+}
+
+/// Polls `what` until it holds or `timeout` passes.
+fn eventually(timeout: std::time::Duration, mut what: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < deadline {
+        if what() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    what()
+}
+
+#[test]
+fn a_daemon_whose_disk_fills_requeues_pauses_and_judges_once_it_has_room() {
+    require_root!();
+    use std::time::Duration;
+    let site = crate::daemon::Site::new("[judge]\nmin_free_space = \"1MiB\"");
+    let fs = Tmpfs::mount_on(&site.path().join("scratch"), "48m");
+    let problem = echo_problem(&site.path().join("problems"), 300_000);
+    let d = site.start();
+    let source = site.path().join("echo.cpp");
+    std::fs::write(&source, ECHO_CPP).expect("source");
+    let submit = || {
+        let (code, body) = d.post_json(
+            "/api/v1/submissions",
+            Some(crate::daemon::ALICE),
+            &serde_json::json!({ "problem": "echo", "filename": "echo.cpp", "source": ECHO_CPP }),
+        );
+        assert_eq!(code, 201, "{body}");
+        body["id"].as_i64().expect("an id")
+    };
+    // With room: accepted.
+    let first = submit();
+    let done = d.wait_done(first, crate::daemon::ALICE, Duration::from_secs(60));
+    assert_eq!(done["verdict"], "AC", "{done}");
+    // The disk fills up while the program writes (2 MiB free, 3.3 MiB written): the judging is
+    // a host fault, the submission goes back to the queue, the host pauses.
+    fs.fill("filler", 2 << 20);
+    let second = submit();
+    assert!(
+        eventually(Duration::from_secs(30), || host_stats(&d)["host_faults"]
+            .as_u64()
+            .is_some_and(|n| n >= 1)),
+        "a host fault is counted: {}\nlog:\n{}",
+        host_stats(&d),
+        d.log()
+    );
+    // Never a verdict while the disk stays this full.
+    std::thread::sleep(Duration::from_secs(4));
+    let (_, body) = d.get(
+        &format!("/api/v1/submissions/{second}"),
+        Some(crate::daemon::ALICE),
+    );
+    assert_ne!(body["state"], "done", "no verdict on a full disk: {body}");
+    let log = d.log();
+    assert!(
+        log.contains(&format!(
+            "submission {second}: host fault, back in the queue"
+        )) && log.contains("this host stops claiming submissions"),
+        "the log says why: {log}"
+    );
+    // Full: the host claims nothing and says why in its statistics.
+    fs.fill("filler-2", 0);
+    assert!(
+        eventually(Duration::from_secs(15), || {
+            let s = host_stats(&d);
+            s["paused"] == 1 && s.get("paused_low_space").is_some()
+        }),
+        "paused for want of space: {}",
+        host_stats(&d)
+    );
+    // Room again: the host resumes by itself and the submission is judged, accepted.
+    std::fs::remove_file(fs.path().join("filler")).expect("remove filler");
+    std::fs::remove_file(fs.path().join("filler-2")).expect("remove filler");
+    let done = d.wait_done(second, crate::daemon::ALICE, Duration::from_secs(60));
+    assert_eq!(done["verdict"], "AC", "{done}");
+    assert!(d.log().contains("this host claims submissions again"));
+    assert!(
+        eventually(Duration::from_secs(10), || host_stats(&d)["paused"] == 0),
+        "the heartbeat says it resumed: {}",
+        host_stats(&d)
+    );
+    drop(d);
+    drop(problem);
 }

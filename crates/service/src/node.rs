@@ -74,10 +74,14 @@ pub const HEALTH_RECHECK: Duration = Duration::from_secs(3);
 /// How often a healthy host measures its free space before claiming (a busy host claims many
 /// times a second; the check costs two `statvfs` and two small files).
 pub const SPACE_CHECK: Duration = Duration::from_secs(1);
-/// Host faults one submission may meet on this host, its checks passing each time, before it
-/// is stored as a judge error: past that the fault follows the submission (a package the
-/// judge cannot read), not the host, and requeueing it again would only go round.
+/// Host faults other than a lack of space one submission may meet on this host, its checks
+/// passing each time, before it is stored as a judge error: past that the fault follows the
+/// submission (a package the judge cannot read), not the host, and requeueing it again would
+/// only go round.
 pub const HOST_FAULTS_PER_SUBMISSION: u32 = 3;
+
+/// `ENOSPC` (Linux): the error number of every space fault.
+const ENOSPC: i32 = 28;
 
 /// Whether this host may claim work: a host fault, or a failed check of its free space and
 /// disks, pauses claiming until a check passes ([`Node::ready_to_claim`]).
@@ -127,6 +131,11 @@ impl Health {
     /// fault here.
     fn fault(&self, id: i64, cause: String, kind: &'static str, errno: Option<i32>) -> bool {
         self.pause(cause, kind, errno);
+        // Space runs out for the host, never for the submission: it always goes back (a
+        // healthy host, or this one once it has room, judges it).
+        if errno == Some(ENOSPC) {
+            return true;
+        }
         let mut st = self.lock();
         if st.faults.len() > 10_000 {
             st.faults.clear();
@@ -694,15 +703,20 @@ mod tests {
         let h = Health::default();
         assert_eq!(h.paused(), None);
         let table = [
-            (7, true, "scratch full"),
-            (8, true, "keeper gone"),
-            (7, true, "scratch full"),
-            (7, false, "scratch full"),
-            (7, true, "scratch full"),
+            (7, true, "read error", Some(5)),
+            (8, true, "keeper gone", None),
+            (7, true, "read error", Some(5)),
+            (7, false, "read error", Some(5)),
+            (7, true, "read error", Some(5)),
+            // A full disk is the host's, however often: always back to the queue.
+            (9, true, "scratch full", Some(ENOSPC)),
+            (9, true, "scratch full", Some(ENOSPC)),
+            (9, true, "scratch full", Some(ENOSPC)),
+            (9, true, "scratch full", Some(ENOSPC)),
         ];
-        for (id, requeue, cause) in table {
+        for (id, requeue, cause, errno) in table {
             assert_eq!(
-                h.fault(id, cause.into(), "disk_full", Some(28)),
+                h.fault(id, cause.into(), "io_error", errno),
                 requeue,
                 "submission {id}"
             );
