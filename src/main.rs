@@ -162,7 +162,7 @@ pub fn judge_error_code(e: &ojd_judge::judge::JudgeError) -> i32 {
         | UnknownLanguage { .. }
         | LanguageUnavailable { .. }
         | MissingAnswers { .. } => EXIT_BAD_INPUT,
-        Io { .. } | Sandbox(_) | Cancelled => EXIT_JUDGE_FAILED,
+        Io { .. } | Sandbox(_) | Host(_) | Cancelled => EXIT_JUDGE_FAILED,
     }
 }
 

@@ -48,7 +48,14 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    let judge = ojd_judge::judge::Judge::new(config, 1)?;
+    // A judge that cannot even lay out its scratch folder failed itself (exit 3).
+    let judge = match ojd_judge::judge::Judge::new(config, 1) {
+        Ok(j) => j,
+        Err(e) => {
+            print_error(&e);
+            return Ok(judge_error_code(&e));
+        }
+    };
     let language = match a
         .lang
         .or_else(|| judge.detect_language(&a.submission, &source))

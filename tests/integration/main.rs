@@ -32,6 +32,7 @@ mod contests_browser;
 mod contests_load;
 mod daemon;
 mod docs;
+mod host_faults;
 mod hostile;
 mod import;
 mod interactive;

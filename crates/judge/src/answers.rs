@@ -362,7 +362,14 @@ fn generate_in(
             std::fs::read(&input_path).map_err(cx.io(format!("read {}", input_path.display())))?;
         let key = sha256_hex(&[&solution_src, &input]);
         let committed = problem.dir.join("tests").join(format!("{}.ans", t.name));
-        let committed_hash = std::fs::read(&committed).ok().map(|a| sha256_hex(&[&a]));
+        // A committed answer that cannot be read is the host's trouble, never a missing one
+        // (a sample's original answer would be overwritten).
+        let committed_data = match std::fs::read(&committed) {
+            Ok(a) => Some(a),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(cx.io(format!("read {}", committed.display()))(e)),
+        };
+        let committed_hash = committed_data.as_ref().map(|a| sha256_hex(&[a]));
         let fresh = old_lock
             .get(&t.name)
             .is_some_and(|(k, a)| *k == key && Some(a) == committed_hash.as_ref());
@@ -393,11 +400,11 @@ fn generate_in(
             committed_hash.clone(),
             old_lock.contains_key(&t.name),
         ) {
-            let original = std::fs::read(&committed).unwrap_or_default();
-            if crate::judge::compare(&problem.checker, &answer, &original)
+            let original = committed_data.as_deref().unwrap_or_default();
+            if crate::judge::compare(&problem.checker, &answer, original)
                 != crate::judge::CheckOutcome::Accepted
             {
-                let diff = crate::diff::diff(&original, &answer)
+                let diff = crate::diff::diff(original, &answer)
                     .map(|d| crate::diff::render(&d, false))
                     .unwrap_or_default();
                 return Err(GenError::SampleMismatch {

@@ -124,6 +124,8 @@ pub struct JudgeConfig {
     pub cache: PathBuf,
     /// Bound on the compile cache; least recently used programs are evicted past it.
     pub cache_size: ByteSize,
+    /// Free space the scratch folder and the cache each need before a host claims work.
+    pub min_free_space: ByteSize,
     /// CPUs the sandbox keepers are pinned to: "auto", "off" or a list ("0,2,4-6").
     #[serde(default = "auto")]
     pub pin_cpus: String,

@@ -7,6 +7,10 @@
 //! a problem that fails is reported and the rest are served). A judge host ([`Node::worker`])
 //! has no problems folder: packages come from the database, cached on disk.
 //!
+//! Health: a host claims only while its scratch and cache have `[judge] min_free_space` free
+//! and its last judging did not fail for the host's own sake; else it pauses, says why (log,
+//! heartbeat statistics) and checks itself again every few seconds ([`Node::ready_to_claim`]).
+//!
 //! Shutdown: [`Node::begin_stop`] stops claiming; `queue::drain` gives in-flight judgings
 //! `shutdown_grace` to finish, then cancels them (the judge stops between tests and they are
 //! requeued), and stops the heartbeat last so that leases hold meanwhile.
@@ -63,6 +67,93 @@ pub const LEASE: Duration = Duration::from_secs(10);
 pub const HEARTBEAT: Duration = Duration::from_secs(2);
 /// The longest an idle worker waits before looking at the queue again.
 pub const IDLE_POLL: Duration = Duration::from_secs(2);
+
+/// How often a paused host checks itself again (free space, a probe file in its scratch and
+/// cache), and so how soon it resumes once the cause is gone.
+pub const HEALTH_RECHECK: Duration = Duration::from_secs(3);
+/// How often a healthy host measures its free space before claiming (a busy host claims many
+/// times a second; the check costs two `statvfs` and two small files).
+pub const SPACE_CHECK: Duration = Duration::from_secs(1);
+/// Host faults other than a lack of space one submission may meet on this host, its checks
+/// passing each time, before it is stored as a judge error: past that the fault follows the
+/// submission (a package the judge cannot read), not the host, and requeueing it again would
+/// only go round.
+pub const HOST_FAULTS_PER_SUBMISSION: u32 = 3;
+
+/// `ENOSPC` (Linux): the error number of every space fault.
+const ENOSPC: i32 = 28;
+
+/// Whether this host may claim work: a host fault, or a failed check of its free space and
+/// disks, pauses claiming until a check passes ([`Node::ready_to_claim`]).
+#[derive(Default)]
+pub struct Health {
+    state: std::sync::Mutex<HealthState>,
+}
+
+#[derive(Default)]
+struct HealthState {
+    /// Why claiming is paused, when it is.
+    pause: Option<Pause>,
+    last_check: Option<Instant>,
+    space: ojd_judge::judge::HostSpace,
+    /// Host faults met per submission on this host (see [`HOST_FAULTS_PER_SUBMISSION`]).
+    faults: std::collections::HashMap<i64, u32>,
+}
+
+/// Why a host stopped claiming.
+#[derive(Clone, Debug)]
+struct Pause {
+    cause: String,
+    kind: &'static str,
+    errno: Option<i32>,
+}
+
+impl Health {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HealthState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Pauses claiming for `cause`; logs it when claiming was not paused already.
+    fn pause(&self, cause: String, kind: &'static str, errno: Option<i32>) {
+        let mut st = self.lock();
+        st.last_check = Some(Instant::now());
+        if st.pause.is_none() {
+            log(&format!(
+                "this host stops claiming submissions: {cause} (checking again every {}s)",
+                HEALTH_RECHECK.as_secs()
+            ));
+        }
+        st.pause = Some(Pause { cause, kind, errno });
+    }
+
+    /// Pauses claiming for a host fault met while judging submission `id`; `true` when the
+    /// submission is to go back to the queue, `false` at its [`HOST_FAULTS_PER_SUBMISSION`]th
+    /// fault here.
+    fn fault(&self, id: i64, cause: String, kind: &'static str, errno: Option<i32>) -> bool {
+        self.pause(cause, kind, errno);
+        // Space runs out for the host, never for the submission: it always goes back (a
+        // healthy host, or this one once it has room, judges it).
+        if errno == Some(ENOSPC) {
+            return true;
+        }
+        let mut st = self.lock();
+        if st.faults.len() > 10_000 {
+            st.faults.clear();
+        }
+        let n = st.faults.entry(id).or_insert(0);
+        *n += 1;
+        if *n >= HOST_FAULTS_PER_SUBMISSION {
+            st.faults.remove(&id);
+            return false;
+        }
+        true
+    }
+
+    /// The cause of the current pause, if claiming is paused.
+    pub fn paused(&self) -> Option<String> {
+        self.lock().pause.as_ref().map(|p| p.cause.clone())
+    }
+}
 
 /// What a node does.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -124,6 +215,8 @@ pub struct Node {
     pub packages: Option<Arc<Cache>>,
     /// Set when the heartbeat may stop (after the workers drained).
     beat_stop: Arc<AtomicBool>,
+    /// Whether this host may claim (host faults, free space).
+    pub health: Health,
     /// The flock on `<database>.lock`, held while the daemon runs.
     db_lock: std::sync::Mutex<Option<std::fs::File>>,
 }
@@ -293,6 +386,7 @@ impl Node {
             shared,
             packages,
             beat_stop: Arc::new(AtomicBool::new(false)),
+            health: Health::default(),
             db_lock: std::sync::Mutex::new(None),
         }))
     }
@@ -333,6 +427,68 @@ impl Node {
 
     pub fn is_stopping(&self) -> bool {
         *self.stop_tx.borrow()
+    }
+
+    /// Whether this host may claim a submission now. A healthy host measures its scratch's and
+    /// cache's free space against `[judge] min_free_space` (at most every [`SPACE_CHECK`]); a
+    /// paused one checks itself every [`HEALTH_RECHECK`] and resumes when the check passes.
+    pub async fn ready_to_claim(self: &Arc<Self>) -> bool {
+        {
+            let mut st = self.health.lock();
+            let every = if st.pause.is_some() {
+                HEALTH_RECHECK
+            } else {
+                SPACE_CHECK
+            };
+            if st.last_check.is_some_and(|t| t.elapsed() < every) {
+                return st.pause.is_none();
+            }
+            st.last_check = Some(Instant::now());
+        }
+        let judge = self.judge.clone();
+        let min_free = self.config.judge.min_free_space.bytes();
+        let checked = tokio::task::spawn_blocking(move || judge.host_check(min_free)).await;
+        match checked {
+            Ok(Ok(space)) => {
+                let mut st = self.health.lock();
+                st.space = space;
+                if let Some(p) = st.pause.take() {
+                    log(&format!(
+                        "this host claims submissions again: its checks pass ({} MiB free in the scratch, {} MiB in the cache; it had stopped: {})",
+                        space.scratch_free >> 20,
+                        space.cache_free >> 20,
+                        p.cause
+                    ));
+                }
+                true
+            }
+            Ok(Err(e)) => {
+                let cause = crate::logging::error_chain(&e);
+                let kind = e.host_fault_kind().unwrap_or("check");
+                self.health.pause(cause, kind, e.errno());
+                false
+            }
+            Err(e) => {
+                self.health
+                    .pause(format!("the host check failed: {e}"), "check", None);
+                false
+            }
+        }
+    }
+
+    /// Records a host fault met while judging submission `id`: claiming pauses until the
+    /// host's checks pass. `true` when the submission is to go back to the queue; `false` when
+    /// it met [`HOST_FAULTS_PER_SUBMISSION`] of them here (the fault follows the submission).
+    pub fn host_fault(&self, id: i64, e: &ojd_judge::judge::JudgeError) -> bool {
+        self.metrics.host_faults.fetch_add(1, Ordering::Relaxed);
+        let cause = crate::logging::error_chain(e);
+        let kind = e.host_fault_kind().unwrap_or("io_error");
+        self.health.fault(id, cause, kind, e.errno())
+    }
+
+    /// Forgets the host faults of a submission this host has now judged.
+    pub fn judged(&self, id: i64) {
+        self.health.lock().faults.remove(&id);
     }
 }
 
@@ -494,6 +650,8 @@ pub struct Counters {
     pub stale_verdicts: AtomicU64,
     /// Attempts to store a verdict that failed (the database did not answer) and were retried.
     pub store_retries: AtomicU64,
+    /// Judgings abandoned for a failure of this host (its disk, its own I/O, its sandbox).
+    pub host_faults: AtomicU64,
 }
 
 impl Counters {
@@ -516,6 +674,17 @@ pub fn host_stats(app: &Node) -> HostStats {
     s.insert("stale_verdicts".into(), load(&c.stale_verdicts));
     s.insert("store_retries".into(), load(&c.store_retries));
     s.insert("workers".into(), app.workers as u64);
+    s.insert("host_faults".into(), load(&c.host_faults));
+    {
+        let st = app.health.lock();
+        s.insert("paused".into(), st.pause.is_some() as u64);
+        if let Some(p) = &st.pause {
+            // Why: the kind of fault as a key of its own (`paused_disk_full`), with its errno.
+            s.insert(format!("paused_{}", p.kind), p.errno.unwrap_or(0) as u64);
+        }
+        s.insert("scratch_free_bytes".into(), st.space.scratch_free);
+        s.insert("cache_free_bytes".into(), st.space.cache_free);
+    }
     if let Some(cache) = &app.packages {
         s.insert("blobs_fetched".into(), load(&cache.fetched));
         s.insert("blobs_fetched_bytes".into(), load(&cache.fetched_bytes));
@@ -523,4 +692,38 @@ pub fn host_stats(app: &Node) -> HostStats {
         s.insert("packages_loaded".into(), cache.loaded_count() as u64);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_fault_pauses_and_a_submission_goes_back_until_its_third_fault() {
+        let h = Health::default();
+        assert_eq!(h.paused(), None);
+        let table = [
+            (7, true, "read error", Some(5)),
+            (8, true, "keeper gone", None),
+            (7, true, "read error", Some(5)),
+            (7, false, "read error", Some(5)),
+            (7, true, "read error", Some(5)),
+            // A full disk is the host's, however often: always back to the queue.
+            (9, true, "scratch full", Some(ENOSPC)),
+            (9, true, "scratch full", Some(ENOSPC)),
+            (9, true, "scratch full", Some(ENOSPC)),
+            (9, true, "scratch full", Some(ENOSPC)),
+        ];
+        for (id, requeue, cause, errno) in table {
+            assert_eq!(
+                h.fault(id, cause.into(), "io_error", errno),
+                requeue,
+                "submission {id}"
+            );
+            assert_eq!(h.paused().as_deref(), Some(cause));
+        }
+        // A passing check lifts the pause (as `Node::ready_to_claim` does).
+        h.lock().pause = None;
+        assert_eq!(h.paused(), None);
+    }
 }

@@ -3,9 +3,13 @@
 //! [`Judge::judge`](ojd_judge::judge::Judge::judge), and stores the verdict under its claim;
 //! its progress goes to the node's [`Hub`](crate::events::Hub).
 //!
-//! The judge's own failures (sandbox, I/O, a problem that vanished in a reload) are stored as
-//! verdict JE with the cause in the submission's `message`, and logged: never the student's
-//! fault. A cancelled judging (shutdown) goes back to the queue. A judge host without a
+//! A host fault ([`JudgeError::is_host_fault`]: the host's disk full or failing, its own I/O,
+//! its sandbox) is never a verdict: the judging is abandoned, the submission goes back to the
+//! queue for a healthy host, and this host stops claiming until its checks pass
+//! ([`Node::ready_to_claim`]). Other judge failures (a problem that vanished in a reload, a
+//! submission that met the same host fault again and again) are stored as verdict JE with the
+//! cause in the submission's `message`, and logged. A cancelled judging (shutdown) goes back to
+//! the queue. A judge host without a
 //! problems folder judges the package version its claim names, from its
 //! [`Cache`](crate::blobs::Cache).
 
@@ -54,6 +58,14 @@ async fn worker(app: Arc<Node>) {
     loop {
         if *stop.borrow() {
             break;
+        }
+        if !app.ready_to_claim().await {
+            // Paused: a host fault or too little free space; claim nothing until it passes.
+            tokio::select! {
+                _ = stop.changed() => {}
+                _ = tokio::time::sleep(crate::node::HEALTH_RECHECK) => {}
+            }
+            continue;
         }
         let host = app.host.clone();
         let lease = crate::node::LEASE.as_millis() as i64;
@@ -217,6 +229,25 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                     app.hub.end(id, Live::Requeued { id });
                     return;
                 }
+                Ok(Err(e)) if e.is_host_fault() => {
+                    let cause = error_chain(&e);
+                    if app.host_fault(id, &e) {
+                        app.metrics.requeued.fetch_add(1, Ordering::Relaxed);
+                        let requeued = app.db(move |s| s.requeue(id, attempt)).await;
+                        if let Err(e) = requeued {
+                            log(&format!("submission {id}: cannot requeue it: {e}"));
+                        }
+                        log(&format!(
+                            "submission {id}: host fault, back in the queue for a healthy host: {cause}"
+                        ));
+                        app.hub.end(id, Live::Requeued { id });
+                        return;
+                    }
+                    Err(format!(
+                        "{cause} (this host failed on it {} times while its checks passed)",
+                        crate::node::HOST_FAULTS_PER_SUBMISSION
+                    ))
+                }
                 Ok(Err(e)) => Err(error_chain(&e)),
                 Err(e) => Err(format!("the judging task failed: {e}")),
             }
@@ -234,6 +265,7 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
     let cause = message.clone();
     match store_verdict(app, id, attempt, report, message).await {
         Some(true) => {
+            app.judged(id);
             crate::logging::judged(&crate::logging::Judged {
                 submission: id,
                 user: &claim.user,

@@ -44,9 +44,8 @@ pub(super) fn ms(d: Duration) -> u64 {
 pub(super) fn record_error(report: &mut ProblemReport, what: &str, e: &JudgeError) {
     let text = format!("{what}: {e}");
     match e {
-        JudgeError::Io { .. } | JudgeError::Sandbox(_) | JudgeError::Cancelled => {
-            report.judge_errors.push(text)
-        }
+        _ if e.is_host_fault() => report.judge_errors.push(text),
+        JudgeError::Cancelled => report.judge_errors.push(text),
         _ => report.errors.push(text),
     }
 }

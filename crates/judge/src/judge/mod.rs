@@ -9,6 +9,7 @@
 
 mod check;
 mod compile;
+mod host;
 mod interactive;
 mod run;
 mod score;
@@ -19,6 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use self::check::{compare, CheckOutcome};
 pub use self::compile::{Compiled, Program};
+pub use self::host::{free_space, HostFault, FULL_SLACK};
 use self::run::signal_name;
 pub use self::run::{classify, InputRun, ProgramRun};
 use crate::config::Config;
@@ -51,6 +53,8 @@ pub enum Event<'a> {
 }
 
 /// The operator's or the judge's failure; a submission's own failure is a verdict instead.
+/// [`JudgeError::is_host_fault`] tells this host's failures (judge the submission elsewhere)
+/// from the operator's (a bad submission or package).
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
     #[error("{0}")]
@@ -69,8 +73,52 @@ pub enum JudgeError {
     },
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    /// This host failed (its disk, its own I/O): see `host.rs`.
+    #[error("host fault: {0}")]
+    Host(#[from] HostFault),
     #[error("judging was cancelled")]
     Cancelled,
+}
+
+impl JudgeError {
+    /// Whether this is the host's failure, never the submission's nor the operator's: the
+    /// judge's own I/O, its free space, its sandbox. The submission is to be judged again on a
+    /// healthy host, and this host is to stop claiming until its checks pass.
+    pub fn is_host_fault(&self) -> bool {
+        matches!(
+            self,
+            JudgeError::Host(_) | JudgeError::Io { .. } | JudgeError::Sandbox(_)
+        )
+    }
+
+    /// The error number of a host fault's cause, when it has one.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            JudgeError::Host(h) => h.errno(),
+            JudgeError::Io { source, .. } => source.raw_os_error(),
+            JudgeError::Sandbox(SandboxError::Keeper(m)) => host::message_errno(m),
+            JudgeError::Sandbox(SandboxError::Spawn { source, .. })
+            | JudgeError::Sandbox(SandboxError::Protocol(source)) => source.raw_os_error(),
+            _ => None,
+        }
+    }
+
+    /// A short name of a host fault's kind (`low_space`, `disk_full`, `io_error`, `sandbox`).
+    pub fn host_fault_kind(&self) -> Option<&'static str> {
+        match self {
+            JudgeError::Host(h) => Some(h.kind()),
+            JudgeError::Io { .. } => Some("io_error"),
+            JudgeError::Sandbox(_) => Some("sandbox"),
+            _ => None,
+        }
+    }
+}
+
+/// Free space of a judge's scratch and cache, as [`Judge::host_check`] measured it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostSpace {
+    pub scratch_free: u64,
+    pub cache_free: u64,
 }
 
 fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> JudgeError {
@@ -209,7 +257,7 @@ impl Judge {
             .scratch
             .join("runs")
             .join(format!("{kind}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&d).map_err(io_err(format!("create {}", d.display())))?;
+        std::fs::create_dir_all(&d).map_err(host::file_fault("create the folder", &d))?;
         Ok(d)
     }
 
@@ -245,6 +293,51 @@ impl Judge {
         Ok(lang)
     }
 
+    /// Checks this host before it takes work: the scratch folder and the compile cache each
+    /// have at least `min_free` bytes free (and never less than [`FULL_SLACK`]), and a small file
+    /// can be written, read back and removed in each. Returns the free bytes of each.
+    pub fn host_check(&self, min_free: u64) -> Result<HostSpace, JudgeError> {
+        let needed = min_free.max(FULL_SLACK);
+        let runs = self.scratch.join("runs");
+        host::require_free(&[&runs, &self.cache], needed)?;
+        host::probe(&runs)?;
+        host::probe(&self.cache)?;
+        let free = |p: &Path| {
+            free_space(p)
+                .map_err(|e| JudgeError::from(host::file_fault("measure the free space of", p)(e)))
+        };
+        Ok(HostSpace {
+            scratch_free: free(&runs)?,
+            cache_free: free(&self.cache)?,
+        })
+    }
+
+    /// The scratch folder and the compile cache (for the host's checks and statistics).
+    pub fn scratch_and_cache(&self) -> (&Path, &Path) {
+        (&self.scratch, &self.cache)
+    }
+
+    /// [`Judge::compile`] with the space checks of a run around it: a compiler that could not
+    /// write (its messages, its program) failed for the host, never for the source.
+    fn compile_guarded(&self, sub: &Submission) -> Result<Compiled, JudgeError> {
+        let runs = self.scratch.join("runs");
+        let dirs = [runs.as_path(), self.cache.as_path()];
+        host::require_free(&dirs, FULL_SLACK)?;
+        let compiled = self.compile(sub)?;
+        host::still_free(&dirs, "the compiler")?;
+        Ok(compiled)
+    }
+
+    /// [`Judge::compile_file`] with the space checks of [`Judge::compile_guarded`].
+    fn compile_file_guarded(&self, path: &Path) -> Result<Compiled, JudgeError> {
+        let runs = self.scratch.join("runs");
+        let dirs = [runs.as_path(), self.cache.as_path()];
+        host::require_free(&dirs, FULL_SLACK)?;
+        let compiled = self.compile_file(path)?;
+        host::still_free(&dirs, "the compiler")?;
+        Ok(compiled)
+    }
+
     /// Judges one submission on every test of `problem`.
     pub fn judge(
         &self,
@@ -264,7 +357,7 @@ impl Judge {
         }
         let warnings = self.warnings()?;
         let mut report = JudgeReport::new(&problem.id, &lang.id, Verdict::Accepted, warnings);
-        let program = match self.compile(sub)? {
+        let program = match self.compile_guarded(sub)? {
             Compiled::Program(p) => p,
             Compiled::Error(message) => {
                 progress(Event::Compiled { ok: false });
@@ -276,7 +369,7 @@ impl Judge {
         progress(Event::Compiled { ok: true });
         let checker = match &problem.checker {
             CheckerSpec::Program { path } | CheckerSpec::Kattis { path, .. } => {
-                match self.compile_file(&problem.dir.join(path))? {
+                match self.compile_file_guarded(&problem.dir.join(path))? {
                     Compiled::Program(p) => Some(p),
                     Compiled::Error(msg) => {
                         return Err(JudgeError::BadSubmission(format!(
@@ -289,7 +382,7 @@ impl Judge {
             _ => None,
         };
         let interactor = match &problem.interactor {
-            Some(i) => match self.compile_file(&problem.dir.join(&i.path))? {
+            Some(i) => match self.compile_file_guarded(&problem.dir.join(&i.path))? {
                 Compiled::Program(p) => Some((i, p)),
                 Compiled::Error(msg) => {
                     return Err(JudgeError::BadSubmission(format!(
@@ -302,10 +395,42 @@ impl Judge {
         };
         let limits = self.limits_for(problem, &program);
         let work = self.fresh_dir("judge")?;
+        // The work folder goes whatever way the judging ends: a failed one's files (a run's
+        // output on a full disk) must not keep the disk full.
+        let judged = self.run_tests(
+            problem,
+            &program,
+            checker.as_ref(),
+            interactor.as_ref().map(|(spec, i)| (*spec, i)),
+            &limits,
+            &work,
+            &mut report,
+            progress,
+            cancel,
+        );
+        let _ = std::fs::remove_dir_all(&work);
+        judged?;
+        score::aggregate(problem, &mut report);
+        Ok(report)
+    }
+
+    /// Runs every test of `problem` in `work` into `report`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_tests(
+        &self,
+        problem: &Problem,
+        program: &Program,
+        checker: Option<&Program>,
+        interactor: Option<(&crate::problem::Interactor, &Program)>,
+        limits: &ojd_sandbox::Limits,
+        work: &Path,
+        report: &mut JudgeReport,
+        progress: &mut dyn FnMut(Event<'_>),
+        cancel: &AtomicBool,
+    ) -> Result<(), JudgeError> {
         let mut failed = false;
         for (index, test) in problem.tests.iter().enumerate() {
             if cancel.load(Ordering::Relaxed) {
-                let _ = std::fs::remove_dir_all(&work);
                 return Err(JudgeError::Cancelled);
             }
             progress(Event::TestStarted {
@@ -314,20 +439,10 @@ impl Judge {
             });
             let result = if failed && !self.config.judge.run_all_tests {
                 run::skipped(test)
-            } else if let Some((spec, i)) = &interactor {
-                interactive::run_test(
-                    self,
-                    problem,
-                    &program,
-                    spec,
-                    i,
-                    checker.as_ref(),
-                    test,
-                    &limits,
-                    &work,
-                )?
+            } else if let Some((spec, i)) = interactor {
+                interactive::run_test(self, problem, program, spec, i, checker, test, limits, work)?
             } else {
-                self.run_test(problem, &program, checker.as_ref(), test, &limits, &work)?
+                self.run_test(problem, program, checker, test, limits, work)?
             };
             failed |= result.verdict != Verdict::Accepted;
             progress(Event::TestFinished {
@@ -336,9 +451,7 @@ impl Judge {
             });
             report.tests.push(result);
         }
-        let _ = std::fs::remove_dir_all(&work);
-        score::aggregate(problem, &mut report);
-        Ok(report)
+        Ok(())
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::host::{file_fault, require_free, still_free, FULL_SLACK};
 use super::{sandbox_env, Judge, JudgeError, Program};
 use crate::fsutil::read_capped;
 use crate::problem::{Problem, TestCase};
@@ -11,10 +12,12 @@ use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{LimitKind, Limits, RunOutcome, RunSpec, Termination};
 
 impl Judge {
-    /// Runs a compiled program once in the sandbox.
+    /// Runs a compiled program once in the sandbox. The file systems the run writes to (its
+    /// output files' folders) must have room before it and still after it: a run whose writes
+    /// may have failed for want of space is a host fault, never a verdict (`host.rs`).
     pub fn execute(&self, run: &ProgramRun<'_>) -> Result<RunOutcome, JudgeError> {
         let spec = self.spec_for(run);
-        Ok(self.pool.get()?.run(&spec)?)
+        guarded(&spec, || Ok(self.pool.get()?.run(&spec)?))
     }
 
     /// Runs a compiled program once in `sandbox`, a sandbox of its own rather than the pool's
@@ -24,7 +27,8 @@ impl Judge {
         sandbox: &mut ojd_sandbox::Sandbox,
         run: &ProgramRun<'_>,
     ) -> Result<RunOutcome, JudgeError> {
-        Ok(sandbox.run(&self.spec_for(run))?)
+        let spec = self.spec_for(run);
+        guarded(&spec, || Ok(sandbox.run(&spec)?))
     }
 
     /// A new sandbox (keeper) with this judge's options, outside the pool.
@@ -127,7 +131,13 @@ impl Judge {
         let stdout = work.join("stdout");
         let stderr = work.join("stderr");
         let file_out = work.join("file-output");
-        let _ = std::fs::remove_file(&file_out);
+        // An earlier test's output file left in place would be read as this test's.
+        match std::fs::remove_file(&file_out) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(file_fault("remove the earlier output file", &file_out)(e).into())
+            }
+            _ => {}
+        }
         let box_files = problem
             .io
             .input_file
@@ -157,6 +167,32 @@ impl Judge {
             stderr,
         })
     }
+}
+
+/// The folders a run writes to on the host: those of its output files and collected files.
+fn output_dirs(spec: &RunSpec) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::iter::once(&spec.stdout)
+        .chain(spec.stderr.as_ref())
+        .chain(spec.collect.iter().map(|(_, dest)| dest))
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+/// Runs `run` between the space checks of `spec`'s output folders (see [`Judge::execute`]).
+fn guarded(
+    spec: &RunSpec,
+    run: impl FnOnce() -> Result<RunOutcome, JudgeError>,
+) -> Result<RunOutcome, JudgeError> {
+    let dirs = output_dirs(spec);
+    let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    require_free(&dirs, FULL_SLACK)?;
+    let outcome = run()?;
+    let during = spec.argv.first().map_or("a program", String::as_str);
+    still_free(&dirs, during)?;
+    Ok(outcome)
 }
 
 /// A program's run on one input: the outcome and where its output and stderr are.

@@ -17,7 +17,8 @@ use std::time::Duration;
 
 pub use self::builtin::compare;
 pub(super) use self::kattis::kattis_outcome;
-use super::{io_err, Judge, JudgeError, Program, ProgramRun};
+use super::host::file_fault;
+use super::{Judge, JudgeError, Program, ProgramRun};
 use crate::fsutil::read_capped;
 use crate::problem::{CheckerSpec, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
@@ -45,9 +46,11 @@ impl Judge {
         work: &Path,
         mut result: TestResult,
     ) -> Result<TestResult, JudgeError> {
-        let output = std::fs::read(out_path).map_err(io_err("read the program's output"))?;
+        // Either read failing is the host's trouble: never a wrong answer.
+        let output =
+            std::fs::read(out_path).map_err(file_fault("read the program's output", out_path))?;
         let answer = std::fs::read(&test.answer)
-            .map_err(io_err(format!("read {}", test.answer.display())))?;
+            .map_err(file_fault("read the answer of the test", &test.answer))?;
         let outcome = match checker {
             None => compare(&problem.checker, &output, &answer),
             Some(c) => match &problem.checker {

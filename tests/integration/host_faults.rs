@@ -1,0 +1,304 @@
+//! A host's failure is never a student's verdict: accepted programs judged with the judge's
+//! scratch on a small tmpfs that is full, or that fills up while they write, end in a host
+//! fault (`ojd judge` exit 3), never WA, RE, OLE or CE.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+
+use ojd_judge::config::Config;
+use ojd_judge::judge::{free_space, Judge, JudgeError, Submission};
+use ojd_judge::problem::Problem;
+use ojd_judge::verdict::JudgeReport;
+
+use crate::common;
+
+/// A tmpfs of `size` mounted on a folder, unmounted when dropped.
+struct Tmpfs {
+    dir: PathBuf,
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl Tmpfs {
+    /// On a fresh temporary folder.
+    fn mount(size: &str) -> Tmpfs {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let mut fs = Tmpfs::mount_on(temp.path(), size);
+        fs._temp = Some(temp);
+        fs
+    }
+
+    fn mount_on(dir: &Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(dir).expect("mount point");
+        let ok = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0755"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .status()
+            .expect("run mount");
+        assert!(ok.success(), "mount a tmpfs on {}", dir.display());
+        Tmpfs {
+            dir: dir.to_path_buf(),
+            _temp: None,
+        }
+    }
+
+    fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes a filler file so that about `leave` bytes stay free (0: until the disk is full).
+    fn fill(&self, name: &str, leave: u64) {
+        use std::io::Write;
+        let free = free_space(self.path()).expect("statvfs");
+        let mut f = std::fs::File::create(self.path().join(name)).expect("filler");
+        let mut left = if leave == 0 {
+            u64::MAX
+        } else {
+            free.saturating_sub(leave)
+        };
+        let chunk = vec![b'x'; 64 << 10];
+        while left > 0 {
+            let n = (chunk.len() as u64).min(left) as usize;
+            match f.write(&chunk[..n]) {
+                Ok(0) | Err(_) => break,
+                Ok(w) => left -= w as u64,
+            }
+        }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
+    }
+}
+
+/// A problem whose one test's answer is its input, `lines` lines of text (about 12 bytes each).
+fn echo_problem(dir: &Path, lines: usize) -> PathBuf {
+    let p = dir.join("echo");
+    std::fs::create_dir_all(p.join("tests")).expect("problem folder");
+    std::fs::write(
+        p.join("problem.toml"),
+        "title = \"Echo\"\ntime_limit = \"5s\"\nmemory_limit = \"256MiB\"\noutput_limit = \"64MiB\"\n\
+         solution = \"solution.cpp\"\nanswers = \"given\"\n",
+    )
+    .expect("problem.toml");
+    std::fs::write(p.join("solution.cpp"), ECHO_CPP).expect("solution");
+    let text: String = (0..lines).map(|i| format!("line {i:06}\n")).collect();
+    std::fs::write(p.join("tests/1.in"), &text).expect("input");
+    std::fs::write(p.join("tests/1.ans"), &text).expect("answer");
+    p
+}
+
+const ECHO_CPP: &str = "#include <iostream>\n#include <string>\nint main(){std::ios::sync_with_stdio(false);std::string s;while(std::getline(std::cin,s))std::cout<<s<<'\\n';}\n";
+const ECHO_RS: &str = "use std::io::{BufRead, Write};\nfn main(){let o=std::io::stdout();let mut o=std::io::BufWriter::new(o.lock());for l in std::io::stdin().lock().lines(){writeln!(o,\"{}\",l.unwrap()).unwrap();}}\n";
+
+fn judge_on(scratch: &Path) -> Judge {
+    let mut config = Config::defaults();
+    config.sandbox.scratch = scratch.to_path_buf();
+    common::judge_with(config, 1)
+}
+
+fn judged(
+    j: &Judge,
+    problem: &Path,
+    language: &str,
+    source: &str,
+) -> Result<JudgeReport, JudgeError> {
+    let p = Problem::load(problem).expect("problem loads");
+    let sub = Submission {
+        language: language.into(),
+        source: source.as_bytes().to_vec(),
+    };
+    j.judge(&p, &sub, &mut |_| {}, &AtomicBool::new(false))
+}
+
+/// What a judging that must be a host fault gave instead, if anything else.
+fn expect_host_fault(what: &str, got: Result<JudgeReport, JudgeError>) {
+    match got {
+        Err(e) => assert!(
+            e.is_host_fault() && e.errno() == Some(libc::ENOSPC),
+            "{what}: a host fault with ENOSPC, got {e:?}"
+        ),
+        Ok(r) => panic!(
+            "{what}: a host fault, not the verdict {:?} ({:?})",
+            r.verdict,
+            r.tests.iter().map(|t| &t.message).collect::<Vec<_>>()
+        ),
+    }
+}
+
+#[test]
+fn a_full_or_filling_scratch_is_a_host_fault_never_a_verdict() {
+    require_root!();
+    let fs = Tmpfs::mount("48m");
+    let scratch = fs.path().join("scratch");
+    let data = tempfile::tempdir().expect("tempdir");
+    // About 3.3 MiB of output: more than the 2 MiB left free below.
+    let problem = echo_problem(data.path(), 300_000);
+    let j = judge_on(&scratch);
+    let languages = [("cpp", ECHO_CPP), ("rust", ECHO_RS)];
+    // With room, both are accepted (and their programs are now in the cache).
+    for (lang, src) in languages {
+        let r = judged(&j, &problem, lang, src).expect("judges");
+        assert_eq!(
+            r.verdict,
+            ojd_judge::verdict::Verdict::Accepted,
+            "{lang}: {r:#?}"
+        );
+    }
+    // The disk fills up while the program writes its output: 2 MiB free, 3.3 MiB written.
+    fs.fill("filler-1", 2 << 20);
+    for (lang, src) in languages {
+        expect_host_fault(
+            &format!("{lang} on a filling scratch"),
+            judged(&j, &problem, lang, src),
+        );
+    }
+    // A full disk: nothing runs.
+    fs.fill("filler-2", 0);
+    assert!(free_space(fs.path()).expect("statvfs") < 64 << 10);
+    for (lang, src) in languages {
+        expect_host_fault(
+            &format!("{lang} on a full scratch"),
+            judged(&j, &problem, lang, src),
+        );
+    }
+    // The host's check before claiming says so too.
+    assert!(j.host_check(0).is_err_and(|e| e.is_host_fault()));
+    // The command line: exit 3, "the judge failed", never a verdict.
+    let config = data.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("[sandbox]\nscratch = {:?}\n", scratch.display().to_string()),
+    )
+    .expect("config");
+    let source = data.path().join("echo.cpp");
+    std::fs::write(&source, ECHO_CPP).expect("source");
+    let out: common::Run = common::ojd()
+        .arg("--config")
+        .arg(&config)
+        .arg("judge")
+        .arg(&problem)
+        .arg(&source)
+        .output()
+        .expect("run ojd judge")
+        .into();
+    assert_eq!(
+        out.code, 3,
+        "ojd judge on a full scratch: {}{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stderr.starts_with("error: ") && !out.stdout.contains("WA"),
+        "one error, no verdict: {}{}",
+        out.stdout,
+        out.stderr
+    );
+    // Room again: judged as before, and nothing of the failed judgings was left behind.
+    std::fs::remove_file(fs.path().join("filler-1")).expect("remove filler");
+    std::fs::remove_file(fs.path().join("filler-2")).expect("remove filler");
+    j.host_check(1 << 20).expect("healthy again");
+    let r = judged(&j, &problem, "cpp", ECHO_CPP).expect("judges");
+    assert_eq!(r.verdict, ojd_judge::verdict::Verdict::Accepted, "{r:#?}");
+    drop(j);
+}
+
+/// The host's own statistics in `/api/v1/admin/hosts` (the first host).
+fn host_stats(d: &crate::daemon::Daemon) -> serde_json::Value {
+    let (code, body) = d.get("/api/v1/admin/hosts", Some(crate::daemon::ADMIN));
+    assert_eq!(code, 200, "{body}");
+    body["hosts"][0]["stats"].clone()
+}
+
+/// Polls `what` until it holds or `timeout` passes.
+fn eventually(timeout: std::time::Duration, mut what: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < deadline {
+        if what() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    what()
+}
+
+#[test]
+fn a_daemon_whose_disk_fills_requeues_pauses_and_judges_once_it_has_room() {
+    require_root!();
+    use std::time::Duration;
+    let site = crate::daemon::Site::new("[judge]\nmin_free_space = \"1MiB\"");
+    let fs = Tmpfs::mount_on(&site.path().join("scratch"), "48m");
+    let problem = echo_problem(&site.path().join("problems"), 300_000);
+    let d = site.start();
+    let source = site.path().join("echo.cpp");
+    std::fs::write(&source, ECHO_CPP).expect("source");
+    let submit = || {
+        let (code, body) = d.post_json(
+            "/api/v1/submissions",
+            Some(crate::daemon::ALICE),
+            &serde_json::json!({ "problem": "echo", "filename": "echo.cpp", "source": ECHO_CPP }),
+        );
+        assert_eq!(code, 201, "{body}");
+        body["id"].as_i64().expect("an id")
+    };
+    // With room: accepted.
+    let first = submit();
+    let done = d.wait_done(first, crate::daemon::ALICE, Duration::from_secs(60));
+    assert_eq!(done["verdict"], "AC", "{done}");
+    // The disk fills up while the program writes (2 MiB free, 3.3 MiB written): the judging is
+    // a host fault, the submission goes back to the queue, the host pauses.
+    fs.fill("filler", 2 << 20);
+    let second = submit();
+    assert!(
+        eventually(Duration::from_secs(30), || host_stats(&d)["host_faults"]
+            .as_u64()
+            .is_some_and(|n| n >= 1)),
+        "a host fault is counted: {}\nlog:\n{}",
+        host_stats(&d),
+        d.log()
+    );
+    // Never a verdict while the disk stays this full.
+    std::thread::sleep(Duration::from_secs(4));
+    let (_, body) = d.get(
+        &format!("/api/v1/submissions/{second}"),
+        Some(crate::daemon::ALICE),
+    );
+    assert_ne!(body["state"], "done", "no verdict on a full disk: {body}");
+    let log = d.log();
+    assert!(
+        log.contains(&format!(
+            "submission {second}: host fault, back in the queue"
+        )) && log.contains("this host stops claiming submissions"),
+        "the log says why: {log}"
+    );
+    // Full: the host claims nothing and says why in its statistics.
+    fs.fill("filler-2", 0);
+    assert!(
+        eventually(Duration::from_secs(15), || {
+            let s = host_stats(&d);
+            s["paused"] == 1 && s.get("paused_low_space").is_some()
+        }),
+        "paused for want of space: {}",
+        host_stats(&d)
+    );
+    // Room again: the host resumes by itself and the submission is judged, accepted.
+    std::fs::remove_file(fs.path().join("filler")).expect("remove filler");
+    std::fs::remove_file(fs.path().join("filler-2")).expect("remove filler");
+    let done = d.wait_done(second, crate::daemon::ALICE, Duration::from_secs(60));
+    assert_eq!(done["verdict"], "AC", "{done}");
+    assert!(d.log().contains("this host claims submissions again"));
+    assert!(
+        eventually(Duration::from_secs(10), || host_stats(&d)["paused"] == 0),
+        "the heartbeat says it resumed: {}",
+        host_stats(&d)
+    );
+    drop(d);
+    drop(problem);
+}
