@@ -19,7 +19,9 @@ use super::child::{
 use super::pidns::PidNs;
 use super::progs::ProgStore;
 use super::protocol::{KeeperConfig, Request, Response};
-use super::root::{empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch};
+use super::root::{
+    empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch, ScratchState,
+};
 use super::seccomp;
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
 use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination};
@@ -33,6 +35,8 @@ struct Keeper {
     /// The box as the keeper sees it (inside its root, or a plain folder without namespaces).
     box_dir: PathBuf,
     tmp_dir: PathBuf,
+    /// The state of `/box` and `/tmp` right after their tmpfs was mounted (with namespaces).
+    scratch: [Option<ScratchState>; 2],
     /// Per-run binds of the last run: (inside, host, writable).
     binds: Vec<(PathBuf, PathBuf, bool)>,
     /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
@@ -92,6 +96,8 @@ pub fn main() -> ! {
             Err(e) => Response::Failed(format!("keeper: bad request: {e}")),
         };
         send(&response);
+        // Off the run's path: the judge reads the outcome meanwhile.
+        keeper.after_run();
     }
     std::process::exit(0);
 }
@@ -175,12 +181,18 @@ impl Keeper {
             }
             (d.clone(), d)
         };
+        // The root was just built with fresh `/box` and `/tmp`: their state is the pristine one.
+        let scratch = match namespaces {
+            true => [ScratchState::read(&box_dir), ScratchState::read(&tmp_dir)],
+            false => [None; 2],
+        };
         (
             Keeper {
                 config,
                 _uid_lock: uid_lock,
                 box_dir,
                 tmp_dir,
+                scratch,
                 binds: Vec::new(),
                 mounted: Vec::new(),
                 progs,
@@ -347,27 +359,48 @@ impl Keeper {
         })
     }
 
-    /// Gives the run an empty `/box` and `/tmp`. With namespaces, a folder an earlier run used
-    /// (any entry, or its mode or owner changed) gets a fresh tmpfs: the cost never depends on
-    /// what was left there. Without them the box is a plain folder, emptied file by file.
+    /// Gives the run an empty `/box` and `/tmp` that nothing of an earlier run changed. With
+    /// namespaces, a folder whose state differs in anything from right after its mount (an entry,
+    /// its mode or owner, a timestamp, an extended attribute: see `ScratchState`) gets a fresh
+    /// tmpfs: the cost never depends on what was left there. Without them the box is a plain
+    /// folder, emptied file by file.
     fn clear_scratch(&mut self) -> Result<(), String> {
         if !self.namespaces {
             return empty_dir(&self.box_dir);
         }
-        let (uid, gid) = (self.config.uid, self.config.gid);
-        for (dir, which, mode, owner) in [
-            (&self.box_dir, Scratch::Box, 0o755, (uid, gid)),
-            (&self.tmp_dir, Scratch::Tmp, 0o1777, (0, 0)),
-        ] {
-            use std::os::unix::fs::MetadataExt;
-            let pristine = fs::symlink_metadata(dir)
-                .is_ok_and(|m| m.mode() & 0o7777 == mode && (m.uid(), m.gid()) == owner)
+        for (i, which) in [Scratch::Box, Scratch::Tmp].into_iter().enumerate() {
+            let dir = [&self.box_dir, &self.tmp_dir][i];
+            let pristine = self.scratch[i].is_some()
+                && ScratchState::read(dir) == self.scratch[i]
                 && is_empty_dir(dir);
             if !pristine {
-                fresh_tmpfs(&self.config, which)?;
+                self.remount(i, which)?;
             }
         }
         Ok(())
+    }
+
+    /// Mounts a fresh tmpfs on `/box` (0) or `/tmp` (1) and records its state.
+    fn remount(&mut self, i: usize, which: Scratch) -> Result<(), String> {
+        self.scratch[i] = None;
+        fresh_tmpfs(&self.config, which)?;
+        let dir = [&self.box_dir, &self.tmp_dir][i];
+        self.scratch[i] = ScratchState::read(dir);
+        match self.scratch[i] {
+            Some(_) => Ok(()),
+            None => Err(format!("cannot read the fresh {}", dir.display())),
+        }
+    }
+
+    /// After the outcome was sent: every run's `/box` and `/tmp` are mounted anew, used or not,
+    /// so that not even when they were last replaced (their timestamps) tells a run what the
+    /// one before it did. A failure here is found again, and reported, by the next run's
+    /// `clear_scratch`.
+    fn after_run(&mut self) {
+        if self.namespaces {
+            let _ = self.remount(0, Scratch::Box);
+            let _ = self.remount(1, Scratch::Tmp);
+        }
     }
 
     /// Makes the mounted per-run binds equal to the spec's: unchanged binds stay (a submission's
