@@ -156,3 +156,91 @@ fn marks_on_the_box_reach_neither_the_next_test_nor_the_next_submission() {
     }
 }
 
+/// Prints where its standard streams lead, the boot id, the load average and how much of the
+/// host's disk statistics it can read.
+const PEEK: &str = r#"
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <unistd.h>
+
+static void file(const char *tag, const char *path) {
+    char buf[4096];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = 0;
+    if (n > 0 && buf[n - 1] == '\n') buf[n - 1] = 0;
+    printf("%s %s%s\n", tag, f ? "" : "(unreadable)", buf);
+    if (f) fclose(f);
+}
+
+int main(void) {
+    for (int fd = 0; fd < 3; fd++) {
+        char path[32], target[4096];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        target[n < 0 ? 0 : n] = 0;
+        printf("FD%d %s\n", fd, target);
+    }
+    file("BOOT", "/proc/sys/kernel/random/boot_id");
+    file("LOAD", "/proc/loadavg");
+    file("DISK", "/proc/diskstats");
+    file("VMSTAT", "/proc/vmstat");
+    return 0;
+}
+"#;
+
+#[test]
+fn standard_streams_and_proc_show_no_host_path_and_no_host_counters() {
+    require_root!();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut config = Config::defaults();
+    config.sandbox.uid_base = 79000;
+    config.sandbox.scratch = scratch.path().to_path_buf();
+    let j = common::judge_with(config, 1);
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile_source(&j, dir.path(), "peek.c", PEEK);
+    let input = testdata("aplusb/tests/sample-1.in");
+    let r = run(
+        &j,
+        &program,
+        &[],
+        Some(&input),
+        &limits(Duration::from_secs(1), 64 * MIB),
+    );
+    assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
+    let out = &r.stdout;
+    let line = |tag: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{tag} ")))
+            .unwrap_or_else(|| panic!("no {tag}:\n{out}"))
+            .to_string()
+    };
+    // `run` writes the streams to `<a temporary folder>/stdout` and `/stderr`: inside, only the
+    // file's own name shows, never the folder.
+    assert_eq!(line("FD1"), "/stdout", "{out}");
+    assert_eq!(line("FD2"), "/stderr", "{out}");
+    assert!(line("FD0").starts_with("/memfd:stdin"), "{out}");
+    let hosts = [
+        scratch.path().to_string_lossy().to_string(),
+        std::env::temp_dir().to_string_lossy().to_string(),
+        format!("-{}-", std::process::id()),
+    ];
+    for l in out.lines().filter(|l| l.starts_with("FD")) {
+        for host in &hosts {
+            assert!(!l.contains(host.as_str()), "{host} shows: {l}");
+        }
+    }
+    let host_boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    assert_ne!(
+        line("BOOT"),
+        host_boot_id.trim(),
+        "the host's boot id shows"
+    );
+    assert_eq!(
+        line("LOAD"),
+        "0.00 0.00 0.00 1/1 1",
+        "the host's load shows"
+    );
+    assert_eq!(line("DISK"), "", "the host's disk counters show");
+    assert_eq!(line("VMSTAT"), "", "the host's memory counters show");
+}
