@@ -23,6 +23,7 @@ use crate::common::{self, testdata};
 mod compile;
 mod holes;
 mod insecure;
+mod leaks;
 mod limits;
 
 /// The marker in the secret answer of `testdata/hostile/problem`.

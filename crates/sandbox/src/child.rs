@@ -35,30 +35,24 @@ impl Prepared {
         mode: Mode,
         box_dir: &Path,
         binds: &[(PathBuf, PathBuf, bool)],
+        streams: Vec<Option<OwnedFd>>,
     ) -> Result<Prepared, String> {
         let namespaces = mode.namespaces;
         if spec.argv.is_empty() {
             return Err("empty argv".into());
         }
-        let open = |p: &Path, write: bool| -> Result<OwnedFd, String> {
-            let f = if write {
-                fs::OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .open(p)
-            } else {
-                fs::File::open(p)
-            };
-            f.map(OwnedFd::from)
-                .map_err(|e| format!("{}: {e}", p.display()))
+        // The streams the keeper opened: stdin, stdout, stderr (each None when the spec has
+        // none). A regular stdin file becomes a private copy.
+        let [stdin, stdout, stderr]: [Option<OwnedFd>; 3] = streams
+            .try_into()
+            .map_err(|_| "three standard streams".to_string())?;
+        let stdin = match stdin {
+            Some(fd) => private_stdin(fd, spec.stdin.as_deref().unwrap_or(Path::new("stdin")))?,
+            None => fs::File::open("/dev/null")
+                .map(OwnedFd::from)
+                .map_err(|e| format!("/dev/null: {e}"))?,
         };
-        let stdin = match spec.stdin.as_deref() {
-            Some(p) => private_stdin(p)?,
-            None => open(Path::new("/dev/null"), false)?,
-        };
-        let stdout = open(&spec.stdout, true)?;
-        let stderr = spec.stderr.as_deref().map(|p| open(p, true)).transpose()?;
+        let stdout = stdout.ok_or("no stdout")?;
         let workdir = if namespaces {
             cstr("/box")
         } else {
@@ -116,9 +110,9 @@ impl Prepared {
 /// neither write the problem's own file (reopening `/proc/self/fd/0` for writing) nor learn its
 /// path (`readlink` shows `/memfd:stdin`) and so reach the answers beside it. Anything else (a
 /// FIFO joining two runs, a character device) is opened as it is.
-fn private_stdin(path: &Path) -> Result<OwnedFd, String> {
+fn private_stdin(fd: OwnedFd, path: &Path) -> Result<OwnedFd, String> {
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut file = fs::File::open(path).map_err(err)?;
+    let mut file = fs::File::from(fd);
     if !file.metadata().map_err(err)?.is_file() {
         return Ok(OwnedFd::from(file));
     }

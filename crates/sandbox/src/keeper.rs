@@ -19,7 +19,9 @@ use super::child::{
 use super::pidns::PidNs;
 use super::progs::ProgStore;
 use super::protocol::{KeeperConfig, Request, Response};
-use super::root::{empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch};
+use super::root::{
+    empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch, ScratchState,
+};
 use super::seccomp;
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
 use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination};
@@ -33,6 +35,8 @@ struct Keeper {
     /// The box as the keeper sees it (inside its root, or a plain folder without namespaces).
     box_dir: PathBuf,
     tmp_dir: PathBuf,
+    /// The state of `/box` and `/tmp` right after their tmpfs was mounted (with namespaces).
+    scratch: [Option<ScratchState>; 2],
     /// Per-run binds of the last run: (inside, host, writable).
     binds: Vec<(PathBuf, PathBuf, bool)>,
     /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
@@ -44,6 +48,9 @@ struct Keeper {
     namespaces: bool,
     /// The keeper's pid namespace (with namespaces): every run's init is born in it.
     pidns: Option<PidNs>,
+    /// Detached copies of the mounts of the folders the last runs' standard streams were in
+    /// (folder, `open_tree` descriptor), most recent last; see `open_stream`.
+    stream_dirs: Vec<(PathBuf, OwnedFd)>,
     /// `/proc/self/net/unix` of the keeper's current network namespace, kept open.
     net_unix: Option<fs::File>,
     /// Running as root: programs drop to the keeper's uid even without namespaces.
@@ -92,6 +99,8 @@ pub fn main() -> ! {
             Err(e) => Response::Failed(format!("keeper: bad request: {e}")),
         };
         send(&response);
+        // Off the run's path: the judge reads the outcome meanwhile.
+        keeper.after_run();
     }
     std::process::exit(0);
 }
@@ -130,9 +139,17 @@ impl Keeper {
                     "cgroups unavailable ({e}): memory is limited by RLIMIT_AS and CPU time by RLIMIT_CPU only"
                 )),
             }
-            match prepare_root(&config)
-                .and_then(|store| Ok((store, PidNs::start(&config.root_dir)?)))
-            {
+            let neutral = |store: &ProgStore, name: &str| match name {
+                "sys/kernel/random/boot_id" => {
+                    store.neutral_file("boot_id", "00000000-0000-4000-8000-000000000000\n")
+                }
+                "loadavg" => store.neutral_file("loadavg", "0.00 0.00 0.00 1/1 1\n"),
+                _ => Err(String::new()),
+            };
+            match prepare_root(&config).and_then(|store| {
+                let ns = PidNs::start(&config.root_dir, &|name| neutral(&store, name).ok())?;
+                Ok((store, ns))
+            }) {
                 Ok((store, ns)) => {
                     namespaces = true;
                     progs = Some(store);
@@ -175,18 +192,25 @@ impl Keeper {
             }
             (d.clone(), d)
         };
+        // The root was just built with fresh `/box` and `/tmp`: their state is the pristine one.
+        let scratch = match namespaces {
+            true => [ScratchState::read(&box_dir), ScratchState::read(&tmp_dir)],
+            false => [None; 2],
+        };
         (
             Keeper {
                 config,
                 _uid_lock: uid_lock,
                 box_dir,
                 tmp_dir,
+                scratch,
                 binds: Vec::new(),
                 mounted: Vec::new(),
                 progs,
                 cgroup,
                 namespaces,
                 pidns,
+                stream_dirs: Vec::new(),
                 net_unix: None,
                 root,
                 filters,
@@ -206,7 +230,22 @@ impl Keeper {
             drop_uid: self.root,
             rlimit_memory: self.cgroup.is_none(),
         };
-        let prepared = Prepared::new(spec, &self.config, mode, &self.box_dir, &self.binds)?;
+        let mut streams = Vec::new();
+        for (path, write) in [
+            (spec.stdin.as_deref(), false),
+            (Some(spec.stdout.as_path()), true),
+            (spec.stderr.as_deref(), true),
+        ] {
+            streams.push(path.map(|p| self.open_stream(p, write)).transpose()?);
+        }
+        let prepared = Prepared::new(
+            spec,
+            &self.config,
+            mode,
+            &self.box_dir,
+            &self.binds,
+            streams,
+        )?;
         let limits = &spec.limits;
         let baseline = match &mut self.cgroup {
             Some(c) => {
@@ -347,27 +386,48 @@ impl Keeper {
         })
     }
 
-    /// Gives the run an empty `/box` and `/tmp`. With namespaces, a folder an earlier run used
-    /// (any entry, or its mode or owner changed) gets a fresh tmpfs: the cost never depends on
-    /// what was left there. Without them the box is a plain folder, emptied file by file.
+    /// Gives the run an empty `/box` and `/tmp` that nothing of an earlier run changed. With
+    /// namespaces, a folder whose state differs in anything from right after its mount (an entry,
+    /// its mode or owner, a timestamp, an extended attribute: see `ScratchState`) gets a fresh
+    /// tmpfs: the cost never depends on what was left there. Without them the box is a plain
+    /// folder, emptied file by file.
     fn clear_scratch(&mut self) -> Result<(), String> {
         if !self.namespaces {
             return empty_dir(&self.box_dir);
         }
-        let (uid, gid) = (self.config.uid, self.config.gid);
-        for (dir, which, mode, owner) in [
-            (&self.box_dir, Scratch::Box, 0o755, (uid, gid)),
-            (&self.tmp_dir, Scratch::Tmp, 0o1777, (0, 0)),
-        ] {
-            use std::os::unix::fs::MetadataExt;
-            let pristine = fs::symlink_metadata(dir)
-                .is_ok_and(|m| m.mode() & 0o7777 == mode && (m.uid(), m.gid()) == owner)
+        for (i, which) in [Scratch::Box, Scratch::Tmp].into_iter().enumerate() {
+            let dir = [&self.box_dir, &self.tmp_dir][i];
+            let pristine = self.scratch[i].is_some()
+                && ScratchState::read(dir) == self.scratch[i]
                 && is_empty_dir(dir);
             if !pristine {
-                fresh_tmpfs(&self.config, which)?;
+                self.remount(i, which)?;
             }
         }
         Ok(())
+    }
+
+    /// Mounts a fresh tmpfs on `/box` (0) or `/tmp` (1) and records its state.
+    fn remount(&mut self, i: usize, which: Scratch) -> Result<(), String> {
+        self.scratch[i] = None;
+        fresh_tmpfs(&self.config, which)?;
+        let dir = [&self.box_dir, &self.tmp_dir][i];
+        self.scratch[i] = ScratchState::read(dir);
+        match self.scratch[i] {
+            Some(_) => Ok(()),
+            None => Err(format!("cannot read the fresh {}", dir.display())),
+        }
+    }
+
+    /// After the outcome was sent: every run's `/box` and `/tmp` are mounted anew, used or not,
+    /// so that not even when they were last replaced (their timestamps) tells a run what the
+    /// one before it did. A failure here is found again, and reported, by the next run's
+    /// `clear_scratch`.
+    fn after_run(&mut self) {
+        if self.namespaces {
+            let _ = self.remount(0, Scratch::Box);
+            let _ = self.remount(1, Scratch::Tmp);
+        }
     }
 
     /// Makes the mounted per-run binds equal to the spec's: unchanged binds stay (a submission's
@@ -514,7 +574,74 @@ impl Keeper {
     }
 }
 
+/// Folders whose detached copies a keeper keeps (a run's stdout and stderr share one; an
+/// interactive problem's pipes are in another).
+const STREAM_DIRS: usize = 4;
+
 impl Keeper {
+    /// Opens a run's standard stream file (`write`: created or truncated). With namespaces it is
+    /// opened through a detached copy of its folder's mount (`open_tree` with
+    /// `OPEN_TREE_CLONE`, kept per folder), so that `readlink /proc/self/fd/1` inside shows
+    /// `/<file name>`, a path of that copy, instead of the host path of the judge's folder.
+    fn open_stream(&mut self, path: &Path, write: bool) -> Result<OwnedFd, String> {
+        use std::os::unix::ffi::OsStrExt;
+        let err = |what: &str| format!("{}: {what}", path.display());
+        let mut flags = libc::O_CLOEXEC;
+        flags |= if write {
+            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC
+        } else {
+            libc::O_RDONLY
+        };
+        let split = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .zip(path.file_name());
+        let tree = match split {
+            Some((dir, _)) if self.namespaces => self.stream_dir(dir),
+            _ => None,
+        };
+        let (at, name) = match (tree, split) {
+            (Some(fd), Some((_, name))) => (
+                fd,
+                std::ffi::CString::new(name.as_bytes()).map_err(|_| err("a NUL in the name"))?,
+            ),
+            _ => (libc::AT_FDCWD, cpath(path)),
+        };
+        // SAFETY: `at` is AT_FDCWD or a descriptor the keeper holds, `name` a valid string; the
+        // result is checked and owned below.
+        let fd = unsafe { libc::openat(at, name.as_ptr(), flags, 0o666) };
+        if fd < 0 {
+            return Err(err(&std::io::Error::last_os_error().to_string()));
+        }
+        // SAFETY: fd was just opened and is owned by nothing else.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// The descriptor of a detached copy of `dir`'s mount, made now if needed (None when the
+    /// kernel refuses: the stream is then opened by its host path).
+    fn stream_dir(&mut self, dir: &Path) -> Option<RawFd> {
+        if let Some(i) = self.stream_dirs.iter().position(|(d, _)| d == dir) {
+            let entry = self.stream_dirs.remove(i);
+            self.stream_dirs.push(entry);
+        } else {
+            let c = cpath(dir);
+            let flags = libc::OPEN_TREE_CLONE | libc::OPEN_TREE_CLOEXEC;
+            // SAFETY: a valid path string and plain flags; the result is checked and owned below.
+            let fd =
+                unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, c.as_ptr(), flags) };
+            if fd < 0 {
+                return None;
+            }
+            if self.stream_dirs.len() >= STREAM_DIRS {
+                self.stream_dirs.remove(0);
+            }
+            // SAFETY: a new descriptor that nothing else owns.
+            let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
+            self.stream_dirs.push((dir.to_path_buf(), fd));
+        }
+        self.stream_dirs.last().map(|(_, fd)| fd.as_raw_fd())
+    }
+
     /// Gives the keeper (and so the next run) a new, empty network namespace when the run left
     /// any socket alive in the current one (an abstract socket kept in an SCM_RIGHTS cycle
     /// outlives every process), so that no later run, submission or checker can reach it. Runs

@@ -20,14 +20,17 @@
 //!   what keeps a run under 1 ms. Every keeper has a uid of its own.
 //!
 //! Each run then:
-//! 1. the keeper gives `/box` and `/tmp` a fresh tmpfs when the last run used them (dropping a
-//!    tmpfs costs the same whatever a program left there), copies the run's input files in
+//! 1. the keeper checks that `/box` and `/tmp` are exactly as right after their mount (entries,
+//!    mode, owner, timestamps, extended attributes) and mounts a fresh tmpfs on any that is not
+//!    (dropping a tmpfs costs the same whatever a program left there; after every run, once its
+//!    outcome is sent, both are mounted anew anyway), copies the run's input files in
 //!    (`O_EXCL | O_NOFOLLOW`), (re)binds `/prog` read-only only when the executable's folder
 //!    changed, from the keeper's private copy of it (`progs.rs`: no host path in mountinfo),
 //!    resets the cgroup counters, copies a regular stdin file into a sealed memfd, opens
-//!    stdout/stderr and `clone`s an *init* process into the keeper's pid namespace (one per
-//!    keeper, with one `hidepid=2` `/proc`, held by a small PID 1: `pidns.rs`). After a run that
-//!    left a socket alive, the keeper moves to a new network namespace, so nothing reaches the
+//!    stdout/stderr through a detached copy of their folder's mount (no host path behind
+//!    `/proc/self/fd/1`) and `clone`s an *init* process into the keeper's pid namespace (one per
+//!    keeper, with one `hidepid=2` `/proc` whose files naming the host or counting its load are
+//!    masked, held by a small PID 1: `pidns.rs`). After a run that left a socket alive, the keeper moves to a new network namespace, so nothing reaches the
 //!    next run;
 //! 2. init chroots into the root, becomes the run's child subreaper, installs the seccomp deny
 //!    list and forks the program. The program is never PID 1, so default-action signals like

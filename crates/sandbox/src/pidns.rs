@@ -14,6 +14,28 @@ use std::path::Path;
 
 use super::sys::{cpath, errno, fork_with, os_err, pipe};
 
+/// Files of `/proc` covered by a neutral file (or `/dev/null`) in every keeper's `/proc`: what
+/// names the host (the kernel's command line, its boot id) and the host's global counters, which
+/// tell a program what the rest of the machine does (load, disks, memory pages, interrupts,
+/// scheduler and pressure stall statistics) and so serve as timing side channels between runs.
+/// `/proc/stat` and `/proc/meminfo` stay: the C library counts CPUs from `/proc/stat` when
+/// `/sys` is absent, and runtimes size their heaps from `/proc/meminfo`.
+pub(super) const MASKED: &[&str] = &[
+    "cmdline",
+    "sys/kernel/random/boot_id",
+    "loadavg",
+    "diskstats",
+    "partitions",
+    "vmstat",
+    "schedstat",
+    "interrupts",
+    "softirqs",
+    "pressure/cpu",
+    "pressure/io",
+    "pressure/memory",
+    "pressure/irq",
+];
+
 /// The holder of a keeper's pid namespace.
 pub(super) struct PidNs {
     /// Keeper → holder: one byte asks for a clean-up; closing it ends the holder.
@@ -25,11 +47,21 @@ pub(super) struct PidNs {
 
 impl PidNs {
     /// Starts the holder, mounts the namespace's `/proc` on `<root>/proc` (`hidepid=2`, with
-    /// `/proc/cmdline` masked), and moves the keeper's future children into the namespace.
-    pub(super) fn start(root: &Path) -> Result<PidNs, String> {
+    /// [`MASKED`] files covered), and moves the keeper's future children into the namespace.
+    /// `neutral` gives, for a masked file, the file bound over it (by default `/dev/null`).
+    pub(super) fn start(
+        root: &Path,
+        neutral: &dyn Fn(&str) -> Option<std::path::PathBuf>,
+    ) -> Result<PidNs, String> {
         let proc_dir = cpath(&root.join("proc"));
-        let cmdline = cpath(&root.join("proc/cmdline"));
-        let null = cpath(&root.join("dev/null"));
+        let null = root.join("dev/null");
+        let masks: Vec<(std::ffi::CString, std::ffi::CString)> = MASKED
+            .iter()
+            .map(|name| {
+                let source = neutral(name).unwrap_or_else(|| null.clone());
+                (cpath(&source), cpath(&root.join("proc").join(name)))
+            })
+            .collect();
         let (ctl_r, ctl_w) = pipe()?;
         let (ack_r, ack_w) = pipe()?;
         // SAFETY: the keeper is single-threaded (it starts the holder before serving any run),
@@ -39,15 +71,7 @@ impl PidNs {
             drop(ctl_w);
             drop(ack_r);
             // SAFETY: we are the fresh single-threaded child; the strings were built before.
-            unsafe {
-                holder_main(
-                    &proc_dir,
-                    &cmdline,
-                    &null,
-                    ctl_r.as_raw_fd(),
-                    ack_w.as_raw_fd(),
-                )
-            }
+            unsafe { holder_main(&proc_dir, &masks, ctl_r.as_raw_fd(), ack_w.as_raw_fd()) }
         }
         drop(ctl_r);
         drop(ack_w);
@@ -121,8 +145,7 @@ impl PidNs {
 /// Must run in the fresh child of `PidNs::start`, with the keeper's root already built.
 unsafe fn holder_main(
     proc_dir: &std::ffi::CStr,
-    cmdline: &std::ffi::CStr,
-    null: &std::ffi::CStr,
+    masks: &[(std::ffi::CString, std::ffi::CString)],
     ctl: RawFd,
     ack: RawFd,
 ) -> ! {
@@ -135,21 +158,29 @@ unsafe fn holder_main(
     let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     // The proc of this namespace shows only its processes; hidepid=2 hides those of other uids
     // (the holder and each run's init) from the program.
-    let mounted = libc::mount(
+    let mut mounted = libc::mount(
         c"proc".as_ptr(),
         proc_dir.as_ptr(),
         c"proc".as_ptr(),
         flags,
         c"hidepid=2".as_ptr().cast(),
-    ) == 0
-        // The kernel's command line names boot files and options of the host.
-        && libc::mount(
-            null.as_ptr(),
-            cmdline.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND,
-            std::ptr::null(),
-        ) == 0;
+    ) == 0;
+    for (source, target) in masks {
+        // A file this kernel does not have (pressure stall information is optional) needs no
+        // mask; any other failure fails the keeper.
+        if mounted
+            && libc::mount(
+                source.as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ) != 0
+            && errno() != libc::ENOENT
+        {
+            mounted = false;
+        }
+    }
     if !send(if mounted {
         0
     } else {

@@ -115,6 +115,16 @@ impl ProgStore {
         Some(path)
     }
 
+    /// Writes a read-only file `mask-<name>` in the store (no copy is ever named so) and returns
+    /// its path, for binding over a file of `/proc` that would show the host (see `pidns.rs`).
+    pub(super) fn neutral_file(&self, name: &str, contents: &str) -> Result<PathBuf, String> {
+        let path = self.path(&format!("mask-{name}"));
+        fs::write(&path, contents).map_err(|e| format!("{}: {e}", path.display()))?;
+        fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o444))
+            .map_err(|e| e.to_string())?;
+        Ok(path)
+    }
+
     fn path(&self, name: &str) -> PathBuf {
         PathBuf::from(format!("/proc/self/fd/{}/{name}", self.dir.as_raw_fd()))
     }

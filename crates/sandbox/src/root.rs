@@ -212,13 +212,57 @@ pub(super) fn fresh_tmpfs(config: &KeeperConfig, which: Scratch) -> Result<(), S
     let c = cpath(&target);
     // SAFETY: a valid path string; EINVAL (nothing mounted there yet) is expected at build time.
     unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+    // noatime: reading the folder (the keeper's own check included) changes nothing of it, so
+    // that its state right after the mount can be compared exactly (`ScratchState`).
     mount(
         None,
         &target,
         Some("tmpfs"),
-        libc::MS_NOSUID | libc::MS_NODEV,
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOATIME,
         Some(&data),
     )
+}
+
+/// Everything a program can see of an empty `/box` or `/tmp` itself: its mode, owner, size, link
+/// count, timestamps and extended attributes. The keeper records it right after the mount and
+/// compares before each run: a folder whose state differs in anything got a fresh tmpfs.
+///
+/// The timestamps carry what a program could set by hand (`utimensat`) or by creating and
+/// removing entries; the change time moves with every one of those and with every new
+/// attribute, and on kernels with fine-grained timestamps (tmpfs since 6.13) it moves even within
+/// one clock tick once someone has read it, which the recording does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ScratchState {
+    mode: u32,
+    owner: (u32, u32),
+    nlink: u64,
+    size: u64,
+    ino: u64,
+    times: [(i64, i64); 3],
+}
+
+impl ScratchState {
+    /// The folder's state now; None when it cannot be read or carries any extended attribute.
+    pub(super) fn read(dir: &Path) -> Option<ScratchState> {
+        use std::os::unix::fs::MetadataExt;
+        let m = fs::symlink_metadata(dir).ok()?;
+        let c = cpath(dir);
+        // SAFETY: a valid path string and a zero-length (null) buffer: llistxattr returns the
+        // size the names would need, 0 when there are none.
+        let names = unsafe { libc::llistxattr(c.as_ptr(), std::ptr::null_mut(), 0) };
+        (names == 0).then_some(ScratchState {
+            mode: m.mode(),
+            owner: (m.uid(), m.gid()),
+            nlink: m.nlink(),
+            size: m.size(),
+            ino: m.ino(),
+            times: [
+                (m.atime(), m.atime_nsec()),
+                (m.mtime(), m.mtime_nsec()),
+                (m.ctime(), m.ctime_nsec()),
+            ],
+        })
+    }
 }
 
 /// Whether a folder holds anything (an unreadable folder counts as used).

@@ -45,7 +45,7 @@ fn fallocate_behind_stdout_costs_the_host_no_disk() {
 }
 
 /// A copy of aplusb with only its two smallest tests, so a test-1 attack is followed by a run.
-fn two_test_problem(dir: &Path) -> PathBuf {
+pub(super) fn two_test_problem(dir: &Path) -> PathBuf {
     let p = dir.join("aplusb");
     std::fs::create_dir_all(p.join("tests")).unwrap();
     for f in ["problem.toml", "statement.md", "solution.rs"] {
