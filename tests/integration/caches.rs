@@ -22,8 +22,9 @@ fn big_c(n: u32, mib: u64) -> Submission {
     let source = format!(
         "#include <stdio.h>\n\
          static volatile char big[{mib} << 20] = {{ {n} }};\n\
-         int main(void) {{ long long a, b; if (scanf(\"%lld %lld\", &a, &b) != 2) return 1;\n\
-         printf(\"%lld\\n\", a + b + big[0] - {n}); return 0; }}\n"
+         int main(void) {{ int t; long long a, b; if (scanf(\"%d\", &t) != 1) return 1;\n\
+         while (t--) {{ if (scanf(\"%lld %lld\", &a, &b) != 2) return 1;\n\
+         printf(\"%lld\\n\", a + b + big[0] - {n}); }} return 0; }}\n"
     );
     Submission {
         language: "c".into(),
