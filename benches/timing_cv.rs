@@ -33,6 +33,7 @@ fn busy(j: &Judge, stop: &AtomicBool) {
         time_factor: 1.0,
         memory_extra: 0,
         profile: Default::default(),
+        pin: Default::default(),
     };
     let out = dir.path().join("out");
     while !stop.load(Ordering::Relaxed) {

@@ -97,6 +97,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         time_factor: 1.0,
         memory_extra: 0,
         profile: Default::default(),
+        pin: Default::default(),
     };
     let limits = ojd_sandbox::Limits {
         cpu: std::time::Duration::from_secs(1),

@@ -25,6 +25,7 @@ macro_rules! require_root {
 }
 
 mod browser;
+mod caches;
 mod cdp;
 mod common;
 mod contests;

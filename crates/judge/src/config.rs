@@ -122,10 +122,16 @@ pub struct JudgeConfig {
     pub compile_processes: u32,
     pub compile_output_limit: ByteSize,
     pub cache: PathBuf,
-    /// Bound on the compile cache; least recently used programs are evicted past it.
+    /// Bound on the compile cache (`<cache>/programs`), held at every moment: least recently
+    /// used programs not in use are evicted to admit a new one, or it is used once, uncached.
     pub cache_size: ByteSize,
     /// Free space the scratch folder and the cache each need before a host claims work.
     pub min_free_space: ByteSize,
+    /// The largest program the compile cache admits; a bigger one is used once, uncached.
+    pub cache_entry_max: ByteSize,
+    /// Bound on a judge host's package cache (`<cache>/packages`), a budget of its own: package
+    /// versions neither current nor in use are evicted past it, oldest first.
+    pub package_cache_size: ByteSize,
     /// CPUs the sandbox keepers are pinned to: "auto", "off" or a list ("0,2,4-6").
     #[serde(default = "auto")]
     pub pin_cpus: String,

@@ -3,9 +3,13 @@
 //! version from the database on first use ([`Cache::problem`]): it fetches each blob it does
 //! not have, checks its SHA-256, keeps it under `<cache>/blobs/<hash>`, lays the package out
 //! under `<cache>/packages/<version>/<problem>/` (written to a temporary folder and renamed,
-//! so a half-written package is never loaded) and reuses it for every later judging.
+//! so a half-written package is never loaded) and reuses it for every later judging. The cache
+//! has a budget of its own ([`Cache::with_budget`], `[judge] package_cache_size`): past it,
+//! versions that are neither current (the last one each problem was asked for) nor in use by a
+//! judging are removed, oldest first, with the blobs no remaining version links.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -87,6 +91,10 @@ pub fn publish(store: &dyn Store, problem: &Problem, now: i64) -> Result<String,
 pub struct Cache {
     dir: PathBuf,
     loaded: Mutex<HashMap<String, Arc<Problem>>>,
+    /// Problem → the version last asked for: never evicted.
+    current: Mutex<HashMap<String, String>>,
+    /// Bytes the blobs and laid-out packages may take (current versions excepted).
+    budget: u64,
     /// Held while a package is fetched and laid out: the workers of one host wait for the
     /// first instead of writing the same files at once.
     laying: Mutex<()>,
@@ -116,6 +124,8 @@ impl Cache {
         Ok(Cache {
             dir: dir.to_path_buf(),
             loaded: Mutex::new(HashMap::new()),
+            current: Mutex::new(HashMap::new()),
+            budget: u64::MAX,
             laying: Mutex::new(()),
             fetched: AtomicU64::new(0),
             reused: AtomicU64::new(0),
@@ -123,7 +133,15 @@ impl Cache {
         })
     }
 
-    /// The problem at a package version, from memory, from the disk cache, or fetched.
+    /// This cache with a bound on its size on disk (unbounded by default).
+    pub fn with_budget(mut self, bytes: u64) -> Cache {
+        self.budget = bytes;
+        self
+    }
+
+    /// The problem at a package version, from memory, from the disk cache, or fetched. The
+    /// version becomes its problem's current one, never evicted; a version is also kept while
+    /// a judging holds the returned problem.
     pub fn problem(
         &self,
         store: &dyn Store,
@@ -135,12 +153,17 @@ impl Cache {
                 problem: problem.to_string(),
             });
         };
-        if let Some(p) = self.lock().get(version) {
-            return Ok(p.clone());
+        if !safe(version) || version.contains('/') {
+            return Err(BlobError::BadPath(version.to_string()));
+        }
+        self.current_lock()
+            .insert(problem.to_string(), version.to_string());
+        if let Some(p) = self.in_memory(version) {
+            return Ok(p);
         }
         let _laying = self.laying.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = self.lock().get(version) {
-            return Ok(p.clone());
+        if let Some(p) = self.in_memory(version) {
+            return Ok(p);
         }
         let root = self.dir.join("packages").join(version);
         let folder = root.join(problem);
@@ -153,7 +176,106 @@ impl Cache {
         })?;
         let loaded = Arc::new(loaded);
         self.lock().insert(version.to_string(), loaded.clone());
+        self.trim();
         Ok(loaded)
+    }
+
+    /// A loaded version whose folder is still on disk.
+    fn in_memory(&self, version: &str) -> Option<Arc<Problem>> {
+        let mut loaded = self.lock();
+        match loaded.get(version) {
+            Some(p) if p.dir.is_dir() => Some(p.clone()),
+            Some(_) => {
+                loaded.remove(version);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn current_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.current.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Bytes on disk: every blob, and every laid-out file that is a copy, not a link to one.
+    pub fn size(&self) -> u64 {
+        let blobs: u64 = std::fs::read_dir(self.dir.join("blobs"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.metadata().ok())
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+            .sum();
+        let mut copies = 0;
+        let mut stack = vec![self.dir.join("packages")];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                match e.metadata() {
+                    Ok(m) if m.is_dir() => stack.push(e.path()),
+                    Ok(m) if m.nlink() == 1 => copies += m.len(),
+                    _ => {}
+                }
+            }
+        }
+        blobs + copies
+    }
+
+    /// Evicts package versions, oldest first, until the cache is within its budget: never a
+    /// current version, never one a judging holds. Called with `laying` held.
+    fn trim(&self) {
+        if self.size() <= self.budget {
+            return;
+        }
+        let current: HashSet<String> = self.current_lock().values().cloned().collect();
+        let packages = self.dir.join("packages");
+        let mut versions: Vec<(std::time::SystemTime, String)> = std::fs::read_dir(&packages)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_string();
+                let used = e.metadata().and_then(|m| m.modified()).ok()?;
+                (!name.starts_with('.')).then_some((used, name))
+            })
+            .collect();
+        versions.sort();
+        for (_, version) in versions {
+            if current.contains(&version) {
+                continue;
+            }
+            {
+                let mut loaded = self.lock();
+                if loaded
+                    .get(&version)
+                    .is_some_and(|p| Arc::strong_count(p) > 1)
+                {
+                    continue;
+                }
+                loaded.remove(&version);
+            }
+            let _ = std::fs::remove_dir_all(packages.join(&version));
+            self.drop_unlinked_blobs();
+            if self.size() <= self.budget {
+                return;
+            }
+        }
+    }
+
+    /// Removes the blobs no laid-out package links to.
+    fn drop_unlinked_blobs(&self) {
+        for e in std::fs::read_dir(self.dir.join("blobs"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let unlinked = e.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 1);
+            let name = e.file_name();
+            if unlinked && !name.to_string_lossy().starts_with('.') {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
     }
 
     /// How many package versions this process has loaded.
@@ -252,6 +374,114 @@ mod tests {
         assert!(safe("tests/1.in"));
         for bad in ["", "/etc/passwd", "../x", "a/../b", "a//b", "./a"] {
             assert!(!safe(bad), "{bad:?}");
+        }
+    }
+
+    /// Lays out `version` of `problem` by hand: one blob of `size` bytes, linked in.
+    fn lay(cache: &Cache, version: &str, problem: &str, size: usize, age_s: u64) {
+        let blob = cache.dir.join("blobs").join(format!("{version:0>64}"));
+        std::fs::write(&blob, vec![7u8; size]).expect("blob");
+        let folder = cache.dir.join("packages").join(version).join(problem);
+        std::fs::create_dir_all(&folder).expect("folder");
+        std::fs::hard_link(&blob, folder.join("data")).expect("link");
+        let when = std::time::SystemTime::now() - std::time::Duration::from_secs(age_s);
+        let root = std::fs::File::open(cache.dir.join("packages").join(version)).expect("open");
+        root.set_modified(when).expect("mtime");
+    }
+
+    #[test]
+    fn old_versions_go_past_the_budget_current_and_pinned_ones_never() {
+        // (versions: name, problem, KiB, age), current (problem, version), pinned, budget KiB,
+        // the versions left
+        type Case<'a> = (
+            Vec<(&'a str, &'a str, usize, u64)>,
+            Vec<(&'a str, &'a str)>,
+            Vec<&'a str>,
+            u64,
+            Vec<&'a str>,
+        );
+        let cases: Vec<Case> = vec![
+            // within the budget: nothing goes
+            (
+                vec![("a1", "a", 10, 9), ("a2", "a", 10, 1)],
+                vec![("a", "a2")],
+                vec![],
+                20,
+                vec!["a1", "a2"],
+            ),
+            // over it: the old version goes, the current stays
+            (
+                vec![("a1", "a", 10, 1), ("a2", "a", 10, 9)],
+                vec![("a", "a2")],
+                vec![],
+                15,
+                vec!["a2"],
+            ),
+            // oldest first, only as many as needed
+            (
+                vec![("a1", "a", 10, 9), ("b1", "b", 10, 5), ("a2", "a", 10, 1)],
+                vec![("a", "a2")],
+                vec![],
+                20,
+                vec!["a2", "b1"],
+            ),
+            // current versions are never evicted, even over the budget
+            (
+                vec![("a1", "a", 10, 9), ("b1", "b", 10, 5)],
+                vec![("a", "a1"), ("b", "b1")],
+                vec![],
+                5,
+                vec!["a1", "b1"],
+            ),
+            // a version a judging holds stays; the next oldest goes instead
+            (
+                vec![("a1", "a", 10, 9), ("a2", "a", 10, 5), ("a3", "a", 10, 1)],
+                vec![("a", "a3")],
+                vec!["a1"],
+                20,
+                vec!["a1", "a3"],
+            ),
+        ];
+        for (i, (versions, current, pinned, budget, left)) in cases.into_iter().enumerate() {
+            let dir = tempfile::tempdir().expect("temp");
+            let cache = Cache::new(dir.path())
+                .expect("cache")
+                .with_budget(budget << 10);
+            for (v, p, kib, age) in &versions {
+                lay(&cache, v, p, kib << 10, *age);
+            }
+            for (p, v) in current {
+                cache.current_lock().insert(p.into(), v.into());
+            }
+            let mut held = Vec::new();
+            for v in pinned {
+                let p = versions.iter().find(|x| x.0 == v).expect("listed").1;
+                let folder = dir.path().join("packages").join(v).join(p);
+                let mut problem = Problem::load(
+                    &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/aplusb"),
+                )
+                .expect("fixture loads");
+                problem.dir = folder;
+                let problem = Arc::new(problem);
+                cache.lock().insert(v.to_string(), problem.clone());
+                held.push(problem);
+            }
+            cache.trim();
+            let mut on_disk: Vec<String> = std::fs::read_dir(dir.path().join("packages"))
+                .expect("read")
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            on_disk.sort();
+            assert_eq!(on_disk, left, "case {i}");
+            let blobs = std::fs::read_dir(dir.path().join("blobs"))
+                .expect("read")
+                .count();
+            assert_eq!(
+                blobs,
+                left.len(),
+                "case {i}: the evicted versions' blobs go too"
+            );
         }
     }
 }

@@ -1,7 +1,8 @@
 //! `ojd worker`: a judge host. It judges only: no HTTP server and no problems folder. It needs
 //! the PostgreSQL database its `ojd serve` nodes use and its own sandbox and judge sections;
 //! problems arrive as content-addressed packages from the database ([`crate::blobs`]), cached
-//! under `<judge.cache>/packages`. It claims with a lease that its heartbeat renews; killed,
+//! under `<judge.cache>/packages`, beside the compile cache's `<judge.cache>/programs` and with a
+//! budget of its own (`[judge] package_cache_size`). It claims with a lease that its heartbeat renews; killed,
 //! its claims go back to the queue when the lease runs out (see [`crate::node::LEASE`]).
 //! SIGTERM/SIGINT: stop claiming, finish or requeue what runs (as `serve` does), exit.
 
@@ -24,7 +25,8 @@ pub fn run(
         return Err(ServerError::NotShared(database));
     }
     let (judge, workers) = node::start_judge(&config, keeper)?;
-    let cache = Cache::new(&config.judge.cache.join("packages"))?;
+    let cache = Cache::new(&judge.cache_dir().join("packages"))?
+        .with_budget(config.judge.package_cache_size.bytes());
     let name = name.unwrap_or_else(|| format!("{}/worker", node::host_name()));
     let app = Node::worker(config, judge, workers, name.clone(), cache)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -1,10 +1,14 @@
 //! Compiling a submission or a package's program in the sandbox, with a cache keyed by a hash of
-//! the language, its compile command and the source.
+//! the language, its compile command and the source, bounded and pinned by [`cache`].
+
+mod cache;
 
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use self::cache::Admission;
+pub use self::cache::Pin;
 use super::{io_err, run::signal_name, sandbox_env, set_mode, Judge, JudgeError, Submission};
 use crate::fsutil::read_capped;
 use crate::lang::Language;
@@ -25,6 +29,9 @@ pub struct Program {
     pub memory_extra: u64,
     /// Heap sizing and out-of-memory lines of the language's runtime.
     pub profile: crate::lang::RunProfile,
+    /// Keeps `dir` while this program (or a clone) is held: a cached one is never evicted, one
+    /// too big to cache is removed after its last use.
+    pub pin: Pin,
 }
 
 /// What compiling produced: a program, or the compiler's complaint (a verdict, not a judge
@@ -47,20 +54,27 @@ impl Compiled {
 }
 
 impl Judge {
-    /// Compiles (or fetches from the cache).
+    /// Compiles (or fetches from the cache). The program is pinned in the cache while it (or a
+    /// clone) is held.
     pub fn compile(&self, sub: &Submission) -> Result<Compiled, JudgeError> {
         let lang = self.check_submission(sub)?.for_source(&sub.source);
-        let dir = self.cache.join(cache_key(&lang, &sub.source));
-        let program = Program {
+        let root = self.programs()?;
+        let dir = root.join(cache_key(&lang, &sub.source));
+        let mut program = Program {
             dir: dir.clone(),
             run: lang.run.clone(),
             time_factor: lang.time_factor,
             memory_extra: lang.memory_extra,
             profile: lang.profile.clone(),
+            pin: Pin::default(),
         };
-        if dir.join(&lang.executable).is_file() {
-            touch(&dir);
-            return Ok(Compiled::Program(program));
+        {
+            let mut locked = cache::lock();
+            if dir.join(&lang.executable).is_file() {
+                program.pin = locked.pin(&dir);
+                cache::touch(&dir);
+                return Ok(Compiled::Program(program));
+            }
         }
         let work = self.fresh_dir("compile")?;
         let staged = work.join("out");
@@ -122,19 +136,67 @@ impl Judge {
                 return Ok(Compiled::Error(format!("{why}{text}")));
             }
         }
+        let _ = std::fs::remove_file(&source_path);
+        let _ = std::fs::remove_file(work.join("compile.log"));
         set_mode(&staged.join(&lang.executable), 0o755)?;
         set_mode(&staged, 0o755)?;
-        // Another worker may have finished the same key meanwhile: either copy is fine.
-        if std::fs::rename(&staged, &dir).is_err() && !dir.join(&lang.executable).is_file() {
+        let size = cache::tree_size(&staged);
+        let j = &self.config.judge;
+        let mut locked = cache::lock();
+        // Another worker may have stored the same key meanwhile: use theirs.
+        if dir.join(&lang.executable).is_file() {
+            program.pin = locked.pin(&dir);
+            cache::touch(&dir);
+            drop(locked);
+            let _ = std::fs::remove_dir_all(&work);
+            return Ok(Compiled::Program(program));
+        }
+        let entries = locked.entries(&root);
+        let admission = cache::admit(
+            &entries,
+            size,
+            j.cache_size.bytes(),
+            j.cache_entry_max.bytes(),
+        );
+        let Admission::Store { evict } = admission else {
+            // Used once, from the scratch folder, and removed after its last use.
+            program.dir = staged;
+            program.pin = Pin::once(work);
+            return Ok(Compiled::Program(program));
+        };
+        for key in evict {
+            let _ = std::fs::remove_dir_all(root.join(key));
+        }
+        if std::fs::rename(&staged, &dir).is_err() {
+            let _ = std::fs::remove_dir_all(&work);
             return Err(JudgeError::Io {
                 what: format!("store the program in {}", dir.display()),
                 source: std::io::Error::other("rename failed"),
             });
         }
+        program.pin = locked.pin(&dir);
+        cache::touch(&dir);
+        drop(locked);
         let _ = std::fs::remove_dir_all(&work);
-        touch(&dir);
-        evict(&self.cache, self.config.judge.cache_size.bytes(), &dir);
         Ok(Compiled::Program(program))
+    }
+
+    /// The judge's cache folder (`[judge] cache`, or `cache` inside scratch): compiled programs
+    /// under `programs/`; a judge host's packages go under `packages/`, which this judge never
+    /// touches.
+    pub fn cache_dir(&self) -> &Path {
+        &self.cache
+    }
+
+    /// The compile cache's folder, `<judge cache>/programs`: created on first use, when the
+    /// programs an older ojd kept directly in the judge cache folder are removed.
+    fn programs(&self) -> Result<std::path::PathBuf, JudgeError> {
+        let root = self.cache.join(cache::PROGRAMS);
+        if !root.is_dir() {
+            cache::drop_legacy(&self.cache);
+            std::fs::create_dir_all(&root).map_err(io_err(format!("create {}", root.display())))?;
+        }
+        Ok(root)
     }
 
     /// Compiles a file of a problem package (solution, generator, validator, checker).
@@ -161,71 +223,6 @@ fn cache_key(lang: &Language, source: &[u8]) -> String {
     h.update(b"\0\0");
     h.update(source);
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Programs used this recently are never evicted: a submission being judged keeps its program.
-const EVICTION_GRACE: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// Marks a cached program as just used (its folder's modification time).
-fn touch(dir: &Path) {
-    if let Ok(f) = std::fs::File::open(dir) {
-        let _ = f.set_modified(std::time::SystemTime::now());
-    }
-}
-
-/// Bytes of the files under `dir`.
-fn tree_size(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match e.metadata() {
-                Ok(m) if m.is_dir() => stack.push(e.path()),
-                Ok(m) => total += m.len(),
-                Err(_) => {}
-            }
-        }
-    }
-    total
-}
-
-/// Removes the least recently used programs of the cache until it holds at most `limit` bytes,
-/// never `keep` (just stored) nor one used within [`EVICTION_GRACE`].
-fn evict(cache: &Path, limit: u64, keep: &Path) {
-    let mut entries: Vec<(std::time::SystemTime, u64, std::path::PathBuf)> =
-        std::fs::read_dir(cache)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|e| {
-                let used = e
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .unwrap_or(std::time::UNIX_EPOCH);
-                (used, tree_size(&e.path()), e.path())
-            })
-            .collect();
-    let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
-    if total <= limit {
-        return;
-    }
-    entries.sort();
-    let now = std::time::SystemTime::now();
-    for (used, size, path) in entries {
-        if total <= limit {
-            break;
-        }
-        let recent = now
-            .duration_since(used)
-            .map_or(true, |age| age < EVICTION_GRACE);
-        if path == keep || recent {
-            continue;
-        }
-        if std::fs::remove_dir_all(&path).is_ok() {
-            total -= size;
-        }
-    }
 }
 
 #[cfg(test)]
