@@ -52,9 +52,10 @@ pub(crate) struct Confined {
 
 impl Confined {
     pub(crate) fn to(dir: &Path) -> Result<Confined, ImportError> {
-        let canon = dir
-            .canonicalize()
-            .map_err(io_err(format!("open the package {}", dir.display())))?;
+        let canon = dir.canonicalize().map_err(|e| ImportError::Invalid {
+            file: dir.display().to_string(),
+            message: format!("no such folder ({e})"),
+        })?;
         let meta = std::fs::metadata(&canon)
             .map_err(io_err(format!("open the package {}", dir.display())))?;
         let root = Root {
