@@ -478,3 +478,291 @@ fn unsupported_parts_name_the_file_and_key() {
         "mine"
     );
 }
+
+// ---- Hostile packages: a package is data, read only inside its own folder. ----
+
+const MARKER: &str = "HOST-SECRET-MARKER";
+
+/// A host file outside every package, readable by its owner only, with a marker in it.
+fn host_secret(s: &Scratch) -> PathBuf {
+    let p = s.path("host/secret.txt");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, format!("{MARKER}\n")).unwrap();
+    std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    p
+}
+
+/// Every file under `dir`: none may hold the marker or be more open than 0644.
+fn assert_clean(dir: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let m = std::fs::symlink_metadata(&p).unwrap();
+        if m.is_dir() {
+            assert_clean(&p);
+            continue;
+        }
+        assert!(!m.file_type().is_symlink(), "{} is a link", p.display());
+        assert_eq!(
+            m.mode() & 0o133,
+            0,
+            "{} is {:o}",
+            p.display(),
+            m.mode() & 0o777
+        );
+        let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+        assert!(
+            !text.contains(MARKER),
+            "{} holds the host's secret",
+            p.display()
+        );
+    }
+}
+
+/// A small valid Kattis package (given time limit, so no sandbox is needed).
+fn small_kattis(dir: &Path) {
+    for (f, text) in [
+        ("problem.yaml", "name: Hostile\nlimits:\n  time_limit: 1\n"),
+        ("data/sample/1.in", "1 2\n"),
+        ("data/sample/1.ans", "3\n"),
+        ("data/secret/01.in", "2 2\n"),
+        ("data/secret/01.ans", "4\n"),
+        (
+            "submissions/accepted/sum.py",
+            "print(sum(map(int, input().split())))\n",
+        ),
+    ] {
+        let p = dir.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+fn import_fails(s: &Scratch, format: &str, from: &Path, wants: &[&str]) {
+    let out = s.path("out");
+    let r = s.ojd(&[
+        "import",
+        format,
+        &from.display().to_string(),
+        "--to",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    for w in wants {
+        assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
+    }
+    assert!(!r.stdout.contains(MARKER) && !r.stderr.contains(MARKER));
+    assert!(!out.exists(), "a failed import leaves nothing");
+    let left: Vec<String> = std::fs::read_dir(s.path(""))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".out"))
+        .collect();
+    assert!(left.is_empty(), "the scratch folder is left: {left:?}");
+}
+
+#[test]
+fn kattis_links_leaving_the_package_are_refused() {
+    use std::os::unix::fs::symlink;
+    let s = Scratch::new();
+    let secret = host_secret(&s);
+    let secret_s = secret.display().to_string();
+    // A secret test linked to a host file.
+    let p = s.path("k1");
+    small_kattis(&p);
+    symlink(&secret, p.join("data/secret/05.in")).unwrap();
+    std::fs::write(p.join("data/secret/05.ans"), "x\n").unwrap();
+    import_fails(
+        &s,
+        "kattis",
+        &p,
+        &["data/secret/05.in", &secret_s, "outside the package"],
+    );
+    // A sample linked to it, and an answer.
+    let p = s.path("k2");
+    small_kattis(&p);
+    std::fs::remove_file(p.join("data/sample/1.ans")).unwrap();
+    symlink(&secret, p.join("data/sample/1.ans")).unwrap();
+    import_fails(&s, "kattis", &p, &["data/sample/1.ans", &secret_s]);
+    // A test group linked to a host folder.
+    let host_dir = s.path("host/group");
+    std::fs::create_dir_all(&host_dir).unwrap();
+    std::fs::write(host_dir.join("x.in"), format!("{MARKER}\n")).unwrap();
+    std::fs::write(host_dir.join("x.ans"), format!("{MARKER}\n")).unwrap();
+    let p = s.path("k3");
+    small_kattis(&p);
+    symlink(&host_dir, p.join("data/secret/g")).unwrap();
+    import_fails(&s, "kattis", &p, &["data/secret/g", "outside the package"]);
+    // The statement and problem.yaml too.
+    let p = s.path("k4");
+    small_kattis(&p);
+    std::fs::create_dir_all(p.join("problem_statement")).unwrap();
+    symlink(&secret, p.join("problem_statement/problem.en.md")).unwrap();
+    import_fails(&s, "kattis", &p, &["problem.en.md", &secret_s]);
+}
+
+#[test]
+fn kattis_links_inside_the_package_still_work() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let s = Scratch::new();
+    let p = s.path("inside");
+    small_kattis(&p);
+    symlink("../sample/1.in", p.join("data/secret/02.in")).unwrap();
+    symlink("../sample/1.ans", p.join("data/secret/02.ans")).unwrap();
+    // A file only its owner may read stays that way; an open one is not copied open.
+    std::fs::write(p.join("data/secret/03.in"), "5 5\n").unwrap();
+    std::fs::write(p.join("data/secret/03.ans"), "10\n").unwrap();
+    std::fs::set_permissions(
+        p.join("data/secret/03.in"),
+        PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        p.join("data/secret/03.ans"),
+        PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let dir = s.import("kattis", &p, "ok");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("tests/02.in")).unwrap(),
+        "1 2\n"
+    );
+    let mode = |f: &str| std::fs::metadata(dir.join(f)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode("tests/03.in"), 0o600);
+    assert_eq!(mode("tests/03.ans"), 0o644);
+    assert_clean(&dir);
+}
+
+/// A Polygon package whose checker is `checker` (no sandbox is reached when it is refused).
+fn small_polygon(dir: &Path, checker: &str) {
+    let xml = r#"<?xml version="1.0" encoding="utf-8"?>
+<problem short-name="hostile">
+  <names><name language="english" value="Hostile"/></names>
+  <judging>
+    <testset name="tests">
+      <time-limit>1000</time-limit>
+      <memory-limit>268435456</memory-limit>
+      <input-path-pattern>tests/%02d</input-path-pattern>
+      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+      <tests><test method="manual"/></tests>
+    </testset>
+  </judging>
+  <assets>
+    <checker type="testlib"><source path="files/check.cpp"/></checker>
+    <solutions><solution tag="main"><source path="solutions/sol.py"/></solution></solutions>
+  </assets>
+</problem>
+"#;
+    for (f, text) in [
+        ("problem.xml", xml),
+        ("tests/01", "1 2\n"),
+        ("files/check.cpp", checker),
+        ("solutions/sol.py", "print(3)\n"),
+    ] {
+        let p = dir.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+#[test]
+fn polygon_includes_never_read_host_files() {
+    let s = Scratch::new();
+    let secret = host_secret(&s);
+    // An absolute include hidden in a raw string, as in the report.
+    let p = s.path("abs");
+    small_polygon(
+        &p,
+        &format!(
+            "#include \"testlib.h\"\nconst char* s = R\"(\n#include \"{}\"\n)\";\nint main() {{}}\n",
+            secret.display()
+        ),
+    );
+    import_fails(
+        &s,
+        "polygon",
+        &p,
+        &["check.cpp:3", &secret.display().to_string()],
+    );
+    // `..` out of the package: pkg/files/../../outside.h is the host's file beside it.
+    std::fs::write(s.path("outside.h"), format!("{MARKER}\n")).unwrap();
+    let p = s.path("up");
+    small_polygon(&p, "#include \"../../outside.h\"\nint main() {}\n");
+    import_fails(
+        &s,
+        "polygon",
+        &p,
+        &["check.cpp:1", "../../outside.h", "outside the package"],
+    );
+}
+
+#[test]
+fn polygon_statement_links_are_refused() {
+    let s = Scratch::new();
+    let secret = host_secret(&s);
+    let p = s.path("legend");
+    small_polygon(&p, "int main() {}\n");
+    std::fs::create_dir_all(p.join("statement-sections/english")).unwrap();
+    std::os::unix::fs::symlink(&secret, p.join("statement-sections/english/legend.tex")).unwrap();
+    import_fails(
+        &s,
+        "polygon",
+        &p,
+        &["legend.tex", &secret.display().to_string()],
+    );
+}
+
+#[test]
+fn polygon_zip_bombs_stop_at_the_web_caps() {
+    use std::io::Write;
+    let s = Scratch::new();
+    let mut config = std::fs::OpenOptions::new()
+        .append(true)
+        .open(s.path("config.toml"))
+        .unwrap();
+    writeln!(
+        config,
+        "[web]\nmax_package_size = \"1MiB\"\nmax_package_files = 50"
+    )
+    .unwrap();
+    let zip_of = |name: &str, entries: &[(String, Vec<u8>)]| {
+        let path = s.path(name);
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (n, data) in entries {
+            z.start_file(n.as_str(), opts).unwrap();
+            z.write_all(data).unwrap();
+        }
+        z.finish().unwrap();
+        path
+    };
+    // 32 MiB that claim 1000 bytes each, and no problem.xml.
+    let big = vec![b'0'; 16 << 20];
+    let bomb = zip_of(
+        "bomb.zip",
+        &[("tests/01".into(), big.clone()), ("tests/02".into(), big)],
+    );
+    let mut b = std::fs::read(&bomb).unwrap();
+    for i in 0..b.len().saturating_sub(30) {
+        if b[i..i + 4] == [0x50, 0x4b, 0x03, 0x04] {
+            b[i + 22..i + 26].copy_from_slice(&1000u32.to_le_bytes());
+        } else if b[i..i + 4] == [0x50, 0x4b, 0x01, 0x02] {
+            b[i + 24..i + 28].copy_from_slice(&1000u32.to_le_bytes());
+        }
+    }
+    std::fs::write(&bomb, b).unwrap();
+    import_fails(&s, "polygon", &bomb, &["bomb.zip", "refused"]);
+    // Many files.
+    let many: Vec<(String, Vec<u8>)> = (0..200).map(|i| (format!("f{i}"), b"x".to_vec())).collect();
+    let many = zip_of("many.zip", &many);
+    import_fails(&s, "polygon", &many, &["many.zip", "more than 50 files"]);
+    // `..` in a name.
+    let up = zip_of("up.zip", &[("../escape".into(), b"x".to_vec())]);
+    import_fails(&s, "polygon", &up, &["up.zip", "`..`"]);
+    assert!(!s.path("escape").exists());
+}

@@ -22,6 +22,11 @@
 //! same folder are inlined at import time (`files::inline_includes`), so they compile in the
 //! sandbox like any single-file program.
 //!
+//! A package is untrusted data and the import may run as root: every file read from it must be
+//! a regular file inside its folder, owned by its owner (`files::Confined`, `files::read_source`),
+//! includes included; files written are 0644 at most; a `.zip` is unpacked within the web
+//! upload's caps (`polygon`).
+//!
 //! # Layout
 //! The three commands are [`kattis::import`], [`polygon::import`] and [`export::export_kattis`];
 //! this file holds what they return. What they share is private: `manifest` writes

@@ -23,12 +23,15 @@
 //! - statements: `statement-sections/<language>/` (or `problem-properties.json`) legend,
 //!   input, output, notes (LaTeX) → `statement.md`.
 
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use roxmltree::{Document, Node};
 
 use crate::files::{
-    copy_text, entries, inline_includes, normalize_newlines, safe_name, write_file, Staging,
+    copy_text, create_dirs, entries, inline_includes, read_text, safe_name, write_file, Confined,
+    Staging,
 };
 use crate::latex::latex_to_markdown;
 use crate::manifest::Manifest;
@@ -77,45 +80,145 @@ fn text(n: Option<Node<'_, '_>>) -> Option<String> {
     n.and_then(|n| n.text()).map(|t| t.trim().to_string())
 }
 
-/// Unpacks a `.zip` into a scratch folder (names that would leave it are refused).
-fn unzip(zip_path: &Path) -> Result<tempfile::TempDir, ImportError> {
-    let file =
-        std::fs::File::open(zip_path).map_err(io_err(format!("open {}", zip_path.display())))?;
-    let mut archive = zip::ZipArchive::new(file).map_err(|e| ImportError::Invalid {
-        file: zip_path.display().to_string(),
-        message: format!("not a zip archive: {e}"),
-    })?;
+/// The caps on a `.zip` package: the web upload's (`[web] max_package_size`,
+/// `max_package_files`) and a compression ratio no real package reaches.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ZipCaps {
+    pub(crate) max_bytes: u64,
+    pub(crate) max_files: usize,
+    /// The unpacked size over the archive's size, above [`ZipCaps::RATIO_FLOOR`] bytes.
+    pub(crate) max_ratio: u64,
+}
+
+impl ZipCaps {
+    /// Below this many unpacked bytes, any ratio is fine.
+    const RATIO_FLOOR: u64 = 1 << 20;
+
+    pub(crate) fn of(config: &Config) -> ZipCaps {
+        ZipCaps {
+            max_bytes: config.web.max_package_size.bytes(),
+            max_files: config.web.max_package_files,
+            max_ratio: 200,
+        }
+    }
+}
+
+/// An entry's name as a relative path that stays inside, or why not.
+fn zip_entry_path(name: &str) -> Result<PathBuf, String> {
+    if name.contains('\0') || name.contains('\\') {
+        return Err("has a backslash or NUL in its name".into());
+    }
+    let mut out = PathBuf::new();
+    for c in Path::new(name).components() {
+        match c {
+            std::path::Component::Normal(part) => out.push(part),
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => return Err("climbs out with `..`".into()),
+            _ => return Err("is an absolute path".into()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        return Err("has an empty path".into());
+    }
+    Ok(out)
+}
+
+/// Unpacks a `.zip` into a scratch folder, within `caps`: the central directory's sizes are
+/// checked before anything is written, and the bytes written are counted too, in case those
+/// sizes lie. Links, absolute names and `..` are refused.
+fn unzip(zip_path: &Path, caps: ZipCaps) -> Result<tempfile::TempDir, ImportError> {
     let dir = tempfile::Builder::new()
         .prefix("ojd-polygon-")
         .tempdir()
         .map_err(io_err("create a scratch folder"))?;
+    unzip_into(zip_path, dir.path(), caps)?;
+    Ok(dir)
+}
+
+fn unzip_into(zip_path: &Path, dir: &Path, caps: ZipCaps) -> Result<(), ImportError> {
+    let bad = |message: String| ImportError::Invalid {
+        file: zip_path.display().to_string(),
+        message,
+    };
+    let file =
+        std::fs::File::open(zip_path).map_err(io_err(format!("open {}", zip_path.display())))?;
+    let archive_len = file
+        .metadata()
+        .map_err(io_err(format!("open {}", zip_path.display())))?
+        .len();
+    let mut archive =
+        zip::ZipArchive::new(file).map_err(|e| bad(format!("not a zip archive: {e}")))?;
+    // What the central directory claims, before writing anything.
+    let mut claimed: u64 = 0;
+    let mut files = 0usize;
     for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(|e| ImportError::Invalid {
-            file: zip_path.display().to_string(),
-            message: format!("entry {i}: {e}"),
-        })?;
-        let Some(rel) = entry.enclosed_name() else {
-            return Err(ImportError::Invalid {
-                file: zip_path.display().to_string(),
-                message: format!(
-                    "entry {:?} would be written outside the package",
-                    entry.name()
-                ),
-            });
-        };
-        let to = dir.path().join(rel);
+        let entry = archive
+            .by_index_raw(i)
+            .map_err(|e| bad(format!("entry {i}: {e}")))?;
+        let name = entry.name().to_string();
+        zip_entry_path(&name).map_err(|why| bad(format!("entry {name:?} {why}: refused")))?;
+        if entry.is_symlink() {
+            return Err(bad(format!("entry {name:?} is a symbolic link: refused")));
+        }
         if entry.is_dir() {
-            std::fs::create_dir_all(&to).map_err(io_err(format!("create {}", to.display())))?;
+            continue;
+        }
+        files += 1;
+        if files > caps.max_files {
+            return Err(bad(format!(
+                "more than {} files (at {name:?}): refused",
+                caps.max_files
+            )));
+        }
+        claimed = claimed.saturating_add(entry.size());
+        if claimed > caps.max_bytes {
+            return Err(bad(format!(
+                "unpacks to more than {} bytes (at {name:?}): refused",
+                caps.max_bytes
+            )));
+        }
+    }
+    if claimed > ZipCaps::RATIO_FLOOR && claimed / archive_len.max(1) > caps.max_ratio {
+        return Err(bad(format!(
+            "unpacks to {claimed} bytes from {archive_len}, more than {} times its size: refused",
+            caps.max_ratio
+        )));
+    }
+    let mut written: u64 = 0;
+    for i in 0..archive.len() {
+        let entry = archive
+            .by_index(i)
+            .map_err(|e| bad(format!("entry {i}: {e}")))?;
+        let name = entry.name().to_string();
+        let rel = zip_entry_path(&name).map_err(|why| bad(format!("entry {name:?} {why}")))?;
+        let to = dir.join(rel);
+        if entry.is_dir() {
+            create_dirs(&to)?;
             continue;
         }
         if let Some(p) = to.parent() {
-            std::fs::create_dir_all(p).map_err(io_err(format!("create {}", p.display())))?;
+            create_dirs(p)?;
         }
-        let mut out =
-            std::fs::File::create(&to).map_err(io_err(format!("create {}", to.display())))?;
-        std::io::copy(&mut entry, &mut out).map_err(io_err(format!("unpack {}", to.display())))?;
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .open(&to)
+            .map_err(io_err(format!("unpack {name}")))?;
+        // Never more than the entry claimed, nor more than the cap left.
+        let left = caps.max_bytes.saturating_sub(written);
+        let limit = entry.size().min(left);
+        let mut body = entry.take(limit + 1);
+        let n = std::io::copy(&mut body, &mut out).map_err(io_err(format!("unpack {name}")))?;
+        written += n;
+        if n > limit {
+            return Err(bad(format!(
+                "entry {name:?} unpacks to more than it claims or than the cap of {} bytes: refused",
+                caps.max_bytes
+            )));
+        }
     }
-    Ok(dir)
+    Ok(())
 }
 
 /// A program of the package as one file in the new package: C++ gets its local includes
@@ -189,16 +292,21 @@ pub fn import(
 ) -> Result<Imported, ImportError> {
     let unpacked;
     let pkg: &Path = if package.is_file() {
-        unpacked = unzip(package)?;
+        unpacked = unzip(package, ZipCaps::of(config))?;
         unpacked.path()
     } else {
         package
     };
+    // Everything read from here on must be a file of the package (see `files`).
+    let _confined = Confined::to(pkg)?;
     let xml_path = pkg.join("problem.xml");
-    let xml_text = std::fs::read_to_string(&xml_path).map_err(|e| ImportError::Invalid {
-        file: xml_path.display().to_string(),
-        message: format!("cannot read: {e} (is this a full Polygon package?)"),
-    })?;
+    if !xml_path.exists() {
+        return Err(ImportError::Invalid {
+            file: xml_path.display().to_string(),
+            message: "missing (is this a full Polygon package?)".into(),
+        });
+    }
+    let xml_text = read_text(&xml_path)?;
     let doc = Document::parse(&xml_text).map_err(|e| ImportError::Invalid {
         file: xml_path.display().to_string(),
         message: format!("not valid XML: {e}"),
@@ -276,7 +384,7 @@ pub fn import(
         .unwrap_or_else(|| config.server.problems.join(&short));
     let stage = Staging::new(&dest)?;
     let out = stage.dir.clone();
-    std::fs::create_dir_all(out.join("tests")).map_err(io_err("create the tests folder"))?;
+    create_dirs(&out.join("tests"))?;
     let mut warnings = Vec::new();
 
     // Assets.
@@ -594,16 +702,25 @@ fn statement(
         .find(|p| p.is_dir())
         .or_else(|| entries(&base).into_iter().find(|p| p.is_dir()));
     let mut md = format!("# {title}\n\n");
-    let read = |name: &str| -> Option<String> {
-        let p = lang_dir.as_ref()?.join(name);
-        let data = std::fs::read(p).ok()?;
-        Some(String::from_utf8_lossy(&normalize_newlines(&data)).into_owned())
+    // A missing section is skipped; one that is there but not the package's own is an error.
+    let read = |name: &str| -> Result<Option<String>, ImportError> {
+        let Some(dir) = lang_dir.as_ref() else {
+            return Ok(None);
+        };
+        let p = dir.join(name);
+        if std::fs::symlink_metadata(&p).is_err() {
+            return Ok(None);
+        }
+        read_text(&p).map(Some)
     };
-    let props = std::fs::read_to_string(pkg.join("statements/english/problem-properties.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-    let section = |file: &str, key: &str| -> Option<String> {
-        read(file).or_else(|| props.as_ref()?.get(key)?.as_str().map(String::from))
+    let props_file = pkg.join("statements/english/problem-properties.json");
+    let props = if std::fs::symlink_metadata(&props_file).is_ok() {
+        serde_json::from_str::<serde_json::Value>(&read_text(&props_file)?).ok()
+    } else {
+        None
+    };
+    let section = |file: &str, key: &str| -> Result<Option<String>, ImportError> {
+        Ok(read(file)?.or_else(|| props.as_ref()?.get(key)?.as_str().map(String::from)))
     };
     let mut any = false;
     for (file, key, heading) in [
@@ -614,7 +731,7 @@ fn statement(
         ("scoring.tex", "scoring", "## Scoring"),
         ("notes.tex", "notes", "## Notes"),
     ] {
-        if let Some(text) = section(file, key).filter(|t| !t.trim().is_empty()) {
+        if let Some(text) = section(file, key)?.filter(|t| !t.trim().is_empty()) {
             any = true;
             if !heading.is_empty() {
                 md += heading;
@@ -643,6 +760,125 @@ mod tests {
         assert_eq!(pattern("tests/%02d.a", 12), "tests/12.a");
         assert_eq!(pattern("tests/%d", 7), "tests/7");
         assert_eq!(pattern("tests/%03d", 7), "tests/007");
+    }
+
+    const CAPS: ZipCaps = ZipCaps {
+        max_bytes: 1 << 20,
+        max_files: 10,
+        max_ratio: 200,
+    };
+
+    fn zip_of(path: &Path, entries: &[(&str, &[u8])]) {
+        use std::io::Write;
+        let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, data) in entries {
+            z.start_file(*name, opts).unwrap();
+            z.write_all(data).unwrap();
+        }
+        z.finish().unwrap();
+    }
+
+    /// Bytes under `dir`.
+    fn size_of(dir: &Path) -> u64 {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let m = e.metadata().unwrap();
+                if m.is_dir() {
+                    size_of(&e.path())
+                } else {
+                    m.len()
+                }
+            })
+            .sum()
+    }
+
+    /// Rewrites every uncompressed size of the archive (local and central headers) to `size`,
+    /// as a hostile archive would.
+    fn lie_about_sizes(path: &Path, size: u32) {
+        let mut b = std::fs::read(path).unwrap();
+        let mut i = 0;
+        while i + 4 <= b.len() {
+            let sig = &b[i..i + 4];
+            if sig == [0x50, 0x4b, 0x03, 0x04] && i + 26 <= b.len() {
+                b[i + 22..i + 26].copy_from_slice(&size.to_le_bytes());
+            } else if sig == [0x50, 0x4b, 0x01, 0x02] && i + 28 <= b.len() {
+                b[i + 24..i + 28].copy_from_slice(&size.to_le_bytes());
+            }
+            i += 1;
+        }
+        std::fs::write(path, b).unwrap();
+    }
+
+    #[test]
+    fn zip_bombs_stop_at_the_caps() {
+        let d = tempfile::tempdir().unwrap();
+        let big = vec![b'0'; 8 << 20];
+        // Honest sizes: refused from the central directory, nothing written.
+        let honest = d.path().join("honest.zip");
+        zip_of(&honest, &[("tests/01", &big)]);
+        let out = d.path().join("honest");
+        std::fs::create_dir(&out).unwrap();
+        let e = unzip_into(&honest, &out, CAPS).unwrap_err().to_string();
+        assert!(e.contains("more than"), "{e}");
+        assert_eq!(size_of(&out), 0);
+        // Lying sizes: stopped while writing, below the cap.
+        let liar = d.path().join("liar.zip");
+        zip_of(&liar, &[("a", &big), ("b", &big)]);
+        lie_about_sizes(&liar, 1000);
+        let out = d.path().join("liar");
+        std::fs::create_dir(&out).unwrap();
+        let e = unzip_into(&liar, &out, CAPS).unwrap_err().to_string();
+        assert!(e.contains("liar.zip"), "{e}");
+        assert!(size_of(&out) <= CAPS.max_bytes, "{}", size_of(&out));
+        // Many small files.
+        let many = d.path().join("many.zip");
+        let names: Vec<String> = (0..20).map(|i| format!("f{i}")).collect();
+        let entries: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"x"[..])).collect();
+        zip_of(&many, &entries);
+        let out = d.path().join("many");
+        std::fs::create_dir(&out).unwrap();
+        let e = unzip_into(&many, &out, CAPS).unwrap_err().to_string();
+        assert!(e.contains("more than 10 files"), "{e}");
+        assert_eq!(size_of(&out), 0);
+        // The ratio: 1 MiB of zeros from a few KiB, under a larger byte cap.
+        let dense = d.path().join("dense.zip");
+        zip_of(&dense, &[("a", &big)]);
+        let out = d.path().join("dense");
+        std::fs::create_dir(&out).unwrap();
+        let caps = ZipCaps {
+            max_bytes: 64 << 20,
+            ..CAPS
+        };
+        let e = unzip_into(&dense, &out, caps).unwrap_err().to_string();
+        assert!(e.contains("times its size"), "{e}");
+    }
+
+    #[test]
+    fn zip_paths_stay_inside() {
+        assert!(zip_entry_path("a/../../b").is_err());
+        assert!(zip_entry_path("/etc/passwd").is_err());
+        assert!(zip_entry_path("a\\b").is_err());
+        assert_eq!(zip_entry_path("./tests/01").unwrap(), Path::new("tests/01"));
+        let d = tempfile::tempdir().unwrap();
+        let z = d.path().join("link.zip");
+        {
+            let mut w = zip::ZipWriter::new(std::fs::File::create(&z).unwrap());
+            w.add_symlink(
+                "tests/01",
+                "/etc/passwd",
+                zip::write::SimpleFileOptions::default(),
+            )
+            .unwrap();
+            w.finish().unwrap();
+        }
+        let out = d.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let e = unzip_into(&z, &out, CAPS).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_norway::Value;
 
 use super::yaml::{read_yaml, yaml_f64, yaml_string, yaml_words, Src};
-use crate::files::{copy_text, entries, safe_name, write_file};
+use crate::files::{confined, copy_text, entries, safe_name, write_file};
 use crate::ImportError;
 use ojd_judge::problem::Group;
 
@@ -127,6 +127,7 @@ fn collect_yamls(dir: &Path, out: &mut Vec<(PathBuf, Value)>) -> Result<(), Impo
         out.push(y);
     }
     for sub in entries(dir).into_iter().filter(|p| p.is_dir()) {
+        confined(&sub)?;
         collect_yamls(&sub, out)?;
     }
     Ok(())
@@ -155,6 +156,8 @@ fn walk(
             }
         };
         if p.is_dir() {
+            // A linked folder may be another group of the package, never a host folder.
+            confined(&p)?;
             walk(&p, &joined(&name), out, sample, interactive)?;
         } else if let Some(stem) = name.strip_suffix(".in") {
             let ans = p.with_extension("ans");

@@ -38,7 +38,7 @@ mod yaml;
 
 use std::path::{Path, PathBuf};
 
-use crate::files::{safe_name, write_file, Staging};
+use crate::files::{safe_name, write_file, Confined, Staging};
 use crate::manifest::Manifest;
 use crate::{ImportError, Imported};
 use ojd_judge::config::Config;
@@ -59,6 +59,8 @@ pub fn import(
     judge: Option<&ojd_judge::judge::Judge>,
     opts: &Options,
 ) -> Result<Imported, ImportError> {
+    // Everything read from here on must be a file of the package (see `files`).
+    let _confined = Confined::to(dir)?;
     let src = Src::open(dir)?;
     let id = dir
         .canonicalize()

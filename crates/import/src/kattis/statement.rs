@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use crate::files::{copy_raw, copy_text, files_in, normalize_newlines, safe_name, write_file};
+use crate::files::{copy_raw, copy_text, files_in, read_text, safe_name, write_file};
 use crate::latex::latex_to_markdown;
-use crate::{io_err, ImportError};
+use crate::ImportError;
 
 /// `statement.md` from Markdown (kept) or LaTeX (kept as source, rendered to Markdown); other
 /// files of the statement folder (images) are kept under `statement/`.
@@ -36,8 +36,7 @@ pub(super) fn statement(
         return copy_text(&md, &out.join("statement.md"));
     }
     if let Some(tex) = pick(&["problem.en.tex", "problem.tex"]) {
-        let data = std::fs::read(&tex).map_err(io_err(format!("read {}", tex.display())))?;
-        let text = String::from_utf8_lossy(&normalize_newlines(&data)).into_owned();
+        let text = read_text(&tex)?;
         let md = format!(
             "{}\n\n*(Rendered from the LaTeX source `statement/{}`.)*\n",
             latex_to_markdown(&text).trim_end(),
@@ -54,8 +53,7 @@ pub(super) fn statement(
             copy_text(&f, &out.join("statement.md"))
         }
         Some(f) => {
-            let text =
-                std::fs::read_to_string(&f).map_err(io_err(format!("read {}", f.display())))?;
+            let text = read_text(&f)?;
             write_file(
                 &out.join("statement.md"),
                 latex_to_markdown(&text).as_bytes(),

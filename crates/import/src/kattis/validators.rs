@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use super::data::Data;
 use super::yaml::{yaml_words, Src};
-use crate::files::{entries, files_in, inline_includes, normalize_newlines, write_file};
-use crate::{io_err, ImportError};
+use crate::files::{entries, files_in, inline_includes, read_text, write_file};
+use crate::ImportError;
 use ojd_judge::config::Config;
 use ojd_judge::problem::{CheckerSpec, DefaultFlags, Interactor, InteractorProtocol};
 
@@ -80,8 +80,7 @@ pub(super) fn program(
         let dir = main.parent().unwrap_or(Path::new("."));
         inline_includes(&main, &[dir])?
     } else {
-        let data = std::fs::read(&main).map_err(io_err(format!("read {}", main.display())))?;
-        String::from_utf8_lossy(&normalize_newlines(&data)).into_owned()
+        read_text(&main)?
     };
     write_file(&out.join(&name), text.as_bytes())?;
     Ok(Some(name))

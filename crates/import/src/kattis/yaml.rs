@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_norway::Value;
 
-use crate::files::entries;
-use crate::{io_err, ImportError};
+use crate::files::{entries, read_text};
+use crate::ImportError;
 
 /// Which edition of the format the package follows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -81,7 +81,7 @@ impl<'a> Src<'a> {
 }
 
 pub(super) fn read_yaml(path: &Path) -> Result<Value, ImportError> {
-    let text = std::fs::read_to_string(path).map_err(io_err(format!("read {}", path.display())))?;
+    let text = read_text(path)?;
     if text.trim().is_empty() {
         return Ok(Value::Mapping(Default::default()));
     }
@@ -218,8 +218,7 @@ pub(super) fn given_time_limit(src: &Src<'_>) -> Result<(Option<u64>, f64), Impo
     }
     let tl = src.dir.join(".timelimit");
     if tl.is_file() {
-        let text =
-            std::fs::read_to_string(&tl).map_err(io_err(format!("read {}", tl.display())))?;
+        let text = read_text(&tl)?;
         let s: f64 = text.trim().parse().map_err(|_| ImportError::Invalid {
             file: tl.display().to_string(),
             message: format!("expected seconds, found {:?}", text.trim()),
