@@ -46,6 +46,11 @@ pub struct Args {
     /// A known submission in a language this host lacks is an error (exit 2), not skipped.
     #[arg(long)]
     strict: bool,
+    /// Multiply every CPU and wall time limit by F, to judge as on a slower or faster machine:
+    /// 0.5 halves the limits (a machine twice as slow), 2 doubles them. Measured times are not
+    /// scaled. A baseline is compared at the scaled limits; one cannot be saved at F other than 1.
+    #[arg(long, value_name = "F", default_value = "1", value_parser = ojd_verify::parse_time_scale)]
+    time_scale: f64,
 }
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
@@ -56,6 +61,13 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
+    if a.save_baseline.is_some() && a.time_scale != 1.0 {
+        eprintln!(
+            "error: --save-baseline with --time-scale {}: a baseline records the limits as written; save it without --time-scale",
+            a.time_scale
+        );
+        return Ok(EXIT_BAD_INPUT);
+    }
     let baseline = match &a.baseline {
         None => None,
         Some(path) => match ojd_verify::Baseline::load(path) {
@@ -90,6 +102,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         all_problems,
         strict: a.strict,
         saving: a.save_baseline.is_some(),
+        time_scale: a.time_scale,
     };
     let bar = Bar::new();
     let report = ojd_verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {

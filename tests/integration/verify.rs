@@ -100,7 +100,7 @@ fn changes(report: &Value, kind: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("baseline.{kind} is a list: {report:#}"))
         .iter()
         .map(|c| match kind {
-            "changed" => format!(
+            "changed" | "near_limit" => format!(
                 "{} {} {}->{}",
                 c["submission"].as_str().unwrap(),
                 c["test"].as_str().unwrap(),
@@ -788,4 +788,101 @@ fn tle_cells_run_at_the_exact_limit_until_what_they_ran_changes() {
     let report = json(&r);
     assert_judged_with_slack(&report, "a changed source");
     assert_eq!(report["stats"]["at_exact_limit"], 0);
+}
+
+/// The baseline file with `test`'s line of slow.c given `verdict` and `cpu_ms`.
+fn edit_baseline_line(text: &str, test: &str, verdict: &str, cpu_ms: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("verify\taccepted/slow.c\t{test}\t")))
+        .expect("slow.c line")
+        .to_string();
+    let mut fields: Vec<&str> = line.split('\t').collect();
+    fields[3..5].copy_from_slice(&[verdict, cpu_ms]);
+    text.replace(&line, &fields.join("\t"))
+}
+
+#[test]
+fn time_scale_judges_at_scaled_limits_and_compares_there() {
+    require_root!();
+    let f = Fixture::new();
+    // slow.c burns 400 ms of CPU: a fifth of a 2 s limit (under the third where a flip with
+    // TLE is timing), two fifths of it at --time-scale 0.5 (1 s, inside that band). A wall
+    // limit no load reaches, so that the CPU limit decides.
+    f.edit("problem.toml", |s| {
+        s.replace(
+            "time_limit = \"1s\"",
+            "time_limit = \"2s\"\nwall_time_limit = \"60s\"",
+        )
+    });
+    let file = f.save_baseline();
+    let clean = std::fs::read_to_string(&file).expect("baseline");
+    // Saving a baseline at another scale is refused: it records the limits as written.
+    let other = f.path("scaled.baseline").display().to_string();
+    let r = f.verify(&["--save-baseline", &other, "--time-scale", "0.5"]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("--time-scale"), "{}", r.stderr);
+    assert!(!Path::new(&other).exists());
+    let r = f.verify(&["--time-scale", "0"]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+
+    // An earlier run saw slow.c time out on 01-small (at 1.5× the limit).
+    std::fs::write(&file, edit_baseline_line(&clean, "01-small", "TLE", "3000"))
+        .expect("edit baseline");
+    // At the limits as written, 400 ms of 2 s is far below the limit: the flip is a change.
+    let r = f.verify(&["--baseline", &file, "--json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_eq!(
+        changes(&report, "changed"),
+        ["accepted/slow.c 01-small TLE->AC"]
+    );
+    // At half the limits (a machine twice as slow), 400 ms of 1 s is near the limit: the same
+    // flip is timing, listed, not failed. The baseline's TLEs were at another limit, so none
+    // is judged at the exact limit.
+    let r = f.verify(&["--baseline", &file, "--json", "--time-scale", "0.5"]);
+    assert_eq!(
+        r.code, 0,
+        "a flip near the scaled limit is reported, not failed:\n{}{}",
+        r.stdout, r.stderr
+    );
+    let report = json(&r);
+    assert_eq!(changes(&report, "changed"), Vec::<String>::new());
+    assert_eq!(
+        changes(&report, "near_limit"),
+        ["accepted/slow.c 01-small TLE->AC"]
+    );
+    let stats = &report["stats"];
+    assert_eq!(stats["time_scale"], 0.5, "{stats:#}");
+    assert_eq!(stats["at_exact_limit"], 0, "{stats:#}");
+    let slow = submission(&report, "accepted/slow.c");
+    assert_eq!(slow["limit_ms"], 1000, "{slow:#}");
+    // Recorded times stay as measured.
+    let cpu = slow["tests"][0]["cpu_ms"].as_u64().unwrap();
+    assert!((300..1000).contains(&cpu), "{slow:#}");
+    let spin = submission(&report, "time_limit_exceeded/spin_on_many.c");
+    assert_eq!(spin["ok"], true, "{spin:#}");
+
+    // A different answer is no timing matter at any scale.
+    std::fs::write(&file, edit_baseline_line(&clean, "02-medium", "WA", "400"))
+        .expect("edit baseline");
+    for scale in ["0.5", "2.0"] {
+        let r = f.verify(&["--baseline", &file, "--json", "--time-scale", scale]);
+        assert_eq!(r.code, 1, "at {scale}:\n{}{}", r.stdout, r.stderr);
+        let report = json(&r);
+        assert_eq!(
+            changes(&report, "changed"),
+            ["accepted/slow.c 02-medium WA->AC"],
+            "at {scale}"
+        );
+    }
+    // The summary says the limits were scaled.
+    let r = f.verify(&["--time-scale", "2"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("time scale 2× (every limit ×2: as on a machine twice as fast)"),
+        "{}",
+        r.stdout
+    );
 }

@@ -40,6 +40,16 @@ pub(super) fn ms(d: Duration) -> u64 {
     d.as_millis() as u64
 }
 
+/// `problem` with its time and wall time limits multiplied by `time_scale` (`--time-scale`);
+/// a wall limit the package leaves unset follows from the scaled time limit in the judge.
+fn scaled(mut problem: Problem, time_scale: f64) -> Problem {
+    if time_scale != 1.0 {
+        problem.time_limit = problem.time_limit.mul_f64(time_scale);
+        problem.wall_time_limit = problem.wall_time_limit.map(|w| w.mul_f64(time_scale));
+    }
+    problem
+}
+
 /// The judge's failures and the operator's mistakes go to different lists (exit 3 vs 2).
 pub(super) fn record_error(report: &mut ProblemReport, what: &str, e: &JudgeError) {
     let text = format!("{what}: {e}");
@@ -50,7 +60,9 @@ pub(super) fn record_error(report: &mut ProblemReport, what: &str, e: &JudgeErro
     }
 }
 
-pub(super) fn plan(judge: &Judge, dir: &Path) -> Plan {
+/// Loads the package in `dir` and finds its submissions. Its time limit and wall time limit
+/// are multiplied by `time_scale` here, so every run and every compare sees the scaled ones.
+pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
     let id = dir
         .canonicalize()
         .ok()
@@ -62,7 +74,7 @@ pub(super) fn plan(judge: &Judge, dir: &Path) -> Plan {
         ..Default::default()
     };
     let problem = match Problem::load(dir) {
-        Ok(p) => p,
+        Ok(p) => scaled(p, time_scale),
         Err(e) => {
             report.errors.extend(e.errors);
             return Plan {
@@ -123,7 +135,7 @@ pub(crate) fn known_submissions(
     judge: &Judge,
     dir: &Path,
 ) -> Result<(Problem, Vec<KnownSubmission>), Vec<String>> {
-    let plan = plan(judge, dir);
+    let plan = plan(judge, dir, 1.0);
     let mut errors = plan.report.errors;
     errors.extend(plan.report.judge_errors);
     match plan.problem {

@@ -85,6 +85,19 @@ pub struct VerifyOptions {
     /// A baseline is being saved: a full measurement, so no cell is judged at the exact limit
     /// on the baseline's word (`prior`).
     pub saving: bool,
+    /// Every CPU and wall limit is multiplied by this (see [`parse_time_scale`]): 0.5 judges as
+    /// on a machine twice as slow, 2.0 as on one twice as fast. Measured times are not scaled.
+    pub time_scale: f64,
+}
+
+/// Parses `--time-scale`: a finite number over 0 (1 = the limits as written).
+pub fn parse_time_scale(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err(format!(
+            "expected a number over 0, such as 0.5 (limits halved) or 2 (doubled), got {s:?}"
+        )),
+    }
 }
 
 /// Progress: (phase, done, total, item).
@@ -106,6 +119,8 @@ pub struct VerifyReport {
 #[derive(Clone, Debug, Default, Serialize)]
 pub(crate) struct Stats {
     pub(crate) workers: usize,
+    /// The factor every limit was multiplied by (`--time-scale`; 1 = as written).
+    pub(crate) time_scale: f64,
     pub(crate) compilations: usize,
     /// Runs of a submission on a test in the parallel phase.
     pub(crate) test_runs: usize,
@@ -365,6 +380,7 @@ pub fn verify(
     let mut report = VerifyReport {
         stats: Stats {
             workers: opts.jobs.max(1),
+            time_scale: opts.time_scale,
             ..Stats::default()
         },
         ..Default::default()
@@ -378,7 +394,10 @@ pub fn verify(
             return report;
         }
     }
-    let mut plans: Vec<discover::Plan> = dirs.iter().map(|d| discover::plan(judge, d)).collect();
+    let mut plans: Vec<discover::Plan> = dirs
+        .iter()
+        .map(|d| discover::plan(judge, d, opts.time_scale))
+        .collect();
     if opts.strict {
         for plan in &mut plans {
             let r = &mut plan.report;
@@ -400,7 +419,7 @@ pub fn verify(
     let t = Instant::now();
     let prior = opts.baseline.as_ref().map(|(_, b)| prior::Prior {
         baseline: b,
-        exact: !opts.saving,
+        exact: prior::exact_allowed(opts.saving, opts.time_scale),
     });
     let (busy, straight) = run::judge_all(
         judge,
@@ -475,6 +494,24 @@ pub fn verify(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_scale_table() {
+        for (arg, want) in [
+            ("1", Some(1.0)),
+            ("0.5", Some(0.5)),
+            ("2.0", Some(2.0)),
+            (" 3 ", Some(3.0)),
+            ("0", None),
+            ("-1", None),
+            ("inf", None),
+            ("NaN", None),
+            ("", None),
+            ("50%", None),
+        ] {
+            assert_eq!(parse_time_scale(arg).ok(), want, "{arg:?}");
+        }
+    }
 
     #[test]
     fn exit_code_priorities() {

@@ -47,8 +47,15 @@ pub(super) enum Route {
 /// A baseline as phase 2 uses it.
 pub(super) struct Prior<'a> {
     pub(super) baseline: &'a Baseline,
-    /// Cells may be judged at the exact limit ([`Route::Exact`]): no baseline is being saved.
+    /// Cells may be judged at the exact limit ([`Route::Exact`]): see [`exact_allowed`].
     pub(super) exact: bool,
+}
+
+/// Whether the baseline's clear TLEs may be judged at the exact limit ([`Route::Exact`]): not
+/// while a baseline is being saved (a full measurement), and not at a `--time-scale` other
+/// than 1 (the baseline's TLE was at another limit, so it says nothing about this one).
+pub(super) fn exact_allowed(saving: bool, time_scale: f64) -> bool {
+    !saving && time_scale == 1.0
 }
 
 /// What a cell is about to run, to compare with what the baseline recorded ([`Ran`]).
@@ -357,6 +364,24 @@ mod tests {
             route(Some(&prior), &key("tle"), &today(1000)),
             Route::Parallel
         );
+    }
+
+    #[test]
+    fn exact_limit_only_unsaved_and_unscaled() {
+        for (saving, scale, want) in [
+            (false, 1.0, true),
+            (true, 1.0, false),
+            (false, 0.5, false),
+            (false, 2.0, false),
+            (true, 0.5, false),
+            (false, 0.999, false),
+        ] {
+            assert_eq!(
+                exact_allowed(saving, scale),
+                want,
+                "saving {saving} scale {scale}"
+            );
+        }
     }
 
     #[test]

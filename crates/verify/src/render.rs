@@ -404,8 +404,9 @@ fn summary(r: &VerifyReport, color: bool) -> String {
     } else {
         String::new()
     };
+    let scale = scale_note(s.time_scale);
     format!(
-        "verify: {} problems, {} submissions, {} test runs{exact} + {} alone for {} near the limit, {} compilations, {} workers, {:.1} s: {verdict}\n",
+        "verify: {} problems, {} submissions, {} test runs{exact} + {} alone for {} near the limit, {} compilations, {} workers{scale}, {:.1} s: {verdict}\n",
         r.problems.len(),
         subs.len(),
         s.test_runs,
@@ -415,6 +416,32 @@ fn summary(r: &VerifyReport, color: bool) -> String {
         s.workers,
         s.seconds
     )
+}
+
+/// The summary's note of a `--time-scale` other than 1 (none at 1, or unset in a report).
+fn scale_note(f: f64) -> String {
+    if f == 1.0 || f <= 0.0 {
+        String::new()
+    } else if f < 1.0 {
+        format!(
+            ", time scale {f}× (every limit ×{f}: as on a machine {} as slow)",
+            times(1.0 / f)
+        )
+    } else {
+        format!(
+            ", time scale {f}× (every limit ×{f}: as on a machine {} as fast)",
+            times(f)
+        )
+    }
+}
+
+/// "twice", or "3×", "1.25×".
+fn times(x: f64) -> String {
+    if x == 2.0 {
+        "twice".into()
+    } else {
+        format!("{}×", (x * 100.0).round() / 100.0)
+    }
 }
 
 /// One `<testcase>`: its name, time, and a failure or error (message, body) if any.
@@ -630,6 +657,32 @@ fn submission_case(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scale_note_table() {
+        for (f, want) in [
+            (1.0, ""),
+            (0.0, ""),
+            (
+                0.5,
+                ", time scale 0.5× (every limit ×0.5: as on a machine twice as slow)",
+            ),
+            (
+                2.0,
+                ", time scale 2× (every limit ×2: as on a machine twice as fast)",
+            ),
+            (
+                0.25,
+                ", time scale 0.25× (every limit ×0.25: as on a machine 4× as slow)",
+            ),
+            (
+                3.0,
+                ", time scale 3× (every limit ×3: as on a machine 3× as fast)",
+            ),
+        ] {
+            assert_eq!(scale_note(f), want, "{f}");
+        }
+    }
 
     #[test]
     fn colour_codes_only_when_asked() {
