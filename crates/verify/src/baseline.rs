@@ -270,6 +270,8 @@ pub(crate) struct Scope<'a> {
     pub(crate) all: bool,
     /// (problem, submission) → its CPU time limit in this run, to tell timing noise from change.
     pub(crate) limits: &'a BTreeMap<(String, String), u64>,
+    /// This run's time scale (`--time-scale`): its limits are the package's times this.
+    pub(crate) time_scale: f64,
 }
 
 /// Compares `now` with `old` over `scope`; `threshold` is the allowed growth of a time (0.5 = 50%).
@@ -301,7 +303,7 @@ pub(crate) fn compare(
                     before: *before,
                     after: *after,
                 };
-                if timing_noise(before, after, limit.copied()) {
+                if timing_noise(before, after, limit.copied(), scope.time_scale) {
                     d.near_limit.push(c);
                 } else {
                     d.changed.push(c);
@@ -341,10 +343,13 @@ const BAND: f64 = 1.0 / (SPEED_RANGE * LOAD_SLOWDOWN);
 
 /// Whether a flip between TLE and a finishing verdict is timing rather than a change: the same
 /// program landing on either side of the limit on another machine or at another load.
-/// `limit_ms` is this run's limit.
+/// `limit_ms` is this run's limit, the package's times `scale` (`--time-scale`).
 ///
-/// The finishing run must have ended within the limit (one above it cannot be AC now, so a
-/// tightened limit is a change) and at [`BAND`] of it or more. How far past the limit the TLE
+/// The finishing run must have ended within the limit it ran under (one above the package's
+/// limit cannot be AC now, so a tightened limit is a change) and at [`BAND`] of it or more: a
+/// baseline's finish is measured against the package's limit (`limit_ms / scale`), this run's
+/// against this run's limit. So a run at 0.5, as on a machine twice as slow, lists a brute
+/// force that finished at 1.3 s of 2 s in the baseline and is a TLE at 1 s now as timing. How far past the limit the TLE
 /// ran does not matter: a TLE is stopped at the limit (or 1.5 times it), so its recorded time
 /// says little, and a memory-bound program's speed differs between machines by more than the
 /// others'. What a package promises is checked apart from the baseline, on every run: an
@@ -354,17 +359,18 @@ const BAND: f64 = 1.0 / (SPEED_RANGE * LOAD_SLOWDOWN);
 /// A finishing run far below the limit (a brute force at 200 ms that now times out, or one that
 /// timed out and now ends in 200 ms) is a change, and so is every flip between two finishing
 /// verdicts (AC and WA, WA and RE): timing does not change an answer.
-fn timing_noise(before: &Record, after: &Record, limit_ms: Option<u64>) -> bool {
+fn timing_noise(before: &Record, after: &Record, limit_ms: Option<u64>, scale: f64) -> bool {
     use Verdict::*;
     let Some(limit) = limit_ms else { return false };
     let finishes =
         |v: Verdict| !matches!(v, TimeLimitExceeded | CompileError | JudgeError | Skipped);
-    let finished = match (before.verdict, after.verdict) {
-        (TimeLimitExceeded, v) if finishes(v) => after,
-        (v, TimeLimitExceeded) if finishes(v) => before,
+    let (finished, limit) = match (before.verdict, after.verdict) {
+        (TimeLimitExceeded, v) if finishes(v) => (after, limit as f64),
+        (v, TimeLimitExceeded) if finishes(v) => (before, limit as f64 / scale),
         _ => return false,
     };
-    finished.cpu_ms <= limit && finished.cpu_ms as f64 >= BAND * limit as f64
+    let f = finished.cpu_ms as f64;
+    f <= limit && f >= BAND * limit
 }
 
 /// A time limit caps a TLE's time, so only runs that finished are compared.
@@ -544,6 +550,7 @@ mod tests {
                 unjudged: &unjudged,
                 all: true,
                 limits: &limits,
+                time_scale: 1.0,
             },
             0.5,
         );
@@ -577,6 +584,7 @@ mod tests {
                 unjudged: &unjudged,
                 all: false,
                 limits: &limits,
+                time_scale: 1.0,
             },
             0.5,
         );
@@ -594,6 +602,7 @@ mod tests {
                 unjudged: &unjudged,
                 all: true,
                 limits: &limits,
+                time_scale: 1.0,
             },
             0.5
         )
@@ -629,13 +638,13 @@ mod tests {
         ];
         for (before, after, want) in table {
             assert_eq!(
-                timing_noise(&before, &after, Some(1000)),
+                timing_noise(&before, &after, Some(1000), 1.0),
                 want,
                 "{before:?} -> {after:?}"
             );
         }
         assert!(
-            !timing_noise(&r(Accepted, 900), &r(TimeLimitExceeded, 1100), None),
+            !timing_noise(&r(Accepted, 900), &r(TimeLimitExceeded, 1100), None, 1.0),
             "a submission without a limit in this run"
         );
     }
@@ -644,7 +653,7 @@ mod tests {
     fn flips_seen_on_other_machines_are_timing() {
         use Verdict::*;
         let r = |verdict, cpu_ms| Record { verdict, cpu_ms };
-        let noise = |before, after| timing_noise(&before, &after, Some(2000));
+        let noise = |before, after| timing_noise(&before, &after, Some(2000), 1.0);
         // A fresh clone's CI on another machine of the same kind: holedox's brute force on
         // 06-open-max-far, a TLE stopped at 1.5 times the 2 s limit in the baseline, finished
         // in 1,359 to 1,410 ms there (the rest of its cells ran at 0.76 times the baseline's).
@@ -656,6 +665,28 @@ mod tests {
         assert!(noise(r(Accepted, 972), r(TimeLimitExceeded, 3004)));
         // Twice as slow and loaded cannot bring 400 ms to 2 s: a change.
         assert!(!noise(r(Accepted, 400), r(TimeLimitExceeded, 3004)));
+    }
+
+    #[test]
+    fn a_time_scale_measures_each_finish_against_the_limit_it_ran_under() {
+        use Verdict::*;
+        let r = |verdict, cpu_ms| Record { verdict, cpu_ms };
+        // --time-scale 0.5 on holedox: this run's limit 1 s, the package's 2 s. brute.rs on
+        // 08-closed-mixed finished in 1,299 ms in the baseline and is a TLE at 1 s now.
+        let half = |before, after| timing_noise(&before, &after, Some(1000), 0.5);
+        assert!(half(r(Accepted, 1299), r(TimeLimitExceeded, 1001)));
+        assert!(
+            !half(r(Accepted, 600), r(TimeLimitExceeded, 1001)),
+            "under a third of 2 s"
+        );
+        // A finish now is measured against this run's limit.
+        assert!(half(r(TimeLimitExceeded, 3001), r(Accepted, 400)));
+        assert!(!half(r(TimeLimitExceeded, 3001), r(Accepted, 300)));
+        // At 2.0 (limit 4 s, the package's 2 s): a baseline finish above 2 s was under a
+        // different limit, a tightened one; a finish now at 3.3 s is within this run's 4 s.
+        let twice = |before, after| timing_noise(&before, &after, Some(4000), 2.0);
+        assert!(!twice(r(Accepted, 2100), r(TimeLimitExceeded, 4001)));
+        assert!(twice(r(TimeLimitExceeded, 3001), r(Accepted, 3284)));
     }
 
     #[test]

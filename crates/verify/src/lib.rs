@@ -478,6 +478,7 @@ pub fn verify(
             unjudged: &unjudged,
             all: opts.all_problems,
             limits: &limits,
+            time_scale: opts.time_scale,
         };
         report.baseline = Some(compare(
             file,
