@@ -385,25 +385,47 @@ fn a_large_executable_is_stored_whole_and_the_cache_is_bounded() {
     let size = std::fs::metadata(big.dir.join("main")).unwrap().len();
     assert!(size > 9 * MIB, "the cached executable has {size} bytes");
 
-    // The cache: the big program is the least recently used once it is old enough...
-    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
-    std::fs::File::open(&big.dir)
-        .unwrap()
-        .set_modified(an_hour_ago)
-        .unwrap();
-    let small = compile(&j, "sleeper.c");
+    // Bigger than the whole cache: used once and never cached, so the bound holds at every
+    // moment; it is removed after its last use.
+    let programs = j.cache_dir().join("programs");
     assert!(
-        !big.dir.exists(),
-        "the cache kept the oldest program past its size bound"
+        !big.dir.starts_with(&programs),
+        "a program bigger than the cache was cached: {}",
+        big.dir.display()
     );
-    assert!(small.dir.join("main").is_file());
-    // ...and a program used recently is kept even past the bound (it may be running).
-    let other = compile(&j, "proc_view.c");
-    assert!(small.dir.exists() && other.dir.exists());
-    // An evicted program is simply compiled again.
+    assert!(
+        tree_size(&programs) <= MIB,
+        "the cache holds {} bytes past its 1 MiB bound",
+        tree_size(&programs)
+    );
+    let big_dir = big.dir.clone();
+    drop(big);
+    assert!(
+        !big_dir.exists(),
+        "an uncached program outlived its last use"
+    );
+    // A program that fits is cached.
+    let small = compile(&j, "sleeper.c");
+    assert!(small.dir.starts_with(&programs) && small.dir.join("main").is_file());
+    // An uncached program is simply compiled again.
     let again = compile(&j, "big_table.c");
     assert_eq!(
         std::fs::metadata(again.dir.join("main")).unwrap().len(),
         size
     );
+}
+
+/// Bytes of the files under `dir` (0 when it does not exist).
+fn tree_size(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => tree_size(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
 }
