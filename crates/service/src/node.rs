@@ -309,7 +309,7 @@ impl Node {
 
     /// A judge host (`ojd worker`): no problems folder, packages from the database.
     pub fn worker(
-        mut config: Config,
+        config: Config,
         judge: Judge,
         workers: usize,
         name: String,
@@ -317,8 +317,6 @@ impl Node {
     ) -> Result<Arc<Node>, ServerError> {
         let database = config.server.database.to_string_lossy().into_owned();
         let store = ojd_store::open(&database)?;
-        // A judge host serves no contests (a missing folder is none).
-        config.server.contests = config.judge.cache.join("no-contests");
         Node::build(
             config,
             judge,

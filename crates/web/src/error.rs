@@ -102,13 +102,7 @@ impl From<StoreError> for AppError {
         if let StoreError::Conflict(m) = e {
             return AppError::Conflict(m);
         }
-        let mut text = e.to_string();
-        let mut source = std::error::Error::source(&e);
-        while let Some(s) = source {
-            text.push_str(&format!(": {s}"));
-            source = s.source();
-        }
-        AppError::Internal(text)
+        AppError::Internal(ojd_service::logging::error_chain(&e))
     }
 }
 
