@@ -10,6 +10,18 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
+/// Every command's stdout goes through anstream's `print!` and `println!`, which shadow std's
+/// here for every module below: a closed pipe (`ojd judge … | head`) ends the output quietly
+/// instead of panicking, and escape codes are stripped where colour is off.
+macro_rules! println {
+    ($($arg:tt)*) => { anstream::println!($($arg)*) };
+}
+
+/// See [`println!`].
+macro_rules! print {
+    ($($arg:tt)*) => { anstream::print!($($arg)*) };
+}
+
 mod term;
 
 /// Declares the subcommands: `Variant => module` for each file `src/cmd/module.rs`, which

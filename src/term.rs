@@ -4,6 +4,7 @@
 //! with `anstream::print!`, which also strips the escape codes when colour is off, so no
 //! renderer can leak them into a pipe or past `NO_COLOR`.
 
+use std::io::Write as _;
 use std::sync::{Mutex, PoisonError};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -12,6 +13,16 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`, `TERM=dumb`), as anstream decides it.
 pub fn color_stdout() -> bool {
     anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+}
+
+/// Writes bytes to stdout unchanged (a program's own output); a closed pipe (`ojd run … |
+/// head`) ends the output quietly, as anstream's `print!` does for text.
+pub fn stdout_bytes(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
 }
 
 /// A progress bar on stderr, `phase [=====>    ] done/total elapsed item`, drawn only when

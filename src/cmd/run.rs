@@ -63,10 +63,17 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         },
     };
     let outcome = sb.run(&spec)?;
-    let out = std::fs::read_to_string(scratch.path().join("stdout")).unwrap_or_default();
-    let err = std::fs::read_to_string(scratch.path().join("stderr")).unwrap_or_default();
-    print!("{out}");
-    eprint!("{err}");
+    // The program's output as it wrote it, bytes and all; then its outcome.
+    let read = |name: &str| {
+        let path = scratch.path().join(name);
+        match std::fs::read(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            r => r.with_context(|| format!("failed to read {}", path.display())),
+        }
+    };
+    let (out, err) = (read("stdout")?, read("stderr")?);
+    crate::term::stdout_bytes(&out).context("failed to write stdout")?;
+    std::io::Write::write_all(&mut std::io::stderr(), &err).context("failed to write stderr")?;
     println!("{}", serde_json::to_string_pretty(&outcome)?);
     Ok(if outcome.success() { 0 } else { 1 })
 }

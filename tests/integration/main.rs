@@ -27,6 +27,7 @@ macro_rules! require_root {
 mod browser;
 mod caches;
 mod cdp;
+mod cli;
 mod common;
 mod contests;
 mod contests_browser;

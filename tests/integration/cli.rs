@@ -1,0 +1,56 @@
+//! The command line as a shell user meets it: output into a pipe that the reader closes early
+//! (`ojd … | head`) ends quietly, never with a panic.
+
+use std::process::Stdio;
+
+use crate::common::{self, testdata};
+
+/// Runs `ojd args` with its stdout a pipe whose reading end is already closed, so its first
+/// write meets a broken pipe; returns the exit code and stderr.
+fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = common::ojd()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ojd starts");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("ojd ends");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_of_every_command_without_a_panic() {
+    require_root!();
+    let problem = testdata("aplusb");
+    let problem = problem.to_str().unwrap();
+    let wa = testdata("aplusb/submissions/wrong_answer/wa_second_line.c");
+    let wa = wa.to_str().unwrap();
+    let cases: &[(&[&str], i32)] = &[
+        // A program's own output, large enough to fill any pipe buffer, then the outcome.
+        (
+            &["run", "--", "/bin/sh", "-c", "head -c 4000000 /dev/zero"],
+            0,
+        ),
+        // The report as text and as JSON (a wrong answer exits 1, as with an open pipe).
+        (&["judge", problem, wa], 1),
+        (&["judge", "--json", problem, wa], 1),
+        (&["doctor"], 0),
+    ];
+    for &(args, code) in cases {
+        let (status, stderr) = with_closed_stdout(args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        if args[0] != "doctor" {
+            // doctor's exit code is the machine's health, not the pipe's.
+            assert_eq!(status, Some(code), "{args:?}: {stderr}");
+        } else {
+            assert!(
+                status.is_some_and(|c| c != 101),
+                "{args:?}: {status:?} {stderr}"
+            );
+        }
+    }
+}
