@@ -404,7 +404,8 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
                 }
             }
         }
-        if !extra.groups.is_empty() && v.get("group_ids").is_none() {
+        // The groups endpoint is always there, so a team always says which groups it is in.
+        if v.get("group_ids").is_none() {
             v["group_ids"] = json!([]);
         }
         push(*at, "teams", Some(id.clone()), v);
