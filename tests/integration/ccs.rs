@@ -1284,3 +1284,200 @@ fn contest_api(database: Option<&str>) {
     assert_eq!(public_sb["rows"], admin_sb["rows"]);
     check_endpoints(&d, None);
 }
+
+// ---- contest packages ----
+
+/// `ojd contest import` of a package as DOMjudge writes one (YAML with a `+01` offset, a
+/// Kattis problem, teams with organizations and groups, accounts with passwords), then
+/// `ojd contest export` and an import of that export: the same contest again.
+#[test]
+fn contest_package_import_export_round_trip() {
+    require_root!();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path();
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-compile-cache");
+    std::fs::write(
+        root.join("config.toml"),
+        format!(
+            "[server]\nproblems = {:?}\ncontests = {:?}\n[judge]\ncache = {:?}\ncompile_time = \"90s\"\n",
+            root.join("problems").display().to_string(),
+            root.join("contests").display().to_string(),
+            cache.display().to_string()
+        ),
+    )
+    .expect("config");
+    std::fs::create_dir_all(root.join("problems")).expect("mkdir");
+    let pkg = root.join("wf-package");
+    std::fs::create_dir_all(&pkg).expect("mkdir");
+    let cp = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(crate::common::testdata("import/kattis/legacy-hypot"))
+        .arg(pkg.join("hypot"))
+        .status()
+        .expect("cp");
+    assert!(cp.success());
+    let files = [
+        (
+            "contest.yaml",
+            "id: wf\nname: Rehearsal\nformal_name: The rehearsal\nstart_time: 2030-06-25T10:00:00+01\n\
+             duration: 5:00:00\nscoreboard_freeze_duration: 1:00:00\nscoreboard_type: pass-fail\npenalty_time: 20\n",
+        ),
+        (
+            "problems.yaml",
+            "- id: hypot\n  label: A\n  name: Hypotenuse\n  ordinal: 1\n  color: blue\n  rgb: '#00f'\n",
+        ),
+        (
+            "teams.json",
+            r#"[{"id": "t1", "name": "Tigers", "organization_id": "kth", "group_ids": ["eu"]},
+                {"id": "t2", "name": "Lions", "organization_id": "kth", "group_ids": ["eu"]}]"#,
+        ),
+        ("organizations.json", r#"[{"id": "kth", "name": "KTH", "country": "SWE"}]"#),
+        ("groups.json", r#"[{"id": "eu", "name": "Europe"}]"#),
+        (
+            "accounts.yaml",
+            "- id: t1\n  username: team1\n  password: secret1\n  type: team\n  team_id: t1\n\
+             - id: t2\n  username: team2\n  password: secret2\n  type: team\n  team_id: t2\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(pkg.join(name), text).expect("write");
+    }
+    let ojd = |args: &[&str]| {
+        let out = crate::common::ojd()
+            .args(args)
+            .arg("--config")
+            .arg(root.join("config.toml"))
+            .output()
+            .expect("ojd runs");
+        crate::common::Run::from(out)
+    };
+    let r = ojd(&["contest", "import", &pkg.display().to_string()]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("password is not kept"), "{}", r.stderr);
+    let load = |id: &str| {
+        ojd_service::contest::Contest::load(&root.join("contests").join(id), &root.join("problems"))
+            .expect("the imported contest loads")
+    };
+    let c = load("wf");
+    assert_eq!(c.title, "Rehearsal");
+    assert_eq!(c.start_ms, 1_908_608_400_000, "10:00 at +01 is 09:00 UTC");
+    assert_eq!(c.utc_offset_s, 3600);
+    assert_eq!(c.duration, Duration::from_secs(5 * 3600));
+    assert_eq!(c.freeze, Some(Duration::from_secs(3600)));
+    assert_eq!(c.penalty_minutes, 20);
+    assert_eq!(
+        c.participants,
+        ojd_service::contest::Participants::Listed(vec!["t1".into(), "t2".into()])
+    );
+    assert_eq!(
+        (c.problems[0].label.as_str(), c.problems[0].problem.as_str()),
+        ("A", "hypot")
+    );
+    assert!(root.join("problems/hypot/problem.toml").is_file());
+    let extra = std::fs::read_to_string(root.join("contests/wf/ccs.json")).expect("ccs.json");
+    assert!(!extra.contains("secret"), "passwords are not kept: {extra}");
+    let extra: Value = serde_json::from_str(&extra).expect("json");
+    assert_eq!(
+        extra["problems"]["hypot"],
+        json!({"rgb": "#00f", "color": "blue"})
+    );
+    assert_eq!(extra["organizations"][0]["country"], "SWE");
+
+    // Export, and import the export under another id: the same contest.
+    let out = root.join("exported");
+    let r = ojd(&[
+        "contest",
+        "export",
+        "wf",
+        "--to",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    for f in [
+        "contest.yaml",
+        "problems.yaml",
+        "teams.json",
+        "organizations.json",
+        "groups.json",
+        "accounts.json",
+        "hypot/problem.yaml",
+    ] {
+        assert!(out.join(f).is_file(), "the package has {f}");
+    }
+    let teams: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("teams.json")).expect("teams"))
+            .expect("json");
+    assert_eq!(
+        teams[0],
+        json!({"id": "t1", "name": "Tigers", "organization_id": "kth", "group_ids": ["eu"]})
+    );
+    let accounts = std::fs::read_to_string(out.join("accounts.json")).expect("accounts");
+    assert!(
+        accounts.contains("team1") && !accounts.contains("secret"),
+        "{accounts}"
+    );
+    let r = ojd(&[
+        "contest",
+        "import",
+        &out.display().to_string(),
+        "--id",
+        "wf2",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("exists already; used as it is"),
+        "{}",
+        r.stderr
+    );
+    let again = load("wf2");
+    assert_eq!(
+        (
+            again.title.clone(),
+            again.start_ms,
+            again.utc_offset_s,
+            again.duration,
+            again.freeze,
+            again.penalty_minutes,
+            again.participants.clone()
+        ),
+        (
+            c.title.clone(),
+            c.start_ms,
+            c.utc_offset_s,
+            c.duration,
+            c.freeze,
+            c.penalty_minutes,
+            c.participants.clone()
+        )
+    );
+    let extra2: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("contests/wf2/ccs.json")).expect("ccs.json"),
+    )
+    .expect("json");
+    for k in ["teams", "organizations", "groups", "accounts", "problems"] {
+        assert_eq!(extra2[k], extra[k], "{k} survives the round trip");
+    }
+
+    // Bad input names the file and the key; nothing is written.
+    std::fs::write(
+        pkg.join("contest.yaml"),
+        "id: bad\nname: Bad\nstart_time: 2030-06-25T10:00:00Z\nduration: five hours\n",
+    )
+    .expect("write");
+    let r = ojd(&["contest", "import", &pkg.display().to_string()]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("contest.yaml: duration") && r.stderr.contains("five hours"),
+        "{}",
+        r.stderr
+    );
+    assert!(!root.join("contests/bad").exists());
+    let r = ojd(&[
+        "contest",
+        "export",
+        "nope",
+        "--to",
+        &root.join("x").display().to_string(),
+    ]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+}
