@@ -959,7 +959,7 @@ fn contest_api(database: Option<&str>) {
         coll["judgements"]
             .iter()
             .rev()
-            .find(|j| j["submission_id"] == sid.to_string())
+            .find(|j| j["submission_id"].as_str() == Some(sid.to_string().as_str()))
             .map(|j| j["judgement_type_id"].clone())
     };
     let expected = ["WA", "AC", "CE", "TLE", "RTE", "MLE", "OLE", "AC", "WA"];
@@ -1244,7 +1244,7 @@ fn contest_api(database: Option<&str>) {
             continue;
         }
         let e: Value = serde_json::from_str(&line).expect("an event");
-        if e["type"] == "submissions" && e["id"] == late.to_string() {
+        if e["type"] == "submissions" && e["id"].as_str() == Some(late.to_string().as_str()) {
             saw_submission = true;
         }
     }
