@@ -370,8 +370,7 @@ fn write_package(
     if let Some(f) = c.freeze {
         contest["scoreboard_freeze_duration"] = json!(reltime(f.as_secs()));
     }
-    let yaml = |v: &Value| serde_norway::to_string(v).map_err(|e| Failure::Bad(anyhow!("{e}")));
-    std::fs::write(to.join("contest.yaml"), yaml(&contest)?).map_err(io)?;
+    std::fs::write(to.join("contest.yaml"), yaml(&contest)).map_err(io)?;
     let mut problems = Vec::new();
     for (i, p) in c.problems.iter().enumerate() {
         let problem = crate::load_problem(&config.server.problems.join(&p.problem))
@@ -396,7 +395,7 @@ fn write_package(
             eprintln!("warning: problem {}: {w}", p.problem);
         }
     }
-    std::fs::write(to.join("problems.yaml"), yaml(&json!(problems))?).map_err(io)?;
+    std::fs::write(to.join("problems.yaml"), yaml(&json!(problems))).map_err(io)?;
     let listed: Vec<String> = match &c.participants {
         ojd_service::contest::Participants::Listed(u) => u.clone(),
         ojd_service::contest::Participants::Anyone => Vec::new(),
@@ -433,6 +432,31 @@ fn write_package(
     Ok(())
 }
 
+/// `v` (an object, or a list of objects, of scalars and lists) as YAML with every string
+/// double-quoted: a YAML 1.1 reader would take an unquoted `5:00:00` for the number 18000.
+/// A JSON string is a valid YAML double-quoted scalar, and a JSON array a flow sequence.
+fn yaml(v: &Value) -> String {
+    let fields = |o: &serde_json::Map<String, Value>, first: &str, rest: &str| {
+        let mut out = String::new();
+        for (i, (k, x)) in o.iter().enumerate() {
+            let lead = if i == 0 { first } else { rest };
+            out.push_str(&format!("{lead}{k}: {x}\n"));
+        }
+        out
+    };
+    match v {
+        Value::Object(o) => fields(o, "", ""),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::Object(o) => fields(o, "- ", "  "),
+                x => format!("- {x}\n"),
+            })
+            .collect(),
+        x => format!("{x}\n"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,5 +472,17 @@ mod tests {
         assert_eq!(span("1:75:00"), None);
         assert_eq!(span("90"), None);
         assert_eq!(reltime(5 * 3600 + 61), "5:01:01");
+    }
+
+    #[test]
+    fn yaml_quotes_every_string_and_reads_back() {
+        let v = json!({"duration": "5:00:00", "name": "a: \"b\"\n", "penalty_time": 20, "tags": ["x"]});
+        let text = yaml(&v);
+        assert!(text.contains("duration: \"5:00:00\"\n"), "{text}");
+        let back: Value = serde_norway::from_str(&text).expect("YAML");
+        assert_eq!(back, v);
+        let list = json!([{"id": "a", "rgb": "#00f"}, {"id": "b", "ordinal": 2}]);
+        let back: Value = serde_norway::from_str(&yaml(&list)).expect("YAML");
+        assert_eq!(back, list);
     }
 }

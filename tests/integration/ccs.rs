@@ -1411,6 +1411,12 @@ fn contest_package_import_export_round_trip() {
         teams[0],
         json!({"id": "t1", "name": "Tigers", "organization_id": "kth", "group_ids": ["eu"]})
     );
+    let contest_yaml = std::fs::read_to_string(out.join("contest.yaml")).expect("contest.yaml");
+    assert!(
+        contest_yaml.contains("duration: \"5:00:00\"\n")
+            && contest_yaml.contains("start_time: \"2030-06-25T10:00:00+01:00\"\n"),
+        "times are quoted strings at the contest's offset: {contest_yaml}"
+    );
     let accounts = std::fs::read_to_string(out.join("accounts.json")).expect("accounts");
     assert!(
         accounts.contains("team1") && !accounts.contains("secret"),
