@@ -1088,6 +1088,23 @@ fn contest_api(database: Option<&str>) {
         .iter()
         .all(|s| s.get("files").is_none()));
 
+    // HTTP Basic, as the ICPC tools log in: the user's name and its token as the password.
+    let basic = |credentials: &str, path: &str| {
+        crate::daemon::response(
+            ureq::get(&format!("{}{path}", d.url))
+                .set("Authorization", &format!("Basic {credentials}"))
+                .call(),
+        )
+    };
+    let (code, me) = basic("Ym9iOmJvYi10b2tlbg==", "/api/contests/wf/account"); // bob:bob-token
+    assert_eq!((code, me["team_id"].clone()), (200, json!("bob")), "{me}");
+    let (code, _) = basic("Ym9iOmJvYi10b2tlbg==", &path);
+    assert_eq!(code, 200, "bob downloads his own files with Basic");
+    let (code, _) = basic("YWxpY2U6Ym9iLXRva2Vu", "/api/contests/wf/teams"); // alice:bob-token
+    assert_eq!(code, 401, "a token is only its own user's password");
+    let (code, _) = basic("not base64!", "/api/contests/wf/teams");
+    assert_eq!(code, 401);
+
     // The feeds: every line against the standard, for each role.
     let admin_feed = feed(&d, Some(ADMIN), None);
     let public_feed = feed(&d, None, None);

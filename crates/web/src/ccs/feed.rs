@@ -25,9 +25,9 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::basic::Reader;
 use super::model::{Snapshot, SETUP};
 use super::snapshot;
-use crate::auth::extract::MaybeUser;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
@@ -104,7 +104,7 @@ fn lines_after(snap: &Snapshot, from: &mut Option<Cursor>) -> Vec<u8> {
 
 pub(crate) async fn event_feed(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Reader(user): Reader,
     Path(cid): Path<String>,
     Query(q): Query<FeedQuery>,
 ) -> Result<Response, AppError> {

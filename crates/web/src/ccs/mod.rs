@@ -9,6 +9,7 @@
 //! token or session is its team, an admin's sees everything (the same tokens and sessions as
 //! `/api/v1`).
 
+mod basic;
 mod feed;
 pub(crate) mod model;
 mod time;
@@ -22,10 +23,10 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use crate::auth::extract::MaybeUser;
 use crate::contests::find;
 use crate::error::AppError;
 use crate::App;
+use basic::Reader;
 use model::{Role, Snapshot};
 use ojd_service::contest::model::Contest;
 
@@ -103,7 +104,7 @@ async fn contest(
 
 async fn state(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
@@ -123,7 +124,7 @@ async fn state(
 
 async fn scoreboard(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     let (c, role, snap) = snapshot(&app, &cid, user.as_ref()).await?;
@@ -234,7 +235,7 @@ fn properties(ty: &str, role: &Role, c: &Contest) -> Vec<&'static str> {
 
 async fn access(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     let c = find(&app, &cid)?;
@@ -249,7 +250,7 @@ async fn access(
 
 async fn account(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     let Some(u) = user else {
@@ -297,7 +298,7 @@ fn known(collection: &str, role: &Role) -> Result<(), AppError> {
 
 async fn collection(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Reader(user): Reader,
     Path((cid, collection)): Path<(String, String)>,
 ) -> Result<Json<Vec<Value>>, AppError> {
     known(&collection, &Role::of(user.as_ref()))?;
@@ -307,7 +308,7 @@ async fn collection(
 
 async fn object(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Reader(user): Reader,
     Path((cid, collection, id)): Path<(String, String, String)>,
 ) -> Result<Json<Value>, AppError> {
     known(&collection, &Role::of(user.as_ref()))?;
@@ -322,7 +323,7 @@ async fn object(
 /// A submission's source as the standard's zip (one file, named as the language names it).
 async fn files(
     State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
+    Reader(user): Reader,
     Path((cid, id)): Path<(String, String)>,
 ) -> Result<Response, AppError> {
     let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
