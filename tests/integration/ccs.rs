@@ -374,11 +374,15 @@ fn check_row(r: &Value, at: &str) {
         };
         check_type(x, ty, &format!("{at}.score.{k}"));
     }
-    let solved = r["score"]["num_solved"].as_u64();
+    // Null iff nothing counts yet: no problem solved (pass-fail), or no score (score).
+    let nothing = match r["score"]["num_solved"].as_u64() {
+        Some(solved) => solved == 0,
+        None => r["score"]["score"].as_f64() == Some(0.0),
+    };
     assert_eq!(
         r["score"]["time"].is_null(),
-        solved == Some(0),
-        "{at}: score.time is null iff num_solved is 0"
+        nothing,
+        "{at}: score.time is null iff nothing is solved or scored"
     );
     for (i, p) in r["problems"]
         .as_array()
@@ -449,7 +453,12 @@ fn check_object(ty: &str, v: &Value, access: Option<&HashMap<String, Vec<String>
 const VIEWER: &str = "(viewer)";
 
 fn access_of(d: &Daemon, token: Option<&str>) -> HashMap<String, Vec<String>> {
-    let (code, a) = d.get("/api/contests/wf/access", token);
+    access_in(d, "wf", token)
+}
+
+/// What `/access` of contest `cid` lists for `token`, with the viewer.
+fn access_in(d: &Daemon, cid: &str, token: Option<&str>) -> HashMap<String, Vec<String>> {
+    let (code, a) = d.get(&format!("/api/contests/{cid}/access"), token);
     assert_eq!(code, 200, "{a}");
     check_object("access", &a, None, "access");
     let viewer = match token {
@@ -496,8 +505,13 @@ const COLLECTIONS: [&str; 12] = [
 
 /// Every endpoint as `token` sees it, each object checked; returns the collections.
 fn check_endpoints(d: &Daemon, token: Option<&str>) -> BTreeMap<String, Vec<Value>> {
+    check_endpoints_in(d, "wf", token)
+}
+
+/// [`check_endpoints`] of contest `cid`.
+fn check_endpoints_in(d: &Daemon, cid: &str, token: Option<&str>) -> BTreeMap<String, Vec<Value>> {
     let who = token.unwrap_or("public");
-    let access = access_of(d, token);
+    let access = access_in(d, cid, token);
     let (code, info) = d.get("/api/", token);
     assert_eq!(code, 200);
     check_object("api", &info, None, "/api/");
@@ -505,20 +519,21 @@ fn check_endpoints(d: &Daemon, token: Option<&str>) -> BTreeMap<String, Vec<Valu
     let (code, list) = d.get("/api/contests", token);
     assert_eq!(code, 200);
     for c in list.as_array().expect("contests") {
-        check_object("contest", c, Some(&access), "/api/contests[]");
+        let own = access_in(d, c["id"].as_str().expect("an id"), token);
+        check_object("contest", c, Some(&own), "/api/contests[]");
     }
-    let (code, c) = d.get("/api/contests/wf", token);
+    let (code, c) = d.get(&format!("/api/contests/{cid}"), token);
     assert_eq!(code, 200, "{c}");
     check_object("contest", &c, Some(&access), "contest");
-    let (code, s) = d.get("/api/contests/wf/state", token);
+    let (code, s) = d.get(&format!("/api/contests/{cid}/state"), token);
     assert_eq!(code, 200);
     check_object("state", &s, Some(&access), "state");
-    let (code, sb) = d.get("/api/contests/wf/scoreboard", token);
+    let (code, sb) = d.get(&format!("/api/contests/{cid}/scoreboard"), token);
     assert_eq!(code, 200, "{sb}");
     check_object("scoreboard", &sb, None, "scoreboard");
     let mut out = BTreeMap::new();
     for coll in COLLECTIONS {
-        let (code, all) = d.get(&format!("/api/contests/wf/{coll}"), token);
+        let (code, all) = d.get(&format!("/api/contests/{cid}/{coll}"), token);
         if coll == "accounts" && token.is_none() {
             assert_eq!(code, 401, "accounts are not public: {all}");
             assert!(
@@ -532,11 +547,11 @@ fn check_endpoints(d: &Daemon, token: Option<&str>) -> BTreeMap<String, Vec<Valu
         for (i, o) in all.iter().enumerate() {
             check_object(coll, o, Some(&access), &format!("{who} {coll}[{i}]"));
             let id = o["id"].as_str().expect("an id");
-            let (code, one) = d.get(&format!("/api/contests/wf/{coll}/{id}"), token);
+            let (code, one) = d.get(&format!("/api/contests/{cid}/{coll}/{id}"), token);
             assert_eq!(code, 200, "{coll}/{id}");
             assert_eq!(&one, o, "{coll}/{id} is the collection's object");
         }
-        let (code, _) = d.get(&format!("/api/contests/wf/{coll}/no-such-id"), token);
+        let (code, _) = d.get(&format!("/api/contests/{cid}/{coll}/no-such-id"), token);
         assert_eq!(code, 404, "{coll}: an unknown id is a 404");
         out.insert(coll.to_string(), all);
     }
@@ -775,12 +790,15 @@ fn settle(d: &Daemon, ids: &[(i64, &str)]) {
 }
 
 fn submit_ok(d: &Daemon, token: &str, file: &str, language: &str) -> i64 {
+    submit_to(d, "wf", token, file, language)
+}
+
+fn submit_to(d: &Daemon, cid: &str, token: &str, file: &str, language: &str) -> i64 {
     let source = std::fs::read_to_string(crate::common::testdata(&format!(
         "aplusb/submissions/{file}"
     )))
     .expect("source");
-    let body =
-        json!({"problem": "aplusb", "language": language, "source": source, "contest": "wf"});
+    let body = json!({"problem": "aplusb", "language": language, "source": source, "contest": cid});
     let (code, r) = d.post_json("/api/v1/submissions", Some(token), &body);
     assert_eq!(code, 201, "{file}: {r}");
     r["id"].as_i64().expect("id")
@@ -843,6 +861,18 @@ fn contest_api(database: Option<&str>) {
     let start = ojd_store::now_ms() / 1000 * 1000 - 10 * 60_000;
     let end = start + 2 * 3_600_000;
     write_wf(contests.path(), start, "1h");
+    // And an IOI contest beside it, over the same problem.
+    let ioi = contests.path().join("ioi");
+    std::fs::create_dir_all(&ioi).expect("mkdir");
+    std::fs::write(
+        ioi.join("contest.toml"),
+        format!(
+            "title = \"IOI day\"\nstart = \"{}\"\nduration = \"2h\"\nscoring = \"ioi\"\n\
+             participants = [\"alice\", \"bob\"]\n[[problem]]\nid = \"aplusb\"\n",
+            rfc3339(start)
+        ),
+    )
+    .expect("write contest");
     let d = site.start();
     let second = database.map(|_| site.start());
 
@@ -1300,6 +1330,100 @@ fn contest_api(database: Option<&str>) {
     let (_, admin_sb) = d.get("/api/contests/wf/scoreboard", Some(ADMIN));
     assert_eq!(public_sb["rows"], admin_sb["rows"]);
     check_endpoints(&d, None);
+
+    // A rejudging (the admin's Rejudge button applies itself): its judgement comes on the feed
+    // when it is applied, as the submission's latest, and the scoreboards still agree.
+    let before = feed(&d, Some(ADMIN), None);
+    let last = before.last().expect("events")["token"]
+        .as_str()
+        .expect("token")
+        .to_string();
+    let (alice_wa, _) = ids[0];
+    let (code, r) = d.post_json(
+        &format!("/api/v1/admin/submissions/{alice_wa}/rejudge"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert!(code == 200 || code == 202, "{code} {r}");
+    let t = Instant::now();
+    let rejudged = loop {
+        let after = feed(&d, Some(ADMIN), Some(&last));
+        let found = after.iter().find(|e| {
+            e["type"] == "judgements"
+                && e["data"]["submission_id"].as_str() == Some(alice_wa.to_string().as_str())
+                && e["data"]["judgement_type_id"].is_string()
+        });
+        if let Some(e) = found {
+            break e.clone();
+        }
+        assert!(
+            t.elapsed() < JUDGED_WITHIN,
+            "the rejudging's judgement never came: {after:?}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    assert_eq!(rejudged["data"]["judgement_type_id"], "WA");
+    let old_ids: Vec<&Value> = before
+        .iter()
+        .filter(|e| e["type"] == "judgements")
+        .map(|e| &e["id"])
+        .collect();
+    assert!(
+        !old_ids.contains(&&rejudged["id"]),
+        "a new judgement, not the old one again"
+    );
+    shadow(&d, None);
+    shadow(&d, Some(ADMIN));
+
+    // The IOI contest: scores through the `score` fields.
+    let ioi_ids = [
+        (
+            submit_to(&d, "ioi", ALICE, "wrong_answer/wa_second_line.c", "c"),
+            ALICE,
+        ),
+        (submit_to(&d, "ioi", ALICE, "accepted/ac.c", "c"), ALICE),
+        (
+            submit_to(&d, "ioi", BOB, "wrong_answer/wa_second_line.c", "c"),
+            BOB,
+        ),
+    ];
+    settle(&d, &ioi_ids);
+    for token in [None, Some(BOB), Some(ADMIN)] {
+        check_endpoints_in(&d, "ioi", token);
+    }
+    let (_, c) = d.get("/api/contests/ioi", None);
+    assert_eq!(c["scoreboard_type"], "score");
+    let (_, problems) = d.get("/api/contests/ioi/problems", None);
+    let max = problems[0]["max_score"].as_f64().expect("max_score");
+    let (_, judgements) = d.get("/api/contests/ioi/judgements", Some(ADMIN));
+    let score_of = |sid: i64| {
+        judgements
+            .as_array()
+            .expect("judgements")
+            .iter()
+            .find(|j| j["submission_id"].as_str() == Some(sid.to_string().as_str()))
+            .and_then(|j| j["score"].as_f64())
+            .expect("a score")
+    };
+    assert_eq!(score_of(ioi_ids[1].0), max, "an AC scores the maximum");
+    let (_, sb) = d.get("/api/contests/ioi/scoreboard", None);
+    let rows = sb["rows"].as_array().expect("rows");
+    assert_eq!(
+        (rows[0]["team_id"].clone(), rows[0]["rank"].clone()),
+        (json!("alice"), json!(1)),
+        "{sb}"
+    );
+    assert_eq!(rows[0]["score"]["score"].as_f64(), Some(max), "{sb}");
+    assert_eq!(rows[0]["problems"][0]["score"].as_f64(), Some(max), "{sb}");
+    let bob = rows
+        .iter()
+        .find(|r| r["team_id"] == "bob")
+        .expect("bob's row");
+    assert_eq!(
+        bob["score"]["score"].as_f64(),
+        Some(score_of(ioi_ids[2].0)),
+        "{sb}"
+    );
 }
 
 // ---- contest packages ----
