@@ -11,9 +11,11 @@
 //! When a reload changed the setup (title, problems, languages…), a resumed feed sends the
 //! setup events again first. A token that does not parse is a 400; `since_id` (the older
 //! releases' name) is read the same way. `?stream=false` sends the events so far and ends (a
-//! DOMjudge extension the ICPC tools' readers also accept).
+//! DOMjudge extension the ICPC tools' readers also accept). At most [`MAX_STREAMS`] feeds
+//! stream at once (503 beyond): each reads the contest from the store every second.
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,7 +39,31 @@ pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(5);
 /// How old an event must be before it is sent (see the module docs), in ms.
 pub(crate) const SETTLE: i64 = 2000;
 /// How often a streaming feed looks for new events.
-const POLL: Duration = Duration::from_millis(500);
+const POLL: Duration = Duration::from_secs(1);
+/// Streaming feeds open at once in this process, at most: each one reads the contest from the
+/// store every [`POLL`], so they are for the tools, not for every participant's browser.
+pub(crate) const MAX_STREAMS: usize = 256;
+
+static OPEN: AtomicUsize = AtomicUsize::new(0);
+
+/// One open streaming feed, counted until it is dropped.
+struct Open;
+
+impl Open {
+    fn take() -> Option<Open> {
+        OPEN.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < MAX_STREAMS).then_some(n + 1)
+        })
+        .ok()
+        .map(|_| Open)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        OPEN.fetch_sub(1, Ordering::AcqRel);
+    }
+}
 
 #[derive(serde::Deserialize, Default)]
 pub(crate) struct FeedQuery {
@@ -122,8 +148,16 @@ pub(crate) async fn event_feed(
     if q.stream == Some(false) {
         return Ok((headers, first).into_response());
     }
+    let open = Open::take().ok_or_else(|| {
+        AppError::Unavailable(format!(
+            "{MAX_STREAMS} event feeds are open already; try again later, or read it with ?stream=false"
+        ))
+    })?;
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
-    tokio::spawn(stream(app, cid, user, from, first, tx));
+    tokio::spawn(async move {
+        stream(app, cid, user, from, first, tx).await;
+        drop(open);
+    });
     Ok((headers, Body::from_stream(ReceiverStream::new(rx))).into_response())
 }
 
