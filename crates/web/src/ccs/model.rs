@@ -285,7 +285,11 @@ fn state_at(c: &Contest, thawed: Option<i64>, t: i64) -> Value {
 pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, StoreError> {
     let now = now_ms();
     let store = &app.store;
-    let subs = store.contest_submissions(&c.id)?;
+    let mut subs = store.contest_submissions(&c.id)?;
+    let admin = *role == Role::Admin;
+    // An admin's submission before the start (it never counts) would name a problem the
+    // public and the teams do not see yet.
+    subs.retain(|s| admin || s.queued_at >= c.start_ms);
     let judgings = store.contest_judgings(&c.id)?;
     let runs = store.contest_runs(&c.id)?;
     let mut clars = store.clarifications(&c.id)?;
@@ -295,7 +299,6 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
     let off = c.utc_offset_s;
     let t = |ms: i64| abs_time(ms, off);
     let ct = |ms: i64| rel_time(ms - c.start_ms);
-    let admin = *role == Role::Admin;
 
     let mut ev: Vec<Event> = Vec::new();
     let mut push = |at: i64, ty: &'static str, id: Option<String>, data: Value| {
@@ -734,5 +737,63 @@ pub(crate) fn reltime_ms(s: &str) -> i64 {
         -ms
     } else {
         ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn team_ids_are_valid_ids() {
+        assert_eq!(team_id("alice_01.x-y"), "alice_01.x-y");
+        for bad in [".hidden", "-dash", "dot.", &"a".repeat(37)] {
+            let id = team_id(bad);
+            assert!(id.starts_with('u') && id.len() == 17, "{bad} -> {id}");
+            assert_eq!(team_id(bad), id, "stable");
+        }
+        assert_ne!(team_id(".a"), team_id(".b"));
+    }
+
+    #[test]
+    fn reltimes_read_back() {
+        for ms in [0, 1, 59_999, 3_600_000, 5 * 3_600_000 + 61_001, -61_001] {
+            assert_eq!(reltime_ms(&rel_time(ms)), ms);
+        }
+        assert_eq!(reltime_ms("nonsense"), 0);
+    }
+
+    #[test]
+    fn every_verdict_has_a_judgement_type() {
+        let c = Contest {
+            id: "c".into(),
+            dir: Default::default(),
+            title: "t".into(),
+            start_ms: 0,
+            utc_offset_s: 0,
+            duration: std::time::Duration::from_secs(3600),
+            freeze: None,
+            scoring: Scoring::Icpc,
+            penalty_minutes: 20,
+            compile_errors_count: true,
+            problems: Vec::new(),
+            participants: Participants::Anyone,
+            public_standings: true,
+        };
+        let types = judgement_types(&c);
+        for v in Verdict::ALL {
+            let id = judgement_type(v);
+            let t = types.iter().find(|t| t["id"] == id).expect("listed");
+            assert_eq!(t["solved"], v == Verdict::Accepted, "{id}");
+        }
+        let penalty = |id: &str| {
+            types
+                .iter()
+                .find(|t| t["id"] == id)
+                .map(|t| t["penalty"].clone())
+        };
+        assert_eq!(penalty("CE"), Some(json!(true)), "compile_errors_count");
+        assert_eq!(penalty("JE"), Some(json!(false)));
+        assert_eq!(penalty("TLE"), Some(json!(true)));
     }
 }
