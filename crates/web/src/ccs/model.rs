@@ -189,8 +189,9 @@ pub(crate) fn judgement_type(v: Verdict) -> &'static str {
     }
 }
 
-/// The judgement types, with `penalty` and `solved` as the contest's rules say.
-pub(crate) fn judgement_types(c: &Contest) -> Vec<Value> {
+/// The judgement types, with `penalty` and `solved` as the contest's rules say (a compile
+/// error is a rejected try only with `compile_errors_count`).
+pub(crate) fn judgement_types(compile_errors_count: bool) -> Vec<Value> {
     let all = [
         ("AC", "Accepted", false, true),
         ("WA", "Wrong Answer", true, false),
@@ -198,7 +199,7 @@ pub(crate) fn judgement_types(c: &Contest) -> Vec<Value> {
         ("MLE", "Memory Limit Exceeded", true, false),
         ("OLE", "Output Limit Exceeded", true, false),
         ("RTE", "Run-Time Error", true, false),
-        ("CE", "Compile Error", c.compile_errors_count, false),
+        ("CE", "Compile Error", compile_errors_count, false),
         ("JE", "Judging Error", false, false),
         ("CS", "Contact Staff (skipped)", false, false),
     ];
@@ -307,7 +308,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
 
     // Setup.
     push(SETUP, "contest", None, contest_object(c));
-    for j in judgement_types(c) {
+    for j in judgement_types(c.compile_errors_count) {
         push(
             SETUP,
             "judgement-types",
@@ -765,22 +766,7 @@ mod tests {
 
     #[test]
     fn every_verdict_has_a_judgement_type() {
-        let c = Contest {
-            id: "c".into(),
-            dir: Default::default(),
-            title: "t".into(),
-            start_ms: 0,
-            utc_offset_s: 0,
-            duration: std::time::Duration::from_secs(3600),
-            freeze: None,
-            scoring: Scoring::Icpc,
-            penalty_minutes: 20,
-            compile_errors_count: true,
-            problems: Vec::new(),
-            participants: Participants::Anyone,
-            public_standings: true,
-        };
-        let types = judgement_types(&c);
+        let types = judgement_types(true);
         for v in Verdict::ALL {
             let id = judgement_type(v);
             let t = types.iter().find(|t| t["id"] == id).expect("listed");
@@ -795,5 +781,13 @@ mod tests {
         assert_eq!(penalty("CE"), Some(json!(true)), "compile_errors_count");
         assert_eq!(penalty("JE"), Some(json!(false)));
         assert_eq!(penalty("TLE"), Some(json!(true)));
+        let lenient = judgement_types(false);
+        assert_eq!(
+            lenient
+                .iter()
+                .find(|t| t["id"] == "CE")
+                .map(|t| t["penalty"].clone()),
+            Some(json!(false))
+        );
     }
 }
