@@ -1076,6 +1076,26 @@ fn contest_api(database: Option<&str>) {
         "{state}"
     );
 
+    // Filtering on ID properties (an empty value is null).
+    let (_, bobs) = d.get("/api/contests/wf/submissions?team_id=bob", Some(ADMIN));
+    assert_eq!(bobs.as_array().map(Vec::len), Some(6), "{bobs}");
+    let (_, was) = d.get(
+        "/api/contests/wf/judgements?judgement_type_id=WA",
+        Some(ADMIN),
+    );
+    assert_eq!(was.as_array().map(Vec::len), Some(2), "{was}");
+    let (_, broadcast) = d.get(
+        "/api/contests/wf/clarifications?from_team_id=&to_team_id=",
+        Some(ADMIN),
+    );
+    let texts: Vec<&str> = broadcast
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["Good luck!"]);
+
     // Errors: an unknown contest, endpoint or object is a 404, a bad token a 400.
     assert_eq!(d.get("/api/contests/nope", None).0, 404);
     assert_eq!(d.get("/api/contests/nope/teams", None).0, 404);

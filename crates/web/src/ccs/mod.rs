@@ -16,7 +16,9 @@ mod time;
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -296,14 +298,44 @@ fn known(collection: &str, role: &Role) -> Result<(), AppError> {
     Ok(())
 }
 
+/// The properties of type ID (other than `id`) a collection can be filtered on
+/// (`?team_id=alice`; an empty value matches null).
+const FILTERS: [&str; 10] = [
+    "team_id",
+    "problem_id",
+    "language_id",
+    "submission_id",
+    "judgement_id",
+    "judgement_type_id",
+    "from_team_id",
+    "to_team_id",
+    "reply_to_id",
+    "organization_id",
+];
+
+/// Whether `o` passes every filter of `query`.
+fn passes(o: &Value, query: &HashMap<String, String>) -> bool {
+    query
+        .iter()
+        .filter(|(k, _)| FILTERS.contains(&k.as_str()))
+        .all(|(k, want)| match o.get(k) {
+            None | Some(Value::Null) => want.is_empty(),
+            Some(v) => v.as_str() == Some(want.as_str()),
+        })
+}
+
 async fn collection(
     State(app): State<Arc<App>>,
     Reader(user): Reader,
     Path((cid, collection)): Path<(String, String)>,
+    Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<Vec<Value>>, AppError> {
     known(&collection, &Role::of(user.as_ref()))?;
     let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
-    Ok(Json(snap.collection(&collection)))
+    let all = snap.collection(&collection);
+    Ok(Json(
+        all.into_iter().filter(|o| passes(o, &query)).collect(),
+    ))
 }
 
 async fn object(
