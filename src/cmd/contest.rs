@@ -226,8 +226,17 @@ fn import(dir: &Path, id: Option<String>, config: &ojd_judge::config::Config) ->
         } else {
             let package = [dir.join(&pid), dir.join("problems").join(&pid)]
                 .into_iter()
-                .find(|d| d.join("problem.yaml").exists())
-                .ok_or_else(|| anyhow!("{}: no Kattis package {pid}/ or problems/{pid}/ (with problem.yaml) in {}", pat("id"), dir.display()))?;
+                .find(|d| d.join("problem.yaml").exists());
+            let Some(package) = package else {
+                let zipped = [dir.join(format!("{pid}.zip")), dir.join("problems").join(&pid).join(format!("{pid}.zip"))]
+                    .into_iter()
+                    .find(|z| z.is_file());
+                let hint = match zipped {
+                    Some(z) => format!(" ({} is a zip: unpack it into {}/ first)", z.display(), dir.join(&pid).display()),
+                    None => String::new(),
+                };
+                return Err(anyhow!("{}: no Kattis package {pid}/ or problems/{pid}/ (with problem.yaml) in {}{hint}", pat("id"), dir.display()).into());
+            };
             let imported = ojd_import::kattis::import(
                 &package,
                 config,

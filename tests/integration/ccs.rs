@@ -1639,6 +1639,21 @@ fn contest_package_import_export_round_trip() {
         r.stderr
     );
     assert!(!root.join("contests/bad").exists());
+    std::fs::write(
+        pkg.join("contest.yaml"),
+        "id: bad\nname: Bad\nstart_time: 2030-06-25T10:00:00Z\nduration: 5:00:00\n",
+    )
+    .expect("write");
+    std::fs::write(pkg.join("problems.yaml"), "- id: zipped\n  label: A\n").expect("write");
+    std::fs::write(pkg.join("zipped.zip"), b"PK").expect("write");
+    let r = ojd(&["contest", "import", &pkg.display().to_string()]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("problems.yaml: [0].id") && r.stderr.contains("unpack it"),
+        "{}",
+        r.stderr
+    );
+    assert!(!root.join("contests/bad").exists());
     let r = ojd(&[
         "contest",
         "export",
