@@ -868,7 +868,7 @@ fn contest_api(database: Option<&str>) {
         ioi.join("contest.toml"),
         format!(
             "title = \"IOI day\"\nstart = \"{}\"\nduration = \"2h\"\nscoring = \"ioi\"\n\
-             participants = [\"alice\", \"bob\"]\n[[problem]]\nid = \"aplusb\"\n",
+             public_standings = false\nparticipants = [\"alice\", \"bob\"]\n[[problem]]\nid = \"aplusb\"\n",
             rfc3339(start)
         ),
     )
@@ -1426,7 +1426,37 @@ fn contest_api(database: Option<&str>) {
             .expect("a score")
     };
     assert_eq!(score_of(ioi_ids[1].0), max, "an AC scores the maximum");
+    // Private standings: the public sees no row and no submission, bob his own only.
     let (_, sb) = d.get("/api/contests/ioi/scoreboard", None);
+    assert_eq!(sb["rows"], json!([]), "{sb}");
+    for coll in ["submissions", "judgements", "runs"] {
+        let (_, all) = d.get(&format!("/api/contests/ioi/{coll}"), None);
+        assert_eq!(
+            all,
+            json!([]),
+            "the public sees no {coll} of a private contest"
+        );
+    }
+    let (_, bobs) = d.get("/api/contests/ioi/submissions", Some(BOB));
+    let ids_seen: Vec<&str> = bobs
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert_eq!(ids_seen, [ioi_ids[2].0.to_string()]);
+    let (_, bob_judgements) = d.get("/api/contests/ioi/judgements", Some(BOB));
+    assert!(
+        bob_judgements
+            .as_array()
+            .expect("list")
+            .iter()
+            .all(|j| j["submission_id"] == ids_seen[0]),
+        "{bob_judgements}"
+    );
+    let (_, bob_sb) = d.get("/api/contests/ioi/scoreboard", Some(BOB));
+    assert_eq!(bob_sb["rows"].as_array().map(Vec::len), Some(1), "{bob_sb}");
+    let (_, sb) = d.get("/api/contests/ioi/scoreboard", Some(ADMIN));
     let rows = sb["rows"].as_array().expect("rows");
     assert_eq!(
         (rows[0]["team_id"].clone(), rows[0]["rank"].clone()),

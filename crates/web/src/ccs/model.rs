@@ -14,6 +14,9 @@
 //!   judging (a crash or a restart left it unfinished) never;
 //! - a question at its time, its answer at the answer's time; an announcement at its time.
 //!
+//! **Private standings** (`public_standings = false`): the public sees no submission, a team
+//! only its own.
+//!
 //! **The freeze.** For the public and for the other teams, a submission made at or after the
 //! freeze has no judgement (nor runs) until an admin thaws the contest; then its judgements
 //! come at the thaw's time (so that a client resuming from a token taken during the freeze
@@ -291,6 +294,12 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
     // An admin's submission before the start (it never counts) would name a problem the
     // public and the teams do not see yet.
     subs.retain(|s| admin || s.queued_at >= c.start_ms);
+    // Private standings (`public_standings = false`): a team sees only its own row, so it sees
+    // only its own submissions (their judgements would tell the others' results), the public
+    // none.
+    if !c.public_standings && !admin {
+        subs.retain(|s| role.is(&s.user));
+    }
     let judgings = store.contest_judgings(&c.id)?;
     let runs = store.contest_runs(&c.id)?;
     let mut clars = store.clarifications(&c.id)?;
