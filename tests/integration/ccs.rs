@@ -821,7 +821,8 @@ fn write_wf(dir: &std::path::Path, start_ms: i64, freeze: &str) {
         r##"{"problems": {"aplusb": {"rgb": "#ff0000", "color": "red"}},
             "organizations": [{"id": "uni", "name": "A University"}],
             "groups": [{"id": "students", "name": "Students"}],
-            "teams": [{"id": "alice", "display_name": "Team Alice", "organization_id": "uni", "group_ids": ["students"]}]}"##,
+            "teams": [{"id": "alice", "display_name": "Team Alice", "organization_id": "uni", "group_ids": ["students"],
+                       "seat": "not a property of the standard: left out"}]}"##,
     )
     .expect("write ccs.json");
 }

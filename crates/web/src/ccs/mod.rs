@@ -170,17 +170,7 @@ fn properties(ty: &str, role: &Role, c: &Contest) -> Vec<&'static str> {
             "time_limit",
             "test_data_count",
         ],
-        "groups" => vec!["id", "name", "type"],
-        "organizations" => vec!["id", "name", "formal_name", "country"],
-        "teams" => vec![
-            "id",
-            "name",
-            "label",
-            "display_name",
-            "organization_id",
-            "group_ids",
-            "hidden",
-        ],
+        "groups" | "organizations" | "teams" => model::extra_properties(ty).to_vec(),
         "accounts" => vec!["id", "username", "name", "type", "team_id"],
         "state" => vec!["started", "ended", "finalized", "end_of_updates"],
         "submissions" => vec![

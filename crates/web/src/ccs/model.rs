@@ -161,14 +161,7 @@ impl Snapshot {
 /// A team's id: the user's name when it is a valid Contest API ID (at most 36 of
 /// `[A-Za-z0-9_.-]`, not starting with `-` or `.`, not ending with `.`), else `u` and a hash.
 pub(crate) fn team_id(user: &str) -> String {
-    let ok = !user.is_empty()
-        && user.len() <= 36
-        && !user.starts_with(['-', '.'])
-        && !user.ends_with('.')
-        && user
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
-    if ok {
+    if is_id(user) {
         return user.to_string();
     }
     use sha2::Digest;
@@ -226,16 +219,86 @@ pub(crate) struct Extra {
 }
 
 impl Extra {
+    /// The contest's `ccs.json`; none is an empty one, and a broken one is logged (once per
+    /// message) and read as empty.
     pub(crate) fn load(c: &Contest) -> Extra {
-        std::fs::read(c.dir.join("ccs.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
+        let path = c.dir.join("ccs.json");
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Extra::default();
+        };
+        match serde_json::from_slice(&bytes) {
+            Ok(extra) => extra,
+            Err(e) => {
+                static LOGGED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+                let msg = format!(
+                    "{}: {e} (its teams, groups, organizations and colours are left out)",
+                    path.display()
+                );
+                let mut logged = LOGGED.lock().unwrap_or_else(|p| p.into_inner());
+                if !logged.contains(&msg) {
+                    ojd_service::logging::log(&msg);
+                    logged.push(msg);
+                }
+                Extra::default()
+            }
+        }
     }
 
     fn team(&self, id: &str) -> Option<&Value> {
         self.teams.iter().find(|t| t["id"] == id)
     }
+}
+
+/// The properties `ccs.json` may give each type (files are not served, so no logos or photos).
+pub(crate) fn extra_properties(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "groups" => &["id", "icpc_id", "name", "type"],
+        "organizations" => &[
+            "id",
+            "icpc_id",
+            "name",
+            "formal_name",
+            "country",
+            "url",
+            "twitter_hashtag",
+            "twitter_account",
+        ],
+        "teams" => &[
+            "id",
+            "icpc_id",
+            "name",
+            "label",
+            "display_name",
+            "organization_id",
+            "group_ids",
+            "hidden",
+        ],
+        _ => &[],
+    }
+}
+
+/// `o` with only the properties of `ty` that `ccs.json` may give.
+fn only(o: &Value, ty: &str) -> Value {
+    let keep = extra_properties(ty);
+    match o {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| keep.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        _ => Value::Null,
+    }
+}
+
+/// Whether `s` is a valid ID of the standard.
+fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 36
+        && !s.starts_with(['-', '.'])
+        && !s.ends_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
 }
 
 /// The contest object.
@@ -369,21 +432,16 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             push(problems_at, "problems", Some(p.problem.clone()), v);
         }
     }
-    for g in &extra.groups {
-        push(
-            SETUP,
-            "groups",
-            g["id"].as_str().map(str::to_string),
-            g.clone(),
-        );
-    }
-    for o in &extra.organizations {
-        push(
-            SETUP,
-            "organizations",
-            o["id"].as_str().map(str::to_string),
-            o.clone(),
-        );
+    for (ty, list) in [
+        ("groups", &extra.groups),
+        ("organizations", &extra.organizations),
+    ] {
+        for o in list {
+            let Some(id) = o["id"].as_str().filter(|id| is_id(id)) else {
+                continue;
+            };
+            push(SETUP, ty, Some(id.to_string()), only(o, ty));
+        }
     }
 
     // Teams: the listed participants at the setup, or everyone at their first appearance.
@@ -410,10 +468,10 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
     for (u, at) in by_time {
         let id = team_id(u);
         let mut v = json!({"id": id, "name": u, "label": id, "hidden": false});
-        if let Some(Value::Object(more)) = extra.team(&id) {
+        if let Some(Value::Object(more)) = extra.team(&id).map(|t| only(t, "teams")) {
             for (k, x) in more {
                 if k != "id" {
-                    v[k] = x.clone();
+                    v[k] = x;
                 }
             }
         }
