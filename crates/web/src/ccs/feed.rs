@@ -203,6 +203,76 @@ async fn stream(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ccs::model::Event;
+
+    fn snap(setup: &str, built_at: i64, events: &[(i64, &'static str, &str)]) -> Snapshot {
+        Snapshot {
+            events: events
+                .iter()
+                .map(|(at, ty, id)| Event {
+                    at: *at,
+                    ty,
+                    id: Some(id.to_string()),
+                    data: json!({ "id": id }),
+                })
+                .collect(),
+            setup: setup.into(),
+            built_at,
+        }
+    }
+
+    fn ids(lines: &[u8]) -> Vec<String> {
+        String::from_utf8_lossy(lines)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("json");
+                format!(
+                    "{}@{}",
+                    v["id"].as_str().unwrap_or(""),
+                    v["token"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_feed_sends_settled_events_once_and_resumes_after_a_token() {
+        let events = [
+            (SETUP, "contest", "c"),
+            (SETUP, "problems", "a"),
+            (1000, "submissions", "1"),
+            (1000, "judgements", "7"),
+            (5000, "submissions", "2"),
+        ];
+        // Built at 6000: the event at 5000 is not 2 s old yet.
+        let mut from = None;
+        let first = lines_after(&snap("ab", 6000, &events), &mut from);
+        assert_eq!(
+            ids(&first),
+            ["c@0.0.ab", "a@0.1.ab", "1@1000.0.ab", "7@1000.1.ab"]
+        );
+        assert_eq!(
+            ids(&lines_after(&snap("ab", 6500, &events), &mut from)),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            ids(&lines_after(&snap("ab", 7000, &events), &mut from)),
+            ["2@5000.0.ab"]
+        );
+        // A client resuming after the first submission gets exactly the rest.
+        let mut resumed = parse_token("1000.0.ab");
+        assert_eq!(
+            ids(&lines_after(&snap("ab", 7000, &events), &mut resumed)),
+            ["7@1000.1.ab", "2@5000.0.ab"]
+        );
+        // After a reload changed the setup, the setup comes again, then the rest.
+        let mut resumed = parse_token("1000.1.ab");
+        assert_eq!(
+            ids(&lines_after(&snap("cd", 7000, &events), &mut resumed)),
+            ["c@0.0.cd", "a@0.1.cd", "2@5000.0.cd"]
+        );
+        assert_eq!(resumed, parse_token("5000.0.cd"));
+    }
 
     #[test]
     fn tokens_parse_or_are_refused() {
