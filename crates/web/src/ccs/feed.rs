@@ -16,7 +16,7 @@
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::basic::Reader;
-use super::model::{Snapshot, SETUP};
+use super::model::{Role, Snapshot, SETUP};
 use super::snapshot;
 use crate::error::AppError;
 use crate::user::User;
@@ -161,6 +161,35 @@ pub(crate) async fn event_feed(
     Ok((headers, Body::from_stream(ReceiverStream::new(rx))).into_response())
 }
 
+/// A snapshot built for the same contest and role less than this long ago serves every open
+/// feed's poll (shorter than [`POLL`], so that one feed alone always reads afresh).
+const SHARED_FOR: Duration = Duration::from_millis(900);
+
+type SharedKey = (usize, String, Role);
+
+/// The contest's events for a streaming feed's poll: built once per [`SHARED_FOR`] for all
+/// the feeds of one contest and role (fifty public scoreboards poll as one). Only polls share
+/// them: the endpoints and a feed's first answer read the store afresh.
+async fn shared(app: &Arc<App>, cid: &str, user: Option<&User>) -> Result<Arc<Snapshot>, AppError> {
+    static SHARED: Mutex<Vec<(SharedKey, Instant, Arc<Snapshot>)>> = Mutex::new(Vec::new());
+    // The app's address keeps two daemons in one process (tests) apart.
+    let key: SharedKey = (Arc::as_ptr(app) as usize, cid.to_string(), Role::of(user));
+    {
+        let mut all = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|(_, at, _)| at.elapsed() < SHARED_FOR);
+        if let Some((_, _, snap)) = all.iter().find(|(k, _, _)| *k == key) {
+            return Ok(snap.clone());
+        }
+    }
+    let started = Instant::now();
+    let (_, _, snap) = snapshot(app, cid, user).await?;
+    SHARED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((key, started, snap.clone()));
+    Ok(snap)
+}
+
 /// Sends `first`, then whatever comes after `from`, until the client goes or the daemon stops.
 async fn stream(
     app: Arc<App>,
@@ -182,7 +211,7 @@ async fn stream(
             _ = tx.closed() => return,
         }
         // A contest removed by a reload ends the feed.
-        let Ok((_, _, snap)) = snapshot(&app, &cid, user.as_ref()).await else {
+        let Ok(snap) = shared(&app, &cid, user.as_ref()).await else {
             return;
         };
         let lines = lines_after(&snap, &mut from);
