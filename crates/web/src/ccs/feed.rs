@@ -9,10 +9,10 @@
 //! the events after it. An event is sent only once its time is [`SETTLE`] old: a verdict
 //! stored by another host with a slightly earlier time than the last event sent is not missed.
 //! When a reload changed the setup (title, problems, languages…), a resumed feed sends the
-//! setup events again first. A token that does not parse is a 400; `since_id` (the older
-//! releases' name) is read the same way. `?stream=false` sends the events so far and ends (a
-//! DOMjudge extension the ICPC tools' readers also accept). At most [`MAX_STREAMS`] feeds
-//! stream at once (503 beyond): each reads the contest from the store every second.
+//! setup events (and the problems) again first. A token that does not parse is a 400;
+//! `since_id` (the older releases' name) is read the same way. `?stream=false` sends the
+//! events so far and ends (as DOMjudge's does). At most [`MAX_STREAMS`] feeds stream at once
+//! (503 beyond); the open feeds of one contest and role share each second's read of the store.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -104,7 +104,7 @@ fn lines_after(snap: &Snapshot, from: &mut Option<Cursor>) -> Vec<u8> {
         }
         let after = match from.as_ref() {
             None => true,
-            Some(c) => (at, k) > (c.at, c.k) || (resend_setup && at == SETUP),
+            Some(c) => (at, k) > (c.at, c.k) || (resend_setup && e.is_setup()),
         };
         if !after {
             continue;
@@ -294,7 +294,22 @@ mod tests {
             ids(&lines_after(&snap("ab", 7000, &events), &mut resumed)),
             ["7@1000.1.ab", "2@5000.0.ab"]
         );
-        // After a reload changed the setup, the setup comes again, then the rest.
+        // After a reload changed the setup, the setup comes again (with the problems, which
+        // the public receives at the start), then the rest.
+        let late_problems = [
+            (SETUP, "contest", "c"),
+            (1000, "problems", "a"),
+            (3000, "submissions", "1"),
+        ];
+        let mut resumed = parse_token("3000.0.ab");
+        assert_eq!(
+            ids(&lines_after(
+                &snap("cd", 9000, &late_problems),
+                &mut resumed
+            )),
+            ["c@0.0.cd", "a@1000.0.cd"]
+        );
+        assert_eq!(resumed, parse_token("3000.0.cd"));
         let mut resumed = parse_token("1000.1.ab");
         assert_eq!(
             ids(&lines_after(&snap("cd", 7000, &events), &mut resumed)),

@@ -103,6 +103,14 @@ pub(crate) struct Event {
     pub(crate) data: Value,
 }
 
+impl Event {
+    /// Whether it describes the contest's setup (what a reload may change): everything at
+    /// [`SETUP`], and the problems (which the public and teams receive at the start).
+    pub(crate) fn is_setup(&self) -> bool {
+        self.at == SETUP || self.ty == "problems"
+    }
+}
+
 /// A contest's events for one role, in order, up to the time it was built.
 pub(crate) struct Snapshot {
     pub(crate) events: Vec<Event>,
@@ -654,7 +662,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
     let setup = {
         use sha2::Digest;
         let mut h = sha2::Sha256::new();
-        for e in events.iter().filter(|e| e.at == SETUP) {
+        for e in events.iter().filter(|e| e.is_setup()) {
             h.update(e.ty.as_bytes());
             h.update(e.data.to_string().as_bytes());
         }
