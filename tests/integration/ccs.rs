@@ -560,6 +560,18 @@ fn check_endpoints_in(d: &Daemon, cid: &str, token: Option<&str>) -> BTreeMap<St
 
 // ---- the feed ----
 
+/// Contest `cid`'s whole feed so far, without checks.
+fn feed_of(d: &Daemon, cid: &str, token: Option<&str>) -> Vec<Value> {
+    let (code, text) = d.get_text(
+        &format!("/api/contests/{cid}/event-feed?stream=false"),
+        token,
+    );
+    assert_eq!(code, 200, "{text}");
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
 fn feed(d: &Daemon, token: Option<&str>, since: Option<&str>) -> Vec<Value> {
     let q = since.map_or(String::new(), |t| format!("&since_token={t}"));
     let (code, text) = d.get_text(
@@ -874,8 +886,40 @@ fn contest_api(database: Option<&str>) {
         ),
     )
     .expect("write contest");
+    // And one that has not started, over a copy of the problem: its problems are hidden from
+    // all but the admins (everywhere, so not the one the others use).
+    let problems = site.path().join("problems");
+    let copy = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(problems.join("aplusb"))
+        .arg(problems.join("late"))
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+    crate::contests::write_contest(
+        contests.path(),
+        "soon",
+        start + 3 * 3_600_000,
+        "1h",
+        "",
+        "late",
+    );
     let d = site.start();
     let second = database.map(|_| site.start());
+    for (token, n) in [(None, 0), (Some(BOB), 0), (Some(ADMIN), 1)] {
+        let (code, problems) = d.get("/api/contests/soon/problems", token);
+        assert_eq!(
+            (code, problems.as_array().map(Vec::len)),
+            (200, Some(n)),
+            "{problems}"
+        );
+        let (code, _) = d.get("/api/contests/soon/problems/late", token);
+        assert_eq!(code, if n == 0 { 404 } else { 200 });
+        let feed = feed_of(&d, "soon", token);
+        assert_eq!(feed.iter().filter(|e| e["type"] == "problems").count(), n);
+    }
+    let (_, state) = d.get("/api/contests/soon/state", None);
+    assert_eq!(state["started"], Value::Null, "{state}");
 
     // Before the freeze: alice WA then AC; bob CE, TLE, RTE; carol asks, the admin answers
     // her privately, and announces.
