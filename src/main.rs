@@ -63,6 +63,8 @@ commands! {
     Import => import,
     Export => export,
     Calibrate => calibrate,
+    #[cfg(feature = "worker")]
+    Contest => contest,
 }
 
 #[derive(Parser)]

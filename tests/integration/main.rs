@@ -26,6 +26,7 @@ macro_rules! require_root {
 
 mod browser;
 mod caches;
+mod ccs;
 mod cdp;
 mod cli;
 mod common;

@@ -80,6 +80,7 @@
 #![forbid(unsafe_code)]
 
 mod applying;
+pub mod ccs;
 pub mod cluster;
 pub mod contests;
 mod db;
@@ -334,7 +335,7 @@ where
 /// The daemon's storage. Every method is one short transaction; callers in async code run them
 /// on a blocking thread. Areas add their methods as supertraits (see the module docs).
 pub trait Store:
-    cluster::ClusterStore + contests::ContestStore + web::WebStore + Send + Sync
+    cluster::ClusterStore + contests::ContestStore + web::WebStore + ccs::CcsStore + Send + Sync
 {
     /// Queues a submission and returns its id.
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;

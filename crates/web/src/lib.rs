@@ -57,6 +57,7 @@ mod submit;
 // What is served: JSON, pages, the admins' pages, the operator's endpoints.
 mod admin;
 mod api;
+mod ccs;
 mod metrics;
 mod pages;
 
@@ -173,6 +174,7 @@ pub fn router(app: Arc<App>) -> Router {
         .merge(admin::routes(max_package))
         .merge(metrics::routes())
         .nest("/api/v1", api::routes())
+        .merge(ccs::routes())
         // Multipart framing and form fields come on top of the submission itself.
         .layer(DefaultBodyLimit::max(max + 64 * 1024))
         .layer(axum::middleware::from_fn_with_state(

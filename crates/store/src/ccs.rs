@@ -1,0 +1,118 @@
+//! What the ICPC Contest API (CLICS, `ojd-web`'s `ccs` module) reads of a contest beyond its
+//! submissions ([`CcsStore`]): every judging of the contest's submissions with the state of the
+//! rejudging it belongs to, the per-test results of those judgings, and when the contest's
+//! freeze was last changed.
+//!
+//! The Contest API's event feed is derived from these rows alone (ordered by the stored times
+//! and ids), so every serve node of a PostgreSQL cluster derives the same feed: there is no
+//! events table to keep in step, and nothing here writes.
+
+use serde::Serialize;
+
+use crate::db::{args, Engine, Row};
+use crate::{DbError, StoreError};
+use ojd_judge::verdict::Verdict;
+
+/// One judging of a contest's submission, as the Contest API shows it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CcsJudging {
+    pub id: i64,
+    pub submission: i64,
+    pub started_at: i64,
+    /// `None` while in flight.
+    pub finished_at: Option<i64>,
+    pub verdict: Option<Verdict>,
+    pub score: Option<u32>,
+    pub max_cpu_ms: Option<u64>,
+    /// The rejudging it was made by, and that rejudging's state (`open`, `applied`,
+    /// `cancelled`) and closing time.
+    pub rejudging: Option<i64>,
+    pub rejudging_state: Option<String>,
+    pub rejudging_closed_at: Option<i64>,
+    /// Whether it is in flight now (the submission is being judged under this judging's
+    /// claim); an unfinished judging that is not in flight was abandoned (a crash, a restart).
+    pub in_flight: bool,
+}
+
+/// One test's result in a judging.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CcsRun {
+    pub judging: i64,
+    /// The test's position in the judging, from 0.
+    pub idx: u32,
+    pub verdict: Verdict,
+    pub cpu_ms: u64,
+}
+
+/// The Contest API's reads; every backend implements it (see the layout in [`super`]).
+pub trait CcsStore: Send + Sync {
+    /// Every judging of the submissions made through `contest`, by id.
+    fn contest_judgings(&self, contest: &str) -> Result<Vec<CcsJudging>, StoreError>;
+    /// Every per-test result of those judgings, by judging and test.
+    fn contest_runs(&self, contest: &str) -> Result<Vec<CcsRun>, StoreError>;
+    /// Whether an admin unfroze the contest and when that was last changed (`None`: never).
+    fn freeze_changed(&self, contest: &str) -> Result<Option<(bool, i64)>, StoreError>;
+}
+
+fn verdict(code: Option<String>) -> Option<Verdict> {
+    code.as_deref().and_then(Verdict::from_code)
+}
+
+fn judging_row(r: &Row<'_>) -> Result<CcsJudging, DbError> {
+    Ok(CcsJudging {
+        id: r.get(0)?,
+        submission: r.get(1)?,
+        started_at: r.get(2)?,
+        finished_at: r.get(3)?,
+        verdict: verdict(r.get(4)?),
+        score: r.get(5)?,
+        max_cpu_ms: r.get(6)?,
+        rejudging: r.get(7)?,
+        rejudging_state: r.get(8)?,
+        rejudging_closed_at: r.get(9)?,
+        in_flight: r.get(10)?,
+    })
+}
+
+impl<E: Engine> CcsStore for E {
+    fn contest_judgings(&self, contest: &str) -> Result<Vec<CcsJudging>, StoreError> {
+        let sql = "SELECT j.id, j.submission, j.started_at, j.finished_at, j.verdict, j.score,
+               j.max_cpu_ms, j.rejudging, r.state, r.closed_at,
+               (j.finished_at IS NULL AND s.state = 'judging' AND s.attempts = j.attempt)
+             FROM judgings j
+             JOIN contest_submissions c ON c.submission = j.submission
+             JOIN submissions s ON s.id = j.submission
+             LEFT JOIN rejudgings r ON r.id = j.rejudging
+             WHERE c.contest = $1 ORDER BY j.id";
+        self.rows(
+            "list a contest's judgings",
+            sql,
+            args![contest],
+            judging_row,
+        )
+    }
+
+    fn contest_runs(&self, contest: &str) -> Result<Vec<CcsRun>, StoreError> {
+        let sql = "SELECT r.judging, r.idx, r.verdict, r.cpu_ms
+             FROM judging_results r
+             JOIN judgings j ON j.id = r.judging
+             JOIN contest_submissions c ON c.submission = j.submission
+             WHERE c.contest = $1 ORDER BY r.judging, r.idx";
+        self.rows("list a contest's runs", sql, args![contest], |r| {
+            let code: String = r.get(2)?;
+            Ok(CcsRun {
+                judging: r.get(0)?,
+                idx: r.get(1)?,
+                verdict: Verdict::from_code(&code).unwrap_or(Verdict::JudgeError),
+                cpu_ms: r.get(3)?,
+            })
+        })
+    }
+
+    fn freeze_changed(&self, contest: &str) -> Result<Option<(bool, i64)>, StoreError> {
+        let sql = "SELECT unfrozen, changed_at FROM contest_state WHERE contest = $1";
+        self.row("read a contest's freeze", sql, args![contest], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+    }
+}

@@ -1,0 +1,335 @@
+//! `GET /api/contests/{id}/event-feed`: the contest's events as NDJSON, one JSON object a line
+//! (`{"type", "id", "data", "token"}`), streaming: after the events so far it waits for more,
+//! and sends a bare newline when nothing was sent for [`KEEP_ALIVE`].
+//!
+//! **Tokens.** An event's token is `<time>.<k>.<setup>`: the event's time (Unix ms), its place
+//! among the events of that same time, and a fingerprint of the setup events. The events are
+//! derived from the store ([`super::model`]), ordered by their stored times, so every serve
+//! node gives each event the same token, and `?since_token=` resumes on any node with exactly
+//! the events after it. An event is sent only once its time is [`SETTLE`] old: a verdict
+//! stored by another host with a slightly earlier time than the last event sent is not missed.
+//! When a reload changed the setup (title, problems, languages…), a resumed feed sends the
+//! setup events (and the problems) again first. A token that does not parse is a 400;
+//! `since_id` (the older releases' name) is read the same way. `?stream=false` sends the
+//! events so far and ends (as DOMjudge's does). At most [`MAX_STREAMS`] feeds stream at once
+//! (503 beyond); the open feeds of one contest and role share each second's read of the store.
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+use super::basic::Reader;
+use super::model::{Role, Snapshot, SETUP};
+use super::snapshot;
+use crate::error::AppError;
+use crate::user::User;
+use crate::App;
+
+/// A newline is sent when nothing else was for this long (the standard asks for 120 s at most).
+pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(5);
+/// How old an event must be before it is sent (see the module docs), in ms.
+pub(crate) const SETTLE: i64 = 2000;
+/// How often a streaming feed looks for new events.
+const POLL: Duration = Duration::from_secs(1);
+/// Streaming feeds open at once in this process, at most: each one reads the contest from the
+/// store every [`POLL`], so they are for the tools, not for every participant's browser.
+pub(crate) const MAX_STREAMS: usize = 256;
+
+static OPEN: AtomicUsize = AtomicUsize::new(0);
+
+/// One open streaming feed, counted until it is dropped.
+struct Open;
+
+impl Open {
+    fn take() -> Option<Open> {
+        OPEN.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < MAX_STREAMS).then_some(n + 1)
+        })
+        .ok()
+        .map(|_| Open)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        OPEN.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+pub(crate) struct FeedQuery {
+    since_token: Option<String>,
+    since_id: Option<String>,
+    stream: Option<bool>,
+}
+
+/// Where a client is: after this event, with this setup.
+#[derive(Clone, Debug, PartialEq)]
+struct Cursor {
+    at: i64,
+    k: usize,
+    setup: String,
+}
+
+fn parse_token(t: &str) -> Option<Cursor> {
+    let mut p = t.splitn(3, '.');
+    let at = p.next()?.parse().ok()?;
+    let k = p.next()?.parse().ok()?;
+    let setup = p.next()?.to_string();
+    (!setup.is_empty() && setup.chars().all(|c| c.is_ascii_hexdigit())).then_some(Cursor {
+        at,
+        k,
+        setup,
+    })
+}
+
+/// The lines to send after `from` (everything when `None`), up to the settled time; moves
+/// `from` past them.
+fn lines_after(snap: &Snapshot, from: &mut Option<Cursor>) -> Vec<u8> {
+    let horizon = snap.built_at - SETTLE;
+    let mut out = Vec::new();
+    let resend_setup = from.as_ref().is_some_and(|c| c.setup != snap.setup);
+    for ((at, k), e) in snap.keyed() {
+        if at > horizon && at != SETUP {
+            break;
+        }
+        let after = match from.as_ref() {
+            None => true,
+            Some(c) => (at, k) > (c.at, c.k) || (resend_setup && e.is_setup()),
+        };
+        if !after {
+            continue;
+        }
+        let token = format!("{at}.{k}.{}", snap.setup);
+        let line = json!({"type": e.ty, "id": e.id, "data": e.data, "token": token});
+        out.extend_from_slice(line.to_string().as_bytes());
+        out.push(b'\n');
+        let keep = from.as_ref().is_some_and(|c| (c.at, c.k) > (at, k));
+        if !keep {
+            *from = Some(Cursor {
+                at,
+                k,
+                setup: snap.setup.clone(),
+            });
+        }
+    }
+    if let Some(c) = from.as_mut() {
+        c.setup = snap.setup.clone();
+    }
+    out
+}
+
+pub(crate) async fn event_feed(
+    State(app): State<Arc<App>>,
+    Reader(user): Reader,
+    Path(cid): Path<String>,
+    Query(q): Query<FeedQuery>,
+) -> Result<Response, AppError> {
+    let mut from = match q.since_token.as_deref().or(q.since_id.as_deref()) {
+        None => None,
+        Some(t) => Some(parse_token(t).ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "since_token {t:?} is not a token of this feed (<time>.<index>.<setup>)"
+            ))
+        })?),
+    };
+    let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let first = lines_after(&snap, &mut from);
+    let headers = [(header::CONTENT_TYPE, "application/x-ndjson")];
+    if q.stream == Some(false) {
+        return Ok((headers, first).into_response());
+    }
+    let open = Open::take().ok_or_else(|| {
+        AppError::Unavailable(format!(
+            "{MAX_STREAMS} event feeds are open already; try again later, or read it with ?stream=false"
+        ))
+    })?;
+    let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
+    tokio::spawn(async move {
+        stream(app, cid, user, from, first, tx).await;
+        drop(open);
+    });
+    Ok((headers, Body::from_stream(ReceiverStream::new(rx))).into_response())
+}
+
+/// A snapshot built for the same contest and role less than this long ago serves every open
+/// feed's poll (shorter than [`POLL`], so that one feed alone always reads afresh).
+const SHARED_FOR: Duration = Duration::from_millis(900);
+
+type SharedKey = (usize, String, Role);
+
+/// The contest's events for a streaming feed's poll: built once per [`SHARED_FOR`] for all
+/// the feeds of one contest and role (fifty public scoreboards poll as one). Only polls share
+/// them: the endpoints and a feed's first answer read the store afresh.
+async fn shared(app: &Arc<App>, cid: &str, user: Option<&User>) -> Result<Arc<Snapshot>, AppError> {
+    static SHARED: Mutex<Vec<(SharedKey, Instant, Arc<Snapshot>)>> = Mutex::new(Vec::new());
+    // The app's address keeps two daemons in one process (tests) apart.
+    let key: SharedKey = (Arc::as_ptr(app) as usize, cid.to_string(), Role::of(user));
+    {
+        let mut all = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|(_, at, _)| at.elapsed() < SHARED_FOR);
+        if let Some((_, _, snap)) = all.iter().find(|(k, _, _)| *k == key) {
+            return Ok(snap.clone());
+        }
+    }
+    let started = Instant::now();
+    let (_, _, snap) = snapshot(app, cid, user).await?;
+    SHARED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((key, started, snap.clone()));
+    Ok(snap)
+}
+
+/// Sends `first`, then whatever comes after `from`, until the client goes or the daemon stops.
+async fn stream(
+    app: Arc<App>,
+    cid: String,
+    user: Option<User>,
+    mut from: Option<Cursor>,
+    first: Vec<u8>,
+    tx: mpsc::Sender<Result<Bytes, Infallible>>,
+) {
+    let mut stopping = app.stopping();
+    let mut last_sent = Instant::now();
+    if !first.is_empty() && tx.send(Ok(Bytes::from(first))).await.is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(POLL) => {}
+            _ = stopping.wait_for(|s| *s) => return,
+            _ = tx.closed() => return,
+        }
+        // A contest removed by a reload ends the feed.
+        let Ok(snap) = shared(&app, &cid, user.as_ref()).await else {
+            return;
+        };
+        let lines = lines_after(&snap, &mut from);
+        if !lines.is_empty() {
+            if tx.send(Ok(Bytes::from(lines))).await.is_err() {
+                return;
+            }
+            last_sent = Instant::now();
+        } else if last_sent.elapsed() >= KEEP_ALIVE {
+            if tx.send(Ok(Bytes::from_static(b"\n"))).await.is_err() {
+                return;
+            }
+            last_sent = Instant::now();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ccs::model::Event;
+
+    fn snap(setup: &str, built_at: i64, events: &[(i64, &'static str, &str)]) -> Snapshot {
+        Snapshot {
+            events: events
+                .iter()
+                .map(|(at, ty, id)| Event {
+                    at: *at,
+                    ty,
+                    id: Some(id.to_string()),
+                    data: json!({ "id": id }),
+                })
+                .collect(),
+            setup: setup.into(),
+            built_at,
+        }
+    }
+
+    fn ids(lines: &[u8]) -> Vec<String> {
+        String::from_utf8_lossy(lines)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("json");
+                format!(
+                    "{}@{}",
+                    v["id"].as_str().unwrap_or(""),
+                    v["token"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_feed_sends_settled_events_once_and_resumes_after_a_token() {
+        let events = [
+            (SETUP, "contest", "c"),
+            (SETUP, "problems", "a"),
+            (1000, "submissions", "1"),
+            (1000, "judgements", "7"),
+            (5000, "submissions", "2"),
+        ];
+        // Built at 6000: the event at 5000 is not 2 s old yet.
+        let mut from = None;
+        let first = lines_after(&snap("ab", 6000, &events), &mut from);
+        assert_eq!(
+            ids(&first),
+            ["c@0.0.ab", "a@0.1.ab", "1@1000.0.ab", "7@1000.1.ab"]
+        );
+        assert_eq!(
+            ids(&lines_after(&snap("ab", 6500, &events), &mut from)),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            ids(&lines_after(&snap("ab", 7000, &events), &mut from)),
+            ["2@5000.0.ab"]
+        );
+        // A client resuming after the first submission gets exactly the rest.
+        let mut resumed = parse_token("1000.0.ab");
+        assert_eq!(
+            ids(&lines_after(&snap("ab", 7000, &events), &mut resumed)),
+            ["7@1000.1.ab", "2@5000.0.ab"]
+        );
+        // After a reload changed the setup, the setup comes again (with the problems, which
+        // the public receives at the start), then the rest.
+        let late_problems = [
+            (SETUP, "contest", "c"),
+            (1000, "problems", "a"),
+            (3000, "submissions", "1"),
+        ];
+        let mut resumed = parse_token("3000.0.ab");
+        assert_eq!(
+            ids(&lines_after(
+                &snap("cd", 9000, &late_problems),
+                &mut resumed
+            )),
+            ["c@0.0.cd", "a@1000.0.cd"]
+        );
+        assert_eq!(resumed, parse_token("3000.0.cd"));
+        let mut resumed = parse_token("1000.1.ab");
+        assert_eq!(
+            ids(&lines_after(&snap("cd", 7000, &events), &mut resumed)),
+            ["c@0.0.cd", "a@0.1.cd", "2@5000.0.cd"]
+        );
+        assert_eq!(resumed, parse_token("5000.0.cd"));
+    }
+
+    #[test]
+    fn tokens_parse_or_are_refused() {
+        assert_eq!(
+            parse_token("1700000000000.3.ab12cd34"),
+            Some(Cursor {
+                at: 1_700_000_000_000,
+                k: 3,
+                setup: "ab12cd34".into()
+            })
+        );
+        for bad in ["", "x", "12.3", "12.x.ab", "12.3.", "12.3.zz", "a.b.c"] {
+            assert_eq!(parse_token(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,868 @@
+//! A contest as the Contest API sees it, for one role: every object's history as a list of
+//! events ([`Snapshot`]), derived from what the store holds and the contest's files alone, so
+//! that every serve node derives the same events with the same times and order.
+//!
+//! Where the events come from (each at a stored time):
+//!
+//! - setup (time 0): the contest, judgement types, languages, and for admins problems,
+//!   listed teams and accounts; problems reach the public and teams at the contest's start;
+//! - a team of an open contest (`participants = "anyone"`) at its first submission or
+//!   question; `state` at the start, the freeze, the end and the thaw;
+//! - a submission at its time; a judgement when its judging started (no verdict yet) and again
+//!   when it finished, with its runs; a judging of a rejudging only once that rejudging is
+//!   applied (at that time), never while it is open or after it was cancelled; an abandoned
+//!   judging (a crash or a restart left it unfinished) never;
+//! - a question at its time, its answer at the answer's time; an announcement at its time.
+//!
+//! **Private standings** (`public_standings = false`): the public sees no submission, a team
+//! only its own.
+//!
+//! **The freeze.** For the public and for the other teams, a submission made at or after the
+//! freeze has no judgement (nor runs) until an admin thaws the contest; then its judgements
+//! come at the thaw's time (so that a client resuming from a token taken during the freeze
+//! receives them). A team sees its own judgements always, as on ojd's pages; admins see
+//! everything.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::time::{abs_time, rel_time};
+use crate::contests::standings;
+use crate::user::User;
+use crate::App;
+use ojd_judge::verdict::Verdict;
+use ojd_service::contest::model::{Contest, Participants, Scoring};
+use ojd_store::{now_ms, StoreError};
+
+/// Who reads the API.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    Public,
+    Team(String),
+    Admin,
+}
+
+impl Role {
+    pub(crate) fn of(user: Option<&User>) -> Role {
+        match user {
+            None => Role::Public,
+            Some(u) if u.admin => Role::Admin,
+            Some(u) => Role::Team(u.name.clone()),
+        }
+    }
+
+    /// The user the standings are computed for.
+    fn viewer(&self) -> Option<User> {
+        match self {
+            Role::Public => None,
+            Role::Team(n) => Some(User {
+                name: n.clone(),
+                admin: false,
+            }),
+            Role::Admin => Some(User {
+                name: "admin".into(),
+                admin: true,
+            }),
+        }
+    }
+
+    fn is(&self, user: &str) -> bool {
+        matches!(self, Role::Team(n) if n == user)
+    }
+}
+
+/// The time of the setup events.
+pub(crate) const SETUP: i64 = 0;
+
+/// The event types in the order the same moment's events are sent.
+pub(crate) const TYPES: [&str; 14] = [
+    "contest",
+    "judgement-types",
+    "languages",
+    "problems",
+    "groups",
+    "organizations",
+    "teams",
+    "accounts",
+    "state",
+    "submissions",
+    "clarifications",
+    "judgements",
+    "runs",
+    "awards",
+];
+
+/// One change of one object (`data` None: deleted).
+#[derive(Clone, Debug)]
+pub(crate) struct Event {
+    pub(crate) at: i64,
+    pub(crate) ty: &'static str,
+    pub(crate) id: Option<String>,
+    pub(crate) data: Value,
+}
+
+impl Event {
+    /// Whether it describes the contest's setup (what a reload may change): everything at
+    /// [`SETUP`], and the problems (which the public and teams receive at the start).
+    pub(crate) fn is_setup(&self) -> bool {
+        self.at == SETUP || self.ty == "problems"
+    }
+}
+
+/// A contest's events for one role, in order, up to the time it was built.
+pub(crate) struct Snapshot {
+    pub(crate) events: Vec<Event>,
+    /// A fingerprint of the setup events: when a reload changed them, a client resuming from
+    /// an older token is sent them again.
+    pub(crate) setup: String,
+    pub(crate) built_at: i64,
+}
+
+fn rank(ty: &str) -> usize {
+    TYPES.iter().position(|t| *t == ty).unwrap_or(TYPES.len())
+}
+
+impl Snapshot {
+    /// The current value of every object of `ty`, in the order they first appeared.
+    pub(crate) fn collection(&self, ty: &str) -> Vec<Value> {
+        let mut order: Vec<String> = Vec::new();
+        let mut now: HashMap<String, Value> = HashMap::new();
+        for e in self.events.iter().filter(|e| e.ty == ty) {
+            let id = e.id.clone().unwrap_or_default();
+            if !now.contains_key(&id) {
+                order.push(id.clone());
+            }
+            now.insert(id, e.data.clone());
+        }
+        order
+            .into_iter()
+            .filter_map(|id| now.remove(&id))
+            .filter(|v| !v.is_null())
+            .collect()
+    }
+
+    /// The current value of a singleton (`contest`, `state`).
+    pub(crate) fn single(&self, ty: &str) -> Option<Value> {
+        self.events
+            .iter()
+            .rev()
+            .find(|e| e.ty == ty)
+            .map(|e| e.data.clone())
+    }
+
+    /// The events as the feed sends them, each with its token: `(at, k)`, k counting the
+    /// events of the same time.
+    pub(crate) fn keyed(&self) -> Vec<((i64, usize), &Event)> {
+        let mut out = Vec::with_capacity(self.events.len());
+        let mut last = (i64::MIN, 0usize);
+        for e in &self.events {
+            let k = if e.at == last.0 { last.1 + 1 } else { 0 };
+            last = (e.at, k);
+            out.push(((e.at, k), e));
+        }
+        out
+    }
+}
+
+/// A team's id: the user's name when it is a valid Contest API ID (at most 36 of
+/// `[A-Za-z0-9_.-]`, not starting with `-` or `.`, not ending with `.`), else `u` and a hash.
+pub(crate) fn team_id(user: &str) -> String {
+    if is_id(user) {
+        return user.to_string();
+    }
+    use sha2::Digest;
+    let h = sha2::Sha256::digest(user.as_bytes());
+    let hex: String = h.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("u{hex}")
+}
+
+/// The judgement type of an ojd verdict.
+pub(crate) fn judgement_type(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Accepted => "AC",
+        Verdict::WrongAnswer => "WA",
+        Verdict::TimeLimitExceeded => "TLE",
+        Verdict::MemoryLimitExceeded => "MLE",
+        Verdict::OutputLimitExceeded => "OLE",
+        Verdict::RuntimeError => "RTE",
+        Verdict::CompileError => "CE",
+        Verdict::JudgeError => "JE",
+        Verdict::Skipped => "CS",
+    }
+}
+
+/// The judgement types, with `penalty` and `solved` as the contest's rules say (a compile
+/// error is a rejected try only with `compile_errors_count`).
+pub(crate) fn judgement_types(compile_errors_count: bool) -> Vec<Value> {
+    let all = [
+        ("AC", "Accepted", false, true),
+        ("WA", "Wrong Answer", true, false),
+        ("TLE", "Time Limit Exceeded", true, false),
+        ("MLE", "Memory Limit Exceeded", true, false),
+        ("OLE", "Output Limit Exceeded", true, false),
+        ("RTE", "Run-Time Error", true, false),
+        ("CE", "Compile Error", compile_errors_count, false),
+        ("JE", "Judging Error", false, false),
+        ("CS", "Contact Staff (skipped)", false, false),
+    ];
+    all.iter()
+        .map(|(id, name, penalty, solved)| {
+            json!({"id": id, "name": name, "penalty": penalty, "solved": solved})
+        })
+        .collect()
+}
+
+/// What an ojd contest folder may add for the Contest API (`ccs.json`, written by
+/// `ojd contest import`): teams' names, organizations, groups, problems' colours.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+pub(crate) struct Extra {
+    pub(crate) teams: Vec<Value>,
+    pub(crate) organizations: Vec<Value>,
+    pub(crate) groups: Vec<Value>,
+    /// By problem id: `{"rgb": "#ff0000", "color": "red"}`.
+    pub(crate) problems: BTreeMap<String, Value>,
+}
+
+impl Extra {
+    /// The contest's `ccs.json`; none is an empty one, and a broken one is logged (once per
+    /// message) and read as empty.
+    pub(crate) fn load(c: &Contest) -> Extra {
+        let path = c.dir.join("ccs.json");
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Extra::default();
+        };
+        match serde_json::from_slice(&bytes) {
+            Ok(extra) => extra,
+            Err(e) => {
+                static LOGGED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+                let msg = format!(
+                    "{}: {e} (its teams, groups, organizations and colours are left out)",
+                    path.display()
+                );
+                let mut logged = LOGGED.lock().unwrap_or_else(|p| p.into_inner());
+                if !logged.contains(&msg) {
+                    ojd_service::logging::log(&msg);
+                    logged.push(msg);
+                }
+                Extra::default()
+            }
+        }
+    }
+
+    fn team(&self, id: &str) -> Option<&Value> {
+        self.teams.iter().find(|t| t["id"] == id)
+    }
+}
+
+/// The properties `ccs.json` may give each type (files are not served, so no logos or photos).
+pub(crate) fn extra_properties(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "groups" => &["id", "icpc_id", "name", "type"],
+        "organizations" => &[
+            "id",
+            "icpc_id",
+            "name",
+            "formal_name",
+            "country",
+            "url",
+            "twitter_hashtag",
+            "twitter_account",
+        ],
+        "teams" => &[
+            "id",
+            "icpc_id",
+            "name",
+            "label",
+            "display_name",
+            "organization_id",
+            "group_ids",
+            "hidden",
+        ],
+        _ => &[],
+    }
+}
+
+/// `o` with only the properties of `ty` that `ccs.json` may give.
+fn only(o: &Value, ty: &str) -> Value {
+    let keep = extra_properties(ty);
+    match o {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| keep.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        _ => Value::Null,
+    }
+}
+
+/// Whether `s` is a valid ID of the standard.
+fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 36
+        && !s.starts_with(['-', '.'])
+        && !s.ends_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+}
+
+/// The contest object.
+pub(crate) fn contest_object(c: &Contest) -> Value {
+    let mut v = json!({
+        "id": c.id,
+        "name": c.title,
+        "formal_name": c.title,
+        "start_time": abs_time(c.start_ms, c.utc_offset_s),
+        "duration": rel_time(c.end_ms() - c.start_ms),
+        "scoreboard_type": match c.scoring { Scoring::Icpc => "pass-fail", Scoring::Ioi => "score" },
+        "penalty_time": c.penalty_minutes,
+    });
+    if let Some(f) = c.freeze {
+        v["scoreboard_freeze_duration"] = json!(rel_time(f.as_millis() as i64));
+    }
+    v
+}
+
+/// When the contest was thawed (an admin's unfreeze after the freeze began), if it is now.
+fn thawed_at(c: &Contest, freeze: Option<(bool, i64)>) -> Option<i64> {
+    let f = c.freeze_ms()?;
+    match freeze {
+        Some((true, at)) => Some(at.max(f)),
+        _ => None,
+    }
+}
+
+/// The state object as of `t`.
+fn state_at(c: &Contest, thawed: Option<i64>, t: i64) -> Value {
+    let at = |ms: i64| (t >= ms).then(|| abs_time(ms, c.utc_offset_s));
+    let end = c.end_ms();
+    let frozen = c.freeze_ms().filter(|f| t >= *f);
+    let thaw = thawed.filter(|th| t >= *th && frozen.is_some());
+    let finalized = (t >= end && (c.freeze_ms().is_none() || thaw.is_some()))
+        .then(|| end.max(thaw.unwrap_or(end)));
+    let mut v = json!({
+        "started": at(c.start_ms),
+        "ended": at(end),
+        "finalized": finalized.map(|ms| abs_time(ms, c.utc_offset_s)),
+        "end_of_updates": null,
+    });
+    if c.freeze_ms().is_some() {
+        v["frozen"] = json!(frozen.map(|ms| abs_time(ms, c.utc_offset_s)));
+        v["thawed"] = json!(thaw.map(|ms| abs_time(ms, c.utc_offset_s)));
+    }
+    v
+}
+
+/// Builds the events of contest `c` for `role` (blocking: it reads the store).
+pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, StoreError> {
+    let now = now_ms();
+    let store = &app.store;
+    let mut subs = store.contest_submissions(&c.id)?;
+    let admin = *role == Role::Admin;
+    // An admin's submission before the start (it never counts) would name a problem the
+    // public and the teams do not see yet.
+    subs.retain(|s| admin || s.queued_at >= c.start_ms);
+    // Private standings (`public_standings = false`): a team sees only its own row, so it sees
+    // only its own submissions (their judgements would tell the others' results), the public
+    // none.
+    if !c.public_standings && !admin {
+        subs.retain(|s| role.is(&s.user));
+    }
+    let judgings = store.contest_judgings(&c.id)?;
+    let runs = store.contest_runs(&c.id)?;
+    let mut clars = store.clarifications(&c.id)?;
+    clars.sort_by_key(|q| q.id);
+    let thawed = thawed_at(c, store.freeze_changed(&c.id)?);
+    let extra = Extra::load(c);
+    let off = c.utc_offset_s;
+    let t = |ms: i64| abs_time(ms, off);
+    let ct = |ms: i64| rel_time(ms - c.start_ms);
+
+    let mut ev: Vec<Event> = Vec::new();
+    let mut push = |at: i64, ty: &'static str, id: Option<String>, data: Value| {
+        ev.push(Event { at, ty, id, data })
+    };
+
+    // Setup.
+    push(SETUP, "contest", None, contest_object(c));
+    for j in judgement_types(c.compile_errors_count) {
+        push(
+            SETUP,
+            "judgement-types",
+            j["id"].as_str().map(str::to_string),
+            j,
+        );
+    }
+    for (id, l) in &app.config.languages {
+        let v = json!({
+            "id": id,
+            "name": l.name,
+            "entry_point_required": false,
+            "extensions": l.extensions,
+            "compiler": {"command": l.compile.join(" ")},
+            "runner": {"command": l.run.join(" ")},
+        });
+        push(SETUP, "languages", Some(id.clone()), v);
+    }
+    let problems_at = if admin { SETUP } else { c.start_ms };
+    if problems_at <= now {
+        let catalog = app.catalog();
+        for (i, p) in c.problems.iter().enumerate() {
+            let loaded = catalog.get(&p.problem).map(|e| e.problem.clone());
+            let mut v = json!({
+                "id": p.problem,
+                "label": p.label,
+                "name": loaded.as_ref().map_or_else(|| p.problem.clone(), |l| l.title.clone()),
+                "ordinal": i + 1,
+                "time_limit": loaded.as_ref().map_or(0.0, |l| l.time_limit.as_millis() as f64 / 1000.0),
+                "test_data_count": loaded.as_ref().map_or(0, |l| l.tests.len()),
+            });
+            if c.scoring == Scoring::Ioi {
+                let max = loaded.as_ref().map_or(100, |l| {
+                    if l.groups.is_empty() {
+                        100
+                    } else {
+                        l.groups.iter().map(|g| g.points).sum()
+                    }
+                });
+                v["max_score"] = json!(max);
+            }
+            if let Some(Value::Object(colour)) = extra.problems.get(&p.problem) {
+                for k in ["rgb", "color"] {
+                    if let Some(x) = colour.get(k) {
+                        v[k] = x.clone();
+                    }
+                }
+            }
+            push(problems_at, "problems", Some(p.problem.clone()), v);
+        }
+    }
+    for (ty, list) in [
+        ("groups", &extra.groups),
+        ("organizations", &extra.organizations),
+    ] {
+        for o in list {
+            let Some(id) = o["id"].as_str().filter(|id| is_id(id)) else {
+                continue;
+            };
+            push(SETUP, ty, Some(id.to_string()), only(o, ty));
+        }
+    }
+
+    // Teams: the listed participants at the setup, or everyone at their first appearance.
+    let mut teams: BTreeMap<String, i64> = BTreeMap::new();
+    match &c.participants {
+        Participants::Listed(users) => {
+            for u in users {
+                teams.insert(u.clone(), SETUP);
+            }
+        }
+        Participants::Anyone => {
+            let seen = subs
+                .iter()
+                .map(|s| (&s.user, s.queued_at))
+                .chain(clars.iter().filter_map(|q| Some((q.user.as_ref()?, q.at))));
+            for (u, at) in seen {
+                let e = teams.entry(u.clone()).or_insert(at);
+                *e = (*e).min(at);
+            }
+        }
+    }
+    let mut by_time: Vec<(&String, &i64)> = teams.iter().collect();
+    by_time.sort_by_key(|(u, at)| (**at, (*u).clone()));
+    for (u, at) in by_time {
+        let id = team_id(u);
+        let mut v = json!({"id": id, "name": u, "label": id, "hidden": false});
+        if let Some(Value::Object(more)) = extra.team(&id).map(|t| only(t, "teams")) {
+            for (k, x) in more {
+                if k != "id" {
+                    v[k] = x;
+                }
+            }
+        }
+        // The groups endpoint is always there, so a team always says which groups it is in.
+        if v.get("group_ids").is_none() {
+            v["group_ids"] = json!([]);
+        }
+        push(*at, "teams", Some(id.clone()), v);
+        if admin || role.is(u) {
+            let account =
+                json!({"id": id, "username": u, "name": u, "type": "team", "team_id": id});
+            push(*at, "accounts", Some(id), account);
+        }
+    }
+    if admin {
+        for u in app.config.server.users.iter().filter(|u| u.admin) {
+            let id = team_id(&u.name);
+            let v = json!({"id": id, "username": u.name, "name": u.name, "type": "admin"});
+            push(SETUP, "accounts", Some(id), v);
+        }
+    }
+
+    // The state's changes.
+    let mut moments = vec![c.start_ms, c.end_ms()];
+    moments.extend(c.freeze_ms());
+    moments.extend(thawed);
+    moments.sort();
+    moments.dedup();
+    for m in moments.into_iter().filter(|m| *m <= now) {
+        push(m, "state", None, state_at(c, thawed, m));
+    }
+
+    // Submissions, judgements and runs.
+    let is_team = |u: &str| teams.contains_key(u);
+    let by_id: HashMap<i64, &ojd_store::SubmissionInfo> = subs
+        .iter()
+        .filter(|s| is_team(&s.user))
+        .map(|s| (s.id, s))
+        .collect();
+    let files_visible = |u: &str| admin || role.is(u);
+    for s in subs.iter().filter(|s| is_team(&s.user)) {
+        let mut v = json!({
+            "id": s.id.to_string(),
+            "language_id": s.language,
+            "problem_id": s.problem,
+            "team_id": team_id(&s.user),
+            "time": t(s.queued_at),
+            "contest_time": ct(s.queued_at),
+            "entry_point": null,
+        });
+        if files_visible(&s.user) {
+            v["files"] = json!([{
+                "href": format!("contests/{}/submissions/{}/files", c.id, s.id),
+                "filename": "files.zip",
+                "mime": "application/zip",
+            }]);
+        }
+        push(s.queued_at, "submissions", Some(s.id.to_string()), v);
+    }
+    let hidden = |s: &ojd_store::SubmissionInfo| {
+        !admin
+            && !role.is(&s.user)
+            && c.freeze_ms().is_some_and(|f| s.queued_at >= f)
+            && thawed.is_none()
+    };
+    // Revealed at the thaw: for the public and other teams, what was frozen.
+    let reveal = |s: &ojd_store::SubmissionInfo| {
+        let frozen = c.freeze_ms().is_some_and(|f| s.queued_at >= f);
+        match thawed {
+            Some(th) if frozen && !admin && !role.is(&s.user) => th,
+            _ => i64::MIN,
+        }
+    };
+    let mut runs_of: HashMap<i64, Vec<&ojd_store::ccs::CcsRun>> = HashMap::new();
+    for r in &runs {
+        runs_of.entry(r.judging).or_default().push(r);
+    }
+    for j in &judgings {
+        let Some(s) = by_id.get(&j.submission) else {
+            continue;
+        };
+        if hidden(s) || (j.finished_at.is_none() && !j.in_flight) {
+            continue;
+        }
+        // A rejudging's judging shows once it is applied, at that time.
+        let applied_at = match (&j.rejudging, j.rejudging_state.as_deref()) {
+            (None, _) => i64::MIN,
+            (Some(_), Some("applied")) => j.rejudging_closed_at.unwrap_or(i64::MIN),
+            _ => continue,
+        };
+        let floor = applied_at.max(reveal(s));
+        let id = j.id.to_string();
+        let mut v = json!({
+            "id": id,
+            "submission_id": s.id.to_string(),
+            "judgement_type_id": null,
+            "score": j.score.unwrap_or(0),
+            "start_time": t(j.started_at),
+            "start_contest_time": ct(j.started_at),
+            "end_time": null,
+            "end_contest_time": null,
+        });
+        if floor == i64::MIN {
+            push(j.started_at, "judgements", Some(id.clone()), v.clone());
+        }
+        let (Some(end), Some(verdict)) = (j.finished_at, j.verdict) else {
+            if floor != i64::MIN && floor <= now {
+                push(floor.max(j.started_at), "judgements", Some(id), v);
+            }
+            continue;
+        };
+        v["judgement_type_id"] = json!(judgement_type(verdict));
+        v["end_time"] = json!(t(end));
+        v["end_contest_time"] = json!(ct(end));
+        v["max_run_time"] = json!(j.max_cpu_ms.unwrap_or(0) as f64 / 1000.0);
+        let at = end.max(floor);
+        push(at, "judgements", Some(id.clone()), v);
+        for r in runs_of.get(&j.id).into_iter().flatten() {
+            if r.verdict == Verdict::Skipped {
+                continue;
+            }
+            let rid = format!("{}-{}", j.id, r.idx + 1);
+            let rv = json!({
+                "id": rid,
+                "judgement_id": id,
+                "ordinal": r.idx + 1,
+                "judgement_type_id": judgement_type(r.verdict),
+                "time": t(end),
+                "contest_time": ct(end),
+                "run_time": r.cpu_ms as f64 / 1000.0,
+            });
+            push(at, "runs", Some(rid), rv);
+        }
+    }
+
+    // Clarifications.
+    let problem_visible = problems_at <= now;
+    for q in &clars {
+        let problem = q.problem.clone().filter(|_| problem_visible);
+        let id = q.id.to_string();
+        match &q.user {
+            None => {
+                let v = json!({
+                    "id": id, "from_team_id": null, "to_team_id": null, "reply_to_id": null,
+                    "problem_id": problem, "text": q.text, "time": t(q.at), "contest_time": ct(q.at),
+                });
+                push(q.at, "clarifications", Some(id), v);
+            }
+            Some(asker) => {
+                let sees_question = admin || role.is(asker);
+                if sees_question {
+                    let v = json!({
+                        "id": id, "from_team_id": team_id(asker), "to_team_id": null,
+                        "reply_to_id": null, "problem_id": problem, "text": q.text,
+                        "time": t(q.at), "contest_time": ct(q.at),
+                    });
+                    push(q.at, "clarifications", Some(id.clone()), v);
+                }
+                if let (Some(answer), Some(at)) = (&q.answer, q.answered_at) {
+                    if !(q.public || sees_question) {
+                        continue;
+                    }
+                    let rid = format!("{id}-reply");
+                    let v = json!({
+                        "id": rid, "from_team_id": null,
+                        "to_team_id": if q.public { Value::Null } else { json!(team_id(asker)) },
+                        "reply_to_id": if sees_question { json!(id) } else { Value::Null },
+                        "problem_id": problem, "text": answer,
+                        "time": t(at), "contest_time": ct(at),
+                    });
+                    push(at, "clarifications", Some(rid), v);
+                }
+            }
+        }
+    }
+
+    let mut events: Vec<Event> = ev.into_iter().filter(|e| e.at <= now).collect();
+    // Stable: events of the same time and type keep the order they were made in.
+    events.sort_by_key(|e| (e.at, rank(e.ty)));
+    let setup = {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for e in events.iter().filter(|e| e.is_setup()) {
+            h.update(e.ty.as_bytes());
+            h.update(e.data.to_string().as_bytes());
+        }
+        h.finalize()
+            .iter()
+            .take(4)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    Ok(Snapshot {
+        events,
+        setup,
+        built_at: now,
+    })
+}
+
+/// The scoreboard object for `role`: ojd's own standings (the same table as
+/// `/api/v1/contests/{id}/standings`) in the standard's shape.
+pub(crate) fn scoreboard(
+    app: &App,
+    c: &Arc<Contest>,
+    role: &Role,
+    snap: &Snapshot,
+) -> Result<Value, StoreError> {
+    let viewer = role.viewer();
+    let s = standings::standings(app, c, viewer.as_ref())?;
+    let problem_of = |label: &str| {
+        c.problems
+            .iter()
+            .find(|p| p.label == label)
+            .map(|p| p.problem.clone())
+            .unwrap_or_default()
+    };
+    // IOI: the minute each (team, problem) reached its best score, from the visible judgements.
+    let ioi_minutes = match c.scoring {
+        Scoring::Ioi => ioi_minutes(c, snap),
+        Scoring::Icpc => HashMap::new(),
+    };
+    let rows: Vec<Value> = s
+        .rows
+        .iter()
+        .map(|r| {
+            let tid = team_id(&r.user);
+            let mut last_minute: Option<u64> = None;
+            let problems: Vec<Value> = r
+                .cells
+                .iter()
+                .map(|cell| {
+                    let pid = problem_of(&cell.label);
+                    let mut v = json!({
+                        "problem_id": pid,
+                        "num_judged": cell.tries + u32::from(cell.solved && c.scoring == Scoring::Icpc),
+                        "num_pending": cell.pending,
+                    });
+                    match c.scoring {
+                        Scoring::Icpc => {
+                            v["solved"] = json!(cell.solved);
+                            if cell.solved {
+                                v["time"] = json!(cell.minute.unwrap_or(0));
+                            }
+                        }
+                        Scoring::Ioi => {
+                            let score = cell.score.unwrap_or(0);
+                            v["score"] = json!(score);
+                            if score > 0 {
+                                let m = ioi_minutes
+                                    .get(&(tid.clone(), pid.clone(), score))
+                                    .copied()
+                                    .unwrap_or(0);
+                                last_minute = Some(last_minute.map_or(m, |l| l.max(m)));
+                                v["time"] = json!(m);
+                            }
+                        }
+                    }
+                    v
+                })
+                .collect();
+            let score = match c.scoring {
+                Scoring::Icpc => json!({
+                    "num_solved": r.solved,
+                    "total_time": r.penalty,
+                    "time": if r.solved > 0 { json!(r.last_ac_minute.unwrap_or(0)) } else { Value::Null },
+                }),
+                Scoring::Ioi => json!({"score": r.score, "time": last_minute}),
+            };
+            json!({"rank": r.rank, "team_id": tid, "score": score, "problems": problems})
+        })
+        .collect();
+    let last = snap
+        .events
+        .last()
+        .map_or(c.start_ms, |e| e.at.max(c.start_ms));
+    Ok(json!({
+        "time": abs_time(last, c.utc_offset_s),
+        "contest_time": rel_time(last - c.start_ms),
+        "state": snap.single("state").unwrap_or_else(|| state_at(c, None, snap.built_at)),
+        "rows": rows,
+    }))
+}
+
+/// IOI: for each (team, problem, score), the contest minute of the first visible judged
+/// submission from which the team's best on the problem was that score.
+fn ioi_minutes(c: &Contest, snap: &Snapshot) -> HashMap<(String, String, u32), u64> {
+    let subs = snap.collection("submissions");
+    let mut latest: HashMap<String, Value> = HashMap::new();
+    for j in snap.collection("judgements") {
+        if !j["judgement_type_id"].is_null() {
+            latest.insert(j["submission_id"].as_str().unwrap_or("").to_string(), j);
+        }
+    }
+    let mut best: HashMap<(String, String), u32> = HashMap::new();
+    let mut out = HashMap::new();
+    for s in &subs {
+        let (Some(id), Some(team), Some(problem)) = (
+            s["id"].as_str(),
+            s["team_id"].as_str(),
+            s["problem_id"].as_str(),
+        ) else {
+            continue;
+        };
+        let Some(j) = latest.get(id) else { continue };
+        let score = j["score"].as_u64().unwrap_or(0) as u32;
+        let minute = reltime_ms(s["contest_time"].as_str().unwrap_or("0:00:00")) / 60_000;
+        if minute < 0 || minute * 60_000 >= c.end_ms() - c.start_ms {
+            continue;
+        }
+        let b = best.entry((team.into(), problem.into())).or_insert(0);
+        if score > *b {
+            *b = score;
+            out.insert((team.into(), problem.into(), score), minute as u64);
+        }
+    }
+    out
+}
+
+/// A RELTIME back in milliseconds (0 when it does not parse).
+pub(crate) fn reltime_ms(s: &str) -> i64 {
+    let (neg, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+    let mut parts = s.split(':');
+    let (Some(h), Some(m), Some(sec)) = (parts.next(), parts.next(), parts.next()) else {
+        return 0;
+    };
+    let secs: f64 = sec.parse().unwrap_or(0.0);
+    let ms = h.parse::<i64>().unwrap_or(0) * 3_600_000
+        + m.parse::<i64>().unwrap_or(0) * 60_000
+        + (secs * 1000.0).round() as i64;
+    if neg {
+        -ms
+    } else {
+        ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn team_ids_are_valid_ids() {
+        assert_eq!(team_id("alice_01.x-y"), "alice_01.x-y");
+        for bad in [".hidden", "-dash", "dot.", &"a".repeat(37)] {
+            let id = team_id(bad);
+            assert!(id.starts_with('u') && id.len() == 17, "{bad} -> {id}");
+            assert_eq!(team_id(bad), id, "stable");
+        }
+        assert_ne!(team_id(".a"), team_id(".b"));
+    }
+
+    #[test]
+    fn reltimes_read_back() {
+        for ms in [0, 1, 59_999, 3_600_000, 5 * 3_600_000 + 61_001, -61_001] {
+            assert_eq!(reltime_ms(&rel_time(ms)), ms);
+        }
+        assert_eq!(reltime_ms("nonsense"), 0);
+    }
+
+    #[test]
+    fn every_verdict_has_a_judgement_type() {
+        let types = judgement_types(true);
+        for v in Verdict::ALL {
+            let id = judgement_type(v);
+            let t = types.iter().find(|t| t["id"] == id).expect("listed");
+            assert_eq!(t["solved"], v == Verdict::Accepted, "{id}");
+        }
+        let penalty = |id: &str| {
+            types
+                .iter()
+                .find(|t| t["id"] == id)
+                .map(|t| t["penalty"].clone())
+        };
+        assert_eq!(penalty("CE"), Some(json!(true)), "compile_errors_count");
+        assert_eq!(penalty("JE"), Some(json!(false)));
+        assert_eq!(penalty("TLE"), Some(json!(true)));
+        let lenient = judgement_types(false);
+        assert_eq!(
+            lenient
+                .iter()
+                .find(|t| t["id"] == "CE")
+                .map(|t| t["penalty"].clone()),
+            Some(json!(false))
+        );
+    }
+}

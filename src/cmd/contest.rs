@@ -1,0 +1,497 @@
+//! `ojd contest import|export`: contests in the CLICS Contest Package format (what DOMjudge
+//! and the ICPC tools exchange), problems as Kattis packages through `ojd-import`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context};
+use serde_json::{json, Value};
+
+use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
+
+/// Import or export a contest as a CLICS Contest Package.
+///
+/// `import DIR` reads contest.yaml (or contest.json), problems.yaml (or problems.json),
+/// teams.json, organizations.json, groups.json and accounts.yaml (or accounts.json), imports
+/// each problem's Kattis package (the folder `DIR/<problem id>` or `DIR/problems/<problem
+/// id>`) into the problems folder (a problem folder that exists already is used as it is), and
+/// writes `contests/<id>/contest.toml` with `ccs.json` beside it (teams' names, organizations,
+/// groups, problems' colours). Teams become the participants, by team id (an ojd user name);
+/// accounts' passwords are not kept: give each team a token (`ojd token`).
+///
+/// `export ID --to DIR` writes the contest as a package: contest.yaml, problems.yaml,
+/// teams.json, organizations.json, groups.json, accounts.json and each problem as a Kattis
+/// package in `DIR/<problem id>`. Exit code: 0 done, 2 bad input (the message names the file
+/// and key), 3 an I/O failure.
+///
+/// Examples:
+///   ojd contest import ~/wf2026-package
+///   ojd contest export example --to /tmp/example-package
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Import a CLICS Contest Package folder as an ojd contest.
+    Import {
+        /// The package folder (holding contest.yaml or contest.json).
+        dir: PathBuf,
+        /// The contest's id (default: the package's `id`, else the folder's name).
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Export an ojd contest as a CLICS Contest Package.
+    Export {
+        /// The contest's id (its folder under the contests folder).
+        id: String,
+        /// The new package folder (it must not exist yet).
+        #[arg(long)]
+        to: PathBuf,
+    },
+}
+
+pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
+    let config = g.load_config()?;
+    let result = match a.action {
+        Action::Import { dir, id } => import(&dir, id, &config),
+        Action::Export { id, to } => export(&id, &to, &config),
+    };
+    match result {
+        Ok(()) => Ok(0),
+        Err(Failure::Bad(e)) => {
+            print_error(e.as_ref() as &(dyn std::error::Error + 'static));
+            Ok(EXIT_BAD_INPUT)
+        }
+        Err(Failure::Io(e)) => {
+            print_error(e.as_ref() as &(dyn std::error::Error + 'static));
+            Ok(EXIT_JUDGE_FAILED)
+        }
+    }
+}
+
+enum Failure {
+    Bad(anyhow::Error),
+    Io(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure::Bad(e)
+    }
+}
+
+fn io(e: impl Into<anyhow::Error>) -> Failure {
+    Failure::Io(e.into())
+}
+
+/// Reads `DIR/<name>.yaml` or `DIR/<name>.json` (YAML is a superset of JSON); `None` when
+/// neither exists.
+fn read_doc(dir: &Path, name: &str) -> Result<Option<(PathBuf, Value)>, Failure> {
+    for ext in ["yaml", "json"] {
+        let p = dir.join(format!("{name}.{ext}"));
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        let v: Value = if ext == "json" {
+            serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", p.display()))?
+        } else {
+            serde_norway::from_str(&text).with_context(|| format!("{}: not valid YAML", p.display()))?
+        };
+        return Ok(Some((p, v)));
+    }
+    Ok(None)
+}
+
+/// A list file (`teams.json`…), empty when absent.
+fn read_list(dir: &Path, name: &str) -> Result<(PathBuf, Vec<Value>), Failure> {
+    match read_doc(dir, name)? {
+        None => Ok((dir.join(format!("{name}.json")), Vec::new())),
+        Some((p, Value::Array(a))) => Ok((p, a)),
+        Some((p, _)) => Err(anyhow!("{}: expected a list", p.display()).into()),
+    }
+}
+
+/// A CLICS TIME (`2014-06-25T10:00:00+01`) as RFC 3339 (`…+01:00`).
+fn rfc3339(time: &str) -> Option<String> {
+    let t = time.trim();
+    let fixed = match t.len().checked_sub(3).map(|i| t.split_at(i)) {
+        Some((head, zone)) if (zone.starts_with('+') || zone.starts_with('-')) && zone[1..].bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{head}{zone}:00")
+        }
+        _ => t.to_string(),
+    };
+    time::OffsetDateTime::parse(&fixed, &time::format_description::well_known::Rfc3339)
+        .ok()
+        .map(|_| fixed)
+}
+
+/// A RELTIME (`5:00:00`, `1:30:00.000`) as an ojd span (`5h0m0s`).
+fn span(reltime: &str) -> Option<String> {
+    let parts: Vec<&str> = reltime.trim().split(':').collect();
+    let [h, m, s] = parts[..] else { return None };
+    let h: u64 = h.parse().ok()?;
+    let m: u64 = m.parse().ok().filter(|m| *m < 60)?;
+    let s: f64 = s.parse().ok().filter(|s| (0.0..60.0).contains(s))?;
+    Some(format!("{h}h{m}m{}s", s.floor() as u64))
+}
+
+fn reltime(secs: u64) -> String {
+    format!("{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+/// A string key of a YAML/JSON object (numbers written unquoted in YAML count too).
+fn text(v: &Value, key: &str) -> Option<String> {
+    match &v[key] {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn valid_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+        && !s.starts_with(['.', '-'])
+}
+
+fn toml_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+fn import(dir: &Path, id: Option<String>, config: &ojd_judge::config::Config) -> Result<(), Failure> {
+    let (cpath, contest) = read_doc(dir, "contest")?
+        .ok_or_else(|| anyhow!("{}: no contest.yaml or contest.json", dir.display()))?;
+    let at = |key: &str| format!("{}: {key}", cpath.display());
+    let folder = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    let id = id.or_else(|| text(&contest, "id")).or(folder).unwrap_or_default();
+    if !valid_id(&id) {
+        return Err(anyhow!("{}: {id:?} cannot name a contest folder (letters, digits, '.', '_', '-')", at("id")).into());
+    }
+    let name = text(&contest, "name").ok_or_else(|| anyhow!("{}: missing", at("name")))?;
+    let start = text(&contest, "start_time")
+        .ok_or_else(|| anyhow!("{}: missing (ojd needs a scheduled start)", at("start_time")))?;
+    let start = rfc3339(&start).ok_or_else(|| anyhow!("{}: {start:?} is not a TIME (yyyy-mm-ddThh:mm:ss±zz)", at("start_time")))?;
+    let duration = text(&contest, "duration").ok_or_else(|| anyhow!("{}: missing", at("duration")))?;
+    let duration = span(&duration).ok_or_else(|| anyhow!("{}: {duration:?} is not a RELTIME (h:mm:ss)", at("duration")))?;
+    let freeze = match text(&contest, "scoreboard_freeze_duration") {
+        None => None,
+        Some(f) => Some(span(&f).ok_or_else(|| anyhow!("{}: {f:?} is not a RELTIME", at("scoreboard_freeze_duration")))?),
+    };
+    let scoring = match text(&contest, "scoreboard_type").as_deref() {
+        None | Some("pass-fail") => "icpc",
+        Some("score") => "ioi",
+        Some(other) => return Err(anyhow!("{}: {other:?} is neither pass-fail nor score", at("scoreboard_type")).into()),
+    };
+    let penalty = match &contest["penalty_time"] {
+        Value::Null => 20,
+        v => v.as_u64().ok_or_else(|| anyhow!("{}: {v} is not a number of minutes", at("penalty_time")))?,
+    };
+
+    let (ppath, problems) = match read_doc(dir, "problems")? {
+        Some((p, Value::Array(a))) => (p, a),
+        Some((p, _)) => return Err(anyhow!("{}: expected a list of problems", p.display()).into()),
+        None => return Err(anyhow!("{}: no problems.yaml or problems.json", dir.display()).into()),
+    };
+    let mut sorted: Vec<(usize, &Value)> = problems.iter().enumerate().collect();
+    sorted.sort_by_key(|(i, p)| (p["ordinal"].as_u64().unwrap_or(*i as u64), *i));
+    let (_, teams) = read_list(dir, "teams")?;
+    let (_, organizations) = read_list(dir, "organizations")?;
+    let (_, groups) = read_list(dir, "groups")?;
+    let (apath, accounts) = read_list(dir, "accounts")?;
+
+    let dest = config.server.contests.join(&id);
+    if dest.exists() {
+        return Err(anyhow!("{}: the contest folder exists already; remove it or pass --id", dest.display()).into());
+    }
+    // Problems first: a contest.toml is written only over problems that exist.
+    let judge = ojd_judge::judge::Judge::new(config.clone(), 1).map_err(io)?;
+    let mut toml_problems = String::new();
+    let mut colours = BTreeMap::new();
+    for (i, p) in &sorted {
+        let pat = |key: &str| format!("{}: [{i}].{key}", ppath.display());
+        let pid = text(p, "id").ok_or_else(|| anyhow!("{}: missing", pat("id")))?;
+        if !valid_id(&pid) {
+            return Err(anyhow!("{}: {pid:?} cannot name a problem folder", pat("id")).into());
+        }
+        let target = config.server.problems.join(&pid);
+        if target.join("problem.toml").exists() {
+            eprintln!("problem {pid}: {} exists already; used as it is", target.display());
+        } else {
+            let package = [dir.join(&pid), dir.join("problems").join(&pid)]
+                .into_iter()
+                .find(|d| d.join("problem.yaml").exists());
+            let Some(package) = package else {
+                let zipped = [dir.join(format!("{pid}.zip")), dir.join("problems").join(&pid).join(format!("{pid}.zip"))]
+                    .into_iter()
+                    .find(|z| z.is_file());
+                let hint = match zipped {
+                    Some(z) => format!(" ({} is a zip: unpack it into {}/ first)", z.display(), dir.join(&pid).display()),
+                    None => String::new(),
+                };
+                return Err(anyhow!("{}: no Kattis package {pid}/ or problems/{pid}/ (with problem.yaml) in {}{hint}", pat("id"), dir.display()).into());
+            };
+            let imported = ojd_import::kattis::import(
+                &package,
+                config,
+                Some(&judge),
+                &ojd_import::kattis::Options { to: Some(target.clone()) },
+            )
+            .map_err(|e| anyhow!("problem {pid} ({}): {e}", package.display()))?;
+            for w in &imported.warnings {
+                eprintln!("warning: problem {pid}: {w}");
+            }
+            println!("problem {pid}: imported {} tests into {}", imported.tests, imported.dir.display());
+        }
+        toml_problems.push_str(&format!("\n[[problem]]\nid = {}\n", toml_str(&pid)));
+        if let Some(label) = text(p, "label") {
+            toml_problems.push_str(&format!("label = {}\n", toml_str(&label)));
+        }
+        let mut colour = serde_json::Map::new();
+        for k in ["rgb", "color"] {
+            if let Some(v) = text(p, k) {
+                colour.insert(k.into(), json!(v));
+            }
+        }
+        if !colour.is_empty() {
+            colours.insert(pid, Value::Object(colour));
+        }
+    }
+    // Teams are ojd users by team id; an account names its team.
+    let mut participants = Vec::new();
+    for (i, t) in teams.iter().enumerate() {
+        let tid = text(t, "id").ok_or_else(|| anyhow!("{}: [{i}].id: missing", dir.join("teams.json").display()))?;
+        if !valid_id(&tid) {
+            return Err(anyhow!("{}: [{i}].id: {tid:?} cannot be an ojd user name", dir.join("teams.json").display()).into());
+        }
+        participants.push(tid);
+    }
+    let mut kept_accounts = Vec::new();
+    for (i, acc) in accounts.iter().enumerate() {
+        if acc.get("password").is_some_and(|p| !p.is_null()) {
+            eprintln!("warning: {}: [{i}].password is not kept (ojd users log in with tokens)", apath.display());
+        }
+        let mut a = acc.clone();
+        if let Some(o) = a.as_object_mut() {
+            o.remove("password");
+        }
+        if a["type"] == "team" && !participants.iter().any(|p| a["team_id"] == p.as_str()) {
+            return Err(anyhow!("{}: [{i}].team_id: {} is not a team of teams.json", apath.display(), a["team_id"]).into());
+        }
+        kept_accounts.push(a);
+    }
+    let mut toml = format!(
+        "# Imported from a CLICS Contest Package by `ojd contest import`.\ntitle = {}\nstart = {}\nduration = {}\n",
+        toml_str(&name),
+        toml_str(&start),
+        toml_str(&duration)
+    );
+    if let Some(f) = freeze {
+        toml.push_str(&format!("freeze = {}\n", toml_str(&f)));
+    }
+    toml.push_str(&format!("scoring = \"{scoring}\"\npenalty = {penalty}\n"));
+    if participants.is_empty() {
+        toml.push_str("participants = \"anyone\"\n");
+    } else {
+        let list: Vec<String> = participants.iter().map(|p| toml_str(p)).collect();
+        toml.push_str(&format!("participants = [{}]\n", list.join(", ")));
+    }
+    toml.push_str(&toml_problems);
+    let extra = json!({
+        "teams": teams,
+        "organizations": organizations,
+        "groups": groups,
+        "accounts": kept_accounts,
+        "problems": colours,
+    });
+    std::fs::create_dir_all(&dest).map_err(io)?;
+    std::fs::write(dest.join("contest.toml"), toml).map_err(io)?;
+    std::fs::write(dest.join("ccs.json"), serde_json::to_string_pretty(&extra).unwrap_or_default()).map_err(io)?;
+    // Loaded as the daemon will load it: a mistake shows now, not at the next start.
+    if let Err(e) = ojd_service::contest::Contest::load(&dest, &config.server.problems) {
+        let _ = std::fs::remove_dir_all(&dest);
+        return Err(anyhow!("the imported contest does not load: {e}").into());
+    }
+    println!(
+        "imported contest {id} ({} problems, {} teams) into {}",
+        sorted.len(),
+        participants.len(),
+        dest.display()
+    );
+    Ok(())
+}
+
+fn export(id: &str, to: &Path, config: &ojd_judge::config::Config) -> Result<(), Failure> {
+    let dir = config.server.contests.join(id);
+    let c = ojd_service::contest::Contest::load(&dir, &config.server.problems)
+        .map_err(|e| anyhow!("contest {id}: {e}"))?;
+    if to.exists() {
+        bail_bad(format!("{}: exists already (the package goes into a new folder)", to.display()))?;
+    }
+    let extra: Value = std::fs::read(dir.join("ccs.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_else(|| json!({}));
+    let staging = to.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging).map_err(io)?;
+    let result = write_package(&c, &extra, &staging, config);
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+        return result;
+    }
+    std::fs::rename(&staging, to).map_err(io)?;
+    println!("exported contest {id} ({} problems) to {}", c.problems.len(), to.display());
+    Ok(())
+}
+
+fn bail_bad(msg: String) -> Result<(), Failure> {
+    Err(Failure::Bad(anyhow!(msg)))
+}
+
+fn write_package(
+    c: &ojd_service::contest::Contest,
+    extra: &Value,
+    to: &Path,
+    config: &ojd_judge::config::Config,
+) -> Result<(), Failure> {
+    let start = time::OffsetDateTime::from_unix_timestamp_nanos(c.start_ms as i128 * 1_000_000)
+        .map_err(|e| anyhow!("start: {e}"))?
+        .to_offset(time::UtcOffset::from_whole_seconds(c.utc_offset_s).unwrap_or(time::UtcOffset::UTC));
+    let start = start
+        .format(&time::format_description::well_known::Rfc3339)
+        .map_err(|e| anyhow!("start: {e}"))?;
+    let mut contest = json!({
+        "id": c.id,
+        "name": c.title,
+        "formal_name": c.title,
+        "start_time": start,
+        "duration": reltime(c.duration.as_secs()),
+        "scoreboard_type": match c.scoring { ojd_service::contest::Scoring::Icpc => "pass-fail", ojd_service::contest::Scoring::Ioi => "score" },
+        "penalty_time": c.penalty_minutes,
+    });
+    if let Some(f) = c.freeze {
+        contest["scoreboard_freeze_duration"] = json!(reltime(f.as_secs()));
+    }
+    std::fs::write(to.join("contest.yaml"), yaml(&contest)).map_err(io)?;
+    let mut problems = Vec::new();
+    for (i, p) in c.problems.iter().enumerate() {
+        let problem = crate::load_problem(&config.server.problems.join(&p.problem))
+            .ok_or_else(|| anyhow!("problem {}: does not load", p.problem))?;
+        let mut v = json!({
+            "id": p.problem,
+            "label": p.label,
+            "name": problem.title,
+            "ordinal": i + 1,
+            "time_limit": problem.time_limit.as_millis() as f64 / 1000.0,
+            "test_data_count": problem.tests.len(),
+        });
+        if let Some(Value::Object(colour)) = extra["problems"].get(&p.problem) {
+            for (k, x) in colour {
+                v[k] = x.clone();
+            }
+        }
+        problems.push(v);
+        let e = ojd_import::export::export_kattis(&problem, &to.join(&p.problem))
+            .map_err(|e| anyhow!("problem {}: {e}", p.problem))?;
+        for w in &e.warnings {
+            eprintln!("warning: problem {}: {w}", p.problem);
+        }
+    }
+    std::fs::write(to.join("problems.yaml"), yaml(&json!(problems))).map_err(io)?;
+    let listed: Vec<String> = match &c.participants {
+        ojd_service::contest::Participants::Listed(u) => u.clone(),
+        ojd_service::contest::Participants::Anyone => Vec::new(),
+    };
+    let known = extra["teams"].as_array().cloned().unwrap_or_default();
+    let teams: Vec<Value> = listed
+        .iter()
+        .map(|u| {
+            let mut t = known
+                .iter()
+                .find(|t| t["id"] == u.as_str())
+                .cloned()
+                .unwrap_or_else(|| json!({"id": u, "name": u}));
+            if t.get("name").is_none() {
+                t["name"] = json!(u);
+            }
+            t
+        })
+        .collect();
+    let accounts: Vec<Value> = match extra["accounts"].as_array() {
+        Some(a) if !a.is_empty() => a.clone(),
+        _ => listed
+            .iter()
+            .map(|u| json!({"id": u, "username": u, "type": "team", "team_id": u}))
+            .collect(),
+    };
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    std::fs::write(to.join("teams.json"), pretty(&json!(teams))).map_err(io)?;
+    std::fs::write(to.join("accounts.json"), pretty(&json!(accounts))).map_err(io)?;
+    for k in ["organizations", "groups"] {
+        let v = extra.get(k).cloned().unwrap_or_else(|| json!([]));
+        std::fs::write(to.join(format!("{k}.json")), pretty(&v)).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// `v` (an object, or a list of objects, of scalars and lists) as YAML with every string
+/// double-quoted: a YAML 1.1 reader would take an unquoted `5:00:00` for the number 18000.
+/// A JSON string is a valid YAML double-quoted scalar, and a JSON array a flow sequence.
+fn yaml(v: &Value) -> String {
+    let fields = |o: &serde_json::Map<String, Value>, first: &str, rest: &str| {
+        let mut out = String::new();
+        for (i, (k, x)) in o.iter().enumerate() {
+            let lead = if i == 0 { first } else { rest };
+            out.push_str(&format!("{lead}{k}: {x}\n"));
+        }
+        out
+    };
+    match v {
+        Value::Object(o) => fields(o, "", ""),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::Object(o) => fields(o, "- ", "  "),
+                x => format!("- {x}\n"),
+            })
+            .collect(),
+        x => format!("{x}\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_spans() {
+        assert_eq!(rfc3339("2014-06-25T10:00:00+01").as_deref(), Some("2014-06-25T10:00:00+01:00"));
+        assert_eq!(rfc3339("2014-06-25T10:00:00Z").as_deref(), Some("2014-06-25T10:00:00Z"));
+        assert_eq!(rfc3339("2014-06-25T10:00:00.5-05:30").as_deref(), Some("2014-06-25T10:00:00.5-05:30"));
+        assert_eq!(rfc3339("2014-06-25 10:00"), None);
+        assert_eq!(span("5:00:00").as_deref(), Some("5h0m0s"));
+        assert_eq!(span("1:30:15.250").as_deref(), Some("1h30m15s"));
+        assert_eq!(span("1:75:00"), None);
+        assert_eq!(span("90"), None);
+        assert_eq!(reltime(5 * 3600 + 61), "5:01:01");
+    }
+
+    #[test]
+    fn yaml_quotes_every_string_and_reads_back() {
+        let v = json!({"duration": "5:00:00", "name": "a: \"b\"\n", "penalty_time": 20, "tags": ["x"]});
+        let text = yaml(&v);
+        assert!(text.contains("duration: \"5:00:00\"\n"), "{text}");
+        let back: Value = serde_norway::from_str(&text).expect("YAML");
+        assert_eq!(back, v);
+        let list = json!([{"id": "a", "rgb": "#00f"}, {"id": "b", "ordinal": 2}]);
+        let back: Value = serde_norway::from_str(&yaml(&list)).expect("YAML");
+        assert_eq!(back, list);
+    }
+}
