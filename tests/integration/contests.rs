@@ -1061,3 +1061,266 @@ fn ojd_table(r: &Value) -> String {
     }
     out
 }
+
+// ---- issue 23: the defects a real contest hit ----
+
+/// Copies the `aplusb` package of `site` to `name` (another problem with the same tests).
+fn copy_problem(site: &Site, name: &str) {
+    let problems = site.path().join("problems");
+    let copy = std::process::Command::new("cp")
+        .args(["-r"])
+        .arg(problems.join("aplusb"))
+        .arg(problems.join(name))
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+}
+
+/// Writes a contest over several problems (labels A, B, ...).
+fn write_contest_of(dir: &Path, id: &str, start_ms: i64, extra: &str, problems: &[&str]) {
+    let d = dir.join(id);
+    std::fs::create_dir_all(&d).expect("mkdir");
+    let mut text = format!(
+        "title = \"{id}\"\nstart = \"{}\"\n{extra}\n",
+        rfc3339(start_ms)
+    );
+    for p in problems {
+        text.push_str(&format!("[[problem]]\nid = \"{p}\"\n"));
+    }
+    std::fs::write(d.join("contest.toml"), text).expect("write contest");
+}
+
+fn message(e: &Value) -> String {
+    e["error"]["message"].as_str().unwrap_or("").to_string()
+}
+
+/// Defects 1, 2, 3, 4 and 6 of issue 23 over HTTP with the real daemon: a participant's
+/// submission made outside the contest (the statement page's way) counts for the running
+/// contest and says so; a future contest reusing a running one's problem does not hide it;
+/// unfreezing before the freeze time is refused and nothing after the freeze leaks; nothing of
+/// a future contest's problem set is told to non-admins (standings, clarifications); an admin's
+/// test submission is never ranked, and the rejudging preview moves participants only.
+#[test]
+fn issue23_contest_defects_over_http() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    copy_problem(&site, "late");
+    copy_problem(&site, "third");
+    copy_problem(&site, "practice");
+    let now = now_ms();
+    // Freezes about 90 s from now (its last hour of 70 minutes), alice and bob take part.
+    let start = (now + 90_000 - 600_000) / 1000 * 1000;
+    let freeze_at = start + 600_000;
+    write_contest_of(
+        contests.path(),
+        "run",
+        start,
+        "duration = \"70m\"\nfreeze = \"1h\"\nparticipants = [\"alice\", \"bob\"]",
+        &["aplusb"],
+    );
+    // A future contest reusing the running contest's problem, with a problem of its own.
+    write_contest_of(
+        contests.path(),
+        "future",
+        now + 3_600_000,
+        "duration = \"1h\"",
+        &["aplusb", "late"],
+    );
+    // Open to anyone: an admin's test submission must not be ranked.
+    write_contest_of(
+        contests.path(),
+        "open",
+        now - 600_000,
+        "duration = \"2h\"",
+        &["third"],
+    );
+    // A wrong answer file: correct programs get WA until it is fixed and rejudged.
+    let answer = site.path().join("problems/aplusb/tests/02-many.ans");
+    let good = std::fs::read_to_string(&answer).expect("answer");
+    std::fs::write(&answer, format!("0\n{good}")).expect("break the answer");
+    let d = site.start();
+
+    // Defect 3: unfreezing before the freeze time is refused (it used to cancel the freeze
+    // while every page still said "frozen").
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/run/unfreeze",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("freeze at"), "{e}");
+
+    // Defect 2: the running contest's problem stays visible (statement, submit, own submission).
+    let (code, p) = d.get("/api/v1/problems/aplusb", Some(ALICE));
+    assert_eq!(code, 200, "a future contest took aplusb away: {p}");
+    let (code, _) = d.get("/api/v1/problems/late", Some(ALICE));
+    assert_eq!(
+        code, 404,
+        "a problem of the future contest alone stays hidden"
+    );
+    let (code, list) = d.get("/api/v1/problems", None);
+    assert_eq!(code, 200);
+    let ids: Vec<&str> = list
+        .as_array()
+        .expect("problems")
+        .iter()
+        .filter_map(|p| p["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"aplusb") && !ids.contains(&"late"), "{list}");
+
+    // Defect 1: a participant's submission without `contest` (what the statement page sends)
+    // counts for the running contest, and shows it.
+    let (code, a) = submit(&d, ALICE, None, "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let alice_id = a["id"].as_i64().expect("id");
+    // Through the contest on purpose, too.
+    let (code, b) = submit(&d, BOB, Some("run"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{b}");
+    let bob_id = b["id"].as_i64().expect("id");
+    // An admin's test through the listed contest: the jury's, not ranked.
+    let (code, j) = submit(&d, ADMIN, Some("run"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{j}");
+    let jury_id = j["id"].as_i64().expect("id");
+    let alice = d.wait_done(alice_id, ALICE, JUDGED_WITHIN);
+    assert_eq!(alice["contest"], "run", "{alice}");
+    let (_, mine) = d.get("/api/v1/submissions", Some(ALICE));
+    assert_eq!(mine[0]["contest"], "run", "the list shows it too: {mine}");
+    d.wait_done(bob_id, BOB, JUDGED_WITHIN);
+    d.wait_done(jury_id, ADMIN, JUDGED_WITHIN);
+    let (code, s) = d.get("/api/v1/contests/run/standings", Some(ADMIN));
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(
+        cells(&s, "alice"),
+        json!({"solved": 0, "pending": 0, "tries": 1}),
+        "{s}"
+    );
+    let users: Vec<&str> = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["user"].as_str())
+        .collect();
+    assert_eq!(users, ["alice", "bob"], "no row for the admin's test: {s}");
+    // A submission of a problem in no contest stays practice, and says so.
+    let (code, pr) = submit(&d, ALICE, None, "practice", "accepted/ac.c");
+    assert_eq!(code, 201, "{pr}");
+    let (_, v) = d.get(&format!("/api/v1/submissions/{}", pr["id"]), Some(ALICE));
+    assert_eq!(v["contest"], Value::Null, "{v}");
+
+    // Defect 6: in a contest open to anyone, an admin's test is not ranked.
+    let (code, o) = submit(&d, ADMIN, Some("open"), "third", "accepted/ac.c");
+    assert_eq!(code, 201, "{o}");
+    let (code, c) = submit(&d, BOB, Some("open"), "third", "accepted/ac.c");
+    assert_eq!(code, 201, "{c}");
+    d.wait_done(o["id"].as_i64().expect("id"), ADMIN, JUDGED_WITHIN);
+    d.wait_done(c["id"].as_i64().expect("id"), BOB, JUDGED_WITHIN);
+    let (_, s) = d.get("/api/v1/contests/open/standings", None);
+    let users: Vec<&str> = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["user"].as_str())
+        .collect();
+    assert_eq!(users, ["bob"], "the admin is not on the public board: {s}");
+
+    // Defect 6: the rejudging preview's "who moves" counts participants only.
+    std::fs::write(&answer, &good).expect("fix the answer");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({"contest": "run"}),
+    );
+    assert_eq!(code, 201, "{r}");
+    let report = wait_rejudged(&d, r["id"].as_i64().expect("id"));
+    let mut moves: Vec<(String, bool)> = report["standings"][0]["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| {
+            (
+                m["user"].as_str().unwrap_or("").to_string(),
+                m["rank_after"]
+                    .as_i64()
+                    .is_some_and(|r| (1..=2).contains(&r)),
+            )
+        })
+        .collect();
+    moves.sort();
+    assert_eq!(
+        moves,
+        [("alice".to_string(), true), ("bob".to_string(), true)],
+        "the admin's test moves no one and is not ranked: {report}"
+    );
+
+    // Defect 4: nothing of the future contest's problem set before its start.
+    for who in [None, Some(ALICE)] {
+        let (code, text) = d.get_text("/api/v1/contests/future/standings", who);
+        assert_eq!(code, 200, "{text}");
+        let s: Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(s["problems"], json!([]), "{text}");
+        assert!(!text.contains("late"), "{text}");
+        let (code, page) = d.get_text("/contests/future/standings", who);
+        assert_eq!(code, 200);
+        assert!(!page.contains("late"), "{page}");
+    }
+    let (_, s) = d.get("/api/v1/contests/future/standings", Some(ADMIN));
+    assert_eq!(s["problems"][1]["label"], "B", "admins see it: {s}");
+    let ask = |problem: &str| {
+        d.post_json(
+            "/api/v1/contests/future/clarifications",
+            Some(ALICE),
+            &json!({"problem": problem, "text": "Is this in?"}),
+        )
+    };
+    let (in_code, in_e) = ask("late");
+    let (out_code, out_e) = ask("nope");
+    assert_eq!(
+        (in_code, message(&in_e)),
+        (out_code, message(&out_e)),
+        "a question tells nothing of which names are in the contest"
+    );
+    assert_eq!(in_code, 400, "{in_e}");
+
+    // Defect 3: the unfreeze was refused, so an accepted submission after the freeze time
+    // stays hidden under the banner.
+    assert!(
+        now_ms() < freeze_at,
+        "the steps before the freeze took too long"
+    );
+    while now_ms() < freeze_at + 1000 {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let (code, late) = submit(&d, BOB, Some("run"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{late}");
+    d.wait_done(late["id"].as_i64().expect("id"), BOB, JUDGED_WITHIN);
+    let (_, anon) = d.get("/api/v1/contests/run/standings", None);
+    assert_eq!(anon["frozen"], true, "{anon}");
+    let bob_row = cells(&anon, "bob");
+    assert_eq!(
+        bob_row["pending"], 1,
+        "bob's try after the freeze is hidden: {anon}"
+    );
+    let (_, page) = d.get_text("/contests/run", None);
+    assert!(page.contains("standings frozen since"), "{page}");
+    // After the freeze time the admin unfreezes: recorded with who and when, everywhere.
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/run/unfreeze",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{e}");
+    let (_, anon) = d.get("/api/v1/contests/run/standings", None);
+    assert_eq!(anon["frozen"], false, "{anon}");
+    let (_, one) = d.get("/api/v1/contests/run", None);
+    assert_eq!(one["freeze"]["unfrozen"], true, "{one}");
+    assert_eq!(one["freeze"]["changed_by"], "admin", "{one}");
+    let (_, page) = d.get_text("/contests/run", None);
+    assert!(page.contains("standings unfrozen at"), "{page}");
+    assert!(!page.contains("standings frozen since"), "{page}");
+}

@@ -62,6 +62,8 @@ pub(crate) struct Draft {
     pub(crate) message: String,
     pub(crate) source: String,
     pub(crate) language: String,
+    /// The problem chosen on a form that offers several (a contest page's), else empty.
+    pub(crate) chosen: String,
 }
 
 /// Drafts older than this are dropped; at most this many are kept.

@@ -31,18 +31,22 @@ fn may_see(user: &User, owner: &str) -> bool {
     user.admin || user.name == owner
 }
 
-/// Whether `user` (`None`: not logged in) may know of `problem` at all: not while a contest that
-/// holds it has yet to start, unless `user` is an admin.
+/// Whether `user` (`None`: not logged in) may know of `problem` at all: the union of the
+/// contests that hold it. A problem in no contest is visible; one in contests is visible as soon
+/// as any of them has started, so adding a future contest that reuses a problem never takes it
+/// away from a running (or finished) one. Admins see everything.
 pub(crate) fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> bool {
     if user.is_some_and(|u| u.admin) {
         return true;
     }
     let now = ojd_store::now_ms();
-    !app.contests
-        .get()
+    let loaded = app.contests.get();
+    let mut holders = loaded
         .contests
         .iter()
-        .any(|c| c.phase(now) == Phase::Before && c.label_of(problem).is_some())
+        .filter(|c| c.label_of(problem).is_some())
+        .peekable();
+    holders.peek().is_none() || holders.any(|c| c.phase(now) != Phase::Before)
 }
 
 /// Statements are public unless `public_statements = false` (then a login is needed).
@@ -121,6 +125,8 @@ pub(crate) struct SubmissionView {
     pub(crate) warnings: Vec<String>,
     pub(crate) tests: Vec<TestResult>,
     pub(crate) url: String,
+    /// The contest it was made through (`None`: practice); see [`with_contest`].
+    pub(crate) contest: Option<String>,
     /// Whether the viewer is the author (pages say "your output" only then).
     #[serde(skip)]
     pub(crate) own: bool,
@@ -142,8 +148,33 @@ pub(crate) fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> Submiss
         warnings: if viewer.admin { d.warnings } else { Vec::new() },
         tests: d.tests.iter().map(|t| redact(t, show)).collect(),
         own: viewer.name == d.info.user,
+        contest: None,
         info: d.info,
     }
+}
+
+/// `v` with the contest it was made through.
+pub(crate) async fn with_contest(
+    app: &Arc<App>,
+    mut v: SubmissionView,
+) -> Result<SubmissionView, AppError> {
+    let id = v.info.id;
+    v.contest = app.db(move |s| s.contest_of(id)).await?;
+    Ok(v)
+}
+
+/// `rows` with the contest each was made through.
+pub(crate) async fn with_contests(
+    app: &Arc<App>,
+    mut rows: Vec<SummaryView>,
+) -> Result<Vec<SummaryView>, AppError> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.info.id).collect();
+    let found = app.db(move |s| s.contests_of(&ids)).await?;
+    let by_id: std::collections::HashMap<i64, String> = found.into_iter().collect();
+    for r in &mut rows {
+        r.contest = by_id.get(&r.info.id).cloned();
+    }
+    Ok(rows)
 }
 
 /// A row of a submissions list.
@@ -153,12 +184,15 @@ pub(crate) struct SummaryView {
     pub(crate) info: SubmissionInfo,
     pub(crate) verdict_name: Option<&'static str>,
     pub(crate) url: String,
+    /// The contest it was made through (`None`: practice); see [`with_contests`].
+    pub(crate) contest: Option<String>,
 }
 
 pub(crate) fn summary(info: SubmissionInfo) -> SummaryView {
     SummaryView {
         verdict_name: info.verdict.map(Verdict::name),
         url: format!("/submissions/{}", info.id),
+        contest: None,
         info,
     }
 }

@@ -143,6 +143,11 @@ pub(crate) async fn upload(
     let outcome = tokio::task::spawn_blocking(move || install(&a, &n, &data))
         .await
         .map_err(|e| err(&user)(AppError::Internal(format!("the upload task failed: {e}"))))?;
+    let detail = match &outcome {
+        Ok(id) => format!("installed problem {id} from {name}"),
+        Err(e) => format!("refused {name}: {e}"),
+    };
+    crate::contests::controls::note(&app, &user.name, "upload", None, detail).await;
     let message = match &outcome {
         Ok(id) => {
             crate::log(&format!(

@@ -161,6 +161,11 @@ pub(crate) async fn issue(
         user.name,
         if admin { " (admin)" } else { "" }
     ));
+    let detail = format!(
+        "issued a token for {name}{}",
+        if admin { " (admin)" } else { "" }
+    );
+    crate::contests::controls::note(&app, &user.name, "token", None, detail).await;
     let minutes = app.config.web.login_code_lifetime.as_secs() / 60;
     let shown = login_link_box(&absolute(&headers, &path), minutes, Some(&token), &name);
     let tokens = token_list(&app).await.map_err(err(&user))?;
@@ -180,6 +185,8 @@ pub(crate) async fn link(
         admin: f.admin.is_some(),
     };
     let path = login_link(&app, &who).map_err(err(&user))?;
+    let detail = format!("a one-time login link for {}", who.name);
+    crate::contests::controls::note(&app, &user.name, "login-link", None, detail).await;
     let minutes = app.config.web.login_code_lifetime.as_secs() / 60;
     let shown = login_link_box(&absolute(&headers, &path), minutes, None, &who.name);
     let tokens = token_list(&app).await.map_err(err(&user))?;
@@ -220,5 +227,7 @@ pub(crate) async fn revoke(
         "admin {}: revoked a token of {} and ended its sessions",
         user.name, f.name
     ));
+    let detail = format!("revoked a token of {}", f.name);
+    crate::contests::controls::note(&app, &user.name, "token-revoke", None, detail).await;
     Ok(Redirect::to("/admin/users").into_response())
 }

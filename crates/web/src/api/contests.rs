@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::auth::extract::{Admin, MaybeUser};
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
+use crate::contests::controls::{self, ClockBody};
 use crate::contests::standings;
 use crate::contests::{clock, csv, find, problems_for};
 use crate::error::AppError;
@@ -38,6 +39,8 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/unfreeze", post(unfreeze))
         .route("/admin/contests/{id}/freeze", post(refreeze))
         .route("/admin/contests/{id}/announcements", post(announce))
+        .route("/admin/contests/{id}/clock", post(change_clock))
+        .route("/admin/audit", get(audit_log))
         .route("/admin/clarifications/{id}/answer", post(answer))
 }
 
@@ -82,8 +85,10 @@ async fn one(
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, AppError> {
     let c = find(&app, &id)?;
-    let cid = c.id.clone();
-    let unfrozen = app.db(move |s| s.unfrozen(&cid)).await?;
+    let (a, c2) = (app.clone(), c.clone());
+    let freeze = app
+        .db(move |_| crate::contests::read_freeze(&a, &c2))
+        .await?;
     let problems = problems_for(&app, &c, user.as_ref());
     let message = (problems.is_empty() && c.phase(now_ms()) == Phase::Before).then(|| {
         format!(
@@ -99,7 +104,8 @@ async fn one(
         "compile_errors_count": c.compile_errors_count,
         "public_standings": c.public_standings,
         "participants": c.participants,
-        "clock": clock(&c, unfrozen),
+        "clock": clock(&c, freeze.unfrozen),
+        "freeze": freeze,
         "problems": problems,
         "message": message,
     })))
@@ -142,25 +148,67 @@ async fn standings_csv_route(
         .into_response())
 }
 
-async fn set_freeze(app: Arc<App>, id: String, unfrozen: bool) -> Result<Response, AppError> {
-    crate::contests::set_freeze(&app, &id, unfrozen).await?;
+async fn set_freeze(
+    app: Arc<App>,
+    admin: User,
+    id: String,
+    unfrozen: bool,
+) -> Result<Response, AppError> {
+    crate::contests::set_freeze(&app, &admin, &id, unfrozen).await?;
     Ok(Json(serde_json::json!({ "contest": id, "unfrozen": unfrozen })).into_response())
 }
 
 async fn unfreeze(
     State(app): State<Arc<App>>,
-    _admin: Admin,
+    Admin(admin): Admin,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    set_freeze(app, id, true).await
+    set_freeze(app, admin, id, true).await
 }
 
 async fn refreeze(
     State(app): State<Arc<App>>,
-    _admin: Admin,
+    Admin(admin): Admin,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    set_freeze(app, id, false).await
+    set_freeze(app, admin, id, false).await
+}
+
+/// `POST /api/v1/admin/contests/{id}/clock` `{action, minutes?}`: start now, delay, extend,
+/// end now; 409 when the change cannot be made in the contest's phase.
+async fn change_clock(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(body): Json<ClockBody>,
+) -> Result<Response, AppError> {
+    let detail = controls::change_clock(&app, &admin, &id, &body).await?;
+    let c = find(&app, &id)?;
+    Ok(Json(serde_json::json!({
+        "contest": id,
+        "done": detail,
+        "start_ms": c.start_ms,
+        "end_ms": c.end_ms(),
+        "freeze_ms": c.freeze_ms(),
+    }))
+    .into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct AuditQuery {
+    contest: Option<String>,
+    limit: Option<u32>,
+}
+
+/// `GET /api/v1/admin/audit?contest=&limit=`: the audit log, newest first.
+async fn audit_log(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    axum::extract::Query(q): axum::extract::Query<AuditQuery>,
+) -> Result<Response, AppError> {
+    let limit = q.limit.unwrap_or(200).clamp(1, 1000);
+    let list = controls::audit(&app, q.contest.filter(|c| !c.is_empty()), limit).await?;
+    Ok(Json(list).into_response())
 }
 
 async fn clarification_list(

@@ -112,7 +112,7 @@ fn shared_standings(
                 && now_ms() >= f
                 && !registry
                     .standings
-                    .unfrozen(&c.id, || app.store.unfrozen(&c.id))? =>
+                    .unfrozen(&c.id, || Ok(super::read_freeze(app, c)?.unfrozen))? =>
         {
             Some(f)
         }
@@ -126,14 +126,44 @@ fn shared_standings(
     )
 }
 
+/// The submissions of a contest that are ranked: the participants' (a listed contest's
+/// participants; in an open one, anyone's), never the jury's (an admin's test through the
+/// contest). The standings and the rejudging preview both rank these.
+pub(crate) fn ranked_submissions(
+    app: &App,
+    c: &Contest,
+) -> Result<Vec<SubmissionInfo>, StoreError> {
+    let mut subs = app.store.contest_submissions(&c.id)?;
+    let jury = app.store.jury_submissions(&c.id)?;
+    subs.retain(|s| jury.binary_search(&s.id).is_err());
+    if let Participants::Listed(users) = &c.participants {
+        subs.retain(|s| users.contains(&s.user));
+    }
+    Ok(subs)
+}
+
 /// The standings from the store's current judgings, hidden after `hide`.
 fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, StoreError> {
-    let subs = app.store.contest_submissions(&c.id)?;
-    let mut list = attempts(app, c, &subs)?;
-    if let Participants::Listed(users) = &c.participants {
-        list.retain(|a| users.contains(&a.user));
-    }
+    let subs = ranked_submissions(app, c)?;
+    let list = attempts(app, c, &subs)?;
     Ok(standings::compute(c, &list, &participants(c), hide))
+}
+
+/// Before the start, what a non-admin sees: no problem and no row (the problem set is not
+/// told before the start, not even its size or labels).
+fn before_start(app: &App, c: &Contest, viewer: Option<&User>) -> bool {
+    let _ = app;
+    !viewer.is_some_and(|u| u.admin)
+        && c.phase(now_ms()) == ojd_service::contest::model::Phase::Before
+}
+
+fn empty(c: &Contest) -> Standings {
+    Standings {
+        scoring: c.scoring,
+        problems: Vec::new(),
+        rows: Vec::new(),
+        frozen: false,
+    }
 }
 
 /// Whether `viewer` sees only a part of the shared table (private standings).
@@ -156,6 +186,9 @@ pub(crate) fn standings(
     c: &Contest,
     viewer: Option<&User>,
 ) -> Result<Standings, StoreError> {
+    if before_start(app, c, viewer) {
+        return Ok(empty(c));
+    }
     let table = shared_standings(app, c, viewer)?;
     let s = table.standings.clone();
     Ok(if private_for(c, viewer) {
@@ -172,6 +205,9 @@ pub(crate) fn json(
     c: &Contest,
     viewer: Option<&User>,
 ) -> Result<axum::body::Bytes, StoreError> {
+    if before_start(app, c, viewer) {
+        return Ok(serde_json::to_vec(&empty(c)).unwrap_or_default().into());
+    }
     let table = shared_standings(app, c, viewer)?;
     if !private_for(c, viewer) {
         return Ok(table.json.clone());

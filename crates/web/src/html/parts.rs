@@ -175,7 +175,7 @@ pub(crate) fn submissions_table(
             thead { tr {
                 th { "#" }
                 @if show_user { th { "User" } }
-                th { "Problem" } th.opt { "Language" } th { "Verdict" }
+                th { "Problem" } th.opt { "Contest" } th.opt { "Language" } th { "Verdict" }
                 th.num.opt { "Time" } th.num.opt { "Memory" } th.opt { "Submitted" }
             } }
             tbody {
@@ -185,6 +185,10 @@ pub(crate) fn submissions_table(
                         td { a href=(r.url) { (i.id) } }
                         @if show_user { td { (i.user) } }
                         td { a href={ "/problems/" (i.problem) } { (i.problem) } }
+                        td.opt.contest { @match &r.contest {
+                            Some(c) => a href={ "/contests/" (c) } { (c) },
+                            None => span.muted { "practice" },
+                        } }
                         td.opt { (language(&i.language)) }
                         td { a href=(r.url) { (badge(i.verdict, i.state)) } }
                         td.num.opt { @if let Some(ms) = i.max_cpu_ms { (ms) " ms" } }

@@ -53,5 +53,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/contests/{id}/answer/{cid}", post(contests::answer))
         .route("/contests/{id}/unfreeze", post(contests::unfreeze))
         .route("/contests/{id}/freeze", post(contests::freeze))
+        .route("/contests/{id}/clock", post(contests::change_clock))
+        .route("/admin/audit", get(contests::audit_page))
         .route("/contest-static/{file}", get(assets::live))
 }

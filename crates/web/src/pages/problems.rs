@@ -101,6 +101,11 @@ fn problem_page(
         @if user.is_none() {
             p { a href="/login" { "Log in" } " to submit." }
         } @else {
+            @if let Some(c) = user.and_then(|u| crate::contests::running_for(app, u, &p.id)) {
+                p.note #counts-for { "This submission counts for the contest "
+                    a href={ "/contests/" (c.id) } { (c.title) }
+                    " (problem " (c.label_of(&p.id).unwrap_or("?")) "), which is running now." }
+            }
             form #submit-form.submit method="post" action={ "/problems/" (p.id) "/submit" } enctype="multipart/form-data" {
                 @if let Some(d) = draft {
                     p.error role="alert" #form-error { (d.message) }
@@ -181,6 +186,7 @@ pub(crate) async fn submit(
                 message: e.message().replace(" (field `language`)", ""),
                 source,
                 language,
+                chosen: String::new(),
             });
             let to = format!("/problems/{}?draft={key}#submit", urlencode(&id));
             Ok(Redirect::to(&to).into_response())

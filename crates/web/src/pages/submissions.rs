@@ -42,6 +42,9 @@ pub(crate) async fn submissions(
     visible_rows(&app, &user, &mut rows);
     let next = rows.last().map(|r| q.with_before(r.id));
     let rows: Vec<_> = rows.into_iter().map(summary).collect();
+    let rows = view::with_contests(&app, rows)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let title = if user.admin {
         "All submissions"
     } else {
@@ -119,7 +122,9 @@ pub(crate) async fn submission(
     let d = visible_submission(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let v = view::view(&app, d, &user);
+    let v = view::with_contest(&app, view::view(&app, d, &user))
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let title = app
         .catalog()
         .get(&v.info.problem)
@@ -130,6 +135,10 @@ pub(crate) async fn submission(
         h1 { "Submission " (id) " · " a href={ "/problems/" (v.info.problem) } { (title) } }
         p.meta {
             span { (v.info.user) }
+            @match &v.contest {
+                Some(c) => span #contest { "contest " a href={ "/contests/" (c) } { (c) } },
+                None => span #contest { "practice (no contest)" },
+            }
             span { (language_name(&app, &v.info.language)) }
             span { "submitted " (time_el(v.info.queued_at)) }
             @if let Some(j) = &v.info.judge_version { span { "judge " (j) } }
