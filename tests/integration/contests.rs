@@ -1324,3 +1324,198 @@ fn issue23_contest_defects_over_http() {
     assert!(page.contains("standings unfrozen at"), "{page}");
     assert!(!page.contains("standings frozen since"), "{page}");
 }
+
+/// Issue 23's director tools and smaller defects over HTTP: the clock controls (start now,
+/// delay, extend, end now) written into `contest.toml` and refused where the phase does not
+/// allow them; the audit log (clock changes, failed logins); clarifications: no ask form for
+/// non-participants, a rate limit, a re-answer that keeps the history and never turns a
+/// private question public by itself.
+#[test]
+fn issue23_director_controls_and_clarifications_over_http() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = now_ms();
+    write_contest_of(
+        contests.path(),
+        "soon",
+        now + 3_600_000,
+        "duration = \"1h\"   # one hour\nfreeze = \"20m\"\nparticipants = [\"alice\"]",
+        &["aplusb"],
+    );
+    write_contest_of(
+        contests.path(),
+        "run",
+        now - 600_000,
+        "duration = \"2h\"\nparticipants = [\"alice\"]",
+        &["aplusb"],
+    );
+    let d = site.start();
+    let clock = |id: &str, action: &str, minutes: Option<&str>| {
+        let mut body = json!({ "action": action });
+        if let Some(m) = minutes {
+            body["minutes"] = json!(m);
+        }
+        d.post_json(
+            &format!("/api/v1/admin/contests/{id}/clock"),
+            Some(ADMIN),
+            &body,
+        )
+    };
+    let phase = |id: &str| {
+        let (_, c) = d.get(&format!("/api/v1/contests/{id}"), None);
+        c["clock"]["phase"].as_str().unwrap_or("").to_string()
+    };
+
+    // Clock controls.
+    let (code, e) = clock("soon", "extend", Some("0"));
+    assert_eq!(code, 400, "{e}");
+    let (code, e) = clock("soon", "end_now", None);
+    assert_eq!(code, 409, "not running yet: {e}");
+    let (code, r) = clock("soon", "delay", Some("15"));
+    assert_eq!(code, 200, "{r}");
+    let (_, c) = d.get("/api/v1/contests/soon", Some(ADMIN));
+    let start = c["clock"]["start_ms"].as_i64().expect("start");
+    assert!(
+        (start - (now + 75 * 60_000)).abs() < 2_000,
+        "delayed by 15 min: {c}"
+    );
+    let (code, r) = clock("soon", "start_now", None);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(phase("soon"), "running");
+    let (code, e) = clock("soon", "delay", Some("5"));
+    assert_eq!(code, 409, "started already: {e}");
+    let toml = std::fs::read_to_string(contests.path().join("soon/contest.toml")).expect("toml");
+    assert!(toml.contains("duration = \"1h\"   # one hour"), "{toml}");
+    let (code, r) = clock("soon", "extend", Some("30"));
+    assert_eq!(code, 200, "{r}");
+    let (_, c) = d.get("/api/v1/contests/soon", Some(ADMIN));
+    let (start, end, freeze) = (
+        c["clock"]["start_ms"].as_i64().expect("start"),
+        c["clock"]["end_ms"].as_i64().expect("end"),
+        c["clock"]["freeze_ms"].as_i64().expect("freeze"),
+    );
+    assert_eq!(end - start, 90 * 60_000, "{c}");
+    assert_eq!(end - freeze, 50 * 60_000, "the freeze keeps its time: {c}");
+    let toml = std::fs::read_to_string(contests.path().join("soon/contest.toml")).expect("toml");
+    assert!(toml.contains("duration = \"1h30m\""), "{toml}");
+    // A reload reads the same file: the change stays.
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    assert_eq!(phase("soon"), "running");
+    // The file's durations are whole seconds: a contest ends at the latest whole second.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, r) = clock("soon", "end_now", None);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(phase("soon"), "ended");
+    let (code, e) = submit(&d, ALICE, Some("soon"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 403, "ended: {e}");
+    let (code, e) = clock("soon", "extend", Some("5"));
+    assert_eq!(code, 409, "{e}");
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/soon/clock",
+        Some(ALICE),
+        &json!({"action": "start_now"}),
+    );
+    assert_eq!(code, 403, "students cannot: {e}");
+
+    // A failed login is audited with its address.
+    let r = ureq::post(&format!("{}/login", d.url))
+        .set("Sec-Fetch-Site", "same-origin")
+        .send_form(&[("token", "not-a-token")]);
+    let status = match r {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(c, _)) => c,
+        Err(e) => panic!("POST /login: {e}"),
+    };
+    assert_eq!(status, 401);
+    assert!(d.log().contains("login failed"), "{}", d.log());
+    let (code, log) = d.get("/api/v1/admin/audit", Some(ADMIN));
+    assert_eq!(code, 200, "{log}");
+    let actions: Vec<&str> = log
+        .as_array()
+        .expect("audit")
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert_eq!(
+        actions,
+        ["login-failed", "clock", "clock", "clock", "clock"],
+        "{log}"
+    );
+    assert!(
+        log[1]["detail"].as_str().unwrap_or("").contains("end now"),
+        "{log}"
+    );
+    assert_eq!(log[1]["actor"], "admin", "{log}");
+    let (code, _) = d.get("/api/v1/admin/audit", Some(ALICE));
+    assert_eq!(code, 403);
+    let (code, page) = d.get_text("/admin/audit?contest=soon", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(page.contains("extend by 30 min"), "{page}");
+
+    // The pages are in English, and say so (they said zh-CN whatever the content).
+    let (_, page) = d.get_text("/contests", None);
+    assert!(page.contains("<html lang=\"en\">"), "{page}");
+
+    // Clarifications: only participants get the form.
+    let (_, page) = d.get_text("/contests/run", Some(BOB));
+    assert!(
+        !page.contains("Ask a question"),
+        "bob takes no part: {page}"
+    );
+    let (_, page) = d.get_text("/contests/run", Some(ALICE));
+    assert!(page.contains("Ask a question"), "{page}");
+    let ask = |n: usize| {
+        d.post_json(
+            "/api/v1/contests/run/clarifications",
+            Some(ALICE),
+            &json!({"text": format!("Question {n}?")}),
+        )
+    };
+    let mut first = 0;
+    for n in 0..5 {
+        let (code, q) = ask(n);
+        assert_eq!(code, 201, "{q}");
+        if n == 0 {
+            first = q["id"].as_i64().expect("id");
+        }
+    }
+    let (code, e) = ask(5);
+    assert_eq!(code, 409, "the sixth question in ten minutes waits: {e}");
+    assert!(message(&e).contains("wait for the answers"), "{e}");
+    // A private answer, then a re-answer without `public`: still private, history kept.
+    let answer = |body: Value| {
+        d.post_json(
+            &format!("/api/v1/admin/clarifications/{first}/answer"),
+            Some(ADMIN),
+            &body,
+        )
+    };
+    let (code, _) = answer(json!({"answer": "No.", "public": false}));
+    assert_eq!(code, 200);
+    let (code, _) = answer(json!({"answer": "No, sorry."}));
+    assert_eq!(code, 200);
+    let (_, public) = d.get("/api/v1/contests/run/clarifications", None);
+    assert_eq!(public, json!([]), "a re-answer kept it private: {public}");
+    let (_, mine) = d.get("/api/v1/contests/run/clarifications", Some(ALICE));
+    let q = mine
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|q| q["id"] == first)
+        .expect("alice's question")
+        .clone();
+    assert_eq!(
+        (q["answer"].as_str(), q["public"].as_bool()),
+        (Some("No, sorry."), Some(false))
+    );
+    let (_, news) = d.get_text("/contests/run/news", Some(ADMIN));
+    assert!(
+        news.contains("Earlier answers (1)") && news.contains("No."),
+        "{news}"
+    );
+}

@@ -167,6 +167,8 @@ fn standings_update_live_and_an_admin_applies_a_rejudging() {
     assert_eq!(moves, 2, "alice and bob both move on the standings");
     page.screenshot(&artifact("contest-rejudging.png"));
     phone(&mut page, "rejudging");
+    // Apply asks first (issue 23): the test answers yes.
+    page.eval("window.confirm = (q) => { window.__asked = q; return true; }; true");
     page.click("#apply");
     page.wait_for(
         "the rejudging to be applied",

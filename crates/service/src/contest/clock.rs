@@ -76,8 +76,9 @@ impl ClockChange {
                 return Err("the contest is not running".into())
             }
             ClockChange::EndNow => {
-                // Whole seconds, at least one: the file's durations are in seconds.
-                let secs = ((now - c.start_ms + 999) / 1000).max(1) as u64;
+                // Whole seconds, rounded down so that it has ended at once (at least one: the
+                // file's durations are in seconds).
+                let secs = ((now - c.start_ms) / 1000).max(1) as u64;
                 let old_end = c.end_ms();
                 clock.duration = Duration::from_secs(secs);
                 let new_end = c.start_ms + secs as i64 * 1000;
@@ -213,6 +214,56 @@ pub fn rewrite(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn contest(start_ms: i64, minutes: u64, freeze: Option<u64>) -> Contest {
+        Contest {
+            id: "c".into(),
+            dir: std::path::PathBuf::new(),
+            title: "c".into(),
+            start_ms,
+            utc_offset_s: 0,
+            duration: Duration::from_secs(minutes * 60),
+            freeze: freeze.map(|m| Duration::from_secs(m * 60)),
+            scoring: crate::contest::model::Scoring::Icpc,
+            penalty_minutes: 20,
+            compile_errors_count: false,
+            problems: Vec::new(),
+            participants: crate::contest::model::Participants::Anyone,
+            public_standings: true,
+        }
+    }
+
+    #[test]
+    fn changes_follow_the_phase_and_keep_the_freeze_time() {
+        let min = 60_000;
+        let c = contest(100 * min, 120, Some(60)); // freezes at minute 160
+        assert!(ClockChange::EndNow.apply(&c, 0).is_err(), "not running");
+        assert!(ClockChange::Delay(0).apply(&c, 0).is_err());
+        let d = ClockChange::Delay(15).apply(&c, 0).expect("delay");
+        assert_eq!(d.start_ms, 115 * min);
+        let s = ClockChange::StartNow
+            .apply(&c, 7 * min + 1234)
+            .expect("start");
+        assert_eq!(s.start_ms, 7 * min + 1000, "whole seconds");
+        assert!(
+            ClockChange::StartNow.apply(&c, 101 * min).is_err(),
+            "started"
+        );
+        let e = ClockChange::Extend(30)
+            .apply(&c, 150 * min)
+            .expect("extend");
+        assert_eq!(
+            (e.duration.as_secs(), e.freeze),
+            (150 * 60, Some(Duration::from_secs(90 * 60)))
+        );
+        // Ended before the freeze time: no freeze; after it: the same freeze time.
+        let early = ClockChange::EndNow.apply(&c, 130 * min + 500).expect("end");
+        assert_eq!((early.duration.as_secs(), early.freeze), (30 * 60, None));
+        let late = ClockChange::EndNow.apply(&c, 170 * min).expect("end");
+        assert_eq!(late.duration.as_secs(), 70 * 60);
+        assert_eq!(late.freeze, Some(Duration::from_secs(10 * 60)));
+        assert!(ClockChange::Extend(5).apply(&c, 300 * min).is_err(), "over");
+    }
 
     #[test]
     fn spans_read_back() {

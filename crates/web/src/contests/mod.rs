@@ -292,3 +292,57 @@ pub(crate) async fn set_freeze(
     app.contests.invalidate();
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ojd_service::contest::model::{Participants, Scoring};
+    use std::time::Duration;
+
+    fn contest(freeze: Option<u64>) -> Contest {
+        Contest {
+            id: "c".into(),
+            dir: std::path::PathBuf::new(),
+            title: "c".into(),
+            start_ms: 0,
+            utc_offset_s: 0,
+            duration: Duration::from_secs(7200),
+            freeze: freeze.map(Duration::from_secs),
+            scoring: Scoring::Icpc,
+            penalty_minutes: 20,
+            compile_errors_count: false,
+            problems: Vec::new(),
+            participants: Participants::Anyone,
+            public_standings: true,
+        }
+    }
+
+    fn change(unfrozen: bool, at: i64) -> FreezeChange {
+        FreezeChange {
+            unfrozen,
+            changed_at: at,
+            changed_by: Some("admin".into()),
+        }
+    }
+
+    #[test]
+    fn an_unfreeze_counts_only_after_the_freeze_time() {
+        let c = contest(Some(3600)); // freezes at 3_600_000
+        let f = 3_600_000;
+        let s = freeze_state(&c, None, f - 1);
+        assert!(!s.frozen && !s.unfrozen);
+        assert!(freeze_state(&c, None, f).frozen);
+        // An unfreeze stored before the freeze time (as an old daemon allowed) is no unfreeze.
+        let early = change(true, f - 60_000);
+        let s = freeze_state(&c, Some(&early), f + 1);
+        assert!(s.frozen && !s.unfrozen, "{s:?}");
+        let late = change(true, f + 60_000);
+        let s = freeze_state(&c, Some(&late), f + 120_000);
+        assert!(!s.frozen && s.unfrozen, "{s:?}");
+        assert_eq!(s.changed_by.as_deref(), Some("admin"));
+        let again = change(false, f + 180_000);
+        assert!(freeze_state(&c, Some(&again), f + 200_000).frozen);
+        let none = contest(None);
+        assert!(!freeze_state(&none, Some(&late), f * 10).frozen);
+    }
+}
