@@ -1010,6 +1010,23 @@ fn ioi_groups_best_across_submissions_over_http() {
     assert_eq!(code, 201, "{a}");
     let first = d.wait_done(a["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
     assert_eq!(first["score"], 60, "{first}");
+    // The submission's page says which group earned the points (issue 23).
+    let (code, page) = d.get_text(&format!("/submissions/{}", a["id"]), Some(ALICE));
+    assert_eq!(code, 200);
+    let table = page
+        .split("id=\"groups\"")
+        .nth(1)
+        .and_then(|t| t.split("</table>").next())
+        .unwrap_or_else(|| panic!("no group table: {page}"));
+    let rows: Vec<String> = table
+        .split("<tr class=\"")
+        .skip(1)
+        .map(|r| {
+            let text: String = r.split('<').filter_map(|p| p.split('>').nth(1)).collect();
+            format!("{} {}", r.split('"').next().unwrap_or(""), text.trim())
+        })
+        .collect();
+    assert_eq!(rows, ["missed big0 / 40", "earned many60 / 60"], "{table}");
     // The second against a broken 02-many: only "big" passes.
     std::fs::write(answer("01-big"), &big).expect("fix");
     std::fs::write(answer("02-many"), format!("0\n{many}")).expect("break");
@@ -1456,6 +1473,52 @@ fn issue23_director_controls_and_clarifications_over_http() {
     let (code, page) = d.get_text("/admin/audit?contest=soon", Some(ADMIN));
     assert_eq!(code, 200);
     assert!(page.contains("extend by 30 min"), "{page}");
+
+    // Ignoring a submission: never ranked, audited; ranked again on request.
+    let (code, a) = submit(&d, ALICE, Some("run"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let sid = a["id"].as_i64().expect("id");
+    let counted = |d: &crate::daemon::Daemon| {
+        let (_, s) = d.get("/api/v1/contests/run/standings", Some(ADMIN));
+        let c = cells(&s, "alice");
+        ["solved", "pending", "tries"]
+            .iter()
+            .map(|k| c[k].as_i64().unwrap_or(0))
+            .sum::<i64>()
+    };
+    assert!(counted(&d) > 0, "alice's submission is on the standings");
+    let ignore = |ignored: bool| {
+        d.post_json(
+            &format!("/api/v1/admin/submissions/{sid}/ignore"),
+            Some(ADMIN),
+            &json!({ "ignored": ignored }),
+        )
+    };
+    let (code, e) = ignore(true);
+    assert_eq!(code, 200, "{e}");
+    assert_eq!(counted(&d), 0, "an ignored submission is not ranked");
+    let (_, page) = d.get_text(&format!("/submissions/{sid}"), Some(ADMIN));
+    assert!(
+        page.contains("Not ranked") && page.contains("Rank it again"),
+        "{page}"
+    );
+    let (code, e) = ignore(false);
+    assert_eq!(code, 200, "{e}");
+    assert!(counted(&d) > 0, "ranked again");
+    let (code, _) = d.post_json(
+        &format!("/api/v1/admin/submissions/{sid}/ignore"),
+        Some(ALICE),
+        &json!({ "ignored": true }),
+    );
+    assert_eq!(code, 403);
+    let (_, log) = d.get("/api/v1/admin/audit?contest=run", Some(ADMIN));
+    let actions: Vec<&str> = log
+        .as_array()
+        .expect("audit")
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert_eq!(actions, ["unignore", "ignore"], "{log}");
 
     // The pages are in English, and say so (they said zh-CN whatever the content).
     let (_, page) = d.get_text("/contests", None);

@@ -182,6 +182,11 @@ pub trait ContestStore: Send + Sync {
         jury: bool,
         now: i64,
     ) -> Result<i64, StoreError>;
+    /// Marks a contest submission as the jury's (never ranked: an ignored submission) or a
+    /// ranked one again; `false` when it was made through no contest.
+    fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError>;
+    /// Whether a submission is the jury's (or ignored).
+    fn is_jury(&self, submission: i64) -> Result<bool, StoreError>;
     /// The ids of the jury's submissions to `contest` (never ranked), oldest first.
     fn jury_submissions(&self, contest: &str) -> Result<Vec<i64>, StoreError>;
     /// The contest each of `ids` was made through (those made through none are left out).
@@ -345,6 +350,22 @@ impl<E: Engine> ContestStore for E {
                 Ok(id)
             },
         )
+    }
+
+    fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError> {
+        let sql = "UPDATE contest_submissions SET jury = $2 WHERE submission = $1";
+        Ok(self.exec("ignore a submission", sql, args![submission, jury])? > 0)
+    }
+
+    fn is_jury(&self, submission: i64) -> Result<bool, StoreError> {
+        let sql = "SELECT jury FROM contest_submissions WHERE submission = $1";
+        let v = self.row(
+            "read a submission's jury mark",
+            sql,
+            args![submission],
+            |r| r.get(0),
+        )?;
+        Ok(v.unwrap_or(false))
     }
 
     fn jury_submissions(&self, contest: &str) -> Result<Vec<i64>, StoreError> {

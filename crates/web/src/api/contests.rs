@@ -41,6 +41,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/announcements", post(announce))
         .route("/admin/contests/{id}/clock", post(change_clock))
         .route("/admin/audit", get(audit_log))
+        .route("/admin/submissions/{id}/ignore", post(ignore))
         .route("/admin/clarifications/{id}/answer", post(answer))
 }
 
@@ -192,6 +193,24 @@ async fn change_clock(
         "freeze_ms": c.freeze_ms(),
     }))
     .into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct IgnoreBody {
+    /// true: never ranked; false: ranked again.
+    ignored: bool,
+}
+
+/// `POST /api/v1/admin/submissions/{id}/ignore` `{ignored}`: a contest submission that is not
+/// ranked (or ranked again); 404 for a submission made through no contest.
+async fn ignore(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+    Json(body): Json<IgnoreBody>,
+) -> Result<Response, AppError> {
+    controls::set_ignored(&app, &admin, id, body.ignored).await?;
+    Ok(Json(serde_json::json!({ "id": id, "ignored": body.ignored })).into_response())
 }
 
 #[derive(serde::Deserialize)]

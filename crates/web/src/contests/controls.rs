@@ -120,3 +120,31 @@ pub(crate) async fn note(
         e.log_if_internal();
     }
 }
+
+/// Ignores a contest submission (never ranked, like the jury's) or ranks it again, as
+/// `admin` asked; audited, and the standings are recomputed at once.
+pub(crate) async fn set_ignored(
+    app: &Arc<App>,
+    admin: &User,
+    submission: i64,
+    ignored: bool,
+) -> Result<(), AppError> {
+    let found = app.db(move |s| s.set_jury(submission, ignored)).await?;
+    if !found {
+        return Err(AppError::NotFound(format!(
+            "submission {submission} was made through no contest: there is nothing to rank"
+        )));
+    }
+    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    app.contests.invalidate();
+    let (action, detail) = if ignored {
+        ("ignore", format!("submission {submission} is not ranked"))
+    } else {
+        (
+            "unignore",
+            format!("submission {submission} is ranked again"),
+        )
+    };
+    note(app, &admin.name, action, contest.as_deref(), detail).await;
+    Ok(())
+}

@@ -38,6 +38,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
             get(submissions::submission_source),
         )
         .route("/submissions/{id}/rejudge", post(submissions::rejudge))
+        .route("/submissions/{id}/ignore", post(submissions::ignore))
         .route("/static/{file}", get(assets::site))
         .route("/contests", get(contests::list))
         .route("/contests/{id}", get(contests::contest))

@@ -11,7 +11,7 @@ use maud::html;
 
 use crate::auth::extract::MaybeUser;
 use crate::error::AppError;
-use crate::html::parts::{results, source_listing, submissions_table, time_el};
+use crate::html::parts::{results, source_listing, submissions_table, time_el, GroupRow};
 use crate::html::{need_login, page, PageError};
 use crate::listing::{visible_rows, ListQuery, Owner};
 use crate::rejudgings::{rejudge_now, Scope};
@@ -112,6 +112,25 @@ fn test_names(app: &App, problem: &str) -> (Vec<(String, bool)>, bool) {
         .unwrap_or_default()
 }
 
+/// The problem's scoring groups with the points this submission's tests earned in each.
+fn group_rows(app: &App, v: &view::SubmissionView) -> Vec<GroupRow> {
+    let catalog = app.catalog();
+    let Some(e) = catalog.get(&v.info.problem) else {
+        return Vec::new();
+    };
+    let p = &e.problem;
+    let earned = crate::contests::standings::group_scores(p, &v.tests);
+    p.groups
+        .iter()
+        .zip(earned)
+        .map(|(g, earned)| GroupRow {
+            name: g.name.clone(),
+            earned,
+            points: g.points,
+        })
+        .collect()
+}
+
 /// `GET /submissions/{id}`: the submission's page.
 pub(crate) async fn submission(
     State(app): State<Arc<App>>,
@@ -131,6 +150,13 @@ pub(crate) async fn submission(
         .map(|e| e.problem.title.clone())
         .unwrap_or_else(|| v.info.problem.clone());
     let (tests, groups) = test_names(&app, &v.info.problem);
+    let ignored = if user.admin && v.contest.is_some() {
+        app.db(move |s| s.is_jury(id))
+            .await
+            .map_err(|e| PageError(e, Some(user.clone())))?
+    } else {
+        false
+    };
     let body = html! {
         h1 { "Submission " (id) " · " a href={ "/problems/" (v.info.problem) } { (title) } }
         p.meta {
@@ -145,12 +171,22 @@ pub(crate) async fn submission(
             @if v.info.judged > 1 { span { "judged " (v.info.judged) " times" } }
             @if user.admin { @if let Some(h) = &v.info.judged_by { span #judged-by { "judged by " (h) } } }
         }
+        @if user.admin && v.contest.is_some() {
+            p.meta #ranking {
+                @if ignored { strong { "Not ranked" } " (the jury's, or ignored)." } @else { "Ranked on the contest's standings." }
+                form.inline method="post" action={ "/submissions/" (id) "/ignore" }
+                    data-confirm=(if ignored { "Rank this submission again?" } else { "Ignore this submission? It will not count on the standings." }) {
+                    input type="hidden" name="ignored" value=(if ignored { "false" } else { "true" });
+                    button #ignore type="submit" { @if ignored { "Rank it again" } @else { "Ignore it" } }
+                }
+            }
+        }
         @if user.admin {
             form.inline.rejudge method="post" action={ "/submissions/" (id) "/rejudge" } {
                 button #rejudge type="submit" title="Judge it again; the new verdict replaces this one when it is ready, and the rejudging's page shows what changed" { "Rejudge" }
             }
         }
-        (results(&v, &tests, groups))
+        (results(&v, &tests, groups, &group_rows(&app, &v)))
         h2 { "Source " a.download href={ "/submissions/" (id) "/source" } { "download" } }
         @match &v.source {
             Some(s) => { (source_listing(s)) }
@@ -211,6 +247,31 @@ pub(crate) async fn rejudge(
     Ok(Redirect::to(&format!("/admin/rejudgings/{}", started.id)).into_response())
 }
 
+#[derive(serde::Deserialize)]
+pub(crate) struct IgnoreForm {
+    ignored: String,
+}
+
+/// `POST /submissions/{id}/ignore` (admins): not ranked, or ranked again; back to its page.
+pub(crate) async fn ignore(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+    axum::Form(f): axum::Form<IgnoreForm>,
+) -> PageResult {
+    let user = need_login(user)?;
+    if !user.admin {
+        return Err(PageError(
+            AppError::Forbidden("only admins may ignore a submission".into()),
+            Some(user),
+        ));
+    }
+    crate::contests::controls::set_ignored(&app, &user, id, f.ignored == "true")
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
+}
+
 /// The results section alone: what `live.js` swaps in when the judging is done.
 pub(crate) async fn submission_results(
     State(app): State<Arc<App>>,
@@ -223,5 +284,6 @@ pub(crate) async fn submission_results(
         .map_err(|e| PageError(e, Some(user.clone())))?;
     let v = view::view(&app, d, &user);
     let (tests, groups) = test_names(&app, &v.info.problem);
-    Ok(Html(results(&v, &tests, groups).into_string()).into_response())
+    let rows = group_rows(&app, &v);
+    Ok(Html(results(&v, &tests, groups, &rows).into_string()).into_response())
 }
