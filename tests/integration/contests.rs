@@ -1511,6 +1511,36 @@ fn issue23_director_controls_and_clarifications_over_http() {
         &json!({ "ignored": true }),
     );
     assert_eq!(code, 403);
+    // The jury's verdict over the judge's: needs a reason, counts on the standings, shows on
+    // the submission, and can be removed.
+    let over = |body: Value| {
+        d.post_json(
+            &format!("/api/v1/admin/submissions/{sid}/override"),
+            Some(ADMIN),
+            &body,
+        )
+    };
+    let (code, e) = over(json!({"verdict": "WA", "reason": " "}));
+    assert_eq!(code, 400, "a reason is needed: {e}");
+    let (code, e) = over(json!({"verdict": "XX", "reason": "r"}));
+    assert_eq!(code, 400, "{e}");
+    let (code, e) = over(json!({"verdict": "WA", "reason": "hard-codes the tests"}));
+    assert_eq!(code, 200, "{e}");
+    let (_, s) = d.get("/api/v1/contests/run/standings", Some(ADMIN));
+    assert_eq!(
+        cells(&s, "alice"),
+        json!({"solved": 0, "pending": 0, "tries": 1}),
+        "{s}"
+    );
+    let (_, v) = d.get(&format!("/api/v1/submissions/{sid}"), Some(ALICE));
+    assert_eq!(v["verdict"], "WA", "{v}");
+    assert_eq!(v["override"]["reason"], "hard-codes the tests", "{v}");
+    let (_, page) = d.get_text(&format!("/submissions/{sid}"), Some(ALICE));
+    assert!(page.contains("Verdict set by the jury"), "{page}");
+    let (code, e) = over(json!({"verdict": null}));
+    assert_eq!(code, 200, "{e}");
+    let (_, v) = d.get(&format!("/api/v1/submissions/{sid}"), Some(ALICE));
+    assert!(v["override"].is_null(), "{v}");
     let (_, log) = d.get("/api/v1/admin/audit?contest=run", Some(ADMIN));
     let actions: Vec<&str> = log
         .as_array()
@@ -1518,7 +1548,18 @@ fn issue23_director_controls_and_clarifications_over_http() {
         .iter()
         .filter_map(|e| e["action"].as_str())
         .collect();
-    assert_eq!(actions, ["unignore", "ignore"], "{log}");
+    assert_eq!(
+        actions,
+        ["override", "override", "unignore", "ignore"],
+        "{log}"
+    );
+    assert!(
+        log[1]["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("hard-codes the tests"),
+        "{log}"
+    );
 
     // The pages are in English, and say so (they said zh-CN whatever the content).
     let (_, page) = d.get_text("/contests", None);

@@ -84,6 +84,16 @@ pub struct AnswerRecord {
     pub answered_at: i64,
 }
 
+/// The jury's verdict for a submission, over the judge's, with its reason.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct VerdictOverride {
+    pub submission: i64,
+    pub verdict: Verdict,
+    pub reason: String,
+    pub by: String,
+    pub at: i64,
+}
+
 /// Where a rejudging is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -185,6 +195,17 @@ pub trait ContestStore: Send + Sync {
     /// Marks a contest submission as the jury's (never ranked: an ignored submission) or a
     /// ranked one again; `false` when it was made through no contest.
     fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError>;
+    /// Sets (or with `None` removes) the jury's verdict for a submission; `false` when there
+    /// is no such submission.
+    fn set_override(
+        &self,
+        submission: i64,
+        verdict: Option<(Verdict, &str)>,
+        by: &str,
+        now: i64,
+    ) -> Result<bool, StoreError>;
+    /// The overrides of `ids` (those without one are left out).
+    fn overrides_of(&self, ids: &[i64]) -> Result<Vec<VerdictOverride>, StoreError>;
     /// Whether a submission is the jury's (or ignored).
     fn is_jury(&self, submission: i64) -> Result<bool, StoreError>;
     /// The ids of the jury's submissions to `contest` (never ranked), oldest first.
@@ -355,6 +376,48 @@ impl<E: Engine> ContestStore for E {
     fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError> {
         let sql = "UPDATE contest_submissions SET jury = $2 WHERE submission = $1";
         Ok(self.exec("ignore a submission", sql, args![submission, jury])? > 0)
+    }
+
+    fn set_override(
+        &self,
+        submission: i64,
+        verdict: Option<(Verdict, &str)>,
+        by: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let exists = "SELECT id FROM submissions WHERE id = $1";
+        let clear = "DELETE FROM verdict_overrides WHERE submission = $1";
+        let set = "INSERT INTO verdict_overrides (submission, verdict, reason, by_user, at)
+             VALUES ($1, $2, $3, $4, $5)";
+        self.tx("start an override", "commit an override", |c| {
+            let what = "find the submission to override";
+            if c.row(what, exists, args![submission], |r| r.get::<i64>(0))?
+                .is_none()
+            {
+                return Ok(false);
+            }
+            c.exec("clear an override", clear, args![submission])?;
+            if let Some((v, reason)) = verdict {
+                let args = args![submission, v.code(), reason, by, now];
+                c.exec("store an override", set, args)?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn overrides_of(&self, ids: &[i64]) -> Result<Vec<VerdictOverride>, StoreError> {
+        let sql = "SELECT submission, verdict, reason, by_user, at FROM verdict_overrides
+             WHERE submission = ANY($1) ORDER BY submission";
+        self.rows("read verdict overrides", sql, args![ids], |r| {
+            let code: String = r.get(1)?;
+            Ok(VerdictOverride {
+                submission: r.get(0)?,
+                verdict: Verdict::from_code(&code).unwrap_or(Verdict::JudgeError),
+                reason: r.get(2)?,
+                by: r.get(3)?,
+                at: r.get(4)?,
+            })
+        })
     }
 
     fn is_jury(&self, submission: i64) -> Result<bool, StoreError> {

@@ -298,8 +298,12 @@ fn effects(
             ojd_service::contest::model::Participants::Listed(u) => u.clone(),
             ojd_service::contest::model::Participants::Anyone => Vec::new(),
         };
-        let before = standings::compute(c, &with(|i| i.before), &listed, None);
-        let after = standings::compute(c, &with(|i| i.after.or(i.before)), &listed, None);
+        // The jury's overrides win over both judgings.
+        let (mut b, mut a) = (with(|i| i.before), with(|i| i.after.or(i.before)));
+        crate::contests::standings::apply_overrides(app, &mut b)?;
+        crate::contests::standings::apply_overrides(app, &mut a)?;
+        let before = standings::compute(c, &b, &listed, None);
+        let after = standings::compute(c, &a, &listed, None);
         out.push(ContestEffect {
             contest: c.id.clone(),
             title: c.title.clone(),

@@ -24,6 +24,7 @@ use crate::App;
 use ojd_judge::verdict::{TestResult, Verdict};
 use ojd_service::catalog::{Catalog, Entry};
 use ojd_service::contest::model::Phase;
+use ojd_store::contests::VerdictOverride;
 use ojd_store::{State as SubState, SubmissionDetail, SubmissionInfo};
 
 /// Whether `user` may read submissions made by `owner`.
@@ -127,6 +128,12 @@ pub(crate) struct SubmissionView {
     pub(crate) url: String,
     /// The contest it was made through (`None`: practice); see [`with_contest`].
     pub(crate) contest: Option<String>,
+    /// The jury's verdict over the judge's, with its reason (`verdict` is then the jury's and
+    /// `judged_verdict` the judge's).
+    #[serde(rename = "override", skip_serializing_if = "Option::is_none")]
+    pub(crate) override_: Option<VerdictOverride>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) judged_verdict: Option<Verdict>,
     /// Whether the viewer is the author (pages say "your output" only then).
     #[serde(skip)]
     pub(crate) own: bool,
@@ -149,17 +156,28 @@ pub(crate) fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> Submiss
         tests: d.tests.iter().map(|t| redact(t, show)).collect(),
         own: viewer.name == d.info.user,
         contest: None,
+        override_: None,
+        judged_verdict: None,
         info: d.info,
     }
 }
 
-/// `v` with the contest it was made through.
+/// `v` with the contest it was made through and the jury's verdict, if any.
 pub(crate) async fn with_contest(
     app: &Arc<App>,
     mut v: SubmissionView,
 ) -> Result<SubmissionView, AppError> {
     let id = v.info.id;
-    v.contest = app.db(move |s| s.contest_of(id)).await?;
+    let (contest, over) = app
+        .db(move |s| Ok((s.contest_of(id)?, s.overrides_of(&[id])?)))
+        .await?;
+    v.contest = contest;
+    if let Some(o) = over.into_iter().next() {
+        v.judged_verdict = v.info.verdict;
+        v.info.verdict = Some(o.verdict);
+        v.verdict_name = Some(o.verdict.name());
+        v.override_ = Some(o);
+    }
     Ok(v)
 }
 
@@ -169,10 +187,21 @@ pub(crate) async fn with_contests(
     mut rows: Vec<SummaryView>,
 ) -> Result<Vec<SummaryView>, AppError> {
     let ids: Vec<i64> = rows.iter().map(|r| r.info.id).collect();
-    let found = app.db(move |s| s.contests_of(&ids)).await?;
+    let (found, overrides) = app
+        .db(move |s| Ok((s.contests_of(&ids)?, s.overrides_of(&ids)?)))
+        .await?;
     let by_id: std::collections::HashMap<i64, String> = found.into_iter().collect();
+    let over: std::collections::HashMap<i64, Verdict> = overrides
+        .into_iter()
+        .map(|o| (o.submission, o.verdict))
+        .collect();
     for r in &mut rows {
         r.contest = by_id.get(&r.info.id).cloned();
+        if let Some(&v) = over.get(&r.info.id) {
+            // The jury's verdict is the one that counts.
+            r.info.verdict = Some(v);
+            r.verdict_name = Some(v.name());
+        }
     }
     Ok(rows)
 }

@@ -160,7 +160,8 @@ pub const MIGRATIONS: &[&str] = &[
     // 9: each host's own counters, sent with its heartbeat.
     "ALTER TABLE hosts ADD COLUMN stats TEXT NOT NULL DEFAULT '{}';",
     // ---- branch contestweb ----
-    // 10: jury submissions, who changed a freeze, the audit log, clarification answer history.
+    // 10: jury submissions, who changed a freeze, the audit log, clarification answer history,
+    // verdict overrides.
     "ALTER TABLE contest_submissions ADD COLUMN jury BOOLEAN NOT NULL DEFAULT FALSE;
     ALTER TABLE contest_state ADD COLUMN changed_by TEXT;
     CREATE TABLE audit (
@@ -180,5 +181,12 @@ pub const MIGRATIONS: &[&str] = &[
         answered_by TEXT NOT NULL,
         answered_at BIGINT NOT NULL
     );
-    CREATE INDEX clarification_answers_of ON clarification_answers(clarification, id);",
+    CREATE INDEX clarification_answers_of ON clarification_answers(clarification, id);
+    CREATE TABLE verdict_overrides (
+        submission BIGINT PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+        verdict TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        by_user TEXT NOT NULL,
+        at BIGINT NOT NULL
+    );",
 ];

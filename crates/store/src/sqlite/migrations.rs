@@ -212,7 +212,7 @@ pub const MIGRATIONS: &[&str] = &[
     // ---- branch contestweb ----
     // 10: jury submissions (an admin's, made through a contest: never ranked), who changed a
     // contest's freeze, the audit log of what directors did, and every answer a clarification
-    // had (a re-answer keeps the earlier ones).
+    // had (a re-answer keeps the earlier ones), and the jury's verdict overrides with their reason.
     "ALTER TABLE contest_submissions ADD COLUMN jury INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE contest_state ADD COLUMN changed_by TEXT;
     CREATE TABLE audit (
@@ -232,7 +232,14 @@ pub const MIGRATIONS: &[&str] = &[
         answered_by TEXT NOT NULL,
         answered_at INTEGER NOT NULL
     );
-    CREATE INDEX clarification_answers_of ON clarification_answers(clarification, id);",
+    CREATE INDEX clarification_answers_of ON clarification_answers(clarification, id);
+    CREATE TABLE verdict_overrides (
+        submission INTEGER PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+        verdict TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        by_user TEXT NOT NULL,
+        at INTEGER NOT NULL
+    );",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

@@ -42,6 +42,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/clock", post(change_clock))
         .route("/admin/audit", get(audit_log))
         .route("/admin/submissions/{id}/ignore", post(ignore))
+        .route("/admin/submissions/{id}/override", post(override_verdict))
         .route("/admin/clarifications/{id}/answer", post(answer))
 }
 
@@ -211,6 +212,34 @@ async fn ignore(
 ) -> Result<Response, AppError> {
     controls::set_ignored(&app, &admin, id, body.ignored).await?;
     Ok(Json(serde_json::json!({ "id": id, "ignored": body.ignored })).into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct OverrideBody {
+    /// A verdict code ("AC", "WA", ...); null removes the override.
+    verdict: Option<String>,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /api/v1/admin/submissions/{id}/override` `{verdict, reason}`: the jury's verdict
+/// over the judge's (`verdict: null` removes it).
+async fn override_verdict(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+    Json(body): Json<OverrideBody>,
+) -> Result<Response, AppError> {
+    let verdict = match body.verdict.as_deref() {
+        None | Some("") => None,
+        Some(code) => Some(ojd_judge::verdict::Verdict::from_code(code).ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "field `verdict`: {code:?} is not a verdict code (AC, WA, TLE, MLE, OLE, RE, CE)"
+            ))
+        })?),
+    };
+    controls::set_override(&app, &admin, id, verdict, &body.reason).await?;
+    Ok(Json(serde_json::json!({ "id": id, "verdict": body.verdict })).into_response())
 }
 
 #[derive(serde::Deserialize)]

@@ -148,3 +148,38 @@ pub(crate) async fn set_ignored(
     note(app, &admin.name, action, contest.as_deref(), detail).await;
     Ok(())
 }
+
+/// Sets the jury's verdict for a submission over the judge's (with a reason, required), or
+/// with `None` removes it; audited, and the standings are recomputed at once.
+pub(crate) async fn set_override(
+    app: &Arc<App>,
+    admin: &User,
+    submission: i64,
+    verdict: Option<ojd_judge::verdict::Verdict>,
+    reason: &str,
+) -> Result<(), AppError> {
+    let reason = reason.trim().to_string();
+    if verdict.is_some() && (reason.is_empty() || reason.len() > 2000) {
+        return Err(AppError::BadRequest(
+            "field `reason`: say why the verdict is overridden (1 to 2000 bytes)".into(),
+        ));
+    }
+    let (by, r) = (admin.name.clone(), reason.clone());
+    let found = app
+        .db(move |s| s.set_override(submission, verdict.map(|v| (v, r.as_str())), &by, now_ms()))
+        .await?;
+    if !found {
+        return Err(AppError::NotFound(format!("no submission {submission}")));
+    }
+    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    app.contests.invalidate();
+    let detail = match verdict {
+        Some(v) => format!(
+            "submission {submission}: verdict set to {} ({reason})",
+            v.code()
+        ),
+        None => format!("submission {submission}: the jury's verdict removed"),
+    };
+    note(app, &admin.name, "override", contest.as_deref(), detail).await;
+    Ok(())
+}

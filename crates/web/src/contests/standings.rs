@@ -142,10 +142,35 @@ pub(crate) fn ranked_submissions(
     Ok(subs)
 }
 
+/// The jury's verdicts over the judge's: an overridden attempt counts with the jury's verdict
+/// (an accepted one with full points, any other with none). Blocking.
+pub(crate) fn apply_overrides(app: &App, list: &mut [Attempt]) -> Result<(), StoreError> {
+    let ids: Vec<i64> = list.iter().map(|a| a.id).collect();
+    let overrides = app.store.overrides_of(&ids)?;
+    if overrides.is_empty() {
+        return Ok(());
+    }
+    let by_id: std::collections::HashMap<i64, Verdict> = overrides
+        .into_iter()
+        .map(|o| (o.submission, o.verdict))
+        .collect();
+    for a in list.iter_mut() {
+        if let Some(&verdict) = by_id.get(&a.id) {
+            a.result = Some(Judged {
+                verdict,
+                score: if verdict == Verdict::Accepted { 100 } else { 0 },
+                groups: Vec::new(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The standings from the store's current judgings, hidden after `hide`.
 fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, StoreError> {
     let subs = ranked_submissions(app, c)?;
-    let list = attempts(app, c, &subs)?;
+    let mut list = attempts(app, c, &subs)?;
+    apply_overrides(app, &mut list)?;
     Ok(standings::compute(c, &list, &participants(c), hide))
 }
 

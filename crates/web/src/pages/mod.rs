@@ -39,6 +39,10 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         )
         .route("/submissions/{id}/rejudge", post(submissions::rejudge))
         .route("/submissions/{id}/ignore", post(submissions::ignore))
+        .route(
+            "/submissions/{id}/override",
+            post(submissions::override_verdict),
+        )
         .route("/static/{file}", get(assets::site))
         .route("/contests", get(contests::list))
         .route("/contests/{id}", get(contests::contest))

@@ -171,6 +171,30 @@ pub(crate) async fn submission(
             @if v.info.judged > 1 { span { "judged " (v.info.judged) " times" } }
             @if user.admin { @if let Some(h) = &v.info.judged_by { span #judged-by { "judged by " (h) } } }
         }
+        @if let Some(o) = &v.override_ {
+            p.note #override { "Verdict set by the jury: " strong { (o.verdict.name()) }
+                @if let Some(j) = v.judged_verdict { " (the judge said " (j.name()) ")" }
+                ": " (o.reason)
+                @if user.admin { " — " (o.by) ", " (time_el(o.at)) } }
+        }
+        @if user.admin {
+            details.override #override-form { summary { "Override the verdict" }
+                form.filters method="post" action={ "/submissions/" (id) "/override" }
+                    data-confirm="Set the jury's verdict? It replaces the judge's on every page and on the standings." {
+                    label { "Verdict" select name="verdict" #override-verdict {
+                        @for code in ["AC", "WA", "TLE", "MLE", "OLE", "RE", "CE"] { option value=(code) { (code) } }
+                    } }
+                    label { "Reason" input type="text" name="reason" #override-reason required size="30"; }
+                    button #override-button type="submit" { "Override" }
+                }
+                @if v.override_.is_some() {
+                    form.inline method="post" action={ "/submissions/" (id) "/override" } data-confirm="Remove the jury's verdict?" {
+                        input type="hidden" name="verdict" value="";
+                        button #override-remove type="submit" { "Remove the override" }
+                    }
+                }
+            }
+        }
         @if user.admin && v.contest.is_some() {
             p.meta #ranking {
                 @if ignored { strong { "Not ranked" } " (the jury's, or ignored)." } @else { "Ranked on the contest's standings." }
@@ -245,6 +269,42 @@ pub(crate) async fn rejudge(
         .map_err(|e| PageError(e, Some(user.clone())))?;
     // The rejudging's page: progress, then the verdict diff once it applied itself.
     Ok(Redirect::to(&format!("/admin/rejudgings/{}", started.id)).into_response())
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct OverrideForm {
+    verdict: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /submissions/{id}/override` (admins): the jury's verdict (an empty one removes it).
+pub(crate) async fn override_verdict(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+    axum::Form(f): axum::Form<OverrideForm>,
+) -> PageResult {
+    let user = need_login(user)?;
+    if !user.admin {
+        return Err(PageError(
+            AppError::Forbidden("only admins may override a verdict".into()),
+            Some(user),
+        ));
+    }
+    let verdict = match f.verdict.as_str() {
+        "" => None,
+        code => Some(Verdict::from_code(code).ok_or_else(|| {
+            PageError(
+                AppError::BadRequest(format!("{code:?} is not a verdict code")),
+                Some(user.clone()),
+            )
+        })?),
+    };
+    crate::contests::controls::set_override(&app, &user, id, verdict, &f.reason)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
 }
 
 #[derive(serde::Deserialize)]
