@@ -41,6 +41,7 @@ fn contest() -> Contest {
             .collect(),
         participants: Participants::Anyone,
         public_standings: true,
+        teams: Vec::new(),
     }
 }
 
@@ -1370,6 +1371,23 @@ fn issue23_director_controls_and_clarifications_over_http() {
         "duration = \"2h\"\nparticipants = [\"alice\"]",
         &["aplusb"],
     );
+    // Teams: a display name and affiliation; an observer never ranked.
+    write_contest_of(
+        contests.path(),
+        "teams",
+        now - 600_000,
+        "duration = \"2h\"\n\
+         [[team]]\nuser = \"alice\"\nname = \"Rocket\"\naffiliation = \"Peking University\"\n\
+         [[team]]\nuser = \"bob\"\ncategory = \"observer\"",
+        &["aplusb"],
+    );
+    write_contest_of(
+        contests.path(),
+        "badteam",
+        now - 600_000,
+        "duration = \"2h\"\n[[team]]\nuser = \"alice\"\ncategory = \"guest\"",
+        &["aplusb"],
+    );
     let d = site.start();
     let clock = |id: &str, action: &str, minutes: Option<&str>| {
         let mut body = json!({ "action": action });
@@ -1559,6 +1577,45 @@ fn issue23_director_controls_and_clarifications_over_http() {
             .unwrap_or("")
             .contains("hard-codes the tests"),
         "{log}"
+    );
+
+    // Teams: the board shows the display name and affiliation and ranks no observer.
+    for who in [ALICE, BOB] {
+        let (code, e) = submit(&d, who, Some("teams"), "aplusb", "accepted/ac.c");
+        assert_eq!(code, 201, "{e}");
+    }
+    let (_, s) = d.get("/api/v1/contests/teams/standings", None);
+    let rows: Vec<(Option<&str>, Option<&str>, Option<&str>)> = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            (
+                r["user"].as_str(),
+                r["name"].as_str(),
+                r["affiliation"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [(Some("alice"), Some("Rocket"), Some("Peking University"))],
+        "{s}"
+    );
+    let (_, page) = d.get_text("/contests/teams/standings", None);
+    assert!(
+        page.contains("Rocket") && page.contains("Peking University"),
+        "{page}"
+    );
+    let (_, list) = d.get("/api/v1/contests", None);
+    assert!(
+        !list.to_string().contains("badteam"),
+        "a bad [[team]] fails the contest: {list}"
+    );
+    let (_, page) = d.get_text("/contests", Some(ADMIN));
+    assert!(
+        page.contains("team[0].category") && page.contains("guest"),
+        "the error names the key: {page}"
     );
 
     // The pages are in English, and say so (they said zh-CN whatever the content).

@@ -400,3 +400,117 @@ fn issue23_contest_pages_for_students_and_directors() {
     phone(&mut page, "i23-unfrozen");
     drop(browser);
 }
+
+/// Issue 23's director tools in the browser, as a director would click them, at desktop width
+/// and at 390 px: start a contest now, extend it, end it (each asking first), override a
+/// verdict with a reason on a submission's page, and read it all in the audit log.
+#[test]
+fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(contests.path(), "cup", now + 3_600_000, "1h", "", "aplusb");
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    let yes =
+        "window.confirm = (q) => { window.__asked = q; return true; }; window.__asked = null; true";
+    let phase = |d: &crate::daemon::Daemon| {
+        let (_, c) = d.get("/api/v1/contests/cup", None);
+        c["clock"]["phase"].as_str().unwrap_or("").to_string()
+    };
+
+    // Before the start: Start now.
+    page.navigate(&format!("{}/contests/cup", d.url));
+    page.screenshot(&artifact("contest-i23-director-before.png"));
+    phone(&mut page, "i23-director-before");
+    page.eval(yes);
+    page.click("#start-now");
+    page.wait_for(
+        "the started contest",
+        "document.getElementById('extend') !== null && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    assert_eq!(phase(&d), "running");
+    // Extend by 20 minutes.
+    let (_, c) = d.get("/api/v1/contests/cup", None);
+    let end = c["clock"]["end_ms"].as_i64().expect("end");
+    page.eval("document.querySelector('#clock-controls input[name=minutes]').value = '20'; true");
+    page.eval(yes);
+    page.click("#extend");
+    page.wait_for(
+        "the extended contest",
+        "document.readyState === 'complete' && document.getElementById('end-now') !== null && window.__asked === undefined",
+        Duration::from_secs(10),
+    );
+    let (_, c) = d.get("/api/v1/contests/cup", None);
+    assert_eq!(
+        c["clock"]["end_ms"].as_i64(),
+        Some(end + 20 * 60_000),
+        "{c}"
+    );
+    page.screenshot(&artifact("contest-i23-director-running.png"));
+    phone(&mut page, "i23-director-running");
+
+    // A submission, overridden with a reason on its page.
+    let (code, a) = crate::contests::submit(&d, ALICE, Some("cup"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let id = a["id"].as_i64().expect("id");
+    d.wait_done(id, ALICE, Duration::from_secs(120));
+    page.navigate(&format!("{}/submissions/{id}", d.url));
+    page.click("#override-form summary");
+    page.eval("document.getElementById('override-verdict').value = 'WA'; true");
+    page.click("#override-reason");
+    page.type_text("prints the answers of the samples only");
+    page.eval(yes);
+    page.click("#override-button");
+    page.wait_for(
+        "the jury's verdict",
+        "document.getElementById('override')?.textContent.includes('Wrong Answer') === true",
+        Duration::from_secs(10),
+    );
+    let (_, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ALICE));
+    assert_eq!(v["verdict"], "WA", "{v}");
+    page.screenshot(&artifact("contest-i23-override.png"));
+    phone(&mut page, "i23-override");
+
+    // End now.
+    page.navigate(&format!("{}/contests/cup", d.url));
+    std::thread::sleep(Duration::from_millis(1100));
+    page.eval(yes);
+    page.click("#end-now");
+    page.wait_for(
+        "the ended contest",
+        "document.readyState === 'complete' && document.getElementById('end-now') === null && document.getElementById('extend') === null",
+        Duration::from_secs(10),
+    );
+    assert_eq!(phase(&d), "ended");
+
+    // The audit log has it all, newest first.
+    page.navigate(&format!("{}/admin/audit?contest=cup", d.url));
+    let actions = page.eval(
+        "Array.from(document.querySelectorAll('#audit tbody tr')).map(r => r.cells[2].textContent)",
+    );
+    assert_eq!(
+        actions,
+        json!(["clock", "override", "clock", "clock"]),
+        "end, override, extend, start"
+    );
+    page.screenshot(&artifact("contest-i23-audit.png"));
+    phone(&mut page, "i23-audit");
+    drop(browser);
+}

@@ -294,10 +294,7 @@ fn effects(
             }
             list
         };
-        let listed = match &c.participants {
-            ojd_service::contest::model::Participants::Listed(u) => u.clone(),
-            ojd_service::contest::model::Participants::Anyone => Vec::new(),
-        };
+        let listed = crate::contests::standings::participants(c);
         // The jury's overrides win over both judgings.
         let (mut b, mut a) = (with(|i| i.before), with(|i| i.after.or(i.before)));
         crate::contests::standings::apply_overrides(app, &mut b)?;

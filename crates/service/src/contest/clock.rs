@@ -230,6 +230,7 @@ mod tests {
             problems: Vec::new(),
             participants: crate::contest::model::Participants::Anyone,
             public_standings: true,
+            teams: Vec::new(),
         }
     }
 

@@ -314,6 +314,7 @@ mod tests {
             problems: Vec::new(),
             participants: Participants::Anyone,
             public_standings: true,
+            teams: Vec::new(),
         }
     }
 

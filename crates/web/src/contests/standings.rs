@@ -90,10 +90,11 @@ pub(crate) fn attempts(
         .collect()
 }
 
-fn participants(c: &Contest) -> Vec<String> {
+/// The users who always get a row: the listed participants, less observers and the jury.
+pub(crate) fn participants(c: &Contest) -> Vec<String> {
     match &c.participants {
         Participants::Anyone => Vec::new(),
-        Participants::Listed(u) => u.clone(),
+        Participants::Listed(u) => u.iter().filter(|u| c.ranked(u)).cloned().collect(),
     }
 }
 
@@ -135,7 +136,7 @@ pub(crate) fn ranked_submissions(
 ) -> Result<Vec<SubmissionInfo>, StoreError> {
     let mut subs = app.store.contest_submissions(&c.id)?;
     let jury = app.store.jury_submissions(&c.id)?;
-    subs.retain(|s| jury.binary_search(&s.id).is_err());
+    subs.retain(|s| jury.binary_search(&s.id).is_err() && c.ranked(&s.user));
     if let Participants::Listed(users) = &c.participants {
         subs.retain(|s| users.contains(&s.user));
     }

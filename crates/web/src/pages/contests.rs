@@ -474,7 +474,9 @@ fn standings_table(c: &Contest, s: &Standings) -> Markup {
                 @for p in &s.problems { th.cell title=(p.problem) { (p.label) br; span.sub { (p.solved) } } }
             } }
             tbody { @for r in &s.rows { tr data-user=(r.user) {
-                td.num { (r.rank) } td.user { (r.user) }
+                td.num { (r.rank) }
+                td.user { @match &r.name { Some(n) => { (n) }, None => { (r.user) } }
+                    @if let Some(a) = &r.affiliation { br; span.sub.affiliation { (a) } } }
                 @match s.scoring {
                     Scoring::Icpc => { td.num { (r.solved) } td.num { (r.penalty) } },
                     Scoring::Ioi => { td.num { (r.score) } },
