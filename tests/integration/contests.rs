@@ -1607,6 +1607,46 @@ fn issue23_director_controls_and_clarifications_over_http() {
         page.contains("Rocket") && page.contains("Peking University"),
         "{page}"
     );
+    // A roster imported through the API replaces the teams in contest.toml, with a token for
+    // each team when asked; a bad roster names its lines and changes nothing.
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/teams/teams",
+        Some(ADMIN),
+        &json!({"roster": "user,name\ncarol,C\nca rol,D\n"}),
+    );
+    assert_eq!(code, 400, "{e}");
+    assert!(message(&e).contains("line 3"), "{e}");
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/teams/teams",
+        Some(ADMIN),
+        &json!({
+            "roster": "user,name,affiliation,category\nalice,Rocket 2,PKU,\ncarol,\"Carol, Inc.\",,\nbob,,,jury\n",
+            "tokens": true,
+        }),
+    );
+    assert_eq!(code, 200, "{r}");
+    let carol = r["tokens"][1]["token"]
+        .as_str()
+        .expect("carol's token")
+        .to_string();
+    let (code, me) = d.get("/api/v1/me", Some(&carol));
+    assert_eq!((code, me["name"].as_str()), (200, Some("carol")), "{me}");
+    let toml = std::fs::read_to_string(contests.path().join("teams/contest.toml")).expect("toml");
+    assert!(
+        toml.contains("name = \"Carol, Inc.\"") && !toml.contains("Peking"),
+        "{toml}"
+    );
+    let (_, s) = d.get("/api/v1/contests/teams/standings", None);
+    assert_eq!(s["rows"][0]["name"], "Rocket 2", "{s}");
+    let (_, log) = d.get("/api/v1/admin/audit?contest=teams", Some(ADMIN));
+    assert_eq!(log[0]["action"], "roster", "{log}");
+    let (code, page) = d.get_text("/contests/teams/teams", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("Carol, Inc.") && page.contains("jury (not ranked)"),
+        "{page}"
+    );
+
     let (_, list) = d.get("/api/v1/contests", None);
     assert!(
         !list.to_string().contains("badteam"),

@@ -512,5 +512,33 @@ fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
     );
     page.screenshot(&artifact("contest-i23-audit.png"));
     phone(&mut page, "i23-audit");
+
+    // The roster: pasted, imported with a token per team, the sheet shown once to print.
+    page.navigate(&format!("{}/contests/cup/teams", d.url));
+    page.eval(
+        "document.getElementById('roster').value = 'user,name,affiliation\\ncarol,Rocket,PKU\\ndave,Lima,THU\\n'; \
+         document.getElementById('roster-tokens').checked = true; true",
+    );
+    page.eval(yes);
+    page.click("#roster-button");
+    page.wait_for(
+        "the sheet to print",
+        "document.querySelectorAll('#sheet tbody tr').length === 2",
+        Duration::from_secs(10),
+    );
+    let teams = page.eval(
+        "Array.from(document.querySelectorAll('#teams tbody tr')).map(r => r.cells[1].textContent)",
+    );
+    assert_eq!(teams, json!(["Rocket", "Lima"]));
+    page.screenshot(&artifact("contest-i23-roster.png"));
+    phone(&mut page, "i23-roster");
+    // Once: a refresh shows the teams, not the tokens, and imports nothing again.
+    let here = page
+        .eval("location.href")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    page.navigate(&here);
+    assert_eq!(page.eval("document.getElementById('sheet') === null"), true);
     drop(browser);
 }

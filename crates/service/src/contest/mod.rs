@@ -8,6 +8,7 @@
 pub mod clock;
 pub mod model;
 pub mod rejudging;
+pub mod roster;
 pub mod standings;
 
 pub use model::{load_all, Contest, ContestError, ContestProblem, Participants, Phase, Scoring};

@@ -40,6 +40,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/freeze", post(refreeze))
         .route("/admin/contests/{id}/announcements", post(announce))
         .route("/admin/contests/{id}/clock", post(change_clock))
+        .route("/admin/contests/{id}/teams", post(import_teams))
         .route("/admin/audit", get(audit_log))
         .route("/admin/submissions/{id}/ignore", post(ignore))
         .route("/admin/submissions/{id}/override", post(override_verdict))
@@ -194,6 +195,35 @@ async fn change_clock(
         "freeze_ms": c.freeze_ms(),
     }))
     .into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct RosterBody {
+    /// The roster CSV (see docs/contests.md).
+    roster: String,
+    #[serde(default)]
+    tokens: bool,
+}
+
+/// `POST /api/v1/admin/contests/{id}/teams` `{roster, tokens?}`: replaces the contest's teams;
+/// `{teams, tokens: [{user, token}]}`, the tokens shown only in this answer.
+async fn import_teams(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(body): Json<RosterBody>,
+) -> Result<Response, AppError> {
+    let (teams, issued) =
+        controls::import_roster(&app, &admin, &id, &body.roster, body.tokens).await?;
+    let tokens: Vec<_> = issued
+        .into_iter()
+        .map(|(user, token)| serde_json::json!({ "user": user, "token": token }))
+        .collect();
+    Ok((
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(serde_json::json!({ "teams": teams, "tokens": tokens })),
+    )
+        .into_response())
 }
 
 #[derive(serde::Deserialize)]

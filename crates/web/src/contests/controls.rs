@@ -183,3 +183,55 @@ pub(crate) async fn set_override(
     note(app, &admin.name, "override", contest.as_deref(), detail).await;
     Ok(())
 }
+
+/// Replaces contest `id`'s teams with the roster CSV `text` (written into its `contest.toml`,
+/// reloaded, audited); with `tokens`, issues a token for each team's user. Returns the teams
+/// and, with `tokens`, each user's new token (shown once).
+pub(crate) async fn import_roster(
+    app: &Arc<App>,
+    admin: &User,
+    id: &str,
+    text: &str,
+    tokens: bool,
+) -> Result<
+    (
+        Vec<ojd_service::contest::model::Team>,
+        Vec<(String, String)>,
+    ),
+    AppError,
+> {
+    let c = find(app, id)?;
+    let teams = ojd_service::contest::roster::parse_csv(text)
+        .map_err(|e| AppError::BadRequest(format!("the roster: {e}")))?;
+    let problems = app.config.server.problems.clone();
+    let (dir, t) = (c.dir.clone(), teams.clone());
+    tokio::task::spawn_blocking(move || {
+        ojd_service::contest::roster::write_teams(&dir, &problems, &t)
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("the roster import stopped: {e}")))?
+    .map_err(|e| AppError::BadRequest(format!("contest {id:?}: {e}")))?;
+    app.contests.reload(&app.config);
+    let mut issued = Vec::new();
+    if tokens {
+        for t in &teams {
+            let name = t.user.clone();
+            let token = app
+                .db(move |s| Ok(crate::auth::issue_token(s, &name, false)))
+                .await?
+                .map_err(|e| AppError::Internal(e.to_string()))?;
+            issued.push((t.user.clone(), token));
+        }
+    }
+    let detail = format!(
+        "{} teams imported{}",
+        teams.len(),
+        if tokens {
+            ", a token issued for each"
+        } else {
+            ""
+        }
+    );
+    note(app, &admin.name, "roster", Some(&c.id), detail).await;
+    Ok((teams, issued))
+}

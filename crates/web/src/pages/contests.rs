@@ -273,9 +273,107 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
                 }
                 Phase::Ended => { p.muted { "The contest is over." } }
             }
+            a href={ "/contests/" (c.id) "/teams" } { "Teams" }
             a href={ "/admin/audit?contest=" (c.id) } { "Audit log" }
         }
     }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct TeamsQuery {
+    shown: Option<String>,
+}
+
+/// `GET /contests/{id}/teams` (admins): the teams as `contest.toml` has them, the roster import
+/// form, and (once, after an import with tokens) the sheet to print for the hall.
+pub(crate) async fn teams_page(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    Query(q): Query<TeamsQuery>,
+) -> PageResult {
+    let c = ct::find(&app, &id).map_err(fail(Some(&admin)))?;
+    let shown = q.shown.and_then(|key| {
+        app.guards
+            .take_shown(&key, &admin.name, &format!("teams:{id}"))
+    });
+    let body = html! {
+        h1 { "Teams · " a href={ "/contests/" (c.id) } { (c.title) } }
+        @if let Some(m) = shown { (maud::PreEscaped(m)) }
+        @if c.teams.is_empty() { p.muted { "No [[team]] in contest.toml: everyone is shown by their user name." } }
+        @else {
+            div.scroll { table.list #teams { thead { tr { th { "User" } th { "Name" } th { "Affiliation" } th { "Category" } } }
+            tbody { @for t in &c.teams { tr {
+                td { (t.user) } td { (t.name) } td { (t.affiliation.as_deref().unwrap_or("")) }
+                td { @match t.category {
+                    ojd_service::contest::model::Category::Participant => "participant",
+                    ojd_service::contest::model::Category::Observer => "observer (not ranked)",
+                    ojd_service::contest::model::Category::Jury => "jury (not ranked)",
+                } }
+            } } } } }
+        }
+        h2 { "Import a roster" }
+        p.muted { "CSV with a header line: user (required), name, affiliation, category (participant, observer or jury). It replaces the contest's teams in its contest.toml." }
+        form.submit #roster-form method="post" action={ "/contests/" (c.id) "/teams" } enctype="multipart/form-data"
+            data-confirm="Replace the contest's teams with this roster?" {
+            label { "Roster" textarea name="roster" #roster rows="8" spellcheck="false" placeholder="user,name,affiliation,category" {} }
+            label { "or a file " input type="file" name="file" #roster-file accept=".csv,text/csv"; }
+            label.check { input type="checkbox" name="tokens" value="on" #roster-tokens; " issue a token for each team (shown once, to print for the hall)" }
+            button #roster-button type="submit" { "Import" }
+        }
+    };
+    Ok(frame(&format!("Teams · {}", c.title), Some(&admin), body))
+}
+
+/// `POST /contests/{id}/teams` (admins, multipart: `roster` text or `file`, `tokens`): imports,
+/// then back to the teams page with the result once (post/redirect/get).
+pub(crate) async fn import_teams(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    mut mp: Multipart,
+) -> PageResult {
+    let (mut text, mut tokens) = (String::new(), false);
+    while let Ok(Some(field)) = mp.next_field().await {
+        match field.name().unwrap_or_default() {
+            "roster" => {
+                let t = field.text().await.unwrap_or_default();
+                if !t.trim().is_empty() {
+                    text = t;
+                }
+            }
+            "file" => {
+                let b = field.bytes().await.unwrap_or_default();
+                if !b.is_empty() {
+                    text = String::from_utf8_lossy(&b).into_owned();
+                }
+            }
+            "tokens" => tokens = true,
+            _ => {}
+        }
+    }
+    let shown = match ct::controls::import_roster(&app, &admin, &id, &text, tokens).await {
+        Ok((teams, issued)) => html! {
+            div.once #imported {
+                p.note { (teams.len()) " teams imported." }
+                @if !issued.is_empty() {
+                    p { strong { "The tokens are shown only now:" } " print this page for the hall." }
+                    table.list #sheet { thead { tr { th { "Team" } th { "User" } th { "Token" } } }
+                    tbody { @for (t, (user, token)) in teams.iter().zip(&issued) { tr {
+                        td { (t.name) } td { (user) } td { code { (token) } }
+                    } } } }
+                }
+            }
+        },
+        Err(e) if e.status().is_client_error() => html! {
+            div.error #imported role="alert" { "The roster was not imported (nothing changed):" pre.out { (e.message()) } }
+        },
+        Err(e) => return Err(fail(Some(&admin))(e)),
+    };
+    let key = app
+        .guards
+        .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
+    Ok(Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id))).into_response())
 }
 
 /// `POST /contests/{id}/clock` (admins): a clock change from the contest page, then back to it.
