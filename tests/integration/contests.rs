@@ -1289,6 +1289,16 @@ fn issue23_contest_defects_over_http() {
     }
     let (_, s) = d.get("/api/v1/contests/future/standings", Some(ADMIN));
     assert_eq!(s["problems"][1]["label"], "B", "admins see it: {s}");
+    let count = |who: Option<&str>| {
+        let (_, list) = d.get("/api/v1/contests", who);
+        list.as_array()
+            .expect("list")
+            .iter()
+            .find(|c| c["id"] == "future")
+            .map(|c| c["problems"].clone())
+    };
+    assert_eq!(count(None), Some(json!(0)), "not even how many");
+    assert_eq!(count(Some(ADMIN)), Some(json!(2)));
     let ask = |problem: &str| {
         d.post_json(
             "/api/v1/contests/future/clarifications",
@@ -1337,6 +1347,20 @@ fn issue23_contest_defects_over_http() {
     assert_eq!(anon["frozen"], false, "{anon}");
     let (_, one) = d.get("/api/v1/contests/run", None);
     assert_eq!(one["freeze"]["unfrozen"], true, "{one}");
+    assert_eq!(one["clock"]["frozen"], false, "{one}");
+    let (_, list) = d.get("/api/v1/contests", None);
+    let run = list
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|c| c["id"] == "run")
+        .cloned()
+        .expect("run");
+    assert_eq!(
+        (run["phase"].as_str(), run["frozen"].as_bool()),
+        (Some("frozen"), Some(false)),
+        "{run}"
+    );
     assert_eq!(one["freeze"]["changed_by"], "admin", "{one}");
     let (_, page) = d.get_text("/contests/run", None);
     assert!(page.contains("standings unfrozen at"), "{page}");

@@ -56,18 +56,36 @@ struct ContestSummary {
     start_ms: i64,
     end_ms: i64,
     freeze_ms: Option<i64>,
+    /// Whether students see the standings frozen now (an unfreeze after the freeze time
+    /// ends it even while `phase` is `frozen`).
+    frozen: bool,
     start: String,
+    /// How many problems (0 for non-admins before the start: the set is not told).
     problems: usize,
 }
 
-async fn list(State(app): State<Arc<App>>) -> Json<Vec<ContestSummary>> {
+async fn list(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+) -> Result<Json<Vec<ContestSummary>>, AppError> {
     let now = now_ms();
-    let out = app
-        .contests
-        .get()
+    let admin = user.is_some_and(|u| u.admin);
+    let loaded = app.contests.get();
+    let a = app.clone();
+    let l2 = loaded.clone();
+    let states = app
+        .db(move |_| {
+            l2.contests
+                .iter()
+                .map(|c| crate::contests::read_freeze(&a, c))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await?;
+    let out = loaded
         .contests
         .iter()
-        .map(|c| ContestSummary {
+        .zip(states)
+        .map(|(c, fs)| ContestSummary {
             id: c.id.clone(),
             title: c.title.clone(),
             scoring: c.scoring,
@@ -75,11 +93,16 @@ async fn list(State(app): State<Arc<App>>) -> Json<Vec<ContestSummary>> {
             start_ms: c.start_ms,
             end_ms: c.end_ms(),
             freeze_ms: c.freeze_ms(),
+            frozen: fs.frozen,
             start: c.start_text(),
-            problems: c.problems.len(),
+            problems: if admin || c.phase(now) != Phase::Before {
+                c.problems.len()
+            } else {
+                0
+            },
         })
         .collect();
-    Json(out)
+    Ok(Json(out))
 }
 
 async fn one(
@@ -107,7 +130,7 @@ async fn one(
         "compile_errors_count": c.compile_errors_count,
         "public_standings": c.public_standings,
         "participants": c.participants,
-        "clock": clock(&c, freeze.unfrozen),
+        "clock": clock(&c, &freeze),
         "freeze": freeze,
         "problems": problems,
         "message": message,

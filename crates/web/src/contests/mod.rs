@@ -161,11 +161,15 @@ pub(crate) struct Clock {
     pub(crate) freeze_ms: Option<i64>,
     /// Whether an admin has unfrozen the standings.
     pub(crate) unfrozen: bool,
+    /// Whether students see the standings frozen now (the one truth, [`FreezeState`]).
+    pub(crate) frozen: bool,
     pub(crate) start: String,
 }
 
-pub(crate) fn clock(c: &Contest, unfrozen: bool) -> Clock {
+pub(crate) fn clock(c: &Contest, fs: &FreezeState) -> Clock {
+    let unfrozen = fs.unfrozen;
     Clock {
+        frozen: fs.frozen,
         phase: c.phase(now_ms()),
         now_ms: now_ms(),
         start_ms: c.start_ms,

@@ -177,8 +177,7 @@ fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, Store
 
 /// Before the start, what a non-admin sees: no problem and no row (the problem set is not
 /// told before the start, not even its size or labels).
-fn before_start(app: &App, c: &Contest, viewer: Option<&User>) -> bool {
-    let _ = app;
+fn before_start(c: &Contest, viewer: Option<&User>) -> bool {
     !viewer.is_some_and(|u| u.admin)
         && c.phase(now_ms()) == ojd_service::contest::model::Phase::Before
 }
@@ -212,7 +211,7 @@ pub(crate) fn standings(
     c: &Contest,
     viewer: Option<&User>,
 ) -> Result<Standings, StoreError> {
-    if before_start(app, c, viewer) {
+    if before_start(c, viewer) {
         return Ok(empty(c));
     }
     let table = shared_standings(app, c, viewer)?;
@@ -231,7 +230,7 @@ pub(crate) fn json(
     c: &Contest,
     viewer: Option<&User>,
 ) -> Result<axum::body::Bytes, StoreError> {
-    if before_start(app, c, viewer) {
+    if before_start(c, viewer) {
         return Ok(serde_json::to_vec(&empty(c)).unwrap_or_default().into());
     }
     let table = shared_standings(app, c, viewer)?;
