@@ -1670,6 +1670,30 @@ fn issue23_director_controls_and_clarifications_over_http() {
         page.contains("Carol, Inc.") && page.contains("jury (not ranked)"),
         "{page}"
     );
+    // DOMjudge's teams.tsv with its accounts.tsv.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/teams/teams",
+        Some(ADMIN),
+        &json!({
+            "roster": "teams\t1\n1\t1001\t3\tRocket DJ\tPeking University\tPKU\tCHN\n\
+                       accounts\t1\nteam\tRocket DJ\talice\tsecret\t1\n",
+        }),
+    );
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["teams"][0]["user"], "alice", "{r}");
+    let (_, s) = d.get("/api/v1/contests/teams/standings", None);
+    let alice = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["user"] == "alice")
+        .cloned()
+        .expect("alice");
+    assert_eq!(
+        (alice["name"].as_str(), alice["affiliation"].as_str()),
+        (Some("Rocket DJ"), Some("Peking University")),
+        "{s}"
+    );
 
     let (_, list) = d.get("/api/v1/contests", None);
     assert!(

@@ -6,10 +6,126 @@
 //! `category` optional, in any order (`user,name,affiliation,category`); fields may be quoted
 //! with `"` (a `""` inside is a quote). Blank lines and lines starting with `#` are skipped.
 //! Every error names its line.
+//!
+//! DOMjudge's files are read too ([`parse`] tells them by their first line): `teams.tsv`
+//! (`teams<TAB>1`, then `id, external id, category id, name[, institution, short name,
+//! country]` per line), optionally followed by `accounts.tsv` (`accounts<TAB>1`, then
+//! `type, full name, username, password[, team id]`). A team's user is the username of the
+//! `team` account that names its id, else `team<id>`; its name is the team name and its
+//! affiliation the institution. Category ids are each site's own, so every team is a
+//! participant (mark observers in the CSV or in `contest.toml`); passwords are not read (ojd
+//! logs in with tokens: issue one per team on import).
 
 use std::path::Path;
 
 use super::model::{Category, Contest, Team};
+
+/// Reads a roster: DOMjudge's `teams.tsv` (with `accounts.tsv` after it) when the text starts
+/// with `teams<TAB>`, else the CSV.
+pub fn parse(text: &str) -> Result<Vec<Team>, String> {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if first.starts_with("teams\t") {
+        parse_domjudge(text)
+    } else {
+        parse_csv(text)
+    }
+}
+
+/// DOMjudge's `teams.tsv`, optionally followed by its `accounts.tsv`.
+fn parse_domjudge(text: &str) -> Result<Vec<Team>, String> {
+    let mut errors = Vec::new();
+    let mut section = "";
+    // (line, id, name, institution)
+    let mut rows: Vec<(usize, String, String, Option<String>)> = Vec::new();
+    let mut users: Vec<(String, String)> = Vec::new(); // (team id, username)
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').map(str::trim).collect();
+        match (f[0], f.len()) {
+            ("teams", 2) | ("accounts", 2) => {
+                if f[1] != "1" {
+                    errors.push(format!(
+                        "line {n}: {} version {:?}: only version 1 is read",
+                        f[0], f[1]
+                    ));
+                }
+                section = if f[0] == "teams" { "teams" } else { "accounts" };
+            }
+            _ if section == "teams" => {
+                if f.len() < 4 || f[0].is_empty() || f[3].is_empty() {
+                    errors.push(format!(
+                        "line {n}: expected id, external id, category id and name, tab-separated"
+                    ));
+                    continue;
+                }
+                let institution = f.get(4).filter(|s| !s.is_empty()).map(|s| s.to_string());
+                rows.push((n, f[0].to_string(), f[3].to_string(), institution));
+            }
+            _ if section == "accounts" => {
+                if f.len() < 4 {
+                    errors.push(format!(
+                        "line {n}: expected type, full name, username and password, tab-separated"
+                    ));
+                    continue;
+                }
+                if f[0] == "team" {
+                    if let Some(id) = f.get(4).filter(|s| !s.is_empty()) {
+                        users.push((id.to_string(), f[2].to_string()));
+                    }
+                }
+            }
+            _ => errors.push(format!("line {n}: before the `teams\t1` line")),
+        }
+    }
+    let mut teams: Vec<Team> = Vec::new();
+    for (n, id, name, affiliation) in rows {
+        let user = users
+            .iter()
+            .find(|(t, _)| *t == id)
+            .map(|(_, u)| u.clone())
+            .unwrap_or_else(|| format!("team{id}"));
+        if !valid_user(&user) {
+            errors.push(format!(
+                "line {n}: user {user:?}: 1 to 64 letters, digits, '.', '_' or '-'"
+            ));
+            continue;
+        }
+        if teams.iter().any(|t| t.user == user) {
+            errors.push(format!("line {n}: user {user:?} has two teams"));
+            continue;
+        }
+        teams.push(Team {
+            user,
+            name,
+            affiliation,
+            category: Category::Participant,
+        });
+    }
+    if teams.is_empty() && errors.is_empty() {
+        errors.push("teams.tsv has no team".into());
+    }
+    if errors.is_empty() {
+        Ok(teams)
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+fn valid_user(user: &str) -> bool {
+    !user.is_empty()
+        && user.len() <= 64
+        && user
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+}
 
 /// Reads a roster CSV; all errors at once, each naming its line.
 pub fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
@@ -62,12 +178,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
                 .filter(|v| !v.is_empty())
         };
         let user = row[user_col].trim().to_string();
-        if user.is_empty()
-            || user.len() > 64
-            || !user
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-        {
+        if !valid_user(&user) {
             errors.push(format!(
                 "line {n}: user {user:?}: 1 to 64 letters, digits, '.', '_' or '-'"
             ));
@@ -239,6 +350,31 @@ mod tests {
         assert!(parse_csv("name\nx\n")
             .expect_err("no user")
             .contains("no `user` column"));
+    }
+
+    #[test]
+    fn domjudge_teams_and_accounts_are_read() {
+        let text = "teams\t1\n1\t1001\t3\tRocket\tPeking University\tPKU\tCHN\n\
+                    2\t1002\t3\tLima\n\
+                    accounts\t1\nteam\tRocket\talice\tsecret\t1\njudge\tJ\tjudge1\tx\n";
+        let teams = parse(text).expect("teams.tsv");
+        let got: Vec<(&str, &str, Option<&str>)> = teams
+            .iter()
+            .map(|t| (t.user.as_str(), t.name.as_str(), t.affiliation.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("alice", "Rocket", Some("Peking University")),
+                ("team2", "Lima", None)
+            ]
+        );
+        let e = parse("teams\t2\n1\tx\n").expect_err("version");
+        assert!(
+            e.contains("line 1: teams version \"2\"") && e.contains("line 2:"),
+            "{e}"
+        );
+        assert_eq!(parse("user\nbob\n").expect("csv")[0].user, "bob");
     }
 
     #[test]

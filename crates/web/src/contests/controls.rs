@@ -201,7 +201,7 @@ pub(crate) async fn import_roster(
     AppError,
 > {
     let c = find(app, id)?;
-    let teams = ojd_service::contest::roster::parse_csv(text)
+    let teams = ojd_service::contest::roster::parse(text)
         .map_err(|e| AppError::BadRequest(format!("the roster: {e}")))?;
     let problems = app.config.server.problems.clone();
     let (dir, t) = (c.dir.clone(), teams.clone());

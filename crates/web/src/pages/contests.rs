@@ -313,11 +313,11 @@ pub(crate) async fn teams_page(
             } } } } }
         }
         h2 { "Import a roster" }
-        p.muted { "CSV with a header line: user (required), name, affiliation, category (participant, observer or jury). It replaces the contest's teams in its contest.toml." }
+        p.muted { "CSV with a header line: user (required), name, affiliation, category (participant, observer or jury); or DOMjudge's teams.tsv (and accounts.tsv). It replaces the contest's teams in its contest.toml." }
         form.submit #roster-form method="post" action={ "/contests/" (c.id) "/teams" } enctype="multipart/form-data"
             data-confirm="Replace the contest's teams with this roster?" {
             label { "Roster" textarea name="roster" #roster rows="8" spellcheck="false" placeholder="user,name,affiliation,category" {} }
-            label { "or a file " input type="file" name="file" #roster-file accept=".csv,text/csv"; }
+            label { "or files (a CSV, or DOMjudge's teams.tsv with its accounts.tsv) " input type="file" name="file" #roster-file multiple accept=".csv,.tsv,text/csv,text/tab-separated-values"; }
             label.check { input type="checkbox" name="tokens" value="on" #roster-tokens; " issue a token for each team (shown once, to print for the hall)" }
             button #roster-button type="submit" { "Import" }
         }
@@ -333,24 +333,24 @@ pub(crate) async fn import_teams(
     Path(id): Path<String>,
     mut mp: Multipart,
 ) -> PageResult {
-    let (mut text, mut tokens) = (String::new(), false);
+    let (mut text, mut files, mut tokens) = (String::new(), Vec::new(), false);
     while let Ok(Some(field)) = mp.next_field().await {
         match field.name().unwrap_or_default() {
-            "roster" => {
-                let t = field.text().await.unwrap_or_default();
-                if !t.trim().is_empty() {
-                    text = t;
-                }
-            }
+            "roster" => text = field.text().await.unwrap_or_default(),
             "file" => {
                 let b = field.bytes().await.unwrap_or_default();
                 if !b.is_empty() {
-                    text = String::from_utf8_lossy(&b).into_owned();
+                    files.push(String::from_utf8_lossy(&b).into_owned());
                 }
             }
             "tokens" => tokens = true,
             _ => {}
         }
+    }
+    if !files.is_empty() {
+        // DOMjudge's teams.tsv before its accounts.tsv, whatever order they were chosen in.
+        files.sort_by_key(|f| !f.trim_start().starts_with("teams\t"));
+        text = files.join("\n");
     }
     let shown = match ct::controls::import_roster(&app, &admin, &id, &text, tokens).await {
         Ok((teams, issued)) => html! {
