@@ -1121,11 +1121,28 @@ fn message(e: &Value) -> String {
 #[test]
 fn issue23_contest_defects_over_http() {
     require_root!();
+    defects_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_contest_defects_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    defects_over_http(Some(&cluster.database()));
+}
+
+fn defects_over_http(database: Option<&str>) {
     let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
     copy_problem(&site, "late");
     copy_problem(&site, "third");
     copy_problem(&site, "practice");
@@ -1375,11 +1392,28 @@ fn issue23_contest_defects_over_http() {
 #[test]
 fn issue23_director_controls_and_clarifications_over_http() {
     require_root!();
+    director_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_director_controls_and_clarifications_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    director_over_http(Some(&cluster.database()));
+}
+
+fn director_over_http(database: Option<&str>) {
     let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
     let now = now_ms();
     write_contest_of(
         contests.path(),
