@@ -1613,6 +1613,12 @@ fn director_over_http(database: Option<&str>) {
     assert_eq!(v["override"]["reason"], "hard-codes the tests", "{v}");
     let (_, page) = d.get_text(&format!("/submissions/{sid}"), Some(ALICE));
     assert!(page.contains("Verdict set by the jury"), "{page}");
+    // The results fragment the live page swaps in says the same.
+    let (_, part) = d.get_text(&format!("/submissions/{sid}/results"), Some(ALICE));
+    assert!(
+        part.contains("id=\"status\"><span class=\"badge v-WA\""),
+        "{part}"
+    );
     let (code, e) = over(json!({"verdict": null}));
     assert_eq!(code, 200, "{e}");
     let (_, v) = d.get(&format!("/api/v1/submissions/{sid}"), Some(ALICE));

@@ -342,7 +342,10 @@ pub(crate) async fn submission_results(
     let d = visible_submission(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let v = view::view(&app, d, &user);
+    // With the jury's verdict, as on the page it is swapped into.
+    let v = view::with_contest(&app, view::view(&app, d, &user))
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let (tests, groups) = test_names(&app, &v.info.problem);
     let rows = group_rows(&app, &v);
     Ok(Html(results(&v, &tests, groups, &rows).into_string()).into_response())
