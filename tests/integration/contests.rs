@@ -1807,4 +1807,38 @@ fn director_over_http(database: Option<&str>) {
         news.contains("Earlier answers (1)") && news.contains("No."),
         "{news}"
     );
+    // A canned answer from the page's form, to everyone; one not in the list is refused.
+    assert!(
+        news.contains("Read the problem statement carefully."),
+        "offered: {news}"
+    );
+    let answer_form = |fields: &[(&str, &str)]| {
+        let r = ureq::post(&format!("{}/contests/run/answer/{}", d.url, first + 1))
+            .set("Authorization", &format!("Bearer {ADMIN}"))
+            .set("Sec-Fetch-Site", "same-origin")
+            .send_form(fields);
+        match r {
+            Ok(r) => r.status(),
+            Err(ureq::Error::Status(c, _)) => c,
+            Err(e) => panic!("POST answer: {e}"),
+        }
+    };
+    assert_eq!(
+        answer_form(&[("answer", ""), ("canned", "Made up."), ("public", "true")]),
+        400
+    );
+    assert_eq!(
+        answer_form(&[
+            ("answer", ""),
+            ("canned", "Read the problem statement carefully."),
+            ("public", "true")
+        ]),
+        200,
+        "answered, then back to the contest page"
+    );
+    let (_, public) = d.get("/api/v1/contests/run/clarifications", None);
+    assert_eq!(
+        public[0]["answer"], "Read the problem statement carefully.",
+        "{public}"
+    );
 }

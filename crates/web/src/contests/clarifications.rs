@@ -40,6 +40,16 @@ pub(crate) struct AskBody {
     pub(crate) text: String,
 }
 
+/// The canned answers the answer form offers (a director picks one instead of typing).
+pub(crate) const CANNED: &[&str] = &[
+    "No comment.",
+    "Yes.",
+    "No.",
+    "Read the problem statement carefully.",
+    "The statement answers this.",
+    "This is a technical issue: a staff member is coming to your seat.",
+];
+
 /// Questions one participant may ask in one contest per [`ASK_WINDOW_MS`].
 pub(crate) const ASK_LIMIT: usize = 5;
 pub(crate) const ASK_WINDOW_MS: i64 = 10 * 60_000;

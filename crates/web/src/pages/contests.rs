@@ -492,7 +492,9 @@ async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup
                 @if let Some(a) = &q.answer { p.answer { strong { "Answer: " } (a) } }
                 @if admin && q.user.is_some() && q.answer.is_none() {
                     form.answer method="post" action={ "/contests/" (c.id) "/answer/" (q.id) } {
-                        textarea name="answer" rows="2" required {}
+                        textarea name="answer" rows="2" placeholder="Type an answer, or pick a canned one below" {}
+                        select name="canned" { option value="" { "(a canned answer)" }
+                            @for a in clarifications::CANNED { option value=(a) { (a) } } }
                         label.check { input type="checkbox" name="public" value="true"; " send to everyone" }
                         button type="submit" { "Answer" }
                     }
@@ -707,7 +709,11 @@ pub(crate) async fn announce(
 
 #[derive(Deserialize)]
 pub(crate) struct AnswerFields {
+    #[serde(default)]
     answer: String,
+    /// One of [`clarifications::CANNED`], used when `answer` is empty.
+    #[serde(default)]
+    canned: Option<String>,
     #[serde(default)]
     public: Option<String>,
 }
@@ -718,8 +724,19 @@ pub(crate) async fn answer(
     Path((id, cid)): Path<(String, i64)>,
     Form(f): Form<AnswerFields>,
 ) -> PageResult {
+    let answer = match f.canned.as_deref().filter(|_| f.answer.trim().is_empty()) {
+        Some(c) if !c.is_empty() => {
+            if !clarifications::CANNED.contains(&c) {
+                return Err(fail(Some(&admin))(AppError::BadRequest(format!(
+                    "field `canned`: {c:?} is not one of the canned answers"
+                ))));
+            }
+            c.to_string()
+        }
+        _ => f.answer,
+    };
     let body = AnswerBody {
-        answer: f.answer,
+        answer,
         public: Some(f.public.is_some()),
     };
     clarifications::answer(&app, &admin, cid, body)
