@@ -41,6 +41,7 @@ fn contest() -> Contest {
             .collect(),
         participants: Participants::Anyone,
         public_standings: true,
+        teams: Vec::new(),
     }
 }
 
@@ -1010,6 +1011,23 @@ fn ioi_groups_best_across_submissions_over_http() {
     assert_eq!(code, 201, "{a}");
     let first = d.wait_done(a["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
     assert_eq!(first["score"], 60, "{first}");
+    // The submission's page says which group earned the points (issue 23).
+    let (code, page) = d.get_text(&format!("/submissions/{}", a["id"]), Some(ALICE));
+    assert_eq!(code, 200);
+    let table = page
+        .split("id=\"groups\"")
+        .nth(1)
+        .and_then(|t| t.split("</table>").next())
+        .unwrap_or_else(|| panic!("no group table: {page}"));
+    let rows: Vec<String> = table
+        .split("<tr class=\"")
+        .skip(1)
+        .map(|r| {
+            let text: String = r.split('<').filter_map(|p| p.split('>').nth(1)).collect();
+            format!("{} {}", r.split('"').next().unwrap_or(""), text.trim())
+        })
+        .collect();
+    assert_eq!(rows, ["missed big0 / 40", "earned many60 / 60"], "{table}");
     // The second against a broken 02-many: only "big" passes.
     std::fs::write(answer("01-big"), &big).expect("fix");
     std::fs::write(answer("02-many"), format!("0\n{many}")).expect("break");
@@ -1060,4 +1078,767 @@ fn ojd_table(r: &Value) -> String {
         ));
     }
     out
+}
+
+// ---- issue 23: the defects a real contest hit ----
+
+/// Copies the `aplusb` package of `site` to `name` (another problem with the same tests).
+fn copy_problem(site: &Site, name: &str) {
+    let problems = site.path().join("problems");
+    let copy = std::process::Command::new("cp")
+        .args(["-r"])
+        .arg(problems.join("aplusb"))
+        .arg(problems.join(name))
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+}
+
+/// Writes a contest over several problems (labels A, B, ...).
+fn write_contest_of(dir: &Path, id: &str, start_ms: i64, extra: &str, problems: &[&str]) {
+    let d = dir.join(id);
+    std::fs::create_dir_all(&d).expect("mkdir");
+    let mut text = format!(
+        "title = \"{id}\"\nstart = \"{}\"\n{extra}\n",
+        rfc3339(start_ms)
+    );
+    for p in problems {
+        text.push_str(&format!("[[problem]]\nid = \"{p}\"\n"));
+    }
+    std::fs::write(d.join("contest.toml"), text).expect("write contest");
+}
+
+fn message(e: &Value) -> String {
+    e["error"]["message"].as_str().unwrap_or("").to_string()
+}
+
+/// Defects 1, 2, 3, 4 and 6 of issue 23 over HTTP with the real daemon: a participant's
+/// submission made outside the contest (the statement page's way) counts for the running
+/// contest and says so; a future contest reusing a running one's problem does not hide it;
+/// unfreezing before the freeze time is refused and nothing after the freeze leaks; nothing of
+/// a future contest's problem set is told to non-admins (standings, clarifications); an admin's
+/// test submission is never ranked, and the rejudging preview moves participants only.
+#[test]
+fn issue23_contest_defects_over_http() {
+    require_root!();
+    defects_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_contest_defects_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    defects_over_http(Some(&cluster.database()));
+}
+
+fn defects_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
+    copy_problem(&site, "late");
+    copy_problem(&site, "third");
+    copy_problem(&site, "practice");
+    let now = now_ms();
+    // Freezes about 90 s from now (its last hour of 70 minutes), alice and bob take part.
+    let start = (now + 90_000 - 600_000) / 1000 * 1000;
+    let freeze_at = start + 600_000;
+    write_contest_of(
+        contests.path(),
+        "run",
+        start,
+        "duration = \"70m\"\nfreeze = \"1h\"\nparticipants = [\"alice\", \"bob\"]",
+        &["aplusb"],
+    );
+    // A future contest reusing the running contest's problem, with a problem of its own.
+    write_contest_of(
+        contests.path(),
+        "future",
+        now + 3_600_000,
+        "duration = \"1h\"",
+        &["aplusb", "late"],
+    );
+    // Open to anyone: an admin's test submission must not be ranked.
+    write_contest_of(
+        contests.path(),
+        "open",
+        now - 600_000,
+        "duration = \"2h\"",
+        &["third"],
+    );
+    // A wrong answer file: correct programs get WA until it is fixed and rejudged.
+    let answer = site.path().join("problems/aplusb/tests/02-many.ans");
+    let good = std::fs::read_to_string(&answer).expect("answer");
+    std::fs::write(&answer, format!("0\n{good}")).expect("break the answer");
+    let d = site.start();
+
+    // Defect 3: unfreezing before the freeze time is refused (it used to cancel the freeze
+    // while every page still said "frozen").
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/run/unfreeze",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("freeze at"), "{e}");
+
+    // Defect 2: the running contest's problem stays visible (statement, submit, own submission).
+    let (code, p) = d.get("/api/v1/problems/aplusb", Some(ALICE));
+    assert_eq!(code, 200, "a future contest took aplusb away: {p}");
+    let (code, _) = d.get("/api/v1/problems/late", Some(ALICE));
+    assert_eq!(
+        code, 404,
+        "a problem of the future contest alone stays hidden"
+    );
+    let (code, list) = d.get("/api/v1/problems", None);
+    assert_eq!(code, 200);
+    let ids: Vec<&str> = list
+        .as_array()
+        .expect("problems")
+        .iter()
+        .filter_map(|p| p["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"aplusb") && !ids.contains(&"late"), "{list}");
+
+    // Defect 1: a participant's submission without `contest` (what the statement page sends)
+    // counts for the running contest, and shows it.
+    let (code, a) = submit(&d, ALICE, None, "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let alice_id = a["id"].as_i64().expect("id");
+    // Through the contest on purpose, too.
+    let (code, b) = submit(&d, BOB, Some("run"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{b}");
+    let bob_id = b["id"].as_i64().expect("id");
+    // An admin's test through the listed contest: the jury's, not ranked.
+    let (code, j) = submit(&d, ADMIN, Some("run"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{j}");
+    let jury_id = j["id"].as_i64().expect("id");
+    let alice = d.wait_done(alice_id, ALICE, JUDGED_WITHIN);
+    assert_eq!(alice["contest"], "run", "{alice}");
+    let (_, mine) = d.get("/api/v1/submissions", Some(ALICE));
+    assert_eq!(mine[0]["contest"], "run", "the list shows it too: {mine}");
+    d.wait_done(bob_id, BOB, JUDGED_WITHIN);
+    d.wait_done(jury_id, ADMIN, JUDGED_WITHIN);
+    let (code, s) = d.get("/api/v1/contests/run/standings", Some(ADMIN));
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(
+        cells(&s, "alice"),
+        json!({"solved": 0, "pending": 0, "tries": 1}),
+        "{s}"
+    );
+    let users: Vec<&str> = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["user"].as_str())
+        .collect();
+    assert_eq!(users, ["alice", "bob"], "no row for the admin's test: {s}");
+    // A submission of a problem in no contest stays practice, and says so.
+    let (code, pr) = submit(&d, ALICE, None, "practice", "accepted/ac.c");
+    assert_eq!(code, 201, "{pr}");
+    let (_, v) = d.get(&format!("/api/v1/submissions/{}", pr["id"]), Some(ALICE));
+    assert_eq!(v["contest"], Value::Null, "{v}");
+
+    // Defect 6: in a contest open to anyone, an admin's test is not ranked.
+    let (code, o) = submit(&d, ADMIN, Some("open"), "third", "accepted/ac.c");
+    assert_eq!(code, 201, "{o}");
+    let (code, c) = submit(&d, BOB, Some("open"), "third", "accepted/ac.c");
+    assert_eq!(code, 201, "{c}");
+    d.wait_done(o["id"].as_i64().expect("id"), ADMIN, JUDGED_WITHIN);
+    d.wait_done(c["id"].as_i64().expect("id"), BOB, JUDGED_WITHIN);
+    let (_, s) = d.get("/api/v1/contests/open/standings", None);
+    let users: Vec<&str> = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["user"].as_str())
+        .collect();
+    assert_eq!(users, ["bob"], "the admin is not on the public board: {s}");
+
+    // Defect 6: the rejudging preview's "who moves" counts participants only.
+    std::fs::write(&answer, &good).expect("fix the answer");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({"contest": "run"}),
+    );
+    assert_eq!(code, 201, "{r}");
+    let report = wait_rejudged(&d, r["id"].as_i64().expect("id"));
+    let mut moves: Vec<(String, bool)> = report["standings"][0]["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| {
+            (
+                m["user"].as_str().unwrap_or("").to_string(),
+                m["rank_after"]
+                    .as_i64()
+                    .is_some_and(|r| (1..=2).contains(&r)),
+            )
+        })
+        .collect();
+    moves.sort();
+    assert_eq!(
+        moves,
+        [("alice".to_string(), true), ("bob".to_string(), true)],
+        "the admin's test moves no one and is not ranked: {report}"
+    );
+
+    // Defect 4: nothing of the future contest's problem set before its start.
+    for who in [None, Some(ALICE)] {
+        let (code, text) = d.get_text("/api/v1/contests/future/standings", who);
+        assert_eq!(code, 200, "{text}");
+        let s: Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(s["problems"], json!([]), "{text}");
+        assert!(!text.contains("late"), "{text}");
+        let (code, page) = d.get_text("/contests/future/standings", who);
+        assert_eq!(code, 200);
+        assert!(!page.contains("late"), "{page}");
+    }
+    let (_, s) = d.get("/api/v1/contests/future/standings", Some(ADMIN));
+    assert_eq!(s["problems"][1]["label"], "B", "admins see it: {s}");
+    let count = |who: Option<&str>| {
+        let (_, list) = d.get("/api/v1/contests", who);
+        list.as_array()
+            .expect("list")
+            .iter()
+            .find(|c| c["id"] == "future")
+            .map(|c| c["problems"].clone())
+    };
+    assert_eq!(count(None), Some(json!(0)), "not even how many");
+    assert_eq!(count(Some(ADMIN)), Some(json!(2)));
+    let ask = |problem: &str| {
+        d.post_json(
+            "/api/v1/contests/future/clarifications",
+            Some(ALICE),
+            &json!({"problem": problem, "text": "Is this in?"}),
+        )
+    };
+    let (in_code, in_e) = ask("late");
+    let (out_code, out_e) = ask("nope");
+    assert_eq!(
+        (in_code, message(&in_e)),
+        (out_code, message(&out_e)),
+        "a question tells nothing of which names are in the contest"
+    );
+    assert_eq!(in_code, 400, "{in_e}");
+
+    // Defect 3: the unfreeze was refused, so an accepted submission after the freeze time
+    // stays hidden under the banner.
+    assert!(
+        now_ms() < freeze_at,
+        "the steps before the freeze took too long"
+    );
+    while now_ms() < freeze_at + 1000 {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let (code, late) = submit(&d, BOB, Some("run"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{late}");
+    d.wait_done(late["id"].as_i64().expect("id"), BOB, JUDGED_WITHIN);
+    let (_, anon) = d.get("/api/v1/contests/run/standings", None);
+    assert_eq!(anon["frozen"], true, "{anon}");
+    let bob_row = cells(&anon, "bob");
+    assert_eq!(
+        bob_row["pending"], 1,
+        "bob's try after the freeze is hidden: {anon}"
+    );
+    let (_, page) = d.get_text("/contests/run", None);
+    assert!(page.contains("standings frozen since"), "{page}");
+    // After the freeze time the admin unfreezes: recorded with who and when, everywhere.
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/run/unfreeze",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{e}");
+    let (_, anon) = d.get("/api/v1/contests/run/standings", None);
+    assert_eq!(anon["frozen"], false, "{anon}");
+    let (_, one) = d.get("/api/v1/contests/run", None);
+    assert_eq!(one["freeze"]["unfrozen"], true, "{one}");
+    assert_eq!(one["clock"]["frozen"], false, "{one}");
+    let (_, list) = d.get("/api/v1/contests", None);
+    let run = list
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|c| c["id"] == "run")
+        .cloned()
+        .expect("run");
+    assert_eq!(
+        (run["phase"].as_str(), run["frozen"].as_bool()),
+        (Some("frozen"), Some(false)),
+        "{run}"
+    );
+    assert_eq!(one["freeze"]["changed_by"], "admin", "{one}");
+    let (_, page) = d.get_text("/contests/run", None);
+    assert!(page.contains("standings unfrozen at"), "{page}");
+    assert!(!page.contains("standings frozen since"), "{page}");
+}
+
+/// Issue 23's director tools and smaller defects over HTTP: the clock controls (start now,
+/// delay, extend, end now) written into `contest.toml` and refused where the phase does not
+/// allow them; the audit log (clock changes, failed logins); clarifications: no ask form for
+/// non-participants, a rate limit, a re-answer that keeps the history and never turns a
+/// private question public by itself.
+#[test]
+fn issue23_director_controls_and_clarifications_over_http() {
+    require_root!();
+    director_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_director_controls_and_clarifications_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    director_over_http(Some(&cluster.database()));
+}
+
+fn director_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
+    let now = now_ms();
+    write_contest_of(
+        contests.path(),
+        "soon",
+        now + 3_600_000,
+        "duration = \"1h\"   # one hour\nfreeze = \"20m\"\nparticipants = [\"alice\"]",
+        &["aplusb"],
+    );
+    write_contest_of(
+        contests.path(),
+        "run",
+        now - 600_000,
+        "duration = \"2h\"\nparticipants = [\"alice\"]",
+        &["aplusb"],
+    );
+    // Teams: a display name and affiliation; an observer never ranked.
+    write_contest_of(
+        contests.path(),
+        "teams",
+        now - 600_000,
+        "duration = \"2h\"\n\
+         [[team]]\nuser = \"alice\"\nname = \"Rocket\"\naffiliation = \"Peking University\"\n\
+         [[team]]\nuser = \"bob\"\ncategory = \"observer\"",
+        &["aplusb"],
+    );
+    write_contest_of(
+        contests.path(),
+        "badteam",
+        now - 600_000,
+        "duration = \"2h\"\n[[team]]\nuser = \"alice\"\ncategory = \"guest\"",
+        &["aplusb"],
+    );
+    let d = site.start();
+    let clock = |id: &str, action: &str, minutes: Option<&str>| {
+        let mut body = json!({ "action": action });
+        if let Some(m) = minutes {
+            body["minutes"] = json!(m);
+        }
+        d.post_json(
+            &format!("/api/v1/admin/contests/{id}/clock"),
+            Some(ADMIN),
+            &body,
+        )
+    };
+    let phase = |id: &str| {
+        let (_, c) = d.get(&format!("/api/v1/contests/{id}"), None);
+        c["clock"]["phase"].as_str().unwrap_or("").to_string()
+    };
+
+    // Clock controls.
+    let (code, e) = clock("soon", "extend", Some("0"));
+    assert_eq!(code, 400, "{e}");
+    let (code, e) = clock("soon", "end_now", None);
+    assert_eq!(code, 409, "not running yet: {e}");
+    let (code, r) = clock("soon", "delay", Some("15"));
+    assert_eq!(code, 200, "{r}");
+    let (_, c) = d.get("/api/v1/contests/soon", Some(ADMIN));
+    let start = c["clock"]["start_ms"].as_i64().expect("start");
+    assert!(
+        (start - (now + 75 * 60_000)).abs() < 2_000,
+        "delayed by 15 min: {c}"
+    );
+    let (code, r) = clock("soon", "start_now", None);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(phase("soon"), "running");
+    let (code, e) = clock("soon", "delay", Some("5"));
+    assert_eq!(code, 409, "started already: {e}");
+    let toml = std::fs::read_to_string(contests.path().join("soon/contest.toml")).expect("toml");
+    assert!(toml.contains("duration = \"1h\"   # one hour"), "{toml}");
+    let (code, r) = clock("soon", "extend", Some("30"));
+    assert_eq!(code, 200, "{r}");
+    let (_, c) = d.get("/api/v1/contests/soon", Some(ADMIN));
+    let (start, end, freeze) = (
+        c["clock"]["start_ms"].as_i64().expect("start"),
+        c["clock"]["end_ms"].as_i64().expect("end"),
+        c["clock"]["freeze_ms"].as_i64().expect("freeze"),
+    );
+    assert_eq!(end - start, 90 * 60_000, "{c}");
+    assert_eq!(end - freeze, 50 * 60_000, "the freeze keeps its time: {c}");
+    let toml = std::fs::read_to_string(contests.path().join("soon/contest.toml")).expect("toml");
+    assert!(toml.contains("duration = \"1h30m\""), "{toml}");
+    // A reload reads the same file: the change stays.
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    assert_eq!(phase("soon"), "running");
+    // The file's durations are whole seconds: a contest ends at the latest whole second.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, r) = clock("soon", "end_now", None);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(phase("soon"), "ended");
+    let (code, e) = submit(&d, ALICE, Some("soon"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 403, "ended: {e}");
+    let (code, e) = clock("soon", "extend", Some("5"));
+    assert_eq!(code, 409, "{e}");
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/soon/clock",
+        Some(ALICE),
+        &json!({"action": "start_now"}),
+    );
+    assert_eq!(code, 403, "students cannot: {e}");
+
+    // A failed login is audited with its address.
+    let r = ureq::post(&format!("{}/login", d.url))
+        .set("Sec-Fetch-Site", "same-origin")
+        .send_form(&[("token", "not-a-token")]);
+    let status = match r {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(c, _)) => c,
+        Err(e) => panic!("POST /login: {e}"),
+    };
+    assert_eq!(status, 401);
+    assert!(d.log().contains("login failed"), "{}", d.log());
+    let (code, log) = d.get("/api/v1/admin/audit", Some(ADMIN));
+    assert_eq!(code, 200, "{log}");
+    let actions: Vec<&str> = log
+        .as_array()
+        .expect("audit")
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert_eq!(
+        actions,
+        ["login-failed", "clock", "clock", "clock", "clock"],
+        "{log}"
+    );
+    assert!(
+        log[1]["detail"].as_str().unwrap_or("").contains("end now"),
+        "{log}"
+    );
+    assert_eq!(log[1]["actor"], "admin", "{log}");
+    let (code, _) = d.get("/api/v1/admin/audit", Some(ALICE));
+    assert_eq!(code, 403);
+    let (code, page) = d.get_text("/admin/audit?contest=soon", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(page.contains("extend by 30 min"), "{page}");
+
+    // Ignoring a submission: never ranked, audited; ranked again on request.
+    let (code, a) = submit(&d, ALICE, Some("run"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let sid = a["id"].as_i64().expect("id");
+    let counted = |d: &crate::daemon::Daemon| {
+        let (_, s) = d.get("/api/v1/contests/run/standings", Some(ADMIN));
+        let c = cells(&s, "alice");
+        ["solved", "pending", "tries"]
+            .iter()
+            .map(|k| c[k].as_i64().unwrap_or(0))
+            .sum::<i64>()
+    };
+    assert!(counted(&d) > 0, "alice's submission is on the standings");
+    let ignore = |ignored: bool| {
+        d.post_json(
+            &format!("/api/v1/admin/submissions/{sid}/ignore"),
+            Some(ADMIN),
+            &json!({ "ignored": ignored }),
+        )
+    };
+    let (code, e) = ignore(true);
+    assert_eq!(code, 200, "{e}");
+    assert_eq!(counted(&d), 0, "an ignored submission is not ranked");
+    let (_, page) = d.get_text(&format!("/submissions/{sid}"), Some(ADMIN));
+    assert!(
+        page.contains("Not ranked") && page.contains("Rank it again"),
+        "{page}"
+    );
+    let (code, e) = ignore(false);
+    assert_eq!(code, 200, "{e}");
+    assert!(counted(&d) > 0, "ranked again");
+    let (code, _) = d.post_json(
+        &format!("/api/v1/admin/submissions/{sid}/ignore"),
+        Some(ALICE),
+        &json!({ "ignored": true }),
+    );
+    assert_eq!(code, 403);
+    // The jury's verdict over the judge's: needs a reason, counts on the standings, shows on
+    // the submission, and can be removed.
+    let over = |body: Value| {
+        d.post_json(
+            &format!("/api/v1/admin/submissions/{sid}/override"),
+            Some(ADMIN),
+            &body,
+        )
+    };
+    let (code, e) = over(json!({"verdict": "WA", "reason": " "}));
+    assert_eq!(code, 400, "a reason is needed: {e}");
+    let (code, e) = over(json!({"verdict": "XX", "reason": "r"}));
+    assert_eq!(code, 400, "{e}");
+    let (code, e) = over(json!({"verdict": "WA", "reason": "hard-codes the tests"}));
+    assert_eq!(code, 200, "{e}");
+    let (_, s) = d.get("/api/v1/contests/run/standings", Some(ADMIN));
+    assert_eq!(
+        cells(&s, "alice"),
+        json!({"solved": 0, "pending": 0, "tries": 1}),
+        "{s}"
+    );
+    let (_, v) = d.get(&format!("/api/v1/submissions/{sid}"), Some(ALICE));
+    assert_eq!(v["verdict"], "WA", "{v}");
+    assert_eq!(v["override"]["reason"], "hard-codes the tests", "{v}");
+    let (_, page) = d.get_text(&format!("/submissions/{sid}"), Some(ALICE));
+    assert!(page.contains("Verdict set by the jury"), "{page}");
+    // The results fragment the live page swaps in says the same.
+    let (_, part) = d.get_text(&format!("/submissions/{sid}/results"), Some(ALICE));
+    assert!(
+        part.contains("id=\"status\"><span class=\"badge v-WA\""),
+        "{part}"
+    );
+    let (code, e) = over(json!({"verdict": null}));
+    assert_eq!(code, 200, "{e}");
+    let (_, v) = d.get(&format!("/api/v1/submissions/{sid}"), Some(ALICE));
+    assert!(v["override"].is_null(), "{v}");
+    let (_, log) = d.get("/api/v1/admin/audit?contest=run", Some(ADMIN));
+    let actions: Vec<&str> = log
+        .as_array()
+        .expect("audit")
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert_eq!(
+        actions,
+        ["override", "override", "unignore", "ignore"],
+        "{log}"
+    );
+    assert!(
+        log[1]["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("hard-codes the tests"),
+        "{log}"
+    );
+
+    // Teams: the board shows the display name and affiliation and ranks no observer.
+    for who in [ALICE, BOB] {
+        let (code, e) = submit(&d, who, Some("teams"), "aplusb", "accepted/ac.c");
+        assert_eq!(code, 201, "{e}");
+    }
+    let (_, s) = d.get("/api/v1/contests/teams/standings", None);
+    let rows: Vec<(Option<&str>, Option<&str>, Option<&str>)> = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            (
+                r["user"].as_str(),
+                r["name"].as_str(),
+                r["affiliation"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [(Some("alice"), Some("Rocket"), Some("Peking University"))],
+        "{s}"
+    );
+    let (_, page) = d.get_text("/contests/teams/standings", None);
+    assert!(
+        page.contains("Rocket") && page.contains("Peking University"),
+        "{page}"
+    );
+    // A roster imported through the API replaces the teams in contest.toml, with a token for
+    // each team when asked; a bad roster names its lines and changes nothing.
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/teams/teams",
+        Some(ADMIN),
+        &json!({"roster": "user,name\ncarol,C\nca rol,D\n"}),
+    );
+    assert_eq!(code, 400, "{e}");
+    assert!(message(&e).contains("line 3"), "{e}");
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/teams/teams",
+        Some(ADMIN),
+        &json!({
+            "roster": "user,name,affiliation,category\nalice,Rocket 2,PKU,\ncarol,\"Carol, Inc.\",,\nbob,,,jury\n",
+            "tokens": true,
+        }),
+    );
+    assert_eq!(code, 200, "{r}");
+    let carol = r["tokens"][1]["token"]
+        .as_str()
+        .expect("carol's token")
+        .to_string();
+    let (code, me) = d.get("/api/v1/me", Some(&carol));
+    assert_eq!((code, me["name"].as_str()), (200, Some("carol")), "{me}");
+    let toml = std::fs::read_to_string(contests.path().join("teams/contest.toml")).expect("toml");
+    assert!(
+        toml.contains("name = \"Carol, Inc.\"") && !toml.contains("Peking"),
+        "{toml}"
+    );
+    let (_, s) = d.get("/api/v1/contests/teams/standings", None);
+    assert_eq!(s["rows"][0]["name"], "Rocket 2", "{s}");
+    let (_, log) = d.get("/api/v1/admin/audit?contest=teams", Some(ADMIN));
+    assert_eq!(log[0]["action"], "roster", "{log}");
+    let (code, page) = d.get_text("/contests/teams/teams", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("Carol, Inc.") && page.contains("jury (not ranked)"),
+        "{page}"
+    );
+    // DOMjudge's teams.tsv with its accounts.tsv.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/teams/teams",
+        Some(ADMIN),
+        &json!({
+            "roster": "teams\t1\n1\t1001\t3\tRocket DJ\tPeking University\tPKU\tCHN\n\
+                       accounts\t1\nteam\tRocket DJ\talice\tsecret\t1\n",
+        }),
+    );
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["teams"][0]["user"], "alice", "{r}");
+    let (_, s) = d.get("/api/v1/contests/teams/standings", None);
+    let alice = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["user"] == "alice")
+        .cloned()
+        .expect("alice");
+    assert_eq!(
+        (alice["name"].as_str(), alice["affiliation"].as_str()),
+        (Some("Rocket DJ"), Some("Peking University")),
+        "{s}"
+    );
+
+    let (_, list) = d.get("/api/v1/contests", None);
+    assert!(
+        !list.to_string().contains("badteam"),
+        "a bad [[team]] fails the contest: {list}"
+    );
+    let (_, page) = d.get_text("/contests", Some(ADMIN));
+    assert!(
+        page.contains("team[0].category") && page.contains("guest"),
+        "the error names the key: {page}"
+    );
+
+    // The pages are in English, and say so (they said zh-CN whatever the content).
+    let (_, page) = d.get_text("/contests", None);
+    assert!(page.contains("<html lang=\"en\">"), "{page}");
+
+    // Clarifications: only participants get the form.
+    let (_, page) = d.get_text("/contests/run", Some(BOB));
+    assert!(
+        !page.contains("Ask a question"),
+        "bob takes no part: {page}"
+    );
+    let (_, page) = d.get_text("/contests/run", Some(ALICE));
+    assert!(page.contains("Ask a question"), "{page}");
+    let ask = |n: usize| {
+        d.post_json(
+            "/api/v1/contests/run/clarifications",
+            Some(ALICE),
+            &json!({"text": format!("Question {n}?")}),
+        )
+    };
+    let mut first = 0;
+    for n in 0..5 {
+        let (code, q) = ask(n);
+        assert_eq!(code, 201, "{q}");
+        if n == 0 {
+            first = q["id"].as_i64().expect("id");
+        }
+    }
+    let (code, e) = ask(5);
+    assert_eq!(code, 409, "the sixth question in ten minutes waits: {e}");
+    assert!(message(&e).contains("wait for the answers"), "{e}");
+    // A private answer, then a re-answer without `public`: still private, history kept.
+    let answer = |body: Value| {
+        d.post_json(
+            &format!("/api/v1/admin/clarifications/{first}/answer"),
+            Some(ADMIN),
+            &body,
+        )
+    };
+    let (code, _) = answer(json!({"answer": "No.", "public": false}));
+    assert_eq!(code, 200);
+    let (code, _) = answer(json!({"answer": "No, sorry."}));
+    assert_eq!(code, 200);
+    let (_, public) = d.get("/api/v1/contests/run/clarifications", None);
+    assert_eq!(public, json!([]), "a re-answer kept it private: {public}");
+    let (_, mine) = d.get("/api/v1/contests/run/clarifications", Some(ALICE));
+    let q = mine
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|q| q["id"] == first)
+        .expect("alice's question")
+        .clone();
+    assert_eq!(
+        (q["answer"].as_str(), q["public"].as_bool()),
+        (Some("No, sorry."), Some(false))
+    );
+    let (_, news) = d.get_text("/contests/run/news", Some(ADMIN));
+    assert!(
+        news.contains("Earlier answers (1)") && news.contains("No."),
+        "{news}"
+    );
+    // A canned answer from the page's form, to everyone; one not in the list is refused.
+    assert!(
+        news.contains("Read the problem statement carefully."),
+        "offered: {news}"
+    );
+    let answer_form = |fields: &[(&str, &str)]| {
+        let r = ureq::post(&format!("{}/contests/run/answer/{}", d.url, first + 1))
+            .set("Authorization", &format!("Bearer {ADMIN}"))
+            .set("Sec-Fetch-Site", "same-origin")
+            .send_form(fields);
+        match r {
+            Ok(r) => r.status(),
+            Err(ureq::Error::Status(c, _)) => c,
+            Err(e) => panic!("POST answer: {e}"),
+        }
+    };
+    assert_eq!(
+        answer_form(&[("answer", ""), ("canned", "Made up."), ("public", "true")]),
+        400
+    );
+    assert_eq!(
+        answer_form(&[
+            ("answer", ""),
+            ("canned", "Read the problem statement carefully."),
+            ("public", "true")
+        ]),
+        200,
+        "answered, then back to the contest page"
+    );
+    let (_, public) = d.get("/api/v1/contests/run/clarifications", None);
+    assert_eq!(
+        public[0]["answer"], "Read the problem statement carefully.",
+        "{public}"
+    );
 }

@@ -167,6 +167,8 @@ fn standings_update_live_and_an_admin_applies_a_rejudging() {
     assert_eq!(moves, 2, "alice and bob both move on the standings");
     page.screenshot(&artifact("contest-rejudging.png"));
     phone(&mut page, "rejudging");
+    // Apply asks first (issue 23): the test answers yes.
+    page.eval("window.confirm = (q) => { window.__asked = q; return true; }; true");
     page.click("#apply");
     page.wait_for(
         "the rejudging to be applied",
@@ -184,5 +186,359 @@ fn standings_update_live_and_an_admin_applies_a_rejudging() {
         Duration::from_secs(10),
     );
     page.screenshot(&artifact("contest-standings-after.png"));
+    drop(browser);
+}
+
+/// Issue 23 in the browser, as a student and a director would, at desktop width and 390 px:
+/// the statement page says which contest a submission counts for and the submission's page
+/// and the list show it (defect 1); the contest page's form has a file input, no language
+/// guess that always fails, keeps the paste and the choice when refused and remembers the
+/// language (defect 5); the freeze controls are real buttons, ask first, show only after the
+/// freeze time, and say when and by whom the freeze changed (defect 3).
+#[test]
+fn issue23_contest_pages_for_students_and_directors() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let problems = site.path().join("problems");
+    let copy = std::process::Command::new("cp")
+        .args(["-r"])
+        .arg(problems.join("aplusb"))
+        .arg(problems.join("frozenp"))
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+    let now = ojd_store::now_ms();
+    // Running, its freeze 50 minutes away.
+    crate::contests::write_contest(
+        contests.path(),
+        "run",
+        now - 600_000,
+        "2h",
+        "freeze = \"1h\"",
+        "aplusb",
+    );
+    // Frozen since 40 minutes.
+    crate::contests::write_contest(
+        contests.path(),
+        "frz",
+        now - 100 * 60_000,
+        "2h",
+        "freeze = \"1h\"",
+        "frozenp",
+    );
+    let d = site.start();
+    let source =
+        std::fs::read_to_string(crate::common::testdata("aplusb/submissions/accepted/ac.c"))
+            .expect("source");
+
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ALICE, "alice");
+    // Defect 1: the statement page says where the submission goes.
+    page.navigate(&format!("{}/problems/aplusb", d.url));
+    let note = page.eval("document.getElementById('counts-for')?.textContent ?? ''");
+    assert!(
+        note.as_str()
+            .is_some_and(|n| n.contains("counts for the contest") && n.contains("run")),
+        "{note}"
+    );
+    page.screenshot(&artifact("contest-i23-statement.png"));
+    phone(&mut page, "i23-statement");
+
+    // Defect 5: the contest page's form.
+    page.navigate(&format!("{}/contests/run", d.url));
+    let form = page.eval(
+        "[document.querySelector('#submit-form input[type=file][name=file]') !== null, \
+          document.getElementById('language').value, \
+          document.getElementById('language').required]",
+    );
+    assert_eq!(
+        form,
+        json!([true, "", true]),
+        "a file input, no default guess"
+    );
+    // A pasted program with "from the file's name": refused, and the form comes back with the
+    // paste, the problem and the choice kept, and the reason.
+    page.eval(&format!(
+        "document.getElementById('language').value = 'auto'; \
+         document.getElementById('source').value = {}; true",
+        json!(source)
+    ));
+    page.click("#submit-button");
+    page.wait_for(
+        "the form to come back with the reason",
+        "location.search.includes('draft=') && document.getElementById('form-error') !== null",
+        Duration::from_secs(10),
+    );
+    let kept = page.eval("document.getElementById('source').value");
+    assert_eq!(
+        kept.as_str().map(str::trim),
+        Some(source.trim()),
+        "the paste is kept"
+    );
+    let reason = page.eval("document.getElementById('form-error').textContent");
+    assert!(
+        reason
+            .as_str()
+            .is_some_and(|r| r.contains("choose the language")),
+        "{reason}"
+    );
+    page.screenshot(&artifact("contest-i23-refused.png"));
+    phone(&mut page, "i23-refused");
+    page.eval("document.getElementById('language').value = 'c'; true");
+    page.click("#submit-button");
+    page.wait_for(
+        "the submission's page",
+        "/\\/submissions\\/\\d+$/.test(location.pathname) && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    let contest = page.eval("document.getElementById('contest')?.textContent ?? ''");
+    assert!(
+        contest.as_str().is_some_and(|c| c.contains("run")),
+        "{contest}"
+    );
+    // The language is remembered for the next submission.
+    page.navigate(&format!("{}/contests/run", d.url));
+    page.wait_for(
+        "the remembered language",
+        "document.getElementById('language').value === 'c'",
+        Duration::from_secs(5),
+    );
+    // The list says which contest each submission counts for.
+    page.navigate(&format!("{}/submissions", d.url));
+    let cell =
+        page.eval("document.querySelector('table.submissions td.contest')?.textContent ?? ''");
+    assert_eq!(cell.as_str().map(str::trim), Some("run"), "{cell}");
+    page.screenshot(&artifact("contest-i23-list.png"));
+    phone(&mut page, "i23-list");
+
+    // Defect 3: the director's freeze controls.
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/run", d.url));
+    let before = page.eval(
+        "[document.getElementById('unfreeze') === null, document.getElementById('refreeze') === null, \
+          document.getElementById('freeze-state')?.textContent ?? '']",
+    );
+    assert_eq!(
+        before[0], true,
+        "no unfreeze button before the freeze time: {before}"
+    );
+    assert_eq!(before[1], true, "{before}");
+    assert!(
+        before[2].as_str().is_some_and(|t| t.contains("freeze at")),
+        "{before}"
+    );
+    page.navigate(&format!("{}/contests/frz", d.url));
+    let button = page.eval(
+        "(() => { const b = document.getElementById('unfreeze'); const s = getComputedStyle(b); \
+           return [b.tagName, s.backgroundColor !== 'rgba(0, 0, 0, 0)', parseFloat(s.paddingLeft) > 0, \
+                   document.getElementById('freeze-state').textContent]; })()",
+    );
+    assert_eq!(button[0], "BUTTON", "{button}");
+    assert_eq!(button[1], true, "a styled button, not bare text: {button}");
+    assert_eq!(button[2], true, "{button}");
+    assert!(
+        button[3].as_str().is_some_and(|t| t.contains("frozen")),
+        "{button}"
+    );
+    page.screenshot(&artifact("contest-i23-frozen.png"));
+    phone(&mut page, "i23-frozen");
+    // It asks first: declining changes nothing.
+    page.eval("window.confirm = (q) => { window.__asked = q; return false; }; true");
+    page.click("#unfreeze");
+    page.wait_for(
+        "the question",
+        "typeof window.__asked === 'string'",
+        Duration::from_secs(5),
+    );
+    let (_, one) = d.get("/api/v1/contests/frz", None);
+    assert_eq!(
+        one["freeze"]["frozen"], true,
+        "declined: still frozen: {one}"
+    );
+    page.eval("window.confirm = () => true; true");
+    page.click("#unfreeze");
+    page.wait_for(
+        "the standings after the unfreeze",
+        "location.pathname === '/contests/frz/standings' && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    page.navigate(&format!("{}/contests/frz", d.url));
+    let state = page.eval("document.getElementById('freeze-state').textContent");
+    assert!(
+        state
+            .as_str()
+            .is_some_and(|t| t.contains("unfrozen") && t.contains("by admin")),
+        "{state}"
+    );
+    let phase = page.eval("document.getElementById('phase').textContent");
+    assert!(
+        phase
+            .as_str()
+            .is_some_and(|t| t.contains("unfrozen at") && !t.contains("frozen since")),
+        "{phase}"
+    );
+    assert_eq!(
+        page.eval("document.getElementById('refreeze') !== null"),
+        true,
+        "freeze again is offered"
+    );
+    page.screenshot(&artifact("contest-i23-unfrozen.png"));
+    phone(&mut page, "i23-unfrozen");
+    drop(browser);
+}
+
+/// Issue 23's director tools in the browser, as a director would click them, at desktop width
+/// and at 390 px: start a contest now, extend it, end it (each asking first), override a
+/// verdict with a reason on a submission's page, and read it all in the audit log.
+#[test]
+fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(contests.path(), "cup", now + 3_600_000, "1h", "", "aplusb");
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    let yes =
+        "window.confirm = (q) => { window.__asked = q; return true; }; window.__asked = null; true";
+    let phase = |d: &crate::daemon::Daemon| {
+        let (_, c) = d.get("/api/v1/contests/cup", None);
+        c["clock"]["phase"].as_str().unwrap_or("").to_string()
+    };
+
+    // Before the start: Start now.
+    page.navigate(&format!("{}/contests/cup", d.url));
+    page.screenshot(&artifact("contest-i23-director-before.png"));
+    phone(&mut page, "i23-director-before");
+    page.eval(yes);
+    page.click("#start-now");
+    page.wait_for(
+        "the started contest",
+        "document.getElementById('extend') !== null && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    assert_eq!(phase(&d), "running");
+    // Extend by 20 minutes.
+    let (_, c) = d.get("/api/v1/contests/cup", None);
+    let end = c["clock"]["end_ms"].as_i64().expect("end");
+    page.eval("document.querySelector('#clock-controls input[name=minutes]').value = '20'; true");
+    page.eval(yes);
+    page.click("#extend");
+    page.wait_for(
+        "the extended contest",
+        "document.readyState === 'complete' && document.getElementById('end-now') !== null && window.__asked === undefined",
+        Duration::from_secs(10),
+    );
+    let (_, c) = d.get("/api/v1/contests/cup", None);
+    assert_eq!(
+        c["clock"]["end_ms"].as_i64(),
+        Some(end + 20 * 60_000),
+        "{c}"
+    );
+    page.screenshot(&artifact("contest-i23-director-running.png"));
+    phone(&mut page, "i23-director-running");
+
+    // A submission, overridden with a reason on its page.
+    let (code, a) = crate::contests::submit(&d, ALICE, Some("cup"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let id = a["id"].as_i64().expect("id");
+    d.wait_done(id, ALICE, Duration::from_secs(120));
+    page.navigate(&format!("{}/submissions/{id}", d.url));
+    page.click("#override-form summary");
+    page.eval("document.getElementById('override-verdict').value = 'WA'; true");
+    page.click("#override-reason");
+    page.type_text("prints the answers of the samples only");
+    page.eval(yes);
+    page.click("#override-button");
+    page.wait_for(
+        "the jury's verdict",
+        "document.getElementById('override')?.textContent.includes('Wrong Answer') === true",
+        Duration::from_secs(10),
+    );
+    let (_, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ALICE));
+    assert_eq!(v["verdict"], "WA", "{v}");
+    page.screenshot(&artifact("contest-i23-override.png"));
+    phone(&mut page, "i23-override");
+
+    // End now.
+    page.navigate(&format!("{}/contests/cup", d.url));
+    std::thread::sleep(Duration::from_millis(1100));
+    page.eval(yes);
+    page.click("#end-now");
+    page.wait_for(
+        "the ended contest",
+        "document.readyState === 'complete' && document.getElementById('end-now') === null && document.getElementById('extend') === null",
+        Duration::from_secs(10),
+    );
+    assert_eq!(phase(&d), "ended");
+
+    // The audit log has it all, newest first.
+    page.navigate(&format!("{}/admin/audit?contest=cup", d.url));
+    let actions = page.eval(
+        "Array.from(document.querySelectorAll('#audit tbody tr')).map(r => r.cells[2].textContent)",
+    );
+    assert_eq!(
+        actions,
+        json!(["clock", "override", "clock", "clock"]),
+        "end, override, extend, start"
+    );
+    page.screenshot(&artifact("contest-i23-audit.png"));
+    phone(&mut page, "i23-audit");
+
+    // The roster: pasted, imported with a token per team, the sheet shown once to print.
+    page.navigate(&format!("{}/contests/cup/teams", d.url));
+    page.eval(
+        "document.getElementById('roster').value = 'user,name,affiliation\\ncarol,Rocket,PKU\\ndave,Lima,THU\\n'; \
+         document.getElementById('roster-tokens').checked = true; true",
+    );
+    page.eval(yes);
+    page.click("#roster-button");
+    page.wait_for(
+        "the sheet to print",
+        "document.querySelectorAll('#sheet tbody tr').length === 2",
+        Duration::from_secs(10),
+    );
+    let teams = page.eval(
+        "Array.from(document.querySelectorAll('#teams tbody tr')).map(r => r.cells[1].textContent)",
+    );
+    assert_eq!(teams, json!(["Rocket", "Lima"]));
+    page.screenshot(&artifact("contest-i23-roster.png"));
+    phone(&mut page, "i23-roster");
+    // Once: a refresh shows the teams, not the tokens, and imports nothing again.
+    let here = page
+        .eval("location.href")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    page.navigate(&here);
+    assert_eq!(page.eval("document.getElementById('sheet') === null"), true);
     drop(browser);
 }

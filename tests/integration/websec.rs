@@ -355,6 +355,17 @@ fn failed_logins_are_rate_limited_per_address() {
         assert_eq!(wrong(&d), 401);
     }
     assert_eq!(wrong(&d), 429);
+    let (_, _, body) = request(
+        &d,
+        "POST",
+        "/login",
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        Some("token=guess"),
+    );
+    assert!(
+        body.contains("failed logins from this address"),
+        "the refusal names what is limited: {body}"
+    );
     // Even the right token waits: the address is limited, not the guess.
     let (code, hs, _) = request(
         &d,
@@ -403,6 +414,12 @@ fn event_streams_per_user_are_capped_and_slow_requests_time_out() {
     assert_eq!(
         (code, body["error"]["code"].as_str()),
         (429, Some("rate_limited")),
+        "{body}"
+    );
+    // It says what there are too many of (issue 23: it said "too many submissions").
+    let message = body["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("live result streams") && !message.contains("submissions;"),
         "{body}"
     );
     // Another user is not affected; a closed stream frees its slot.

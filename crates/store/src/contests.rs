@@ -53,6 +53,47 @@ pub struct Clarification {
     pub answered_by: Option<String>,
 }
 
+/// The last change of a contest's freeze: unfrozen or frozen again, when and by whom.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FreezeChange {
+    pub unfrozen: bool,
+    pub changed_at: i64,
+    /// `None` for a change stored before who made it was recorded.
+    pub changed_by: Option<String>,
+}
+
+/// One line of the audit log: what a director (or a login) did.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub at: i64,
+    /// Who did it (a user name, or the address of a failed login).
+    pub actor: String,
+    /// What: "freeze", "unfreeze", "rejudging", "upload", "token", "login", "login-failed", ...
+    pub action: String,
+    pub contest: Option<String>,
+    pub detail: String,
+}
+
+/// One answer a question had (a re-answer keeps the earlier ones).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct AnswerRecord {
+    pub answer: String,
+    pub public: bool,
+    pub answered_by: String,
+    pub answered_at: i64,
+}
+
+/// The jury's verdict for a submission, over the judge's, with its reason.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct VerdictOverride {
+    pub submission: i64,
+    pub verdict: Verdict,
+    pub reason: String,
+    pub by: String,
+    pub at: i64,
+}
+
 /// Where a rejudging is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -143,6 +184,57 @@ pub trait ContestStore: Send + Sync {
         contest: &str,
         now: i64,
     ) -> Result<i64, StoreError>;
+    /// The same, marked as the jury's (`jury`: an admin's test, never ranked).
+    fn insert_in_contest_as(
+        &self,
+        new: &NewSubmission,
+        contest: &str,
+        jury: bool,
+        now: i64,
+    ) -> Result<i64, StoreError>;
+    /// Marks a contest submission as the jury's (never ranked: an ignored submission) or a
+    /// ranked one again; `false` when it was made through no contest.
+    fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError>;
+    /// Sets (or with `None` removes) the jury's verdict for a submission; `false` when there
+    /// is no such submission.
+    fn set_override(
+        &self,
+        submission: i64,
+        verdict: Option<(Verdict, &str)>,
+        by: &str,
+        now: i64,
+    ) -> Result<bool, StoreError>;
+    /// The overrides of `ids` (those without one are left out).
+    fn overrides_of(&self, ids: &[i64]) -> Result<Vec<VerdictOverride>, StoreError>;
+    /// Whether a submission is the jury's (or ignored).
+    fn is_jury(&self, submission: i64) -> Result<bool, StoreError>;
+    /// The ids of the jury's submissions to `contest` (never ranked), oldest first.
+    fn jury_submissions(&self, contest: &str) -> Result<Vec<i64>, StoreError>;
+    /// The contest each of `ids` was made through (those made through none are left out).
+    fn contests_of(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, StoreError>;
+    /// The last change of the contest's freeze (`None`: never changed).
+    fn freeze_change(&self, contest: &str) -> Result<Option<FreezeChange>, StoreError>;
+    /// Unfreezes (`unfrozen`) or freezes again, recording who.
+    fn set_freeze_by(
+        &self,
+        contest: &str,
+        unfrozen: bool,
+        by: &str,
+        now: i64,
+    ) -> Result<(), StoreError>;
+    /// Appends a line to the audit log.
+    fn add_audit(
+        &self,
+        actor: &str,
+        action: &str,
+        contest: Option<&str>,
+        detail: &str,
+        now: i64,
+    ) -> Result<(), StoreError>;
+    /// The newest `limit` lines of the audit log (of one contest, or all), newest first.
+    fn audit_log(&self, contest: Option<&str>, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
+    /// Every answer a question had, oldest first: (answer, public, by, at).
+    fn answer_history(&self, clarification: i64) -> Result<Vec<AnswerRecord>, StoreError>;
     /// The contest a submission was made through.
     fn contest_of(&self, submission: i64) -> Result<Option<String>, StoreError>;
     /// Every submission made through `contest`, with its current judging, oldest first.
@@ -257,14 +349,177 @@ impl<E: Engine> ContestStore for E {
         contest: &str,
         now: i64,
     ) -> Result<i64, StoreError> {
-        let link = "INSERT INTO contest_submissions (submission, contest) VALUES ($1, $2)";
+        self.insert_in_contest_as(new, contest, false, now)
+    }
+
+    fn insert_in_contest_as(
+        &self,
+        new: &NewSubmission,
+        contest: &str,
+        jury: bool,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        let link =
+            "INSERT INTO contest_submissions (submission, contest, jury) VALUES ($1, $2, $3)";
         self.tx(
             "start a contest submission",
             "commit a contest submission",
             |c| {
                 let id = insert(c, new, now)?;
-                c.exec("link a submission to its contest", link, args![id, contest])?;
+                let what = "link a submission to its contest";
+                c.exec(what, link, args![id, contest, jury])?;
                 Ok(id)
+            },
+        )
+    }
+
+    fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError> {
+        let sql = "UPDATE contest_submissions SET jury = $2 WHERE submission = $1";
+        Ok(self.exec("ignore a submission", sql, args![submission, jury])? > 0)
+    }
+
+    fn set_override(
+        &self,
+        submission: i64,
+        verdict: Option<(Verdict, &str)>,
+        by: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let exists = "SELECT id FROM submissions WHERE id = $1";
+        let clear = "DELETE FROM verdict_overrides WHERE submission = $1";
+        let set = "INSERT INTO verdict_overrides (submission, verdict, reason, by_user, at)
+             VALUES ($1, $2, $3, $4, $5)";
+        self.tx("start an override", "commit an override", |c| {
+            let what = "find the submission to override";
+            if c.row(what, exists, args![submission], |r| r.get::<i64>(0))?
+                .is_none()
+            {
+                return Ok(false);
+            }
+            c.exec("clear an override", clear, args![submission])?;
+            if let Some((v, reason)) = verdict {
+                let args = args![submission, v.code(), reason, by, now];
+                c.exec("store an override", set, args)?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn overrides_of(&self, ids: &[i64]) -> Result<Vec<VerdictOverride>, StoreError> {
+        let sql = "SELECT submission, verdict, reason, by_user, at FROM verdict_overrides
+             WHERE submission = ANY($1) ORDER BY submission";
+        self.rows("read verdict overrides", sql, args![ids], |r| {
+            let code: String = r.get(1)?;
+            Ok(VerdictOverride {
+                submission: r.get(0)?,
+                verdict: Verdict::from_code(&code).unwrap_or(Verdict::JudgeError),
+                reason: r.get(2)?,
+                by: r.get(3)?,
+                at: r.get(4)?,
+            })
+        })
+    }
+
+    fn is_jury(&self, submission: i64) -> Result<bool, StoreError> {
+        let sql = "SELECT jury FROM contest_submissions WHERE submission = $1";
+        let v = self.row(
+            "read a submission's jury mark",
+            sql,
+            args![submission],
+            |r| r.get(0),
+        )?;
+        Ok(v.unwrap_or(false))
+    }
+
+    fn jury_submissions(&self, contest: &str) -> Result<Vec<i64>, StoreError> {
+        let sql = "SELECT submission FROM contest_submissions WHERE contest = $1 AND jury
+             ORDER BY submission";
+        self.rows(
+            "list a contest's jury submissions",
+            sql,
+            args![contest],
+            |r| r.get(0),
+        )
+    }
+
+    fn contests_of(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, StoreError> {
+        let sql = "SELECT submission, contest FROM contest_submissions
+             WHERE submission = ANY($1) ORDER BY submission";
+        self.rows("read submissions' contests", sql, args![ids], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+    }
+
+    fn freeze_change(&self, contest: &str) -> Result<Option<FreezeChange>, StoreError> {
+        let sql = "SELECT unfrozen, changed_at, changed_by FROM contest_state WHERE contest = $1";
+        self.row("read a contest's freeze", sql, args![contest], |r| {
+            Ok(FreezeChange {
+                unfrozen: r.get(0)?,
+                changed_at: r.get(1)?,
+                changed_by: r.get(2)?,
+            })
+        })
+    }
+
+    fn set_freeze_by(
+        &self,
+        contest: &str,
+        unfrozen: bool,
+        by: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let sql = "INSERT INTO contest_state (contest, unfrozen, changed_at, changed_by)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (contest) DO UPDATE SET unfrozen = excluded.unfrozen,
+               changed_at = excluded.changed_at, changed_by = excluded.changed_by";
+        let args = args![contest, unfrozen, now, by];
+        self.exec("change a contest's freeze", sql, args).map(drop)
+    }
+
+    fn add_audit(
+        &self,
+        actor: &str,
+        action: &str,
+        contest: Option<&str>,
+        detail: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let sql = "INSERT INTO audit (at, actor, action, contest, detail)
+             VALUES ($1, $2, $3, $4, $5)";
+        let args = args![now, actor, action, contest, detail];
+        self.exec("write the audit log", sql, args).map(drop)
+    }
+
+    fn audit_log(&self, contest: Option<&str>, limit: u32) -> Result<Vec<AuditEntry>, StoreError> {
+        let sql = "SELECT id, at, actor, action, contest, detail FROM audit
+             WHERE ($1 IS NULL OR contest = $1) ORDER BY id DESC LIMIT $2";
+        let args = args![contest, i64::from(limit)];
+        self.rows("read the audit log", sql, args, |r| {
+            Ok(AuditEntry {
+                id: r.get(0)?,
+                at: r.get(1)?,
+                actor: r.get(2)?,
+                action: r.get(3)?,
+                contest: r.get(4)?,
+                detail: r.get(5)?,
+            })
+        })
+    }
+
+    fn answer_history(&self, clarification: i64) -> Result<Vec<AnswerRecord>, StoreError> {
+        let sql = "SELECT answer, public, answered_by, answered_at FROM clarification_answers
+             WHERE clarification = $1 ORDER BY id";
+        self.rows(
+            "read a question's answers",
+            sql,
+            args![clarification],
+            |r| {
+                Ok(AnswerRecord {
+                    answer: r.get(0)?,
+                    public: r.get(1)?,
+                    answered_by: r.get(2)?,
+                    answered_at: r.get(3)?,
+                })
             },
         )
     }
@@ -328,8 +583,16 @@ impl<E: Engine> ContestStore for E {
         let sql = r#"UPDATE clarifications
              SET answer = $2, public = $3, answered_by = $4, answered_at = $5
              WHERE id = $1 AND "user" IS NOT NULL"#;
-        let args = args![id, answer, public, by, now];
-        Ok(self.exec("answer a clarification", sql, args)? > 0)
+        let keep = "INSERT INTO clarification_answers
+             (clarification, answer, public, answered_by, answered_at) VALUES ($1, $2, $3, $4, $5)";
+        self.tx("start an answer", "commit an answer", |c| {
+            let args = args![id, answer, public, by, now];
+            if c.exec("answer a clarification", sql, args)? == 0 {
+                return Ok(false);
+            }
+            c.exec("keep the answer's history", keep, args)?;
+            Ok(true)
+        })
     }
 
     fn clarifications(&self, contest: &str) -> Result<Vec<Clarification>, StoreError> {

@@ -25,6 +25,9 @@ pub enum AppError {
     UnsupportedMediaType(String),
     RateLimited {
         retry_after_secs: u64,
+        /// What there were too many of: "submissions", "failed logins from this address",
+        /// "live result streams open"...
+        what: &'static str,
     },
     Unavailable(String),
     /// The request took longer than `[web] request_timeout`.
@@ -82,8 +85,11 @@ impl AppError {
             AppError::Unauthorized => {
                 "a valid token is required (Authorization: Bearer TOKEN)".into()
             }
-            AppError::RateLimited { retry_after_secs } => {
-                format!("too many submissions; try again in {retry_after_secs} s")
+            AppError::RateLimited {
+                retry_after_secs,
+                what,
+            } => {
+                format!("too many {what}; try again in {retry_after_secs} s")
             }
             AppError::Internal(_) => "internal error (logged on the server)".into(),
         }
@@ -121,7 +127,10 @@ impl IntoResponse for AppError {
         let body =
             serde_json::json!({ "error": { "code": self.code(), "message": self.message() } });
         let mut response = (self.status(), Json(body)).into_response();
-        if let AppError::RateLimited { retry_after_secs } = self {
+        if let AppError::RateLimited {
+            retry_after_secs, ..
+        } = self
+        {
             if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
                 response.headers_mut().insert(header::RETRY_AFTER, v);
             }

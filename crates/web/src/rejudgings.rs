@@ -167,6 +167,8 @@ async fn begin(
         crate::contests::find(app, c)?;
     }
     let scope = serde_json::to_string(&filter).unwrap_or_default();
+    let (note_scope, contest) = (scope.clone(), filter.contest.clone());
+    let actor = by.to_string();
     let by = by.to_string();
     let started = app
         .db(move |s| {
@@ -191,6 +193,8 @@ async fn begin(
         .map_or(0, |r| r.total as usize);
     app.wake.notify_waiters();
     app.wake.notify_one();
+    let detail = format!("rejudging {id} of {submissions} submissions ({note_scope})");
+    crate::contests::controls::note(app, &actor, "rejudging", contest.as_deref(), detail).await;
     Ok(Started { id, submissions })
 }
 
@@ -262,7 +266,8 @@ fn effects(
     let mut out = Vec::new();
     let by_id: HashMap<i64, &RejudgingItem> = items.iter().map(|i| (i.submission, i)).collect();
     for c in &app.contests.get().contests {
-        let subs = app.store.contest_submissions(&c.id)?;
+        // Ranked submissions only (participants', not the jury's), as the standings rank them.
+        let subs = crate::contests::standings::ranked_submissions(app, c)?;
         if !subs.iter().any(|s| by_id.contains_key(&s.id)) {
             continue;
         }
@@ -289,8 +294,13 @@ fn effects(
             }
             list
         };
-        let before = standings::compute(c, &with(|i| i.before), &[], None);
-        let after = standings::compute(c, &with(|i| i.after.or(i.before)), &[], None);
+        let listed = crate::contests::standings::participants(c);
+        // The jury's overrides win over both judgings.
+        let (mut b, mut a) = (with(|i| i.before), with(|i| i.after.or(i.before)));
+        crate::contests::standings::apply_overrides(app, &mut b)?;
+        crate::contests::standings::apply_overrides(app, &mut a)?;
+        let before = standings::compute(c, &b, &listed, None);
+        let after = standings::compute(c, &a, &listed, None);
         out.push(ContestEffect {
             contest: c.id.clone(),
             title: c.title.clone(),
@@ -333,6 +343,7 @@ pub(crate) async fn close(
     if app.db(move |s| s.rejudging(id)).await?.is_none() {
         return Err(AppError::NotFound(format!("no rejudging {id}")));
     }
+    let actor = by.to_string();
     let by = by.to_string();
     let r = app
         .db(move |s| {
@@ -348,6 +359,14 @@ pub(crate) async fn close(
             }
         })
         .await?;
+    if r.is_ok() {
+        let (action, detail) = if apply {
+            ("rejudging-apply", format!("applied rejudging {id}"))
+        } else {
+            ("rejudging-cancel", format!("cancelled rejudging {id}"))
+        };
+        crate::contests::controls::note(app, &actor, action, None, detail).await;
+    }
     if r.is_ok() && !apply {
         // Cancelled submissions with no verdict at all went back to the ordinary queue.
         app.wake.notify_one();

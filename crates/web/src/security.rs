@@ -62,6 +62,8 @@ pub(crate) struct Draft {
     pub(crate) message: String,
     pub(crate) source: String,
     pub(crate) language: String,
+    /// The problem chosen on a form that offers several (a contest page's), else empty.
+    pub(crate) chosen: String,
 }
 
 /// Drafts older than this are dropped; at most this many are kept.
@@ -116,6 +118,26 @@ impl Guards {
         }
     }
 
+    /// Keeps a page's one-time result (a new token, an upload's outcome: markup the server
+    /// rendered) for the redirect after a POST (post/redirect/get); taken once by
+    /// [`Guards::take_shown`], so a refresh neither posts again nor shows it again.
+    pub(crate) fn keep_shown(&self, user: &str, page: &str, markup: String) -> String {
+        self.keep_draft(Draft {
+            user: user.to_string(),
+            problem: format!("shown:{page}"),
+            message: markup,
+            source: String::new(),
+            language: String::new(),
+            chosen: String::new(),
+        })
+    }
+
+    /// The markup kept by [`Guards::keep_shown`] for `user` on `page`, once.
+    pub(crate) fn take_shown(&self, key: &str, user: &str, page: &str) -> Option<String> {
+        self.take_draft(key, user, &format!("shown:{page}"))
+            .map(|d| d.message)
+    }
+
     /// Takes one of `user`'s event-stream slots, or refuses when all `max` are in use.
     fn open_stream(self: &Arc<Self>, user: &str, max: usize) -> Option<StreamPermit> {
         let mut open = self.streams.lock().unwrap_or_else(|e| e.into_inner());
@@ -167,6 +189,7 @@ impl Guards {
                 let wait = window.saturating_sub(now.duration_since(oldest)).as_secs() + 1;
                 Err(AppError::RateLimited {
                     retry_after_secs: wait,
+                    what: "failed logins from this address",
                 })
             }
             _ => Ok(()),
@@ -305,6 +328,8 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next)
                         .open_stream(&u.name, max)
                         .ok_or(AppError::RateLimited {
                             retry_after_secs: 5,
+                            what:
+                                "live result streams open (close another tab showing a submission)",
                         })?,
                 )
             }

@@ -141,11 +141,17 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     if form.problem.is_empty() {
         return Err(AppError::BadRequest("missing field `problem`".into()));
     }
-    // Through a contest: its rules first (they say when it starts).
-    let contest = form.contest.clone().filter(|c| !c.is_empty());
-    if let Some(c) = &contest {
-        crate::contests::admit(app, user, c, &form.problem)?;
+    // Through a contest: its rules first (they say when it starts). Outside any, a
+    // participant's submission of a running contest's problem counts for that contest.
+    let mut contest = form.contest.clone().filter(|c| !c.is_empty());
+    match &contest {
+        Some(c) => crate::contests::admit(app, user, c, &form.problem)?,
+        None => {
+            contest = crate::contests::running_for(app, user, &form.problem).map(|c| c.id.clone())
+        }
     }
+    // An admin's submission through a contest is the jury's: never ranked.
+    let jury = user.admin;
     if catalog.get(&form.problem).is_none() || !problem_visible(app, &form.problem, Some(user)) {
         return Err(AppError::NotFound(format!("no problem {:?}", form.problem)));
     }
@@ -197,7 +203,7 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     };
     let id = app
         .db(move |s| match &contest {
-            Some(c) => s.insert_in_contest(&new, c, ojd_store::now_ms()),
+            Some(c) => s.insert_in_contest_as(&new, c, jury, ojd_store::now_ms()),
             None => s.insert(&new, ojd_store::now_ms()),
         })
         .await?;

@@ -24,6 +24,7 @@ use crate::App;
 use ojd_judge::verdict::{TestResult, Verdict};
 use ojd_service::catalog::{Catalog, Entry};
 use ojd_service::contest::model::Phase;
+use ojd_store::contests::VerdictOverride;
 use ojd_store::{State as SubState, SubmissionDetail, SubmissionInfo};
 
 /// Whether `user` may read submissions made by `owner`.
@@ -31,18 +32,22 @@ fn may_see(user: &User, owner: &str) -> bool {
     user.admin || user.name == owner
 }
 
-/// Whether `user` (`None`: not logged in) may know of `problem` at all: not while a contest that
-/// holds it has yet to start, unless `user` is an admin.
+/// Whether `user` (`None`: not logged in) may know of `problem` at all: the union of the
+/// contests that hold it. A problem in no contest is visible; one in contests is visible as soon
+/// as any of them has started, so adding a future contest that reuses a problem never takes it
+/// away from a running (or finished) one. Admins see everything.
 pub(crate) fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> bool {
     if user.is_some_and(|u| u.admin) {
         return true;
     }
     let now = ojd_store::now_ms();
-    !app.contests
-        .get()
+    let loaded = app.contests.get();
+    let mut holders = loaded
         .contests
         .iter()
-        .any(|c| c.phase(now) == Phase::Before && c.label_of(problem).is_some())
+        .filter(|c| c.label_of(problem).is_some())
+        .peekable();
+    holders.peek().is_none() || holders.any(|c| c.phase(now) != Phase::Before)
 }
 
 /// Statements are public unless `public_statements = false` (then a login is needed).
@@ -121,6 +126,14 @@ pub(crate) struct SubmissionView {
     pub(crate) warnings: Vec<String>,
     pub(crate) tests: Vec<TestResult>,
     pub(crate) url: String,
+    /// The contest it was made through (`None`: practice); see [`with_contest`].
+    pub(crate) contest: Option<String>,
+    /// The jury's verdict over the judge's, with its reason (`verdict` is then the jury's and
+    /// `judged_verdict` the judge's).
+    #[serde(rename = "override", skip_serializing_if = "Option::is_none")]
+    pub(crate) override_: Option<VerdictOverride>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) judged_verdict: Option<Verdict>,
     /// Whether the viewer is the author (pages say "your output" only then).
     #[serde(skip)]
     pub(crate) own: bool,
@@ -142,8 +155,55 @@ pub(crate) fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> Submiss
         warnings: if viewer.admin { d.warnings } else { Vec::new() },
         tests: d.tests.iter().map(|t| redact(t, show)).collect(),
         own: viewer.name == d.info.user,
+        contest: None,
+        override_: None,
+        judged_verdict: None,
         info: d.info,
     }
+}
+
+/// `v` with the contest it was made through and the jury's verdict, if any.
+pub(crate) async fn with_contest(
+    app: &Arc<App>,
+    mut v: SubmissionView,
+) -> Result<SubmissionView, AppError> {
+    let id = v.info.id;
+    let (contest, over) = app
+        .db(move |s| Ok((s.contest_of(id)?, s.overrides_of(&[id])?)))
+        .await?;
+    v.contest = contest;
+    if let Some(o) = over.into_iter().next() {
+        v.judged_verdict = v.info.verdict;
+        v.info.verdict = Some(o.verdict);
+        v.verdict_name = Some(o.verdict.name());
+        v.override_ = Some(o);
+    }
+    Ok(v)
+}
+
+/// `rows` with the contest each was made through.
+pub(crate) async fn with_contests(
+    app: &Arc<App>,
+    mut rows: Vec<SummaryView>,
+) -> Result<Vec<SummaryView>, AppError> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.info.id).collect();
+    let (found, overrides) = app
+        .db(move |s| Ok((s.contests_of(&ids)?, s.overrides_of(&ids)?)))
+        .await?;
+    let by_id: std::collections::HashMap<i64, String> = found.into_iter().collect();
+    let over: std::collections::HashMap<i64, Verdict> = overrides
+        .into_iter()
+        .map(|o| (o.submission, o.verdict))
+        .collect();
+    for r in &mut rows {
+        r.contest = by_id.get(&r.info.id).cloned();
+        if let Some(&v) = over.get(&r.info.id) {
+            // The jury's verdict is the one that counts.
+            r.info.verdict = Some(v);
+            r.verdict_name = Some(v.name());
+        }
+    }
+    Ok(rows)
 }
 
 /// A row of a submissions list.
@@ -153,12 +213,15 @@ pub(crate) struct SummaryView {
     pub(crate) info: SubmissionInfo,
     pub(crate) verdict_name: Option<&'static str>,
     pub(crate) url: String,
+    /// The contest it was made through (`None`: practice); see [`with_contests`].
+    pub(crate) contest: Option<String>,
 }
 
 pub(crate) fn summary(info: SubmissionInfo) -> SummaryView {
     SummaryView {
         verdict_name: info.verdict.map(Verdict::name),
         url: format!("/submissions/{}", info.id),
+        contest: None,
         info,
     }
 }

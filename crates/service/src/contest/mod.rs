@@ -5,8 +5,10 @@
 //! store, turns them into [`standings::Attempt`]s and asks these functions; so a rejudging, an
 //! unfreeze or a reload changes the standings consistently, whichever page or API shows them.
 
+pub mod clock;
 pub mod model;
 pub mod rejudging;
+pub mod roster;
 pub mod standings;
 
 pub use model::{load_all, Contest, ContestError, ContestProblem, Participants, Phase, Scoring};

@@ -40,6 +40,30 @@ pub struct ContestProblem {
     pub problem: String,
 }
 
+/// Who a team is on the board: a category decides whether the public standings rank it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    /// Ranked on the standings.
+    Participant,
+    /// Takes part, never ranked (a guest, an out-of-competition team).
+    Observer,
+    /// The jury's account: never ranked.
+    Jury,
+}
+
+/// A participant's name on the board: `[[team]]` in `contest.toml`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Team {
+    /// The user name (a token's or a login's) this team submits as.
+    pub user: String,
+    /// The name shown on the standings (default: the user name).
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affiliation: Option<String>,
+    pub category: Category,
+}
+
 /// A validated contest.
 #[derive(Clone, Debug, Serialize)]
 pub struct Contest {
@@ -66,6 +90,9 @@ pub struct Contest {
     pub participants: Participants,
     /// Students see every row of the standings; false: only their own.
     pub public_standings: bool,
+    /// Display names, affiliations and categories (`[[team]]`); a user without one is a
+    /// participant shown by their user name.
+    pub teams: Vec<Team>,
 }
 
 /// Where a contest is on its clock.
@@ -114,6 +141,17 @@ impl Contest {
             Participants::Anyone => true,
             Participants::Listed(users) => users.iter().any(|u| u == user),
         }
+    }
+
+    /// The team of `user`, if `[[team]]` names it.
+    pub fn team(&self, user: &str) -> Option<&Team> {
+        self.teams.iter().find(|t| t.user == user)
+    }
+
+    /// Whether `user` is ranked: not an observer's or the jury's account.
+    pub fn ranked(&self, user: &str) -> bool {
+        self.team(user)
+            .is_none_or(|t| t.category == Category::Participant)
     }
 
     /// The contest problem with this label or problem id.
@@ -177,6 +215,7 @@ const KNOWN_KEYS: &[&str] = &[
     "participants",
     "public_standings",
     "problem",
+    "team",
 ];
 
 struct Ctx {
@@ -292,6 +331,7 @@ fn parse(
     let public_standings = cx.bool(t, "public_standings", true);
     let participants = parse_participants(cx, t.get("participants"));
     let problems = parse_problems(cx, t.get("problem"), problems_dir);
+    let teams = parse_teams(cx, t.get("team"));
     Some(Contest {
         id,
         dir: dir.to_path_buf(),
@@ -306,7 +346,70 @@ fn parse(
         problems,
         participants,
         public_standings,
+        teams,
     })
+}
+
+fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
+    let Some(v) = v else {
+        return Vec::new();
+    };
+    let Some(items) = v.as_array() else {
+        cx.err("team", "expected [[team]] tables");
+        return Vec::new();
+    };
+    let mut out: Vec<Team> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let key = |k: &str| format!("team[{i}].{k}");
+        let Some(tt) = item.as_table() else {
+            cx.err(&format!("team[{i}]"), "expected a table");
+            continue;
+        };
+        for k in tt.keys() {
+            if !["user", "name", "affiliation", "category"].contains(&k.as_str()) {
+                cx.err(
+                    &key(k),
+                    "unknown key (known: user, name, affiliation, category)",
+                );
+            }
+        }
+        let Some(user) = cx
+            .string(tt, "user", &key("user"))
+            .filter(|u| !u.trim().is_empty())
+        else {
+            cx.err(&key("user"), "missing (the user name the team submits as)");
+            continue;
+        };
+        if out.iter().any(|t| t.user == user) {
+            cx.err(&key("user"), format!("user {user:?} has two teams"));
+        }
+        let name = cx
+            .string(tt, "name", &key("name"))
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| user.clone());
+        let affiliation = cx
+            .string(tt, "affiliation", &key("affiliation"))
+            .filter(|a| !a.trim().is_empty());
+        let category = match cx.string(tt, "category", &key("category")).as_deref() {
+            None | Some("participant") => Category::Participant,
+            Some("observer") => Category::Observer,
+            Some("jury") => Category::Jury,
+            Some(other) => {
+                cx.err(
+                    &key("category"),
+                    format!("expected \"participant\", \"observer\" or \"jury\", found {other:?}"),
+                );
+                Category::Participant
+            }
+        };
+        out.push(Team {
+            user,
+            name,
+            affiliation,
+            category,
+        });
+    }
+    out
 }
 
 fn parse_participants(cx: &mut Ctx, v: Option<&toml::Value>) -> Participants {

@@ -75,6 +75,11 @@ pub struct Column {
 pub struct Row {
     pub rank: u32,
     pub user: String,
+    /// The team's display name and affiliation (`[[team]]`), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affiliation: Option<String>,
     /// ICPC: problems solved.
     pub solved: u32,
     /// ICPC: total penalty minutes.
@@ -131,6 +136,22 @@ fn rejected(v: Verdict, compile_errors_count: bool) -> bool {
 /// Computes the standings. `participants` always get a row, even without submissions;
 /// `hide_from_ms` hides results of attempts made at or after it (the freeze).
 pub fn compute(
+    contest: &Contest,
+    attempts: &[Attempt],
+    participants: &[String],
+    hide_from_ms: Option<i64>,
+) -> Standings {
+    let mut s = compute_rows(contest, attempts, participants, hide_from_ms);
+    for r in &mut s.rows {
+        if let Some(t) = contest.team(&r.user) {
+            r.name = Some(t.name.clone());
+            r.affiliation = t.affiliation.clone();
+        }
+    }
+    s
+}
+
+fn compute_rows(
     contest: &Contest,
     attempts: &[Attempt],
     participants: &[String],
@@ -266,6 +287,8 @@ fn row(user: &str, cells: Vec<Cell>) -> Row {
     Row {
         rank: 0,
         user: user.to_string(),
+        name: None,
+        affiliation: None,
         solved: cells.iter().filter(|c| c.solved).count() as u32,
         penalty: cells.iter().filter(|c| c.solved).map(|c| c.penalty).sum(),
         score: cells.iter().filter_map(|c| c.score).sum(),

@@ -159,4 +159,34 @@ pub const MIGRATIONS: &[&str] = &[
     "SELECT 1;",
     // 9: each host's own counters, sent with its heartbeat.
     "ALTER TABLE hosts ADD COLUMN stats TEXT NOT NULL DEFAULT '{}';",
+    // ---- branch contestweb ----
+    // 10: jury submissions, who changed a freeze, the audit log, clarification answer history,
+    // verdict overrides.
+    "ALTER TABLE contest_submissions ADD COLUMN jury BOOLEAN NOT NULL DEFAULT FALSE;
+    ALTER TABLE contest_state ADD COLUMN changed_by TEXT;
+    CREATE TABLE audit (
+        id BIGSERIAL PRIMARY KEY,
+        at BIGINT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        contest TEXT,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_contest ON audit(contest, id);
+    CREATE TABLE clarification_answers (
+        id BIGSERIAL PRIMARY KEY,
+        clarification BIGINT NOT NULL REFERENCES clarifications(id) ON DELETE CASCADE,
+        answer TEXT NOT NULL,
+        public BOOLEAN NOT NULL,
+        answered_by TEXT NOT NULL,
+        answered_at BIGINT NOT NULL
+    );
+    CREATE INDEX clarification_answers_of ON clarification_answers(clarification, id);
+    CREATE TABLE verdict_overrides (
+        submission BIGINT PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+        verdict TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        by_user TEXT NOT NULL,
+        at BIGINT NOT NULL
+    );",
 ];

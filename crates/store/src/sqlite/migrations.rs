@@ -209,6 +209,37 @@ pub const MIGRATIONS: &[&str] = &[
     // 9: each host's own counters (judged, lease take-overs, blobs fetched…), sent with its
     // heartbeat, so any node's /metrics shows every judge host's.
     "ALTER TABLE hosts ADD COLUMN stats TEXT NOT NULL DEFAULT '{}';",
+    // ---- branch contestweb ----
+    // 10: jury submissions (an admin's, made through a contest: never ranked), who changed a
+    // contest's freeze, the audit log of what directors did, and every answer a clarification
+    // had (a re-answer keeps the earlier ones), and the jury's verdict overrides with their reason.
+    "ALTER TABLE contest_submissions ADD COLUMN jury INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE contest_state ADD COLUMN changed_by TEXT;
+    CREATE TABLE audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        contest TEXT,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_contest ON audit(contest, id);
+    CREATE TABLE clarification_answers (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        clarification INTEGER NOT NULL REFERENCES clarifications(id) ON DELETE CASCADE,
+        answer TEXT NOT NULL,
+        public INTEGER NOT NULL,
+        answered_by TEXT NOT NULL,
+        answered_at INTEGER NOT NULL
+    );
+    CREATE INDEX clarification_answers_of ON clarification_answers(clarification, id);
+    CREATE TABLE verdict_overrides (
+        submission INTEGER PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+        verdict TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        by_user TEXT NOT NULL,
+        at INTEGER NOT NULL
+    );",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use axum::extract::{Multipart, Path, State};
-use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect};
 use maud::{html, Markup};
 
@@ -60,15 +59,26 @@ fn problems_body(app: &App, message: Option<Markup>) -> Markup {
 }
 
 /// `GET /admin/problems`.
+#[derive(serde::Deserialize)]
+pub(crate) struct ResultQuery {
+    result: Option<String>,
+}
+
+/// `GET /admin/problems`: the problems, and (once, after an upload) its outcome.
 pub(crate) async fn problems(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
+    axum::extract::Query(q): axum::extract::Query<ResultQuery>,
 ) -> PageResult {
     let user = need_admin(user)?;
+    let shown = q
+        .result
+        .and_then(|key| app.guards.take_shown(&key, &user.name, "problems"))
+        .map(maud::PreEscaped);
     Ok(Html(page(
         "Manage problems",
         Some(&user),
-        problems_body(&app, None),
+        problems_body(&app, shown),
     ))
     .into_response())
 }
@@ -143,6 +153,11 @@ pub(crate) async fn upload(
     let outcome = tokio::task::spawn_blocking(move || install(&a, &n, &data))
         .await
         .map_err(|e| err(&user)(AppError::Internal(format!("the upload task failed: {e}"))))?;
+    let detail = match &outcome {
+        Ok(id) => format!("installed problem {id} from {name}"),
+        Err(e) => format!("refused {name}: {e}"),
+    };
+    crate::contests::controls::note(&app, &user.name, "upload", None, detail).await;
     let message = match &outcome {
         Ok(id) => {
             crate::log(&format!(
@@ -159,18 +174,9 @@ pub(crate) async fn upload(
             html! { div.error #result role="alert" { "The package " (name) " was not installed (nothing changed):" pre.out { (e) } } }
         }
     };
-    let status = if outcome.is_ok() {
-        StatusCode::OK
-    } else {
-        StatusCode::BAD_REQUEST
-    };
-    Ok((
-        status,
-        Html(page(
-            "Manage problems",
-            Some(&user),
-            problems_body(&app, Some(message)),
-        )),
-    )
-        .into_response())
+    // Post/redirect/get: a refresh does not upload again.
+    let key = app
+        .guards
+        .keep_shown(&user.name, "problems", message.into_string());
+    Ok(Redirect::to(&format!("/admin/problems?result={key}")).into_response())
 }

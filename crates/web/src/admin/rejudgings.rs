@@ -54,7 +54,7 @@ pub(crate) async fn list(State(app): State<Arc<App>>, AdminPage(admin): AdminPag
         table.list { thead { tr { th { "#" } th { "Scope" } th { "By" } th { "Progress" } th { "State" } } }
         tbody { @for r in &all { tr {
             td { a href={ "/admin/rejudgings/" (r.id) } { (r.id) } }
-            td { code { (r.scope) } }
+            td.scope { (scope_text(&r.scope)) }
             td { (r.created_by) }
             td.num { (r.judged) " / " (r.total) }
             td { (r.state.as_str()) @if r.auto_apply { " (auto)" } }
@@ -145,13 +145,15 @@ fn body(r: &Report, tests: Option<(i64, Markup)>, error: Option<&str>) -> Markup
         @if open {
             div.actions {
                 @if done {
-                    form.inline method="post" action={ "/admin/rejudgings/" (r.info.id) "/apply" } {
+                    form.inline method="post" action={ "/admin/rejudgings/" (r.info.id) "/apply" }
+                        data-confirm="Apply the rejudging? Every new verdict becomes current at once, and the standings move." {
                         button type="submit" #apply { "Apply: make the new verdicts current" } }
                 } @else if r.info.auto_apply {
                     span.muted { "Applies itself when every submission is judged." }
                 } @else { span.muted { "Apply becomes possible when every submission is judged." } }
                 " "
-                form.inline method="post" action={ "/admin/rejudgings/" (r.info.id) "/cancel" } {
+                form.inline method="post" action={ "/admin/rejudgings/" (r.info.id) "/cancel" }
+                    data-confirm="Cancel the rejudging? Its new judgings are discarded." {
                     button type="submit" .secondary #cancel { "Cancel" } }
             }
         }
@@ -217,7 +219,7 @@ pub(crate) async fn show(
     let live = r.info.state == RejudgingState::Open && r.info.judged < r.info.total;
     let page = html! {
         h1 { "Rejudging " (r.info.id) }
-        p.meta { span { "by " (r.info.created_by) } code { (r.info.scope) } a href="/admin/rejudgings" { "all rejudgings" } }
+        p.meta { span { "by " (r.info.created_by) } span.scope { (scope_text(&r.info.scope)) } a href="/admin/rejudgings" { "all rejudgings" } }
         @if live {
             div #rejudging data-live={ "/admin/rejudgings/" (id) "/body" } { (body(&r, tests, q.error.as_deref())) }
         } @else {
@@ -283,5 +285,50 @@ fn verdict_code(v: Option<Verdict>) -> Markup {
     match v {
         Some(v) => html! { span class={ "badge v-" (v.code()) } { (v.code()) } },
         None => html! { span.badge.pending { "—" } },
+    }
+}
+
+/// A rejudging's scope in words ("contest live, problem aplusb, verdict WA"), not its JSON.
+pub(crate) fn scope_text(scope: &str) -> String {
+    let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(scope) else {
+        return scope.to_string();
+    };
+    let time = |v: &serde_json::Value| {
+        v.as_i64()
+            .map(|ms| ojd_service::contest::model::format_time(ms, 0))
+            .unwrap_or_else(|| v.to_string())
+    };
+    let parts: Vec<String> = m
+        .iter()
+        .map(|(k, v)| {
+            let text = v
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| v.to_string());
+            match k.as_str() {
+                "submission" => format!("submission {text}"),
+                "from_ms" => format!("submitted from {}", time(v)),
+                "to_ms" => format!("submitted before {}", time(v)),
+                other => format!("{other} {text}"),
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        "everything".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn scopes_read_as_words() {
+        assert_eq!(
+            super::scope_text(r#"{"problem":"sokoban","contest":"example","verdict":"WA"}"#),
+            "contest example, problem sokoban, verdict WA"
+        );
+        assert_eq!(super::scope_text(r#"{"submission":12}"#), "submission 12");
+        assert_eq!(super::scope_text("not json"), "not json");
     }
 }

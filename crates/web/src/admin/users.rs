@@ -1,14 +1,15 @@
 //! Users and tokens: the issued tokens with their last use, issuing one (shown once, with a
 //! one-time login link), a login link for an existing user, and revoking a token (which ends
-//! its user's sessions).
+//! its user's sessions). Issuing and links are post/redirect/get: the result is kept once for
+//! the redirected page, so a refresh neither issues another token nor shows this one again.
 
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Form;
-use maud::{html, Markup};
+use maud::{html, Markup, PreEscaped};
 use serde::Deserialize;
 
 use super::{err, PageResult};
@@ -62,7 +63,8 @@ fn users_body(app: &App, tokens: &[TokenActivity], shown: Option<Markup>) -> Mar
                                     button.link type="submit" { "login link" }
                                 }
                                 " · "
-                                form method="post" action="/admin/tokens/revoke" {
+                                form method="post" action="/admin/tokens/revoke"
+                                    data-confirm={ "Revoke this token of " (t.name) "? Their sessions end at once." } {
                                     input type="hidden" name="name" value=(t.name);
                                     input type="hidden" name="id" value=(t.id);
                                     button.link.danger type="submit" { "revoke" }
@@ -89,10 +91,32 @@ async fn token_list(app: &Arc<App>) -> Result<Vec<TokenActivity>, AppError> {
 }
 
 /// `GET /admin/users`.
-pub(crate) async fn users(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
+#[derive(Deserialize)]
+pub(crate) struct ShownQuery {
+    shown: Option<String>,
+}
+
+/// `GET /admin/users`: the tokens, and (once, after issuing one) the new token and its link.
+pub(crate) async fn users(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Query(q): Query<ShownQuery>,
+) -> PageResult {
     let user = need_admin(user)?;
     let tokens = token_list(&app).await.map_err(err(&user))?;
-    Ok(Html(page("Users", Some(&user), users_body(&app, &tokens, None))).into_response())
+    let shown = q
+        .shown
+        .and_then(|key| app.guards.take_shown(&key, &user.name, "users"))
+        .map(PreEscaped);
+    Ok(once("Users", &user, users_body(&app, &tokens, shown)))
+}
+
+/// Post/redirect/get: the result is kept once and the browser sent to `/admin/users`.
+fn shown_redirect(app: &App, user: &User, shown: Markup) -> Response {
+    let key = app
+        .guards
+        .keep_shown(&user.name, "users", shown.into_string());
+    Redirect::to(&format!("/admin/users?shown={key}")).into_response()
 }
 
 #[derive(Deserialize)]
@@ -161,10 +185,14 @@ pub(crate) async fn issue(
         user.name,
         if admin { " (admin)" } else { "" }
     ));
+    let detail = format!(
+        "issued a token for {name}{}",
+        if admin { " (admin)" } else { "" }
+    );
+    crate::contests::controls::note(&app, &user.name, "token", None, detail).await;
     let minutes = app.config.web.login_code_lifetime.as_secs() / 60;
     let shown = login_link_box(&absolute(&headers, &path), minutes, Some(&token), &name);
-    let tokens = token_list(&app).await.map_err(err(&user))?;
-    Ok(once("Users", &user, users_body(&app, &tokens, Some(shown))))
+    Ok(shown_redirect(&app, &user, shown))
 }
 
 /// `POST /admin/users/link`: a one-time login link for a user.
@@ -180,10 +208,11 @@ pub(crate) async fn link(
         admin: f.admin.is_some(),
     };
     let path = login_link(&app, &who).map_err(err(&user))?;
+    let detail = format!("a one-time login link for {}", who.name);
+    crate::contests::controls::note(&app, &user.name, "login-link", None, detail).await;
     let minutes = app.config.web.login_code_lifetime.as_secs() / 60;
     let shown = login_link_box(&absolute(&headers, &path), minutes, None, &who.name);
-    let tokens = token_list(&app).await.map_err(err(&user))?;
-    Ok(once("Users", &user, users_body(&app, &tokens, Some(shown))))
+    Ok(shown_redirect(&app, &user, shown))
 }
 
 #[derive(Deserialize)]
@@ -220,5 +249,7 @@ pub(crate) async fn revoke(
         "admin {}: revoked a token of {} and ended its sessions",
         user.name, f.name
     ));
+    let detail = format!("revoked a token of {}", f.name);
+    crate::contests::controls::note(&app, &user.name, "token-revoke", None, detail).await;
     Ok(Redirect::to("/admin/users").into_response())
 }

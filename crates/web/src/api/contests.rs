@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::auth::extract::{Admin, MaybeUser};
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
+use crate::contests::controls::{self, ClockBody};
 use crate::contests::standings;
 use crate::contests::{clock, csv, find, problems_for};
 use crate::error::AppError;
@@ -38,6 +39,11 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/unfreeze", post(unfreeze))
         .route("/admin/contests/{id}/freeze", post(refreeze))
         .route("/admin/contests/{id}/announcements", post(announce))
+        .route("/admin/contests/{id}/clock", post(change_clock))
+        .route("/admin/contests/{id}/teams", post(import_teams))
+        .route("/admin/audit", get(audit_log))
+        .route("/admin/submissions/{id}/ignore", post(ignore))
+        .route("/admin/submissions/{id}/override", post(override_verdict))
         .route("/admin/clarifications/{id}/answer", post(answer))
 }
 
@@ -50,18 +56,36 @@ struct ContestSummary {
     start_ms: i64,
     end_ms: i64,
     freeze_ms: Option<i64>,
+    /// Whether students see the standings frozen now (an unfreeze after the freeze time
+    /// ends it even while `phase` is `frozen`).
+    frozen: bool,
     start: String,
+    /// How many problems (0 for non-admins before the start: the set is not told).
     problems: usize,
 }
 
-async fn list(State(app): State<Arc<App>>) -> Json<Vec<ContestSummary>> {
+async fn list(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+) -> Result<Json<Vec<ContestSummary>>, AppError> {
     let now = now_ms();
-    let out = app
-        .contests
-        .get()
+    let admin = user.is_some_and(|u| u.admin);
+    let loaded = app.contests.get();
+    let a = app.clone();
+    let l2 = loaded.clone();
+    let states = app
+        .db(move |_| {
+            l2.contests
+                .iter()
+                .map(|c| crate::contests::read_freeze(&a, c))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await?;
+    let out = loaded
         .contests
         .iter()
-        .map(|c| ContestSummary {
+        .zip(states)
+        .map(|(c, fs)| ContestSummary {
             id: c.id.clone(),
             title: c.title.clone(),
             scoring: c.scoring,
@@ -69,11 +93,16 @@ async fn list(State(app): State<Arc<App>>) -> Json<Vec<ContestSummary>> {
             start_ms: c.start_ms,
             end_ms: c.end_ms(),
             freeze_ms: c.freeze_ms(),
+            frozen: fs.frozen,
             start: c.start_text(),
-            problems: c.problems.len(),
+            problems: if admin || c.phase(now) != Phase::Before {
+                c.problems.len()
+            } else {
+                0
+            },
         })
         .collect();
-    Json(out)
+    Ok(Json(out))
 }
 
 async fn one(
@@ -82,8 +111,10 @@ async fn one(
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, AppError> {
     let c = find(&app, &id)?;
-    let cid = c.id.clone();
-    let unfrozen = app.db(move |s| s.unfrozen(&cid)).await?;
+    let (a, c2) = (app.clone(), c.clone());
+    let freeze = app
+        .db(move |_| crate::contests::read_freeze(&a, &c2))
+        .await?;
     let problems = problems_for(&app, &c, user.as_ref());
     let message = (problems.is_empty() && c.phase(now_ms()) == Phase::Before).then(|| {
         format!(
@@ -99,7 +130,8 @@ async fn one(
         "compile_errors_count": c.compile_errors_count,
         "public_standings": c.public_standings,
         "participants": c.participants,
-        "clock": clock(&c, unfrozen),
+        "clock": clock(&c, &freeze),
+        "freeze": freeze,
         "problems": problems,
         "message": message,
     })))
@@ -142,25 +174,142 @@ async fn standings_csv_route(
         .into_response())
 }
 
-async fn set_freeze(app: Arc<App>, id: String, unfrozen: bool) -> Result<Response, AppError> {
-    crate::contests::set_freeze(&app, &id, unfrozen).await?;
+async fn set_freeze(
+    app: Arc<App>,
+    admin: User,
+    id: String,
+    unfrozen: bool,
+) -> Result<Response, AppError> {
+    crate::contests::set_freeze(&app, &admin, &id, unfrozen).await?;
     Ok(Json(serde_json::json!({ "contest": id, "unfrozen": unfrozen })).into_response())
 }
 
 async fn unfreeze(
     State(app): State<Arc<App>>,
-    _admin: Admin,
+    Admin(admin): Admin,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    set_freeze(app, id, true).await
+    set_freeze(app, admin, id, true).await
 }
 
 async fn refreeze(
     State(app): State<Arc<App>>,
-    _admin: Admin,
+    Admin(admin): Admin,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    set_freeze(app, id, false).await
+    set_freeze(app, admin, id, false).await
+}
+
+/// `POST /api/v1/admin/contests/{id}/clock` `{action, minutes?}`: start now, delay, extend,
+/// end now; 409 when the change cannot be made in the contest's phase.
+async fn change_clock(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(body): Json<ClockBody>,
+) -> Result<Response, AppError> {
+    let detail = controls::change_clock(&app, &admin, &id, &body).await?;
+    let c = find(&app, &id)?;
+    Ok(Json(serde_json::json!({
+        "contest": id,
+        "done": detail,
+        "start_ms": c.start_ms,
+        "end_ms": c.end_ms(),
+        "freeze_ms": c.freeze_ms(),
+    }))
+    .into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct RosterBody {
+    /// The roster CSV (see docs/contests.md).
+    roster: String,
+    #[serde(default)]
+    tokens: bool,
+}
+
+/// `POST /api/v1/admin/contests/{id}/teams` `{roster, tokens?}`: replaces the contest's teams;
+/// `{teams, tokens: [{user, token}]}`, the tokens shown only in this answer.
+async fn import_teams(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(body): Json<RosterBody>,
+) -> Result<Response, AppError> {
+    let (teams, issued) =
+        controls::import_roster(&app, &admin, &id, &body.roster, body.tokens).await?;
+    let tokens: Vec<_> = issued
+        .into_iter()
+        .map(|(user, token)| serde_json::json!({ "user": user, "token": token }))
+        .collect();
+    Ok((
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(serde_json::json!({ "teams": teams, "tokens": tokens })),
+    )
+        .into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct IgnoreBody {
+    /// true: never ranked; false: ranked again.
+    ignored: bool,
+}
+
+/// `POST /api/v1/admin/submissions/{id}/ignore` `{ignored}`: a contest submission that is not
+/// ranked (or ranked again); 404 for a submission made through no contest.
+async fn ignore(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+    Json(body): Json<IgnoreBody>,
+) -> Result<Response, AppError> {
+    controls::set_ignored(&app, &admin, id, body.ignored).await?;
+    Ok(Json(serde_json::json!({ "id": id, "ignored": body.ignored })).into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct OverrideBody {
+    /// A verdict code ("AC", "WA", ...); null removes the override.
+    verdict: Option<String>,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /api/v1/admin/submissions/{id}/override` `{verdict, reason}`: the jury's verdict
+/// over the judge's (`verdict: null` removes it).
+async fn override_verdict(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+    Json(body): Json<OverrideBody>,
+) -> Result<Response, AppError> {
+    let verdict = match body.verdict.as_deref() {
+        None | Some("") => None,
+        Some(code) => Some(ojd_judge::verdict::Verdict::from_code(code).ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "field `verdict`: {code:?} is not a verdict code (AC, WA, TLE, MLE, OLE, RE, CE)"
+            ))
+        })?),
+    };
+    controls::set_override(&app, &admin, id, verdict, &body.reason).await?;
+    Ok(Json(serde_json::json!({ "id": id, "verdict": body.verdict })).into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct AuditQuery {
+    contest: Option<String>,
+    limit: Option<u32>,
+}
+
+/// `GET /api/v1/admin/audit?contest=&limit=`: the audit log, newest first.
+async fn audit_log(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    axum::extract::Query(q): axum::extract::Query<AuditQuery>,
+) -> Result<Response, AppError> {
+    let limit = q.limit.unwrap_or(200).clamp(1, 1000);
+    let list = controls::audit(&app, q.contest.filter(|c| !c.is_empty()), limit).await?;
+    Ok(Json(list).into_response())
 }
 
 async fn clarification_list(

@@ -16,7 +16,7 @@ use crate::listing::{visible_rows, ListQuery, Owner};
 use crate::rejudgings::{rejudge_now, Scope, Started};
 use crate::submit::{accept, read_multipart, too_large, SubmitForm};
 use crate::user::User;
-use crate::view::{summary, view, visible_submission};
+use crate::view::{summary, view, visible_submission, with_contest, with_contests};
 use crate::App;
 
 /// `POST /api/v1/submissions`: JSON `{problem, language?, source, filename?}` or multipart
@@ -64,7 +64,7 @@ pub(crate) async fn one(
     Path(id): Path<i64>,
 ) -> Result<impl IntoResponse, AppError> {
     let d = visible_submission(&app, id, &user).await?;
-    Ok(Json(view(&app, d, &user)))
+    Ok(Json(with_contest(&app, view(&app, d, &user)).await?))
 }
 
 /// `GET /api/v1/submissions?user=&problem=&verdict=&language=&before=&limit=`: a page, newest
@@ -93,6 +93,7 @@ pub(crate) async fn list(
         }
     }
     let rows: Vec<_> = page.rows.into_iter().map(summary).collect();
+    let rows = with_contests(&app, rows).await?;
     Ok((headers, Json(rows)))
 }
 

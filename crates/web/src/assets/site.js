@@ -38,6 +38,16 @@
     });
     check();
   }
-  function start() { localTimes(); form(); }
+  // A form with data-confirm (destructive buttons: unfreeze, apply, cancel, revoke...) asks
+  // first; cancelling the dialog sends nothing.
+  function confirms() {
+    document.addEventListener("submit", function (e) {
+      var f = e.target;
+      if (!f || !f.getAttribute) return;
+      var q = f.getAttribute("data-confirm");
+      if (q && !window.confirm(q)) e.preventDefault();
+    }, true);
+  }
+  function start() { localTimes(); form(); confirms(); }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 })();

@@ -41,6 +41,7 @@ impl RateLimiter {
             let wait = window.saturating_sub(now.duration_since(oldest)).as_secs() + 1;
             return Err(AppError::RateLimited {
                 retry_after_secs: wait,
+                what: "submissions",
             });
         }
         times.push_back(now);
@@ -70,7 +71,7 @@ mod tests {
         assert!(rl.check(&alice).is_ok());
         assert!(rl.check(&alice).is_ok());
         assert!(
-            matches!(rl.check(&alice), Err(AppError::RateLimited { retry_after_secs }) if retry_after_secs <= 61)
+            matches!(rl.check(&alice), Err(AppError::RateLimited { retry_after_secs, .. }) if retry_after_secs <= 61)
         );
         assert!(rl.check(&bob).is_ok());
         for _ in 0..5 {

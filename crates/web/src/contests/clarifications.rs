@@ -1,5 +1,11 @@
 //! Clarifications: a participant's questions, the admins' answers (to the asker or to
 //! everyone) and announcements, and which of them a viewer may read.
+//!
+//! Rules: only participants ask (and only they get the form); before the start a question
+//! cannot name a problem (whether a name is in the contest is not told until then); a
+//! participant asks at most [`ASK_LIMIT`] questions per [`ASK_WINDOW_MS`] in a contest; a
+//! re-answer keeps every earlier answer (the store's history) and keeps the question's
+//! visibility unless `public` is given again.
 
 use std::sync::Arc;
 
@@ -10,6 +16,7 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::model::Contest;
+use ojd_service::contest::model::Phase;
 use ojd_store::contests::Clarification;
 use ojd_store::now_ms;
 
@@ -33,8 +40,33 @@ pub(crate) struct AskBody {
     pub(crate) text: String,
 }
 
+/// The canned answers the answer form offers (a director picks one instead of typing).
+pub(crate) const CANNED: &[&str] = &[
+    "No comment.",
+    "Yes.",
+    "No.",
+    "Read the problem statement carefully.",
+    "The statement answers this.",
+    "This is a technical issue: a staff member is coming to your seat.",
+];
+
+/// Questions one participant may ask in one contest per [`ASK_WINDOW_MS`].
+pub(crate) const ASK_LIMIT: usize = 5;
+pub(crate) const ASK_WINDOW_MS: i64 = 10 * 60_000;
+
 /// Validates a clarification's text and problem (a label or a problem id of the contest).
-fn check_text(c: &Contest, body: &AskBody) -> Result<Option<String>, AppError> {
+/// Before the start only admins may name a problem, and the refusal is the same whether the
+/// name is in the contest or not.
+fn check_text(c: &Contest, body: &AskBody, admin: bool) -> Result<Option<String>, AppError> {
+    let named = body
+        .problem
+        .as_deref()
+        .is_some_and(|p| !p.trim().is_empty());
+    if named && !admin && c.phase(now_ms()) == Phase::Before {
+        return Err(AppError::BadRequest(
+            "field `problem`: the contest has not started; ask about the contest in general".into(),
+        ));
+    }
     let text = body.text.trim();
     if text.is_empty() || text.len() > 4000 {
         return Err(AppError::BadRequest(
@@ -68,17 +100,34 @@ pub(crate) async fn ask(
             user.name
         )));
     }
-    let problem = check_text(&c, &body)?;
+    let problem = check_text(&c, &body, user.admin)?;
     let name = user.name.clone();
     let text = body.text.trim().to_string();
-    app.db(move |s| s.add_clarification(&c.id, Some(&name), problem.as_deref(), &text, now_ms()))
-        .await
+    let admin = user.admin;
+    app.db(move |s| {
+        let now = now_ms();
+        if !admin {
+            let recent = s
+                .clarifications(&c.id)?
+                .iter()
+                .filter(|q| q.user.as_deref() == Some(&name) && q.at > now - ASK_WINDOW_MS)
+                .count();
+            if recent >= ASK_LIMIT {
+                return Err(ojd_store::StoreError::Conflict(format!(
+                    "you asked {recent} questions in the last {} minutes: wait for the answers before asking more",
+                    ASK_WINDOW_MS / 60_000
+                )));
+            }
+        }
+        s.add_clarification(&c.id, Some(&name), problem.as_deref(), &text, now)
+    })
+    .await
 }
 
 /// An announcement to every participant; returns its id.
 pub(crate) async fn announce(app: &Arc<App>, id: &str, body: AskBody) -> Result<i64, AppError> {
     let c = find(app, id)?;
-    let problem = check_text(&c, &body)?;
+    let problem = check_text(&c, &body, true)?;
     let text = body.text.trim().to_string();
     app.db(move |s| s.add_clarification(&c.id, None, problem.as_deref(), &text, now_ms()))
         .await
@@ -87,9 +136,10 @@ pub(crate) async fn announce(app: &Arc<App>, id: &str, body: AskBody) -> Result<
 #[derive(Deserialize)]
 pub(crate) struct AnswerBody {
     pub(crate) answer: String,
-    /// true: everyone sees the question and the answer; false: only its asker.
+    /// true: everyone sees the question and the answer; false: only its asker. Not given: a
+    /// first answer goes to the asker only, a re-answer keeps the question's visibility.
     #[serde(default)]
-    pub(crate) public: bool,
+    pub(crate) public: Option<bool>,
 }
 
 /// An admin's answer to question `id`, to its asker or (`public`) to everyone.
@@ -105,7 +155,14 @@ pub(crate) async fn answer(
     }
     let by = admin.name.clone();
     let ok = app
-        .db(move |s| s.answer_clarification(id, &text, body.public, &by, now_ms()))
+        .db(move |s| {
+            let public = match body.public {
+                Some(p) => p,
+                // The last answer says how the question stands (none: private).
+                None => s.answer_history(id)?.last().is_some_and(|a| a.public),
+            };
+            s.answer_clarification(id, &text, public, &by, now_ms())
+        })
         .await?;
     if ok {
         Ok(())

@@ -68,6 +68,8 @@ mod tests {
             rows: vec![Row {
                 rank: 1,
                 user: "o\"k, x".into(),
+                name: None,
+                affiliation: None,
                 solved: 1,
                 penalty: 27,
                 score: 0,

@@ -8,11 +8,20 @@
 //! everywhere, not only on the contest page) and cannot submit to them; after the end a
 //! submission through the contest is refused with a clear error (admins are exempt: their
 //! submissions after the end are judged but lie outside the contest window, so they never
-//! change the standings). A submission belongs to a contest only when made through it
-//! (`contest` in `POST /api/v1/submissions`, or the contest page's form).
+//! change the standings). A submission belongs to a contest when made through it (`contest` in
+//! `POST /api/v1/submissions`, or the contest page's form), and also when a participant makes it
+//! anywhere else (the statement page, the API without `contest`) while a contest they take part
+//! in runs with that problem ([`running_for`]): a student never makes a practice submission of
+//! a running contest's problem by mistake. An admin's submission through a contest is the
+//! jury's: judged and shown, never ranked.
+//!
+//! The freeze has one truth ([`FreezeState`]): the standings hide what came after the freeze
+//! time unless an admin unfroze them *after* that time; unfreezing earlier is refused, so no
+//! page can say "frozen" while the table shows everything.
 
 mod cache;
 pub(crate) mod clarifications;
+pub(crate) mod controls;
 pub(crate) mod csv;
 pub(crate) mod standings;
 
@@ -25,6 +34,7 @@ use crate::user::User;
 use crate::App;
 use ojd_judge::config::Config;
 use ojd_service::contest::model::{Contest, Phase};
+use ojd_store::contests::FreezeChange;
 use ojd_store::now_ms;
 
 /// The contests as loaded now, and the folders that failed.
@@ -151,11 +161,15 @@ pub(crate) struct Clock {
     pub(crate) freeze_ms: Option<i64>,
     /// Whether an admin has unfrozen the standings.
     pub(crate) unfrozen: bool,
+    /// Whether students see the standings frozen now (the one truth, [`FreezeState`]).
+    pub(crate) frozen: bool,
     pub(crate) start: String,
 }
 
-pub(crate) fn clock(c: &Contest, unfrozen: bool) -> Clock {
+pub(crate) fn clock(c: &Contest, fs: &FreezeState) -> Clock {
+    let unfrozen = fs.unfrozen;
     Clock {
+        frozen: fs.frozen,
         phase: c.phase(now_ms()),
         now_ms: now_ms(),
         start_ms: c.start_ms,
@@ -193,12 +207,147 @@ pub(crate) fn problems_for(app: &App, c: &Contest, viewer: Option<&User>) -> Vec
         .collect()
 }
 
-/// Unfreezes (or freezes again) contest `id`'s standings for students; the shared tables are
-/// dropped at once. Admins only: the callers check.
-pub(crate) async fn set_freeze(app: &Arc<App>, id: &str, unfrozen: bool) -> Result<(), AppError> {
+/// The running contest (running or frozen) that `user`'s submission of `problem` made outside
+/// any contest counts for: one that holds the problem and admits the user. Admins have none
+/// (their submissions are the jury's, made through a contest on purpose). With several, the
+/// one that started last.
+pub(crate) fn running_for(app: &App, user: &User, problem: &str) -> Option<Arc<Contest>> {
+    if user.admin {
+        return None;
+    }
+    let now = now_ms();
+    app.contests
+        .get()
+        .contests
+        .iter()
+        .filter(|c| matches!(c.phase(now), Phase::Running | Phase::Frozen))
+        .filter(|c| c.label_of(problem).is_some() && c.admits(&user.name))
+        .max_by_key(|c| c.start_ms)
+        .cloned()
+}
+
+/// A contest's freeze as every page and the API show it.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct FreezeState {
+    /// When the standings freeze (`None`: the contest has no freeze).
+    pub(crate) freeze_ms: Option<i64>,
+    /// Whether students see the standings hidden after `freeze_ms` now.
+    pub(crate) frozen: bool,
+    /// Whether an admin unfroze them (after the freeze time).
+    pub(crate) unfrozen: bool,
+    /// The last change an admin made, when and by whom.
+    pub(crate) changed_at: Option<i64>,
+    pub(crate) changed_by: Option<String>,
+}
+
+/// The one rule: frozen from the freeze time on, unless the last change, made after the
+/// freeze time, unfroze it.
+pub(crate) fn freeze_state(c: &Contest, change: Option<&FreezeChange>, now: i64) -> FreezeState {
+    let freeze_ms = c.freeze_ms();
+    let unfrozen = match (freeze_ms, change) {
+        (Some(f), Some(ch)) => ch.unfrozen && ch.changed_at >= f,
+        _ => false,
+    };
+    FreezeState {
+        freeze_ms,
+        frozen: freeze_ms.is_some_and(|f| now >= f) && !unfrozen,
+        unfrozen,
+        changed_at: change.map(|ch| ch.changed_at),
+        changed_by: change.and_then(|ch| ch.changed_by.clone()),
+    }
+}
+
+/// Reads the contest's freeze from the store (blocking).
+pub(crate) fn read_freeze(app: &App, c: &Contest) -> Result<FreezeState, ojd_store::StoreError> {
+    let change = app.store.freeze_change(&c.id)?;
+    Ok(freeze_state(c, change.as_ref(), now_ms()))
+}
+
+/// Unfreezes (or freezes again) contest `id`'s standings for students, recorded with `admin`'s
+/// name in the audit log; the shared tables are dropped at once. Refused for a contest without
+/// a freeze and before its freeze time (unfreezing then would show everything under a
+/// "frozen" banner). Admins only: the callers check.
+pub(crate) async fn set_freeze(
+    app: &Arc<App>,
+    admin: &User,
+    id: &str,
+    unfrozen: bool,
+) -> Result<(), AppError> {
     let c = find(app, id)?;
-    app.db(move |s| s.set_unfrozen(&c.id, unfrozen, now_ms()))
-        .await?;
+    let now = now_ms();
+    let Some(f) = c.freeze_ms() else {
+        return Err(AppError::Conflict(format!(
+            "contest {id:?} has no freeze (no `freeze` in its contest.toml)"
+        )));
+    };
+    if now < f {
+        return Err(AppError::Conflict(format!(
+            "the standings of contest {id:?} freeze at {}; they can be unfrozen or frozen again only after that",
+            ojd_service::contest::model::format_time(f, c.utc_offset_s)
+        )));
+    }
+    let by = admin.name.clone();
+    let action = if unfrozen { "unfreeze" } else { "freeze" };
+    app.db(move |s| {
+        s.set_freeze_by(&c.id, unfrozen, &by, now)?;
+        s.add_audit(&by, action, Some(&c.id), "", now)
+    })
+    .await?;
     app.contests.invalidate();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ojd_service::contest::model::{Participants, Scoring};
+    use std::time::Duration;
+
+    fn contest(freeze: Option<u64>) -> Contest {
+        Contest {
+            id: "c".into(),
+            dir: std::path::PathBuf::new(),
+            title: "c".into(),
+            start_ms: 0,
+            utc_offset_s: 0,
+            duration: Duration::from_secs(7200),
+            freeze: freeze.map(Duration::from_secs),
+            scoring: Scoring::Icpc,
+            penalty_minutes: 20,
+            compile_errors_count: false,
+            problems: Vec::new(),
+            participants: Participants::Anyone,
+            public_standings: true,
+            teams: Vec::new(),
+        }
+    }
+
+    fn change(unfrozen: bool, at: i64) -> FreezeChange {
+        FreezeChange {
+            unfrozen,
+            changed_at: at,
+            changed_by: Some("admin".into()),
+        }
+    }
+
+    #[test]
+    fn an_unfreeze_counts_only_after_the_freeze_time() {
+        let c = contest(Some(3600)); // freezes at 3_600_000
+        let f = 3_600_000;
+        let s = freeze_state(&c, None, f - 1);
+        assert!(!s.frozen && !s.unfrozen);
+        assert!(freeze_state(&c, None, f).frozen);
+        // An unfreeze stored before the freeze time (as an old daemon allowed) is no unfreeze.
+        let early = change(true, f - 60_000);
+        let s = freeze_state(&c, Some(&early), f + 1);
+        assert!(s.frozen && !s.unfrozen, "{s:?}");
+        let late = change(true, f + 60_000);
+        let s = freeze_state(&c, Some(&late), f + 120_000);
+        assert!(!s.frozen && s.unfrozen, "{s:?}");
+        assert_eq!(s.changed_by.as_deref(), Some("admin"));
+        let again = change(false, f + 180_000);
+        assert!(freeze_state(&c, Some(&again), f + 200_000).frozen);
+        let none = contest(None);
+        assert!(!freeze_state(&none, Some(&late), f * 10).frozen);
+    }
 }

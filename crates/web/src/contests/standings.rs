@@ -90,10 +90,11 @@ pub(crate) fn attempts(
         .collect()
 }
 
-fn participants(c: &Contest) -> Vec<String> {
+/// The users who always get a row: the listed participants, less observers and the jury.
+pub(crate) fn participants(c: &Contest) -> Vec<String> {
     match &c.participants {
         Participants::Anyone => Vec::new(),
-        Participants::Listed(u) => u.clone(),
+        Participants::Listed(u) => u.iter().filter(|u| c.ranked(u)).cloned().collect(),
     }
 }
 
@@ -112,7 +113,7 @@ fn shared_standings(
                 && now_ms() >= f
                 && !registry
                     .standings
-                    .unfrozen(&c.id, || app.store.unfrozen(&c.id))? =>
+                    .unfrozen(&c.id, || Ok(super::read_freeze(app, c)?.unfrozen))? =>
         {
             Some(f)
         }
@@ -126,14 +127,68 @@ fn shared_standings(
     )
 }
 
+/// The submissions of a contest that are ranked: the participants' (a listed contest's
+/// participants; in an open one, anyone's), never the jury's (an admin's test through the
+/// contest). The standings and the rejudging preview both rank these.
+pub(crate) fn ranked_submissions(
+    app: &App,
+    c: &Contest,
+) -> Result<Vec<SubmissionInfo>, StoreError> {
+    let mut subs = app.store.contest_submissions(&c.id)?;
+    let jury = app.store.jury_submissions(&c.id)?;
+    subs.retain(|s| jury.binary_search(&s.id).is_err() && c.ranked(&s.user));
+    if let Participants::Listed(users) = &c.participants {
+        subs.retain(|s| users.contains(&s.user));
+    }
+    Ok(subs)
+}
+
+/// The jury's verdicts over the judge's: an overridden attempt counts with the jury's verdict
+/// (an accepted one with full points, any other with none). Blocking.
+pub(crate) fn apply_overrides(app: &App, list: &mut [Attempt]) -> Result<(), StoreError> {
+    let ids: Vec<i64> = list.iter().map(|a| a.id).collect();
+    let overrides = app.store.overrides_of(&ids)?;
+    if overrides.is_empty() {
+        return Ok(());
+    }
+    let by_id: std::collections::HashMap<i64, Verdict> = overrides
+        .into_iter()
+        .map(|o| (o.submission, o.verdict))
+        .collect();
+    for a in list.iter_mut() {
+        if let Some(&verdict) = by_id.get(&a.id) {
+            a.result = Some(Judged {
+                verdict,
+                score: if verdict == Verdict::Accepted { 100 } else { 0 },
+                groups: Vec::new(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The standings from the store's current judgings, hidden after `hide`.
 fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, StoreError> {
-    let subs = app.store.contest_submissions(&c.id)?;
+    let subs = ranked_submissions(app, c)?;
     let mut list = attempts(app, c, &subs)?;
-    if let Participants::Listed(users) = &c.participants {
-        list.retain(|a| users.contains(&a.user));
-    }
+    apply_overrides(app, &mut list)?;
     Ok(standings::compute(c, &list, &participants(c), hide))
+}
+
+/// Before the start, what a non-admin sees: no problem and no row (the problem set is not
+/// told before the start, not even its size or labels).
+fn before_start(c: &Contest, viewer: Option<&User>) -> bool {
+    !viewer.is_some_and(|u| u.admin)
+        && c.phase(now_ms()) == ojd_service::contest::model::Phase::Before
+}
+
+fn empty(c: &Contest) -> Standings {
+    Standings {
+        scoring: c.scoring,
+        problems: Vec::new(),
+        rows: Vec::new(),
+        frozen: false,
+    }
 }
 
 /// Whether `viewer` sees only a part of the shared table (private standings).
@@ -156,6 +211,9 @@ pub(crate) fn standings(
     c: &Contest,
     viewer: Option<&User>,
 ) -> Result<Standings, StoreError> {
+    if before_start(c, viewer) {
+        return Ok(empty(c));
+    }
     let table = shared_standings(app, c, viewer)?;
     let s = table.standings.clone();
     Ok(if private_for(c, viewer) {
@@ -172,6 +230,9 @@ pub(crate) fn json(
     c: &Contest,
     viewer: Option<&User>,
 ) -> Result<axum::body::Bytes, StoreError> {
+    if before_start(c, viewer) {
+        return Ok(serde_json::to_vec(&empty(c)).unwrap_or_default().into());
+    }
     let table = shared_standings(app, c, viewer)?;
     if !private_for(c, viewer) {
         return Ok(table.json.clone());

@@ -11,7 +11,7 @@ use crate::user::User;
 pub(crate) fn page(title: &str, user: Option<&User>, body: Markup) -> String {
     let markup = html! {
         (DOCTYPE)
-        html lang="zh-CN" {
+        html lang="en" {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
@@ -32,6 +32,7 @@ pub(crate) fn page(title: &str, user: Option<&User>, body: Markup) -> String {
                             a href="/admin/queue" { "Queue" }
                             a href="/admin/problems" { "Manage problems" }
                             a href="/admin/users" { "Users" }
+                            a href="/admin/audit" { "Audit log" }
                         }
                         Some(_) => { a href="/submissions" { "My submissions" } }
                         None => {}

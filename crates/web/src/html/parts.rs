@@ -112,7 +112,20 @@ fn score_text(v: &SubmissionView, groups: bool) -> Option<String> {
 /// The results section of a submission page. While judging, rows for `tests` (name, sample)
 /// are shown as waiting and `live.js` fills them in; once done, it fetches this section again.
 /// `groups`: the problem scores by groups (points are shown, not a share of tests).
-pub(crate) fn results(v: &SubmissionView, tests: &[(String, bool)], groups: bool) -> Markup {
+/// One scoring group as a submission's page shows it: its name, the points it earned, its
+/// points.
+pub(crate) struct GroupRow {
+    pub(crate) name: String,
+    pub(crate) earned: u32,
+    pub(crate) points: u32,
+}
+
+pub(crate) fn results(
+    v: &SubmissionView,
+    tests: &[(String, bool)],
+    groups: bool,
+    group_rows: &[GroupRow],
+) -> Markup {
     let done = v.info.state == SubState::Done;
     let ran = done && v.info.verdict != Some(Verdict::CompileError);
     let body = html! {
@@ -133,6 +146,17 @@ pub(crate) fn results(v: &SubmissionView, tests: &[(String, bool)], groups: bool
         @if !v.compile_output.trim().is_empty() {
             h2 { @if v.info.verdict == Some(Verdict::CompileError) { "Compiler output" } @else { "Compiler messages" } }
             pre.out { (v.compile_output) }
+        }
+        @if done && !group_rows.is_empty() && v.info.verdict != Some(Verdict::CompileError) {
+            // Which group earned the points (a group scores when every test in it passes).
+            table.list.groups #groups {
+                thead { tr { th { "Group" } th.num { "Points" } } }
+                tbody { @for g in group_rows {
+                    tr class=(if g.earned > 0 { "earned" } else { "missed" }) {
+                        td { (g.name) } td.num { (g.earned) " / " (g.points) }
+                    }
+                } }
+            }
         }
         @if v.info.verdict != Some(Verdict::CompileError) {
             div.scroll { table.tests {
@@ -175,7 +199,7 @@ pub(crate) fn submissions_table(
             thead { tr {
                 th { "#" }
                 @if show_user { th { "User" } }
-                th { "Problem" } th.opt { "Language" } th { "Verdict" }
+                th { "Problem" } th.opt { "Contest" } th.opt { "Language" } th { "Verdict" }
                 th.num.opt { "Time" } th.num.opt { "Memory" } th.opt { "Submitted" }
             } }
             tbody {
@@ -185,6 +209,10 @@ pub(crate) fn submissions_table(
                         td { a href=(r.url) { (i.id) } }
                         @if show_user { td { (i.user) } }
                         td { a href={ "/problems/" (i.problem) } { (i.problem) } }
+                        td.opt.contest { @match &r.contest {
+                            Some(c) => a href={ "/contests/" (c) } { (c) },
+                            None => span.muted { "practice" },
+                        } }
                         td.opt { (language(&i.language)) }
                         td { a href=(r.url) { (badge(i.verdict, i.state)) } }
                         td.num.opt { @if let Some(ms) = i.max_cpu_ms { (ms) " ms" } }

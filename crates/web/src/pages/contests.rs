@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::{Multipart, Path, Query, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Form;
 use maud::{html, Markup};
@@ -16,7 +16,9 @@ use crate::contests::clarifications::{self, AnswerBody, AskBody};
 use crate::contests::{self as ct, standings};
 use crate::error::AppError;
 use crate::html::{error_page, frame};
-use crate::submit::{accept, language_views, SubmitForm};
+use crate::security::Draft;
+use crate::submit::{accept, language_views, read_multipart, SubmitForm};
+use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::model::{format_time, Contest, Phase, Scoring};
@@ -30,18 +32,37 @@ fn fail(user: Option<&User>) -> impl Fn(AppError) -> Response + '_ {
     move |e| error_page(e, user)
 }
 
-fn phase_text(c: &Contest, phase: Phase) -> &'static str {
+/// The phase in words, with the freeze's one truth ([`ct::FreezeState`]).
+fn phase_text(c: &Contest, phase: Phase, fs: &ct::FreezeState) -> String {
+    let at = |ms: i64| format_time(ms, c.utc_offset_s);
+    let unfrozen = || match (&fs.changed_by, fs.changed_at) {
+        (Some(by), Some(t)) => format!("standings unfrozen at {} by {by}", at(t)),
+        (None, Some(t)) => format!("standings unfrozen at {}", at(t)),
+        _ => "standings unfrozen".to_string(),
+    };
     match phase {
-        Phase::Before => "not started",
-        Phase::Running => "running",
-        Phase::Frozen if c.freeze.is_some() => "running (standings frozen)",
-        Phase::Frozen => "running",
-        Phase::Ended => "ended",
+        Phase::Before => "not started".into(),
+        Phase::Running => "running".into(),
+        Phase::Frozen if fs.frozen => format!(
+            "running (standings frozen since {})",
+            at(fs.freeze_ms.unwrap_or(0))
+        ),
+        Phase::Frozen if fs.unfrozen => format!("running ({})", unfrozen()),
+        Phase::Frozen => "running".into(),
+        Phase::Ended if fs.frozen => "ended (standings still frozen)".into(),
+        Phase::Ended if fs.unfrozen => format!("ended ({})", unfrozen()),
+        Phase::Ended => "ended".into(),
     }
 }
 
+/// The contest's freeze state, read from the store.
+async fn freeze_of(app: &Arc<App>, c: &Arc<Contest>) -> Result<ct::FreezeState, AppError> {
+    let (a, c) = (app.clone(), c.clone());
+    app.db(move |_| ct::read_freeze(&a, &c)).await
+}
+
 /// The clock: `contest.js` counts down from the server's time.
-fn clock(c: &Contest) -> Markup {
+fn clock(c: &Contest, fs: &ct::FreezeState) -> Markup {
     let now = now_ms();
     let phase = c.phase(now);
     let text = match phase {
@@ -57,7 +78,7 @@ fn clock(c: &Contest) -> Markup {
             strong #clock-text { (text) }
             span.muted {
                 " · " (c.start_text()) " – " (format_time(c.end_ms(), c.utc_offset_s))
-                " · " (phase_text(c, phase))
+                " · " span #phase { (phase_text(c, phase, fs)) }
             }
         }
     }
@@ -66,17 +87,25 @@ fn clock(c: &Contest) -> Markup {
 pub(crate) async fn list(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> Response {
     let loaded = app.contests.get();
     let now = now_ms();
+    let mut states = Vec::new();
+    for c in &loaded.contests {
+        states.push(
+            freeze_of(&app, c)
+                .await
+                .unwrap_or_else(|_| ct::freeze_state(c, None, now)),
+        );
+    }
     let body = html! {
         h1 { "Contests" }
         @if loaded.contests.is_empty() { p.muted { "No contest is configured (contests/<id>/contest.toml)." } }
         table.list { thead { tr { th { "Contest" } th { "Scoring" } th { "Start" } th { "Length" } th { "State" } } }
-        tbody { @for c in &loaded.contests {
+        tbody { @for (c, fs) in loaded.contests.iter().zip(&states) {
             tr {
                 td { a href={ "/contests/" (c.id) } { (c.title) } }
                 td { @match c.scoring { Scoring::Icpc => "ICPC", Scoring::Ioi => "IOI" } }
                 td { (c.start_text()) }
                 td { (ct::countdown(c.duration.as_secs() as i64)) }
-                td { (phase_text(c, c.phase(now))) }
+                td { (phase_text(c, c.phase(now), fs)) }
             }
         } } }
         @if user.as_ref().is_some_and(|u| u.admin) && !loaded.failed.is_empty() {
@@ -94,13 +123,33 @@ fn verdict_badge(s: &SubmissionInfo) -> Markup {
     }
 }
 
+#[derive(Deserialize)]
+pub(crate) struct ContestQuery {
+    draft: Option<String>,
+}
+
+/// The key a contest page's refused submission is kept under (drafts are per problem page).
+fn draft_key(contest: &str) -> String {
+    format!("contest:{contest}")
+}
+
 pub(crate) async fn contest(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
+    Query(q): Query<ContestQuery>,
 ) -> PageResult {
     let u = user.as_ref();
     let c = ct::find(&app, &id).map_err(fail(u))?;
+    let draft = match (u, &q.draft) {
+        (Some(v), Some(key)) => app.guards.take_draft(key, &v.name, &draft_key(&c.id)),
+        _ => None,
+    };
+    let chosen_lang = draft
+        .as_ref()
+        .map(|d| d.language.clone())
+        .unwrap_or_default();
+    let chosen_problem = draft.as_ref().map(|d| d.chosen.clone()).unwrap_or_default();
     let problems = ct::problems_for(&app, &c, u);
     let phase = c.phase(now_ms());
     let admin = u.is_some_and(|u| u.admin);
@@ -121,17 +170,17 @@ pub(crate) async fn contest(
         v.admin || (c.admits(&v.name) && matches!(phase, Phase::Running | Phase::Frozen))
     });
     let languages = language_views(&app);
+    let fs = freeze_of(&app, &c).await.map_err(fail(u))?;
     let body = html! {
         h1 { (c.title) }
-        (clock(&c))
+        (clock(&c, &fs))
         p.meta {
             a href={ "/contests/" (c.id) "/standings" } { "Standings" }
             @if admin {
                 a href={ "/api/v1/admin/contests/" (c.id) "/standings.csv" } { "Standings (CSV)" }
-                form.inline method="post" action={ "/contests/" (c.id) "/unfreeze" } { button.link { "Unfreeze" } }
-                form.inline method="post" action={ "/contests/" (c.id) "/freeze" } { button.link { "Freeze again" } }
             }
         }
+        @if admin { (clock_controls(&c, phase)) (freeze_controls(&c, &fs)) }
         h2 { "Problems" }
         @if problems.is_empty() && phase == Phase::Before {
             p.note #before { "The problems appear when the contest starts, at " (c.start_text()) "." }
@@ -141,15 +190,23 @@ pub(crate) async fn contest(
             } } }
         }
         @if may_submit && !problems.is_empty() {
-            h2 { "Submit" }
-            form.submit method="post" action={ "/contests/" (c.id) "/submit" } {
-                label { "Problem" select name="problem" { @for p in &problems { option value=(p.problem) { (p.label) ". " (p.title) } } } }
-                label { "Language" select name="language" {
-                    option value="auto" { "detect from the code" }
-                    @for l in &languages { @if l.available { option value=(l.id) { (l.name) } } }
+            h2 #submit { "Submit" }
+            form #submit-form.submit method="post" action={ "/contests/" (c.id) "/submit" } enctype="multipart/form-data" {
+                @if let Some(d) = &draft { p.error role="alert" #form-error { (d.message) } }
+                label { "Problem" select name="problem" #problem { @for p in &problems {
+                    option value=(p.problem) selected[chosen_problem == p.problem] { (p.label) ". " (p.title) }
+                } } }
+                label { "Language" select name="language" #language required {
+                    option value="" selected[chosen_lang.is_empty()] disabled { "Choose the language…" }
+                    @for l in &languages { @if l.available { option value=(l.id) selected[chosen_lang == l.id] { (l.name) } } }
+                    option value="auto" selected[chosen_lang == "auto"] { "From the file's name (files only)" }
                 } }
-                label { "Source" textarea name="source" rows="12" spellcheck="false" required {} }
-                button type="submit" { "Submit" }
+                label { "Source" textarea name="source" #source rows="12" spellcheck="false" placeholder="Paste your program here, or choose a file below" {
+                    @if let Some(d) = &draft { (d.source) }
+                } }
+                label { "or a file " input type="file" name="file" #file; }
+                p.hint #both-hint hidden { "A file is chosen and text is pasted: clear one of them (the form refuses both)." }
+                button type="submit" #submit-button { "Submit" }
             }
         } @else if phase == Phase::Ended {
             p.muted { "The contest is over; submissions are closed." }
@@ -166,7 +223,7 @@ pub(crate) async fn contest(
         }
         h2 { "Announcements and clarifications" }
         div #news data-live={ "/contests/" (c.id) "/news" } { (news(&app, &c, u).await.map_err(fail(u))?) }
-        @if u.is_some() && !admin && phase != Phase::Ended {
+        @if u.is_some_and(|v| !v.admin && c.admits(&v.name)) && phase != Phase::Ended {
             h3 { "Ask a question" }
             form.submit method="post" action={ "/contests/" (c.id) "/ask" } {
                 label { "About" select name="problem" { option value="" { "the contest in general" }
@@ -186,12 +243,241 @@ pub(crate) async fn contest(
     Ok(frame(&c.title, u, body))
 }
 
+/// The director's clock controls, the ones the phase allows, each asking first.
+fn clock_controls(c: &Contest, phase: Phase) -> Markup {
+    let action = format!("/contests/{}/clock", c.id);
+    html! {
+        div.controls #clock-controls {
+            @match phase {
+                Phase::Before => {
+                    form.inline method="post" action=(action) data-confirm="Start the contest now? Its problems appear to everyone at once." {
+                        input type="hidden" name="action" value="start_now";
+                        button #start-now type="submit" { "Start now" }
+                    }
+                    form.inline method="post" action=(action) data-confirm="Delay the start?" {
+                        input type="hidden" name="action" value="delay";
+                        label { "Delay by " input type="number" name="minutes" min="1" max="10080" value="10" required; " min" }
+                        button #delay type="submit" { "Delay" }
+                    }
+                }
+                Phase::Running | Phase::Frozen => {
+                    form.inline method="post" action=(action) data-confirm="Extend the contest?" {
+                        input type="hidden" name="action" value="extend";
+                        label { "Extend by " input type="number" name="minutes" min="1" max="10080" value="10" required; " min" }
+                        button #extend type="submit" { "Extend" }
+                    }
+                    form.inline method="post" action=(action) data-confirm="End the contest now? Submissions close at once." {
+                        input type="hidden" name="action" value="end_now";
+                        button.danger #end-now type="submit" { "End now" }
+                    }
+                }
+                Phase::Ended => { p.muted { "The contest is over." } }
+            }
+            a href={ "/contests/" (c.id) "/teams" } { "Teams" }
+            a href={ "/admin/audit?contest=" (c.id) } { "Audit log" }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct TeamsQuery {
+    shown: Option<String>,
+}
+
+/// `GET /contests/{id}/teams` (admins): the teams as `contest.toml` has them, the roster import
+/// form, and (once, after an import with tokens) the sheet to print for the hall.
+pub(crate) async fn teams_page(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    Query(q): Query<TeamsQuery>,
+) -> PageResult {
+    let c = ct::find(&app, &id).map_err(fail(Some(&admin)))?;
+    let shown = q.shown.and_then(|key| {
+        app.guards
+            .take_shown(&key, &admin.name, &format!("teams:{id}"))
+    });
+    let body = html! {
+        h1 { "Teams · " a href={ "/contests/" (c.id) } { (c.title) } }
+        @if let Some(m) = shown { (maud::PreEscaped(m)) }
+        @if c.teams.is_empty() { p.muted { "No [[team]] in contest.toml: everyone is shown by their user name." } }
+        @else {
+            div.scroll { table.list #teams { thead { tr { th { "User" } th { "Name" } th { "Affiliation" } th { "Category" } } }
+            tbody { @for t in &c.teams { tr {
+                td { (t.user) } td { (t.name) } td { (t.affiliation.as_deref().unwrap_or("")) }
+                td { @match t.category {
+                    ojd_service::contest::model::Category::Participant => "participant",
+                    ojd_service::contest::model::Category::Observer => "observer (not ranked)",
+                    ojd_service::contest::model::Category::Jury => "jury (not ranked)",
+                } }
+            } } } } }
+        }
+        h2 { "Import a roster" }
+        p.muted { "CSV with a header line: user (required), name, affiliation, category (participant, observer or jury); or DOMjudge's teams.tsv (and accounts.tsv). It replaces the contest's teams in its contest.toml." }
+        form.submit #roster-form method="post" action={ "/contests/" (c.id) "/teams" } enctype="multipart/form-data"
+            data-confirm="Replace the contest's teams with this roster?" {
+            label { "Roster" textarea name="roster" #roster rows="8" spellcheck="false" placeholder="user,name,affiliation,category" {} }
+            label { "or files (a CSV, or DOMjudge's teams.tsv with its accounts.tsv) " input type="file" name="file" #roster-file multiple accept=".csv,.tsv,text/csv,text/tab-separated-values"; }
+            label.check { input type="checkbox" name="tokens" value="on" #roster-tokens; " issue a token for each team (shown once, to print for the hall)" }
+            button #roster-button type="submit" { "Import" }
+        }
+    };
+    Ok(frame(&format!("Teams · {}", c.title), Some(&admin), body))
+}
+
+/// `POST /contests/{id}/teams` (admins, multipart: `roster` text or `file`, `tokens`): imports,
+/// then back to the teams page with the result once (post/redirect/get).
+pub(crate) async fn import_teams(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    mut mp: Multipart,
+) -> PageResult {
+    let (mut text, mut files, mut tokens) = (String::new(), Vec::new(), false);
+    while let Ok(Some(field)) = mp.next_field().await {
+        match field.name().unwrap_or_default() {
+            "roster" => text = field.text().await.unwrap_or_default(),
+            "file" => {
+                let b = field.bytes().await.unwrap_or_default();
+                if !b.is_empty() {
+                    files.push(String::from_utf8_lossy(&b).into_owned());
+                }
+            }
+            "tokens" => tokens = true,
+            _ => {}
+        }
+    }
+    if !files.is_empty() {
+        // DOMjudge's teams.tsv before its accounts.tsv, whatever order they were chosen in.
+        files.sort_by_key(|f| !f.trim_start().starts_with("teams\t"));
+        text = files.join("\n");
+    }
+    let shown = match ct::controls::import_roster(&app, &admin, &id, &text, tokens).await {
+        Ok((teams, issued)) => html! {
+            div.once #imported {
+                p.note { (teams.len()) " teams imported." }
+                @if !issued.is_empty() {
+                    p { strong { "The tokens are shown only now:" } " print this page for the hall." }
+                    table.list #sheet { thead { tr { th { "Team" } th { "User" } th { "Token" } } }
+                    tbody { @for (t, (user, token)) in teams.iter().zip(&issued) { tr {
+                        td { (t.name) } td { (user) } td { code { (token) } }
+                    } } } }
+                }
+            }
+        },
+        Err(e) if e.status().is_client_error() => html! {
+            div.error #imported role="alert" { "The roster was not imported (nothing changed):" pre.out { (e.message()) } }
+        },
+        Err(e) => return Err(fail(Some(&admin))(e)),
+    };
+    let key = app
+        .guards
+        .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
+    Ok(Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id))).into_response())
+}
+
+/// `POST /contests/{id}/clock` (admins): a clock change from the contest page, then back to it.
+pub(crate) async fn change_clock(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    Form(f): Form<ct::controls::ClockBody>,
+) -> PageResult {
+    ct::controls::change_clock(&app, &admin, &id, &f)
+        .await
+        .map_err(fail(Some(&admin)))?;
+    Ok(Redirect::to(&format!("/contests/{}", urlencode(&id))).into_response())
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AuditQuery {
+    contest: Option<String>,
+}
+
+/// `GET /admin/audit`: what directors did (clock changes, freezes, rejudgings, uploads,
+/// tokens) and every login, newest first; `?contest=` for one contest's.
+pub(crate) async fn audit_page(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Query(q): Query<AuditQuery>,
+) -> PageResult {
+    let contest = q.contest.filter(|c| !c.is_empty());
+    let list = ct::controls::audit(&app, contest.clone(), 500)
+        .await
+        .map_err(fail(Some(&admin)))?;
+    let body = html! {
+        h1 { "Audit log" @if let Some(c) = &contest { " · " a href={ "/contests/" (c) } { (c) } } }
+        @if list.is_empty() { p.muted { "Nothing yet." } }
+        @else {
+            div.scroll { table.list #audit { thead { tr { th { "When" } th { "Who" } th { "What" } th { "Contest" } th { "Detail" } } }
+            tbody { @for e in &list { tr {
+                td { (crate::html::parts::time_el(e.at)) }
+                td { (e.actor) }
+                td { (e.action) }
+                td { @if let Some(c) = &e.contest { a href={ "/contests/" (c) } { (c) } } }
+                td { (e.detail) }
+            } } } } }
+        }
+    };
+    Ok(frame("Audit log", Some(&admin), body))
+}
+
+/// The admins' freeze controls: the state with its time and who changed it, and one button
+/// (styled, asking for confirmation) that is there only when it can be used: after the freeze
+/// time, to unfreeze or to freeze again.
+fn freeze_controls(c: &Contest, fs: &ct::FreezeState) -> Markup {
+    let Some(f) = fs.freeze_ms else {
+        return html! {};
+    };
+    let at = |ms: i64| format_time(ms, c.utc_offset_s);
+    let now = now_ms();
+    html! {
+        div.freeze #freeze {
+            @if now < f {
+                p.muted #freeze-state { "The standings freeze at " (at(f)) "; they can be unfrozen after that." }
+            } @else if fs.frozen {
+                p #freeze-state { "Standings " strong { "frozen" } " since " (at(f))
+                    @if let (Some(t), Some(by)) = (fs.changed_at, &fs.changed_by) { " (frozen again at " (at(t)) " by " (by) ")" } "." }
+                form.inline method="post" action={ "/contests/" (c.id) "/unfreeze" }
+                    data-confirm="Unfreeze the standings? Everyone will see every result at once." {
+                    button.danger #unfreeze type="submit" { "Unfreeze the standings" }
+                }
+            } @else {
+                p #freeze-state { "Standings " strong { "unfrozen" }
+                    @if let Some(t) = fs.changed_at { " at " (at(t)) }
+                    @if let Some(by) = &fs.changed_by { " by " (by) } "." }
+                form.inline method="post" action={ "/contests/" (c.id) "/freeze" }
+                    data-confirm="Freeze the standings again? Results after the freeze time will be hidden again." {
+                    button #refreeze type="submit" { "Freeze again" }
+                }
+            }
+        }
+    }
+}
+
 /// Announcements and clarifications the viewer may read (a live fragment).
 async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup, AppError> {
     let cid = c.id.clone();
     let all = app.db(move |s| s.clarifications(&cid)).await?;
     let list: Vec<Clarification> = clarifications::visible_clarifications(all, user);
     let admin = user.is_some_and(|u| u.admin);
+    // Admins see every earlier answer of a question answered more than once.
+    let mut history = std::collections::HashMap::new();
+    if admin {
+        let answered: Vec<i64> = list
+            .iter()
+            .filter(|q| q.answer.is_some())
+            .map(|q| q.id)
+            .collect();
+        history = app
+            .db(move |s| {
+                answered
+                    .into_iter()
+                    .map(|id| Ok((id, s.answer_history(id)?)))
+                    .collect::<Result<std::collections::HashMap<_, _>, _>>()
+            })
+            .await?;
+    }
     Ok(html! {
         @if list.is_empty() { p.muted { "Nothing yet." } }
         @for q in &list {
@@ -206,9 +492,29 @@ async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup
                 @if let Some(a) = &q.answer { p.answer { strong { "Answer: " } (a) } }
                 @if admin && q.user.is_some() && q.answer.is_none() {
                     form.answer method="post" action={ "/contests/" (c.id) "/answer/" (q.id) } {
-                        textarea name="answer" rows="2" required {}
+                        textarea name="answer" rows="2" placeholder="Type an answer, or pick a canned one below" {}
+                        select name="canned" { option value="" { "(a canned answer)" }
+                            @for a in clarifications::CANNED { option value=(a) { (a) } } }
                         label.check { input type="checkbox" name="public" value="true"; " send to everyone" }
                         button type="submit" { "Answer" }
+                    }
+                }
+                @if admin && q.answer.is_some() {
+                    @if let Some(h) = history.get(&q.id).filter(|h| h.len() > 1) {
+                        details.history { summary { "Earlier answers (" (h.len() - 1) ")" }
+                            ul { @for a in &h[..h.len() - 1] { li {
+                                (a.answer) " — " (a.answered_by) ", " (format_time(a.answered_at, c.utc_offset_s))
+                                @if a.public { " (to everyone)" } @else { " (to the asker)" }
+                            } } }
+                        }
+                    }
+                    details.reanswer { summary { "Answer again" }
+                        form.answer method="post" action={ "/contests/" (c.id) "/answer/" (q.id) }
+                            data-confirm="Replace the answer? The earlier one stays in the history." {
+                            textarea name="answer" rows="2" required {}
+                            label.check { input type="checkbox" name="public" value="true" checked[q.public]; " send to everyone" }
+                            button type="submit" { "Answer again" }
+                        }
                     }
                 }
             }
@@ -268,7 +574,9 @@ fn standings_table(c: &Contest, s: &Standings) -> Markup {
                 @for p in &s.problems { th.cell title=(p.problem) { (p.label) br; span.sub { (p.solved) } } }
             } }
             tbody { @for r in &s.rows { tr data-user=(r.user) {
-                td.num { (r.rank) } td.user { (r.user) }
+                td.num { (r.rank) }
+                td.user { @match &r.name { Some(n) => { (n) }, None => { (r.user) } }
+                    @if let Some(a) = &r.affiliation { br; span.sub.affiliation { (a) } } }
                 @match s.scoring {
                     Scoring::Icpc => { td.num { (r.solved) } td.num { (r.penalty) } },
                     Scoring::Ioi => { td.num { (r.score) } },
@@ -300,9 +608,10 @@ pub(crate) async fn standings_page(
     let u = user.as_ref();
     let c = ct::find(&app, &id).map_err(fail(u))?;
     let table = standings_markup(&app, &c, u).await.map_err(fail(u))?;
+    let fs = freeze_of(&app, &c).await.map_err(fail(u))?;
     let body = html! {
         h1 { "Standings: " a href={ "/contests/" (c.id) } { (c.title) } }
-        (clock(&c))
+        (clock(&c, &fs))
         div #standings data-live={ "/contests/" (c.id) "/standings/table" } { (table) }
     };
     Ok(frame(&format!("Standings · {}", c.title), u, body))
@@ -319,32 +628,44 @@ pub(crate) async fn standings_fragment(
     Ok(Html(m.into_string()).into_response())
 }
 
-#[derive(Deserialize)]
-pub(crate) struct SubmitFields {
-    problem: String,
-    #[serde(default)]
-    language: Option<String>,
-    #[serde(default)]
-    source: String,
-}
-
+/// `POST /contests/{id}/submit` (multipart: problem, language, source or file): queues the
+/// submission through the contest and goes to its page; a refusal goes back to the contest
+/// page with the reason, the pasted text, the problem and the language kept
+/// (post/redirect/get).
 pub(crate) async fn submit(
     State(app): State<Arc<App>>,
     Viewer(viewer): Viewer,
     Path(id): Path<String>,
-    Form(f): Form<SubmitFields>,
+    mp: Multipart,
 ) -> PageResult {
-    let form = SubmitForm {
-        problem: f.problem,
-        language: f.language,
-        source: f.source,
-        contest: Some(id),
-        ..Default::default()
+    let mut form = SubmitForm::default();
+    let read = read_multipart(&app, mp, &mut form).await;
+    form.contest = Some(id.clone());
+    let (source, language, chosen) = (
+        form.source.clone(),
+        form.language.clone().unwrap_or_default(),
+        form.problem.clone(),
+    );
+    let accepted = match read {
+        Ok(()) => accept(&app, &viewer, form).await,
+        Err(e) => Err(e),
     };
-    let sid = accept(&app, &viewer, form)
-        .await
-        .map_err(fail(Some(&viewer)))?;
-    Ok(Redirect::to(&format!("/submissions/{sid}")).into_response())
+    match accepted {
+        Ok(sid) => Ok(Redirect::to(&format!("/submissions/{sid}")).into_response()),
+        Err(e) if e.status().is_client_error() && ct::find(&app, &id).is_ok() => {
+            let key = app.guards.keep_draft(Draft {
+                user: viewer.name.clone(),
+                problem: draft_key(&id),
+                message: e.message().replace(" (field `language`)", ""),
+                source,
+                language,
+                chosen,
+            });
+            let to = format!("/contests/{}?draft={key}#submit", urlencode(&id));
+            Ok(Redirect::to(&to).into_response())
+        }
+        Err(e) => Err(fail(Some(&viewer))(e)),
+    }
 }
 
 #[derive(Deserialize)]
@@ -388,7 +709,11 @@ pub(crate) async fn announce(
 
 #[derive(Deserialize)]
 pub(crate) struct AnswerFields {
+    #[serde(default)]
     answer: String,
+    /// One of [`clarifications::CANNED`], used when `answer` is empty.
+    #[serde(default)]
+    canned: Option<String>,
     #[serde(default)]
     public: Option<String>,
 }
@@ -399,9 +724,20 @@ pub(crate) async fn answer(
     Path((id, cid)): Path<(String, i64)>,
     Form(f): Form<AnswerFields>,
 ) -> PageResult {
+    let answer = match f.canned.as_deref().filter(|_| f.answer.trim().is_empty()) {
+        Some(c) if !c.is_empty() => {
+            if !clarifications::CANNED.contains(&c) {
+                return Err(fail(Some(&admin))(AppError::BadRequest(format!(
+                    "field `canned`: {c:?} is not one of the canned answers"
+                ))));
+            }
+            c.to_string()
+        }
+        _ => f.answer,
+    };
     let body = AnswerBody {
-        answer: f.answer,
-        public: f.public.is_some(),
+        answer,
+        public: Some(f.public.is_some()),
     };
     clarifications::answer(&app, &admin, cid, body)
         .await
@@ -410,7 +746,7 @@ pub(crate) async fn answer(
 }
 
 async fn set_freeze(app: Arc<App>, admin: User, id: String, unfrozen: bool) -> PageResult {
-    ct::set_freeze(&app, &id, unfrozen)
+    ct::set_freeze(&app, &admin, &id, unfrozen)
         .await
         .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}/standings")).into_response())

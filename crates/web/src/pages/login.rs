@@ -4,7 +4,9 @@
 //! - The session cookie is `HttpOnly`, `SameSite=Lax`, `Secure` when `[web] secure_cookies` is
 //!   set or the request came through an HTTPS proxy, and lives `[web] session_lifetime`.
 //! - **Failed logins** (a wrong token or code) are counted per client address; past
-//!   `[web] login_attempts_per_minute` the login answers 429 until the minute has passed.
+//!   `[web] login_attempts_per_minute` the login answers 429 until the minute has passed. Each
+//!   failed login is logged and written to the audit log with its address (never what was
+//!   typed); each login too, with the name.
 //! - Tokens never appear in URLs or cookies: a link with `?token=` is refused.
 
 use std::sync::Arc;
@@ -101,6 +103,16 @@ pub(crate) async fn login(
     };
     let Some(user) = user else {
         app.guards.login_failed(addr);
+        // Logged and audited: a director sees guessing (never the token typed).
+        let from = peer.ip().to_string();
+        crate::log(&format!("login failed: a wrong {what} from {from}"));
+        let detail = format!("a wrong {what}");
+        if let Err(e) = app
+            .db(move |s| s.add_audit(&from, "login-failed", None, &detail, ojd_store::now_ms()))
+            .await
+        {
+            e.log_if_internal();
+        }
         let message = if what == "code" {
             "This login link is not valid: it was used already or it expired. Ask for a new one."
         } else {
@@ -122,6 +134,13 @@ pub(crate) async fn login(
         .ok_or_else(|| AppError::Internal("a session cookie could not be built".into()))?;
     headers.insert(header::SET_COOKIE, value);
     crate::log(&format!("login: {} by {what}", user.name));
+    let (name, detail) = (user.name.clone(), format!("by {what} from {}", peer.ip()));
+    if let Err(e) = app
+        .db(move |s| s.add_audit(&name, "login", None, &detail, ojd_store::now_ms()))
+        .await
+    {
+        e.log_if_internal();
+    }
     Ok((headers, Redirect::to("/")).into_response())
 }
 

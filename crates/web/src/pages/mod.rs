@@ -38,6 +38,11 @@ pub(crate) fn routes() -> Router<Arc<App>> {
             get(submissions::submission_source),
         )
         .route("/submissions/{id}/rejudge", post(submissions::rejudge))
+        .route("/submissions/{id}/ignore", post(submissions::ignore))
+        .route(
+            "/submissions/{id}/override",
+            post(submissions::override_verdict),
+        )
         .route("/static/{file}", get(assets::site))
         .route("/contests", get(contests::list))
         .route("/contests/{id}", get(contests::contest))
@@ -53,5 +58,11 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/contests/{id}/answer/{cid}", post(contests::answer))
         .route("/contests/{id}/unfreeze", post(contests::unfreeze))
         .route("/contests/{id}/freeze", post(contests::freeze))
+        .route("/contests/{id}/clock", post(contests::change_clock))
+        .route(
+            "/contests/{id}/teams",
+            get(contests::teams_page).post(contests::import_teams),
+        )
+        .route("/admin/audit", get(contests::audit_page))
         .route("/contest-static/{file}", get(assets::live))
 }

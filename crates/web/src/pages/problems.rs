@@ -52,6 +52,26 @@ pub(crate) async fn index(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
     Ok(Html(page("Problems", user.as_ref(), body)).into_response())
 }
 
+/// The language of a statement when it is not the pages' English: "zh" when it is mostly
+/// Chinese (of its letters, more CJK ideographs than Latin letters), so that screen readers
+/// and fonts treat it right; the page itself stays `lang="en"`.
+fn statement_lang(html: &str) -> Option<&'static str> {
+    let (mut cjk, mut latin) = (0usize, 0usize);
+    let mut in_tag = false;
+    for ch in html.chars() {
+        match ch {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ if in_tag => {}
+            '\u{4e00}'..='\u{9fff}' | '\u{3400}'..='\u{4dbf}' => cjk += 1,
+            c if c.is_ascii_alphabetic() => latin += 1,
+            _ => {}
+        }
+    }
+    // A CJK character carries about as much as a Latin word of five letters.
+    (cjk * 5 > latin).then_some("zh")
+}
+
 /// The statement page; `draft` refills the form after a refused submission.
 fn problem_page(
     app: &App,
@@ -86,7 +106,7 @@ fn problem_page(
             }
         }
         // Rendered from Markdown by the statement renderer, which makes it safe.
-        article.statement { (PreEscaped(&e.statement_html)) }
+        article.statement lang=[statement_lang(&e.statement_html)] { (PreEscaped(&e.statement_html)) }
         @let samples: Vec<_> = p.tests.iter().filter(|t| t.sample).collect();
         @if !samples.is_empty() {
             h2 { "Samples" }
@@ -101,6 +121,11 @@ fn problem_page(
         @if user.is_none() {
             p { a href="/login" { "Log in" } " to submit." }
         } @else {
+            @if let Some(c) = user.and_then(|u| crate::contests::running_for(app, u, &p.id)) {
+                p.note #counts-for { "This submission counts for the contest "
+                    a href={ "/contests/" (c.id) } { (c.title) }
+                    " (problem " (c.label_of(&p.id).unwrap_or("?")) "), which is running now." }
+            }
             form #submit-form.submit method="post" action={ "/problems/" (p.id) "/submit" } enctype="multipart/form-data" {
                 @if let Some(d) = draft {
                     p.error role="alert" #form-error { (d.message) }
@@ -181,10 +206,26 @@ pub(crate) async fn submit(
                 message: e.message().replace(" (field `language`)", ""),
                 source,
                 language,
+                chosen: String::new(),
             });
             let to = format!("/problems/{}?draft={key}#submit", urlencode(&id));
             Ok(Redirect::to(&to).into_response())
         }
         Err(e) => Err(PageError(e, Some(user))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn statements_say_their_language() {
+        assert_eq!(
+            super::statement_lang("<p>Add two numbers a and b.</p>"),
+            None
+        );
+        assert_eq!(
+            super::statement_lang("<h2>题目描述</h2><p>输入两个整数 a 和 b，输出它们的和。</p>"),
+            Some("zh")
+        );
     }
 }

@@ -11,7 +11,7 @@ use maud::html;
 
 use crate::auth::extract::MaybeUser;
 use crate::error::AppError;
-use crate::html::parts::{results, source_listing, submissions_table, time_el};
+use crate::html::parts::{results, source_listing, submissions_table, time_el, GroupRow};
 use crate::html::{need_login, page, PageError};
 use crate::listing::{visible_rows, ListQuery, Owner};
 use crate::rejudgings::{rejudge_now, Scope};
@@ -42,6 +42,9 @@ pub(crate) async fn submissions(
     visible_rows(&app, &user, &mut rows);
     let next = rows.last().map(|r| q.with_before(r.id));
     let rows: Vec<_> = rows.into_iter().map(summary).collect();
+    let rows = view::with_contests(&app, rows)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let title = if user.admin {
         "All submissions"
     } else {
@@ -109,6 +112,25 @@ fn test_names(app: &App, problem: &str) -> (Vec<(String, bool)>, bool) {
         .unwrap_or_default()
 }
 
+/// The problem's scoring groups with the points this submission's tests earned in each.
+fn group_rows(app: &App, v: &view::SubmissionView) -> Vec<GroupRow> {
+    let catalog = app.catalog();
+    let Some(e) = catalog.get(&v.info.problem) else {
+        return Vec::new();
+    };
+    let p = &e.problem;
+    let earned = crate::contests::standings::group_scores(p, &v.tests);
+    p.groups
+        .iter()
+        .zip(earned)
+        .map(|(g, earned)| GroupRow {
+            name: g.name.clone(),
+            earned,
+            points: g.points,
+        })
+        .collect()
+}
+
 /// `GET /submissions/{id}`: the submission's page.
 pub(crate) async fn submission(
     State(app): State<Arc<App>>,
@@ -119,29 +141,76 @@ pub(crate) async fn submission(
     let d = visible_submission(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let v = view::view(&app, d, &user);
+    let v = view::with_contest(&app, view::view(&app, d, &user))
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let title = app
         .catalog()
         .get(&v.info.problem)
         .map(|e| e.problem.title.clone())
         .unwrap_or_else(|| v.info.problem.clone());
     let (tests, groups) = test_names(&app, &v.info.problem);
+    let ignored = if user.admin && v.contest.is_some() {
+        app.db(move |s| s.is_jury(id))
+            .await
+            .map_err(|e| PageError(e, Some(user.clone())))?
+    } else {
+        false
+    };
     let body = html! {
         h1 { "Submission " (id) " · " a href={ "/problems/" (v.info.problem) } { (title) } }
         p.meta {
             span { (v.info.user) }
+            @match &v.contest {
+                Some(c) => span #contest { "contest " a href={ "/contests/" (c) } { (c) } },
+                None => span #contest { "practice (no contest)" },
+            }
             span { (language_name(&app, &v.info.language)) }
             span { "submitted " (time_el(v.info.queued_at)) }
             @if let Some(j) = &v.info.judge_version { span { "judge " (j) } }
             @if v.info.judged > 1 { span { "judged " (v.info.judged) " times" } }
             @if user.admin { @if let Some(h) = &v.info.judged_by { span #judged-by { "judged by " (h) } } }
         }
+        @if let Some(o) = &v.override_ {
+            p.note #override { "Verdict set by the jury: " strong { (o.verdict.name()) }
+                @if let Some(j) = v.judged_verdict { " (the judge said " (j.name()) ")" }
+                ": " (o.reason)
+                @if user.admin { " — " (o.by) ", " (time_el(o.at)) } }
+        }
+        @if user.admin {
+            details.override #override-form { summary { "Override the verdict" }
+                form.filters method="post" action={ "/submissions/" (id) "/override" }
+                    data-confirm="Set the jury's verdict? It replaces the judge's on every page and on the standings." {
+                    label { "Verdict" select name="verdict" #override-verdict {
+                        @for code in ["AC", "WA", "TLE", "MLE", "OLE", "RE", "CE"] { option value=(code) { (code) } }
+                    } }
+                    label { "Reason" input type="text" name="reason" #override-reason required size="30"; }
+                    button #override-button type="submit" { "Override" }
+                }
+                @if v.override_.is_some() {
+                    form.inline method="post" action={ "/submissions/" (id) "/override" } data-confirm="Remove the jury's verdict?" {
+                        input type="hidden" name="verdict" value="";
+                        button #override-remove type="submit" { "Remove the override" }
+                    }
+                }
+            }
+        }
+        @if user.admin && v.contest.is_some() {
+            p.meta #ranking {
+                @if ignored { strong { "Not ranked" } " (the jury's, or ignored)." } @else { "Ranked on the contest's standings." }
+                form.inline method="post" action={ "/submissions/" (id) "/ignore" }
+                    data-confirm=(if ignored { "Rank this submission again?" } else { "Ignore this submission? It will not count on the standings." }) {
+                    input type="hidden" name="ignored" value=(if ignored { "false" } else { "true" });
+                    button #ignore type="submit" { @if ignored { "Rank it again" } @else { "Ignore it" } }
+                }
+            }
+        }
         @if user.admin {
             form.inline.rejudge method="post" action={ "/submissions/" (id) "/rejudge" } {
                 button #rejudge type="submit" title="Judge it again; the new verdict replaces this one when it is ready, and the rejudging's page shows what changed" { "Rejudge" }
             }
         }
-        (results(&v, &tests, groups))
+        (results(&v, &tests, groups, &group_rows(&app, &v)))
         h2 { "Source " a.download href={ "/submissions/" (id) "/source" } { "download" } }
         @match &v.source {
             Some(s) => { (source_listing(s)) }
@@ -202,6 +271,67 @@ pub(crate) async fn rejudge(
     Ok(Redirect::to(&format!("/admin/rejudgings/{}", started.id)).into_response())
 }
 
+#[derive(serde::Deserialize)]
+pub(crate) struct OverrideForm {
+    verdict: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /submissions/{id}/override` (admins): the jury's verdict (an empty one removes it).
+pub(crate) async fn override_verdict(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+    axum::Form(f): axum::Form<OverrideForm>,
+) -> PageResult {
+    let user = need_login(user)?;
+    if !user.admin {
+        return Err(PageError(
+            AppError::Forbidden("only admins may override a verdict".into()),
+            Some(user),
+        ));
+    }
+    let verdict = match f.verdict.as_str() {
+        "" => None,
+        code => Some(Verdict::from_code(code).ok_or_else(|| {
+            PageError(
+                AppError::BadRequest(format!("{code:?} is not a verdict code")),
+                Some(user.clone()),
+            )
+        })?),
+    };
+    crate::contests::controls::set_override(&app, &user, id, verdict, &f.reason)
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct IgnoreForm {
+    ignored: String,
+}
+
+/// `POST /submissions/{id}/ignore` (admins): not ranked, or ranked again; back to its page.
+pub(crate) async fn ignore(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<i64>,
+    axum::Form(f): axum::Form<IgnoreForm>,
+) -> PageResult {
+    let user = need_login(user)?;
+    if !user.admin {
+        return Err(PageError(
+            AppError::Forbidden("only admins may ignore a submission".into()),
+            Some(user),
+        ));
+    }
+    crate::contests::controls::set_ignored(&app, &user, id, f.ignored == "true")
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
+    Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
+}
+
 /// The results section alone: what `live.js` swaps in when the judging is done.
 pub(crate) async fn submission_results(
     State(app): State<Arc<App>>,
@@ -212,7 +342,11 @@ pub(crate) async fn submission_results(
     let d = visible_submission(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let v = view::view(&app, d, &user);
+    // With the jury's verdict, as on the page it is swapped into.
+    let v = view::with_contest(&app, view::view(&app, d, &user))
+        .await
+        .map_err(|e| PageError(e, Some(user.clone())))?;
     let (tests, groups) = test_names(&app, &v.info.problem);
-    Ok(Html(results(&v, &tests, groups).into_string()).into_response())
+    let rows = group_rows(&app, &v);
+    Ok(Html(results(&v, &tests, groups, &rows).into_string()).into_response())
 }

@@ -30,6 +30,7 @@ fn contest(scoring: Scoring, problems: &[&str]) -> Contest {
             .collect(),
         participants: Participants::Anyone,
         public_standings: true,
+        teams: Vec::new(),
     }
 }
 

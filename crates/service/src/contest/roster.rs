@@ -1,0 +1,395 @@
+//! A contest's roster: the `[[team]]` tables of its `contest.toml`, read from a CSV a director
+//! pastes or uploads ([`parse_csv`]) and written back into the file ([`write_teams`]), which
+//! stays the truth (see [`super::clock`]).
+//!
+//! The CSV has a header line naming its columns, `user` required, `name`, `affiliation` and
+//! `category` optional, in any order (`user,name,affiliation,category`); fields may be quoted
+//! with `"` (a `""` inside is a quote). Blank lines and lines starting with `#` are skipped.
+//! Every error names its line.
+//!
+//! DOMjudge's files are read too ([`parse`] tells them by their first line): `teams.tsv`
+//! (`teams<TAB>1`, then `id, external id, category id, name[, institution, short name,
+//! country]` per line), optionally followed by `accounts.tsv` (`accounts<TAB>1`, then
+//! `type, full name, username, password[, team id]`). A team's user is the username of the
+//! `team` account that names its id, else `team<id>`; its name is the team name and its
+//! affiliation the institution. Category ids are each site's own, so every team is a
+//! participant (mark observers in the CSV or in `contest.toml`); passwords are not read (ojd
+//! logs in with tokens: issue one per team on import).
+
+use std::path::Path;
+
+use super::model::{Category, Contest, Team};
+
+/// Reads a roster: DOMjudge's `teams.tsv` (with `accounts.tsv` after it) when the text starts
+/// with `teams<TAB>`, else the CSV.
+pub fn parse(text: &str) -> Result<Vec<Team>, String> {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if first.starts_with("teams\t") {
+        parse_domjudge(text)
+    } else {
+        parse_csv(text)
+    }
+}
+
+/// DOMjudge's `teams.tsv`, optionally followed by its `accounts.tsv`.
+fn parse_domjudge(text: &str) -> Result<Vec<Team>, String> {
+    let mut errors = Vec::new();
+    let mut section = "";
+    // (line, id, name, institution)
+    let mut rows: Vec<(usize, String, String, Option<String>)> = Vec::new();
+    let mut users: Vec<(String, String)> = Vec::new(); // (team id, username)
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').map(str::trim).collect();
+        match (f[0], f.len()) {
+            ("teams", 2) | ("accounts", 2) => {
+                if f[1] != "1" {
+                    errors.push(format!(
+                        "line {n}: {} version {:?}: only version 1 is read",
+                        f[0], f[1]
+                    ));
+                }
+                section = if f[0] == "teams" { "teams" } else { "accounts" };
+            }
+            _ if section == "teams" => {
+                if f.len() < 4 || f[0].is_empty() || f[3].is_empty() {
+                    errors.push(format!(
+                        "line {n}: expected id, external id, category id and name, tab-separated"
+                    ));
+                    continue;
+                }
+                let institution = f.get(4).filter(|s| !s.is_empty()).map(|s| s.to_string());
+                rows.push((n, f[0].to_string(), f[3].to_string(), institution));
+            }
+            _ if section == "accounts" => {
+                if f.len() < 4 {
+                    errors.push(format!(
+                        "line {n}: expected type, full name, username and password, tab-separated"
+                    ));
+                    continue;
+                }
+                if f[0] == "team" {
+                    if let Some(id) = f.get(4).filter(|s| !s.is_empty()) {
+                        users.push((id.to_string(), f[2].to_string()));
+                    }
+                }
+            }
+            _ => errors.push(format!("line {n}: before the `teams\t1` line")),
+        }
+    }
+    let mut teams: Vec<Team> = Vec::new();
+    for (n, id, name, affiliation) in rows {
+        let user = users
+            .iter()
+            .find(|(t, _)| *t == id)
+            .map(|(_, u)| u.clone())
+            .unwrap_or_else(|| format!("team{id}"));
+        if !valid_user(&user) {
+            errors.push(format!(
+                "line {n}: user {user:?}: 1 to 64 letters, digits, '.', '_' or '-'"
+            ));
+            continue;
+        }
+        if teams.iter().any(|t| t.user == user) {
+            errors.push(format!("line {n}: user {user:?} has two teams"));
+            continue;
+        }
+        teams.push(Team {
+            user,
+            name,
+            affiliation,
+            category: Category::Participant,
+        });
+    }
+    if teams.is_empty() && errors.is_empty() {
+        errors.push("teams.tsv has no team".into());
+    }
+    if errors.is_empty() {
+        Ok(teams)
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+fn valid_user(user: &str) -> bool {
+    !user.is_empty()
+        && user.len() <= 64
+        && user
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+}
+
+/// Reads a roster CSV; all errors at once, each naming its line.
+pub fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let Some((hn, header)) = lines.next() else {
+        return Err("the roster is empty: a header line `user,name,affiliation,category` and one line per team".into());
+    };
+    let columns: Vec<String> = fields(header)
+        .map_err(|e| format!("line {hn}: {e}"))?
+        .into_iter()
+        .map(|c| c.trim().to_ascii_lowercase())
+        .collect();
+    let mut errors = Vec::new();
+    for c in &columns {
+        if !["user", "name", "affiliation", "category"].contains(&c.as_str()) {
+            errors.push(format!(
+                "line {hn}: unknown column {c:?} (known: user, name, affiliation, category)"
+            ));
+        }
+    }
+    let at = |name: &str| columns.iter().position(|c| c == name);
+    let Some(user_col) = at("user") else {
+        errors.push(format!("line {hn}: no `user` column in the header"));
+        return Err(errors.join("\n"));
+    };
+    let mut teams: Vec<Team> = Vec::new();
+    for (n, line) in lines {
+        let row = match fields(line) {
+            Ok(r) => r,
+            Err(e) => {
+                errors.push(format!("line {n}: {e}"));
+                continue;
+            }
+        };
+        if row.len() != columns.len() {
+            errors.push(format!(
+                "line {n}: {} fields where the header has {}",
+                row.len(),
+                columns.len()
+            ));
+            continue;
+        }
+        let get = |name: &str| {
+            at(name)
+                .map(|i| row[i].trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let user = row[user_col].trim().to_string();
+        if !valid_user(&user) {
+            errors.push(format!(
+                "line {n}: user {user:?}: 1 to 64 letters, digits, '.', '_' or '-'"
+            ));
+            continue;
+        }
+        if teams.iter().any(|t| t.user == user) {
+            errors.push(format!("line {n}: user {user:?} is listed twice"));
+            continue;
+        }
+        let category = match get("category").as_deref() {
+            None | Some("participant") => Category::Participant,
+            Some("observer") => Category::Observer,
+            Some("jury") => Category::Jury,
+            Some(other) => {
+                errors.push(format!(
+                    "line {n}: category {other:?}: expected participant, observer or jury"
+                ));
+                continue;
+            }
+        };
+        teams.push(Team {
+            name: get("name").unwrap_or_else(|| user.clone()),
+            affiliation: get("affiliation"),
+            user,
+            category,
+        });
+    }
+    if teams.is_empty() && errors.is_empty() {
+        errors.push("the roster has a header but no team".into());
+    }
+    if errors.is_empty() {
+        Ok(teams)
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+/// The fields of one CSV line.
+fn fields(line: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quoted = false;
+    let mut was_quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                cur.push('"');
+            }
+            '"' if quoted => quoted = false,
+            '"' if cur.trim().is_empty() && !was_quoted => {
+                cur.clear();
+                quoted = true;
+                was_quoted = true;
+            }
+            ',' if !quoted => {
+                out.push(std::mem::take(&mut cur));
+                was_quoted = false;
+            }
+            c => cur.push(c),
+        }
+    }
+    if quoted {
+        return Err("a quoted field is not closed".into());
+    }
+    out.push(cur);
+    Ok(out)
+}
+
+/// A TOML basic string.
+fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The text of a `contest.toml` with its `[[team]]` tables replaced by `teams`.
+pub fn replace_teams(text: &str, teams: &[Team]) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let mut in_team = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_team = t == "[[team]]";
+        }
+        if !in_team {
+            out.push(line);
+        }
+    }
+    while out.last().is_some_and(|l| l.trim().is_empty()) {
+        out.pop();
+    }
+    let mut s = out.join("\n");
+    s.push('\n');
+    for t in teams {
+        s.push_str(&format!(
+            "\n[[team]]\nuser = {}\nname = {}\n",
+            quote(&t.user),
+            quote(&t.name)
+        ));
+        if let Some(a) = &t.affiliation {
+            s.push_str(&format!("affiliation = {}\n", quote(a)));
+        }
+        let cat = match t.category {
+            Category::Participant => "participant",
+            Category::Observer => "observer",
+            Category::Jury => "jury",
+        };
+        s.push_str(&format!("category = \"{cat}\"\n"));
+    }
+    s
+}
+
+/// Writes `teams` into `dir/contest.toml` (replacing its `[[team]]` tables) and checks that the
+/// result loads; if not, the old file is put back and the error returned.
+pub fn write_teams(dir: &Path, problems: &Path, teams: &[Team]) -> Result<Contest, String> {
+    let file = dir.join("contest.toml");
+    let old = std::fs::read_to_string(&file)
+        .map_err(|e| format!("{}: failed to read: {e}", file.display()))?;
+    let tmp = dir.join(".contest.toml.new");
+    std::fs::write(&tmp, replace_teams(&old, teams))
+        .and_then(|()| std::fs::rename(&tmp, &file))
+        .map_err(|e| format!("{}: failed to write: {e}", file.display()))?;
+    match Contest::load(dir, problems) {
+        Ok(c) => Ok(c),
+        Err(e) => {
+            let _ = std::fs::write(&file, &old);
+            Err(e.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_roster_is_read_with_its_errors_named_by_line() {
+        let csv = "# the hall\nname,user,affiliation,category\n\"Rocket, Inc.\",alice,PKU,\n\
+                   bob,bob,,observer\n";
+        let teams = parse_csv(csv).expect("roster");
+        assert_eq!(teams.len(), 2);
+        assert_eq!(
+            (
+                teams[0].user.as_str(),
+                teams[0].name.as_str(),
+                teams[0].affiliation.as_deref()
+            ),
+            ("alice", "Rocket, Inc.", Some("PKU"))
+        );
+        assert_eq!(teams[1].category, Category::Observer);
+        let bad = "user,name\nalice,A\nal ice,B\nalice,C\ncarol\n";
+        let e = parse_csv(bad).expect_err("errors");
+        assert_eq!(
+            e,
+            "line 3: user \"al ice\": 1 to 64 letters, digits, '.', '_' or '-'\n\
+             line 4: user \"alice\" is listed twice\n\
+             line 5: 1 fields where the header has 2"
+        );
+        assert!(parse_csv("name\nx\n")
+            .expect_err("no user")
+            .contains("no `user` column"));
+    }
+
+    #[test]
+    fn domjudge_teams_and_accounts_are_read() {
+        let text = "teams\t1\n1\t1001\t3\tRocket\tPeking University\tPKU\tCHN\n\
+                    2\t1002\t3\tLima\n\
+                    accounts\t1\nteam\tRocket\talice\tsecret\t1\njudge\tJ\tjudge1\tx\n";
+        let teams = parse(text).expect("teams.tsv");
+        let got: Vec<(&str, &str, Option<&str>)> = teams
+            .iter()
+            .map(|t| (t.user.as_str(), t.name.as_str(), t.affiliation.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("alice", "Rocket", Some("Peking University")),
+                ("team2", "Lima", None)
+            ]
+        );
+        let e = parse("teams\t2\n1\tx\n").expect_err("version");
+        assert!(
+            e.contains("line 1: teams version \"2\"") && e.contains("line 2:"),
+            "{e}"
+        );
+        assert_eq!(parse("user\nbob\n").expect("csv")[0].user, "bob");
+    }
+
+    #[test]
+    fn teams_replace_the_old_ones_and_nothing_else() {
+        let text = "title = \"x\"\n[[problem]]\nid = \"a\"\n\n[[team]]\nuser = \"old\"\n";
+        let teams = vec![Team {
+            user: "alice".into(),
+            name: "Say \"hi\"".into(),
+            affiliation: None,
+            category: Category::Participant,
+        }];
+        assert_eq!(
+            replace_teams(text, &teams),
+            "title = \"x\"\n[[problem]]\nid = \"a\"\n\n[[team]]\nuser = \"alice\"\n\
+             name = \"Say \\\"hi\\\"\"\ncategory = \"participant\"\n"
+        );
+    }
+}

@@ -1,0 +1,237 @@
+//! A director's contest controls: start now, delay the start, extend, end now
+//! ([`change_clock`]), each written into the contest's `contest.toml` (the file stays the
+//! truth, see `ojd_service::contest::clock`), reloaded at once and written to the audit log;
+//! and the audit log itself ([`audit`]).
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use super::find;
+use crate::error::AppError;
+use crate::user::User;
+use crate::App;
+use ojd_service::contest::clock::{self, ClockChange};
+use ojd_service::contest::model::format_time;
+use ojd_store::contests::AuditEntry;
+use ojd_store::now_ms;
+
+/// A clock change as the API and the form send it.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ClockBody {
+    /// `start_now`, `delay`, `extend` or `end_now`.
+    pub(crate) action: String,
+    /// Minutes, for `delay` and `extend`.
+    #[serde(default)]
+    pub(crate) minutes: Option<String>,
+}
+
+impl ClockBody {
+    fn change(&self) -> Result<ClockChange, AppError> {
+        let minutes = || -> Result<u32, AppError> {
+            let m = self.minutes.as_deref().unwrap_or("").trim();
+            m.parse::<u32>()
+                .ok()
+                .filter(|m| (1..=10_080).contains(m))
+                .ok_or_else(|| {
+                    AppError::BadRequest(format!(
+                        "field `minutes`: expected whole minutes from 1 to 10080, found {m:?}"
+                    ))
+                })
+        };
+        Ok(match self.action.as_str() {
+            "start_now" => ClockChange::StartNow,
+            "delay" => ClockChange::Delay(minutes()?),
+            "extend" => ClockChange::Extend(minutes()?),
+            "end_now" => ClockChange::EndNow,
+            other => {
+                return Err(AppError::BadRequest(format!(
+                    "field `action`: expected start_now, delay, extend or end_now, found {other:?}"
+                )))
+            }
+        })
+    }
+}
+
+/// Changes contest `id`'s clock as `admin` asked: writes its `contest.toml`, reloads the
+/// contests and audits it. Returns what the audit log says.
+pub(crate) async fn change_clock(
+    app: &Arc<App>,
+    admin: &User,
+    id: &str,
+    body: &ClockBody,
+) -> Result<String, AppError> {
+    let change = body.change()?;
+    let c = find(app, id)?;
+    let now = now_ms();
+    let new = change
+        .apply(&c, now)
+        .map_err(|e| AppError::Conflict(format!("contest {id:?}: {}: {e}", change.name())))?;
+    let problems = app.config.server.problems.clone();
+    let (dir, offset) = (c.dir.clone(), c.utc_offset_s);
+    let written =
+        tokio::task::spawn_blocking(move || clock::rewrite(&dir, &problems, &new, offset))
+            .await
+            .map_err(|e| AppError::Internal(format!("the clock change stopped: {e}")))?
+            .map_err(|e| {
+                AppError::Internal(format!("contest {id:?} could not be rewritten: {e}"))
+            })?;
+    let detail = format!(
+        "{}: now {} – {}",
+        change.name(),
+        format_time(written.start_ms, written.utc_offset_s),
+        format_time(written.end_ms(), written.utc_offset_s)
+    );
+    app.contests.reload(&app.config);
+    let (by, cid, d) = (admin.name.clone(), c.id.clone(), detail.clone());
+    app.db(move |s| s.add_audit(&by, "clock", Some(&cid), &d, now_ms()))
+        .await?;
+    crate::log(&format!("contest {id}: {detail} (by {})", admin.name));
+    Ok(detail)
+}
+
+/// The newest lines of the audit log, of one contest or all.
+pub(crate) async fn audit(
+    app: &Arc<App>,
+    contest: Option<String>,
+    limit: u32,
+) -> Result<Vec<AuditEntry>, AppError> {
+    app.db(move |s| s.audit_log(contest.as_deref(), limit))
+        .await
+}
+
+/// Writes a line to the audit log; a failure is logged, never fails the action it records.
+pub(crate) async fn note(
+    app: &Arc<App>,
+    actor: &str,
+    action: &str,
+    contest: Option<&str>,
+    detail: String,
+) {
+    let (actor, action, contest) = (
+        actor.to_string(),
+        action.to_string(),
+        contest.map(str::to_string),
+    );
+    if let Err(e) = app
+        .db(move |s| s.add_audit(&actor, &action, contest.as_deref(), &detail, now_ms()))
+        .await
+    {
+        e.log_if_internal();
+    }
+}
+
+/// Ignores a contest submission (never ranked, like the jury's) or ranks it again, as
+/// `admin` asked; audited, and the standings are recomputed at once.
+pub(crate) async fn set_ignored(
+    app: &Arc<App>,
+    admin: &User,
+    submission: i64,
+    ignored: bool,
+) -> Result<(), AppError> {
+    let found = app.db(move |s| s.set_jury(submission, ignored)).await?;
+    if !found {
+        return Err(AppError::NotFound(format!(
+            "submission {submission} was made through no contest: there is nothing to rank"
+        )));
+    }
+    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    app.contests.invalidate();
+    let (action, detail) = if ignored {
+        ("ignore", format!("submission {submission} is not ranked"))
+    } else {
+        (
+            "unignore",
+            format!("submission {submission} is ranked again"),
+        )
+    };
+    note(app, &admin.name, action, contest.as_deref(), detail).await;
+    Ok(())
+}
+
+/// Sets the jury's verdict for a submission over the judge's (with a reason, required), or
+/// with `None` removes it; audited, and the standings are recomputed at once.
+pub(crate) async fn set_override(
+    app: &Arc<App>,
+    admin: &User,
+    submission: i64,
+    verdict: Option<ojd_judge::verdict::Verdict>,
+    reason: &str,
+) -> Result<(), AppError> {
+    let reason = reason.trim().to_string();
+    if verdict.is_some() && (reason.is_empty() || reason.len() > 2000) {
+        return Err(AppError::BadRequest(
+            "field `reason`: say why the verdict is overridden (1 to 2000 bytes)".into(),
+        ));
+    }
+    let (by, r) = (admin.name.clone(), reason.clone());
+    let found = app
+        .db(move |s| s.set_override(submission, verdict.map(|v| (v, r.as_str())), &by, now_ms()))
+        .await?;
+    if !found {
+        return Err(AppError::NotFound(format!("no submission {submission}")));
+    }
+    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    app.contests.invalidate();
+    let detail = match verdict {
+        Some(v) => format!(
+            "submission {submission}: verdict set to {} ({reason})",
+            v.code()
+        ),
+        None => format!("submission {submission}: the jury's verdict removed"),
+    };
+    note(app, &admin.name, "override", contest.as_deref(), detail).await;
+    Ok(())
+}
+
+/// Replaces contest `id`'s teams with the roster CSV `text` (written into its `contest.toml`,
+/// reloaded, audited); with `tokens`, issues a token for each team's user. Returns the teams
+/// and, with `tokens`, each user's new token (shown once).
+pub(crate) async fn import_roster(
+    app: &Arc<App>,
+    admin: &User,
+    id: &str,
+    text: &str,
+    tokens: bool,
+) -> Result<
+    (
+        Vec<ojd_service::contest::model::Team>,
+        Vec<(String, String)>,
+    ),
+    AppError,
+> {
+    let c = find(app, id)?;
+    let teams = ojd_service::contest::roster::parse(text)
+        .map_err(|e| AppError::BadRequest(format!("the roster: {e}")))?;
+    let problems = app.config.server.problems.clone();
+    let (dir, t) = (c.dir.clone(), teams.clone());
+    tokio::task::spawn_blocking(move || {
+        ojd_service::contest::roster::write_teams(&dir, &problems, &t)
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("the roster import stopped: {e}")))?
+    .map_err(|e| AppError::BadRequest(format!("contest {id:?}: {e}")))?;
+    app.contests.reload(&app.config);
+    let mut issued = Vec::new();
+    if tokens {
+        for t in &teams {
+            let name = t.user.clone();
+            let token = app
+                .db(move |s| Ok(crate::auth::issue_token(s, &name, false)))
+                .await?
+                .map_err(|e| AppError::Internal(e.to_string()))?;
+            issued.push((t.user.clone(), token));
+        }
+    }
+    let detail = format!(
+        "{} teams imported{}",
+        teams.len(),
+        if tokens {
+            ", a token issued for each"
+        } else {
+            ""
+        }
+    );
+    note(app, &admin.name, "roster", Some(&c.id), detail).await;
+    Ok((teams, issued))
+}
