@@ -29,13 +29,7 @@ pub(super) fn program(
     let main = if path.is_dir() {
         let sources: Vec<PathBuf> = files_in(path)
             .into_iter()
-            .filter(|f| {
-                config.language_for(f).is_some()
-                    && !matches!(
-                        f.extension().and_then(|e| e.to_str()),
-                        Some("h" | "hpp" | "hh")
-                    )
-            })
+            .filter(|f| config.language_for(f).is_some() && !is_header(f))
             .collect();
         match sources.as_slice() {
             [one] => one.clone(),
@@ -86,6 +80,25 @@ pub(super) fn program(
     Ok(Some(name))
 }
 
+/// Whether `path` is a header (`testlib.h`, `validate.hpp`): a part of a program, included by
+/// it, never a program of its own.
+pub(super) fn is_header(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("h" | "hpp" | "hh" | "hxx" | "h++" | "inc")
+    )
+}
+
+/// The programs of a validators' folder: each subfolder is one, and so is each file beside
+/// them that is not a header (a flat `output_validators/{checker.cpp, testlib.h}` holds one
+/// program, whose header [`program`] inlines).
+pub(super) fn programs_in(folder: &Path) -> Vec<PathBuf> {
+    entries(folder)
+        .into_iter()
+        .filter(|p| p.is_dir() || !is_header(p))
+        .collect()
+}
+
 /// The output validator as a `kattis` checker or, for an interactive problem, as the
 /// interactor (the checker then stays `tokens`); without a custom one (`custom` false), the
 /// default validator's flags as the built-in checker that compares exactly as it does.
@@ -124,12 +137,18 @@ pub(super) fn output_validator(
     let validator_src = if dir.join("output_validator").is_dir() {
         dir.join("output_validator")
     } else {
-        let all = entries(&dir.join("output_validators"));
+        let all = programs_in(&dir.join("output_validators"));
         if all.len() > 1 {
             return Err(ImportError::Unsupported {
                 file: dir.join("output_validators").display().to_string(),
                 key: "output validators".into(),
-                what: "more than one output validator is not supported".into(),
+                what: format!(
+                    "more than one output validator is not supported (found {})",
+                    all.iter()
+                        .map(|p| p.file_name().unwrap_or_default().to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             });
         }
         all.into_iter().next().ok_or_else(|| {
@@ -172,7 +191,7 @@ pub(super) fn input_validator(
 ) -> Result<Option<(String, i32, Vec<String>)>, ImportError> {
     let mut validator = None;
     for folder in ["input_validators", "input_format_validators"] {
-        let all = entries(&dir.join(folder));
+        let all = programs_in(&dir.join(folder));
         let mut made = Vec::new();
         for v in &all {
             if let Some(name) = program(
