@@ -5,7 +5,8 @@
 //! - `problem.yaml`: `name` (a string, or a map by language: English first), `source` /
 //!   `author` / `credits`, `limits` (`time_limit` in seconds, `memory` and `output` in MiB), the
 //!   kind of problem (legacy `validation: default | custom | custom interactive`, current
-//!   `type: pass-fail | scoring | interactive`), legacy `validator_flags`;
+//!   `type: pass-fail | scoring | interactive | multi-pass`, legacy `validation: custom
+//!   multi-pass`, with `limits.validation_passes` → `passes`), legacy `validator_flags`, `uuid`;
 //! - the time limit: `limits.time_limit`, else a legacy `.timelimit` file, else the multiplier
 //!   rule (the slowest accepted submission's CPU time times `time_multiplier` (legacy, default
 //!   5) or `time_multipliers.ac_to_time_limit` (default 2), rounded up to a whole second),
@@ -113,6 +114,8 @@ pub fn import(
         generate: Vec::new(),
         io: None,
         kattis_verdicts: true,
+        uuid: yaml::uuid(&src)?,
+        passes: yaml::passes(&src)?,
         origin: format!(
             "Imported from a Kattis package ({}) by `ojd import kattis`.",
             match src.version {

@@ -68,6 +68,41 @@ impl Problem {
                 VerdictRules::Ojd
             }
         };
+        let uuid = cx
+            .string(&table, "uuid")
+            .and_then(|u| match parse_uuid(&u) {
+                Some(u) => Some(u),
+                None => {
+                    cx.err(
+                        "uuid",
+                        format!("expected a UUID (8-4-4-4-12 hex digits), found {u:?}"),
+                    );
+                    None
+                }
+            });
+        let passes = match table.get("passes") {
+            None => None,
+            Some(toml::Value::Integer(n)) if (2..=100).contains(n) => {
+                let kattis_checker = matches!(checker, CheckerSpec::Kattis { .. });
+                let kattis_interactor = interactor
+                    .as_ref()
+                    .is_some_and(|i| i.protocol == InteractorProtocol::Kattis);
+                if !kattis_checker && !kattis_interactor {
+                    cx.err(
+                        "passes",
+                        "a multi-pass problem needs a Kattis output validator (checker kind = \"kattis\") or a Kattis interactor: they write nextpass.in",
+                    );
+                }
+                Some(*n as u32)
+            }
+            Some(other) => {
+                cx.err(
+                    "passes",
+                    format!("expected a whole number of passes from 2 to 100, found {other}"),
+                );
+                None
+            }
+        };
         let tests = discover_tests(&mut cx, dir, &generate);
         // Both limits are required: when either is absent or bad, an error says so.
         let (Some(time_limit), Some(memory_limit), true) =
@@ -97,8 +132,22 @@ impl Problem {
             stress,
             groups,
             verdicts,
+            uuid,
+            passes,
         })
     }
+}
+
+/// `u` as a UUID in its canonical form (lowercase `8-4-4-4-12` hex digits), if it is one.
+pub fn parse_uuid(u: &str) -> Option<String> {
+    let u = u.trim().to_ascii_lowercase();
+    let parts: Vec<&str> = u.split('-').collect();
+    let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+    (lens == [8, 4, 4, 4, 12]
+        && parts
+            .iter()
+            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit())))
+    .then_some(u)
 }
 
 fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSpec {

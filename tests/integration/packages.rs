@@ -1,0 +1,322 @@
+//! Packages as the world writes them (issue 25): multi-pass problems imported from both forms
+//! of the Kattis format and judged pass by pass, and `ojd export kattis` checked by the Kattis
+//! tools themselves (problemtools' `verifyproblem`, which `.ci/run` installs).
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{self, testdata};
+use crate::import::{judge, judged_names, Scratch};
+use ojd_judge::problem::Problem;
+use ojd_judge::verdict::Verdict;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let dest = to.join(e.file_name());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// Judges `source` (written to a file named `name` beside the package) on the package `dir`.
+fn judge_source(dir: &Path, name: &str, source: &str) -> ojd_judge::verdict::JudgeReport {
+    let file = dir.parent().unwrap().join(name);
+    std::fs::write(&file, source).unwrap();
+    common::judge_file(&judge(), dir, &file)
+}
+
+fn first_failure(r: &ojd_judge::verdict::JudgeReport) -> &ojd_judge::verdict::TestResult {
+    r.tests
+        .iter()
+        .find(|t| t.verdict != Verdict::Accepted)
+        .expect("a failing test")
+}
+
+#[test]
+fn multi_pass_2023_judged_pass_by_pass() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import(
+        "kattis",
+        &testdata("import/kattis/multi-pass-remember"),
+        "remember",
+    );
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.passes, Some(2), "limits.validation_passes");
+    assert_eq!(
+        p.uuid.as_deref(),
+        Some("0f6b1c9e-8d3a-4f7e-9a41-2c5d7e8f9012"),
+        "the package's uuid is kept"
+    );
+    // Both accepted submissions need the validator's state from pass 1 (its feedback folder
+    // kept between passes) and the input it wrote for pass 2; the wrong answer fails pass 2,
+    // and the slow decoder exceeds the time limit of pass 2 alone.
+    let report = s.verify(&dir);
+    // flip.c twice: also the reference solution.
+    assert_eq!(judged_names(&report).len(), 5, "{report}");
+    let wa = common::judge_file(
+        &judge(),
+        &dir,
+        &dir.join("submissions/wrong_answer/forgets.c"),
+    );
+    assert_eq!(wa.verdict, Verdict::WrongAnswer);
+    let t = first_failure(&wa);
+    assert!(
+        t.message.starts_with("pass 2 of at most 2: ") && t.message.contains("expected 5, got 6"),
+        "{}",
+        t.message
+    );
+    let tle = common::judge_file(
+        &judge(),
+        &dir,
+        &dir.join("submissions/time_limit_exceeded/slow_decode.c"),
+    );
+    assert_eq!(tle.verdict, Verdict::TimeLimitExceeded);
+    assert!(
+        first_failure(&tle)
+            .message
+            .starts_with("pass 2 of at most 2"),
+        "{}",
+        first_failure(&tle).message
+    );
+    // Pass 1's own rejection.
+    let echo = judge_source(&dir, "echo.py", "mode, v = input().split()\nprint(v)\n");
+    assert_eq!(echo.verdict, Verdict::WrongAnswer);
+    let m = &first_failure(&echo).message;
+    assert!(
+        m.starts_with("pass 1 of at most 2") && m.contains("y equals x"),
+        "{m}"
+    );
+    // A validator that asks for a third pass of a two-pass problem fails, as the judge's
+    // error, never as the submission's verdict.
+    let again = judge_source(
+        &dir,
+        "again.py",
+        "mode, v = input().split()\nprint(int(v) + 1 if mode == 'encode' else 'again')\n",
+    );
+    assert_eq!(again.verdict, Verdict::JudgeError);
+    let m = &first_failure(&again).message;
+    assert!(m.contains("more passes than the problem's 2"), "{m}");
+}
+
+#[test]
+fn multi_pass_legacy_domjudge_form() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("legacy-remember");
+    copy_dir(&testdata("import/kattis/multi-pass-remember"), &pkg);
+    std::fs::write(
+        pkg.join("problem.yaml"),
+        "name: Remember the Number\nvalidation: custom multi-pass\nlimits:\n  time_limit: 1\n  validation_passes: 3\n",
+    )
+    .unwrap();
+    // The legacy layout: output_validators/<name>/ and problem_statement/.
+    std::fs::create_dir_all(pkg.join("output_validators")).unwrap();
+    std::fs::rename(
+        pkg.join("output_validator"),
+        pkg.join("output_validators/remember"),
+    )
+    .unwrap();
+    let dir = s.import("kattis", &pkg, "legacy");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.passes, Some(3));
+    s.verify(&dir);
+    // Three passes allowed: the validator's request for a third pass is honoured, and the
+    // third pass decodes.
+    let again = judge_source(
+        &dir,
+        "again3.py",
+        "import sys\nmode, v = input().split()\nprint(int(v) + 1 if mode == 'encode' else 'again')\n",
+    );
+    // Pass 3's input is "decode y" again and the program says "again" again: a fourth pass
+    // would be needed, so the validator is at fault.
+    assert_eq!(again.verdict, Verdict::JudgeError);
+    assert!(
+        first_failure(&again)
+            .message
+            .starts_with("pass 3 of at most 3"),
+        "{}",
+        first_failure(&again).message
+    );
+    // Without validation_passes the format's default is 2.
+    std::fs::write(
+        pkg.join("problem.yaml"),
+        "name: Remember the Number\nvalidation: custom multi-pass\nlimits:\n  time_limit: 1\n",
+    )
+    .unwrap();
+    let dir = s.import("kattis", &pkg, "legacy-2");
+    assert_eq!(Problem::load(&dir).unwrap().passes, Some(2));
+}
+
+#[test]
+fn passes_needs_a_kattis_validator() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("tests")).unwrap();
+    std::fs::write(d.path().join("tests/1.in"), "1\n").unwrap();
+    std::fs::write(d.path().join("tests/1.ans"), "1\n").unwrap();
+    std::fs::write(d.path().join("sol.c"), "int main(){}\n").unwrap();
+    std::fs::write(
+        d.path().join("problem.toml"),
+        "title = \"x\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\nsolution = \"sol.c\"\npasses = 2\n",
+    )
+    .unwrap();
+    let e = Problem::load(d.path()).unwrap_err().to_string();
+    assert!(
+        e.contains("passes: a multi-pass problem needs a Kattis output validator"),
+        "{e}"
+    );
+    std::fs::write(
+        d.path().join("problem.toml"),
+        "title = \"x\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\nsolution = \"sol.c\"\npasses = 1\nuuid = \"nope\"\n",
+    )
+    .unwrap();
+    let e = Problem::load(d.path()).unwrap_err().to_string();
+    assert!(e.contains("passes: expected a whole number"), "{e}");
+    assert!(e.contains("uuid: expected a UUID"), "{e}");
+}
+
+// ---- `ojd export kattis` against problemtools ----
+
+/// problemtools' `verifyproblem`, or `None` (a failure under CI: the test must not pass by not
+/// running).
+fn verifyproblem() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("verifyproblem"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "verifyproblem (pip install problemtools) is missing"
+        );
+        eprintln!("skipped: verifyproblem (pip install problemtools) is missing");
+    }
+    found
+}
+
+/// Runs `verifyproblem` on `dir`: every part but the statement's rendering (which needs a
+/// LaTeX installation), every submission judged as its folder says. Panics with its output
+/// unless it finds no error.
+fn problemtools_accepts(tool: &Path, dir: &Path) {
+    // problemtools runs `.py` with PyPy when it is installed, and PyPy cannot even start under
+    // the address-space limit of a 64 MiB problem ("cannot allocate nursery"). ojd runs `.py`
+    // with CPython (its `python` profile): problemtools is told to do the same, through its
+    // own configuration layer, so that both judge the same programs.
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("problemtools")).unwrap();
+    std::fs::write(
+        config.path().join("problemtools/languages.yaml"),
+        "python3:\n    name: 'Python 3'\n    priority: 850\n    files: '*.py *.py3'\n    compile: 'python3 -m py_compile {files}'\n    run: 'python3 \"{mainfile}\"'\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(tool)
+        .env("XDG_CONFIG_HOME", config.path())
+        .arg(dir)
+        .args([
+            "-p",
+            "config",
+            "data",
+            "validators",
+            "graders",
+            "submissions",
+        ])
+        .output()
+        .expect("verifyproblem runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && text.contains("tested: 0 errors"),
+        "verifyproblem {}:\n{text}",
+        dir.display()
+    );
+}
+
+/// Exports `problem` (a folder) to `to` with `ojd export kattis`; the command's result.
+fn export(s: &Scratch, problem: &Path, to: &Path) -> crate::common::Run {
+    s.ojd(&[
+        "export",
+        "kattis",
+        &problem.display().to_string(),
+        "--to",
+        &to.display().to_string(),
+    ])
+}
+
+#[test]
+fn export_of_every_seed_problem_passes_verifyproblem() {
+    require_root!();
+    let Some(tool) = verifyproblem() else { return };
+    let s = Scratch::new();
+    let mut checked = Vec::new();
+    for e in std::fs::read_dir(common::root().join("problems"))
+        .unwrap()
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let copy = s.path(&format!("seed-{name}"));
+        copy_dir(&e.path(), &copy);
+        // problemtools takes the folder's name as the short name: [a-z0-9]+.
+        let short: String = name.chars().filter(char::is_ascii_alphanumeric).collect();
+        let to = s.path(&format!("kattis/{short}"));
+        let r = export(&s, &copy, &to);
+        let p = Problem::load(&copy).unwrap();
+        if p.io.input_file.is_some() || p.io.output_file.is_some() {
+            // File I/O has no Kattis form: refused, naming the key.
+            assert_eq!(r.code, 2, "{name}: {}{}", r.stdout, r.stderr);
+            assert!(
+                r.stderr
+                    .contains("problem.toml: io: file input/output cannot be expressed"),
+                "{name}: {}",
+                r.stderr
+            );
+            assert!(!to.exists());
+            continue;
+        }
+        assert_eq!(r.code, 0, "{name}: {}{}", r.stdout, r.stderr);
+        let yaml = std::fs::read_to_string(to.join("problem.yaml")).unwrap();
+        assert!(yaml.contains("\nuuid: "), "{yaml}");
+        problemtools_accepts(&tool, &to);
+        checked.push(name);
+    }
+    assert!(checked.len() >= 4, "{checked:?}");
+}
+
+#[test]
+fn export_of_imported_fixtures_passes_verifyproblem() {
+    require_root!();
+    let Some(tool) = verifyproblem() else { return };
+    let s = Scratch::new();
+    for (fixture, name) in [
+        ("import/kattis/custom-divisor", "divisor"),
+        ("import/kattis/flat-validator", "flat"),
+        ("import/kattis/legacy-hypot", "hypot"),
+        ("import/kattis/multi-pass-remember", "remember"),
+    ] {
+        let dir = s.import("kattis", &testdata(fixture), name);
+        let to = s.path(&format!("kattis/{name}"));
+        let r = export(&s, &dir, &to);
+        assert_eq!(r.code, 0, "{name}: {}{}", r.stdout, r.stderr);
+        if name == "divisor" || name == "flat" || name == "remember" {
+            assert!(
+                to.join("output_validator").is_dir() && !to.join("output_validators").exists(),
+                "{name}: 2023-07 has one output_validator/ folder"
+            );
+        }
+        if name == "hypot" {
+            let flags = std::fs::read_to_string(to.join("data/testdata.yaml")).unwrap();
+            assert!(
+                flags.contains("output_validator_flags: \"float_") && !flags.contains('['),
+                "flags as one string: {flags}"
+            );
+        }
+        problemtools_accepts(&tool, &to);
+    }
+}
