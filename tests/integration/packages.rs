@@ -104,6 +104,36 @@ fn multi_pass_2023_judged_pass_by_pass() {
 }
 
 #[test]
+fn multi_pass_interactive() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import(
+        "kattis",
+        &testdata("import/kattis/multi-pass-interactive"),
+        "remember-interactive",
+    );
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.passes, Some(2));
+    assert!(p.interactor.is_some(), "an interactive multi-pass problem");
+    // The interactor keeps x in its feedback folder in pass 1 and checks the reply of pass 2.
+    let report = s.verify(&dir);
+    assert_eq!(judged_names(&report).len(), 5, "{report}");
+    let wa = common::judge_file(
+        &judge(),
+        &dir,
+        &dir.join("submissions/wrong_answer/forgets.c"),
+    );
+    assert_eq!(wa.verdict, Verdict::WrongAnswer);
+    let m = &first_failure(&wa).message;
+    assert!(
+        m.starts_with("pass 2 of at most 2: ") && m.contains("expected 5, got 6"),
+        "{m}"
+    );
+    // The transcript is of the failing pass: the interactor's "decode 6", the program's 6.
+    assert!(m.contains("< decode 6") && m.contains("> 6"), "{m}");
+}
+
+#[test]
 fn multi_pass_legacy_domjudge_form() {
     require_root!();
     let s = Scratch::new();

@@ -279,10 +279,9 @@ pub(super) fn run_test(
     checker: Option<&Program>,
     test: &TestCase,
     limits: &Limits,
-    work: &Path,
 ) -> Result<TestResult, JudgeError> {
     run_pass(
-        judge, problem, program, spec, interactor, checker, test, limits, work, None,
+        judge, problem, program, spec, interactor, checker, test, limits, None,
     )
 }
 
@@ -305,10 +304,13 @@ pub(super) fn run_pass(
     checker: Option<&Program>,
     test: &TestCase,
     limits: &Limits,
-    work: &Path,
     pass: Option<&Pass<'_>>,
 ) -> Result<TestResult, JudgeError> {
-    let dir = work.join("interactive");
+    // A folder of its own for every run, never the same path twice: the sandbox's keeper
+    // keeps a handle on the folders its streams were opened in, keyed by path, and a folder
+    // removed and made again at the same path would be reached through the stale handle of the
+    // removed one ("to-program: No such file or directory" on a submission's second test).
+    let dir = judge.fresh_dir("interactive")?;
     let pipes = Pipes::new(&dir)?;
     let (judge_msg, team_msg, tout) = match pass {
         Some(p) => (

@@ -446,7 +446,7 @@ impl Judge {
                     self, problem, program, checker, interactor, test, limits, work, passes,
                 )?
             } else if let Some((spec, i)) = interactor {
-                interactive::run_test(self, problem, program, spec, i, checker, test, limits, work)?
+                interactive::run_test(self, problem, program, spec, i, checker, test, limits)?
             } else {
                 self.run_test(problem, program, checker, test, limits, work)?
             };

@@ -71,7 +71,6 @@ pub(super) fn run_test(
                 None,
                 test,
                 limits,
-                work,
                 Some(&Pass {
                     input: &input,
                     feedback: &feedback,
