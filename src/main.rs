@@ -50,6 +50,7 @@ commands! {
     Run => run,
     Import => import,
     Export => export,
+    New => new,
     Calibrate => calibrate,
 }
 

@@ -350,3 +350,234 @@ fn export_of_imported_fixtures_passes_verifyproblem() {
         problemtools_accepts(&tool, &to);
     }
 }
+
+// ---- Import errors that say what happened ----
+
+/// A legacy package without `name` is titled by its statement (`\problemname`), not by its
+/// folder's name; the import says so.
+#[test]
+fn legacy_package_without_name_takes_the_statement_title() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("hypot-noname");
+    copy_dir(&testdata("import/kattis/legacy-hypot"), &pkg);
+    let yaml = std::fs::read_to_string(pkg.join("problem.yaml")).unwrap();
+    let yaml: String = yaml
+        .lines()
+        .filter(|l| !l.starts_with("name:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    // A fixed limit: this test is about the title, not the multiplier rule.
+    std::fs::write(pkg.join("problem.yaml"), yaml).unwrap();
+    std::fs::write(pkg.join(".timelimit"), "1\n").unwrap();
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &pkg.display().to_string(),
+        "--to",
+        &s.path("out").display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("no name: the title \"Hypotenuse\" is the statement's"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(Problem::load(&s.path("out")).unwrap().title, "Hypotenuse");
+}
+
+/// A Polygon package whose main solution cannot build the answers (here: it never finishes)
+/// is the package's problem, exit 2 with what happened, not "the sandbox failed" (exit 3).
+#[test]
+fn polygon_reference_too_slow_is_a_package_problem() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("maxpair-slow");
+    copy_dir(&testdata("import/polygon/maxpair"), &pkg);
+    std::fs::write(
+        pkg.join("solutions/sol.cpp"),
+        "int main() { volatile unsigned long x = 0; for (;;) x++; }\n",
+    )
+    .unwrap();
+    let r = s.ojd(&[
+        "import",
+        "polygon",
+        &pkg.display().to_string(),
+        "--to",
+        &s.path("out").display().to_string(),
+    ]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("cannot build its tests and answers here (a package problem")
+            && r.stderr.contains("time limit"),
+        "{}",
+        r.stderr
+    );
+    assert!(!s.path("out").exists());
+}
+
+// ---- Authoring: `ojd new`, `ojd gen`'s guards ----
+
+/// `ojd new` into a scratch folder: the package it makes, answers built.
+fn new_problem(s: &Scratch, name: &str) -> PathBuf {
+    let dir = s.path(name);
+    let r = s.ojd(&["new", name, "--to", &dir.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    dir
+}
+
+#[test]
+fn new_problem_is_complete_and_verifies_as_is() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = new_problem(&s, "demo");
+    for f in [
+        "problem.toml",
+        "statement.md",
+        "solution.rs",
+        "validator.rs",
+        "gen/random.rs",
+        "tests/sample-1.in",
+        "tests/sample-1.ans",
+        "submissions/accepted/sum.py",
+        "submissions/wrong_answer/int32.rs",
+        // Built by the `ojd gen` that `ojd new` runs.
+        "tests/03-max.in",
+        "tests/03-max.ans",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let p = Problem::load(&dir).expect("loads");
+    assert_eq!(p.generate.len(), 3);
+    assert!(p.validator.is_some());
+    // Every key of problem.toml is in the file, the optional ones commented out.
+    let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+    for key in [
+        "title",
+        "source",
+        "time_limit",
+        "memory_limit",
+        "wall_time_limit",
+        "output_limit",
+        "checker",
+        "solution",
+        "validator",
+        "answers",
+        "interactor",
+        "passes",
+        "uuid",
+        "[io]",
+        "[[generate]]",
+        "[stress]",
+        "[[group]]",
+    ] {
+        assert!(toml.contains(key), "{key} is not in problem.toml");
+    }
+    // The seeded generator makes the same test every time.
+    let first = std::fs::read(dir.join("tests/02-negative.in")).unwrap();
+    std::fs::remove_file(dir.join("tests/02-negative.in")).unwrap();
+    let r = s.ojd(&["gen", &dir.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        std::fs::read(dir.join("tests/02-negative.in")).unwrap(),
+        first
+    );
+    // Both submissions (and the reference) get what their folders say.
+    let report = s.verify(&dir);
+    assert_eq!(judged_names(&report).len(), 3, "{report}");
+    // A bad id, and a folder that exists, are refused.
+    let r = s.ojd(&[
+        "new",
+        "Bad_Id",
+        "--to",
+        &s.path("bad").display().to_string(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("lowercase letters, digits and '-'"),
+        "{}",
+        r.stderr
+    );
+    let r = s.ojd(&["new", "demo", "--to", &dir.display().to_string()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("already exists"), "{}", r.stderr);
+}
+
+#[test]
+fn gen_never_overwrites_a_sample_answer_the_reference_contradicts() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = new_problem(&s, "sample-guard");
+    // The first gen (by `ojd new`) recorded the sample's answer; it is edited afterwards.
+    std::fs::write(dir.join("tests/sample-1.ans"), "7\n").unwrap();
+    for extra in [None, Some("--force")] {
+        let mut args = vec!["gen".to_string(), dir.display().to_string()];
+        args.extend(extra.map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = s.ojd(&args);
+        assert_eq!(r.code, 2, "{extra:?}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr
+                .contains("the reference solution disagrees with the sample answer of sample-1")
+                && r.stderr.contains('7')
+                && r.stderr.contains('6'),
+            "{extra:?}: {}",
+            r.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("tests/sample-1.ans")).unwrap(),
+            "7\n",
+            "{extra:?}: the statement's answer is kept"
+        );
+    }
+}
+
+#[test]
+fn answers_given_needs_no_solution_and_gen_warns_without_a_validator() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = new_problem(&s, "given");
+    std::fs::remove_file(dir.join("solution.rs")).unwrap();
+    let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+    let toml = toml
+        .replace("solution = \"solution.rs\"", "")
+        .replace("# answers = \"given\"", "answers = \"given\"")
+        .replace("validator = \"validator.rs\"", "");
+    std::fs::write(dir.join("problem.toml"), toml).unwrap();
+    let r = s.ojd(&["gen", &dir.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("no input validator"),
+        "a package without an input validator is warned about: {}",
+        r.stderr
+    );
+    // The submissions are judged against the given answers, without a reference.
+    let report = s.verify(&dir);
+    assert_eq!(judged_names(&report).len(), 2, "{report}");
+}
+
+#[test]
+fn gen_help_documents_every_flag() {
+    let r = crate::common::Run::from(
+        common::ojd()
+            .args(["gen", "--help"])
+            .output()
+            .expect("ojd runs"),
+    );
+    assert_eq!(r.code, 0);
+    // Each option is followed by its description (clap leaves an empty line otherwise).
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    for flag in ["--check", "--force", "--json"] {
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(flag))
+            .unwrap_or_else(|| panic!("{flag} in:\n{}", r.stdout));
+        assert!(
+            !lines[at + 1].trim().is_empty(),
+            "{flag} has no description:\n{}",
+            r.stdout
+        );
+    }
+}

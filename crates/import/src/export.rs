@@ -377,7 +377,8 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
     }
     let mut submissions = 0;
     let solution_in_submissions = problem.solution.starts_with("submissions");
-    if !solution_in_submissions {
+    // With `answers = "given"` a package may have no reference.
+    if !solution_in_submissions && problem.dir.join(&problem.solution).is_file() {
         let name = problem.solution.file_name().unwrap_or_default();
         copy_raw(
             &problem.dir.join(&problem.solution),

@@ -98,7 +98,16 @@ pub fn import(
     let (given, multiplier) = yaml::given_time_limit(&src)?;
     let mut manifest = Manifest {
         title: match yaml::title(&src) {
-            t if t.is_empty() => id.clone(),
+            t if t.is_empty() => match statement_title(&out) {
+                Some(t) => {
+                    warnings.push(format!(
+                        "{}: no name: the title {t:?} is the statement's",
+                        src.yaml_file
+                    ));
+                    t
+                }
+                None => id.clone(),
+            },
             t => t,
         },
         source: yaml::source_line(&src),
@@ -161,4 +170,14 @@ pub fn import(
         submissions,
         warnings,
     })
+}
+
+/// The first `# ` heading of the statement written into `out` (a LaTeX statement's
+/// `\problemname`, rendered), for a package whose problem.yaml has no `name`.
+fn statement_title(out: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(out.join("statement.md")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
 }

@@ -33,14 +33,6 @@ impl Problem {
         let memory_limit = cx.bytes(&table, "memory_limit");
         let output_limit = cx.bytes(&table, "output_limit");
         let checker = parse_checker(&mut cx, dir, table.get("checker"));
-        let solution_name = cx
-            .string(&table, "solution")
-            .unwrap_or_else(|| "solution.rs".into());
-        let solution = cx
-            .file(dir, "solution", &solution_name)
-            .unwrap_or_else(|| solution_name.into());
-        let (validator, validator_accept, validator_args) =
-            parse_validator(&mut cx, dir, table.get("validator"));
         let answers_given = match cx.string(&table, "answers").as_deref() {
             None | Some("generated") => false,
             Some("given") => true,
@@ -52,6 +44,21 @@ impl Problem {
                 false
             }
         };
+        let solution_name = cx
+            .string(&table, "solution")
+            .unwrap_or_else(|| "solution.rs".into());
+        // With the answers given, the reference is optional: nothing needs it to make answers
+        // (`ojd verify` judges it when there is one).
+        let optional =
+            answers_given && !table.contains_key("solution") && !dir.join(&solution_name).is_file();
+        let solution = if optional {
+            PathBuf::from(&solution_name)
+        } else {
+            cx.file(dir, "solution", &solution_name)
+                .unwrap_or_else(|| solution_name.into())
+        };
+        let (validator, validator_accept, validator_args) =
+            parse_validator(&mut cx, dir, table.get("validator"));
         let interactor = parse_interactor(&mut cx, dir, table.get("interactor"));
         let io = parse_io(&mut cx, table.get("io"));
         let generate = parse_generate(&mut cx, dir, table.get("generate"));
