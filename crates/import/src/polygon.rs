@@ -752,6 +752,27 @@ fn statement(
     )
 }
 
+/// Why building the tests and answers failed, as the package's problem (its generator, validator
+/// or main solution failed, or is too slow to build an answer: exit 2, naming the package) or,
+/// only when the sandbox or the host failed, as a run failure (exit 3).
+fn gen_failure(package: &Path, e: ojd_judge::answers::GenError) -> ImportError {
+    use ojd_judge::answers::GenError;
+    let host = match &e {
+        GenError::Io { .. } => true,
+        GenError::Judge(j) => j.is_host_fault(),
+        _ => false,
+    };
+    if host {
+        return ImportError::Run(format!("building the tests and answers: {e}"));
+    }
+    ImportError::Invalid {
+        file: package.display().to_string(),
+        message: format!(
+            "the package's own programs cannot build its tests and answers here (a package problem, not the sandbox's): {e}"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -890,26 +911,5 @@ mod tests {
         assert_eq!(tag_folder("failed"), Some("runtime_error"));
         assert_eq!(tag_folder("time-limit-exceeded-or-accepted"), None);
         assert_eq!(tag_folder("rejected"), None);
-    }
-}
-
-/// Why building the tests and answers failed, as the package's problem (its generator, validator
-/// or main solution failed, or is too slow to build an answer: exit 2, naming the package) or,
-/// only when the sandbox or the host failed, as a run failure (exit 3).
-fn gen_failure(package: &Path, e: ojd_judge::answers::GenError) -> ImportError {
-    use ojd_judge::answers::GenError;
-    let host = match &e {
-        GenError::Io { .. } => true,
-        GenError::Judge(j) => j.is_host_fault(),
-        _ => false,
-    };
-    if host {
-        return ImportError::Run(format!("building the tests and answers: {e}"));
-    }
-    ImportError::Invalid {
-        file: package.display().to_string(),
-        message: format!(
-            "the package's own programs cannot build its tests and answers here (a package problem, not the sandbox's): {e}"
-        ),
     }
 }
