@@ -303,7 +303,10 @@ pub fn import(
     if !xml_path.exists() {
         return Err(ImportError::Invalid {
             file: xml_path.display().to_string(),
-            message: "missing (is this a full Polygon package?)".into(),
+            message: format!(
+                "missing (is this a full Polygon package?); {}",
+                crate::looks_like(pkg)
+            ),
         });
     }
     let xml_text = read_text(&xml_path)?;

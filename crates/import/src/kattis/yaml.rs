@@ -42,7 +42,10 @@ impl<'a> Src<'a> {
         if !yaml_path.is_file() {
             return Err(ImportError::Invalid {
                 file: yaml_path.display().to_string(),
-                message: "missing: not a Kattis problem package".into(),
+                message: format!(
+                    "missing: not a Kattis problem package; {}",
+                    crate::looks_like(dir)
+                ),
             });
         }
         let yaml = read_yaml(&yaml_path)?;
