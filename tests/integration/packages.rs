@@ -581,3 +581,32 @@ fn gen_help_documents_every_flag() {
         );
     }
 }
+
+/// A package without a time limit: the import names the accepted submission that set it (its
+/// slowest test, judged three times, the fastest run counting, as verify settles times) and
+/// how to choose the limit instead.
+#[test]
+fn multiplier_rule_names_the_submission_that_set_the_limit() {
+    require_root!();
+    let s = Scratch::new();
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &testdata("import/kattis/legacy-hypot").display().to_string(),
+        "--to",
+        &s.path("hypot").display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("warning: time limit"))
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(
+        line.contains("set by submissions/accepted/")
+            && line.contains("(the fastest of 3 runs) times 4")
+            && line.contains("give limits.time_limit in")
+            && line.contains("problem.yaml or edit time_limit in the new problem.toml"),
+        "{line}"
+    );
+}

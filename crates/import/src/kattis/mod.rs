@@ -150,15 +150,19 @@ pub fn import(
             ));
         }
         manifest.time_limit_ms = ojd_verify::calibrate::kattis_limit(
-            slowest,
+            slowest.cpu,
             multiplier,
             std::time::Duration::from_secs(1),
         )
         .as_millis() as u64;
         warnings.push(format!(
-            "time limit {} ms from the slowest accepted submission ({} ms) times {multiplier}, rounded up to a second",
+            "time limit {} ms set by {}: {} ms CPU on {} (the fastest of {} runs) times {multiplier}, rounded up to a second; to choose it yourself, give limits.time_limit in {} or edit time_limit in the new problem.toml",
             manifest.time_limit_ms,
-            slowest.as_millis()
+            slowest.submission,
+            slowest.cpu.as_millis(),
+            slowest.test,
+            slowest.runs,
+            src.yaml_file,
         ));
         write(&manifest)?;
     }
