@@ -21,6 +21,15 @@ pub(super) struct Slowest {
     pub(super) runs: u32,
 }
 
+/// An accepted submission being timed: its name, the submission, each test's fastest CPU time
+/// (ms), and how many times it was judged.
+type Timed = (
+    String,
+    ojd_judge::judge::Submission,
+    Vec<(String, u64)>,
+    u32,
+);
+
 /// How many times the slowest accepted submission is judged: as `ojd verify` settles a time
 /// near the limit, by the fastest of several runs, so that one slow run on a loaded machine
 /// does not set the limit.
@@ -37,12 +46,7 @@ pub(super) fn slowest_accepted(
     let problem =
         ojd_judge::problem::Problem::load(pkg).map_err(|e| ImportError::Run(e.to_string()))?;
     // Per submission: (name, submission, per-test fastest CPU ms, runs).
-    let mut timed: Vec<(
-        String,
-        ojd_judge::judge::Submission,
-        Vec<(String, u64)>,
-        u32,
-    )> = Vec::new();
+    let mut timed: Vec<Timed> = Vec::new();
     let judge_once = |sub: &ojd_judge::judge::Submission| {
         let cancel = std::sync::atomic::AtomicBool::new(false);
         judge.judge(&problem, sub, &mut |_| {}, &cancel)
@@ -105,10 +109,7 @@ pub(super) fn slowest_accepted(
     };
     // Judge the slowest again until the slowest has had all its runs (another may then be
     // the slowest).
-    loop {
-        let Some(top) = (0..timed.len()).max_by_key(|&i| slowest_of(&timed[i].2).1) else {
-            break;
-        };
+    while let Some(top) = (0..timed.len()).max_by_key(|&i| slowest_of(&timed[i].2).1) {
         if timed[top].3 >= TIMING_RUNS {
             break;
         }
