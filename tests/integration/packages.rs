@@ -610,3 +610,52 @@ fn multiplier_rule_names_the_submission_that_set_the_limit() {
         "{line}"
     );
 }
+
+/// DOMjudge's conventions: samples only (they are the tests), its folder names
+/// (`compiler_error/`, `output_limit/`, `no_output/`) and `@EXPECTED_RESULTS@` headers, which
+/// decide over the folder; a header with several results is skipped with a warning.
+#[test]
+fn domjudge_conventions() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.path("double");
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &testdata("import/kattis/domjudge-conventions")
+            .display()
+            .to_string(),
+        "--to",
+        &dir.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("no secret tests: the 3 samples are all the tests"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains(
+            "either.c: @EXPECTED_RESULTS@: CORRECT, TIMELIMIT: ojd promises one verdict per submission; skipped"
+        ),
+        "{}",
+        r.stderr
+    );
+    for f in [
+        "submissions/accepted/double.c",
+        "submissions/compile_error/typo.c",
+        "submissions/output_limit_exceeded/flood.c",
+        "submissions/wrong_answer/silent.c",
+        "submissions/wrong_answer/int32.c",
+        "submissions/time_limit_exceeded/spin.c",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    assert!(!dir.join("submissions/accepted/either.c").exists());
+    let p = Problem::load(&dir).unwrap();
+    assert!(p.tests.iter().all(|t| t.sample) && p.tests.len() == 3);
+    let report = s.verify(&dir);
+    // Six files and the reference (double.c).
+    assert_eq!(judged_names(&report).len(), 7, "{report}");
+}

@@ -153,7 +153,54 @@ fn verdict_folder(name: &str) -> Option<&'static str> {
         "memory_limit_exceeded" => "memory_limit_exceeded",
         "output_limit_exceeded" => "output_limit_exceeded",
         "compile_error" => "compile_error",
+        // DOMjudge's folder names.
+        "compiler_error" => "compile_error",
+        "output_limit" => "output_limit_exceeded",
+        "memory_limit" => "memory_limit_exceeded",
+        // DOMjudge's NO-OUTPUT is a wrong answer that printed nothing.
+        "no_output" => "wrong_answer",
         _ => return None,
+    })
+}
+
+/// DOMjudge's `@EXPECTED_RESULTS@: A, B` header in a submission's source: the ojd folder of its
+/// one expected result (`Some(Ok)`), an error naming what ojd cannot express (several results
+/// or an unknown one), or `None` without a header.
+fn expected_results(text: &str) -> Option<Result<&'static str, String>> {
+    let at = text.find("@EXPECTED_RESULTS@:")?;
+    let line = text[at + "@EXPECTED_RESULTS@:".len()..]
+        .lines()
+        .next()
+        .unwrap_or("");
+    let results: Vec<String> = line
+        .split([',', ' ', '\t'])
+        .map(|w| w.trim().trim_end_matches("*/").to_ascii_uppercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let folder = |r: &str| {
+        Some(match r {
+            "CORRECT" => "accepted",
+            "WRONG-ANSWER" | "NO-OUTPUT" => "wrong_answer",
+            "TIMELIMIT" => "time_limit_exceeded",
+            "RUN-ERROR" => "runtime_error",
+            "COMPILER-ERROR" => "compile_error",
+            "OUTPUT-LIMIT" => "output_limit_exceeded",
+            "MEMORY-LIMIT" => "memory_limit_exceeded",
+            _ => return None,
+        })
+    };
+    let folders: Vec<Option<&'static str>> = results.iter().map(|r| folder(r)).collect();
+    Some(match folders.as_slice() {
+        [Some(one)] => Ok(*one),
+        [] => Err("an @EXPECTED_RESULTS@ header without a result".into()),
+        _ if folders.iter().any(Option::is_none) => Err(format!(
+            "@EXPECTED_RESULTS@: {} holds a result ojd does not know",
+            results.join(", ")
+        )),
+        _ => Err(format!(
+            "@EXPECTED_RESULTS@: {}: ojd promises one verdict per submission",
+            results.join(", ")
+        )),
     })
 }
 
@@ -178,7 +225,18 @@ pub(super) fn submissions(
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let Some(target) = verdict_folder(&name) else {
+        // A folder without a verdict of its own (DOMjudge's `rejected/`, `mixed/`) may still
+        // hold files whose @EXPECTED_RESULTS@ header names one.
+        let Some(target) = verdict_folder(&name).or_else(|| {
+            entries(&folder)
+                .iter()
+                .any(|f| {
+                    f.is_file()
+                        && crate::files::read_text(f)
+                            .is_ok_and(|t| t.contains("@EXPECTED_RESULTS@:"))
+                })
+                .then_some("")
+        }) else {
             warnings.push(format!(
                 "{}: ojd has no verdict folder for {name:?}; skipped",
                 folder.display()
@@ -197,6 +255,23 @@ pub(super) fn submissions(
                 warnings.push(format!("{}: no language profile; skipped", f.display()));
                 continue;
             }
+            // DOMjudge: a header in the source names the expected result, whatever the folder.
+            let text = crate::files::read_text(&f)?;
+            let target = match expected_results(&text) {
+                None if target.is_empty() => {
+                    warnings.push(format!(
+                        "{}: ojd has no verdict folder for {name:?} and the file has no @EXPECTED_RESULTS@ header; skipped",
+                        f.display()
+                    ));
+                    continue;
+                }
+                None => target,
+                Some(Ok(t)) => t,
+                Some(Err(why)) => {
+                    warnings.push(format!("{}: {why}; skipped", f.display()));
+                    continue;
+                }
+            };
             let file = safe_name(&f.file_name().unwrap_or_default().to_string_lossy());
             let rel = format!("submissions/{target}/{file}");
             copy_text(&f, &out.join(&rel))?;
