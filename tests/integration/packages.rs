@@ -659,3 +659,25 @@ fn domjudge_conventions() {
     // Six files and the reference (double.c).
     assert_eq!(judged_names(&report).len(), 7, "{report}");
 }
+
+/// An ojd validator (exit 0 accepts) is exported wrapped for Kattis (exit 42), and the Kattis
+/// import of that export takes it back as it was: the inputs are still validated.
+#[test]
+fn exported_ojd_validator_round_trips() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = new_problem(&s, "trip");
+    let to = s.path("kattis/trip");
+    let r = export(&s, &dir, &to);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let build = std::fs::read_to_string(to.join("input_validators/validator/build")).unwrap();
+    assert!(build.contains("exit 42"), "{build}");
+    let back = s.import("kattis", &to, "trip-back");
+    let p = Problem::load(&back).unwrap();
+    assert_eq!(
+        p.validator_accept, 0,
+        "the validator accepts with 0 as it did"
+    );
+    let report = s.verify(&back);
+    assert_eq!(report["problems"][0]["inputs_validated"], 4, "{report}");
+}

@@ -44,6 +44,11 @@ fn yaml_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// The first line of comment in the `build` script of an ojd validator wrapped for Kattis; the
+/// Kattis import recognises it and takes the validator back as it was (exit 0 accepts).
+pub(crate) const WRAPPED_VALIDATOR: &str =
+    "# Made by `ojd export kattis`: ojd's validator accepts an input with exit 0, a";
+
 /// The folder of the output validator (or interactor) in the 2023-07 format.
 const OUTPUT_VALIDATOR: &str = "output_validator";
 
@@ -307,7 +312,7 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
             let folder = out.join("input_validators").join(&stem);
             copy_raw(&problem.dir.join(v), &folder.join(&name))?;
             let build = format!(
-                "#!/bin/sh\n# Made by `ojd export kattis`: ojd's validator accepts an input with exit 0, a\n# Kattis input validator with 42; `run` says 42 for 0 and 43 otherwise.\nset -e\n{compile}\ncat > run <<'EOF'\n#!/bin/sh\n\"$(dirname \"$0\")/validator.bin\" \"$@\" && exit 42\nexit 43\nEOF\nchmod +x run\n"
+                "#!/bin/sh\n{WRAPPED_VALIDATOR}\n# Kattis input validator with 42; `run` says 42 for 0 and 43 otherwise.\nset -e\n{compile}\ncat > run <<'EOF'\n#!/bin/sh\n\"$(dirname \"$0\")/validator.bin\" \"$@\" && exit 42\nexit 43\nEOF\nchmod +x run\n"
             );
             write_script(&folder.join("build"), &build)?;
             if !problem.validator_args.is_empty() {

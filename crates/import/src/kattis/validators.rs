@@ -194,6 +194,16 @@ pub(super) fn input_validator(
         let all = programs_in(&dir.join(folder));
         let mut made = Vec::new();
         for v in &all {
+            // An ojd validator that `ojd export kattis` wrapped (its `build` turns exit 0 into
+            // 42) comes back as it was: accepting with exit 0.
+            let build = v.join("build");
+            let accept = if build.is_file()
+                && read_text(&build)?.contains(crate::export::WRAPPED_VALIDATOR)
+            {
+                0
+            } else {
+                42
+            };
             if let Some(name) = program(
                 config,
                 v,
@@ -201,21 +211,21 @@ pub(super) fn input_validator(
                 &format!("input_validator{}", made.len()),
                 warnings,
             )? {
-                made.push(name);
+                made.push((name, accept));
             }
         }
         if made.len() > 1 {
             warnings.push(format!(
                 "{}: ojd runs one input validator; only {} is used",
                 dir.join(folder).display(),
-                made[0]
+                made[0].0
             ));
         }
         if validator.is_none() && !data.input_flags_vary {
             validator = made
                 .into_iter()
                 .next()
-                .map(|n| (n, 42, data.input_flags.clone().unwrap_or_default()));
+                .map(|(n, accept)| (n, accept, data.input_flags.clone().unwrap_or_default()));
         }
     }
     Ok(validator)
