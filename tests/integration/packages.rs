@@ -617,6 +617,19 @@ fn multiplier_rule_names_the_submission_that_set_the_limit() {
 #[test]
 fn domjudge_conventions() {
     require_root!();
+    // The import converts the .ctd validator with the checktestdata package (PyPI).
+    let have = std::process::Command::new("python3")
+        .args(["-c", "import checktestdata"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "checktestdata (pip install checktestdata) is missing"
+        );
+        eprintln!("skipped: checktestdata (pip install checktestdata) is missing");
+        return;
+    }
     let s = Scratch::new();
     let dir = s.path("double");
     let r = s.ojd(&[
@@ -655,9 +668,21 @@ fn domjudge_conventions() {
     assert!(!dir.join("submissions/accepted/either.c").exists());
     let p = Problem::load(&dir).unwrap();
     assert!(p.tests.iter().all(|t| t.sample) && p.tests.len() == 3);
+    // input_validator/validate.ctd, converted by checktestdata into a Python program that runs
+    // in the sandbox (42 valid, 43 invalid).
+    assert_eq!(
+        (p.validator.as_deref(), p.validator_accept),
+        (Some(Path::new("input_validator0.py")), 42)
+    );
     let report = s.verify(&dir);
     // Six files and the reference (double.c).
     assert_eq!(judged_names(&report).len(), 7, "{report}");
+    assert_eq!(report["problems"][0]["inputs_validated"], 3, "{report}");
+    // The converted script really checks: an input out of its range is refused.
+    std::fs::write(dir.join("tests/sample-3.in"), "3000000000\n").unwrap();
+    let r = s.ojd(&["gen", &dir.display().to_string()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("sample-3 is invalid"), "{}", r.stderr);
 }
 
 /// An ojd validator (exit 0 accepts) is exported wrapped for Kattis (exit 42), and the Kattis

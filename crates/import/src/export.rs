@@ -26,7 +26,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::files::{copy_raw, entries, files_in, write_file, write_script, Staging};
+use crate::files::{
+    copy_raw, entries, files_in, write_file, write_script, Staging, WRAPPED_VALIDATOR,
+};
 use crate::ImportError;
 use ojd_judge::problem::{CheckerSpec, InteractorProtocol, Problem};
 
@@ -43,11 +45,6 @@ fn yaml_str(s: &str) -> String {
     // JSON strings are valid YAML scalars, escapes included.
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
-
-/// The first line of comment in the `build` script of an ojd validator wrapped for Kattis; the
-/// Kattis import recognises it and takes the validator back as it was (exit 0 accepts).
-pub(crate) const WRAPPED_VALIDATOR: &str =
-    "# Made by `ojd export kattis`: ojd's validator accepts an input with exit 0, a";
 
 /// The folder of the output validator (or interactor) in the 2023-07 format.
 const OUTPUT_VALIDATOR: &str = "output_validator";

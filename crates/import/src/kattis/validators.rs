@@ -190,15 +190,36 @@ pub(super) fn input_validator(
     warnings: &mut Vec<String>,
 ) -> Result<Option<(String, i32, Vec<String>)>, ImportError> {
     let mut validator = None;
-    for folder in ["input_validators", "input_format_validators"] {
+    // `input_validator/` is DOMjudge's name for the folder.
+    for folder in [
+        "input_validators",
+        "input_format_validators",
+        "input_validator",
+    ] {
         let all = programs_in(&dir.join(folder));
         let mut made = Vec::new();
         for v in &all {
+            // A checktestdata script, or a folder holding one.
+            let ctd = if v.is_file() {
+                Some(v.clone()).filter(|f| f.extension().is_some_and(|e| e == "ctd"))
+            } else {
+                match files_in(v).as_slice() {
+                    [one] if one.extension().is_some_and(|e| e == "ctd") => Some(one.clone()),
+                    _ => None,
+                }
+            };
+            if let Some(ctd) = ctd {
+                let stem = format!("input_validator{}", made.len());
+                if let Some(name) = checktestdata(&ctd, out, &stem, warnings)? {
+                    made.push((name, 42));
+                }
+                continue;
+            }
             // An ojd validator that `ojd export kattis` wrapped (its `build` turns exit 0 into
             // 42) comes back as it was: accepting with exit 0.
             let build = v.join("build");
             let accept = if build.is_file()
-                && read_text(&build)?.contains(crate::export::WRAPPED_VALIDATOR)
+                && read_text(&build)?.contains(crate::files::WRAPPED_VALIDATOR)
             {
                 0
             } else {
@@ -229,4 +250,60 @@ pub(super) fn input_validator(
         }
     }
     Ok(validator)
+}
+
+/// A checktestdata script (`.ctd`) as a validator: converted at import time into a standalone
+/// Python program (exit 42 valid, 43 invalid) by the `checktestdata` package from PyPI (`python3
+/// -m checktestdata --convert`), a maintained implementation of the language; the program then
+/// runs in the sandbox like every validator. The conversion reads a copy of the script, never
+/// the package's file itself. `None` with a warning when the package is not installed here.
+fn checktestdata(
+    ctd: &Path,
+    out: &Path,
+    stem: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Option<String>, ImportError> {
+    let script = read_text(ctd)?;
+    let tmp = tempfile::tempdir().map_err(crate::io_err("create a scratch folder"))?;
+    let (src, py) = (
+        tmp.path().join("validator.ctd"),
+        tmp.path().join("validator.py"),
+    );
+    std::fs::write(&src, script).map_err(crate::io_err(format!("write {}", src.display())))?;
+    let run = std::process::Command::new("python3")
+        .args(["-m", "checktestdata", "--convert"])
+        .arg(&py)
+        .arg(&src)
+        .output();
+    let run = match run {
+        Ok(r) => r,
+        Err(e) => {
+            warnings.push(format!(
+                "{}: a checktestdata script, but python3 does not run here ({e}); skipped",
+                ctd.display()
+            ));
+            return Ok(None);
+        }
+    };
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if stderr.contains("No module named checktestdata") {
+        warnings.push(format!(
+            "{}: a checktestdata script, but the checktestdata package is not installed (pip install checktestdata); skipped",
+            ctd.display()
+        ));
+        return Ok(None);
+    }
+    if !run.status.success() || !py.is_file() {
+        return Err(ImportError::Invalid {
+            file: ctd.display().to_string(),
+            message: format!(
+                "not a checktestdata script checktestdata can read: {}",
+                stderr.lines().last().unwrap_or("").trim()
+            ),
+        });
+    }
+    let program = std::fs::read(&py).map_err(crate::io_err(format!("read {}", py.display())))?;
+    let name = format!("{stem}.py");
+    write_file(&out.join(&name), &program)?;
+    Ok(Some(name))
 }
