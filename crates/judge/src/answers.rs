@@ -401,8 +401,10 @@ fn generate_in(
         // it is an error with the diff.
         if let (true, Some(original_hash)) = (t.sample, committed_hash.clone()) {
             let original = committed_data.as_deref().unwrap_or_default();
-            if crate::judge::compare(&problem.checker, &answer, original)
-                != crate::judge::CheckOutcome::Accepted
+            // An external checker (testlib, Kattis) is not run here: the sample is kept, and
+            // `ojd verify` judges the reference against it with that checker.
+            if let crate::judge::CheckOutcome::Wrong(_) =
+                crate::judge::compare(&problem.checker, &answer, original)
             {
                 let diff = crate::diff::diff(original, &answer)
                     .map(|d| crate::diff::render(&d, false))
