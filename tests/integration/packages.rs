@@ -244,29 +244,47 @@ fn problemtools_accepts(tool: &Path, dir: &Path) {
         "python3:\n    name: 'Python 3'\n    priority: 850\n    files: '*.py *.py3'\n    compile: 'python3 -m py_compile {files}'\n    run: 'python3 \"{mainfile}\"'\n",
     )
     .unwrap();
-    let out = std::process::Command::new(tool)
-        .env("XDG_CONFIG_HOME", config.path())
-        .arg(dir)
-        .args([
-            "-p",
-            "config",
-            "data",
-            "validators",
-            "graders",
-            "submissions",
-        ])
-        .output()
-        .expect("verifyproblem runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success() && text.contains("tested: 0 errors"),
-        "verifyproblem {}:\n{text}",
-        dir.display()
-    );
+    let run = || {
+        let out = std::process::Command::new(tool)
+            .env("XDG_CONFIG_HOME", config.path())
+            .arg(dir)
+            .args([
+                "-p",
+                "config",
+                "data",
+                "validators",
+                "graders",
+                "submissions",
+            ])
+            .output()
+            .expect("verifyproblem runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            out.status.success() && text.contains("tested: 0 errors"),
+            text,
+        )
+    };
+    let (mut ok, mut text) = run();
+    // problemtools also checks the Kattis rule on its own timing: the slowest accepted run
+    // times ac_to_time_limit must fit the package's limit. The seed packages' limits were
+    // calibrated on a quiet machine; on a loaded one a run can take twice as long. That check
+    // alone failing is timing, not the export: it gets one more run (the suite's rule for
+    // timing-sensitive tests), and must pass then.
+    let timing_only = |t: &str| {
+        t.contains("tested: 1 error") && t.contains("is tighter than the auto-computed limit")
+    };
+    if !ok && timing_only(&text) {
+        eprintln!(
+            "{}: problemtools' timing check failed once; judging again",
+            dir.display()
+        );
+        (ok, text) = run();
+    }
+    assert!(ok, "verifyproblem {}:\n{text}", dir.display());
 }
 
 /// Exports `problem` (a folder) to `to` with `ojd export kattis`; the command's result.
@@ -282,7 +300,8 @@ fn export(s: &Scratch, problem: &Path, to: &Path) -> crate::common::Run {
 
 #[test]
 fn export_of_every_seed_problem_passes_verifyproblem() {
-    require_root!();
+    // problemtools measures time: nothing else of the suite runs meanwhile.
+    require_root!(exclusive);
     let Some(tool) = verifyproblem() else { return };
     let s = Scratch::new();
     let mut checked = Vec::new();
