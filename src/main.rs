@@ -62,6 +62,7 @@ commands! {
     Run => run,
     Import => import,
     Export => export,
+    New => new,
     Calibrate => calibrate,
     #[cfg(feature = "worker")]
     Contest => contest,

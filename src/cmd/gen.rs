@@ -11,18 +11,24 @@ use crate::{load_problem, print_error, problem_dirs, Global, EXIT_BAD_INPUT};
 /// generated tests/*.in, validates every input and writes every tests/*.ans. Answers whose
 /// solver and input are unchanged (answers.lock) are not recomputed. With --check nothing is
 /// written: everything is rebuilt in a scratch folder and any committed file that differs is
-/// shown with a diff. Exit code: 0 ok, 1 differences (--check), 2 a package error.
+/// shown with a diff. A sample's committed answer (the statement's) is never overwritten: a
+/// reference that contradicts it is an error showing the diff. Exit code: 0 ok, 1 differences
+/// (--check), 2 a package error.
 ///
 /// Example: ojd gen problems/huarong --check
 #[derive(clap::Args)]
 pub struct Args {
     /// Problem folders (default: every folder under the configured problems folder).
     problems: Vec<PathBuf>,
+    /// Write nothing: rebuild every input and answer in a scratch folder and show each
+    /// committed file that differs, with a diff (exit 1 when any does).
     #[arg(long)]
     check: bool,
-    /// Recompute every answer.
+    /// Recompute every answer, even those answers.lock records as up to date (a sample's
+    /// committed answer is still never overwritten).
     #[arg(long)]
     force: bool,
+    /// Print one JSON summary per problem instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -44,6 +50,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             code = EXIT_BAD_INPUT;
             continue;
         };
+        if problem.validator.is_none() {
+            eprintln!(
+                "warning: {}: no input validator (`validator` in problem.toml): nothing checks that the tests' inputs keep the statement's promises",
+                problem.dir.display()
+            );
+        }
         let label = problem.id.clone();
         let bar = Bar::new();
         let generated =

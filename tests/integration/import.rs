@@ -48,7 +48,7 @@ impl Scratch {
         Run::from(out)
     }
 
-    fn import(&self, format: &str, from: &Path, to: &str) -> PathBuf {
+    pub(crate) fn import(&self, format: &str, from: &Path, to: &str) -> PathBuf {
         let dest = self.path(to);
         let r = self.ojd(&[
             "import",
@@ -63,7 +63,7 @@ impl Scratch {
     }
 
     /// `ojd verify --json` on `dir`: every submission must keep its folder's promise.
-    fn verify(&self, dir: &Path) -> Value {
+    pub(crate) fn verify(&self, dir: &Path) -> Value {
         let r = self.ojd(&["verify", &dir.display().to_string(), "--json"]);
         let report: Value = serde_json::from_str(&r.stdout)
             .unwrap_or_else(|e| panic!("verify prints JSON ({e}):\n{}\n{}", r.stdout, r.stderr));
@@ -111,7 +111,7 @@ fn submissions(dir: &Path) -> BTreeMap<String, Vec<String>> {
     out
 }
 
-fn judged_names(report: &Value) -> Vec<String> {
+pub(crate) fn judged_names(report: &Value) -> Vec<String> {
     let mut v: Vec<String> = report["problems"][0]["submissions"]
         .as_array()
         .expect("submissions")
@@ -123,7 +123,7 @@ fn judged_names(report: &Value) -> Vec<String> {
 }
 
 /// A judge for the library-level checks, with the compile time limit the scratch config gives.
-fn judge() -> ojd_judge::judge::Judge {
+pub(crate) fn judge() -> ojd_judge::judge::Judge {
     let mut config = ojd_judge::config::Config::defaults();
     config.judge.compile_time = std::time::Duration::from_secs(90);
     common::judge_with(config, 1)
@@ -441,7 +441,7 @@ fn unsupported_parts_name_the_file_and_key() {
     std::fs::create_dir_all(pkg.join("data/secret")).unwrap();
     std::fs::write(
         pkg.join("problem.yaml"),
-        "problem_format_version: 2023-07-draft\nname: X\ntype: multi-pass\n",
+        "problem_format_version: 2023-07-draft\nname: X\ntype: submit-answer\n",
     )
     .unwrap();
     let r = s.ojd(&[
@@ -454,7 +454,7 @@ fn unsupported_parts_name_the_file_and_key() {
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(
         r.stderr
-            .contains("problem.yaml: type: multi-pass problems are not supported"),
+            .contains("problem.yaml: type: submit-answer problems are not supported"),
         "{}",
         r.stderr
     );
@@ -765,4 +765,28 @@ fn polygon_zip_bombs_stop_at_the_web_caps() {
     let up = zip_of("up.zip", &[("../escape".into(), b"x".to_vec())]);
     import_fails(&s, "polygon", &up, &["up.zip", "`..`"]);
     assert!(!s.path("escape").exists());
+}
+
+/// Issue 25, item 1: a flat `output_validators/` holding the validator and its header (as
+/// SWERC 2025 packages have it) is one program, not two: the header is inlined.
+#[test]
+fn kattis_flat_output_validators_with_a_header() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import("kattis", &testdata("import/kattis/flat-validator"), "flat");
+    let p = Problem::load(&dir).expect("the import loads");
+    let CheckerSpec::Kattis { path, .. } = &p.checker else {
+        panic!("a custom validator: {:?}", p.checker);
+    };
+    let text = std::fs::read_to_string(dir.join(path)).expect("validator");
+    assert!(
+        text.contains("static std::string feedback_dir;"),
+        "checker.h is inlined into the one program"
+    );
+    let report = s.verify(&dir);
+    assert_eq!(
+        judged_names(&report).len(),
+        4,
+        "both accepted (ones.c also as the reference) and the wrong answer are judged"
+    );
 }

@@ -251,3 +251,40 @@ fn polygon_testlib_interactor_imports_and_verifies() {
         report["problems"][0]["errors"]
     );
 }
+
+/// `ojd judge` runs every test of a submission in one sandbox keeper: each interactive run's
+/// pipes must be in a folder of their own. With the same folder removed and made again for
+/// every test, the keeper reached the second test's pipes through its handle on the removed
+/// folder, and every test after the first was a judge error ("to-program: No such file").
+#[test]
+fn every_test_of_one_judging_gets_its_pipes() {
+    require_root!();
+    let tmp = tempfile::tempdir().unwrap();
+    let dest = tmp.path().join("guess");
+    let out = common::ojd()
+        .args(["import", "kattis"])
+        .arg(testdata("import/kattis/interactive-guess"))
+        .arg("--to")
+        .arg(&dest)
+        .output()
+        .expect("ojd runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = common::ojd()
+        .arg("judge")
+        .arg(&dest)
+        .arg(testdata(
+            "import/kattis/interactive-guess/submissions/accepted/binary.c",
+        ))
+        .output()
+        .expect("ojd runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success() && text.contains("Accepted"), "{text}");
+}

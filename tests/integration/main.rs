@@ -43,6 +43,7 @@ mod judge;
 mod langs;
 mod load;
 mod multihost;
+mod packages;
 mod pg;
 mod phone;
 mod server;

@@ -12,15 +12,23 @@
 //! - `tokens`, `float`, `kattis-default` → the default validator's flags, which compare exactly
 //!   as they do; `exact` and `lines` → `case_sensitive space_change_sensitive` (close: Kattis
 //!   also rejects a missing final newline, and `lines` forgives trailing spaces, Kattis not);
-//!   a `kattis` checker → `output_validators/`; a testlib `program` checker is an error;
-//! - a validator accepting on exit 42 → `input_validators/` (an ojd validator, exit 0, is
-//!   left out with a warning); an interactor → `type: interactive` and `output_validators/`;
+//!   a `kattis` checker → `output_validator/` (2023-07's one folder; the legacy
+//!   `output_validators/` is not read by 2023-07 tools), its flags as one string
+//!   (`output_validator_flags: a b`); a testlib `program` checker is an error;
+//! - a validator accepting on exit 42 → `input_validators/`; an ojd validator (exit 0) →
+//!   `input_validators/<name>/` with a `build` script that compiles it (Rust, C, C++, Python)
+//!   and writes a `run` turning its 0 into Kattis's 42; an interactor → `type: interactive` and `output_validator/`;
+//! - `passes` → `type: multi-pass` with `limits.validation_passes`;
+//! - `uuid` → `uuid` (without one, a stable UUID derived from the folder name and title);
+//!   file I/O (`[io]`) cannot be expressed and is an error naming the key;
 //! - `statement.md` → `statement/problem.en.md`; `submissions/<verdict>/` and the reference
 //!   solution → `submissions/<kattis verdict>/`.
 
 use std::path::{Path, PathBuf};
 
-use crate::files::{copy_raw, entries, files_in, write_file, Staging};
+use crate::files::{
+    copy_raw, entries, files_in, write_file, write_script, Staging, WRAPPED_VALIDATOR,
+};
 use crate::ImportError;
 use ojd_judge::problem::{CheckerSpec, InteractorProtocol, Problem};
 
@@ -36,6 +44,47 @@ pub struct Exported {
 fn yaml_str(s: &str) -> String {
     // JSON strings are valid YAML scalars, escapes included.
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// The folder of the output validator (or interactor) in the 2023-07 format.
+const OUTPUT_VALIDATOR: &str = "output_validator";
+
+/// Flags as the one string Kattis tools read (`output_validator_flags: a b`; problemtools
+/// splits it on whitespace and cannot load a YAML list); a flag that is empty or holds
+/// whitespace cannot be written so and is an error naming `key`.
+fn flags_text(problem: &Problem, key: &str, flags: &[String]) -> Result<String, ImportError> {
+    if let Some(f) = flags
+        .iter()
+        .find(|f| f.is_empty() || f.chars().any(char::is_whitespace))
+    {
+        return Err(unsupported(
+            problem,
+            key,
+            &format!(
+                "the flag {f:?} cannot be written as Kattis flags, which are split at whitespace"
+            ),
+        ));
+    }
+    Ok(yaml_str(&flags.join(" ")))
+}
+
+/// A stable UUID for a problem without one of its own: a hash of its folder name and title (the
+/// same package exports with the same UUID), with the version bits of a UUID version 8.
+fn derived_uuid(problem: &Problem) -> String {
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(format!("ojd problem\0{}\0{}", problem.id, problem.title));
+    let mut b: [u8; 16] = h[..16].try_into().expect("16 of 32 bytes");
+    b[6] = (b[6] & 0x0f) | 0x80;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
 }
 
 fn unsupported(problem: &Problem, key: &str, what: &str) -> ImportError {
@@ -138,9 +187,11 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
         "scoring"
     }];
     let mut data_yaml = String::new();
-    let validator_flags = |flags: &[String]| -> String {
-        let words: Vec<String> = flags.iter().map(|f| yaml_str(f)).collect();
-        format!("output_validator_flags: [{}]\n", words.join(", "))
+    let validator_flags = |key: &str, flags: &[String]| -> Result<String, ImportError> {
+        Ok(format!(
+            "output_validator_flags: {}\n",
+            flags_text(problem, key, flags)?
+        ))
     };
     let copy_program = |rel: &Path, folder: &str| -> Result<(), ImportError> {
         let name = rel.file_name().unwrap_or_default();
@@ -149,11 +200,22 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        copy_raw(
-            &problem.dir.join(rel),
-            &out.join(folder).join(&stem).join(name),
-        )
+        // 2023-07's one `output_validator/` is the program itself; each input validator is a
+        // folder (or file) of `input_validators/`.
+        let to = if folder == OUTPUT_VALIDATOR {
+            out.join(folder).join(name)
+        } else {
+            out.join(folder).join(&stem).join(name)
+        };
+        copy_raw(&problem.dir.join(rel), &to)
     };
+    if problem.io.input_file.is_some() || problem.io.output_file.is_some() {
+        return Err(unsupported(
+            problem,
+            "io",
+            "file input/output cannot be expressed in a Kattis package (programs read stdin and write stdout)",
+        ));
+    }
     if let Some(i) = &problem.interactor {
         if i.protocol != InteractorProtocol::Kattis {
             return Err(unsupported(
@@ -163,16 +225,16 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
             ));
         }
         kinds.push("interactive");
-        copy_program(&i.path, "output_validators")?;
+        copy_program(&i.path, OUTPUT_VALIDATOR)?;
         if !i.flags.is_empty() {
-            data_yaml += &validator_flags(&i.flags);
+            data_yaml += &validator_flags("interactor.flags", &i.flags)?;
         }
     } else {
         match &problem.checker {
             CheckerSpec::Kattis { path, flags } => {
-                copy_program(path, "output_validators")?;
+                copy_program(path, OUTPUT_VALIDATOR)?;
                 if !flags.is_empty() {
-                    data_yaml += &validator_flags(flags);
+                    data_yaml += &validator_flags("checker.flags", flags)?;
                 }
             }
             CheckerSpec::Program { .. } => return Err(unsupported(
@@ -186,8 +248,10 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
                     problem.checker,
                     if problem.checker == CheckerSpec::Lines { " and trailing spaces" } else { "" }
                 ));
-                data_yaml +=
-                    &validator_flags(&["case_sensitive".into(), "space_change_sensitive".into()]);
+                data_yaml += &validator_flags(
+                    "checker",
+                    &["case_sensitive".into(), "space_change_sensitive".into()],
+                )?;
             }
             other => {
                 let flags = other
@@ -195,7 +259,7 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
                     .expect("built-in token checkers have flags");
                 let flags = flags.to_flags();
                 if !flags.is_empty() {
-                    data_yaml += &validator_flags(&flags);
+                    data_yaml += &validator_flags("checker", &flags)?;
                 }
             }
         }
@@ -207,24 +271,87 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
         if problem.validator_accept == 42 {
             copy_program(v, "input_validators")?;
             if !problem.validator_args.is_empty() {
-                let words: Vec<String> =
-                    problem.validator_args.iter().map(|f| yaml_str(f)).collect();
+                let words = flags_text(problem, "validator.args", &problem.validator_args)?;
                 let mut text =
                     std::fs::read_to_string(out.join("data/testdata.yaml")).unwrap_or_default();
-                text += &format!("input_validator_flags: [{}]\n", words.join(", "));
+                text += &format!("input_validator_flags: {words}\n");
                 write_file(&out.join("data/testdata.yaml"), text.as_bytes())?;
             }
         } else {
-            warnings.push(format!(
-                "{}: an ojd validator (exit 0 accepts) is not a Kattis input validator (exit 42); left out",
-                v.display()
-            ));
+            // Kattis input validators accept with 42: a build script compiles ojd's validator
+            // and writes a `run` that turns its exit 0 into 42 (anything else into 43).
+            let name = v
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let stem = v
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let ext = v.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let compile = match ext {
+                "rs" => format!("rustc -O --edition 2021 {name} -o validator.bin"),
+                "c" => format!("gcc -O2 -std=gnu11 {name} -o validator.bin -lm"),
+                "cc" | "cpp" | "cxx" => format!("g++ -O2 -std=gnu++17 {name} -o validator.bin"),
+                "py" => format!(
+                    "cat > validator.bin <<'EOF'\n#!/bin/sh\nexec python3 \"$(dirname \"$0\")/{name}\" \"$@\"\nEOF\nchmod +x validator.bin"
+                ),
+                _ => {
+                    return Err(unsupported(
+                        problem,
+                        "validator",
+                        &format!("an exit-0 validator in .{ext} cannot be wrapped as a Kattis input validator (.rs, .c, .cpp and .py can)"),
+                    ))
+                }
+            };
+            let folder = out.join("input_validators").join(&stem);
+            copy_raw(&problem.dir.join(v), &folder.join(&name))?;
+            let build = format!(
+                "#!/bin/sh\n{WRAPPED_VALIDATOR}\n# Kattis input validator with 42; `run` says 42 for 0 and 43 otherwise.\nset -e\n{compile}\ncat > run <<'EOF'\n#!/bin/sh\n\"$(dirname \"$0\")/validator.bin\" \"$@\" && exit 42\nexit 43\nEOF\nchmod +x run\n"
+            );
+            write_script(&folder.join("build"), &build)?;
+            if !problem.validator_args.is_empty() {
+                let words = flags_text(problem, "validator.args", &problem.validator_args)?;
+                let mut text =
+                    std::fs::read_to_string(out.join("data/testdata.yaml")).unwrap_or_default();
+                text += &format!("input_validator_flags: {words}\n");
+                write_file(&out.join("data/testdata.yaml"), text.as_bytes())?;
+            }
         }
+    }
+    if problem.passes.is_some() {
+        kinds.push("multi-pass");
+    }
+    if problem.validator.is_none() {
+        warnings.push(format!(
+            "{}: no input validator; Kattis tools (problemtools' verifyproblem) require one in a 2023-07 package",
+            problem.dir.join("problem.toml").display()
+        ));
+    }
+    let short = dest.file_name().unwrap_or_default().to_string_lossy();
+    if short.is_empty()
+        || !short
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        warnings.push(format!(
+            "{}: Kattis tools take the folder's name as the problem's short name, which must be [a-z0-9]+",
+            dest.display()
+        ));
     }
     let secs = problem.time_limit.as_secs_f64();
     let mut yaml =
         String::from("# Exported by `ojd export kattis`.\nproblem_format_version: 2023-07-draft\n");
     yaml += &format!("name: {}\n", yaml_str(&problem.title));
+    yaml += &format!(
+        "uuid: {}\n",
+        problem
+            .uuid
+            .clone()
+            .unwrap_or_else(|| derived_uuid(problem))
+    );
     if !problem.source.is_empty() {
         yaml += &format!("source: {}\n", yaml_str(&problem.source));
     }
@@ -235,6 +362,9 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
     );
     if let Some(o) = problem.output_limit {
         yaml += &format!("  output: {}\n", o.div_ceil(1 << 20));
+    }
+    if let Some(n) = problem.passes {
+        yaml += &format!("  validation_passes: {n}\n");
     }
     write_file(&out.join("problem.yaml"), yaml.as_bytes())?;
     write_file(&out.join(".timelimit"), format!("{secs}\n").as_bytes())?;
@@ -249,7 +379,8 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
     }
     let mut submissions = 0;
     let solution_in_submissions = problem.solution.starts_with("submissions");
-    if !solution_in_submissions {
+    // With `answers = "given"` a package may have no reference.
+    if !solution_in_submissions && problem.dir.join(&problem.solution).is_file() {
         let name = problem.solution.file_name().unwrap_or_default();
         copy_raw(
             &problem.dir.join(&problem.solution),

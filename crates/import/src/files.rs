@@ -159,6 +159,17 @@ pub(crate) fn write_file(to: &Path, data: &[u8]) -> Result<(), ImportError> {
     write_mode(to, data, 0o644)
 }
 
+/// The first comment line of the `build` script of an ojd validator that `ojd export kattis`
+/// wrapped for Kattis; the Kattis import recognises it and takes the validator back as it was
+/// (exit 0 accepts).
+pub(crate) const WRAPPED_VALIDATOR: &str =
+    "# Made by `ojd export kattis`: ojd's validator accepts an input with exit 0, a";
+
+/// Writes a script of ojd's own making (never a package's file), executable (0755).
+pub(crate) fn write_script(to: &Path, text: &str) -> Result<(), ImportError> {
+    write_mode(to, text.as_bytes(), 0o755)
+}
+
 /// Creates `dir` and its parents (0755 at most).
 pub(crate) fn create_dirs(dir: &Path) -> Result<(), ImportError> {
     std::fs::DirBuilder::new()

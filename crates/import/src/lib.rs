@@ -70,6 +70,28 @@ pub enum ImportError {
     Run(String),
 }
 
+/// What the folder `dir` looks like when it is not the package an import expected: the
+/// format its files suggest, and which formats ojd imports.
+pub(crate) fn looks_like(dir: &std::path::Path) -> String {
+    let has = |f: &str| dir.join(f).exists();
+    let what = if has("problem.yaml") {
+        "a Kattis package (`ojd import kattis`)"
+    } else if has("problem.xml") {
+        "a Polygon package (`ojd import polygon`)"
+    } else if has("task.yaml") || has("gen/GEN") {
+        "a CMS task (italy_yaml), which ojd does not import yet"
+    } else if has("domjudge-problem.ini") {
+        "a DOMjudge package without problem.yaml, which ojd does not import"
+    } else if has("problem.toml") {
+        "an ojd package already (nothing to import)"
+    } else {
+        "no format ojd knows"
+    };
+    format!(
+        "it looks like {what}; ojd imports Kattis packages (problem.yaml: legacy, 2023-07, 2025-09, DOMjudge's too) and Polygon packages (problem.xml, or the .zip)"
+    )
+}
+
 /// For `map_err`: an I/O failure as an [`ImportError::Io`] that says what was being done, since
 /// the bare OS error names no file.
 pub(crate) fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ImportError {
@@ -86,4 +108,31 @@ pub struct Imported {
     pub submissions: usize,
     /// Parts skipped because they do not change judging, each naming the file.
     pub warnings: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    /// A folder in another format is named as what it looks like, with the formats ojd imports.
+    #[test]
+    fn a_foreign_folder_is_named() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(super::looks_like(d.path()).contains("no format ojd knows"));
+        std::fs::create_dir_all(d.path().join("gen")).unwrap();
+        std::fs::write(d.path().join("task.yaml"), "name: t\n").unwrap();
+        let m = super::looks_like(d.path());
+        assert!(m.contains("a CMS task (italy_yaml)"), "{m}");
+        assert!(m.contains("ojd imports Kattis packages"), "{m}");
+        let e = crate::kattis::import(
+            d.path(),
+            &ojd_judge::config::Config::defaults(),
+            None,
+            &Default::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("not a Kattis problem package; it looks like a CMS task"),
+            "{e}"
+        );
+    }
 }

@@ -29,6 +29,10 @@ pub(crate) struct Manifest {
     /// The package's submissions follow Kattis's verdicts (`verdicts = "kattis"`: a memory
     /// overrun counts as a run-time error).
     pub(crate) kattis_verdicts: bool,
+    /// The package's own UUID, kept.
+    pub(crate) uuid: Option<String>,
+    /// A multi-pass problem's number of passes.
+    pub(crate) passes: Option<u32>,
 }
 
 fn q(s: &str) -> String {
@@ -56,6 +60,9 @@ impl Manifest {
         if !self.source.is_empty() {
             t += &format!("source = {}\n", q(&self.source));
         }
+        if let Some(u) = &self.uuid {
+            t += &format!("uuid = {}\n", q(u));
+        }
         t += &format!("time_limit = \"{}ms\"\n", self.time_limit_ms);
         t += &format!(
             "memory_limit = {}\n",
@@ -78,6 +85,9 @@ impl Manifest {
                 q(path),
                 q_list(args)
             );
+        }
+        if let Some(n) = self.passes {
+            t += &format!("passes = {n}\n");
         }
         if let Some(i) = &self.interactor {
             let protocol = match i.protocol {
@@ -191,6 +201,8 @@ mod tests {
             io: None,
             kattis_verdicts: true,
             origin: "imported".into(),
+            uuid: Some("5bd2ccb4-7ad8-4d5c-9c7a-3a1f0b9e2d11".into()),
+            passes: None,
         };
         std::fs::write(d.path().join("problem.toml"), m.to_toml()).unwrap();
         let p = ojd_judge::problem::Problem::load(d.path()).unwrap();
@@ -201,6 +213,7 @@ mod tests {
         assert_eq!(p.validator_accept, 42);
         assert_eq!(p.validator_args, ["--x"]);
         assert_eq!(p.groups[0].points, 30);
+        assert_eq!(p.uuid, m.uuid);
         assert_eq!(p.verdicts, ojd_judge::problem::VerdictRules::Kattis);
     }
 }

@@ -303,7 +303,10 @@ pub fn import(
     if !xml_path.exists() {
         return Err(ImportError::Invalid {
             file: xml_path.display().to_string(),
-            message: "missing (is this a full Polygon package?)".into(),
+            message: format!(
+                "missing (is this a full Polygon package?); {}",
+                crate::looks_like(pkg)
+            ),
         });
     }
     let xml_text = read_text(&xml_path)?;
@@ -592,13 +595,15 @@ pub fn import(
         generate,
         io,
         kattis_verdicts: false,
+        uuid: None,
+        passes: None,
         origin: "Imported from a Polygon package by `ojd import polygon`; `ojd gen` made the generated tests and every answer.".into(),
     };
     write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;
     let problem =
         ojd_judge::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
     ojd_judge::answers::generate(judge, &problem, &ojd_judge::answers::GenOptions::default())
-        .map_err(|e| ImportError::Run(format!("building the tests and answers: {e}")))?;
+        .map_err(|e| gen_failure(package, e))?;
     if interactive {
         let problem =
             ojd_judge::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
@@ -748,6 +753,27 @@ fn statement(
         &out.join("statement.md"),
         format!("{}\n", md.trim_end()).as_bytes(),
     )
+}
+
+/// Why building the tests and answers failed, as the package's problem (its generator, validator
+/// or main solution failed, or is too slow to build an answer: exit 2, naming the package) or,
+/// only when the sandbox or the host failed, as a run failure (exit 3).
+fn gen_failure(package: &Path, e: ojd_judge::answers::GenError) -> ImportError {
+    use ojd_judge::answers::GenError;
+    let host = match &e {
+        GenError::Io { .. } => true,
+        GenError::Judge(j) => j.is_host_fault(),
+        _ => false,
+    };
+    if host {
+        return ImportError::Run(format!("building the tests and answers: {e}"));
+    }
+    ImportError::Invalid {
+        file: package.display().to_string(),
+        message: format!(
+            "the package's own programs cannot build its tests and answers here (a package problem, not the sandbox's): {e}"
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@
 //! `answers.lock` in the package records, per test, a SHA-256 of (reference source, input) and
 //! of the answer. An answer whose record matches is not recomputed; one whose input or solver
 //! changed, or whose file was edited by hand, is stale and rebuilt. Sample answers come from the
-//! original statement: when a sample's `.ans` exists without a record, the reference must
-//! reproduce it byte for byte, else gen fails rather than overwrite it.
+//! original statement: when a sample's `.ans` exists, recorded or not, it is kept, and the
+//! reference must agree with it (as the problem's checker compares), else gen fails with the
+//! diff rather than overwrite it.
 //!
 //! A package with `answers = "given"` (an imported one) brings its own answers: gen validates
 //! its inputs and never runs the reference for answers.
@@ -394,15 +395,16 @@ fn generate_in(
         let answer =
             std::fs::read(&run.output).map_err(cx.io("read the reference's output".into()))?;
         let answer_hash = sha256_hex(&[&answer]);
-        // A sample's answer from the original statement is the authority.
-        if let (true, Some(original_hash), false) = (
-            t.sample,
-            committed_hash.clone(),
-            old_lock.contains_key(&t.name),
-        ) {
+        // A sample's committed answer is the statement's, an independent check of the
+        // reference: never overwritten, whether gen has a record of it or not (an answer edited
+        // by hand after an earlier gen is still the statement's). A reference that contradicts
+        // it is an error with the diff.
+        if let (true, Some(original_hash)) = (t.sample, committed_hash.clone()) {
             let original = committed_data.as_deref().unwrap_or_default();
-            if crate::judge::compare(&problem.checker, &answer, original)
-                != crate::judge::CheckOutcome::Accepted
+            // An external checker (testlib, Kattis) is not run here: the sample is kept, and
+            // `ojd verify` judges the reference against it with that checker.
+            if let crate::judge::CheckOutcome::Wrong(_) =
+                crate::judge::compare(&problem.checker, &answer, original)
             {
                 let diff = crate::diff::diff(original, &answer)
                     .map(|d| crate::diff::render(&d, false))

@@ -170,14 +170,22 @@ fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
 fn discover(judge: &Judge, problem: &Problem, report: &mut ProblemReport) -> Vec<Sub> {
     let mut subs = Vec::new();
     let reference = problem.solution.display().to_string();
-    subs.extend(read_sub(
-        judge,
-        &problem.dir.join(&problem.solution),
-        reference,
-        Verdict::Accepted,
-        true,
-        report,
-    ));
+    // `answers = "given"` needs no reference: judge it only when there is one.
+    let has_reference = !problem.answers_given || problem.dir.join(&problem.solution).is_file();
+    subs.extend(
+        has_reference
+            .then(|| {
+                read_sub(
+                    judge,
+                    &problem.dir.join(&problem.solution),
+                    reference,
+                    Verdict::Accepted,
+                    true,
+                    report,
+                )
+            })
+            .flatten(),
+    );
     let root = problem.dir.join("submissions");
     if !root.is_dir() {
         report

@@ -110,11 +110,19 @@ pub(super) fn data(
     )?;
     d.samples = d.tests.len();
     walk(&root.join("secret"), "", &mut d.tests, false, interactive)?;
-    if d.tests.len() == d.samples {
+    if d.tests.is_empty() {
         return Err(ImportError::Invalid {
-            file: root.join("secret").display().to_string(),
-            message: "no secret tests (*.in)".into(),
+            file: root.display().to_string(),
+            message: "no tests (*.in) in data/sample or data/secret".into(),
         });
+    }
+    if d.tests.len() == d.samples {
+        // DOMjudge judges the samples too: they are then the whole test set, all visible.
+        warnings.push(format!(
+            "{}: no secret tests: the {} samples are all the tests, judged as DOMjudge judges them (students see every test); add data/secret/ for hidden ones",
+            root.join("secret").display(),
+            d.samples
+        ));
     }
     if scoring {
         d.groups = groups(&root.join("secret"), warnings)?;

@@ -5,7 +5,8 @@
 //! - `problem.yaml`: `name` (a string, or a map by language: English first), `source` /
 //!   `author` / `credits`, `limits` (`time_limit` in seconds, `memory` and `output` in MiB), the
 //!   kind of problem (legacy `validation: default | custom | custom interactive`, current
-//!   `type: pass-fail | scoring | interactive`), legacy `validator_flags`;
+//!   `type: pass-fail | scoring | interactive | multi-pass`, legacy `validation: custom
+//!   multi-pass`, with `limits.validation_passes` → `passes`), legacy `validator_flags`, `uuid`;
 //! - the time limit: `limits.time_limit`, else a legacy `.timelimit` file, else the multiplier
 //!   rule (the slowest accepted submission's CPU time times `time_multiplier` (legacy, default
 //!   5) or `time_multipliers.ac_to_time_limit` (default 2), rounded up to a whole second),
@@ -97,7 +98,16 @@ pub fn import(
     let (given, multiplier) = yaml::given_time_limit(&src)?;
     let mut manifest = Manifest {
         title: match yaml::title(&src) {
-            t if t.is_empty() => id.clone(),
+            t if t.is_empty() => match statement_title(&out) {
+                Some(t) => {
+                    warnings.push(format!(
+                        "{}: no name: the title {t:?} is the statement's",
+                        src.yaml_file
+                    ));
+                    t
+                }
+                None => id.clone(),
+            },
             t => t,
         },
         source: yaml::source_line(&src),
@@ -113,6 +123,8 @@ pub fn import(
         generate: Vec::new(),
         io: None,
         kattis_verdicts: true,
+        uuid: yaml::uuid(&src)?,
+        passes: yaml::passes(&src)?,
         origin: format!(
             "Imported from a Kattis package ({}) by `ojd import kattis`.",
             match src.version {
@@ -138,15 +150,19 @@ pub fn import(
             ));
         }
         manifest.time_limit_ms = ojd_verify::calibrate::kattis_limit(
-            slowest,
+            slowest.cpu,
             multiplier,
             std::time::Duration::from_secs(1),
         )
         .as_millis() as u64;
         warnings.push(format!(
-            "time limit {} ms from the slowest accepted submission ({} ms) times {multiplier}, rounded up to a second",
+            "time limit {} ms set by {}: {} ms CPU on {} (the fastest of {} runs) times {multiplier}, rounded up to a second; to choose it yourself, give limits.time_limit in {} or edit time_limit in the new problem.toml",
             manifest.time_limit_ms,
-            slowest.as_millis()
+            slowest.submission,
+            slowest.cpu.as_millis(),
+            slowest.test,
+            slowest.runs,
+            src.yaml_file,
         ));
         write(&manifest)?;
     }
@@ -158,4 +174,14 @@ pub fn import(
         submissions,
         warnings,
     })
+}
+
+/// The first `# ` heading of the statement written into `out` (a LaTeX statement's
+/// `\problemname`, rendered), for a package whose problem.yaml has no `name`.
+fn statement_title(out: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(out.join("statement.md")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
 }

@@ -10,49 +10,136 @@ use crate::files::{copy_text, entries, files_in, safe_name};
 use crate::{io_err, ImportError};
 use ojd_judge::config::Config;
 
-/// The largest CPU time of any accepted submission on any test, judged with a generous limit,
+/// The slowest accepted run the multiplier rule starts from.
+pub(super) struct Slowest {
+    /// Its CPU time: the fastest of its runs on its slowest test.
+    pub(super) cpu: Duration,
+    /// The submission (its path in the package) and that test.
+    pub(super) submission: String,
+    pub(super) test: String,
+    /// How many times that submission was judged.
+    pub(super) runs: u32,
+}
+
+/// An accepted submission being timed: its name, the submission, each test's fastest CPU time
+/// (ms), and how many times it was judged.
+type Timed = (
+    String,
+    ojd_judge::judge::Submission,
+    Vec<(String, u64)>,
+    u32,
+);
+
+/// How many times the slowest accepted submission is judged: as `ojd verify` settles a time
+/// near the limit, by the fastest of several runs, so that one slow run on a loaded machine
+/// does not set the limit.
+const TIMING_RUNS: u32 = 3;
+
+/// The largest CPU time of any accepted submission on any test, judged with a generous limit
+/// (the slowest submission judged [`TIMING_RUNS`] times, each test's fastest run counting),
 /// and the accepted submissions left out because they do not compile here.
 pub(super) fn slowest_accepted(
     judge: &ojd_judge::judge::Judge,
     pkg: &Path,
-) -> Result<(Duration, Vec<String>), ImportError> {
+) -> Result<(Slowest, Vec<String>), ImportError> {
     let mut skipped = Vec::new();
     let problem =
         ojd_judge::problem::Problem::load(pkg).map_err(|e| ImportError::Run(e.to_string()))?;
-    let mut slowest = Duration::ZERO;
+    // Per submission: (name, submission, per-test fastest CPU ms, runs).
+    let mut timed: Vec<Timed> = Vec::new();
+    let judge_once = |sub: &ojd_judge::judge::Submission| {
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        judge.judge(&problem, sub, &mut |_| {}, &cancel)
+    };
     for f in files_in(&pkg.join("submissions/accepted")) {
         let source = std::fs::read(&f).map_err(io_err(format!("read {}", f.display())))?;
         let Some(language) = judge.detect_language(&f, &source) else {
             continue;
         };
+        let name = f.strip_prefix(pkg).unwrap_or(&f).display().to_string();
         let sub = ojd_judge::judge::Submission { language, source };
-        let cancel = std::sync::atomic::AtomicBool::new(false);
-        let report = match judge.judge(&problem, &sub, &mut |_| {}, &cancel) {
+        let report = match judge_once(&sub) {
             Ok(r) => r,
             // A language whose toolchain this host lacks: not ours to time either.
             Err(
                 ojd_judge::judge::JudgeError::LanguageUnavailable { .. }
                 | ojd_judge::judge::JudgeError::UnknownLanguage { .. },
             ) => {
-                skipped.push(f.strip_prefix(pkg).unwrap_or(&f).display().to_string());
+                skipped.push(name);
                 continue;
             }
-            Err(e) => return Err(ImportError::Run(format!("{}: {e}", f.display()))),
+            Err(e) if e.is_host_fault() => {
+                return Err(ImportError::Run(format!("{}: {e}", f.display())))
+            }
+            Err(e) => {
+                return Err(ImportError::Invalid {
+                    file: f.display().to_string(),
+                    message: format!("cannot be judged to time it: {e}"),
+                })
+            }
         };
         if report.verdict == ojd_judge::verdict::Verdict::CompileError {
             // Not ours to time (say, Python 2 under a Python 3 profile); verify shows it.
-            skipped.push(f.strip_prefix(pkg).unwrap_or(&f).display().to_string());
+            skipped.push(name);
             continue;
         }
         if report.verdict != ojd_judge::verdict::Verdict::Accepted {
-            return Err(ImportError::Run(format!(
-                "{}: an accepted submission got {} with a 10 s limit while timing it",
-                f.display(),
-                report.verdict
-            )));
+            // The package's problem (its accepted submission is not), never the sandbox's.
+            return Err(ImportError::Invalid {
+                file: f.display().to_string(),
+                message: format!(
+                    "an accepted submission got {} with a 10 s limit while timing it: the package's time limit cannot come from its accepted submissions",
+                    report.verdict
+                ),
+            });
         }
-        slowest = slowest.max(Duration::from_millis(report.max_cpu_ms));
+        let tests = report
+            .tests
+            .iter()
+            .map(|t| (t.name.clone(), t.cpu_ms))
+            .collect();
+        timed.push((name, sub, tests, 1));
     }
+    let slowest_of = |tests: &[(String, u64)]| {
+        tests
+            .iter()
+            .max_by_key(|(_, ms)| *ms)
+            .cloned()
+            .unwrap_or_default()
+    };
+    // Judge the slowest again until the slowest has had all its runs (another may then be
+    // the slowest).
+    while let Some(top) = (0..timed.len()).max_by_key(|&i| slowest_of(&timed[i].2).1) {
+        if timed[top].3 >= TIMING_RUNS {
+            break;
+        }
+        let (name, sub, tests, runs) = &mut timed[top];
+        let report = judge_once(sub).map_err(|e| ImportError::Run(format!("{name}: {e}")))?;
+        for t in &report.tests {
+            if let Some((_, ms)) = tests.iter_mut().find(|(n, _)| *n == t.name) {
+                *ms = (*ms).min(t.cpu_ms);
+            }
+        }
+        *runs += 1;
+    }
+    let slowest = timed
+        .iter()
+        .map(|(name, _, tests, runs)| {
+            let (test, ms) = slowest_of(tests);
+            Slowest {
+                cpu: Duration::from_millis(ms),
+                submission: name.clone(),
+                test,
+                runs: *runs,
+            }
+        })
+        .max_by_key(|s| s.cpu)
+        .unwrap_or(Slowest {
+            cpu: Duration::ZERO,
+            submission: String::new(),
+            test: String::new(),
+            runs: 0,
+        });
     Ok((slowest, skipped))
 }
 
@@ -66,7 +153,54 @@ fn verdict_folder(name: &str) -> Option<&'static str> {
         "memory_limit_exceeded" => "memory_limit_exceeded",
         "output_limit_exceeded" => "output_limit_exceeded",
         "compile_error" => "compile_error",
+        // DOMjudge's folder names.
+        "compiler_error" => "compile_error",
+        "output_limit" => "output_limit_exceeded",
+        "memory_limit" => "memory_limit_exceeded",
+        // DOMjudge's NO-OUTPUT is a wrong answer that printed nothing.
+        "no_output" => "wrong_answer",
         _ => return None,
+    })
+}
+
+/// DOMjudge's `@EXPECTED_RESULTS@: A, B` header in a submission's source: the ojd folder of its
+/// one expected result (`Some(Ok)`), an error naming what ojd cannot express (several results
+/// or an unknown one), or `None` without a header.
+fn expected_results(text: &str) -> Option<Result<&'static str, String>> {
+    let at = text.find("@EXPECTED_RESULTS@:")?;
+    let line = text[at + "@EXPECTED_RESULTS@:".len()..]
+        .lines()
+        .next()
+        .unwrap_or("");
+    let results: Vec<String> = line
+        .split([',', ' ', '\t'])
+        .map(|w| w.trim().trim_end_matches("*/").to_ascii_uppercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let folder = |r: &str| {
+        Some(match r {
+            "CORRECT" => "accepted",
+            "WRONG-ANSWER" | "NO-OUTPUT" => "wrong_answer",
+            "TIMELIMIT" => "time_limit_exceeded",
+            "RUN-ERROR" => "runtime_error",
+            "COMPILER-ERROR" => "compile_error",
+            "OUTPUT-LIMIT" => "output_limit_exceeded",
+            "MEMORY-LIMIT" => "memory_limit_exceeded",
+            _ => return None,
+        })
+    };
+    let folders: Vec<Option<&'static str>> = results.iter().map(|r| folder(r)).collect();
+    Some(match folders.as_slice() {
+        [Some(one)] => Ok(*one),
+        [] => Err("an @EXPECTED_RESULTS@ header without a result".into()),
+        _ if folders.iter().any(Option::is_none) => Err(format!(
+            "@EXPECTED_RESULTS@: {} holds a result ojd does not know",
+            results.join(", ")
+        )),
+        _ => Err(format!(
+            "@EXPECTED_RESULTS@: {}: ojd promises one verdict per submission",
+            results.join(", ")
+        )),
     })
 }
 
@@ -91,7 +225,18 @@ pub(super) fn submissions(
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let Some(target) = verdict_folder(&name) else {
+        // A folder without a verdict of its own (DOMjudge's `rejected/`, `mixed/`) may still
+        // hold files whose @EXPECTED_RESULTS@ header names one.
+        let Some(target) = verdict_folder(&name).or_else(|| {
+            entries(&folder)
+                .iter()
+                .any(|f| {
+                    f.is_file()
+                        && crate::files::read_text(f)
+                            .is_ok_and(|t| t.contains("@EXPECTED_RESULTS@:"))
+                })
+                .then_some("")
+        }) else {
             warnings.push(format!(
                 "{}: ojd has no verdict folder for {name:?}; skipped",
                 folder.display()
@@ -110,6 +255,23 @@ pub(super) fn submissions(
                 warnings.push(format!("{}: no language profile; skipped", f.display()));
                 continue;
             }
+            // DOMjudge: a header in the source names the expected result, whatever the folder.
+            let text = crate::files::read_text(&f)?;
+            let target = match expected_results(&text) {
+                None if target.is_empty() => {
+                    warnings.push(format!(
+                        "{}: ojd has no verdict folder for {name:?} and the file has no @EXPECTED_RESULTS@ header; skipped",
+                        f.display()
+                    ));
+                    continue;
+                }
+                None => target,
+                Some(Ok(t)) => t,
+                Some(Err(why)) => {
+                    warnings.push(format!("{}: {why}; skipped", f.display()));
+                    continue;
+                }
+            };
             let file = safe_name(&f.file_name().unwrap_or_default().to_string_lossy());
             let rel = format!("submissions/{target}/{file}");
             copy_text(&f, &out.join(&rel))?;

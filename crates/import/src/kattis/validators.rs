@@ -29,13 +29,7 @@ pub(super) fn program(
     let main = if path.is_dir() {
         let sources: Vec<PathBuf> = files_in(path)
             .into_iter()
-            .filter(|f| {
-                config.language_for(f).is_some()
-                    && !matches!(
-                        f.extension().and_then(|e| e.to_str()),
-                        Some("h" | "hpp" | "hh")
-                    )
-            })
+            .filter(|f| config.language_for(f).is_some() && !is_header(f))
             .collect();
         match sources.as_slice() {
             [one] => one.clone(),
@@ -86,6 +80,25 @@ pub(super) fn program(
     Ok(Some(name))
 }
 
+/// Whether `path` is a header (`testlib.h`, `validate.hpp`): a part of a program, included by
+/// it, never a program of its own.
+pub(super) fn is_header(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("h" | "hpp" | "hh" | "hxx" | "h++" | "inc")
+    )
+}
+
+/// The programs of a validators' folder: each subfolder is one, and so is each file beside
+/// them that is not a header (a flat `output_validators/{checker.cpp, testlib.h}` holds one
+/// program, whose header [`program`] inlines).
+pub(super) fn programs_in(folder: &Path) -> Vec<PathBuf> {
+    entries(folder)
+        .into_iter()
+        .filter(|p| p.is_dir() || !is_header(p))
+        .collect()
+}
+
 /// The output validator as a `kattis` checker or, for an interactive problem, as the
 /// interactor (the checker then stays `tokens`); without a custom one (`custom` false), the
 /// default validator's flags as the built-in checker that compares exactly as it does.
@@ -124,12 +137,18 @@ pub(super) fn output_validator(
     let validator_src = if dir.join("output_validator").is_dir() {
         dir.join("output_validator")
     } else {
-        let all = entries(&dir.join("output_validators"));
+        let all = programs_in(&dir.join("output_validators"));
         if all.len() > 1 {
             return Err(ImportError::Unsupported {
                 file: dir.join("output_validators").display().to_string(),
                 key: "output validators".into(),
-                what: "more than one output validator is not supported".into(),
+                what: format!(
+                    "more than one output validator is not supported (found {})",
+                    all.iter()
+                        .map(|p| p.file_name().unwrap_or_default().to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             });
         }
         all.into_iter().next().ok_or_else(|| {
@@ -171,10 +190,41 @@ pub(super) fn input_validator(
     warnings: &mut Vec<String>,
 ) -> Result<Option<(String, i32, Vec<String>)>, ImportError> {
     let mut validator = None;
-    for folder in ["input_validators", "input_format_validators"] {
-        let all = entries(&dir.join(folder));
+    // `input_validator/` is DOMjudge's name for the folder.
+    for folder in [
+        "input_validators",
+        "input_format_validators",
+        "input_validator",
+    ] {
+        let all = programs_in(&dir.join(folder));
         let mut made = Vec::new();
         for v in &all {
+            // A checktestdata script, or a folder holding one.
+            let ctd = if v.is_file() {
+                Some(v.clone()).filter(|f| f.extension().is_some_and(|e| e == "ctd"))
+            } else {
+                match files_in(v).as_slice() {
+                    [one] if one.extension().is_some_and(|e| e == "ctd") => Some(one.clone()),
+                    _ => None,
+                }
+            };
+            if let Some(ctd) = ctd {
+                let stem = format!("input_validator{}", made.len());
+                if let Some(name) = checktestdata(&ctd, out, &stem, warnings)? {
+                    made.push((name, 42));
+                }
+                continue;
+            }
+            // An ojd validator that `ojd export kattis` wrapped (its `build` turns exit 0 into
+            // 42) comes back as it was: accepting with exit 0.
+            let build = v.join("build");
+            let accept = if build.is_file()
+                && read_text(&build)?.contains(crate::files::WRAPPED_VALIDATOR)
+            {
+                0
+            } else {
+                42
+            };
             if let Some(name) = program(
                 config,
                 v,
@@ -182,22 +232,78 @@ pub(super) fn input_validator(
                 &format!("input_validator{}", made.len()),
                 warnings,
             )? {
-                made.push(name);
+                made.push((name, accept));
             }
         }
         if made.len() > 1 {
             warnings.push(format!(
                 "{}: ojd runs one input validator; only {} is used",
                 dir.join(folder).display(),
-                made[0]
+                made[0].0
             ));
         }
         if validator.is_none() && !data.input_flags_vary {
             validator = made
                 .into_iter()
                 .next()
-                .map(|n| (n, 42, data.input_flags.clone().unwrap_or_default()));
+                .map(|(n, accept)| (n, accept, data.input_flags.clone().unwrap_or_default()));
         }
     }
     Ok(validator)
+}
+
+/// A checktestdata script (`.ctd`) as a validator: converted at import time into a standalone
+/// Python program (exit 42 valid, 43 invalid) by the `checktestdata` package from PyPI (`python3
+/// -m checktestdata --convert`), a maintained implementation of the language; the program then
+/// runs in the sandbox like every validator. The conversion reads a copy of the script, never
+/// the package's file itself. `None` with a warning when the package is not installed here.
+fn checktestdata(
+    ctd: &Path,
+    out: &Path,
+    stem: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Option<String>, ImportError> {
+    let script = read_text(ctd)?;
+    let tmp = tempfile::tempdir().map_err(crate::io_err("create a scratch folder"))?;
+    let (src, py) = (
+        tmp.path().join("validator.ctd"),
+        tmp.path().join("validator.py"),
+    );
+    std::fs::write(&src, script).map_err(crate::io_err(format!("write {}", src.display())))?;
+    let run = std::process::Command::new("python3")
+        .args(["-m", "checktestdata", "--convert"])
+        .arg(&py)
+        .arg(&src)
+        .output();
+    let run = match run {
+        Ok(r) => r,
+        Err(e) => {
+            warnings.push(format!(
+                "{}: a checktestdata script, but python3 does not run here ({e}); skipped",
+                ctd.display()
+            ));
+            return Ok(None);
+        }
+    };
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if stderr.contains("No module named checktestdata") {
+        warnings.push(format!(
+            "{}: a checktestdata script, but the checktestdata package is not installed (pip install checktestdata); skipped",
+            ctd.display()
+        ));
+        return Ok(None);
+    }
+    if !run.status.success() || !py.is_file() {
+        return Err(ImportError::Invalid {
+            file: ctd.display().to_string(),
+            message: format!(
+                "not a checktestdata script checktestdata can read: {}",
+                stderr.lines().last().unwrap_or("").trim()
+            ),
+        });
+    }
+    let program = std::fs::read(&py).map_err(crate::io_err(format!("read {}", py.display())))?;
+    let name = format!("{stem}.py");
+    write_file(&out.join(&name), &program)?;
+    Ok(Some(name))
 }

@@ -42,7 +42,10 @@ impl<'a> Src<'a> {
         if !yaml_path.is_file() {
             return Err(ImportError::Invalid {
                 file: yaml_path.display().to_string(),
-                message: "missing: not a Kattis problem package".into(),
+                message: format!(
+                    "missing: not a Kattis problem package; {}",
+                    crate::looks_like(dir)
+                ),
             });
         }
         let yaml = read_yaml(&yaml_path)?;
@@ -166,13 +169,20 @@ pub(super) fn kind(src: &Src<'_>) -> Result<(bool, bool, bool), ImportError> {
                 "default" => {}
                 "custom" => custom = true,
                 "interactive" => interactive = true,
+                // `passes`, below, reads the limit.
+                "multi-pass" => custom = true,
                 "score" => return Err(src.unsupported(
                     "validation",
                     "\"custom score\" (the output validator gives the score) is not supported: \
                          ojd scores by test groups",
                 )),
                 other => {
-                    return Err(src.unsupported("validation", format!("unknown value {other:?}")))
+                    return Err(src.unsupported(
+                        "validation",
+                        format!(
+                            "unknown value {other:?} (known: default, custom, interactive, multi-pass, score)"
+                        ),
+                    ))
                 }
             }
         }
@@ -183,7 +193,8 @@ pub(super) fn kind(src: &Src<'_>) -> Result<(bool, bool, bool), ImportError> {
                 "pass-fail" => {}
                 "scoring" => scoring = true,
                 "interactive" => interactive = true,
-                other @ ("multi-pass" | "submit-answer") => {
+                "multi-pass" => custom = true,
+                other @ "submit-answer" => {
                     return Err(
                         src.unsupported("type", format!("{other} problems are not supported"))
                     )
@@ -195,6 +206,13 @@ pub(super) fn kind(src: &Src<'_>) -> Result<(bool, bool, bool), ImportError> {
     let dir = src.dir;
     let has_validator = dir.join("output_validator").is_dir()
         || !entries(&dir.join("output_validators")).is_empty();
+    if !has_validator && passes(src)?.is_some() {
+        return Err(ImportError::Invalid {
+            file: dir.join("output_validator").display().to_string(),
+            message: "a multi-pass problem needs its output validator here (it writes nextpass.in)"
+                .into(),
+        });
+    }
     if interactive && !has_validator {
         return Err(ImportError::Invalid {
             file: dir.join("output_validators").display().to_string(),
@@ -242,5 +260,38 @@ pub(super) fn mib(src: &Src<'_>, key: &str, default: u64) -> Result<u64, ImportE
             .filter(|m| *m >= 1.0)
             .map(|m| (m * 1048576.0) as u64)
             .ok_or_else(|| src.unsupported(&format!("limits.{key}"), "expected a number of MiB")),
+    }
+}
+
+/// The package's `uuid`, kept as its identity; one that is not a UUID is an error.
+pub(super) fn uuid(src: &Src<'_>) -> Result<Option<String>, ImportError> {
+    let Some(v) = src.get("uuid") else {
+        return Ok(None);
+    };
+    yaml_string(v)
+        .and_then(|u| ojd_judge::problem::parse_uuid(&u))
+        .map(Some)
+        .ok_or_else(|| src.unsupported("uuid", "expected a UUID (8-4-4-4-12 hex digits)"))
+}
+
+/// The number of passes of a multi-pass problem (`type: multi-pass`, or legacy `validation:
+/// custom multi-pass`): `limits.validation_passes`, 2 when not given; `None` for other problems.
+pub(super) fn passes(src: &Src<'_>) -> Result<Option<u32>, ImportError> {
+    let has = |key: &str| {
+        src.get(key)
+            .is_some_and(|v| yaml_words(v).iter().any(|w| w == "multi-pass"))
+    };
+    if !has("type") && !has("validation") {
+        return Ok(None);
+    }
+    match src.get("limits").and_then(|l| l.get("validation_passes")) {
+        None => Ok(Some(2)),
+        Some(v) => match v.as_u64() {
+            Some(n @ 2..=100) => Ok(Some(n as u32)),
+            _ => Err(src.unsupported(
+                "limits.validation_passes",
+                "expected a whole number of passes from 2 to 100",
+            )),
+        },
     }
 }

@@ -279,16 +279,71 @@ pub(super) fn run_test(
     checker: Option<&Program>,
     test: &TestCase,
     limits: &Limits,
-    work: &Path,
 ) -> Result<TestResult, JudgeError> {
-    let dir = work.join("interactive");
+    run_pass(
+        judge, problem, program, spec, interactor, checker, test, limits, None,
+    )
+}
+
+/// One pass of a multi-pass interactive problem: the interactor reads `input` (the test's, or
+/// the `nextpass.in` of the pass before) and its feedback folder is `feedback`, a host folder
+/// bound writable at `/data/` and kept between passes by the caller.
+pub(super) struct Pass<'a> {
+    pub(super) input: &'a Path,
+    pub(super) feedback: &'a Path,
+}
+
+/// [`run_test`], or one pass of a multi-pass test.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_pass(
+    judge: &Judge,
+    problem: &Problem,
+    program: &Program,
+    spec: &Interactor,
+    interactor: &Program,
+    checker: Option<&Program>,
+    test: &TestCase,
+    limits: &Limits,
+    pass: Option<&Pass<'_>>,
+) -> Result<TestResult, JudgeError> {
+    // A folder of its own for every run, never the same path twice: the sandbox's keeper
+    // keeps a handle on the folders its streams were opened in, keyed by path, and a folder
+    // removed and made again at the same path would be reached through the stale handle of the
+    // removed one ("to-program: No such file or directory" on a submission's second test).
+    let dir = judge.fresh_dir("interactive")?;
     let pipes = Pipes::new(&dir)?;
-    let (judge_msg, team_msg, tout) = (
-        dir.join("judgemessage.txt"),
-        dir.join("teammessage.txt"),
-        dir.join("tout"),
-    );
-    let (args, box_files, collect) = interactor_io(spec, test, &judge_msg, &team_msg, &tout);
+    let (judge_msg, team_msg, tout) = match pass {
+        Some(p) => (
+            p.feedback.join("judgemessage.txt"),
+            p.feedback.join("teammessage.txt"),
+            dir.join("tout"),
+        ),
+        None => (
+            dir.join("judgemessage.txt"),
+            dir.join("teammessage.txt"),
+            dir.join("tout"),
+        ),
+    };
+    let mut pass_test = test.clone();
+    let mut binds = Vec::new();
+    if let Some(p) = pass {
+        pass_test.input = p.input.to_path_buf();
+        for f in [&judge_msg, &team_msg] {
+            let _ = std::fs::remove_file(f);
+        }
+        binds.push(ojd_sandbox::Bind {
+            host: p.feedback.to_path_buf(),
+            inside: "/data".into(),
+            writable: true,
+        });
+    }
+    let (mut args, box_files, mut collect) =
+        interactor_io(spec, &pass_test, &judge_msg, &team_msg, &tout);
+    if pass.is_some() && spec.protocol == InteractorProtocol::Kattis {
+        // The feedback folder is the bound one; nothing to collect from the box.
+        args[2] = "/data/".into();
+        collect.clear();
+    }
     // The interactor's wall limit is a little longer than the program's: when both sides
     // wait for each other (a program that never flushes), the program must be the one stopped
     // by the wall limit (TLE), never the interactor (which would read as a judge error).
@@ -335,7 +390,7 @@ pub(super) fn run_test(
                 limits: limits.clone(),
             })
         });
-        let inter = judge.execute_in(
+        let inter = judge.execute_in_with_binds(
             &mut sandbox,
             &ProgramRun {
                 program: interactor,
@@ -347,6 +402,7 @@ pub(super) fn run_test(
                 collect,
                 limits: interactor_limits.clone(),
             },
+            &binds,
         );
         let prog = prog.join();
         for p in pipes.all() {

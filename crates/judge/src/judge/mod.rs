@@ -4,13 +4,15 @@
 //! Steps: check the submission (size, text, language) → compile it in the sandbox (cached by a
 //! hash of language, command and source) → run every test in the sandbox (an interactive
 //! problem's against its interactor, `interactive.rs`) → classify the run (limits, signals, exit
-//! code) → check the output (the checkers, `check/`) → aggregate into a [`JudgeReport`].
+//! code) → check the output (the checkers, `check/`) → aggregate into a [`JudgeReport`]. A
+//! multi-pass problem's test is several such runs (`multipass.rs`).
 //! Progress is reported through [`Event`]s; a cancel flag is checked between tests.
 
 mod check;
 mod compile;
 mod host;
 mod interactive;
+mod multipass;
 mod run;
 mod score;
 
@@ -439,8 +441,12 @@ impl Judge {
             });
             let result = if failed && !self.config.judge.run_all_tests {
                 run::skipped(test)
+            } else if let Some(passes) = problem.passes {
+                multipass::run_test(
+                    self, problem, program, checker, interactor, test, limits, work, passes,
+                )?
             } else if let Some((spec, i)) = interactor {
-                interactive::run_test(self, problem, program, spec, i, checker, test, limits, work)?
+                interactive::run_test(self, problem, program, spec, i, checker, test, limits)?
             } else {
                 self.run_test(problem, program, checker, test, limits, work)?
             };

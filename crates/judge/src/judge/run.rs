@@ -20,14 +20,29 @@ impl Judge {
         guarded(&spec, || Ok(self.pool.get()?.run(&spec)?))
     }
 
+    /// [`Judge::execute`] with extra folders bound into the sandbox (a multi-pass validator's
+    /// feedback folder, writable at `/data`).
+    pub(super) fn execute_with_binds(
+        &self,
+        run: &ProgramRun<'_>,
+        binds: &[ojd_sandbox::Bind],
+    ) -> Result<RunOutcome, JudgeError> {
+        let mut spec = self.spec_for(run);
+        spec.binds.extend(binds.iter().cloned());
+        guarded(&spec, || Ok(self.pool.get()?.run(&spec)?))
+    }
+
     /// Runs a compiled program once in `sandbox`, a sandbox of its own rather than the pool's
-    /// (the interactor's side of an interactive run, which runs beside the program).
-    pub(super) fn execute_in(
+    /// (the interactor's side of an interactive run, which runs beside the program), with extra
+    /// folders bound (see [`Judge::execute_with_binds`]).
+    pub(super) fn execute_in_with_binds(
         &self,
         sandbox: &mut ojd_sandbox::Sandbox,
         run: &ProgramRun<'_>,
+        binds: &[ojd_sandbox::Bind],
     ) -> Result<RunOutcome, JudgeError> {
-        let spec = self.spec_for(run);
+        let mut spec = self.spec_for(run);
+        spec.binds.extend(binds.iter().cloned());
         guarded(&spec, || Ok(sandbox.run(&spec)?))
     }
 
@@ -86,20 +101,7 @@ impl Judge {
     ) -> Result<TestResult, JudgeError> {
         let run = self.run_on_input(problem, program, &test.input, limits, work)?;
         let (outcome, stderr) = (&run.outcome, &run.stderr);
-        let mut result = TestResult {
-            name: test.name.clone(),
-            sample: test.sample,
-            verdict: Verdict::Accepted,
-            cpu_ms: outcome.cpu_time.as_millis() as u64,
-            wall_ms: outcome.wall_time.as_millis() as u64,
-            memory_kib: outcome.peak_memory / 1024,
-            exit: Some(match outcome.termination {
-                Termination::Exited(c) => c.to_string(),
-                Termination::Signaled(s) => signal_name(s),
-            }),
-            message: String::new(),
-            diff: None,
-        };
+        let mut result = result_of(test, outcome);
         if let Some((verdict, message)) = classify(outcome, limits) {
             result.verdict = verdict;
             result.message = message;
@@ -212,6 +214,24 @@ pub struct ProgramRun<'a> {
     pub box_files: Vec<(PathBuf, String)>,
     pub collect: Vec<(String, PathBuf)>,
     pub limits: Limits,
+}
+
+/// An accepted result of `test` with what the run measured, for the checks to amend.
+pub(super) fn result_of(test: &TestCase, outcome: &RunOutcome) -> TestResult {
+    TestResult {
+        name: test.name.clone(),
+        sample: test.sample,
+        verdict: Verdict::Accepted,
+        cpu_ms: outcome.cpu_time.as_millis() as u64,
+        wall_ms: outcome.wall_time.as_millis() as u64,
+        memory_kib: outcome.peak_memory / 1024,
+        exit: Some(match outcome.termination {
+            Termination::Exited(c) => c.to_string(),
+            Termination::Signaled(s) => signal_name(s),
+        }),
+        message: String::new(),
+        diff: None,
+    }
 }
 
 /// A test not run because an earlier one failed.

@@ -25,6 +25,8 @@ const KNOWN_KEYS: &[&str] = &[
     "generate",
     "stress",
     "group",
+    "uuid",
+    "passes",
 ];
 
 /// Reads `dir`'s `problem.toml` as a TOML table, with the reader that records each bad key of

@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use self::discover::natural_key;
+pub use self::validate::parse_uuid;
 
 /// A validated problem package.
 #[derive(Clone, Debug, Serialize)]
@@ -51,6 +52,13 @@ pub struct Problem {
     /// Whose verdict rules the package's `submissions/` folders follow (`verdicts = "kattis"`
     /// in an imported Kattis package).
     pub verdicts: VerdictRules,
+    /// The problem's identity across judges and renames (Kattis `uuid`, kept by an import and
+    /// written by an export), lowercase `8-4-4-4-12` hex.
+    pub uuid: Option<String>,
+    /// A multi-pass problem (`passes = N`): the Kattis output validator (or interactor) may ask
+    /// for another run of the submission by writing `nextpass.in` in its feedback folder, up to
+    /// this many runs per test in all.
+    pub passes: Option<u32>,
 }
 
 /// How outputs are compared.

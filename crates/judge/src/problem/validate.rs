@@ -33,14 +33,6 @@ impl Problem {
         let memory_limit = cx.bytes(&table, "memory_limit");
         let output_limit = cx.bytes(&table, "output_limit");
         let checker = parse_checker(&mut cx, dir, table.get("checker"));
-        let solution_name = cx
-            .string(&table, "solution")
-            .unwrap_or_else(|| "solution.rs".into());
-        let solution = cx
-            .file(dir, "solution", &solution_name)
-            .unwrap_or_else(|| solution_name.into());
-        let (validator, validator_accept, validator_args) =
-            parse_validator(&mut cx, dir, table.get("validator"));
         let answers_given = match cx.string(&table, "answers").as_deref() {
             None | Some("generated") => false,
             Some("given") => true,
@@ -52,6 +44,21 @@ impl Problem {
                 false
             }
         };
+        let solution_name = cx
+            .string(&table, "solution")
+            .unwrap_or_else(|| "solution.rs".into());
+        // With the answers given, the reference is optional: nothing needs it to make answers
+        // (`ojd verify` judges it when there is one).
+        let optional =
+            answers_given && !table.contains_key("solution") && !dir.join(&solution_name).is_file();
+        let solution = if optional {
+            PathBuf::from(&solution_name)
+        } else {
+            cx.file(dir, "solution", &solution_name)
+                .unwrap_or_else(|| solution_name.into())
+        };
+        let (validator, validator_accept, validator_args) =
+            parse_validator(&mut cx, dir, table.get("validator"));
         let interactor = parse_interactor(&mut cx, dir, table.get("interactor"));
         let io = parse_io(&mut cx, table.get("io"));
         let generate = parse_generate(&mut cx, dir, table.get("generate"));
@@ -66,6 +73,41 @@ impl Problem {
                     format!("expected \"ojd\" or \"kattis\", found {other:?}"),
                 );
                 VerdictRules::Ojd
+            }
+        };
+        let uuid = cx
+            .string(&table, "uuid")
+            .and_then(|u| match parse_uuid(&u) {
+                Some(u) => Some(u),
+                None => {
+                    cx.err(
+                        "uuid",
+                        format!("expected a UUID (8-4-4-4-12 hex digits), found {u:?}"),
+                    );
+                    None
+                }
+            });
+        let passes = match table.get("passes") {
+            None => None,
+            Some(toml::Value::Integer(n)) if (2..=100).contains(n) => {
+                let kattis_checker = matches!(checker, CheckerSpec::Kattis { .. });
+                let kattis_interactor = interactor
+                    .as_ref()
+                    .is_some_and(|i| i.protocol == InteractorProtocol::Kattis);
+                if !kattis_checker && !kattis_interactor {
+                    cx.err(
+                        "passes",
+                        "a multi-pass problem needs a Kattis output validator (checker kind = \"kattis\") or a Kattis interactor: they write nextpass.in",
+                    );
+                }
+                Some(*n as u32)
+            }
+            Some(other) => {
+                cx.err(
+                    "passes",
+                    format!("expected a whole number of passes from 2 to 100, found {other}"),
+                );
+                None
             }
         };
         let tests = discover_tests(&mut cx, dir, &generate);
@@ -97,8 +139,22 @@ impl Problem {
             stress,
             groups,
             verdicts,
+            uuid,
+            passes,
         })
     }
+}
+
+/// `u` as a UUID in its canonical form (lowercase `8-4-4-4-12` hex digits), if it is one.
+pub fn parse_uuid(u: &str) -> Option<String> {
+    let u = u.trim().to_ascii_lowercase();
+    let parts: Vec<&str> = u.split('-').collect();
+    let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+    (lens == [8, 4, 4, 4, 12]
+        && parts
+            .iter()
+            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit())))
+    .then_some(u)
 }
 
 fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSpec {

@@ -64,10 +64,19 @@ fn compare_tokens(
             (None, None) => return CheckOutcome::Accepted,
             (Some(o), Some(a)) => {
                 if !equal(o.text, a.text) {
+                    // The column of the first character that differs, as the report's diff
+                    // names it: `13` for `12` differs at the token's second character.
+                    let same = o
+                        .text
+                        .iter()
+                        .zip(a.text)
+                        .take_while(|(x, y)| x == y)
+                        .count();
+                    let column =
+                        o.column + String::from_utf8_lossy(&o.text[..same]).chars().count();
                     return CheckOutcome::Wrong(format!(
-                        "line {}, column {}: expected `{}`, found `{}` (token {n})",
+                        "line {}, column {column}: expected `{}`, found `{}` (token {n})",
                         o.line,
-                        o.column,
                         show(a.text),
                         show(o.text)
                     ));
@@ -256,6 +265,23 @@ fn parse_float(b: &[u8]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    /// The WA message and the report's diff name the same column: the first character that
+    /// differs, not the start of the token.
+    #[test]
+    fn message_and_diff_agree_on_the_column() {
+        let (out, ans) = (b"7 1234 9\n".as_slice(), b"7 1299 9\n".as_slice());
+        let CheckOutcome::Wrong(m) = super::compare(&crate::problem::CheckerSpec::Tokens, out, ans)
+        else {
+            panic!("a wrong answer");
+        };
+        let d = crate::diff::diff(ans, out).expect("a diff");
+        assert_eq!((d.line, d.column), (1, 5));
+        assert!(
+            m.starts_with("line 1, column 5: expected `1299`, found `1234`"),
+            "{m}"
+        );
+    }
+
     use super::*;
     use CheckOutcome::*;
 

@@ -26,40 +26,91 @@ impl Judge {
         output: &Path,
         work: &Path,
     ) -> Result<CheckOutcome, JudgeError> {
+        self.run_kattis_validator_on(
+            validator,
+            flags,
+            &test.input,
+            &test.answer,
+            output,
+            None,
+            work,
+        )
+    }
+
+    /// Runs `validator` on `output` for the input `input` (a test's, or a later pass's) and
+    /// the answer `answer`. With `feedback`, that host folder is the feedback folder (bound
+    /// writable at `/data/`), kept by the caller between passes of a multi-pass problem; without,
+    /// the box is the feedback folder and only the two message files come out of it.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::judge) fn run_kattis_validator_on(
+        &self,
+        validator: &Program,
+        flags: &[String],
+        input: &Path,
+        answer: &Path,
+        output: &Path,
+        feedback: Option<&Path>,
+        work: &Path,
+    ) -> Result<CheckOutcome, JudgeError> {
         let log = work.join("validator.log");
-        let judge_msg = work.join("judgemessage.txt");
-        let team_msg = work.join("teammessage.txt");
+        let (judge_msg, team_msg) = match feedback {
+            Some(dir) => (dir.join("judgemessage.txt"), dir.join("teammessage.txt")),
+            None => (work.join("judgemessage.txt"), work.join("teammessage.txt")),
+        };
         for f in [&judge_msg, &team_msg] {
             let _ = std::fs::remove_file(f);
         }
-        let mut args: Vec<String> = ["testdata.in", "testdata.ans", "."]
+        let feedback_arg = if feedback.is_some() { "/data/" } else { "." };
+        let mut args: Vec<String> = ["testdata.in", "testdata.ans", feedback_arg]
             .iter()
             .map(|s| s.to_string())
             .collect();
         args.extend(flags.iter().cloned());
-        let outcome = self.execute(&ProgramRun {
+        let collect = match feedback {
+            Some(_) => vec![],
+            None => vec![
+                ("judgemessage.txt".into(), judge_msg.clone()),
+                ("teammessage.txt".into(), team_msg.clone()),
+            ],
+        };
+        let binds: Vec<ojd_sandbox::Bind> = feedback
+            .map(|dir| ojd_sandbox::Bind {
+                host: dir.to_path_buf(),
+                inside: "/data".into(),
+                writable: true,
+            })
+            .into_iter()
+            .collect();
+        let run = ProgramRun {
             program: validator,
             args: &args,
             stdin: Some(output),
             stdout: &log,
             stderr: None,
             box_files: vec![
-                (test.input.clone(), "testdata.in".into()),
-                (test.answer.clone(), "testdata.ans".into()),
+                (input.to_path_buf(), "testdata.in".into()),
+                (answer.to_path_buf(), "testdata.ans".into()),
             ],
-            collect: vec![
-                ("judgemessage.txt".into(), judge_msg.clone()),
-                ("teammessage.txt".into(), team_msg.clone()),
-            ],
+            collect,
             limits: Limits {
                 cpu: Duration::from_secs(10),
                 wall: Duration::from_secs(20),
                 memory: 1 << 30,
                 output: 1 << 20,
                 processes: 4,
-                file_size: 1 << 20,
+                // A multi-pass validator writes the next pass's input.
+                file_size: if feedback.is_some() {
+                    64 << 20
+                } else {
+                    1 << 20
+                },
             },
-        })?;
+        };
+        let outcome = if binds.is_empty() {
+            self.execute(&run)?
+        } else {
+            self.execute_with_binds(&run, &binds)?
+        };
         if outcome.killed_by.is_some() {
             return Ok(CheckOutcome::Failed(format!(
                 "output validator exceeded a limit ({:?})",

@@ -1,0 +1,3 @@
+mode, v = input().split()
+v = int(v)
+print(v + 1 if mode == "encode" else v - 1)
