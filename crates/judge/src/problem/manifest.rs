@@ -25,6 +25,7 @@ const KNOWN_KEYS: &[&str] = &[
     "generate",
     "stress",
     "group",
+    "limits",
 ];
 
 /// Reads `dir`'s `problem.toml` as a TOML table, with the reader that records each bad key of
