@@ -886,3 +886,131 @@ fn time_scale_judges_at_scaled_limits_and_compares_there() {
         r.stdout
     );
 }
+
+/// Moves `accepted/slow.c` (400 ms of CPU time on every test, by `clock()`, so the same on any
+/// machine and at any load) to `time_limit_exceeded/`.
+fn slow_as_tle(f: &Fixture) {
+    let dir = f.problem().join("submissions/time_limit_exceeded");
+    std::fs::rename(
+        f.problem().join("submissions/accepted/slow.c"),
+        dir.join("slow.c"),
+    )
+    .expect("move slow.c");
+}
+
+#[test]
+fn the_kattis_margins_are_the_packages_promise() {
+    require_root!();
+    let f = Fixture::new();
+    // A 200 ms limit: slow.c's 400 ms are past 1.5× (300 ms), so it is stopped there, a clear
+    // TLE by the default time_limit_to_tle.
+    slow_as_tle(&f);
+    f.edit("problem.toml", |s| {
+        s.replace("time_limit = \"1s\"", "time_limit = \"200ms\"")
+    });
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let slow = submission(&report, "time_limit_exceeded/slow.c");
+    assert_eq!(slow["timing_fragile"], serde_json::json!([]), "{slow:#}");
+
+    // The package asks for 3×: slow.c finishes at 400 ms, within 600, on every test; it is a
+    // TLE only on machines not 2× faster. Timing-fragile: a failure naming the cells.
+    f.edit("problem.toml", |s| {
+        format!("{s}\n[limits]\ntime_limit_to_tle = 3\n")
+    });
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let failed = failed_submissions(&report);
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].starts_with("time_limit_exceeded/slow.c: timing-fragile: TLE on 01-small ("),
+        "{failed:?}"
+    );
+    assert!(failed[0].contains("200 ms × 3 = 600 ms"), "{failed:?}");
+    let slow = submission(&report, "time_limit_exceeded/slow.c");
+    assert_eq!(
+        slow["timing_fragile"].as_array().unwrap().len(),
+        3,
+        "{slow:#}"
+    );
+    // Allowed 3× the limit, the runs show that it finished (CPU time under 600 ms), and the
+    // spinner that never ends is still clear: stopped at 600 ms.
+    for c in slow["tests"].as_array().unwrap() {
+        let ms = c["cpu_ms"].as_u64().unwrap();
+        assert!((390..590).contains(&ms), "{c:#}");
+    }
+    let spin = &submission(&report, "time_limit_exceeded/spin_on_many.c")["tests"];
+    let stopped = spin
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["verdict"] == "TLE")
+        .expect("spin_on_many is a TLE on 02-medium");
+    assert!(stopped["cpu_ms"].as_u64().unwrap() >= 588, "{stopped:#}");
+    assert_eq!(r.stdout.matches("timing-fragile").count() >= 1, true);
+
+    // The text report says it too.
+    let r = f.verify(&[]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("timing-fragile"), "{}", r.stdout);
+}
+
+#[test]
+fn an_accepted_run_over_limit_by_ac_to_time_limit_is_a_timing_fragile_warning() {
+    require_root!();
+    let f = Fixture::new();
+    // slow.c's 400 ms are within 1 s / 2 (the default): nothing to say.
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let warned = |report: &Value| {
+        report["problems"][0]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.as_str())
+            .filter(|w| w.contains("timing-fragile"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(warned(&report), Vec::<String>::new());
+    // The package promises 4×: 400 ms are over 250. A warning naming the slowest test and
+    // every test over the line; the verdicts still stand (exit 0).
+    f.edit("problem.toml", |s| {
+        format!("{s}\n[limits]\nac_to_time_limit = 4\n")
+    });
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let w = warned(&report);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with("accepted/slow.c: timing-fragile: accepted in "),
+        "{w:?}"
+    );
+    assert!(
+        w[0].contains("(1000 ms / 4 = 250 ms); 3 test(s) over it"),
+        "{w:?}"
+    );
+    let slow = submission(&report, "accepted/slow.c");
+    assert_eq!(
+        slow["timing_fragile"].as_array().unwrap().len(),
+        3,
+        "{slow:#}"
+    );
+    // A bad margin is a package error naming the file and key.
+    f.edit("problem.toml", |s| {
+        s.replace("ac_to_time_limit = 4", "ac_to_time_limit = 0.5")
+    });
+    let r = f.verify(&[]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        (r.stdout.clone() + &r.stderr)
+            .contains("problem.toml: limits.ac_to_time_limit: expected a number from 1"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+}

@@ -6,9 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{
-    failures, folder_verdict, Cell, ProblemReport, SubmissionReport, CLEAR_TLE, FOLDERS, SLACK,
-};
+use super::{failures, folder_verdict, Cell, ProblemReport, SubmissionReport, CLEAR_TLE, FOLDERS};
 use ojd_judge::judge::{Judge, JudgeError, Submission};
 use ojd_judge::problem::Problem;
 use ojd_judge::verdict::Verdict;
@@ -269,6 +267,7 @@ fn read_sub(
         tests: Vec::new(),
         ok: false,
         failures: Vec::new(),
+        timing_fragile: Vec::new(),
     };
     Some(Sub {
         report,
@@ -286,8 +285,23 @@ impl Plan {
             .as_ref()
             .map(|p| p.verdicts)
             .unwrap_or_default();
+        let margins = self.problem.as_ref().map(|p| p.margins).unwrap_or_default();
         for sub in self.subs {
-            let s = sub.finish(&report.tests, rules);
+            let mut s = sub.finish(&report.tests, rules, super::margins::slack(&margins));
+            if s.tests.len() == report.tests.len() {
+                let expected = match s.reference {
+                    true => Verdict::Accepted,
+                    false => s.expected,
+                };
+                let (failure, warning, cells) =
+                    super::margins::check(&s.name, expected, s.ok, &s.tests, s.limit_ms, &margins);
+                s.timing_fragile = cells;
+                report.warnings.extend(warning);
+                if let Some(f) = failure {
+                    s.failures.push(f);
+                    s.ok = false;
+                }
+            }
             if s.reference && s.ok {
                 margin_warning(&s, &mut report.warnings);
             }
@@ -312,14 +326,19 @@ fn margin_warning(s: &SubmissionReport, warnings: &mut Vec<String>) {
 }
 
 impl Sub {
-    fn finish(self, tests: &[String], rules: ojd_judge::problem::VerdictRules) -> SubmissionReport {
+    fn finish(
+        self,
+        tests: &[String],
+        rules: ojd_judge::problem::VerdictRules,
+        slack: f64,
+    ) -> SubmissionReport {
         let mut r = self.report;
         let limit = r.limit_ms;
         r.tests = self
             .cells
             .into_iter()
             .flatten()
-            .map(|c| honest_tle_message(c, limit))
+            .map(|c| honest_tle_message(c, limit, slack))
             .collect();
         r.verdict = match self.stage {
             Stage::CompileError => Verdict::CompileError,
@@ -349,7 +368,7 @@ impl Sub {
 
 /// A TLE decided in the parallel phase was measured against the slackened limit, or at the
 /// exact limit on the baseline's word; say which.
-fn honest_tle_message(mut c: Cell, limit_ms: u64) -> Cell {
+fn honest_tle_message(mut c: Cell, limit_ms: u64, slack: f64) -> Cell {
     if c.shortcut {
         c.result.message = format!(
             "CPU time limit of {limit_ms} ms exceeded (a parallel run at the exact limit: the baseline saw the same source on the same input at the same limit use over {:.0}% of it)",
@@ -359,7 +378,7 @@ fn honest_tle_message(mut c: Cell, limit_ms: u64) -> Cell {
         c.result.message = format!(
             "CPU time over {} ms, the limit is {limit_ms} ms (a parallel run with {:.0}% slack)",
             c.result.cpu_ms,
-            (SLACK - 1.0) * 100.0
+            (slack - 1.0) * 100.0
         );
     }
     c

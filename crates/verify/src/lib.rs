@@ -38,6 +38,7 @@ mod baseline;
 pub mod calibrate;
 mod discover;
 mod expect;
+mod margins;
 mod prior;
 mod render;
 mod run;
@@ -229,6 +230,10 @@ pub(crate) struct SubmissionReport {
     pub(crate) ok: bool,
     /// Why not.
     pub(crate) failures: Vec<String>,
+    /// The cells that break the package's timing margins ([`margins`]): an accepted run over
+    /// `limit / ac_to_time_limit` (a warning), or, when none of a `time_limit_exceeded/`
+    /// submission's TLEs is clear of `limit × time_limit_to_tle`, those TLEs (a failure).
+    pub(crate) timing_fragile: Vec<String>,
 }
 
 /// One run of the matrix.

@@ -65,6 +65,9 @@ pub(super) struct Today {
     /// None: the input could not be read.
     pub(super) input: Option<u64>,
     pub(super) interactive: bool,
+    /// The package's `time_limit_to_tle`: a TLE the baseline saw stopped short of it is not
+    /// clear by the package's measure, so it is not judged at the exact limit.
+    pub(super) tle_margin: f64,
 }
 
 impl Today {
@@ -117,7 +120,8 @@ pub(super) fn route(prior: Option<&Prior<'_>>, key: &Key, today: &Today) -> Rout
         Route::Alone
     } else if prior.exact
         && r.verdict == Verdict::TimeLimitExceeded
-        && r.cpu_ms as f64 >= CLEAR_TLE * today.limit_ms as f64
+        && r.cpu_ms as f64
+            >= CLEAR_TLE.max(super::margins::STOPPED_AT * today.tle_margin) * today.limit_ms as f64
         && !today.interactive
         && today.ran_as(prior.baseline.ran.get(key))
     {
@@ -213,6 +217,7 @@ mod tests {
             source: SOURCE,
             input: Some(INPUT),
             interactive: false,
+            tle_margin: 1.5,
         }
     }
 
@@ -289,6 +294,7 @@ mod tests {
         use Verdict::*;
         let b = baseline(&[
             ("tle", TimeLimitExceeded, 1500),
+            ("stopped", TimeLimitExceeded, 1470),
             ("just", TimeLimitExceeded, 1401),
             ("near", TimeLimitExceeded, 1400),
             ("ac", Accepted, 300),
@@ -299,7 +305,17 @@ mod tests {
         };
         let at = |t: &str, today: &Today| route(Some(&prior), &key(t), today);
         assert_eq!(at("tle", &today(1000)), Route::Exact);
-        assert_eq!(at("just", &today(1000)), Route::Exact);
+        // Stopped at 1.5x (read a little early) is clear; a TLE that finished at 1.4x is not
+        // clear by the package's time_limit_to_tle (1.5): measured again with the slack.
+        assert_eq!(at("stopped", &today(1000)), Route::Exact);
+        assert_eq!(at("just", &today(1000)), Route::Parallel);
+        // A package whose time_limit_to_tle is 4: a TLE the baseline saw at 1.5x is no
+        // clear one by its measure.
+        let guess = Today {
+            tle_margin: 4.0,
+            ..today(1000)
+        };
+        assert_eq!(at("tle", &guess), Route::Parallel);
         assert_eq!(at("near", &today(1000)), Route::Alone, "not clear");
         assert_eq!(at("ac", &today(1000)), Route::Parallel);
         assert_eq!(at("gone", &today(1000)), Route::Parallel, "not recorded");

@@ -721,6 +721,7 @@ mod tests {
             tests: Vec::new(),
             ok: false,
             failures: vec!["expected \"WA\" & got 'AC'\x1b[0m\x01".into()],
+            timing_fragile: Vec::new(),
         };
         s.tests.push(super::super::Cell {
             result: ojd_judge::verdict::TestResult {

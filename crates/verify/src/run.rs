@@ -145,6 +145,10 @@ fn cell_facts(plan: &Plan, s: usize, t: usize) -> (Key, prior::Today) {
             .problem
             .as_ref()
             .is_some_and(|p| p.interactor.is_some()),
+        tle_margin: plan
+            .problem
+            .as_ref()
+            .map_or(1.5, |p| p.margins.time_limit_to_tle),
     };
     (key, today)
 }
@@ -265,7 +269,10 @@ fn run_jobs(
                     .as_ref()
                     .expect("test jobs are for loaded problems");
                 let started = std::time::Instant::now();
-                let slack = if exact { 1.0 } else { SLACK };
+                let slack = match exact {
+                    true => 1.0,
+                    false => super::margins::slack(&problem.margins),
+                };
                 let r = run_cell(judge, problem, t, &plans[p].subs[s].submission, slack);
                 if plans[p].subs[s].report.expected == Verdict::TimeLimitExceeded {
                     tle_us.fetch_add(started.elapsed().as_micros() as usize, Ordering::Relaxed);
@@ -532,7 +539,7 @@ fn best_alone(
     for i in 0..RERUNS {
         stats.reruns += 1;
         let (slack, how) = if i == 0 {
-            (SLACK, ALONE_SLACK)
+            (super::margins::slack(&problem.margins), ALONE_SLACK)
         } else {
             (1.0, "alone")
         };
