@@ -16,6 +16,18 @@ pub(super) struct Plan {
     pub(super) report: ProblemReport,
     pub(super) problem: Option<Problem>,
     pub(super) subs: Vec<Sub>,
+    /// The key of its `gen --check` in the results cache, and whether it was reused from it.
+    pub(super) gen_key: Option<String>,
+    pub(super) gen_reused: bool,
+}
+
+/// What a compiled submission runs as, for the results cache's keys.
+pub(super) struct Ran {
+    /// The compile cache's key of the program (language, command, compiler, source).
+    pub(super) program: String,
+    pub(super) run: Vec<String>,
+    /// Its limits on this problem, as text.
+    pub(super) limits: String,
 }
 
 #[derive(Copy, Clone, PartialEq)]
@@ -32,6 +44,10 @@ pub(super) struct Sub {
     pub(super) stage: Stage,
     /// One per test, filled by the runs.
     pub(super) cells: Vec<Option<Cell>>,
+    /// Set when compiled.
+    pub(super) ran: Option<Ran>,
+    /// (test, key in the results cache) of its cells.
+    pub(super) keys: Vec<(usize, String)>,
 }
 
 pub(super) fn ms(d: Duration) -> u64 {
@@ -79,6 +95,8 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
                 report,
                 problem: None,
                 subs: Vec::new(),
+                gen_key: None,
+                gen_reused: false,
             };
         }
     };
@@ -114,6 +132,8 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
         report,
         problem: Some(problem),
         subs,
+        gen_key: None,
+        gen_reused: false,
     }
 }
 
@@ -274,6 +294,8 @@ fn read_sub(
         submission,
         stage: Stage::Found,
         cells: Vec::new(),
+        ran: None,
+        keys: Vec::new(),
     })
 }
 

@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 
 mod baseline;
+mod cache;
 pub mod calibrate;
 mod discover;
 mod expect;
@@ -56,6 +57,7 @@ use ojd_judge::verdict::{TestResult, Verdict};
 // What the `ojd` binary uses (and `calibrate::kattis_limit`, the Kattis import); the rest is the
 // crate's own. `Key` is public because `BaselineError::BadName` names it.
 pub use baseline::{parse_percent, Baseline, BaselineError, Key};
+pub use cache::{default_dir as default_cache_dir, CacheOptions};
 pub use render::{junit, render_text};
 
 use baseline::{compare, content_hash, BaselineDiff, Ran, Record, Scope};
@@ -89,6 +91,9 @@ pub struct VerifyOptions {
     /// Every CPU and wall limit is multiplied by this (see [`parse_time_scale`]): 0.5 judges as
     /// on a machine twice as slow, 2.0 as on one twice as fast. Measured times are not scaled.
     pub time_scale: f64,
+    /// The results cache ([`cache`]): unchanged cells and `gen --check` passes are reused from
+    /// it, and fresh ones stored. None: no cache at all.
+    pub cache: Option<CacheOptions>,
 }
 
 /// Parses `--time-scale`: a finite number over 0 (1 = the limits as written).
@@ -141,6 +146,10 @@ pub(crate) struct Stats {
     pub(crate) speed_guard: Option<SpeedGuard>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub(crate) gen_checks: usize,
+    /// Cells taken from the results cache, not judged ([`cache`]).
+    pub(crate) reused_cells: usize,
+    /// `gen --check` passes taken from the results cache.
+    pub(crate) reused_gen_checks: usize,
     pub(crate) seconds: f64,
     /// Where the time went: "compile", "parallel" and "alone" one after the other, and within
     /// "parallel" the time its workers spent in `gen --check` and in runs of
@@ -251,6 +260,8 @@ pub(crate) struct Cell {
     /// [`CLEAR_TLE`] times it (see [`prior`]); by construction not near the limit, so never
     /// `sensitive`.
     pub(crate) shortcut: bool,
+    /// Taken from the results cache: the same program, test, limits and judge gave it before.
+    pub(crate) reused: bool,
 }
 
 impl VerifyReport {
@@ -421,6 +432,15 @@ pub fn verify(
         seconds: t.elapsed().as_secs_f64(),
         busy_seconds: busy,
     });
+    let cache = opts.cache.clone().map(|c| {
+        // A baseline being saved is a full measurement: nothing is reused, all is stored.
+        let reuse = c.reuse && !opts.saving;
+        cache::Cache::new(CacheOptions { reuse, ..c })
+    });
+    let salt = cache::Salt::new(judge, opts.time_scale);
+    if let Some(c) = &cache {
+        run::reuse(judge, c, &salt, &mut plans, &mut report.stats);
+    }
     let t = Instant::now();
     let prior = opts.baseline.as_ref().map(|(_, b)| prior::Prior {
         baseline: b,
@@ -455,6 +475,9 @@ pub fn verify(
         seconds: t.elapsed().as_secs_f64(),
         busy_seconds: t.elapsed().as_secs_f64(),
     });
+    if let Some(c) = &cache {
+        run::store(c, &plans);
+    }
     report.problems = plans.into_iter().map(discover::Plan::finish).collect();
     if let Some((file, old)) = &opts.baseline {
         let judged: BTreeSet<String> = report

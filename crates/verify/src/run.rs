@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use super::cache;
 use super::discover::{ms, record_error, Plan, Stage};
 use super::prior::{self, Route};
 use super::{Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
@@ -93,7 +94,17 @@ pub(super) fn compile_all(
         let sub = &mut plan.subs[s];
         match r {
             Ok(Compiled::Program(program)) => {
-                sub.report.limit_ms = ms(judge.limits_for(problem, &program).cpu);
+                let limits = judge.limits_for(problem, &program);
+                sub.report.limit_ms = ms(limits.cpu);
+                sub.ran = Some(super::discover::Ran {
+                    program: program
+                        .dir
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    run: program.run.clone(),
+                    limits: format!("{limits:?}"),
+                });
                 sub.stage = Stage::Compiled;
                 sub.cells = vec![None; problem.tests.len()];
             }
@@ -166,7 +177,7 @@ pub(super) fn judge_all(
     stats: &mut Stats,
 ) -> (f64, Vec<CellIndex>) {
     let mut work: Vec<Job> = (0..plans.len())
-        .filter(|&p| plans[p].problem.is_some())
+        .filter(|&p| plans[p].problem.is_some() && !plans[p].gen_reused)
         .map(Job::Gen)
         .collect();
     stats.gen_checks = work.len();
@@ -184,7 +195,8 @@ pub(super) fn judge_all(
             .filter(|(_, sub)| sub.stage == Stage::Compiled)
         {
             let slow = sub.report.expected != Verdict::TimeLimitExceeded;
-            for t in 0..sub.cells.len() {
+            // Cells reused from the results cache are decided already.
+            for t in (0..sub.cells.len()).filter(|&t| sub.cells[t].is_none()) {
                 let (key, today) = cell_facts(plan, s, t);
                 match prior::route(prior, &key, &today) {
                     Route::Parallel => tests.push((slow, Job::Test(p, s, t, false))),
@@ -334,7 +346,7 @@ fn exact_cells(plans: &[Plan]) -> Vec<CellIndex> {
     for (p, plan) in plans.iter().enumerate() {
         for (s, sub) in plan.subs.iter().enumerate() {
             for (t, cell) in sub.cells.iter().enumerate() {
-                if cell.as_ref().is_some_and(|c| c.shortcut) {
+                if cell.as_ref().is_some_and(|c| c.shortcut && !c.reused) {
                     v.push((p, s, t));
                 }
             }
@@ -394,7 +406,140 @@ fn record_cell(
         rerun,
         sensitive: false,
         shortcut: false,
+        reused: false,
     });
+}
+
+/// What a cell of submission `s` on test `t` is keyed by in the results cache, if it can be.
+fn key_of(salt: &cache::Salt, part: &[u8], plan: &Plan, s: usize, t: usize) -> Option<String> {
+    let problem = plan.problem.as_ref()?;
+    let sub = &plan.subs[s];
+    let ran = sub.ran.as_ref()?;
+    let run = cache::CellRun {
+        program: &ran.program,
+        run: &ran.run,
+        limits: &ran.limits,
+        slack: super::margins::slack(&problem.margins),
+        margins: &problem.margins,
+    };
+    Some(cache::cell_key(salt, part, &run, problem.tests.get(t)?))
+}
+
+/// The key of a package's `gen --check`: its files, and every toolchain's identity (the
+/// programs it runs are compiled by them).
+fn gen_key_of(judge: &Judge, salt: &cache::Salt, problem: &Problem) -> String {
+    let mut tools: Vec<String> = judge
+        .languages()
+        .iter()
+        .map(|(id, l)| match l {
+            Ok(l) => {
+                let runner = l
+                    .run
+                    .first()
+                    .filter(|r| std::path::Path::new(r).is_absolute())
+                    .map(|r| cache::file_identity(std::path::Path::new(r)))
+                    .unwrap_or_default();
+                format!(
+                    "{id} {:?} {} {:?} {runner}",
+                    l.compile, l.compiler_id, l.run
+                )
+            }
+            Err(e) => format!("{id} unavailable: {e}"),
+        })
+        .collect();
+    tools.sort();
+    cache::gen_key(salt, &problem.dir, &tools)
+}
+
+/// Before phase 2: every cell and `gen --check` the results cache has is taken from it.
+pub(super) fn reuse(
+    judge: &Judge,
+    cache: &cache::Cache,
+    salt: &cache::Salt,
+    plans: &mut [Plan],
+    stats: &mut Stats,
+) {
+    for plan in plans.iter_mut().filter(|p| p.report.judged) {
+        let Some(problem) = plan.problem.as_ref() else {
+            continue;
+        };
+        let gen = gen_key_of(judge, salt, problem);
+        if let Some(g) = cache.gen(&gen) {
+            plan.report.inputs_validated = g.inputs_validated;
+            plan.gen_reused = true;
+            stats.reused_gen_checks += 1;
+        }
+        plan.gen_key = Some(gen);
+        let part = cache::problem_part(problem);
+        for s in 0..plan.subs.len() {
+            if plan.subs[s].stage != Stage::Compiled {
+                continue;
+            }
+            for t in 0..plan.subs[s].cells.len() {
+                let Some(key) = key_of(salt, &part, plan, s, t) else {
+                    continue;
+                };
+                if let Some(c) = cache.cell(&key) {
+                    plan.report.warnings.extend(c.warnings);
+                    plan.subs[s].cells[t] = Some(Cell {
+                        result: c.result,
+                        rerun: c.rerun,
+                        sensitive: c.sensitive,
+                        shortcut: c.shortcut,
+                        reused: true,
+                    });
+                    stats.reused_cells += 1;
+                }
+                plan.subs[s].keys.push((t, key));
+            }
+        }
+    }
+}
+
+/// After phase 3: every cell judged now, and every `gen --check` that passed, is stored.
+pub(super) fn store(cache: &cache::Cache, plans: &[Plan]) {
+    for plan in plans.iter().filter(|p| p.report.judged) {
+        if let (Some(key), false, true, true) = (
+            &plan.gen_key,
+            plan.gen_reused,
+            plan.report.errors.is_empty(),
+            plan.report.judge_errors.is_empty(),
+        ) {
+            cache.put_gen(
+                key,
+                &cache::StoredGen {
+                    inputs_validated: plan.report.inputs_validated,
+                },
+            );
+        }
+        for sub in &plan.subs {
+            for (t, key) in &sub.keys {
+                let Some(c) = sub.cells.get(*t).and_then(|c| c.as_ref()) else {
+                    continue;
+                };
+                if c.reused {
+                    continue;
+                }
+                let about = format!("{} on {}: ", sub.report.name, plan.report.tests[*t]);
+                cache.put_cell(
+                    key,
+                    &cache::StoredCell {
+                        result: c.result.clone(),
+                        rerun: c.rerun,
+                        sensitive: c.sensitive,
+                        shortcut: c.shortcut,
+                        warnings: plan
+                            .report
+                            .warnings
+                            .iter()
+                            .filter(|w| w.starts_with(&about))
+                            .cloned()
+                            .collect(),
+                    },
+                );
+            }
+        }
+    }
 }
 
 /// Judges `sub` on test `t` alone, with `slack` times the time limits.
@@ -467,10 +612,9 @@ pub(super) fn rerun_alone(
     for (p, plan) in plans.iter().enumerate() {
         for (s, sub) in plan.subs.iter().enumerate() {
             for (t, cell) in sub.cells.iter().enumerate() {
-                if cell
-                    .as_ref()
-                    .is_some_and(|c| !c.shortcut && needs_rerun(&c.result, sub.report.limit_ms))
-                {
+                if cell.as_ref().is_some_and(|c| {
+                    !c.shortcut && !c.reused && needs_rerun(&c.result, sub.report.limit_ms)
+                }) {
                     todo.push((p, s, t));
                 }
             }
