@@ -125,6 +125,7 @@ mod tests {
             rerun: false,
             sensitive: false,
             shortcut,
+            reused: false,
         }
     }
 
