@@ -961,7 +961,6 @@ fn the_kattis_margins_are_the_packages_promise() {
         .find(|c| c["verdict"] == "TLE")
         .expect("spin_on_many is a TLE on 02-medium");
     assert!(stopped["cpu_ms"].as_u64().unwrap() >= 588, "{stopped:#}");
-    assert_eq!(r.stdout.matches("timing-fragile").count() >= 1, true);
 
     // The text report says it too.
     let r = f.verify(&[]);

@@ -444,7 +444,9 @@ mod tests {
     fn margins_default_to_kattis_and_bad_ones_name_their_key() {
         let base = "title = \"t\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\n";
         let files = [("solution.rs", ""), ("tests/1.in", ""), ("tests/1.ans", "")];
-        let table: &[(&str, Result<(f64, f64), &str>)] = &[
+        // (what is added to problem.toml, the margins or the start of the error after the file)
+        type Row<'a> = (&'a str, Result<(f64, f64), &'a str>);
+        let table: &[Row] = &[
             ("", Ok((2.0, 1.5))),
             ("[limits]\n", Ok((2.0, 1.5))),
             ("[limits]\nac_to_time_limit = 3\n", Ok((3.0, 1.5))),
