@@ -592,6 +592,7 @@ pub fn import(
         generate,
         io,
         kattis_verdicts: false,
+        margins: (None, None),
         origin: "Imported from a Polygon package by `ojd import polygon`; `ojd gen` made the generated tests and every answer.".into(),
     };
     write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;

@@ -113,6 +113,7 @@ pub fn import(
         generate: Vec::new(),
         io: None,
         kattis_verdicts: true,
+        margins: yaml::margins(&src),
         origin: format!(
             "Imported from a Kattis package ({}) by `ojd import kattis`.",
             match src.version {
