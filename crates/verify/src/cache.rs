@@ -246,6 +246,8 @@ pub(crate) struct StoredCell {
     pub(crate) rerun: bool,
     pub(crate) sensitive: bool,
     pub(crate) shortcut: bool,
+    #[serde(default)]
+    pub(crate) past_margin: bool,
     /// The warnings the cell's runs raised (sensitive to the limit, runs that disagree).
     pub(crate) warnings: Vec<String>,
 }
@@ -467,6 +469,7 @@ mod tests {
             rerun: false,
             sensitive: false,
             shortcut: false,
+            past_margin: false,
             warnings: vec![],
         };
         let key = "ab".repeat(32);

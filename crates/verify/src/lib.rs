@@ -262,6 +262,10 @@ pub(crate) struct Cell {
     pub(crate) shortcut: bool,
     /// Taken from the results cache: the same program, test, limits and judge gave it before.
     pub(crate) reused: bool,
+    /// A run of it allowed the package's `time_limit_to_tle` times the limit (or more) was
+    /// stopped there, by the CPU or the wall clock: it did not finish at that line (see
+    /// [`margins`]).
+    pub(crate) past_margin: bool,
 }
 
 impl VerifyReport {

@@ -7,7 +7,9 @@
 //!   names its slowest test and every test over the line.
 //! - Every `time_limit_exceeded/` submission is *clearly* a TLE on at least one test: it did not
 //!   finish at `limit × time_limit_to_tle` (default 1.5). Verify's runs are allowed at least that
-//!   much (see [`slack`]), so a run stopped there shows it. One whose TLEs all finished between
+//!   much (see [`slack`]), so a run stopped there shows it (`past_margin` of the cell; under
+//!   load the wall clock may stop it first, with CPU time a little under the line: it did not
+//!   finish either). One whose TLEs all finished between
 //!   the limit and that line breaks its promise (exit 1): on a machine that much faster it would
 //!   pass. A TLE by the wall clock with CPU time under the limit counts as clear (the program
 //!   waits, and no machine waits faster).
@@ -20,8 +22,9 @@ use ojd_judge::verdict::Verdict;
 
 use super::{Cell, SLACK};
 
-/// A CPU time counts as "at `limit × time_limit_to_tle`" from this share of it: the sandbox
-/// stops a run a few milliseconds either side of its limit, and times are whole milliseconds.
+/// A baseline's TLE counts as stopped at `limit × time_limit_to_tle` (for the exact-limit
+/// shortcut, [`super::prior`]) from this share of it: the sandbox stops a run a few
+/// milliseconds either side of its limit, and times are whole milliseconds.
 pub(crate) const STOPPED_AT: f64 = 0.98;
 
 /// What parallel runs and first runs alone are allowed, as a multiple of the limit: [`SLACK`],
@@ -31,13 +34,14 @@ pub(crate) fn slack(m: &Margins) -> f64 {
     SLACK.max(m.time_limit_to_tle)
 }
 
-/// Whether a TLE cell is clearly one by `m`: its run did not finish at
-/// `limit × time_limit_to_tle`, was judged at the exact limit on a baseline that saw it do so
-/// (`shortcut`), or waited out the wall clock with CPU time under the limit.
-pub(crate) fn clear_tle(c: &Cell, limit_ms: u64, m: &Margins) -> bool {
-    let (cpu, limit) = (c.result.cpu_ms as f64, limit_ms as f64);
+/// Whether a TLE cell is clearly one: a run of it allowed at least `limit × time_limit_to_tle`
+/// was stopped there (`past_margin`: by the CPU or, on a loaded machine, the wall clock; its
+/// measured CPU time may then read a little under the line), it was judged at the exact limit on
+/// a baseline that saw it stopped there (`shortcut`), or it waited out the wall clock with CPU
+/// time under the limit.
+pub(crate) fn clear_tle(c: &Cell, limit_ms: u64) -> bool {
     c.result.verdict == Verdict::TimeLimitExceeded
-        && (c.shortcut || cpu >= STOPPED_AT * m.time_limit_to_tle * limit || cpu < limit)
+        && (c.shortcut || c.past_margin || c.result.cpu_ms < limit_ms)
 }
 
 /// The line an accepted run must stay under, in milliseconds.
@@ -86,7 +90,7 @@ pub(crate) fn check(
                 .iter()
                 .filter(|c| c.result.verdict == Verdict::TimeLimitExceeded)
                 .collect();
-            if tles.is_empty() || tles.iter().any(|c| clear_tle(c, limit_ms, m)) {
+            if tles.is_empty() || tles.iter().any(|c| clear_tle(c, limit_ms)) {
                 return (None, None, vec![]);
             }
             let list: Vec<String> = tles.iter().map(|c| cell(c)).collect();
@@ -109,7 +113,8 @@ mod tests {
     use ojd_judge::verdict::TestResult;
     use Verdict::*;
 
-    fn cell(name: &str, verdict: Verdict, cpu_ms: u64, shortcut: bool) -> Cell {
+    /// A cell; `stopped`: a run with the slack was stopped at it (`past_margin`).
+    fn cell(name: &str, verdict: Verdict, cpu_ms: u64, shortcut: bool, stopped: bool) -> Cell {
         Cell {
             result: TestResult {
                 name: name.into(),
@@ -126,6 +131,7 @@ mod tests {
             sensitive: false,
             shortcut,
             reused: false,
+            past_margin: stopped,
         }
     }
 
@@ -151,24 +157,26 @@ mod tests {
 
     #[test]
     fn clear_tle_table() {
-        // (verdict, cpu ms, shortcut, margins, clear) with a 1000 ms limit.
-        let table: &[(Verdict, u64, bool, Margins, bool)] = &[
-            (TimeLimitExceeded, 1500, false, KATTIS, true),
-            (TimeLimitExceeded, 1475, false, KATTIS, true), // stopped at 1.5x, read a bit early
-            (TimeLimitExceeded, 1460, false, KATTIS, false), // finished under 1.5x
-            (TimeLimitExceeded, 1100, false, KATTIS, false),
-            (TimeLimitExceeded, 1000, true, KATTIS, true), // the baseline saw it clear
-            (TimeLimitExceeded, 20, false, KATTIS, true),  // waited out the wall clock
-            (TimeLimitExceeded, 1500, false, GUESS, false), // 4x is the package's line
-            (TimeLimitExceeded, 4000, false, GUESS, true),
-            (Accepted, 2000, false, KATTIS, false),
-            (WrongAnswer, 20, false, KATTIS, false),
+        // (verdict, cpu ms, shortcut, stopped at the slack, clear) with a 1000 ms limit.
+        let table: &[(Verdict, u64, bool, bool, bool)] = &[
+            (TimeLimitExceeded, 1500, false, true, true),
+            // Stopped by the wall clock at the slack on a loaded machine: CPU under 1.5x.
+            (TimeLimitExceeded, 1448, false, true, true),
+            // Finished at 1.46x, a TLE at the limit only: not clear.
+            (TimeLimitExceeded, 1460, false, false, false),
+            (TimeLimitExceeded, 1100, false, false, false),
+            // The baseline saw it stopped at the slack: judged at the exact limit.
+            (TimeLimitExceeded, 1000, true, false, true),
+            // Waited out the wall clock with little CPU time.
+            (TimeLimitExceeded, 20, false, false, true),
+            (Accepted, 2000, false, false, false),
+            (WrongAnswer, 20, false, false, false),
         ];
-        for &(v, ms, shortcut, m, want) in table {
+        for &(v, ms, shortcut, stopped, want) in table {
             assert_eq!(
-                clear_tle(&cell("t", v, ms, shortcut), 1000, &m),
+                clear_tle(&cell("t", v, ms, shortcut, stopped), 1000),
                 want,
-                "{v:?} {ms} {shortcut} {m:?}"
+                "{v:?} {ms} {shortcut} {stopped}"
             );
         }
     }
@@ -185,7 +193,8 @@ mod tests {
             bool,
             &'static [&'static str],
         );
-        let c = |n, v, ms| cell(n, v, ms, false);
+        let c = |n, v, ms| cell(n, v, ms, false, false);
+        let stopped = |n, ms| cell(n, TimeLimitExceeded, ms, false, true);
         let table: Vec<Row> = vec![
             // Accepted within limit / 2 everywhere: nothing to say.
             (
@@ -231,7 +240,7 @@ mod tests {
                 vec![
                     c("a", Accepted, 10),
                     c("b", TimeLimitExceeded, 1200),
-                    c("c", TimeLimitExceeded, 1500),
+                    stopped("c", 1500),
                 ],
                 KATTIS,
                 false,
@@ -252,7 +261,7 @@ mod tests {
                 false,
                 &["b (1200 ms)", "c (1300 ms)"],
             ),
-            // guess: stopped at 1.5x is not clear when the package asks for 4x.
+            // guess: a finish at 1.5x (in a run allowed 4x) is no clear TLE by its 4x.
             (
                 TimeLimitExceeded,
                 true,

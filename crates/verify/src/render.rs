@@ -749,6 +749,7 @@ mod tests {
             sensitive: false,
             shortcut: false,
             reused: false,
+            past_margin: false,
         });
         let r = VerifyReport {
             problems: vec![ProblemReport {

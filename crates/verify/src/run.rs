@@ -311,6 +311,9 @@ fn run_jobs(
                 if let Some(c) = plan.subs[s].cells[t].as_mut() {
                     c.shortcut =
                         exact && prior::exact_tle_stands(c.result.verdict, c.result.cpu_ms, limit);
+                    // With the slack (at least the package's time_limit_to_tle), a TLE is a
+                    // run the sandbox stopped there.
+                    c.past_margin = !exact && c.result.verdict == Verdict::TimeLimitExceeded;
                 }
             }
             _ => unreachable!("outcomes come back in job order"),
@@ -407,6 +410,7 @@ fn record_cell(
         sensitive: false,
         shortcut: false,
         reused: false,
+        past_margin: false,
     });
 }
 
@@ -487,6 +491,7 @@ pub(super) fn reuse(
                         sensitive: c.sensitive,
                         shortcut: c.shortcut,
                         reused: true,
+                        past_margin: c.past_margin,
                     });
                     stats.reused_cells += 1;
                 }
@@ -528,6 +533,7 @@ pub(super) fn store(cache: &cache::Cache, plans: &[Plan]) {
                         rerun: c.rerun,
                         sensitive: c.sensitive,
                         shortcut: c.shortcut,
+                        past_margin: c.past_margin,
                         warnings: plan
                             .report
                             .warnings
@@ -628,7 +634,15 @@ pub(super) fn rerun_alone(
             "{} {} {}",
             plan.report.problem, plan.subs[s].report.name, plan.report.tests[t]
         );
+        let stopped_before = plan.subs[s].cells[t]
+            .as_ref()
+            .is_some_and(|c| c.past_margin);
         let (r, seen) = best_alone(judge, plan, s, t, stats);
+        // The first run alone has the slack: a TLE there was stopped at it.
+        let past_margin = stopped_before
+            || seen
+                .iter()
+                .any(|(v, _, how)| *how == ALONE_SLACK && *v == Verdict::TimeLimitExceeded);
         if inconsistent(&seen, plan.subs[s].report.limit_ms) {
             let runs: Vec<String> = seen
                 .iter()
@@ -641,6 +655,9 @@ pub(super) fn rerun_alone(
         }
         let sensitive = sensitivity(plan, s, t, &r, &seen);
         record_cell(plan, s, t, r, true);
+        if let Some(c) = plan.subs[s].cells[t].as_mut() {
+            c.past_margin = past_margin;
+        }
         if let Some(w) = sensitive {
             plan.report.warnings.push(w);
             if let Some(c) = plan.subs[s].cells[t].as_mut() {
