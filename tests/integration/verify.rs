@@ -1092,6 +1092,8 @@ fn the_results_cache_reuses_exactly_the_unchanged_cells() {
     let again = cached(&["--junit", &junit]);
     assert_eq!(reused(&again), (18, 1, 18));
     assert_eq!(again["stats"]["test_runs"], 0);
+    // Nothing is compiled either: every cell of every submission is known.
+    assert_eq!(again["stats"]["compilations"], 0);
     assert_eq!(judged_now(&again), Vec::<String>::new());
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert_eq!(xml.matches("(reused from the cache)").count(), 18, "{xml}");
@@ -1133,6 +1135,7 @@ fn the_results_cache_reuses_exactly_the_unchanged_cells() {
         ]
     );
     assert_eq!(reused(&r).1, 1, "the package's gen --check is unchanged");
+    assert_eq!(r["stats"]["compilations"], 1, "only the edited submission");
 
     // A changed limit: every cell.
     f.edit("problem.toml", |s| {

@@ -124,9 +124,21 @@ impl Hasher {
     }
 }
 
+/// A program's identity without compiling it: what the compile cache keys it by (the language,
+/// its compile command, the compiler binary's identity) and the source.
+pub(crate) fn program_key(lang: &ojd_judge::lang::Language, source: &[u8]) -> String {
+    let mut h = Hasher::new();
+    h.field(b"program");
+    h.field(lang.id.as_bytes());
+    h.field(lang.compile.join("\0").as_bytes());
+    h.field(lang.compiler_id.as_bytes());
+    h.field(source);
+    h.hex()
+}
+
 /// What a cell ran: the parts of its key that are not the test (see the module docs).
 pub(crate) struct CellRun<'a> {
-    /// The compile-cache folder's name of the program (language, command, compiler, source).
+    /// [`program_key`]: the language, its compile command and compiler, and the source.
     pub(crate) program: &'a str,
     pub(crate) run: &'a [String],
     /// `limits_for` the scaled problem, as text.

@@ -26,8 +26,9 @@ pub(super) struct Ran {
     /// The compile cache's key of the program (language, command, compiler, source).
     pub(super) program: String,
     pub(super) run: Vec<String>,
-    /// Its limits on this problem, as text.
+    /// Its limits on this problem, as text, and the CPU limit in milliseconds.
     pub(super) limits: String,
+    pub(super) limit_ms: u64,
 }
 
 #[derive(Copy, Clone, PartialEq)]

@@ -430,12 +430,6 @@ pub fn verify(
         }
     }
     let t = Instant::now();
-    let busy = run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
-    report.stats.phases.push(PhaseTime {
-        phase: "compile".into(),
-        seconds: t.elapsed().as_secs_f64(),
-        busy_seconds: busy,
-    });
     let cache = opts.cache.clone().map(|c| {
         // A baseline being saved is a full measurement: nothing is reused, all is stored.
         let reuse = c.reuse && !opts.saving;
@@ -445,6 +439,15 @@ pub fn verify(
     if let Some(c) = &cache {
         run::reuse(judge, c, &salt, &mut plans, &mut report.stats);
     }
+    let busy = run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    if let Some(c) = &cache {
+        run::reuse_compiled(c, &mut plans, &mut report.stats);
+    }
+    report.stats.phases.push(PhaseTime {
+        phase: "compile".into(),
+        seconds: t.elapsed().as_secs_f64(),
+        busy_seconds: busy,
+    });
     let t = Instant::now();
     let prior = opts.baseline.as_ref().map(|(_, b)| prior::Prior {
         baseline: b,

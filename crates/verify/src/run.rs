@@ -62,10 +62,15 @@ pub(super) fn compile_all(
     progress: &Progress<'_>,
     stats: &mut Stats,
 ) -> f64 {
+    // A submission whose every cell the results cache had is not compiled (see `reuse`).
     let work: Vec<(usize, usize)> = plans
         .iter()
         .enumerate()
-        .flat_map(|(p, plan)| (0..plan.subs.len()).map(move |s| (p, s)))
+        .flat_map(|(p, plan)| {
+            (0..plan.subs.len())
+                .filter(move |&s| plan.subs[s].stage == Stage::Found)
+                .map(move |s| (p, s))
+        })
         .collect();
     let (results, busy) = {
         let plans = &*plans;
@@ -94,17 +99,7 @@ pub(super) fn compile_all(
         let sub = &mut plan.subs[s];
         match r {
             Ok(Compiled::Program(program)) => {
-                let limits = judge.limits_for(problem, &program);
-                sub.report.limit_ms = ms(limits.cpu);
-                sub.ran = Some(super::discover::Ran {
-                    program: program
-                        .dir
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    run: program.run.clone(),
-                    limits: format!("{limits:?}"),
-                });
+                sub.report.limit_ms = ms(judge.limits_for(problem, &program).cpu);
                 sub.stage = Stage::Compiled;
                 sub.cells = vec![None; problem.tests.len()];
             }
@@ -455,7 +450,31 @@ fn gen_key_of(judge: &Judge, salt: &cache::Salt, problem: &Problem) -> String {
     cache::gen_key(salt, &problem.dir, &tools)
 }
 
-/// Before phase 2: every cell and `gen --check` the results cache has is taken from it.
+/// What submission `sub` of `problem` runs as, for the results cache, without compiling it:
+/// its language's toolchain and its source (what the compile cache is keyed by), its run
+/// command, and the limits a program of that language gets on the problem.
+fn ran_of(judge: &Judge, problem: &Problem, sub: &Submission) -> Option<super::discover::Ran> {
+    let lang = judge.language(&sub.language).ok()?;
+    let program = ojd_judge::judge::Program {
+        dir: std::path::PathBuf::new(),
+        run: lang.run.clone(),
+        time_factor: lang.time_factor,
+        memory_extra: lang.memory_extra,
+        profile: lang.profile.clone(),
+        pin: Default::default(),
+    };
+    let limits = judge.limits_for(problem, &program);
+    Some(super::discover::Ran {
+        program: cache::program_key(lang, &sub.source),
+        run: lang.run.clone(),
+        limits: format!("{limits:?}"),
+        limit_ms: ms(limits.cpu),
+    })
+}
+
+/// Before compiling: every `gen --check` and cell the results cache has is taken from it, and a
+/// submission whose every cell it has is not compiled at all (it compiled when those cells were
+/// judged, with the same source and compiler).
 pub(super) fn reuse(
     judge: &Judge,
     cache: &cache::Cache,
@@ -476,28 +495,60 @@ pub(super) fn reuse(
         plan.gen_key = Some(gen);
         let part = cache::problem_part(problem);
         for s in 0..plan.subs.len() {
-            if plan.subs[s].stage != Stage::Compiled {
+            if plan.subs[s].stage != Stage::Found {
                 continue;
             }
-            for t in 0..plan.subs[s].cells.len() {
-                let Some(key) = key_of(salt, &part, plan, s, t) else {
-                    continue;
-                };
-                if let Some(c) = cache.cell(&key) {
-                    plan.report.warnings.extend(c.warnings);
-                    plan.subs[s].cells[t] = Some(Cell {
-                        result: c.result,
-                        rerun: c.rerun,
-                        sensitive: c.sensitive,
-                        shortcut: c.shortcut,
-                        reused: true,
-                        past_margin: c.past_margin,
-                    });
-                    stats.reused_cells += 1;
+            plan.subs[s].ran = ran_of(judge, problem, &plan.subs[s].submission);
+            let keys: Vec<(usize, String)> = (0..problem.tests.len())
+                .filter_map(|t| Some((t, key_of(salt, &part, plan, s, t)?)))
+                .collect();
+            let hits: Option<Vec<cache::StoredCell>> =
+                keys.iter().map(|(_, k)| cache.cell(k)).collect();
+            let sub = &mut plan.subs[s];
+            // Otherwise it is compiled, and its hits taken then (`reuse_compiled`).
+            if let Some(hits) = hits.filter(|h| !h.is_empty() && h.len() == problem.tests.len()) {
+                sub.stage = Stage::Compiled;
+                sub.report.limit_ms = sub.ran.as_ref().map_or(0, |r| r.limit_ms);
+                sub.cells = hits
+                    .into_iter()
+                    .map(|c| Some(stored_cell(c, &mut plan.report.warnings)))
+                    .collect();
+                stats.reused_cells += sub.cells.len();
+            }
+            sub.keys = keys;
+        }
+    }
+}
+
+/// After compiling: the cells of the submissions compiled now that the results cache has.
+pub(super) fn reuse_compiled(cache: &cache::Cache, plans: &mut [Plan], stats: &mut Stats) {
+    for plan in plans.iter_mut().filter(|p| p.report.judged) {
+        for sub in plan.subs.iter_mut() {
+            if sub.stage != Stage::Compiled || sub.cells.iter().all(Option::is_some) {
+                continue;
+            }
+            for (t, key) in &sub.keys {
+                if sub.cells.get(*t).is_some_and(Option::is_none) {
+                    if let Some(c) = cache.cell(key) {
+                        sub.cells[*t] = Some(stored_cell(c, &mut plan.report.warnings));
+                        stats.reused_cells += 1;
+                    }
                 }
-                plan.subs[s].keys.push((t, key));
             }
         }
+    }
+}
+
+/// A stored cell as the matrix holds it; its warnings go to the problem's.
+fn stored_cell(c: cache::StoredCell, warnings: &mut Vec<String>) -> Cell {
+    warnings.extend(c.warnings);
+    Cell {
+        result: c.result,
+        rerun: c.rerun,
+        sensitive: c.sensitive,
+        shortcut: c.shortcut,
+        reused: true,
+        past_margin: c.past_margin,
     }
 }
 
