@@ -1157,3 +1157,57 @@ fn the_results_cache_reuses_exactly_the_unchanged_cells() {
     let r = cached(&[]);
     assert_eq!(reused(&r), (0, 0, 18));
 }
+
+/// Prints 0 for every line after 360 ms of CPU time (by `clock()`: the same on any machine).
+const SLOW_WRONG: &str = r#"#include <stdio.h>
+#include <time.h>
+int main(void) {
+    volatile unsigned long spin = 0;
+    while (clock() < CLOCKS_PER_SEC * 36 / 100) spin++;
+    int t;
+    if (scanf("%d", &t) != 1) return 0;
+    while (t--) puts("0");
+    return 0;
+}
+"#;
+
+#[test]
+fn a_wrong_answer_with_extra_time_keeps_its_promise_under_the_packages_margin() {
+    require_root!();
+    let f = Fixture::new();
+    std::fs::remove_file(f.problem().join("submissions/accepted/slow.c")).expect("rm slow.c");
+    std::fs::write(
+        f.problem().join("submissions/wrong_answer/slow_wrong.c"),
+        SLOW_WRONG,
+    )
+    .expect("write");
+    f.edit("problem.toml", |s| {
+        s.replace("time_limit = \"1s\"", "time_limit = \"200ms\"")
+    });
+    // By the default margin (1.5×: 300 ms) it is a TLE everywhere: a WA submission that never
+    // answers within the high limit breaks its promise.
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_eq!(
+        failed_submissions(&report),
+        ["wrong_answer/slow_wrong.c: got TLE on 01-small, 02-medium, 03-edge"]
+    );
+    // The package's own margin (2.5×: 500 ms), as problemtools' guess states 4: it answers
+    // (wrongly) within the high limit, which keeps a WA promise, as problemtools judges it.
+    f.edit("problem.toml", |s| {
+        format!("{s}\n[limits]\ntime_limit_to_tle = 2.5\n")
+    });
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let s = submission(&report, "wrong_answer/slow_wrong.c");
+    for c in s["tests"].as_array().unwrap() {
+        assert_eq!(c["verdict"], "TLE", "at the limit: {c:#}");
+        assert_eq!(c["finished_as"], "WA", "at 2.5× the limit: {c:#}");
+        assert_eq!(c["sensitive"], true, "{c:#}");
+    }
+    // The brute force is still stopped at the package's line: a clear TLE.
+    let spin = spin_cell(&report);
+    assert_eq!(spin["past_margin"], true, "{spin:#}");
+}

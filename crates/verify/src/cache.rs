@@ -260,6 +260,8 @@ pub(crate) struct StoredCell {
     pub(crate) shortcut: bool,
     #[serde(default)]
     pub(crate) past_margin: bool,
+    #[serde(default)]
+    pub(crate) finished_as: Option<Verdict>,
     /// The warnings the cell's runs raised (sensitive to the limit, runs that disagree).
     pub(crate) warnings: Vec<String>,
 }
@@ -482,6 +484,7 @@ mod tests {
             sensitive: false,
             shortcut: false,
             past_margin: false,
+            finished_as: None,
             warnings: vec![],
         };
         let key = "ab".repeat(32);

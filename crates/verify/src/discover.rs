@@ -374,11 +374,12 @@ impl Sub {
         };
         r.failures = match self.stage {
             Stage::Compiled if r.tests.len() == tests.len() => {
-                let got: Vec<(&str, Verdict)> = r
+                let got: Vec<(&str, Verdict, Option<Verdict>)> = r
                     .tests
                     .iter()
-                    .map(|c| (c.result.name.as_str(), c.result.verdict))
+                    .map(|c| (c.result.name.as_str(), c.result.verdict, c.finished_as))
                     .collect();
+                let got = super::expect::with_extra_time(r.expected, &got);
                 failures(r.expected, true, &super::expect::as_rules(rules, &got))
             }
             Stage::CompileError => failures(r.expected, false, &[]),

@@ -266,6 +266,9 @@ pub(crate) struct Cell {
     /// stopped there, by the CPU or the wall clock: it did not finish at that line (see
     /// [`margins`]).
     pub(crate) past_margin: bool,
+    /// A TLE at the limit whose run with the slack finished: the verdict it finished with (what
+    /// problemtools calls the result at the high limit; see [`expect::with_extra_time`]).
+    pub(crate) finished_as: Option<Verdict>,
 }
 
 impl VerifyReport {

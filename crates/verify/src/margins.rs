@@ -132,6 +132,7 @@ mod tests {
             shortcut,
             reused: false,
             past_margin: stopped,
+            finished_as: None,
         }
     }
 

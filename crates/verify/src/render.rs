@@ -750,6 +750,7 @@ mod tests {
             shortcut: false,
             reused: false,
             past_margin: false,
+            finished_as: None,
         });
         let r = VerifyReport {
             problems: vec![ProblemReport {

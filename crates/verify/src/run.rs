@@ -406,6 +406,7 @@ fn record_cell(
         shortcut: false,
         reused: false,
         past_margin: false,
+        finished_as: None,
     });
 }
 
@@ -549,6 +550,7 @@ fn stored_cell(c: cache::StoredCell, warnings: &mut Vec<String>) -> Cell {
         shortcut: c.shortcut,
         reused: true,
         past_margin: c.past_margin,
+        finished_as: c.finished_as,
     }
 }
 
@@ -585,6 +587,7 @@ pub(super) fn store(cache: &cache::Cache, plans: &[Plan]) {
                         sensitive: c.sensitive,
                         shortcut: c.shortcut,
                         past_margin: c.past_margin,
+                        finished_as: c.finished_as,
                         warnings: plan
                             .report
                             .warnings
@@ -705,9 +708,11 @@ pub(super) fn rerun_alone(
             ));
         }
         let sensitive = sensitivity(plan, s, t, &r, &seen);
+        let finished_as = finished_with_slack(&r, &seen);
         record_cell(plan, s, t, r, true);
         if let Some(c) = plan.subs[s].cells[t].as_mut() {
             c.past_margin = past_margin;
+            c.finished_as = finished_as;
         }
         if let Some(w) = sensitive {
             plan.report.warnings.push(w);
@@ -845,12 +850,34 @@ fn sensitivity(
         .filter(|(v, _, how)| *how != "alone" && finished(*v))
         .min_by_key(|(_, ms, _)| *ms)?;
     let limit = plan.subs[s].report.limit_ms;
+    let slack = plan
+        .problem
+        .as_ref()
+        .map_or(SLACK, |p| super::margins::slack(&p.margins));
     Some(format!(
-        "{} on {}: sensitive to the time limit: TLE at {limit} ms, {v} in {cpu} ms at {} ms ({SLACK}×)",
+        "{} on {}: sensitive to the time limit: TLE at {limit} ms, {v} in {cpu} ms at {} ms ({slack}×)",
         plan.subs[s].report.name,
         plan.report.tests[t],
-        (limit as f64 * SLACK).round() as u64
+        (limit as f64 * slack).round() as u64
     ))
+}
+
+/// The verdict a TLE at the exact limit (`best`) finished with in a run allowed the slack (the
+/// parallel one, or the first alone): the fastest such finish.
+fn finished_with_slack(best: &Result<TestResult, JudgeError>, seen: &Seen) -> Option<Verdict> {
+    if best.as_ref().ok()?.verdict != Verdict::TimeLimitExceeded {
+        return None;
+    }
+    seen.iter()
+        .filter(|(v, _, how)| {
+            *how != "alone"
+                && !matches!(
+                    v,
+                    Verdict::TimeLimitExceeded | Verdict::JudgeError | Verdict::CompileError
+                )
+        })
+        .min_by_key(|(_, ms, _)| *ms)
+        .map(|(v, _, _)| *v)
 }
 
 /// Timing explains a TLE on one run and a finish near the limit on another; it does not explain
