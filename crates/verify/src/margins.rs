@@ -22,11 +22,6 @@ use ojd_judge::verdict::Verdict;
 
 use super::{Cell, SLACK};
 
-/// A baseline's TLE counts as stopped at `limit × time_limit_to_tle` (for the exact-limit
-/// shortcut, [`super::prior`]) from this share of it: the sandbox stops a run a few
-/// milliseconds either side of its limit, and times are whole milliseconds.
-pub(crate) const STOPPED_AT: f64 = 0.98;
-
 /// What parallel runs and first runs alone are allowed, as a multiple of the limit: [`SLACK`],
 /// or the package's `time_limit_to_tle` when larger, so that a run stopped there is a clear
 /// TLE by the package's own measure.

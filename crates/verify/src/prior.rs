@@ -33,6 +33,12 @@ use serde::Serialize;
 use super::{Baseline, Key, Ran, Record, SpeedGuard, CLEAR_TLE, GREY};
 use ojd_judge::verdict::Verdict;
 
+/// A baseline's TLE counts as stopped at `limit × time_limit_to_tle` (the package's margin) from
+/// this share of it: the sandbox stops a run a few milliseconds either side of its limit, and
+/// times are whole milliseconds. Only such a TLE is judged at the exact limit: one the baseline
+/// saw finish short of the margin is no clear TLE by the package's measure.
+pub(super) const STOPPED_AT: f64 = 0.98;
+
 /// Where a cell is judged first.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 pub(super) enum Route {
@@ -120,8 +126,7 @@ pub(super) fn route(prior: Option<&Prior<'_>>, key: &Key, today: &Today) -> Rout
         Route::Alone
     } else if prior.exact
         && r.verdict == Verdict::TimeLimitExceeded
-        && r.cpu_ms as f64
-            >= CLEAR_TLE.max(super::margins::STOPPED_AT * today.tle_margin) * today.limit_ms as f64
+        && r.cpu_ms as f64 >= CLEAR_TLE.max(STOPPED_AT * today.tle_margin) * today.limit_ms as f64
         && !today.interactive
         && today.ran_as(prior.baseline.ran.get(key))
     {
