@@ -1211,3 +1211,66 @@ fn a_wrong_answer_with_extra_time_keeps_its_promise_under_the_packages_margin() 
     let spin = spin_cell(&report);
     assert_eq!(spin["past_margin"], true, "{spin:#}");
 }
+
+/// 400 ms of CPU time (by `clock()`), then right on short inputs and forever on 02-medium.
+const SLOW_THEN_SPIN: &str = r#"#include <stdio.h>
+#include <time.h>
+int main(void) {
+    volatile unsigned long spin = 0;
+    while (clock() < CLOCKS_PER_SEC * 2 / 5) spin++;
+    int t, k;
+    long long a;
+    if (scanf("%d", &t) != 1) return 0;
+    if (t > 4) for (;;) spin++;
+    while (t--) {
+        long long sum = 0;
+        scanf("%d", &k);
+        while (k--) {
+            scanf("%lld", &a);
+            sum += a;
+        }
+        printf("%lld\n", sum);
+    }
+    return 0;
+}
+"#;
+
+#[test]
+fn a_brute_force_that_keeps_its_promise_is_not_judged_alone_near_the_limit() {
+    require_root!();
+    let f = Fixture::new();
+    std::fs::write(
+        f.problem()
+            .join("submissions/time_limit_exceeded/slow_then_spin.c"),
+        SLOW_THEN_SPIN,
+    )
+    .expect("write");
+    // 450 ms: its 400 ms on 01-small and 03-edge are near the limit (over 75% of it); on
+    // 02-medium it is stopped at 1.5×, a clear TLE: its promise is kept whatever the near cells
+    // come to alone, so their parallel runs settle them.
+    f.edit("problem.toml", |s| {
+        s.replace("time_limit = \"1s\"", "time_limit = \"450ms\"")
+    });
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let sub = submission(&report, "time_limit_exceeded/slow_then_spin.c");
+    let cells = sub["tests"].as_array().unwrap();
+    for c in cells.iter().filter(|c| c["name"] != "02-medium") {
+        assert_eq!(c["verdict"], "AC", "{c:#}");
+        assert_eq!(c["rerun"], false, "settled by the parallel run: {c:#}");
+    }
+    let spin = cells.iter().find(|c| c["name"] == "02-medium").unwrap();
+    assert_eq!(spin["past_margin"], true, "{spin:#}");
+    assert_eq!(
+        report["stats"]["settled_by_promise"], 2,
+        "{:#}",
+        report["stats"]
+    );
+    // accepted/slow.c's 400 ms are as near, but an accepted submission's every cell counts:
+    // judged alone.
+    let slow = submission(&report, "accepted/slow.c");
+    for c in slow["tests"].as_array().unwrap() {
+        assert_eq!(c["rerun"], true, "{c:#}");
+    }
+}

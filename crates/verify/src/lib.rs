@@ -135,6 +135,9 @@ pub(crate) struct Stats {
     pub(crate) rerun_tests: usize,
     /// Runs made alone for them (up to [`RERUNS`] each).
     pub(crate) reruns: usize,
+    /// Near cells of `time_limit_exceeded/` submissions that already keep their promise, settled
+    /// by their parallel run at the exact limit instead of runs alone (see `run`).
+    pub(crate) settled_by_promise: usize,
     /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
     pub(crate) alone_by_baseline: usize,
     /// TLE cells judged at the exact limit in the parallel phase because the baseline saw the

@@ -196,6 +196,10 @@ pub(super) fn judge_all(
                 match prior::route(prior, &key, &today) {
                     Route::Parallel => tests.push((slow, Job::Test(p, s, t, false))),
                     Route::Exact => tests.push((slow, Job::Test(p, s, t, true))),
+                    // A brute force's near cell gets a parallel run all the same: once the
+                    // submission keeps its promise elsewhere, a finish there settles the cell
+                    // without runs alone (`settled_by_promise`).
+                    Route::Alone if !slow => tests.push((slow, Job::Test(p, s, t, false))),
                     Route::Alone => alone.push((p, s, t)),
                 }
             }
@@ -669,15 +673,37 @@ pub(super) fn rerun_alone(
     stats: &mut Stats,
 ) {
     let mut todo = straight;
+    let mut settled = Vec::new();
     for (p, plan) in plans.iter().enumerate() {
         for (s, sub) in plan.subs.iter().enumerate() {
+            let kept = settled_by_promise(sub);
             for (t, cell) in sub.cells.iter().enumerate() {
-                if cell.as_ref().is_some_and(|c| {
-                    !c.shortcut && !c.reused && needs_rerun(&c.result, sub.report.limit_ms)
-                }) {
+                let Some(c) = cell.as_ref() else { continue };
+                if c.shortcut || c.reused || !needs_rerun(&c.result, sub.report.limit_ms) {
+                    continue;
+                }
+                if kept && c.result.verdict == Verdict::Accepted {
+                    settled.push((p, s, t));
+                } else {
                     todo.push((p, s, t));
                 }
             }
+        }
+    }
+    stats.settled_by_promise = settled.len();
+    for (p, s, t) in settled {
+        let plan = &mut plans[p];
+        let problem = plan
+            .problem
+            .as_ref()
+            .expect("cells exist only for loaded problems");
+        let limits = exact_limits(judge, problem, &plan.subs[s].submission);
+        if let (Ok(limits), Some(c)) = (limits, plan.subs[s].cells[t].as_mut()) {
+            let at = at_limit(c.result.clone(), &limits);
+            if at.verdict == Verdict::TimeLimitExceeded {
+                c.finished_as = Some(c.result.verdict);
+            }
+            c.result = at;
         }
     }
     todo.sort_unstable();
@@ -722,6 +748,22 @@ pub(super) fn rerun_alone(
         }
         progress("re-running alone", i + 1, todo.len(), &label);
     }
+}
+
+/// Whether the near cells of `sub` that finished correctly in the parallel phase can be judged
+/// by that run at the exact limit, with no runs alone: it is a `time_limit_exceeded/`
+/// submission that already keeps its promise, a clear TLE on some test ([`margins`]). Alone,
+/// such a cell could only end AC or TLE (its output is known to be right), and neither changes
+/// whether the submission keeps its promise; a baseline compare lists its flips as near the
+/// limit. A cell whose parallel run ended otherwise (a WA, a TLE by the wall clock whose output
+/// is unknown) is still judged alone: a wrong answer within the limit would break the promise.
+fn settled_by_promise(sub: &super::discover::Sub) -> bool {
+    sub.report.expected == Verdict::TimeLimitExceeded
+        && sub
+            .cells
+            .iter()
+            .flatten()
+            .any(|c| super::margins::clear_tle(c, sub.report.limit_ms))
 }
 
 /// Every (verdict, CPU ms, how) a cell got, each as judged against the limits it ran with,
