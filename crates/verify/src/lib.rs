@@ -30,7 +30,17 @@
 //! finishes within the limit settles the verdict: a faster run would finish the same way; so
 //! does a TLE by the wall clock with little CPU time (idle or blocked while alone).
 //! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
-//! that finished near the limit as `near the limit`, not as a change (see `compare`).
+//! that finished near the limit as `near the limit`, not as a change (see `compare`). The near
+//! cells of a `time_limit_exceeded/` submission that already keeps its promise, and finished
+//! correctly in parallel, are settled by that run at the exact limit instead (`run`).
+//!
+//! # The package's promise and the results cache
+//! The Kattis timing margins of the package (`[limits]`: `ac_to_time_limit`,
+//! `time_limit_to_tle`) are checked on what the runs measured (`margins`): an accepted run
+//! over `limit / ac_to_time_limit` is a timing-fragile warning, a `time_limit_exceeded/`
+//! submission never stopped at `limit × time_limit_to_tle` a failure; runs are allowed at least
+//! that much. Cells and `gen --check` passes are stored in a content-addressed cache (`cache`)
+//! and reused while nothing they depend on changed.
 
 #![forbid(unsafe_code)]
 
@@ -91,7 +101,7 @@ pub struct VerifyOptions {
     /// Every CPU and wall limit is multiplied by this (see [`parse_time_scale`]): 0.5 judges as
     /// on a machine twice as slow, 2.0 as on one twice as fast. Measured times are not scaled.
     pub time_scale: f64,
-    /// The results cache ([`cache`]): unchanged cells and `gen --check` passes are reused from
+    /// The results cache (see `docs/verify.md`): unchanged cells and `gen --check` passes are reused from
     /// it, and fresh ones stored. None: no cache at all.
     pub cache: Option<CacheOptions>,
 }
