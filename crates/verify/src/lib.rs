@@ -101,8 +101,8 @@ pub struct VerifyOptions {
     /// Every CPU and wall limit is multiplied by this (see [`parse_time_scale`]): 0.5 judges as
     /// on a machine twice as slow, 2.0 as on one twice as fast. Measured times are not scaled.
     pub time_scale: f64,
-    /// The results cache (see `docs/verify.md`): unchanged cells and `gen --check` passes are reused from
-    /// it, and fresh ones stored. None: no cache at all.
+    /// The results cache (see `docs/verify.md`): unchanged cells and `gen --check` passes are
+    /// reused from it, and fresh ones stored. None: no cache at all.
     pub cache: Option<CacheOptions>,
 }
 
