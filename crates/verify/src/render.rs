@@ -394,7 +394,7 @@ fn summary(r: &VerifyReport, color: bool) -> String {
     let exact = subs
         .iter()
         .flat_map(|s| &s.tests)
-        .filter(|c| c.shortcut)
+        .filter(|c| c.shortcut && !c.reused)
         .count();
     let exact = if exact > 0 {
         format!(
