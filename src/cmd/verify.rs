@@ -51,6 +51,15 @@ pub struct Args {
     /// scaled. A baseline is compared at the scaled limits; one cannot be saved at F other than 1.
     #[arg(long, value_name = "F", default_value = "1", value_parser = ojd_verify::parse_time_scale)]
     time_scale: f64,
+    /// Judge every cell again instead of reusing the results cache (fresh results are still
+    /// stored in it).
+    #[arg(long)]
+    no_cache: bool,
+    /// The results cache's folder (default: $XDG_CACHE_HOME/ojd/verify, else
+    /// ~/.cache/ojd/verify). A cell is reused when ojd, the configuration, the program (source
+    /// and compiler), the test and the limits are all unchanged.
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
 }
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
@@ -103,6 +112,13 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         strict: a.strict,
         saving: a.save_baseline.is_some(),
         time_scale: a.time_scale,
+        cache: a
+            .cache_dir
+            .or_else(ojd_verify::default_cache_dir)
+            .map(|dir| ojd_verify::CacheOptions {
+                dir,
+                reuse: !a.no_cache,
+            }),
     };
     let bar = Bar::new();
     let report = ojd_verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {

@@ -33,6 +33,9 @@ pub(crate) struct Manifest {
     pub(crate) uuid: Option<String>,
     /// A multi-pass problem's number of passes.
     pub(crate) passes: Option<u32>,
+    /// The package's own timing margins, `[limits]` (ac_to_time_limit, time_limit_to_tle),
+    /// each written only when the package states it.
+    pub(crate) margins: (Option<f64>, Option<f64>),
 }
 
 fn q(s: &str) -> String {
@@ -99,6 +102,17 @@ impl Manifest {
                 q(&i.path.display().to_string()),
                 q_list(&i.flags)
             );
+        }
+        if self.margins != (None, None) {
+            t += "\n[limits]\n";
+            for (key, v) in [
+                ("ac_to_time_limit", self.margins.0),
+                ("time_limit_to_tle", self.margins.1),
+            ] {
+                if let Some(v) = v {
+                    t += &format!("{key} = {v:?}\n");
+                }
+            }
         }
         if let Some((input, output)) = &self.io {
             t += "\n[io]\n";
@@ -200,6 +214,7 @@ mod tests {
             generate: vec![],
             io: None,
             kattis_verdicts: true,
+            margins: (None, Some(4.0)),
             origin: "imported".into(),
             uuid: Some("5bd2ccb4-7ad8-4d5c-9c7a-3a1f0b9e2d11".into()),
             passes: None,
@@ -210,6 +225,13 @@ mod tests {
         assert_eq!(p.time_limit.as_millis(), 1500);
         assert_eq!(p.checker, m.checker);
         assert!(p.answers_given);
+        assert_eq!(
+            p.margins,
+            ojd_judge::problem::Margins {
+                ac_to_time_limit: 2.0,
+                time_limit_to_tle: 4.0
+            }
+        );
         assert_eq!(p.validator_accept, 42);
         assert_eq!(p.validator_args, ["--x"]);
         assert_eq!(p.groups[0].points, 30);

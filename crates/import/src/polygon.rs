@@ -597,6 +597,7 @@ pub fn import(
         kattis_verdicts: false,
         uuid: None,
         passes: None,
+        margins: (None, None),
         origin: "Imported from a Polygon package by `ojd import polygon`; `ojd gen` made the generated tests and every answer.".into(),
     };
     write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;

@@ -57,6 +57,19 @@ impl Default for CalibrateOptions {
     }
 }
 
+impl CalibrateOptions {
+    /// These options with the package's own margins (`[limits]` of problem.toml) as the rule's
+    /// multiplier (`ac_to_time_limit`) and the TLE submissions' line (`time_limit_to_tle`): the
+    /// limit is proposed by the promise verify checks.
+    pub fn for_package(&self, m: &ojd_judge::problem::Margins) -> CalibrateOptions {
+        CalibrateOptions {
+            multiplier: m.ac_to_time_limit,
+            safety: m.time_limit_to_tle,
+            ..self.clone()
+        }
+    }
+}
+
 /// Accepted submissions are judged with this many times the committed limit, so that a slow
 /// one is measured rather than cut off.
 const GENEROUS: f64 = 4.0;
@@ -188,6 +201,7 @@ pub fn calibrate(
             errors,
         }
     })?;
+    let opts = &opts.for_package(&problem.margins);
     let accepted: Vec<_> = subs
         .iter()
         .filter(|s| s.expected == Verdict::Accepted)
@@ -459,6 +473,32 @@ pub fn render(cal: &Calibration, opts: &CalibrateOptions) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_packages_margins_are_the_rule() {
+        use ojd_judge::problem::Margins;
+        let o = CalibrateOptions::default().for_package(&Margins::default());
+        assert_eq!((o.multiplier, o.safety), (2.0, 1.5));
+        let o = CalibrateOptions {
+            repeats: 5,
+            ..CalibrateOptions::default()
+        }
+        .for_package(&Margins {
+            ac_to_time_limit: 3.0,
+            time_limit_to_tle: 4.0,
+        });
+        assert_eq!((o.multiplier, o.safety, o.repeats), (3.0, 4.0, 5));
+        // 300 ms × 3, rounded up to a second.
+        assert_eq!(
+            propose(Duration::from_millis(300), &o),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            propose(Duration::from_millis(400), &o),
+            Duration::from_secs(2)
+        );
+    }
+
     use super::*;
 
     #[test]

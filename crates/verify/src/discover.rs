@@ -6,9 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{
-    failures, folder_verdict, Cell, ProblemReport, SubmissionReport, CLEAR_TLE, FOLDERS, SLACK,
-};
+use super::{failures, folder_verdict, Cell, ProblemReport, SubmissionReport, CLEAR_TLE, FOLDERS};
 use ojd_judge::judge::{Judge, JudgeError, Submission};
 use ojd_judge::problem::Problem;
 use ojd_judge::verdict::Verdict;
@@ -18,6 +16,19 @@ pub(super) struct Plan {
     pub(super) report: ProblemReport,
     pub(super) problem: Option<Problem>,
     pub(super) subs: Vec<Sub>,
+    /// The key of its `gen --check` in the results cache, and whether it was reused from it.
+    pub(super) gen_key: Option<String>,
+    pub(super) gen_reused: bool,
+}
+
+/// What a compiled submission runs as, for the results cache's keys.
+pub(super) struct Ran {
+    /// The compile cache's key of the program (language, command, compiler, source).
+    pub(super) program: String,
+    pub(super) run: Vec<String>,
+    /// Its limits on this problem, as text, and the CPU limit in milliseconds.
+    pub(super) limits: String,
+    pub(super) limit_ms: u64,
 }
 
 #[derive(Copy, Clone, PartialEq)]
@@ -34,6 +45,10 @@ pub(super) struct Sub {
     pub(super) stage: Stage,
     /// One per test, filled by the runs.
     pub(super) cells: Vec<Option<Cell>>,
+    /// Set when compiled.
+    pub(super) ran: Option<Ran>,
+    /// (test, key in the results cache) of its cells.
+    pub(super) keys: Vec<(usize, String)>,
 }
 
 pub(super) fn ms(d: Duration) -> u64 {
@@ -81,6 +96,8 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
                 report,
                 problem: None,
                 subs: Vec::new(),
+                gen_key: None,
+                gen_reused: false,
             };
         }
     };
@@ -116,6 +133,8 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
         report,
         problem: Some(problem),
         subs,
+        gen_key: None,
+        gen_reused: false,
     }
 }
 
@@ -277,12 +296,15 @@ fn read_sub(
         tests: Vec::new(),
         ok: false,
         failures: Vec::new(),
+        timing_fragile: Vec::new(),
     };
     Some(Sub {
         report,
         submission,
         stage: Stage::Found,
         cells: Vec::new(),
+        ran: None,
+        keys: Vec::new(),
     })
 }
 
@@ -294,8 +316,23 @@ impl Plan {
             .as_ref()
             .map(|p| p.verdicts)
             .unwrap_or_default();
+        let margins = self.problem.as_ref().map(|p| p.margins).unwrap_or_default();
         for sub in self.subs {
-            let s = sub.finish(&report.tests, rules);
+            let mut s = sub.finish(&report.tests, rules, super::margins::slack(&margins));
+            if s.tests.len() == report.tests.len() {
+                let expected = match s.reference {
+                    true => Verdict::Accepted,
+                    false => s.expected,
+                };
+                let (failure, warning, cells) =
+                    super::margins::check(&s.name, expected, s.ok, &s.tests, s.limit_ms, &margins);
+                s.timing_fragile = cells;
+                report.warnings.extend(warning);
+                if let Some(f) = failure {
+                    s.failures.push(f);
+                    s.ok = false;
+                }
+            }
             if s.reference && s.ok {
                 margin_warning(&s, &mut report.warnings);
             }
@@ -320,14 +357,19 @@ fn margin_warning(s: &SubmissionReport, warnings: &mut Vec<String>) {
 }
 
 impl Sub {
-    fn finish(self, tests: &[String], rules: ojd_judge::problem::VerdictRules) -> SubmissionReport {
+    fn finish(
+        self,
+        tests: &[String],
+        rules: ojd_judge::problem::VerdictRules,
+        slack: f64,
+    ) -> SubmissionReport {
         let mut r = self.report;
         let limit = r.limit_ms;
         r.tests = self
             .cells
             .into_iter()
             .flatten()
-            .map(|c| honest_tle_message(c, limit))
+            .map(|c| honest_tle_message(c, limit, slack))
             .collect();
         r.verdict = match self.stage {
             Stage::CompileError => Verdict::CompileError,
@@ -340,11 +382,12 @@ impl Sub {
         };
         r.failures = match self.stage {
             Stage::Compiled if r.tests.len() == tests.len() => {
-                let got: Vec<(&str, Verdict)> = r
+                let got: Vec<(&str, Verdict, Option<Verdict>)> = r
                     .tests
                     .iter()
-                    .map(|c| (c.result.name.as_str(), c.result.verdict))
+                    .map(|c| (c.result.name.as_str(), c.result.verdict, c.finished_as))
                     .collect();
+                let got = super::expect::with_extra_time(r.expected, &got);
                 failures(r.expected, true, &super::expect::as_rules(rules, &got))
             }
             Stage::CompileError => failures(r.expected, false, &[]),
@@ -357,7 +400,7 @@ impl Sub {
 
 /// A TLE decided in the parallel phase was measured against the slackened limit, or at the
 /// exact limit on the baseline's word; say which.
-fn honest_tle_message(mut c: Cell, limit_ms: u64) -> Cell {
+fn honest_tle_message(mut c: Cell, limit_ms: u64, slack: f64) -> Cell {
     if c.shortcut {
         c.result.message = format!(
             "CPU time limit of {limit_ms} ms exceeded (a parallel run at the exact limit: the baseline saw the same source on the same input at the same limit use over {:.0}% of it)",
@@ -367,7 +410,7 @@ fn honest_tle_message(mut c: Cell, limit_ms: u64) -> Cell {
         c.result.message = format!(
             "CPU time over {} ms, the limit is {limit_ms} ms (a parallel run with {:.0}% slack)",
             c.result.cpu_ms,
-            (SLACK - 1.0) * 100.0
+            (slack - 1.0) * 100.0
         );
     }
     c

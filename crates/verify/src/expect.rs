@@ -46,6 +46,29 @@ pub(crate) fn as_rules<'a>(
         .collect()
 }
 
+/// The verdicts the promise of a `wrong_answer/`, `runtime_error/`, `memory_limit_exceeded/` or
+/// `output_limit_exceeded/` submission is judged by: a TLE at the limit whose run with the
+/// slack (the package's `time_limit_to_tle` times the limit, at least 1.5) finished counts as
+/// the verdict it finished with, as problemtools accepts a result "with extra time" at its high
+/// limit. Such a verdict hangs on the limit and is reported as sensitive to it anyway. Accepted
+/// and `time_limit_exceeded/` promises are the margins' business ([`super::margins`]): for them
+/// a TLE stays one.
+pub(crate) fn with_extra_time<'a>(
+    expected: Verdict,
+    got: &[(&'a str, Verdict, Option<Verdict>)],
+) -> Vec<(&'a str, Verdict)> {
+    let extra = !matches!(
+        expected,
+        Verdict::Accepted | Verdict::TimeLimitExceeded | Verdict::CompileError
+    );
+    got.iter()
+        .map(|&(t, v, finished)| match (v, finished) {
+            (Verdict::TimeLimitExceeded, Some(f)) if extra => (t, f),
+            _ => (t, v),
+        })
+        .collect()
+}
+
 /// Why `got` (test name, verdict per test) breaks the promise of `expected`; empty when kept.
 pub(crate) fn failures(expected: Verdict, compiled: bool, got: &[(&str, Verdict)]) -> Vec<String> {
     if !compiled {
@@ -194,6 +217,40 @@ mod tests {
                 "{expected:?} {verdicts:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_finish_with_extra_time_counts_for_answer_folders_only() {
+        let got = [
+            ("t0", Accepted, None),
+            ("t1", TimeLimitExceeded, Some(WrongAnswer)),
+            ("t2", TimeLimitExceeded, None),
+        ];
+        // guess_tle.cc under wrong_answer/: WA within the high limit keeps the promise.
+        let wa = with_extra_time(WrongAnswer, &got);
+        assert_eq!(
+            wa,
+            [
+                ("t0", Accepted),
+                ("t1", WrongAnswer),
+                ("t2", TimeLimitExceeded)
+            ]
+        );
+        assert_eq!(
+            failures(WrongAnswer, true, &wa),
+            vec!["got TLE on t2".to_string()]
+        );
+        let only = [("t0", TimeLimitExceeded, Some(WrongAnswer))];
+        assert!(failures(WrongAnswer, true, &with_extra_time(WrongAnswer, &only)).is_empty());
+        // Without the extra time it would be a TLE, forbidden for a WA submission.
+        assert!(!failures(WrongAnswer, true, &[("t0", TimeLimitExceeded)]).is_empty());
+        // Accepted and TLE submissions keep the TLE.
+        for e in [Accepted, TimeLimitExceeded] {
+            let v = with_extra_time(e, &only);
+            assert_eq!(v, [("t0", TimeLimitExceeded)], "{e:?}");
+        }
+        let re = [("t0", TimeLimitExceeded, Some(RuntimeError))];
+        assert!(failures(RuntimeError, true, &with_extra_time(RuntimeError, &re)).is_empty());
     }
 
     #[test]

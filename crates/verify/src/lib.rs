@@ -30,14 +30,26 @@
 //! finishes within the limit settles the verdict: a faster run would finish the same way; so
 //! does a TLE by the wall clock with little CPU time (idle or blocked while alone).
 //! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
-//! that finished near the limit as `near the limit`, not as a change (see `compare`).
+//! that finished near the limit as `near the limit`, not as a change (see `compare`). The near
+//! cells of a `time_limit_exceeded/` submission that already keeps its promise, and finished
+//! correctly in parallel, are settled by that run at the exact limit instead (`run`).
+//!
+//! # The package's promise and the results cache
+//! The Kattis timing margins of the package (`[limits]`: `ac_to_time_limit`,
+//! `time_limit_to_tle`) are checked on what the runs measured (`margins`): an accepted run
+//! over `limit / ac_to_time_limit` is a timing-fragile warning, a `time_limit_exceeded/`
+//! submission never stopped at `limit × time_limit_to_tle` a failure; runs are allowed at least
+//! that much. Cells and `gen --check` passes are stored in a content-addressed cache (`cache`)
+//! and reused while nothing they depend on changed.
 
 #![forbid(unsafe_code)]
 
 mod baseline;
+mod cache;
 pub mod calibrate;
 mod discover;
 mod expect;
+mod margins;
 mod prior;
 mod render;
 mod run;
@@ -55,6 +67,7 @@ use ojd_judge::verdict::{TestResult, Verdict};
 // What the `ojd` binary uses (and `calibrate::kattis_limit`, the Kattis import); the rest is the
 // crate's own. `Key` is public because `BaselineError::BadName` names it.
 pub use baseline::{parse_percent, Baseline, BaselineError, Key};
+pub use cache::{default_dir as default_cache_dir, CacheOptions};
 pub use render::{junit, render_text};
 
 use baseline::{compare, content_hash, BaselineDiff, Ran, Record, Scope};
@@ -88,6 +101,9 @@ pub struct VerifyOptions {
     /// Every CPU and wall limit is multiplied by this (see [`parse_time_scale`]): 0.5 judges as
     /// on a machine twice as slow, 2.0 as on one twice as fast. Measured times are not scaled.
     pub time_scale: f64,
+    /// The results cache (see `docs/verify.md`): unchanged cells and `gen --check` passes are
+    /// reused from it, and fresh ones stored. None: no cache at all.
+    pub cache: Option<CacheOptions>,
 }
 
 /// Parses `--time-scale`: a finite number over 0 (1 = the limits as written).
@@ -129,6 +145,9 @@ pub(crate) struct Stats {
     pub(crate) rerun_tests: usize,
     /// Runs made alone for them (up to [`RERUNS`] each).
     pub(crate) reruns: usize,
+    /// Near cells of `time_limit_exceeded/` submissions that already keep their promise, settled
+    /// by their parallel run at the exact limit instead of runs alone (see `run`).
+    pub(crate) settled_by_promise: usize,
     /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
     pub(crate) alone_by_baseline: usize,
     /// TLE cells judged at the exact limit in the parallel phase because the baseline saw the
@@ -140,6 +159,10 @@ pub(crate) struct Stats {
     pub(crate) speed_guard: Option<SpeedGuard>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub(crate) gen_checks: usize,
+    /// Cells taken from the results cache, not judged ([`cache`]).
+    pub(crate) reused_cells: usize,
+    /// `gen --check` passes taken from the results cache.
+    pub(crate) reused_gen_checks: usize,
     pub(crate) seconds: f64,
     /// Where the time went: "compile", "parallel" and "alone" one after the other, and within
     /// "parallel" the time its workers spent in `gen --check` and in runs of
@@ -229,6 +252,10 @@ pub(crate) struct SubmissionReport {
     pub(crate) ok: bool,
     /// Why not.
     pub(crate) failures: Vec<String>,
+    /// The cells that break the package's timing margins ([`margins`]): an accepted run over
+    /// `limit / ac_to_time_limit` (a warning), or, when none of a `time_limit_exceeded/`
+    /// submission's TLEs is clear of `limit × time_limit_to_tle`, those TLEs (a failure).
+    pub(crate) timing_fragile: Vec<String>,
 }
 
 /// One run of the matrix.
@@ -246,6 +273,15 @@ pub(crate) struct Cell {
     /// [`CLEAR_TLE`] times it (see [`prior`]); by construction not near the limit, so never
     /// `sensitive`.
     pub(crate) shortcut: bool,
+    /// Taken from the results cache: the same program, test, limits and judge gave it before.
+    pub(crate) reused: bool,
+    /// A run of it allowed the package's `time_limit_to_tle` times the limit (or more) was
+    /// stopped there, by the CPU or the wall clock: it did not finish at that line (see
+    /// [`margins`]).
+    pub(crate) past_margin: bool,
+    /// A TLE at the limit whose run with the slack finished: the verdict it finished with (what
+    /// problemtools calls the result at the high limit; see [`expect::with_extra_time`]).
+    pub(crate) finished_as: Option<Verdict>,
 }
 
 impl VerifyReport {
@@ -410,7 +446,19 @@ pub fn verify(
         }
     }
     let t = Instant::now();
+    let cache = opts.cache.clone().map(|c| {
+        // A baseline being saved is a full measurement: nothing is reused, all is stored.
+        let reuse = c.reuse && !opts.saving;
+        cache::Cache::new(CacheOptions { reuse, ..c })
+    });
+    let salt = cache::Salt::new(judge, opts.time_scale);
+    if let Some(c) = &cache {
+        run::reuse(judge, c, &salt, &mut plans, &mut report.stats);
+    }
     let busy = run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    if let Some(c) = &cache {
+        run::reuse_compiled(c, &mut plans, &mut report.stats);
+    }
     report.stats.phases.push(PhaseTime {
         phase: "compile".into(),
         seconds: t.elapsed().as_secs_f64(),
@@ -450,6 +498,9 @@ pub fn verify(
         seconds: t.elapsed().as_secs_f64(),
         busy_seconds: t.elapsed().as_secs_f64(),
     });
+    if let Some(c) = &cache {
+        run::store(c, &plans);
+    }
     report.problems = plans.into_iter().map(discover::Plan::finish).collect();
     if let Some((file, old)) = &opts.baseline {
         let judged: BTreeSet<String> = report

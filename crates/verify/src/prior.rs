@@ -33,6 +33,12 @@ use serde::Serialize;
 use super::{Baseline, Key, Ran, Record, SpeedGuard, CLEAR_TLE, GREY};
 use ojd_judge::verdict::Verdict;
 
+/// A baseline's TLE counts as stopped at `limit × time_limit_to_tle` (the package's margin) from
+/// this share of it: the sandbox stops a run a few milliseconds either side of its limit, and
+/// times are whole milliseconds. Only such a TLE is judged at the exact limit: one the baseline
+/// saw finish short of the margin is no clear TLE by the package's measure.
+pub(super) const STOPPED_AT: f64 = 0.98;
+
 /// Where a cell is judged first.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 pub(super) enum Route {
@@ -65,6 +71,9 @@ pub(super) struct Today {
     /// None: the input could not be read.
     pub(super) input: Option<u64>,
     pub(super) interactive: bool,
+    /// The package's `time_limit_to_tle`: a TLE the baseline saw stopped short of it is not
+    /// clear by the package's measure, so it is not judged at the exact limit.
+    pub(super) tle_margin: f64,
 }
 
 impl Today {
@@ -117,7 +126,7 @@ pub(super) fn route(prior: Option<&Prior<'_>>, key: &Key, today: &Today) -> Rout
         Route::Alone
     } else if prior.exact
         && r.verdict == Verdict::TimeLimitExceeded
-        && r.cpu_ms as f64 >= CLEAR_TLE * today.limit_ms as f64
+        && r.cpu_ms as f64 >= CLEAR_TLE.max(STOPPED_AT * today.tle_margin) * today.limit_ms as f64
         && !today.interactive
         && today.ran_as(prior.baseline.ran.get(key))
     {
@@ -213,6 +222,7 @@ mod tests {
             source: SOURCE,
             input: Some(INPUT),
             interactive: false,
+            tle_margin: 1.5,
         }
     }
 
@@ -289,6 +299,7 @@ mod tests {
         use Verdict::*;
         let b = baseline(&[
             ("tle", TimeLimitExceeded, 1500),
+            ("stopped", TimeLimitExceeded, 1470),
             ("just", TimeLimitExceeded, 1401),
             ("near", TimeLimitExceeded, 1400),
             ("ac", Accepted, 300),
@@ -299,7 +310,17 @@ mod tests {
         };
         let at = |t: &str, today: &Today| route(Some(&prior), &key(t), today);
         assert_eq!(at("tle", &today(1000)), Route::Exact);
-        assert_eq!(at("just", &today(1000)), Route::Exact);
+        // Stopped at 1.5x (read a little early) is clear; a TLE that finished at 1.4x is not
+        // clear by the package's time_limit_to_tle (1.5): measured again with the slack.
+        assert_eq!(at("stopped", &today(1000)), Route::Exact);
+        assert_eq!(at("just", &today(1000)), Route::Parallel);
+        // A package whose time_limit_to_tle is 4: a TLE the baseline saw at 1.5x is no
+        // clear one by its measure.
+        let guess = Today {
+            tle_margin: 4.0,
+            ..today(1000)
+        };
+        assert_eq!(at("tle", &guess), Route::Parallel);
         assert_eq!(at("near", &today(1000)), Route::Alone, "not clear");
         assert_eq!(at("ac", &today(1000)), Route::Parallel);
         assert_eq!(at("gone", &today(1000)), Route::Parallel, "not recorded");

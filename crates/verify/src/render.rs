@@ -394,7 +394,7 @@ fn summary(r: &VerifyReport, color: bool) -> String {
     let exact = subs
         .iter()
         .flat_map(|s| &s.tests)
-        .filter(|c| c.shortcut)
+        .filter(|c| c.shortcut && !c.reused)
         .count();
     let exact = if exact > 0 {
         format!(
@@ -405,8 +405,16 @@ fn summary(r: &VerifyReport, color: bool) -> String {
         String::new()
     };
     let scale = scale_note(s.time_scale);
+    let reused = if s.reused_cells + s.reused_gen_checks > 0 {
+        format!(
+            ", {} cells and {} gen --check reused from the cache",
+            s.reused_cells, s.reused_gen_checks
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "verify: {} problems, {} submissions, {} test runs{exact} + {} alone for {} near the limit, {} compilations, {} workers{scale}, {:.1} s: {verdict}\n",
+        "verify: {} problems, {} submissions, {} test runs{exact}{reused} + {} alone for {} near the limit, {} compilations, {} workers{scale}, {:.1} s: {verdict}\n",
         r.problems.len(),
         subs.len(),
         s.test_runs,
@@ -578,7 +586,9 @@ fn submission_case(
     let mut out = String::new();
     for c in &s.tests {
         let r = &c.result;
-        let rerun = if c.rerun {
+        let rerun = if c.reused {
+            " (reused from the cache)"
+        } else if c.rerun {
             " (judged alone)"
         } else if c.shortcut {
             " (at the exact limit, by the baseline)"
@@ -721,6 +731,7 @@ mod tests {
             tests: Vec::new(),
             ok: false,
             failures: vec!["expected \"WA\" & got 'AC'\x1b[0m\x01".into()],
+            timing_fragile: Vec::new(),
         };
         s.tests.push(super::super::Cell {
             result: ojd_judge::verdict::TestResult {
@@ -737,6 +748,9 @@ mod tests {
             rerun: false,
             sensitive: false,
             shortcut: false,
+            reused: false,
+            past_margin: false,
+            finished_as: None,
         });
         let r = VerifyReport {
             problems: vec![ProblemReport {

@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use super::cache;
 use super::discover::{ms, record_error, Plan, Stage};
 use super::prior::{self, Route};
 use super::{Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
@@ -61,10 +62,15 @@ pub(super) fn compile_all(
     progress: &Progress<'_>,
     stats: &mut Stats,
 ) -> f64 {
+    // A submission whose every cell the results cache had is not compiled (see `reuse`).
     let work: Vec<(usize, usize)> = plans
         .iter()
         .enumerate()
-        .flat_map(|(p, plan)| (0..plan.subs.len()).map(move |s| (p, s)))
+        .flat_map(|(p, plan)| {
+            (0..plan.subs.len())
+                .filter(move |&s| plan.subs[s].stage == Stage::Found)
+                .map(move |s| (p, s))
+        })
         .collect();
     let (results, busy) = {
         let plans = &*plans;
@@ -145,6 +151,10 @@ fn cell_facts(plan: &Plan, s: usize, t: usize) -> (Key, prior::Today) {
             .problem
             .as_ref()
             .is_some_and(|p| p.interactor.is_some()),
+        tle_margin: plan
+            .problem
+            .as_ref()
+            .map_or(1.5, |p| p.margins.time_limit_to_tle),
     };
     (key, today)
 }
@@ -162,7 +172,7 @@ pub(super) fn judge_all(
     stats: &mut Stats,
 ) -> (f64, Vec<CellIndex>) {
     let mut work: Vec<Job> = (0..plans.len())
-        .filter(|&p| plans[p].problem.is_some())
+        .filter(|&p| plans[p].problem.is_some() && !plans[p].gen_reused)
         .map(Job::Gen)
         .collect();
     stats.gen_checks = work.len();
@@ -180,11 +190,16 @@ pub(super) fn judge_all(
             .filter(|(_, sub)| sub.stage == Stage::Compiled)
         {
             let slow = sub.report.expected != Verdict::TimeLimitExceeded;
-            for t in 0..sub.cells.len() {
+            // Cells reused from the results cache are decided already.
+            for t in (0..sub.cells.len()).filter(|&t| sub.cells[t].is_none()) {
                 let (key, today) = cell_facts(plan, s, t);
                 match prior::route(prior, &key, &today) {
                     Route::Parallel => tests.push((slow, Job::Test(p, s, t, false))),
                     Route::Exact => tests.push((slow, Job::Test(p, s, t, true))),
+                    // A brute force's near cell gets a parallel run all the same: once the
+                    // submission keeps its promise elsewhere, a finish there settles the cell
+                    // without runs alone (`settled_by_promise`).
+                    Route::Alone if !slow => tests.push((slow, Job::Test(p, s, t, false))),
                     Route::Alone => alone.push((p, s, t)),
                 }
             }
@@ -265,7 +280,10 @@ fn run_jobs(
                     .as_ref()
                     .expect("test jobs are for loaded problems");
                 let started = std::time::Instant::now();
-                let slack = if exact { 1.0 } else { SLACK };
+                let slack = match exact {
+                    true => 1.0,
+                    false => super::margins::slack(&problem.margins),
+                };
                 let r = run_cell(judge, problem, t, &plans[p].subs[s].submission, slack);
                 if plans[p].subs[s].report.expected == Verdict::TimeLimitExceeded {
                     tle_us.fetch_add(started.elapsed().as_micros() as usize, Ordering::Relaxed);
@@ -292,6 +310,9 @@ fn run_jobs(
                 if let Some(c) = plan.subs[s].cells[t].as_mut() {
                     c.shortcut =
                         exact && prior::exact_tle_stands(c.result.verdict, c.result.cpu_ms, limit);
+                    // With the slack (at least the package's time_limit_to_tle), a TLE is a
+                    // run the sandbox stopped there.
+                    c.past_margin = !exact && c.result.verdict == Verdict::TimeLimitExceeded;
                 }
             }
             _ => unreachable!("outcomes come back in job order"),
@@ -327,7 +348,7 @@ fn exact_cells(plans: &[Plan]) -> Vec<CellIndex> {
     for (p, plan) in plans.iter().enumerate() {
         for (s, sub) in plan.subs.iter().enumerate() {
             for (t, cell) in sub.cells.iter().enumerate() {
-                if cell.as_ref().is_some_and(|c| c.shortcut) {
+                if cell.as_ref().is_some_and(|c| c.shortcut && !c.reused) {
                     v.push((p, s, t));
                 }
             }
@@ -387,7 +408,202 @@ fn record_cell(
         rerun,
         sensitive: false,
         shortcut: false,
+        reused: false,
+        past_margin: false,
+        finished_as: None,
     });
+}
+
+/// What a cell of submission `s` on test `t` is keyed by in the results cache, if it can be.
+fn key_of(salt: &cache::Salt, part: &[u8], plan: &Plan, s: usize, t: usize) -> Option<String> {
+    let problem = plan.problem.as_ref()?;
+    let sub = &plan.subs[s];
+    let ran = sub.ran.as_ref()?;
+    let run = cache::CellRun {
+        program: &ran.program,
+        run: &ran.run,
+        limits: &ran.limits,
+        slack: super::margins::slack(&problem.margins),
+        margins: &problem.margins,
+    };
+    Some(cache::cell_key(salt, part, &run, problem.tests.get(t)?))
+}
+
+/// The key of a package's `gen --check`: its files, and every toolchain's identity (the
+/// programs it runs are compiled by them).
+fn gen_key_of(judge: &Judge, salt: &cache::Salt, problem: &Problem) -> String {
+    let mut tools: Vec<String> = judge
+        .languages()
+        .iter()
+        .map(|(id, l)| match l {
+            Ok(l) => {
+                let runner = l
+                    .run
+                    .first()
+                    .filter(|r| std::path::Path::new(r).is_absolute())
+                    .map(|r| cache::file_identity(std::path::Path::new(r)))
+                    .unwrap_or_default();
+                format!(
+                    "{id} {:?} {} {:?} {runner}",
+                    l.compile, l.compiler_id, l.run
+                )
+            }
+            Err(e) => format!("{id} unavailable: {e}"),
+        })
+        .collect();
+    tools.sort();
+    cache::gen_key(salt, &problem.dir, &tools)
+}
+
+/// What submission `sub` of `problem` runs as, for the results cache, without compiling it:
+/// its language's toolchain and its source (what the compile cache is keyed by), its run
+/// command, and the limits a program of that language gets on the problem.
+fn ran_of(judge: &Judge, problem: &Problem, sub: &Submission) -> Option<super::discover::Ran> {
+    let lang = judge.language(&sub.language).ok()?;
+    let program = ojd_judge::judge::Program {
+        dir: std::path::PathBuf::new(),
+        run: lang.run.clone(),
+        time_factor: lang.time_factor,
+        memory_extra: lang.memory_extra,
+        profile: lang.profile.clone(),
+        pin: Default::default(),
+    };
+    let limits = judge.limits_for(problem, &program);
+    Some(super::discover::Ran {
+        program: cache::program_key(lang, &sub.source),
+        run: lang.run.clone(),
+        limits: format!("{limits:?}"),
+        limit_ms: ms(limits.cpu),
+    })
+}
+
+/// Before compiling: every `gen --check` and cell the results cache has is taken from it, and a
+/// submission whose every cell it has is not compiled at all (it compiled when those cells were
+/// judged, with the same source and compiler).
+pub(super) fn reuse(
+    judge: &Judge,
+    cache: &cache::Cache,
+    salt: &cache::Salt,
+    plans: &mut [Plan],
+    stats: &mut Stats,
+) {
+    for plan in plans.iter_mut().filter(|p| p.report.judged) {
+        let Some(problem) = plan.problem.as_ref() else {
+            continue;
+        };
+        let gen = gen_key_of(judge, salt, problem);
+        if let Some(g) = cache.gen(&gen) {
+            plan.report.inputs_validated = g.inputs_validated;
+            plan.gen_reused = true;
+            stats.reused_gen_checks += 1;
+        }
+        plan.gen_key = Some(gen);
+        let part = cache::problem_part(problem);
+        for s in 0..plan.subs.len() {
+            if plan.subs[s].stage != Stage::Found {
+                continue;
+            }
+            plan.subs[s].ran = ran_of(judge, problem, &plan.subs[s].submission);
+            let keys: Vec<(usize, String)> = (0..problem.tests.len())
+                .filter_map(|t| Some((t, key_of(salt, &part, plan, s, t)?)))
+                .collect();
+            let hits: Option<Vec<cache::StoredCell>> =
+                keys.iter().map(|(_, k)| cache.cell(k)).collect();
+            let sub = &mut plan.subs[s];
+            // Otherwise it is compiled, and its hits taken then (`reuse_compiled`).
+            if let Some(hits) = hits.filter(|h| !h.is_empty() && h.len() == problem.tests.len()) {
+                sub.stage = Stage::Compiled;
+                sub.report.limit_ms = sub.ran.as_ref().map_or(0, |r| r.limit_ms);
+                sub.cells = hits
+                    .into_iter()
+                    .map(|c| Some(stored_cell(c, &mut plan.report.warnings)))
+                    .collect();
+                stats.reused_cells += sub.cells.len();
+            }
+            sub.keys = keys;
+        }
+    }
+}
+
+/// After compiling: the cells of the submissions compiled now that the results cache has.
+pub(super) fn reuse_compiled(cache: &cache::Cache, plans: &mut [Plan], stats: &mut Stats) {
+    for plan in plans.iter_mut().filter(|p| p.report.judged) {
+        for sub in plan.subs.iter_mut() {
+            if sub.stage != Stage::Compiled || sub.cells.iter().all(Option::is_some) {
+                continue;
+            }
+            for (t, key) in &sub.keys {
+                if sub.cells.get(*t).is_some_and(Option::is_none) {
+                    if let Some(c) = cache.cell(key) {
+                        sub.cells[*t] = Some(stored_cell(c, &mut plan.report.warnings));
+                        stats.reused_cells += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A stored cell as the matrix holds it; its warnings go to the problem's.
+fn stored_cell(c: cache::StoredCell, warnings: &mut Vec<String>) -> Cell {
+    warnings.extend(c.warnings);
+    Cell {
+        result: c.result,
+        rerun: c.rerun,
+        sensitive: c.sensitive,
+        shortcut: c.shortcut,
+        reused: true,
+        past_margin: c.past_margin,
+        finished_as: c.finished_as,
+    }
+}
+
+/// After phase 3: every cell judged now, and every `gen --check` that passed, is stored.
+pub(super) fn store(cache: &cache::Cache, plans: &[Plan]) {
+    for plan in plans.iter().filter(|p| p.report.judged) {
+        if let (Some(key), false, true, true) = (
+            &plan.gen_key,
+            plan.gen_reused,
+            plan.report.errors.is_empty(),
+            plan.report.judge_errors.is_empty(),
+        ) {
+            cache.put_gen(
+                key,
+                &cache::StoredGen {
+                    inputs_validated: plan.report.inputs_validated,
+                },
+            );
+        }
+        for sub in &plan.subs {
+            for (t, key) in &sub.keys {
+                let Some(c) = sub.cells.get(*t).and_then(|c| c.as_ref()) else {
+                    continue;
+                };
+                if c.reused {
+                    continue;
+                }
+                let about = format!("{} on {}: ", sub.report.name, plan.report.tests[*t]);
+                cache.put_cell(
+                    key,
+                    &cache::StoredCell {
+                        result: c.result.clone(),
+                        rerun: c.rerun,
+                        sensitive: c.sensitive,
+                        shortcut: c.shortcut,
+                        past_margin: c.past_margin,
+                        finished_as: c.finished_as,
+                        warnings: plan
+                            .report
+                            .warnings
+                            .iter()
+                            .filter(|w| w.starts_with(&about))
+                            .cloned()
+                            .collect(),
+                    },
+                );
+            }
+        }
+    }
 }
 
 /// Judges `sub` on test `t` alone, with `slack` times the time limits.
@@ -457,16 +673,37 @@ pub(super) fn rerun_alone(
     stats: &mut Stats,
 ) {
     let mut todo = straight;
+    let mut settled = Vec::new();
     for (p, plan) in plans.iter().enumerate() {
         for (s, sub) in plan.subs.iter().enumerate() {
+            let kept = settled_by_promise(sub);
             for (t, cell) in sub.cells.iter().enumerate() {
-                if cell
-                    .as_ref()
-                    .is_some_and(|c| !c.shortcut && needs_rerun(&c.result, sub.report.limit_ms))
-                {
+                let Some(c) = cell.as_ref() else { continue };
+                if c.shortcut || c.reused || !needs_rerun(&c.result, sub.report.limit_ms) {
+                    continue;
+                }
+                if kept && c.result.verdict == Verdict::Accepted {
+                    settled.push((p, s, t));
+                } else {
                     todo.push((p, s, t));
                 }
             }
+        }
+    }
+    stats.settled_by_promise = settled.len();
+    for (p, s, t) in settled {
+        let plan = &mut plans[p];
+        let problem = plan
+            .problem
+            .as_ref()
+            .expect("cells exist only for loaded problems");
+        let limits = exact_limits(judge, problem, &plan.subs[s].submission);
+        if let (Ok(limits), Some(c)) = (limits, plan.subs[s].cells[t].as_mut()) {
+            let at = at_limit(c.result.clone(), &limits);
+            if at.verdict == Verdict::TimeLimitExceeded {
+                c.finished_as = Some(c.result.verdict);
+            }
+            c.result = at;
         }
     }
     todo.sort_unstable();
@@ -477,7 +714,15 @@ pub(super) fn rerun_alone(
             "{} {} {}",
             plan.report.problem, plan.subs[s].report.name, plan.report.tests[t]
         );
+        let stopped_before = plan.subs[s].cells[t]
+            .as_ref()
+            .is_some_and(|c| c.past_margin);
         let (r, seen) = best_alone(judge, plan, s, t, stats);
+        // The first run alone has the slack: a TLE there was stopped at it.
+        let past_margin = stopped_before
+            || seen
+                .iter()
+                .any(|(v, _, how)| *how == ALONE_SLACK && *v == Verdict::TimeLimitExceeded);
         if inconsistent(&seen, plan.subs[s].report.limit_ms) {
             let runs: Vec<String> = seen
                 .iter()
@@ -489,7 +734,12 @@ pub(super) fn rerun_alone(
             ));
         }
         let sensitive = sensitivity(plan, s, t, &r, &seen);
+        let finished_as = finished_with_slack(&r, &seen);
         record_cell(plan, s, t, r, true);
+        if let Some(c) = plan.subs[s].cells[t].as_mut() {
+            c.past_margin = past_margin;
+            c.finished_as = finished_as;
+        }
         if let Some(w) = sensitive {
             plan.report.warnings.push(w);
             if let Some(c) = plan.subs[s].cells[t].as_mut() {
@@ -498,6 +748,22 @@ pub(super) fn rerun_alone(
         }
         progress("re-running alone", i + 1, todo.len(), &label);
     }
+}
+
+/// Whether the near cells of `sub` that finished correctly in the parallel phase can be judged
+/// by that run at the exact limit, with no runs alone: it is a `time_limit_exceeded/`
+/// submission that already keeps its promise, a clear TLE on some test ([`margins`]). Alone,
+/// such a cell could only end AC or TLE (its output is known to be right), and neither changes
+/// whether the submission keeps its promise; a baseline compare lists its flips as near the
+/// limit. A cell whose parallel run ended otherwise (a WA, a TLE by the wall clock whose output
+/// is unknown) is still judged alone: a wrong answer within the limit would break the promise.
+fn settled_by_promise(sub: &super::discover::Sub) -> bool {
+    sub.report.expected == Verdict::TimeLimitExceeded
+        && sub
+            .cells
+            .iter()
+            .flatten()
+            .any(|c| super::margins::clear_tle(c, sub.report.limit_ms))
 }
 
 /// Every (verdict, CPU ms, how) a cell got, each as judged against the limits it ran with,
@@ -532,7 +798,7 @@ fn best_alone(
     for i in 0..RERUNS {
         stats.reruns += 1;
         let (slack, how) = if i == 0 {
-            (SLACK, ALONE_SLACK)
+            (super::margins::slack(&problem.margins), ALONE_SLACK)
         } else {
             (1.0, "alone")
         };
@@ -626,12 +892,34 @@ fn sensitivity(
         .filter(|(v, _, how)| *how != "alone" && finished(*v))
         .min_by_key(|(_, ms, _)| *ms)?;
     let limit = plan.subs[s].report.limit_ms;
+    let slack = plan
+        .problem
+        .as_ref()
+        .map_or(SLACK, |p| super::margins::slack(&p.margins));
     Some(format!(
-        "{} on {}: sensitive to the time limit: TLE at {limit} ms, {v} in {cpu} ms at {} ms ({SLACK}×)",
+        "{} on {}: sensitive to the time limit: TLE at {limit} ms, {v} in {cpu} ms at {} ms ({slack}×)",
         plan.subs[s].report.name,
         plan.report.tests[t],
-        (limit as f64 * SLACK).round() as u64
+        (limit as f64 * slack).round() as u64
     ))
+}
+
+/// The verdict a TLE at the exact limit (`best`) finished with in a run allowed the slack (the
+/// parallel one, or the first alone): the fastest such finish.
+fn finished_with_slack(best: &Result<TestResult, JudgeError>, seen: &Seen) -> Option<Verdict> {
+    if best.as_ref().ok()?.verdict != Verdict::TimeLimitExceeded {
+        return None;
+    }
+    seen.iter()
+        .filter(|(v, _, how)| {
+            *how != "alone"
+                && !matches!(
+                    v,
+                    Verdict::TimeLimitExceeded | Verdict::JudgeError | Verdict::CompileError
+                )
+        })
+        .min_by_key(|(_, ms, _)| *ms)
+        .map(|(v, _, _)| *v)
 }
 
 /// Timing explains a TLE on one run and a finish near the limit on another; it does not explain

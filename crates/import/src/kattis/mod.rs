@@ -125,6 +125,7 @@ pub fn import(
         kattis_verdicts: true,
         uuid: yaml::uuid(&src)?,
         passes: yaml::passes(&src)?,
+        margins: yaml::margins(&src),
         origin: format!(
             "Imported from a Kattis package ({}) by `ojd import kattis`.",
             match src.version {

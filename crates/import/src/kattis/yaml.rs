@@ -253,6 +253,27 @@ pub(super) fn given_time_limit(src: &Src<'_>) -> Result<(Option<u64>, f64), Impo
     Ok((None, multiplier))
 }
 
+/// The package's timing margins as ojd's `[limits]` (ac_to_time_limit, time_limit_to_tle), each
+/// when the package states it: `time_multiplier` and `time_safety_margin` in the legacy format,
+/// `time_multipliers.ac_to_time_limit` and `time_multipliers.time_limit_to_tle` since 2023-07.
+/// A value ojd cannot hold (under 1, over 100) is left out, and ojd's default applies.
+pub(super) fn margins(src: &Src<'_>) -> (Option<f64>, Option<f64>) {
+    let limits = src.get("limits");
+    let lim = |k: &str| limits.and_then(|l| l.get(k));
+    let (ac, tle) = match src.version {
+        Version::Legacy => (lim("time_multiplier"), lim("time_safety_margin")),
+        _ => {
+            let m = lim("time_multipliers");
+            (
+                m.and_then(|m| m.get("ac_to_time_limit")),
+                m.and_then(|m| m.get("time_limit_to_tle")),
+            )
+        }
+    };
+    let ok = |v: Option<&Value>| v.and_then(yaml_f64).filter(|v| (1.0..=100.0).contains(v));
+    (ok(ac), ok(tle))
+}
+
 pub(super) fn mib(src: &Src<'_>, key: &str, default: u64) -> Result<u64, ImportError> {
     match src.get("limits").and_then(|l| l.get(key)) {
         None => Ok(default << 20),

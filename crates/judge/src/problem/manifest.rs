@@ -27,6 +27,7 @@ const KNOWN_KEYS: &[&str] = &[
     "group",
     "uuid",
     "passes",
+    "limits",
 ];
 
 /// Reads `dir`'s `problem.toml` as a TOML table, with the reader that records each bad key of

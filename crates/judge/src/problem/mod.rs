@@ -59,6 +59,29 @@ pub struct Problem {
     /// for another run of the submission by writing `nextpass.in` in its feedback folder, up to
     /// this many runs per test in all.
     pub passes: Option<u32>,
+    /// The timing margins the package promises (`[limits]` in problem.toml).
+    pub margins: Margins,
+}
+
+/// The timing margins of the Kattis package format (`time_multipliers` there), as a package's
+/// promise: every accepted submission finishes every test within `limit / ac_to_time_limit`,
+/// and every `time_limit_exceeded/` submission does not finish at `limit × time_limit_to_tle`
+/// on at least one test. `ojd verify` checks them (see its manual).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Margins {
+    /// The limit over the slowest accepted run (Kattis' `ac_to_time_limit`, default 2).
+    pub ac_to_time_limit: f64,
+    /// How far past the limit a TLE must run (Kattis' `time_limit_to_tle`, default 1.5).
+    pub time_limit_to_tle: f64,
+}
+
+impl Default for Margins {
+    fn default() -> Margins {
+        Margins {
+            ac_to_time_limit: 2.0,
+            time_limit_to_tle: 1.5,
+        }
+    }
 }
 
 /// How outputs are compared.

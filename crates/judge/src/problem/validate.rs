@@ -8,7 +8,7 @@ use super::discover::{discover_tests, parse_groups};
 use super::manifest::{self, plain_name, tables, Ctx};
 use super::{
     CheckerSpec, DefaultFlags, Generated, Interactor, InteractorProtocol, IoMode, LoadError,
-    Problem, Stress, VerdictRules,
+    Margins, Problem, Stress, VerdictRules,
 };
 
 impl Problem {
@@ -110,6 +110,7 @@ impl Problem {
                 None
             }
         };
+        let margins = parse_margins(&mut cx, table.get("limits"));
         let tests = discover_tests(&mut cx, dir, &generate);
         // Both limits are required: when either is absent or bad, an error says so.
         let (Some(time_limit), Some(memory_limit), true) =
@@ -141,6 +142,7 @@ impl Problem {
             verdicts,
             uuid,
             passes,
+            margins,
         })
     }
 }
@@ -155,6 +157,43 @@ pub fn parse_uuid(u: &str) -> Option<String> {
             .iter()
             .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit())))
     .then_some(u)
+}
+
+/// `[limits]`: the Kattis timing margins, numbers of at least 1 (each defaults as in Kattis).
+fn parse_margins(cx: &mut Ctx, v: Option<&toml::Value>) -> Margins {
+    let mut m = Margins::default();
+    let t = match v {
+        None => return m,
+        Some(toml::Value::Table(t)) => t,
+        Some(_) => {
+            cx.err(
+                "limits",
+                "expected a table ([limits] with ac_to_time_limit, time_limit_to_tle)",
+            );
+            return m;
+        }
+    };
+    cx.unknown(t, &["ac_to_time_limit", "time_limit_to_tle"], "limits.");
+    for (key, slot) in [
+        ("ac_to_time_limit", &mut m.ac_to_time_limit),
+        ("time_limit_to_tle", &mut m.time_limit_to_tle),
+    ] {
+        let n = match t.get(key) {
+            None => continue,
+            Some(toml::Value::Float(f)) => *f,
+            Some(toml::Value::Integer(i)) => *i as f64,
+            Some(_) => f64::NAN,
+        };
+        if n.is_finite() && (1.0..=100.0).contains(&n) {
+            *slot = n;
+        } else {
+            cx.err(
+                &format!("limits.{key}"),
+                "expected a number from 1 to 100 (a multiple of the time limit)",
+            );
+        }
+    }
+    m
 }
 
 fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSpec {
@@ -455,6 +494,63 @@ mod tests {
             }
         );
         assert_eq!(p.missing_answers().len(), 2);
+    }
+
+    #[test]
+    fn margins_default_to_kattis_and_bad_ones_name_their_key() {
+        let base = "title = \"t\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\n";
+        let files = [("solution.rs", ""), ("tests/1.in", ""), ("tests/1.ans", "")];
+        // (what is added to problem.toml, the margins or the start of the error after the file)
+        type Row<'a> = (&'a str, Result<(f64, f64), &'a str>);
+        let table: &[Row] = &[
+            ("", Ok((2.0, 1.5))),
+            ("[limits]\n", Ok((2.0, 1.5))),
+            ("[limits]\nac_to_time_limit = 3\n", Ok((3.0, 1.5))),
+            ("[limits]\ntime_limit_to_tle = 4.0\n", Ok((2.0, 4.0))),
+            (
+                "[limits]\nac_to_time_limit = 1.25\ntime_limit_to_tle = 1\n",
+                Ok((1.25, 1.0)),
+            ),
+            (
+                "[limits]\nac_to_time_limit = 0.5\n",
+                Err("limits.ac_to_time_limit: expected a number from 1"),
+            ),
+            (
+                "[limits]\ntime_limit_to_tle = \"2\"\n",
+                Err("limits.time_limit_to_tle: expected a number from 1"),
+            ),
+            (
+                "[limits]\ntime_limit_to_tle = nan\n",
+                Err("limits.time_limit_to_tle: expected a number from 1"),
+            ),
+            (
+                "[limits]\ntime_safety_margin = 4\n",
+                Err("limits.time_safety_margin: unknown key"),
+            ),
+            ("limits = 2\n", Err("limits: expected a table")),
+        ];
+        for (extra, want) in table {
+            let d = package(&format!("{base}{extra}"), &files);
+            let file = d.path().join("problem.toml").display().to_string();
+            match (Problem::load(d.path()), want) {
+                (Ok(p), Ok((ac, tle))) => assert_eq!(
+                    p.margins,
+                    Margins {
+                        ac_to_time_limit: *ac,
+                        time_limit_to_tle: *tle
+                    },
+                    "{extra:?}"
+                ),
+                (Err(e), Err(msg)) => assert!(
+                    e.errors
+                        .iter()
+                        .any(|got| got.starts_with(&format!("{file}: {msg}"))),
+                    "{extra:?}: {:#?}",
+                    e.errors
+                ),
+                (got, want) => panic!("{extra:?}: got {got:?}, want {want:?}"),
+            }
+        }
     }
 
     #[test]
