@@ -95,6 +95,9 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/api/v1/admin/hosts", get(hosts))
 }
 
+/// How long `/healthz` waits for the database before it answers 503.
+pub const HEALTH_PATIENCE: std::time::Duration = std::time::Duration::from_millis(700);
+
 /// `GET /healthz`: 200 `ok` while the node serves and its database answers; 503 `degraded`
 /// (with the database's error) while the database does not answer: the node keeps serving
 /// what it can and reconnects by itself.
@@ -106,19 +109,27 @@ async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
         "problems": app.catalog().ready_count(),
     });
     let store = app.store.clone();
-    let checked = tokio::task::spawn_blocking(move || {
+    let check = tokio::task::spawn_blocking(move || {
         store.ping()?;
-        store.counts()
-    })
-    .await
-    .map_err(|e| e.to_string())
-    .and_then(|r| r.map_err(|e| ojd_service::logging::error_chain(&e)));
+        store.pending_counts()
+    });
+    // Whatever the database does (refuses, hangs, is cut off), the answer comes within a
+    // second: a health check that hangs is no health check.
+    let checked = match tokio::time::timeout(HEALTH_PATIENCE, check).await {
+        Err(_) => Err(format!(
+            "the database did not answer within {} ms",
+            HEALTH_PATIENCE.as_millis()
+        )),
+        Ok(joined) => joined
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| ojd_service::logging::error_chain(&e))),
+    };
     let mut body = node;
     let status = match checked {
-        Ok(counts) => {
+        Ok((queued, judging)) => {
             body["status"] = (if app.is_stopping() { "stopping" } else { "ok" }).into();
-            body["queued"] = counts.queued.into();
-            body["judging"] = counts.judging.into();
+            body["queued"] = queued.into();
+            body["judging"] = judging.into();
             StatusCode::OK
         }
         Err(e) => {
@@ -134,12 +145,11 @@ async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
 /// heartbeat, what it judges now), and whether it is alive (a heartbeat within the lease).
 async fn hosts(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoResponse, AppError> {
     let hosts = app.db(|s| s.hosts()).await?;
-    let now = ojd_store::now_ms();
     let lease = ojd_service::node::LEASE.as_millis() as i64;
     let list: Vec<serde_json::Value> = hosts
         .into_iter()
         .map(|h| {
-            let alive = now - h.last_seen <= lease;
+            let alive = h.seen_ago_ms <= lease;
             let mut v = serde_json::to_value(&h).unwrap_or_default();
             v["alive"] = alive.into();
             v
@@ -150,9 +160,8 @@ async fn hosts(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoRe
 
 /// `GET /metrics`: Prometheus text exposition format.
 async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, AppError> {
-    let now = ojd_store::now_ms();
     let (counts, hosts, expired) = app
-        .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases(now)?)))
+        .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases()?)))
         .await?;
     let lease = ojd_service::node::LEASE.as_millis() as i64;
     let catalog = app.catalog();
@@ -274,7 +283,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
         "Failed attempts to store a verdict, retried (this process).",
         &one(load(&c.store_retries)),
     );
-    let alive = hosts.iter().filter(|h| now - h.last_seen <= lease).count() as u64;
+    let alive = hosts.iter().filter(|h| h.seen_ago_ms <= lease).count() as u64;
     metric(
         "ojd_hosts_alive",
         "gauge",
@@ -297,7 +306,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
     for (key, name, kind, help) in HOST_SERIES {
         let samples: Vec<(String, u64)> = hosts
             .iter()
-            .filter(|h| now - h.last_seen <= lease)
+            .filter(|h| h.seen_ago_ms <= lease)
             .filter_map(|h| {
                 let v = h.stats.get(*key)?;
                 let host = h

@@ -159,4 +159,11 @@ pub const MIGRATIONS: &[&str] = &[
     "SELECT 1;",
     // 9: each host's own counters, sent with its heartbeat.
     "ALTER TABLE hosts ADD COLUMN stats TEXT NOT NULL DEFAULT '{}';",
+    // ---- branch hosts ----
+    // 10: a host row per process identity: its label (the name it was given), its ojd
+    // version, when it stopped cleanly, and an admin's request to drain it (the reason).
+    "ALTER TABLE hosts ADD COLUMN label TEXT NOT NULL DEFAULT '';
+    ALTER TABLE hosts ADD COLUMN version TEXT NOT NULL DEFAULT '';
+    ALTER TABLE hosts ADD COLUMN stopped_at BIGINT;
+    ALTER TABLE hosts ADD COLUMN drain TEXT;",
 ];

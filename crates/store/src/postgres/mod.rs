@@ -20,6 +20,23 @@ use crate::{sql, Claim, StoreError};
 
 pub use migrations::MIGRATIONS;
 
+/// The longest a statement waits for a pooled connection while the database answers.
+const POOL_WAIT: Duration = Duration::from_secs(5);
+/// How often a wait for a connection looks whether the pool's attempts fail.
+const POOL_STEP: Duration = Duration::from_millis(100);
+/// The longest a connection attempt waits for the server (unless the URL says).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Counts the pool's failed connection attempts ([`PgStore::conn`] reads it).
+#[derive(Debug)]
+struct CountFailures(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl r2d2::HandleError<postgres::Error> for CountFailures {
+    fn handle_error(&self, _error: postgres::Error) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// NOTIFY payloads must stay under PostgreSQL's 8000-byte limit.
 pub const MAX_PAYLOAD: usize = 7900;
 
@@ -29,6 +46,8 @@ type Pooled = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
 /// See the module docs.
 pub struct PgStore {
     pool: Pool,
+    /// Connection attempts of the pool that failed (counted by its error handler).
+    failed_connects: std::sync::Arc<std::sync::atomic::AtomicU64>,
     config: postgres::Config,
     /// The URL without its password, for messages.
     name: String,
@@ -58,22 +77,33 @@ impl PgStore {
     /// database, never the password.
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
         let name = super::redact_url(url);
-        let config: postgres::Config = url.parse().map_err(|e| StoreError::Open {
+        let mut config: postgres::Config = url.parse().map_err(|e| StoreError::Open {
             path: name.clone(),
             source: Box::new(e),
         })?;
+        if config.get_connect_timeout().is_none() {
+            // A host cut off (packets dropped) counts as unreachable after this, not after
+            // the kernel's minutes of SYN retries.
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
         let manager = PostgresConnectionManager::new(config.clone(), NoTls);
+        let failed_connects = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let pool = r2d2::Pool::builder()
             .max_size(16)
             .min_idle(Some(1))
-            .connection_timeout(Duration::from_secs(5))
-            .error_handler(Box::new(r2d2::NopErrorHandler))
+            .connection_timeout(POOL_WAIT)
+            .error_handler(Box::new(CountFailures(failed_connects.clone())))
             .build(manager)
             .map_err(|e| StoreError::Open {
                 path: describe(&config),
                 source: Box::new(e),
             })?;
-        let store = PgStore { pool, config, name };
+        let store = PgStore {
+            pool,
+            failed_connects,
+            config,
+            name,
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -83,13 +113,28 @@ impl PgStore {
         &self.name
     }
 
-    /// A pooled connection; a database that does not answer within the pool's timeout is an
-    /// error naming host, port and database.
+    /// A pooled connection. A database that refuses connections is [`StoreError::Unreachable`]
+    /// as soon as one of the pool's attempts fails while this waits (a fraction of a second),
+    /// not after [`POOL_WAIT`]: a busy pool (every connection in use) is waited for, a dead
+    /// database is not.
     fn conn(&self) -> Result<Pooled, StoreError> {
-        self.pool.get().map_err(|e| StoreError::Open {
-            path: describe(&self.config),
-            source: Box::new(e),
-        })
+        use std::sync::atomic::Ordering;
+        let started = std::time::Instant::now();
+        let failed_before = self.failed_connects.load(Ordering::Relaxed);
+        loop {
+            match self.pool.get_timeout(POOL_STEP) {
+                Ok(c) => return Ok(c),
+                Err(e) => {
+                    let failed = self.failed_connects.load(Ordering::Relaxed) != failed_before;
+                    if failed || started.elapsed() >= POOL_WAIT {
+                        return Err(StoreError::Unreachable {
+                            path: describe(&self.config),
+                            source: Box::new(e),
+                        });
+                    }
+                }
+            }
+        }
     }
 
     fn migrate(&self) -> Result<(), StoreError> {
@@ -125,19 +170,20 @@ impl PgStore {
     }
 }
 
-/// [`Store::claim`](crate::Store::claim) as one statement: $1 now, $2 host, $3 lease end.
+/// [`Store::claim`](crate::Store::claim) as one statement: $1 now (the host's, recorded), $2
+/// host, $3 the lease in milliseconds; leases are set and expire by the database's clock.
 /// Returns the claim's columns in [`Claim`]'s order, then the judging, then whether it took
 /// over an expired lease.
 const CLAIM: &str = r#"
 WITH next AS (
     SELECT s.id, s.state = 'judging' AS expired FROM submissions s
     LEFT JOIN fairness f ON f."user" = s."user"
-    WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < $1)
+    WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < NOW_MS)
     ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1
     FOR UPDATE OF s SKIP LOCKED
 ), claimed AS (
     UPDATE submissions s SET state = 'judging', claimed_at = $1, claimed_by = $2,
-        lease_until = $3, attempts = s.attempts + 1
+        lease_until = NOW_MS + $3, attempts = s.attempts + 1
     FROM next WHERE s.id = next.id
     RETURNING s.id, s.attempts, s.pending_rejudging, s."user", s.problem, s.language, s.source,
         (SELECT version FROM problem_current c WHERE c.problem = s.problem) AS version,
@@ -167,15 +213,16 @@ impl Engine for PgStore {
         Ok(out)
     }
 
-    fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>> {
+    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>> {
         // One statement, one round trip: pick (skipping rows other workers are claiming right
         // now rather than waiting for them), claim, open the judging under the package
         // version current in this statement's snapshot (a publish in flight is invisible until
         // it commits whole), and record the claim for fairness.
+        let sql = CLAIM.replace("NOW_MS", Self::NOW_MS);
         self.row(
             "claim a submission",
-            CLAIM,
-            args![now, host, lease_until],
+            &sql,
+            args![now, host, lease_ms],
             |r| {
                 Ok(Claim {
                     id: r.get(0)?,
@@ -194,6 +241,9 @@ impl Engine for PgStore {
     }
 
     const KEEPS_BLOBS: bool = true;
+
+    // `now()`: the transaction's start on the database server.
+    const NOW_MS: &'static str = "(floor(extract(epoch FROM now()) * 1000)::BIGINT)";
 
     fn send_events(&self, payloads: &[String]) -> Res<()> {
         if let Some(big) = payloads.iter().find(|p| p.len() > MAX_PAYLOAD) {

@@ -209,6 +209,13 @@ pub const MIGRATIONS: &[&str] = &[
     // 9: each host's own counters (judged, lease take-overs, blobs fetched…), sent with its
     // heartbeat, so any node's /metrics shows every judge host's.
     "ALTER TABLE hosts ADD COLUMN stats TEXT NOT NULL DEFAULT '{}';",
+    // ---- branch hosts ----
+    // 10: a host row per process identity: its label (the name it was given), its ojd
+    // version, when it stopped cleanly, and an admin's request to drain it (the reason).
+    "ALTER TABLE hosts ADD COLUMN label TEXT NOT NULL DEFAULT '';
+    ALTER TABLE hosts ADD COLUMN version TEXT NOT NULL DEFAULT '';
+    ALTER TABLE hosts ADD COLUMN stopped_at INTEGER;
+    ALTER TABLE hosts ADD COLUMN drain TEXT;",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

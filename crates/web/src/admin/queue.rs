@@ -40,7 +40,6 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
         })
         .await
         .map_err(err(&user))?;
-    let now = ojd_store::now_ms();
     let lease = ojd_service::node::LEASE.as_millis() as i64;
     let mut judging = Vec::new();
     for r in pending.rows.iter().filter(|r| r.state == SubState::Judging) {
@@ -76,11 +75,11 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
             div.scroll { table.list.admin #hosts {
                 thead { tr { th { "Host" } th.opt { "Role" } th { "Last heartbeat" } th { "Judging" } th.opt { "Up since" } } }
                 tbody { @for h in &hosts {
-                    @let alive = now - h.last_seen <= lease;
+                    @let alive = h.seen_ago_ms <= lease;
                     tr.host {
                         td { (h.name) @if !alive { " " span.badge.v-JE { "silent" } } }
                         td.opt { (h.role) }
-                        td { (time_el(h.last_seen)) " " span.muted { "(" ((now - h.last_seen).max(0) / 1000) " s ago)" } }
+                        td { (time_el(h.last_seen)) " " span.muted { "(" (h.seen_ago_ms.max(0) / 1000) " s ago)" } }
                         td { @if h.judging.is_empty() { span.muted { "idle" } } @else {
                             @for (i, id) in h.judging.iter().enumerate() {
                                 @if i > 0 { ", " } a href={ "/submissions/" (id) } { "#" (id) }
