@@ -496,3 +496,296 @@ fn a_stream_ends_even_when_the_done_event_is_lost() {
     let (status, _) = serve.terminate(Duration::from_secs(30));
     assert!(status.success());
 }
+
+/// With PostgreSQL stopped, `/healthz` answers 503 within a second every time, and the API
+/// answers 503 with `Retry-After` just as fast (not a 500 after the pool's 5 s); both recover
+/// by themselves when the database is back.
+#[test]
+fn the_database_down_answers_503_fast() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    wait_health(&serve, "ok", Duration::from_secs(30));
+    let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
+    cluster.stop_fast();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let (code, body) = serve.get("/healthz", None);
+        let took = t.elapsed();
+        assert_eq!(code, 503, "{body}");
+        assert_eq!(body["status"], "degraded", "{body}");
+        assert!(took < Duration::from_secs(1), "/healthz took {took:?}");
+    }
+    for path in [
+        format!("/api/v1/submissions/{id}"),
+        "/api/v1/submissions".to_string(),
+    ] {
+        let t = Instant::now();
+        let got = ureq::get(&format!("{}{path}", serve.url))
+            .set("Authorization", &format!("Bearer {ADMIN}"))
+            .call();
+        let took = t.elapsed();
+        match got {
+            Err(ureq::Error::Status(503, r)) => {
+                assert_eq!(r.header("Retry-After"), Some("5"), "GET {path}");
+                let body: serde_json::Value = r.into_json().expect("json");
+                assert_eq!(body["error"]["code"], "unavailable", "{body}");
+            }
+            Err(ureq::Error::Status(code, r)) => panic!(
+                "GET {path} with the database down: {code} {}",
+                r.into_string().unwrap_or_default()
+            ),
+            other => panic!("GET {path} with the database down: {other:?}"),
+        }
+        assert!(
+            took < Duration::from_millis(1500),
+            "GET {path} took {took:?}"
+        );
+    }
+    cluster.launch();
+    wait_health(&serve, "ok", Duration::from_secs(30));
+    let (code, body) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(code, 200, "{body}");
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// Two workers given the same name judge side by side: the second one's start takes nothing
+/// from the first (each process has its own identity), and both appear on the hosts list with
+/// the one label. A second process of an identity that is alive is refused with a clear error.
+#[test]
+fn two_workers_with_one_name_and_an_identity_taken_twice() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let first = Worker::start(&site.path().join("a"), "same", &url);
+    // A slow submission, in the first worker's hands when the second starts.
+    let slow = python(&format!("import time\ntime.sleep(1.5)\n{AC_PY}"));
+    let id = submit(&serve, ALICE, "s.py", &slow);
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let deadline = Instant::now() + WITHIN;
+    while db
+        .query_one("SELECT state FROM submissions WHERE id = $1", &[&id])
+        .expect("state")
+        .get::<_, String>(0)
+        != "judging"
+    {
+        assert!(Instant::now() < deadline, "never claimed:\n{}", first.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = Worker::start(&site.path().join("b"), "same", &url);
+    let deadline = Instant::now() + WITHIN;
+    let (attempts, verdict) = loop {
+        let row = db
+            .query_one(
+                "SELECT s.attempts, j.verdict FROM submissions s
+                 LEFT JOIN judgings j ON j.id = s.current_judging WHERE s.id = $1",
+                &[&id],
+            )
+            .expect("row");
+        let verdict: Option<String> = row.get(1);
+        if let Some(v) = verdict {
+            break (row.get::<_, i64>(0), v);
+        }
+        assert!(Instant::now() < deadline, "never judged:\n{}", first.log());
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        (attempts, verdict.as_str()),
+        (1, "AC"),
+        "judged once, by the first worker:\n{}\n{}",
+        first.log(),
+        second.log()
+    );
+    assert!(
+        !second.log().contains("requeued"),
+        "the second worker took nothing back:\n{}",
+        second.log()
+    );
+    let (code, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+    assert_eq!(code, 200, "{hosts}");
+    let workers: Vec<&serde_json::Value> = hosts["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .filter(|h| h["label"] == "same")
+        .collect();
+    assert_eq!(workers.len(), 2, "{hosts}");
+    assert_ne!(workers[0]["name"], workers[1]["name"], "{hosts}");
+
+    // The same identity twice: the second process is refused while the first is alive.
+    let identity = workers[0]["name"].as_str().expect("identity").to_string();
+    let home = site.path().join("c");
+    std::fs::create_dir_all(&home).expect("folder");
+    std::fs::write(
+        home.join("worker.toml"),
+        format!(
+            "[server]\ndatabase = \"{url}\"\nworkers = 1\n[sandbox]\nscratch = \"{s}\"\n[judge]\ncache = \"{c}\"\n",
+            s = home.join("scratch").display(),
+            c = home.join("cache").display(),
+        ),
+    )
+    .expect("config");
+    let out = common::ojd()
+        .args([
+            "worker",
+            "--name",
+            "same",
+            "--identity",
+            &identity,
+            "--config",
+        ])
+        .arg(home.join("worker.toml"))
+        .output()
+        .expect("ojd worker runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("identity {identity:?} is alive")),
+        "the refusal names the identity: {stderr}"
+    );
+    drop((first, second));
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// The hosts list of an admin: each host's version, CPUs, free disk, state; a worker drained
+/// from the API finishes and claims nothing until resumed; a serve node with
+/// `local_workers = false` reports 0 workers.
+#[test]
+fn a_drained_worker_claims_nothing_until_resumed() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let worker = Worker::start(site.path(), "judge-d", &url);
+    let host_of = |label: &str| -> serde_json::Value {
+        let (code, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+        assert_eq!(code, 200, "{hosts}");
+        hosts["hosts"]
+            .as_array()
+            .expect("hosts")
+            .iter()
+            .find(|h| h["label"] == label && h["alive"] == true)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let wait = |what: &str, ok: &dyn Fn(&serde_json::Value) -> bool, label: &str| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let h = host_of(label);
+            if ok(&h) {
+                return h;
+            }
+            assert!(Instant::now() < deadline, "{what}: {h}\n{}", worker.log());
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let w = wait(
+        "the worker reports its space",
+        &|h| {
+            h["stats"]["scratch_free_bytes"]
+                .as_u64()
+                .is_some_and(|b| b > 0)
+        },
+        "judge-d",
+    );
+    assert_eq!(w["version"], env!("CARGO_PKG_VERSION"), "{w}");
+    assert!(w["stats"]["cpus"].as_u64().is_some_and(|n| n >= 1), "{w}");
+    assert_eq!(w["stats"]["workers"], 2, "{w}");
+    let serve_label = w["name"].as_str().map(|_| ()).map(|_| {
+        let (_, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+        hosts["hosts"]
+            .as_array()
+            .expect("hosts")
+            .iter()
+            .find(|h| h["role"] == "serve")
+            .cloned()
+            .unwrap_or_default()
+    });
+    let serve_row = serve_label.unwrap_or_default();
+    assert_eq!(
+        serve_row["stats"]["workers"], 0,
+        "local_workers = false judges nothing: {serve_row}"
+    );
+
+    let identity = w["name"].as_str().expect("identity").to_string();
+    let (code, body) = serve.post_json(
+        "/api/v1/admin/hosts/drain",
+        Some(ADMIN),
+        &serde_json::json!({ "host": identity, "reason": "swapping its disk" }),
+    );
+    assert_eq!(code, 200, "{body}");
+    let (code, body) = serve.post_json(
+        "/api/v1/admin/hosts/drain",
+        Some(ADMIN),
+        &serde_json::json!({ "host": "no-such-host" }),
+    );
+    assert_eq!(code, 404, "{body}");
+    wait(
+        "the worker says it is drained",
+        &|h| h["stats"]["drained"] == 1 && h["drain"] == "swapping its disk",
+        "judge-d",
+    );
+    let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
+    std::thread::sleep(Duration::from_secs(5));
+    let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(
+        sub["state"], "queued",
+        "a drained host claims nothing: {sub}"
+    );
+    let (code, page) = serve.get_text("/admin/queue", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("drained") && page.contains("swapping its disk"),
+        "the hosts table says why: {page}"
+    );
+    let (code, body) = serve.post_json(
+        "/api/v1/admin/hosts/resume",
+        Some(ADMIN),
+        &serde_json::json!({ "host": identity }),
+    );
+    assert_eq!(code, 200, "{body}");
+    let deadline = Instant::now() + WITHIN;
+    loop {
+        let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+        if sub["state"] == "done" {
+            assert_eq!(sub["verdict"], "AC", "{sub}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never judged: {sub}\n{}",
+            worker.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        worker.log().contains("an admin drains this host"),
+        "{}",
+        worker.log()
+    );
+    drop(worker);
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}

@@ -521,6 +521,15 @@ impl Node {
         }
     }
 
+    /// How many judging workers this node runs: none on a serve node with `local_workers =
+    /// false` (it judges nothing, whatever `[server] workers` says).
+    pub fn judging_workers(&self) -> usize {
+        match self.role {
+            Role::Serve if !self.config.server.local_workers => 0,
+            _ => self.workers,
+        }
+    }
+
     /// Records a host fault met while judging submission `id`: claiming pauses until the
     /// host's checks pass. `true` when the submission is to go back to the queue; `false` when
     /// it met [`HOST_FAULTS_PER_SUBMISSION`] of them here (the fault follows the submission).
@@ -756,7 +765,11 @@ pub fn host_stats(app: &Node) -> HostStats {
     s.insert("requeued".into(), load(&c.requeued));
     s.insert("stale_verdicts".into(), load(&c.stale_verdicts));
     s.insert("store_retries".into(), load(&c.store_retries));
-    s.insert("workers".into(), app.workers as u64);
+    s.insert("workers".into(), app.judging_workers() as u64);
+    s.insert(
+        "cpus".into(),
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
+    );
     s.insert("host_faults".into(), load(&c.host_faults));
     {
         let st = app.health.lock();
@@ -774,6 +787,7 @@ pub fn host_stats(app: &Node) -> HostStats {
         s.insert("blobs_fetched_bytes".into(), load(&cache.fetched_bytes));
         s.insert("blobs_cached".into(), load(&cache.reused));
         s.insert("packages_loaded".into(), cache.loaded_count() as u64);
+        s.insert("package_cache_bytes".into(), cache.size());
     }
     s
 }

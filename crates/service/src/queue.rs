@@ -41,10 +41,7 @@ impl Workers {
 
 /// Starts the node's judging workers (none on a serve node with `local_workers = false`).
 pub fn spawn_workers(app: &Arc<Node>) -> Workers {
-    let count = match app.role {
-        crate::node::Role::Serve if !app.config.server.local_workers => 0,
-        _ => app.workers,
-    };
+    let count = app.judging_workers();
     Workers(
         (0..count)
             .map(|_| tokio::spawn(worker(app.clone())))

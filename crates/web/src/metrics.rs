@@ -9,7 +9,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use crate::auth::extract::Admin;
@@ -93,6 +93,66 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/healthz", get(healthz))
         .route("/metrics", get(prometheus))
         .route("/api/v1/admin/hosts", get(hosts))
+        .route("/api/v1/admin/hosts/drain", post(drain_host))
+        .route("/api/v1/admin/hosts/resume", post(resume_host))
+}
+
+/// The body of a drain or resume request.
+#[derive(serde::Deserialize)]
+pub(crate) struct DrainRequest {
+    /// The host's identity (`name` in the hosts list).
+    host: String,
+    /// Why (drain only): shown on the hosts page and in the host's log.
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// Asks `host` to drain (`Some(reason)`) or resume (`None`); a 404 names an unknown host.
+pub(crate) async fn set_drain(
+    app: &Arc<App>,
+    host: String,
+    reason: Option<String>,
+) -> Result<(), AppError> {
+    let (h, r) = (host.clone(), reason.clone());
+    let found = app.db(move |s| s.set_drain(&h, r.as_deref())).await?;
+    if !found {
+        return Err(AppError::NotFound(format!("no judge host {host:?}")));
+    }
+    crate::log(&format!(
+        "host {host}: {}",
+        match &reason {
+            Some(r) => format!("drain requested ({r})"),
+            None => "resume requested".to_string(),
+        }
+    ));
+    Ok(())
+}
+
+/// `POST /api/v1/admin/hosts/drain` `{"host": "…", "reason": "…"}`: the host finishes what it
+/// judges and claims nothing new (from its next heartbeat, within 2 s) until resumed.
+async fn drain_host(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Json(req): Json<DrainRequest>,
+) -> Result<impl IntoResponse, AppError> {
+    let reason = req
+        .reason
+        .filter(|r| !r.trim().is_empty())
+        .unwrap_or_else(|| "drained by an admin".to_string());
+    set_drain(&app, req.host.clone(), Some(reason.clone())).await?;
+    Ok(Json(
+        serde_json::json!({ "host": req.host, "drain": reason }),
+    ))
+}
+
+/// `POST /api/v1/admin/hosts/resume` `{"host": "…"}`: the host claims again.
+async fn resume_host(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Json(req): Json<DrainRequest>,
+) -> Result<impl IntoResponse, AppError> {
+    set_drain(&app, req.host.clone(), None).await?;
+    Ok(Json(serde_json::json!({ "host": req.host, "drain": null })))
 }
 
 /// How long `/healthz` waits for the database before it answers 503.
@@ -214,7 +274,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
         "ojd_workers",
         "gauge",
         "Judging workers.",
-        &one(app.workers as u64),
+        &one(app.judging_workers() as u64),
     );
     metric(
         "ojd_problems",
