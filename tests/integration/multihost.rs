@@ -789,3 +789,40 @@ fn a_drained_worker_claims_nothing_until_resumed() {
     let (status, _) = serve.terminate(Duration::from_secs(30));
     assert!(status.success());
 }
+
+/// A worker whose ojd is older than the database's schema refuses to start, saying so.
+#[test]
+fn a_worker_older_than_the_schema_refuses_to_start() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    drop(ojd_store::open(&url).expect("migrate"));
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    db.execute("UPDATE ojd_schema SET version = version + 5", &[])
+        .expect("bump");
+    let dir = tempfile::tempdir().expect("dir");
+    let home = dir.path();
+    std::fs::write(
+        home.join("worker.toml"),
+        format!(
+            "[server]\ndatabase = \"{url}\"\nworkers = 1\n[sandbox]\nscratch = \"{s}\"\n[judge]\ncache = \"{c}\"\n",
+            s = home.join("scratch").display(),
+            c = home.join("cache").display(),
+        ),
+    )
+    .expect("config");
+    let out = common::ojd()
+        .args(["worker", "--config"])
+        .arg(home.join("worker.toml"))
+        .output()
+        .expect("ojd worker runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("newer than this ojd") && stderr.contains("upgrade ojd on this host"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

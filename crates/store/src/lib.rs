@@ -307,7 +307,10 @@ pub enum StoreError {
         #[source]
         source: DbError,
     },
-    #[error("the database {path} has schema version {found}, newer than this ojd knows ({known})")]
+    #[error(
+        "the database {path} has schema version {found}, newer than this ojd ({}) knows ({known}): a newer ojd migrated it; upgrade ojd on this host to that version (older nodes cannot work with the newer schema)",
+        env!("CARGO_PKG_VERSION")
+    )]
     TooNew {
         path: String,
         found: i64,
