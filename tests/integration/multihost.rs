@@ -826,3 +826,69 @@ fn a_worker_older_than_the_schema_refuses_to_start() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// TLS to PostgreSQL, against a private cluster whose certificate a CA of its own signed and
+/// which refuses TCP without TLS: `sslmode=require` connects; `verify-full` with that CA
+/// connects, with another CA is refused naming the certificate; `verify-ca` does not check
+/// the host name, `verify-full` does; without TLS the server refuses.
+#[test]
+fn tls_to_postgresql_with_a_private_ca() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let (ca, other) = cluster.enable_tls();
+    let with = |query: &str| ojd_store::open(&format!("{url}?{query}"));
+    let error = |query: &str| match with(query) {
+        Ok(_) => panic!("{query} must not connect"),
+        Err(e) => format!("{:#}", anyhow::Error::from(e)),
+    };
+    let store = with("sslmode=require").expect("sslmode=require connects");
+    let id = store
+        .insert(
+            &ojd_store::NewSubmission {
+                user: "u".into(),
+                problem: "p".into(),
+                language: "py".into(),
+                source: b"x".to_vec(),
+            },
+            1,
+        )
+        .expect("insert over TLS");
+    let claim = store
+        .claim("tls-host", 2, 60_000)
+        .expect("claim")
+        .expect("queued");
+    assert_eq!(claim.id, id);
+    drop(store);
+    with(&format!("sslmode=verify-full&sslrootcert={}", ca.display()))
+        .expect("verify-full with the right CA connects");
+    let wrong = error(&format!(
+        "sslmode=verify-full&sslrootcert={}",
+        other.display()
+    ));
+    assert!(wrong.contains("certificate verify failed"), "{wrong}");
+    let disabled = error("sslmode=disable");
+    assert!(
+        disabled.contains("pg_hba.conf"),
+        "the server refuses plain TCP: {disabled}"
+    );
+    // By name: the certificate names 127.0.0.1 only.
+    let local = url.replace("127.0.0.1", "localhost");
+    ojd_store::open(&format!(
+        "{local}?sslmode=verify-ca&sslrootcert={}",
+        ca.display()
+    ))
+    .expect("verify-ca does not check the host name");
+    let named = match ojd_store::open(&format!(
+        "{local}?sslmode=verify-full&sslrootcert={}",
+        ca.display()
+    )) {
+        Ok(_) => panic!("verify-full must check the host name"),
+        Err(e) => format!("{:#}", anyhow::Error::from(e)),
+    };
+    assert!(named.contains("certificate verify failed"), "{named}");
+    let bad = error("sslmode=verify-everything");
+    assert!(bad.contains("sslmode"), "{bad}");
+}

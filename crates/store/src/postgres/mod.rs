@@ -5,13 +5,19 @@
 //! together migrate once), the claim as ONE statement that locks the chosen row with
 //! `FOR UPDATE SKIP LOCKED` (so workers on many hosts claim in parallel without waiting on each
 //! other), and live events between nodes over LISTEN/NOTIFY.
+//!
+//! TLS: the URL's `sslmode` is `disable`, `prefer` (the default: TLS when the server offers
+//! it, unverified), `require` (TLS or no connection, the certificate not checked), `verify-ca`
+//! (TLS with a certificate signed by the CA of `sslrootcert`, a PEM file; the system's CAs
+//! without it) or `verify-full` (that, and the certificate names the host connected to), as
+//! libpq reads them.
 
 mod migrations;
 
 use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::NoTls;
+use postgres_openssl::MakeTlsConnector;
 use r2d2_postgres::PostgresConnectionManager;
 
 use crate::cluster::EventSink;
@@ -40,8 +46,106 @@ impl r2d2::HandleError<postgres::Error> for CountFailures {
 /// NOTIFY payloads must stay under PostgreSQL's 8000-byte limit.
 pub const MAX_PAYLOAD: usize = 7900;
 
-type Pool = r2d2::Pool<PostgresConnectionManager<NoTls>>;
-type Pooled = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
+type Pool = r2d2::Pool<PostgresConnectionManager<MakeTlsConnector>>;
+type Pooled = r2d2::PooledConnection<PostgresConnectionManager<MakeTlsConnector>>;
+
+/// How a connection is secured (the URL's `sslmode`; see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SslMode {
+    Disable,
+    Prefer,
+    Require,
+    VerifyCa,
+    VerifyFull,
+}
+
+/// Takes `sslmode` and `sslrootcert` out of a URL's query (the driver knows neither
+/// `verify-ca`/`verify-full` nor `sslrootcert`): the URL without them, the mode, the CA file.
+pub fn split_tls(url: &str) -> Result<(String, SslMode, Option<String>), String> {
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_string(), SslMode::Prefer, None));
+    };
+    let (mut mode, mut root, mut kept) = (SslMode::Prefer, None, Vec::new());
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = percent_decode(value);
+        match key {
+            "sslmode" => {
+                mode = match value.as_str() {
+                    "disable" => SslMode::Disable,
+                    "allow" | "prefer" => SslMode::Prefer,
+                    "require" => SslMode::Require,
+                    "verify-ca" => SslMode::VerifyCa,
+                    "verify-full" => SslMode::VerifyFull,
+                    other => {
+                        return Err(format!(
+                            "sslmode={other:?} in the database URL: expected disable, prefer, require, verify-ca or verify-full"
+                        ))
+                    }
+                }
+            }
+            "sslrootcert" => root = Some(value),
+            _ => kept.push(pair),
+        }
+    }
+    let url = if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    Ok((url, mode, root))
+}
+
+/// `%XX` escapes of a URL query value (a path in `sslrootcert`).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The TLS connector of `mode`, trusting the CA in `root` (PEM) when given.
+fn connector(mode: SslMode, root: Option<&str>) -> Result<MakeTlsConnector, String> {
+    use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
+    let tls = |e: openssl::error::ErrorStack| format!("TLS setup: {e}");
+    let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(tls)?;
+    let verify = matches!(mode, SslMode::VerifyCa | SslMode::VerifyFull);
+    if verify {
+        match root {
+            Some(file) => b.set_ca_file(file).map_err(|e| {
+                format!("sslrootcert {file}: cannot read it as PEM CA certificates: {e}")
+            })?,
+            None => b.set_default_verify_paths().map_err(tls)?,
+        }
+        b.set_verify(SslVerifyMode::PEER);
+    } else {
+        b.set_verify(SslVerifyMode::NONE);
+    }
+    let mut c = MakeTlsConnector::new(b.build());
+    if mode != SslMode::VerifyFull {
+        c.set_callback(|config, _| {
+            config.set_verify_hostname(false);
+            Ok(())
+        });
+    }
+    Ok(c)
+}
 
 /// See the module docs.
 pub struct PgStore {
@@ -51,6 +155,7 @@ pub struct PgStore {
     config: postgres::Config,
     /// The URL without its password, for messages.
     name: String,
+    tls: MakeTlsConnector,
 }
 
 /// "host:port/database" of a connection config, never its password.
@@ -77,16 +182,37 @@ impl PgStore {
     /// database, never the password.
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
         let name = super::redact_url(url);
+        let bad = |e: String| StoreError::Open {
+            path: name.clone(),
+            source: e.into(),
+        };
+        let (url, mode, root) = split_tls(url).map_err(bad)?;
+        let tls = connector(mode, root.as_deref()).map_err(bad)?;
         let mut config: postgres::Config = url.parse().map_err(|e| StoreError::Open {
             path: name.clone(),
             source: Box::new(e),
         })?;
+        config.ssl_mode(match mode {
+            SslMode::Disable => postgres::config::SslMode::Disable,
+            SslMode::Prefer => postgres::config::SslMode::Prefer,
+            _ => postgres::config::SslMode::Require,
+        });
         if config.get_connect_timeout().is_none() {
             // A host cut off (packets dropped) counts as unreachable after this, not after
             // the kernel's minutes of SYN retries.
             config.connect_timeout(CONNECT_TIMEOUT);
         }
-        let manager = PostgresConnectionManager::new(config.clone(), NoTls);
+        // One connection first, so that a refused login or TLS handshake is reported as it is
+        // (the pool only says that it timed out).
+        drop(
+            config
+                .connect(tls.clone())
+                .map_err(|e| StoreError::Unreachable {
+                    path: describe(&config),
+                    source: Box::new(e),
+                })?,
+        );
+        let manager = PostgresConnectionManager::new(config.clone(), tls.clone());
         let failed_connects = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let pool = r2d2::Pool::builder()
             .max_size(16)
@@ -103,6 +229,7 @@ impl PgStore {
             failed_connects,
             config,
             name,
+            tls,
         };
         store.migrate()?;
         Ok(store)
@@ -265,7 +392,7 @@ impl Engine for PgStore {
     fn listen_events(&self, sink: EventSink) -> Res<bool> {
         // Connections are made on the listener's own thread: the synchronous client must not
         // run inside the async runtime that calls this.
-        let config = self.config.clone();
+        let (config, tls) = (self.config.clone(), self.tls.clone());
         std::thread::Builder::new()
             .name("ojd-listen".into())
             .spawn(move || {
@@ -274,7 +401,7 @@ impl Engine for PgStore {
                 loop {
                     let mut c = match client.take() {
                         Some(c) => c,
-                        None => match config.connect(NoTls) {
+                        None => match config.connect(tls.clone()) {
                             Ok(c) => c,
                             Err(_) => {
                                 std::thread::sleep(backoff);
