@@ -23,9 +23,25 @@ pub struct Args {
     /// refused.
     #[arg(long)]
     identity: Option<String>,
+    /// Print the SQL that creates the least-privilege PostgreSQL role NAME for judge hosts
+    /// (run it as the owner of ojd's tables), and exit.
+    #[arg(long, value_name = "NAME")]
+    print_role_sql: Option<String>,
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
+    if let Some(role) = &args.print_role_sql {
+        return match ojd_store::postgres::judge_host_role_sql(role) {
+            Ok(sql) => {
+                print!("{sql}");
+                Ok(0)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(EXIT_BAD_INPUT)
+            }
+        };
+    }
     ojd_service::logging::init();
     let config = match g.load_config() {
         Ok(c) => c,

@@ -892,3 +892,85 @@ fn tls_to_postgresql_with_a_private_ca() {
     let bad = error("sslmode=verify-everything");
     assert!(bad.contains("sslmode"), "{bad}");
 }
+
+/// The judge-host role of `ojd worker --print-role-sql` is enough to judge (a worker logged in
+/// as it judges a submission to AC), and is refused the rest: tokens, sessions, queueing
+/// submissions, publishing packages, rewriting a finished verdict.
+#[test]
+fn the_judge_host_role_judges_and_is_refused_the_rest() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let out = common::ojd()
+        .args(["worker", "--print-role-sql", "ojd_judge"])
+        .output()
+        .expect("ojd worker runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sql = String::from_utf8(out.stdout).expect("utf-8");
+    let mut owner = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    owner.batch_execute(&sql).expect("the role's SQL runs");
+    owner
+        .batch_execute(&sql)
+        .expect("and runs again (idempotent)");
+    let judge_url = url.replace("postgres://postgres@", "postgres://ojd_judge@");
+    assert_ne!(judge_url, url);
+
+    let worker = Worker::start(site.path(), "judge-role", &judge_url);
+    let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
+    let deadline = Instant::now() + WITHIN;
+    loop {
+        let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+        if sub["state"] == "done" {
+            assert_eq!(sub["verdict"], "AC", "{sub}\n{}", worker.log());
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never judged: {sub}\n{}",
+            worker.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(worker);
+
+    let mut judge = postgres::Client::connect(&judge_url, postgres::NoTls).expect("connect");
+    for refused in [
+        "SELECT * FROM tokens",
+        "SELECT * FROM sessions",
+        "SELECT * FROM login_codes",
+        "INSERT INTO submissions (\"user\", problem, language, source, queued_at) VALUES ('x', 'aplusb', 'py', '\\x00', 0)",
+        "DELETE FROM submissions",
+        "INSERT INTO packages (version, problem, manifest, published_at) VALUES ('v', 'p', '[]', 0)",
+        "UPDATE submissions SET source = '\\x00'",
+    ] {
+        let e = judge.batch_execute(refused).expect_err(refused);
+        assert!(
+            e.to_string().contains("permission denied")
+                || e.as_db_error().is_some_and(|d| d.message().contains("permission denied")),
+            "{refused}: {e:?}"
+        );
+    }
+    // A finished verdict stays as it is (row security hides it from updates).
+    let changed = judge
+        .execute(
+            "UPDATE judgings SET verdict = 'WA' WHERE finished_at IS NOT NULL",
+            &[],
+        )
+        .expect("update runs");
+    assert_eq!(changed, 0, "a finished verdict cannot be rewritten");
+    let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(sub["verdict"], "AC");
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}

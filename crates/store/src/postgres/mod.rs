@@ -13,6 +13,7 @@
 //! libpq reads them.
 
 mod migrations;
+mod role;
 
 use std::time::Duration;
 
@@ -25,6 +26,7 @@ use crate::db::{args, Conn, Engine, Res, What};
 use crate::{sql, Claim, StoreError};
 
 pub use migrations::MIGRATIONS;
+pub use role::judge_host_role_sql;
 
 /// The longest a statement waits for a pooled connection while the database answers.
 const POOL_WAIT: Duration = Duration::from_secs(5);
@@ -270,8 +272,16 @@ impl PgStore {
         // One node migrates; the others wait here, then find nothing left to do.
         tx.execute("SELECT pg_advisory_xact_lock(7270400)", &[])
             .map_err(sql("lock the schema"))?;
-        tx.batch_execute("CREATE TABLE IF NOT EXISTS ojd_schema (version BIGINT NOT NULL)")
-            .map_err(sql("create the schema version table"))?;
+        // A judge host's role may not create tables (nor write ojd_schema): nothing is
+        // written when the schema is there and current.
+        let exists: bool = tx
+            .query_one("SELECT to_regclass('ojd_schema') IS NOT NULL", &[])
+            .map_err(sql("look for the schema version table"))?
+            .get(0);
+        if !exists {
+            tx.batch_execute("CREATE TABLE ojd_schema (version BIGINT NOT NULL)")
+                .map_err(sql("create the schema version table"))?;
+        }
         let version: i64 = tx
             .query_opt("SELECT version FROM ojd_schema", &[])
             .map_err(sql("read the schema version"))?
@@ -284,6 +294,9 @@ impl PgStore {
                 found: version,
                 known,
             });
+        }
+        if version == known {
+            return tx.commit().map_err(sql("commit the migrations"));
         }
         for migration in MIGRATIONS.iter().skip(version as usize) {
             tx.batch_execute(migration)
