@@ -58,6 +58,7 @@ macro_rules! store_suite {
                 a_host_that_takes_over_its_own_claim_renews_it,
                 a_live_identity_is_refused_and_a_dead_namesakes_claims_come_back,
                 an_admin_drains_and_resumes_a_host,
+                unused_packages_blobs_and_hosts_are_collected,
                 packages_are_content_addressed,
                 web_sessions_codes_and_token_activity,
             );
@@ -400,6 +401,101 @@ pub fn an_admin_drains_and_resumes_a_host(s: &dyn Store) {
     assert_eq!(hosts[0].drain.as_deref(), Some("new disk"));
     assert!(s.set_drain("h~1", None).expect("resume"));
     assert_eq!(beat(s), None);
+}
+
+/// Collection removes package versions nothing uses (not current, no judging in flight, no
+/// current judging), their blobs and silent hosts without claims; never a version a judging in
+/// flight or a current judging uses, nor anything younger than the retention; and rejudging an
+/// old submission still works afterwards.
+pub fn unused_packages_blobs_and_hosts_are_collected(s: &dyn Store) {
+    let files = |n: u8| {
+        vec![
+            ("problem.toml".to_string(), b"title = 'x'".to_vec()),
+            ("tests/1.in".to_string(), vec![b'0' + n; 8]),
+        ]
+    };
+    let finish = |c: &ojd_store::Claim| {
+        assert!(s
+            .finish(c.id, c.attempt, &report(Verdict::Accepted, 1), "", 5)
+            .expect("finish"))
+    };
+    // v1: used by a judging in flight. v2: the current judging of a submission. v3: nothing.
+    let v1 = s.publish("p", &files(1), 1).expect("publish");
+    s.insert(&sub("a", "p"), 0).expect("insert");
+    let in_flight = s.claim("h", 2, 60_000).expect("claim").expect("queued");
+    let v2 = s.publish("p", &files(2), 1).expect("publish");
+    let judged = s.insert(&sub("b", "p"), 0).expect("insert");
+    let c = s.claim("h", 3, 60_000).expect("claim").expect("queued");
+    assert_eq!(c.package_version.as_deref(), Some(v2.as_str()));
+    finish(&c);
+    let v3 = s.publish("p", &files(3), 1).expect("publish");
+    // v4: recent and unused; v5: current.
+    let v4 = s
+        .publish("p", &files(4), ojd_store::now_ms())
+        .expect("publish");
+    let v5 = s.publish("p", &files(5), 1).expect("publish");
+    s.heartbeat(
+        "h",
+        "worker",
+        1,
+        60_000,
+        &[in_flight.id],
+        &Default::default(),
+    )
+    .expect("beat");
+    s.heartbeat("idle", "worker", 1, 60_000, &[], &Default::default())
+        .expect("beat");
+    let hour = 3_600_000;
+    let got = s.collect(hour).expect("collect");
+    assert_eq!((got.packages, got.hosts), (1, 0), "v3 only: {got:?}");
+    assert_eq!(
+        got.blobs,
+        if s.stores_blobs() { 1 } else { 0 },
+        "v3's own test file (problem.toml is shared)"
+    );
+    let exists = |v: &str| s.package(v).expect("package").is_some();
+    assert!(!exists(&v3));
+    for v in [&v1, &v2, &v4, &v5] {
+        assert!(exists(v), "{v} is kept");
+    }
+    if s.stores_blobs() {
+        let v3_test = ojd_store::cluster::sha256_hex(&files(3)[1].1);
+        assert_eq!(s.blob(&v3_test).expect("blob"), None);
+        let shared = ojd_store::cluster::sha256_hex(&files(3)[0].1);
+        assert!(s.blob(&shared).expect("blob").is_some(), "still used");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let got = s.collect(0).expect("collect");
+    assert_eq!(
+        (got.packages, got.hosts),
+        (1, 1),
+        "v4, and the idle host: {got:?}"
+    );
+    let hosts: Vec<String> = s
+        .hosts()
+        .expect("hosts")
+        .into_iter()
+        .map(|h| h.name)
+        .collect();
+    assert_eq!(hosts, vec!["h".to_string()], "the host with a claim stays");
+    // The judging in flight ends with its version; an old submission is rejudged with the
+    // current one.
+    finish(&in_flight);
+    assert!(s.rejudge(judged).expect("rejudge"));
+    let again = s.claim("h", 6, 60_000).expect("claim").expect("queued");
+    assert_eq!(again.package_version.as_deref(), Some(v5.as_str()));
+    let current = s.package(&v5).expect("package").expect("current");
+    for f in &current.files {
+        if s.stores_blobs() {
+            assert!(s.blob(&f.hash).expect("blob").is_some(), "{}", f.path);
+        }
+    }
+    finish(&again);
+    assert_eq!(info(s, judged).judged, 2);
+    // Now v1 is a current judging's version: kept; v2 no longer is (its submission's current
+    // judging is the rejudge's): collected.
+    assert_eq!(s.collect(0).expect("collect").packages, 1);
+    assert!(exists(&v1) && !exists(&v2));
 }
 
 pub fn packages_are_content_addressed(s: &dyn Store) {

@@ -131,6 +131,11 @@ pub struct ServerConfig {
     pub generate_answers: bool,
     #[serde(with = "duration_text")]
     pub shutdown_grace: Duration,
+    /// How long what nothing uses any more is kept before it is collected: problem package
+    /// versions neither current nor used by a judging that may be rejudged, their blobs, the
+    /// rows of hosts gone silent (see config.toml); `0s`: never collect by itself.
+    #[serde(default = "thirty_days", with = "duration_text")]
+    pub retention: Duration,
     pub admin_token: Secret<String>,
     #[serde(default)]
     pub users: Vec<UserConfig>,
@@ -138,6 +143,10 @@ pub struct ServerConfig {
 
 fn yes() -> bool {
     true
+}
+
+fn thirty_days() -> Duration {
+    Duration::from_secs(30 * 86400)
 }
 
 fn one_second() -> Duration {

@@ -604,6 +604,66 @@ pub fn start_heartbeat(app: &Arc<Node>) {
     if let Err(e) = spawned {
         log(&format!("cannot start the heartbeat: {e}"));
     }
+    if app.role == Role::Serve {
+        start_collector(app);
+    }
+}
+
+/// How often a serve node collects what nothing uses (`[server] retention`).
+pub const COLLECT_EVERY: Duration = Duration::from_secs(3600);
+
+/// Collects unused package versions, blobs and gone hosts' rows older than `[server]
+/// retention`, a minute after start and then every [`COLLECT_EVERY`], on a thread of its own
+/// (nothing when the retention is 0).
+fn start_collector(app: &Arc<Node>) {
+    let keep = app.config.server.retention;
+    if keep.is_zero() {
+        return;
+    }
+    let weak = Arc::downgrade(app);
+    let stop = app.beat_stop.clone();
+    let spawned = std::thread::Builder::new()
+        .name("ojd-collect".into())
+        .spawn(move || {
+            let mut next = Instant::now() + Duration::from_secs(60);
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_secs(1));
+                if Instant::now() < next {
+                    continue;
+                }
+                next = Instant::now() + COLLECT_EVERY;
+                let Some(app) = weak.upgrade() else {
+                    return;
+                };
+                collect(&app, keep);
+            }
+        });
+    if let Err(e) = spawned {
+        log(&format!("cannot start collecting unused data: {e}"));
+    }
+}
+
+/// Collects what nothing has used for `keep` ([`ojd_store::cluster::ClusterStore::collect`]);
+/// logs what went. Blocking.
+pub fn collect(app: &Node, keep: Duration) -> Option<ojd_store::cluster::Collected> {
+    match app.store.collect(keep.as_millis() as i64) {
+        Ok(c) => {
+            if c != Default::default() {
+                log(&format!(
+                    "collected {} unused package version(s), {} blob(s), {} gone host(s)",
+                    c.packages, c.blobs, c.hosts
+                ));
+            }
+            Some(c)
+        }
+        Err(e) => {
+            log(&format!(
+                "cannot collect unused data: {}",
+                crate::logging::error_chain(&e)
+            ));
+            None
+        }
+    }
 }
 
 /// Feeds other nodes' live events into this node's hub (PostgreSQL only).

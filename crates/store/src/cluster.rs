@@ -85,7 +85,22 @@ pub struct Beat {
     pub drain: Option<String>,
 }
 
+/// What [`ClusterStore::collect`] removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Collected {
+    pub packages: u64,
+    pub blobs: u64,
+    pub hosts: u64,
+}
+
 pub trait ClusterStore: Send + Sync {
+    /// Removes what nothing uses and is older than `keep_ms` (by the database's clock): package
+    /// versions published before that which are not current, not used by an unfinished
+    /// judging nor by a submission's current judging; then the blobs no remaining package
+    /// holds (PostgreSQL; under the publishing lock, so a publish in flight never loses one
+    /// it counted on); and the rows of hosts not seen for that long that hold no claim.
+    /// Rejudging an old submission uses the current version, which is never removed.
+    fn collect(&self, keep_ms: i64) -> Result<Collected, StoreError>;
     /// A host process starts: refused ([`StoreError::Conflict`], naming the identity and its
     /// last heartbeat) when a process with the same identity is alive (a heartbeat within
     /// `lease_ms` by the database's clock and no clean stop since); else it is recorded as
@@ -157,6 +172,10 @@ pub trait ClusterStore: Send + Sync {
 }
 
 pub use crate::db::EventSink;
+
+/// Publishing and collecting exclude each other (PostgreSQL): a publish counts on the blobs it
+/// found stored, which a collection running meanwhile must not remove.
+const PUBLISHING_LOCK: &str = "SELECT pg_advisory_xact_lock(7270401)";
 
 /// The channel of live judging events.
 pub const EVENTS: &str = "ojd_events";
@@ -328,6 +347,42 @@ impl<E: Engine> ClusterStore for E {
         self.one("count expired leases", &sql, args![], |r| r.get(0))
     }
 
+    fn collect(&self, keep_ms: i64) -> Result<Collected, StoreError> {
+        let now = E::NOW_MS;
+        let packages = format!(
+            "DELETE FROM packages WHERE published_at < {now} - $1
+               AND NOT EXISTS (SELECT 1 FROM problem_current c
+                 WHERE c.version = packages.version)
+               AND NOT EXISTS (SELECT 1 FROM judgings j WHERE j.package_version = packages.version
+                 AND (j.finished_at IS NULL
+                   OR EXISTS (SELECT 1 FROM submissions s WHERE s.current_judging = j.id)))"
+        );
+        let blobs = "DELETE FROM blobs WHERE hash NOT IN (SELECT f.value ->> 'hash'
+             FROM packages p, jsonb_array_elements(p.manifest::jsonb) f)";
+        let hosts = format!(
+            "DELETE FROM hosts WHERE last_seen < {now} - $1
+               AND NOT EXISTS (SELECT 1 FROM submissions s
+                 WHERE s.claimed_by = hosts.name AND s.state = 'judging')"
+        );
+        self.tx("start collecting", "commit a collection", |c| {
+            if E::KEEPS_BLOBS {
+                c.exec("take the publishing lock", PUBLISHING_LOCK, args![])?;
+            }
+            let packages = c.exec("remove unused packages", &packages, args![keep_ms])?;
+            let blobs = if E::KEEPS_BLOBS && packages > 0 {
+                c.exec("remove unused blobs", blobs, args![])?
+            } else {
+                0
+            };
+            let hosts = c.exec("remove gone hosts", &hosts, args![keep_ms])?;
+            Ok(Collected {
+                packages,
+                blobs,
+                hosts,
+            })
+        })
+    }
+
     fn publish(
         &self,
         problem: &str,
@@ -353,6 +408,7 @@ impl<E: Engine> ClusterStore for E {
             .collect();
         self.tx("start publishing a package", "commit a package", |c| {
             if E::KEEPS_BLOBS {
+                c.exec("take the publishing lock", PUBLISHING_LOCK, args![])?;
                 let known: Vec<String> =
                     c.rows("look up blobs", known, args![&hashes[..]], |r| r.get(0))?;
                 for f in list.iter().filter(|f| !known.contains(&f.hash)) {

@@ -95,6 +95,31 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/api/v1/admin/hosts", get(hosts))
         .route("/api/v1/admin/hosts/drain", post(drain_host))
         .route("/api/v1/admin/hosts/resume", post(resume_host))
+        .route("/api/v1/admin/gc", post(collect))
+}
+
+/// `POST /api/v1/admin/gc`: collects now what nothing has used for `[server] retention`
+/// (`{"retention": "1h"}` for another age; see config.toml); answers what went.
+async fn collect(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    body: Option<Json<serde_json::Value>>,
+) -> Result<impl IntoResponse, AppError> {
+    let keep = match body.as_ref().and_then(|b| b.get("retention")) {
+        None => app.config.server.retention,
+        Some(v) => v
+            .as_str()
+            .ok_or_else(|| "retention: expected a duration like \"30d\"".to_string())
+            .and_then(ojd_judge::units::parse_duration)
+            .map_err(|e| AppError::BadRequest(format!("retention: {e}")))?,
+    };
+    let keep_ms = keep.as_millis() as i64;
+    let done = app.db(move |s| s.collect(keep_ms)).await?;
+    crate::log(&format!(
+        "collected {} unused package version(s), {} blob(s), {} gone host(s) (asked by an admin)",
+        done.packages, done.blobs, done.hosts
+    ));
+    Ok(Json(done))
 }
 
 /// The body of a drain or resume request.

@@ -166,4 +166,7 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE hosts ADD COLUMN version TEXT NOT NULL DEFAULT '';
     ALTER TABLE hosts ADD COLUMN stopped_at BIGINT;
     ALTER TABLE hosts ADD COLUMN drain TEXT;",
+    // 11: collecting unused package versions looks their judgings up by version.
+    "CREATE INDEX judgings_package_version ON judgings(package_version)
+        WHERE package_version IS NOT NULL;",
 ];

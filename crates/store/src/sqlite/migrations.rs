@@ -216,6 +216,9 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE hosts ADD COLUMN version TEXT NOT NULL DEFAULT '';
     ALTER TABLE hosts ADD COLUMN stopped_at INTEGER;
     ALTER TABLE hosts ADD COLUMN drain TEXT;",
+    // 11: collecting unused package versions looks their judgings up by version.
+    "CREATE INDEX judgings_package_version ON judgings(package_version)
+        WHERE package_version IS NOT NULL;",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.
