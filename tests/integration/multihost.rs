@@ -361,7 +361,17 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
     assert_eq!(serve.wait_done(after, ALICE, WITHIN)["verdict"], "AC");
 
     // The serve node's /metrics shows the judge host's own counters, sent with its heartbeat.
-    let host = r#"{host="judge-r",role="worker"}"#;
+    // Labelled with the worker's name, role and process identity.
+    let (_, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+    let identity = hosts["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .find(|h| h["label"] == "judge-r" && h["alive"] == true)
+        .and_then(|h| h["name"].as_str())
+        .unwrap_or_else(|| panic!("judge-r is listed: {hosts}"))
+        .to_string();
+    let host = format!(r#"{{host="judge-r",role="worker",id="{identity}"}}"#);
     let want = format!("ojd_host_judged_total{host} {}\n", expected.len());
     let deadline = Instant::now() + Duration::from_secs(30);
     let metrics = loop {
@@ -746,6 +756,14 @@ fn a_drained_worker_claims_nothing_until_resumed() {
         "the worker says it is drained",
         &|h| h["stats"]["drained"] == 1 && h["drain"] == "swapping its disk",
         "judge-d",
+    );
+    let (code, metrics) = serve.get_text("/metrics", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(
+        metrics.contains(&format!(
+            "ojd_host_drained{{host=\"judge-d\",role=\"worker\",id=\"{identity}\"}} 1\n"
+        )),
+        "{metrics}"
     );
     let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
     std::thread::sleep(Duration::from_secs(5));

@@ -534,10 +534,22 @@ impl Node {
     /// host's checks pass. `true` when the submission is to go back to the queue; `false` when
     /// it met [`HOST_FAULTS_PER_SUBMISSION`] of them here (the fault follows the submission).
     pub fn host_fault(&self, id: i64, e: &ojd_judge::judge::JudgeError) -> bool {
-        self.metrics.host_faults.fetch_add(1, Ordering::Relaxed);
         let cause = crate::logging::error_chain(e);
         let kind = e.host_fault_kind().unwrap_or("io_error");
-        self.health.fault(id, cause, kind, e.errno())
+        self.host_fault_because(id, cause, kind, e.errno())
+    }
+
+    /// [`Node::host_fault`] for a fault described by its cause, kind and errno (a package
+    /// that cannot be written to this host's cache).
+    pub fn host_fault_because(
+        &self,
+        id: i64,
+        cause: String,
+        kind: &'static str,
+        errno: Option<i32>,
+    ) -> bool {
+        self.metrics.host_faults.fetch_add(1, Ordering::Relaxed);
+        self.health.fault(id, cause, kind, errno)
     }
 
     /// Forgets the host faults of a submission this host has now judged.

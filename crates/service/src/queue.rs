@@ -185,17 +185,32 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 cache.problem(store.as_ref(), &name, version.as_deref())
             })
             .await
-            .map_err(|e| format!("the package task failed: {e}"))
-            .and_then(|r| r.map_err(|e| error_chain(&e)))
+            .map_err(|e| (format!("the package task failed: {e}"), None))
+            .and_then(|r| r.map_err(|e| (error_chain(&e), e.host_fault())))
         }
         None => app
             .catalog()
             .get(&claim.problem)
             .map(|e| e.problem.clone())
-            .ok_or_else(|| format!("problem {:?} is not loaded on this judge", claim.problem)),
+            .ok_or_else(|| {
+                let why = format!("problem {:?} is not loaded on this judge", claim.problem);
+                (why, None)
+            }),
     };
     let outcome = match problem {
-        Err(e) => Err(e),
+        // The package could not be written to this host's disk: the host's failure, never the
+        // submission's (it goes to a healthy host, this one pauses).
+        Err((cause, Some((kind, errno)))) => {
+            if app.host_fault_because(id, cause.clone(), kind, errno) {
+                requeue_for_host(app, id, attempt, judging, &cause).await;
+                return;
+            }
+            Err(format!(
+                "{cause} (this host failed on it {} times while its checks passed)",
+                crate::node::HOST_FAULTS_PER_SUBMISSION
+            ))
+        }
+        Err((e, None)) => Err(e),
         Ok(problem) => {
             let judge = app.judge.clone();
             let hub_app = app.clone();
@@ -236,15 +251,7 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 Ok(Err(e)) if e.is_host_fault() => {
                     let cause = error_chain(&e);
                     if app.host_fault(id, &e) {
-                        app.metrics.requeued.fetch_add(1, Ordering::Relaxed);
-                        let requeued = app.db(move |s| s.requeue(id, attempt)).await;
-                        if let Err(e) = requeued {
-                            log(&format!("submission {id}: cannot requeue it: {e}"));
-                        }
-                        log(&format!(
-                            "submission {id}: host fault, back in the queue for a healthy host: {cause}"
-                        ));
-                        app.hub.end(id, judging, Live::Requeued { id });
+                        requeue_for_host(app, id, attempt, judging, &cause).await;
                         return;
                     }
                     Err(format!(
@@ -305,6 +312,19 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
             app.hub.end(id, judging, Live::Requeued { id });
         }
     }
+}
+
+/// Gives a submission back to the queue after a fault of this host, for a healthy host.
+async fn requeue_for_host(app: &Arc<Node>, id: i64, attempt: u32, judging: i64, cause: &str) {
+    app.metrics.requeued.fetch_add(1, Ordering::Relaxed);
+    let requeued = app.db(move |s| s.requeue(id, attempt)).await;
+    if let Err(e) = requeued {
+        log(&format!("submission {id}: cannot requeue it: {e}"));
+    }
+    log(&format!(
+        "submission {id}: host fault, back in the queue for a healthy host: {cause}"
+    ));
+    app.hub.end(id, judging, Live::Requeued { id });
 }
 
 /// `" (judge error: CAUSE)"` for a log line about a judge error whose verdict was not stored, so

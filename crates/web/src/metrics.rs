@@ -62,6 +62,43 @@ const HOST_SERIES: &[(&str, &str, &str, &str)] = &[
         "Judging workers on a host.",
     ),
     (
+        "host_faults",
+        "ojd_host_faults_total",
+        "counter",
+        "Judgings a host abandoned for its own failure (disk, I/O, sandbox), requeued.",
+    ),
+    (
+        "paused",
+        "ojd_host_paused",
+        "gauge",
+        "1 while a host claims nothing for a host fault or too little free space.",
+    ),
+    (
+        "drained",
+        "ojd_host_drained",
+        "gauge",
+        "1 while an admin has drained a host.",
+    ),
+    (
+        "scratch_free_bytes",
+        "ojd_host_scratch_free_bytes",
+        "gauge",
+        "Free space of a judge host's scratch folder at its last check.",
+    ),
+    (
+        "cache_free_bytes",
+        "ojd_host_cache_free_bytes",
+        "gauge",
+        "Free space of a judge host's cache folder at its last check.",
+    ),
+    (
+        "package_cache_bytes",
+        "ojd_host_package_cache_bytes",
+        "gauge",
+        "Bytes a judge host's package cache holds.",
+    ),
+    ("cpus", "ojd_host_cpus", "gauge", "CPUs a host may use."),
+    (
         "blobs_fetched",
         "ojd_host_blobs_fetched_total",
         "counter",
@@ -394,12 +431,27 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
             .filter(|h| h.seen_ago_ms <= lease)
             .filter_map(|h| {
                 let v = h.stats.get(*key)?;
-                let host = h
-                    .name
-                    .replace('\\', "\\\\")
-                    .replace('"', "\\\"")
-                    .replace('\n', "\\n");
-                Some((format!("{{host=\"{host}\",role=\"{}\"}}", h.role), *v))
+                let escape = |t: &str| {
+                    t.replace('\\', "\\\\")
+                        .replace('"', "\\\"")
+                        .replace('\n', "\\n")
+                };
+                // The name it was given, its role, and its process identity (several processes
+                // may share a name; each is a series of its own).
+                let label = if h.label.is_empty() {
+                    &h.name
+                } else {
+                    &h.label
+                };
+                Some((
+                    format!(
+                        "{{host=\"{}\",role=\"{}\",id=\"{}\"}}",
+                        escape(label),
+                        h.role,
+                        escape(&h.name)
+                    ),
+                    *v,
+                ))
             })
             .collect();
         if !samples.is_empty() {
