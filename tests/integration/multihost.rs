@@ -133,7 +133,7 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
     loop {
         let done: i64 = db
             .query_one(
-                "SELECT COUNT(*) FROM judgings WHERE judged_by = 'judge-2' AND finished_at IS NOT NULL",
+                "SELECT COUNT(*) FROM judgings WHERE judged_by LIKE 'judge-2~%' AND finished_at IS NOT NULL",
                 &[],
             )
             .expect("count")
@@ -141,7 +141,7 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
         let (_, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
         let busy =
             hosts["hosts"].as_array().into_iter().flatten().any(|h| {
-                h["name"] == "judge-2" && !h["judging"].as_array().is_none_or(Vec::is_empty)
+                h["label"] == "judge-2" && !h["judging"].as_array().is_none_or(Vec::is_empty)
             });
         if busy && done >= 3 {
             break;
@@ -191,7 +191,11 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
             "submission {id} records its package version"
         );
         abandoned += unfinished;
-        hosts.insert(by.expect("judged_by"));
+        // `judged_by` is the process identity: the name, `~`, 64 random bits.
+        let by = by.expect("judged_by");
+        let (label, random) = by.split_once('~').expect("an identity");
+        assert_eq!(random.len(), 16, "{by}");
+        hosts.insert(label.to_string());
     }
     assert_eq!(
         hosts.into_iter().collect::<Vec<_>>(),

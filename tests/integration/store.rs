@@ -1471,3 +1471,86 @@ fn a_half_published_version_is_never_judged() {
     let next = s.claim("h", 7, 100_000).expect("claim").expect("queued");
     assert_eq!(next.package_version.as_deref(), Some(v2.as_str()));
 }
+
+/// What the health check and a submissions page cost at a million submissions, on both stores
+/// (opt-in, `#[ignore]`): seeds 1,000,000 judged submissions of 500 users (one statement per
+/// store), then times `pending_counts` (what `/healthz` asks) and the newest page of the list,
+/// unfiltered and for one user, 200 times each, and prints median and p99.
+/// `cargo test --release --test integration store::a_million_submissions -- --ignored --nocapture`
+#[test]
+#[ignore = "a load measurement: run it on its own with --ignored"]
+fn a_million_submissions() {
+    use std::time::{Duration, Instant};
+    const N: i64 = 1_000_000;
+    let seed_lite = format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {N})
+         INSERT INTO submissions (\"user\", problem, language, source, state, queued_at, attempts)
+         SELECT 'u' || (i % 500), 'p' || (i % 20), 'py', x'00', 'done', i, 1 FROM n"
+    );
+    let seed_pg = format!(
+        "INSERT INTO submissions (\"user\", problem, language, source, state, queued_at, attempts)
+         SELECT 'u' || (i % 500), 'p' || (i % 20), 'py', '\\x00', 'done', i, 1
+         FROM generate_series(1, {N}) AS i;
+         ANALYZE submissions;"
+    );
+    let time = |what: &str, s: &dyn Store, f: &dyn Fn(&dyn Store)| {
+        f(s);
+        let mut took: Vec<Duration> = (0..200)
+            .map(|_| {
+                let t = Instant::now();
+                f(s);
+                t.elapsed()
+            })
+            .collect();
+        took.sort();
+        eprintln!(
+            "  {what}: median {:.2} ms, p99 {:.2} ms",
+            took[100].as_secs_f64() * 1e3,
+            took[197].as_secs_f64() * 1e3
+        );
+    };
+    let measure = |name: &str, s: &dyn Store| {
+        for i in 0..5 {
+            s.insert(&sub(&format!("u{i}"), "p1"), N + i)
+                .expect("insert");
+        }
+        eprintln!("{name}, {N} submissions:");
+        time("pending_counts (/healthz)", s, &|s| {
+            assert_eq!(s.pending_counts().expect("counts"), (5, 0));
+        });
+        let page = |user: Option<&str>| ListFilter {
+            user: user.map(str::to_string),
+            limit: 50,
+            ..Default::default()
+        };
+        time("newest page of 50", s, &|s| {
+            assert_eq!(s.list_page(&page(None)).expect("page").rows.len(), 50);
+        });
+        time("one user's newest page of 50", s, &|s| {
+            assert_eq!(s.list_page(&page(Some("u7"))).expect("page").rows.len(), 50);
+        });
+    };
+    // SQLite.
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("big.sqlite3");
+    drop(store::open(path.to_str().expect("utf-8")).expect("create"));
+    let t = Instant::now();
+    let c = rusqlite::Connection::open(&path).expect("open");
+    c.execute_batch(&seed_lite).expect("seed");
+    c.execute_batch("ANALYZE").expect("analyze");
+    drop(c);
+    eprintln!("SQLite seeded in {:?}", t.elapsed());
+    let lite = store::open(path.to_str().expect("utf-8")).expect("open");
+    measure("SQLite", lite.as_ref());
+    // PostgreSQL.
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let pg = store::open(&url).expect("open");
+    let t = Instant::now();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    c.batch_execute(&seed_pg).expect("seed");
+    eprintln!("PostgreSQL seeded in {:?}", t.elapsed());
+    measure("PostgreSQL", pg.as_ref());
+}

@@ -79,7 +79,7 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
                     @let alive = h.seen_ago_ms <= lease && h.stopped_at.is_none();
                     @let stat = |k: &str| h.stats.get(k).copied();
                     tr.host {
-                        td { (h.label) br; span.muted { (h.name) } }
+                        td { @if h.label.is_empty() || h.label == h.name { (h.name) } @else { (h.label) br; span.muted { (h.name) } } }
                         td.opt { (h.role) }
                         td.opt { (h.version) }
                         td.state {
