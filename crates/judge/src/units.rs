@@ -164,6 +164,8 @@ mod tests {
             ("2.5s", 2500),
             (" 10ms ", 10),
             ("1m", 60_000),
+            ("12h", 43_200_000),
+            ("30d", 2_592_000_000),
         ];
         for (text, ms) in table {
             assert_eq!(
@@ -172,7 +174,7 @@ mod tests {
                 "{text}"
             );
         }
-        for bad in ["", "1", "fast", "-1s", "1h", "1.2.3s"] {
+        for bad in ["", "1", "fast", "-1s", "1w", "1.2.3s", "40000d"] {
             assert!(parse_duration(bad).is_err(), "{bad} should fail");
         }
         assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
