@@ -13,13 +13,35 @@ use crate::{daemon_exit, Global, EXIT_BAD_INPUT};
 /// Example: ojd worker --config judgehost.toml --name judge-2
 #[derive(clap::Args)]
 pub struct Args {
-    /// This host's name in `judged_by` and the hosts list (default: `<host name>/worker`);
-    /// give each worker on one machine its own.
+    /// This host's name on the hosts page (default: `<host name>/worker`): a label, several
+    /// workers may share it.
     #[arg(long)]
     name: Option<String>,
+    /// This process's identity in the database (its claims, `judged_by`); default: the name
+    /// and 64 random bits, new at each start. Give a fixed one to take back this host's
+    /// claims at once after a crash; a second process with an identity that is alive is
+    /// refused.
+    #[arg(long)]
+    identity: Option<String>,
+    /// Print the SQL that creates the least-privilege PostgreSQL role NAME for judge hosts
+    /// (run it as the owner of ojd's tables), and exit.
+    #[arg(long, value_name = "NAME")]
+    print_role_sql: Option<String>,
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
+    if let Some(role) = &args.print_role_sql {
+        return match ojd_store::postgres::judge_host_role_sql(role) {
+            Ok(sql) => {
+                print!("{sql}");
+                Ok(0)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(EXIT_BAD_INPUT)
+            }
+        };
+    }
     ojd_service::logging::init();
     let config = match g.load_config() {
         Ok(c) => c,
@@ -28,5 +50,16 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    Ok(daemon_exit(ojd_service::worker::run(config, args.name, None)))
+    if let Some(id) = &args.identity {
+        if let Err(e) = ojd_service::node::check_identity(id) {
+            eprintln!("error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    }
+    Ok(daemon_exit(ojd_service::worker::run(
+        config,
+        args.name,
+        args.identity,
+        None,
+    )))
 }

@@ -375,3 +375,53 @@ pub fn host_binary(source: &Path, out: &Path) -> Vec<u8> {
     assert!(st.success(), "gcc failed on {}", source.display());
     std::fs::read(out).expect("binary")
 }
+
+/// Reloading an edited statement three times leaves three package versions nothing uses;
+/// `POST /api/v1/admin/gc` collects them (here with a retention of 0 s), keeps the current
+/// one, and a submission is judged afterwards as before.
+#[test]
+fn reloaded_versions_nothing_uses_are_collected() {
+    require_root!();
+    let site = Site::new("rate_limit_per_minute = 0");
+    let d = site.start();
+    let statement = site.path().join("problems/aplusb/statement.md");
+    for i in 0..3 {
+        let text = std::fs::read_to_string(&statement).expect("statement");
+        std::fs::write(&statement, format!("{text}\nEdit {i}.\n")).expect("edit");
+        let (code, body) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &serde_json::json!({}));
+        assert_eq!(code, 200, "{body}");
+    }
+    let (code, body) = d.post_json(
+        "/api/v1/admin/gc",
+        Some(ADMIN),
+        &serde_json::json!({ "retention": "0s" }),
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["packages"], 3, "{body}");
+    let (code, body) = d.post_json(
+        "/api/v1/admin/gc",
+        Some(ADMIN),
+        &serde_json::json!({ "retention": "soon" }),
+    );
+    assert_eq!(code, 400, "{body}");
+    let (code, body) = d.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &serde_json::json!({ "problem": "aplusb", "filename": "a.py",
+            "source": "import sys\nd = sys.stdin.read().split()\nt = int(d[0])\nprint(\"\\n\".join(str(int(d[1 + 2 * i]) + int(d[2 + 2 * i])) for i in range(t)))\n" }),
+    );
+    assert_eq!(code, 201, "{body}");
+    let id = body["id"].as_i64().expect("id");
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, sub) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+        if sub["state"] == "done" {
+            assert_eq!(sub["verdict"], "AC", "{sub}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never judged: {sub}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (status, _) = d.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}

@@ -302,3 +302,42 @@ fn a_daemon_whose_disk_fills_requeues_pauses_and_judges_once_it_has_room() {
     drop(d);
     drop(problem);
 }
+
+/// A judge host whose package cache is full cannot write a package: that is a host fault
+/// (`disk_full`, ENOSPC: the submission goes to a healthy host), never a judge error of the
+/// submission, and no half-written blob or package folder stays behind.
+#[test]
+fn a_package_that_does_not_fit_the_cache_is_a_host_fault() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let store = ojd_store::open(&cluster.database()).expect("open");
+    let files = vec![
+        ("problem.toml".to_string(), b"title = 'big'\n".to_vec()),
+        ("tests/1.in".to_string(), vec![b'7'; 3 << 20]),
+        ("tests/1.ans".to_string(), b"7\n".to_vec()),
+    ];
+    let version = store.publish("big", &files, 1).expect("publish");
+    let disk = Tmpfs::mount("1m");
+    let cache = ojd_service::blobs::Cache::new(&disk.path().join("packages")).expect("cache");
+    let err = match cache.problem(store.as_ref(), "big", Some(&version)) {
+        Ok(_) => panic!("a 3 MiB package cannot fit a 1 MiB disk"),
+        Err(e) => e,
+    };
+    assert_eq!(err.host_fault(), Some(("disk_full", Some(28))), "{err}");
+    let mut left = Vec::new();
+    let mut walk = vec![disk.path().to_path_buf()];
+    while let Some(d) = walk.pop() {
+        for e in std::fs::read_dir(&d).expect("read").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk.push(p.clone());
+            }
+            if e.file_name().to_string_lossy().starts_with('.') {
+                left.push(p);
+            }
+        }
+    }
+    assert!(left.is_empty(), "half-written files stay: {left:?}");
+}

@@ -665,3 +665,45 @@ fn two_ojd_processes_never_share_a_sandbox_uid() {
         bystander.join().unwrap();
     });
 }
+
+/// A program that widens its CPU mask to every CPU still runs on its keeper's one CPU: the
+/// keeper's cgroup is a cpuset of that CPU, so pinning is not advisory.
+#[test]
+fn a_program_cannot_leave_its_keepers_cpu() {
+    require_root!();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(
+        cpus >= 2 || std::env::var_os("CI").is_none(),
+        "this test needs two CPUs to mean something"
+    );
+    let mut config = Config::defaults();
+    config.sandbox.uid_base = 71000;
+    config.judge.pin_cpus = "auto".into();
+    let j = common::judge_with(config, 1);
+    let program = compile(&j, "widen_affinity.c");
+    let ran = run(
+        &j,
+        &program,
+        &[],
+        None,
+        &limits(Duration::from_secs(2), 64 * MIB),
+    );
+    assert_eq!(
+        ran.verdict,
+        Verdict::Accepted,
+        "{} {}",
+        ran.message,
+        ran.stderr
+    );
+    let cpus_now = ran
+        .stdout
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("cpus="))
+        .and_then(|n| n.parse::<usize>().ok());
+    assert_eq!(cpus_now, Some(1), "it left its CPU: {}", ran.stdout);
+    let claims = ojd_sandbox::affinity::machine_claims();
+    assert!(
+        claims.iter().any(|c| c.process == std::process::id()),
+        "its keeper's CPU is claimed machine-wide: {claims:?}"
+    );
+}

@@ -133,7 +133,7 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
     loop {
         let done: i64 = db
             .query_one(
-                "SELECT COUNT(*) FROM judgings WHERE judged_by = 'judge-2' AND finished_at IS NOT NULL",
+                "SELECT COUNT(*) FROM judgings WHERE judged_by LIKE 'judge-2~%' AND finished_at IS NOT NULL",
                 &[],
             )
             .expect("count")
@@ -141,7 +141,7 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
         let (_, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
         let busy =
             hosts["hosts"].as_array().into_iter().flatten().any(|h| {
-                h["name"] == "judge-2" && !h["judging"].as_array().is_none_or(Vec::is_empty)
+                h["label"] == "judge-2" && !h["judging"].as_array().is_none_or(Vec::is_empty)
             });
         if busy && done >= 3 {
             break;
@@ -191,7 +191,11 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
             "submission {id} records its package version"
         );
         abandoned += unfinished;
-        hosts.insert(by.expect("judged_by"));
+        // `judged_by` is the process identity: the name, `~`, 64 random bits.
+        let by = by.expect("judged_by");
+        let (label, random) = by.split_once('~').expect("an identity");
+        assert_eq!(random.len(), 16, "{by}");
+        hosts.insert(label.to_string());
     }
     assert_eq!(
         hosts.into_iter().collect::<Vec<_>>(),
@@ -361,7 +365,17 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
     assert_eq!(serve.wait_done(after, ALICE, WITHIN)["verdict"], "AC");
 
     // The serve node's /metrics shows the judge host's own counters, sent with its heartbeat.
-    let host = r#"{host="judge-r",role="worker"}"#;
+    // Labelled with the worker's name, role and process identity.
+    let (_, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+    let identity = hosts["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .find(|h| h["label"] == "judge-r" && h["alive"] == true)
+        .and_then(|h| h["name"].as_str())
+        .unwrap_or_else(|| panic!("judge-r is listed: {hosts}"))
+        .to_string();
+    let host = format!(r#"{{host="judge-r",role="worker",id="{identity}"}}"#);
     let want = format!("ojd_host_judged_total{host} {}\n", expected.len());
     let deadline = Instant::now() + Duration::from_secs(30);
     let metrics = loop {
@@ -466,7 +480,7 @@ fn a_stream_ends_even_when_the_done_event_is_lost() {
     let store = ojd_store::open(&url).expect("open");
     let now = ojd_store::now_ms();
     let claim = store
-        .claim("silent-host", now, now + 10_000)
+        .claim("silent-host", now, 10_000)
         .expect("claim")
         .expect("queued");
     assert_eq!(claim.id, id);
@@ -493,6 +507,492 @@ fn a_stream_ends_even_when_the_done_event_is_lost() {
         took < ojd_web::EVENT_STREAM_RECHECK + Duration::from_secs(5),
         "the stream noticed the stored verdict after {took:?}"
     );
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// With PostgreSQL stopped, `/healthz` answers 503 within a second every time, and the API
+/// answers 503 with `Retry-After` just as fast (not a 500 after the pool's 5 s); both recover
+/// by themselves when the database is back.
+#[test]
+fn the_database_down_answers_503_fast() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    wait_health(&serve, "ok", Duration::from_secs(30));
+    let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
+    cluster.stop_fast();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let (code, body) = serve.get("/healthz", None);
+        let took = t.elapsed();
+        assert_eq!(code, 503, "{body}");
+        assert_eq!(body["status"], "degraded", "{body}");
+        assert!(took < Duration::from_secs(1), "/healthz took {took:?}");
+    }
+    for path in [
+        format!("/api/v1/submissions/{id}"),
+        "/api/v1/submissions".to_string(),
+    ] {
+        let t = Instant::now();
+        let got = ureq::get(&format!("{}{path}", serve.url))
+            .set("Authorization", &format!("Bearer {ADMIN}"))
+            .call();
+        let took = t.elapsed();
+        match got {
+            Err(ureq::Error::Status(503, r)) => {
+                assert_eq!(r.header("Retry-After"), Some("5"), "GET {path}");
+                let body: serde_json::Value = r.into_json().expect("json");
+                assert_eq!(body["error"]["code"], "unavailable", "{body}");
+            }
+            Err(ureq::Error::Status(code, r)) => panic!(
+                "GET {path} with the database down: {code} {}",
+                r.into_string().unwrap_or_default()
+            ),
+            other => panic!("GET {path} with the database down: {other:?}"),
+        }
+        assert!(
+            took < Duration::from_millis(1500),
+            "GET {path} took {took:?}"
+        );
+    }
+    cluster.launch();
+    wait_health(&serve, "ok", Duration::from_secs(30));
+    let (code, body) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(code, 200, "{body}");
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// Two workers given the same name judge side by side: the second one's start takes nothing
+/// from the first (each process has its own identity), and both appear on the hosts list with
+/// the one label. A second process of an identity that is alive is refused with a clear error.
+#[test]
+fn two_workers_with_one_name_and_an_identity_taken_twice() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let first = Worker::start(&site.path().join("a"), "same", &url);
+    // A slow submission, in the first worker's hands when the second starts.
+    let slow = python(&format!("import time\ntime.sleep(1.5)\n{AC_PY}"));
+    let id = submit(&serve, ALICE, "s.py", &slow);
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let deadline = Instant::now() + WITHIN;
+    while db
+        .query_one("SELECT state FROM submissions WHERE id = $1", &[&id])
+        .expect("state")
+        .get::<_, String>(0)
+        != "judging"
+    {
+        assert!(Instant::now() < deadline, "never claimed:\n{}", first.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = Worker::start(&site.path().join("b"), "same", &url);
+    let deadline = Instant::now() + WITHIN;
+    let (attempts, verdict) = loop {
+        let row = db
+            .query_one(
+                "SELECT s.attempts, j.verdict FROM submissions s
+                 LEFT JOIN judgings j ON j.id = s.current_judging WHERE s.id = $1",
+                &[&id],
+            )
+            .expect("row");
+        let verdict: Option<String> = row.get(1);
+        if let Some(v) = verdict {
+            break (row.get::<_, i64>(0), v);
+        }
+        assert!(Instant::now() < deadline, "never judged:\n{}", first.log());
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        (attempts, verdict.as_str()),
+        (1, "AC"),
+        "judged once, by the first worker:\n{}\n{}",
+        first.log(),
+        second.log()
+    );
+    assert!(
+        !second.log().contains("requeued"),
+        "the second worker took nothing back:\n{}",
+        second.log()
+    );
+    let (code, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+    assert_eq!(code, 200, "{hosts}");
+    let workers: Vec<&serde_json::Value> = hosts["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .filter(|h| h["label"] == "same")
+        .collect();
+    assert_eq!(workers.len(), 2, "{hosts}");
+    assert_ne!(workers[0]["name"], workers[1]["name"], "{hosts}");
+
+    // The same identity twice: the second process is refused while the first is alive.
+    let identity = workers[0]["name"].as_str().expect("identity").to_string();
+    let home = site.path().join("c");
+    std::fs::create_dir_all(&home).expect("folder");
+    std::fs::write(
+        home.join("worker.toml"),
+        format!(
+            "[server]\ndatabase = \"{url}\"\nworkers = 1\n[sandbox]\nscratch = \"{s}\"\n[judge]\ncache = \"{c}\"\n",
+            s = home.join("scratch").display(),
+            c = home.join("cache").display(),
+        ),
+    )
+    .expect("config");
+    let out = common::ojd()
+        .args([
+            "worker",
+            "--name",
+            "same",
+            "--identity",
+            &identity,
+            "--config",
+        ])
+        .arg(home.join("worker.toml"))
+        .output()
+        .expect("ojd worker runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("identity {identity:?} is alive")),
+        "the refusal names the identity: {stderr}"
+    );
+    drop((first, second));
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// The hosts list of an admin: each host's version, CPUs, free disk, state; a worker drained
+/// from the API finishes and claims nothing until resumed; a serve node with
+/// `local_workers = false` reports 0 workers.
+#[test]
+fn a_drained_worker_claims_nothing_until_resumed() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let worker = Worker::start(site.path(), "judge-d", &url);
+    let host_of = |label: &str| -> serde_json::Value {
+        let (code, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+        assert_eq!(code, 200, "{hosts}");
+        hosts["hosts"]
+            .as_array()
+            .expect("hosts")
+            .iter()
+            .find(|h| h["label"] == label && h["alive"] == true)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let wait = |what: &str, ok: &dyn Fn(&serde_json::Value) -> bool, label: &str| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let h = host_of(label);
+            if ok(&h) {
+                return h;
+            }
+            assert!(Instant::now() < deadline, "{what}: {h}\n{}", worker.log());
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let w = wait(
+        "the worker reports its space",
+        &|h| {
+            h["stats"]["scratch_free_bytes"]
+                .as_u64()
+                .is_some_and(|b| b > 0)
+        },
+        "judge-d",
+    );
+    assert_eq!(w["version"], env!("CARGO_PKG_VERSION"), "{w}");
+    assert!(w["stats"]["cpus"].as_u64().is_some_and(|n| n >= 1), "{w}");
+    assert_eq!(w["stats"]["workers"], 2, "{w}");
+    let serve_label = w["name"].as_str().map(|_| ()).map(|_| {
+        let (_, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
+        hosts["hosts"]
+            .as_array()
+            .expect("hosts")
+            .iter()
+            .find(|h| h["role"] == "serve")
+            .cloned()
+            .unwrap_or_default()
+    });
+    let serve_row = serve_label.unwrap_or_default();
+    assert_eq!(
+        serve_row["stats"]["workers"], 0,
+        "local_workers = false judges nothing: {serve_row}"
+    );
+
+    let identity = w["name"].as_str().expect("identity").to_string();
+    let (code, body) = serve.post_json(
+        "/api/v1/admin/hosts/drain",
+        Some(ADMIN),
+        &serde_json::json!({ "host": identity, "reason": "swapping its disk" }),
+    );
+    assert_eq!(code, 200, "{body}");
+    let (code, body) = serve.post_json(
+        "/api/v1/admin/hosts/drain",
+        Some(ADMIN),
+        &serde_json::json!({ "host": "no-such-host" }),
+    );
+    assert_eq!(code, 404, "{body}");
+    wait(
+        "the worker says it is drained",
+        &|h| h["stats"]["drained"] == 1 && h["drain"] == "swapping its disk",
+        "judge-d",
+    );
+    let (code, metrics) = serve.get_text("/metrics", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(
+        metrics.contains(&format!(
+            "ojd_host_drained{{host=\"judge-d\",role=\"worker\",id=\"{identity}\"}} 1\n"
+        )),
+        "{metrics}"
+    );
+    let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
+    std::thread::sleep(Duration::from_secs(5));
+    let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(
+        sub["state"], "queued",
+        "a drained host claims nothing: {sub}"
+    );
+    let (code, page) = serve.get_text("/admin/queue", Some(ADMIN));
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("drained") && page.contains("swapping its disk"),
+        "the hosts table says why: {page}"
+    );
+    let (code, body) = serve.post_json(
+        "/api/v1/admin/hosts/resume",
+        Some(ADMIN),
+        &serde_json::json!({ "host": identity }),
+    );
+    assert_eq!(code, 200, "{body}");
+    let deadline = Instant::now() + WITHIN;
+    loop {
+        let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+        if sub["state"] == "done" {
+            assert_eq!(sub["verdict"], "AC", "{sub}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never judged: {sub}\n{}",
+            worker.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        worker.log().contains("an admin drains this host"),
+        "{}",
+        worker.log()
+    );
+    drop(worker);
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// A worker whose ojd is older than the database's schema refuses to start, saying so.
+#[test]
+fn a_worker_older_than_the_schema_refuses_to_start() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    drop(ojd_store::open(&url).expect("migrate"));
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    db.execute("UPDATE ojd_schema SET version = version + 5", &[])
+        .expect("bump");
+    let dir = tempfile::tempdir().expect("dir");
+    let home = dir.path();
+    std::fs::write(
+        home.join("worker.toml"),
+        format!(
+            "[server]\ndatabase = \"{url}\"\nworkers = 1\n[sandbox]\nscratch = \"{s}\"\n[judge]\ncache = \"{c}\"\n",
+            s = home.join("scratch").display(),
+            c = home.join("cache").display(),
+        ),
+    )
+    .expect("config");
+    let out = common::ojd()
+        .args(["worker", "--config"])
+        .arg(home.join("worker.toml"))
+        .output()
+        .expect("ojd worker runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("newer than this ojd") && stderr.contains("upgrade ojd on this host"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// TLS to PostgreSQL, against a private cluster whose certificate a CA of its own signed and
+/// which refuses TCP without TLS: `sslmode=require` connects; `verify-full` with that CA
+/// connects, with another CA is refused naming the certificate; `verify-ca` does not check
+/// the host name, `verify-full` does; without TLS the server refuses.
+#[test]
+fn tls_to_postgresql_with_a_private_ca() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let (ca, other) = cluster.enable_tls();
+    let with = |query: &str| ojd_store::open(&format!("{url}?{query}"));
+    let error = |query: &str| match with(query) {
+        Ok(_) => panic!("{query} must not connect"),
+        Err(e) => format!("{:#}", anyhow::Error::from(e)),
+    };
+    let store = with("sslmode=require").expect("sslmode=require connects");
+    let id = store
+        .insert(
+            &ojd_store::NewSubmission {
+                user: "u".into(),
+                problem: "p".into(),
+                language: "py".into(),
+                source: b"x".to_vec(),
+            },
+            1,
+        )
+        .expect("insert over TLS");
+    let claim = store
+        .claim("tls-host", 2, 60_000)
+        .expect("claim")
+        .expect("queued");
+    assert_eq!(claim.id, id);
+    drop(store);
+    with(&format!("sslmode=verify-full&sslrootcert={}", ca.display()))
+        .expect("verify-full with the right CA connects");
+    let wrong = error(&format!(
+        "sslmode=verify-full&sslrootcert={}",
+        other.display()
+    ));
+    assert!(wrong.contains("certificate verify failed"), "{wrong}");
+    let disabled = error("sslmode=disable");
+    assert!(
+        disabled.contains("pg_hba.conf"),
+        "the server refuses plain TCP: {disabled}"
+    );
+    // By name: the certificate names 127.0.0.1 only.
+    let local = url.replace("127.0.0.1", "localhost");
+    ojd_store::open(&format!(
+        "{local}?sslmode=verify-ca&sslrootcert={}",
+        ca.display()
+    ))
+    .expect("verify-ca does not check the host name");
+    let named = match ojd_store::open(&format!(
+        "{local}?sslmode=verify-full&sslrootcert={}",
+        ca.display()
+    )) {
+        Ok(_) => panic!("verify-full must check the host name"),
+        Err(e) => format!("{:#}", anyhow::Error::from(e)),
+    };
+    assert!(named.contains("certificate verify failed"), "{named}");
+    let bad = error("sslmode=verify-everything");
+    assert!(bad.contains("sslmode"), "{bad}");
+}
+
+/// The judge-host role of `ojd worker --print-role-sql` is enough to judge (a worker logged in
+/// as it judges a submission to AC), and is refused the rest: tokens, sessions, queueing
+/// submissions, publishing packages, rewriting a finished verdict.
+#[test]
+fn the_judge_host_role_judges_and_is_refused_the_rest() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let out = common::ojd()
+        .args(["worker", "--print-role-sql", "ojd_judge"])
+        .output()
+        .expect("ojd worker runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sql = String::from_utf8(out.stdout).expect("utf-8");
+    let mut owner = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    owner.batch_execute(&sql).expect("the role's SQL runs");
+    owner
+        .batch_execute(&sql)
+        .expect("and runs again (idempotent)");
+    let judge_url = url.replace("postgres://postgres@", "postgres://ojd_judge@");
+    assert_ne!(judge_url, url);
+
+    let worker = Worker::start(site.path(), "judge-role", &judge_url);
+    let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
+    let deadline = Instant::now() + WITHIN;
+    loop {
+        let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+        if sub["state"] == "done" {
+            assert_eq!(sub["verdict"], "AC", "{sub}\n{}", worker.log());
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never judged: {sub}\n{}",
+            worker.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(worker);
+
+    let mut judge = postgres::Client::connect(&judge_url, postgres::NoTls).expect("connect");
+    for refused in [
+        "SELECT * FROM tokens",
+        "SELECT * FROM sessions",
+        "SELECT * FROM login_codes",
+        "INSERT INTO submissions (\"user\", problem, language, source, queued_at) VALUES ('x', 'aplusb', 'py', '\\x00', 0)",
+        "DELETE FROM submissions",
+        "INSERT INTO packages (version, problem, manifest, published_at) VALUES ('v', 'p', '[]', 0)",
+        "UPDATE submissions SET source = '\\x00'",
+    ] {
+        let e = judge.batch_execute(refused).expect_err(refused);
+        assert!(
+            e.to_string().contains("permission denied")
+                || e.as_db_error().is_some_and(|d| d.message().contains("permission denied")),
+            "{refused}: {e:?}"
+        );
+    }
+    // A finished verdict stays as it is (row security hides it from updates).
+    let changed = judge
+        .execute(
+            "UPDATE judgings SET verdict = 'WA' WHERE finished_at IS NOT NULL",
+            &[],
+        )
+        .expect("update runs");
+    assert_eq!(changed, 0, "a finished verdict cannot be rewritten");
+    let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(sub["verdict"], "AC");
     let (status, _) = serve.terminate(Duration::from_secs(30));
     assert!(status.success());
 }

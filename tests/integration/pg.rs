@@ -182,6 +182,112 @@ impl Cluster {
             .output();
     }
 
+    /// Turns TLS on with a server certificate for 127.0.0.1 signed by a CA of its own, and
+    /// makes the server refuse TCP connections without TLS (`hostnossl … reject`); restarts the
+    /// server. Returns the CA's certificate and another CA's (which signed nothing of it).
+    /// Databases are to be made before: the test helpers connect without TLS.
+    pub fn enable_tls(&self) -> (PathBuf, PathBuf) {
+        let dir = self.dir.path().join("tls");
+        std::fs::create_dir_all(&dir).expect("tls folder");
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .expect("run openssl");
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        for ca in ["ca", "other-ca"] {
+            openssl(&[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-keyout",
+                &format!("{ca}.key"),
+                "-out",
+                &format!("{ca}.crt"),
+                "-subj",
+                &format!("/CN=ojd test {ca}"),
+            ]);
+        }
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ]);
+        std::fs::write(dir.join("ext"), "subjectAltName=IP:127.0.0.1\n").expect("ext");
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "ext",
+        ]);
+        if is_root() {
+            let ok = Command::new("chown")
+                .args(["-R", "postgres:postgres", &dir.display().to_string()])
+                .status()
+                .expect("chown");
+            assert!(ok.success());
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            dir.join("server.key"),
+            std::fs::Permissions::from_mode(0o600),
+        )
+        .expect("key mode");
+        let conf = self.data().join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).expect("postgresql.conf");
+        text.push_str(&format!(
+            "\nssl = on\nssl_cert_file = '{}'\nssl_key_file = '{}'\n",
+            dir.join("server.crt").display(),
+            dir.join("server.key").display()
+        ));
+        std::fs::write(&conf, text).expect("postgresql.conf");
+        let hba = self.data().join("pg_hba.conf");
+        let text = std::fs::read_to_string(&hba).expect("pg_hba.conf");
+        let mut rules = String::from(
+            "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n",
+        );
+        // Keep nothing else that would let a TCP connection in without TLS.
+        rules.push_str(
+            &text
+                .lines()
+                .filter(|l| l.trim_start().starts_with('#'))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        std::fs::write(&hba, rules).expect("pg_hba.conf");
+        self.stop_fast();
+        self.launch();
+        (dir.join("ca.crt"), dir.join("other-ca.crt"))
+    }
+
     fn data(&self) -> PathBuf {
         self.dir.path().join("data")
     }

@@ -686,7 +686,7 @@ fn run_returns_ok_when_its_shutdown_future_completes() {
 fn a_second_daemon_on_the_same_database_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = ojd_judge::config::Config::defaults();
-    config.server.database = dir.path().join("ojd.sqlite3");
+    config.server.database = dir.path().join("ojd.sqlite3").into();
     config.server.problems = dir.path().join("problems");
     let first = ojd_web::App::start(config.clone(), crate::common::judge(1), 1).unwrap();
     let second = ojd_web::App::start(config.clone(), crate::common::judge(1), 1);

@@ -18,6 +18,83 @@ use serde::{Deserialize, Serialize};
 use crate::lang::{self, LanguageConfig};
 use crate::units::{duration_text, ByteSize};
 
+/// A value that must never reach a log line, a page or a dump of the config (a token, a
+/// database URL with its password): `Debug`, `Display` and `Serialize` all give
+/// [`Secret::SHOWN`]; the code reads it through `Deref` (or [`Secret::expose`]). It is read
+/// from a config file like the bare value.
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret<T>(T);
+
+impl<T> Secret<T> {
+    /// What a secret prints as.
+    pub const SHOWN: &'static str = "(secret)";
+
+    pub fn new(value: T) -> Secret<T> {
+        Secret(value)
+    }
+
+    /// The value itself, for the code that needs it (never for messages).
+    pub fn expose(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::Deref for Secret<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Secret<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T> From<T> for Secret<T> {
+    fn from(value: T) -> Secret<T> {
+        Secret(value)
+    }
+}
+
+impl From<&str> for Secret<String> {
+    fn from(value: &str) -> Secret<String> {
+        Secret(value.to_string())
+    }
+}
+
+impl From<&str> for Secret<PathBuf> {
+    fn from(value: &str) -> Secret<PathBuf> {
+        Secret(PathBuf::from(value))
+    }
+}
+
+impl<T: PartialEq> PartialEq<T> for Secret<T> {
+    fn eq(&self, other: &T) -> bool {
+        self.0 == *other
+    }
+}
+
+impl<T> std::fmt::Debug for Secret<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(Self::SHOWN)
+    }
+}
+
+impl<T> std::fmt::Display for Secret<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(Self::SHOWN)
+    }
+}
+
+impl<T> Serialize for Secret<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(Self::SHOWN)
+    }
+}
+
 /// The compiled-in defaults.
 const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
 
@@ -41,7 +118,8 @@ pub struct ServerConfig {
     /// config.toml); `0s` computes on every request.
     #[serde(default = "one_second", with = "duration_text")]
     pub standings_cache: Duration,
-    pub database: PathBuf,
+    /// A SQLite file or a PostgreSQL URL, which may hold a password: never printed.
+    pub database: Secret<PathBuf>,
     pub workers: usize,
     #[serde(default = "yes")]
     pub local_workers: bool,
@@ -53,13 +131,22 @@ pub struct ServerConfig {
     pub generate_answers: bool,
     #[serde(with = "duration_text")]
     pub shutdown_grace: Duration,
-    pub admin_token: String,
+    /// How long what nothing uses any more is kept before it is collected: problem package
+    /// versions neither current nor used by a judging that may be rejudged, their blobs, the
+    /// rows of hosts gone silent (see config.toml); `0s`: never collect by itself.
+    #[serde(default = "thirty_days", with = "duration_text")]
+    pub retention: Duration,
+    pub admin_token: Secret<String>,
     #[serde(default)]
     pub users: Vec<UserConfig>,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn thirty_days() -> Duration {
+    Duration::from_secs(30 * 86400)
 }
 
 fn one_second() -> Duration {
@@ -71,7 +158,7 @@ fn one_second() -> Duration {
 #[serde(deny_unknown_fields)]
 pub struct UserConfig {
     pub name: String,
-    pub token: String,
+    pub token: Secret<String>,
     #[serde(default)]
     pub admin: bool,
 }
@@ -387,6 +474,44 @@ mod tests {
         let mut url = Config::defaults();
         url.server.database = "postgres://u@127.0.0.1/db".into();
         url.resolve_paths(dir.path());
-        assert_eq!(url.server.database, Path::new("postgres://u@127.0.0.1/db"));
+        assert_eq!(*url.server.database, Path::new("postgres://u@127.0.0.1/db"));
+    }
+
+    #[test]
+    fn secrets_never_print() {
+        let mut c = Config::defaults();
+        c.server.database = "postgres://ojd:hunter2-db@10.0.0.5/ojd".into();
+        c.server.admin_token = "admin-tok-3141".into();
+        c.server.users.push(UserConfig {
+            name: "alice".into(),
+            token: "alice-tok-2718".into(),
+            admin: false,
+        });
+        let shown = [
+            format!("{c:?}"),
+            format!("{:?}", c.server),
+            format!("{:#?}", c.server.users),
+            format!("{}", c.server.admin_token),
+            serde_json::to_string(&c).expect("json"),
+            toml::to_string(&c).expect("toml"),
+        ];
+        for text in &shown {
+            for secret in ["hunter2-db", "admin-tok-3141", "alice-tok-2718"] {
+                assert!(!text.contains(secret), "{secret} shown in {text}");
+            }
+            assert!(text.contains(Secret::<String>::SHOWN), "{text}");
+        }
+        // The code still reads them.
+        assert_eq!(c.server.admin_token.as_str(), "admin-tok-3141");
+        assert!(is_postgres_url(&c.server.database.to_string_lossy()));
+        // And a config file gives them as plain values.
+        #[derive(Deserialize)]
+        struct File {
+            token: Secret<String>,
+            database: Secret<PathBuf>,
+        }
+        let read: File = toml::from_str("token = \"t0k\"\ndatabase = \"x.db\"").expect("parses");
+        assert_eq!(read.token.as_str(), "t0k");
+        assert_eq!(read.database, PathBuf::from("x.db"));
     }
 }

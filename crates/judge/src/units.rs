@@ -61,7 +61,7 @@ pub fn parse_bytes(text: &str) -> Result<ByteSize, String> {
     Ok(ByteSize((value * mult as f64).round() as u64))
 }
 
-/// Parses a duration: "1s", "500ms", "2.5s", "1m", "250us".
+/// Parses a duration: "1s", "500ms", "2.5s", "1m", "250us", "12h", "30d".
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let split = t
@@ -75,9 +75,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "ms" => value / 1e3,
         "us" | "µs" => value / 1e6,
         "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        "d" => value * 86400.0,
         _ => return Err(expected()),
     };
-    if !secs.is_finite() || !(0.0..=1e7).contains(&secs) {
+    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
         return Err(expected());
     }
     Ok(Duration::from_secs_f64(secs))
@@ -162,6 +164,8 @@ mod tests {
             ("2.5s", 2500),
             (" 10ms ", 10),
             ("1m", 60_000),
+            ("12h", 43_200_000),
+            ("30d", 2_592_000_000),
         ];
         for (text, ms) in table {
             assert_eq!(
@@ -170,7 +174,7 @@ mod tests {
                 "{text}"
             );
         }
-        for bad in ["", "1", "fast", "-1s", "1h", "1.2.3s"] {
+        for bad in ["", "1", "fast", "-1s", "1w", "1.2.3s", "40000d"] {
             assert!(parse_duration(bad).is_err(), "{bad} should fail");
         }
         assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");

@@ -4,9 +4,28 @@
 //! caches. [`configure`] sets the plan once per process (the judge does, from `[judge] pin_cpus`);
 //! `pin_keeper` is called where a keeper is spawned and puts it on the least used CPU of the
 //! plan. Pinning is best effort: a CPU that cannot be used leaves the keeper unpinned.
+//!
+//! Across processes: several `ojd worker`s (or a worker and a serve) on one machine place their
+//! keepers on distinct CPUs by themselves. Each keeper's CPU is claimed machine-wide with an
+//! exclusive `flock` on `<dir>/cpu<N>.<level>` ([`CLAIM_DIRS`]): a keeper takes the first CPU
+//! free at level 0 (no keeper of any ojd process on it), then at level 1, and so on, so keepers
+//! spread over the CPUs before any CPU gets a second one. The kernel drops a claim when the
+//! process holding it dies. `ojd doctor` lists the claims ([`machine_claims`]). The keeper then
+//! puts its runs in a cpuset cgroup of that CPU (`cgroup.rs`), so a program cannot widen its
+//! own mask with `sched_setaffinity` and disturb another keeper's timings.
 
 use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// Where the keepers of every ojd process of this machine claim their CPUs (the first that can
+/// be made).
+pub const CLAIM_DIRS: &[&str] = &["/run/ojd-cpus", "/tmp/ojd-cpus"];
+
+/// The most keepers one CPU takes before claims stop (past it keepers share unclaimed).
+const MAX_LEVEL: usize = 64;
 
 /// Which CPUs keepers are pinned to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,8 +70,9 @@ impl Pinning {
 
 struct Plan {
     cpus: Vec<usize>,
-    /// (keeper pid, CPU) of the keepers pinned so far; dead ones are pruned when placing.
-    pinned: Vec<(u32, usize)>,
+    /// (keeper pid, CPU, its machine-wide claim) of the keepers pinned so far; dead ones are
+    /// pruned (their claims dropped) when placing.
+    pinned: Vec<(u32, usize, Option<File>)>,
 }
 
 static PLAN: Mutex<Plan> = Mutex::new(Plan {
@@ -67,22 +87,110 @@ pub fn configure(pinning: &Pinning) {
     plan.cpus = cpus;
 }
 
-/// Pins a newly started keeper to the least used CPU of the plan; returns that CPU (`None`: no
-/// plan, or the kernel refused).
+/// Pins a newly started keeper to the least used CPU of the plan, machine-wide (see the module
+/// docs); returns that CPU (`None`: no plan, or the kernel refused).
 pub(super) fn pin_keeper(pid: u32) -> Option<usize> {
     let mut plan = PLAN.lock().unwrap_or_else(|e| e.into_inner());
     if plan.cpus.is_empty() {
         return None;
     }
     plan.pinned
-        .retain(|(p, _)| std::path::Path::new(&format!("/proc/{p}")).exists());
-    let cpu = *plan
-        .cpus
-        .iter()
-        .min_by_key(|c| plan.pinned.iter().filter(|(_, u)| u == *c).count())?;
+        .retain(|(p, _, _)| Path::new(&format!("/proc/{p}")).exists());
+    let used_here = |c: &usize| plan.pinned.iter().filter(|(_, u, _)| u == c).count();
+    let mut order = plan.cpus.clone();
+    order.sort_by_key(|c| (used_here(c), *c));
+    let (cpu, claim) = match claim_dir().and_then(|d| claim_cpu(&d, &order, pid)) {
+        Some((cpu, file)) => (cpu, Some(file)),
+        // No folder for claims, or every level taken: the least used CPU of this process.
+        None => (*order.first()?, None),
+    };
     set_affinity(pid, &[cpu]).ok()?;
-    plan.pinned.push((pid, cpu));
+    plan.pinned.push((pid, cpu, claim));
     Some(cpu)
+}
+
+/// The folder of machine-wide CPU claims, made if needed (`None`: none can be made).
+fn claim_dir() -> Option<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    CLAIM_DIRS.iter().map(PathBuf::from).find(|d| {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(d)
+            .is_ok()
+    })
+}
+
+/// Claims one of `cpus` (in order of preference) for the keeper `pid`: the first CPU whose claim
+/// file is free at the lowest level. Returns the CPU and the open, locked claim (the claim lasts
+/// as long as the file stays open in this process).
+fn claim_cpu(dir: &Path, cpus: &[usize], pid: u32) -> Option<(usize, File)> {
+    for level in 0..MAX_LEVEL {
+        for &cpu in cpus {
+            let Ok(mut file) = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true)
+                .open(dir.join(format!("cpu{cpu}.{level}")))
+            else {
+                continue;
+            };
+            if file.try_lock().is_ok() {
+                // Who holds it, for `ojd doctor`: the keeper and its ojd process.
+                let _ = file.set_len(0);
+                let _ = writeln!(file, "{pid} {}", std::process::id());
+                return Some((cpu, file));
+            }
+        }
+    }
+    None
+}
+
+/// A machine-wide CPU claim held now: the CPU, its keeper and the ojd process that started it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claim {
+    pub cpu: usize,
+    pub keeper: u32,
+    pub process: u32,
+}
+
+/// Every CPU claim held now by a keeper of any ojd process on this machine, by CPU.
+pub fn machine_claims() -> Vec<Claim> {
+    let Some(dir) = CLAIM_DIRS.iter().map(Path::new).find(|d| d.is_dir()) else {
+        return Vec::new();
+    };
+    claims_in(dir)
+}
+
+fn claims_in(dir: &Path) -> Vec<Claim> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(cpu) = name
+            .strip_prefix("cpu")
+            .and_then(|n| n.split('.').next())
+            .and_then(|n| n.parse().ok())
+        else {
+            continue;
+        };
+        let Ok(file) = File::open(e.path()) else {
+            continue;
+        };
+        // Free (we got the lock): nobody holds it; let go at once.
+        if file.try_lock_shared().is_ok() {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+        let mut ids = text.split_whitespace().map(|t| t.parse().unwrap_or(0));
+        out.push(Claim {
+            cpu,
+            keeper: ids.next().unwrap_or(0),
+            process: ids.next().unwrap_or(0),
+        });
+    }
+    out.sort_by_key(|c| (c.cpu, c.process, c.keeper));
+    out
 }
 
 /// Restricts process `pid` (0: this one) to `cpus`.
@@ -303,6 +411,45 @@ pub fn timing_checks(pinning: &Pinning) -> Vec<TimingCheck> {
         },
     });
     let cpus = pinning.cpus();
+    let claims = machine_claims();
+    if !claims.is_empty() {
+        let processes: BTreeSet<u32> = claims.iter().map(|c| c.process).collect();
+        let per_cpu: Vec<String> = cpus
+            .iter()
+            .map(|cpu| {
+                let on: Vec<String> = claims
+                    .iter()
+                    .filter(|c| c.cpu == *cpu)
+                    .map(|c| format!("keeper {} of ojd {}", c.keeper, c.process))
+                    .collect();
+                format!(
+                    "CPU {cpu}: {}",
+                    if on.is_empty() {
+                        "free".to_string()
+                    } else {
+                        on.join(", ")
+                    }
+                )
+            })
+            .collect();
+        // Two keepers on one CPU while another CPU of the plan is free would be a bad spread.
+        let busiest = cpus
+            .iter()
+            .map(|cpu| claims.iter().filter(|c| c.cpu == *cpu).count())
+            .max()
+            .unwrap_or(0);
+        let idle = cpus.iter().any(|cpu| claims.iter().all(|c| c.cpu != *cpu));
+        v.push(TimingCheck {
+            ok: !(busiest > 1 && idle),
+            what: "keepers on this machine",
+            detail: format!(
+                "{} keeper(s) of {} ojd process(es): {}",
+                claims.len(),
+                processes.len(),
+                per_cpu.join("; ")
+            ),
+        });
+    }
     v.push(TimingCheck {
         ok: !cpus.is_empty(),
         what: "pinning",
@@ -325,6 +472,45 @@ pub fn timing_checks(pinning: &Pinning) -> Vec<TimingCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keepers_of_different_processes_claim_distinct_cpus_first() {
+        // Each claim is an open file of its own, as a claim of another process would be: the
+        // locks conflict exactly as between processes.
+        let path = std::env::temp_dir().join(format!("ojd-claims-test-{}", std::process::id()));
+        std::fs::create_dir_all(&path).expect("dir");
+        struct Gone<'a>(&'a Path);
+        impl Drop for Gone<'_> {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(self.0);
+            }
+        }
+        let dir = Gone(&path);
+        let cpus = [3, 5];
+        let (a, fa) = claim_cpu(dir.0, &cpus, 100).expect("claim");
+        let (b, fb) = claim_cpu(dir.0, &cpus, 200).expect("claim");
+        assert_eq!(
+            (a, b),
+            (3, 5),
+            "a second keeper takes the free CPU, not the same one"
+        );
+        let (c, fc) = claim_cpu(dir.0, &cpus, 300).expect("claim");
+        assert_eq!(
+            c, 3,
+            "with every CPU taken once, a CPU gets its second keeper"
+        );
+        let held = claims_in(dir.0);
+        let mut cpus_held: Vec<(usize, u32)> = held.iter().map(|c| (c.cpu, c.keeper)).collect();
+        cpus_held.sort();
+        assert_eq!(cpus_held, vec![(3, 100), (3, 300), (5, 200)]);
+        assert!(held.iter().all(|c| c.process == std::process::id()));
+        // A keeper that ends lets its CPU go.
+        drop(fb);
+        let (d, _fd) = claim_cpu(dir.0, &cpus, 400).expect("claim");
+        assert_eq!(d, 5);
+        drop((fa, fc));
+        assert_eq!(claims_in(dir.0).len(), 1);
+    }
 
     #[test]
     fn cpu_lists_parse_like_the_kernel_writes_them() {

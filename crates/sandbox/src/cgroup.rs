@@ -11,6 +11,12 @@
 //! peak is reset per run (`memory.max_usage_in_bytes` / `memory.peak`), the OOM counter and CPU
 //! counter are differenced, and the memory limit is set to the run's limit plus the baseline the
 //! keeper itself holds, so stale page cache and earlier OOMs never leak into a later verdict.
+//!
+//! CPUs: where the cpuset controller exists (v1 mount or v2 controller), the keeper's cgroup is
+//! also a cpuset of the CPUs the keeper was pinned to (`affinity.rs`), so a program that calls
+//! `sched_setaffinity` for every CPU still runs on its keeper's CPU only and cannot disturb the
+//! timings of a keeper on another CPU. Without the controller pinning stays advisory (the
+//! keeper's warnings and `ojd doctor` say so).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -24,6 +30,8 @@ const RECLAIM_ABOVE: u64 = 8 << 20;
 /// The keeper's cgroup(s).
 pub(super) struct Cgroup {
     kind: Kind,
+    /// The CPUs of its cpuset, when it has one.
+    cpus: Option<Vec<usize>>,
     /// Values last written to each control file: a run that needs the same limits as the one
     /// before costs no write at all.
     written: std::collections::HashMap<PathBuf, String>,
@@ -40,6 +48,8 @@ enum Kind {
         max_usage: File,
         /// `memory.memsw.limit_in_bytes`, where swap accounting exists.
         memsw: Option<PathBuf>,
+        /// Its folder in the cpuset hierarchy, when mounted.
+        cpuset: Option<PathBuf>,
     },
     V2 {
         dir: PathBuf,
@@ -128,6 +138,18 @@ fn sweep_stale(parent: &Path) {
     }
 }
 
+/// Makes `dir` a cpuset of the CPUs this process runs on now (its keeper's pin), with the
+/// memory nodes `mems` (v1 needs them set before a task joins); returns the CPUs.
+fn pin_cpuset(dir: &Path, mems: Option<&str>) -> Result<Vec<usize>, String> {
+    let cpus = super::affinity::affinity(0).map_err(|e| format!("sched_getaffinity: {e}"))?;
+    let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
+    write(&dir.join("cpuset.cpus"), &list.join(","))?;
+    if let Some(mems) = mems {
+        write(&dir.join("cpuset.mems"), mems)?;
+    }
+    Ok(cpus)
+}
+
 fn make_dir(parent: PathBuf, name: &str) -> Result<PathBuf, String> {
     sweep_stale(&parent);
     let dir = parent.join(name);
@@ -157,7 +179,12 @@ impl Cgroup {
             // A v2 cgroup with processes cannot enable controllers for its children; a keeper
             // lives in a leaf of its own below a parent that must already delegate them.
             let _ = write(&parent.join("cgroup.subtree_control"), "+memory +pids +cpu");
+            let cpuset = controllers.split_whitespace().any(|c| c == "cpuset");
+            if cpuset {
+                let _ = write(&parent.join("cgroup.subtree_control"), "+cpuset");
+            }
             let dir = make_dir(parent, name)?;
+            let cpus = cpuset.then(|| pin_cpuset(&dir, None).ok()).flatten();
             write(&dir.join("cgroup.procs"), &pid)?;
             let cpu = File::open(dir.join("cpu.stat")).map_err(|e| format!("cpu.stat: {e}"))?;
             let peak = OpenOptions::new()
@@ -165,7 +192,9 @@ impl Cgroup {
                 .write(true)
                 .open(dir.join("memory.peak"))
                 .ok();
-            return Ok(Cgroup::new(Kind::V2 { dir, peak, cpu }));
+            let mut cgroup = Cgroup::new(Kind::V2 { dir, peak, cpu });
+            cgroup.cpus = cpus;
+            return Ok(cgroup);
         }
         let mount = |c: &str| {
             let m = Path::new(ROOT).join(c);
@@ -192,6 +221,13 @@ impl Cgroup {
             }
             None => None,
         };
+        let cpuset = mount("cpuset").and_then(|parent| {
+            let mems = fs::read_to_string(parent.join("cpuset.mems")).ok()?;
+            let d = make_dir(parent, name).ok()?;
+            let cpus = pin_cpuset(&d, Some(mems.trim())).ok()?;
+            write(&d.join("tasks"), &pid).ok()?;
+            Some((d, cpus))
+        });
         let usage = File::open(memory.join("memory.usage_in_bytes"))
             .map_err(|e| format!("memory.usage_in_bytes: {e}"))?;
         let cpu = cpuacct
@@ -203,7 +239,8 @@ impl Cgroup {
             open("memory.max_usage_in_bytes")?,
         );
         let memsw = Some(memory.join("memory.memsw.limit_in_bytes")).filter(|p| p.exists());
-        Ok(Cgroup::new(Kind::V1 {
+        let (cpuset, cpus) = cpuset.map_or((None, None), |(d, c)| (Some(d), Some(c)));
+        let mut cgroup = Cgroup::new(Kind::V1 {
             memory,
             pids,
             cpuacct,
@@ -212,12 +249,16 @@ impl Cgroup {
             oom_control,
             max_usage,
             memsw,
-        }))
+            cpuset,
+        });
+        cgroup.cpus = cpus;
+        Ok(cgroup)
     }
 
     fn new(kind: Kind) -> Cgroup {
         Cgroup {
             kind,
+            cpus: None,
             written: Default::default(),
         }
     }
@@ -240,13 +281,23 @@ impl Cgroup {
     }
 
     pub(super) fn describe(&self) -> String {
+        let cpuset = match &self.cpus {
+            Some(cpus) => format!(
+                ", cpuset {}",
+                cpus.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            None => String::new(),
+        };
         match &self.kind {
             Kind::V1 { pids, cpuacct, .. } => format!(
-                "v1 (memory{}{})",
+                "v1 (memory{}{}{cpuset})",
                 if pids.is_some() { ", pids" } else { "" },
                 if cpuacct.is_some() { ", cpuacct" } else { "" }
             ),
-            Kind::V2 { .. } => "v2 (memory, pids, cpu)".to_string(),
+            Kind::V2 { .. } => format!("v2 (memory, pids, cpu{cpuset})"),
         }
     }
 
@@ -257,11 +308,13 @@ impl Cgroup {
                 memory,
                 pids,
                 cpuacct,
+                cpuset,
                 ..
             } => {
                 let mut v = vec![memory.clone()];
                 v.extend(pids.iter().cloned());
                 v.extend(cpuacct.iter().cloned());
+                v.extend(cpuset.iter().cloned());
                 v
             }
             Kind::V2 { dir, .. } => vec![dir.clone()],

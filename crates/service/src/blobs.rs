@@ -46,6 +46,23 @@ pub enum BlobError {
     Load { version: String, error: String },
 }
 
+impl BlobError {
+    /// Whether this failure is the judge host's own (its disk: full, read-only, failing), not
+    /// the package's: then `(kind, errno)` as a host fault (`disk_full` for ENOSPC and EDQUOT,
+    /// else `io_error`), and the submission goes to a healthy host.
+    pub fn host_fault(&self) -> Option<(&'static str, Option<i32>)> {
+        match self {
+            BlobError::Io { source, .. } => {
+                let errno = source.raw_os_error();
+                // ENOSPC (28) and EDQUOT (122) on Linux.
+                let full = matches!(errno, Some(28 | 122));
+                Some((if full { "disk_full" } else { "io_error" }, errno))
+            }
+            _ => None,
+        }
+    }
+}
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BlobError + '_ {
     move |source| BlobError::Io {
         path: path.display().to_string(),
@@ -300,6 +317,33 @@ impl Cache {
             .join("packages")
             .join(format!(".{version}.{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
+        let laid = self.lay_out_in(store, &package, &tmp);
+        if laid.is_err() {
+            // Half a package (a full disk) never stays behind.
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        laid?;
+        match std::fs::rename(&tmp, root) {
+            Ok(()) => Ok(()),
+            // Another worker of this host laid it out first: use theirs.
+            Err(_) if root.is_dir() => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                Ok(())
+            }
+            Err(e) => Err(BlobError::Io {
+                path: root.display().to_string(),
+                source: e,
+            }),
+        }
+    }
+
+    /// Lays `package`'s files out under `tmp/<problem>/`.
+    fn lay_out_in(
+        &self,
+        store: &dyn Store,
+        package: &ojd_store::cluster::Package,
+        tmp: &Path,
+    ) -> Result<(), BlobError> {
         let folder = tmp.join(&package.problem);
         std::fs::create_dir_all(&folder).map_err(io(&folder))?;
         for f in &package.files {
@@ -316,18 +360,7 @@ impl Cache {
                 std::fs::copy(&blob, &dest).map_err(io(&dest))?;
             }
         }
-        match std::fs::rename(&tmp, root) {
-            Ok(()) => Ok(()),
-            // Another worker of this host laid it out first: use theirs.
-            Err(_) if root.is_dir() => {
-                let _ = std::fs::remove_dir_all(&tmp);
-                Ok(())
-            }
-            Err(e) => Err(BlobError::Io {
-                path: root.display().to_string(),
-                source: e,
-            }),
-        }
+        Ok(())
     }
 
     /// The cached blob file, fetched and verified first when missing.
@@ -356,7 +389,10 @@ impl Cache {
             .dir
             .join("blobs")
             .join(format!(".{hash}.{}", std::process::id()));
-        std::fs::write(&tmp, &data).map_err(io(&tmp))?;
+        if let Err(e) = std::fs::write(&tmp, &data) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(&tmp)(e));
+        }
         std::fs::rename(&tmp, &file).map_err(io(&file))?;
         self.fetched.fetch_add(1, Ordering::Relaxed);
         self.fetched_bytes

@@ -9,6 +9,14 @@
 //! database ([`Hub::forward_to`], NOTIFY from a thread of its own, in order), and each node feeds
 //! the other nodes' events into its hub ([`Hub::apply_remote`]), so a stream on any node sees
 //! every judging.
+//!
+//! Judgings: a submission may be judged more than once at the same time (a host paused past
+//! its lease, or cut from the database, goes on judging while another host, or this one, took
+//! the submission over). Every event belongs to one judging (its id travels with it between
+//! nodes), and only the newest judging of a submission reaches the streams: a stale judging's
+//! events are dropped, never shown beside the current one's. A node that takes over its own
+//! claim cancels its stale judging, and the stale one's end leaves the newer one's lease
+//! renewed.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,6 +82,8 @@ pub struct Progress {
 }
 
 pub(crate) struct Running {
+    /// The judging (its id in the store) these events belong to.
+    judging: i64,
     progress: Progress,
     cancel: Arc<AtomicBool>,
     /// For another node's judging: when its last event arrived (`None`: this node's own).
@@ -94,33 +104,65 @@ fn forget_silent(running: &mut HashMap<i64, Running>, now: Instant) {
     });
 }
 
-/// Removes a judging of this node from the live table when dropped.
+/// Removes a judging of this node from the live table when dropped (only that judging: a
+/// newer judging of the same submission stays).
 pub(crate) struct RunningGuard<'a> {
     hub: &'a Hub,
     id: i64,
+    judging: i64,
 }
 
 impl Running {
-    pub(crate) fn guard(hub: &Hub, id: i64) -> RunningGuard<'_> {
-        RunningGuard { hub, id }
+    pub(crate) fn guard(hub: &Hub, id: i64, judging: i64) -> RunningGuard<'_> {
+        RunningGuard { hub, id, judging }
     }
 }
 
 impl Drop for RunningGuard<'_> {
     fn drop(&mut self) {
-        let mut running = self.hub.lock();
-        if running.get(&self.id).is_some_and(|r| r.heard.is_none()) {
-            running.remove(&self.id);
+        let mut table = self.hub.lock();
+        if (table.running.get(&self.id))
+            .is_some_and(|r| r.heard.is_none() && r.judging == self.judging)
+        {
+            table.running.remove(&self.id);
         }
+    }
+}
+
+/// The live table: the judgings in flight, and the newest judging seen of each submission.
+#[derive(Default)]
+struct Table {
+    running: HashMap<i64, Running>,
+    /// Submission → the newest judging an event was seen of; events of older ones are stale.
+    newest: HashMap<i64, i64>,
+}
+
+/// How many submissions [`Table::newest`] remembers before it forgets those not running.
+const NEWEST_KEPT: usize = 100_000;
+
+impl Table {
+    /// Whether an event of `judging` of submission `id` is current (not older than the newest
+    /// judging seen of it); records it as the newest.
+    fn current(&mut self, id: i64, judging: i64) -> bool {
+        if self.newest.len() > NEWEST_KEPT {
+            let running = &self.running;
+            self.newest.retain(|id, _| running.contains_key(id));
+        }
+        let newest = self.newest.entry(id).or_insert(judging);
+        if judging < *newest {
+            return false;
+        }
+        *newest = judging;
+        true
     }
 }
 
 /// Live progress of the judgings in flight.
 pub struct Hub {
     tx: broadcast::Sender<Arc<Live>>,
-    running: Mutex<HashMap<i64, Running>>,
+    table: Mutex<Table>,
     /// Where this node's events go to reach the other nodes (PostgreSQL).
-    outbox: Mutex<Option<std::sync::mpsc::Sender<Live>>>,
+    outbox: Mutex<Option<std::sync::mpsc::Sender<(i64, Live)>>>,
 }
 
 /// The most events sent to the other nodes in one statement.
@@ -130,6 +172,9 @@ const MAX_BATCH: usize = 256;
 #[derive(Serialize, Deserialize)]
 struct Envelope {
     from: String,
+    /// The judging the event belongs to (0 from an ojd that did not say).
+    #[serde(default)]
+    judging: i64,
     live: Live,
 }
 
@@ -145,7 +190,7 @@ impl Hub {
         let (tx, _) = broadcast::channel(4096);
         Hub {
             tx,
-            running: Mutex::new(HashMap::new()),
+            table: Mutex::new(Table::default()),
             outbox: Mutex::new(None),
         }
     }
@@ -153,7 +198,7 @@ impl Hub {
     /// Sends every event of this node through the store to the other nodes, from a thread of
     /// its own (in order; a database that fails loses live events, never verdicts).
     pub fn forward_to(&self, store: Arc<dyn ojd_store::Store>, host: String) {
-        let (tx, rx) = std::sync::mpsc::channel::<Live>();
+        let (tx, rx) = std::sync::mpsc::channel::<(i64, Live)>();
         let spawned = std::thread::Builder::new()
             .name("ojd-events".into())
             .spawn(move || {
@@ -169,7 +214,7 @@ impl Hub {
                     }
                     let payloads: Vec<String> = batch
                         .into_iter()
-                        .filter_map(|live| envelope(&host, live))
+                        .filter_map(|(judging, live)| envelope(&host, judging, live))
                         .collect();
                     let _ = store.notify(&payloads);
                 }
@@ -179,9 +224,9 @@ impl Hub {
         }
     }
 
-    fn send(&self, event: Live) {
+    fn send(&self, judging: i64, event: Live) {
         if let Some(out) = &*self.outbox.lock().unwrap_or_else(|e| e.into_inner()) {
-            let _ = out.send(event.clone());
+            let _ = out.send((judging, event.clone()));
         }
         let _ = self.tx.send(Arc::new(event));
     }
@@ -196,8 +241,13 @@ impl Hub {
         }
         let id = env.live.id();
         let now = Instant::now();
-        let mut running = self.lock();
-        forget_silent(&mut running, now);
+        let mut table = self.lock();
+        forget_silent(&mut table.running, now);
+        if !table.current(id, env.judging) {
+            // A stale judging (its host lost the claim and goes on): never shown.
+            return;
+        }
+        let running = &mut table.running;
         if let Some(r) = running.get_mut(&id) {
             if r.heard.is_some() {
                 r.heard = Some(now);
@@ -208,6 +258,7 @@ impl Hub {
                 running.insert(
                     id,
                     Running {
+                        judging: env.judging,
                         progress: Progress::default(),
                         cancel: Arc::new(AtomicBool::new(false)),
                         heard: Some(now),
@@ -226,8 +277,8 @@ impl Hub {
         let _ = self.tx.send(Arc::new(env.live));
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Running>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Live>> {
@@ -236,74 +287,101 @@ impl Hub {
 
     /// The progress of a judging in flight.
     pub fn snapshot(&self, id: i64) -> Option<Progress> {
-        self.lock().get(&id).map(|r| r.progress.clone())
+        self.lock().running.get(&id).map(|r| r.progress.clone())
     }
 
     pub fn running_count(&self) -> usize {
-        self.lock().len()
+        self.lock().running.len()
     }
 
     /// The submissions this node's own workers are judging now (the leases its heartbeat
     /// renews).
     pub fn local_ids(&self) -> Vec<i64> {
         self.lock()
+            .running
             .iter()
             .filter(|(_, r)| r.heard.is_none())
             .map(|(id, _)| *id)
             .collect()
     }
 
-    pub(crate) fn begin(&self, id: i64) -> Arc<AtomicBool> {
+    /// A judging of this node begins: `judging` of submission `id`. An older judging of the
+    /// same submission still running here (this host took over its own expired claim) is
+    /// cancelled: the store refuses its verdict anyway.
+    pub(crate) fn begin(&self, id: i64, judging: i64) -> Arc<AtomicBool> {
         let cancel = Arc::new(AtomicBool::new(false));
-        self.lock().insert(
+        let mut table = self.lock();
+        table.current(id, judging);
+        let old = table.running.insert(
             id,
             Running {
+                judging,
                 progress: Progress::default(),
                 cancel: cancel.clone(),
                 heard: None,
             },
         );
-        self.send(Live::Started { id });
+        if let Some(old) = old.filter(|o| o.judging != judging) {
+            old.cancel.store(true, Ordering::Relaxed);
+        }
+        self.send(judging, Live::Started { id });
         cancel
     }
 
-    /// Records and broadcasts one event; under the lock, so a snapshot never misses one.
-    fn publish(&self, event: Live) {
-        let mut running = self.lock();
-        if let Some(r) = running.get_mut(&event.id()) {
+    /// Records and broadcasts one event of `judging`; under the lock, so a snapshot never
+    /// misses one. A stale judging's event is dropped.
+    fn publish(&self, judging: i64, event: Live) {
+        let mut table = self.lock();
+        let id = event.id();
+        if !table.current(id, judging) {
+            return;
+        }
+        if let Some(r) = table.running.get_mut(&id).filter(|r| r.judging == judging) {
             record(&mut r.progress, &event);
         }
-        self.send(event);
+        self.send(judging, event);
     }
 
-    pub(crate) fn progress(&self, id: i64, event: Event<'_>) {
-        self.publish(match event {
-            Event::Compiled { ok } => Live::Compiled { id, ok },
-            Event::TestStarted { index, name } => Live::TestStarted {
-                id,
-                index,
-                name: name.to_string(),
+    pub(crate) fn progress(&self, id: i64, judging: i64, event: Event<'_>) {
+        self.publish(
+            judging,
+            match event {
+                Event::Compiled { ok } => Live::Compiled { id, ok },
+                Event::TestStarted { index, name } => Live::TestStarted {
+                    id,
+                    index,
+                    name: name.to_string(),
+                },
+                Event::TestFinished { index, result } => Live::TestFinished {
+                    id,
+                    index,
+                    result: result.clone(),
+                },
             },
-            Event::TestFinished { index, result } => Live::TestFinished {
-                id,
-                index,
-                result: result.clone(),
-            },
-        });
+        );
     }
 
-    pub(crate) fn end(&self, id: i64, event: Live) {
-        self.lock().remove(&id);
-        self.send(event);
+    /// `judging` of submission `id` ended (`event`: done or requeued). It leaves the live
+    /// table, unless a newer judging of the submission took its place (then `event`, stale, is
+    /// dropped: the newer judging's lease stays renewed and its stream goes on).
+    pub(crate) fn end(&self, id: i64, judging: i64, event: Live) {
+        let mut table = self.lock();
+        if !table.current(id, judging) {
+            return;
+        }
+        if table.running.get(&id).is_some_and(|r| r.judging == judging) {
+            table.running.remove(&id);
+        }
+        self.send(judging, event);
     }
 
     /// Asks every judging in flight to stop at its next test; returns how many.
     pub fn cancel_all(&self) -> usize {
-        let running = self.lock();
-        for r in running.values() {
+        let table = self.lock();
+        for r in table.running.values() {
             r.cancel.store(true, Ordering::Relaxed);
         }
-        running.len()
+        table.running.len()
     }
 }
 
@@ -321,11 +399,12 @@ fn record(progress: &mut Progress, event: &Live) {
 
 /// The JSON an event travels in, cut to fit a NOTIFY: a test's diff and then its message go
 /// first (the page reads them from the store when the verdict is in).
-fn envelope(host: &str, mut live: Live) -> Option<String> {
+fn envelope(host: &str, judging: i64, mut live: Live) -> Option<String> {
     let limit = ojd_store::postgres::MAX_PAYLOAD;
     for step in 0..3 {
         let text = serde_json::to_string(&Envelope {
             from: host.to_string(),
+            judging,
             live: live.clone(),
         })
         .ok()?;
@@ -345,44 +424,135 @@ fn envelope(host: &str, mut live: Live) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn remote(from: &str, live: Live) -> String {
+    fn remote(from: &str, judging: i64, live: Live) -> String {
         serde_json::to_string(&Envelope {
             from: from.into(),
+            judging,
             live,
         })
         .expect("json")
     }
 
+    fn finished(id: i64, index: usize, memory_kib: u64) -> Live {
+        Live::TestFinished {
+            id,
+            index,
+            result: TestResult {
+                name: format!("t{index}"),
+                sample: false,
+                verdict: ojd_judge::verdict::Verdict::Accepted,
+                cpu_ms: 1,
+                wall_ms: 1,
+                memory_kib,
+                exit: None,
+                message: String::new(),
+                diff: None,
+            },
+        }
+    }
+
+    /// Every event a stream would see now.
+    fn drain(rx: &mut broadcast::Receiver<Arc<Live>>) -> Vec<Live> {
+        std::iter::from_fn(|| rx.try_recv().ok().map(|l| (*l).clone())).collect()
+    }
+
     #[test]
     fn only_this_nodes_judgings_are_renewed_and_they_leave_however_they_end() {
         let hub = Hub::new();
-        let _ = hub.begin(5);
-        hub.apply_remote("me", &remote("other", Live::Started { id: 7 }));
-        hub.apply_remote("me", &remote("me", Live::Started { id: 9 }));
+        let _ = hub.begin(5, 50);
+        hub.apply_remote("me", &remote("other", 70, Live::Started { id: 7 }));
+        hub.apply_remote("me", &remote("me", 90, Live::Started { id: 9 }));
         assert_eq!(hub.running_count(), 2, "our own echo is ignored");
         assert_eq!(hub.local_ids(), vec![5], "the heartbeat renews ours only");
         // A judging that ends without `end` (a panic unwinding judge_claim) still leaves.
-        drop(Running::guard(&hub, 5));
+        drop(Running::guard(&hub, 5, 50));
         assert_eq!(hub.local_ids(), Vec::<i64>::new());
         // The guard never removes another node's judging of the same id.
-        drop(Running::guard(&hub, 7));
+        drop(Running::guard(&hub, 7, 70));
         assert!(hub.snapshot(7).is_some());
+    }
+
+    #[test]
+    fn a_host_that_takes_over_its_own_claim_keeps_renewing_it() {
+        // Judging 50 of submission 5 lost its lease (the database was away); this host's other
+        // worker claimed it again as judging 51. The stale one is cancelled, and its end must
+        // not take the submission out of the leases the heartbeat renews.
+        let hub = Hub::new();
+        let mut rx = hub.subscribe();
+        let stale = hub.begin(5, 50);
+        let newer = hub.begin(5, 51);
+        assert!(
+            stale.load(Ordering::Relaxed),
+            "the stale judging is cancelled"
+        );
+        assert!(!newer.load(Ordering::Relaxed));
+        hub.progress(
+            5,
+            50,
+            Event::TestStarted {
+                index: 7,
+                name: "t7",
+            },
+        );
+        hub.end(5, 50, Live::Requeued { id: 5 });
+        drop(Running::guard(&hub, 5, 50));
+        assert_eq!(hub.local_ids(), vec![5], "judging 51 is still renewed");
+        let seen = drain(&mut rx);
+        assert_eq!(
+            seen.len(),
+            2,
+            "two Started, nothing of the stale one after: {seen:?}"
+        );
+        hub.end(5, 51, Live::Done { id: 5 });
+        assert_eq!(hub.local_ids(), Vec::<i64>::new());
+        assert!(matches!(drain(&mut rx).as_slice(), [Live::Done { id: 5 }]));
+    }
+
+    #[test]
+    fn a_stale_judgings_events_never_reach_the_streams() {
+        // Host A was paused past its lease; host B took submission 3 over (judging 31). A wakes
+        // up and goes on sending tests of its judging 30.
+        let hub = Hub::new();
+        hub.apply_remote("me", &remote("a", 30, Live::Started { id: 3 }));
+        hub.apply_remote("me", &remote("a", 30, finished(3, 0, 100)));
+        let mut rx = hub.subscribe();
+        hub.apply_remote("me", &remote("b", 31, Live::Started { id: 3 }));
+        hub.apply_remote("me", &remote("b", 31, finished(3, 0, 200)));
+        hub.apply_remote("me", &remote("a", 30, finished(3, 1, 100)));
+        hub.apply_remote("me", &remote("a", 30, Live::Done { id: 3 }));
+        let progress = hub.snapshot(3).expect("judging 31 runs");
+        let memory: Vec<u64> = progress.tests.iter().map(|t| t.memory_kib).collect();
+        assert_eq!(memory, vec![200], "only judging 31's tests");
+        let seen = drain(&mut rx);
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        assert!(seen.iter().all(|l| match l {
+            Live::TestFinished { result, .. } => result.memory_kib == 200,
+            l => matches!(l, Live::Started { .. }),
+        }));
+        // The stale Done did not end the newer judging; its own does.
+        hub.apply_remote("me", &remote("b", 31, Live::Done { id: 3 }));
+        assert!(hub.snapshot(3).is_none());
+        assert_eq!(drain(&mut rx).len(), 1);
+        // And the stale host's late events after that are still dropped.
+        hub.apply_remote("me", &remote("a", 30, finished(3, 2, 100)));
+        assert!(drain(&mut rx).is_empty());
     }
 
     #[test]
     fn a_remote_judging_whose_done_was_lost_is_forgotten() {
         let hub = Hub::new();
-        let _ = hub.begin(1);
-        hub.apply_remote("me", &remote("other", Live::Started { id: 2 }));
-        hub.apply_remote("me", &remote("other", Live::Started { id: 3 }));
-        let mut running = hub.lock();
+        let _ = hub.begin(1, 10);
+        hub.apply_remote("me", &remote("other", 20, Live::Started { id: 2 }));
+        hub.apply_remote("me", &remote("other", 30, Live::Started { id: 3 }));
+        let mut table = hub.lock();
+        let running = &mut table.running;
         let now = Instant::now();
-        forget_silent(&mut running, now + REMOTE_SILENCE / 2);
+        forget_silent(running, now + REMOTE_SILENCE / 2);
         assert_eq!(running.len(), 3, "recently heard");
         if let Some(r) = running.get_mut(&3) {
             r.heard = Some(now + REMOTE_SILENCE);
         }
-        forget_silent(&mut running, now + REMOTE_SILENCE + Duration::from_secs(1));
+        forget_silent(running, now + REMOTE_SILENCE + Duration::from_secs(1));
         let mut left: Vec<i64> = running.keys().copied().collect();
         left.sort();
         assert_eq!(left, vec![1, 3], "2 went silent; our own 1 never expires");

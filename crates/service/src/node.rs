@@ -98,6 +98,8 @@ struct HealthState {
     space: ojd_judge::judge::HostSpace,
     /// Host faults met per submission on this host (see [`HOST_FAULTS_PER_SUBMISSION`]).
     faults: std::collections::HashMap<i64, u32>,
+    /// Why an admin drained this host (from its last heartbeat), while they do.
+    drain: Option<String>,
 }
 
 /// Why a host stopped claiming.
@@ -153,6 +155,26 @@ impl Health {
     pub fn paused(&self) -> Option<String> {
         self.lock().pause.as_ref().map(|p| p.cause.clone())
     }
+
+    /// Records an admin's drain request as the heartbeat read it (`None`: resume); logs a
+    /// change.
+    pub fn set_drain(&self, drain: Option<String>) {
+        let mut st = self.lock();
+        if st.drain != drain {
+            match &drain {
+                Some(why) => log(&format!(
+                    "an admin drains this host: it finishes what it judges and claims nothing new ({why})"
+                )),
+                None => log("an admin resumed this host: it claims submissions again"),
+            }
+            st.drain = drain;
+        }
+    }
+
+    /// Why an admin drained this host, while they do.
+    pub fn drained(&self) -> Option<String> {
+        self.lock().drain.clone()
+    }
 }
 
 /// What a node does.
@@ -176,6 +198,9 @@ impl Role {
 /// What kind of node [`Node::build`] makes, and from what.
 struct Kind {
     role: Role,
+    /// The name it was given (a label).
+    label: String,
+    /// Its identity: unique per process (see [`identity`]).
     host: String,
     packages: Option<Arc<Cache>>,
     statement: StatementRenderer,
@@ -206,8 +231,11 @@ pub struct Node {
     stop_tx: watch::Sender<bool>,
     pub started: Instant,
     pub workers: usize,
-    /// This node's name, recorded as `judged_by` on the judgings its workers make.
+    /// This node's identity, unique per process: its claims (`claimed_by`), its host row,
+    /// `judged_by` on the judgings its workers make.
     pub host: String,
+    /// The name it was given (`--name`; a label, not unique).
+    pub label: String,
     pub role: Role,
     /// Whether other nodes share the database (PostgreSQL): events then go through it.
     pub shared: bool,
@@ -257,7 +285,8 @@ impl Node {
         if ojd_store::is_postgres_url(&database) {
             // Many nodes share it; each takes back only its own interrupted claims.
             let store = ojd_store::open(&database)?;
-            let host = format!("{}/serve", host_name());
+            let label = format!("{}/serve", host_name());
+            let host = identity(&label);
             return Node::build(
                 config,
                 judge,
@@ -265,6 +294,7 @@ impl Node {
                 store,
                 Kind {
                     role: Role::Serve,
+                    label,
                     host,
                     packages: None,
                     statement,
@@ -300,6 +330,7 @@ impl Node {
             store,
             Kind {
                 role: Role::Serve,
+                label: host_name(),
                 host: host_name(),
                 packages: None,
                 statement,
@@ -307,12 +338,13 @@ impl Node {
         )
     }
 
-    /// A judge host (`ojd worker`): no problems folder, packages from the database.
+    /// A judge host (`ojd worker`) named `name`, its identity `identity` (see [`identity`]):
+    /// no problems folder, packages from the database.
     pub fn worker(
         config: Config,
         judge: Judge,
         workers: usize,
-        name: String,
+        (name, identity): (String, String),
         cache: Cache,
     ) -> Result<Arc<Node>, ServerError> {
         let database = config.server.database.to_string_lossy().into_owned();
@@ -324,7 +356,8 @@ impl Node {
             store,
             Kind {
                 role: Role::Worker,
-                host: name,
+                label: name,
+                host: identity,
                 packages: Some(Arc::new(cache)),
                 statement: |_, _| String::new(),
             },
@@ -340,16 +373,26 @@ impl Node {
     ) -> Result<Arc<Node>, ServerError> {
         let Kind {
             role,
+            label,
             host,
             packages,
             statement,
         } = what;
         let shared = ojd_store::is_postgres_url(&config.server.database.to_string_lossy());
         if shared {
-            let requeued = store.requeue_interrupted(Some(&host))?;
+            // Refused when a process of this identity is alive; takes back what this identity,
+            // or a dead process of the same name, left half-judged (never a live one's).
+            let start = ojd_store::cluster::HostStart {
+                identity: &host,
+                label: &label,
+                role: role.as_str(),
+                version: env!("CARGO_PKG_VERSION"),
+                started_at: ojd_store::now_ms(),
+            };
+            let requeued = store.register_host(&start, LEASE.as_millis() as i64)?;
             if requeued > 0 {
                 log(&format!(
-                    "requeued {requeued} submission(s) this host ({host}) left half-judged"
+                    "requeued {requeued} submission(s) a dead host named {label} left half-judged"
                 ));
             }
         }
@@ -380,6 +423,7 @@ impl Node {
             started: Instant::now(),
             workers,
             host,
+            label,
             role,
             shared,
             packages,
@@ -433,6 +477,9 @@ impl Node {
     pub async fn ready_to_claim(self: &Arc<Self>) -> bool {
         {
             let mut st = self.health.lock();
+            if st.drain.is_some() {
+                return false;
+            }
             let every = if st.pause.is_some() {
                 HEALTH_RECHECK
             } else {
@@ -474,14 +521,35 @@ impl Node {
         }
     }
 
+    /// How many judging workers this node runs: none on a serve node with `local_workers =
+    /// false` (it judges nothing, whatever `[server] workers` says).
+    pub fn judging_workers(&self) -> usize {
+        match self.role {
+            Role::Serve if !self.config.server.local_workers => 0,
+            _ => self.workers,
+        }
+    }
+
     /// Records a host fault met while judging submission `id`: claiming pauses until the
     /// host's checks pass. `true` when the submission is to go back to the queue; `false` when
     /// it met [`HOST_FAULTS_PER_SUBMISSION`] of them here (the fault follows the submission).
     pub fn host_fault(&self, id: i64, e: &ojd_judge::judge::JudgeError) -> bool {
-        self.metrics.host_faults.fetch_add(1, Ordering::Relaxed);
         let cause = crate::logging::error_chain(e);
         let kind = e.host_fault_kind().unwrap_or("io_error");
-        self.health.fault(id, cause, kind, e.errno())
+        self.host_fault_because(id, cause, kind, e.errno())
+    }
+
+    /// [`Node::host_fault`] for a fault described by its cause, kind and errno (a package
+    /// that cannot be written to this host's cache).
+    pub fn host_fault_because(
+        &self,
+        id: i64,
+        cause: String,
+        kind: &'static str,
+        errno: Option<i32>,
+    ) -> bool {
+        self.metrics.host_faults.fetch_add(1, Ordering::Relaxed);
+        self.health.fault(id, cause, kind, errno)
     }
 
     /// Forgets the host faults of a submission this host has now judged.
@@ -518,18 +586,21 @@ pub fn start_heartbeat(app: &Arc<Node>) {
         .name("ojd-heartbeat".into())
         .spawn(move || {
             while !stop.load(Ordering::Relaxed) {
-                let now = ojd_store::now_ms();
-                let lease = now + LEASE.as_millis() as i64;
+                let lease = LEASE.as_millis() as i64;
                 let (stats, judging) = weak
                     .upgrade()
                     .map(|app| (host_stats(&app), app.hub.local_ids()))
                     .unwrap_or_default();
-                match store.heartbeat(&host, role, started, now, lease, &judging, &stats) {
-                    Ok(_) if failing => {
-                        failing = false;
-                        log("the database answers again; leases renewed");
+                match store.heartbeat(&host, role, started, lease, &judging, &stats) {
+                    Ok(beat) => {
+                        if failing {
+                            failing = false;
+                            log("the database answers again; leases renewed");
+                        }
+                        if let Some(app) = weak.upgrade() {
+                            app.health.set_drain(beat.drain);
+                        }
                     }
-                    Ok(_) => {}
                     Err(e) if !failing => {
                         failing = true;
                         log(&format!(
@@ -544,6 +615,66 @@ pub fn start_heartbeat(app: &Arc<Node>) {
         });
     if let Err(e) = spawned {
         log(&format!("cannot start the heartbeat: {e}"));
+    }
+    if app.role == Role::Serve {
+        start_collector(app);
+    }
+}
+
+/// How often a serve node collects what nothing uses (`[server] retention`).
+pub const COLLECT_EVERY: Duration = Duration::from_secs(3600);
+
+/// Collects unused package versions, blobs and gone hosts' rows older than `[server]
+/// retention`, a minute after start and then every [`COLLECT_EVERY`], on a thread of its own
+/// (nothing when the retention is 0).
+fn start_collector(app: &Arc<Node>) {
+    let keep = app.config.server.retention;
+    if keep.is_zero() {
+        return;
+    }
+    let weak = Arc::downgrade(app);
+    let stop = app.beat_stop.clone();
+    let spawned = std::thread::Builder::new()
+        .name("ojd-collect".into())
+        .spawn(move || {
+            let mut next = Instant::now() + Duration::from_secs(60);
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_secs(1));
+                if Instant::now() < next {
+                    continue;
+                }
+                next = Instant::now() + COLLECT_EVERY;
+                let Some(app) = weak.upgrade() else {
+                    return;
+                };
+                collect(&app, keep);
+            }
+        });
+    if let Err(e) = spawned {
+        log(&format!("cannot start collecting unused data: {e}"));
+    }
+}
+
+/// Collects what nothing has used for `keep` ([`ojd_store::cluster::ClusterStore::collect`]);
+/// logs what went. Blocking.
+pub fn collect(app: &Node, keep: Duration) -> Option<ojd_store::cluster::Collected> {
+    match app.store.collect(keep.as_millis() as i64) {
+        Ok(c) => {
+            if c != Default::default() {
+                log(&format!(
+                    "collected {} unused package version(s), {} blob(s), {} gone host(s)",
+                    c.packages, c.blobs, c.hosts
+                ));
+            }
+            Some(c)
+        }
+        Err(e) => {
+            log(&format!(
+                "cannot collect unused data: {}",
+                crate::logging::error_chain(&e)
+            ));
+            None
+        }
     }
 }
 
@@ -581,6 +712,41 @@ impl Node {
     pub fn stop_heartbeat(&self) {
         self.beat_stop.store(true, Ordering::Relaxed);
     }
+}
+
+/// A new process identity for a host named `label`: the label and 64 random bits, so that two
+/// processes given the same name never share claims, and nobody can guess another's identity
+/// from its name.
+pub fn identity(label: &str) -> String {
+    let mut bytes = [0u8; 8];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if random.is_err() {
+        // No /dev/urandom: the clock and the process id, hashed (unique, if guessable).
+        let seed = format!(
+            "{label}{:?}{}",
+            std::time::SystemTime::now(),
+            std::process::id()
+        );
+        let hash = ojd_store::cluster::sha256_hex(seed.as_bytes());
+        return format!("{label}~{}", &hash[..16]);
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{label}~{hex}")
+}
+
+/// Checks an identity given on the command line: 1 to 200 characters, no control characters.
+pub fn check_identity(identity: &str) -> Result<(), String> {
+    if identity.is_empty() || identity.len() > 200 {
+        return Err(format!(
+            "--identity must have 1 to 200 characters (it has {})",
+            identity.len()
+        ));
+    }
+    if identity.chars().any(char::is_control) {
+        return Err(format!("--identity {identity:?} has a control character"));
+    }
+    Ok(())
 }
 
 /// The machine's host name (`judged_by`), or "localhost" when the kernel does not say.
@@ -671,11 +837,16 @@ pub fn host_stats(app: &Node) -> HostStats {
     s.insert("requeued".into(), load(&c.requeued));
     s.insert("stale_verdicts".into(), load(&c.stale_verdicts));
     s.insert("store_retries".into(), load(&c.store_retries));
-    s.insert("workers".into(), app.workers as u64);
+    s.insert("workers".into(), app.judging_workers() as u64);
+    s.insert(
+        "cpus".into(),
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
+    );
     s.insert("host_faults".into(), load(&c.host_faults));
     {
         let st = app.health.lock();
         s.insert("paused".into(), st.pause.is_some() as u64);
+        s.insert("drained".into(), st.drain.is_some() as u64);
         if let Some(p) = &st.pause {
             // Why: the kind of fault as a key of its own (`paused_disk_full`), with its errno.
             s.insert(format!("paused_{}", p.kind), p.errno.unwrap_or(0) as u64);
@@ -688,6 +859,7 @@ pub fn host_stats(app: &Node) -> HostStats {
         s.insert("blobs_fetched_bytes".into(), load(&cache.fetched_bytes));
         s.insert("blobs_cached".into(), load(&cache.reused));
         s.insert("packages_loaded".into(), cache.loaded_count() as u64);
+        s.insert("package_cache_bytes".into(), cache.size());
     }
     s
 }

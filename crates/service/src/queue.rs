@@ -41,10 +41,7 @@ impl Workers {
 
 /// Starts the node's judging workers (none on a serve node with `local_workers = false`).
 pub fn spawn_workers(app: &Arc<Node>) -> Workers {
-    let count = match app.role {
-        crate::node::Role::Serve if !app.config.server.local_workers => 0,
-        _ => app.workers,
-    };
+    let count = app.judging_workers();
     Workers(
         (0..count)
             .map(|_| tokio::spawn(worker(app.clone())))
@@ -69,13 +66,7 @@ async fn worker(app: Arc<Node>) {
         }
         let host = app.host.clone();
         let lease = crate::node::LEASE.as_millis() as i64;
-        match app
-            .db(move |s| {
-                let now = now_ms();
-                s.claim(&host, now, now + lease)
-            })
-            .await
-        {
+        match app.db(move |s| s.claim(&host, now_ms(), lease)).await {
             Ok(Some(claim)) => {
                 if claim.expired_lease {
                     log(&format!(
@@ -87,7 +78,7 @@ async fn worker(app: Arc<Node>) {
                         .fetch_add(1, Ordering::Relaxed);
                 }
                 failing = false;
-                let (id, attempt) = (claim.id, claim.attempt);
+                let (id, attempt, judging) = (claim.id, claim.attempt, claim.judging);
                 let je = judge_error_report(&claim);
                 // A bug that panics while judging must not take the worker with it (the node
                 // would judge with one worker fewer, silently): the submission gets a judge
@@ -97,7 +88,7 @@ async fn worker(app: Arc<Node>) {
                     let cause = format!("the worker panicked while judging: {panic}");
                     log(&format!("submission {id}: {cause}"));
                     store_verdict(&app, id, attempt, je, cause).await;
-                    app.hub.end(id, Live::Done { id });
+                    app.hub.end(id, judging, Live::Done { id });
                 }
             }
             Ok(None) => {
@@ -168,16 +159,23 @@ pub async fn drain(app: &Arc<Node>, workers: &mut Workers) {
         }
     }
     app.stop_heartbeat();
+    if app.shared {
+        // Its identity may start again at once (a crash waits for the lease instead).
+        let id = app.host.clone();
+        if let Err(e) = app.db(move |s| s.host_stopped(&id)).await {
+            log(&format!("cannot record this host's stop: {e}"));
+        }
+    }
 }
 
 /// Judges one claimed submission and stores its verdict (or requeues it when cancelled).
 async fn judge_claim(app: &Arc<Node>, claim: Claim) {
     let started = Instant::now();
-    let (id, attempt) = (claim.id, claim.attempt);
-    let cancel = app.hub.begin(id);
+    let (id, attempt, judging) = (claim.id, claim.attempt, claim.judging);
+    let cancel = app.hub.begin(id, judging);
     // Whatever way this judging ends (a panic included), it leaves the live table, and so the
     // heartbeat stops renewing its lease: a claim nobody judges is taken over, never stuck.
-    let _running = Running::guard(&app.hub, id);
+    let _running = Running::guard(&app.hub, id, judging);
     let problem = match &app.packages {
         // A judge host: the package version the claim names, fetched once and cached.
         Some(cache) => {
@@ -187,17 +185,32 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 cache.problem(store.as_ref(), &name, version.as_deref())
             })
             .await
-            .map_err(|e| format!("the package task failed: {e}"))
-            .and_then(|r| r.map_err(|e| error_chain(&e)))
+            .map_err(|e| (format!("the package task failed: {e}"), None))
+            .and_then(|r| r.map_err(|e| (error_chain(&e), e.host_fault())))
         }
         None => app
             .catalog()
             .get(&claim.problem)
             .map(|e| e.problem.clone())
-            .ok_or_else(|| format!("problem {:?} is not loaded on this judge", claim.problem)),
+            .ok_or_else(|| {
+                let why = format!("problem {:?} is not loaded on this judge", claim.problem);
+                (why, None)
+            }),
     };
     let outcome = match problem {
-        Err(e) => Err(e),
+        // The package could not be written to this host's disk: the host's failure, never the
+        // submission's (it goes to a healthy host, this one pauses).
+        Err((cause, Some((kind, errno)))) => {
+            if app.host_fault_because(id, cause.clone(), kind, errno) {
+                requeue_for_host(app, id, attempt, judging, &cause).await;
+                return;
+            }
+            Err(format!(
+                "{cause} (this host failed on it {} times while its checks passed)",
+                crate::node::HOST_FAULTS_PER_SUBMISSION
+            ))
+        }
+        Err((e, None)) => Err(e),
         Ok(problem) => {
             let judge = app.judge.clone();
             let hub_app = app.clone();
@@ -210,7 +223,7 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 judge.judge(
                     &problem,
                     &sub,
-                    &mut |event| hub_app.hub.progress(id, event),
+                    &mut |event| hub_app.hub.progress(id, judging, event),
                     &cancel,
                 )
             })
@@ -218,29 +231,27 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
             match joined {
                 Ok(Ok(report)) => Ok(report),
                 Ok(Err(JudgeError::Cancelled)) => {
-                    app.metrics.requeued.fetch_add(1, Ordering::Relaxed);
-                    let requeued = app.db(move |s| s.requeue(id, attempt)).await;
-                    if let Err(e) = requeued {
-                        log(&format!("submission {id}: cannot requeue it: {e}"));
+                    match app.db(move |s| s.requeue(id, attempt)).await {
+                        Ok(true) => {
+                            app.metrics.requeued.fetch_add(1, Ordering::Relaxed);
+                            log(&format!(
+                                "submission {id}: judging cancelled, back in the queue"
+                            ));
+                        }
+                        // Shutdown, or a newer claim of this host superseded it (it took over
+                        // its own expired claim): the newer judging goes on.
+                        Ok(false) => log(&format!(
+                            "submission {id}: judging {judging} cancelled, its claim is no longer current"
+                        )),
+                        Err(e) => log(&format!("submission {id}: cannot requeue it: {e}")),
                     }
-                    log(&format!(
-                        "submission {id}: judging cancelled, back in the queue"
-                    ));
-                    app.hub.end(id, Live::Requeued { id });
+                    app.hub.end(id, judging, Live::Requeued { id });
                     return;
                 }
                 Ok(Err(e)) if e.is_host_fault() => {
                     let cause = error_chain(&e);
                     if app.host_fault(id, &e) {
-                        app.metrics.requeued.fetch_add(1, Ordering::Relaxed);
-                        let requeued = app.db(move |s| s.requeue(id, attempt)).await;
-                        if let Err(e) = requeued {
-                            log(&format!("submission {id}: cannot requeue it: {e}"));
-                        }
-                        log(&format!(
-                            "submission {id}: host fault, back in the queue for a healthy host: {cause}"
-                        ));
-                        app.hub.end(id, Live::Requeued { id });
+                        requeue_for_host(app, id, attempt, judging, &cause).await;
                         return;
                     }
                     Err(format!(
@@ -277,7 +288,7 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 cause: &cause,
             });
             app.metrics.record(verdict, started.elapsed());
-            app.hub.end(id, Live::Done { id });
+            app.hub.end(id, judging, Live::Done { id });
         }
         Some(false) => {
             // Rejudged (or requeued, or taken over after a lost lease) while this judging ran:
@@ -287,7 +298,7 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 "submission {id}: verdict not stored, the claim is no longer current{}",
                 judge_error_suffix(&cause)
             ));
-            app.hub.end(id, Live::Requeued { id });
+            app.hub.end(id, judging, Live::Requeued { id });
         }
         None => {
             // Left `judging` under this host: its lease runs out (or this host's next start
@@ -298,9 +309,22 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                     "submission {id}: judge error (not stored): {cause}"
                 ));
             }
-            app.hub.end(id, Live::Requeued { id });
+            app.hub.end(id, judging, Live::Requeued { id });
         }
     }
+}
+
+/// Gives a submission back to the queue after a fault of this host, for a healthy host.
+async fn requeue_for_host(app: &Arc<Node>, id: i64, attempt: u32, judging: i64, cause: &str) {
+    app.metrics.requeued.fetch_add(1, Ordering::Relaxed);
+    let requeued = app.db(move |s| s.requeue(id, attempt)).await;
+    if let Err(e) = requeued {
+        log(&format!("submission {id}: cannot requeue it: {e}"));
+    }
+    log(&format!(
+        "submission {id}: host fault, back in the queue for a healthy host: {cause}"
+    ));
+    app.hub.end(id, judging, Live::Requeued { id });
 }
 
 /// `" (judge error: CAUSE)"` for a log line about a judge error whose verdict was not stored, so

@@ -14,10 +14,13 @@ use crate::logging::log;
 use crate::node::{self, Node, ServerError};
 use ojd_judge::config::Config;
 
-/// Runs a judge host named `name` (default: `<host name>/worker`) until SIGTERM/SIGINT.
+/// Runs a judge host named `name` (default: `<host name>/worker`) until SIGTERM/SIGINT. Its
+/// identity is `identity` when given (a second process with it is refused while this one is
+/// alive), else a new one (see [`node::identity`]).
 pub fn run(
     config: Config,
     name: Option<String>,
+    identity: Option<String>,
     keeper: Option<std::path::PathBuf>,
 ) -> Result<(), ServerError> {
     let database = config.server.database.to_string_lossy().into_owned();
@@ -28,7 +31,14 @@ pub fn run(
     let cache = Cache::new(&judge.cache_dir().join("packages"))?
         .with_budget(config.judge.package_cache_size.bytes());
     let name = name.unwrap_or_else(|| format!("{}/worker", node::host_name()));
-    let app = Node::worker(config, judge, workers, name.clone(), cache)?;
+    let identity = identity.unwrap_or_else(|| node::identity(&name));
+    let app = Node::worker(
+        config,
+        judge,
+        workers,
+        (name.clone(), identity.clone()),
+        cache,
+    )?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("ojd-worker")
@@ -39,7 +49,7 @@ pub fn run(
         node::start_listener(&app);
         let mut workers = crate::queue::spawn_workers(&app);
         println!(
-            "ojd: worker {name} judging with {} worker(s) on {}",
+            "ojd: worker {name} (identity {identity}) judging with {} worker(s) on {}",
             app.workers,
             ojd_store::redact_url(&database)
         );

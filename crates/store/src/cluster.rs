@@ -10,15 +10,29 @@ use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 use crate::db::{args, Engine};
+use crate::submissions::REQUEUE;
 
-/// A node that has sent a heartbeat.
+/// A node that has sent a heartbeat: one per process (its identity).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct HostInfo {
+    /// Its identity, unique per process (see [`ClusterStore::register_host`]).
     pub name: String,
+    /// The name it was given (`ojd worker --name`): a label, several processes may share it.
+    pub label: String,
+    /// Its ojd version.
+    pub version: String,
+    /// When it stopped cleanly (by the database's clock), if it did.
+    pub stopped_at: Option<i64>,
+    /// Why an admin asked it to drain (claim nothing new), while they do.
+    pub drain: Option<String>,
     /// `serve` or `worker`.
     pub role: String,
     pub started_at: i64,
+    /// Its last heartbeat, by the database's clock.
     pub last_seen: i64,
+    /// How long ago that was, by the database's clock (so no node's own clock decides whether
+    /// a host is alive).
+    pub seen_ago_ms: i64,
     /// The submissions it holds a live claim on now.
     pub judging: Vec<i64>,
     /// Its own counters as of its last heartbeat (name → value; see [`HostStats`]).
@@ -47,28 +61,81 @@ pub struct Package {
     pub files: Vec<PackageFile>,
 }
 
+/// What a host process says about itself as it starts ([`ClusterStore::register_host`]).
+#[derive(Clone, Debug)]
+pub struct HostStart<'a> {
+    /// Unique per process, not guessable from the label.
+    pub identity: &'a str,
+    /// The name it was given.
+    pub label: &'a str,
+    /// `serve` or `worker`.
+    pub role: &'a str,
+    /// Its ojd version.
+    pub version: &'a str,
+    /// Its own clock (shown on the hosts page; nothing decides by it).
+    pub started_at: i64,
+}
+
+/// What a heartbeat learnt ([`ClusterStore::heartbeat`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Beat {
+    /// How many leases it renewed.
+    pub renewed: u64,
+    /// Why an admin asked this host to drain, while they do.
+    pub drain: Option<String>,
+}
+
+/// What [`ClusterStore::collect`] removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Collected {
+    pub packages: u64,
+    pub blobs: u64,
+    pub hosts: u64,
+}
+
 pub trait ClusterStore: Send + Sync {
-    /// Records that `host` is alive (with its counters) and extends to `lease_until` the lease
-    /// of each of its claims that is in `judging` (the submissions its workers judge right now);
-    /// returns how many leases it renewed. A claim the host holds but no longer judges (its
-    /// worker died mid-judging) is not renewed: its lease runs out and another worker takes it.
-    #[allow(clippy::too_many_arguments)]
+    /// Removes what nothing uses and is older than `keep_ms` (by the database's clock): package
+    /// versions published before that which are not current, not used by an unfinished
+    /// judging nor by a submission's current judging; then the blobs no remaining package
+    /// holds (PostgreSQL; under the publishing lock, so a publish in flight never loses one
+    /// it counted on); and the rows of hosts not seen for that long that hold no claim.
+    /// Rejudging an old submission uses the current version, which is never removed.
+    fn collect(&self, keep_ms: i64) -> Result<Collected, StoreError>;
+    /// A host process starts: refused ([`StoreError::Conflict`], naming the identity and its
+    /// last heartbeat) when a process with the same identity is alive (a heartbeat within
+    /// `lease_ms` by the database's clock and no clean stop since); else it is recorded as
+    /// alive now, and the claims left `judging` by an earlier process of this identity, or of
+    /// a dead one (no heartbeat within `lease_ms`, or stopped) with the same label, go back to
+    /// the queue at once instead of waiting for their leases. A live host with the same label
+    /// is left alone. Returns how many submissions were requeued.
+    fn register_host(&self, start: &HostStart<'_>, lease_ms: i64) -> Result<u64, StoreError>;
+    /// A host process stopped cleanly (its identity may start again at once).
+    fn host_stopped(&self, identity: &str) -> Result<(), StoreError>;
+    /// An admin asks the host `identity` to drain (`Some(reason)`: it finishes what it judges
+    /// and claims nothing new) or to resume (`None`); `false` when there is no such host. The
+    /// host learns it at its next heartbeat.
+    fn set_drain(&self, identity: &str, reason: Option<&str>) -> Result<bool, StoreError>;
+    /// Records that `host` is alive (with its counters; `last_seen` by the database's clock)
+    /// and extends by `lease_ms` from the database's now the lease of each of its claims that
+    /// is in `judging` (the submissions its workers judge right now); returns how many leases
+    /// it renewed, and whether an admin asks it to drain. A claim the host holds but no longer
+    /// judges (its worker died mid-judging) is not renewed: its lease runs out and another
+    /// worker takes it.
     fn heartbeat(
         &self,
         host: &str,
         role: &str,
         started_at: i64,
-        now: i64,
-        lease_until: i64,
+        lease_ms: i64,
         judging: &[i64],
         stats: &HostStats,
-    ) -> Result<u64, StoreError>;
+    ) -> Result<Beat, StoreError>;
     /// Every host that has sent a heartbeat, most recent first, with what it judges now (every
     /// claim it holds, even one whose lease ran out and that waits for another host).
     fn hosts(&self) -> Result<Vec<HostInfo>, StoreError>;
-    /// How many submissions are `judging` under a lease that ran out before `now` (their host
-    /// died or lost the database; the next idle worker takes them over).
-    fn expired_leases(&self, now: i64) -> Result<u64, StoreError>;
+    /// How many submissions are `judging` under a lease that ran out by the database's clock
+    /// (their host died or lost the database; the next idle worker takes them over).
+    fn expired_leases(&self) -> Result<u64, StoreError>;
     /// Publishes a package in one transaction: its files' blobs (those not stored yet, and only
     /// where [`ClusterStore::stores_blobs`]), its manifest, and then it becomes the problem's
     /// current version. Returns the version. A claim made after this returns judges against
@@ -90,6 +157,10 @@ pub trait ClusterStore: Send + Sync {
     fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError>;
     /// One round trip to the database (health checks).
     fn ping(&self) -> Result<(), StoreError>;
+    /// How many submissions are queued and how many are being judged: read from the
+    /// `(state, id)` index over the unfinished ones only, so it costs the same at a million
+    /// submissions (health checks; never a scan of the finished ones).
+    fn pending_counts(&self) -> Result<(u64, u64), StoreError>;
     /// Sends live events, in order, to every node listening (PostgreSQL NOTIFY, all of them in
     /// one statement: a burst of test events costs one round trip); a no-op on SQLite.
     fn notify(&self, payloads: &[String]) -> Result<(), StoreError>;
@@ -101,6 +172,10 @@ pub trait ClusterStore: Send + Sync {
 }
 
 pub use crate::db::EventSink;
+
+/// Publishing and collecting exclude each other (PostgreSQL): a publish counts on the blobs it
+/// found stored, which a collection running meanwhile must not remove.
+const PUBLISHING_LOCK: &str = "SELECT pg_advisory_xact_lock(7270401)";
 
 /// The channel of live judging events.
 pub const EVENTS: &str = "ojd_events";
@@ -139,45 +214,114 @@ pub fn manifest(problem: &str, files: &[(String, Vec<u8>)]) -> (Vec<PackageFile>
 }
 
 impl<E: Engine> ClusterStore for E {
+    fn register_host(&self, start: &HostStart<'_>, lease_ms: i64) -> Result<u64, StoreError> {
+        let now = E::NOW_MS;
+        let alive = format!(
+            "SELECT {now} - last_seen FROM hosts
+             WHERE name = $1 AND stopped_at IS NULL AND last_seen >= {now} - $2 FOR UPDATE"
+        );
+        let record = format!(
+            "INSERT INTO hosts (name, role, started_at, last_seen, stats, label, version)
+             VALUES ($1, $2, $3, {now}, '{{}}', $4, $5)
+             ON CONFLICT (name) DO UPDATE SET role = excluded.role,
+               started_at = excluded.started_at, last_seen = excluded.last_seen,
+               stats = excluded.stats, label = excluded.label, version = excluded.version,
+               stopped_at = NULL"
+        );
+        let requeue = format!(
+            "{REQUEUE} WHERE state = 'judging' AND claimed_by IN (SELECT name FROM hosts
+               WHERE name = $1 OR (label = $2 AND (stopped_at IS NOT NULL
+                 OR last_seen < {now} - $3)))"
+        );
+        let s = start;
+        self.tx("start registering a host", "commit a host", |c| {
+            let what = "look for a live host of this identity";
+            if let Some(ago) = c.row(what, &alive, args![s.identity, lease_ms], |r| {
+                r.get::<i64>(0)
+            })? {
+                return Err(StoreError::Conflict(format!(
+                    "another ojd process with the identity {:?} is alive (its last heartbeat was {:.1} s ago); stop it first, or give this one another identity",
+                    s.identity,
+                    ago.max(0) as f64 / 1000.0
+                )));
+            }
+            let args = args![s.identity, s.role, s.started_at, s.label, s.version];
+            c.exec("record a host", &record, args)?;
+            let args = args![s.identity, s.label, lease_ms];
+            c.exec("requeue a dead host's claims", &requeue, args)
+        })
+    }
+
+    fn host_stopped(&self, identity: &str) -> Result<(), StoreError> {
+        let sql = format!(
+            "UPDATE hosts SET stopped_at = {} WHERE name = $1",
+            E::NOW_MS
+        );
+        self.exec("record a host's stop", &sql, args![identity])
+            .map(drop)
+    }
+
+    fn set_drain(&self, identity: &str, reason: Option<&str>) -> Result<bool, StoreError> {
+        let sql = "UPDATE hosts SET drain = $2 WHERE name = $1";
+        Ok(self.exec("drain a host", sql, args![identity, reason])? > 0)
+    }
+
     fn heartbeat(
         &self,
         host: &str,
         role: &str,
         started_at: i64,
-        now: i64,
-        lease_until: i64,
+        lease_ms: i64,
         judging: &[i64],
         stats: &HostStats,
-    ) -> Result<u64, StoreError> {
-        let beat = "INSERT INTO hosts (name, role, started_at, last_seen, stats)
-             VALUES ($1, $2, $3, $4, $5)
+    ) -> Result<Beat, StoreError> {
+        let beat = format!(
+            "INSERT INTO hosts (name, role, started_at, last_seen, stats)
+             VALUES ($1, $2, $3, {}, $4)
              ON CONFLICT (name) DO UPDATE SET role = excluded.role,
                started_at = excluded.started_at, last_seen = excluded.last_seen,
-               stats = excluded.stats";
-        let renew = "UPDATE submissions SET lease_until = $2
-             WHERE claimed_by = $1 AND state = 'judging' AND id = ANY($3)";
+               stats = excluded.stats, stopped_at = NULL
+             RETURNING drain",
+            E::NOW_MS
+        );
+        let renew = format!(
+            "UPDATE submissions SET lease_until = {} + $2
+             WHERE claimed_by = $1 AND state = 'judging' AND id = ANY($3)",
+            E::NOW_MS
+        );
         let stats = serde_json::to_string(stats).unwrap_or_else(|_| "{}".into());
         self.tx("start a heartbeat", "commit a heartbeat", |c| {
-            c.exec(
+            let drain = c.one(
                 "record a heartbeat",
-                beat,
-                args![host, role, started_at, now, &stats],
+                &beat,
+                args![host, role, started_at, &stats],
+                |r| r.get(0),
             )?;
-            c.exec("renew leases", renew, args![host, lease_until, judging])
+            let renewed = c.exec("renew leases", &renew, args![host, lease_ms, judging])?;
+            Ok(Beat { renewed, drain })
         })
     }
 
     fn hosts(&self) -> Result<Vec<HostInfo>, StoreError> {
         // One row per host and claim it holds, in order: folded into one HostInfo per host.
-        let sql = "SELECT h.name, h.role, h.started_at, h.last_seen, h.stats, s.id FROM hosts h
+        let sql = format!(
+            "SELECT h.name, h.role, h.started_at, h.last_seen, h.stats, s.id,
+               {} - h.last_seen, h.label, h.version, h.stopped_at, h.drain FROM hosts h
              LEFT JOIN submissions s ON s.claimed_by = h.name AND s.state = 'judging'
-             ORDER BY h.last_seen DESC, h.name, s.id";
-        let rows = self.rows("list hosts", sql, args![], |r| {
+             ORDER BY h.last_seen DESC, h.name, s.id",
+            E::NOW_MS
+        );
+        let rows = self.rows("list hosts", &sql, args![], |r| {
             let host = HostInfo {
                 name: r.get(0)?,
+                label: r.get(7)?,
+                version: r.get(8)?,
+                stopped_at: r.get(9)?,
+                drain: r.get(10)?,
                 role: r.get(1)?,
                 started_at: r.get(2)?,
                 last_seen: r.get(3)?,
+                seen_ago_ms: r.get(6)?,
                 judging: Vec::new(),
                 stats: serde_json::from_str(&r.get::<String>(4)?).unwrap_or_default(),
             };
@@ -195,9 +339,48 @@ impl<E: Engine> ClusterStore for E {
         Ok(hosts)
     }
 
-    fn expired_leases(&self, now: i64) -> Result<u64, StoreError> {
-        let sql = "SELECT COUNT(*) FROM submissions WHERE state = 'judging' AND lease_until < $1";
-        self.one("count expired leases", sql, args![now], |r| r.get(0))
+    fn expired_leases(&self) -> Result<u64, StoreError> {
+        let sql = format!(
+            "SELECT COUNT(*) FROM submissions WHERE state = 'judging' AND lease_until < {}",
+            E::NOW_MS
+        );
+        self.one("count expired leases", &sql, args![], |r| r.get(0))
+    }
+
+    fn collect(&self, keep_ms: i64) -> Result<Collected, StoreError> {
+        let now = E::NOW_MS;
+        let packages = format!(
+            "DELETE FROM packages WHERE published_at < {now} - $1
+               AND NOT EXISTS (SELECT 1 FROM problem_current c
+                 WHERE c.version = packages.version)
+               AND NOT EXISTS (SELECT 1 FROM judgings j WHERE j.package_version = packages.version
+                 AND (j.finished_at IS NULL
+                   OR EXISTS (SELECT 1 FROM submissions s WHERE s.current_judging = j.id)))"
+        );
+        let blobs = "DELETE FROM blobs WHERE hash NOT IN (SELECT f.value ->> 'hash'
+             FROM packages p, jsonb_array_elements(p.manifest::jsonb) f)";
+        let hosts = format!(
+            "DELETE FROM hosts WHERE last_seen < {now} - $1
+               AND NOT EXISTS (SELECT 1 FROM submissions s
+                 WHERE s.claimed_by = hosts.name AND s.state = 'judging')"
+        );
+        self.tx("start collecting", "commit a collection", |c| {
+            if E::KEEPS_BLOBS {
+                c.exec("take the publishing lock", PUBLISHING_LOCK, args![])?;
+            }
+            let packages = c.exec("remove unused packages", &packages, args![keep_ms])?;
+            let blobs = if E::KEEPS_BLOBS && packages > 0 {
+                c.exec("remove unused blobs", blobs, args![])?
+            } else {
+                0
+            };
+            let hosts = c.exec("remove gone hosts", &hosts, args![keep_ms])?;
+            Ok(Collected {
+                packages,
+                blobs,
+                hosts,
+            })
+        })
     }
 
     fn publish(
@@ -225,6 +408,7 @@ impl<E: Engine> ClusterStore for E {
             .collect();
         self.tx("start publishing a package", "commit a package", |c| {
             if E::KEEPS_BLOBS {
+                c.exec("take the publishing lock", PUBLISHING_LOCK, args![])?;
                 let known: Vec<String> =
                     c.rows("look up blobs", known, args![&hashes[..]], |r| r.get(0))?;
                 for f in list.iter().filter(|f| !known.contains(&f.hash)) {
@@ -269,6 +453,16 @@ impl<E: Engine> ClusterStore for E {
 
     fn ping(&self) -> Result<(), StoreError> {
         self.one("reach the database", "SELECT 1", args![], |_| Ok(()))
+    }
+
+    fn pending_counts(&self) -> Result<(u64, u64), StoreError> {
+        let sql = "SELECT state, COUNT(*) FROM submissions
+             WHERE state IN ('queued', 'judging') GROUP BY state";
+        let rows = self.rows("count pending submissions", sql, args![], |r| {
+            Ok((r.get::<String>(0)?, r.get::<u64>(1)?))
+        })?;
+        let count = |state: &str| rows.iter().find(|(s, _)| s == state).map_or(0, |(_, n)| *n);
+        Ok((count("queued"), count("judging")))
     }
 
     fn notify(&self, payloads: &[String]) -> Result<(), StoreError> {

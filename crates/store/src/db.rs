@@ -353,10 +353,15 @@ pub(crate) trait Engine: Send + Sync {
     }
 
     /// [`Store::claim`](crate::Store::claim).
-    fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>>;
+    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>>;
 
     /// `ClusterStore::stores_blobs`.
     const KEEPS_BLOBS: bool;
+
+    /// The database's own clock in Unix milliseconds, as an SQL expression. Leases are set and
+    /// judged expired by it, never by a host's clock: a host whose clock runs fast cannot take
+    /// other hosts' live claims, nor one running slow keep a dead claim.
+    const NOW_MS: &'static str;
 
     /// `ClusterStore::notify`.
     fn send_events(&self, payloads: &[String]) -> Res<()>;

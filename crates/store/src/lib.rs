@@ -308,17 +308,47 @@ pub enum StoreError {
         #[source]
         source: DbError,
     },
-    #[error("the database {path} has schema version {found}, newer than this ojd knows ({known})")]
+    #[error(
+        "the database {path} has schema version {found}, newer than this ojd ({}) knows ({known}): a newer ojd migrated it; upgrade ojd on this host to that version (older nodes cannot work with the newer schema)",
+        env!("CARGO_PKG_VERSION")
+    )]
     TooNew {
         path: String,
         found: i64,
         known: i64,
+    },
+    /// The database does not answer (stopped, restarting, cut off): the caller should try
+    /// again shortly (the web layer answers 503 with `Retry-After`).
+    #[error("the database ({path}) does not answer")]
+    Unreachable {
+        path: String,
+        #[source]
+        source: DbError,
     },
     /// A request the data does not allow (e.g. making an unfinished judging current).
     #[error("{0}")]
     Conflict(String),
     #[error("{0}")]
     Unsupported(String),
+}
+
+impl StoreError {
+    /// Whether the database could not be reached (rather than refusing a statement): a
+    /// connection that could not be made, or one that broke under a statement.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            StoreError::Unreachable { .. } => true,
+            StoreError::Sql { source, .. } => {
+                source.downcast_ref::<::postgres::Error>().is_some_and(|e| {
+                    let io = std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>());
+                    // 57P01-57P03: the server shuts down, or cannot take connections yet.
+                    let going = e.code().is_some_and(|c| c.code().starts_with("57P"));
+                    e.is_closed() || io || going
+                })
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Maps a driver error to [`StoreError::Sql`], naming what was being done.
@@ -340,9 +370,11 @@ pub trait Store:
     /// Queues a submission and returns its id.
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;
     /// Takes the next submission to judge (fair between users) for the judge host `host`,
-    /// opening a judging for it and leasing it until `lease_until`; `None` when the queue is
-    /// empty. A submission whose lease expired (its host died) is claimable again.
-    fn claim(&self, host: &str, now: i64, lease_until: i64) -> Result<Option<Claim>, StoreError>;
+    /// opening a judging for it (started at `now`, the host's clock) and leasing it for
+    /// `lease_ms` milliseconds of the database's clock; `None` when the queue is empty. A
+    /// submission whose lease expired by the database's clock (its host died) is claimable
+    /// again; a host's own clock never decides that.
+    fn claim(&self, host: &str, now: i64, lease_ms: i64) -> Result<Option<Claim>, StoreError>;
     /// Stores a verdict into the claim's judging, exactly once: `false` when the claim is stale
     /// and nothing was written.
     fn finish(

@@ -169,8 +169,8 @@ impl<E: Engine> Store for E {
         self.run(None, |c| insert(c, new, now))
     }
 
-    fn claim(&self, host: &str, now: i64, lease_until: i64) -> Result<Option<Claim>, StoreError> {
-        self.claim_next(host, now, lease_until)
+    fn claim(&self, host: &str, now: i64, lease_ms: i64) -> Result<Option<Claim>, StoreError> {
+        self.claim_next(host, now, lease_ms)
     }
 
     fn finish(

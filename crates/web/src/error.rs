@@ -12,6 +12,9 @@ use axum::Json;
 
 use ojd_store::StoreError;
 
+/// `Retry-After` of a 503 (the database away, a request timed out).
+pub(crate) const RETRY_AFTER_SECS: &str = "5";
+
 #[derive(Debug)]
 pub enum AppError {
     BadRequest(String),
@@ -108,6 +111,15 @@ impl From<StoreError> for AppError {
         if let StoreError::Conflict(m) = e {
             return AppError::Conflict(m);
         }
+        if e.is_unreachable() {
+            crate::log(&format!(
+                "answering 503: {}",
+                ojd_service::logging::error_chain(&e)
+            ));
+            return AppError::Unavailable(
+                "the database does not answer; try again in a few seconds".into(),
+            );
+        }
         AppError::Internal(ojd_service::logging::error_chain(&e))
     }
 }
@@ -134,6 +146,12 @@ impl IntoResponse for AppError {
             if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
                 response.headers_mut().insert(header::RETRY_AFTER, v);
             }
+        }
+        if let AppError::Unavailable(_) | AppError::Timeout = self {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from_static(RETRY_AFTER_SECS),
+            );
         }
         if let AppError::Unauthorized = self {
             response

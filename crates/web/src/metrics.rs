@@ -9,7 +9,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use crate::auth::extract::Admin;
@@ -62,6 +62,43 @@ const HOST_SERIES: &[(&str, &str, &str, &str)] = &[
         "Judging workers on a host.",
     ),
     (
+        "host_faults",
+        "ojd_host_faults_total",
+        "counter",
+        "Judgings a host abandoned for its own failure (disk, I/O, sandbox), requeued.",
+    ),
+    (
+        "paused",
+        "ojd_host_paused",
+        "gauge",
+        "1 while a host claims nothing for a host fault or too little free space.",
+    ),
+    (
+        "drained",
+        "ojd_host_drained",
+        "gauge",
+        "1 while an admin has drained a host.",
+    ),
+    (
+        "scratch_free_bytes",
+        "ojd_host_scratch_free_bytes",
+        "gauge",
+        "Free space of a judge host's scratch folder at its last check.",
+    ),
+    (
+        "cache_free_bytes",
+        "ojd_host_cache_free_bytes",
+        "gauge",
+        "Free space of a judge host's cache folder at its last check.",
+    ),
+    (
+        "package_cache_bytes",
+        "ojd_host_package_cache_bytes",
+        "gauge",
+        "Bytes a judge host's package cache holds.",
+    ),
+    ("cpus", "ojd_host_cpus", "gauge", "CPUs a host may use."),
+    (
         "blobs_fetched",
         "ojd_host_blobs_fetched_total",
         "counter",
@@ -93,7 +130,95 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/healthz", get(healthz))
         .route("/metrics", get(prometheus))
         .route("/api/v1/admin/hosts", get(hosts))
+        .route("/api/v1/admin/hosts/drain", post(drain_host))
+        .route("/api/v1/admin/hosts/resume", post(resume_host))
+        .route("/api/v1/admin/gc", post(collect))
 }
+
+/// `POST /api/v1/admin/gc`: collects now what nothing has used for `[server] retention`
+/// (`{"retention": "1h"}` for another age; see config.toml); answers what went.
+async fn collect(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    body: Option<Json<serde_json::Value>>,
+) -> Result<impl IntoResponse, AppError> {
+    let keep = match body.as_ref().and_then(|b| b.get("retention")) {
+        None => app.config.server.retention,
+        Some(v) => v
+            .as_str()
+            .ok_or_else(|| "retention: expected a duration like \"30d\"".to_string())
+            .and_then(ojd_judge::units::parse_duration)
+            .map_err(|e| AppError::BadRequest(format!("retention: {e}")))?,
+    };
+    let keep_ms = keep.as_millis() as i64;
+    let done = app.db(move |s| s.collect(keep_ms)).await?;
+    crate::log(&format!(
+        "collected {} unused package version(s), {} blob(s), {} gone host(s) (asked by an admin)",
+        done.packages, done.blobs, done.hosts
+    ));
+    Ok(Json(done))
+}
+
+/// The body of a drain or resume request.
+#[derive(serde::Deserialize)]
+pub(crate) struct DrainRequest {
+    /// The host's identity (`name` in the hosts list).
+    host: String,
+    /// Why (drain only): shown on the hosts page and in the host's log.
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// Asks `host` to drain (`Some(reason)`) or resume (`None`); a 404 names an unknown host.
+pub(crate) async fn set_drain(
+    app: &Arc<App>,
+    host: String,
+    reason: Option<String>,
+) -> Result<(), AppError> {
+    let (h, r) = (host.clone(), reason.clone());
+    let found = app.db(move |s| s.set_drain(&h, r.as_deref())).await?;
+    if !found {
+        return Err(AppError::NotFound(format!("no judge host {host:?}")));
+    }
+    crate::log(&format!(
+        "host {host}: {}",
+        match &reason {
+            Some(r) => format!("drain requested ({r})"),
+            None => "resume requested".to_string(),
+        }
+    ));
+    Ok(())
+}
+
+/// `POST /api/v1/admin/hosts/drain` `{"host": "…", "reason": "…"}`: the host finishes what it
+/// judges and claims nothing new (from its next heartbeat, within 2 s) until resumed.
+async fn drain_host(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Json(req): Json<DrainRequest>,
+) -> Result<impl IntoResponse, AppError> {
+    let reason = req
+        .reason
+        .filter(|r| !r.trim().is_empty())
+        .unwrap_or_else(|| "drained by an admin".to_string());
+    set_drain(&app, req.host.clone(), Some(reason.clone())).await?;
+    Ok(Json(
+        serde_json::json!({ "host": req.host, "drain": reason }),
+    ))
+}
+
+/// `POST /api/v1/admin/hosts/resume` `{"host": "…"}`: the host claims again.
+async fn resume_host(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Json(req): Json<DrainRequest>,
+) -> Result<impl IntoResponse, AppError> {
+    set_drain(&app, req.host.clone(), None).await?;
+    Ok(Json(serde_json::json!({ "host": req.host, "drain": null })))
+}
+
+/// How long `/healthz` waits for the database before it answers 503.
+pub const HEALTH_PATIENCE: std::time::Duration = std::time::Duration::from_millis(700);
 
 /// `GET /healthz`: 200 `ok` while the node serves and its database answers; 503 `degraded`
 /// (with the database's error) while the database does not answer: the node keeps serving
@@ -106,19 +231,27 @@ async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
         "problems": app.catalog().ready_count(),
     });
     let store = app.store.clone();
-    let checked = tokio::task::spawn_blocking(move || {
+    let check = tokio::task::spawn_blocking(move || {
         store.ping()?;
-        store.counts()
-    })
-    .await
-    .map_err(|e| e.to_string())
-    .and_then(|r| r.map_err(|e| ojd_service::logging::error_chain(&e)));
+        store.pending_counts()
+    });
+    // Whatever the database does (refuses, hangs, is cut off), the answer comes within a
+    // second: a health check that hangs is no health check.
+    let checked = match tokio::time::timeout(HEALTH_PATIENCE, check).await {
+        Err(_) => Err(format!(
+            "the database did not answer within {} ms",
+            HEALTH_PATIENCE.as_millis()
+        )),
+        Ok(joined) => joined
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| ojd_service::logging::error_chain(&e))),
+    };
     let mut body = node;
     let status = match checked {
-        Ok(counts) => {
+        Ok((queued, judging)) => {
             body["status"] = (if app.is_stopping() { "stopping" } else { "ok" }).into();
-            body["queued"] = counts.queued.into();
-            body["judging"] = counts.judging.into();
+            body["queued"] = queued.into();
+            body["judging"] = judging.into();
             StatusCode::OK
         }
         Err(e) => {
@@ -134,12 +267,11 @@ async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
 /// heartbeat, what it judges now), and whether it is alive (a heartbeat within the lease).
 async fn hosts(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoResponse, AppError> {
     let hosts = app.db(|s| s.hosts()).await?;
-    let now = ojd_store::now_ms();
     let lease = ojd_service::node::LEASE.as_millis() as i64;
     let list: Vec<serde_json::Value> = hosts
         .into_iter()
         .map(|h| {
-            let alive = now - h.last_seen <= lease;
+            let alive = h.seen_ago_ms <= lease;
             let mut v = serde_json::to_value(&h).unwrap_or_default();
             v["alive"] = alive.into();
             v
@@ -150,9 +282,8 @@ async fn hosts(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoRe
 
 /// `GET /metrics`: Prometheus text exposition format.
 async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, AppError> {
-    let now = ojd_store::now_ms();
     let (counts, hosts, expired) = app
-        .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases(now)?)))
+        .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases()?)))
         .await?;
     let lease = ojd_service::node::LEASE.as_millis() as i64;
     let catalog = app.catalog();
@@ -205,7 +336,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
         "ojd_workers",
         "gauge",
         "Judging workers.",
-        &one(app.workers as u64),
+        &one(app.judging_workers() as u64),
     );
     metric(
         "ojd_problems",
@@ -274,7 +405,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
         "Failed attempts to store a verdict, retried (this process).",
         &one(load(&c.store_retries)),
     );
-    let alive = hosts.iter().filter(|h| now - h.last_seen <= lease).count() as u64;
+    let alive = hosts.iter().filter(|h| h.seen_ago_ms <= lease).count() as u64;
     metric(
         "ojd_hosts_alive",
         "gauge",
@@ -297,15 +428,30 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
     for (key, name, kind, help) in HOST_SERIES {
         let samples: Vec<(String, u64)> = hosts
             .iter()
-            .filter(|h| now - h.last_seen <= lease)
+            .filter(|h| h.seen_ago_ms <= lease)
             .filter_map(|h| {
                 let v = h.stats.get(*key)?;
-                let host = h
-                    .name
-                    .replace('\\', "\\\\")
-                    .replace('"', "\\\"")
-                    .replace('\n', "\\n");
-                Some((format!("{{host=\"{host}\",role=\"{}\"}}", h.role), *v))
+                let escape = |t: &str| {
+                    t.replace('\\', "\\\\")
+                        .replace('"', "\\\"")
+                        .replace('\n', "\\n")
+                };
+                // The name it was given, its role, and its process identity (several processes
+                // may share a name; each is a series of its own).
+                let label = if h.label.is_empty() {
+                    &h.name
+                } else {
+                    &h.label
+                };
+                Some((
+                    format!(
+                        "{{host=\"{}\",role=\"{}\",id=\"{}\"}}",
+                        escape(label),
+                        h.role,
+                        escape(&h.name)
+                    ),
+                    *v,
+                ))
             })
             .collect();
         if !samples.is_empty() {

@@ -5,13 +5,20 @@
 //! together migrate once), the claim as ONE statement that locks the chosen row with
 //! `FOR UPDATE SKIP LOCKED` (so workers on many hosts claim in parallel without waiting on each
 //! other), and live events between nodes over LISTEN/NOTIFY.
+//!
+//! TLS: the URL's `sslmode` is `disable`, `prefer` (the default: TLS when the server offers
+//! it, unverified), `require` (TLS or no connection, the certificate not checked), `verify-ca`
+//! (TLS with a certificate signed by the CA of `sslrootcert`, a PEM file; the system's CAs
+//! without it) or `verify-full` (that, and the certificate names the host connected to), as
+//! libpq reads them.
 
 mod migrations;
+mod role;
 
 use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::NoTls;
+use postgres_openssl::MakeTlsConnector;
 use r2d2_postgres::PostgresConnectionManager;
 
 use crate::cluster::EventSink;
@@ -19,19 +26,138 @@ use crate::db::{args, Conn, Engine, Res, What};
 use crate::{sql, Claim, StoreError};
 
 pub use migrations::MIGRATIONS;
+pub use role::judge_host_role_sql;
+
+/// The longest a statement waits for a pooled connection while the database answers.
+const POOL_WAIT: Duration = Duration::from_secs(5);
+/// How often a wait for a connection looks whether the pool's attempts fail.
+const POOL_STEP: Duration = Duration::from_millis(100);
+/// The longest a connection attempt waits for the server (unless the URL says).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Counts the pool's failed connection attempts ([`PgStore::conn`] reads it).
+#[derive(Debug)]
+struct CountFailures(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl r2d2::HandleError<postgres::Error> for CountFailures {
+    fn handle_error(&self, _error: postgres::Error) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
 
 /// NOTIFY payloads must stay under PostgreSQL's 8000-byte limit.
 pub const MAX_PAYLOAD: usize = 7900;
 
-type Pool = r2d2::Pool<PostgresConnectionManager<NoTls>>;
-type Pooled = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
+type Pool = r2d2::Pool<PostgresConnectionManager<MakeTlsConnector>>;
+type Pooled = r2d2::PooledConnection<PostgresConnectionManager<MakeTlsConnector>>;
+
+/// How a connection is secured (the URL's `sslmode`; see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SslMode {
+    Disable,
+    Prefer,
+    Require,
+    VerifyCa,
+    VerifyFull,
+}
+
+/// Takes `sslmode` and `sslrootcert` out of a URL's query (the driver knows neither
+/// `verify-ca`/`verify-full` nor `sslrootcert`): the URL without them, the mode, the CA file.
+pub fn split_tls(url: &str) -> Result<(String, SslMode, Option<String>), String> {
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_string(), SslMode::Prefer, None));
+    };
+    let (mut mode, mut root, mut kept) = (SslMode::Prefer, None, Vec::new());
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = percent_decode(value);
+        match key {
+            "sslmode" => {
+                mode = match value.as_str() {
+                    "disable" => SslMode::Disable,
+                    "allow" | "prefer" => SslMode::Prefer,
+                    "require" => SslMode::Require,
+                    "verify-ca" => SslMode::VerifyCa,
+                    "verify-full" => SslMode::VerifyFull,
+                    other => {
+                        return Err(format!(
+                            "sslmode={other:?} in the database URL: expected disable, prefer, require, verify-ca or verify-full"
+                        ))
+                    }
+                }
+            }
+            "sslrootcert" => root = Some(value),
+            _ => kept.push(pair),
+        }
+    }
+    let url = if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    Ok((url, mode, root))
+}
+
+/// `%XX` escapes of a URL query value (a path in `sslrootcert`).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The TLS connector of `mode`, trusting the CA in `root` (PEM) when given.
+fn connector(mode: SslMode, root: Option<&str>) -> Result<MakeTlsConnector, String> {
+    use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
+    let tls = |e: openssl::error::ErrorStack| format!("TLS setup: {e}");
+    let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(tls)?;
+    let verify = matches!(mode, SslMode::VerifyCa | SslMode::VerifyFull);
+    if verify {
+        match root {
+            Some(file) => b.set_ca_file(file).map_err(|e| {
+                format!("sslrootcert {file}: cannot read it as PEM CA certificates: {e}")
+            })?,
+            None => b.set_default_verify_paths().map_err(tls)?,
+        }
+        b.set_verify(SslVerifyMode::PEER);
+    } else {
+        b.set_verify(SslVerifyMode::NONE);
+    }
+    let mut c = MakeTlsConnector::new(b.build());
+    if mode != SslMode::VerifyFull {
+        c.set_callback(|config, _| {
+            config.set_verify_hostname(false);
+            Ok(())
+        });
+    }
+    Ok(c)
+}
 
 /// See the module docs.
 pub struct PgStore {
     pool: Pool,
+    /// Connection attempts of the pool that failed (counted by its error handler).
+    failed_connects: std::sync::Arc<std::sync::atomic::AtomicU64>,
     config: postgres::Config,
     /// The URL without its password, for messages.
     name: String,
+    tls: MakeTlsConnector,
 }
 
 /// "host:port/database" of a connection config, never its password.
@@ -58,22 +184,55 @@ impl PgStore {
     /// database, never the password.
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
         let name = super::redact_url(url);
-        let config: postgres::Config = url.parse().map_err(|e| StoreError::Open {
+        let bad = |e: String| StoreError::Open {
+            path: name.clone(),
+            source: e.into(),
+        };
+        let (url, mode, root) = split_tls(url).map_err(bad)?;
+        let tls = connector(mode, root.as_deref()).map_err(bad)?;
+        let mut config: postgres::Config = url.parse().map_err(|e| StoreError::Open {
             path: name.clone(),
             source: Box::new(e),
         })?;
-        let manager = PostgresConnectionManager::new(config.clone(), NoTls);
+        config.ssl_mode(match mode {
+            SslMode::Disable => postgres::config::SslMode::Disable,
+            SslMode::Prefer => postgres::config::SslMode::Prefer,
+            _ => postgres::config::SslMode::Require,
+        });
+        if config.get_connect_timeout().is_none() {
+            // A host cut off (packets dropped) counts as unreachable after this, not after
+            // the kernel's minutes of SYN retries.
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        // One connection first, so that a refused login or TLS handshake is reported as it is
+        // (the pool only says that it timed out).
+        drop(
+            config
+                .connect(tls.clone())
+                .map_err(|e| StoreError::Unreachable {
+                    path: describe(&config),
+                    source: Box::new(e),
+                })?,
+        );
+        let manager = PostgresConnectionManager::new(config.clone(), tls.clone());
+        let failed_connects = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let pool = r2d2::Pool::builder()
             .max_size(16)
             .min_idle(Some(1))
-            .connection_timeout(Duration::from_secs(5))
-            .error_handler(Box::new(r2d2::NopErrorHandler))
+            .connection_timeout(POOL_WAIT)
+            .error_handler(Box::new(CountFailures(failed_connects.clone())))
             .build(manager)
             .map_err(|e| StoreError::Open {
                 path: describe(&config),
                 source: Box::new(e),
             })?;
-        let store = PgStore { pool, config, name };
+        let store = PgStore {
+            pool,
+            failed_connects,
+            config,
+            name,
+            tls,
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -83,13 +242,28 @@ impl PgStore {
         &self.name
     }
 
-    /// A pooled connection; a database that does not answer within the pool's timeout is an
-    /// error naming host, port and database.
+    /// A pooled connection. A database that refuses connections is [`StoreError::Unreachable`]
+    /// as soon as one of the pool's attempts fails while this waits (a fraction of a second),
+    /// not after [`POOL_WAIT`]: a busy pool (every connection in use) is waited for, a dead
+    /// database is not.
     fn conn(&self) -> Result<Pooled, StoreError> {
-        self.pool.get().map_err(|e| StoreError::Open {
-            path: describe(&self.config),
-            source: Box::new(e),
-        })
+        use std::sync::atomic::Ordering;
+        let started = std::time::Instant::now();
+        let failed_before = self.failed_connects.load(Ordering::Relaxed);
+        loop {
+            match self.pool.get_timeout(POOL_STEP) {
+                Ok(c) => return Ok(c),
+                Err(e) => {
+                    let failed = self.failed_connects.load(Ordering::Relaxed) != failed_before;
+                    if failed || started.elapsed() >= POOL_WAIT {
+                        return Err(StoreError::Unreachable {
+                            path: describe(&self.config),
+                            source: Box::new(e),
+                        });
+                    }
+                }
+            }
+        }
     }
 
     fn migrate(&self) -> Result<(), StoreError> {
@@ -98,8 +272,16 @@ impl PgStore {
         // One node migrates; the others wait here, then find nothing left to do.
         tx.execute("SELECT pg_advisory_xact_lock(7270400)", &[])
             .map_err(sql("lock the schema"))?;
-        tx.batch_execute("CREATE TABLE IF NOT EXISTS ojd_schema (version BIGINT NOT NULL)")
-            .map_err(sql("create the schema version table"))?;
+        // A judge host's role may not create tables (nor write ojd_schema): nothing is
+        // written when the schema is there and current.
+        let exists: bool = tx
+            .query_one("SELECT to_regclass('ojd_schema') IS NOT NULL", &[])
+            .map_err(sql("look for the schema version table"))?
+            .get(0);
+        if !exists {
+            tx.batch_execute("CREATE TABLE ojd_schema (version BIGINT NOT NULL)")
+                .map_err(sql("create the schema version table"))?;
+        }
         let version: i64 = tx
             .query_opt("SELECT version FROM ojd_schema", &[])
             .map_err(sql("read the schema version"))?
@@ -113,6 +295,9 @@ impl PgStore {
                 known,
             });
         }
+        if version == known {
+            return tx.commit().map_err(sql("commit the migrations"));
+        }
         for migration in MIGRATIONS.iter().skip(version as usize) {
             tx.batch_execute(migration)
                 .map_err(sql("migrate the schema"))?;
@@ -125,19 +310,20 @@ impl PgStore {
     }
 }
 
-/// [`Store::claim`](crate::Store::claim) as one statement: $1 now, $2 host, $3 lease end.
+/// [`Store::claim`](crate::Store::claim) as one statement: $1 now (the host's, recorded), $2
+/// host, $3 the lease in milliseconds; leases are set and expire by the database's clock.
 /// Returns the claim's columns in [`Claim`]'s order, then the judging, then whether it took
 /// over an expired lease.
 const CLAIM: &str = r#"
 WITH next AS (
     SELECT s.id, s.state = 'judging' AS expired FROM submissions s
     LEFT JOIN fairness f ON f."user" = s."user"
-    WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < $1)
+    WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < NOW_MS)
     ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1
     FOR UPDATE OF s SKIP LOCKED
 ), claimed AS (
     UPDATE submissions s SET state = 'judging', claimed_at = $1, claimed_by = $2,
-        lease_until = $3, attempts = s.attempts + 1
+        lease_until = NOW_MS + $3, attempts = s.attempts + 1
     FROM next WHERE s.id = next.id
     RETURNING s.id, s.attempts, s.pending_rejudging, s."user", s.problem, s.language, s.source,
         (SELECT version FROM problem_current c WHERE c.problem = s.problem) AS version,
@@ -167,15 +353,16 @@ impl Engine for PgStore {
         Ok(out)
     }
 
-    fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>> {
+    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>> {
         // One statement, one round trip: pick (skipping rows other workers are claiming right
         // now rather than waiting for them), claim, open the judging under the package
         // version current in this statement's snapshot (a publish in flight is invisible until
         // it commits whole), and record the claim for fairness.
+        let sql = CLAIM.replace("NOW_MS", Self::NOW_MS);
         self.row(
             "claim a submission",
-            CLAIM,
-            args![now, host, lease_until],
+            &sql,
+            args![now, host, lease_ms],
             |r| {
                 Ok(Claim {
                     id: r.get(0)?,
@@ -194,6 +381,9 @@ impl Engine for PgStore {
     }
 
     const KEEPS_BLOBS: bool = true;
+
+    // `now()`: the transaction's start on the database server.
+    const NOW_MS: &'static str = "(floor(extract(epoch FROM now()) * 1000)::BIGINT)";
 
     fn send_events(&self, payloads: &[String]) -> Res<()> {
         if let Some(big) = payloads.iter().find(|p| p.len() > MAX_PAYLOAD) {
@@ -215,7 +405,7 @@ impl Engine for PgStore {
     fn listen_events(&self, sink: EventSink) -> Res<bool> {
         // Connections are made on the listener's own thread: the synchronous client must not
         // run inside the async runtime that calls this.
-        let config = self.config.clone();
+        let (config, tls) = (self.config.clone(), self.tls.clone());
         std::thread::Builder::new()
             .name("ojd-listen".into())
             .spawn(move || {
@@ -224,7 +414,7 @@ impl Engine for PgStore {
                 loop {
                     let mut c = match client.take() {
                         Some(c) => c,
-                        None => match config.connect(NoTls) {
+                        None => match config.connect(tls.clone()) {
                             Ok(c) => c,
                             Err(_) => {
                                 std::thread::sleep(backoff);

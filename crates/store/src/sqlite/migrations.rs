@@ -240,6 +240,16 @@ pub const MIGRATIONS: &[&str] = &[
         by_user TEXT NOT NULL,
         at INTEGER NOT NULL
     );",
+    // ---- branch hosts ----
+    // 11: a host row per process identity: its label (the name it was given), its ojd
+    // version, when it stopped cleanly, and an admin's request to drain it (the reason).
+    "ALTER TABLE hosts ADD COLUMN label TEXT NOT NULL DEFAULT '';
+    ALTER TABLE hosts ADD COLUMN version TEXT NOT NULL DEFAULT '';
+    ALTER TABLE hosts ADD COLUMN stopped_at INTEGER;
+    ALTER TABLE hosts ADD COLUMN drain TEXT;",
+    // 12: collecting unused package versions looks their judgings up by version.
+    "CREATE INDEX judgings_package_version ON judgings(package_version)
+        WHERE package_version IS NOT NULL;",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

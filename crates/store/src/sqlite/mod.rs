@@ -97,15 +97,21 @@ impl Engine for SqliteStore {
         Ok(out)
     }
 
-    fn claim_next(&self, host: &str, now: i64, lease_until: i64) -> Res<Option<Claim>> {
-        let next = "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
+    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>> {
+        let next = format!(
+            "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
              LEFT JOIN fairness f ON f.user = s.user
-             WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < $1)
-             ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1";
-        let claim = "UPDATE submissions SET state = 'judging', claimed_at = $2, claimed_by = $3,
-               lease_until = $4, attempts = attempts + 1
+             WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < {now_ms})
+             ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1",
+            now_ms = Self::NOW_MS
+        );
+        let claim = format!(
+            "UPDATE submissions SET state = 'judging', claimed_at = $2, claimed_by = $3,
+               lease_until = {now_ms} + $4, attempts = attempts + 1
              WHERE id = $1
-             RETURNING attempts, pending_rejudging, problem, language, source";
+             RETURNING attempts, pending_rejudging, problem, language, source",
+            now_ms = Self::NOW_MS
+        );
         let version = "SELECT version FROM problem_current WHERE problem = $1";
         let open = "INSERT INTO judgings
                (submission, attempt, rejudging, judged_by, started_at, package_version)
@@ -115,15 +121,15 @@ impl Engine for SqliteStore {
              ON CONFLICT (user) DO UPDATE SET last_claim = excluded.last_claim";
         self.tx("start a claim", "commit a claim", |c| {
             let what = "find the next submission";
-            let found = c.row(what, next, args![now], |r| {
+            let found = c.row(what, &next, args![], |r| {
                 Ok((r.get(0)?, r.get::<String>(1)?, r.get(2)?))
             })?;
             let Some((id, user, expired_lease)) = found else {
                 return Ok(None);
             };
-            let args = args![id, now, host, lease_until];
+            let args = args![id, now, host, lease_ms];
             let (attempt, rejudging, problem, language, source) =
-                c.one("claim a submission", claim, args, |r| {
+                c.one("claim a submission", &claim, args, |r| {
                     Ok((
                         r.get(0)?,
                         r.get(1)?,
@@ -154,6 +160,9 @@ impl Engine for SqliteStore {
     }
 
     const KEEPS_BLOBS: bool = false;
+
+    // `julianday('now')` has millisecond precision (unixepoch('subsec') needs SQLite 3.42).
+    const NOW_MS: &'static str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
 
     fn send_events(&self, _payloads: &[String]) -> Res<()> {
         Ok(())

@@ -48,6 +48,7 @@ pub(crate) fn routes(max_package: usize) -> Router<Arc<App>> {
             post(problems::upload).layer(DefaultBodyLimit::max(max_package + 64 * 1024)),
         )
         .route("/admin/queue", get(queue::queue))
+        .route("/admin/hosts/drain", post(queue::drain_form))
         .route(
             "/admin/rejudgings",
             get(rejudgings::list).post(rejudgings::create),

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::response::{Html, IntoResponse};
+use axum::response::{Html, IntoResponse, Redirect};
+use axum::Form;
 use maud::html;
 
 use super::{err, PageResult};
@@ -40,7 +41,6 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
         })
         .await
         .map_err(err(&user))?;
-    let now = ojd_store::now_ms();
     let lease = ojd_service::node::LEASE.as_millis() as i64;
     let mut judging = Vec::new();
     for r in pending.rows.iter().filter(|r| r.state == SubState::Judging) {
@@ -69,24 +69,52 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
             span { (counts.queued) " queued" }
             span { (counts.judging) " judging" }
             span { (counts.done) " done" }
-            span { (app.workers) " local worker(s) on " (app.host) }
+            span { (app.judging_workers()) " local worker(s) on " (app.host) }
         }
         h2 { "Judge hosts" }
         @if hosts.is_empty() { p.muted { "No host has reported yet." } } @else {
             div.scroll { table.list.admin #hosts {
-                thead { tr { th { "Host" } th.opt { "Role" } th { "Last heartbeat" } th { "Judging" } th.opt { "Up since" } } }
+                thead { tr { th { "Host" } th.opt { "Role" } th.opt { "Version" } th { "State" } th { "Last heartbeat" } th { "Judging" } th.opt { "Free disk" } th.opt { "Cache" } th.opt { "CPUs" } th.opt { "Up since" } th { "" } } }
                 tbody { @for h in &hosts {
-                    @let alive = now - h.last_seen <= lease;
+                    @let alive = h.seen_ago_ms <= lease && h.stopped_at.is_none();
+                    @let stat = |k: &str| h.stats.get(k).copied();
                     tr.host {
-                        td { (h.name) @if !alive { " " span.badge.v-JE { "silent" } } }
+                        td { @if h.label.is_empty() || h.label == h.name { (h.name) } @else { (h.label) br; span.muted { (h.name) } } }
                         td.opt { (h.role) }
-                        td { (time_el(h.last_seen)) " " span.muted { "(" ((now - h.last_seen).max(0) / 1000) " s ago)" } }
+                        td.opt { (h.version) }
+                        td.state {
+                            @if h.stopped_at.is_some() { span.badge { "stopped" } }
+                            @else if !alive { span.badge.v-JE { "silent" } }
+                            @else if let Some(why) = &h.drain { span.badge.v-CE { "drained" } " " span.muted { (why) } }
+                            @else if stat("paused") == Some(1) {
+                                span.badge.v-JE { "paused" } " "
+                                span.muted { (h.stats.keys().find_map(|k| k.strip_prefix("paused_")).unwrap_or("host fault")) }
+                            }
+                            @else { span.badge.v-AC { "claiming" } }
+                        }
+                        td { (time_el(h.last_seen)) " " span.muted { "(" (h.seen_ago_ms.max(0) / 1000) " s ago)" } }
                         td { @if h.judging.is_empty() { span.muted { "idle" } } @else {
                             @for (i, id) in h.judging.iter().enumerate() {
                                 @if i > 0 { ", " } a href={ "/submissions/" (id) } { "#" (id) }
                             }
                         } }
+                        td.opt { @if let (Some(s), Some(c)) = (stat("scratch_free_bytes"), stat("cache_free_bytes")) {
+                            (s >> 20) " MiB scratch, " (c >> 20) " MiB cache" } }
+                        td.opt { @if let Some(b) = stat("package_cache_bytes") { (b >> 20) " MiB" } }
+                        td.opt { @if let Some(n) = stat("cpus") { (n) } @if let Some(w) = stat("workers") { " (" (w) " worker(s))" } }
                         td.opt { (time_el(h.started_at)) }
+                        td { @if alive && h.role == "worker" {
+                            form method="post" action="/admin/hosts/drain" {
+                                input type="hidden" name="host" value=(h.name);
+                                @if h.drain.is_some() {
+                                    input type="hidden" name="action" value="resume";
+                                    button.link type="submit" { "resume" }
+                                } @else {
+                                    input type="hidden" name="action" value="drain";
+                                    button.link.danger type="submit" { "drain" }
+                                }
+                            }
+                        } }
                     }
                 } }
             } }
@@ -131,4 +159,34 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
         p { a href="/submissions" { "All submissions, with filters →" } }
     };
     Ok(Html(page("Queue", Some(&user), body)).into_response())
+}
+
+/// The hosts table's drain and resume buttons.
+#[derive(serde::Deserialize)]
+pub(crate) struct DrainForm {
+    host: String,
+    /// `drain` or `resume`.
+    action: String,
+}
+
+/// `POST /admin/hosts/drain`: drains or resumes a judge host, back to the queue page.
+pub(crate) async fn drain_form(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Form(f): Form<DrainForm>,
+) -> PageResult {
+    let user = need_admin(user)?;
+    let reason = match f.action.as_str() {
+        "drain" => Some(format!("drained by {}", user.name)),
+        "resume" => None,
+        other => {
+            return Err(err(&user)(crate::error::AppError::BadRequest(format!(
+                "action must be drain or resume, not {other:?}"
+            ))))
+        }
+    };
+    crate::metrics::set_drain(&app, f.host, reason)
+        .await
+        .map_err(err(&user))?;
+    Ok(Redirect::to("/admin/queue").into_response())
 }
