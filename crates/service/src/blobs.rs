@@ -99,7 +99,7 @@ pub fn package_files(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, BlobError> {
 }
 
 /// Publishes a loaded problem's folder; returns its version.
-pub fn publish(store: &dyn Store, problem: &Problem, now: i64) -> Result<String, BlobError> {
+pub(crate) fn publish(store: &dyn Store, problem: &Problem, now: i64) -> Result<String, BlobError> {
     let files = package_files(&problem.dir)?;
     Ok(store.publish(&problem.id, &files, now)?)
 }
@@ -215,7 +215,7 @@ impl Cache {
     }
 
     /// Bytes on disk: every blob, and every laid-out file that is a copy, not a link to one.
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         let blobs: u64 = std::fs::read_dir(self.dir.join("blobs"))
             .into_iter()
             .flatten()

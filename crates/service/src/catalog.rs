@@ -19,7 +19,7 @@ use ojd_judge::problem::Problem;
 /// Renders a statement's Markdown to safe HTML: `(text, drop_samples)`, where `drop_samples`
 /// says the problem has sample tests that pages show from the files (the web layer's
 /// renderer; a judge host, which shows no pages, renders nothing).
-pub type StatementRenderer = fn(&str, bool) -> String;
+pub(crate) type StatementRenderer = fn(&str, bool) -> String;
 
 /// A problem the daemon serves.
 pub struct Entry {
@@ -44,7 +44,7 @@ pub struct Catalog {
 
 impl Catalog {
     /// Loads every problem folder (blocking; generates answers when the config says so).
-    pub fn load(config: &Config, judge: &Judge, render: StatementRenderer) -> Catalog {
+    pub(crate) fn load(config: &Config, judge: &Judge, render: StatementRenderer) -> Catalog {
         let dir = &config.server.problems;
         let mut catalog = Catalog::default();
         let mut folders: Vec<_> = match std::fs::read_dir(dir) {
@@ -93,7 +93,7 @@ impl Catalog {
     }
 
     /// Logs what was loaded and what failed.
-    pub fn report(&self) {
+    pub(crate) fn report(&self) {
         let ids: Vec<&str> = self.problems.keys().map(String::as_str).collect();
         crate::logging::log(&format!(
             "{} problem(s) ready: {}",

@@ -185,7 +185,7 @@ impl Default for Hub {
 }
 
 impl Hub {
-    pub fn new() -> Hub {
+    pub(crate) fn new() -> Hub {
         // Streams that fall this far behind re-read the store (see sse.rs).
         let (tx, _) = broadcast::channel(4096);
         Hub {
@@ -197,7 +197,7 @@ impl Hub {
 
     /// Sends every event of this node through the store to the other nodes, from a thread of
     /// its own (in order; a database that fails loses live events, never verdicts).
-    pub fn forward_to(&self, store: Arc<dyn ojd_store::Store>, host: String) {
+    pub(crate) fn forward_to(&self, store: Arc<dyn ojd_store::Store>, host: String) {
         let (tx, rx) = std::sync::mpsc::channel::<(i64, Live)>();
         let spawned = std::thread::Builder::new()
             .name("ojd-events".into())
@@ -232,7 +232,7 @@ impl Hub {
     }
 
     /// An event from another node (its JSON envelope); this node's own are ignored.
-    pub fn apply_remote(&self, me: &str, payload: &str) {
+    pub(crate) fn apply_remote(&self, me: &str, payload: &str) {
         let Ok(env) = serde_json::from_str::<Envelope>(payload) else {
             return;
         };
@@ -290,13 +290,9 @@ impl Hub {
         self.lock().running.get(&id).map(|r| r.progress.clone())
     }
 
-    pub fn running_count(&self) -> usize {
-        self.lock().running.len()
-    }
-
     /// The submissions this node's own workers are judging now (the leases its heartbeat
     /// renews).
-    pub fn local_ids(&self) -> Vec<i64> {
+    pub(crate) fn local_ids(&self) -> Vec<i64> {
         self.lock()
             .running
             .iter()
@@ -462,7 +458,7 @@ mod tests {
         let _ = hub.begin(5, 50);
         hub.apply_remote("me", &remote("other", 70, Live::Started { id: 7 }));
         hub.apply_remote("me", &remote("me", 90, Live::Started { id: 9 }));
-        assert_eq!(hub.running_count(), 2, "our own echo is ignored");
+        assert_eq!(hub.lock().running.len(), 2, "our own echo is ignored");
         assert_eq!(hub.local_ids(), vec![5], "the heartbeat renews ours only");
         // A judging that ends without `end` (a panic unwinding judge_claim) still leaves.
         drop(Running::guard(&hub, 5, 50));

@@ -45,7 +45,7 @@ pub fn log(message: &str) {
 }
 
 /// What a worker stored for one submission, for [`judged`].
-pub struct Judged<'a> {
+pub(crate) struct Judged<'a> {
     pub submission: i64,
     pub user: &'a str,
     pub problem: &'a str,
@@ -61,7 +61,7 @@ pub struct Judged<'a> {
 }
 
 /// The `judged` event: a warning with its cause for a judge error, `info` otherwise.
-pub fn judged(j: &Judged<'_>) {
+pub(crate) fn judged(j: &Judged<'_>) {
     if j.cause.is_empty() {
         tracing::info!(
             submission = j.submission,

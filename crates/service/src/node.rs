@@ -64,21 +64,21 @@ pub enum ServerError {
 /// bound is 15 s).
 pub const LEASE: Duration = Duration::from_secs(10);
 /// How often a node renews its leases and says it is alive.
-pub const HEARTBEAT: Duration = Duration::from_secs(2);
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(2);
 /// The longest an idle worker waits before looking at the queue again.
-pub const IDLE_POLL: Duration = Duration::from_secs(2);
+pub(crate) const IDLE_POLL: Duration = Duration::from_secs(2);
 
 /// How often a paused host checks itself again (free space, a probe file in its scratch and
 /// cache), and so how soon it resumes once the cause is gone.
-pub const HEALTH_RECHECK: Duration = Duration::from_secs(3);
+pub(crate) const HEALTH_RECHECK: Duration = Duration::from_secs(3);
 /// How often a healthy host measures its free space before claiming (a busy host claims many
 /// times a second; the check costs two `statvfs` and two small files).
-pub const SPACE_CHECK: Duration = Duration::from_secs(1);
+pub(crate) const SPACE_CHECK: Duration = Duration::from_secs(1);
 /// Host faults other than a lack of space one submission may meet on this host, its checks
 /// passing each time, before it is stored as a judge error: past that the fault follows the
 /// submission (a package the judge cannot read), not the host, and requeueing it again would
 /// only go round.
-pub const HOST_FAULTS_PER_SUBMISSION: u32 = 3;
+pub(crate) const HOST_FAULTS_PER_SUBMISSION: u32 = 3;
 
 /// `ENOSPC` (Linux): the error number of every space fault.
 const ENOSPC: i32 = 28;
@@ -151,14 +151,9 @@ impl Health {
         true
     }
 
-    /// The cause of the current pause, if claiming is paused.
-    pub fn paused(&self) -> Option<String> {
-        self.lock().pause.as_ref().map(|p| p.cause.clone())
-    }
-
     /// Records an admin's drain request as the heartbeat read it (`None`: resume); logs a
     /// change.
-    pub fn set_drain(&self, drain: Option<String>) {
+    pub(crate) fn set_drain(&self, drain: Option<String>) {
         let mut st = self.lock();
         if st.drain != drain {
             match &drain {
@@ -169,11 +164,6 @@ impl Health {
             }
             st.drain = drain;
         }
-    }
-
-    /// Why an admin drained this host, while they do.
-    pub fn drained(&self) -> Option<String> {
-        self.lock().drain.clone()
     }
 }
 
@@ -340,7 +330,7 @@ impl Node {
 
     /// A judge host (`ojd worker`) named `name`, its identity `identity` (see [`identity`]):
     /// no problems folder, packages from the database.
-    pub fn worker(
+    pub(crate) fn worker(
         config: Config,
         judge: Judge,
         workers: usize,
@@ -474,7 +464,7 @@ impl Node {
     /// Whether this host may claim a submission now. A healthy host measures its scratch's and
     /// cache's free space against `[judge] min_free_space` (at most every [`SPACE_CHECK`]); a
     /// paused one checks itself every [`HEALTH_RECHECK`] and resumes when the check passes.
-    pub async fn ready_to_claim(self: &Arc<Self>) -> bool {
+    pub(crate) async fn ready_to_claim(self: &Arc<Self>) -> bool {
         {
             let mut st = self.health.lock();
             if st.drain.is_some() {
@@ -533,7 +523,7 @@ impl Node {
     /// Records a host fault met while judging submission `id`: claiming pauses until the
     /// host's checks pass. `true` when the submission is to go back to the queue; `false` when
     /// it met [`HOST_FAULTS_PER_SUBMISSION`] of them here (the fault follows the submission).
-    pub fn host_fault(&self, id: i64, e: &ojd_judge::judge::JudgeError) -> bool {
+    pub(crate) fn host_fault(&self, id: i64, e: &ojd_judge::judge::JudgeError) -> bool {
         let cause = crate::logging::error_chain(e);
         let kind = e.host_fault_kind().unwrap_or("io_error");
         self.host_fault_because(id, cause, kind, e.errno())
@@ -541,7 +531,7 @@ impl Node {
 
     /// [`Node::host_fault`] for a fault described by its cause, kind and errno (a package
     /// that cannot be written to this host's cache).
-    pub fn host_fault_because(
+    pub(crate) fn host_fault_because(
         &self,
         id: i64,
         cause: String,
@@ -553,7 +543,7 @@ impl Node {
     }
 
     /// Forgets the host faults of a submission this host has now judged.
-    pub fn judged(&self, id: i64) {
+    pub(crate) fn judged(&self, id: i64) {
         self.health.lock().faults.remove(&id);
     }
 }
@@ -622,7 +612,7 @@ pub fn start_heartbeat(app: &Arc<Node>) {
 }
 
 /// How often a serve node collects what nothing uses (`[server] retention`).
-pub const COLLECT_EVERY: Duration = Duration::from_secs(3600);
+pub(crate) const COLLECT_EVERY: Duration = Duration::from_secs(3600);
 
 /// Collects unused package versions, blobs and gone hosts' rows older than `[server]
 /// retention`, a minute after start and then every [`COLLECT_EVERY`], on a thread of its own
@@ -709,7 +699,7 @@ impl Node {
     }
 
     /// Lets the heartbeat thread end (after the workers drained).
-    pub fn stop_heartbeat(&self) {
+    pub(crate) fn stop_heartbeat(&self) {
         self.beat_stop.store(true, Ordering::Relaxed);
     }
 }
@@ -717,7 +707,7 @@ impl Node {
 /// A new process identity for a host named `label`: the label and 64 random bits, so that two
 /// processes given the same name never share claims, and nobody can guess another's identity
 /// from its name.
-pub fn identity(label: &str) -> String {
+pub(crate) fn identity(label: &str) -> String {
     let mut bytes = [0u8; 8];
     let random = std::fs::File::open("/dev/urandom")
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
@@ -750,7 +740,7 @@ pub fn check_identity(identity: &str) -> Result<(), String> {
 }
 
 /// The machine's host name (`judged_by`), or "localhost" when the kernel does not say.
-pub fn host_name() -> String {
+pub(crate) fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|h| h.trim().to_string())
@@ -815,11 +805,11 @@ pub struct Counters {
     /// Attempts to store a verdict that failed (the database did not answer) and were retried.
     pub store_retries: AtomicU64,
     /// Judgings abandoned for a failure of this host (its disk, its own I/O, its sandbox).
-    pub host_faults: AtomicU64,
+    pub(crate) host_faults: AtomicU64,
 }
 
 impl Counters {
-    pub fn record(&self, _verdict: Verdict, took: Duration) {
+    pub(crate) fn record(&self, _verdict: Verdict, took: Duration) {
         self.judged.fetch_add(1, Ordering::Relaxed);
         self.judge_ms_total
             .fetch_add(took.as_millis() as u64, Ordering::Relaxed);
@@ -827,7 +817,7 @@ impl Counters {
 }
 
 /// This node's counters as it sends them with its heartbeat (see [`HostStats`]).
-pub fn host_stats(app: &Node) -> HostStats {
+pub(crate) fn host_stats(app: &Node) -> HostStats {
     let c = &app.metrics;
     let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
     let mut s = HostStats::new();
@@ -868,10 +858,15 @@ pub fn host_stats(app: &Node) -> HostStats {
 mod tests {
     use super::*;
 
+    /// The cause of the current pause, if claiming is paused.
+    fn paused(h: &Health) -> Option<String> {
+        h.lock().pause.as_ref().map(|p| p.cause.clone())
+    }
+
     #[test]
     fn a_host_fault_pauses_and_a_submission_goes_back_until_its_third_fault() {
         let h = Health::default();
-        assert_eq!(h.paused(), None);
+        assert_eq!(paused(&h), None);
         let table = [
             (7, true, "read error", Some(5)),
             (8, true, "keeper gone", None),
@@ -890,10 +885,10 @@ mod tests {
                 requeue,
                 "submission {id}"
             );
-            assert_eq!(h.paused().as_deref(), Some(cause));
+            assert_eq!(paused(&h).as_deref(), Some(cause));
         }
         // A passing check lifts the pause (as `Node::ready_to_claim` does).
         h.lock().pause = None;
-        assert_eq!(h.paused(), None);
+        assert_eq!(paused(&h), None);
     }
 }

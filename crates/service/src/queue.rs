@@ -31,7 +31,7 @@ pub struct Workers(Vec<JoinHandle<()>>);
 
 impl Workers {
     /// Waits for every worker; safe to call again after a timeout interrupted it.
-    pub async fn join(&mut self) {
+    pub(crate) async fn join(&mut self) {
         while let Some(h) = self.0.last_mut() {
             let _ = h.await;
             self.0.pop();

@@ -178,7 +178,7 @@ pub use crate::db::EventSink;
 const PUBLISHING_LOCK: &str = "SELECT pg_advisory_xact_lock(7270401)";
 
 /// The channel of live judging events.
-pub const EVENTS: &str = "ojd_events";
+pub(crate) const EVENTS: &str = "ojd_events";
 /// The channel a trigger notifies when a submission enters the queue.
 pub const QUEUED: &str = "ojd_queued";
 

@@ -108,7 +108,7 @@ pub enum State {
 }
 
 impl State {
-    pub fn parse(s: &str) -> State {
+    pub(crate) fn parse(s: &str) -> State {
         match s {
             "judging" => State::Judging,
             "done" => State::Done,
@@ -269,7 +269,7 @@ pub struct Counts {
 
 impl Counts {
     /// Adds one row of the stores' `GROUP BY state, verdict` count.
-    pub fn add(&mut self, state: &str, verdict: Option<&str>, n: u64) {
+    pub(crate) fn add(&mut self, state: &str, verdict: Option<&str>, n: u64) {
         match State::parse(state) {
             State::Queued => self.queued += n,
             State::Judging => self.judging += n,
@@ -292,7 +292,7 @@ pub struct TokenInfo {
 }
 
 /// A database driver's error, whichever the backend.
-pub type DbError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type DbError = Box<dyn std::error::Error + Send + Sync>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -352,7 +352,7 @@ impl StoreError {
 }
 
 /// Maps a driver error to [`StoreError::Sql`], naming what was being done.
-pub fn sql<E>(what: &'static str) -> impl FnOnce(E) -> StoreError
+pub(crate) fn sql<E>(what: &'static str) -> impl FnOnce(E) -> StoreError
 where
     E: std::error::Error + Send + Sync + 'static,
 {

@@ -21,11 +21,11 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres_openssl::MakeTlsConnector;
 use r2d2_postgres::PostgresConnectionManager;
 
-use crate::cluster::EventSink;
+use crate::cluster::{EventSink, EVENTS, QUEUED};
 use crate::db::{args, Conn, Engine, Res, What};
 use crate::{sql, Claim, StoreError};
 
-pub use migrations::MIGRATIONS;
+use migrations::MIGRATIONS;
 pub use role::judge_host_role_sql;
 
 /// The longest a statement waits for a pooled connection while the database answers.
@@ -53,7 +53,7 @@ type Pooled = r2d2::PooledConnection<PostgresConnectionManager<MakeTlsConnector>
 
 /// How a connection is secured (the URL's `sslmode`; see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SslMode {
+pub(crate) enum SslMode {
     Disable,
     Prefer,
     Require,
@@ -63,7 +63,7 @@ pub enum SslMode {
 
 /// Takes `sslmode` and `sslrootcert` out of a URL's query (the driver knows neither
 /// `verify-ca`/`verify-full` nor `sslrootcert`): the URL without them, the mode, the CA file.
-pub fn split_tls(url: &str) -> Result<(String, SslMode, Option<String>), String> {
+pub(crate) fn split_tls(url: &str) -> Result<(String, SslMode, Option<String>), String> {
     let Some((base, query)) = url.split_once('?') else {
         return Ok((url.to_string(), SslMode::Prefer, None));
     };
@@ -182,7 +182,7 @@ impl PgStore {
     /// Connects to `url` (`postgres://user:password@host:port/database`) and runs the
     /// migrations. A bad URL or a refused connection is one error naming host, port and
     /// database, never the password.
-    pub fn open(url: &str) -> Result<PgStore, StoreError> {
+    pub(crate) fn open(url: &str) -> Result<PgStore, StoreError> {
         let name = super::redact_url(url);
         let bad = |e: String| StoreError::Open {
             path: name.clone(),
@@ -238,7 +238,7 @@ impl PgStore {
     }
 
     /// The URL this store was opened with, without its password.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.name
     }
 
@@ -397,8 +397,8 @@ impl Engine for PgStore {
         }
         // unnest yields its elements in order, and the notifications of one transaction are
         // delivered in the order they were sent.
-        let sql = "SELECT pg_notify('ojd_events', p) FROM unnest($1::TEXT[]) AS p";
-        self.exec("send live events", sql, args![payloads])
+        let sql = format!("SELECT pg_notify('{EVENTS}', p) FROM unnest($1::TEXT[]) AS p");
+        self.exec("send live events", &sql, args![payloads])
             .map(drop)
     }
 
@@ -406,6 +406,7 @@ impl Engine for PgStore {
         // Connections are made on the listener's own thread: the synchronous client must not
         // run inside the async runtime that calls this.
         let (config, tls) = (self.config.clone(), self.tls.clone());
+        let listen = format!("LISTEN {EVENTS}; LISTEN {QUEUED}");
         std::thread::Builder::new()
             .name("ojd-listen".into())
             .spawn(move || {
@@ -423,9 +424,7 @@ impl Engine for PgStore {
                             }
                         },
                     };
-                    if c.batch_execute("LISTEN ojd_events; LISTEN ojd_queued")
-                        .is_err()
-                    {
+                    if c.batch_execute(&listen).is_err() {
                         continue;
                     }
                     backoff = Duration::from_millis(100);

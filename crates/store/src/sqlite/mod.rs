@@ -24,7 +24,7 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating if needed) the database and runs the migrations.
-    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+    pub(crate) fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         let conn = Connection::open(path).map_err(|source| StoreError::Open {
             path: path.display().to_string(),
             source: Box::new(source),
