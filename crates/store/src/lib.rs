@@ -328,8 +328,6 @@ pub enum StoreError {
     /// A request the data does not allow (e.g. making an unfinished judging current).
     #[error("{0}")]
     Conflict(String),
-    #[error("{0}")]
-    Unsupported(String),
 }
 
 impl StoreError {
@@ -349,6 +347,19 @@ impl StoreError {
             _ => false,
         }
     }
+}
+
+/// Refuses a database whose schema version `found` is newer than the `known` migrations (a
+/// newer ojd migrated it); both engines check this before migrating.
+pub(crate) fn refuse_newer(path: &str, found: i64, known: i64) -> Result<(), StoreError> {
+    if found > known {
+        return Err(StoreError::TooNew {
+            path: path.to_string(),
+            found,
+            known,
+        });
+    }
+    Ok(())
 }
 
 /// Maps a driver error to [`StoreError::Sql`], naming what was being done.

@@ -288,13 +288,7 @@ impl PgStore {
             .map(|r| r.get(0))
             .unwrap_or(0);
         let known = MIGRATIONS.len() as i64;
-        if version > known {
-            return Err(StoreError::TooNew {
-                path: self.name.clone(),
-                found: version,
-                known,
-            });
-        }
+        crate::refuse_newer(&self.name, version, known)?;
         if version == known {
             return tx.commit().map_err(sql("commit the migrations"));
         }

@@ -52,14 +52,7 @@ impl SqliteStore {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(sql("read the schema version"))?;
-        let known = MIGRATIONS.len() as i64;
-        if version > known {
-            return Err(StoreError::TooNew {
-                path: name.to_string(),
-                found: version,
-                known,
-            });
-        }
+        crate::refuse_newer(name, version, MIGRATIONS.len() as i64)?;
         // Foreign keys stay off while migrating: a migration that rebuilds a table must not
         // cascade deletes into the rows that reference it.
         for (i, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
