@@ -24,24 +24,23 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating if needed) the database and runs the migrations.
-    pub(crate) fn open(path: &Path) -> Result<SqliteStore, StoreError> {
-        let conn = Connection::open(path).map_err(|source| StoreError::Open {
-            path: path.display().to_string(),
-            source: Box::new(source),
-        })?;
-        SqliteStore::with_connection(conn, &path.display().to_string())
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        SqliteStore::with_connection(Connection::open(path), &path.display().to_string())
     }
 
     /// A throwaway database, for tests.
     pub fn in_memory() -> Result<SqliteStore, StoreError> {
-        let conn = Connection::open_in_memory().map_err(|source| StoreError::Open {
-            path: ":memory:".into(),
-            source: Box::new(source),
-        })?;
-        SqliteStore::with_connection(conn, ":memory:")
+        SqliteStore::with_connection(Connection::open_in_memory(), ":memory:")
     }
 
-    fn with_connection(mut conn: Connection, name: &str) -> Result<SqliteStore, StoreError> {
+    fn with_connection(
+        opened: rusqlite::Result<Connection>,
+        name: &str,
+    ) -> Result<SqliteStore, StoreError> {
+        let mut conn = opened.map_err(|source| StoreError::Open {
+            path: name.to_string(),
+            source: Box::new(source),
+        })?;
         // Another process (`ojd token`) may hold the write lock for a moment.
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(sql("set the busy timeout"))?;
