@@ -26,7 +26,7 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 ///
 /// Examples:
 ///   ojd contest import ~/wf2026-package
-///   ojd contest export example --to /tmp/example-package
+///   ojd contest export example --to /tmp/example-package --without huarong
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -50,6 +50,10 @@ enum Action {
         /// The new package folder (it must not exist yet).
         #[arg(long)]
         to: PathBuf,
+        /// Leave this problem out of the package (repeatable): for a problem the Kattis
+        /// format cannot express (file I/O, for one), which otherwise refuses the export.
+        #[arg(long, value_name = "PROBLEM")]
+        without: Vec<String>,
     },
 }
 
@@ -57,7 +61,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let result = match a.action {
         Action::Import { dir, id } => import(&dir, id, &config),
-        Action::Export { id, to } => export(&id, &to, &config),
+        Action::Export { id, to, without } => export(&id, &to, &without, &config),
     };
     match result {
         Ok(()) => Ok(0),
@@ -327,10 +331,19 @@ fn import(dir: &Path, id: Option<String>, config: &ojd_judge::config::Config) ->
     Ok(())
 }
 
-fn export(id: &str, to: &Path, config: &ojd_judge::config::Config) -> Result<(), Failure> {
+fn export(
+    id: &str,
+    to: &Path,
+    without: &[String],
+    config: &ojd_judge::config::Config,
+) -> Result<(), Failure> {
     let dir = config.server.contests.join(id);
-    let c = ojd_service::contest::Contest::load(&dir, &config.server.problems)
+    let mut c = ojd_service::contest::Contest::load(&dir, &config.server.problems)
         .map_err(|e| anyhow!("contest {id}: {e}"))?;
+    if let Some(w) = without.iter().find(|w| !c.problems.iter().any(|p| &p.problem == *w)) {
+        bail_bad(format!("--without {w}: not a problem of contest {id}"))?;
+    }
+    c.problems.retain(|p| !without.contains(&p.problem));
     if to.exists() {
         bail_bad(format!("{}: exists already (the package goes into a new folder)", to.display()))?;
     }
@@ -398,8 +411,13 @@ fn write_package(
             }
         }
         problems.push(v);
-        let e = ojd_import::export::export_kattis(&problem, &to.join(&p.problem))
-            .map_err(|e| anyhow!("problem {}: {e}", p.problem))?;
+        let e = ojd_import::export::export_kattis(&problem, &to.join(&p.problem)).map_err(|e| {
+            anyhow!(
+                "problem {}: {e}\n(leave it out of the package with --without {})",
+                p.problem,
+                p.problem
+            )
+        })?;
         for w in &e.warnings {
             eprintln!("warning: problem {}: {w}", p.problem);
         }

@@ -100,6 +100,20 @@ fn pypy_accepted_wrong_and_tle() {
 }
 
 #[test]
+fn python_has_the_exit_and_quit_builtins_as_on_every_judge() {
+    require_root!();
+    let j = judge();
+    require_language!(j, "python");
+    check(
+        &j,
+        &[
+            ("python/exit_builtin.py", Verdict::Accepted),
+            ("python/quit_builtin.py", Verdict::Accepted),
+        ],
+    );
+}
+
+#[test]
 fn java_threads_fit_the_process_limit_and_more_are_a_runtime_error() {
     require_root!();
     let j = common::judge(1);
