@@ -42,6 +42,8 @@ fn contest() -> Contest {
         participants: Participants::Anyone,
         public_standings: true,
         teams: Vec::new(),
+        awards: Default::default(),
+        finalized_ms: None,
     }
 }
 

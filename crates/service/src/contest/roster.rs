@@ -3,7 +3,7 @@
 //! stays the truth (see [`super::clock`]).
 //!
 //! The CSV has a header line naming its columns, `user` required, `name`, `affiliation` and
-//! `category` optional, in any order (`user,name,affiliation,category`); fields may be quoted
+//! `category` and `group` optional, in any order (`user,name,affiliation,category`); fields may be quoted
 //! with `"` (a `""` inside is a quote). Blank lines and lines starting with `#` are skipped.
 //! Every error names its line.
 //!
@@ -107,6 +107,7 @@ fn parse_domjudge(text: &str) -> Result<Vec<Team>, String> {
             name,
             affiliation,
             category: Category::Participant,
+            group: None,
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -144,9 +145,9 @@ pub fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
         .collect();
     let mut errors = Vec::new();
     for c in &columns {
-        if !["user", "name", "affiliation", "category"].contains(&c.as_str()) {
+        if !["user", "name", "affiliation", "category", "group"].contains(&c.as_str()) {
             errors.push(format!(
-                "line {hn}: unknown column {c:?} (known: user, name, affiliation, category)"
+                "line {hn}: unknown column {c:?} (known: user, name, affiliation, category, group)"
             ));
         }
     }
@@ -204,6 +205,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
             affiliation: get("affiliation"),
             user,
             category,
+            group: get("group"),
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -290,6 +292,9 @@ pub fn replace_teams(text: &str, teams: &[Team]) -> String {
         ));
         if let Some(a) = &t.affiliation {
             s.push_str(&format!("affiliation = {}\n", quote(a)));
+        }
+        if let Some(g) = &t.group {
+            s.push_str(&format!("group = {}\n", quote(g)));
         }
         let cat = match t.category {
             Category::Participant => "participant",
@@ -385,6 +390,7 @@ mod tests {
             name: "Say \"hi\"".into(),
             affiliation: None,
             category: Category::Participant,
+            group: None,
         }];
         assert_eq!(
             replace_teams(text, &teams),

@@ -319,6 +319,8 @@ mod tests {
             participants: Participants::Anyone,
             public_standings: true,
             teams: Vec::new(),
+            awards: Default::default(),
+            finalized_ms: None,
         }
     }
 
