@@ -1844,3 +1844,198 @@ fn director_over_http(database: Option<&str>) {
         "{public}"
     );
 }
+
+/// Issue 23, results: a director finalizes a contest after its end (refused while running,
+/// while the standings are frozen for students, and a second time); the awards (medals by
+/// `[awards]`, first to solve, winner, group winners) are an admin's preview before and public
+/// after; results.tsv, the results CSV, awards.json and the Contest API's `/awards` and state
+/// all come from the same computation; a finalized contest's results no longer change (clock,
+/// freeze, override refused); audited; the file keeps `finalized` across a reload.
+#[test]
+fn issue23_results_finalize_and_awards_over_http() {
+    require_root!();
+    results_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_results_finalize_and_awards_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    results_over_http(Some(&cluster.database()));
+}
+
+fn results_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
+    let now = now_ms();
+    // Frozen since 5 minutes ago.
+    write_contest_of(
+        contests.path(),
+        "fin",
+        now - 600_000,
+        "duration = \"1h\"\nfreeze = \"55m\"\n[awards]\ngold = 1\nsilver = 1\n\
+         [[team]]\nuser = \"alice\"\nname = \"Rocket\"\ngroup = \"Junior\"\n\
+         [[team]]\nuser = \"bob\"\ngroup = \"Junior\"",
+        &["aplusb"],
+    );
+    let d = site.start();
+    let judged = |token: &str, file: &str| {
+        let (code, r) = submit(&d, token, Some("fin"), "aplusb", file);
+        assert_eq!(code, 201, "{r}");
+        let id = r["id"].as_i64().expect("id");
+        d.wait_done(id, token, JUDGED_WITHIN)
+    };
+    judged(ALICE, "accepted/ac.c");
+    judged(BOB, "wrong_answer/wa_second_line.c");
+    let last = judged(BOB, "accepted/ac.c");
+    let finalize = || {
+        d.post_json(
+            "/api/v1/admin/contests/fin/finalize",
+            Some(ADMIN),
+            &json!({}),
+        )
+    };
+
+    // Running: not yet; nobody but admins sees the awards, admins as a preview.
+    let (code, e) = finalize();
+    assert_eq!(code, 409, "running: {e}");
+    assert!(message(&e).contains("only after its end"), "{e}");
+    let (code, e) = d.get("/api/v1/contests/fin/awards", None);
+    assert_eq!(code, 404, "not final: {e}");
+    let (code, e) = d.get("/api/v1/contests/fin/results.tsv", Some(ALICE));
+    assert_eq!(code, 404, "not final: {e}");
+    let (code, p) = d.get("/api/v1/contests/fin/awards", Some(ADMIN));
+    assert_eq!(code, 200, "{p}");
+    assert_eq!(p["final"], false, "{p}");
+    let (code, a) = d.get("/api/contests/fin/awards", None);
+    assert_eq!(
+        (code, a.clone()),
+        (200, json!([])),
+        "no awards before the end"
+    );
+
+    // Ended but frozen for students: unfreeze first. (End now rounds the end down to a whole
+    // second: wait one, so that the last submission lies inside the contest.)
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/fin/clock",
+        Some(ADMIN),
+        &json!({"action": "end_now"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    let (code, e) = finalize();
+    assert_eq!(code, 409, "frozen: {e}");
+    assert!(message(&e).contains("unfreeze them first"), "{e}");
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/fin/unfreeze",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{r}");
+    let (code, r) = finalize();
+    assert_eq!(code, 200, "{r}");
+    let toml = std::fs::read_to_string(contests.path().join("fin/contest.toml")).expect("toml");
+    assert!(toml.contains("finalized = \""), "{toml}");
+
+    // The awards, public now.
+    let (code, r) = d.get("/api/v1/contests/fin/awards", None);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["final"], true, "{r}");
+    let users = |id: &str| {
+        r["awards"]
+            .as_array()
+            .expect("awards")
+            .iter()
+            .find(|a| a["id"] == id)
+            .map(|a| a["users"].clone())
+            .unwrap_or(Value::Null)
+    };
+    let (_, table) = d.get("/api/v1/contests/fin/standings", Some(ADMIN));
+    assert_eq!(users("winner"), json!(["alice"]), "{r}\n{table}");
+    assert_eq!(users("gold-medal"), json!(["alice"]), "{r}");
+    assert_eq!(
+        users("silver-medal"),
+        json!(["bob"]),
+        "bob: 20 penalty minutes more: {r}\n{table}"
+    );
+    assert_eq!(users("first-to-solve-aplusb"), json!(["alice"]), "{r}");
+    assert_eq!(users("group-winner-junior"), json!(["alice"]), "{r}");
+    let (code, tsv) = d.get_text("/api/v1/contests/fin/results.tsv", None);
+    assert_eq!(code, 200, "{tsv}");
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert_eq!(lines[0], "results\t1", "{tsv}");
+    assert!(lines[1].starts_with("alice\t1\tGold Medal\t1\t"), "{tsv}");
+    assert!(lines[1].ends_with("\tJunior"), "{tsv}");
+    assert!(lines[2].starts_with("bob\t2\tSilver Medal\t1\t"), "{tsv}");
+    let (code, csv) = d.get_text("/api/v1/contests/fin/results.csv", None);
+    assert_eq!(code, 200, "{csv}");
+    assert!(
+        csv.starts_with("rank,user,solved,penalty,score,A,awards\n"),
+        "{csv}"
+    );
+    assert!(csv.contains("\n2,bob,1,"), "{csv}");
+    assert!(csv.contains("Silver medal winner"), "{csv}");
+    let (code, aj) = d.get("/api/v1/contests/fin/awards.json", None);
+    assert_eq!(code, 200, "{aj}");
+    let (code, ccs) = d.get("/api/contests/fin/awards", None);
+    assert_eq!(code, 200, "{ccs}");
+    assert_eq!(ccs, aj, "the Contest API and awards.json agree");
+    let gold = ccs
+        .as_array()
+        .expect("awards")
+        .iter()
+        .find(|a| a["id"] == "gold-medal")
+        .cloned()
+        .expect("a gold medal");
+    assert_eq!(gold["team_ids"], json!(["alice"]), "{ccs}");
+    let (code, one) = d.get("/api/contests/fin/awards/gold-medal", None);
+    assert_eq!((code, one), (200, gold));
+    let (_, state) = d.get("/api/contests/fin/state", None);
+    assert!(state["finalized"].is_string(), "{state}");
+
+    // Final: nothing changes the results any more.
+    let (code, e) = finalize();
+    assert_eq!(code, 409, "twice: {e}");
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/fin/clock",
+        Some(ADMIN),
+        &json!({"action": "extend", "minutes": "5"}),
+    );
+    assert_eq!(code, 409, "{e}");
+    let (code, e) = d.post_json("/api/v1/admin/contests/fin/freeze", Some(ADMIN), &json!({}));
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("finalized"), "{e}");
+    let id = last["id"].as_i64().expect("id");
+    let (code, e) = d.post_json(
+        &format!("/api/v1/admin/submissions/{id}/override"),
+        Some(ADMIN),
+        &json!({"verdict": "WA", "reason": "late change"}),
+    );
+    assert_eq!(code, 409, "{e}");
+    let (code, e) = d.post_json(
+        &format!("/api/v1/admin/submissions/{id}/ignore"),
+        Some(ADMIN),
+        &json!({"ignored": true}),
+    );
+    assert_eq!(code, 409, "{e}");
+    let (code, log) = d.get("/api/v1/admin/audit?contest=fin", Some(ADMIN));
+    assert_eq!(code, 200, "{log}");
+    assert!(
+        log.to_string().contains("\"finalize\"")
+            && log.to_string().contains("Gold medal winner: alice"),
+        "{log}"
+    );
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (_, r) = d.get("/api/v1/contests/fin/awards", None);
+    assert_eq!(r["final"], true, "the file keeps it: {r}");
+}

@@ -542,3 +542,118 @@ fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
     assert_eq!(page.eval("document.getElementById('sheet') === null"), true);
     drop(browser);
 }
+
+/// Issue 23, results: a director ends the contest, sees the awards' preview on the standings,
+/// finalizes from the contest page (asked first), and the standings show the awards to
+/// everyone with the results downloads. Desktop and 390 px.
+#[test]
+fn issue23_a_director_finalizes_and_publishes_the_awards() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(
+        contests.path(),
+        "gala",
+        now - 600_000,
+        "1h",
+        "[awards]\ngold = 1\nbronze = 2\n[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
+        "aplusb",
+    );
+    let d = site.start();
+    let (code, a) = crate::contests::submit(&d, ALICE, Some("gala"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let id = a["id"].as_i64().expect("id");
+    d.wait_done(id, ALICE, Duration::from_secs(120));
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    let yes =
+        "window.confirm = (q) => { window.__asked = q; return true; }; window.__asked = null; true";
+
+    // End now; the finalize button appears, and the standings show the jury a preview.
+    page.navigate(&format!("{}/contests/gala", d.url));
+    assert_eq!(
+        page.eval("document.getElementById('finalize') === null"),
+        true
+    );
+    // End now rounds down to a whole second: alice's submission stays inside.
+    std::thread::sleep(Duration::from_millis(1100));
+    page.eval(yes);
+    page.click("#end-now");
+    page.wait_for(
+        "the ended contest",
+        "document.readyState === 'complete' && document.getElementById('finalize') !== null",
+        Duration::from_secs(10),
+    );
+    page.navigate(&format!("{}/contests/gala/standings", d.url));
+    assert_eq!(
+        page.eval("document.getElementById('awards-preview') !== null"),
+        true
+    );
+    let (_, public) = d.get_text("/contests/gala/standings", None);
+    assert!(!public.contains("id=\"awards\""), "not public yet");
+    page.screenshot(&artifact("contest-i23-awards-preview.png"));
+    phone(&mut page, "i23-awards-preview");
+
+    // Finalize, asked first; back on the standings, final.
+    page.navigate(&format!("{}/contests/gala", d.url));
+    page.eval(yes);
+    page.click("#finalize");
+    page.wait_for(
+        "the final standings",
+        "document.readyState === 'complete' && document.getElementById('awards') !== null && location.pathname.endsWith('/standings')",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("document.getElementById('awards-preview') === null"),
+        true
+    );
+    let gold = page.eval("document.querySelector('tr[data-award=gold-medal]')?.textContent");
+    assert!(
+        gold.as_str()
+            .is_some_and(|g| g.contains("Gold medal winner") && g.contains("Rocket")),
+        "{gold}"
+    );
+    let links = page.eval(
+        "Array.from(document.querySelectorAll('#awards a')).map(a => a.getAttribute('href'))",
+    );
+    assert_eq!(
+        links,
+        json!([
+            "/api/v1/contests/gala/results.tsv",
+            "/api/v1/contests/gala/results.csv",
+            "/api/v1/contests/gala/awards.json"
+        ])
+    );
+    page.screenshot(&artifact("contest-i23-awards.png"));
+    phone(&mut page, "i23-awards");
+    // Everyone sees them now; the contest page says it is final.
+    let (_, public) = d.get_text("/contests/gala/standings", None);
+    assert!(
+        public.contains("id=\"awards\"") && public.contains("Rocket"),
+        "{public}"
+    );
+    page.navigate(&format!("{}/contests/gala", d.url));
+    assert_eq!(
+        page.eval("document.getElementById('finalized')?.textContent.includes('finalized')"),
+        true
+    );
+    assert_eq!(
+        page.eval("document.getElementById('finalize') === null"),
+        true
+    );
+    drop(browser);
+}

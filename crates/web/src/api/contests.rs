@@ -15,7 +15,7 @@ use crate::auth::extract::{Admin, MaybeUser};
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
 use crate::contests::controls::{self, ClockBody};
 use crate::contests::standings;
-use crate::contests::{clock, csv, find, problems_for};
+use crate::contests::{clock, csv, find, problems_for, results};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
@@ -41,6 +41,11 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/announcements", post(announce))
         .route("/admin/contests/{id}/clock", post(change_clock))
         .route("/admin/contests/{id}/teams", post(import_teams))
+        .route("/admin/contests/{id}/finalize", post(finalize))
+        .route("/contests/{id}/awards", get(awards))
+        .route("/contests/{id}/results.tsv", get(results_tsv))
+        .route("/contests/{id}/results.csv", get(results_csv))
+        .route("/contests/{id}/awards.json", get(awards_json))
         .route("/admin/audit", get(audit_log))
         .route("/admin/submissions/{id}/ignore", post(ignore))
         .route("/admin/submissions/{id}/override", post(override_verdict))
@@ -172,6 +177,113 @@ async fn standings_csv_route(
         csv::standings_csv(&s),
     )
         .into_response())
+}
+
+async fn finalize(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let detail = results::finalize(&app, &admin, &id).await?;
+    Ok(Json(serde_json::json!({ "contest": id, "finalized": detail })).into_response())
+}
+
+/// The final standings and awards of contest `id`, if `user` may see them yet.
+async fn final_results(
+    app: &Arc<App>,
+    user: Option<&User>,
+    id: &str,
+) -> Result<
+    (
+        Arc<ojd_service::contest::Contest>,
+        ojd_service::contest::standings::Standings,
+        Vec<ojd_service::contest::awards::Award>,
+    ),
+    AppError,
+> {
+    let c = find(app, id)?;
+    if !results::visible(&c, user) {
+        return Err(AppError::NotFound(format!(
+            "contest {id:?} is not finalized yet: its results and awards are published when a director finalizes it"
+        )));
+    }
+    let (a, c2) = (app.clone(), c.clone());
+    let (s, list) = app.db(move |_| results::results(&a, &c2)).await?;
+    Ok((c, s, list))
+}
+
+/// `GET /api/v1/contests/{id}/awards`: whether the results are final, and the awards.
+async fn awards(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    let (c, _, list) = final_results(&app, user.as_ref(), &id).await?;
+    Ok(Json(serde_json::json!({
+        "contest": c.id,
+        "final": c.finalized_ms.is_some(),
+        "finalized_ms": c.finalized_ms,
+        "awards": list,
+    })))
+}
+
+fn download(kind: &str, name: String, body: String) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /api/v1/contests/{id}/results.tsv`: the ICPC results file.
+async fn results_tsv(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let (c, s, list) = final_results(&app, user.as_ref(), &id).await?;
+    let body = ojd_service::contest::awards::results_tsv(&c, &s, &list);
+    Ok(download(
+        "text/tab-separated-values; charset=utf-8",
+        format!("{}-results.tsv", c.id),
+        body,
+    ))
+}
+
+/// `GET /api/v1/contests/{id}/results.csv`: the final standings with each row's awards.
+async fn results_csv(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let (c, s, list) = final_results(&app, user.as_ref(), &id).await?;
+    Ok(download(
+        "text/csv; charset=utf-8",
+        format!("{}-results.csv", c.id),
+        csv::results_csv(&s, &list),
+    ))
+}
+
+/// `GET /api/v1/contests/{id}/awards.json`: the awards as the Contest API's objects.
+async fn awards_json(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let (c, _, list) = final_results(&app, user.as_ref(), &id).await?;
+    let body =
+        serde_json::to_string_pretty(&crate::ccs::model::awards_json(&list)).unwrap_or_default();
+    Ok(download(
+        "application/json",
+        format!("{}-awards.json", c.id),
+        body,
+    ))
 }
 
 async fn set_freeze(

@@ -63,6 +63,7 @@ pub(crate) async fn change_clock(
 ) -> Result<String, AppError> {
     let change = body.change()?;
     let c = find(app, id)?;
+    super::results::refuse_if_final(&c, "changing its clock")?;
     let now = now_ms();
     let new = change
         .apply(&c, now)
@@ -121,6 +122,16 @@ pub(crate) async fn note(
     }
 }
 
+/// Refuses a change of `submission`'s result when the contest it was made through is
+/// finalized.
+async fn refuse_if_final_of(app: &Arc<App>, submission: i64, what: &str) -> Result<(), AppError> {
+    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    if let Some(c) = contest.and_then(|id| app.contests.get().get(&id).cloned()) {
+        super::results::refuse_if_final(&c, what)?;
+    }
+    Ok(())
+}
+
 /// Ignores a contest submission (never ranked, like the jury's) or ranks it again, as
 /// `admin` asked; audited, and the standings are recomputed at once.
 pub(crate) async fn set_ignored(
@@ -129,6 +140,7 @@ pub(crate) async fn set_ignored(
     submission: i64,
     ignored: bool,
 ) -> Result<(), AppError> {
+    refuse_if_final_of(app, submission, "ignoring a submission or ranking it again").await?;
     let found = app.db(move |s| s.set_jury(submission, ignored)).await?;
     if !found {
         return Err(AppError::NotFound(format!(
@@ -158,6 +170,7 @@ pub(crate) async fn set_override(
     verdict: Option<ojd_judge::verdict::Verdict>,
     reason: &str,
 ) -> Result<(), AppError> {
+    refuse_if_final_of(app, submission, "overriding a verdict").await?;
     let reason = reason.trim().to_string();
     if verdict.is_some() && (reason.is_empty() || reason.len() > 2000) {
         return Err(AppError::BadRequest(

@@ -271,7 +271,18 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
                         button.danger #end-now type="submit" { "End now" }
                     }
                 }
-                Phase::Ended => { p.muted { "The contest is over." } }
+                Phase::Ended => {
+                    @match c.finalized_ms {
+                        Some(at) => { p #finalized { "The contest is over; its results were " strong { "finalized" } " at " (format_time(at, c.utc_offset_s)) "." } }
+                        None => {
+                            p.muted { "The contest is over." }
+                            form.inline method="post" action={ "/contests/" (c.id) "/finalize" }
+                                data-confirm="Finalize the results? The awards are published and the results can no longer change (no clock, freeze, override, ignore)." {
+                                button.danger #finalize type="submit" { "Finalize the results" }
+                            }
+                        }
+                    }
+                }
             }
             a href={ "/contests/" (c.id) "/teams" } { "Teams" }
             a href={ "/admin/audit?contest=" (c.id) } { "Audit log" }
@@ -609,12 +620,71 @@ pub(crate) async fn standings_page(
     let c = ct::find(&app, &id).map_err(fail(u))?;
     let table = standings_markup(&app, &c, u).await.map_err(fail(u))?;
     let fs = freeze_of(&app, &c).await.map_err(fail(u))?;
+    let awards = if ct::results::visible(&c, u) && c.phase(now_ms()) == Phase::Ended {
+        let (a, c2) = (app.clone(), c.clone());
+        let (s, list) = app
+            .db(move |_| ct::results::results(&a, &c2))
+            .await
+            .map_err(fail(u))?;
+        Some(awards_markup(&c, &s, &list))
+    } else {
+        None
+    };
     let body = html! {
         h1 { "Standings: " a href={ "/contests/" (c.id) } { (c.title) } }
         (clock(&c, &fs))
+        @if let Some(a) = awards { (a) }
         div #standings data-live={ "/contests/" (c.id) "/standings/table" } { (table) }
     };
     Ok(frame(&format!("Standings · {}", c.title), u, body))
+}
+
+/// The awards and the results downloads (final, or an admin's preview before).
+fn awards_markup(
+    c: &Contest,
+    s: &Standings,
+    list: &[ojd_service::contest::awards::Award],
+) -> Markup {
+    let name = |user: &str| {
+        s.row(user)
+            .and_then(|r| r.name.clone())
+            .unwrap_or_else(|| user.to_string())
+    };
+    let base = format!("/api/v1/contests/{}", c.id);
+    html! {
+        section #awards {
+            h2 { "Awards" }
+            @if c.finalized_ms.is_none() {
+                p.note #awards-preview { "A preview for the jury: the results are not final until the contest is finalized; nobody else sees them yet." }
+            }
+            @if list.iter().all(|a| a.users.is_empty()) { p.muted { "No awards: nobody solved anything." } }
+            @else {
+                table.list { tbody { @for a in list.iter().filter(|a| !a.users.is_empty()) {
+                    tr data-award=(a.id) {
+                        td { @if let Some(m) = a.id.strip_suffix("-medal") { span class={ "medal " (m) } { "● " } } (a.citation) }
+                        td { @for (i, u) in a.users.iter().enumerate() { @if i > 0 { ", " } (name(u)) } }
+                    }
+                } } }
+            }
+            p.meta {
+                a href={ (base) "/results.tsv" } { "results.tsv" }
+                a href={ (base) "/results.csv" } { "Results (CSV)" }
+                a href={ (base) "/awards.json" } { "awards.json" }
+            }
+        }
+    }
+}
+
+/// `POST /contests/{id}/finalize` (admins): finalizes the results, then the standings.
+pub(crate) async fn finalize(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+) -> PageResult {
+    ct::results::finalize(&app, &admin, &id)
+        .await
+        .map_err(fail(Some(&admin)))?;
+    Ok(Redirect::to(&format!("/contests/{}/standings", urlencode(&id))).into_response())
 }
 
 pub(crate) async fn standings_fragment(

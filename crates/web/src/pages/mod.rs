@@ -59,6 +59,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/contests/{id}/unfreeze", post(contests::unfreeze))
         .route("/contests/{id}/freeze", post(contests::freeze))
         .route("/contests/{id}/clock", post(contests::change_clock))
+        .route("/contests/{id}/finalize", post(contests::finalize))
         .route(
             "/contests/{id}/teams",
             get(contests::teams_page).post(contests::import_teams),
