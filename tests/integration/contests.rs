@@ -2039,3 +2039,114 @@ fn results_over_http(database: Option<&str>) {
     let (_, r) = d.get("/api/v1/contests/fin/awards", None);
     assert_eq!(r["final"], true, "the file keeps it: {r}");
 }
+
+/// Issue 23, the balloon queue over HTTP: each team's first accepted submission of each
+/// problem (a later AC and the jury's submission get none), the first solve of the problem
+/// marked, the freeze hiding nothing (it is the jury's); delivered and undone by a director;
+/// admins only; clear errors for a balloon that does not exist.
+#[test]
+fn issue23_balloon_queue_over_http() {
+    require_root!();
+    balloons_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_balloon_queue_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    balloons_over_http(Some(&cluster.database()));
+}
+
+fn balloons_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
+    // Frozen since 5 minutes ago: the balloons show every solve all the same.
+    write_contest_of(
+        contests.path(),
+        "bal",
+        now_ms() - 600_000,
+        "duration = \"1h\"\nfreeze = \"55m\"\n[[team]]\nuser = \"bob\"\nname = \"Lima\"",
+        &["aplusb"],
+    );
+    let d = site.start();
+    let judged = |token: &str, file: &str| {
+        let (code, r) = submit(&d, token, Some("bal"), "aplusb", file);
+        assert_eq!(code, 201, "{r}");
+        let id = r["id"].as_i64().expect("id");
+        d.wait_done(id, token, JUDGED_WITHIN);
+        id
+    };
+    let alice_ac = judged(ALICE, "accepted/ac.c");
+    judged(BOB, "wrong_answer/wa_second_line.c");
+    let bob_ac = judged(BOB, "accepted/ac.c");
+    judged(ALICE, "accepted/ac.c");
+    judged(ADMIN, "accepted/ac.c");
+    let list = || {
+        let (code, l) = d.get("/api/v1/admin/contests/bal/balloons", Some(ADMIN));
+        assert_eq!(code, 200, "{l}");
+        l
+    };
+    let l = list();
+    let rows: Vec<(i64, String, String, bool, bool)> = l
+        .as_array()
+        .expect("balloons")
+        .iter()
+        .map(|b| {
+            (
+                b["submission"].as_i64().unwrap_or(0),
+                b["team"].as_str().unwrap_or("").to_string(),
+                b["label"].as_str().unwrap_or("").to_string(),
+                b["first"] == true,
+                b["done_at"].is_null(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (alice_ac, "alice".to_string(), "A".to_string(), true, true),
+            (bob_ac, "Lima".to_string(), "A".to_string(), false, true)
+        ],
+        "{l}"
+    );
+    let (code, e) = d.get("/api/v1/admin/contests/bal/balloons", Some(ALICE));
+    assert_eq!(code, 403, "admins only: {e}");
+    let mark = |user: &str, problem: &str, done: bool| {
+        d.post_json(
+            "/api/v1/admin/contests/bal/balloons",
+            Some(ADMIN),
+            &json!({"user": user, "problem": problem, "done": done}),
+        )
+    };
+    let (code, r) = mark("bob", "A", true);
+    assert_eq!(code, 200, "{r}");
+    let l = list();
+    assert_eq!(l[1]["done_by"], "admin", "{l}");
+    assert!(l[0]["done_at"].is_null(), "{l}");
+    let at = l[1]["done_at"].clone();
+    let (code, _) = mark("bob", "aplusb", true);
+    assert_eq!(code, 200);
+    assert_eq!(
+        list()[1]["done_at"],
+        at,
+        "marking again keeps the first mark"
+    );
+    let (code, _) = mark("bob", "A", false);
+    assert_eq!(code, 200);
+    assert!(list()[1]["done_at"].is_null());
+    let (code, e) = mark("carol", "A", true);
+    assert_eq!(code, 404, "{e}");
+    assert!(message(&e).contains("has not solved"), "{e}");
+    let (code, e) = mark("bob", "Z", true);
+    assert_eq!(code, 400, "{e}");
+    assert!(message(&e).contains("field `problem`"), "{e}");
+}

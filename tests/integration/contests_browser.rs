@@ -657,3 +657,88 @@ fn issue23_a_director_finalizes_and_publishes_the_awards() {
     );
     drop(browser);
 }
+
+/// Issue 23, the balloon queue: a director opens it from the contest page, marks the first
+/// solve delivered (it moves to "Delivered" with who) and undoes it. Desktop and 390 px.
+#[test]
+fn issue23_a_director_delivers_balloons() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(
+        contests.path(),
+        "party",
+        now - 600_000,
+        "1h",
+        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"\naffiliation = \"Peking University\"",
+        "aplusb",
+    );
+    let d = site.start();
+    for token in [ALICE, BOB] {
+        let (code, a) =
+            crate::contests::submit(&d, token, Some("party"), "aplusb", "accepted/ac.c");
+        assert_eq!(code, 201, "{a}");
+        d.wait_done(
+            a["id"].as_i64().expect("id"),
+            token,
+            Duration::from_secs(120),
+        );
+    }
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/party", d.url));
+    page.click("#clock-controls a[href$='/balloons']");
+    page.wait_for(
+        "the balloon queue",
+        "document.querySelectorAll('#balloons-waiting tbody tr').length === 2",
+        Duration::from_secs(10),
+    );
+    let first = page.eval("document.querySelector('#balloons-waiting tbody tr').textContent");
+    assert!(
+        first
+            .as_str()
+            .is_some_and(|t| t.contains("Rocket") && t.contains("first")),
+        "{first}"
+    );
+    page.screenshot(&artifact("contest-i23-balloons.png"));
+    phone(&mut page, "i23-balloons");
+    page.click("#balloons-waiting tbody tr button.deliver");
+    page.wait_for(
+        "the delivered balloon",
+        "document.readyState === 'complete' && document.querySelectorAll('#balloons-done tbody tr').length === 1",
+        Duration::from_secs(10),
+    );
+    let done = page.eval("document.querySelector('#balloons-done tbody tr').textContent");
+    assert!(
+        done.as_str()
+            .is_some_and(|t| t.contains("Rocket") && t.contains("by admin")),
+        "{done}"
+    );
+    assert_eq!(
+        page.eval("document.querySelectorAll('#balloons-waiting tbody tr').length"),
+        json!(1)
+    );
+    page.screenshot(&artifact("contest-i23-balloons-delivered.png"));
+    phone(&mut page, "i23-balloons-delivered");
+    page.click("#balloons-done tbody tr button.undo");
+    page.wait_for(
+        "the balloon back in the queue",
+        "document.readyState === 'complete' && document.getElementById('balloons-done') === null && document.querySelectorAll('#balloons-waiting tbody tr').length === 2",
+        Duration::from_secs(10),
+    );
+    drop(browser);
+}

@@ -53,6 +53,15 @@ pub struct Clarification {
     pub answered_by: Option<String>,
 }
 
+/// A balloon marked delivered: the first solve of `problem` by `user`, by whom and when.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BalloonDone {
+    pub user: String,
+    pub problem: String,
+    pub by: String,
+    pub at: i64,
+}
+
 /// The last change of a contest's freeze: unfrozen or frozen again, when and by whom.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FreezeChange {
@@ -195,6 +204,17 @@ pub trait ContestStore: Send + Sync {
     /// Marks a contest submission as the jury's (never ranked: an ignored submission) or a
     /// ranked one again; `false` when it was made through no contest.
     fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError>;
+    /// The balloons of `contest` marked delivered: (user, problem) with who and when.
+    fn balloons_done(&self, contest: &str) -> Result<Vec<BalloonDone>, StoreError>;
+    /// Marks the balloon of `user`'s first solve of `problem` delivered (`done`), or not
+    /// delivered again; marking a delivered balloon again keeps the first mark.
+    fn set_balloon(
+        &self,
+        contest: &str,
+        user: &str,
+        problem: &str,
+        done: Option<(&str, i64)>,
+    ) -> Result<(), StoreError>;
     /// Sets (or with `None` removes) the jury's verdict for a submission; `false` when there
     /// is no such submission.
     fn set_override(
@@ -376,6 +396,43 @@ impl<E: Engine> ContestStore for E {
     fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError> {
         let sql = "UPDATE contest_submissions SET jury = $2 WHERE submission = $1";
         Ok(self.exec("ignore a submission", sql, args![submission, jury])? > 0)
+    }
+
+    fn balloons_done(&self, contest: &str) -> Result<Vec<BalloonDone>, StoreError> {
+        let sql = "SELECT user_name, problem, done_by, done_at FROM balloons
+             WHERE contest = $1 ORDER BY done_at, user_name, problem";
+        self.rows("read the balloons", sql, args![contest], |r| {
+            Ok(BalloonDone {
+                user: r.get(0)?,
+                problem: r.get(1)?,
+                by: r.get(2)?,
+                at: r.get(3)?,
+            })
+        })
+    }
+
+    fn set_balloon(
+        &self,
+        contest: &str,
+        user: &str,
+        problem: &str,
+        done: Option<(&str, i64)>,
+    ) -> Result<(), StoreError> {
+        match done {
+            Some((by, at)) => {
+                let sql = "INSERT INTO balloons (contest, user_name, problem, done_by, done_at)
+                     VALUES ($1, $2, $3, $4, $5)
+                     ON CONFLICT (contest, user_name, problem) DO NOTHING";
+                let a = args![contest, user, problem, by, at];
+                self.exec("mark a balloon delivered", sql, a).map(drop)
+            }
+            None => {
+                let sql = "DELETE FROM balloons
+                     WHERE contest = $1 AND user_name = $2 AND problem = $3";
+                let a = args![contest, user, problem];
+                self.exec("mark a balloon not delivered", sql, a).map(drop)
+            }
+        }
     }
 
     fn set_override(

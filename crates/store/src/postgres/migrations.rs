@@ -189,4 +189,14 @@ pub const MIGRATIONS: &[&str] = &[
         by_user TEXT NOT NULL,
         at BIGINT NOT NULL
     );",
+    // ---- branch contest2 ----
+    // 11: the balloon queue: which first solves (contest, user, problem) were delivered.
+    "CREATE TABLE balloons (
+        contest TEXT NOT NULL,
+        user_name TEXT NOT NULL,
+        problem TEXT NOT NULL,
+        done_by TEXT NOT NULL,
+        done_at BIGINT NOT NULL,
+        PRIMARY KEY (contest, user_name, problem)
+    );",
 ];

@@ -240,6 +240,17 @@ pub const MIGRATIONS: &[&str] = &[
         by_user TEXT NOT NULL,
         at INTEGER NOT NULL
     );",
+    // ---- branch contest2 ----
+    // 11: the balloon queue: which first solves (contest, user, problem) were delivered, by
+    // whom and when.
+    "CREATE TABLE balloons (
+        contest TEXT NOT NULL,
+        user_name TEXT NOT NULL,
+        problem TEXT NOT NULL,
+        done_by TEXT NOT NULL,
+        done_at INTEGER NOT NULL,
+        PRIMARY KEY (contest, user_name, problem)
+    );",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

@@ -15,7 +15,7 @@ use crate::auth::extract::{Admin, MaybeUser};
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
 use crate::contests::controls::{self, ClockBody};
 use crate::contests::standings;
-use crate::contests::{clock, csv, find, problems_for, results};
+use crate::contests::{balloons, clock, csv, find, problems_for, results};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
@@ -42,6 +42,10 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/clock", post(change_clock))
         .route("/admin/contests/{id}/teams", post(import_teams))
         .route("/admin/contests/{id}/finalize", post(finalize))
+        .route(
+            "/admin/contests/{id}/balloons",
+            get(balloon_list).post(balloon_mark),
+        )
         .route("/contests/{id}/awards", get(awards))
         .route("/contests/{id}/results.tsv", get(results_tsv))
         .route("/contests/{id}/results.csv", get(results_csv))
@@ -177,6 +181,39 @@ async fn standings_csv_route(
         csv::standings_csv(&s),
     )
         .into_response())
+}
+
+/// `GET /api/v1/admin/contests/{id}/balloons`: the balloon queue (the jury's view).
+async fn balloon_list(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<balloons::Balloon>>, AppError> {
+    let c = find(&app, &id)?;
+    let a = app.clone();
+    Ok(Json(app.db(move |_| balloons::list(&a, &c)).await?))
+}
+
+#[derive(serde::Deserialize)]
+struct BalloonBody {
+    user: String,
+    /// A problem id or label.
+    problem: String,
+    /// true: delivered; false: not delivered again.
+    done: bool,
+}
+
+/// `POST /api/v1/admin/contests/{id}/balloons` `{user, problem, done}`.
+async fn balloon_mark(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(b): Json<BalloonBody>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    balloons::mark(&app, &admin, &id, &b.user, &b.problem, b.done).await?;
+    Ok(Json(
+        serde_json::json!({"contest": id, "user": b.user, "problem": b.problem, "done": b.done}),
+    ))
 }
 
 async fn finalize(

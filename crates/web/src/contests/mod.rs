@@ -19,6 +19,7 @@
 //! time unless an admin unfroze them *after* that time; unfreezing earlier is refused, so no
 //! page can say "frozen" while the table shows everything.
 
+pub(crate) mod balloons;
 mod cache;
 pub(crate) mod clarifications;
 pub(crate) mod controls;

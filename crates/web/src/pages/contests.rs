@@ -285,6 +285,7 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
                 }
             }
             a href={ "/contests/" (c.id) "/teams" } { "Teams" }
+            a href={ "/contests/" (c.id) "/balloons" } { "Balloons" }
             a href={ "/admin/audit?contest=" (c.id) } { "Audit log" }
         }
     }
@@ -673,6 +674,76 @@ fn awards_markup(
             }
         }
     }
+}
+
+/// `GET /contests/{id}/balloons` (admins): the balloon queue, waiting ones first, each with a
+/// "Delivered" button; delivered ones below with who and when, and "Undo".
+pub(crate) async fn balloons_page(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+) -> PageResult {
+    let u = Some(&admin);
+    let c = ct::find(&app, &id).map_err(fail(u))?;
+    let (a, c2) = (app.clone(), c.clone());
+    let list = app
+        .db(move |_| ct::balloons::list(&a, &c2))
+        .await
+        .map_err(fail(u))?;
+    let (waiting, done): (Vec<_>, Vec<_>) = list.iter().partition(|b| b.done_at.is_none());
+    let action = format!("/contests/{}/balloons", c.id);
+    let row = |b: &ct::balloons::Balloon, deliver: bool| {
+        html! {
+            tr data-balloon={ (b.user) "/" (b.label) } {
+                td.label { (b.label) @if b.first { " " span.badge.first title="first to solve this problem" { "first" } } }
+                td { (b.team) @if let Some(a) = &b.affiliation { br; span.sub { (a) } } }
+                td { (format_time(b.at, c.utc_offset_s)) " · " a href={ "/submissions/" (b.submission) } { "#" (b.submission) } }
+                td {
+                    @if let (Some(by), Some(at)) = (&b.done_by, b.done_at) { span.sub { "by " (by) " at " (format_time(at, c.utc_offset_s)) } " " }
+                    form.inline method="post" action=(action) {
+                        input type="hidden" name="user" value=(b.user);
+                        input type="hidden" name="problem" value=(b.problem);
+                        input type="hidden" name="done" value=(if deliver { "1" } else { "0" });
+                        @if deliver { button.deliver type="submit" { "Delivered" } }
+                        @else { button.undo type="submit" { "Undo" } }
+                    }
+                }
+            }
+        }
+    };
+    let body = html! {
+        h1 { "Balloons: " a href={ "/contests/" (c.id) } { (c.title) } }
+        p.muted { "Every team's first accepted submission of each problem, oldest first; the freeze hides nothing here. The jury's and ignored submissions get none." }
+        h2 { "To deliver (" (waiting.len()) ")" }
+        @if waiting.is_empty() { p.muted #no-balloons { "Nothing to deliver." } }
+        @else { div.scroll { table.list #balloons-waiting { thead { tr { th { "Problem" } th { "Team" } th { "Solved" } th { "" } } }
+            tbody { @for b in &waiting { (row(b, true)) } } } } }
+        h2 { "Delivered (" (done.len()) ")" }
+        @if !done.is_empty() { div.scroll { table.list #balloons-done { thead { tr { th { "Problem" } th { "Team" } th { "Solved" } th { "" } } }
+            tbody { @for b in &done { (row(b, false)) } } } } }
+    };
+    Ok(frame(&format!("Balloons · {}", c.title), u, body))
+}
+
+#[derive(Deserialize)]
+pub(crate) struct BalloonForm {
+    user: String,
+    problem: String,
+    done: String,
+}
+
+/// `POST /contests/{id}/balloons` (admins): marks a balloon delivered (or undoes it), then
+/// back to the queue.
+pub(crate) async fn mark_balloon(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    Form(f): Form<BalloonForm>,
+) -> PageResult {
+    ct::balloons::mark(&app, &admin, &id, &f.user, &f.problem, f.done == "1")
+        .await
+        .map_err(fail(Some(&admin)))?;
+    Ok(Redirect::to(&format!("/contests/{}/balloons", urlencode(&id))).into_response())
 }
 
 /// `POST /contests/{id}/finalize` (admins): finalizes the results, then the standings.

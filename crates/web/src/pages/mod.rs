@@ -61,6 +61,10 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/contests/{id}/clock", post(contests::change_clock))
         .route("/contests/{id}/finalize", post(contests::finalize))
         .route(
+            "/contests/{id}/balloons",
+            get(contests::balloons_page).post(contests::mark_balloon),
+        )
+        .route(
             "/contests/{id}/teams",
             get(contests::teams_page).post(contests::import_teams),
         )
