@@ -2150,3 +2150,173 @@ fn balloons_over_http(database: Option<&str>) {
     assert_eq!(code, 400, "{e}");
     assert!(message(&e).contains("field `problem`"), "{e}");
 }
+
+/// Issue 23, clarifications over HTTP: categories (general, technical, per problem; anything
+/// else refused naming the field), a jury member's claim (shown to the jury, refused to a
+/// second one, hidden from students, released), and announcements to everyone, one team only
+/// (the others never see it, on the API nor the Contest API) or one problem.
+#[test]
+fn issue23_clarification_categories_claims_and_announcements_over_http() {
+    require_root!();
+    clarifications_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_clarification_categories_claims_and_announcements_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    clarifications_over_http(Some(&cluster.database()));
+}
+
+fn clarifications_over_http(database: Option<&str>) {
+    const JUDY: &str = "judy-token";
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0\n\
+             [[server.users]]\nname = \"judy\"\ntoken = \"{JUDY}\"\nadmin = true",
+            contests.path().display()
+        ),
+    );
+    write_contest_of(
+        contests.path(),
+        "qa",
+        now_ms() - 600_000,
+        "duration = \"2h\"\nparticipants = [\"alice\", \"bob\"]",
+        &["aplusb"],
+    );
+    let d = site.start();
+    let ask = |token: &str, body: Value| {
+        d.post_json("/api/v1/contests/qa/clarifications", Some(token), &body)
+    };
+    let (code, t) = ask(
+        ALICE,
+        json!({"text": "My keyboard is broken", "category": "technical"}),
+    );
+    assert_eq!(code, 201, "{t}");
+    let (code, p) = ask(
+        ALICE,
+        json!({"text": "Are a and b positive?", "problem": "A"}),
+    );
+    assert_eq!(code, 201, "{p}");
+    let (code, g) = ask(BOB, json!({"text": "When is lunch?"}));
+    assert_eq!(code, 201, "{g}");
+    let (code, e) = ask(BOB, json!({"text": "?", "category": "urgent"}));
+    assert_eq!(code, 400, "{e}");
+    assert!(message(&e).contains("field `category`"), "{e}");
+    let list = |token: &str| {
+        let (code, l) = d.get("/api/v1/contests/qa/clarifications", Some(token));
+        assert_eq!(code, 200, "{l}");
+        l.as_array().expect("list").clone()
+    };
+    let by_text = |l: &[Value], text: &str| {
+        l.iter()
+            .find(|q| q["text"] == text)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let all = list(ADMIN);
+    assert_eq!(
+        by_text(&all, "My keyboard is broken")["category"],
+        "technical"
+    );
+    assert_eq!(
+        by_text(&all, "Are a and b positive?")["category"],
+        "problem"
+    );
+    assert_eq!(by_text(&all, "When is lunch?")["category"], "general");
+
+    // Claims: the jury sees who; a second jury member is refused until it is released.
+    let tid = by_text(&all, "My keyboard is broken")["id"]
+        .as_i64()
+        .expect("id");
+    let claim = |token: &str, id: i64, claim: bool| {
+        d.post_json(
+            &format!("/api/v1/admin/clarifications/{id}/claim"),
+            Some(token),
+            &json!({"claim": claim}),
+        )
+    };
+    let (code, r) = claim(ADMIN, tid, true);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(
+        by_text(&list(JUDY), "My keyboard is broken")["claimed_by"],
+        "admin"
+    );
+    let (code, e) = claim(JUDY, tid, true);
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("claimed by admin"), "{e}");
+    let (code, e) = claim(ALICE, tid, true);
+    assert_eq!(code, 403, "students cannot: {e}");
+    assert!(
+        by_text(&list(ALICE), "My keyboard is broken")["claimed_by"].is_null(),
+        "students do not see the jury's claims"
+    );
+    let (code, _) = claim(JUDY, tid, false);
+    assert_eq!(code, 200, "released");
+    let (code, r) = claim(JUDY, tid, true);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(
+        by_text(&list(ADMIN), "My keyboard is broken")["claimed_by"],
+        "judy"
+    );
+    let (code, e) = claim(ADMIN, 999_999, true);
+    assert_eq!(code, 404, "{e}");
+
+    // Announcements: to everyone, to bob only, about problem A.
+    let announce = |body: Value| {
+        d.post_json(
+            "/api/v1/admin/contests/qa/announcements",
+            Some(ADMIN),
+            &body,
+        )
+    };
+    let (code, r) = announce(json!({"text": "Lunch is at noon."}));
+    assert_eq!(code, 201, "{r}");
+    let (code, r) = announce(json!({"text": "Bob: your printout is ready.", "team": "bob"}));
+    assert_eq!(code, 201, "{r}");
+    let (code, r) = announce(json!({"text": "In A, a and b fit in 32 bits.", "problem": "A"}));
+    assert_eq!(code, 201, "{r}");
+    let (code, e) = announce(json!({"text": "hi", "team": "mallory"}));
+    assert_eq!(code, 400, "{e}");
+    assert!(message(&e).contains("field `team`"), "{e}");
+    let texts = |l: &[Value]| -> Vec<String> {
+        l.iter()
+            .filter(|q| q["user"].is_null())
+            .map(|q| q["text"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let for_bob = texts(&list(BOB));
+    let for_alice = texts(&list(ALICE));
+    assert!(
+        for_bob.contains(&"Bob: your printout is ready.".to_string()),
+        "{for_bob:?}"
+    );
+    assert!(
+        !for_alice.contains(&"Bob: your printout is ready.".to_string()),
+        "{for_alice:?}"
+    );
+    let (_, public) = d.get("/api/v1/contests/qa/clarifications", None);
+    assert!(!public.to_string().contains("printout"), "{public}");
+    let about_a = by_text(&list(ALICE), "In A, a and b fit in 32 bits.");
+    assert_eq!(about_a["problem"], "aplusb", "{about_a}");
+    assert_eq!(about_a["category"], "problem", "{about_a}");
+    // The Contest API: bob's announcement goes to bob's team, never to alice nor the public.
+    let (_, ccs_bob) = d.get("/api/contests/qa/clarifications", Some(BOB));
+    let to_bob = ccs_bob
+        .as_array()
+        .expect("clarifications")
+        .iter()
+        .find(|q| q["text"] == "Bob: your printout is ready.")
+        .cloned()
+        .expect("bob sees it");
+    assert_eq!(to_bob["to_team_id"], "bob", "{to_bob}");
+    let (_, ccs_alice) = d.get("/api/contests/qa/clarifications", Some(ALICE));
+    assert!(!ccs_alice.to_string().contains("printout"), "{ccs_alice}");
+    let (_, ccs_public) = d.get("/api/contests/qa/clarifications", None);
+    assert!(!ccs_public.to_string().contains("printout"), "{ccs_public}");
+}

@@ -742,3 +742,86 @@ fn issue23_a_director_delivers_balloons() {
     );
     drop(browser);
 }
+
+/// Issue 23, clarifications: a student asks a technical question from the contest page; the
+/// director sees its category, claims it (the page says who holds it) and announces to one
+/// team about one problem, which only that team reads. Desktop and 390 px.
+#[test]
+fn issue23_a_director_claims_a_question_and_announces_to_one_team() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(
+        contests.path(),
+        "desk",
+        now - 600_000,
+        "2h",
+        "participants = [\"alice\", \"bob\"]",
+        "aplusb",
+    );
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+
+    // Alice asks: a technical issue.
+    login(&mut page, &d.url, ALICE, "alice");
+    page.navigate(&format!("{}/contests/desk", d.url));
+    page.eval("document.getElementById('ask-category').value = 'technical'; true");
+    page.click("form[action$='/ask'] textarea[name=text]");
+    page.type_text("The mouse does not work");
+    page.click("form[action$='/ask'] button[type=submit]");
+    page.wait_for(
+        "the question on the page",
+        "document.readyState === 'complete' && document.querySelector('#news .clar .tag.technical') !== null",
+        Duration::from_secs(10),
+    );
+
+    // The director: the category, Claim, then who holds it.
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/desk", d.url));
+    page.click("#news form.claim button.claim");
+    page.wait_for(
+        "the claim",
+        "document.readyState === 'complete' && document.querySelector('#news .tag.claimed')?.textContent === 'claimed by admin'",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("document.querySelector('#news form.claim button').textContent"),
+        json!("Release")
+    );
+    page.screenshot(&artifact("contest-i23-claimed.png"));
+    phone(&mut page, "i23-claimed");
+
+    // An announcement to bob only, about problem A.
+    page.click("#announce-team");
+    page.type_text("bob");
+    page.eval("document.getElementById('announce-problem').value = 'aplusb'; true");
+    page.click("#announce-form textarea[name=text]");
+    page.type_text("Bob: your printout is at the desk.");
+    page.click("#announce-form button[type=submit]");
+    page.wait_for(
+        "the announcement to bob",
+        "document.readyState === 'complete' && document.querySelector('#news .announcement .tag.to')?.textContent === 'to bob only'",
+        Duration::from_secs(10),
+    );
+    page.screenshot(&artifact("contest-i23-announce-team.png"));
+    phone(&mut page, "i23-announce-team");
+    let (_, bob) = d.get("/api/v1/contests/desk/clarifications", Some(BOB));
+    assert!(bob.to_string().contains("printout"), "{bob}");
+    let (_, alice) = d.get("/api/v1/contests/desk/clarifications", Some(ALICE));
+    assert!(!alice.to_string().contains("printout"), "{alice}");
+    drop(browser);
+}

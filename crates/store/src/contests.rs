@@ -51,6 +51,25 @@ pub struct Clarification {
     pub at: i64,
     pub answered_at: Option<i64>,
     pub answered_by: Option<String>,
+    /// "general", "technical", or "problem" (about `problem`).
+    pub category: String,
+    /// An announcement to one team only (its user name); `None`: to everyone.
+    pub to_user: Option<String>,
+    /// The jury member who claimed the question to answer it, and when.
+    pub claimed_by: Option<String>,
+    pub claimed_at: Option<i64>,
+}
+
+/// A new clarification: a question (`user` set) or an announcement (`user` None; `to_user`
+/// for one team only).
+#[derive(Clone, Debug)]
+pub struct NewClarification<'a> {
+    pub user: Option<&'a str>,
+    pub problem: Option<&'a str>,
+    /// "general", "technical" or "problem".
+    pub category: &'a str,
+    pub to_user: Option<&'a str>,
+    pub text: &'a str,
 }
 
 /// A balloon marked delivered: the first solve of `problem` by `user`, by whom and when.
@@ -272,6 +291,21 @@ pub trait ContestStore: Send + Sync {
         text: &str,
         now: i64,
     ) -> Result<i64, StoreError>;
+    /// A clarification with its category and, for an announcement, the one team it is for.
+    fn add_clarification_to(
+        &self,
+        contest: &str,
+        new: &NewClarification<'_>,
+        now: i64,
+    ) -> Result<i64, StoreError>;
+    /// Claims question `id` for jury member `by` (or with `None` releases it). `None`: no such
+    /// question; `Some(Some(other))`: refused, `other` holds it; `Some(None)`: done.
+    fn claim_clarification(
+        &self,
+        id: i64,
+        by: Option<&str>,
+        now: i64,
+    ) -> Result<Option<Option<String>>, StoreError>;
     /// Answers a question, to its asker or to everyone; `false` if there is no such question.
     fn answer_clarification(
         &self,
@@ -330,6 +364,10 @@ fn clarification_row(r: &Row<'_>) -> Result<Clarification, DbError> {
         at: r.get(7)?,
         answered_at: r.get(8)?,
         answered_by: r.get(9)?,
+        category: r.get(10)?,
+        to_user: r.get(11)?,
+        claimed_by: r.get(12)?,
+        claimed_at: r.get(13)?,
     })
 }
 
@@ -623,10 +661,69 @@ impl<E: Engine> ContestStore for E {
         text: &str,
         now: i64,
     ) -> Result<i64, StoreError> {
-        let sql = r#"INSERT INTO clarifications (contest, "user", problem, text, public, at)
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"#;
-        let args = args![contest, user, problem, text, user.is_none(), now];
+        let category = if problem.is_some() {
+            "problem"
+        } else {
+            "general"
+        };
+        let new = NewClarification {
+            user,
+            problem,
+            category,
+            to_user: None,
+            text,
+        };
+        self.add_clarification_to(contest, &new, now)
+    }
+
+    fn add_clarification_to(
+        &self,
+        contest: &str,
+        new: &NewClarification<'_>,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        let sql = r#"INSERT INTO clarifications
+               (contest, "user", problem, text, public, at, category, to_user)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"#;
+        // Public: an announcement to everyone; a question or a team's announcement is not.
+        let public = new.user.is_none() && new.to_user.is_none();
+        let args = args![
+            contest,
+            new.user,
+            new.problem,
+            new.text,
+            public,
+            now,
+            new.category,
+            new.to_user
+        ];
         self.one("store a clarification", sql, args, |r| r.get(0))
+    }
+
+    fn claim_clarification(
+        &self,
+        id: i64,
+        by: Option<&str>,
+        now: i64,
+    ) -> Result<Option<Option<String>>, StoreError> {
+        let read = r#"SELECT claimed_by FROM clarifications WHERE id = $1 AND "user" IS NOT NULL"#;
+        let set = "UPDATE clarifications SET claimed_by = $2, claimed_at = $3 WHERE id = $1";
+        self.tx("start a claim", "commit a claim", |c| {
+            let Some(holder) = c.row("read a claim", read, args![id], |r| {
+                r.get::<Option<String>>(0)
+            })?
+            else {
+                return Ok(None);
+            };
+            if let (Some(h), Some(me)) = (&holder, by) {
+                if h != me {
+                    return Ok(Some(Some(h.clone())));
+                }
+            }
+            let at = by.map(|_| now);
+            c.exec("claim a clarification", set, args![id, by, at])?;
+            Ok(Some(None))
+        })
     }
 
     fn answer_clarification(
@@ -654,7 +751,7 @@ impl<E: Engine> ContestStore for E {
 
     fn clarifications(&self, contest: &str) -> Result<Vec<Clarification>, StoreError> {
         let sql = r#"SELECT id, contest, "user", problem, text, answer, public, at, answered_at,
-               answered_by
+               answered_by, category, to_user, claimed_by, claimed_at
              FROM clarifications WHERE contest = $1 ORDER BY id DESC"#;
         self.rows(
             "list clarifications",

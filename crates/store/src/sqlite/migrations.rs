@@ -251,6 +251,13 @@ pub const MIGRATIONS: &[&str] = &[
         done_at INTEGER NOT NULL,
         PRIMARY KEY (contest, user_name, problem)
     );",
+    // 12: clarification categories (general, technical, problem), an announcement to one
+    // team, and the jury member who claimed a question.
+    "ALTER TABLE clarifications ADD COLUMN category TEXT NOT NULL DEFAULT 'general';
+    UPDATE clarifications SET category = 'problem' WHERE problem IS NOT NULL;
+    ALTER TABLE clarifications ADD COLUMN to_user TEXT;
+    ALTER TABLE clarifications ADD COLUMN claimed_by TEXT;
+    ALTER TABLE clarifications ADD COLUMN claimed_at INTEGER;",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

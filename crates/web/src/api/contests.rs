@@ -54,6 +54,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/submissions/{id}/ignore", post(ignore))
         .route("/admin/submissions/{id}/override", post(override_verdict))
         .route("/admin/clarifications/{id}/answer", post(answer))
+        .route("/admin/clarifications/{id}/claim", post(claim))
 }
 
 #[derive(Serialize)]
@@ -213,6 +214,26 @@ async fn balloon_mark(
     balloons::mark(&app, &admin, &id, &b.user, &b.problem, b.done).await?;
     Ok(Json(
         serde_json::json!({"contest": id, "user": b.user, "problem": b.problem, "done": b.done}),
+    ))
+}
+
+#[derive(serde::Deserialize)]
+struct ClaimBody {
+    /// true: claim it for the caller; false: release it.
+    claim: bool,
+}
+
+/// `POST /api/v1/admin/clarifications/{id}/claim` `{claim}`.
+async fn claim(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+    Json(b): Json<ClaimBody>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    clarifications::claim(&app, &admin, id, b.claim).await?;
+    let by = b.claim.then_some(admin.name);
+    Ok(Json(
+        serde_json::json!({"clarification": id, "claimed_by": by}),
     ))
 }
 

@@ -652,8 +652,15 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         let id = q.id.to_string();
         match &q.user {
             None => {
+                // An announcement to one team: that team and admins only.
+                if let Some(t) = &q.to_user {
+                    if !(admin || role.is(t)) {
+                        continue;
+                    }
+                }
+                let to = q.to_user.as_deref().map(team_id);
                 let v = json!({
-                    "id": id, "from_team_id": null, "to_team_id": null, "reply_to_id": null,
+                    "id": id, "from_team_id": null, "to_team_id": to, "reply_to_id": null,
                     "problem_id": problem, "text": q.text, "time": t(q.at), "contest_time": ct(q.at),
                 });
                 push(q.at, "clarifications", Some(id), v);

@@ -228,13 +228,20 @@ pub(crate) async fn contest(
             form.submit method="post" action={ "/contests/" (c.id) "/ask" } {
                 label { "About" select name="problem" { option value="" { "the contest in general" }
                     @for p in &problems { option value=(p.problem) { (p.label) ". " (p.title) } } } }
+                label { "Kind" select name="category" #ask-category {
+                    option value="general" { "a question" }
+                    option value="technical" { "a technical issue (staff come to your seat)" }
+                } }
                 label { "Question" textarea name="text" rows="3" required {} }
                 button type="submit" { "Ask" }
             }
         }
         @if admin {
-            h3 { "Announce to everyone" }
-            form.submit method="post" action={ "/contests/" (c.id) "/announce" } {
+            h3 { "Announce" }
+            form.submit #announce-form method="post" action={ "/contests/" (c.id) "/announce" } {
+                label { "To" input type="text" name="team" #announce-team placeholder="everyone (or one team's user name)"; }
+                label { "About" select name="problem" #announce-problem { option value="" { "the contest in general" }
+                    @for p in &problems { option value=(p.problem) { (p.label) ". " (p.title) } } } }
                 label { "Announcement" textarea name="text" rows="3" required {} }
                 button type="submit" { "Announce" }
             }
@@ -496,13 +503,29 @@ async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup
             div class={ "clar" @if q.user.is_none() { " announcement" } } {
                 div.meta {
                     @match &q.user { None => strong { "Announcement" }, Some(u) => span { "Question from " strong { (u) } } }
+                    @if let Some(t) = &q.to_user { span.tag.to { "to " (t) " only" } }
                     span { (format_time(q.at, c.utc_offset_s)) }
                     @if let Some(p) = &q.problem { span.tag { (c.label_of(p).unwrap_or(p)) } }
+                    @if q.category == "technical" { span.tag.technical { "technical" } }
+                    @else if q.user.is_some() && q.problem.is_none() { span.tag { "general" } }
+                    @if admin && q.user.is_some() {
+                        @if let Some(by) = &q.claimed_by { span.tag.claimed { "claimed by " (by) } }
+                    }
                     @if q.user.is_some() { span.tag { @if q.public { "answered to all" } @else if q.answer.is_some() { "answered privately" } @else { "waiting for an answer" } } }
                 }
                 p.text { (q.text) }
                 @if let Some(a) = &q.answer { p.answer { strong { "Answer: " } (a) } }
                 @if admin && q.user.is_some() && q.answer.is_none() {
+                    @let mine = user.is_some_and(|u| q.claimed_by.as_deref() == Some(u.name.as_str()));
+                    form.inline.claim method="post" action={ "/contests/" (c.id) "/claim/" (q.id) } {
+                        @if q.claimed_by.is_none() {
+                            input type="hidden" name="claim" value="1";
+                            button.claim type="submit" { "Claim" }
+                        } @else {
+                            input type="hidden" name="claim" value="0";
+                            button.release type="submit" { @if mine { "Release" } @else { "Release (take it over)" } }
+                        }
+                    }
                     form.answer method="post" action={ "/contests/" (c.id) "/answer/" (q.id) } {
                         textarea name="answer" rows="2" placeholder="Type an answer, or pick a canned one below" {}
                         select name="canned" { option value="" { "(a canned answer)" }
@@ -814,6 +837,10 @@ pub(crate) struct TextFields {
     #[serde(default)]
     problem: Option<String>,
     text: String,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    team: Option<String>,
 }
 
 pub(crate) async fn ask(
@@ -825,6 +852,8 @@ pub(crate) async fn ask(
     let body = AskBody {
         problem: f.problem,
         text: f.text,
+        category: f.category,
+        team: f.team,
     };
     clarifications::ask(&app, &viewer, &id, body)
         .await
@@ -841,8 +870,28 @@ pub(crate) async fn announce(
     let body = AskBody {
         problem: f.problem,
         text: f.text,
+        category: f.category,
+        team: f.team,
     };
     clarifications::announce(&app, &id, body)
+        .await
+        .map_err(fail(Some(&admin)))?;
+    Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ClaimFields {
+    claim: String,
+}
+
+/// `POST /contests/{id}/claim/{cid}` (admins): claims a question (or releases it).
+pub(crate) async fn claim(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path((id, cid)): Path<(String, i64)>,
+    Form(f): Form<ClaimFields>,
+) -> PageResult {
+    clarifications::claim(&app, &admin, cid, f.claim == "1")
         .await
         .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())

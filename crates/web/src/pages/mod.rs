@@ -56,6 +56,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/contests/{id}/ask", post(contests::ask))
         .route("/contests/{id}/announce", post(contests::announce))
         .route("/contests/{id}/answer/{cid}", post(contests::answer))
+        .route("/contests/{id}/claim/{cid}", post(contests::claim))
         .route("/contests/{id}/unfreeze", post(contests::unfreeze))
         .route("/contests/{id}/freeze", post(contests::freeze))
         .route("/contests/{id}/clock", post(contests::change_clock))
