@@ -206,4 +206,10 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE clarifications ADD COLUMN to_user TEXT;
     ALTER TABLE clarifications ADD COLUMN claimed_by TEXT;
     ALTER TABLE clarifications ADD COLUMN claimed_at BIGINT;",
+    // 13: teams' passwords, as Argon2id hashes (PHC strings).
+    "CREATE TABLE passwords (
+        user_name TEXT PRIMARY KEY,
+        hash TEXT NOT NULL,
+        set_at BIGINT NOT NULL
+    );",
 ];

@@ -258,6 +258,12 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE clarifications ADD COLUMN to_user TEXT;
     ALTER TABLE clarifications ADD COLUMN claimed_by TEXT;
     ALTER TABLE clarifications ADD COLUMN claimed_at INTEGER;",
+    // 13: teams' passwords, as Argon2id hashes (PHC strings).
+    "CREATE TABLE passwords (
+        user_name TEXT PRIMARY KEY,
+        hash TEXT NOT NULL,
+        set_at INTEGER NOT NULL
+    );",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

@@ -396,25 +396,41 @@ struct RosterBody {
     roster: String,
     #[serde(default)]
     tokens: bool,
+    /// Generate a password for every team that accounts.tsv gives none.
+    #[serde(default)]
+    passwords: bool,
 }
 
-/// `POST /api/v1/admin/contests/{id}/teams` `{roster, tokens?}`: replaces the contest's teams;
-/// `{teams, tokens: [{user, token}]}`, the tokens shown only in this answer.
+/// `POST /api/v1/admin/contests/{id}/teams` `{roster, tokens?, passwords?}`: replaces the
+/// contest's teams; `{teams, tokens: [{user, token}], passwords: [{user, password}],
+/// passwords_from_file}`, the tokens and generated passwords shown only in this answer.
 async fn import_teams(
     State(app): State<Arc<App>>,
     Admin(admin): Admin,
     Path(id): Path<String>,
     Json(body): Json<RosterBody>,
 ) -> Result<Response, AppError> {
-    let (teams, issued) =
-        controls::import_roster(&app, &admin, &id, &body.roster, body.tokens).await?;
-    let tokens: Vec<_> = issued
+    let done =
+        controls::import_roster(&app, &admin, &id, &body.roster, body.tokens, body.passwords)
+            .await?;
+    let tokens: Vec<_> = done
+        .tokens
         .into_iter()
         .map(|(user, token)| serde_json::json!({ "user": user, "token": token }))
         .collect();
+    let passwords: Vec<_> = done
+        .passwords
+        .into_iter()
+        .map(|(user, password)| serde_json::json!({ "user": user, "password": password }))
+        .collect();
     Ok((
         [(header::CACHE_CONTROL, "no-store")],
-        Json(serde_json::json!({ "teams": teams, "tokens": tokens })),
+        Json(serde_json::json!({
+            "teams": done.teams,
+            "tokens": tokens,
+            "passwords": passwords,
+            "passwords_from_file": done.from_file,
+        })),
     )
         .into_response())
 }

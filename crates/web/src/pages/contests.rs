@@ -338,6 +338,7 @@ pub(crate) async fn teams_page(
             label { "Roster" textarea name="roster" #roster rows="8" spellcheck="false" placeholder="user,name,affiliation,category" {} }
             label { "or files (a CSV, or DOMjudge's teams.tsv with its accounts.tsv) " input type="file" name="file" #roster-file multiple accept=".csv,.tsv,text/csv,text/tab-separated-values"; }
             label.check { input type="checkbox" name="tokens" value="on" #roster-tokens; " issue a token for each team (shown once, to print for the hall)" }
+            label.check { input type="checkbox" name="passwords" value="on" #roster-passwords; " generate a password for each team that accounts.tsv gives none (shown once, to print for the hall)" }
             button #roster-button type="submit" { "Import" }
         }
     };
@@ -352,7 +353,8 @@ pub(crate) async fn import_teams(
     Path(id): Path<String>,
     mut mp: Multipart,
 ) -> PageResult {
-    let (mut text, mut files, mut tokens) = (String::new(), Vec::new(), false);
+    let (mut text, mut files, mut tokens, mut passwords) =
+        (String::new(), Vec::new(), false, false);
     while let Ok(Some(field)) = mp.next_field().await {
         match field.name().unwrap_or_default() {
             "roster" => text = field.text().await.unwrap_or_default(),
@@ -363,6 +365,7 @@ pub(crate) async fn import_teams(
                 }
             }
             "tokens" => tokens = true,
+            "passwords" => passwords = true,
             _ => {}
         }
     }
@@ -371,19 +374,40 @@ pub(crate) async fn import_teams(
         files.sort_by_key(|f| !f.trim_start().starts_with("teams\t"));
         text = files.join("\n");
     }
-    let shown = match ct::controls::import_roster(&app, &admin, &id, &text, tokens).await {
-        Ok((teams, issued)) => html! {
-            div.once #imported {
-                p.note { (teams.len()) " teams imported." }
-                @if !issued.is_empty() {
-                    p { strong { "The tokens are shown only now:" } " print this page for the hall." }
-                    table.list #sheet { thead { tr { th { "Team" } th { "User" } th { "Token" } } }
-                    tbody { @for (t, (user, token)) in teams.iter().zip(&issued) { tr {
-                        td { (t.name) } td { (user) } td { code { (token) } }
-                    } } } }
+    let shown = match ct::controls::import_roster(&app, &admin, &id, &text, tokens, passwords).await
+    {
+        Ok(done) => {
+            let token_of = |u: &str| {
+                done.tokens
+                    .iter()
+                    .find(|(x, _)| x == u)
+                    .map(|(_, t)| t.clone())
+            };
+            let password_of = |u: &str| {
+                done.passwords
+                    .iter()
+                    .find(|(x, _)| x == u)
+                    .map(|(_, p)| p.clone())
+            };
+            let sheet = !done.tokens.is_empty() || !done.passwords.is_empty();
+            html! {
+                div.once #imported {
+                    p.note { (done.teams.len()) " teams imported."
+                        @if done.from_file > 0 { " " (done.from_file) " passwords set from accounts.tsv." } }
+                    @if sheet {
+                        p { strong { "Shown only now:" } " print this page for the hall. Teams log in at /login with their user name and password, or their token." }
+                        table.list #sheet { thead { tr { th { "Team" } th { "User" }
+                            @if !done.tokens.is_empty() { th { "Token" } }
+                            @if !done.passwords.is_empty() { th { "Password" } } } }
+                        tbody { @for t in &done.teams { tr {
+                            td { (t.name) } td { (t.user) }
+                            @if !done.tokens.is_empty() { td { code { (token_of(&t.user).unwrap_or_default()) } } }
+                            @if !done.passwords.is_empty() { td.password { code { (password_of(&t.user).unwrap_or_else(|| "(from accounts.tsv)".into())) } } }
+                        } } } }
+                    }
                 }
             }
-        },
+        }
         Err(e) if e.status().is_client_error() => html! {
             div.error #imported role="alert" { "The roster was not imported (nothing changed):" pre.out { (e.message()) } }
         },
