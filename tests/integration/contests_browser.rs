@@ -825,3 +825,78 @@ fn issue23_a_director_claims_a_question_and_announces_to_one_team() {
     assert!(!alice.to_string().contains("printout"), "{alice}");
     drop(browser);
 }
+
+/// Issue 23, login by password: the director imports a roster generating a password per team
+/// (the sheet shows them once), and a team logs in with its user name and password; a wrong
+/// one says so on the form. Desktop and 390 px.
+#[test]
+fn issue23_a_team_logs_in_with_a_password_from_the_hall_sheet() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(contests.path(), "hall", now - 600_000, "2h", "", "aplusb");
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/hall/teams", d.url));
+    page.eval(
+        "document.getElementById('roster').value = 'user,name,affiliation\\ncarol,Rocket,PKU\\n'; \
+         document.getElementById('roster-passwords').checked = true; \
+         window.confirm = () => true; true",
+    );
+    page.click("#roster-button");
+    page.wait_for(
+        "the sheet with the passwords",
+        "document.querySelectorAll('#sheet tbody tr td.password').length === 1",
+        Duration::from_secs(60),
+    );
+    let password = page
+        .eval("document.querySelector('#sheet td.password code').textContent")
+        .as_str()
+        .expect("a password")
+        .to_string();
+    assert_eq!(password.len(), 12, "{password}");
+    page.screenshot(&artifact("contest-i23-password-sheet.png"));
+    phone(&mut page, "i23-password-sheet");
+
+    // Carol logs in on the hall's machine: first mistyped, then right.
+    page.call("Network.clearBrowserCookies", json!({}));
+    page.navigate(&format!("{}/login", d.url));
+    page.click("#user");
+    page.type_text("carol");
+    page.click("#password");
+    page.type_text("not-her-password");
+    page.click("#password-button");
+    page.wait_for(
+        "the refusal",
+        "document.querySelector('p.error')?.textContent.includes('do not match') === true",
+        Duration::from_secs(60),
+    );
+    page.screenshot(&artifact("contest-i23-password-wrong.png"));
+    phone(&mut page, "i23-password-wrong");
+    page.click("#user");
+    page.type_text("carol");
+    page.click("#password");
+    page.type_text(&password);
+    page.click("#password-button");
+    page.wait_for(
+        "carol to be logged in",
+        "document.querySelector('nav .who')?.textContent === 'carol'",
+        Duration::from_secs(60),
+    );
+    drop(browser);
+}
