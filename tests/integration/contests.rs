@@ -2027,6 +2027,22 @@ fn results_over_http(database: Option<&str>) {
         &json!({"ignored": true}),
     );
     assert_eq!(code, 409, "{e}");
+    // A rejudging of the finalized contest judges, but cannot be applied.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({"contest": "fin"}),
+    );
+    assert_eq!(code, 201, "{r}");
+    let rid = r["id"].as_i64().expect("id");
+    wait_rejudged(&d, rid);
+    let (code, e) = d.post_json(
+        &format!("/api/v1/admin/rejudgings/{rid}/apply"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("was finalized"), "{e}");
     let (code, log) = d.get("/api/v1/admin/audit?contest=fin", Some(ADMIN));
     assert_eq!(code, 200, "{log}");
     assert!(

@@ -5,8 +5,9 @@
 //! frozen for students (the awards would tell the frozen results). The time is written into
 //! `contest.toml` as `finalized = "…"` (the file stays the truth, as for the clock) and
 //! audited. From then on the results are final: the clock, the freeze, verdict overrides,
-//! ignored submissions and rejudgings of its submissions are refused with a clear error
-//! ([`refuse_if_final`]), and everyone sees the awards. Before that only admins see them, as
+//! ignored submissions and applying a rejudging of its submissions are refused with a clear
+//! error ([`refuse_if_final`]), and everyone sees the awards. (A rejudging made with
+//! `auto_apply` applies itself in the store when judged; it is not refused.) Before that only admins see them, as
 //! a preview.
 
 use std::sync::Arc;
