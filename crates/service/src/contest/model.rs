@@ -354,6 +354,14 @@ fn parse(
         }
         at
     });
+    if let (Some(f), Some((start, _)), Some(d)) = (finalized_ms, start, duration) {
+        if f < start + d.as_millis() as i64 {
+            cx.err(
+                "finalized",
+                "is before the contest's end (a contest is finalized after it ends)",
+            );
+        }
+    }
     Some(Contest {
         id,
         dir: dir.to_path_buf(),
@@ -777,6 +785,14 @@ group = "Junior"
         assert_eq!((c.awards.gold, c.awards.silver, c.awards.bronze), (4, 3, 0));
         assert_eq!(c.finalized_ms, Some(c.start_ms + 6 * 3600 * 1000));
         assert_eq!(c.teams[0].group.as_deref(), Some("Junior"));
+        let (_t, dir, problems) = write(
+            "title = \"x\"\nstart = \"2026-12-01T09:00:00Z\"\nduration = \"5h\"\n\
+             finalized = \"2026-12-01T13:59:59Z\"\n[[problem]]\nid = \"aplusb\"\n",
+        );
+        let e = Contest::load(&dir, &problems)
+            .expect_err("early")
+            .to_string();
+        assert!(e.contains("finalized: is before the contest's end"), "{e}");
         let (_t, dir, problems) = write(
             "title = \"x\"\nstart = \"2026-12-01T09:00:00Z\"\nduration = \"5h\"\n\
              finalized = \"yesterday\"\n[awards]\ngold = -1\nplatinum = 1\n\
