@@ -1718,7 +1718,7 @@ fn director_over_http(database: Option<&str>) {
         Some(ADMIN),
         &json!({
             "roster": "teams\t1\n1\t1001\t3\tRocket DJ\tPeking University\tPKU\tCHN\n\
-                       accounts\t1\nteam\tRocket DJ\talice\tsecret\t1\n",
+                       accounts\t1\nteam\tRocket DJ\talice\tsecret-pw-1\t1\n",
         }),
     );
     assert_eq!(code, 200, "{r}");
