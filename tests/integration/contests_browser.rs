@@ -542,3 +542,361 @@ fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
     assert_eq!(page.eval("document.getElementById('sheet') === null"), true);
     drop(browser);
 }
+
+/// Issue 23, results: a director ends the contest, sees the awards' preview on the standings,
+/// finalizes from the contest page (asked first), and the standings show the awards to
+/// everyone with the results downloads. Desktop and 390 px.
+#[test]
+fn issue23_a_director_finalizes_and_publishes_the_awards() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(
+        contests.path(),
+        "gala",
+        now - 600_000,
+        "1h",
+        "[awards]\ngold = 1\nbronze = 2\n[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
+        "aplusb",
+    );
+    let d = site.start();
+    let (code, a) = crate::contests::submit(&d, ALICE, Some("gala"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let id = a["id"].as_i64().expect("id");
+    d.wait_done(id, ALICE, Duration::from_secs(120));
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    let yes =
+        "window.confirm = (q) => { window.__asked = q; return true; }; window.__asked = null; true";
+
+    // End now; the finalize button appears, and the standings show the jury a preview.
+    page.navigate(&format!("{}/contests/gala", d.url));
+    assert_eq!(
+        page.eval("document.getElementById('finalize') === null"),
+        true
+    );
+    // End now rounds down to a whole second: alice's submission stays inside.
+    std::thread::sleep(Duration::from_millis(1100));
+    page.eval(yes);
+    page.click("#end-now");
+    page.wait_for(
+        "the ended contest",
+        "document.readyState === 'complete' && document.getElementById('finalize') !== null",
+        Duration::from_secs(10),
+    );
+    page.navigate(&format!("{}/contests/gala/standings", d.url));
+    assert_eq!(
+        page.eval("document.getElementById('awards-preview') !== null"),
+        true
+    );
+    let (_, public) = d.get_text("/contests/gala/standings", None);
+    assert!(!public.contains("id=\"awards\""), "not public yet");
+    page.screenshot(&artifact("contest-i23-awards-preview.png"));
+    phone(&mut page, "i23-awards-preview");
+
+    // Finalize, asked first; back on the standings, final.
+    page.navigate(&format!("{}/contests/gala", d.url));
+    page.eval(yes);
+    page.click("#finalize");
+    page.wait_for(
+        "the final standings",
+        "document.readyState === 'complete' && document.getElementById('awards') !== null && location.pathname.endsWith('/standings')",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("document.getElementById('awards-preview') === null"),
+        true
+    );
+    let gold = page.eval("document.querySelector('tr[data-award=gold-medal]')?.textContent");
+    assert!(
+        gold.as_str()
+            .is_some_and(|g| g.contains("Gold medal winner") && g.contains("Rocket")),
+        "{gold}"
+    );
+    let links = page.eval(
+        "Array.from(document.querySelectorAll('#awards a')).map(a => a.getAttribute('href'))",
+    );
+    assert_eq!(
+        links,
+        json!([
+            "/api/v1/contests/gala/results.tsv",
+            "/api/v1/contests/gala/results.csv",
+            "/api/v1/contests/gala/awards.json"
+        ])
+    );
+    page.screenshot(&artifact("contest-i23-awards.png"));
+    phone(&mut page, "i23-awards");
+    // Everyone sees them now; the contest page says it is final.
+    let (_, public) = d.get_text("/contests/gala/standings", None);
+    assert!(
+        public.contains("id=\"awards\"") && public.contains("Rocket"),
+        "{public}"
+    );
+    page.navigate(&format!("{}/contests/gala", d.url));
+    assert_eq!(
+        page.eval("document.getElementById('finalized')?.textContent.includes('finalized')"),
+        true
+    );
+    assert_eq!(
+        page.eval("document.getElementById('finalize') === null"),
+        true
+    );
+    drop(browser);
+}
+
+/// Issue 23, the balloon queue: a director opens it from the contest page, marks the first
+/// solve delivered (it moves to "Delivered" with who) and undoes it. Desktop and 390 px.
+#[test]
+fn issue23_a_director_delivers_balloons() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(
+        contests.path(),
+        "party",
+        now - 600_000,
+        "1h",
+        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"\naffiliation = \"Peking University\"",
+        "aplusb",
+    );
+    let d = site.start();
+    for token in [ALICE, BOB] {
+        let (code, a) =
+            crate::contests::submit(&d, token, Some("party"), "aplusb", "accepted/ac.c");
+        assert_eq!(code, 201, "{a}");
+        d.wait_done(
+            a["id"].as_i64().expect("id"),
+            token,
+            Duration::from_secs(120),
+        );
+    }
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/party", d.url));
+    page.click("#clock-controls a[href$='/balloons']");
+    page.wait_for(
+        "the balloon queue",
+        "document.querySelectorAll('#balloons-waiting tbody tr').length === 2",
+        Duration::from_secs(10),
+    );
+    let first = page.eval("document.querySelector('#balloons-waiting tbody tr').textContent");
+    assert!(
+        first
+            .as_str()
+            .is_some_and(|t| t.contains("Rocket") && t.contains("first")),
+        "{first}"
+    );
+    page.screenshot(&artifact("contest-i23-balloons.png"));
+    phone(&mut page, "i23-balloons");
+    page.click("#balloons-waiting tbody tr button.deliver");
+    page.wait_for(
+        "the delivered balloon",
+        "document.readyState === 'complete' && document.querySelectorAll('#balloons-done tbody tr').length === 1",
+        Duration::from_secs(10),
+    );
+    let done = page.eval("document.querySelector('#balloons-done tbody tr').textContent");
+    assert!(
+        done.as_str()
+            .is_some_and(|t| t.contains("Rocket") && t.contains("by admin")),
+        "{done}"
+    );
+    assert_eq!(
+        page.eval("document.querySelectorAll('#balloons-waiting tbody tr').length"),
+        json!(1)
+    );
+    page.screenshot(&artifact("contest-i23-balloons-delivered.png"));
+    phone(&mut page, "i23-balloons-delivered");
+    page.click("#balloons-done tbody tr button.undo");
+    page.wait_for(
+        "the balloon back in the queue",
+        "document.readyState === 'complete' && document.getElementById('balloons-done') === null && document.querySelectorAll('#balloons-waiting tbody tr').length === 2",
+        Duration::from_secs(10),
+    );
+    drop(browser);
+}
+
+/// Issue 23, clarifications: a student asks a technical question from the contest page; the
+/// director sees its category, claims it (the page says who holds it) and announces to one
+/// team about one problem, which only that team reads. Desktop and 390 px.
+#[test]
+fn issue23_a_director_claims_a_question_and_announces_to_one_team() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(
+        contests.path(),
+        "desk",
+        now - 600_000,
+        "2h",
+        "participants = [\"alice\", \"bob\"]",
+        "aplusb",
+    );
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+
+    // Alice asks: a technical issue.
+    login(&mut page, &d.url, ALICE, "alice");
+    page.navigate(&format!("{}/contests/desk", d.url));
+    page.eval("document.getElementById('ask-category').value = 'technical'; true");
+    page.click("form[action$='/ask'] textarea[name=text]");
+    page.type_text("The mouse does not work");
+    page.click("form[action$='/ask'] button[type=submit]");
+    page.wait_for(
+        "the question on the page",
+        "document.readyState === 'complete' && document.querySelector('#news .clar .tag.technical') !== null",
+        Duration::from_secs(10),
+    );
+
+    // The director: the category, Claim, then who holds it.
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/desk", d.url));
+    page.click("#news form.claim button.claim");
+    page.wait_for(
+        "the claim",
+        "document.readyState === 'complete' && document.querySelector('#news .tag.claimed')?.textContent === 'claimed by admin'",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("document.querySelector('#news form.claim button').textContent"),
+        json!("Release")
+    );
+    page.screenshot(&artifact("contest-i23-claimed.png"));
+    phone(&mut page, "i23-claimed");
+
+    // An announcement to bob only, about problem A.
+    page.click("#announce-team");
+    page.type_text("bob");
+    page.eval("document.getElementById('announce-problem').value = 'aplusb'; true");
+    page.click("#announce-form textarea[name=text]");
+    page.type_text("Bob: your printout is at the desk.");
+    page.click("#announce-form button[type=submit]");
+    page.wait_for(
+        "the announcement to bob",
+        "document.readyState === 'complete' && document.querySelector('#news .announcement .tag.to')?.textContent === 'to bob only'",
+        Duration::from_secs(10),
+    );
+    page.screenshot(&artifact("contest-i23-announce-team.png"));
+    phone(&mut page, "i23-announce-team");
+    let (_, bob) = d.get("/api/v1/contests/desk/clarifications", Some(BOB));
+    assert!(bob.to_string().contains("printout"), "{bob}");
+    let (_, alice) = d.get("/api/v1/contests/desk/clarifications", Some(ALICE));
+    assert!(!alice.to_string().contains("printout"), "{alice}");
+    drop(browser);
+}
+
+/// Issue 23, login by password: the director imports a roster generating a password per team
+/// (the sheet shows them once), and a team logs in with its user name and password; a wrong
+/// one says so on the form. Desktop and 390 px.
+#[test]
+fn issue23_a_team_logs_in_with_a_password_from_the_hall_sheet() {
+    require_root!();
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {CHROMIUM} (.ci/run installs it)"
+        );
+        eprintln!("skipped: {CHROMIUM} is not installed");
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(contests.path(), "hall", now - 600_000, "2h", "", "aplusb");
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/hall/teams", d.url));
+    page.eval(
+        "document.getElementById('roster').value = 'user,name,affiliation\\ncarol,Rocket,PKU\\n'; \
+         document.getElementById('roster-passwords').checked = true; \
+         window.confirm = () => true; true",
+    );
+    page.click("#roster-button");
+    page.wait_for(
+        "the sheet with the passwords",
+        "document.querySelectorAll('#sheet tbody tr td.password').length === 1",
+        Duration::from_secs(60),
+    );
+    let password = page
+        .eval("document.querySelector('#sheet td.password code').textContent")
+        .as_str()
+        .expect("a password")
+        .to_string();
+    assert_eq!(password.len(), 12, "{password}");
+    page.screenshot(&artifact("contest-i23-password-sheet.png"));
+    phone(&mut page, "i23-password-sheet");
+
+    // Carol logs in on the hall's machine: first mistyped, then right.
+    page.call("Network.clearBrowserCookies", json!({}));
+    page.navigate(&format!("{}/login", d.url));
+    page.click("#user");
+    page.type_text("carol");
+    page.click("#password");
+    page.type_text("not-her-password");
+    page.click("#password-button");
+    page.wait_for(
+        "the refusal",
+        "document.querySelector('p.error')?.textContent.includes('do not match') === true",
+        Duration::from_secs(60),
+    );
+    page.screenshot(&artifact("contest-i23-password-wrong.png"));
+    phone(&mut page, "i23-password-wrong");
+    page.click("#user");
+    page.type_text("carol");
+    page.click("#password");
+    page.type_text(&password);
+    page.click("#password-button");
+    page.wait_for(
+        "carol to be logged in",
+        "document.querySelector('nav .who')?.textContent === 'carol'",
+        Duration::from_secs(60),
+    );
+    drop(browser);
+}

@@ -14,7 +14,7 @@ use crate::common;
 use crate::daemon::{response, Daemon, Site, ADMIN, ALICE};
 
 /// A request with extra headers; returns status, headers (lowercase names) and body.
-fn request(
+pub(crate) fn request(
     d: &Daemon,
     method: &str,
     path: &str,
@@ -49,7 +49,7 @@ fn request(
     (status, hs, r.into_string().unwrap_or_default())
 }
 
-fn header<'a>(hs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn header<'a>(hs: &'a [(String, String)], name: &str) -> Option<&'a str> {
     hs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 

@@ -51,6 +51,34 @@ pub struct Clarification {
     pub at: i64,
     pub answered_at: Option<i64>,
     pub answered_by: Option<String>,
+    /// "general", "technical", or "problem" (about `problem`).
+    pub category: String,
+    /// An announcement to one team only (its user name); `None`: to everyone.
+    pub to_user: Option<String>,
+    /// The jury member who claimed the question to answer it, and when.
+    pub claimed_by: Option<String>,
+    pub claimed_at: Option<i64>,
+}
+
+/// A new clarification: a question (`user` set) or an announcement (`user` None; `to_user`
+/// for one team only).
+#[derive(Clone, Debug)]
+pub struct NewClarification<'a> {
+    pub user: Option<&'a str>,
+    pub problem: Option<&'a str>,
+    /// "general", "technical" or "problem".
+    pub category: &'a str,
+    pub to_user: Option<&'a str>,
+    pub text: &'a str,
+}
+
+/// A balloon marked delivered: the first solve of `problem` by `user`, by whom and when.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BalloonDone {
+    pub user: String,
+    pub problem: String,
+    pub by: String,
+    pub at: i64,
 }
 
 /// The last change of a contest's freeze: unfrozen or frozen again, when and by whom.
@@ -195,6 +223,17 @@ pub trait ContestStore: Send + Sync {
     /// Marks a contest submission as the jury's (never ranked: an ignored submission) or a
     /// ranked one again; `false` when it was made through no contest.
     fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError>;
+    /// The balloons of `contest` marked delivered: (user, problem) with who and when.
+    fn balloons_done(&self, contest: &str) -> Result<Vec<BalloonDone>, StoreError>;
+    /// Marks the balloon of `user`'s first solve of `problem` delivered (`done`), or not
+    /// delivered again; marking a delivered balloon again keeps the first mark.
+    fn set_balloon(
+        &self,
+        contest: &str,
+        user: &str,
+        problem: &str,
+        done: Option<(&str, i64)>,
+    ) -> Result<(), StoreError>;
     /// Sets (or with `None` removes) the jury's verdict for a submission; `false` when there
     /// is no such submission.
     fn set_override(
@@ -252,6 +291,21 @@ pub trait ContestStore: Send + Sync {
         text: &str,
         now: i64,
     ) -> Result<i64, StoreError>;
+    /// A clarification with its category and, for an announcement, the one team it is for.
+    fn add_clarification_to(
+        &self,
+        contest: &str,
+        new: &NewClarification<'_>,
+        now: i64,
+    ) -> Result<i64, StoreError>;
+    /// Claims question `id` for jury member `by` (or with `None` releases it). `None`: no such
+    /// question; `Some(Some(other))`: refused, `other` holds it; `Some(None)`: done.
+    fn claim_clarification(
+        &self,
+        id: i64,
+        by: Option<&str>,
+        now: i64,
+    ) -> Result<Option<Option<String>>, StoreError>;
     /// Answers a question, to its asker or to everyone; `false` if there is no such question.
     fn answer_clarification(
         &self,
@@ -310,6 +364,10 @@ fn clarification_row(r: &Row<'_>) -> Result<Clarification, DbError> {
         at: r.get(7)?,
         answered_at: r.get(8)?,
         answered_by: r.get(9)?,
+        category: r.get(10)?,
+        to_user: r.get(11)?,
+        claimed_by: r.get(12)?,
+        claimed_at: r.get(13)?,
     })
 }
 
@@ -376,6 +434,43 @@ impl<E: Engine> ContestStore for E {
     fn set_jury(&self, submission: i64, jury: bool) -> Result<bool, StoreError> {
         let sql = "UPDATE contest_submissions SET jury = $2 WHERE submission = $1";
         Ok(self.exec("ignore a submission", sql, args![submission, jury])? > 0)
+    }
+
+    fn balloons_done(&self, contest: &str) -> Result<Vec<BalloonDone>, StoreError> {
+        let sql = "SELECT user_name, problem, done_by, done_at FROM balloons
+             WHERE contest = $1 ORDER BY done_at, user_name, problem";
+        self.rows("read the balloons", sql, args![contest], |r| {
+            Ok(BalloonDone {
+                user: r.get(0)?,
+                problem: r.get(1)?,
+                by: r.get(2)?,
+                at: r.get(3)?,
+            })
+        })
+    }
+
+    fn set_balloon(
+        &self,
+        contest: &str,
+        user: &str,
+        problem: &str,
+        done: Option<(&str, i64)>,
+    ) -> Result<(), StoreError> {
+        match done {
+            Some((by, at)) => {
+                let sql = "INSERT INTO balloons (contest, user_name, problem, done_by, done_at)
+                     VALUES ($1, $2, $3, $4, $5)
+                     ON CONFLICT (contest, user_name, problem) DO NOTHING";
+                let a = args![contest, user, problem, by, at];
+                self.exec("mark a balloon delivered", sql, a).map(drop)
+            }
+            None => {
+                let sql = "DELETE FROM balloons
+                     WHERE contest = $1 AND user_name = $2 AND problem = $3";
+                let a = args![contest, user, problem];
+                self.exec("mark a balloon not delivered", sql, a).map(drop)
+            }
+        }
     }
 
     fn set_override(
@@ -566,10 +661,69 @@ impl<E: Engine> ContestStore for E {
         text: &str,
         now: i64,
     ) -> Result<i64, StoreError> {
-        let sql = r#"INSERT INTO clarifications (contest, "user", problem, text, public, at)
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"#;
-        let args = args![contest, user, problem, text, user.is_none(), now];
+        let category = if problem.is_some() {
+            "problem"
+        } else {
+            "general"
+        };
+        let new = NewClarification {
+            user,
+            problem,
+            category,
+            to_user: None,
+            text,
+        };
+        self.add_clarification_to(contest, &new, now)
+    }
+
+    fn add_clarification_to(
+        &self,
+        contest: &str,
+        new: &NewClarification<'_>,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        let sql = r#"INSERT INTO clarifications
+               (contest, "user", problem, text, public, at, category, to_user)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"#;
+        // Public: an announcement to everyone; a question or a team's announcement is not.
+        let public = new.user.is_none() && new.to_user.is_none();
+        let args = args![
+            contest,
+            new.user,
+            new.problem,
+            new.text,
+            public,
+            now,
+            new.category,
+            new.to_user
+        ];
         self.one("store a clarification", sql, args, |r| r.get(0))
+    }
+
+    fn claim_clarification(
+        &self,
+        id: i64,
+        by: Option<&str>,
+        now: i64,
+    ) -> Result<Option<Option<String>>, StoreError> {
+        let read = r#"SELECT claimed_by FROM clarifications WHERE id = $1 AND "user" IS NOT NULL"#;
+        let set = "UPDATE clarifications SET claimed_by = $2, claimed_at = $3 WHERE id = $1";
+        self.tx("start a claim", "commit a claim", |c| {
+            let Some(holder) = c.row("read a claim", read, args![id], |r| {
+                r.get::<Option<String>>(0)
+            })?
+            else {
+                return Ok(None);
+            };
+            if let (Some(h), Some(me)) = (&holder, by) {
+                if h != me {
+                    return Ok(Some(Some(h.clone())));
+                }
+            }
+            let at = by.map(|_| now);
+            c.exec("claim a clarification", set, args![id, by, at])?;
+            Ok(Some(None))
+        })
     }
 
     fn answer_clarification(
@@ -597,7 +751,7 @@ impl<E: Engine> ContestStore for E {
 
     fn clarifications(&self, contest: &str) -> Result<Vec<Clarification>, StoreError> {
         let sql = r#"SELECT id, contest, "user", problem, text, answer, public, at, answered_at,
-               answered_by
+               answered_by, category, to_user, claimed_by, claimed_at
              FROM clarifications WHERE contest = $1 ORDER BY id DESC"#;
         self.rows(
             "list clarifications",

@@ -1,6 +1,7 @@
-//! The web layer's storage: browser sessions, one-time login codes, and when each token was
-//! last used. Ids and codes are kept as SHA-256 hashes, like tokens: the database never holds
-//! anything that would log someone in.
+//! The web layer's storage: browser sessions, one-time login codes, when each token was
+//! last used, and teams' password hashes (Argon2id PHC strings, made by the web layer). Ids
+//! and codes are kept as SHA-256 hashes, like tokens: the database never holds anything that
+//! would log someone in.
 
 use serde::Serialize;
 
@@ -54,6 +55,11 @@ pub trait WebStore: Send + Sync {
     fn token_activity(&self) -> Result<Vec<TokenActivity>, StoreError>;
     /// Revokes one token, named by the prefix of its hash shown in [`TokenActivity::id`].
     fn revoke_token(&self, name: &str, id: &str) -> Result<u64, StoreError>;
+    /// Sets `name`'s password hash (a PHC string; the store never sees a password), replacing
+    /// any earlier one.
+    fn set_password(&self, name: &str, hash: &str, now: i64) -> Result<(), StoreError>;
+    /// `name`'s password hash, if a password was set.
+    fn password_hash(&self, name: &str) -> Result<Option<String>, StoreError>;
 }
 
 fn holder(r: &Row<'_>) -> Result<Holder, DbError> {
@@ -142,6 +148,18 @@ impl<E: Engine> WebStore for E {
         }
         let sql = "DELETE FROM tokens WHERE name = $1 AND substr(hash, 1, length($2)) = $2";
         self.exec("revoke a token", sql, args![name, id])
+    }
+
+    fn set_password(&self, name: &str, hash: &str, now: i64) -> Result<(), StoreError> {
+        let sql = "INSERT INTO passwords (user_name, hash, set_at) VALUES ($1, $2, $3)
+             ON CONFLICT (user_name) DO UPDATE SET hash = excluded.hash, set_at = excluded.set_at";
+        self.exec("set a password", sql, args![name, hash, now])
+            .map(drop)
+    }
+
+    fn password_hash(&self, name: &str) -> Result<Option<String>, StoreError> {
+        let sql = "SELECT hash FROM passwords WHERE user_name = $1";
+        self.row("read a password hash", sql, args![name], |r| r.get(0))
     }
 }
 

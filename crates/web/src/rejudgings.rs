@@ -343,6 +343,30 @@ pub(crate) async fn close(
     if app.db(move |s| s.rejudging(id)).await?.is_none() {
         return Err(AppError::NotFound(format!("no rejudging {id}")));
     }
+    if apply {
+        // A finalized contest's results are final: no new verdicts of its submissions.
+        let contests = app
+            .db(move |s| {
+                let mut ids = Vec::new();
+                for item in s.rejudging_items(id)? {
+                    if let Some(c) = s.contest_of(item.submission)? {
+                        if !ids.contains(&c) {
+                            ids.push(c);
+                        }
+                    }
+                }
+                Ok(ids)
+            })
+            .await?;
+        let loaded = app.contests.get();
+        for c in contests.iter().filter_map(|c| loaded.get(c)) {
+            if let Err(e) =
+                crate::contests::results::refuse_if_final(c, "applying a rejudging of it")
+            {
+                return Ok(Err(e.message()));
+            }
+        }
+    }
     let actor = by.to_string();
     let by = by.to_string();
     let r = app

@@ -51,6 +51,8 @@ frame-ancestors 'none'";
 pub(crate) struct Guards {
     streams: Mutex<HashMap<String, usize>>,
     logins: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
+    /// Wrong passwords in the last minute, by account (`u:<name>`) and by address (`a:<ip>`).
+    passwords: Mutex<HashMap<String, VecDeque<Instant>>>,
     drafts: Mutex<HashMap<String, (Instant, Draft)>>,
 }
 
@@ -75,6 +77,7 @@ impl Guards {
         Guards {
             streams: Mutex::new(HashMap::new()),
             logins: Mutex::new(HashMap::new()),
+            passwords: Mutex::new(HashMap::new()),
             drafts: Mutex::new(HashMap::new()),
         }
     }
@@ -150,6 +153,73 @@ impl Guards {
             guards: self.clone(),
             user: user.to_string(),
         })
+    }
+
+    /// Counts a wrong password for `user` from `addr` (see [`Guards::password_allowed`]).
+    pub(crate) fn password_failed(&self, user: &str, addr: Option<IpAddr>) {
+        let mut recent = self.passwords.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        recent
+            .entry(format!("u:{user}"))
+            .or_default()
+            .push_back(now);
+        if let Some(a) = addr {
+            recent.entry(format!("a:{a}")).or_default().push_back(now);
+        }
+    }
+
+    /// Whether a password login of `user` from `addr` may be tried now: at most `per_minute`
+    /// wrong passwords a minute for one account, and `per_minute` x
+    /// [`crate::auth::password::ADDRESS_FACTOR`] from one address (a hall behind one NAT
+    /// address is not locked out by a few teams' typos). 0: no limit.
+    pub(crate) fn password_allowed(
+        &self,
+        user: &str,
+        addr: Option<IpAddr>,
+        per_minute: u32,
+    ) -> Result<(), AppError> {
+        if per_minute == 0 {
+            return Ok(());
+        }
+        let window = Duration::from_secs(60);
+        let now = Instant::now();
+        let mut recent = self.passwords.lock().unwrap_or_else(|e| e.into_inner());
+        recent.retain(|_, times| {
+            while times
+                .front()
+                .is_some_and(|t| now.duration_since(*t) >= window)
+            {
+                times.pop_front();
+            }
+            !times.is_empty()
+        });
+        let budget = per_minute.saturating_mul(crate::auth::password::ADDRESS_FACTOR);
+        let checks = [
+            (
+                format!("u:{user}"),
+                per_minute,
+                "failed logins of this account",
+            ),
+            (
+                addr.map(|a| format!("a:{a}")).unwrap_or_default(),
+                budget,
+                "failed password logins from this address",
+            ),
+        ];
+        for (key, limit, what) in checks {
+            match recent.get(&key) {
+                Some(times) if !key.is_empty() && times.len() >= limit as usize => {
+                    let oldest = times.front().copied().unwrap_or(now);
+                    let wait = window.saturating_sub(now.duration_since(oldest)).as_secs() + 1;
+                    return Err(AppError::RateLimited {
+                        retry_after_secs: wait,
+                        what,
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Counts a failed login from `addr`; refuses once `per_minute` failures are in the last
@@ -515,6 +585,32 @@ mod tests {
         assert!(g.open_stream("bob", 2).is_some());
         drop(a);
         assert!(g.open_stream("alice", 2).is_some());
+    }
+
+    #[test]
+    fn wrong_passwords_are_limited_per_account_with_a_larger_address_budget() {
+        let g = Guards::new();
+        let hall: Option<IpAddr> = "10.0.0.1".parse().ok();
+        for _ in 0..3 {
+            assert!(g.password_allowed("alice", hall, 3).is_ok());
+            g.password_failed("alice", hall);
+        }
+        assert!(
+            g.password_allowed("alice", hall, 3).is_err(),
+            "alice's account"
+        );
+        // The other teams of the hall, behind the same address, still log in.
+        for i in 0..(3 * crate::auth::password::ADDRESS_FACTOR - 3) {
+            let team = format!("team{}", i / 2);
+            assert!(g.password_allowed(&team, hall, 3).is_ok(), "{team}");
+            g.password_failed(&team, hall);
+        }
+        // The address's budget is spent: guessing across accounts stops too.
+        assert!(g.password_allowed("bob", hall, 3).is_err());
+        assert!(g
+            .password_allowed("bob", "10.0.0.2".parse().ok(), 3)
+            .is_ok());
+        assert!(g.password_allowed("alice", hall, 0).is_ok(), "0: no limit");
     }
 
     #[test]

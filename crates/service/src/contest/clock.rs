@@ -123,7 +123,7 @@ pub fn rfc3339(ms: i64, offset_s: i32) -> String {
 /// The text of a `contest.toml` with its top-level `start`, `duration` and `freeze` replaced
 /// (a missing key is added before the first table; `freeze = None` removes it).
 pub fn rewrite_text(text: &str, clock: &Clock, offset_s: i32) -> String {
-    let mut want: Vec<(&str, Option<String>)> = vec![
+    let want: Vec<(&str, Option<String>)> = vec![
         (
             "start",
             Some(format!("\"{}\"", rfc3339(clock.start_ms, offset_s))),
@@ -137,6 +137,12 @@ pub fn rewrite_text(text: &str, clock: &Clock, offset_s: i32) -> String {
             clock.freeze.map(|f| format!("\"{}\"", format_span(f))),
         ),
     ];
+    rewrite_keys(text, want)
+}
+
+/// The text of a `contest.toml` with these top-level keys set to these (TOML) values, or
+/// removed for `None`; the other lines stay as written.
+pub fn rewrite_keys(text: &str, mut want: Vec<(&str, Option<String>)>) -> String {
     let mut out = Vec::new();
     let mut top = true;
     for line in text.lines() {
@@ -194,10 +200,26 @@ pub fn rewrite(
     clock: &Clock,
     offset_s: i32,
 ) -> Result<Contest, String> {
+    rewrite_with(dir, problems, |old| rewrite_text(old, clock, offset_s))
+}
+
+/// Writes `finalized = "<at>"` into `dir/contest.toml`, as [`rewrite`] does.
+pub fn finalize(dir: &Path, problems: &Path, at_ms: i64, offset_s: i32) -> Result<Contest, String> {
+    let value = format!("\"{}\"", rfc3339(at_ms, offset_s));
+    rewrite_with(dir, problems, |old| {
+        rewrite_keys(old, vec![("finalized", Some(value.clone()))])
+    })
+}
+
+fn rewrite_with(
+    dir: &Path,
+    problems: &Path,
+    change: impl Fn(&str) -> String,
+) -> Result<Contest, String> {
     let file = dir.join("contest.toml");
     let old = std::fs::read_to_string(&file)
         .map_err(|e| format!("{}: failed to read: {e}", file.display()))?;
-    let new = rewrite_text(&old, clock, offset_s);
+    let new = change(&old);
     let tmp = dir.join(".contest.toml.new");
     std::fs::write(&tmp, &new)
         .and_then(|()| std::fs::rename(&tmp, &file))
@@ -231,6 +253,8 @@ mod tests {
             participants: crate::contest::model::Participants::Anyone,
             public_standings: true,
             teams: Vec::new(),
+            awards: Default::default(),
+            finalized_ms: None,
         }
     }
 

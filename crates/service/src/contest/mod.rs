@@ -5,6 +5,7 @@
 //! store, turns them into [`standings::Attempt`]s and asks these functions; so a rejudging, an
 //! unfreeze or a reload changes the standings consistently, whichever page or API shows them.
 
+pub mod awards;
 pub mod clock;
 pub mod model;
 pub mod rejudging;

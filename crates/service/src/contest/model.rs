@@ -62,6 +62,10 @@ pub struct Team {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affiliation: Option<String>,
     pub category: Category,
+    /// The group the team is ranked in for the group winners' awards ("Undergraduate", a
+    /// region), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// A validated contest.
@@ -93,6 +97,11 @@ pub struct Contest {
     /// Display names, affiliations and categories (`[[team]]`); a user without one is a
     /// participant shown by their user name.
     pub teams: Vec<Team>,
+    /// How many medals `[awards]` gives (see `awards`).
+    pub awards: super::awards::Medals,
+    /// When a director finalized the results (`finalized` in the file), Unix ms: the
+    /// standings are final, the awards public.
+    pub finalized_ms: Option<i64>,
 }
 
 /// Where a contest is on its clock.
@@ -216,6 +225,8 @@ const KNOWN_KEYS: &[&str] = &[
     "public_standings",
     "problem",
     "team",
+    "awards",
+    "finalized",
 ];
 
 struct Ctx {
@@ -332,6 +343,25 @@ fn parse(
     let participants = parse_participants(cx, t.get("participants"));
     let problems = parse_problems(cx, t.get("problem"), problems_dir);
     let teams = parse_teams(cx, t.get("team"));
+    let awards = parse_awards(cx, t.get("awards"));
+    let finalized_ms = cx.string(t, "finalized", "finalized").and_then(|s| {
+        let at = parse_start(&s).map(|(ms, _)| ms);
+        if at.is_none() {
+            cx.err(
+                "finalized",
+                format!("expected an RFC 3339 time with an offset, found {s:?}"),
+            );
+        }
+        at
+    });
+    if let (Some(f), Some((start, _)), Some(d)) = (finalized_ms, start, duration) {
+        if f < start + d.as_millis() as i64 {
+            cx.err(
+                "finalized",
+                "is before the contest's end (a contest is finalized after it ends)",
+            );
+        }
+    }
     Some(Contest {
         id,
         dir: dir.to_path_buf(),
@@ -347,7 +377,45 @@ fn parse(
         participants,
         public_standings,
         teams,
+        awards,
+        finalized_ms,
     })
+}
+
+fn parse_awards(cx: &mut Ctx, v: Option<&toml::Value>) -> super::awards::Medals {
+    let mut m = super::awards::Medals::default();
+    let Some(v) = v else {
+        return m;
+    };
+    let Some(t) = v.as_table() else {
+        cx.err(
+            "awards",
+            "expected a table: [awards] with gold, silver, bronze",
+        );
+        return m;
+    };
+    for (k, x) in t {
+        let slot = match k.as_str() {
+            "gold" => &mut m.gold,
+            "silver" => &mut m.silver,
+            "bronze" => &mut m.bronze,
+            _ => {
+                cx.err(
+                    &format!("awards.{k}"),
+                    "unknown key (known: gold, silver, bronze)",
+                );
+                continue;
+            }
+        };
+        match x.as_integer() {
+            Some(n) if (0..=1000).contains(&n) => *slot = n as u32,
+            _ => cx.err(
+                &format!("awards.{k}"),
+                "expected a number of medals from 0 to 1000",
+            ),
+        }
+    }
+    m
 }
 
 fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
@@ -366,10 +434,10 @@ fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
             continue;
         };
         for k in tt.keys() {
-            if !["user", "name", "affiliation", "category"].contains(&k.as_str()) {
+            if !["user", "name", "affiliation", "category", "group"].contains(&k.as_str()) {
                 cx.err(
                     &key(k),
-                    "unknown key (known: user, name, affiliation, category)",
+                    "unknown key (known: user, name, affiliation, category, group)",
                 );
             }
         }
@@ -402,11 +470,15 @@ fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
                 Category::Participant
             }
         };
+        let group = cx
+            .string(tt, "group", &key("group"))
+            .filter(|g| !g.trim().is_empty());
         out.push(Team {
             user,
             name,
             affiliation,
             category,
+            group,
         });
     }
     out
@@ -690,6 +762,48 @@ label = "A"
             ],
             "{e}"
         );
+    }
+
+    #[test]
+    fn awards_finalized_and_groups_load() {
+        let (_t, dir, problems) = write(
+            r#"title = "Final"
+start = "2026-12-01T09:00:00Z"
+duration = "5h"
+finalized = "2026-12-01T15:00:00Z"
+[awards]
+gold = 4
+silver = 3
+[[problem]]
+id = "aplusb"
+[[team]]
+user = "alice"
+group = "Junior"
+"#,
+        );
+        let c = Contest::load(&dir, &problems).expect("loads");
+        assert_eq!((c.awards.gold, c.awards.silver, c.awards.bronze), (4, 3, 0));
+        assert_eq!(c.finalized_ms, Some(c.start_ms + 6 * 3600 * 1000));
+        assert_eq!(c.teams[0].group.as_deref(), Some("Junior"));
+        let (_t, dir, problems) = write(
+            "title = \"x\"\nstart = \"2026-12-01T09:00:00Z\"\nduration = \"5h\"\n\
+             finalized = \"2026-12-01T13:59:59Z\"\n[[problem]]\nid = \"aplusb\"\n",
+        );
+        let e = Contest::load(&dir, &problems)
+            .expect_err("early")
+            .to_string();
+        assert!(e.contains("finalized: is before the contest's end"), "{e}");
+        let (_t, dir, problems) = write(
+            "title = \"x\"\nstart = \"2026-12-01T09:00:00Z\"\nduration = \"5h\"\n\
+             finalized = \"yesterday\"\n[awards]\ngold = -1\nplatinum = 1\n\
+             [[problem]]\nid = \"aplusb\"\n",
+        );
+        let e = Contest::load(&dir, &problems)
+            .expect_err("invalid")
+            .to_string();
+        for key in ["finalized:", "awards.gold:", "awards.platinum: unknown key"] {
+            assert!(e.contains(key), "{key} in {e}");
+        }
     }
 
     #[test]

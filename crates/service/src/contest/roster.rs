@@ -3,7 +3,7 @@
 //! stays the truth (see [`super::clock`]).
 //!
 //! The CSV has a header line naming its columns, `user` required, `name`, `affiliation` and
-//! `category` optional, in any order (`user,name,affiliation,category`); fields may be quoted
+//! `category` and `group` optional, in any order (`user,name,affiliation,category`); fields may be quoted
 //! with `"` (a `""` inside is a quote). Blank lines and lines starting with `#` are skipped.
 //! Every error names its line.
 //!
@@ -13,8 +13,8 @@
 //! `type, full name, username, password[, team id]`). A team's user is the username of the
 //! `team` account that names its id, else `team<id>`; its name is the team name and its
 //! affiliation the institution. Category ids are each site's own, so every team is a
-//! participant (mark observers in the CSV or in `contest.toml`); passwords are not read (ojd
-//! logs in with tokens: issue one per team on import).
+//! participant (mark observers in the CSV or in `contest.toml`). The `team` accounts'
+//! passwords are read by [`passwords`]: the daemon keeps them hashed, never in the file.
 
 use std::path::Path;
 
@@ -33,6 +33,29 @@ pub fn parse(text: &str) -> Result<Vec<Team>, String> {
     } else {
         parse_csv(text)
     }
+}
+
+/// The passwords of the `team` accounts in a DOMjudge `accounts.tsv` section of `text`:
+/// (line, username, password), in file order; empty for a CSV roster or no accounts.
+pub fn passwords(text: &str) -> Vec<(usize, String, String)> {
+    let mut out = Vec::new();
+    let mut accounts = false;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        let f: Vec<&str> = line.split('\t').map(str::trim).collect();
+        if f.len() == 2 && (f[0] == "teams" || f[0] == "accounts") {
+            accounts = f[0] == "accounts";
+            continue;
+        }
+        if accounts && f.len() >= 4 && f[0] == "team" && !f[3].is_empty() {
+            out.push((
+                i + 1,
+                f[2].to_string(),
+                line.split('\t').nth(3).unwrap_or("").to_string(),
+            ));
+        }
+    }
+    out
 }
 
 /// DOMjudge's `teams.tsv`, optionally followed by its `accounts.tsv`.
@@ -107,6 +130,7 @@ fn parse_domjudge(text: &str) -> Result<Vec<Team>, String> {
             name,
             affiliation,
             category: Category::Participant,
+            group: None,
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -144,9 +168,9 @@ pub fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
         .collect();
     let mut errors = Vec::new();
     for c in &columns {
-        if !["user", "name", "affiliation", "category"].contains(&c.as_str()) {
+        if !["user", "name", "affiliation", "category", "group"].contains(&c.as_str()) {
             errors.push(format!(
-                "line {hn}: unknown column {c:?} (known: user, name, affiliation, category)"
+                "line {hn}: unknown column {c:?} (known: user, name, affiliation, category, group)"
             ));
         }
     }
@@ -204,6 +228,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
             affiliation: get("affiliation"),
             user,
             category,
+            group: get("group"),
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -291,6 +316,9 @@ pub fn replace_teams(text: &str, teams: &[Team]) -> String {
         if let Some(a) = &t.affiliation {
             s.push_str(&format!("affiliation = {}\n", quote(a)));
         }
+        if let Some(g) = &t.group {
+            s.push_str(&format!("group = {}\n", quote(g)));
+        }
         let cat = match t.category {
             Category::Participant => "participant",
             Category::Observer => "observer",
@@ -353,6 +381,17 @@ mod tests {
     }
 
     #[test]
+    fn domjudge_team_passwords_are_read() {
+        let text = "teams\t1\n1\t\t3\tRocket\naccounts\t1\nteam\tRocket\talice\ts3cret pw\t1\n\
+                    judge\tJ\tjudge1\tx\nteam\tLima\tbob\t\t2\n";
+        assert_eq!(
+            passwords(text),
+            [(4, "alice".to_string(), "s3cret pw".to_string())]
+        );
+        assert!(passwords("user,name\nalice,Rocket\n").is_empty());
+    }
+
+    #[test]
     fn domjudge_teams_and_accounts_are_read() {
         let text = "teams\t1\n1\t1001\t3\tRocket\tPeking University\tPKU\tCHN\n\
                     2\t1002\t3\tLima\n\
@@ -385,6 +424,7 @@ mod tests {
             name: "Say \"hi\"".into(),
             affiliation: None,
             category: Category::Participant,
+            group: None,
         }];
         assert_eq!(
             replace_teams(text, &teams),

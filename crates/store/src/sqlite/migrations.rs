@@ -250,6 +250,30 @@ pub const MIGRATIONS: &[&str] = &[
     // 12: collecting unused package versions looks their judgings up by version.
     "CREATE INDEX judgings_package_version ON judgings(package_version)
         WHERE package_version IS NOT NULL;",
+    // ---- branch contest2 ----
+    // 13: the balloon queue: which first solves (contest, user, problem) were delivered, by
+    // whom and when.
+    "CREATE TABLE balloons (
+        contest TEXT NOT NULL,
+        user_name TEXT NOT NULL,
+        problem TEXT NOT NULL,
+        done_by TEXT NOT NULL,
+        done_at INTEGER NOT NULL,
+        PRIMARY KEY (contest, user_name, problem)
+    );",
+    // 14: clarification categories (general, technical, problem), an announcement to one
+    // team, and the jury member who claimed a question.
+    "ALTER TABLE clarifications ADD COLUMN category TEXT NOT NULL DEFAULT 'general';
+    UPDATE clarifications SET category = 'problem' WHERE problem IS NOT NULL;
+    ALTER TABLE clarifications ADD COLUMN to_user TEXT;
+    ALTER TABLE clarifications ADD COLUMN claimed_by TEXT;
+    ALTER TABLE clarifications ADD COLUMN claimed_at INTEGER;",
+    // 15: teams' passwords, as Argon2id hashes (PHC strings).
+    "CREATE TABLE passwords (
+        user_name TEXT PRIMARY KEY,
+        hash TEXT NOT NULL,
+        set_at INTEGER NOT NULL
+    );",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

@@ -15,7 +15,7 @@ use crate::auth::extract::{Admin, MaybeUser};
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
 use crate::contests::controls::{self, ClockBody};
 use crate::contests::standings;
-use crate::contests::{clock, csv, find, problems_for};
+use crate::contests::{balloons, clock, csv, find, problems_for, results};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
@@ -41,10 +41,20 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/announcements", post(announce))
         .route("/admin/contests/{id}/clock", post(change_clock))
         .route("/admin/contests/{id}/teams", post(import_teams))
+        .route("/admin/contests/{id}/finalize", post(finalize))
+        .route(
+            "/admin/contests/{id}/balloons",
+            get(balloon_list).post(balloon_mark),
+        )
+        .route("/contests/{id}/awards", get(awards))
+        .route("/contests/{id}/results.tsv", get(results_tsv))
+        .route("/contests/{id}/results.csv", get(results_csv))
+        .route("/contests/{id}/awards.json", get(awards_json))
         .route("/admin/audit", get(audit_log))
         .route("/admin/submissions/{id}/ignore", post(ignore))
         .route("/admin/submissions/{id}/override", post(override_verdict))
         .route("/admin/clarifications/{id}/answer", post(answer))
+        .route("/admin/clarifications/{id}/claim", post(claim))
 }
 
 #[derive(Serialize)]
@@ -174,6 +184,166 @@ async fn standings_csv_route(
         .into_response())
 }
 
+/// `GET /api/v1/admin/contests/{id}/balloons`: the balloon queue (the jury's view).
+async fn balloon_list(
+    State(app): State<Arc<App>>,
+    _admin: Admin,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<balloons::Balloon>>, AppError> {
+    let c = find(&app, &id)?;
+    let a = app.clone();
+    Ok(Json(app.db(move |_| balloons::list(&a, &c)).await?))
+}
+
+#[derive(serde::Deserialize)]
+struct BalloonBody {
+    user: String,
+    /// A problem id or label.
+    problem: String,
+    /// true: delivered; false: not delivered again.
+    done: bool,
+}
+
+/// `POST /api/v1/admin/contests/{id}/balloons` `{user, problem, done}`.
+async fn balloon_mark(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(b): Json<BalloonBody>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    balloons::mark(&app, &admin, &id, &b.user, &b.problem, b.done).await?;
+    Ok(Json(
+        serde_json::json!({"contest": id, "user": b.user, "problem": b.problem, "done": b.done}),
+    ))
+}
+
+#[derive(serde::Deserialize)]
+struct ClaimBody {
+    /// true: claim it for the caller; false: release it.
+    claim: bool,
+}
+
+/// `POST /api/v1/admin/clarifications/{id}/claim` `{claim}`.
+async fn claim(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+    Json(b): Json<ClaimBody>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    clarifications::claim(&app, &admin, id, b.claim).await?;
+    let by = b.claim.then_some(admin.name);
+    Ok(Json(
+        serde_json::json!({"clarification": id, "claimed_by": by}),
+    ))
+}
+
+async fn finalize(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let detail = results::finalize(&app, &admin, &id).await?;
+    Ok(Json(serde_json::json!({ "contest": id, "finalized": detail })).into_response())
+}
+
+/// The final standings and awards of contest `id`, if `user` may see them yet.
+async fn final_results(
+    app: &Arc<App>,
+    user: Option<&User>,
+    id: &str,
+) -> Result<
+    (
+        Arc<ojd_service::contest::Contest>,
+        ojd_service::contest::standings::Standings,
+        Vec<ojd_service::contest::awards::Award>,
+    ),
+    AppError,
+> {
+    let c = find(app, id)?;
+    if !results::visible(&c, user) {
+        return Err(AppError::NotFound(format!(
+            "contest {id:?} is not finalized yet: its results and awards are published when a director finalizes it"
+        )));
+    }
+    let (a, c2) = (app.clone(), c.clone());
+    let (s, list) = app.db(move |_| results::results(&a, &c2)).await?;
+    Ok((c, s, list))
+}
+
+/// `GET /api/v1/contests/{id}/awards`: whether the results are final, and the awards.
+async fn awards(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    let (c, _, list) = final_results(&app, user.as_ref(), &id).await?;
+    Ok(Json(serde_json::json!({
+        "contest": c.id,
+        "final": c.finalized_ms.is_some(),
+        "finalized_ms": c.finalized_ms,
+        "awards": list,
+    })))
+}
+
+fn download(kind: &str, name: String, body: String) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /api/v1/contests/{id}/results.tsv`: the ICPC results file.
+async fn results_tsv(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let (c, s, list) = final_results(&app, user.as_ref(), &id).await?;
+    let body = ojd_service::contest::awards::results_tsv(&c, &s, &list);
+    Ok(download(
+        "text/tab-separated-values; charset=utf-8",
+        format!("{}-results.tsv", c.id),
+        body,
+    ))
+}
+
+/// `GET /api/v1/contests/{id}/results.csv`: the final standings with each row's awards.
+async fn results_csv(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let (c, s, list) = final_results(&app, user.as_ref(), &id).await?;
+    Ok(download(
+        "text/csv; charset=utf-8",
+        format!("{}-results.csv", c.id),
+        csv::results_csv(&s, &list),
+    ))
+}
+
+/// `GET /api/v1/contests/{id}/awards.json`: the awards as the Contest API's objects.
+async fn awards_json(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let (c, _, list) = final_results(&app, user.as_ref(), &id).await?;
+    let body =
+        serde_json::to_string_pretty(&crate::ccs::model::awards_json(&list)).unwrap_or_default();
+    Ok(download(
+        "application/json",
+        format!("{}-awards.json", c.id),
+        body,
+    ))
+}
+
 async fn set_freeze(
     app: Arc<App>,
     admin: User,
@@ -226,25 +396,41 @@ struct RosterBody {
     roster: String,
     #[serde(default)]
     tokens: bool,
+    /// Generate a password for every team that accounts.tsv gives none.
+    #[serde(default)]
+    passwords: bool,
 }
 
-/// `POST /api/v1/admin/contests/{id}/teams` `{roster, tokens?}`: replaces the contest's teams;
-/// `{teams, tokens: [{user, token}]}`, the tokens shown only in this answer.
+/// `POST /api/v1/admin/contests/{id}/teams` `{roster, tokens?, passwords?}`: replaces the
+/// contest's teams; `{teams, tokens: [{user, token}], passwords: [{user, password}],
+/// passwords_from_file}`, the tokens and generated passwords shown only in this answer.
 async fn import_teams(
     State(app): State<Arc<App>>,
     Admin(admin): Admin,
     Path(id): Path<String>,
     Json(body): Json<RosterBody>,
 ) -> Result<Response, AppError> {
-    let (teams, issued) =
-        controls::import_roster(&app, &admin, &id, &body.roster, body.tokens).await?;
-    let tokens: Vec<_> = issued
+    let done =
+        controls::import_roster(&app, &admin, &id, &body.roster, body.tokens, body.passwords)
+            .await?;
+    let tokens: Vec<_> = done
+        .tokens
         .into_iter()
         .map(|(user, token)| serde_json::json!({ "user": user, "token": token }))
         .collect();
+    let passwords: Vec<_> = done
+        .passwords
+        .into_iter()
+        .map(|(user, password)| serde_json::json!({ "user": user, "password": password }))
+        .collect();
     Ok((
         [(header::CACHE_CONTROL, "no-store")],
-        Json(serde_json::json!({ "teams": teams, "tokens": tokens })),
+        Json(serde_json::json!({
+            "teams": done.teams,
+            "tokens": tokens,
+            "passwords": passwords,
+            "passwords_from_file": done.from_file,
+        })),
     )
         .into_response())
 }

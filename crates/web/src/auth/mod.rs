@@ -13,6 +13,7 @@
 
 pub(crate) mod extract;
 pub(crate) mod limit;
+pub(crate) mod password;
 pub(crate) mod session;
 
 use std::collections::HashMap;

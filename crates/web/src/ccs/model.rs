@@ -178,6 +178,21 @@ pub(crate) fn team_id(user: &str) -> String {
     format!("u{hex}")
 }
 
+/// The Contest API's award objects (and `awards.json`): team ids are the users' [`team_id`]s.
+pub(crate) fn awards_json(list: &[ojd_service::contest::awards::Award]) -> serde_json::Value {
+    serde_json::Value::Array(
+        list.iter()
+            .map(|a| {
+                serde_json::json!({
+                    "id": a.id,
+                    "citation": a.citation,
+                    "team_ids": a.users.iter().map(|u| team_id(u)).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}
+
 /// The judgement type of an ojd verdict.
 pub(crate) fn judgement_type(v: Verdict) -> &'static str {
     match v {
@@ -341,8 +356,13 @@ fn state_at(c: &Contest, thawed: Option<i64>, t: i64) -> Value {
     let end = c.end_ms();
     let frozen = c.freeze_ms().filter(|f| t >= *f);
     let thaw = thawed.filter(|th| t >= *th && frozen.is_some());
-    let finalized = (t >= end && (c.freeze_ms().is_none() || thaw.is_some()))
-        .then(|| end.max(thaw.unwrap_or(end)));
+    // A director's finalization is the finalization; without one, the end (or the thaw of
+    // a frozen contest) is: nothing changes the results after that.
+    let finalized = match c.finalized_ms {
+        Some(f) => (t >= f).then_some(f),
+        None => (t >= end && (c.freeze_ms().is_none() || thaw.is_some()))
+            .then(|| end.max(thaw.unwrap_or(end))),
+    };
     let mut v = json!({
         "started": at(c.start_ms),
         "ended": at(end),
@@ -506,10 +526,20 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
     let mut moments = vec![c.start_ms, c.end_ms()];
     moments.extend(c.freeze_ms());
     moments.extend(thawed);
+    moments.extend(c.finalized_ms);
     moments.sort();
     moments.dedup();
     for m in moments.into_iter().filter(|m| *m <= now) {
         push(m, "state", None, state_at(c, thawed, m));
+    }
+
+    // The awards, from the same computation as the results pages, once finalized.
+    if let Some(f) = c.finalized_ms.filter(|f| *f <= now) {
+        let (_, list) = crate::contests::results::results(app, c)?;
+        for a in awards_json(&list).as_array().into_iter().flatten() {
+            let id = a["id"].as_str().map(str::to_string);
+            push(f, "awards", id, a.clone());
+        }
     }
 
     // Submissions, judgements and runs.
@@ -622,8 +652,15 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         let id = q.id.to_string();
         match &q.user {
             None => {
+                // An announcement to one team: that team and admins only.
+                if let Some(t) = &q.to_user {
+                    if !(admin || role.is(t)) {
+                        continue;
+                    }
+                }
+                let to = q.to_user.as_deref().map(team_id);
                 let v = json!({
-                    "id": id, "from_team_id": null, "to_team_id": null, "reply_to_id": null,
+                    "id": id, "from_team_id": null, "to_team_id": to, "reply_to_id": null,
                     "problem_id": problem, "text": q.text, "time": t(q.at), "contest_time": ct(q.at),
                 });
                 push(q.at, "clarifications", Some(id), v);

@@ -1,5 +1,7 @@
-//! Clarifications: a participant's questions, the admins' answers (to the asker or to
-//! everyone) and announcements, and which of them a viewer may read.
+//! Clarifications: a participant's questions (general, technical, or about a problem), the
+//! admins' answers (to the asker or to everyone), announcements (to everyone or one team,
+//! about the contest or one problem), a jury member's claim on a question, and which of them
+//! a viewer may read.
 //!
 //! Rules: only participants ask (and only they get the form); before the start a question
 //! cannot name a problem (whether a name is in the contest is not told until then); a
@@ -15,21 +17,36 @@ use super::find;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
+use ojd_service::contest::model::Category;
 use ojd_service::contest::model::Contest;
 use ojd_service::contest::model::Phase;
-use ojd_store::contests::Clarification;
+use ojd_store::contests::{Clarification, NewClarification};
 use ojd_store::now_ms;
 
-/// The clarifications `viewer` may read: public ones and their own (admins: all).
+/// The clarifications `viewer` may read: public ones, their own questions and the
+/// announcements to them (admins: all). Who claimed a question is the jury's business: others
+/// do not see it.
 pub(crate) fn visible_clarifications(
     all: Vec<Clarification>,
     viewer: Option<&User>,
 ) -> Vec<Clarification> {
+    let admin = viewer.is_some_and(|u| u.admin);
     all.into_iter()
         .filter(|c| match viewer {
             Some(u) if u.admin => true,
-            Some(u) => c.public || c.user.as_deref() == Some(u.name.as_str()),
+            Some(u) => {
+                c.public
+                    || c.user.as_deref() == Some(u.name.as_str())
+                    || c.to_user.as_deref() == Some(u.name.as_str())
+            }
             None => c.public,
+        })
+        .map(|mut c| {
+            if !admin {
+                c.claimed_by = None;
+                c.claimed_at = None;
+            }
+            c
         })
         .collect()
 }
@@ -38,6 +55,29 @@ pub(crate) fn visible_clarifications(
 pub(crate) struct AskBody {
     pub(crate) problem: Option<String>,
     pub(crate) text: String,
+    /// A question's category: "general" (the default) or "technical"; a question naming a
+    /// problem is about that problem.
+    #[serde(default)]
+    pub(crate) category: Option<String>,
+    /// An announcement to this one team (a user name) instead of everyone.
+    #[serde(default)]
+    pub(crate) team: Option<String>,
+}
+
+/// The category of a question: "technical" when asked so, else "problem" when it names one,
+/// else "general".
+fn category(body: &AskBody, problem: Option<&str>) -> Result<&'static str, AppError> {
+    match body.category.as_deref().map(str::trim) {
+        Some("technical") => Ok("technical"),
+        None | Some("") | Some("general") | Some("problem") => Ok(if problem.is_some() {
+            "problem"
+        } else {
+            "general"
+        }),
+        Some(other) => Err(AppError::BadRequest(format!(
+            "field `category`: expected \"general\" or \"technical\" (or name a `problem`), found {other:?}"
+        ))),
+    }
 }
 
 /// The canned answers the answer form offers (a director picks one instead of typing).
@@ -101,6 +141,7 @@ pub(crate) async fn ask(
         )));
     }
     let problem = check_text(&c, &body, user.admin)?;
+    let kind = category(&body, problem.as_deref())?;
     let name = user.name.clone();
     let text = body.text.trim().to_string();
     let admin = user.admin;
@@ -119,18 +160,77 @@ pub(crate) async fn ask(
                 )));
             }
         }
-        s.add_clarification(&c.id, Some(&name), problem.as_deref(), &text, now)
+        let new = NewClarification {
+            user: Some(&name),
+            problem: problem.as_deref(),
+            category: kind,
+            to_user: None,
+            text: &text,
+        };
+        s.add_clarification_to(&c.id, &new, now)
     })
     .await
 }
 
-/// An announcement to every participant; returns its id.
+/// An announcement to every participant, or (`team`) to one; about the contest or one problem
+/// (`problem`); returns its id.
 pub(crate) async fn announce(app: &Arc<App>, id: &str, body: AskBody) -> Result<i64, AppError> {
     let c = find(app, id)?;
     let problem = check_text(&c, &body, true)?;
+    let team = body
+        .team
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string);
+    if let Some(t) = &team {
+        if !c.admits(t)
+            || c.team(t)
+                .is_some_and(|x| x.category != Category::Participant)
+        {
+            return Err(AppError::BadRequest(format!(
+                "field `team`: {t:?} is not a participant of contest {id:?}"
+            )));
+        }
+    }
+    let kind = if problem.is_some() {
+        "problem"
+    } else {
+        "general"
+    };
     let text = body.text.trim().to_string();
-    app.db(move |s| s.add_clarification(&c.id, None, problem.as_deref(), &text, now_ms()))
-        .await
+    app.db(move |s| {
+        let new = NewClarification {
+            user: None,
+            problem: problem.as_deref(),
+            category: kind,
+            to_user: team.as_deref(),
+            text: &text,
+        };
+        s.add_clarification_to(&c.id, &new, now_ms())
+    })
+    .await
+}
+
+/// Claims question `id` for `admin` (`claim`), so the other jury members see who answers it,
+/// or releases it (any jury member may). Refused (409) while another holds it.
+pub(crate) async fn claim(
+    app: &Arc<App>,
+    admin: &User,
+    id: i64,
+    claim: bool,
+) -> Result<(), AppError> {
+    let by = admin.name.clone();
+    let r = app
+        .db(move |s| s.claim_clarification(id, claim.then_some(by.as_str()), now_ms()))
+        .await?;
+    match r {
+        None => Err(AppError::NotFound(format!("no question {id}"))),
+        Some(Some(holder)) => Err(AppError::Conflict(format!(
+            "question {id} is claimed by {holder}: they answer it (release it first to take it over)"
+        ))),
+        Some(None) => Ok(()),
+    }
 }
 
 #[derive(Deserialize)]

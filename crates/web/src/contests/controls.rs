@@ -63,6 +63,7 @@ pub(crate) async fn change_clock(
 ) -> Result<String, AppError> {
     let change = body.change()?;
     let c = find(app, id)?;
+    super::results::refuse_if_final(&c, "changing its clock")?;
     let now = now_ms();
     let new = change
         .apply(&c, now)
@@ -121,6 +122,16 @@ pub(crate) async fn note(
     }
 }
 
+/// Refuses a change of `submission`'s result when the contest it was made through is
+/// finalized.
+async fn refuse_if_final_of(app: &Arc<App>, submission: i64, what: &str) -> Result<(), AppError> {
+    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    if let Some(c) = contest.and_then(|id| app.contests.get().get(&id).cloned()) {
+        super::results::refuse_if_final(&c, what)?;
+    }
+    Ok(())
+}
+
 /// Ignores a contest submission (never ranked, like the jury's) or ranks it again, as
 /// `admin` asked; audited, and the standings are recomputed at once.
 pub(crate) async fn set_ignored(
@@ -129,6 +140,7 @@ pub(crate) async fn set_ignored(
     submission: i64,
     ignored: bool,
 ) -> Result<(), AppError> {
+    refuse_if_final_of(app, submission, "ignoring a submission or ranking it again").await?;
     let found = app.db(move |s| s.set_jury(submission, ignored)).await?;
     if !found {
         return Err(AppError::NotFound(format!(
@@ -158,6 +170,7 @@ pub(crate) async fn set_override(
     verdict: Option<ojd_judge::verdict::Verdict>,
     reason: &str,
 ) -> Result<(), AppError> {
+    refuse_if_final_of(app, submission, "overriding a verdict").await?;
     let reason = reason.trim().to_string();
     if verdict.is_some() && (reason.is_empty() || reason.len() > 2000) {
         return Err(AppError::BadRequest(
@@ -184,25 +197,50 @@ pub(crate) async fn set_override(
     Ok(())
 }
 
+/// What a roster import did: the teams, and what is shown once to print for the hall.
+pub(crate) struct Imported {
+    pub(crate) teams: Vec<ojd_service::contest::model::Team>,
+    /// (user, token) per team, with `tokens`.
+    pub(crate) tokens: Vec<(String, String)>,
+    /// (user, password) generated per team, with `passwords` (not those from accounts.tsv).
+    pub(crate) passwords: Vec<(String, String)>,
+    /// How many passwords came from DOMjudge's accounts.tsv.
+    pub(crate) from_file: usize,
+}
+
 /// Replaces contest `id`'s teams with the roster CSV `text` (written into its `contest.toml`,
-/// reloaded, audited); with `tokens`, issues a token for each team's user. Returns the teams
-/// and, with `tokens`, each user's new token (shown once).
+/// reloaded, audited); with `tokens`, issues a token for each team's user; sets the team
+/// passwords of DOMjudge's accounts.tsv, and with `passwords` generates one for every other
+/// team (hashed: shown once).
 pub(crate) async fn import_roster(
     app: &Arc<App>,
     admin: &User,
     id: &str,
     text: &str,
     tokens: bool,
-) -> Result<
-    (
-        Vec<ojd_service::contest::model::Team>,
-        Vec<(String, String)>,
-    ),
-    AppError,
-> {
+    passwords: bool,
+) -> Result<Imported, AppError> {
     let c = find(app, id)?;
     let teams = ojd_service::contest::roster::parse(text)
         .map_err(|e| AppError::BadRequest(format!("the roster: {e}")))?;
+    // Passwords from accounts.tsv: checked before anything is written.
+    let mut given: Vec<(String, String)> = Vec::new();
+    let mut errors = Vec::new();
+    for (line, user, pw) in ojd_service::contest::roster::passwords(text) {
+        if !teams.iter().any(|t| t.user == user) {
+            continue;
+        }
+        match crate::auth::password::check(&user, &pw) {
+            Ok(()) => given.push((user, pw)),
+            Err(e) => errors.push(format!("line {line}: {e}")),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(AppError::BadRequest(format!(
+            "the roster: {}",
+            errors.join("\n")
+        )));
+    }
     let problems = app.config.server.problems.clone();
     let (dir, t) = (c.dir.clone(), teams.clone());
     tokio::task::spawn_blocking(move || {
@@ -223,15 +261,51 @@ pub(crate) async fn import_roster(
             issued.push((t.user.clone(), token));
         }
     }
-    let detail = format!(
-        "{} teams imported{}",
-        teams.len(),
-        if tokens {
-            ", a token issued for each"
-        } else {
-            ""
+    let mut generated = Vec::new();
+    if passwords {
+        for t in teams
+            .iter()
+            .filter(|t| !given.iter().any(|(u, _)| *u == t.user))
+        {
+            let pw = crate::auth::password::generate().map_err(AppError::Internal)?;
+            generated.push((t.user.clone(), pw));
         }
-    );
+    }
+    let from_file = given.len();
+    let all: Vec<(String, String)> = given.into_iter().chain(generated.clone()).collect();
+    if !all.is_empty() {
+        let hashed = tokio::task::spawn_blocking(move || {
+            all.into_iter()
+                .map(|(u, pw)| crate::auth::password::hash(&pw).map(|h| (u, h)))
+                .collect::<Result<Vec<_>, String>>()
+        })
+        .await
+        .map_err(|e| AppError::Internal(format!("hashing the passwords stopped: {e}")))?
+        .map_err(AppError::Internal)?;
+        app.db(move |s| {
+            let now = now_ms();
+            for (u, h) in &hashed {
+                s.set_password(u, h, now)?;
+            }
+            Ok(())
+        })
+        .await?;
+    }
+    let mut detail = format!("{} teams imported", teams.len());
+    if tokens {
+        detail.push_str(", a token issued for each");
+    }
+    if from_file > 0 {
+        detail.push_str(&format!(", {from_file} passwords from accounts.tsv"));
+    }
+    if !generated.is_empty() {
+        detail.push_str(&format!(", {} passwords generated", generated.len()));
+    }
     note(app, &admin.name, "roster", Some(&c.id), detail).await;
-    Ok((teams, issued))
+    Ok(Imported {
+        teams,
+        tokens: issued,
+        passwords: generated,
+        from_file,
+    })
 }

@@ -42,6 +42,35 @@ pub(crate) fn standings_csv(s: &Standings) -> String {
     out
 }
 
+/// The final results as CSV: the standings' columns, then `awards` (the citations of each
+/// row's awards, separated by "; ").
+pub(crate) fn results_csv(s: &Standings, awards: &[ojd_service::contest::awards::Award]) -> String {
+    let table = standings_csv(s);
+    let mut out = String::new();
+    for (i, line) in table.lines().enumerate() {
+        out.push_str(line);
+        if i == 0 {
+            out.push_str(",awards\n");
+            continue;
+        }
+        let user = &s.rows[i - 1].user;
+        let mine: Vec<&str> = awards
+            .iter()
+            .filter(|a| a.users.contains(user))
+            .map(|a| a.citation.as_str())
+            .collect();
+        let text = mine.join("; ");
+        out.push(',');
+        if text.contains([',', '"']) {
+            out.push_str(&format!("\"{}\"", text.replace('"', "\"\"")));
+        } else {
+            out.push_str(&text);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,10 +19,12 @@
 //! time unless an admin unfroze them *after* that time; unfreezing earlier is refused, so no
 //! page can say "frozen" while the table shows everything.
 
+pub(crate) mod balloons;
 mod cache;
 pub(crate) mod clarifications;
 pub(crate) mod controls;
 pub(crate) mod csv;
+pub(crate) mod results;
 pub(crate) mod standings;
 
 use std::sync::{Arc, RwLock};
@@ -274,6 +276,7 @@ pub(crate) async fn set_freeze(
     unfrozen: bool,
 ) -> Result<(), AppError> {
     let c = find(app, id)?;
+    results::refuse_if_final(&c, "freezing or unfreezing its standings")?;
     let now = now_ms();
     let Some(f) = c.freeze_ms() else {
         return Err(AppError::Conflict(format!(
@@ -319,6 +322,8 @@ mod tests {
             participants: Participants::Anyone,
             public_standings: true,
             teams: Vec::new(),
+            awards: Default::default(),
+            finalized_ms: None,
         }
     }
 

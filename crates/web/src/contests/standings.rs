@@ -175,6 +175,11 @@ fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, Store
     Ok(standings::compute(c, &list, &participants(c), hide))
 }
 
+/// The standings with nothing hidden (the final results, the awards' input). Blocking.
+pub(crate) fn final_standings(app: &App, c: &Contest) -> Result<Standings, StoreError> {
+    compute(app, c, None)
+}
+
 /// Before the start, what a non-admin sees: no problem and no row (the problem set is not
 /// told before the start, not even its size or labels).
 fn before_start(c: &Contest, viewer: Option<&User>) -> bool {

@@ -228,13 +228,20 @@ pub(crate) async fn contest(
             form.submit method="post" action={ "/contests/" (c.id) "/ask" } {
                 label { "About" select name="problem" { option value="" { "the contest in general" }
                     @for p in &problems { option value=(p.problem) { (p.label) ". " (p.title) } } } }
+                label { "Kind" select name="category" #ask-category {
+                    option value="general" { "a question" }
+                    option value="technical" { "a technical issue (staff come to your seat)" }
+                } }
                 label { "Question" textarea name="text" rows="3" required {} }
                 button type="submit" { "Ask" }
             }
         }
         @if admin {
-            h3 { "Announce to everyone" }
-            form.submit method="post" action={ "/contests/" (c.id) "/announce" } {
+            h3 { "Announce" }
+            form.submit #announce-form method="post" action={ "/contests/" (c.id) "/announce" } {
+                label { "To" input type="text" name="team" #announce-team placeholder="everyone (or one team's user name)"; }
+                label { "About" select name="problem" #announce-problem { option value="" { "the contest in general" }
+                    @for p in &problems { option value=(p.problem) { (p.label) ". " (p.title) } } } }
                 label { "Announcement" textarea name="text" rows="3" required {} }
                 button type="submit" { "Announce" }
             }
@@ -271,9 +278,21 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
                         button.danger #end-now type="submit" { "End now" }
                     }
                 }
-                Phase::Ended => { p.muted { "The contest is over." } }
+                Phase::Ended => {
+                    @match c.finalized_ms {
+                        Some(at) => { p #finalized { "The contest is over; its results were " strong { "finalized" } " at " (format_time(at, c.utc_offset_s)) "." } }
+                        None => {
+                            p.muted { "The contest is over." }
+                            form.inline method="post" action={ "/contests/" (c.id) "/finalize" }
+                                data-confirm="Finalize the results? The awards are published and the results can no longer change (no clock, freeze, override, ignore)." {
+                                button.danger #finalize type="submit" { "Finalize the results" }
+                            }
+                        }
+                    }
+                }
             }
             a href={ "/contests/" (c.id) "/teams" } { "Teams" }
+            a href={ "/contests/" (c.id) "/balloons" } { "Balloons" }
             a href={ "/admin/audit?contest=" (c.id) } { "Audit log" }
         }
     }
@@ -319,6 +338,7 @@ pub(crate) async fn teams_page(
             label { "Roster" textarea name="roster" #roster rows="8" spellcheck="false" placeholder="user,name,affiliation,category" {} }
             label { "or files (a CSV, or DOMjudge's teams.tsv with its accounts.tsv) " input type="file" name="file" #roster-file multiple accept=".csv,.tsv,text/csv,text/tab-separated-values"; }
             label.check { input type="checkbox" name="tokens" value="on" #roster-tokens; " issue a token for each team (shown once, to print for the hall)" }
+            label.check { input type="checkbox" name="passwords" value="on" #roster-passwords; " generate a password for each team that accounts.tsv gives none (shown once, to print for the hall)" }
             button #roster-button type="submit" { "Import" }
         }
     };
@@ -333,7 +353,8 @@ pub(crate) async fn import_teams(
     Path(id): Path<String>,
     mut mp: Multipart,
 ) -> PageResult {
-    let (mut text, mut files, mut tokens) = (String::new(), Vec::new(), false);
+    let (mut text, mut files, mut tokens, mut passwords) =
+        (String::new(), Vec::new(), false, false);
     while let Ok(Some(field)) = mp.next_field().await {
         match field.name().unwrap_or_default() {
             "roster" => text = field.text().await.unwrap_or_default(),
@@ -344,6 +365,7 @@ pub(crate) async fn import_teams(
                 }
             }
             "tokens" => tokens = true,
+            "passwords" => passwords = true,
             _ => {}
         }
     }
@@ -352,19 +374,40 @@ pub(crate) async fn import_teams(
         files.sort_by_key(|f| !f.trim_start().starts_with("teams\t"));
         text = files.join("\n");
     }
-    let shown = match ct::controls::import_roster(&app, &admin, &id, &text, tokens).await {
-        Ok((teams, issued)) => html! {
-            div.once #imported {
-                p.note { (teams.len()) " teams imported." }
-                @if !issued.is_empty() {
-                    p { strong { "The tokens are shown only now:" } " print this page for the hall." }
-                    table.list #sheet { thead { tr { th { "Team" } th { "User" } th { "Token" } } }
-                    tbody { @for (t, (user, token)) in teams.iter().zip(&issued) { tr {
-                        td { (t.name) } td { (user) } td { code { (token) } }
-                    } } } }
+    let shown = match ct::controls::import_roster(&app, &admin, &id, &text, tokens, passwords).await
+    {
+        Ok(done) => {
+            let token_of = |u: &str| {
+                done.tokens
+                    .iter()
+                    .find(|(x, _)| x == u)
+                    .map(|(_, t)| t.clone())
+            };
+            let password_of = |u: &str| {
+                done.passwords
+                    .iter()
+                    .find(|(x, _)| x == u)
+                    .map(|(_, p)| p.clone())
+            };
+            let sheet = !done.tokens.is_empty() || !done.passwords.is_empty();
+            html! {
+                div.once #imported {
+                    p.note { (done.teams.len()) " teams imported."
+                        @if done.from_file > 0 { " " (done.from_file) " passwords set from accounts.tsv." } }
+                    @if sheet {
+                        p { strong { "Shown only now:" } " print this page for the hall. Teams log in at /login with their user name and password, or their token." }
+                        table.list #sheet { thead { tr { th { "Team" } th { "User" }
+                            @if !done.tokens.is_empty() { th { "Token" } }
+                            @if !done.passwords.is_empty() { th { "Password" } } } }
+                        tbody { @for t in &done.teams { tr {
+                            td { (t.name) } td { (t.user) }
+                            @if !done.tokens.is_empty() { td { code { (token_of(&t.user).unwrap_or_default()) } } }
+                            @if !done.passwords.is_empty() { td.password { code { (password_of(&t.user).unwrap_or_else(|| "(from accounts.tsv)".into())) } } }
+                        } } } }
+                    }
                 }
             }
-        },
+        }
         Err(e) if e.status().is_client_error() => html! {
             div.error #imported role="alert" { "The roster was not imported (nothing changed):" pre.out { (e.message()) } }
         },
@@ -484,13 +527,29 @@ async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup
             div class={ "clar" @if q.user.is_none() { " announcement" } } {
                 div.meta {
                     @match &q.user { None => strong { "Announcement" }, Some(u) => span { "Question from " strong { (u) } } }
+                    @if let Some(t) = &q.to_user { span.tag.to { "to " (t) " only" } }
                     span { (format_time(q.at, c.utc_offset_s)) }
                     @if let Some(p) = &q.problem { span.tag { (c.label_of(p).unwrap_or(p)) } }
+                    @if q.category == "technical" { span.tag.technical { "technical" } }
+                    @else if q.user.is_some() && q.problem.is_none() { span.tag { "general" } }
+                    @if admin && q.user.is_some() {
+                        @if let Some(by) = &q.claimed_by { span.tag.claimed { "claimed by " (by) } }
+                    }
                     @if q.user.is_some() { span.tag { @if q.public { "answered to all" } @else if q.answer.is_some() { "answered privately" } @else { "waiting for an answer" } } }
                 }
                 p.text { (q.text) }
                 @if let Some(a) = &q.answer { p.answer { strong { "Answer: " } (a) } }
                 @if admin && q.user.is_some() && q.answer.is_none() {
+                    @let mine = user.is_some_and(|u| q.claimed_by.as_deref() == Some(u.name.as_str()));
+                    form.inline.claim method="post" action={ "/contests/" (c.id) "/claim/" (q.id) } {
+                        @if q.claimed_by.is_none() {
+                            input type="hidden" name="claim" value="1";
+                            button.claim type="submit" { "Claim" }
+                        } @else {
+                            input type="hidden" name="claim" value="0";
+                            button.release type="submit" { @if mine { "Release" } @else { "Release (take it over)" } }
+                        }
+                    }
                     form.answer method="post" action={ "/contests/" (c.id) "/answer/" (q.id) } {
                         textarea name="answer" rows="2" placeholder="Type an answer, or pick a canned one below" {}
                         select name="canned" { option value="" { "(a canned answer)" }
@@ -609,12 +668,141 @@ pub(crate) async fn standings_page(
     let c = ct::find(&app, &id).map_err(fail(u))?;
     let table = standings_markup(&app, &c, u).await.map_err(fail(u))?;
     let fs = freeze_of(&app, &c).await.map_err(fail(u))?;
+    let awards = if ct::results::visible(&c, u) && c.phase(now_ms()) == Phase::Ended {
+        let (a, c2) = (app.clone(), c.clone());
+        let (s, list) = app
+            .db(move |_| ct::results::results(&a, &c2))
+            .await
+            .map_err(fail(u))?;
+        Some(awards_markup(&c, &s, &list))
+    } else {
+        None
+    };
     let body = html! {
         h1 { "Standings: " a href={ "/contests/" (c.id) } { (c.title) } }
         (clock(&c, &fs))
+        @if let Some(a) = awards { (a) }
         div #standings data-live={ "/contests/" (c.id) "/standings/table" } { (table) }
     };
     Ok(frame(&format!("Standings · {}", c.title), u, body))
+}
+
+/// The awards and the results downloads (final, or an admin's preview before).
+fn awards_markup(
+    c: &Contest,
+    s: &Standings,
+    list: &[ojd_service::contest::awards::Award],
+) -> Markup {
+    let name = |user: &str| {
+        s.row(user)
+            .and_then(|r| r.name.clone())
+            .unwrap_or_else(|| user.to_string())
+    };
+    let base = format!("/api/v1/contests/{}", c.id);
+    html! {
+        section #awards {
+            h2 { "Awards" }
+            @if c.finalized_ms.is_none() {
+                p.note #awards-preview { "A preview for the jury: the results are not final until the contest is finalized; nobody else sees them yet." }
+            }
+            @if list.iter().all(|a| a.users.is_empty()) { p.muted { "No awards: nobody solved anything." } }
+            @else {
+                table.list { tbody { @for a in list.iter().filter(|a| !a.users.is_empty()) {
+                    tr data-award=(a.id) {
+                        td { @if let Some(m) = a.id.strip_suffix("-medal") { span class={ "medal " (m) } { "● " } } (a.citation) }
+                        td { @for (i, u) in a.users.iter().enumerate() { @if i > 0 { ", " } (name(u)) } }
+                    }
+                } } }
+            }
+            p.meta {
+                a href={ (base) "/results.tsv" } { "results.tsv" }
+                a href={ (base) "/results.csv" } { "Results (CSV)" }
+                a href={ (base) "/awards.json" } { "awards.json" }
+            }
+        }
+    }
+}
+
+/// `GET /contests/{id}/balloons` (admins): the balloon queue, waiting ones first, each with a
+/// "Delivered" button; delivered ones below with who and when, and "Undo".
+pub(crate) async fn balloons_page(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+) -> PageResult {
+    let u = Some(&admin);
+    let c = ct::find(&app, &id).map_err(fail(u))?;
+    let (a, c2) = (app.clone(), c.clone());
+    let list = app
+        .db(move |_| ct::balloons::list(&a, &c2))
+        .await
+        .map_err(fail(u))?;
+    let (waiting, done): (Vec<_>, Vec<_>) = list.iter().partition(|b| b.done_at.is_none());
+    let action = format!("/contests/{}/balloons", c.id);
+    let row = |b: &ct::balloons::Balloon, deliver: bool| {
+        html! {
+            tr data-balloon={ (b.user) "/" (b.label) } {
+                td.label { (b.label) @if b.first { " " span.badge.first title="first to solve this problem" { "first" } } }
+                td { (b.team) @if let Some(a) = &b.affiliation { br; span.sub { (a) } } }
+                td { (format_time(b.at, c.utc_offset_s)) " · " a href={ "/submissions/" (b.submission) } { "#" (b.submission) } }
+                td {
+                    @if let (Some(by), Some(at)) = (&b.done_by, b.done_at) { span.sub { "by " (by) " at " (format_time(at, c.utc_offset_s)) } " " }
+                    form.inline method="post" action=(action) {
+                        input type="hidden" name="user" value=(b.user);
+                        input type="hidden" name="problem" value=(b.problem);
+                        input type="hidden" name="done" value=(if deliver { "1" } else { "0" });
+                        @if deliver { button.deliver type="submit" { "Delivered" } }
+                        @else { button.undo type="submit" { "Undo" } }
+                    }
+                }
+            }
+        }
+    };
+    let body = html! {
+        h1 { "Balloons: " a href={ "/contests/" (c.id) } { (c.title) } }
+        p.muted { "Every team's first accepted submission of each problem, oldest first; the freeze hides nothing here. The jury's and ignored submissions get none." }
+        h2 { "To deliver (" (waiting.len()) ")" }
+        @if waiting.is_empty() { p.muted #no-balloons { "Nothing to deliver." } }
+        @else { div.scroll { table.list #balloons-waiting { thead { tr { th { "Problem" } th { "Team" } th { "Solved" } th { "" } } }
+            tbody { @for b in &waiting { (row(b, true)) } } } } }
+        h2 { "Delivered (" (done.len()) ")" }
+        @if !done.is_empty() { div.scroll { table.list #balloons-done { thead { tr { th { "Problem" } th { "Team" } th { "Solved" } th { "" } } }
+            tbody { @for b in &done { (row(b, false)) } } } } }
+    };
+    Ok(frame(&format!("Balloons · {}", c.title), u, body))
+}
+
+#[derive(Deserialize)]
+pub(crate) struct BalloonForm {
+    user: String,
+    problem: String,
+    done: String,
+}
+
+/// `POST /contests/{id}/balloons` (admins): marks a balloon delivered (or undoes it), then
+/// back to the queue.
+pub(crate) async fn mark_balloon(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    Form(f): Form<BalloonForm>,
+) -> PageResult {
+    ct::balloons::mark(&app, &admin, &id, &f.user, &f.problem, f.done == "1")
+        .await
+        .map_err(fail(Some(&admin)))?;
+    Ok(Redirect::to(&format!("/contests/{}/balloons", urlencode(&id))).into_response())
+}
+
+/// `POST /contests/{id}/finalize` (admins): finalizes the results, then the standings.
+pub(crate) async fn finalize(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+) -> PageResult {
+    ct::results::finalize(&app, &admin, &id)
+        .await
+        .map_err(fail(Some(&admin)))?;
+    Ok(Redirect::to(&format!("/contests/{}/standings", urlencode(&id))).into_response())
 }
 
 pub(crate) async fn standings_fragment(
@@ -673,6 +861,10 @@ pub(crate) struct TextFields {
     #[serde(default)]
     problem: Option<String>,
     text: String,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    team: Option<String>,
 }
 
 pub(crate) async fn ask(
@@ -684,6 +876,8 @@ pub(crate) async fn ask(
     let body = AskBody {
         problem: f.problem,
         text: f.text,
+        category: f.category,
+        team: f.team,
     };
     clarifications::ask(&app, &viewer, &id, body)
         .await
@@ -700,8 +894,28 @@ pub(crate) async fn announce(
     let body = AskBody {
         problem: f.problem,
         text: f.text,
+        category: f.category,
+        team: f.team,
     };
     clarifications::announce(&app, &id, body)
+        .await
+        .map_err(fail(Some(&admin)))?;
+    Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ClaimFields {
+    claim: String,
+}
+
+/// `POST /contests/{id}/claim/{cid}` (admins): claims a question (or releases it).
+pub(crate) async fn claim(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path((id, cid)): Path<(String, i64)>,
+    Form(f): Form<ClaimFields>,
+) -> PageResult {
+    clarifications::claim(&app, &admin, cid, f.claim == "1")
         .await
         .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())

@@ -1,12 +1,13 @@
-//! Logging in from a browser: the login page (a token typed once, or the button of a one-time
-//! login link), and logging out. Sessions and login codes themselves are kept by `auth`.
+//! Logging in from a browser: the login page (a token typed once, a team's user name and
+//! password, or the button of a one-time login link), and logging out. Sessions and login codes themselves are kept by `auth`.
 //!
 //! - The session cookie is `HttpOnly`, `SameSite=Lax`, `Secure` when `[web] secure_cookies` is
 //!   set or the request came through an HTTPS proxy, and lives `[web] session_lifetime`.
 //! - **Failed logins** (a wrong token or code) are counted per client address; past
 //!   `[web] login_attempts_per_minute` the login answers 429 until the minute has passed. Each
 //!   failed login is logged and written to the audit log with its address (never what was
-//!   typed); each login too, with the name.
+//!   typed); each login too, with the name. Wrong passwords are limited per account and, with
+//!   a larger budget, per address instead (`auth::password`).
 //! - Tokens never appear in URLs or cookies: a link with `?token=` is refused.
 
 use std::sync::Arc;
@@ -30,6 +31,9 @@ use crate::App;
 pub(crate) struct LoginForm {
     token: Option<String>,
     code: Option<String>,
+    /// A team's user name and password (see `auth::password`).
+    user: Option<String>,
+    password: Option<String>,
 }
 
 fn login_page(user: Option<&User>, error: Option<&str>, code: Option<&str>) -> String {
@@ -47,7 +51,13 @@ fn login_page(user: Option<&User>, error: Option<&str>, code: Option<&str>) -> S
                 label { "Token" input type="password" name="token" #token autocomplete="current-password" required; }
                 button type="submit" { "Log in" }
             }
-            p.muted { "Your token or login link comes from the contest admin." }
+            h2 { "Or with a user name and password" }
+            form.login #password-login method="post" action="/login" {
+                label { "User name" input type="text" name="user" #user autocomplete="username" autocapitalize="none" spellcheck="false" required; }
+                label { "Password" input type="password" name="password" #password autocomplete="current-password" required; }
+                button type="submit" #password-button { "Log in" }
+            }
+            p.muted { "Your token, password or login link comes from the contest admin." }
         }
     };
     page("Log in", user, body)
@@ -92,6 +102,9 @@ pub(crate) async fn login(
 ) -> Result<Response, AppError> {
     let addr = Some(peer.ip());
     let per_minute = app.config.web.login_attempts_per_minute;
+    if let (Some(name), Some(password)) = (f.user.clone(), f.password.clone()) {
+        return password_login(app, req_headers, peer, name.trim().to_string(), password).await;
+    }
     app.guards.login_allowed(addr, per_minute)?;
     let (user, what) = match (f.code, f.token) {
         (Some(code), _) => (app.db(move |s| redeem_code(s, &code)).await?, "code"),
@@ -124,6 +137,17 @@ pub(crate) async fn login(
         )
             .into_response());
     };
+    start(app, req_headers, peer, user, what).await
+}
+
+/// Starts `user`'s session (logged and audited as a login by `what`), then goes home.
+async fn start(
+    app: Arc<App>,
+    req_headers: HeaderMap,
+    peer: std::net::SocketAddr,
+    user: User,
+    what: &str,
+) -> Result<Response, AppError> {
     let lifetime = app.config.web.session_lifetime;
     let who = user.clone();
     let id = app
@@ -142,6 +166,68 @@ pub(crate) async fn login(
         e.log_if_internal();
     }
     Ok((headers, Redirect::to("/")).into_response())
+}
+
+/// A team's login by user name and password: limited per account and, with a larger budget,
+/// per address (see `auth::password`); a wrong one is logged and audited with the account and
+/// the address. Passwords never log in an admin.
+async fn password_login(
+    app: Arc<App>,
+    req_headers: HeaderMap,
+    peer: std::net::SocketAddr,
+    name: String,
+    password: String,
+) -> Result<Response, AppError> {
+    let addr = Some(peer.ip());
+    let per_minute = app.config.web.login_attempts_per_minute;
+    app.guards.password_allowed(&name, addr, per_minute)?;
+    let n = name.clone();
+    let stored = app.db(move |s| s.password_hash(&n)).await?;
+    let admin = app
+        .config
+        .server
+        .users
+        .iter()
+        .any(|u| u.admin && u.name == name);
+    let ok = tokio::task::spawn_blocking(move || {
+        // The same work whether or not the account has a password: the time tells nothing.
+        let hash = stored.unwrap_or_else(|| DUMMY.get_or_init(dummy_hash).clone());
+        crate::auth::password::verify(&hash, &password)
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("checking a password stopped: {e}")))?;
+    if !ok || admin {
+        app.guards.password_failed(&name, addr);
+        let from = peer.ip().to_string();
+        crate::log(&format!(
+            "login failed: a wrong password for {name:?} from {from}"
+        ));
+        let detail = format!("a wrong password for {name:?} from {from}");
+        if let Err(e) = app
+            .db(move |s| s.add_audit(&from, "login-failed", None, &detail, ojd_store::now_ms()))
+            .await
+        {
+            e.log_if_internal();
+        }
+        return Ok((
+            StatusCode::UNAUTHORIZED,
+            Html(login_page(
+                None,
+                Some("This user name and password do not match."),
+                None,
+            )),
+        )
+            .into_response());
+    }
+    let user = User { name, admin: false };
+    start(app, req_headers, peer, user, "password").await
+}
+
+static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// A hash no password matches in practice, checked for an account without a password.
+fn dummy_hash() -> String {
+    crate::auth::password::hash("no password is set for this account").unwrap_or_default()
 }
 
 /// `POST /logout`: ends the session and clears the cookie.

@@ -56,9 +56,15 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/contests/{id}/ask", post(contests::ask))
         .route("/contests/{id}/announce", post(contests::announce))
         .route("/contests/{id}/answer/{cid}", post(contests::answer))
+        .route("/contests/{id}/claim/{cid}", post(contests::claim))
         .route("/contests/{id}/unfreeze", post(contests::unfreeze))
         .route("/contests/{id}/freeze", post(contests::freeze))
         .route("/contests/{id}/clock", post(contests::change_clock))
+        .route("/contests/{id}/finalize", post(contests::finalize))
+        .route(
+            "/contests/{id}/balloons",
+            get(contests::balloons_page).post(contests::mark_balloon),
+        )
         .route(
             "/contests/{id}/teams",
             get(contests::teams_page).post(contests::import_teams),

@@ -31,6 +31,8 @@ fn contest(scoring: Scoring, problems: &[&str]) -> Contest {
         participants: Participants::Anyone,
         public_standings: true,
         teams: Vec::new(),
+        awards: Default::default(),
+        finalized_ms: None,
     }
 }
 
