@@ -122,7 +122,10 @@ mod tests {
         std::fs::create_dir_all(d.path().join("gen")).unwrap();
         std::fs::write(d.path().join("task.yaml"), "name: t\n").unwrap();
         let m = super::looks_like(d.path());
-        assert!(m.contains("a CMS task (italy_yaml: `ojd import cms`)"), "{m}");
+        assert!(
+            m.contains("a CMS task (italy_yaml: `ojd import cms`)"),
+            "{m}"
+        );
         assert!(m.contains("ojd imports Kattis packages"), "{m}");
         let e = crate::kattis::import(
             d.path(),
