@@ -852,11 +852,11 @@ mod tests {
         refused(&d, &["gen/GEN line 5", "40.5 points"]);
 
         let d = copy_fixture();
-        std::fs::write(&gen_of(&d), "1 10 1\n#ST: 100\n2 10 2\n").unwrap();
+        std::fs::write(gen_of(&d), "1 10 1\n#ST: 100\n2 10 2\n").unwrap();
         refused(&d, &["GEN: line 1: a test before the first `#ST:`"]);
 
         let d = copy_fixture();
-        std::fs::write(&gen_of(&d), "#ST: 100\n1 10 1\n").unwrap();
+        std::fs::write(gen_of(&d), "#ST: 100\n1 10 1\n").unwrap();
         refused(&d, &["1 tests, but task.yaml's n_input is 7"]);
 
         let d = copy_fixture();
