@@ -857,3 +857,40 @@ fn cms_task_answers_from_the_reference() {
         .contains("answers = \"given\""));
     s.verify(&dir);
 }
+
+/// A CMS task with only gen/ (no input/ nor output/): each gen/GEN line runs the task's
+/// generator in the sandbox, `#COPY:` lines copy their file, and the reference makes the
+/// answers; the tests are those cmsMake would make (the fixture's own).
+#[test]
+fn cms_task_tests_from_gen() {
+    require_root!();
+    let s = Scratch::new();
+    let from = testdata("import/cms/somma");
+    let task = s.path("task");
+    for sub in ["", "gen", "sol", "statement"] {
+        std::fs::create_dir_all(task.join(sub)).unwrap();
+        if sub.is_empty() {
+            continue;
+        }
+        for f in std::fs::read_dir(from.join(sub)).unwrap().flatten() {
+            std::fs::copy(f.path(), task.join(sub).join(f.file_name())).unwrap();
+        }
+    }
+    let yaml = std::fs::read_to_string(from.join("task.yaml")).unwrap();
+    // n_input is optional then: gen/GEN counts the tests.
+    std::fs::write(task.join("task.yaml"), yaml.replace("n_input: 7\n", "")).unwrap();
+    let dir = s.import("cms", &task, "somma");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.generate.len(), 5, "five generator lines, two #COPY lines");
+    for (i, t) in p.tests.iter().enumerate() {
+        for (ext, folder, file) in [("in", "input", "input"), ("ans", "output", "output")] {
+            assert_eq!(
+                std::fs::read_to_string(dir.join(format!("tests/{}.{ext}", t.name))).unwrap(),
+                std::fs::read_to_string(from.join(format!("{folder}/{file}{i}.txt"))).unwrap(),
+                "{} .{ext}",
+                t.name
+            );
+        }
+    }
+    s.verify(&dir);
+}

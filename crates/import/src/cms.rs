@@ -9,6 +9,10 @@
 //!   list of indices) → the tests named `sample-…`;
 //! - `input/input<i>.txt` and `output/output<i>.txt` → `tests/<name>.in` / `.ans` (answers kept:
 //!   `answers = "given"`); without `output/`, `ojd gen` makes every answer with the reference;
+//!   without `input/`, each line of `gen/GEN` → a `[[generate]]` entry running the task's
+//!   generator (`gen/generatore.*` or `gen/generator.*`) with the line's arguments **in the
+//!   sandbox**, and each `#COPY: file` line → that file copied, then `ojd gen` makes the inputs
+//!   and the answers;
 //! - subtasks: `#ST: <points>` lines of `gen/GEN` (each following test line, `#COPY:` lines
 //!   included, is one test of that subtask) → one `[[group]]` `subtask<k>` with its points,
 //!   its tests named `s<k>-<i>`; without them, `score_type` / `score_type_parameters`:
@@ -108,6 +112,13 @@ fn whole_points(x: f64, task: &Task, key: &str) -> Result<u32, ImportError> {
 struct Gen {
     tests: usize,
     subtasks: Vec<(f64, usize, usize)>,
+    /// Each test's line, in order: the generator's arguments, or the file a `#COPY:` names.
+    lines: Vec<GenLine>,
+}
+
+enum GenLine {
+    Args(Vec<String>),
+    Copy(String),
 }
 
 /// Reads gen/GEN: `#ST: points` starts a subtask; every other non-empty line that is not a
@@ -123,6 +134,7 @@ fn read_gen(path: &Path) -> Result<Gen, ImportError> {
     let mut g = Gen {
         tests: 0,
         subtasks: Vec::new(),
+        lines: Vec::new(),
     };
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -140,8 +152,9 @@ fn read_gen(path: &Path) -> Result<Gen, ImportError> {
                     .parse()
                     .map_err(|_| bad(format!("{line:?}: expected `#ST: points`")))?;
                 g.subtasks.push((points, 0, n));
-            } else if rest.starts_with("COPY:") {
+            } else if let Some(file) = rest.strip_prefix("COPY:") {
                 g.tests += 1;
+                g.lines.push(GenLine::Copy(file.trim().to_string()));
                 if let Some(s) = g.subtasks.last_mut() {
                     s.1 += 1;
                 } else if has_subtasks {
@@ -152,10 +165,15 @@ fn read_gen(path: &Path) -> Result<Gen, ImportError> {
             }
             continue;
         }
+        // A comment may follow the arguments.
+        let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
         g.tests += 1;
+        g.lines.push(GenLine::Args(
+            line.split_whitespace().map(String::from).collect(),
+        ));
         if let Some(s) = g.subtasks.last_mut() {
             s.1 += 1;
         } else if has_subtasks {
@@ -289,9 +307,37 @@ pub fn import(
     }
 
     // Tests.
+    let gen_path = dir.join("gen/GEN");
+    let gen = if gen_path.is_file() {
+        Some(read_gen(&gen_path)?)
+    } else {
+        None
+    };
+    // Without input/, gen/GEN and the task's generator make the tests (in the sandbox).
+    let made = dir.join("input/input0.txt").is_file();
+    let generator = if made {
+        None
+    } else {
+        let Some(_) = &gen else {
+            return Err(ImportError::Invalid {
+                file: dir.join("input").display().to_string(),
+                message: "no input/input0.txt and no gen/GEN to make the tests with".into(),
+            });
+        };
+        let found = files_in(&dir.join("gen")).into_iter().find(|p| {
+            p.file_stem()
+                .is_some_and(|s| s == "generatore" || s == "generator")
+                && config.language_for(&cms_ext(p)).is_some()
+        });
+        Some(found.ok_or_else(|| ImportError::Invalid {
+            file: dir.join("gen").display().to_string(),
+            message: "no input/ folder and no generator (gen/generatore.* or gen/generator.*, in a language ojd knows) to make the tests of gen/GEN with".into(),
+        })?)
+    };
     let n_input = match task.number("n_input")? {
         Some(n) if n >= 1.0 && n.fract() == 0.0 => n as usize,
         Some(n) => return Err(task.unsupported("n_input", format!("{n}: expected a count"))),
+        None if !made => gen.as_ref().map_or(0, |g| g.tests),
         None => (0..)
             .take_while(|i| dir.join(format!("input/input{i}.txt")).is_file())
             .count(),
@@ -299,15 +345,9 @@ pub fn import(
     if n_input == 0 {
         return Err(ImportError::Invalid {
             file: dir.join("input").display().to_string(),
-            message: "no input/input0.txt: ojd imports a task with its tests made (run cmsMake or task-maker first)".into(),
+            message: "no tests".into(),
         });
     }
-    let gen_path = dir.join("gen/GEN");
-    let gen = if gen_path.is_file() {
-        Some(read_gen(&gen_path)?)
-    } else {
-        None
-    };
     if let Some(g) = &gen {
         if g.tests != n_input {
             return Err(ImportError::Invalid {
@@ -467,8 +507,34 @@ pub fn import(
     let outputs: Vec<bool> = (0..n_input)
         .map(|i| dir.join(format!("output/output{i}.txt")).is_file())
         .collect();
-    let answers_given = outputs.iter().any(|o| *o);
+    let answers_given = made && outputs.iter().any(|o| *o);
+    let mut generate = Vec::new();
+    if let (Some(generator), Some(gen)) = (&generator, &gen) {
+        create_dirs(&out.join("gen"))?;
+        let program_name = program(generator, &out, "gen/generatore")?;
+        for (name, line) in names.iter().zip(&gen.lines) {
+            match line {
+                GenLine::Args(args) => {
+                    generate.push((name.clone(), program_name.clone(), args.clone()))
+                }
+                GenLine::Copy(file) => {
+                    // The file a `#COPY:` names: from the task's folder, else from gen/.
+                    let from = [dir.join(file), dir.join("gen").join(file)]
+                        .into_iter()
+                        .find(|p| p.is_file())
+                        .ok_or_else(|| ImportError::Invalid {
+                            file: gen_path.display().to_string(),
+                            message: format!("#COPY: {file}: no such file in the task"),
+                        })?;
+                    copy_text(&from, &out.join("tests").join(format!("{name}.in")))?;
+                }
+            }
+        }
+    }
     for (i, name) in names.iter().enumerate() {
+        if generator.is_some() {
+            break;
+        }
         let input = dir.join(format!("input/input{i}.txt"));
         if !input.is_file() {
             return Err(ImportError::Invalid {
@@ -567,7 +633,7 @@ pub fn import(
         interactor: None,
         groups,
         answers_given,
-        generate: Vec::new(),
+        generate,
         io,
         kattis_verdicts: false,
         uuid: None,
@@ -578,7 +644,7 @@ pub fn import(
     if !answers_given {
         let judge = judge.ok_or_else(|| {
             ImportError::Run(format!(
-                "{}: no output/ folder: making the answers with the reference needs the sandbox",
+                "{}: no output/ folder: making the tests and answers with the task's programs needs the sandbox",
                 dir.display()
             ))
         })?;
