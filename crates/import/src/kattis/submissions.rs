@@ -225,11 +225,14 @@ pub(super) fn submissions(
     let root = dir.join("submissions");
     let mut count = 0;
     let mut reference: Option<(u8, String)> = None;
-    if root.join("submissions.yaml").is_file() {
-        warnings.push(format!(
-            "{}: expectations beyond the folder a submission is in are not used",
-            root.join("submissions.yaml").display()
-        ));
+    // 2025-09's submissions.yaml and DOMjudge's submissions.json: expectations per file.
+    for f in ["submissions.yaml", "submissions.json"] {
+        if root.join(f).is_file() {
+            warnings.push(format!(
+                "{}: expectations beyond the folder a submission is in are not used",
+                root.join(f).display()
+            ));
+        }
     }
     for folder in entries(&root).into_iter().filter(|p| p.is_dir()) {
         let name = folder

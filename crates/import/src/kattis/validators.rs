@@ -326,9 +326,10 @@ fn checktestdata(
 
 #[cfg(test)]
 mod tests {
-    /// A `.viva` input validator is named and skipped, not mistaken for a missing language.
+    /// A `.viva` input validator is named and skipped, not mistaken for a missing language;
+    /// DOMjudge's submissions.json is named as not used.
     #[test]
-    fn viva_is_named() {
+    fn viva_and_submissions_json_are_named() {
         let d = tempfile::tempdir().unwrap();
         let pkg = d.path().join("double");
         let w = |rel: &str, text: &str| {
@@ -346,6 +347,7 @@ mod tests {
             "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);}\n",
         );
         w("input_validators/range.viva", "<int(1, 100)> EOLN EOF\n");
+        w("submissions/submissions.json", "[]\n");
         let i = crate::kattis::import(
             &pkg,
             &ojd_judge::config::Config::defaults(),
@@ -361,5 +363,9 @@ mod tests {
             "{all}"
         );
         assert!(!all.contains("no language profile"), "{all}");
+        assert!(
+            all.contains("submissions.json: expectations beyond the folder"),
+            "{all}"
+        );
     }
 }
