@@ -894,3 +894,37 @@ fn cms_task_tests_from_gen() {
     }
     s.verify(&dir);
 }
+
+/// What a CMS task holds that ojd cannot judge the same way ends the import with exit 2, the
+/// file and the key named, and nothing left behind; a Kattis package given to `import cms` is
+/// named as one.
+#[test]
+fn cms_refusals_exit_2() {
+    let s = Scratch::new();
+    let from = testdata("import/cms/somma");
+    let task = s.path("task");
+    for sub in ["", "gen", "input", "output", "sol", "statement"] {
+        std::fs::create_dir_all(task.join(sub)).unwrap();
+        if sub.is_empty() {
+            continue;
+        }
+        for f in std::fs::read_dir(from.join(sub)).unwrap().flatten() {
+            std::fs::copy(f.path(), task.join(sub).join(f.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(from.join("task.yaml"), task.join("task.yaml")).unwrap();
+    std::fs::create_dir_all(task.join("check")).unwrap();
+    std::fs::write(task.join("check/checker.cpp"), "int main() {}\n").unwrap();
+    import_fails(
+        &s,
+        "cms",
+        &task,
+        &["checker.cpp: check/checker: a CMS checker (it prints a score from 0 to 1"],
+    );
+    import_fails(
+        &s,
+        "cms",
+        &testdata("import/kattis/custom-divisor"),
+        &["task.yaml: missing: not a CMS task; it looks like a Kattis package (`ojd import kattis`)"],
+    );
+}
