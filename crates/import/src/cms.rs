@@ -950,6 +950,29 @@ mod tests {
         );
     }
 
+    /// A `#COPY:` line reads only files of the task: an absolute path or one climbing out of
+    /// it is refused.
+    #[test]
+    fn copy_lines_stay_inside() {
+        for (target, wants) in [
+            ("/etc/hostname", "hostname"),
+            ("../../outside.txt", "outside.txt"),
+        ] {
+            let d = copy_fixture();
+            std::fs::write(d.path().join("outside.txt"), "1 2\n").unwrap();
+            std::fs::remove_dir_all(d.path().join("task/input")).unwrap();
+            std::fs::remove_dir_all(d.path().join("task/output")).unwrap();
+            std::fs::write(gen_of(&d), format!("#ST: 100\n#COPY: {target}\n")).unwrap();
+            set_yaml(&d, "n_input: 7", "n_input: 1");
+            let to = d.path().join("out");
+            let e = import_to(&d.path().join("task"), &to)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(wants) && e.contains("refused"), "{target}: {e}");
+            assert!(!to.exists());
+        }
+    }
+
     fn gen_of(d: &tempfile::TempDir) -> PathBuf {
         d.path().join("task/gen/GEN")
     }
