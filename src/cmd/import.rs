@@ -1,11 +1,11 @@
-//! `ojd import kattis|polygon`: bring a problem package from another judge into the ojd format.
+//! `ojd import kattis|polygon|cms`: bring a problem package from another judge into the ojd format.
 
 use std::path::PathBuf;
 
 use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 use ojd_import::{ImportError, Imported};
 
-/// Import a Kattis or Polygon problem package as an ojd package.
+/// Import a Kattis or Polygon problem package, or a CMS task, as an ojd package.
 ///
 /// The new package is written whole or not at all, into a folder that must not exist yet
 /// (default: the configured problems folder, named after the package). Every part that would
@@ -18,6 +18,7 @@ use ojd_import::{ImportError, Imported};
 /// Examples:
 ///   ojd import kattis ~/packages/different --to problems/different
 ///   ojd import polygon maxpair-3$linux.zip --to problems/maxpair
+///   ojd import cms ~/tasks/somma --to problems/somma
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -47,6 +48,18 @@ enum Format {
         #[arg(long)]
         json: bool,
     },
+    /// A CMS task in the Italian format (italy_yaml: task.yaml, input/, output/, gen/GEN with
+    /// `#ST:` subtasks, sol/); subtasks become scoring groups.
+    Cms {
+        /// The task folder (holding task.yaml).
+        dir: PathBuf,
+        /// Where the ojd package goes (a new folder).
+        #[arg(long)]
+        to: Option<PathBuf>,
+        /// Print what was imported as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
@@ -69,6 +82,10 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                 &judge,
                 &ojd_import::polygon::Options { to },
             ),
+            json,
+        ),
+        Format::Cms { dir, to, json } => (
+            ojd_import::cms::import(&dir, &config, Some(&judge), &ojd_import::cms::Options { to }),
             json,
         ),
     };

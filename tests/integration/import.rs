@@ -790,3 +790,141 @@ fn kattis_flat_output_validators_with_a_header() {
         "both accepted (ones.c also as the reference) and the wrong answer are judged"
     );
 }
+
+/// A CMS task (italy_yaml) with subtasks in gen/GEN, CMS's default file I/O and a PDF
+/// statement: the subtasks are scoring groups with their points, verify passes, and a
+/// solution that overflows on the last subtask scores the first one's points only.
+#[test]
+fn cms_task_with_subtasks() {
+    require_root!();
+    let s = Scratch::new();
+    let from = testdata("import/cms/somma");
+    let dir = s.import("cms", &from, "somma");
+    let p = Problem::load(&dir).expect("the import loads");
+    let points: Vec<(String, u32)> = p
+        .groups
+        .iter()
+        .map(|g| (g.name.clone(), g.points))
+        .collect();
+    assert_eq!(points, [("subtask2".into(), 40), ("subtask3".into(), 60)]);
+    let report = s.verify(&dir);
+    assert_eq!(
+        judged_names(&report),
+        [
+            "\"accepted/soluzione.cpp\" \"AC\"",
+            "\"solution.cpp\" \"AC\""
+        ]
+    );
+    let j = judge();
+    let full = common::judge_file(&j, &dir, &dir.join("submissions/accepted/soluzione.cpp"));
+    assert_eq!(full.score, 100);
+    // The task's other solution (CMS gives it no verdict, so the import skips it), as .cpp.
+    let int32 = s.path("int32.cpp");
+    std::fs::copy(from.join("sol/int32.c++"), &int32).unwrap();
+    let partial = common::judge_file(&j, &dir, &int32);
+    assert_eq!(partial.score, 40, "the small subtask only");
+}
+
+/// A CMS task without output/: the reference makes the answers in the sandbox, and they
+/// are the task's own.
+#[test]
+fn cms_task_answers_from_the_reference() {
+    require_root!();
+    let s = Scratch::new();
+    let from = testdata("import/cms/somma");
+    let task = s.path("task");
+    for sub in ["", "gen", "input", "sol", "statement"] {
+        std::fs::create_dir_all(task.join(sub)).unwrap();
+        if sub.is_empty() {
+            continue;
+        }
+        for f in std::fs::read_dir(from.join(sub)).unwrap().flatten() {
+            std::fs::copy(f.path(), task.join(sub).join(f.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(from.join("task.yaml"), task.join("task.yaml")).unwrap();
+    let dir = s.import("cms", &task, "somma");
+    for (i, name) in ["sample-s1-00", "s2-01", "s3-06"].iter().enumerate() {
+        let i = [0, 1, 6][i];
+        assert_eq!(
+            std::fs::read_to_string(dir.join(format!("tests/{name}.ans"))).unwrap(),
+            std::fs::read_to_string(from.join(format!("output/output{i}.txt"))).unwrap(),
+            "{name}"
+        );
+    }
+    assert!(!std::fs::read_to_string(dir.join("problem.toml"))
+        .unwrap()
+        .contains("answers = \"given\""));
+    s.verify(&dir);
+}
+
+/// A CMS task with only gen/ (no input/ nor output/): each gen/GEN line runs the task's
+/// generator in the sandbox, `#COPY:` lines copy their file, and the reference makes the
+/// answers; the tests are those cmsMake would make (the fixture's own).
+#[test]
+fn cms_task_tests_from_gen() {
+    require_root!();
+    let s = Scratch::new();
+    let from = testdata("import/cms/somma");
+    let task = s.path("task");
+    for sub in ["", "gen", "sol", "statement"] {
+        std::fs::create_dir_all(task.join(sub)).unwrap();
+        if sub.is_empty() {
+            continue;
+        }
+        for f in std::fs::read_dir(from.join(sub)).unwrap().flatten() {
+            std::fs::copy(f.path(), task.join(sub).join(f.file_name())).unwrap();
+        }
+    }
+    let yaml = std::fs::read_to_string(from.join("task.yaml")).unwrap();
+    // n_input is optional then: gen/GEN counts the tests.
+    std::fs::write(task.join("task.yaml"), yaml.replace("n_input: 7\n", "")).unwrap();
+    let dir = s.import("cms", &task, "somma");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(p.generate.len(), 5, "five generator lines, two #COPY lines");
+    for (i, t) in p.tests.iter().enumerate() {
+        for (ext, folder, file) in [("in", "input", "input"), ("ans", "output", "output")] {
+            assert_eq!(
+                std::fs::read_to_string(dir.join(format!("tests/{}.{ext}", t.name))).unwrap(),
+                std::fs::read_to_string(from.join(format!("{folder}/{file}{i}.txt"))).unwrap(),
+                "{} .{ext}",
+                t.name
+            );
+        }
+    }
+    s.verify(&dir);
+}
+
+/// What a CMS task holds that ojd cannot judge the same way ends the import with exit 2, the
+/// file and the key named, and nothing left behind; a Kattis package given to `import cms` is
+/// named as one.
+#[test]
+fn cms_refusals_exit_2() {
+    let s = Scratch::new();
+    let from = testdata("import/cms/somma");
+    let task = s.path("task");
+    for sub in ["", "gen", "input", "output", "sol", "statement"] {
+        std::fs::create_dir_all(task.join(sub)).unwrap();
+        if sub.is_empty() {
+            continue;
+        }
+        for f in std::fs::read_dir(from.join(sub)).unwrap().flatten() {
+            std::fs::copy(f.path(), task.join(sub).join(f.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(from.join("task.yaml"), task.join("task.yaml")).unwrap();
+    std::fs::create_dir_all(task.join("check")).unwrap();
+    std::fs::write(task.join("check/checker.cpp"), "int main() {}\n").unwrap();
+    import_fails(
+        &s,
+        "cms",
+        &task,
+        &["checker.cpp: check/checker: a CMS checker (it prints a score from 0 to 1"],
+    );
+    import_fails(
+        &s,
+        "cms",
+        &testdata("import/kattis/custom-divisor"),
+        &["task.yaml: missing: not a CMS task; it looks like a Kattis package (`ojd import kattis`)"],
+    );
+}

@@ -674,8 +674,19 @@ fn domjudge_conventions() {
         "{}",
         r.stderr
     );
+    // Extensions DOMjudge knows (.c++, .py3) renamed to ojd's; a folder with one program is that
+    // program; a folder of two files is skipped, named.
+    for w in [
+        "twice.c++: DOMjudge's extension; imported as twice.cpp",
+        "double.py3: DOMjudge's extension; imported as onefile.py",
+        "twofiles: a submission of 2 files (main.c, twice.c): ojd judges single-file programs; skipped",
+    ] {
+        assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
+    }
     for f in [
         "submissions/accepted/double.c",
+        "submissions/accepted/twice.cpp",
+        "submissions/accepted/onefile.py",
         "submissions/compile_error/typo.c",
         "submissions/output_limit_exceeded/flood.c",
         "submissions/wrong_answer/silent.c",
@@ -694,8 +705,14 @@ fn domjudge_conventions() {
         (Some(Path::new("input_validator0.py")), 42)
     );
     let report = s.verify(&dir);
-    // Six files and the reference (double.c).
-    assert_eq!(judged_names(&report).len(), 7, "{report}");
+    // Eight files and the reference (twice.cpp: C++ first).
+    assert_eq!(judged_names(&report).len(), 9, "{report}");
+    assert!(
+        std::fs::read_to_string(dir.join("problem.toml"))
+            .unwrap()
+            .contains("solution = \"submissions/accepted/twice.cpp\""),
+        "the renamed C++ file is the reference"
+    );
     assert_eq!(report["problems"][0]["inputs_validated"], 3, "{report}");
     // The converted script really checks: an input out of its range is refused.
     std::fs::write(dir.join("tests/sample-3.in"), "3000000000\n").unwrap();

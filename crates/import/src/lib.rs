@@ -28,13 +28,15 @@
 //! upload's caps (`polygon`).
 //!
 //! # Layout
-//! The three commands are [`kattis::import`], [`polygon::import`] and [`export::export_kattis`];
+//! The four commands are [`kattis::import`], [`polygon::import`], [`cms::import`] and
+//! [`export::export_kattis`];
 //! this file holds what they return. What they share is private: `manifest` writes
 //! problem.toml, `files` copies files and stages the new package, `latex` renders LaTeX
 //! statements as Markdown.
 
 #![forbid(unsafe_code)]
 
+pub mod cms;
 pub mod export;
 mod files;
 pub mod kattis;
@@ -79,7 +81,7 @@ pub(crate) fn looks_like(dir: &std::path::Path) -> String {
     } else if has("problem.xml") {
         "a Polygon package (`ojd import polygon`)"
     } else if has("task.yaml") || has("gen/GEN") {
-        "a CMS task (italy_yaml), which ojd does not import yet"
+        "a CMS task (italy_yaml: `ojd import cms`)"
     } else if has("domjudge-problem.ini") {
         "a DOMjudge package without problem.yaml, which ojd does not import"
     } else if has("problem.toml") {
@@ -88,7 +90,7 @@ pub(crate) fn looks_like(dir: &std::path::Path) -> String {
         "no format ojd knows"
     };
     format!(
-        "it looks like {what}; ojd imports Kattis packages (problem.yaml: legacy, 2023-07, 2025-09, DOMjudge's too) and Polygon packages (problem.xml, or the .zip)"
+        "it looks like {what}; ojd imports Kattis packages (problem.yaml: legacy, 2023-07, 2025-09, DOMjudge's too), Polygon packages (problem.xml, or the .zip) and CMS tasks (task.yaml)"
     )
 }
 
@@ -120,7 +122,10 @@ mod tests {
         std::fs::create_dir_all(d.path().join("gen")).unwrap();
         std::fs::write(d.path().join("task.yaml"), "name: t\n").unwrap();
         let m = super::looks_like(d.path());
-        assert!(m.contains("a CMS task (italy_yaml)"), "{m}");
+        assert!(
+            m.contains("a CMS task (italy_yaml: `ojd import cms`)"),
+            "{m}"
+        );
         assert!(m.contains("ojd imports Kattis packages"), "{m}");
         let e = crate::kattis::import(
             d.path(),

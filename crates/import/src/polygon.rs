@@ -759,7 +759,7 @@ fn statement(
 /// Why building the tests and answers failed, as the package's problem (its generator, validator
 /// or main solution failed, or is too slow to build an answer: exit 2, naming the package) or,
 /// only when the sandbox or the host failed, as a run failure (exit 3).
-fn gen_failure(package: &Path, e: ojd_judge::answers::GenError) -> ImportError {
+pub(crate) fn gen_failure(package: &Path, e: ojd_judge::answers::GenError) -> ImportError {
     use ojd_judge::answers::GenError;
     let host = match &e {
         GenError::Io { .. } => true,

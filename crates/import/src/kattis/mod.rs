@@ -24,7 +24,9 @@
 //!   source under `statement/` with a Markdown rendering (`latex_to_markdown`, which the
 //!   Polygon import shares);
 //! - `submissions/<verdict>/` → `submissions/<verdict>/`, the first accepted one (C++, C or
-//!   Rust preferred) also named as the reference solution.
+//!   Rust preferred) also named as the reference solution; DOMjudge's `.c++` and `.py3` renamed
+//!   `.cpp` and `.py`, and a submission folder holding one program imported as that program
+//!   (one of several files is skipped, named).
 //!
 //! One file per part of the package: `yaml` reads `problem.yaml`, `data` the tests and
 //! groups, `validators` the output and input validators, `statement` the statement,

@@ -163,6 +163,18 @@ fn verdict_folder(name: &str) -> Option<&'static str> {
     })
 }
 
+/// `name` with the extension ojd's language profiles know, for the extensions DOMjudge's
+/// languages have and ojd's do not (`.c++` for C++, `.py3` for Python 3); `None` for others.
+fn domjudge_ext(name: &str) -> Option<String> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    let to = match ext {
+        "c++" => "cpp",
+        "py3" => "py",
+        _ => return None,
+    };
+    Some(format!("{stem}.{to}"))
+}
+
 /// DOMjudge's `@EXPECTED_RESULTS@: A, B` header in a submission's source: the ojd folder of its
 /// one expected result (`Some(Ok)`), an error naming what ojd cannot express (several results
 /// or an unknown one), or `None` without a header.
@@ -213,11 +225,14 @@ pub(super) fn submissions(
     let root = dir.join("submissions");
     let mut count = 0;
     let mut reference: Option<(u8, String)> = None;
-    if root.join("submissions.yaml").is_file() {
-        warnings.push(format!(
-            "{}: expectations beyond the folder a submission is in are not used",
-            root.join("submissions.yaml").display()
-        ));
+    // 2025-09's submissions.yaml and DOMjudge's submissions.json: expectations per file.
+    for f in ["submissions.yaml", "submissions.json"] {
+        if root.join(f).is_file() {
+            warnings.push(format!(
+                "{}: expectations beyond the folder a submission is in are not used",
+                root.join(f).display()
+            ));
+        }
     }
     for folder in entries(&root).into_iter().filter(|p| p.is_dir()) {
         let name = folder
@@ -243,15 +258,56 @@ pub(super) fn submissions(
             ));
             continue;
         };
-        for f in entries(&folder) {
-            if f.is_dir() {
-                warnings.push(format!(
-                    "{}: a submission of several files is not supported; skipped",
-                    f.display()
-                ));
-                continue;
-            }
-            if config.language_for(&f).is_none() {
+        for entry in entries(&folder) {
+            // DOMjudge's multi-file submission is a folder: one with a single program in it is
+            // that program; several files are a program ojd cannot judge as one file.
+            let (f, as_name) = if entry.is_dir() {
+                let files = crate::files::files_in(&entry);
+                match files.as_slice() {
+                    [one] => {
+                        let ext = one.extension().and_then(|e| e.to_str()).unwrap_or("");
+                        let folder_name = entry.file_name().unwrap_or_default().to_string_lossy();
+                        (one.clone(), format!("{folder_name}.{ext}"))
+                    }
+                    _ => {
+                        let names: Vec<String> = files
+                            .iter()
+                            .map(|p| {
+                                p.file_name()
+                                    .unwrap_or_default()
+                                    .to_string_lossy()
+                                    .into_owned()
+                            })
+                            .collect();
+                        warnings.push(format!(
+                            "{}: a submission of {} files ({}): ojd judges single-file programs; skipped",
+                            entry.display(),
+                            names.len(),
+                            names.join(", ")
+                        ));
+                        continue;
+                    }
+                }
+            } else {
+                let name = entry
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                (entry.clone(), name)
+            };
+            // An extension DOMjudge knows and ojd's profiles do not (`.c++`, `.py3`): renamed.
+            let as_name = match domjudge_ext(&as_name) {
+                Some(renamed) if config.language_for(Path::new(&as_name)).is_none() => {
+                    warnings.push(format!(
+                        "{}: DOMjudge's extension; imported as {renamed} (ojd's languages go by extension)",
+                        f.display()
+                    ));
+                    renamed
+                }
+                _ => as_name,
+            };
+            if config.language_for(Path::new(&as_name)).is_none() {
                 warnings.push(format!("{}: no language profile; skipped", f.display()));
                 continue;
             }
@@ -272,12 +328,12 @@ pub(super) fn submissions(
                     continue;
                 }
             };
-            let file = safe_name(&f.file_name().unwrap_or_default().to_string_lossy());
+            let file = safe_name(&as_name);
             let rel = format!("submissions/{target}/{file}");
             copy_text(&f, &out.join(&rel))?;
             count += 1;
             if target == "accepted" {
-                let rank = match f.extension().and_then(|e| e.to_str()) {
+                let rank = match Path::new(&as_name).extension().and_then(|e| e.to_str()) {
                     Some("cc" | "cpp" | "cxx") => 0,
                     Some("c") => 1,
                     Some("rs") => 2,

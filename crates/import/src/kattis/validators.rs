@@ -208,6 +208,22 @@ pub(super) fn input_validator(
                     _ => None,
                 }
             };
+            // A VIVA script: ojd has no implementation of VIVA (a Java tool), and no sandboxed
+            // conversion like checktestdata's; named and skipped.
+            let viva = if v.is_file() {
+                vec![v.clone()]
+            } else {
+                files_in(v)
+            }
+            .into_iter()
+            .find(|f| f.extension().is_some_and(|e| e == "viva"));
+            if let Some(viva) = viva {
+                warnings.push(format!(
+                    "{}: a VIVA input validator, which ojd does not run (checktestdata .ctd scripts it does); skipped, so it checks no input",
+                    viva.display()
+                ));
+                continue;
+            }
             if let Some(ctd) = ctd {
                 let stem = format!("input_validator{}", made.len());
                 if let Some(name) = checktestdata(&ctd, out, &stem, warnings)? {
@@ -306,4 +322,50 @@ fn checktestdata(
     let name = format!("{stem}.py");
     write_file(&out.join(&name), &program)?;
     Ok(Some(name))
+}
+
+#[cfg(test)]
+mod tests {
+    /// A `.viva` input validator is named and skipped, not mistaken for a missing language;
+    /// DOMjudge's submissions.json is named as not used.
+    #[test]
+    fn viva_and_submissions_json_are_named() {
+        let d = tempfile::tempdir().unwrap();
+        let pkg = d.path().join("double");
+        let w = |rel: &str, text: &str| {
+            let p = pkg.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w("problem.yaml", "name: Double\nlimits:\n  time_limit: 1\n");
+        w("data/sample/1.in", "3\n");
+        w("data/sample/1.ans", "6\n");
+        w("data/secret/1.in", "4\n");
+        w("data/secret/1.ans", "8\n");
+        w(
+            "submissions/accepted/a.c",
+            "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);}\n",
+        );
+        w("input_validators/range.viva", "<int(1, 100)> EOLN EOF\n");
+        w("submissions/submissions.json", "[]\n");
+        let i = crate::kattis::import(
+            &pkg,
+            &ojd_judge::config::Config::defaults(),
+            None,
+            &crate::kattis::Options {
+                to: Some(d.path().join("out")),
+            },
+        )
+        .unwrap();
+        let all = i.warnings.join("\n");
+        assert!(
+            all.contains("range.viva: a VIVA input validator, which ojd does not run"),
+            "{all}"
+        );
+        assert!(!all.contains("no language profile"), "{all}");
+        assert!(
+            all.contains("submissions.json: expectations beyond the folder"),
+            "{all}"
+        );
+    }
 }
