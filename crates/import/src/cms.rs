@@ -638,6 +638,7 @@ pub fn import(
         kattis_verdicts: false,
         uuid: None,
         passes: None,
+        margins: (None, None),
         origin: "Imported from a CMS task (italy_yaml) by `ojd import cms`.".into(),
     };
     write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;
