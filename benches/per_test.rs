@@ -5,7 +5,7 @@
 //! C program compiled once with `cc -O2`, then runs, interleaved round by round so that the
 //! machine's load hits all alike:
 //!
-//! - `bare`: `sh -c 'for t in tests/*.in; do ./prog < $t > out; cmp -s out ${t%.in}.ans; done'`;
+//! - `bare`: `sh -c 'for t in problem/tests/*.in; do ./prog < $t > out; cmp -s out ${t%.in}.ans; done'`;
 //! - `judge`: [`Judge::judge`] in this process with one keeper (kept from round to round, as a
 //!   daemon's worker keeps it), the program submitted as a `binary`;
 //! - `ojd judge`: the command itself (`ojd judge --json problem prog`), keeper start included.
@@ -99,7 +99,7 @@ fn main() {
         let st = Command::new("sh")
             .arg("-c")
             .arg(
-                "cd \"$1\" && for t in tests/*.in; do ./prog < \"$t\" > out && \
+                "cd \"$1\" && for t in problem/tests/*.in; do ./prog < \"$t\" > out && \
                  cmp -s out \"${t%.in}.ans\" || exit 1; done",
             )
             .arg("sh")
