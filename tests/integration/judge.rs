@@ -600,3 +600,40 @@ fn no_color_leaves_no_escape_code_and_a_pipe_no_progress_bar_in_any_command() {
         }
     }
 }
+
+/// Each test's standard output and error are new files, never the last test's truncated: on ext4
+/// a truncation of a file still holding data waits for that data to reach the disk, a disk round
+/// trip per test. Seen from outside: a link to the first test's output keeps it.
+#[test]
+fn each_test_writes_new_output_files() {
+    require_root!();
+    let j = common::judge(1);
+    let program = compile_fixture(&j, "aplusb/submissions/accepted/ac.c");
+    let p = ojd_judge::problem::Problem::load(&aplusb()).unwrap();
+    let limits = j.limits_for(&p, &program);
+    let work = j.fresh_dir("new-outputs").unwrap();
+    let keep = tempfile::tempdir_in(&work).unwrap();
+    let [first, second] = [&p.tests[0], &p.tests[1]];
+    let run = j
+        .run_on_input(&p, &program, &first.input, &limits, &work)
+        .unwrap();
+    assert!(run.outcome.success(), "{:?}", run.outcome);
+    let first_output = std::fs::read(&run.output).unwrap();
+    assert!(!first_output.is_empty());
+    std::fs::hard_link(&run.output, keep.path().join("stdout")).unwrap();
+    std::fs::hard_link(&run.stderr, keep.path().join("stderr")).unwrap();
+    let run = j
+        .run_on_input(&p, &program, &second.input, &limits, &work)
+        .unwrap();
+    assert!(run.outcome.success(), "{:?}", run.outcome);
+    assert_eq!(
+        std::fs::read(&run.output).unwrap(),
+        std::fs::read(&second.answer).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(keep.path().join("stdout")).unwrap(),
+        first_output,
+        "the first test's output file was reused (truncated) for the second"
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}

@@ -133,12 +133,21 @@ impl Judge {
         let stdout = work.join("stdout");
         let stderr = work.join("stderr");
         let file_out = work.join("file-output");
-        // An earlier test's output file left in place would be read as this test's.
-        match std::fs::remove_file(&file_out) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(file_fault("remove the earlier output file", &file_out)(e).into())
+        // An earlier test's output file left in place would be read as this test's. The earlier
+        // standard streams go too: reopened with O_TRUNC, a file that still holds the last test's
+        // output makes ext4 (auto_da_alloc) write that data out and wait for it before the
+        // truncation, a disk round trip per test; a new file costs nothing of the kind.
+        for (path, what) in [
+            (&file_out, "remove the earlier output file"),
+            (&stdout, "remove the earlier standard output"),
+            (&stderr, "remove the earlier standard error"),
+        ] {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(file_fault(what, path)(e).into())
+                }
+                _ => {}
             }
-            _ => {}
         }
         let box_files = problem
             .io

@@ -57,7 +57,9 @@ impl Judge {
             Some(dir) => (dir.join("judgemessage.txt"), dir.join("teammessage.txt")),
             None => (work.join("judgemessage.txt"), work.join("teammessage.txt")),
         };
-        for f in [&judge_msg, &team_msg] {
+        // The log goes too: a new file each test, never the last one's truncated (see
+        // `run_on_input`).
+        for f in [&judge_msg, &team_msg, &log] {
             let _ = std::fs::remove_file(f);
         }
         let feedback_arg = if feedback.is_some() { "/data/" } else { "." };

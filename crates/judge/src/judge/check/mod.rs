@@ -83,6 +83,8 @@ impl Judge {
         work: &Path,
     ) -> Result<CheckOutcome, JudgeError> {
         let log = work.join("checker.log");
+        // A new file each test, never the last one's truncated (see `run_on_input`).
+        let _ = std::fs::remove_file(&log);
         let args: Vec<String> = ["input", "output", "answer"]
             .iter()
             .map(|s| s.to_string())
