@@ -606,6 +606,38 @@ fn kattis_links_leaving_the_package_are_refused() {
 }
 
 #[test]
+fn kattis_group_links_back_into_their_own_folders_are_refused_at_once() {
+    use std::os::unix::fs::symlink;
+    let s = Scratch::new();
+    // A group linked to the folder holding it, and one linked to itself: each would be walked
+    // for ever (the first import with such links never ended).
+    for (name, target) in [("up", ".."), ("me", "."), ("top", "../../../data")] {
+        let p = s.path(name);
+        small_kattis(&p);
+        std::fs::create_dir_all(p.join("data/secret/g")).unwrap();
+        std::fs::write(p.join("data/secret/g/1.in"), "1 1\n").unwrap();
+        std::fs::write(p.join("data/secret/g/1.ans"), "2\n").unwrap();
+        symlink(target, p.join("data/secret/g/loop")).unwrap();
+        let started = std::time::Instant::now();
+        import_fails(&s, "kattis", &p, &["data/secret/g/loop", "a cycle"]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    }
+    // A link to a sibling group is another group of the package, and imports.
+    let p = s.path("sibling");
+    small_kattis(&p);
+    std::fs::create_dir_all(p.join("data/secret/a")).unwrap();
+    std::fs::write(p.join("data/secret/a/1.in"), "1 1\n").unwrap();
+    std::fs::write(p.join("data/secret/a/1.ans"), "2\n").unwrap();
+    std::fs::create_dir_all(p.join("data/secret/b")).unwrap();
+    symlink("../a", p.join("data/secret/b/again")).unwrap();
+    let dir = s.import("kattis", &p, "ok");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("tests/b-again-1.in")).unwrap(),
+        "1 1\n"
+    );
+}
+
+#[test]
 fn kattis_links_inside_the_package_still_work() {
     use std::os::unix::fs::{symlink, PermissionsExt};
     let s = Scratch::new();

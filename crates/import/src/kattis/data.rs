@@ -83,7 +83,9 @@ pub(super) fn data(
         .into_iter()
         .filter(|p| p.is_dir())
     {
-        collect_yamls(&g, &mut yamls)?;
+        let mut inside = Descent::from(&root.join("secret"));
+        inside.enter(&g)?;
+        collect_yamls(&g, &mut yamls, &mut inside)?;
     }
     for (path, y) in &yamls {
         walk_flags(path, y, "output_validator_flags", &mut d.output_flags)?;
@@ -105,11 +107,17 @@ pub(super) fn data(
         &root.join("sample"),
         "sample",
         &mut d.tests,
-        true,
-        interactive,
+        (true, interactive),
+        &mut Descent::from(&root.join("sample")),
     )?;
     d.samples = d.tests.len();
-    walk(&root.join("secret"), "", &mut d.tests, false, interactive)?;
+    walk(
+        &root.join("secret"),
+        "",
+        &mut d.tests,
+        (false, interactive),
+        &mut Descent::from(&root.join("secret")),
+    )?;
     if d.tests.is_empty() {
         return Err(ImportError::Invalid {
             file: root.display().to_string(),
@@ -130,13 +138,60 @@ pub(super) fn data(
     Ok(d)
 }
 
-fn collect_yamls(dir: &Path, out: &mut Vec<(PathBuf, Value)>) -> Result<(), ImportError> {
+/// The deepest nesting of test groups a package may have (Kattis packages use two or three).
+const MAX_DEPTH: usize = 16;
+
+/// The folders a walk of test groups is inside (resolved), so that a link may lead to another
+/// group of the package but never back into a folder that contains it (a cycle, which would
+/// never end), and nesting stays within [`MAX_DEPTH`].
+struct Descent(Vec<PathBuf>);
+
+impl Descent {
+    fn from(top: &Path) -> Descent {
+        Descent(top.canonicalize().into_iter().collect())
+    }
+
+    /// Steps into the folder `dir` (a folder of the package, see [`confined`]).
+    fn enter(&mut self, dir: &Path) -> Result<(), ImportError> {
+        let canon = confined(dir)?;
+        let refuse = |message: String| {
+            Err(ImportError::Invalid {
+                file: dir.display().to_string(),
+                message,
+            })
+        };
+        if self.0.contains(&canon) {
+            return refuse(format!(
+                "leads back to {}, a folder that contains it (a cycle): refused",
+                canon.display()
+            ));
+        }
+        if self.0.len() > MAX_DEPTH {
+            return refuse(format!(
+                "test groups nested deeper than {MAX_DEPTH} folders: refused"
+            ));
+        }
+        self.0.push(canon);
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.0.pop();
+    }
+}
+
+fn collect_yamls(
+    dir: &Path,
+    out: &mut Vec<(PathBuf, Value)>,
+    inside: &mut Descent,
+) -> Result<(), ImportError> {
     if let Some(y) = group_yaml(dir)? {
         out.push(y);
     }
     for sub in entries(dir).into_iter().filter(|p| p.is_dir()) {
-        confined(&sub)?;
-        collect_yamls(&sub, out)?;
+        inside.enter(&sub)?;
+        collect_yamls(&sub, out, inside)?;
+        inside.leave();
     }
     Ok(())
 }
@@ -147,8 +202,8 @@ fn walk(
     dir: &Path,
     prefix: &str,
     out: &mut Vec<(String, PathBuf, PathBuf)>,
-    sample: bool,
-    interactive: bool,
+    (sample, interactive): (bool, bool),
+    inside: &mut Descent,
 ) -> Result<(), ImportError> {
     for p in entries(dir) {
         let name = p
@@ -164,9 +219,11 @@ fn walk(
             }
         };
         if p.is_dir() {
-            // A linked folder may be another group of the package, never a host folder.
-            confined(&p)?;
-            walk(&p, &joined(&name), out, sample, interactive)?;
+            // A linked folder may be another group of the package, never a host folder nor
+            // a folder the walk is inside.
+            inside.enter(&p)?;
+            walk(&p, &joined(&name), out, (sample, interactive), inside)?;
+            inside.leave();
         } else if let Some(stem) = name.strip_suffix(".in") {
             let ans = p.with_extension("ans");
             if !ans.is_file() && !interactive {
