@@ -184,15 +184,7 @@ impl Guards {
         let window = Duration::from_secs(60);
         let now = Instant::now();
         let mut recent = self.passwords.lock().unwrap_or_else(|e| e.into_inner());
-        recent.retain(|_, times| {
-            while times
-                .front()
-                .is_some_and(|t| now.duration_since(*t) >= window)
-            {
-                times.pop_front();
-            }
-            !times.is_empty()
-        });
+        forget_old(&mut recent, now, window);
         let budget = per_minute.saturating_mul(crate::auth::password::ADDRESS_FACTOR);
         let checks = [
             (
@@ -243,16 +235,7 @@ impl Guards {
         let window = Duration::from_secs(60);
         let now = Instant::now();
         let mut recent = self.logins.lock().unwrap_or_else(|e| e.into_inner());
-        // Forget addresses whose failures are all old, so the map stays small.
-        recent.retain(|_, times| {
-            while times
-                .front()
-                .is_some_and(|t| now.duration_since(*t) >= window)
-            {
-                times.pop_front();
-            }
-            !times.is_empty()
-        });
+        forget_old(&mut recent, now, window);
         match recent.get(&addr) {
             Some(times) if times.len() >= per_minute as usize => {
                 let oldest = times.front().copied().unwrap_or(now);
@@ -522,6 +505,20 @@ fn set_headers(h: &mut HeaderMap) {
         header::REFERRER_POLICY,
         HeaderValue::from_static("same-origin"),
     );
+}
+
+/// Drops the failures older than `window` from each key's list, and the keys with none left,
+/// so the maps of failed logins stay small.
+fn forget_old<K>(recent: &mut HashMap<K, VecDeque<Instant>>, now: Instant, window: Duration) {
+    recent.retain(|_, times| {
+        while times
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= window)
+        {
+            times.pop_front();
+        }
+        !times.is_empty()
+    });
 }
 
 #[cfg(test)]
