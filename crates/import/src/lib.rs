@@ -36,6 +36,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod clics;
 pub mod cms;
 pub mod export;
 mod files;
