@@ -7,8 +7,11 @@
 //!    with a dot, so the catalog skips it). Every entry's path must be relative and stay inside
 //!    (no `..`, no absolute path, no drive or device names); symlinks, hard links and device
 //!    files are refused; the total unpacked size is capped by `[web] max_package_size` and the
-//!    number of files by `[web] max_package_files`, counted while unpacking, so a zip bomb stops
-//!    at the cap instead of filling the disk.
+//!    number of files by `[web] max_package_files`, and an archive may unpack to at most
+//!    [`MAX_RATIO`] times its own size (past [`RATIO_FLOOR`] bytes): a zip's directory is
+//!    checked against all three before anything is written, and the bytes written are counted
+//!    too (a zip entry never past what it claims), so a zip bomb is refused naming its entry
+//!    instead of filling the disk or memory.
 //! 2. **Find the problem**: the archive holds `problem.toml` at its top, or one folder that does.
 //!    The problem's id is that folder's name (or the archive's name without its extension).
 //! 3. **Check**: the problem loads (every error names its file and key), its answers are built
@@ -53,6 +56,38 @@ struct Caps {
     pub(crate) max_files: usize,
 }
 
+/// An archive may unpack to at most this many times its own size (deflate reaches about
+/// 1000:1 on zeros; real packages of tests and programs stay far below 50:1)...
+const MAX_RATIO: u64 = 200;
+/// ...once it unpacks to more than this many bytes (a small package of a few repetitive tests
+/// may compress well; that is harmless).
+const RATIO_FLOOR: u64 = 1 << 20;
+
+impl Caps {
+    /// The most that an archive of `archive_len` bytes may unpack to: the size cap, or less by
+    /// the ratio.
+    fn bytes_for(self, archive_len: u64) -> u64 {
+        self.max_bytes
+            .min(RATIO_FLOOR.max(archive_len.saturating_mul(MAX_RATIO)))
+    }
+}
+
+/// Why `bytes` unpacked from an archive of `archive_len` bytes is too much, at entry `name`.
+fn too_much(caps: Caps, archive_len: u64, name: &str) -> UploadError {
+    if caps.bytes_for(archive_len) < caps.max_bytes {
+        refused(format!(
+            "entry {name:?}: the archive ({archive_len} bytes) unpacks to more than {} times its \
+             size, a zip bomb: refused",
+            MAX_RATIO
+        ))
+    } else {
+        refused(format!(
+            "the archive unpacks to more than {} bytes (at {name:?}): refused",
+            caps.max_bytes
+        ))
+    }
+}
+
 /// An entry's path as a safe relative path, or why not.
 fn safe_path(name: &str) -> Result<PathBuf, UploadError> {
     let bad = |why: &str| refused(format!("{name:?} in the archive {why}: refused"));
@@ -78,6 +113,8 @@ fn safe_path(name: &str) -> Result<PathBuf, UploadError> {
 /// Counts what is written and refuses past the caps.
 struct Budget {
     caps: Caps,
+    /// The archive's own size (for the ratio).
+    archive_len: u64,
     bytes: u64,
     files: usize,
 }
@@ -94,8 +131,16 @@ impl Budget {
         Ok(())
     }
 
-    /// Copies `from` into a new file at `to`, stopping at the byte cap.
-    fn copy(&mut self, name: &str, from: &mut dyn Read, to: &Path) -> Result<(), UploadError> {
+    /// Copies `from` into a new file at `to`, stopping at the byte cap (the size cap or the
+    /// ratio's, whichever is lower) and, when the entry says how big it is (`claimed`, a zip's
+    /// directory), at that.
+    fn copy(
+        &mut self,
+        name: &str,
+        from: &mut dyn Read,
+        to: &Path,
+        claimed: Option<u64>,
+    ) -> Result<(), UploadError> {
         if let Some(dir) = to.parent() {
             std::fs::create_dir_all(dir).map_err(io(format!("create {}", dir.display())))?;
         }
@@ -104,14 +149,20 @@ impl Budget {
             .create_new(true)
             .open(to)
             .map_err(io(format!("write {name}")))?;
-        let left = self.caps.max_bytes.saturating_sub(self.bytes);
-        let n = std::io::copy(&mut from.take(left + 1), &mut out)
+        let cap = self.caps.bytes_for(self.archive_len);
+        let left = cap.saturating_sub(self.bytes);
+        let limit = claimed.map_or(left, |c| c.min(left));
+        let n = std::io::copy(&mut from.take(limit + 1), &mut out)
             .map_err(io(format!("unpack {name}")))?;
         self.bytes += n;
-        if self.bytes > self.caps.max_bytes {
+        if self.bytes > cap {
+            return Err(too_much(self.caps, self.archive_len, name));
+        }
+        if n > limit {
             return Err(refused(format!(
-                "the archive unpacks to more than {} bytes (at {name:?}): refused",
-                self.caps.max_bytes
+                "entry {name:?} unpacks to more than the {} bytes the archive says it holds: \
+                 refused",
+                limit
             )));
         }
         Ok(())
@@ -122,8 +173,32 @@ impl Budget {
 fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(data))
         .map_err(|e| refused(format!("not a readable .zip: {e}")))?;
+    let archive_len = data.len() as u64;
+    // What the directory claims, before anything is written.
+    let (mut claimed, mut files) = (0u64, 0usize);
+    for i in 0..archive.len() {
+        let entry = archive
+            .by_index_raw(i)
+            .map_err(|e| refused(format!("entry {i} of the .zip cannot be read: {e}")))?;
+        if entry.is_dir() {
+            continue;
+        }
+        let name = entry.name().to_string();
+        files += 1;
+        if files > caps.max_files {
+            return Err(refused(format!(
+                "the archive has more than {} files (at {name:?}): refused",
+                caps.max_files
+            )));
+        }
+        claimed = claimed.saturating_add(entry.size());
+        if claimed > caps.bytes_for(archive_len) {
+            return Err(too_much(caps, archive_len, &name));
+        }
+    }
     let mut budget = Budget {
         caps,
+        archive_len,
         bytes: 0,
         files: 0,
     };
@@ -141,7 +216,8 @@ fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
             continue;
         }
         budget.file(&name)?;
-        budget.copy(&name, &mut entry, &dest.join(&rel))?;
+        let size = entry.size();
+        budget.copy(&name, &mut entry, &dest.join(&rel), Some(size))?;
     }
     Ok(())
 }
@@ -152,6 +228,7 @@ fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
     let mut archive = tar::Archive::new(gz);
     let mut budget = Budget {
         caps,
+        archive_len: data.len() as u64,
         bytes: 0,
         files: 0,
     };
@@ -171,7 +248,7 @@ fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
             }
             tar::EntryType::Regular | tar::EntryType::Continuous => {
                 budget.file(&name)?;
-                budget.copy(&name, &mut entry, &dest.join(&rel))?;
+                budget.copy(&name, &mut entry, &dest.join(&rel), None)?;
             }
             // PAX and GNU extension headers carry metadata of the next entry.
             tar::EntryType::XHeader
@@ -353,6 +430,121 @@ mod tests {
         let d5 = tempfile::tempdir().expect("dir");
         let e = unpack("x.rar", b"x", d5.path(), CAPS).expect_err("refused");
         assert!(e.to_string().contains(".zip or a .tar.gz"), "{e}");
+    }
+
+    fn deflated(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        {
+            let mut z = zip::ZipWriter::new(&mut buf);
+            let opts = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
+            for (name, data) in entries {
+                z.start_file(*name, opts).expect("start");
+                z.write_all(data).expect("write");
+            }
+            z.finish().expect("finish");
+        }
+        buf.into_inner()
+    }
+
+    /// Every file under `dir` with its size.
+    fn files_in(dir: &Path) -> Vec<(PathBuf, u64)> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).expect("dir").filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_in(&p));
+            } else {
+                out.push((p.clone(), std::fs::metadata(&p).map_or(0, |m| m.len())));
+            }
+        }
+        out
+    }
+
+    const BIG: Caps = Caps {
+        max_bytes: 64 << 20,
+        max_files: 100,
+    };
+
+    #[test]
+    fn a_zip_bomb_is_refused_naming_its_entry_before_anything_is_written() {
+        let zeros = vec![0u8; 16 << 20];
+        let bomb = deflated(&[("p/problem.toml", b"x"), ("p/tests/big.in", &zeros)]);
+        assert!(bomb.len() < 100_000, "{}", bomb.len());
+        let dir = tempfile::tempdir().expect("dir");
+        let e = unpack("p.zip", &bomb, dir.path(), BIG).expect_err("refused");
+        let e = e.to_string();
+        assert!(
+            e.contains("\"p/tests/big.in\"") && e.contains("zip bomb"),
+            "{e}"
+        );
+        assert_eq!(files_in(dir.path()), vec![], "nothing was written");
+
+        // Under the floor any ratio is fine (a small package of repetitive tests).
+        let small = deflated(&[
+            ("p/problem.toml", b"x"),
+            ("p/tests/z.in", &zeros[..900_000]),
+        ]);
+        let d2 = tempfile::tempdir().expect("dir");
+        unpack("p.zip", &small, d2.path(), BIG).expect("a small repetitive package unpacks");
+    }
+
+    /// Patches every size field of a one-entry zip (local header and directory) to `size`.
+    fn lie_about_size(zip: &mut [u8], size: u32) {
+        for i in 0..zip.len().saturating_sub(30) {
+            let at = match &zip[i..i + 4] {
+                [0x50, 0x4b, 0x03, 0x04] => i + 22,
+                [0x50, 0x4b, 0x01, 0x02] => i + 24,
+                _ => continue,
+            };
+            zip[at..at + 4].copy_from_slice(&size.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn a_zip_entry_that_lies_about_its_size_stops_at_what_it_claims() {
+        let zeros = vec![0u8; 8 << 20];
+        let mut liar = deflated(&[("big.in", &zeros)]);
+        lie_about_size(&mut liar, 100);
+        let dir = tempfile::tempdir().expect("dir");
+        let e = unpack("p.zip", &liar, dir.path(), BIG).expect_err("refused");
+        let e = e.to_string();
+        assert!(
+            e.contains("\"big.in\"") && e.contains("more than the 100 bytes"),
+            "{e}"
+        );
+        let written: u64 = files_in(dir.path()).iter().map(|(_, n)| n).sum();
+        assert!(written <= 101, "{written} bytes written");
+    }
+
+    #[test]
+    fn a_tar_gz_bomb_stops_at_the_ratio_while_it_is_written() {
+        let zeros = vec![0u8; 32 << 20];
+        let mut raw = Vec::new();
+        {
+            let gz = flate2::write::GzEncoder::new(&mut raw, flate2::Compression::best());
+            let mut t = tar::Builder::new(gz);
+            let mut h = tar::Header::new_gnu();
+            h.set_size(zeros.len() as u64);
+            h.set_mode(0o644);
+            t.append_data(&mut h, "p/tests/big.in", &zeros[..])
+                .expect("append");
+            t.into_inner().expect("tar").finish().expect("gz");
+        }
+        assert!(raw.len() < 100_000, "{}", raw.len());
+        let dir = tempfile::tempdir().expect("dir");
+        let e = unpack("p.tar.gz", &raw, dir.path(), BIG).expect_err("refused");
+        let e = e.to_string();
+        assert!(
+            e.contains("\"p/tests/big.in\"") && e.contains("zip bomb"),
+            "{e}"
+        );
+        let written: u64 = files_in(dir.path()).iter().map(|(_, n)| n).sum();
+        assert!(
+            written <= BIG.bytes_for(raw.len() as u64) + 1,
+            "{written} bytes written from {}",
+            raw.len()
+        );
     }
 
     #[test]
