@@ -24,6 +24,7 @@ use ojd_judge::verdict::Verdict;
 use ojd_service::contest::model::Scoring;
 use ojd_service::contest::rejudging::{self, Diff, Move, Outcome, Pair, TestChange};
 use ojd_service::contest::standings::{self, Judged};
+use ojd_service::contest::Contest;
 use ojd_store::contests::{RejudgeFilter, RejudgingInfo, RejudgingItem};
 use ojd_store::{now_ms, JudgingDetail, StoreError};
 
@@ -170,16 +171,48 @@ async fn begin(
     let (note_scope, contest) = (scope.clone(), filter.contest.clone());
     let actor = by.to_string();
     let by = by.to_string();
+    // A rejudging that applies itself must not reach a finalized contest: its results are
+    // final (an admin's Apply of an ordinary rejudging is refused in `close` the same way).
+    let finalized: HashMap<String, Arc<Contest>> = if auto_apply {
+        app.contests
+            .get()
+            .contests
+            .iter()
+            .filter(|c| c.finalized_ms.is_some())
+            .map(|c| (c.id.clone(), c.clone()))
+            .collect()
+    } else {
+        HashMap::new()
+    };
     let started = app
         .db(move |s| {
             let ids = s.select_for_rejudging(&filter)?;
             if ids.is_empty() {
-                return Ok(None);
+                return Ok(Ok(None));
+            }
+            if !finalized.is_empty() {
+                for &sid in &ids {
+                    let Some(c) = s.contest_of(sid)?.and_then(|c| finalized.get(&c)) else {
+                        continue;
+                    };
+                    return Ok(Err((sid, c.clone())));
+                }
             }
             let id = s.create_rejudging(&scope, &by, &ids, auto_apply, now_ms())?;
-            Ok(Some(id))
+            Ok(Ok(Some(id)))
         })
         .await?;
+    let started = match started {
+        Ok(started) => started,
+        Err((sid, c)) => {
+            let what = format!(
+                "a rejudging that applies itself (submission {sid} counts for it) is refused; \
+                 an ordinary rejudging still shows the diff"
+            );
+            crate::contests::results::refuse_if_final(&c, &what)?;
+            None
+        }
+    };
     let Some(id) = started else {
         return Err(AppError::BadRequest(
             "no judged submission matches; nothing to rejudge".into(),
