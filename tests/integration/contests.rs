@@ -37,6 +37,7 @@ fn contest() -> Contest {
             .map(|(i, p)| ContestProblem {
                 label: ((b'A' + i as u8) as char).to_string(),
                 problem: p.to_string(),
+                color: None,
             })
             .collect(),
         participants: Participants::Anyone,
@@ -2027,6 +2028,31 @@ fn results_over_http(database: Option<&str>) {
         &json!({"ignored": true}),
     );
     assert_eq!(code, 409, "{e}");
+    // A rejudging that would apply itself is refused at once, however it is asked for (the
+    // Rejudge buttons of a submission and of a problem, and `auto_apply`), naming why; nothing
+    // is queued.
+    for (path, body) in [
+        (
+            "/api/v1/admin/rejudgings".to_string(),
+            json!({"contest": "fin", "auto_apply": true}),
+        ),
+        (format!("/api/v1/admin/submissions/{id}/rejudge"), json!({})),
+        (
+            "/api/v1/admin/problems/aplusb/rejudge".to_string(),
+            json!({}),
+        ),
+    ] {
+        let (code, e) = d.post_json(&path, Some(ADMIN), &body);
+        assert_eq!(code, 409, "{path}: {e}");
+        assert!(
+            message(&e).contains("was finalized")
+                && message(&e).contains("a rejudging that applies itself"),
+            "{path}: {e}"
+        );
+    }
+    let (code, list) = d.get("/api/v1/admin/rejudgings", Some(ADMIN));
+    assert_eq!(code, 200, "{list}");
+    assert_eq!(list, json!([]), "no rejudging was made: {list}");
     // A rejudging of the finalized contest judges, but cannot be applied.
     let (code, r) = d.post_json(
         "/api/v1/admin/rejudgings",
@@ -2468,4 +2494,287 @@ fn passwords_over_http(database: Option<&str>) {
         text.contains("1 passwords from accounts.tsv, 1 passwords generated"),
         "{log}"
     );
+}
+
+/// Issue 23, a contest's definition on the web: a director creates a contest and edits its
+/// title, problems (added, removed, reordered, labels, colours), scoring, penalty and
+/// participants through the API. Every bad field is refused (400) naming it, unknown problem
+/// ids included, and nothing is written; an edit that recomputes the standings of a started
+/// contest, or removes a problem with submissions, is refused (409) naming what would change
+/// until it is confirmed; the file keeps its comments; every change is audited; a finalized
+/// contest's definition is final.
+#[test]
+fn issue23_contest_definitions_over_http() {
+    require_root!();
+    definitions_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_contest_definitions_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    definitions_over_http(Some(&cluster.database()));
+}
+
+fn definitions_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
+    // A second problem: aplusb again under another id.
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(site.path().join("problems/aplusb"))
+        .arg(site.path().join("problems/second"))
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let d = site.start();
+    let file = contests.path().join("spring/contest.toml");
+    let start = rfc3339((now_ms() / 1000 + 3600) * 1000);
+    let good = json!({
+        "id": "spring",
+        "title": "Spring cup",
+        "start": start,
+        "duration": "2h",
+        "freeze": "30m",
+        "scoring": "icpc",
+        "penalty": "20",
+        "participants": "alice, bob",
+        "problems": [
+            {"problem": "aplusb", "color": "#1E90FF"},
+            {"problem": "second", "label": "Z"}
+        ]
+    });
+
+    // Every bad field is named, and nothing is written.
+    let mut bad = good.clone();
+    bad["title"] = json!("");
+    bad["start"] = json!("tomorrow");
+    bad["scoring"] = json!("acm");
+    bad["penalty"] = json!("-1");
+    bad["participants"] = json!("alice, b@d");
+    bad["problems"] = json!([
+        {"problem": "nope"},
+        {"problem": "second", "label": "A", "color": "blue"},
+    ]);
+    let (code, e) = d.post_json("/api/v1/admin/contests", Some(ADMIN), &bad);
+    assert_eq!(code, 400, "{e}");
+    let m = message(&e);
+    for field in [
+        "title: missing",
+        "start: expected an RFC 3339 time",
+        "scoring: expected \"icpc\" or \"ioi\", found \"acm\"",
+        "penalty: expected whole minutes",
+        "participants: \"b@d\" is not a user name",
+        "problems[1].problem: \"nope\" is not a problem of this judge",
+        "problems[2].label: label \"A\" is used twice",
+        "problems[2].color: expected a colour",
+    ] {
+        assert!(m.contains(field), "{field:?} in {m}");
+    }
+    assert!(!file.exists(), "nothing written");
+    let (code, e) = d.post_json("/api/v1/admin/contests", Some(ALICE), &good);
+    assert_eq!(code, 403, "admins only: {e}");
+    let mut unknown = good.clone();
+    unknown["rules"] = json!("x");
+    let (code, e) = d.post_json("/api/v1/admin/contests", Some(ADMIN), &unknown);
+    assert_eq!(code, 400, "{e}");
+    assert!(message(&e).contains("unknown field `rules`"), "{e}");
+
+    // Created.
+    let (code, r) = d.post_json("/api/v1/admin/contests", Some(ADMIN), &good);
+    assert_eq!(code, 201, "{r}");
+    assert_eq!(r["page"], "/contests/spring", "{r}");
+    let (code, c) = d.get("/api/v1/contests/spring", Some(ADMIN));
+    assert_eq!(code, 200, "{c}");
+    assert_eq!(c["title"], "Spring cup");
+    assert_eq!(c["participants"]["users"], json!(["alice", "bob"]), "{c}");
+    let labels: Vec<&str> = c["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .map(|p| p["label"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(labels, ["A", "Z"], "{c}");
+    let (code, p) = d.get("/api/contests/spring/problems/aplusb", Some(ADMIN));
+    assert_eq!(code, 200, "{p}");
+    assert_eq!(
+        p["rgb"], "#1e90ff",
+        "the colour reaches the Contest API: {p}"
+    );
+    let (code, e) = d.post_json("/api/v1/admin/contests", Some(ADMIN), &good);
+    assert_eq!(code, 400, "{e}");
+    assert!(
+        message(&e).contains("id: contest \"spring\" exists already"),
+        "{e}"
+    );
+    // A comment a director adds by hand survives every edit below.
+    let text = std::fs::read_to_string(&file).expect("contest.toml");
+    std::fs::write(&file, format!("# kept by hand\n{text}")).expect("write");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+
+    // Before the start anything goes without confirmation.
+    let (code, mut def) = d.get("/api/v1/admin/contests/spring/definition", Some(ADMIN));
+    assert_eq!(code, 200, "{def}");
+    def["title"] = json!("Spring cup 2026");
+    def["penalty"] = json!("10");
+    let edit = |body: &Value| {
+        d.post_json(
+            "/api/v1/admin/contests/spring/definition",
+            Some(ADMIN),
+            body,
+        )
+    };
+    let (code, r) = edit(&def);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(
+        r["changes"],
+        json!([
+            "title: \"Spring cup\" → \"Spring cup 2026\"",
+            "penalty: 20 min → 10 min"
+        ]),
+        "{r}"
+    );
+
+    // Started, with a submission of A.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/spring/clock",
+        Some(ADMIN),
+        &json!({"action": "start_now"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    let (code, s) = submit(&d, ALICE, Some("spring"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{s}");
+    d.wait_done(s["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
+
+    // A reorder and a new label change nothing of the standings: no confirmation.
+    let (_, mut def) = d.get("/api/v1/admin/contests/spring/definition", Some(ADMIN));
+    def["problems"] = json!([
+        {"problem": "second", "label": "B"},
+        {"problem": "aplusb", "label": "A", "color": "#1e90ff"}
+    ]);
+    let (code, r) = edit(&def);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["recomputed"], false, "{r}");
+    assert!(
+        r["changes"].to_string().contains("label Z → B")
+            && r["changes"].to_string().contains("order: A Z → B A"),
+        "{r}"
+    );
+    // The scoring of a started contest: asked first, naming what changes.
+    let before = std::fs::read_to_string(&file).expect("contest.toml");
+    def["scoring"] = json!("ioi");
+    let (code, e) = edit(&def);
+    assert_eq!(code, 409, "{e}");
+    assert!(
+        message(&e).contains("scoring: icpc → ioi")
+            && message(&e).contains("standings are recomputed")
+            && message(&e).contains("\"confirm\": true"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("contest.toml"),
+        before,
+        "nothing written"
+    );
+    def["confirm"] = json!(true);
+    let (code, r) = edit(&def);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["recomputed"], true, "{r}");
+    let (_, st) = d.get("/api/v1/contests/spring/standings", Some(ADMIN));
+    assert_eq!(st["scoring"], "ioi", "{st}");
+    assert_eq!(st["rows"][0]["score"], 100, "recomputed: {st}");
+
+    // Removing A, which has alice's submission: asked first, even though the rest is fine.
+    let (_, mut def) = d.get("/api/v1/admin/contests/spring/definition", Some(ADMIN));
+    def["problems"] = json!([{"problem": "second", "label": "B"}]);
+    let (code, e) = edit(&def);
+    assert_eq!(code, 409, "{e}");
+    assert!(
+        message(&e).contains("problem A (aplusb) is removed with its 1 submission(s)"),
+        "{e}"
+    );
+    // An unknown problem is refused outright, confirmed or not.
+    let mut wrong = def.clone();
+    wrong["problems"] = json!([{"problem": "../aplusb"}]);
+    wrong["confirm"] = json!(true);
+    let (code, e) = edit(&wrong);
+    assert_eq!(code, 400, "{e}");
+    assert!(
+        message(&e).contains("problems[1].problem: \"../aplusb\" is not a problem of this judge"),
+        "{e}"
+    );
+    def["confirm"] = json!(true);
+    let (code, r) = edit(&def);
+    assert_eq!(code, 200, "{r}");
+    let (_, st) = d.get("/api/v1/contests/spring/standings", Some(ADMIN));
+    assert_eq!(
+        st["problems"].as_array().map(Vec::len),
+        Some(1),
+        "A is gone: {st}"
+    );
+    let text = std::fs::read_to_string(&file).expect("contest.toml");
+    assert!(
+        text.starts_with("# kept by hand\n") && text.contains("scoring = \"ioi\""),
+        "{text}"
+    );
+    let (code, log) = d.get("/api/v1/admin/audit?contest=spring", Some(ADMIN));
+    assert_eq!(code, 200, "{log}");
+    let actions: Vec<&str> = log
+        .as_array()
+        .expect("log")
+        .iter()
+        .map(|e| e["action"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "contest-edit",
+            "contest-edit",
+            "contest-edit",
+            "clock",
+            "contest-edit",
+            "contest-create"
+        ],
+        "{log}"
+    );
+    assert!(
+        log[0]["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("problem A (aplusb) removed"),
+        "{log}"
+    );
+
+    // Finalized: final.
+    std::thread::sleep(Duration::from_millis(1100));
+    for (path, body) in [
+        ("clock", json!({"action": "end_now"})),
+        ("unfreeze", json!({})),
+        ("finalize", json!({})),
+    ] {
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/contests/spring/{path}"),
+            Some(ADMIN),
+            &body,
+        );
+        assert!(
+            code == 200 || (path == "unfreeze" && code == 409),
+            "{path}: {r}"
+        );
+    }
+    let (_, mut def) = d.get("/api/v1/admin/contests/spring/definition", Some(ADMIN));
+    def["title"] = json!("Too late");
+    let (code, e) = edit(&def);
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("was finalized"), "{e}");
 }

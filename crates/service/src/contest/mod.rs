@@ -7,6 +7,7 @@
 
 pub mod awards;
 pub mod clock;
+pub mod edit;
 pub mod model;
 pub mod rejudging;
 pub mod roster;

@@ -38,6 +38,9 @@ pub struct ContestProblem {
     pub label: String,
     /// The problem's folder name (its id).
     pub problem: String,
+    /// Its colour on the pages and in the Contest API (`#rrggbb`), if given (`color`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
 }
 
 /// Who a team is on the board: a category decides whether the public standings rank it.
@@ -530,8 +533,8 @@ fn parse_problems(
             continue;
         };
         for k in pt.keys() {
-            if k != "id" && k != "label" {
-                cx.err(&key(k), "unknown key (known: id, label)");
+            if k != "id" && k != "label" && k != "color" {
+                cx.err(&key(k), "unknown key (known: id, label, color)");
             }
         }
         let Some(problem) = cx.string(pt, "id", &key("id")) else {
@@ -565,13 +568,28 @@ fn parse_problems(
         if out.iter().any(|p| p.problem == problem) {
             cx.err(&key("id"), format!("problem {problem:?} is listed twice"));
         }
-        out.push(ContestProblem { label, problem });
+        let color = cx.string(pt, "color", &key("color"));
+        if let Some(c) = &color {
+            let ok =
+                c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|c| c.is_ascii_hexdigit());
+            if !ok {
+                cx.err(
+                    &key("color"),
+                    format!("expected a colour like \"#1e90ff\", found {c:?}"),
+                );
+            }
+        }
+        out.push(ContestProblem {
+            label,
+            problem,
+            color,
+        });
     }
     out
 }
 
 /// "A".."Z", then "AA", "AB", ...
-fn default_label(i: usize) -> String {
+pub(crate) fn default_label(i: usize) -> String {
     let letter = |n: usize| char::from(b'A' + (n % 26) as u8);
     if i < 26 {
         letter(i).to_string()
@@ -609,7 +627,7 @@ pub fn parse_span(text: &str) -> Option<Duration> {
 }
 
 /// An RFC 3339 time with an explicit offset ("Z" counts) → (Unix ms, offset seconds).
-fn parse_start(text: &str) -> Option<(i64, i32)> {
+pub(crate) fn parse_start(text: &str) -> Option<(i64, i32)> {
     use time::format_description::well_known::Rfc3339;
     let t = time::OffsetDateTime::parse(text.trim(), &Rfc3339).ok()?;
     let ms = (t.unix_timestamp_nanos() / 1_000_000) as i64;

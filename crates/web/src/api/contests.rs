@@ -15,10 +15,11 @@ use crate::auth::extract::{Admin, MaybeUser};
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
 use crate::contests::controls::{self, ClockBody};
 use crate::contests::standings;
-use crate::contests::{balloons, clock, csv, find, problems_for, results};
+use crate::contests::{balloons, clock, csv, define, find, problems_for, results};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
+use ojd_service::contest::edit::Draft;
 use ojd_service::contest::model::{Phase, Scoring};
 use ojd_store::contests::Clarification;
 use ojd_store::now_ms;
@@ -40,6 +41,11 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/freeze", post(refreeze))
         .route("/admin/contests/{id}/announcements", post(announce))
         .route("/admin/contests/{id}/clock", post(change_clock))
+        .route("/admin/contests", post(create_contest))
+        .route(
+            "/admin/contests/{id}/definition",
+            get(definition).post(edit_definition),
+        )
         .route("/admin/contests/{id}/teams", post(import_teams))
         .route("/admin/contests/{id}/finalize", post(finalize))
         .route(
@@ -388,6 +394,88 @@ async fn change_clock(
         "freeze_ms": c.freeze_ms(),
     }))
     .into_response())
+}
+
+/// Takes `keys` (booleans or strings) out of a JSON object and reads the rest as a [`Draft`];
+/// a bad or unknown field is a 400 naming it.
+fn draft_of(
+    mut body: serde_json::Value,
+    keys: &[&str],
+) -> Result<(Draft, Vec<serde_json::Value>), AppError> {
+    let Some(obj) = body.as_object_mut() else {
+        return Err(AppError::BadRequest(
+            "expected a JSON object with the contest's fields".into(),
+        ));
+    };
+    let taken = keys
+        .iter()
+        .map(|k| obj.remove(*k).unwrap_or(serde_json::Value::Null))
+        .collect();
+    let draft = serde_json::from_value::<Draft>(body)
+        .map_err(|e| AppError::BadRequest(format!("the contest's fields: {e}")))?;
+    Ok((draft, taken))
+}
+
+/// `POST /api/v1/admin/contests` `{id, title, start, duration, freeze?, scoring, penalty?,
+/// compile_errors_count?, public_standings?, participants?, problems: [{problem, label?,
+/// color?}]}` → 201: a new contest folder; 400 naming every bad field.
+async fn create_contest(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Json(body): Json<serde_json::Value>,
+) -> Result<Response, AppError> {
+    let (draft, taken) = draft_of(body, &["id"])?;
+    let id = taken[0].as_str().unwrap_or_default().to_string();
+    let c = define::create(&app, &admin, &id, &draft)
+        .await
+        .map_err(|e| e.into_app_error(&id))?;
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({
+            "id": c.id,
+            "title": c.title,
+            "start_ms": c.start_ms,
+            "end_ms": c.end_ms(),
+            "problems": c.problems,
+            "page": format!("/contests/{}", c.id),
+        })),
+    )
+        .into_response())
+}
+
+/// `GET /api/v1/admin/contests/{id}/definition`: what the edit takes, as it is now.
+async fn definition(
+    State(app): State<Arc<App>>,
+    Admin(_): Admin,
+    Path(id): Path<String>,
+) -> Result<Json<Draft>, AppError> {
+    Ok(Json(Draft::of(&*find(&app, &id)?)))
+}
+
+/// `POST /api/v1/admin/contests/{id}/definition` (the fields of `GET`, `confirm?`): edits
+/// the contest (not its clock: `start`, `duration` and `freeze` are ignored); 400 naming every
+/// bad field; 409 naming what would change when it needs `"confirm": true` (a started
+/// contest's standings recomputed, a problem with submissions removed), or when finalized.
+async fn edit_definition(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(body): Json<serde_json::Value>,
+) -> Result<Json<define::Edited>, AppError> {
+    let (draft, taken) = draft_of(body, &["confirm"])?;
+    let confirm = match &taken[0] {
+        serde_json::Value::Null => false,
+        serde_json::Value::Bool(b) => *b,
+        other => {
+            return Err(AppError::BadRequest(format!(
+                "field `confirm`: expected true or false, found {other}"
+            )))
+        }
+    };
+    define::update(&app, &admin, &id, &draft, confirm)
+        .await
+        .map(Json)
+        .map_err(|e| e.into_app_error(&id))
 }
 
 #[derive(serde::Deserialize)]

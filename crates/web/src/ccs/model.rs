@@ -457,6 +457,10 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
                     }
                 }
             }
+            // The colour a director gave in contest.toml, where ccs.json gives none.
+            if let (Some(rgb), None) = (&p.color, v.get("rgb")) {
+                v["rgb"] = json!(rgb);
+            }
             push(problems_at, "problems", Some(p.problem.clone()), v);
         }
     }

@@ -24,6 +24,7 @@ mod cache;
 pub(crate) mod clarifications;
 pub(crate) mod controls;
 pub(crate) mod csv;
+pub(crate) mod define;
 pub(crate) mod results;
 pub(crate) mod standings;
 

@@ -97,6 +97,9 @@ pub(crate) async fn list(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser
     }
     let body = html! {
         h1 { "Contests" }
+        @if user.as_ref().is_some_and(|u| u.admin) {
+            p.meta { a #new-contest href="/admin/contests/new" { "New contest" } }
+        }
         @if loaded.contests.is_empty() { p.muted { "No contest is configured (contests/<id>/contest.toml)." } }
         table.list { thead { tr { th { "Contest" } th { "Scoring" } th { "Start" } th { "Length" } th { "State" } } }
         tbody { @for (c, fs) in loaded.contests.iter().zip(&states) {
@@ -186,7 +189,7 @@ pub(crate) async fn contest(
             p.note #before { "The problems appear when the contest starts, at " (c.start_text()) "." }
         } @else {
             table.list { tbody { @for p in &problems {
-                tr { td.label { (p.label) } td { a href={ "/problems/" (p.problem) } { (p.title) } } }
+                tr { td.label { (p.label) (swatch(&c, &p.problem)) } td { a href={ "/problems/" (p.problem) } { (p.title) } } }
             } } }
         }
         @if may_submit && !problems.is_empty() {
@@ -250,6 +253,23 @@ pub(crate) async fn contest(
     Ok(frame(&c.title, u, body))
 }
 
+/// A problem's colour (`color` in contest.toml) as a small square: an SVG's fill, which the
+/// Content-Security-Policy allows where an inline style would not be.
+fn swatch(c: &Contest, problem: &str) -> Markup {
+    let color = c
+        .problems
+        .iter()
+        .find(|p| p.problem == problem)
+        .and_then(|p| p.color.as_deref());
+    html! {
+        @if let Some(rgb) = color {
+            " " svg.swatch width="12" height="12" viewBox="0 0 12 12" role="img" aria-label={ "colour " (rgb) } {
+                rect width="12" height="12" rx="2" fill=(rgb) stroke="#888" {}
+            }
+        }
+    }
+}
+
 /// The director's clock controls, the ones the phase allows, each asking first.
 fn clock_controls(c: &Contest, phase: Phase) -> Markup {
     let action = format!("/contests/{}/clock", c.id);
@@ -291,6 +311,7 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
                     }
                 }
             }
+            a #edit-contest href={ "/contests/" (c.id) "/edit" } { "Edit contest" }
             a href={ "/contests/" (c.id) "/teams" } { "Teams" }
             a href={ "/contests/" (c.id) "/balloons" } { "Balloons" }
             a href={ "/admin/audit?contest=" (c.id) } { "Audit log" }

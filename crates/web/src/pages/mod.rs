@@ -7,6 +7,7 @@
 //! `contest.js`, which refreshes their live fragments.
 
 mod assets;
+mod contest_form;
 mod contests;
 mod login;
 mod problems;
@@ -70,5 +71,13 @@ pub(crate) fn routes() -> Router<Arc<App>> {
             get(contests::teams_page).post(contests::import_teams),
         )
         .route("/admin/audit", get(contests::audit_page))
+        .route(
+            "/admin/contests/new",
+            get(contest_form::new_form).post(contest_form::create),
+        )
+        .route(
+            "/contests/{id}/edit",
+            get(contest_form::edit_form).post(contest_form::edit),
+        )
         .route("/contest-static/{file}", get(assets::live))
 }

@@ -27,6 +27,7 @@ fn contest(medals: Medals, teams: Vec<Team>) -> Contest {
             .map(|(i, p)| ContestProblem {
                 label: ((b'A' + i as u8) as char).to_string(),
                 problem: p.to_string(),
+                color: None,
             })
             .collect(),
         participants: Participants::Anyone,

@@ -26,6 +26,7 @@ fn contest(scoring: Scoring, problems: &[&str]) -> Contest {
             .map(|(i, p)| ContestProblem {
                 label: ((b'A' + i as u8) as char).to_string(),
                 problem: p.to_string(),
+                color: None,
             })
             .collect(),
         participants: Participants::Anyone,

@@ -1,0 +1,222 @@
+use super::*;
+
+fn problems_dir() -> tempfile::TempDir {
+    let d = tempfile::tempdir().expect("dir");
+    for p in ["pa", "pb", "pc"] {
+        std::fs::create_dir(d.path().join(p)).expect("mkdir");
+    }
+    d
+}
+
+fn draft() -> Draft {
+    Draft {
+        title: "Spring".into(),
+        start: "2026-12-01T09:00:00+08:00".into(),
+        duration: "5h".into(),
+        freeze: "1h".into(),
+        scoring: "icpc".into(),
+        penalty: "20".into(),
+        compile_errors_count: false,
+        public_standings: true,
+        participants: "anyone".into(),
+        problems: vec![
+            DraftProblem {
+                label: "".into(),
+                problem: "pa".into(),
+                color: "#FF0000".into(),
+            },
+            DraftProblem {
+                label: "".into(),
+                problem: "pb".into(),
+                color: "".into(),
+            },
+            DraftProblem::default(),
+        ],
+    }
+}
+
+#[test]
+fn a_new_contest_is_written_and_loads_as_typed() {
+    let p = problems_dir();
+    let d = draft();
+    assert_eq!(d.check(p.path(), true), vec![]);
+    let dir = tempfile::tempdir().expect("dir");
+    let cdir = dir.path().join("spring");
+    std::fs::create_dir(&cdir).expect("mkdir");
+    std::fs::write(cdir.join("contest.toml"), d.new_text()).expect("write");
+    let c = Contest::load(&cdir, p.path()).expect("loads");
+    assert_eq!(c.title, "Spring");
+    assert_eq!(c.freeze, Some(std::time::Duration::from_secs(3600)));
+    let got: Vec<(&str, &str, Option<&str>)> = c
+        .problems
+        .iter()
+        .map(|p| (p.label.as_str(), p.problem.as_str(), p.color.as_deref()))
+        .collect();
+    assert_eq!(got, [("A", "pa", Some("#ff0000")), ("B", "pb", None)]);
+    assert_eq!(Draft::of(&c).problem_list(), d.problem_list());
+}
+
+#[test]
+fn every_bad_field_is_named() {
+    let p = problems_dir();
+    let mut d = draft();
+    d.title = " ".into();
+    d.start = "tomorrow".into();
+    d.duration = "long".into();
+    d.freeze = "6h".into();
+    d.scoring = "acm".into();
+    d.penalty = "-3".into();
+    d.participants = "alice, b ob!, alice".into();
+    d.problems = vec![
+        DraftProblem {
+            label: "A".into(),
+            problem: "nope".into(),
+            color: "red".into(),
+        },
+        DraftProblem {
+            label: "A".into(),
+            problem: "pb".into(),
+            color: "".into(),
+        },
+        DraftProblem {
+            label: "toolonglabel".into(),
+            problem: "pb".into(),
+            color: "".into(),
+        },
+    ];
+    let fields: Vec<String> = d
+        .check(p.path(), true)
+        .into_iter()
+        .map(|e| e.field)
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "title",
+            "start",
+            "duration",
+            "scoring",
+            "penalty",
+            "participants",
+            "participants",
+            "problems[1].problem",
+            "problems[1].color",
+            "problems[2].label",
+            "problems[3].problem",
+            "problems[3].label",
+        ]
+    );
+    d.problems.clear();
+    assert!(d
+        .check(p.path(), false)
+        .iter()
+        .any(|e| e.field == "problems" && e.message.contains("at least one")));
+    let mut f = draft();
+    f.freeze = "6h".into();
+    assert_eq!(
+        f.check(p.path(), true)[0].to_string(),
+        "freeze: is longer than the contest's duration"
+    );
+}
+
+#[test]
+fn an_edit_replaces_its_keys_and_problems_and_keeps_the_rest() {
+    let old = "# the spring contest\ntitle = \"Old\"   # shown everywhere\nstart = \"2026-12-01T09:00:00+08:00\"\n\
+               duration = \"5h\"\nscoring = \"icpc\"\n\n[[problem]]\nid = \"pa\"\nlabel = \"A\"\n\n\
+               [[problem]]\nid = \"pb\"\n\n[[team]]\nuser = \"alice\"\nname = \"Rocket\"\n\n[awards]\ngold = 1\n";
+    let mut d = draft();
+    d.title = "New \"one\"".into();
+    d.scoring = "ioi".into();
+    d.participants = "alice bob".into();
+    d.problems = vec![
+        DraftProblem {
+            label: "X".into(),
+            problem: "pc".into(),
+            color: "".into(),
+        },
+        DraftProblem {
+            label: "Y".into(),
+            problem: "pa".into(),
+            color: "#00ff00".into(),
+        },
+    ];
+    let text = d.edit_text(old);
+    assert!(
+        text.starts_with("# the spring contest\ntitle = 'New \"one\"'   # shown everywhere\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "start = \"2026-12-01T09:00:00+08:00\"\nduration = \"5h\"\nscoring = \"ioi\"\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(table_title(&text), "New \"one\"");
+    assert!(
+        text.contains("participants = [\"alice\", \"bob\"]"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("freeze"),
+        "the clock is not the form's: {text}"
+    );
+    let table: toml::Table = text.parse().expect("valid TOML");
+    let probs: Vec<(String, String)> = table["problem"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap().to_string(),
+                p["label"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        probs,
+        [("pc".into(), "X".into()), ("pa".into(), "Y".into())]
+    );
+    assert_eq!(table["team"][0]["name"].as_str(), Some("Rocket"));
+    assert_eq!(table["awards"]["gold"].as_integer(), Some(1));
+}
+
+#[test]
+fn changes_say_what_recomputes_the_standings() {
+    let p = problems_dir();
+    let dir = tempfile::tempdir().expect("dir");
+    let cdir = dir.path().join("c");
+    std::fs::create_dir(&cdir).expect("mkdir");
+    std::fs::write(cdir.join("contest.toml"), draft().new_text()).expect("write");
+    let c = Contest::load(&cdir, p.path()).expect("loads");
+    let mut d = Draft::of(&c);
+    d.title = "Renamed".into();
+    let (lines, recompute) = changes(&c, &d);
+    assert_eq!(lines, ["title: \"Spring\" → \"Renamed\""]);
+    assert!(!recompute);
+    d.problems.reverse();
+    d.problems.push(DraftProblem {
+        label: "C".into(),
+        problem: "pc".into(),
+        color: "".into(),
+    });
+    d.problems.retain(|p| p.problem != "pa");
+    d.scoring = "ioi".into();
+    let (lines, recompute) = changes(&c, &d);
+    assert!(recompute);
+    assert_eq!(
+        lines,
+        [
+            "title: \"Spring\" → \"Renamed\"",
+            "scoring: icpc → ioi",
+            "problem A (pa) removed",
+            "problem C (pc) added",
+        ],
+        "{lines:?}"
+    );
+    assert_eq!(removed(&c, &d)[0].problem, "pa");
+}
+
+fn table_title(text: &str) -> String {
+    let t: toml::Table = text.parse().expect("valid TOML");
+    t["title"].as_str().expect("title").to_string()
+}
