@@ -2778,3 +2778,110 @@ fn definitions_over_http(database: Option<&str>) {
     assert_eq!(code, 409, "{e}");
     assert!(message(&e).contains("was finalized"), "{e}");
 }
+
+/// Issue 23: the jury's verdict overrides are in a submission's judging history, with its
+/// judgings: who, when, why and from → to, oldest first, beside the judging of a later
+/// rejudge; shown to admins on the submission's page and in `GET /api/v1/submissions/{id}`
+/// (`history`), never to the student.
+#[test]
+fn issue23_overrides_are_in_the_judging_history() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    write_contest(contests.path(), "h", now_ms() - 60_000, "2h", "", "aplusb");
+    let d = site.start();
+    let (code, s) = submit(&d, ALICE, Some("h"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{s}");
+    let id = s["id"].as_i64().expect("id");
+    d.wait_done(id, ALICE, JUDGED_WITHIN);
+    let over = |body: Value| {
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/submissions/{id}/override"),
+            Some(ADMIN),
+            &body,
+        );
+        assert_eq!(code, 200, "{r}");
+    };
+    over(json!({"verdict": "WA", "reason": "prints the samples' answers only"}));
+    over(json!({"verdict": "RE", "reason": "crashes on the judges' machine (seen)"}));
+    // A rejudge: a second judging, the override still wins.
+    let (code, r) = d.post_json(
+        &format!("/api/v1/admin/submissions/{id}/rejudge"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 202, "{r}");
+    let t = Instant::now();
+    let history = loop {
+        let (_, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+        let judgings = v["history"].as_array().map_or(0, |h| {
+            h.iter()
+                .filter(|e| {
+                    e["kind"] == "judging" && e["current"] == true && e["rejudging"].is_i64()
+                })
+                .count()
+        });
+        if judgings == 1 {
+            break v["history"].clone();
+        }
+        assert!(t.elapsed() < JUDGED_WITHIN, "the rejudge: {v}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    over(json!({"verdict": null, "reason": ""}));
+    let (_, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    let h = v["history"].as_array().expect("history").clone();
+    let brief: Vec<String> = h
+        .iter()
+        .map(|e| match e["kind"].as_str() {
+            Some("judging") => format!(
+                "judging {} current={}",
+                e["verdict"].as_str().unwrap_or("-"),
+                e["current"]
+            ),
+            _ => format!(
+                "override {} → {} by {}: {}",
+                e["from"].as_str().unwrap_or(""),
+                e["to"].as_str().unwrap_or(""),
+                e["by"].as_str().unwrap_or(""),
+                e["reason"].as_str().unwrap_or("")
+            ),
+        })
+        .collect();
+    assert_eq!(
+        brief,
+        [
+            "judging AC current=false",
+            "override AC → WA by admin: prints the samples' answers only",
+            "override WA → RE by admin: crashes on the judges' machine (seen)",
+            "judging AC current=true",
+            "override RE → AC by admin: the jury's verdict removed",
+        ],
+        "{v}\n(before the removal: {history})"
+    );
+    let at = |i: usize| h[i]["at"].as_i64().expect("at");
+    assert!(at(1) <= at(2) && at(2) <= at(4), "oldest first: {v}");
+    assert_eq!(h[4]["removed"], true);
+    // Never to the student.
+    let (_, mine) = d.get(&format!("/api/v1/submissions/{id}"), Some(ALICE));
+    assert!(mine.get("history").is_none(), "{mine}");
+    // The page: the admin's history table has both kinds of row.
+    let cookie = crate::websec::login(&d, ADMIN);
+    let (code, _, page) = crate::websec::request(
+        &d,
+        "GET",
+        &format!("/submissions/{id}"),
+        &[("Cookie", &cookie)],
+        None,
+    );
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("id=\"history\"")
+            && page.contains("AC → WA")
+            && page.contains("prints the samples")
+            && page.contains("override removed"),
+        "{page}"
+    );
+}

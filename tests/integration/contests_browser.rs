@@ -485,6 +485,18 @@ fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
     );
     let (_, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ALICE));
     assert_eq!(v["verdict"], "WA", "{v}");
+    // The override is in the submission's judging history, after its judging.
+    let rows = page.eval(
+        "Array.from(document.querySelectorAll('#history tbody tr')).map(r => r.className + ': ' + r.cells[3].textContent + ' ' + r.cells[4].textContent)",
+    );
+    assert_eq!(
+        rows,
+        json!([
+            "judging: AC 100 current",
+            "override: AC → WA prints the answers of the samples only"
+        ]),
+        "{rows}"
+    );
     page.screenshot(&artifact("contest-i23-override.png"));
     phone(&mut page, "i23-override");
 

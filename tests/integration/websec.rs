@@ -54,7 +54,7 @@ pub(crate) fn header<'a>(hs: &'a [(String, String)], name: &str) -> Option<&'a s
 }
 
 /// Logs in through the form; returns the `ojd_session=…` cookie pair.
-fn login(d: &Daemon, token: &str) -> String {
+pub(crate) fn login(d: &Daemon, token: &str) -> String {
     let (code, hs, body) = request(
         d,
         "POST",

@@ -51,6 +51,7 @@ mod auth;
 mod security;
 // The web layer's model over the judging service.
 mod contests;
+mod history;
 mod listing;
 mod rejudgings;
 mod submit;

@@ -64,7 +64,15 @@ pub(crate) async fn one(
     Path(id): Path<i64>,
 ) -> Result<impl IntoResponse, AppError> {
     let d = visible_submission(&app, id, &user).await?;
-    Ok(Json(with_contest(&app, view(&app, d, &user)).await?))
+    let v = with_contest(&app, view(&app, d, &user)).await?;
+    let mut out = serde_json::to_value(v)
+        .map_err(|e| AppError::Internal(format!("submission {id} as JSON: {e}")))?;
+    if user.admin {
+        // Admins: every judging and every override of the jury, oldest first.
+        out["history"] = serde_json::to_value(crate::history::of(&app, id).await?)
+            .map_err(|e| AppError::Internal(format!("history as JSON: {e}")))?;
+    }
+    Ok(Json(out))
 }
 
 /// `GET /api/v1/submissions?user=&problem=&verdict=&language=&before=&limit=`: a page, newest

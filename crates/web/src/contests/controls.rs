@@ -178,20 +178,27 @@ pub(crate) async fn set_override(
         ));
     }
     let (by, r) = (admin.name.clone(), reason.clone());
+    // What every page showed before: the jury's verdict, else the judge's.
     let found = app
-        .db(move |s| s.set_override(submission, verdict.map(|v| (v, r.as_str())), &by, now_ms()))
+        .db(move |s| {
+            let Some(info) = s.info(submission)? else {
+                return Ok(None);
+            };
+            let before = s.overrides_of(&[submission])?.into_iter().next();
+            s.set_override(submission, verdict.map(|v| (v, r.as_str())), &by, now_ms())?;
+            Ok(Some((info.verdict, before.map(|o| o.verdict))))
+        })
         .await?;
-    if !found {
+    let Some((judged, before)) = found else {
         return Err(AppError::NotFound(format!("no submission {submission}")));
-    }
+    };
     let contest = app.db(move |s| s.contest_of(submission)).await?;
     app.contests.invalidate();
+    let code = |v: Option<ojd_judge::verdict::Verdict>| v.map_or("none", |v| v.code());
+    let from = code(before.or(judged));
     let detail = match verdict {
-        Some(v) => format!(
-            "submission {submission}: verdict set to {} ({reason})",
-            v.code()
-        ),
-        None => format!("submission {submission}: the jury's verdict removed"),
+        Some(v) => crate::history::override_detail(submission, from, v.code(), Some(&reason)),
+        None => crate::history::override_detail(submission, from, code(judged), None),
     };
     note(app, &admin.name, "override", contest.as_deref(), detail).await;
     Ok(())

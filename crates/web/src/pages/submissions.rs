@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use maud::html;
+use maud::{html, Markup};
 
 use crate::auth::extract::MaybeUser;
 use crate::error::AppError;
@@ -157,6 +157,15 @@ pub(crate) async fn submission(
     } else {
         false
     };
+    let history = if user.admin {
+        Some(
+            crate::history::of(&app, id)
+                .await
+                .map_err(|e| PageError(e, Some(user.clone())))?,
+        )
+    } else {
+        None
+    };
     let body = html! {
         h1 { "Submission " (id) " · " a href={ "/problems/" (v.info.problem) } { (title) } }
         p.meta {
@@ -211,6 +220,7 @@ pub(crate) async fn submission(
             }
         }
         (results(&v, &tests, groups, &group_rows(&app, &v)))
+        @if let Some(h) = &history { (history_table(h)) }
         h2 { "Source " a.download href={ "/submissions/" (id) "/source" } { "download" } }
         @match &v.source {
             Some(s) => { (source_listing(s)) }
@@ -218,6 +228,37 @@ pub(crate) async fn submission(
         }
     };
     Ok(Html(page(&format!("Submission {id}"), Some(&user), body)).into_response())
+}
+
+/// The admin's history of a submission: its judgings and the jury's overrides, oldest first.
+fn history_table(h: &[crate::history::Event]) -> Markup {
+    use crate::history::Event;
+    html! {
+        h2 #history-title { "Judging history" }
+        div.scroll { table.list #history {
+            thead { tr { th { "When" } th { "What" } th { "Who" } th { "Verdict" } th { "Note" } } }
+            tbody { @for e in h { @match e {
+                Event::Judging { judging, at, rejudging, judged_by, verdict, score, current, .. } => {
+                    tr.judging {
+                        td { (time_el(*at)) }
+                        td { "judging " (judging) @if let Some(r) = rejudging { " of " a href={ "/admin/rejudgings/" (r) } { "rejudging " (r) } } }
+                        td { (judged_by) }
+                        td { (verdict.as_deref().unwrap_or("—")) @if let Some(s) = score { " " span.muted { (s) } } }
+                        td { @if *current { strong { "current" } } }
+                    }
+                }
+                Event::Override { at, by, from, to, reason, removed } => {
+                    tr.override {
+                        td { (time_el(*at)) }
+                        td { @if *removed { "override removed" } @else { "verdict overridden" } }
+                        td { (by) }
+                        td.transition { (from) " → " (to) }
+                        td { (reason) }
+                    }
+                }
+            } } }
+        } }
+    }
 }
 
 /// `GET /submissions/{id}/source`: the submitted file, as a download.
