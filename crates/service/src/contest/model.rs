@@ -627,7 +627,7 @@ pub fn parse_span(text: &str) -> Option<Duration> {
 }
 
 /// An RFC 3339 time with an explicit offset ("Z" counts) → (Unix ms, offset seconds).
-pub(crate) fn parse_start(text: &str) -> Option<(i64, i32)> {
+pub fn parse_start(text: &str) -> Option<(i64, i32)> {
     use time::format_description::well_known::Rfc3339;
     let t = time::OffsetDateTime::parse(text.trim(), &Rfc3339).ok()?;
     let ms = (t.unix_timestamp_nanos() / 1_000_000) as i64;

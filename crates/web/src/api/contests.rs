@@ -42,6 +42,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/admin/contests/{id}/announcements", post(announce))
         .route("/admin/contests/{id}/clock", post(change_clock))
         .route("/admin/contests", post(create_contest))
+        .route("/admin/contests/{id}/login-links", post(login_links))
         .route(
             "/admin/contests/{id}/definition",
             get(definition).post(edit_definition),
@@ -394,6 +395,27 @@ async fn change_clock(
         "freeze_ms": c.freeze_ms(),
     }))
     .into_response())
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinksBody {
+    /// RFC 3339 with an offset; default: the contest's end plus two hours.
+    #[serde(default)]
+    valid_until: Option<String>,
+}
+
+/// `POST /api/v1/admin/contests/{id}/login-links` `{valid_until?}`: a one-time login link per
+/// team for the hall sheet → `{expires_ms, expires, links: [{user, name, path}]}`.
+async fn login_links(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(b): Json<LinksBody>,
+) -> Result<Json<crate::contests::links::Sheet>, AppError> {
+    crate::contests::links::issue(&app, &admin, &id, b.valid_until.as_deref())
+        .await
+        .map(Json)
 }
 
 /// Takes `keys` (booleans or strings) out of a JSON object and reads the rest as a [`Draft`];

@@ -362,8 +362,67 @@ pub(crate) async fn teams_page(
             label.check { input type="checkbox" name="passwords" value="on" #roster-passwords; " generate a password for each team that accounts.tsv gives none (shown once, to print for the hall)" }
             button #roster-button type="submit" { "Import" }
         }
+        h2 { "Login links for the hall" }
+        p.muted { "A one-time login link for each team, to print: each works once, until the time below (by default the contest's end plus "
+            (ct::links::DEFAULT_HOURS_AFTER_END) " hours). Printing again gives new links; the old ones keep working until they are used or expire." }
+        form.submit #links-form method="post" action={ "/contests/" (c.id) "/links" }
+            data-confirm="Issue a new login link for every team?" {
+            label { "Valid until (RFC 3339 with an offset)"
+                input type="text" name="valid_until" #links-until value=(ojd_service::contest::clock::rfc3339(ct::links::default_until(&c), c.utc_offset_s)); }
+            button #links-button type="submit" { "Print login links" }
+        }
     };
     Ok(frame(&format!("Teams · {}", c.title), Some(&admin), body))
+}
+
+#[derive(Deserialize)]
+pub(crate) struct LinksForm {
+    #[serde(default)]
+    valid_until: String,
+}
+
+/// `POST /contests/{id}/links` (admins): the sheet of one-time login links, shown once on the
+/// teams page (post/redirect/get).
+pub(crate) async fn print_links(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
+    Form(f): Form<LinksForm>,
+) -> PageResult {
+    let site = format!(
+        "{}://{}",
+        match headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+        {
+            Some("https") => "https",
+            _ => "http",
+        },
+        headers
+            .get(axum::http::header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("localhost")
+    );
+    let shown = match ct::links::issue(&app, &admin, &id, Some(&f.valid_until)).await {
+        Ok(sheet) => html! {
+            div.once #imported {
+                p { strong { "Shown only now:" } " print this page for the hall. Each link logs its team in once, until " strong #links-expire { (sheet.expires) } "." }
+                div.scroll { table.list #link-sheet { thead { tr { th { "Team" } th { "User" } th { "Login link" } } }
+                tbody { @for l in &sheet.links { tr {
+                    td { (l.name) } td { (l.user) } td { code.link { (site) (l.path) } }
+                } } } } }
+            }
+        },
+        Err(e) if e.status().is_client_error() => html! {
+            div.error #imported role="alert" { "No links were issued:" pre.out { (e.message()) } }
+        },
+        Err(e) => return Err(fail(Some(&admin))(e)),
+    };
+    let key = app
+        .guards
+        .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
+    Ok(Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id))).into_response())
 }
 
 /// `POST /contests/{id}/teams` (admins, multipart: `roster` text or `file`, `tokens`): imports,

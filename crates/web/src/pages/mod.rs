@@ -70,6 +70,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
             "/contests/{id}/teams",
             get(contests::teams_page).post(contests::import_teams),
         )
+        .route("/contests/{id}/links", post(contests::print_links))
         .route("/admin/audit", get(contests::audit_page))
         .route(
             "/admin/contests/new",
