@@ -912,3 +912,362 @@ fn issue23_a_team_logs_in_with_a_password_from_the_hall_sheet() {
     );
     drop(browser);
 }
+
+/// Skips without Chromium (fails under CI); true when the test may go on.
+fn have_browser() -> bool {
+    if Path::new(CHROMIUM).exists() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have {CHROMIUM} (.ci/run installs it)"
+    );
+    eprintln!("skipped: {CHROMIUM} is not installed");
+    false
+}
+
+/// Issue 23, a contest's definition in the browser: a director clicks "New contest" on the
+/// contest list, types a contest with mistakes (each refused beside its field, and everything
+/// typed kept), fixes them and creates it; then "Edit contest": a reorder is saved at once,
+/// and a change of scoring after the start asks for confirmation saying what changes before
+/// it is saved. Desktop and 390 px.
+#[test]
+fn issue23_a_director_creates_and_edits_a_contest_in_the_browser() {
+    require_root!();
+    if !have_browser() {
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(site.path().join("problems/aplusb"))
+        .arg(site.path().join("problems/second"))
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests", d.url));
+    page.click("#new-contest");
+    page.wait_for(
+        "the new contest form",
+        "document.getElementById('contest-form') !== null && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    let set = |page: &mut Cdp, selector: &str, value: &str| {
+        page.eval(&format!(
+            "document.querySelector({}).value = {}; true",
+            json!(selector),
+            json!(value)
+        ));
+    };
+    // Mistakes: the start, the length, a colour, a label used twice.
+    set(&mut page, "#f-id", "fresh");
+    page.click("#f-title");
+    page.type_text("Autumn cup");
+    set(&mut page, "#f-start", "tomorrow morning");
+    set(&mut page, "#f-duration", "long");
+    set(&mut page, "select[name=problem_1]", "aplusb");
+    set(&mut page, "input[name=label_1]", "A");
+    set(&mut page, "input[name=color_1]", "blue");
+    set(&mut page, "select[name=problem_2]", "second");
+    set(&mut page, "input[name=label_2]", "A");
+    page.click("#save-contest");
+    page.wait_for(
+        "the refused form",
+        "document.readyState === 'complete' && document.getElementById('form-errors') !== null",
+        Duration::from_secs(10),
+    );
+    let errors = page.eval(
+        "Array.from(document.querySelectorAll('#form-errors li code')).map(c => c.textContent)",
+    );
+    assert_eq!(
+        errors,
+        json!([
+            "start",
+            "duration",
+            "problems[1].color",
+            "problems[2].label"
+        ]),
+        "each field named"
+    );
+    let kept = page.eval(
+        "[document.getElementById('f-title').value, document.getElementById('f-duration').value, \
+          document.querySelector('select[name=problem_2]').value, document.querySelector('input[name=color_1]').value, \
+          document.querySelector('input[name=color_1]').getAttribute('aria-invalid'), \
+          document.querySelector('input[name=color_1]').parentElement.querySelector('.field-error')?.textContent]",
+    );
+    assert_eq!(
+        kept,
+        json!([
+            "Autumn cup",
+            "long",
+            "second",
+            "blue",
+            "true",
+            "expected a colour like \"#1e90ff\" (or nothing), found \"blue\""
+        ]),
+        "what was typed is kept, the error beside its field"
+    );
+    assert!(!contests.path().join("fresh").exists(), "nothing written");
+    page.screenshot(&artifact("contest-i23-new-refused.png"));
+    phone(&mut page, "i23-new-refused");
+
+    // Fixed: created, and the browser is on its page.
+    let start = crate::contests::rfc3339((ojd_store::now_ms() / 1000 + 3600) * 1000);
+    set(&mut page, "#f-start", &start);
+    set(&mut page, "#f-duration", "3h");
+    set(&mut page, "input[name=color_1]", "#1e90ff");
+    set(&mut page, "input[name=label_2]", "B");
+    page.click("#save-contest");
+    page.wait_for(
+        "the new contest's page",
+        "document.readyState === 'complete' && location.pathname === '/contests/fresh' && document.querySelector('h1')?.textContent === 'Autumn cup'",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("document.querySelector('svg.swatch rect')?.getAttribute('fill')"),
+        json!("#1e90ff"),
+        "A's colour"
+    );
+    page.screenshot(&artifact("contest-i23-new-created.png"));
+    phone(&mut page, "i23-new-created");
+
+    // Edit: B moves before A; saved at once (before the start, nothing to confirm).
+    page.click("#edit-contest");
+    page.wait_for(
+        "the edit form",
+        "document.getElementById('contest-form') !== null && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    set(&mut page, "input[name=order_2]", "0");
+    page.click("#save-contest");
+    page.wait_for(
+        "the saved edit",
+        "document.readyState === 'complete' && document.getElementById('saved') !== null",
+        Duration::from_secs(10),
+    );
+    assert!(
+        page.eval("document.getElementById('saved').textContent")
+            .as_str()
+            .is_some_and(|t| t.contains("order: A B → B A")),
+        "{}",
+        page.eval("document.getElementById('saved').textContent")
+    );
+    let (_, c) = d.get("/api/v1/contests/fresh", Some(ADMIN));
+    assert_eq!(c["problems"][0]["problem"], "second", "{c}");
+
+    // Started: a change of scoring asks first, saying what changes.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/fresh/clock",
+        Some(ADMIN),
+        &json!({"action": "start_now"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    page.navigate(&format!("{}/contests/fresh/edit", d.url));
+    set(&mut page, "#f-scoring", "ioi");
+    page.click("#save-contest");
+    page.wait_for(
+        "the confirmation",
+        "document.readyState === 'complete' && document.getElementById('confirm-changes') !== null",
+        Duration::from_secs(10),
+    );
+    let asked = page.eval("document.getElementById('confirm-changes').textContent");
+    assert!(
+        asked.as_str().is_some_and(
+            |t| t.contains("scoring: icpc → ioi") && t.contains("standings are recomputed")
+        ),
+        "{asked}"
+    );
+    let (_, c) = d.get("/api/v1/contests/fresh", Some(ADMIN));
+    assert_eq!(c["scoring"], "icpc", "not saved before the confirmation");
+    page.screenshot(&artifact("contest-i23-edit-confirm.png"));
+    phone(&mut page, "i23-edit-confirm");
+    page.click("#confirm-button");
+    page.wait_for(
+        "the confirmed edit",
+        "document.readyState === 'complete' && document.getElementById('saved')?.textContent.includes('recomputed') === true",
+        Duration::from_secs(10),
+    );
+    let (_, c) = d.get("/api/v1/contests/fresh", Some(ADMIN));
+    assert_eq!(c["scoring"], "ioi", "{c}");
+    page.screenshot(&artifact("contest-i23-edit-saved.png"));
+    phone(&mut page, "i23-edit-saved");
+    // Audited.
+    page.navigate(&format!("{}/admin/audit?contest=fresh", d.url));
+    let actions = page.eval(
+        "Array.from(document.querySelectorAll('#audit tbody tr')).map(r => r.cells[2].textContent)",
+    );
+    assert_eq!(
+        actions,
+        json!(["contest-edit", "clock", "contest-edit", "contest-create"]),
+        "{actions}"
+    );
+    drop(browser);
+}
+
+/// Issue 23, clicked rather than sent to the API: a student asks about a problem under "Ask a
+/// question" and the director answers it on the page; the director delays a contest's start by
+/// the minutes typed; the director ignores a submission on its page (it leaves the standings)
+/// and ranks it again; the director prints the hall sheet of login links, valid until the time
+/// typed. Desktop and 390 px.
+#[test]
+fn issue23_asking_delaying_and_ignoring_are_clicked() {
+    require_root!();
+    if !have_browser() {
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms();
+    crate::contests::write_contest(
+        contests.path(),
+        "later",
+        now + 3_600_000,
+        "2h",
+        "participants = [\"alice\", \"bob\"]",
+        "aplusb",
+    );
+    crate::contests::write_contest(
+        contests.path(),
+        "desk",
+        now - 600_000,
+        "2h",
+        "participants = [\"alice\", \"bob\"]",
+        "aplusb",
+    );
+    let d = site.start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    let yes =
+        "window.confirm = (q) => { window.__asked = q; return true; }; window.__asked = null; true";
+
+    // Delay by 25 minutes.
+    login(&mut page, &d.url, ADMIN, "admin");
+    let (_, c) = d.get("/api/v1/contests/later", None);
+    let start = c["clock"]["start_ms"].as_i64().expect("start");
+    page.navigate(&format!("{}/contests/later", d.url));
+    page.eval(
+        "document.querySelector('#delay').form.querySelector('input[name=minutes]').value = '25'; true",
+    );
+    page.eval(yes);
+    page.click("#delay");
+    page.wait_for(
+        "the delayed contest",
+        "document.readyState === 'complete' && window.__asked === undefined && document.getElementById('delay') !== null",
+        Duration::from_secs(10),
+    );
+    let (_, c) = d.get("/api/v1/contests/later", None);
+    assert_eq!(
+        c["clock"]["start_ms"].as_i64(),
+        Some(start + 25 * 60_000),
+        "{c}"
+    );
+    page.screenshot(&artifact("contest-i23-delayed.png"));
+    phone(&mut page, "i23-delayed");
+
+    // The hall sheet: login links valid until the time typed.
+    page.navigate(&format!("{}/contests/later/teams", d.url));
+    let until = crate::contests::rfc3339((ojd_store::now_ms() / 1000 + 86_400) * 1000);
+    page.eval(&format!(
+        "document.getElementById('links-until').value = {}; true",
+        json!(until)
+    ));
+    page.eval(yes);
+    page.click("#links-button");
+    page.wait_for(
+        "the sheet of links",
+        "document.readyState === 'complete' && document.querySelectorAll('#link-sheet tbody tr').length === 2",
+        Duration::from_secs(10),
+    );
+    let link = page
+        .eval("document.querySelector('#link-sheet tbody tr td code').textContent")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(link.contains("/login?code="), "{link}");
+    page.screenshot(&artifact("contest-i23-link-sheet.png"));
+    phone(&mut page, "i23-link-sheet");
+
+    // Alice asks about problem A.
+    login(&mut page, &d.url, ALICE, "alice");
+    page.navigate(&format!("{}/contests/desk", d.url));
+    page.eval("document.querySelector('form[action$=\"/ask\"] select[name=problem]').value = 'aplusb'; true");
+    page.click("form[action$='/ask'] textarea[name=text]");
+    page.type_text("May the input end without a newline?");
+    page.click("form[action$='/ask'] button[type=submit]");
+    page.wait_for(
+        "the question on the page",
+        "document.readyState === 'complete' && document.querySelector('#news .clar')?.textContent.includes('without a newline') === true",
+        Duration::from_secs(10),
+    );
+    page.screenshot(&artifact("contest-i23-asked.png"));
+    phone(&mut page, "i23-asked");
+    let (_, qs) = d.get("/api/v1/contests/desk/clarifications", Some(ADMIN));
+    let q = qs
+        .as_array()
+        .expect("questions")
+        .iter()
+        .find(|q| q["user"] == "alice")
+        .cloned()
+        .expect("alice's question");
+    assert_eq!(q["problem"], "aplusb", "{q}");
+
+    // The director answers it on the page; alice reads the answer.
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/desk", d.url));
+    page.click("#news form.answer textarea[name=answer]");
+    page.type_text("Yes, it may.");
+    page.click("#news form.answer button[type=submit]");
+    page.wait_for(
+        "the answer",
+        "document.readyState === 'complete' && document.querySelector('#news .clar')?.textContent.includes('Yes, it may.') === true",
+        Duration::from_secs(10),
+    );
+    let (_, mine) = d.get("/api/v1/contests/desk/clarifications", Some(ALICE));
+    assert!(mine.to_string().contains("Yes, it may."), "{mine}");
+
+    // Ignore alice's submission on its page: it leaves the standings; Rank it again.
+    let (code, s) = crate::contests::submit(&d, ALICE, Some("desk"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{s}");
+    let id = s["id"].as_i64().expect("id");
+    d.wait_done(id, ALICE, Duration::from_secs(120));
+    let ranked = |d: &crate::daemon::Daemon| {
+        let (_, st) = d.get("/api/v1/contests/desk/standings", Some(ADMIN));
+        st["rows"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r["user"] == "alice" && r["solved"] == 1))
+    };
+    assert!(ranked(&d));
+    page.navigate(&format!("{}/submissions/{id}", d.url));
+    page.eval(yes);
+    page.click("#ignore");
+    page.wait_for(
+        "the ignored submission",
+        "document.readyState === 'complete' && document.getElementById('ignore')?.textContent === 'Rank it again'",
+        Duration::from_secs(10),
+    );
+    assert!(!ranked(&d), "ignored: not on the standings");
+    page.screenshot(&artifact("contest-i23-ignored.png"));
+    phone(&mut page, "i23-ignored");
+    page.eval(yes);
+    page.click("#ignore");
+    page.wait_for(
+        "the ranked submission",
+        "document.readyState === 'complete' && document.getElementById('ignore')?.textContent === 'Ignore it'",
+        Duration::from_secs(10),
+    );
+    assert!(ranked(&d), "ranked again");
+    drop(browser);
+}
