@@ -183,18 +183,16 @@ pub(crate) async fn update(
         }
     }
     let started = c.phase(now_ms()) != Phase::Before;
-    if (started && recompute) || !asks.is_empty() {
-        if !confirm {
-            let mut lines = changes.clone();
-            lines.extend(asks);
-            if started && recompute {
-                lines.push(format!(
-                    "the contest started at {}: its standings are recomputed",
-                    c.start_text()
-                ));
-            }
-            return Err(Refusal::Confirm(lines));
+    if ((started && recompute) || !asks.is_empty()) && !confirm {
+        let mut lines = changes.clone();
+        lines.extend(asks);
+        if started && recompute {
+            lines.push(format!(
+                "the contest started at {}: its standings are recomputed",
+                c.start_text()
+            ));
         }
+        return Err(Refusal::Confirm(lines));
     }
     let (dir, d) = (c.dir.clone(), draft.clone());
     tokio::task::spawn_blocking(move || -> Result<(), String> {
