@@ -71,6 +71,12 @@ pub(crate) fn parse_override(
     detail: &str,
 ) -> Option<(String, String, String, bool)> {
     let rest = detail.strip_prefix(&format!("submission {submission}: "))?;
+    // Lines written before the history existed.
+    if let Some(rest) = rest.strip_prefix("verdict set to ") {
+        let (to, reason) = rest.split_once(" (")?;
+        let reason = reason.strip_suffix(')').unwrap_or(reason);
+        return Some(("?".into(), to.to_string(), reason.to_string(), false));
+    }
     if let Some(rest) = rest.strip_prefix("verdict ") {
         let (from, rest) = rest.split_once(" → ")?;
         let (to, reason) = rest.split_once(" (")?;
@@ -82,12 +88,6 @@ pub(crate) fn parse_override(
             reason.to_string(),
             removed,
         ));
-    }
-    // Lines written before the history existed.
-    if let Some(rest) = rest.strip_prefix("verdict set to ") {
-        let (to, reason) = rest.split_once(" (")?;
-        let reason = reason.strip_suffix(')').unwrap_or(reason);
-        return Some(("?".into(), to.to_string(), reason.to_string(), false));
     }
     (rest == "the jury's verdict removed").then(|| ("?".into(), "?".into(), rest.to_string(), true))
 }
