@@ -674,6 +674,11 @@ pub fn load_all(dir: &Path, problems: &Path) -> (Vec<Contest>, Vec<(String, Cont
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_dir() && p.join("contest.toml").is_file())
+        // A hidden folder is a contest being written (the web's staging copy), never served.
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
         .collect();
     dirs.sort();
     for d in dirs {

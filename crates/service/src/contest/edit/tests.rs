@@ -220,3 +220,20 @@ fn table_title(text: &str) -> String {
     let t: toml::Table = text.parse().expect("valid TOML");
     t["title"].as_str().expect("title").to_string()
 }
+
+#[test]
+fn a_hidden_folder_being_written_is_not_a_contest() {
+    let p = problems_dir();
+    let root = tempfile::tempdir().expect("dir");
+    for id in ["spring", ".new-autumn"] {
+        std::fs::create_dir(root.path().join(id)).expect("mkdir");
+        std::fs::write(
+            root.path().join(id).join("contest.toml"),
+            draft().new_text(),
+        )
+        .expect("write");
+    }
+    let (ok, failed) = crate::contest::load_all(root.path(), p.path());
+    let ids: Vec<&str> = ok.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!((ids, failed.len()), (vec!["spring"], 0));
+}
