@@ -268,7 +268,10 @@ pub(crate) async fn create(
             .await
             .map(|_| ())
     } else {
-        Err(define::Refusal::Fields(Vec::new()))
+        // A row's bad place, and whatever else is wrong, all at once.
+        Err(define::Refusal::Fields(
+            draft.check(&app.config.server.problems, true),
+        ))
     };
     match outcome {
         Ok(()) => Ok(Redirect::to(&format!("/contests/{}", urlencode(id.trim()))).into_response()),
@@ -334,11 +337,12 @@ pub(crate) async fn edit(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
     let c = ct::find(&app, &id).map_err(|e| error_page(e, Some(&admin)))?;
-    let (_, mut draft, confirm, errors) = parse(&fields);
+    let (_, mut draft, confirm, mut errors) = parse(&fields);
     // The clock is not this form's: show it as it is.
     let now = Draft::of(&c);
     (draft.start, draft.duration, draft.freeze) = (now.start, now.duration, now.freeze);
     if !errors.is_empty() {
+        errors.extend(draft.check(&app.config.server.problems, false));
         let notes = Notes {
             errors,
             ..Notes::default()
@@ -400,5 +404,44 @@ pub(crate) async fn edit(
             ))
         }
         Err(define::Refusal::Other(e)) => Err(error_page(e, Some(&admin))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_sorted_by_their_place_and_a_bad_place_is_named() {
+        let (id, d, confirm, errors) = parse(&fields(&[
+            ("id", "x"),
+            ("title", "T"),
+            ("order_1", "2"),
+            ("problem_1", "pa"),
+            ("label_1", "A"),
+            ("color_1", ""),
+            ("order_2", "1.5"),
+            ("problem_2", "pb"),
+            ("label_2", "B"),
+            ("color_2", "#000000"),
+            ("order_3", "last"),
+            ("problem_3", ""),
+            ("label_3", ""),
+            ("color_3", ""),
+            ("public_standings", "on"),
+            ("confirm", "yes"),
+        ]));
+        assert_eq!((id.as_str(), confirm), ("x", true));
+        let order: Vec<&str> = d.problems.iter().map(|p| p.problem.as_str()).collect();
+        assert_eq!(order, ["pb", "pa", ""]);
+        assert!(d.public_standings && !d.compile_errors_count);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].field, "problems[3].order");
     }
 }
