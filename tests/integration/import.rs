@@ -960,3 +960,112 @@ fn cms_refusals_exit_2() {
         &["task.yaml: missing: not a CMS task; it looks like a Kattis package (`ojd import kattis`)"],
     );
 }
+
+/// A checktestdata script is converted in the sandbox, not on the host: with the converter made
+/// hostile (a `checktestdata` module first on the host's Python path that runs the script as
+/// Python, as a parser bug would), the script's code runs, but it can neither read a host file
+/// nor write outside its box; what it wrote is all that comes back.
+#[test]
+fn checktestdata_conversion_runs_in_the_sandbox() {
+    require_root!();
+    let s = Scratch::new();
+    let secret = host_secret(&s);
+    let outside = s.path("host/written-by-the-script");
+    let fake = s.path("fake-python/checktestdata");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("__init__.py"), "").unwrap();
+    // `--convert OUT IN`: run IN as Python, with OUT to write.
+    std::fs::write(
+        fake.join("__main__.py"),
+        "import sys\nout, src = sys.argv[2], sys.argv[3]\nexec(open(src).read())\n",
+    )
+    .unwrap();
+    let pkg = s.path("hostile");
+    small_kattis(&pkg);
+    std::fs::create_dir_all(pkg.join("input_validators")).unwrap();
+    std::fs::write(
+        pkg.join("input_validators/check.ctd"),
+        format!(
+            "import os\n\
+             def attempt(f):\n    try:\n        return str(f())\n    except Exception as e:\n        return 'refused ' + type(e).__name__\n\
+             read = attempt(lambda: open({secret:?}).read().strip())\n\
+             wrote = attempt(lambda: open({outside:?}, 'w').write('x'))\n\
+             listed = attempt(lambda: os.listdir({host:?}))\n\
+             open(out, 'w').write('import sys\\n# read: %s; wrote: %s; listed: %s\\nsys.exit(42)\\n' % (read, wrote, listed))\n",
+            secret = secret.display().to_string(),
+            outside = outside.display().to_string(),
+            host = s.path("host").display().to_string(),
+        ),
+    )
+    .unwrap();
+    let dest = s.path("imported");
+    let out = common::ojd()
+        .args(["import", "kattis"])
+        .arg(&pkg)
+        .arg("--to")
+        .arg(&dest)
+        .arg("--config")
+        .arg(s.path("config.toml"))
+        .env("PYTHONPATH", s.path("fake-python"))
+        .output()
+        .expect("ojd runs");
+    let r = Run::from(out);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let program = std::fs::read_to_string(dest.join("input_validator0.py")).unwrap();
+    // The script ran (the converter's output is its), and every attempt failed.
+    assert!(program.contains("# read: refused"), "{program}");
+    assert!(program.contains("wrote: refused"), "{program}");
+    assert!(program.contains("listed: refused"), "{program}");
+    assert!(!outside.exists(), "the script wrote a host file");
+    assert!(!r.stdout.contains(MARKER) && !r.stderr.contains(MARKER));
+    assert_clean(&dest);
+}
+
+/// A checktestdata script the converter cannot read is refused naming the file and the line the
+/// converter names; one that is too big is refused before anything runs.
+#[test]
+fn checktestdata_scripts_the_converter_refuses() {
+    require_root!();
+    if !have_checktestdata() {
+        return;
+    }
+    let s = Scratch::new();
+    let pkg = s.path("bad");
+    small_kattis(&pkg);
+    std::fs::create_dir_all(pkg.join("input_validators")).unwrap();
+    std::fs::write(
+        pkg.join("input_validators/check.ctd"),
+        "INT(1, 100, n) NEWLINE\nREP(n NEWLINE\n",
+    )
+    .unwrap();
+    import_fails(
+        &s,
+        "kattis",
+        &pkg,
+        &["check.ctd: not a checktestdata script checktestdata can read"],
+    );
+    std::fs::write(pkg.join("input_validators/check.ctd"), "#".repeat(2 << 20)).unwrap();
+    import_fails(
+        &s,
+        "kattis",
+        &pkg,
+        &["check.ctd: a checktestdata script of 2097152 bytes: refused"],
+    );
+}
+
+/// Whether the host's `python3` has the checktestdata package; without it a test fails under CI
+/// and is skipped with a line otherwise.
+pub(crate) fn have_checktestdata() -> bool {
+    let have = std::process::Command::new("python3")
+        .args(["-c", "import checktestdata"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "checktestdata (pip install checktestdata) is missing"
+        );
+        eprintln!("skipped: checktestdata (pip install checktestdata) is missing");
+    }
+    have
+}

@@ -55,7 +55,7 @@ pub struct Options {
 }
 
 /// Imports the Kattis package in `dir` (see the module documentation). `judge` is used only
-/// when the time limit must come from the multiplier rule.
+/// when the time limit must come from the multiplier rule and to convert checktestdata scripts.
 pub fn import(
     dir: &Path,
     config: &Config,
@@ -89,7 +89,7 @@ pub fn import(
         interactive,
         &mut warnings,
     )?;
-    let validator = validators::input_validator(dir, config, &out, &data, &mut warnings)?;
+    let validator = validators::input_validator(dir, config, judge, &out, &data, &mut warnings)?;
     statement::statement(dir, &out, &yaml::title(&src), &mut warnings)?;
     let (submissions, reference) = submissions::submissions(config, dir, &out, &mut warnings)?;
     let reference = reference.ok_or_else(|| ImportError::Invalid {

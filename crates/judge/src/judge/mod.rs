@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use self::check::{compare, CheckOutcome};
-pub use self::compile::{Compiled, Program};
+pub use self::compile::{Compiled, Pin, Program};
 pub use self::host::{free_space, HostFault, FULL_SLACK};
 use self::run::signal_name;
 pub use self::run::{classify, InputRun, ProgramRun};
