@@ -19,7 +19,7 @@ pub use self::builtin::compare;
 pub(super) use self::kattis::kattis_outcome;
 use super::host::file_fault;
 use super::{Judge, JudgeError, Program, ProgramRun};
-use crate::fsutil::read_capped;
+use crate::fsutil::read_tail;
 use crate::problem::{CheckerSpec, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, Termination};
@@ -110,7 +110,7 @@ impl Judge {
                 file_size: 1 << 20,
             },
         })?;
-        let text = read_capped(&log, 4096);
+        let text = read_tail(&log, 16 << 10);
         if outcome.killed_by.is_some() {
             return Ok(CheckOutcome::Failed(format!(
                 "checker exceeded a limit ({:?})",
@@ -125,9 +125,10 @@ impl Judge {
     }
 }
 
-/// Reads a testlib checker's verdict: 0 OK, 1 WA, 2 PE (a wrong answer too), 3 checker failure.
+/// Reads a testlib checker's verdict: 0 OK, 1 WA, 2 PE (a wrong answer too), 3 checker failure;
+/// the message is the last lines of what it printed ([`crate::message::checker_message`]).
 pub(super) fn testlib_outcome(exit: Option<i32>, message: &str) -> CheckOutcome {
-    let msg = message.lines().next().unwrap_or("").trim().to_string();
+    let msg = crate::message::checker_message(message);
     match exit {
         Some(0) => CheckOutcome::Accepted,
         Some(1) => CheckOutcome::Wrong(if msg.is_empty() {
@@ -159,5 +160,19 @@ mod tests {
         );
         assert!(matches!(testlib_outcome(Some(3), "bad"), Failed(_)));
         assert!(matches!(testlib_outcome(None, ""), Failed(_)));
+    }
+
+    /// A checker written in Python that crashed (exit 1, which testlib reads as a wrong answer,
+    /// or a signal): the message ends with the exception.
+    #[test]
+    fn a_crashed_checker_shows_the_end_of_its_traceback() {
+        let tb = "Traceback (most recent call last):\n  File \"/prog/main.py\", line 3, in <module>\n    print(1 / 0)\nZeroDivisionError: division by zero\n";
+        for exit in [Some(1), None] {
+            let m = match testlib_outcome(exit, tb) {
+                Wrong(m) | Failed(m) => m,
+                Accepted => panic!("accepted"),
+            };
+            assert!(m.ends_with("ZeroDivisionError: division by zero"), "{m}");
+        }
     }
 }
