@@ -19,6 +19,7 @@ pub mod fsutil;
 pub mod judge;
 pub mod lang;
 pub mod message;
+pub mod points;
 pub mod problem;
 pub mod report;
 pub mod toolchains;

@@ -110,6 +110,18 @@ impl Problem {
                 None
             }
         };
+        if matches!(checker, CheckerSpec::Cms { .. }) && interactor.is_some() {
+            cx.err(
+                "checker",
+                "a cms checker judges an output file; an interactive problem's interactor decides instead",
+            );
+        }
+        if matches!(checker, CheckerSpec::Cms { .. }) && passes.is_some() {
+            cx.err(
+                "checker",
+                "a cms checker cannot run a multi-pass problem (it writes no nextpass.in)",
+            );
+        }
         let margins = parse_margins(&mut cx, table.get("limits"));
         let tests = discover_tests(&mut cx, dir, &generate);
         // Both limits are required: when either is absent or bad, an error says so.
@@ -198,7 +210,7 @@ fn parse_margins(cx: &mut Ctx, v: Option<&toml::Value>) -> Margins {
 
 fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSpec {
     let kinds = "\"tokens\", \"exact\", \"lines\", \"float\" or a table with kind = \"float\", \
-                 \"program\", \"kattis\" or \"kattis-default\"";
+                 \"program\", \"kattis\", \"cms\" or \"kattis-default\"";
     match v {
         None => CheckerSpec::Tokens,
         Some(toml::Value::String(s)) => match s.as_str() {
@@ -251,6 +263,16 @@ fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSp
                     }
                     None => {
                         cx.err("checker.path", "missing (the checker program's source)");
+                        CheckerSpec::Tokens
+                    }
+                },
+                Some("cms") => match t.get("path").and_then(|p| p.as_str()) {
+                    Some(p) => {
+                        let path = cx.file(dir, "checker.path", p).unwrap_or_default();
+                        CheckerSpec::Cms { path }
+                    }
+                    None => {
+                        cx.err("checker.path", "missing (the CMS checker's source)");
                         CheckerSpec::Tokens
                     }
                 },

@@ -4,12 +4,14 @@
 //!   and `kattis-default`;
 //! - a problem's checker program speaking testlib's protocol (here: run in the sandbox, its
 //!   verdict read by [`testlib_outcome`]);
-//! - a problem's Kattis output validator (`kattis.rs`).
+//! - a problem's Kattis output validator (`kattis.rs`);
+//! - a problem's CMS checker, which may give part of a test's credit (`cms.rs`).
 //!
 //! An interactor reports its verdict by the same two protocols (`interactive.rs` reads it with
 //! [`testlib_outcome`] and [`kattis_outcome`]).
 
 mod builtin;
+mod cms;
 mod kattis;
 
 use std::path::Path;
@@ -44,8 +46,25 @@ impl Judge {
         test: &TestCase,
         out_path: &Path,
         work: &Path,
-        mut result: TestResult,
+        result: TestResult,
     ) -> Result<TestResult, JudgeError> {
+        Ok(self
+            .check_partial(problem, checker, test, out_path, work, result)?
+            .0)
+    }
+
+    /// [`Judge::check`], with the share of the test's credit (thousandths, 1 to 999) when a
+    /// `cms` checker gave part of it.
+    pub(crate) fn check_partial(
+        &self,
+        problem: &Problem,
+        checker: Option<&Program>,
+        test: &TestCase,
+        out_path: &Path,
+        work: &Path,
+        mut result: TestResult,
+    ) -> Result<(TestResult, Option<u32>), JudgeError> {
+        let mut partial = None;
         // Either read failing is the host's trouble: never a wrong answer.
         let output =
             std::fs::read(out_path).map_err(file_fault("read the program's output", out_path))?;
@@ -56,6 +75,11 @@ impl Judge {
             Some(c) => match &problem.checker {
                 CheckerSpec::Kattis { flags, .. } => {
                     self.run_kattis_validator(c, flags, test, out_path, work)?
+                }
+                CheckerSpec::Cms { .. } => {
+                    let (outcome, share) = self.run_cms_checker(c, test, out_path, work)?;
+                    partial = share;
+                    outcome
                 }
                 _ => self.run_checker(c, test, out_path, work)?,
             },
@@ -72,7 +96,7 @@ impl Judge {
                 result.message = message;
             }
         }
-        Ok(result)
+        Ok((result, partial))
     }
 
     fn run_checker(
