@@ -1069,3 +1069,77 @@ pub(crate) fn have_checktestdata() -> bool {
     }
     have
 }
+
+/// A CMS task as most are: subtasks worth fractional points (37.5 and 62.5) and a checker that
+/// prints a score from 0 to 1 (cor/correttore.cpp). The import keeps both; the full solution
+/// scores 100, and one right on small sums only gets its partial credit: all of subtask 2's
+/// 37.5 points and half of subtask 3's 62.5 (each of its tests half right), 68.75 exactly.
+#[test]
+fn cms_task_with_fractional_points_and_a_checker() {
+    require_root!();
+    let s = Scratch::new();
+    let from = testdata("import/cms/coppie");
+    let dir = s.import("cms", &from, "coppie");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(
+        p.checker,
+        CheckerSpec::Cms {
+            path: "checker.cpp".into()
+        }
+    );
+    let groups: Vec<(String, u32, u32)> = p
+        .groups
+        .iter()
+        .map(|g| (g.name.clone(), g.points_milli, g.points))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("subtask2".into(), 37_500, 38),
+            ("subtask3".into(), 62_500, 62)
+        ]
+    );
+    let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+    assert!(
+        toml.contains("points = 37.5\n") && toml.contains("kind = \"cms\""),
+        "{toml}"
+    );
+    let report = s.verify(&dir);
+    assert_eq!(
+        judged_names(&report),
+        [
+            "\"accepted/soluzione.cpp\" \"AC\"",
+            "\"solution.cpp\" \"AC\""
+        ]
+    );
+    let j = judge();
+    let full = common::judge_file(&j, &dir, &dir.join("submissions/accepted/soluzione.cpp"));
+    assert_eq!((full.score, full.score_milli), (100, 100_000), "{full:#?}");
+    let small = s.path("piccoli.cpp");
+    std::fs::copy(from.join("sol/piccoli.cpp"), &small).unwrap();
+    let partial = common::judge_file(&j, &dir, &small);
+    assert_eq!(
+        (partial.score, partial.score_milli),
+        (68, 68_750),
+        "{partial:#?}"
+    );
+    assert_eq!(
+        partial
+            .partial
+            .iter()
+            .map(|(t, s)| (t.as_str(), *s))
+            .collect::<Vec<_>>(),
+        [("s3-03", 500), ("s3-04", 500)]
+    );
+    let t = partial.tests.iter().find(|t| t.name == "s3-04").unwrap();
+    assert_eq!(t.verdict, ojd_judge::Verdict::WrongAnswer);
+    assert!(
+        t.message
+            .starts_with("partially correct: 0.500000 of the test's credit; 2 of 4 pairs right"),
+        "{}",
+        t.message
+    );
+    // The text report shows the exact score beside the whole one.
+    let text = ojd_judge::report::render(&partial, false);
+    assert!(text.contains("score 68 (68.75 exactly)"), "{text}");
+}

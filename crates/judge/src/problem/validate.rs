@@ -498,6 +498,47 @@ mod tests {
         d
     }
 
+    /// `checker = { kind = "cms" }` and fractional group points load; a cms checker with an
+    /// interactor, and points with more than three decimals, are errors naming the key.
+    #[test]
+    fn cms_checkers_and_fractional_points() {
+        let head = "title = \"T\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\n";
+        let files = [
+            ("check.cpp", "int main(){}"),
+            ("i.cpp", "int main(){}"),
+            ("solution.rs", "fn main(){}"),
+            ("tests/1.in", "1\n"),
+            ("tests/2.in", "2\n"),
+        ];
+        let d = package(
+            &format!("{head}checker = {{ kind = \"cms\", path = \"check.cpp\" }}\n[[group]]\nname = \"a\"\npoints = 12.5\ntests = [\"1\"]\n[[group]]\nname = \"b\"\npoints = 87.5\ntests = [\"2\"]\n"),
+            &files,
+        );
+        let p = Problem::load(d.path()).unwrap();
+        assert_eq!(
+            p.checker,
+            CheckerSpec::Cms {
+                path: "check.cpp".into()
+            }
+        );
+        let g: Vec<(u32, u32)> = p
+            .groups
+            .iter()
+            .map(|g| (g.points_milli, g.points))
+            .collect();
+        assert_eq!(g, [(12_500, 13), (87_500, 87)]);
+        let d = package(
+            &format!("{head}checker = {{ kind = \"cms\", path = \"check.cpp\" }}\ninteractor = {{ path = \"i.cpp\" }}\n[[group]]\npoints = 1.0005\ntests = [\"1\"]\n"),
+            &files,
+        );
+        let e = Problem::load(d.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("checker: a cms checker judges an output file"),
+            "{e}"
+        );
+        assert!(e.contains("group[0].points: 1.0005: expected a non-negative number of points with at most three decimals"), "{e}");
+    }
+
     #[test]
     fn loads_a_good_package() {
         let d = package(
