@@ -1143,3 +1143,61 @@ fn cms_task_with_fractional_points_and_a_checker() {
     let text = ojd_judge::report::render(&partial, false);
     assert!(text.contains("score 68 (68.75 exactly)"), "{text}");
 }
+
+/// `submissions/submissions.yaml` (2023-07 draft, 2025-09): a submission's requirements decide
+/// its folder when they are exactly one of ojd's promises (a `mixed/` file that must time out,
+/// a `rejected/` one narrowed to wrong answers); one with requirements ojd cannot check (per
+/// test group, a replaced default folder's [AC, WA, TLE]) is skipped, named with the key; the
+/// imported ones keep their promises under `ojd verify`.
+#[test]
+fn kattis_submissions_yaml_expectations() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("expect");
+    small_kattis(&pkg);
+    for (f, text) in [
+        ("submissions/mixed/slow.py", "while True:\n    pass\n"),
+        ("submissions/rejected/wa.py", "print(0)\n"),
+        ("submissions/wrong_answer/groups.py", "print(0)\n"),
+        ("submissions/time_limit_exceeded/spin.py", "while True:\n    pass\n"),
+        (
+            "submissions/submissions.yaml",
+            "accepted/sum.py:\n  authors: A. Setter\nmixed/slow.py:\n  permitted: [AC, TLE]\n  required: [TLE]\nrejected/wa.py:\n  permitted: [AC, WA]\nwrong_answer/groups.py:\n  sample:\n    permitted: [AC]\ntime_limit_exceeded:\n  permitted: [AC, WA, TLE]\n",
+        ),
+    ] {
+        let p = pkg.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let dest = s.path("imported");
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &pkg.display().to_string(),
+        "--to",
+        &dest.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    for w in [
+        "groups.py: ",
+        "wrong_answer/groups.py: sample (requirements per test group): ojd verify promises one verdict per submission",
+        "spin.py: ",
+        "submissions.yaml: permitted [AC, TLE, WA] and required [TLE]: no ojd folder promises exactly that",
+    ] {
+        assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
+    }
+    let subs = submissions(&dest);
+    assert_eq!(
+        subs,
+        BTreeMap::from([
+            ("accepted".to_string(), vec!["sum.py".to_string()]),
+            (
+                "time_limit_exceeded".to_string(),
+                vec!["slow.py".to_string()]
+            ),
+            ("wrong_answer".to_string(), vec!["wa.py".to_string()]),
+        ])
+    );
+    let report = s.verify(&dest);
+    assert_eq!(judged_names(&report).len(), 4, "{report}");
+}

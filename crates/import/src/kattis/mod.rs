@@ -34,6 +34,7 @@
 //! them together into the new package.
 
 mod data;
+mod expectations;
 mod statement;
 mod submissions;
 mod validators;

@@ -225,15 +225,9 @@ pub(super) fn submissions(
     let root = dir.join("submissions");
     let mut count = 0;
     let mut reference: Option<(u8, String)> = None;
-    // 2025-09's submissions.yaml and DOMjudge's submissions.json: expectations per file.
-    for f in ["submissions.yaml", "submissions.json"] {
-        if root.join(f).is_file() {
-            warnings.push(format!(
-                "{}: expectations beyond the folder a submission is in are not used",
-                root.join(f).display()
-            ));
-        }
-    }
+    // submissions.yaml (or .json): expectations per submission, which may move a submission
+    // to another folder or skip it (`expectations`).
+    let expectations = super::expectations::read(dir)?;
     for folder in entries(&root).into_iter().filter(|p| p.is_dir()) {
         let name = folder
             .file_name()
@@ -242,16 +236,26 @@ pub(super) fn submissions(
             .into_owned();
         // A folder without a verdict of its own (DOMjudge's `rejected/`, `mixed/`) may still
         // hold files whose @EXPECTED_RESULTS@ header names one.
-        let Some(target) = verdict_folder(&name).or_else(|| {
-            entries(&folder)
-                .iter()
-                .any(|f| {
-                    f.is_file()
-                        && crate::files::read_text(f)
-                            .is_ok_and(|t| t.contains("@EXPECTED_RESULTS@:"))
-                })
-                .then_some("")
-        }) else {
+        let spoken = |rel: &str| expectations.as_ref().is_some_and(|e| e.speaks_of(rel));
+        let any_spoken = entries(&folder).iter().any(|e| {
+            spoken(&format!(
+                "{name}/{}",
+                e.file_name().unwrap_or_default().to_string_lossy()
+            ))
+        });
+        let Some(target) = verdict_folder(&name)
+            .or_else(|| {
+                entries(&folder)
+                    .iter()
+                    .any(|f| {
+                        f.is_file()
+                            && crate::files::read_text(f)
+                                .is_ok_and(|t| t.contains("@EXPECTED_RESULTS@:"))
+                    })
+                    .then_some("")
+            })
+            .or_else(|| any_spoken.then_some(""))
+        else {
             warnings.push(format!(
                 "{}: ojd has no verdict folder for {name:?}; skipped",
                 folder.display()
@@ -259,6 +263,25 @@ pub(super) fn submissions(
             continue;
         };
         for entry in entries(&folder) {
+            let rel = format!(
+                "{name}/{}",
+                entry.file_name().unwrap_or_default().to_string_lossy()
+            );
+            // The expectations file decides over the folder when it speaks of the submission.
+            let (target, decided) = match expectations.as_ref().filter(|e| e.speaks_of(&rel)) {
+                Some(e) => match e.folder(&rel) {
+                    Ok(f) => (f, true),
+                    Err(why) => {
+                        warnings.push(format!(
+                            "{}: {}: {why}; skipped",
+                            entry.display(),
+                            e.file.display()
+                        ));
+                        continue;
+                    }
+                },
+                None => (target, false),
+            };
             // DOMjudge's multi-file submission is a folder: one with a single program in it is
             // that program; several files are a program ojd cannot judge as one file.
             let (f, as_name) = if entry.is_dir() {
@@ -314,6 +337,7 @@ pub(super) fn submissions(
             // DOMjudge: a header in the source names the expected result, whatever the folder.
             let text = crate::files::read_text(&f)?;
             let target = match expected_results(&text) {
+                _ if decided => target,
                 None if target.is_empty() => {
                     warnings.push(format!(
                         "{}: ojd has no verdict folder for {name:?} and the file has no @EXPECTED_RESULTS@ header; skipped",
