@@ -1201,3 +1201,67 @@ fn kattis_submissions_yaml_expectations() {
     let report = s.verify(&dest);
     assert_eq!(judged_names(&report).len(), 4, "{report}");
 }
+
+/// A submission folder (DOMjudge's multi-file submission) of one C++ source and its headers is
+/// that source with the headers inlined, and it is judged as it promises; one of two Python
+/// modules is skipped, named with its entry point from submissions.json.
+#[test]
+fn kattis_multi_file_submissions() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("multi");
+    small_kattis(&pkg);
+    for (f, text) in [
+        (
+            "submissions/accepted/split/main.cpp",
+            "#include <cstdio>\n#include \"add.h\"\nint main() { long long a, b; std::scanf(\"%lld %lld\", &a, &b); std::printf(\"%lld\\n\", add(a, b)); }\n",
+        ),
+        (
+            "submissions/accepted/split/add.h",
+            "#pragma once\n#include \"types.hpp\"\ninline num add(num a, num b) { return a + b; }\n",
+        ),
+        ("submissions/accepted/split/types.hpp", "typedef long long num;\n"),
+        (
+            "submissions/wrong_answer/off/main.cpp",
+            "#include <cstdio>\n#include \"add.h\"\nint main() { long long a, b; std::scanf(\"%lld %lld\", &a, &b); std::printf(\"%lld\\n\", add(a, b)); }\n",
+        ),
+        (
+            "submissions/wrong_answer/off/add.h",
+            "inline long long add(long long a, long long b) { return a + b + 1; }\n",
+        ),
+        ("submissions/accepted/modules/main.py", "from util import add\nprint(add(*map(int, input().split())))\n"),
+        ("submissions/accepted/modules/util.py", "def add(a, b):\n    return a + b\n"),
+        (
+            "submissions.json",
+            "{\"submissions/accepted/modules/\": {\"entry_point\": \"main.py\"}}\n",
+        ),
+    ] {
+        let p = pkg.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let dest = s.path("imported");
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &pkg.display().to_string(),
+        "--to",
+        &dest.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    for w in [
+        "split: a submission of 3 files (add.h, main.cpp, types.hpp): its headers inlined into main.cpp",
+        "modules: a submission of 2 files (main.py, util.py) (entry point main.py): ojd judges single-file programs",
+    ] {
+        assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
+    }
+    let split = std::fs::read_to_string(dest.join("submissions/accepted/split.cpp")).unwrap();
+    assert!(
+        split.contains("typedef long long num;") && !split.contains("#include \"add.h\""),
+        "{split}"
+    );
+    assert!(dest.join("submissions/wrong_answer/off.cpp").is_file());
+    assert!(!dest.join("submissions/accepted/modules.py").exists());
+    let report = s.verify(&dest);
+    assert_eq!(judged_names(&report).len(), 4, "{report}");
+}

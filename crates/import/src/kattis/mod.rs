@@ -26,11 +26,14 @@
 //! - `submissions/<verdict>/` → `submissions/<verdict>/`, the first accepted one (C++, C or
 //!   Rust preferred) also named as the reference solution; DOMjudge's `.c++` and `.py3` renamed
 //!   `.cpp` and `.py`, and a submission folder holding one program imported as that program
-//!   (one of several files is skipped, named).
+//!   (one C or C++ source with its headers: the headers inlined; several sources are skipped,
+//!   named); `submissions.yaml` / `submissions.json` expectations decide a submission's folder
+//!   when ojd can hold them (`expectations`).
 //!
 //! One file per part of the package: `yaml` reads `problem.yaml`, `data` the tests and
 //! groups, `validators` the output and input validators, `statement` the statement,
-//! `submissions` the submissions and the timing of the accepted ones; [`import`] below puts
+//! `submissions` the submissions and the timing of the accepted ones, `expectations` the
+//! expectations file; [`import`] below puts
 //! them together into the new package.
 
 mod data;
