@@ -59,7 +59,7 @@ pub fn apportion(milli: &[u32]) -> Vec<u32> {
     let mut order: Vec<usize> = (0..milli.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(milli[i] % MILLI));
     for i in order {
-        if left == 0 || milli[i] % MILLI == 0 {
+        if left == 0 || milli[i].is_multiple_of(MILLI) {
             break;
         }
         out[i] += 1;

@@ -258,9 +258,9 @@ impl Expectations {
         self.defaults
             .iter()
             .chain(&self.rules)
+            .rev()
             .filter(|r| matches(&r.pattern, rel))
-            .filter_map(|r| r.entrypoint.clone())
-            .last()
+            .find_map(|r| r.entrypoint.clone())
     }
 
     /// The ojd folder whose promise is exactly what the rules require of the submission at `rel`,
