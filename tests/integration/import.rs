@@ -946,12 +946,13 @@ fn cms_refusals_exit_2() {
     }
     std::fs::copy(from.join("task.yaml"), task.join("task.yaml")).unwrap();
     std::fs::create_dir_all(task.join("check")).unwrap();
-    std::fs::write(task.join("check/checker.cpp"), "int main() {}\n").unwrap();
+    // A compiled checker alone: ojd builds every program in its sandbox, from source.
+    std::fs::write(task.join("check/checker"), "\x7fELF\x02\x01\x01").unwrap();
     import_fails(
         &s,
         "cms",
         &task,
-        &["checker.cpp: check/checker: a CMS checker (it prints a score from 0 to 1"],
+        &["checker: check/checker: a CMS checker without its source in a language ojd knows"],
     );
     import_fails(
         &s,

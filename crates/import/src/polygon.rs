@@ -647,7 +647,7 @@ fn scoring(
     if total == 0.0 && policies.iter().all(|(_, _, p)| p.unwrap_or(0.0) == 0.0) {
         return Ok(Vec::new());
     }
-    let whole = |p: f64, key: &str| -> Result<u32, ImportError> {
+    let milli = |p: f64, key: &str| -> Result<u32, ImportError> {
         ojd_judge::points::from_f64(p).ok_or_else(|| {
             x.unsupported(
                 key,
@@ -668,7 +668,7 @@ fn scoring(
                 if sum > 0.0 && !members.is_empty() {
                     groups.push(Group::exact(
                         format!("group {name}"),
-                        whole(sum, &format!("groups/group[@name={name:?}]/@points"))?,
+                        milli(sum, &format!("groups/group[@name={name:?}]/@points"))?,
                         members.iter().map(|(t, _, _)| t.clone()).collect(),
                     ));
                 }
@@ -689,7 +689,7 @@ fn scoring(
         }
         groups.push(Group::exact(
             format!("test {t}"),
-            whole(*p, &format!("tests/test {t}/@points"))?,
+            milli(*p, &format!("tests/test {t}/@points"))?,
             vec![t.clone()],
         ));
     }
