@@ -946,12 +946,13 @@ fn cms_refusals_exit_2() {
     }
     std::fs::copy(from.join("task.yaml"), task.join("task.yaml")).unwrap();
     std::fs::create_dir_all(task.join("check")).unwrap();
-    std::fs::write(task.join("check/checker.cpp"), "int main() {}\n").unwrap();
+    // A compiled checker alone: ojd builds every program in its sandbox, from source.
+    std::fs::write(task.join("check/checker"), "\x7fELF\x02\x01\x01").unwrap();
     import_fails(
         &s,
         "cms",
         &task,
-        &["checker.cpp: check/checker: a CMS checker (it prints a score from 0 to 1"],
+        &["checker: check/checker: a CMS checker without its source in a language ojd knows"],
     );
     import_fails(
         &s,
@@ -959,4 +960,309 @@ fn cms_refusals_exit_2() {
         &testdata("import/kattis/custom-divisor"),
         &["task.yaml: missing: not a CMS task; it looks like a Kattis package (`ojd import kattis`)"],
     );
+}
+
+/// A checktestdata script is converted in the sandbox, not on the host: with the converter made
+/// hostile (a `checktestdata` module first on the host's Python path that runs the script as
+/// Python, as a parser bug would), the script's code runs, but it can neither read a host file
+/// nor write outside its box; what it wrote is all that comes back.
+#[test]
+fn checktestdata_conversion_runs_in_the_sandbox() {
+    require_root!();
+    let s = Scratch::new();
+    let secret = host_secret(&s);
+    let outside = s.path("host/written-by-the-script");
+    let fake = s.path("fake-python/checktestdata");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("__init__.py"), "").unwrap();
+    // `--convert OUT IN`: run IN as Python, with OUT to write.
+    std::fs::write(
+        fake.join("__main__.py"),
+        "import sys\nout, src = sys.argv[2], sys.argv[3]\nexec(open(src).read())\n",
+    )
+    .unwrap();
+    let pkg = s.path("hostile");
+    small_kattis(&pkg);
+    std::fs::create_dir_all(pkg.join("input_validators")).unwrap();
+    std::fs::write(
+        pkg.join("input_validators/check.ctd"),
+        format!(
+            "import os\n\
+             def attempt(f):\n    try:\n        return str(f())\n    except Exception as e:\n        return 'refused ' + type(e).__name__\n\
+             read = attempt(lambda: open({secret:?}).read().strip())\n\
+             wrote = attempt(lambda: open({outside:?}, 'w').write('x'))\n\
+             listed = attempt(lambda: os.listdir({host:?}))\n\
+             open(out, 'w').write('import sys\\n# read: %s; wrote: %s; listed: %s\\nsys.exit(42)\\n' % (read, wrote, listed))\n",
+            secret = secret.display().to_string(),
+            outside = outside.display().to_string(),
+            host = s.path("host").display().to_string(),
+        ),
+    )
+    .unwrap();
+    let dest = s.path("imported");
+    let out = common::ojd()
+        .args(["import", "kattis"])
+        .arg(&pkg)
+        .arg("--to")
+        .arg(&dest)
+        .arg("--config")
+        .arg(s.path("config.toml"))
+        .env("PYTHONPATH", s.path("fake-python"))
+        .output()
+        .expect("ojd runs");
+    let r = Run::from(out);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let program = std::fs::read_to_string(dest.join("input_validator0.py")).unwrap();
+    // The script ran (the converter's output is its), and every attempt failed.
+    assert!(program.contains("# read: refused"), "{program}");
+    assert!(program.contains("wrote: refused"), "{program}");
+    assert!(program.contains("listed: refused"), "{program}");
+    assert!(!outside.exists(), "the script wrote a host file");
+    assert!(!r.stdout.contains(MARKER) && !r.stderr.contains(MARKER));
+    assert_clean(&dest);
+}
+
+/// A checktestdata script the converter cannot read is refused naming the file and the line the
+/// converter names; one that is too big is refused before anything runs.
+#[test]
+fn checktestdata_scripts_the_converter_refuses() {
+    require_root!();
+    if !have_checktestdata() {
+        return;
+    }
+    let s = Scratch::new();
+    let pkg = s.path("bad");
+    small_kattis(&pkg);
+    std::fs::create_dir_all(pkg.join("input_validators")).unwrap();
+    std::fs::write(
+        pkg.join("input_validators/check.ctd"),
+        "INT(1, 100, n) NEWLINE\nREP(n NEWLINE\n",
+    )
+    .unwrap();
+    import_fails(
+        &s,
+        "kattis",
+        &pkg,
+        &["check.ctd: not a checktestdata script checktestdata can read"],
+    );
+    std::fs::write(pkg.join("input_validators/check.ctd"), "#".repeat(2 << 20)).unwrap();
+    import_fails(
+        &s,
+        "kattis",
+        &pkg,
+        &["check.ctd: a checktestdata script of 2097152 bytes: refused"],
+    );
+}
+
+/// Whether the host's `python3` has the checktestdata package; without it a test fails under CI
+/// and is skipped with a line otherwise.
+pub(crate) fn have_checktestdata() -> bool {
+    let have = std::process::Command::new("python3")
+        .args(["-c", "import checktestdata"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "checktestdata (pip install checktestdata) is missing"
+        );
+        eprintln!("skipped: checktestdata (pip install checktestdata) is missing");
+    }
+    have
+}
+
+/// A CMS task as most are: subtasks worth fractional points (37.5 and 62.5) and a checker that
+/// prints a score from 0 to 1 (cor/correttore.cpp). The import keeps both; the full solution
+/// scores 100, and one right on small sums only gets its partial credit: all of subtask 2's
+/// 37.5 points and half of subtask 3's 62.5 (each of its tests half right), 68.75 exactly.
+#[test]
+fn cms_task_with_fractional_points_and_a_checker() {
+    require_root!();
+    let s = Scratch::new();
+    let from = testdata("import/cms/coppie");
+    let dir = s.import("cms", &from, "coppie");
+    let p = Problem::load(&dir).expect("the import loads");
+    assert_eq!(
+        p.checker,
+        CheckerSpec::Cms {
+            path: "checker.cpp".into()
+        }
+    );
+    let groups: Vec<(String, u32, u32)> = p
+        .groups
+        .iter()
+        .map(|g| (g.name.clone(), g.points_milli, g.points))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("subtask2".into(), 37_500, 38),
+            ("subtask3".into(), 62_500, 62)
+        ]
+    );
+    let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+    assert!(
+        toml.contains("points = 37.5\n") && toml.contains("kind = \"cms\""),
+        "{toml}"
+    );
+    let report = s.verify(&dir);
+    assert_eq!(
+        judged_names(&report),
+        [
+            "\"accepted/soluzione.cpp\" \"AC\"",
+            "\"solution.cpp\" \"AC\""
+        ]
+    );
+    let j = judge();
+    let full = common::judge_file(&j, &dir, &dir.join("submissions/accepted/soluzione.cpp"));
+    assert_eq!((full.score, full.score_milli), (100, 100_000), "{full:#?}");
+    let small = s.path("piccoli.cpp");
+    std::fs::copy(from.join("sol/piccoli.cpp"), &small).unwrap();
+    let partial = common::judge_file(&j, &dir, &small);
+    assert_eq!(
+        (partial.score, partial.score_milli),
+        (68, 68_750),
+        "{partial:#?}"
+    );
+    assert_eq!(
+        partial
+            .partial
+            .iter()
+            .map(|(t, s)| (t.as_str(), *s))
+            .collect::<Vec<_>>(),
+        [("s3-03", 500), ("s3-04", 500)]
+    );
+    let t = partial.tests.iter().find(|t| t.name == "s3-04").unwrap();
+    assert_eq!(t.verdict, ojd_judge::Verdict::WrongAnswer);
+    assert!(
+        t.message
+            .starts_with("partially correct: 0.500000 of the test's credit; 2 of 4 pairs right"),
+        "{}",
+        t.message
+    );
+    // The text report shows the exact score beside the whole one.
+    let text = ojd_judge::report::render(&partial, false);
+    assert!(text.contains("score 68 (68.75 exactly)"), "{text}");
+}
+
+/// `submissions/submissions.yaml` (2023-07 draft, 2025-09): a submission's requirements decide
+/// its folder when they are exactly one of ojd's promises (a `mixed/` file that must time out,
+/// a `rejected/` one narrowed to wrong answers); one with requirements ojd cannot check (per
+/// test group, a replaced default folder's [AC, WA, TLE]) is skipped, named with the key; the
+/// imported ones keep their promises under `ojd verify`.
+#[test]
+fn kattis_submissions_yaml_expectations() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("expect");
+    small_kattis(&pkg);
+    for (f, text) in [
+        ("submissions/mixed/slow.py", "while True:\n    pass\n"),
+        ("submissions/rejected/wa.py", "print(0)\n"),
+        ("submissions/wrong_answer/groups.py", "print(0)\n"),
+        ("submissions/time_limit_exceeded/spin.py", "while True:\n    pass\n"),
+        (
+            "submissions/submissions.yaml",
+            "accepted/sum.py:\n  authors: A. Setter\nmixed/slow.py:\n  permitted: [AC, TLE]\n  required: [TLE]\nrejected/wa.py:\n  permitted: [AC, WA]\nwrong_answer/groups.py:\n  sample:\n    permitted: [AC]\ntime_limit_exceeded:\n  permitted: [AC, WA, TLE]\n",
+        ),
+    ] {
+        let p = pkg.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let dest = s.path("imported");
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &pkg.display().to_string(),
+        "--to",
+        &dest.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    for w in [
+        "groups.py: ",
+        "wrong_answer/groups.py: sample (requirements per test group): ojd verify promises one verdict per submission",
+        "spin.py: ",
+        "submissions.yaml: permitted [AC, TLE, WA] and required [TLE]: no ojd folder promises exactly that",
+    ] {
+        assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
+    }
+    let subs = submissions(&dest);
+    assert_eq!(
+        subs,
+        BTreeMap::from([
+            ("accepted".to_string(), vec!["sum.py".to_string()]),
+            (
+                "time_limit_exceeded".to_string(),
+                vec!["slow.py".to_string()]
+            ),
+            ("wrong_answer".to_string(), vec!["wa.py".to_string()]),
+        ])
+    );
+    let report = s.verify(&dest);
+    assert_eq!(judged_names(&report).len(), 4, "{report}");
+}
+
+/// A submission folder (DOMjudge's multi-file submission) of one C++ source and its headers is
+/// that source with the headers inlined, and it is judged as it promises; one of two Python
+/// modules is skipped, named with its entry point from submissions.json.
+#[test]
+fn kattis_multi_file_submissions() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("multi");
+    small_kattis(&pkg);
+    for (f, text) in [
+        (
+            "submissions/accepted/split/main.cpp",
+            "#include <cstdio>\n#include \"add.h\"\nint main() { long long a, b; std::scanf(\"%lld %lld\", &a, &b); std::printf(\"%lld\\n\", add(a, b)); }\n",
+        ),
+        (
+            "submissions/accepted/split/add.h",
+            "#pragma once\n#include \"types.hpp\"\ninline num add(num a, num b) { return a + b; }\n",
+        ),
+        ("submissions/accepted/split/types.hpp", "typedef long long num;\n"),
+        (
+            "submissions/wrong_answer/off/main.cpp",
+            "#include <cstdio>\n#include \"add.h\"\nint main() { long long a, b; std::scanf(\"%lld %lld\", &a, &b); std::printf(\"%lld\\n\", add(a, b)); }\n",
+        ),
+        (
+            "submissions/wrong_answer/off/add.h",
+            "inline long long add(long long a, long long b) { return a + b + 1; }\n",
+        ),
+        ("submissions/accepted/modules/main.py", "from util import add\nprint(add(*map(int, input().split())))\n"),
+        ("submissions/accepted/modules/util.py", "def add(a, b):\n    return a + b\n"),
+        (
+            "submissions.json",
+            "{\"submissions/accepted/modules/\": {\"entry_point\": \"main.py\"}}\n",
+        ),
+    ] {
+        let p = pkg.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let dest = s.path("imported");
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &pkg.display().to_string(),
+        "--to",
+        &dest.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    for w in [
+        "split: a submission of 3 files (add.h, main.cpp, types.hpp): its headers inlined into main.cpp",
+        "modules: a submission of 2 files (main.py, util.py) (entry point main.py): ojd judges single-file programs",
+    ] {
+        assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
+    }
+    let split = std::fs::read_to_string(dest.join("submissions/accepted/split.cpp")).unwrap();
+    assert!(
+        split.contains("typedef long long num;") && !split.contains("#include \"add.h\""),
+        "{split}"
+    );
+    assert!(dest.join("submissions/wrong_answer/off.cpp").is_file());
+    assert!(!dest.join("submissions/accepted/modules.py").exists());
+    let report = s.verify(&dest);
+    assert_eq!(judged_names(&report).len(), 4, "{report}");
 }

@@ -637,3 +637,52 @@ fn each_test_writes_new_output_files() {
     );
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// A copy of the A+B fixture with `extra` appended to its problem.toml and `files` written.
+fn aplusb_with(dir: &Path, extra: &str, files: &[(&str, &str)]) {
+    let src = aplusb();
+    for sub in ["tests", "submissions/accepted"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap().flatten() {
+            std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    for f in ["solution.rs", "statement.md"] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    let toml = std::fs::read_to_string(src.join("problem.toml")).unwrap();
+    std::fs::write(dir.join("problem.toml"), format!("{toml}\n{extra}\n")).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+}
+
+/// A checker that crashed (a Python traceback): the test's message, in the report, ends with
+/// the exception that says what went wrong, not with "Traceback (most recent call last):".
+#[test]
+fn a_crashed_checkers_message_is_the_end_of_its_traceback() {
+    require_root!();
+    let d = tempfile::tempdir().unwrap();
+    let crash = "import sys\n\ndef read(name):\n    with open(name) as f:\n        return f.read().split()\n\ndef main():\n    out = read(sys.argv[2])\n    return {}['no such key']\n\nmain()\n";
+    for (kind, extra) in [
+        (
+            "program",
+            "[checker]\nkind = \"program\"\npath = \"check.py\"",
+        ),
+        (
+            "kattis",
+            "[checker]\nkind = \"kattis\"\npath = \"check.py\"",
+        ),
+    ] {
+        let dir = d.path().join(kind);
+        aplusb_with(&dir, extra, &[("check.py", crash)]);
+        let r = judge_file(&common::judge(1), &dir, &sub("accepted/ac.c"));
+        let t = &r.tests[0];
+        assert!(
+            t.message.ends_with("KeyError: 'no such key'"),
+            "{kind}: {:?}: {}",
+            t.verdict,
+            t.message
+        );
+    }
+}

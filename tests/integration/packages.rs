@@ -679,7 +679,7 @@ fn domjudge_conventions() {
     for w in [
         "twice.c++: DOMjudge's extension; imported as twice.cpp",
         "double.py3: DOMjudge's extension; imported as onefile.py",
-        "twofiles: a submission of 2 files (main.c, twice.c): ojd judges single-file programs; skipped",
+        "twofiles: a submission of 2 files (main.c, twice.c): ojd judges single-file programs, and only one C or C++ source with its headers becomes one; skipped",
     ] {
         assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
     }

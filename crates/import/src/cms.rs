@@ -18,19 +18,25 @@
 //!   its tests named `s<k>-<i>`; without them, `score_type` / `score_type_parameters`:
 //!   `GroupMin` and `GroupMul` with `[[points, count], ...]` → groups of consecutive tests,
 //!   `Sum` (the default, each test worth `score_type_parameters` or `total_value` / `n_input`)
-//!   → one group per test. A test's outcome in ojd is all or nothing, so `GroupMul` is the same
-//!   as `GroupMin`;
+//!   → one group per test. Points may have up to three decimals (`#ST: 12.5`; ojd keeps
+//!   thousandths, `ojd_judge::points`); a `Sum` share with more (100 points over 30 tests) is
+//!   split in thousandths that add up to the total. A group earns its points times the smallest
+//!   share of its tests, which is `GroupMin`; without a checker a test's share is all or nothing,
+//!   so `GroupMul` is the same;
+//! - the checker: `check/checker.*` or `cor/correttore.*` (its source, in a language ojd knows;
+//!   local headers inlined) → a `cms` checker (`checker input answer output`, the score from 0 to
+//!   1 on standard output, a message on standard error), whose partial scores count;
 //! - `sol/`: `soluzione.*` or `solution.*` (else the first file in a language ojd knows, C++
 //!   first) → the reference `solution` and `submissions/accepted/`; the other solutions carry
 //!   no expected verdict and are skipped with a warning;
 //! - `statement/` (or `testo/`): `statement.md` kept, PDF files copied under `statement/` and
 //!   named by a short `statement.md`.
 //!
-//! Refused, naming the file and the key: a checker (`check/checker`, `cor/correttore`: it
-//! prints a score from 0 to 1 on standard output, which ojd's all-or-nothing checkers cannot
-//! express), a communication task (`check/manager`, `cor/manager`), a grader (`sol/grader.*`),
-//! `output_only`, `score_type: GroupThreshold` and other score types, groups given by a regular
-//! expression, points that are not whole numbers, a test before the first `#ST:` line.
+//! Refused, naming the file and the key: a compiled checker without its source, `GroupMul` with a
+//! checker (CMS multiplies partial scores, ojd takes the smallest), a communication task
+//! (`check/manager`, `cor/manager`), a grader (`sol/grader.*`), `output_only`, `score_type:
+//! GroupThreshold` and other score types, groups given by a regular expression, points with more
+//! than three decimals, a test before the first `#ST:` line.
 
 use std::path::{Path, PathBuf};
 
@@ -94,18 +100,16 @@ impl Task {
     }
 }
 
-/// A whole number of points, or why not.
-fn whole_points(x: f64, task: &Task, key: &str) -> Result<u32, ImportError> {
-    if x >= 0.0 && x.fract() == 0.0 && x <= u32::MAX as f64 {
-        Ok(x as u32)
-    } else {
-        Err(task.unsupported(
+/// Points in thousandths (ojd's unit, `ojd_judge::points`), or why not.
+fn milli_points(x: f64, task: &Task, key: &str) -> Result<u32, ImportError> {
+    ojd_judge::points::from_f64(x).ok_or_else(|| {
+        task.unsupported(
             key,
             format!(
-                "{x} points: ojd's groups are worth whole points; make every score a whole number"
+                "{x} points: ojd scores non-negative points with at most three decimals (thousandths)"
             ),
-        ))
-    }
+        )
+    })
 }
 
 /// One line of gen/GEN that makes a test, and the subtasks: (points, number of tests, line).
@@ -273,16 +277,12 @@ pub fn import(
     for (f, what) in [
         ("check/manager", "a communication task's manager"),
         ("cor/manager", "a communication task's manager"),
-        (
-            "check/checker",
-            "a CMS checker (it prints a score from 0 to 1; ojd's checkers accept or reject a test, and this protocol is not one of theirs)",
-        ),
-        (
-            "cor/correttore",
-            "a CMS checker (it prints a score from 0 to 1; ojd's checkers accept or reject a test, and this protocol is not one of theirs)",
-        ),
     ] {
-        let folder = dir.join(f).parent().map(Path::to_path_buf).unwrap_or_default();
+        let folder = dir
+            .join(f)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         let stem = Path::new(f).file_name().unwrap_or_default();
         let found = files_in(&folder)
             .into_iter()
@@ -294,6 +294,42 @@ pub fn import(
                 what: format!("{what}: not supported"),
             });
         }
+    }
+    // The checker: its source, in a language ojd knows (a compiled one alone is refused).
+    let mut checker_source = None;
+    for f in ["check/checker", "cor/correttore"] {
+        let folder = dir
+            .join(f)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let stem = Path::new(f).file_name().unwrap_or_default();
+        let found: Vec<PathBuf> = files_in(&folder)
+            .into_iter()
+            .filter(|p| p.file_stem() == Some(stem))
+            .collect();
+        if found.is_empty() || checker_source.is_some() {
+            continue;
+        }
+        match found
+            .iter()
+            .find(|p| config.language_for(&cms_ext(p)).is_some())
+        {
+            Some(src) => checker_source = Some(src.clone()),
+            None => {
+                return Err(ImportError::Unsupported {
+                    file: found[0].display().to_string(),
+                    key: f.into(),
+                    what: "a CMS checker without its source in a language ojd knows (a compiled checker is not imported: ojd builds every program in its sandbox)".into(),
+                })
+            }
+        }
+    }
+    if checker_source.is_some() && score_type_is(&task, "GroupMul") {
+        return Err(task.unsupported(
+            "score_type",
+            "GroupMul with a checker: a group of tests with partial scores earns their product in CMS, the smallest of them in ojd; say GroupMin",
+        ));
     }
     if let Some(g) = files_in(&dir.join("sol"))
         .into_iter()
@@ -376,12 +412,13 @@ pub fn import(
     // Scoring: (group name, points, first test, number of tests).
     let score_type = task.string("score_type");
     let mut subtasks: Vec<(u32, usize)> = Vec::new();
-    let mut per_test: Option<u32> = None;
+    // Sum: each test's points, in thousandths.
+    let mut per_test: Option<Vec<u32>> = None;
     match score_type.as_deref() {
         Some("GroupThreshold") => {
             return Err(task.unsupported(
                 "score_type",
-                "GroupThreshold (a group counts when every test scores above a threshold) needs partial scores per test, which ojd does not have",
+                "GroupThreshold (a group counts when every test scores above a threshold): ojd's groups earn their points times the smallest share of their tests",
             ))
         }
         None | Some("GroupMin") | Some("GroupMul") | Some("Sum") => {}
@@ -402,7 +439,7 @@ pub fn import(
         }
         for (points, count, line) in &g.subtasks {
             let key = format!("gen/GEN line {line}");
-            subtasks.push((whole_points(*points, &task, &key)?, *count));
+            subtasks.push((milli_points(*points, &task, &key)?, *count));
         }
     } else if matches!(score_type.as_deref(), Some("GroupMin") | Some("GroupMul")) {
         let key = "score_type_parameters";
@@ -431,7 +468,7 @@ pub fn import(
                 )
             })?;
             subtasks.push((
-                whole_points(points, &task, &format!("{key}[{i}][0]"))?,
+                milli_points(points, &task, &format!("{key}[{i}][0]"))?,
                 count,
             ));
         }
@@ -443,14 +480,28 @@ pub fn import(
             ));
         }
     } else {
-        let (key, value) = match task.number("score_type_parameters")? {
-            Some(p) => ("score_type_parameters", p),
-            None => (
-                "total_value",
-                task.number("total_value")?.unwrap_or(100.0) / n_input as f64,
-            ),
-        };
-        per_test = Some(whole_points(value, &task, key)?);
+        // Each test's points; a share with more than three decimals (100 points over 30 tests,
+        // written out as 3.3333333 or left to total_value) is split in thousandths that add up
+        // to the total.
+        per_test = Some(match task.number("score_type_parameters")? {
+            Some(p) => match ojd_judge::points::from_f64(p) {
+                Some(m) => vec![m; n_input],
+                None if p.is_finite() && p >= 0.0 => ojd_judge::points::split(
+                    (p * n_input as f64 * ojd_judge::points::MILLI as f64).round() as u64,
+                    n_input,
+                ),
+                None => {
+                    return Err(
+                        task.unsupported("score_type_parameters", format!("{p}: expected points"))
+                    )
+                }
+            },
+            None => {
+                let total = task.number("total_value")?.unwrap_or(100.0);
+                let total = milli_points(total, &task, "total_value")?;
+                ojd_judge::points::split(total as u64, n_input)
+            }
+        });
     }
 
     let dest = opts
@@ -474,13 +525,15 @@ pub fn import(
                 base
             });
         }
-        if let Some(p) = per_test.filter(|p| *p > 0) {
-            for (i, n) in names.iter().enumerate() {
-                groups.push(Group {
-                    name: format!("test{i:0width$}"),
-                    points: p,
-                    tests: vec![n.clone()],
-                });
+        if let Some(points) = &per_test {
+            for (i, (n, p)) in names.iter().zip(points).enumerate() {
+                if *p > 0 {
+                    groups.push(Group::exact(
+                        format!("test{i:0width$}"),
+                        *p,
+                        vec![n.clone()],
+                    ));
+                }
             }
         }
     } else {
@@ -496,14 +549,15 @@ pub fn import(
                 });
             }
             if *points > 0 {
-                groups.push(Group {
-                    name: format!("subtask{k}"),
-                    points: *points,
-                    tests: vec![format!("s{k}-"), format!("sample-s{k}-")],
-                });
+                groups.push(Group::exact(
+                    format!("subtask{k}"),
+                    *points,
+                    vec![format!("s{k}-"), format!("sample-s{k}-")],
+                ));
             }
         }
     }
+    Group::apportion(&mut groups);
     let outputs: Vec<bool> = (0..n_input)
         .map(|i| dir.join(format!("output/output{i}.txt")).is_file())
         .collect();
@@ -581,6 +635,12 @@ pub fn import(
             message: "no solution in a language ojd knows: ojd needs one as the reference".into(),
         })?;
     let solution = program(reference, &out, "solution")?;
+    let checker = match &checker_source {
+        Some(src) => CheckerSpec::Cms {
+            path: PathBuf::from(program(src, &out, "checker")?),
+        },
+        None => CheckerSpec::Tokens,
+    };
     create_dirs(&out.join("submissions/accepted"))?;
     let stem = safe_name(&reference.file_stem().unwrap_or_default().to_string_lossy());
     let accepted = program(reference, &out, &format!("submissions/accepted/{stem}"))?;
@@ -627,7 +687,7 @@ pub fn import(
         time_limit_ms: (tl * 1000.0).round() as u64,
         memory_limit_bytes: (mem * (1u64 << 20) as f64) as u64,
         output_limit_bytes: None,
-        checker: CheckerSpec::Tokens,
+        checker,
         solution,
         validator: None,
         interactor: None,
@@ -665,6 +725,11 @@ pub fn import(
 }
 
 /// `p` with the extension ojd's languages know (`.cc`, `.cxx`, `.c++` → `.cpp`).
+/// Whether task.yaml's `score_type` is `what`.
+fn score_type_is(task: &Task, what: &str) -> bool {
+    task.string("score_type").as_deref() == Some(what)
+}
+
 fn cms_ext(p: &Path) -> PathBuf {
     match p.extension().and_then(|e| e.to_str()) {
         Some("cc" | "cxx" | "c++") => p.with_extension("cpp"),
@@ -873,6 +938,45 @@ mod tests {
         assert_eq!(p.groups[3].tests, ["sample-03"]);
     }
 
+    /// Points that are not whole (most `Sum` tasks: 100 over 7 tests; `#ST: 12.5`) are kept in
+    /// thousandths, adding up to the task's total; the whole points add up to it too.
+    #[test]
+    fn fractional_points_are_kept() {
+        let d = copy_fixture();
+        std::fs::remove_file(d.path().join("task/gen/GEN")).unwrap();
+        set_yaml(&d, "score_type: GroupMin", "score_type: Sum");
+        let to = d.path().join("out");
+        import_to(&d.path().join("task"), &to).unwrap();
+        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let milli: Vec<u32> = p.groups.iter().map(|g| g.points_milli).collect();
+        assert_eq!(
+            milli,
+            [14_286, 14_286, 14_286, 14_286, 14_286, 14_285, 14_285]
+        );
+        assert_eq!(p.groups.iter().map(|g| g.points).sum::<u32>(), 100);
+        let toml = std::fs::read_to_string(to.join("problem.toml")).unwrap();
+        assert!(toml.contains("points = 14.286\n"), "{toml}");
+
+        let d = copy_fixture();
+        let gen = d.path().join("task/gen/GEN");
+        let t = std::fs::read_to_string(&gen).unwrap();
+        std::fs::write(
+            &gen,
+            t.replace("#ST: 40", "#ST: 37.5")
+                .replace("#ST: 60", "#ST: 62.5"),
+        )
+        .unwrap();
+        let to = d.path().join("out");
+        import_to(&d.path().join("task"), &to).unwrap();
+        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let g: Vec<(u32, u32)> = p
+            .groups
+            .iter()
+            .map(|g| (g.points_milli, g.points))
+            .collect();
+        assert_eq!(g, [(37_500, 38), (62_500, 62)]);
+    }
+
     /// GroupMin with score_type_parameters, when gen/GEN has no subtasks.
     #[test]
     fn group_parameters() {
@@ -900,8 +1004,12 @@ mod tests {
 
         let d = copy_fixture();
         std::fs::remove_file(d.path().join("task/gen/GEN")).unwrap();
-        set_yaml(&d, "score_type: GroupMin", "score_type: Sum");
-        refused(&d, &["task.yaml: total_value: ", "whole points"]);
+        set_yaml(
+            &d,
+            "score_type: GroupMin",
+            "score_type: Sum\ntotal_value: 0.0001",
+        );
+        refused(&d, &["task.yaml: total_value: ", "at most three decimals"]);
 
         let d = copy_fixture();
         std::fs::remove_file(d.path().join("task/gen/GEN")).unwrap();
@@ -915,8 +1023,11 @@ mod tests {
         let d = copy_fixture();
         let gen = d.path().join("task/gen/GEN");
         let t = std::fs::read_to_string(&gen).unwrap();
-        std::fs::write(&gen, t.replace("#ST: 40", "#ST: 40.5")).unwrap();
-        refused(&d, &["gen/GEN line 5", "40.5 points"]);
+        std::fs::write(&gen, t.replace("#ST: 40", "#ST: 40.0005")).unwrap();
+        refused(
+            &d,
+            &["gen/GEN line 5", "40.0005 points", "at most three decimals"],
+        );
 
         let d = copy_fixture();
         std::fs::write(gen_of(&d), "1 10 1\n#ST: 100\n2 10 2\n").unwrap();
@@ -928,8 +1039,17 @@ mod tests {
 
         let d = copy_fixture();
         std::fs::create_dir_all(d.path().join("task/cor")).unwrap();
-        std::fs::write(d.path().join("task/cor/correttore.cpp"), "int main(){}").unwrap();
-        refused(&d, &["correttore.cpp: cor/correttore: a CMS checker"]);
+        std::fs::write(d.path().join("task/cor/correttore"), "\x7fELF").unwrap();
+        refused(
+            &d,
+            &["correttore: cor/correttore: a CMS checker without its source"],
+        );
+
+        let d = copy_fixture();
+        std::fs::create_dir_all(d.path().join("task/check")).unwrap();
+        std::fs::write(d.path().join("task/check/checker.cpp"), "int main(){}").unwrap();
+        set_yaml(&d, "score_type: GroupMin", "score_type: GroupMul");
+        refused(&d, &["task.yaml: score_type: GroupMul with a checker"]);
 
         let d = copy_fixture();
         std::fs::write(d.path().join("task/sol/grader.cpp"), "int main(){}").unwrap();

@@ -97,7 +97,7 @@ fn unsupported(problem: &Problem, key: &str, what: &str) -> ImportError {
 
 /// Where each test goes under `data/` (path without extension, index of the test), and the
 /// groups' folders with their points.
-type Layout = (Vec<(PathBuf, usize)>, Vec<(String, u32)>);
+type Layout = (Vec<(PathBuf, usize)>, Vec<(String, String)>);
 
 fn layout(problem: &Problem) -> Result<Layout, ImportError> {
     let mut folders = Vec::new();
@@ -117,7 +117,7 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
                 "not a folder name",
             ));
         }
-        folders.push((folder, g.points));
+        folders.push((folder, ojd_judge::points::to_text(g.points_milli)));
     }
     let mut places = Vec::new();
     for (i, t) in problem.tests.iter().enumerate() {
@@ -125,7 +125,7 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
             let rest = t.name.strip_prefix("sample-").unwrap_or(&t.name);
             PathBuf::from("sample").join(rest)
         } else {
-            let owners: Vec<&(String, u32)> = folders
+            let owners: Vec<&(String, String)> = folders
                 .iter()
                 .filter(|(f, _)| t.name.starts_with(&format!("{f}-")))
                 .collect();
@@ -241,6 +241,11 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
                 problem,
                 "checker",
                 "a testlib checker cannot be exported: Kattis validators speak another protocol",
+            )),
+            CheckerSpec::Cms { .. } => return Err(unsupported(
+                problem,
+                "checker",
+                "a CMS checker cannot be exported: Kattis validators speak another protocol (and give no partial credit per test)",
             )),
             CheckerSpec::Exact | CheckerSpec::Lines => {
                 warnings.push(format!(

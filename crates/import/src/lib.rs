@@ -36,6 +36,7 @@
 
 #![forbid(unsafe_code)]
 
+mod checktestdata;
 pub mod clics;
 pub mod cms;
 pub mod export;

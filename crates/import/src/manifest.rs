@@ -135,7 +135,7 @@ impl Manifest {
             t += &format!(
                 "\n[[group]]\nname = {}\npoints = {}\ntests = {}\n",
                 q(&g.name),
-                g.points,
+                ojd_judge::points::to_text(g.points_milli),
                 q_list(&g.tests)
             );
         }
@@ -157,6 +157,10 @@ pub(crate) fn checker_toml(c: &CheckerSpec) -> String {
         ),
         CheckerSpec::Program { path } => format!(
             "{{ kind = \"program\", path = {} }}",
+            q(&path.display().to_string())
+        ),
+        CheckerSpec::Cms { path } => format!(
+            "{{ kind = \"cms\", path = {} }}",
             q(&path.display().to_string())
         ),
         CheckerSpec::Kattis { path, flags } => format!(
@@ -205,11 +209,10 @@ mod tests {
             solution: "sol.c".into(),
             validator: Some(("v.py".into(), 42, vec!["--x".into()])),
             interactor: None,
-            groups: vec![Group {
-                name: "g1".into(),
-                points: 30,
-                tests: vec!["g1-".into()],
-            }],
+            groups: vec![
+                Group::exact("g1", 30_000, vec!["g1-".into()]),
+                Group::exact("g2", 12_500, vec!["g2-".into()]),
+            ],
             answers_given: true,
             generate: vec![],
             io: None,
@@ -235,6 +238,8 @@ mod tests {
         assert_eq!(p.validator_accept, 42);
         assert_eq!(p.validator_args, ["--x"]);
         assert_eq!(p.groups[0].points, 30);
+        // Fractional points are kept exactly (thousandths).
+        assert_eq!(p.groups[1].points_milli, 12_500);
         assert_eq!(p.uuid, m.uuid);
         assert_eq!(p.verdicts, ojd_judge::problem::VerdictRules::Kattis);
     }

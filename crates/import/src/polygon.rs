@@ -647,11 +647,13 @@ fn scoring(
     if total == 0.0 && policies.iter().all(|(_, _, p)| p.unwrap_or(0.0) == 0.0) {
         return Ok(Vec::new());
     }
-    let whole = |p: f64, key: &str| -> Result<u32, ImportError> {
-        if p < 0.0 || p.fract() != 0.0 {
-            return Err(x.unsupported(key, format!("{p} points: ojd scores whole points")));
-        }
-        Ok(p as u32)
+    let milli = |p: f64, key: &str| -> Result<u32, ImportError> {
+        ojd_judge::points::from_f64(p).ok_or_else(|| {
+            x.unsupported(
+                key,
+                format!("{p} points: ojd scores non-negative points with at most three decimals"),
+            )
+        })
     };
     let mut groups = Vec::new();
     let mut done: Vec<&str> = Vec::new();
@@ -664,11 +666,11 @@ fn scoring(
             "complete-group" => {
                 let sum: f64 = points.unwrap_or_else(|| members.iter().map(|(_, _, p)| p).sum());
                 if sum > 0.0 && !members.is_empty() {
-                    groups.push(Group {
-                        name: format!("group {name}"),
-                        points: whole(sum, &format!("groups/group[@name={name:?}]/@points"))?,
-                        tests: members.iter().map(|(t, _, _)| t.clone()).collect(),
-                    });
+                    groups.push(Group::exact(
+                        format!("group {name}"),
+                        milli(sum, &format!("groups/group[@name={name:?}]/@points"))?,
+                        members.iter().map(|(t, _, _)| t.clone()).collect(),
+                    ));
                 }
                 done.extend(members.iter().map(|(t, _, _)| t.as_str()));
             }
@@ -685,12 +687,13 @@ fn scoring(
         if done.contains(&t.as_str()) || *p == 0.0 {
             continue;
         }
-        groups.push(Group {
-            name: format!("test {t}"),
-            points: whole(*p, &format!("tests/test {t}/@points"))?,
-            tests: vec![t.clone()],
-        });
+        groups.push(Group::exact(
+            format!("test {t}"),
+            milli(*p, &format!("tests/test {t}/@points"))?,
+            vec![t.clone()],
+        ));
     }
+    Group::apportion(&mut groups);
     Ok(groups)
 }
 

@@ -18,6 +18,8 @@ pub mod escape;
 pub mod fsutil;
 pub mod judge;
 pub mod lang;
+pub mod message;
+pub mod points;
 pub mod problem;
 pub mod report;
 pub mod toolchains;

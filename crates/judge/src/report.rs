@@ -84,11 +84,22 @@ pub fn render(report: &JudgeReport, color: bool) -> String {
         first_bad
             .map(|t| format!(" on test {}", t.name))
             .unwrap_or_default(),
-        report.score,
+        score_text(report),
         report.max_cpu_ms,
         kib(report.max_memory_kib)
     ));
     out
+}
+
+/// The score as a line shows it: whole points, and the exact ones when they differ
+/// ("37 (37.5 exactly)").
+pub fn score_text(report: &JudgeReport) -> String {
+    let exact = crate::points::to_text(report.score_milli.min(u32::MAX as u64) as u32);
+    if report.score_milli == report.score as u64 * crate::points::MILLI as u64 {
+        report.score.to_string()
+    } else {
+        format!("{} ({exact} exactly)", report.score)
+    }
 }
 
 #[cfg(test)]

@@ -146,8 +146,18 @@ pub struct JudgeReport {
     pub problem: String,
     pub language: String,
     pub verdict: Verdict,
-    /// Points from groups (or the share of passed tests, 0–100, when there are no groups).
+    /// Points from groups (or the share of passed tests, 0–100, when there are no groups),
+    /// whole: [`JudgeReport::score_milli`] rounded down, as the daemon stores it.
     pub score: u32,
+    /// The exact score in thousandths of a point (groups worth 12.5 points, tests with partial
+    /// credit); see [`crate::points`].
+    #[serde(default)]
+    pub score_milli: u64,
+    /// Tests that earned part of their credit (a `cms` checker's score strictly between 0 and
+    /// 1): the test's name → thousandths of its credit (1 to 999). A test not listed earns all
+    /// of it when accepted and nothing otherwise.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub partial: std::collections::BTreeMap<String, u32>,
     pub compile_output: String,
     pub tests: Vec<TestResult>,
     pub max_cpu_ms: u64,
@@ -170,6 +180,8 @@ impl JudgeReport {
             language: language.to_string(),
             verdict,
             score: 0,
+            score_milli: 0,
+            partial: Default::default(),
             compile_output: String::new(),
             tests: Vec::new(),
             max_cpu_ms: 0,

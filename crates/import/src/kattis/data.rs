@@ -305,16 +305,16 @@ fn groups(secret: &Path, warnings: &mut Vec<String>) -> Result<Vec<Group>, Impor
         } else {
             return Err(err("score", "missing: the group's score"));
         };
-        if score < 0.0 || score.fract() != 0.0 {
-            return Err(err("score", "ojd scores are whole non-negative points"));
-        }
+        let Some(milli) = ojd_judge::points::from_f64(score) else {
+            return Err(err(
+                "score",
+                "ojd scores non-negative points with at most three decimals",
+            ));
+        };
         let test_prefix = format!("{}-", safe_name(&name));
-        out.push(Group {
-            name,
-            points: score as u32,
-            tests: vec![test_prefix],
-        });
+        out.push(Group::exact(name, milli, vec![test_prefix]));
     }
+    Group::apportion(&mut out);
     Ok(out)
 }
 

@@ -26,14 +26,18 @@
 //! - `submissions/<verdict>/` → `submissions/<verdict>/`, the first accepted one (C++, C or
 //!   Rust preferred) also named as the reference solution; DOMjudge's `.c++` and `.py3` renamed
 //!   `.cpp` and `.py`, and a submission folder holding one program imported as that program
-//!   (one of several files is skipped, named).
+//!   (one C or C++ source with its headers: the headers inlined; several sources are skipped,
+//!   named); `submissions.yaml` / `submissions.json` expectations decide a submission's folder
+//!   when ojd can hold them (`expectations`).
 //!
 //! One file per part of the package: `yaml` reads `problem.yaml`, `data` the tests and
 //! groups, `validators` the output and input validators, `statement` the statement,
-//! `submissions` the submissions and the timing of the accepted ones; [`import`] below puts
+//! `submissions` the submissions and the timing of the accepted ones, `expectations` the
+//! expectations file; [`import`] below puts
 //! them together into the new package.
 
 mod data;
+mod expectations;
 mod statement;
 mod submissions;
 mod validators;
@@ -55,7 +59,7 @@ pub struct Options {
 }
 
 /// Imports the Kattis package in `dir` (see the module documentation). `judge` is used only
-/// when the time limit must come from the multiplier rule.
+/// when the time limit must come from the multiplier rule and to convert checktestdata scripts.
 pub fn import(
     dir: &Path,
     config: &Config,
@@ -89,7 +93,7 @@ pub fn import(
         interactive,
         &mut warnings,
     )?;
-    let validator = validators::input_validator(dir, config, &out, &data, &mut warnings)?;
+    let validator = validators::input_validator(dir, config, judge, &out, &data, &mut warnings)?;
     statement::statement(dir, &out, &yaml::title(&src), &mut warnings)?;
     let (submissions, reference) = submissions::submissions(config, dir, &out, &mut warnings)?;
     let reference = reference.ok_or_else(|| ImportError::Invalid {

@@ -225,15 +225,9 @@ pub(super) fn submissions(
     let root = dir.join("submissions");
     let mut count = 0;
     let mut reference: Option<(u8, String)> = None;
-    // 2025-09's submissions.yaml and DOMjudge's submissions.json: expectations per file.
-    for f in ["submissions.yaml", "submissions.json"] {
-        if root.join(f).is_file() {
-            warnings.push(format!(
-                "{}: expectations beyond the folder a submission is in are not used",
-                root.join(f).display()
-            ));
-        }
-    }
+    // submissions.yaml (or .json): expectations per submission, which may move a submission
+    // to another folder or skip it (`expectations`).
+    let expectations = super::expectations::read(dir)?;
     for folder in entries(&root).into_iter().filter(|p| p.is_dir()) {
         let name = folder
             .file_name()
@@ -242,16 +236,26 @@ pub(super) fn submissions(
             .into_owned();
         // A folder without a verdict of its own (DOMjudge's `rejected/`, `mixed/`) may still
         // hold files whose @EXPECTED_RESULTS@ header names one.
-        let Some(target) = verdict_folder(&name).or_else(|| {
-            entries(&folder)
-                .iter()
-                .any(|f| {
-                    f.is_file()
-                        && crate::files::read_text(f)
-                            .is_ok_and(|t| t.contains("@EXPECTED_RESULTS@:"))
-                })
-                .then_some("")
-        }) else {
+        let spoken = |rel: &str| expectations.as_ref().is_some_and(|e| e.speaks_of(rel));
+        let any_spoken = entries(&folder).iter().any(|e| {
+            spoken(&format!(
+                "{name}/{}",
+                e.file_name().unwrap_or_default().to_string_lossy()
+            ))
+        });
+        let Some(target) = verdict_folder(&name)
+            .or_else(|| {
+                entries(&folder)
+                    .iter()
+                    .any(|f| {
+                        f.is_file()
+                            && crate::files::read_text(f)
+                                .is_ok_and(|t| t.contains("@EXPECTED_RESULTS@:"))
+                    })
+                    .then_some("")
+            })
+            .or_else(|| any_spoken.then_some(""))
+        else {
             warnings.push(format!(
                 "{}: ojd has no verdict folder for {name:?}; skipped",
                 folder.display()
@@ -259,31 +263,84 @@ pub(super) fn submissions(
             continue;
         };
         for entry in entries(&folder) {
+            let rel = format!(
+                "{name}/{}",
+                entry.file_name().unwrap_or_default().to_string_lossy()
+            );
+            // The expectations file decides over the folder when it speaks of the submission.
+            let (target, decided) = match expectations.as_ref().filter(|e| e.speaks_of(&rel)) {
+                Some(e) => match e.folder(&rel) {
+                    Ok(f) => (f, true),
+                    Err(why) => {
+                        warnings.push(format!(
+                            "{}: {}: {why}; skipped",
+                            entry.display(),
+                            e.file.display()
+                        ));
+                        continue;
+                    }
+                },
+                None => (target, false),
+            };
             // DOMjudge's multi-file submission is a folder: one with a single program in it is
-            // that program; several files are a program ojd cannot judge as one file.
+            // that program; one C or C++ source with its headers is that source with the
+            // headers inlined (as a package's validators are); several sources are a program
+            // ojd cannot judge as one file.
+            let mut inlined: Option<String> = None;
             let (f, as_name) = if entry.is_dir() {
                 let files = crate::files::files_in(&entry);
-                match files.as_slice() {
-                    [one] => {
+                let is_header = |p: &Path| {
+                    p.extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "H"))
+                };
+                let sources: Vec<&std::path::PathBuf> =
+                    files.iter().filter(|p| !is_header(p)).collect();
+                let c_family = |p: &Path| {
+                    p.extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| matches!(e, "c" | "cpp" | "cc" | "cxx" | "c++" | "C"))
+                };
+                let names = |v: &[std::path::PathBuf]| -> Vec<String> {
+                    v.iter()
+                        .map(|p| {
+                            p.file_name()
+                                .unwrap_or_default()
+                                .to_string_lossy()
+                                .into_owned()
+                        })
+                        .collect()
+                };
+                let folder_name = entry.file_name().unwrap_or_default().to_string_lossy();
+                match sources.as_slice() {
+                    [one] if files.len() == 1 || c_family(one) => {
                         let ext = one.extension().and_then(|e| e.to_str()).unwrap_or("");
-                        let folder_name = entry.file_name().unwrap_or_default().to_string_lossy();
-                        (one.clone(), format!("{folder_name}.{ext}"))
+                        if files.len() > 1 {
+                            let text = crate::files::inline_includes(one, &[entry.as_path()])?;
+                            let all = names(&files);
+                            warnings.push(format!(
+                                "{}: a submission of {} files ({}): its headers inlined into {}",
+                                entry.display(),
+                                all.len(),
+                                all.join(", "),
+                                one.file_name().unwrap_or_default().to_string_lossy()
+                            ));
+                            inlined = Some(text);
+                        }
+                        ((*one).clone(), format!("{folder_name}.{ext}"))
                     }
                     _ => {
-                        let names: Vec<String> = files
-                            .iter()
-                            .map(|p| {
-                                p.file_name()
-                                    .unwrap_or_default()
-                                    .to_string_lossy()
-                                    .into_owned()
-                            })
-                            .collect();
+                        let all = names(&files);
+                        let entry_point = expectations
+                            .as_ref()
+                            .and_then(|e| e.entrypoint(&rel))
+                            .map(|e| format!(" (entry point {e})"))
+                            .unwrap_or_default();
                         warnings.push(format!(
-                            "{}: a submission of {} files ({}): ojd judges single-file programs; skipped",
+                            "{}: a submission of {} files ({}){entry_point}: ojd judges single-file programs, and only one C or C++ source with its headers becomes one; skipped",
                             entry.display(),
-                            names.len(),
-                            names.join(", ")
+                            all.len(),
+                            all.join(", ")
                         ));
                         continue;
                     }
@@ -312,8 +369,12 @@ pub(super) fn submissions(
                 continue;
             }
             // DOMjudge: a header in the source names the expected result, whatever the folder.
-            let text = crate::files::read_text(&f)?;
+            let text = match &inlined {
+                Some(t) => t.clone(),
+                None => crate::files::read_text(&f)?,
+            };
             let target = match expected_results(&text) {
+                _ if decided => target,
                 None if target.is_empty() => {
                     warnings.push(format!(
                         "{}: ojd has no verdict folder for {name:?} and the file has no @EXPECTED_RESULTS@ header; skipped",
@@ -330,7 +391,10 @@ pub(super) fn submissions(
             };
             let file = safe_name(&as_name);
             let rel = format!("submissions/{target}/{file}");
-            copy_text(&f, &out.join(&rel))?;
+            match &inlined {
+                Some(t) => crate::files::write_file(&out.join(&rel), t.as_bytes())?,
+                None => copy_text(&f, &out.join(&rel))?,
+            }
             count += 1;
             if target == "accepted" {
                 let rank = match Path::new(&as_name).extension().and_then(|e| e.to_str()) {

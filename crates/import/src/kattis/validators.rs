@@ -185,6 +185,7 @@ pub(super) fn output_validator(
 pub(super) fn input_validator(
     dir: &Path,
     config: &Config,
+    judge: Option<&ojd_judge::judge::Judge>,
     out: &Path,
     data: &Data,
     warnings: &mut Vec<String>,
@@ -209,7 +210,7 @@ pub(super) fn input_validator(
                 }
             };
             // A VIVA script: ojd has no implementation of VIVA (a Java tool), and no sandboxed
-            // conversion like checktestdata's; named and skipped.
+            // conversion like checktestdata's (`crate::checktestdata`); named and skipped.
             let viva = if v.is_file() {
                 vec![v.clone()]
             } else {
@@ -226,7 +227,9 @@ pub(super) fn input_validator(
             }
             if let Some(ctd) = ctd {
                 let stem = format!("input_validator{}", made.len());
-                if let Some(name) = checktestdata(&ctd, out, &stem, warnings)? {
+                if let Some(name) =
+                    crate::checktestdata::convert(judge, &ctd, out, &stem, warnings)?
+                {
                     made.push((name, 42));
                 }
                 continue;
@@ -268,106 +271,10 @@ pub(super) fn input_validator(
     Ok(validator)
 }
 
-/// A checktestdata script (`.ctd`) as a validator: converted at import time into a standalone
-/// Python program (exit 42 valid, 43 invalid) by the `checktestdata` package from PyPI (`python3
-/// -m checktestdata --convert`), a maintained implementation of the language; the program then
-/// runs in the sandbox like every validator. The conversion reads a copy of the script, never
-/// the package's file itself, and is bounded: a script of at most [`CTD_MAX_BYTES`], a
-/// conversion of at most [`CTD_CONVERT_TIME`] (it parses untrusted text on the host; it never
-/// runs it). `None` with a warning when the package is not installed here.
-/// The largest checktestdata script converted (real ones are a few KiB).
-const CTD_MAX_BYTES: u64 = 1 << 20;
-
-/// How long the conversion of one script may take.
-const CTD_CONVERT_TIME: std::time::Duration = std::time::Duration::from_secs(30);
-
-fn checktestdata(
-    ctd: &Path,
-    out: &Path,
-    stem: &str,
-    warnings: &mut Vec<String>,
-) -> Result<Option<String>, ImportError> {
-    use wait_timeout::ChildExt;
-    let size = std::fs::metadata(ctd)
-        .map_err(crate::io_err(format!("read {}", ctd.display())))?
-        .len();
-    if size > CTD_MAX_BYTES {
-        return Err(ImportError::Invalid {
-            file: ctd.display().to_string(),
-            message: format!(
-                "a checktestdata script of {size} bytes: refused (at most {CTD_MAX_BYTES})"
-            ),
-        });
-    }
-    let script = read_text(ctd)?;
-    let tmp = tempfile::tempdir().map_err(crate::io_err("create a scratch folder"))?;
-    let (src, py, log) = (
-        tmp.path().join("validator.ctd"),
-        tmp.path().join("validator.py"),
-        tmp.path().join("convert.log"),
-    );
-    std::fs::write(&src, script).map_err(crate::io_err(format!("write {}", src.display())))?;
-    let log_file =
-        std::fs::File::create(&log).map_err(crate::io_err(format!("write {}", log.display())))?;
-    let child = std::process::Command::new("python3")
-        .args(["-m", "checktestdata", "--convert"])
-        .arg(&py)
-        .arg(&src)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(log_file)
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            warnings.push(format!(
-                "{}: a checktestdata script, but python3 does not run here ({e}); skipped",
-                ctd.display()
-            ));
-            return Ok(None);
-        }
-    };
-    let status = child
-        .wait_timeout(CTD_CONVERT_TIME)
-        .map_err(crate::io_err("wait for checktestdata"))?;
-    let Some(status) = status else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(ImportError::Invalid {
-            file: ctd.display().to_string(),
-            message: format!(
-                "checktestdata did not convert this script within {} s: refused",
-                CTD_CONVERT_TIME.as_secs()
-            ),
-        });
-    };
-    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
-    if stderr.contains("No module named checktestdata") {
-        warnings.push(format!(
-            "{}: a checktestdata script, but the checktestdata package is not installed (pip install checktestdata); skipped",
-            ctd.display()
-        ));
-        return Ok(None);
-    }
-    if !status.success() || !py.is_file() {
-        return Err(ImportError::Invalid {
-            file: ctd.display().to_string(),
-            message: format!(
-                "not a checktestdata script checktestdata can read: {}",
-                stderr.lines().last().unwrap_or("").trim()
-            ),
-        });
-    }
-    let program = std::fs::read(&py).map_err(crate::io_err(format!("read {}", py.display())))?;
-    let name = format!("{stem}.py");
-    write_file(&out.join(&name), &program)?;
-    Ok(Some(name))
-}
-
 #[cfg(test)]
 mod tests {
     /// A `.viva` input validator is named and skipped, not mistaken for a missing language;
-    /// DOMjudge's submissions.json is named as not used.
+    /// An empty submissions.json changes nothing.
     #[test]
     fn viva_and_submissions_json_are_named() {
         let d = tempfile::tempdir().unwrap();
@@ -387,7 +294,7 @@ mod tests {
             "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);}\n",
         );
         w("input_validators/range.viva", "<int(1, 100)> EOLN EOF\n");
-        w("submissions/submissions.json", "[]\n");
+        w("submissions/submissions.json", "{}\n");
         let i = crate::kattis::import(
             &pkg,
             &ojd_judge::config::Config::defaults(),
@@ -403,9 +310,5 @@ mod tests {
             "{all}"
         );
         assert!(!all.contains("no language profile"), "{all}");
-        assert!(
-            all.contains("submissions.json: expectations beyond the folder"),
-            "{all}"
-        );
     }
 }

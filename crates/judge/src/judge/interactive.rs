@@ -557,7 +557,7 @@ fn interactor_said(
     team_msg: &Path,
     stderr: &Path,
 ) -> CheckOutcome {
-    let read = |p: &Path| crate::fsutil::read_capped(p, 4096);
+    let read = |p: &Path| crate::fsutil::read_tail(p, 16 << 10);
     let code = match outcome.termination {
         Termination::Exited(c) if outcome.exec_error.is_none() => Some(c),
         _ => None,

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use self::check::{compare, CheckOutcome};
-pub use self::compile::{Compiled, Program};
+pub use self::compile::{Compiled, Pin, Program};
 pub use self::host::{free_space, HostFault, FULL_SLACK};
 use self::run::signal_name;
 pub use self::run::{classify, InputRun, ProgramRun};
@@ -370,7 +370,9 @@ impl Judge {
         };
         progress(Event::Compiled { ok: true });
         let checker = match &problem.checker {
-            CheckerSpec::Program { path } | CheckerSpec::Kattis { path, .. } => {
+            CheckerSpec::Program { path }
+            | CheckerSpec::Kattis { path, .. }
+            | CheckerSpec::Cms { path } => {
                 match self.compile_file_guarded(&problem.dir.join(path))? {
                     Compiled::Program(p) => Some(p),
                     Compiled::Error(msg) => {
@@ -448,7 +450,12 @@ impl Judge {
             } else if let Some((spec, i)) = interactor {
                 interactive::run_test(self, problem, program, spec, i, checker, test, limits)?
             } else {
-                self.run_test(problem, program, checker, test, limits, work)?
+                let (result, partial) =
+                    self.run_test(problem, program, checker, test, limits, work)?;
+                if let Some(share) = partial {
+                    report.partial.insert(test.name.clone(), share);
+                }
+                result
             };
             failed |= result.verdict != Verdict::Accepted;
             progress(Event::TestFinished {

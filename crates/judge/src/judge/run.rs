@@ -90,6 +90,8 @@ impl Judge {
         }
     }
 
+    /// One test: the result, and the share of its credit a `cms` checker gave (see
+    /// [`Judge::check_partial`]).
     pub(super) fn run_test(
         &self,
         problem: &Problem,
@@ -98,7 +100,7 @@ impl Judge {
         test: &TestCase,
         limits: &Limits,
         work: &Path,
-    ) -> Result<TestResult, JudgeError> {
+    ) -> Result<(TestResult, Option<u32>), JudgeError> {
         let run = self.run_on_input(problem, program, &test.input, limits, work)?;
         let (outcome, stderr) = (&run.outcome, &run.stderr);
         let mut result = result_of(test, outcome);
@@ -115,9 +117,9 @@ impl Judge {
                     result.message = format!("{}; stderr: {}", result.message, line);
                 }
             }
-            return Ok(result);
+            return Ok((result, None));
         }
-        self.check(problem, checker, test, &run.output, work, result)
+        self.check_partial(problem, checker, test, &run.output, work, result)
     }
 
     /// Runs `program` on one input the way the problem's I/O mode says (stdin, and the input file

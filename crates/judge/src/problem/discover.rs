@@ -13,24 +13,18 @@ pub(super) fn parse_groups(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Group> 
         let name = cx
             .string(t, "name")
             .unwrap_or_else(|| format!("group {}", i + 1));
-        let points = match t.get("points") {
-            Some(toml::Value::Integer(n)) if *n >= 0 => *n as u32,
+        let points_milli = match t.get("points").map(crate::points::from_toml) {
             None => 0,
-            Some(_) => {
-                cx.err(
-                    &format!("group[{i}].points"),
-                    "expected a non-negative integer",
-                );
+            Some(Ok(m)) => m,
+            Some(Err(e)) => {
+                cx.err(&format!("group[{i}].points"), e);
                 0
             }
         };
         let tests = cx.strings(t, "tests");
-        out.push(Group {
-            name,
-            points,
-            tests,
-        });
+        out.push(Group::exact(name, points_milli, tests));
     }
+    Group::apportion(&mut out);
     out
 }
 

@@ -103,6 +103,23 @@ pub enum CheckerSpec {
     /// A Kattis output validator: `validator input answer feedback_dir [flags] < output`,
     /// exit 42 accepted, 43 wrong answer, anything else a judge error.
     Kattis { path: PathBuf, flags: Vec<String> },
+    /// A CMS checker (a "comparator"): `checker input answer output`, printing the test's
+    /// score from 0 to 1 on standard output and a message on standard error. 1 accepts, 0 is a
+    /// wrong answer, anything between is a wrong answer with that share of the test's credit
+    /// (`JudgeReport::partial`).
+    Cms { path: PathBuf },
+}
+
+impl CheckerSpec {
+    /// The package file of a checker program, if the checker is one.
+    pub fn program_path(&self) -> Option<&std::path::Path> {
+        match self {
+            CheckerSpec::Program { path }
+            | CheckerSpec::Kattis { path, .. }
+            | CheckerSpec::Cms { path } => Some(path),
+            _ => None,
+        }
+    }
 }
 
 /// Whose verdict rules a package's `submissions/` folders were written for. ojd reports a
@@ -279,8 +296,33 @@ pub struct Stress {
 #[derive(Clone, Debug, Serialize)]
 pub struct Group {
     pub name: String,
+    /// Whole points, as the daemon stores and shows them: the groups' exact points apportioned
+    /// so that they add up to the exact total rounded down ([`crate::points::apportion`]).
     pub points: u32,
+    /// The exact points in thousandths (`points = 12.5` → 12500; see [`crate::points`]).
+    pub points_milli: u32,
     pub tests: Vec<String>,
+}
+
+impl Group {
+    /// A group worth `milli` thousandths; its whole `points` are set by
+    /// [`Group::apportion`] over all the groups of the problem.
+    pub fn exact(name: impl Into<String>, milli: u32, tests: Vec<String>) -> Group {
+        Group {
+            name: name.into(),
+            points: crate::points::whole(milli as u64),
+            points_milli: milli,
+            tests,
+        }
+    }
+
+    /// Sets every group's whole `points` from the exact ones ([`crate::points::apportion`]).
+    pub fn apportion(groups: &mut [Group]) {
+        let milli: Vec<u32> = groups.iter().map(|g| g.points_milli).collect();
+        for (g, p) in groups.iter_mut().zip(crate::points::apportion(&milli)) {
+            g.points = p;
+        }
+    }
 }
 
 /// Every problem found while loading a package.

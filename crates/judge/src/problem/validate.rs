@@ -110,6 +110,18 @@ impl Problem {
                 None
             }
         };
+        if matches!(checker, CheckerSpec::Cms { .. }) && interactor.is_some() {
+            cx.err(
+                "checker",
+                "a cms checker judges an output file; an interactive problem's interactor decides instead",
+            );
+        }
+        if matches!(checker, CheckerSpec::Cms { .. }) && passes.is_some() {
+            cx.err(
+                "checker",
+                "a cms checker cannot run a multi-pass problem (it writes no nextpass.in)",
+            );
+        }
         let margins = parse_margins(&mut cx, table.get("limits"));
         let tests = discover_tests(&mut cx, dir, &generate);
         // Both limits are required: when either is absent or bad, an error says so.
@@ -198,7 +210,7 @@ fn parse_margins(cx: &mut Ctx, v: Option<&toml::Value>) -> Margins {
 
 fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSpec {
     let kinds = "\"tokens\", \"exact\", \"lines\", \"float\" or a table with kind = \"float\", \
-                 \"program\", \"kattis\" or \"kattis-default\"";
+                 \"program\", \"kattis\", \"cms\" or \"kattis-default\"";
     match v {
         None => CheckerSpec::Tokens,
         Some(toml::Value::String(s)) => match s.as_str() {
@@ -251,6 +263,16 @@ fn parse_checker(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> CheckerSp
                     }
                     None => {
                         cx.err("checker.path", "missing (the checker program's source)");
+                        CheckerSpec::Tokens
+                    }
+                },
+                Some("cms") => match t.get("path").and_then(|p| p.as_str()) {
+                    Some(p) => {
+                        let path = cx.file(dir, "checker.path", p).unwrap_or_default();
+                        CheckerSpec::Cms { path }
+                    }
+                    None => {
+                        cx.err("checker.path", "missing (the CMS checker's source)");
                         CheckerSpec::Tokens
                     }
                 },
@@ -474,6 +496,47 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         d
+    }
+
+    /// `checker = { kind = "cms" }` and fractional group points load; a cms checker with an
+    /// interactor, and points with more than three decimals, are errors naming the key.
+    #[test]
+    fn cms_checkers_and_fractional_points() {
+        let head = "title = \"T\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\n";
+        let files = [
+            ("check.cpp", "int main(){}"),
+            ("i.cpp", "int main(){}"),
+            ("solution.rs", "fn main(){}"),
+            ("tests/1.in", "1\n"),
+            ("tests/2.in", "2\n"),
+        ];
+        let d = package(
+            &format!("{head}checker = {{ kind = \"cms\", path = \"check.cpp\" }}\n[[group]]\nname = \"a\"\npoints = 12.5\ntests = [\"1\"]\n[[group]]\nname = \"b\"\npoints = 87.5\ntests = [\"2\"]\n"),
+            &files,
+        );
+        let p = Problem::load(d.path()).unwrap();
+        assert_eq!(
+            p.checker,
+            CheckerSpec::Cms {
+                path: "check.cpp".into()
+            }
+        );
+        let g: Vec<(u32, u32)> = p
+            .groups
+            .iter()
+            .map(|g| (g.points_milli, g.points))
+            .collect();
+        assert_eq!(g, [(12_500, 13), (87_500, 87)]);
+        let d = package(
+            &format!("{head}checker = {{ kind = \"cms\", path = \"check.cpp\" }}\ninteractor = {{ path = \"i.cpp\" }}\n[[group]]\npoints = 1.0005\ntests = [\"1\"]\n"),
+            &files,
+        );
+        let e = Problem::load(d.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("checker: a cms checker judges an output file"),
+            "{e}"
+        );
+        assert!(e.contains("group[0].points: 1.0005: expected a non-negative number of points with at most three decimals"), "{e}");
     }
 
     #[test]

@@ -190,7 +190,7 @@ pub fn compare(spec: &CheckerSpec, output: &[u8], answer: &[u8]) -> CheckOutcome
             }
         }
         CheckerSpec::KattisDefault(flags) => compare_default(flags, &output, &answer),
-        CheckerSpec::Program { .. } | CheckerSpec::Kattis { .. } => {
+        CheckerSpec::Program { .. } | CheckerSpec::Kattis { .. } | CheckerSpec::Cms { .. } => {
             CheckOutcome::Failed("external checkers are run by the judge".into())
         }
     }

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::CheckOutcome;
-use crate::fsutil::read_capped;
+use crate::fsutil::read_tail;
 use crate::judge::{Judge, JudgeError, Program, ProgramRun};
 use crate::problem::TestCase;
 use ojd_sandbox::{Limits, Termination};
@@ -123,28 +123,31 @@ impl Judge {
             Termination::Exited(c) => Some(c),
             Termination::Signaled(_) => None,
         };
-        let mut judge_text = read_capped(&judge_msg, 4096);
+        let mut judge_text = read_tail(&judge_msg, 16 << 10);
         if judge_text.trim().is_empty() {
-            judge_text = read_capped(&log, 4096);
+            judge_text = read_tail(&log, 16 << 10);
         }
         Ok(kattis_outcome(
             code,
             &judge_text,
-            &read_capped(&team_msg, 4096),
+            &read_tail(&team_msg, 16 << 10),
         ))
     }
 }
 
 /// A Kattis output validator's verdict: exit 42 accepted, 43 wrong answer, anything else (or
 /// a signal) a judge error. `teammessage.txt` is the message the student may see;
-/// `judgemessage.txt` is for admins (it follows the team's part, after "judge:").
+/// `judgemessage.txt` is for admins (it follows the team's part, after "judge:"); of each, the
+/// last lines ([`crate::message::checker_message`]).
 pub(in crate::judge) fn kattis_outcome(
     exit: Option<i32>,
     judge_message: &str,
     team_message: &str,
 ) -> CheckOutcome {
-    let first = |s: &str| s.lines().next().unwrap_or("").trim().to_string();
-    let (judge, team) = (first(judge_message), first(team_message));
+    // The last lines, bounded: a crashed Python validator's traceback says what went wrong at
+    // its end.
+    let said = crate::message::checker_message;
+    let (judge, team) = (said(judge_message), said(team_message));
     let message = match (team.is_empty(), judge.is_empty()) {
         (true, true) => String::new(),
         (false, true) => team,
@@ -180,5 +183,19 @@ mod tests {
         assert!(matches!(kattis_outcome(Some(0), "", ""), Failed(_)));
         assert!(matches!(kattis_outcome(Some(1), "", ""), Failed(_)));
         assert!(matches!(kattis_outcome(None, "", ""), Failed(_)));
+    }
+
+    /// A validator written in Python that crashed: the message ends with the exception, not
+    /// "Traceback (most recent call last):".
+    #[test]
+    fn a_crashed_validator_shows_the_end_of_its_traceback() {
+        let tb = "Traceback (most recent call last):\n  File \"/prog/main.py\", line 4, in <module>\n    n = int(sys.stdin.readline())\nValueError: invalid literal for int() with base 10: ''\n";
+        match kattis_outcome(Some(1), tb, "") {
+            Failed(m) => assert!(
+                m.ends_with("ValueError: invalid literal for int() with base 10: ''"),
+                "{m}"
+            ),
+            o => panic!("{o:?}"),
+        }
     }
 }

@@ -4,12 +4,14 @@
 //!   and `kattis-default`;
 //! - a problem's checker program speaking testlib's protocol (here: run in the sandbox, its
 //!   verdict read by [`testlib_outcome`]);
-//! - a problem's Kattis output validator (`kattis.rs`).
+//! - a problem's Kattis output validator (`kattis.rs`);
+//! - a problem's CMS checker, which may give part of a test's credit (`cms.rs`).
 //!
 //! An interactor reports its verdict by the same two protocols (`interactive.rs` reads it with
 //! [`testlib_outcome`] and [`kattis_outcome`]).
 
 mod builtin;
+mod cms;
 mod kattis;
 
 use std::path::Path;
@@ -19,7 +21,7 @@ pub use self::builtin::compare;
 pub(super) use self::kattis::kattis_outcome;
 use super::host::file_fault;
 use super::{Judge, JudgeError, Program, ProgramRun};
-use crate::fsutil::read_capped;
+use crate::fsutil::read_tail;
 use crate::problem::{CheckerSpec, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, Termination};
@@ -44,8 +46,25 @@ impl Judge {
         test: &TestCase,
         out_path: &Path,
         work: &Path,
-        mut result: TestResult,
+        result: TestResult,
     ) -> Result<TestResult, JudgeError> {
+        Ok(self
+            .check_partial(problem, checker, test, out_path, work, result)?
+            .0)
+    }
+
+    /// [`Judge::check`], with the share of the test's credit (thousandths, 1 to 999) when a
+    /// `cms` checker gave part of it.
+    pub(crate) fn check_partial(
+        &self,
+        problem: &Problem,
+        checker: Option<&Program>,
+        test: &TestCase,
+        out_path: &Path,
+        work: &Path,
+        mut result: TestResult,
+    ) -> Result<(TestResult, Option<u32>), JudgeError> {
+        let mut partial = None;
         // Either read failing is the host's trouble: never a wrong answer.
         let output =
             std::fs::read(out_path).map_err(file_fault("read the program's output", out_path))?;
@@ -56,6 +75,11 @@ impl Judge {
             Some(c) => match &problem.checker {
                 CheckerSpec::Kattis { flags, .. } => {
                     self.run_kattis_validator(c, flags, test, out_path, work)?
+                }
+                CheckerSpec::Cms { .. } => {
+                    let (outcome, share) = self.run_cms_checker(c, test, out_path, work)?;
+                    partial = share;
+                    outcome
                 }
                 _ => self.run_checker(c, test, out_path, work)?,
             },
@@ -72,7 +96,7 @@ impl Judge {
                 result.message = message;
             }
         }
-        Ok(result)
+        Ok((result, partial))
     }
 
     fn run_checker(
@@ -110,7 +134,7 @@ impl Judge {
                 file_size: 1 << 20,
             },
         })?;
-        let text = read_capped(&log, 4096);
+        let text = read_tail(&log, 16 << 10);
         if outcome.killed_by.is_some() {
             return Ok(CheckOutcome::Failed(format!(
                 "checker exceeded a limit ({:?})",
@@ -125,9 +149,10 @@ impl Judge {
     }
 }
 
-/// Reads a testlib checker's verdict: 0 OK, 1 WA, 2 PE (a wrong answer too), 3 checker failure.
+/// Reads a testlib checker's verdict: 0 OK, 1 WA, 2 PE (a wrong answer too), 3 checker failure;
+/// the message is the last lines of what it printed ([`crate::message::checker_message`]).
 pub(super) fn testlib_outcome(exit: Option<i32>, message: &str) -> CheckOutcome {
-    let msg = message.lines().next().unwrap_or("").trim().to_string();
+    let msg = crate::message::checker_message(message);
     match exit {
         Some(0) => CheckOutcome::Accepted,
         Some(1) => CheckOutcome::Wrong(if msg.is_empty() {
@@ -159,5 +184,19 @@ mod tests {
         );
         assert!(matches!(testlib_outcome(Some(3), "bad"), Failed(_)));
         assert!(matches!(testlib_outcome(None, ""), Failed(_)));
+    }
+
+    /// A checker written in Python that crashed (exit 1, which testlib reads as a wrong answer,
+    /// or a signal): the message ends with the exception.
+    #[test]
+    fn a_crashed_checker_shows_the_end_of_its_traceback() {
+        let tb = "Traceback (most recent call last):\n  File \"/prog/main.py\", line 3, in <module>\n    print(1 / 0)\nZeroDivisionError: division by zero\n";
+        for exit in [Some(1), None] {
+            let m = match testlib_outcome(exit, tb) {
+                Wrong(m) | Failed(m) => m,
+                Accepted => panic!("accepted"),
+            };
+            assert!(m.ends_with("ZeroDivisionError: division by zero"), "{m}");
+        }
     }
 }

@@ -1,0 +1,11 @@
+#include <cstdio>
+
+int main() {
+    int t;
+    if (scanf("%d", &t) != 1) return 1;
+    while (t--) {
+        long long x, y;
+        scanf("%lld %lld", &x, &y);
+        printf("%lld\n", x + y);
+    }
+}
