@@ -150,10 +150,7 @@ pub(crate) struct CellRun<'a> {
 /// The key of the problem's part of a cell: what judging a test involves besides the program.
 pub(crate) fn problem_part(problem: &Problem) -> Vec<u8> {
     let mut h = Hasher::new();
-    let checker_path = match &problem.checker {
-        CheckerSpec::Program { path } | CheckerSpec::Kattis { path, .. } => Some(path),
-        _ => None,
-    };
+    let checker_path = problem.checker.program_path();
     h.field(format!("{:?}", strip_path(&problem.checker)).as_bytes());
     if let Some(p) = checker_path {
         h.file(&problem.dir.join(p));
@@ -179,6 +176,9 @@ fn strip_path(c: &CheckerSpec) -> CheckerSpec {
         CheckerSpec::Kattis { flags, .. } => CheckerSpec::Kattis {
             path: PathBuf::new(),
             flags: flags.clone(),
+        },
+        CheckerSpec::Cms { .. } => CheckerSpec::Cms {
+            path: PathBuf::new(),
         },
         other => other.clone(),
     }
@@ -447,6 +447,41 @@ mod tests {
         assert_eq!(key(&salt(), &part, &base, &test), k0, "input restored");
         write("01.ans", "4\n");
         assert_ne!(key(&salt(), &part, &base, &test), k0, "answer");
+    }
+
+    /// A checker program's source is part of the key, whatever its kind (a cms checker's
+    /// edit once reused stale cells), and where the package lies is not.
+    #[test]
+    fn every_checker_programs_source_is_in_the_problem_part() {
+        for kind in [
+            "kind = \"program\", ",
+            "kind = \"kattis\", ",
+            "kind = \"cms\", ",
+        ] {
+            let keys: Vec<Vec<u8>> = ["a", "a", "b"]
+                .iter()
+                .map(|src| {
+                    let d = tempfile::tempdir().unwrap();
+                    let p = d.path();
+                    std::fs::create_dir_all(p.join("tests")).unwrap();
+                    std::fs::write(p.join("tests/1.in"), "1\n").unwrap();
+                    std::fs::write(p.join("tests/1.ans"), "1\n").unwrap();
+                    std::fs::write(p.join("check.cpp"), format!("// {src}\nint main(){{}}")).unwrap();
+                    std::fs::write(
+                        p.join("problem.toml"),
+                        format!("title = \"x\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\nanswers = \"given\"\nchecker = {{ {kind}path = \"check.cpp\" }}\n"),
+                    )
+                    .unwrap();
+                    let problem = Problem::load(p).unwrap_or_else(|e| panic!("{kind}: {e}"));
+                    problem_part(&problem)
+                })
+                .collect();
+            assert_eq!(
+                keys[0], keys[1],
+                "{kind}: the same package in another folder"
+            );
+            assert_ne!(keys[0], keys[2], "{kind}: an edited checker");
+        }
     }
 
     #[test]
