@@ -407,7 +407,9 @@ pub trait Store:
     fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError>;
     /// The submissions matching `filter`, newest first, at most `filter.limit`.
     fn list(&self, filter: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError>;
-    /// How many submissions match `filter` in all (`before` and `limit` are ignored).
+    /// How many submissions match `filter` in all (`before` and `limit` are ignored). With no
+    /// user, problem, verdict or language (every submission, or every pending one) it reads
+    /// the store's counters, not the table.
     fn count_matching(&self, filter: &ListFilter) -> Result<u64, StoreError>;
     /// One page of `filter`: its rows and whether there are more (one query: it reads one row
     /// past the page).
@@ -435,6 +437,9 @@ pub trait Store:
     fn judgings(&self, submission: i64) -> Result<Vec<JudgingInfo>, StoreError>;
     /// One judging with its outputs and test results.
     fn judging(&self, id: i64) -> Result<Option<JudgingDetail>, StoreError>;
+    /// The submissions by state, and the finished ones by verdict: read from counters the store
+    /// keeps in the same transaction as every change (triggers of both engines), so it costs
+    /// the same at a million submissions.
     fn counts(&self) -> Result<Counts, StoreError>;
     fn add_token(&self, hash: &str, name: &str, admin: bool, now: i64) -> Result<(), StoreError>;
     /// Removes every token issued to `name`; returns how many.

@@ -222,4 +222,73 @@ pub const MIGRATIONS: &[&str] = &[
         hash TEXT NOT NULL,
         set_at BIGINT NOT NULL
     );",
+    // ---- branch r3s3-store ----
+    // 16: counters of submissions by state and current verdict, kept by triggers in the same
+    // transaction as each change (see SQLite's 16). Many writers at once would queue up (and
+    // deadlock, taking the rows in different orders) on one row per key, so each change
+    // inserts its +1/-1 as a row of its own, and every 256th such row folds the rows committed
+    // so far into one per key (skipped while another transaction folds): a reader sums a few
+    // hundred rows at most. The trigger functions run as the tables' owner, so a judge host's
+    // role needs no right on the counters.
+    "CREATE TABLE submission_counts (
+        id BIGSERIAL PRIMARY KEY,
+        state TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        n BIGINT NOT NULL
+    );
+    INSERT INTO submission_counts (state, verdict, n)
+    SELECT s.state, COALESCE(j.verdict, ''), COUNT(*) FROM submissions s
+    LEFT JOIN judgings j ON j.id = s.current_judging GROUP BY 1, 2;
+    CREATE FUNCTION ojd_count_add(st TEXT, v TEXT, d BIGINT) RETURNS void
+    LANGUAGE plpgsql AS $$
+    DECLARE
+        added BIGINT;
+    BEGIN
+        INSERT INTO submission_counts (state, verdict, n) VALUES (st, COALESCE(v, ''), d)
+            RETURNING id INTO added;
+        IF added % 256 = 0 AND pg_try_advisory_xact_lock(7270402) THEN
+            WITH gone AS (DELETE FROM submission_counts RETURNING state, verdict, n)
+            INSERT INTO submission_counts (state, verdict, n)
+            SELECT g.state, g.verdict, SUM(g.n) FROM gone g
+            GROUP BY g.state, g.verdict HAVING SUM(g.n) <> 0;
+        END IF;
+    END $$;
+    CREATE FUNCTION ojd_count_submission() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+        IF TG_OP <> 'INSERT' THEN
+            PERFORM ojd_count_add(OLD.state,
+                (SELECT verdict FROM judgings WHERE id = OLD.current_judging), -1);
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            PERFORM ojd_count_add(NEW.state,
+                (SELECT verdict FROM judgings WHERE id = NEW.current_judging), 1);
+            RETURN NULL;
+        END IF;
+        RETURN OLD;
+    END $$;
+    CREATE FUNCTION ojd_count_verdict() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    DECLARE
+        st TEXT;
+    BEGIN
+        SELECT state INTO st FROM submissions
+            WHERE id = NEW.submission AND current_judging = NEW.id;
+        IF FOUND THEN
+            PERFORM ojd_count_add(st, OLD.verdict, -1);
+            PERFORM ojd_count_add(st, NEW.verdict, 1);
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER submissions_count_insert AFTER INSERT ON submissions
+        FOR EACH ROW EXECUTE FUNCTION ojd_count_submission();
+    CREATE TRIGGER submissions_count_update AFTER UPDATE OF state, current_judging ON submissions
+        FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state
+            OR OLD.current_judging IS DISTINCT FROM NEW.current_judging)
+        EXECUTE FUNCTION ojd_count_submission();
+    CREATE TRIGGER submissions_count_delete BEFORE DELETE ON submissions
+        FOR EACH ROW EXECUTE FUNCTION ojd_count_submission();
+    CREATE TRIGGER judgings_count_verdict AFTER UPDATE OF verdict ON judgings
+        FOR EACH ROW WHEN (OLD.verdict IS DISTINCT FROM NEW.verdict)
+        EXECUTE FUNCTION ojd_count_verdict();",
 ];
