@@ -246,7 +246,15 @@ impl<E: Engine> ClusterStore for E {
                 )));
             }
             let args = args![s.identity, s.role, s.started_at, s.label, s.version];
-            c.exec("record a host", &record, args)?;
+            c.exec("record a host", &record, args).map_err(|e| {
+                if !e.is_row_security() {
+                    return e;
+                }
+                StoreError::Conflict(format!(
+                    "the database refuses a host named {:?} to this database role: a judge-host role (ojd worker --print-role-sql NAME) registers only hosts named after it; start this worker with --name NAME, NAME being the user in its database URL",
+                    s.identity
+                ))
+            })?;
             let args = args![s.identity, s.label, lease_ms];
             c.exec("requeue a dead host's claims", &requeue, args)
         })

@@ -349,6 +349,20 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// Whether PostgreSQL's row security refused the statement (a judge-host role writing
+    /// what is not its own; see `postgres::judge_host_role_sql`).
+    pub fn is_row_security(&self) -> bool {
+        let StoreError::Sql { source, .. } = self else {
+            return false;
+        };
+        source
+            .downcast_ref::<::postgres::Error>()
+            .and_then(|e| e.as_db_error())
+            .is_some_and(|d| d.message().contains("row-level security"))
+    }
+}
+
 /// Refuses a database whose schema version `found` is newer than the `known` migrations (a
 /// newer ojd migrated it); both engines check this before migrating.
 pub(crate) fn refuse_newer(path: &str, found: i64, known: i64) -> Result<(), StoreError> {
