@@ -225,17 +225,20 @@ pub const MIGRATIONS: &[&str] = &[
     // ---- branch r3s3-store ----
     // 16: counters of submissions by state and current verdict, kept by triggers in the same
     // transaction as each change (see SQLite's 16). Many writers at once would queue up (and
-    // deadlock, taking the rows in different orders) on one row per key, so each change
-    // inserts its +1/-1 as a row of its own, and every 256th such row folds the rows committed
-    // so far into one per key (skipped while another transaction folds): a reader sums a few
-    // hundred rows at most. The trigger functions run as the tables' owner, so a judge host's
-    // role needs no right on the counters.
+    // deadlock, taking the rows in different orders) on one row per key, so each statement
+    // inserts its changes, summed per key, as rows of their own (a statement-level trigger: a
+    // claim adds two rows, a rejudging of 100,000 submissions a few), and every 256th such row
+    // folds the rows committed so far into one per key (skipped while another transaction
+    // folds): a reader sums a few hundred rows at most, and the table is vacuumed after every
+    // 1,000 dead rows. Deleted submissions are counted row by row, before the deletion's
+    // cascade takes their judgings. The trigger functions run as the tables' owner, so a judge
+    // host's role needs no right on the counters.
     "CREATE TABLE submission_counts (
         id BIGSERIAL PRIMARY KEY,
         state TEXT NOT NULL,
         verdict TEXT NOT NULL,
         n BIGINT NOT NULL
-    );
+    ) WITH (autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_scale_factor = 0);
     INSERT INTO submission_counts (state, verdict, n)
     SELECT s.state, COALESCE(j.verdict, ''), COUNT(*) FROM submissions s
     LEFT JOIN judgings j ON j.id = s.current_judging GROUP BY 1, 2;
@@ -253,18 +256,37 @@ pub const MIGRATIONS: &[&str] = &[
             GROUP BY g.state, g.verdict HAVING SUM(g.n) <> 0;
         END IF;
     END $$;
-    CREATE FUNCTION ojd_count_submission() RETURNS trigger
+    CREATE FUNCTION ojd_count_inserted() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
     BEGIN
-        IF TG_OP <> 'INSERT' THEN
-            PERFORM ojd_count_add(OLD.state,
-                (SELECT verdict FROM judgings WHERE id = OLD.current_judging), -1);
-        END IF;
-        IF TG_OP <> 'DELETE' THEN
-            PERFORM ojd_count_add(NEW.state,
-                (SELECT verdict FROM judgings WHERE id = NEW.current_judging), 1);
-            RETURN NULL;
-        END IF;
+        PERFORM ojd_count_add(d.state, d.verdict, d.n) FROM (
+            SELECT w.state, COALESCE(j.verdict, '') AS verdict, COUNT(*) AS n
+            FROM new_rows w LEFT JOIN judgings j ON j.id = w.current_judging
+            GROUP BY 1, 2) d;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION ojd_count_updated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+        PERFORM ojd_count_add(d.state, d.verdict, d.n) FROM (
+            SELECT x.state, x.verdict, SUM(x.n) AS n FROM (
+                SELECT o.state, COALESCE(jo.verdict, '') AS verdict, -1 AS n,
+                    w.state AS state2, COALESCE(jw.verdict, '') AS verdict2
+                FROM old_rows o JOIN new_rows w ON w.id = o.id
+                LEFT JOIN judgings jo ON jo.id = o.current_judging
+                LEFT JOIN judgings jw ON jw.id = w.current_judging
+                WHERE o.state IS DISTINCT FROM w.state
+                   OR o.current_judging IS DISTINCT FROM w.current_judging
+            ) c, LATERAL (VALUES (c.state, c.verdict, -1), (c.state2, c.verdict2, 1))
+                AS x(state, verdict, n)
+            GROUP BY 1, 2 HAVING SUM(x.n) <> 0) d;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION ojd_count_deleted() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+        PERFORM ojd_count_add(OLD.state,
+            (SELECT verdict FROM judgings WHERE id = OLD.current_judging), -1);
         RETURN OLD;
     END $$;
     CREATE FUNCTION ojd_count_verdict() RETURNS trigger
@@ -281,13 +303,13 @@ pub const MIGRATIONS: &[&str] = &[
         RETURN NULL;
     END $$;
     CREATE TRIGGER submissions_count_insert AFTER INSERT ON submissions
-        FOR EACH ROW EXECUTE FUNCTION ojd_count_submission();
-    CREATE TRIGGER submissions_count_update AFTER UPDATE OF state, current_judging ON submissions
-        FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state
-            OR OLD.current_judging IS DISTINCT FROM NEW.current_judging)
-        EXECUTE FUNCTION ojd_count_submission();
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION ojd_count_inserted();
+    CREATE TRIGGER submissions_count_update AFTER UPDATE ON submissions
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION ojd_count_updated();
     CREATE TRIGGER submissions_count_delete BEFORE DELETE ON submissions
-        FOR EACH ROW EXECUTE FUNCTION ojd_count_submission();
+        FOR EACH ROW EXECUTE FUNCTION ojd_count_deleted();
     CREATE TRIGGER judgings_count_verdict AFTER UPDATE OF verdict ON judgings
         FOR EACH ROW WHEN (OLD.verdict IS DISTINCT FROM NEW.verdict)
         EXECUTE FUNCTION ojd_count_verdict();",
