@@ -75,6 +75,16 @@
 //! recently, oldest first, so one user's burst of a hundred submissions interleaves with
 //! everybody else's instead of starving them.
 //!
+//! **Counters, not counts.** Nothing a page or the health check asks counts the table:
+//! `submission_counts` holds the submissions per (state, current verdict), kept by triggers in
+//! the same transaction as every change (insert, claim, finish, requeue, rejudge, a new
+//! current judging, delete), whoever makes it. SQLite adds to one row per key (one writer at a
+//! time); PostgreSQL appends each statement's changes as rows of their own, so that writers on
+//! many hosts never wait on (or deadlock over) a shared row, and folds them every 256 rows.
+//! [`Store::counts`], [`Store::count_matching`] without a filter and
+//! [`cluster::ClusterStore::pending_counts`] sum them. The migration that made them counted the
+//! rows already there.
+//!
 //! Times are Unix milliseconds. Tokens are stored as SHA-256 hashes, never in clear.
 
 #![forbid(unsafe_code)]
