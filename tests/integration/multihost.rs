@@ -917,7 +917,8 @@ fn tls_to_postgresql_with_a_private_ca() {
 
 /// The judge-host role of `ojd worker --print-role-sql` is enough to judge (a worker logged in
 /// as it judges a submission to AC), and is refused the rest: tokens, sessions, queueing
-/// submissions, publishing packages, rewriting a finished verdict.
+/// submissions, publishing packages, rewriting a finished verdict, another host's in-flight
+/// judging, claim and host row (its drain flag), and a start under another host's name.
 #[test]
 fn the_judge_host_role_judges_and_is_refused_the_rest() {
     require_root!();
@@ -948,7 +949,40 @@ fn the_judge_host_role_judges_and_is_refused_the_rest() {
     let judge_url = url.replace("postgres://postgres@", "postgres://ojd_judge@");
     assert_ne!(judge_url, url);
 
-    let worker = Worker::start(site.path(), "judge-role", &judge_url);
+    // A judge-host role registers only hosts named after it: a worker of another name is
+    // refused at its start, saying what to do.
+    let home = site.path().join("misnamed");
+    std::fs::create_dir_all(&home).expect("folder");
+    std::fs::write(
+        home.join("worker.toml"),
+        format!("[server]\ndatabase = \"{judge_url}\"\n"),
+    )
+    .expect("config");
+    let out = common::ojd()
+        .args(["worker", "--name", "somebody-else", "--config"])
+        .arg(home.join("worker.toml"))
+        .output()
+        .expect("ojd worker runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a misnamed host started: {err}");
+    assert!(err.contains("--name NAME"), "{err}");
+
+    // Another host (the owner's doing, as `ojd serve` would record it): a live claim with its
+    // judging in flight, and its host row.
+    owner
+        .batch_execute(
+            "INSERT INTO hosts (name, role, started_at, last_seen, label)
+               VALUES ('other~0123456789abcdef', 'worker', 0, 0, 'other');
+             INSERT INTO submissions (id, \"user\", problem, language, source, state,
+               queued_at, claimed_at, claimed_by, lease_until, attempts)
+               VALUES (9000, 'bob', 'aplusb', 'py', '\\x00', 'judging', 0, 0,
+                 'other~0123456789abcdef', 9000000000000000, 1);
+             INSERT INTO judgings (submission, attempt, judged_by, started_at)
+               VALUES (9000, 1, 'other~0123456789abcdef', 0);",
+        )
+        .expect("another host's claim");
+
+    let worker = Worker::start(site.path(), "ojd_judge", &judge_url);
     let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
     let deadline = Instant::now() + WITHIN;
     loop {
@@ -991,6 +1025,61 @@ fn the_judge_host_role_judges_and_is_refused_the_rest() {
         )
         .expect("update runs");
     assert_eq!(changed, 0, "a finished verdict cannot be rewritten");
+    // Another host's in-flight judging, its claim and its host row (the drain flag) are out
+    // of reach: hidden from updates, and nothing may be made another host's.
+    for untouched in [
+        "UPDATE judgings SET verdict = 'WA', finished_at = 1
+           WHERE judged_by = 'other~0123456789abcdef'",
+        "UPDATE submissions SET state = 'queued', claimed_by = NULL, lease_until = NULL
+           WHERE id = 9000",
+        "UPDATE submissions SET claimed_by = 'ojd_judge~1', lease_until = 0 WHERE id = 9000",
+        "UPDATE hosts SET drain = 'drained by another host' WHERE name <> 'ojd_judge'
+           AND name NOT LIKE 'ojd\\_judge~%'",
+        "UPDATE hosts SET last_seen = 0 WHERE name = 'other~0123456789abcdef'",
+    ] {
+        let changed = judge.execute(untouched, &[]).expect(untouched);
+        assert_eq!(changed, 0, "{untouched}");
+    }
+    for refused in [
+        "INSERT INTO hosts (name, role, started_at, last_seen) VALUES ('other~1', 'worker', 0, 0)",
+        "INSERT INTO judgings (submission, attempt, judged_by, started_at)
+           VALUES (9000, 2, 'other~0123456789abcdef', 0)",
+        "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, wall_ms,
+           memory_kib, message) SELECT id, 99, 't', false, 'WA', 0, 0, 0, ''
+           FROM judgings WHERE judged_by = 'other~0123456789abcdef'",
+    ] {
+        let e = judge.batch_execute(refused).expect_err(refused);
+        assert!(
+            e.as_db_error()
+                .is_some_and(|d| d.message().contains("row-level security")),
+            "{refused}: {e:?}"
+        );
+    }
+    let (state, by, drain): (String, Option<String>, Option<String>) = {
+        let r = owner
+            .query_one(
+                "SELECT s.state, s.claimed_by, h.drain FROM submissions s, hosts h
+                 WHERE s.id = 9000 AND h.name = 'other~0123456789abcdef'",
+                &[],
+            )
+            .expect("read");
+        (r.get(0), r.get(1), r.get(2))
+    };
+    assert_eq!(
+        (state.as_str(), by.as_deref(), drain),
+        ("judging", Some("other~0123456789abcdef"), None)
+    );
+    let open: i64 = owner
+        .query_one(
+            "SELECT COUNT(*) FROM judgings WHERE submission = 9000 AND finished_at IS NULL",
+            &[],
+        )
+        .expect("read")
+        .get(0);
+    assert_eq!(open, 1, "the other host's judging is still in flight");
+    owner
+        .batch_execute("DELETE FROM submissions WHERE id = 9000")
+        .expect("clean up");
     let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
     assert_eq!(sub["verdict"], "AC");
     let (status, _) = serve.terminate(Duration::from_secs(30));

@@ -6,7 +6,10 @@
 //! so a half-written package is never loaded) and reuses it for every later judging. The cache
 //! has a budget of its own ([`Cache::with_budget`], `[judge] package_cache_size`): past it,
 //! versions that are neither current (the last one each problem was asked for) nor in use by a
-//! judging are removed, oldest first, with the blobs no remaining version links.
+//! judging are removed, oldest first, with the blobs no remaining version links. With a
+//! retention ([`Cache::with_retention`], `[server] retention`), a version no judging has asked
+//! for in that long goes too, current or not (each use stamps its folder's time), unless a
+//! judging holds it.
 
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
@@ -104,6 +107,10 @@ pub(crate) fn publish(store: &dyn Store, problem: &Problem, now: i64) -> Result<
     Ok(store.publish(&problem.id, &files, now)?)
 }
 
+/// How often a cache with a retention looks for versions nobody used in that long, when
+/// nothing new is laid out.
+const AGE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// A judge host's on-disk cache of blobs and laid-out packages.
 pub struct Cache {
     dir: PathBuf,
@@ -112,6 +119,10 @@ pub struct Cache {
     current: Mutex<HashMap<String, String>>,
     /// Bytes the blobs and laid-out packages may take (current versions excepted).
     budget: u64,
+    /// How long a version nobody asks for is kept (`None`: by the budget only).
+    retention: Option<std::time::Duration>,
+    /// When versions were last looked at for their age.
+    aged_at: Mutex<Option<std::time::Instant>>,
     /// Held while a package is fetched and laid out: the workers of one host wait for the
     /// first instead of writing the same files at once.
     laying: Mutex<()>,
@@ -143,6 +154,8 @@ impl Cache {
             loaded: Mutex::new(HashMap::new()),
             current: Mutex::new(HashMap::new()),
             budget: u64::MAX,
+            retention: None,
+            aged_at: Mutex::new(None),
             laying: Mutex::new(()),
             fetched: AtomicU64::new(0),
             reused: AtomicU64::new(0),
@@ -153,6 +166,13 @@ impl Cache {
     /// This cache with a bound on its size on disk (unbounded by default).
     pub fn with_budget(mut self, bytes: u64) -> Cache {
         self.budget = bytes;
+        self
+    }
+
+    /// This cache removing the versions no judging has asked for in `keep` (`0`: never), at
+    /// most once an hour and whenever a version is laid out.
+    pub fn with_retention(mut self, keep: std::time::Duration) -> Cache {
+        self.retention = (!keep.is_zero()).then_some(keep);
         self
     }
 
@@ -176,10 +196,18 @@ impl Cache {
         self.current_lock()
             .insert(problem.to_string(), version.to_string());
         if let Some(p) = self.in_memory(version) {
+            self.used(version);
+            let due = (self.aged_at.lock().unwrap_or_else(|e| e.into_inner()))
+                .is_none_or(|t| t.elapsed() >= AGE_CHECK_EVERY);
+            if due && self.retention.is_some() {
+                let _laying = self.laying.lock().unwrap_or_else(|e| e.into_inner());
+                self.trim_aged();
+            }
             return Ok(p);
         }
         let _laying = self.laying.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = self.in_memory(version) {
+            self.used(version);
             return Ok(p);
         }
         let root = self.dir.join("packages").join(version);
@@ -193,8 +221,59 @@ impl Cache {
         })?;
         let loaded = Arc::new(loaded);
         self.lock().insert(version.to_string(), loaded.clone());
+        self.used(version);
+        self.trim_aged();
         self.trim();
         Ok(loaded)
+    }
+
+    /// Stamps a version's folder as used now (its modification time: what both trims read).
+    fn used(&self, version: &str) {
+        let root = self.dir.join("packages").join(version);
+        let _ =
+            std::fs::File::open(root).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    }
+
+    /// Removes the versions not used for the retention period, current or not, but never one
+    /// a judging holds; then the blobs no remaining version links. Called with `laying` held.
+    fn trim_aged(&self) {
+        let Some(keep) = self.retention else {
+            return;
+        };
+        *self.aged_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+        let Some(cutoff) = std::time::SystemTime::now().checked_sub(keep) else {
+            return;
+        };
+        let packages = self.dir.join("packages");
+        let mut removed = false;
+        for e in std::fs::read_dir(&packages).into_iter().flatten().flatten() {
+            let Some(version) = e.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let stale = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < cutoff);
+            if version.starts_with('.') || !stale {
+                continue;
+            }
+            {
+                let mut loaded = self.lock();
+                if loaded
+                    .get(&version)
+                    .is_some_and(|p| Arc::strong_count(p) > 1)
+                {
+                    continue;
+                }
+                loaded.remove(&version);
+            }
+            self.current_lock().retain(|_, v| *v != version);
+            let _ = std::fs::remove_dir_all(packages.join(&version));
+            removed = true;
+        }
+        if removed {
+            self.drop_unlinked_blobs();
+        }
     }
 
     /// A loaded version whose folder is still on disk.
@@ -519,5 +598,70 @@ mod tests {
                 "case {i}: the evicted versions' blobs go too"
             );
         }
+    }
+
+    /// Item 9 of issue 21: a version nobody asked for within the retention goes, current or
+    /// not, with its blobs; one a judging holds stays however old; asking for an old version
+    /// makes it new again.
+    #[test]
+    fn versions_unused_for_the_retention_go_unless_a_judging_holds_them() {
+        let dir = tempfile::tempdir().expect("temp");
+        let hour = std::time::Duration::from_secs(3600);
+        let cache = Cache::new(dir.path()).expect("cache").with_retention(hour);
+        // (version, problem, age in s): a1 old and current, a2 fresh, b1 old and held by a
+        // judging, c1 old but asked for again now, d1 old.
+        for (v, p, age) in [
+            ("a1", "aplusb", 7200),
+            ("a2", "aplusb", 60),
+            ("b1", "aplusb", 9000),
+            ("c1", "aplusb", 9000),
+            ("d1", "aplusb", 3700),
+        ] {
+            lay(&cache, v, p, 1024, age);
+        }
+        cache.current_lock().insert("aplusb".into(), "a1".into());
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/aplusb");
+        let mut loaded = Vec::new();
+        for v in ["b1", "c1"] {
+            let mut problem = Problem::load(&fixture).expect("fixture loads");
+            problem.dir = dir.path().join("packages").join(v).join("aplusb");
+            let problem = Arc::new(problem);
+            cache.lock().insert(v.to_string(), problem.clone());
+            loaded.push(problem);
+        }
+        // c1 is asked for (from memory: no database needed), then let go.
+        let store = ojd_store::SqliteStore::in_memory().expect("store");
+        let c1 = cache.problem(&store, "c", Some("c1")).expect("c1");
+        drop(c1);
+        let held = loaded.remove(0);
+        drop(loaded);
+        cache.trim_aged();
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir.path().join("packages"))
+            .expect("read")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        on_disk.sort();
+        assert_eq!(on_disk, ["a2", "b1", "c1"]);
+        let blobs = std::fs::read_dir(dir.path().join("blobs"))
+            .expect("read")
+            .count();
+        assert_eq!(blobs, 3, "the removed versions' blobs go too");
+        let current: Vec<(String, String)> = cache.current_lock().clone().into_iter().collect();
+        assert_eq!(
+            current,
+            [("c".into(), "c1".into())],
+            "a1 is no longer current"
+        );
+        // Once the judging lets go of b1, it goes at the next look.
+        drop(held);
+        cache.trim_aged();
+        assert!(!dir.path().join("packages/b1").exists());
+        // Without a retention, age removes nothing.
+        let plain = tempfile::tempdir().expect("temp");
+        let cache = Cache::new(plain.path()).expect("cache");
+        lay(&cache, "old", "aplusb", 1024, 1 << 20);
+        cache.trim_aged();
+        assert!(plain.path().join("packages/old").exists());
     }
 }

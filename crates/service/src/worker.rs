@@ -29,7 +29,8 @@ pub fn run(
     }
     let (judge, workers) = node::start_judge(&config, keeper)?;
     let cache = Cache::new(&judge.cache_dir().join("packages"))?
-        .with_budget(config.judge.package_cache_size.bytes());
+        .with_budget(config.judge.package_cache_size.bytes())
+        .with_retention(config.server.retention);
     let name = name.unwrap_or_else(|| format!("{}/worker", node::host_name()));
     let identity = identity.unwrap_or_else(|| node::identity(&name));
     let app = Node::worker(

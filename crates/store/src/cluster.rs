@@ -157,9 +157,9 @@ pub trait ClusterStore: Send + Sync {
     fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError>;
     /// One round trip to the database (health checks).
     fn ping(&self) -> Result<(), StoreError>;
-    /// How many submissions are queued and how many are being judged: read from the
-    /// `(state, id)` index over the unfinished ones only, so it costs the same at a million
-    /// submissions (health checks; never a scan of the finished ones).
+    /// How many submissions are queued and how many are being judged: read from the counters
+    /// the store keeps with every change, so it costs the same at a million submissions
+    /// (health checks; never a count of the table).
     fn pending_counts(&self) -> Result<(u64, u64), StoreError>;
     /// Sends live events, in order, to every node listening (PostgreSQL NOTIFY, all of them in
     /// one statement: a burst of test events costs one round trip); a no-op on SQLite.
@@ -246,7 +246,15 @@ impl<E: Engine> ClusterStore for E {
                 )));
             }
             let args = args![s.identity, s.role, s.started_at, s.label, s.version];
-            c.exec("record a host", &record, args)?;
+            c.exec("record a host", &record, args).map_err(|e| {
+                if !e.is_row_security() {
+                    return e;
+                }
+                StoreError::Conflict(format!(
+                    "the database refuses a host named {:?} to this database role: a judge-host role (ojd worker --print-role-sql NAME) registers only hosts named after it; start this worker with --name NAME, NAME being the user in its database URL",
+                    s.identity
+                ))
+            })?;
             let args = args![s.identity, s.label, lease_ms];
             c.exec("requeue a dead host's claims", &requeue, args)
         })
@@ -456,7 +464,7 @@ impl<E: Engine> ClusterStore for E {
     }
 
     fn pending_counts(&self) -> Result<(u64, u64), StoreError> {
-        let sql = "SELECT state, COUNT(*) FROM submissions
+        let sql = "SELECT state, CAST(SUM(n) AS BIGINT) FROM submission_counts
              WHERE state IN ('queued', 'judging') GROUP BY state";
         let rows = self.rows("count pending submissions", sql, args![], |r| {
             Ok((r.get::<String>(0)?, r.get::<u64>(1)?))

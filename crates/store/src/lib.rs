@@ -75,6 +75,16 @@
 //! recently, oldest first, so one user's burst of a hundred submissions interleaves with
 //! everybody else's instead of starving them.
 //!
+//! **Counters, not counts.** Nothing a page or the health check asks counts the table:
+//! `submission_counts` holds the submissions per (state, current verdict), kept by triggers in
+//! the same transaction as every change (insert, claim, finish, requeue, rejudge, a new
+//! current judging, delete), whoever makes it. SQLite adds to one row per key (one writer at a
+//! time); PostgreSQL appends each statement's changes as rows of their own, so that writers on
+//! many hosts never wait on (or deadlock over) a shared row, and folds them every 256 rows.
+//! [`Store::counts`], [`Store::count_matching`] without a filter and
+//! [`cluster::ClusterStore::pending_counts`] sum them. The migration that made them counted the
+//! rows already there.
+//!
 //! Times are Unix milliseconds. Tokens are stored as SHA-256 hashes, never in clear.
 
 #![forbid(unsafe_code)]
@@ -349,6 +359,20 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// Whether PostgreSQL's row security refused the statement (a judge-host role writing
+    /// what is not its own; see `postgres::judge_host_role_sql`).
+    pub fn is_row_security(&self) -> bool {
+        let StoreError::Sql { source, .. } = self else {
+            return false;
+        };
+        source
+            .downcast_ref::<::postgres::Error>()
+            .and_then(|e| e.as_db_error())
+            .is_some_and(|d| d.message().contains("row-level security"))
+    }
+}
+
 /// Refuses a database whose schema version `found` is newer than the `known` migrations (a
 /// newer ojd migrated it); both engines check this before migrating.
 pub(crate) fn refuse_newer(path: &str, found: i64, known: i64) -> Result<(), StoreError> {
@@ -407,7 +431,9 @@ pub trait Store:
     fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError>;
     /// The submissions matching `filter`, newest first, at most `filter.limit`.
     fn list(&self, filter: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError>;
-    /// How many submissions match `filter` in all (`before` and `limit` are ignored).
+    /// How many submissions match `filter` in all (`before` and `limit` are ignored). With no
+    /// user, problem, verdict or language (every submission, or every pending one) it reads
+    /// the store's counters, not the table.
     fn count_matching(&self, filter: &ListFilter) -> Result<u64, StoreError>;
     /// One page of `filter`: its rows and whether there are more (one query: it reads one row
     /// past the page).
@@ -435,6 +461,9 @@ pub trait Store:
     fn judgings(&self, submission: i64) -> Result<Vec<JudgingInfo>, StoreError>;
     /// One judging with its outputs and test results.
     fn judging(&self, id: i64) -> Result<Option<JudgingDetail>, StoreError>;
+    /// The submissions by state, and the finished ones by verdict: read from counters the store
+    /// keeps in the same transaction as every change (triggers of both engines), so it costs
+    /// the same at a million submissions.
     fn counts(&self) -> Result<Counts, StoreError>;
     fn add_token(&self, hash: &str, name: &str, admin: bool, now: i64) -> Result<(), StoreError>;
     /// Removes every token issued to `name`; returns how many.

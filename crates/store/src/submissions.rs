@@ -21,14 +21,33 @@ pub(crate) const INFO_COLUMNS: &str = r#"s.id, s."user", s.problem, s.language, 
 pub(crate) const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_judging";
 
 /// A [`ListFilter`]'s conditions over [`INFO_FROM`]: $1 user, $2 problem, $3 verdict code,
-/// $4 language (each NULL for "any"), $5 pending only.
-const LIST_WHERE: &str = r#"($1 IS NULL OR s."user" = $1) AND ($2 IS NULL OR s.problem = $2)
-     AND ($3 IS NULL OR j.verdict = $3) AND ($4 IS NULL OR s.language = $4)
-     AND (NOT $5 OR s.state <> 'done')"#;
+/// $4 language, $5 pending only. The text depends on which filters are set (never on their
+/// values): a set one is a plain comparison an index serves (SQLite plans `$1 IS NULL OR
+/// user = $1` as a scan of the whole table), an unset one a constant that holds.
+fn list_where(f: &ListFilter) -> String {
+    let cond = |set: bool, yes: &str, no: &str| if set { yes } else { no }.to_string();
+    [
+        cond(f.user.is_some(), r#"s."user" = $1"#, "$1 IS NULL"),
+        cond(f.problem.is_some(), "s.problem = $2", "$2 IS NULL"),
+        cond(f.verdict.is_some(), "j.verdict = $3", "$3 IS NULL"),
+        cond(f.language.is_some(), "s.language = $4", "$4 IS NULL"),
+        cond(
+            f.pending,
+            "$5 AND s.state IN ('queued', 'judging')",
+            "NOT $5",
+        ),
+    ]
+    .join(" AND ")
+}
 
 /// Puts submissions back in the queue, their claims dropped (the caller adds its conditions).
 pub(crate) const REQUEUE: &str =
     "UPDATE submissions SET state = 'queued', claimed_at = NULL, claimed_by = NULL, lease_until = NULL";
+
+/// The submissions by state and current verdict (`''`: none), from the counters the
+/// triggers keep (migration 16): a few rows per key at most, whatever the table's size.
+pub(crate) const COUNTS: &str = "SELECT state, verdict, CAST(SUM(n) AS BIGINT)
+     FROM submission_counts GROUP BY state, verdict HAVING SUM(n) <> 0 ORDER BY state, verdict";
 
 const JUDGING_COLUMNS: &str = "j.id, j.submission, j.attempt, j.rejudging, j.judged_by, \
      j.package_version, j.judge_version, j.started_at, j.finished_at, j.verdict, j.score, \
@@ -281,9 +300,14 @@ impl<E: Engine> Store for E {
 
     fn list(&self, f: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError> {
         let sql = format!(
-            "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {LIST_WHERE}
-               AND ($6 IS NULL OR s.id < $6)
-             ORDER BY s.id DESC LIMIT $7"
+            "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {} AND {}
+             ORDER BY s.id DESC LIMIT $7",
+            list_where(f),
+            if f.before.is_some() {
+                "s.id < $6"
+            } else {
+                "$6 IS NULL"
+            }
         );
         let verdict = f.verdict.map(Verdict::code);
         let args = args![
@@ -299,7 +323,14 @@ impl<E: Engine> Store for E {
     }
 
     fn count_matching(&self, f: &ListFilter) -> Result<u64, StoreError> {
-        let sql = format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {LIST_WHERE}");
+        let any = |v: &Option<String>| v.is_none();
+        if any(&f.user) && any(&f.problem) && any(&f.language) && f.verdict.is_none() {
+            // Every submission, or every pending one: the counters, not the table.
+            let sql = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM submission_counts
+                 WHERE NOT $1 OR state <> 'done'";
+            return self.one("count submissions", sql, args![f.pending], |r| r.get(0));
+        }
+        let sql = format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {}", list_where(f));
         let verdict = f.verdict.map(Verdict::code);
         let args = args![&f.user, &f.problem, verdict, &f.language, f.pending];
         self.one("count submissions", &sql, args, |r| r.get(0))
@@ -361,16 +392,12 @@ impl<E: Engine> Store for E {
     }
 
     fn counts(&self) -> Result<Counts, StoreError> {
-        let sql = format!(
-            "SELECT s.state, j.verdict, COUNT(*) FROM {INFO_FROM}
-             GROUP BY s.state, j.verdict ORDER BY s.state, j.verdict"
-        );
-        let rows = self.rows("count submissions", &sql, args![], |r| {
-            Ok((r.get::<String>(0)?, r.get::<Option<String>>(1)?, r.get(2)?))
+        let rows = self.rows("count submissions", COUNTS, args![], |r| {
+            Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get(2)?))
         })?;
         let mut counts = Counts::default();
         for (state, verdict, n) in rows {
-            counts.add(&state, verdict.as_deref(), n);
+            counts.add(&state, Some(verdict.as_str()).filter(|v| !v.is_empty()), n);
         }
         Ok(counts)
     }

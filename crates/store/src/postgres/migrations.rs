@@ -222,4 +222,95 @@ pub const MIGRATIONS: &[&str] = &[
         hash TEXT NOT NULL,
         set_at BIGINT NOT NULL
     );",
+    // ---- branch r3s3-store ----
+    // 16: counters of submissions by state and current verdict, kept by triggers in the same
+    // transaction as each change (see SQLite's 16). Many writers at once would queue up (and
+    // deadlock, taking the rows in different orders) on one row per key, so each statement
+    // inserts its changes, summed per key, as rows of their own (a statement-level trigger: a
+    // claim adds two rows, a rejudging of 100,000 submissions a few), and every 256th such row
+    // folds the rows committed so far into one per key (skipped while another transaction
+    // folds): a reader sums a few hundred rows at most, and the table is vacuumed after every
+    // 1,000 dead rows. Deleted submissions are counted row by row, before the deletion's
+    // cascade takes their judgings. The trigger functions run as the tables' owner, so a judge
+    // host's role needs no right on the counters.
+    "CREATE TABLE submission_counts (
+        id BIGSERIAL PRIMARY KEY,
+        state TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        n BIGINT NOT NULL
+    ) WITH (autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_scale_factor = 0);
+    INSERT INTO submission_counts (state, verdict, n)
+    SELECT s.state, COALESCE(j.verdict, ''), COUNT(*) FROM submissions s
+    LEFT JOIN judgings j ON j.id = s.current_judging GROUP BY 1, 2;
+    CREATE FUNCTION ojd_count_add(st TEXT, v TEXT, d BIGINT) RETURNS void
+    LANGUAGE plpgsql AS $$
+    DECLARE
+        added BIGINT;
+    BEGIN
+        INSERT INTO submission_counts (state, verdict, n) VALUES (st, COALESCE(v, ''), d)
+            RETURNING id INTO added;
+        IF added % 256 = 0 AND pg_try_advisory_xact_lock(7270402) THEN
+            WITH gone AS (DELETE FROM submission_counts RETURNING state, verdict, n)
+            INSERT INTO submission_counts (state, verdict, n)
+            SELECT g.state, g.verdict, SUM(g.n) FROM gone g
+            GROUP BY g.state, g.verdict HAVING SUM(g.n) <> 0;
+        END IF;
+    END $$;
+    CREATE FUNCTION ojd_count_inserted() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+        PERFORM ojd_count_add(d.state, d.verdict, d.n) FROM (
+            SELECT w.state, COALESCE(j.verdict, '') AS verdict, COUNT(*) AS n
+            FROM new_rows w LEFT JOIN judgings j ON j.id = w.current_judging
+            GROUP BY 1, 2) d;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION ojd_count_updated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+        PERFORM ojd_count_add(d.state, d.verdict, d.n) FROM (
+            SELECT x.state, x.verdict, SUM(x.n) AS n FROM (
+                SELECT o.state, COALESCE(jo.verdict, '') AS verdict, -1 AS n,
+                    w.state AS state2, COALESCE(jw.verdict, '') AS verdict2
+                FROM old_rows o JOIN new_rows w ON w.id = o.id
+                LEFT JOIN judgings jo ON jo.id = o.current_judging
+                LEFT JOIN judgings jw ON jw.id = w.current_judging
+                WHERE o.state IS DISTINCT FROM w.state
+                   OR o.current_judging IS DISTINCT FROM w.current_judging
+            ) c, LATERAL (VALUES (c.state, c.verdict, -1), (c.state2, c.verdict2, 1))
+                AS x(state, verdict, n)
+            GROUP BY 1, 2 HAVING SUM(x.n) <> 0) d;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION ojd_count_deleted() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+        PERFORM ojd_count_add(OLD.state,
+            (SELECT verdict FROM judgings WHERE id = OLD.current_judging), -1);
+        RETURN OLD;
+    END $$;
+    CREATE FUNCTION ojd_count_verdict() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    DECLARE
+        st TEXT;
+    BEGIN
+        SELECT state INTO st FROM submissions
+            WHERE id = NEW.submission AND current_judging = NEW.id;
+        IF FOUND THEN
+            PERFORM ojd_count_add(st, OLD.verdict, -1);
+            PERFORM ojd_count_add(st, NEW.verdict, 1);
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER submissions_count_insert AFTER INSERT ON submissions
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION ojd_count_inserted();
+    CREATE TRIGGER submissions_count_update AFTER UPDATE ON submissions
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION ojd_count_updated();
+    CREATE TRIGGER submissions_count_delete BEFORE DELETE ON submissions
+        FOR EACH ROW EXECUTE FUNCTION ojd_count_deleted();
+    CREATE TRIGGER judgings_count_verdict AFTER UPDATE OF verdict ON judgings
+        FOR EACH ROW WHEN (OLD.verdict IS DISTINCT FROM NEW.verdict)
+        EXECUTE FUNCTION ojd_count_verdict();",
 ];

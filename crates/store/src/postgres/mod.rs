@@ -25,7 +25,7 @@ use crate::cluster::{EventSink, EVENTS, QUEUED};
 use crate::db::{args, Conn, Engine, Res, What};
 use crate::{sql, Claim, StoreError};
 
-use migrations::MIGRATIONS;
+pub use migrations::MIGRATIONS;
 pub use role::judge_host_role_sql;
 
 /// The longest a statement waits for a pooled connection while the database answers.

@@ -274,6 +274,50 @@ pub const MIGRATIONS: &[&str] = &[
         hash TEXT NOT NULL,
         set_at INTEGER NOT NULL
     );",
+    // ---- branch r3s3-store ----
+    // 16: counters of submissions by state and current verdict, kept by triggers in the same
+    // transaction as each change, so that /healthz, /metrics, the queue page and a list's total
+    // never count the table. The backfill counts the rows there are. SQLite has one writer at
+    // a time: one row per (state, verdict), added to in place.
+    "CREATE TABLE submission_counts (
+        state TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (state, verdict)
+    );
+    INSERT INTO submission_counts (state, verdict, n)
+    SELECT s.state, COALESCE(j.verdict, ''), COUNT(*) FROM submissions s
+    LEFT JOIN judgings j ON j.id = s.current_judging GROUP BY 1, 2;
+    CREATE TRIGGER submissions_count_insert AFTER INSERT ON submissions BEGIN
+        INSERT INTO submission_counts (state, verdict, n) VALUES (NEW.state,
+            COALESCE((SELECT verdict FROM judgings WHERE id = NEW.current_judging), ''), 1)
+        ON CONFLICT (state, verdict) DO UPDATE SET n = n + excluded.n;
+    END;
+    CREATE TRIGGER submissions_count_update AFTER UPDATE OF state, current_judging ON submissions
+    WHEN OLD.state IS NOT NEW.state OR OLD.current_judging IS NOT NEW.current_judging BEGIN
+        INSERT INTO submission_counts (state, verdict, n) VALUES (OLD.state,
+            COALESCE((SELECT verdict FROM judgings WHERE id = OLD.current_judging), ''), -1)
+        ON CONFLICT (state, verdict) DO UPDATE SET n = n + excluded.n;
+        INSERT INTO submission_counts (state, verdict, n) VALUES (NEW.state,
+            COALESCE((SELECT verdict FROM judgings WHERE id = NEW.current_judging), ''), 1)
+        ON CONFLICT (state, verdict) DO UPDATE SET n = n + excluded.n;
+    END;
+    CREATE TRIGGER submissions_count_delete BEFORE DELETE ON submissions BEGIN
+        INSERT INTO submission_counts (state, verdict, n) VALUES (OLD.state,
+            COALESCE((SELECT verdict FROM judgings WHERE id = OLD.current_judging), ''), -1)
+        ON CONFLICT (state, verdict) DO UPDATE SET n = n + excluded.n;
+    END;
+    CREATE TRIGGER judgings_count_verdict AFTER UPDATE OF verdict ON judgings
+    WHEN OLD.verdict IS NOT NEW.verdict BEGIN
+        INSERT INTO submission_counts (state, verdict, n)
+        SELECT s.state, COALESCE(OLD.verdict, ''), -1 FROM submissions s
+        WHERE s.id = NEW.submission AND s.current_judging = NEW.id
+        ON CONFLICT (state, verdict) DO UPDATE SET n = n + excluded.n;
+        INSERT INTO submission_counts (state, verdict, n)
+        SELECT s.state, COALESCE(NEW.verdict, ''), 1 FROM submissions s
+        WHERE s.id = NEW.submission AND s.current_judging = NEW.id
+        ON CONFLICT (state, verdict) DO UPDATE SET n = n + excluded.n;
+    END;",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.
