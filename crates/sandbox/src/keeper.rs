@@ -48,9 +48,9 @@ struct Keeper {
     namespaces: bool,
     /// The keeper's pid namespace (with namespaces): every run's init is born in it.
     pidns: Option<PidNs>,
-    /// Detached copies of the mounts of the folders the last runs' standard streams were in
-    /// (folder, `open_tree` descriptor), most recent last; see `open_stream`.
-    stream_dirs: Vec<(PathBuf, OwnedFd)>,
+    /// Detached copies of the mounts of the folders the last runs' standard streams were in,
+    /// most recent last; see `open_stream` and `stream_dir`.
+    stream_dirs: Vec<StreamDir>,
     /// `/proc/self/net/unix` of the keeper's current network namespace, kept open.
     net_unix: Option<fs::File>,
     /// Running as root: programs drop to the keeper's uid even without namespaces.
@@ -574,6 +574,16 @@ impl Keeper {
     }
 }
 
+/// A detached copy of the mount of a folder that standard streams were opened in.
+struct StreamDir {
+    /// The folder's host path.
+    path: PathBuf,
+    /// Its device and inode when the copy was made: the folder the copy reaches.
+    id: (u64, u64),
+    /// The `open_tree` descriptor.
+    tree: OwnedFd,
+}
+
 /// Folders whose detached copies a keeper keeps (a run's stdout and stderr share one; an
 /// interactive problem's pipes are in another).
 const STREAM_DIRS: usize = 4;
@@ -619,27 +629,46 @@ impl Keeper {
 
     /// The descriptor of a detached copy of `dir`'s mount, made now if needed (None when the
     /// kernel refuses: the stream is then opened by its host path).
+    ///
+    /// A kept copy is used only while `dir` is still the very folder it was made of: same device
+    /// and inode. A folder removed and made again at the same path is another folder, and the
+    /// copy of the removed one would create files nobody sees (or find no FIFO at all). The
+    /// inode number of the kept folder cannot be given to another file meanwhile: the copy holds
+    /// a reference to it, so it stays allocated, even when removed, until the copy is closed.
     fn stream_dir(&mut self, dir: &Path) -> Option<RawFd> {
-        if let Some(i) = self.stream_dirs.iter().position(|(d, _)| d == dir) {
+        use std::os::unix::fs::MetadataExt;
+        let now = fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()));
+        let kept = self.stream_dirs.iter().position(|d| d.path == dir);
+        if let Some(i) = kept {
             let entry = self.stream_dirs.remove(i);
-            self.stream_dirs.push(entry);
-        } else {
-            let c = cpath(dir);
-            let flags = libc::OPEN_TREE_CLONE | libc::OPEN_TREE_CLOEXEC;
-            // SAFETY: a valid path string and plain flags; the result is checked and owned below.
-            let fd =
-                unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, c.as_ptr(), flags) };
-            if fd < 0 {
-                return None;
+            if now.is_some() && now == Some(entry.id) {
+                self.stream_dirs.push(entry);
+                return self.stream_dirs.last().map(|d| d.tree.as_raw_fd());
             }
-            if self.stream_dirs.len() >= STREAM_DIRS {
-                self.stream_dirs.remove(0);
-            }
-            // SAFETY: a new descriptor that nothing else owns.
-            let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
-            self.stream_dirs.push((dir.to_path_buf(), fd));
         }
-        self.stream_dirs.last().map(|(_, fd)| fd.as_raw_fd())
+        let c = cpath(dir);
+        let flags = libc::OPEN_TREE_CLONE | libc::OPEN_TREE_CLOEXEC;
+        // SAFETY: a valid path string and plain flags; the result is checked and owned below.
+        let fd = unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, c.as_ptr(), flags) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a new descriptor that nothing else owns.
+        let tree = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
+        // The identity of what was opened, not of what the path named a moment before.
+        let id = fs::File::from(tree.try_clone().ok()?)
+            .metadata()
+            .ok()
+            .map(|m| (m.dev(), m.ino()))?;
+        if self.stream_dirs.len() >= STREAM_DIRS {
+            self.stream_dirs.remove(0);
+        }
+        self.stream_dirs.push(StreamDir {
+            path: dir.to_path_buf(),
+            id,
+            tree,
+        });
+        self.stream_dirs.last().map(|d| d.tree.as_raw_fd())
     }
 
     /// Gives the keeper (and so the next run) a new, empty network namespace when the run left
