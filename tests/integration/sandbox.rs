@@ -103,3 +103,78 @@ fn a_stream_folder_made_again_at_the_same_path_is_the_new_folder() {
     writer.join().unwrap().unwrap();
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "through the pipe\n");
 }
+
+/// Busy loops on every CPU of the machine, three per CPU, stopped when dropped.
+struct Hogs(Vec<std::process::Child>);
+
+impl Hogs {
+    fn start() -> Hogs {
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Hogs(
+            (0..3 * n)
+                .map(|_| {
+                    std::process::Command::new("/bin/sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .expect("a busy loop starts")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A wall-time kill says whose time ran out. A CPU-bound program on a CPU that other processes
+/// keep busy gets a fraction of it and reaches its wall-time limit far from its CPU limit: that
+/// is the host's load (`host_starved`, a host fault for the judge), never a time limit verdict.
+/// A program that sleeps under the very same load is the program's own doing.
+#[test]
+fn a_wall_time_kill_tells_the_hosts_load_from_the_programs_waiting() {
+    require_root!(exclusive);
+    let scratch = tempfile::tempdir().unwrap();
+    let mut s = keeper(scratch.path(), 81000);
+    let out = scratch.path().join("out");
+    let mut spec = |script: &str| {
+        let mut spec = shell(script, None, &out);
+        spec.limits.cpu = Duration::from_secs(5);
+        spec.limits.wall = Duration::from_secs(1);
+        s.run(&spec).expect("the run works")
+    };
+    // Quiet or not, a sleeping program's wall-time kill is its own.
+    let asleep = spec("exec sleep 30");
+    assert_eq!(asleep.killed_by, Some(ojd_sandbox::LimitKind::Wall));
+    assert!(!asleep.host_starved(), "{asleep:?}");
+
+    let hogs = Hogs::start();
+    let starved = spec("while :; do :; done");
+    let asleep = spec("exec sleep 30");
+    drop(hogs);
+    eprintln!("starved: {starved:?}\nasleep: {asleep:?}");
+    assert_eq!(starved.killed_by, Some(ojd_sandbox::LimitKind::Wall));
+    assert!(
+        starved.cpu_time < Duration::from_millis(700),
+        "the busy loops should take most of the CPU: {starved:?}"
+    );
+    let w = starved
+        .wall_kill
+        .expect("a wall-time kill says what it saw");
+    assert!(
+        w.cpu_wait >= Duration::from_millis(300),
+        "the run waited for its CPU: {starved:?}"
+    );
+    assert!(starved.host_starved(), "{starved:?}");
+    assert_eq!(asleep.killed_by, Some(ojd_sandbox::LimitKind::Wall));
+    assert!(!asleep.host_starved(), "{asleep:?}");
+    assert!(
+        asleep.wall_kill.expect("measured").cpu_wait < Duration::from_millis(100),
+        "{asleep:?}"
+    );
+}

@@ -23,8 +23,9 @@ use super::root::{
     empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch, ScratchState,
 };
 use super::seccomp;
+use super::starve::{cpu_wait, Sample};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
-use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination};
+use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination, WallCause, WallKill};
 
 /// The keeper's state between runs.
 struct Keeper {
@@ -58,6 +59,10 @@ struct Keeper {
     /// The deny list reporting to a listener, and the same list killing outright (fallback).
     filters: Filters,
     ncpu: u32,
+    /// The CPUs the keeper and its runs are pinned to (every CPU when not pinned).
+    cpus: Vec<usize>,
+    /// `/proc/stat`, kept open: read twice by a run that reaches its first wake (`starve`).
+    proc_stat: Option<fs::File>,
 }
 
 /// Entry point of `ojd __keeper`: reads the config, prepares, then serves runs until EOF.
@@ -182,6 +187,11 @@ impl Keeper {
             notify: seccomp::build_filter(seccomp::DenyAction::Notify),
             kill: seccomp::build_filter(seccomp::DenyAction::Kill),
         };
+        // Read after the cgroup (a cpuset) was joined: the CPUs runs get.
+        let cpus = super::affinity::affinity(0)
+            .ok()
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| (0..ncpu as usize).collect());
         let (box_dir, tmp_dir) = if namespaces {
             (config.root_dir.join("box"), config.root_dir.join("tmp"))
         } else {
@@ -215,6 +225,8 @@ impl Keeper {
                 root,
                 filters,
                 ncpu,
+                cpus,
+                proc_stat: fs::File::open("/proc/stat").ok(),
             },
             caps,
         )
@@ -268,7 +280,8 @@ impl Keeper {
             init_main(&prepared, &self.filters, report_w);
         }
         drop(report_w);
-        let killed_by = self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
+        let (killed_by, wall_kill) =
+            self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
         // Not a clean exit until wait4 says so.
         let mut status = -1;
         // SAFETY: rusage is plain data the kernel fills.
@@ -383,6 +396,7 @@ impl Keeper {
             forbidden_syscall,
             exec_error,
             fully_isolated: self.cgroup.is_some() && self.namespaces,
+            wall_kill: wall_kill.filter(|_| killed_by == Some(LimitKind::Wall)),
         })
     }
 
@@ -489,7 +503,8 @@ impl Keeper {
         Ok(())
     }
 
-    /// Waits for init to exit, killing it when a limit is crossed; returns that limit.
+    /// Waits for init to exit, killing it when a limit is crossed; returns that limit, and for
+    /// the wall-time limit what the run waited for its CPUs (see `starve`).
     fn supervise(
         &mut self,
         pid: libc::pid_t,
@@ -497,7 +512,9 @@ impl Keeper {
         base: Option<&super::cgroup::Baseline>,
         start: Instant,
         keeper_before: Duration,
-    ) -> Option<LimitKind> {
+    ) -> (Option<LimitKind>, Option<WallKill>) {
+        // Taken at the first wake: a run that ends before it never pays for the reading.
+        let mut first: Option<Sample> = None;
         let limits = &run.limits;
         // SAFETY: pidfd_open on our own child; the fd is owned below.
         let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
@@ -521,6 +538,18 @@ impl Keeper {
             } else {
                 None
             };
+            let wall_kill = match (verdict, &first, cpu) {
+                (Some(LimitKind::Wall), Some(first), Some(cpu)) => {
+                    self.sample(wall, cpu).map(|end| {
+                        let waited = cpu_wait(first, &end, self.cpus.len() as u32);
+                        WallKill {
+                            cpu_wait: waited,
+                            cause: WallCause::of(wall, waited, limits.wall),
+                        }
+                    })
+                }
+                _ => None,
+            };
             if verdict.is_some() {
                 // SAFETY: kills our own child; with namespaces the holder then kills what the
                 // run left in the keeper's pid namespace (`PidNs::clean`).
@@ -531,7 +560,7 @@ impl Keeper {
                     // SAFETY: kill has no memory-safety preconditions.
                     unsafe { libc::kill(-pid, libc::SIGKILL) };
                 }
-                return verdict;
+                return (verdict, wall_kill);
             }
             let mut timeout = (limits.wall - wall).min(Duration::from_millis(25));
             if let Some(c) = cpu {
@@ -548,7 +577,7 @@ impl Keeper {
                     // SAFETY: one valid pollfd.
                     let r = unsafe { libc::poll(&mut p, 1, ms) };
                     if r > 0 {
-                        return None;
+                        return (None, None);
                     }
                 }
                 None => {
@@ -566,11 +595,31 @@ impl Keeper {
                     };
                     // SAFETY: waitid filled info (r == 0), so si_pid is initialised.
                     if r == 0 && unsafe { info.si_pid() } == pid {
-                        return None;
+                        return (None, None);
                     }
                 }
             }
+            if first.is_none() {
+                if let Some(c) = cpu {
+                    first = self.sample(start.elapsed(), c);
+                }
+            }
         }
+    }
+}
+
+impl Keeper {
+    /// The counters `starve` compares, now (None without a cgroup or `/proc/stat`).
+    fn sample(&self, wall: Duration, cpu: Duration) -> Option<Sample> {
+        let me = std::process::id();
+        let tasks: Vec<u32> = self
+            .cgroup
+            .as_ref()?
+            .tasks()
+            .into_iter()
+            .filter(|&t| t != me)
+            .collect();
+        Sample::take(wall, cpu, &tasks, &self.cpus, self.proc_stat.as_ref()?)
     }
 }
 
