@@ -178,3 +178,89 @@ fn a_wall_time_kill_tells_the_hosts_load_from_the_programs_waiting() {
         "{asleep:?}"
     );
 }
+
+/// Runs `argv[1..]`, waits for it and prints its CPU time (user + system) in microseconds.
+const RUSAGE_OF: &str = r#"#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    pid_t pid = fork();
+    if (pid == 0) { execv(argv[1], argv + 1); _exit(127); }
+    int status; struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) return 1;
+    long long us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL
+        + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+    printf("%lld\n", us);
+    return 0;
+}
+"#;
+
+/// The CPU time the sandbox reports is the program's own, whatever the machine's load: compared
+/// with what the kernel tells the program's parent (`wait4`) for the very same execution, inside
+/// the same run, never with another execution, whose CPU time load does change (a busy CPU's
+/// caches and its time slices make the same work cost more CPU). It counts all of it (never
+/// less), and adds at most what the run's init and the measuring parent cost, not the keeper's
+/// own supervision nor the wall time spent waiting for the CPU. Checked quiet and under busy
+/// loops on every CPU.
+#[test]
+fn cpu_time_is_the_programs_own_under_any_load() {
+    require_root!(exclusive);
+    let scratch = tempfile::tempdir().unwrap();
+    let prog = scratch.path().join("prog");
+    std::fs::create_dir(&prog).unwrap();
+    let cc = |source: &Path, out: &str| {
+        let st = std::process::Command::new("cc")
+            .args(["-O2", "-o"])
+            .arg(prog.join(out))
+            .arg(source)
+            .status()
+            .expect("cc runs");
+        assert!(st.success(), "cc {}", source.display());
+    };
+    std::fs::write(scratch.path().join("rusage_of.c"), RUSAGE_OF).unwrap();
+    cc(&scratch.path().join("rusage_of.c"), "rusage_of");
+    cc(&crate::common::testdata("programs/spin.c"), "spin");
+    let mut s = keeper(scratch.path(), 83000);
+    let out = scratch.path().join("out");
+    let mut measure = |label: &str| {
+        for _ in 0..3 {
+            let mut spec = shell("", None, &out);
+            spec.argv = vec!["/prog/rusage_of".into(), "/prog/spin".into()];
+            spec.binds = vec![ojd_sandbox::Bind {
+                host: prog.clone(),
+                inside: "/prog".into(),
+                writable: false,
+            }];
+            spec.limits.cpu = Duration::from_secs(10);
+            spec.limits.wall = Duration::from_secs(60);
+            let o = ran(s.run(&spec), label);
+            let text = std::fs::read_to_string(&out).unwrap();
+            let own: u64 = text
+                .lines()
+                .nth(1)
+                .and_then(|l| l.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{label}: the wrapper's output: {text:?}"));
+            let own = Duration::from_micros(own);
+            eprintln!(
+                "{label}: sandbox {:?}, wait4 inside {own:?}, wall {:?}",
+                o.cpu_time, o.wall_time
+            );
+            assert!(own > Duration::from_millis(50), "{label}: spin ran {own:?}");
+            assert!(
+                o.cpu_time >= own,
+                "{label}: the sandbox reports less than the program used: {:?} < {own:?}",
+                o.cpu_time
+            );
+            assert!(
+                o.cpu_time <= own + own / 20 + Duration::from_millis(5),
+                "{label}: the sandbox reports more than the program used: {:?} vs {own:?} ({o:?})",
+                o.cpu_time
+            );
+        }
+    };
+    measure("quiet");
+    let hogs = Hogs::start();
+    measure("loaded");
+    drop(hogs);
+}
