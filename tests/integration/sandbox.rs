@@ -264,3 +264,100 @@ fn cpu_time_is_the_programs_own_under_any_load() {
     measure("loaded");
     drop(hogs);
 }
+
+/// Mounts in `/proc/<pid>/mountinfo` whose mount point ends with `suffix`.
+fn mounts_at(pid: u32, suffix: &str) -> usize {
+    std::fs::read_to_string(format!("/proc/{pid}/mountinfo"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.split(' ').nth(4).is_some_and(|p| p.ends_with(suffix)))
+        .count()
+}
+
+/// Waits (at most 10 s) until the keeper's mount table has `want` mounts ending with `suffix`
+/// (a keeper replaces `/box` and `/tmp` just after it sent a run's outcome); the count then.
+fn settled(pid: u32, suffix: &str, want: usize) -> usize {
+    let start = std::time::Instant::now();
+    loop {
+        let n = mounts_at(pid, suffix);
+        if n == want || start.elapsed() > Duration::from_secs(10) {
+            return n;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// After a run that left `/box` and `/tmp` untouched, their mounts are not unmounted (each
+/// unmount waits for an RCU grace period, milliseconds on a loaded machine, and the next run
+/// waited for it): they are parked where no path reaches, a fresh tmpfs is mounted, and parked
+/// mounts are dropped together. The keeper's own mount table shows them parked; nothing of it
+/// shows to a program: its `/proc/self/mountinfo` is the same, line for line but the mounts'
+/// ids, after untouched runs and after a run that used `/box`, and `/box` is new every run.
+#[test]
+fn untouched_scratch_mounts_are_parked_unseen_not_unmounted() {
+    require_root!();
+    use ojd_sandbox::{SandboxOptions, SandboxPool};
+    let scratch = tempfile::tempdir().unwrap();
+    let mut opts = SandboxOptions::new(scratch.path().to_path_buf());
+    opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
+    opts.uid_base = 84000;
+    let pool = SandboxPool::new(opts, 1);
+    let mut s = pool.get().unwrap();
+    let keeper = s.keeper_pid().unwrap();
+    let before = mounts_at(keeper, "");
+    let out = scratch.path().join("out");
+    // The device and change time of /box, then what a program sees of the mount table: each mount's root, mount
+    // point, options and file system, without the ids and device numbers, sorted.
+    let mut seen = |script: &str| -> (String, Vec<String>) {
+        let script = format!("{script}; stat -c '%d %.9Z' /box; cat /proc/self/mountinfo");
+        let o = s.run(&shell(&script, None, &out)).unwrap();
+        assert!(o.success(), "{o:?}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let mut lines = text.lines();
+        let ino = lines.next().unwrap_or_default().to_string();
+        let mut table: Vec<String> = lines
+            .map(|l| l.split(' ').skip(3).collect::<Vec<_>>().join(" "))
+            .collect();
+        // Listed in the order they were mounted: the first run's /box and /tmp are the root's.
+        table.sort();
+        (ino, table)
+    };
+    let (ino, first) = seen("true");
+    let mut boxes = vec![ino];
+    for _ in 0..4 {
+        let (ino, table) = seen("true");
+        boxes.push(ino);
+        assert_eq!(table, first, "the mount table a program sees changed");
+    }
+    // Five untouched runs: five `/box` and five `/tmp` mounts parked, in one graveyard.
+    let now = settled(keeper, "", before + 11);
+    assert_eq!(
+        now,
+        before + 11,
+        "untouched mounts were unmounted, not parked:\n{}",
+        std::fs::read_to_string(format!("/proc/{keeper}/mountinfo")).unwrap()
+    );
+    assert_eq!(mounts_at(keeper, "/grave"), 1, "one graveyard");
+    // A run that used /box: its mount is unmounted at once; the next run sees the same table
+    // and an empty /box.
+    let (ino, used) = seen("echo x > /box/f");
+    boxes.push(ino);
+    assert_eq!(used, first);
+    let (ino, after) = seen("test -z \"$(ls -A /box)\" || echo dirty");
+    boxes.push(ino);
+    assert_eq!(after, first);
+    // The used /box was unmounted; that run's /tmp and both of the last run were parked.
+    assert_eq!(settled(keeper, "", before + 14), before + 14);
+    // Thirty more: 73 mounts parked in all; at the 65th the graveyard was unmounted with the
+    // 64 in it, and a new one holds the rest.
+    for _ in 0..30 {
+        let (ino, table) = seen("true");
+        boxes.push(ino);
+        assert_eq!(table, first);
+    }
+    assert_eq!(settled(keeper, "", before + 10), before + 10);
+    assert_eq!(mounts_at(keeper, "/grave"), 1, "one graveyard");
+    // Every run's /box was a new tmpfs.
+    let distinct: std::collections::BTreeSet<_> = boxes.iter().collect();
+    assert_eq!(distinct.len(), boxes.len(), "{boxes:?}");
+}

@@ -20,7 +20,8 @@ use super::pidns::PidNs;
 use super::progs::ProgStore;
 use super::protocol::{KeeperConfig, Request, Response};
 use super::root::{
-    empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch, ScratchState,
+    empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Graveyard, Scratch,
+    ScratchState,
 };
 use super::seccomp;
 use super::starve::{cpu_wait, Sample};
@@ -45,6 +46,8 @@ struct Keeper {
     mounted: Vec<(PathBuf, PathBuf, bool)>,
     /// Copies of the folders bound read-only at `/prog` (with namespaces).
     progs: Option<ProgStore>,
+    /// Where untouched `/box` and `/tmp` mounts are parked (with namespaces): see `Graveyard`.
+    graveyard: Option<Graveyard>,
     cgroup: Option<Cgroup>,
     namespaces: bool,
     /// The keeper's pid namespace (with namespaces): every run's init is born in it.
@@ -216,6 +219,7 @@ impl Keeper {
                 scratch,
                 binds: Vec::new(),
                 mounted: Vec::new(),
+                graveyard: progs.as_ref().map(Graveyard::new),
                 progs,
                 cgroup,
                 namespaces,
@@ -437,10 +441,27 @@ impl Keeper {
     /// so that not even when they were last replaced (their timestamps) tells a run what the
     /// one before it did. A failure here is found again, and reported, by the next run's
     /// `clear_scratch`.
+    ///
+    /// A folder the run left exactly as mounted holds nothing to free: its mount is parked in the
+    /// graveyard (no unmount, whose grace period the next run would wait for) and the fresh one
+    /// mounted in its place. A used one is unmounted at once.
     fn after_run(&mut self) {
-        if self.namespaces {
-            let _ = self.remount(0, Scratch::Box);
-            let _ = self.remount(1, Scratch::Tmp);
+        if !self.namespaces {
+            return;
+        }
+        for (i, which) in [Scratch::Box, Scratch::Tmp].into_iter().enumerate() {
+            let dir = [&self.box_dir, &self.tmp_dir][i];
+            let untouched = self.scratch[i].is_some()
+                && ScratchState::read(dir) == self.scratch[i]
+                && is_empty_dir(dir);
+            if untouched {
+                if let Some(g) = &mut self.graveyard {
+                    if g.park(dir).is_ok() {
+                        self.scratch[i] = None;
+                    }
+                }
+            }
+            let _ = self.remount(i, which);
         }
     }
 
