@@ -104,7 +104,10 @@ fn a_stream_folder_made_again_at_the_same_path_is_the_new_folder() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "through the pipe\n");
 }
 
-/// Busy loops on every CPU of the machine, three per CPU, stopped when dropped.
+/// Busy loops on every CPU of the machine, three per CPU, stopped when dropped. Each is a
+/// session of its own: with the scheduler's autogroups (one per session) loops sharing one
+/// session would together weigh as one task against the sandboxed program, which is a session
+/// of its own too.
 struct Hogs(Vec<std::process::Child>);
 
 impl Hogs {
@@ -113,8 +116,9 @@ impl Hogs {
         Hogs(
             (0..3 * n)
                 .map(|_| {
-                    std::process::Command::new("/bin/sh")
-                        .args(["-c", "while :; do :; done"])
+                    // setsid execs the loop in its own process (not a group leader).
+                    std::process::Command::new("setsid")
+                        .args(["/bin/sh", "-c", "while :; do :; done"])
                         .spawn()
                         .expect("a busy loop starts")
                 })
