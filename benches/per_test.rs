@@ -15,7 +15,8 @@
 //! steadier figure on a shared machine.
 //!
 //! `cargo bench --bench per_test -- [ROUNDS] [TESTS]` (defaults: 20 rounds of 100 tests). Needs
-//! root (the sandbox) and a C compiler.
+//! root (the sandbox) and a C compiler. `OJD_KEEPER=PATH` runs the keeper of another build (any
+//! binary that runs `ojd_sandbox::keeper::main` as `PATH __keeper`) under the same judge.
 
 use std::path::Path;
 use std::process::Command;
@@ -83,7 +84,9 @@ fn main() {
     assert_eq!(problem.tests.len(), tests);
     let mut judge = Judge::new(ojd_judge::config::Config::defaults(), 1).expect("judge starts");
     let ojd = env!("CARGO_BIN_EXE_ojd");
-    judge.set_keeper(ojd.into());
+    // OJD_KEEPER runs another build's keeper under the same judge (and `ojd judge` reads it too),
+    // to compare sandbox versions side by side.
+    judge.set_keeper(std::env::var_os("OJD_KEEPER").map_or_else(|| ojd.into(), Into::into));
     let sub = Submission {
         language: "binary".into(),
         source: std::fs::read(&prog).expect("the program"),

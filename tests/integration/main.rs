@@ -46,6 +46,7 @@ mod multihost;
 mod packages;
 mod pg;
 mod phone;
+mod sandbox;
 mod server;
 mod store;
 mod stress;

@@ -321,6 +321,19 @@ impl Cgroup {
         }
     }
 
+    /// The thread ids in the cgroup now (the keeper's included).
+    pub(super) fn tasks(&self) -> Vec<u32> {
+        let file = match &self.kind {
+            Kind::V1 { memory, .. } => memory.join("tasks"),
+            Kind::V2 { dir, .. } => dir.join("cgroup.threads"),
+        };
+        fs::read_to_string(file)
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|t| t.parse().ok())
+            .collect()
+    }
+
     /// CPU time consumed by the cgroup so far (keeper included; callers difference it).
     pub(super) fn cpu_usage(&mut self) -> Option<Duration> {
         match &mut self.kind {

@@ -20,11 +20,13 @@ use super::pidns::PidNs;
 use super::progs::ProgStore;
 use super::protocol::{KeeperConfig, Request, Response};
 use super::root::{
-    empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Scratch, ScratchState,
+    empty_dir, fresh_tmpfs, is_empty_dir, prepare_root, reserve_uid, Graveyard, Scratch,
+    ScratchState,
 };
 use super::seccomp;
+use super::starve::{cpu_wait, Sample};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
-use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination};
+use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination, WallCause, WallKill};
 
 /// The keeper's state between runs.
 struct Keeper {
@@ -44,13 +46,15 @@ struct Keeper {
     mounted: Vec<(PathBuf, PathBuf, bool)>,
     /// Copies of the folders bound read-only at `/prog` (with namespaces).
     progs: Option<ProgStore>,
+    /// Where untouched `/box` and `/tmp` mounts are parked (with namespaces): see `Graveyard`.
+    graveyard: Option<Graveyard>,
     cgroup: Option<Cgroup>,
     namespaces: bool,
     /// The keeper's pid namespace (with namespaces): every run's init is born in it.
     pidns: Option<PidNs>,
-    /// Detached copies of the mounts of the folders the last runs' standard streams were in
-    /// (folder, `open_tree` descriptor), most recent last; see `open_stream`.
-    stream_dirs: Vec<(PathBuf, OwnedFd)>,
+    /// Detached copies of the mounts of the folders the last runs' standard streams were in,
+    /// most recent last; see `open_stream` and `stream_dir`.
+    stream_dirs: Vec<StreamDir>,
     /// `/proc/self/net/unix` of the keeper's current network namespace, kept open.
     net_unix: Option<fs::File>,
     /// Running as root: programs drop to the keeper's uid even without namespaces.
@@ -58,6 +62,10 @@ struct Keeper {
     /// The deny list reporting to a listener, and the same list killing outright (fallback).
     filters: Filters,
     ncpu: u32,
+    /// The CPUs the keeper and its runs are pinned to (every CPU when not pinned).
+    cpus: Vec<usize>,
+    /// `/proc/stat`, kept open: read twice by a run that reaches its first wake (`starve`).
+    proc_stat: Option<fs::File>,
 }
 
 /// Entry point of `ojd __keeper`: reads the config, prepares, then serves runs until EOF.
@@ -182,6 +190,11 @@ impl Keeper {
             notify: seccomp::build_filter(seccomp::DenyAction::Notify),
             kill: seccomp::build_filter(seccomp::DenyAction::Kill),
         };
+        // Read after the cgroup (a cpuset) was joined: the CPUs runs get.
+        let cpus = super::affinity::affinity(0)
+            .ok()
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| (0..ncpu as usize).collect());
         let (box_dir, tmp_dir) = if namespaces {
             (config.root_dir.join("box"), config.root_dir.join("tmp"))
         } else {
@@ -206,6 +219,7 @@ impl Keeper {
                 scratch,
                 binds: Vec::new(),
                 mounted: Vec::new(),
+                graveyard: progs.as_ref().map(Graveyard::new),
                 progs,
                 cgroup,
                 namespaces,
@@ -215,6 +229,8 @@ impl Keeper {
                 root,
                 filters,
                 ncpu,
+                cpus,
+                proc_stat: fs::File::open("/proc/stat").ok(),
             },
             caps,
         )
@@ -268,7 +284,8 @@ impl Keeper {
             init_main(&prepared, &self.filters, report_w);
         }
         drop(report_w);
-        let killed_by = self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
+        let (killed_by, wall_kill) =
+            self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
         // Not a clean exit until wait4 says so.
         let mut status = -1;
         // SAFETY: rusage is plain data the kernel fills.
@@ -383,6 +400,7 @@ impl Keeper {
             forbidden_syscall,
             exec_error,
             fully_isolated: self.cgroup.is_some() && self.namespaces,
+            wall_kill: wall_kill.filter(|_| killed_by == Some(LimitKind::Wall)),
         })
     }
 
@@ -423,10 +441,27 @@ impl Keeper {
     /// so that not even when they were last replaced (their timestamps) tells a run what the
     /// one before it did. A failure here is found again, and reported, by the next run's
     /// `clear_scratch`.
+    ///
+    /// A folder the run left exactly as mounted holds nothing to free: its mount is parked in the
+    /// graveyard (no unmount, whose grace period the next run would wait for) and the fresh one
+    /// mounted in its place. A used one is unmounted at once.
     fn after_run(&mut self) {
-        if self.namespaces {
-            let _ = self.remount(0, Scratch::Box);
-            let _ = self.remount(1, Scratch::Tmp);
+        if !self.namespaces {
+            return;
+        }
+        for (i, which) in [Scratch::Box, Scratch::Tmp].into_iter().enumerate() {
+            let dir = [&self.box_dir, &self.tmp_dir][i];
+            let untouched = self.scratch[i].is_some()
+                && ScratchState::read(dir) == self.scratch[i]
+                && is_empty_dir(dir);
+            if untouched {
+                if let Some(g) = &mut self.graveyard {
+                    if g.park(dir).is_ok() {
+                        self.scratch[i] = None;
+                    }
+                }
+            }
+            let _ = self.remount(i, which);
         }
     }
 
@@ -489,7 +524,8 @@ impl Keeper {
         Ok(())
     }
 
-    /// Waits for init to exit, killing it when a limit is crossed; returns that limit.
+    /// Waits for init to exit, killing it when a limit is crossed; returns that limit, and for
+    /// the wall-time limit what the run waited for its CPUs (see `starve`).
     fn supervise(
         &mut self,
         pid: libc::pid_t,
@@ -497,7 +533,9 @@ impl Keeper {
         base: Option<&super::cgroup::Baseline>,
         start: Instant,
         keeper_before: Duration,
-    ) -> Option<LimitKind> {
+    ) -> (Option<LimitKind>, Option<WallKill>) {
+        // Taken at the first wake: a run that ends before it never pays for the reading.
+        let mut first: Option<Sample> = None;
         let limits = &run.limits;
         // SAFETY: pidfd_open on our own child; the fd is owned below.
         let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
@@ -521,6 +559,18 @@ impl Keeper {
             } else {
                 None
             };
+            let wall_kill = match (verdict, &first, cpu) {
+                (Some(LimitKind::Wall), Some(first), Some(cpu)) => {
+                    self.sample(wall, cpu).map(|end| {
+                        let waited = cpu_wait(first, &end, self.cpus.len() as u32);
+                        WallKill {
+                            cpu_wait: waited,
+                            cause: WallCause::of(wall, waited, limits.wall),
+                        }
+                    })
+                }
+                _ => None,
+            };
             if verdict.is_some() {
                 // SAFETY: kills our own child; with namespaces the holder then kills what the
                 // run left in the keeper's pid namespace (`PidNs::clean`).
@@ -531,7 +581,7 @@ impl Keeper {
                     // SAFETY: kill has no memory-safety preconditions.
                     unsafe { libc::kill(-pid, libc::SIGKILL) };
                 }
-                return verdict;
+                return (verdict, wall_kill);
             }
             let mut timeout = (limits.wall - wall).min(Duration::from_millis(25));
             if let Some(c) = cpu {
@@ -548,7 +598,7 @@ impl Keeper {
                     // SAFETY: one valid pollfd.
                     let r = unsafe { libc::poll(&mut p, 1, ms) };
                     if r > 0 {
-                        return None;
+                        return (None, None);
                     }
                 }
                 None => {
@@ -566,12 +616,42 @@ impl Keeper {
                     };
                     // SAFETY: waitid filled info (r == 0), so si_pid is initialised.
                     if r == 0 && unsafe { info.si_pid() } == pid {
-                        return None;
+                        return (None, None);
                     }
+                }
+            }
+            if first.is_none() {
+                if let Some(c) = cpu {
+                    first = self.sample(start.elapsed(), c);
                 }
             }
         }
     }
+}
+
+impl Keeper {
+    /// The counters `starve` compares, now (None without a cgroup or `/proc/stat`).
+    fn sample(&self, wall: Duration, cpu: Duration) -> Option<Sample> {
+        let me = std::process::id();
+        let tasks: Vec<u32> = self
+            .cgroup
+            .as_ref()?
+            .tasks()
+            .into_iter()
+            .filter(|&t| t != me)
+            .collect();
+        Sample::take(wall, cpu, &tasks, &self.cpus, self.proc_stat.as_ref()?)
+    }
+}
+
+/// A detached copy of the mount of a folder that standard streams were opened in.
+struct StreamDir {
+    /// The folder's host path.
+    path: PathBuf,
+    /// Its device and inode when the copy was made: the folder the copy reaches.
+    id: (u64, u64),
+    /// The `open_tree` descriptor.
+    tree: OwnedFd,
 }
 
 /// Folders whose detached copies a keeper keeps (a run's stdout and stderr share one; an
@@ -619,27 +699,46 @@ impl Keeper {
 
     /// The descriptor of a detached copy of `dir`'s mount, made now if needed (None when the
     /// kernel refuses: the stream is then opened by its host path).
+    ///
+    /// A kept copy is used only while `dir` is still the very folder it was made of: same device
+    /// and inode. A folder removed and made again at the same path is another folder, and the
+    /// copy of the removed one would create files nobody sees (or find no FIFO at all). The
+    /// inode number of the kept folder cannot be given to another file meanwhile: the copy holds
+    /// a reference to it, so it stays allocated, even when removed, until the copy is closed.
     fn stream_dir(&mut self, dir: &Path) -> Option<RawFd> {
-        if let Some(i) = self.stream_dirs.iter().position(|(d, _)| d == dir) {
+        use std::os::unix::fs::MetadataExt;
+        let now = fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()));
+        let kept = self.stream_dirs.iter().position(|d| d.path == dir);
+        if let Some(i) = kept {
             let entry = self.stream_dirs.remove(i);
-            self.stream_dirs.push(entry);
-        } else {
-            let c = cpath(dir);
-            let flags = libc::OPEN_TREE_CLONE | libc::OPEN_TREE_CLOEXEC;
-            // SAFETY: a valid path string and plain flags; the result is checked and owned below.
-            let fd =
-                unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, c.as_ptr(), flags) };
-            if fd < 0 {
-                return None;
+            if now.is_some() && now == Some(entry.id) {
+                self.stream_dirs.push(entry);
+                return self.stream_dirs.last().map(|d| d.tree.as_raw_fd());
             }
-            if self.stream_dirs.len() >= STREAM_DIRS {
-                self.stream_dirs.remove(0);
-            }
-            // SAFETY: a new descriptor that nothing else owns.
-            let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
-            self.stream_dirs.push((dir.to_path_buf(), fd));
         }
-        self.stream_dirs.last().map(|(_, fd)| fd.as_raw_fd())
+        let c = cpath(dir);
+        let flags = libc::OPEN_TREE_CLONE | libc::OPEN_TREE_CLOEXEC;
+        // SAFETY: a valid path string and plain flags; the result is checked and owned below.
+        let fd = unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, c.as_ptr(), flags) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a new descriptor that nothing else owns.
+        let tree = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
+        // The identity of what was opened, not of what the path named a moment before.
+        let id = fs::File::from(tree.try_clone().ok()?)
+            .metadata()
+            .ok()
+            .map(|m| (m.dev(), m.ino()))?;
+        if self.stream_dirs.len() >= STREAM_DIRS {
+            self.stream_dirs.remove(0);
+        }
+        self.stream_dirs.push(StreamDir {
+            path: dir.to_path_buf(),
+            id,
+            tree,
+        });
+        self.stream_dirs.last().map(|d| d.tree.as_raw_fd())
     }
 
     /// Gives the keeper (and so the next run) a new, empty network namespace when the run left

@@ -81,6 +81,7 @@ mod progs;
 mod protocol;
 mod root;
 mod seccomp;
+mod starve;
 mod sys;
 
 use std::path::PathBuf;
@@ -213,9 +214,66 @@ pub struct RunOutcome {
     pub exec_error: Option<String>,
     /// False when the run had only rlimits (no namespaces or no cgroups).
     pub fully_isolated: bool,
+    /// When the wall-time limit ended the run (with a cgroup): whether the time went to the
+    /// program's own waiting or to the host's load. See [`WallKill`].
+    #[serde(default)]
+    pub wall_kill: Option<WallKill>,
+}
+
+/// What the keeper saw of a run that its wall-time limit ended.
+///
+/// The wall-time limit is there to stop a program that sleeps or is blocked (on input that never
+/// comes, on a deadlock). A CPU-bound program on a loaded host reaches it too: pinned to a CPU
+/// that other processes share, it gets a fraction of that CPU, and its wall time runs out while
+/// its CPU time is far from the CPU limit. That is the host's fault, never the program's, and the
+/// keeper tells the two apart by measuring, from the run's first 25 ms to the kill, how long the
+/// run's processes were ready to run but waited while their CPUs served other work.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct WallKill {
+    /// The time the run's processes were runnable but waited for a CPU that other work held:
+    /// the smaller of the kernel's run-queue delay of the run's tasks (`/proc/<tid>/schedstat`)
+    /// and the time their CPUs spent on anything but the run and idling (`/proc/stat`), plus the
+    /// run's share of the time the hypervisor took the CPUs (steal). Waiting behind the run's own
+    /// threads is not counted: the CPU was busy with the run then.
+    #[serde(rename = "cpu_wait_us", with = "micros")]
+    pub cpu_wait: Duration,
+    pub cause: WallCause,
+}
+
+/// Whose time ran out when the wall-time limit ended a run.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WallCause {
+    /// The program's: it slept, was blocked, or kept its own CPU busy (a time limit verdict).
+    Program,
+    /// The host's: without the time it waited for a CPU, the run would have been well within
+    /// its wall-time limit (wall time less the wait under 90% of the limit, and a wait of at
+    /// least 10% of it). A host fault: judge the run again, on a quieter CPU or host.
+    HostLoad,
+}
+
+impl WallCause {
+    /// The keeper's rule (see [`WallCause::HostLoad`]).
+    pub fn of(wall_time: Duration, cpu_wait: Duration, wall_limit: Duration) -> WallCause {
+        let own = wall_time.saturating_sub(cpu_wait);
+        if cpu_wait >= wall_limit / 10 && own < wall_limit.mul_f64(0.9) {
+            WallCause::HostLoad
+        } else {
+            WallCause::Program
+        }
+    }
 }
 
 impl RunOutcome {
+    /// The wall-time limit ended the run because the host was loaded, not because of the
+    /// program ([`WallCause::HostLoad`]): a host fault, never a time limit verdict.
+    pub fn host_starved(&self) -> bool {
+        self.killed_by == Some(LimitKind::Wall)
+            && self
+                .wall_kill
+                .is_some_and(|w| w.cause == WallCause::HostLoad)
+    }
+
     pub fn success(&self) -> bool {
         self.killed_by.is_none()
             && self.termination == Termination::Exited(0)

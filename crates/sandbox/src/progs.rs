@@ -69,6 +69,11 @@ impl ProgStore {
         })
     }
 
+    /// The store's root directory (an `O_PATH` descriptor): the way to reach it.
+    pub(super) fn dir_fd(&self) -> std::os::fd::RawFd {
+        self.dir.as_raw_fd()
+    }
+
     /// Bytes the copies hold: tmpfs pages charged to the keeper's memory cgroup, which reclaim
     /// cannot drop.
     pub(super) fn bytes(&self) -> u64 {

@@ -366,6 +366,7 @@ mod tests {
             forbidden_syscall: None,
             exec_error: None,
             fully_isolated: true,
+            wall_kill: None,
         }
     }
 

@@ -1,0 +1,206 @@
+//! How long a run waited for a CPU that other work held: what tells a wall-time kill caused by
+//! the host's load from one caused by the program (see [`super::WallKill`]).
+//!
+//! The keeper takes a [`Sample`] at its first wake during a run (runs that end sooner never pay
+//! for it) and another when the wall-time limit is reached, and [`cpu_wait`] compares them:
+//! - the kernel's run-queue delay of the run's tasks (`/proc/<tid>/schedstat`, second field):
+//!   time they were runnable but not running. It also grows while a task waits behind the run's
+//!   own threads, so alone it would blame the host for a program that starves itself;
+//! - the time the run's CPUs spent on other work: their capacity over the window less the run's
+//!   own CPU time, their idle time and the hypervisor's steal (`/proc/stat`).
+//!
+//! The run waited for others at most the smaller of the two. Steal (the hypervisor running
+//! another machine on this CPU) hides from both: the task is current but makes no progress; the
+//! run's share of it (its share of the CPUs' busy time) is added.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::time::Duration;
+
+/// `/proc/stat` counts in USER_HZ ticks: 100 per second on every Linux ABI.
+const TICK: Duration = Duration::from_millis(10);
+
+/// What the keeper reads at both ends of the window.
+pub(super) struct Sample {
+    wall: Duration,
+    /// The run's CPU time so far (the cgroup's counter less the keeper's own).
+    cpu: Duration,
+    /// Idle (with I/O wait) and steal time of the run's CPUs.
+    idle: Duration,
+    steal: Duration,
+    /// Run-queue delay of each task of the run (nanoseconds), by thread id.
+    delays: HashMap<u32, u64>,
+}
+
+impl Sample {
+    /// Reads the counters now. `tasks` are the thread ids of the run (the keeper's cgroup less
+    /// the keeper itself), `cpus` the CPUs it runs on, `stat` an open `/proc/stat`.
+    pub(super) fn take(
+        wall: Duration,
+        cpu: Duration,
+        tasks: &[u32],
+        cpus: &[usize],
+        stat: &File,
+    ) -> Option<Sample> {
+        let (idle, steal) = cpu_times(stat, cpus)?;
+        let delays = tasks
+            .iter()
+            .filter_map(|&t| Some((t, run_delay(t)?)))
+            .collect();
+        Some(Sample {
+            wall,
+            cpu,
+            idle,
+            steal,
+            delays,
+        })
+    }
+}
+
+/// The time the run waited for a CPU that other work held, between `start` and `end`, with
+/// `ncpu` CPUs (the run's cpuset).
+pub(super) fn cpu_wait(start: &Sample, end: &Sample, ncpu: u32) -> Duration {
+    let window = end.wall.saturating_sub(start.wall);
+    let capacity = window * ncpu.max(1);
+    let cpu = end.cpu.saturating_sub(start.cpu);
+    let idle = end.idle.saturating_sub(start.idle);
+    let steal = end.steal.saturating_sub(start.steal);
+    let others = capacity
+        .saturating_sub(cpu)
+        .saturating_sub(idle)
+        .saturating_sub(steal);
+    let delay: u64 = end
+        .delays
+        .iter()
+        .map(|(t, d)| d.saturating_sub(start.delays.get(t).copied().unwrap_or(0)))
+        .sum();
+    let delay = Duration::from_nanos(delay);
+    let busy = cpu + others;
+    let stolen = if busy.is_zero() {
+        Duration::ZERO
+    } else {
+        steal.mul_f64(cpu.as_secs_f64() / busy.as_secs_f64())
+    };
+    (delay.min(others) + stolen).min(window)
+}
+
+/// The run-queue delay of a thread, in nanoseconds (None when it has exited).
+fn run_delay(tid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/schedstat")).ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Idle (idle + iowait) and steal time summed over `cpus`, from `/proc/stat`.
+fn cpu_times(stat: &File, cpus: &[usize]) -> Option<(Duration, Duration)> {
+    let mut buf = vec![0u8; 8192];
+    let mut len = 0;
+    loop {
+        let n = stat.read_at(&mut buf[len..], len as u64).ok()?;
+        if n == 0 {
+            break;
+        }
+        len += n;
+        if len == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+    }
+    parse_cpu_times(std::str::from_utf8(&buf[..len]).ok()?, cpus)
+}
+
+fn parse_cpu_times(text: &str, cpus: &[usize]) -> Option<(Duration, Duration)> {
+    let (mut idle, mut steal, mut found) = (0u64, 0u64, 0);
+    for line in text.lines() {
+        let mut f = line.split_whitespace();
+        let Some(n) = f
+            .next()
+            .and_then(|name| name.strip_prefix("cpu"))
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        if !cpus.contains(&n) {
+            continue;
+        }
+        // user nice system idle iowait irq softirq steal ...
+        let v: Vec<u64> = f.take(8).filter_map(|x| x.parse().ok()).collect();
+        if v.len() < 8 {
+            return None;
+        }
+        idle += v[3] + v[4];
+        steal += v[7];
+        found += 1;
+    }
+    (found == cpus.len() && found > 0).then(|| (TICK * idle as u32, TICK * steal as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::WallCause;
+
+    fn sample(wall: u64, cpu: u64, idle: u64, steal: u64, delays: &[(u32, u64)]) -> Sample {
+        Sample {
+            wall: Duration::from_millis(wall),
+            cpu: Duration::from_millis(cpu),
+            idle: Duration::from_millis(idle),
+            steal: Duration::from_millis(steal),
+            delays: delays.iter().map(|&(t, d)| (t, d * 1_000_000)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_wait_is_what_others_took_from_a_runnable_run() {
+        let start = sample(0, 0, 0, 0, &[(1, 0)]);
+        // CPU-bound on a CPU shared with three hogs: a quarter of it, waiting the rest.
+        let end = sample(1000, 250, 0, 0, &[(1, 750)]);
+        assert_eq!(cpu_wait(&start, &end, 1), Duration::from_millis(750));
+        // Asleep under the same load: others used the CPU, but the run never waited for it.
+        let end = sample(1000, 0, 0, 0, &[(1, 0)]);
+        assert_eq!(cpu_wait(&start, &end, 1), Duration::ZERO);
+        // Four own threads on one quiet CPU: long run-queue delays, but behind its own threads.
+        let start = sample(0, 0, 0, 0, &[(1, 0), (2, 0), (3, 0), (4, 0)]);
+        let end = sample(1000, 1000, 0, 0, &[(1, 750), (2, 750), (3, 750), (4, 750)]);
+        assert_eq!(cpu_wait(&start, &end, 1), Duration::ZERO);
+        // Half asleep on an idle CPU, half spinning with a second own thread.
+        let end = sample(1000, 500, 500, 0, &[(1, 250), (2, 250)]);
+        assert_eq!(cpu_wait(&start, &end, 1), Duration::ZERO);
+        // A task that appeared after the first sample counts from zero; one gone counts nothing.
+        let start = sample(0, 0, 0, 0, &[(1, 100)]);
+        let end = sample(1000, 400, 0, 0, &[(2, 500)]);
+        assert_eq!(cpu_wait(&start, &end, 1), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn steal_counts_in_the_share_of_the_run() {
+        let start = sample(0, 0, 0, 0, &[(1, 0)]);
+        // The hypervisor took 600 ms; the CPU ran only the run otherwise.
+        let end = sample(1000, 400, 0, 600, &[(1, 0)]);
+        assert_eq!(cpu_wait(&start, &end, 1), Duration::from_millis(600));
+    }
+
+    #[test]
+    fn the_keepers_rule_tells_load_from_waiting() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        // Killed at 3 s having waited 2.2 s for the CPU: the host's.
+        assert_eq!(WallCause::of(s(3), ms(2200), s(3)), WallCause::HostLoad);
+        // Killed at 3 s having waited 0.1 s: asleep or blocked, the program's.
+        assert_eq!(WallCause::of(s(3), ms(100), s(3)), WallCause::Program);
+        // Waited 0.2 s: under a tenth of the limit, the program's.
+        assert_eq!(WallCause::of(s(3), ms(200), s(3)), WallCause::Program);
+        // Waited 0.5 s of 3.3 s but used 2.8 s of its own: the program's.
+        assert_eq!(WallCause::of(ms(3300), ms(500), s(3)), WallCause::Program);
+        // Waited 0.4 s and used 2.6 s of its own: it might have ended in time; the host's.
+        assert_eq!(WallCause::of(s(3), ms(400), s(3)), WallCause::HostLoad);
+    }
+
+    #[test]
+    fn proc_stat_lines() {
+        let text = "cpu  10 0 10 100 5 0 0 7 0 0\ncpu0 5 0 5 50 2 0 0 3 0 0\ncpu1 5 0 5 50 3 0 0 4 0 0\nintr 1 2 3\n";
+        let ms = Duration::from_millis;
+        assert_eq!(parse_cpu_times(text, &[1]), Some((ms(530), ms(40))));
+        assert_eq!(parse_cpu_times(text, &[0, 1]), Some((ms(1050), ms(70))));
+        assert_eq!(parse_cpu_times(text, &[2]), None);
+    }
+}

@@ -1,0 +1,367 @@
+//! The sandbox's own API (`ojd_sandbox::Sandbox`) used directly, without the judge: what a caller
+//! of `Sandbox::run` may rely on from one run to the next of the same keeper.
+
+use std::path::Path;
+use std::time::Duration;
+
+use ojd_sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxOptions};
+
+/// A keeper of the built `ojd` whose programs run as uids `base..base + 1000`.
+fn keeper(scratch: &Path, base: u32) -> Sandbox {
+    let mut opts = SandboxOptions::new(scratch.to_path_buf());
+    opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
+    opts.uid_base = base;
+    Sandbox::start(&opts).expect("the keeper starts")
+}
+
+fn limits() -> Limits {
+    Limits {
+        cpu: Duration::from_secs(2),
+        wall: Duration::from_secs(10),
+        memory: 64 << 20,
+        output: 1 << 20,
+        processes: 8,
+        file_size: 1 << 20,
+    }
+}
+
+/// `sh -c SCRIPT` with standard input `stdin` and standard output `stdout`.
+fn shell(script: &str, stdin: Option<&Path>, stdout: &Path) -> RunSpec {
+    RunSpec {
+        argv: vec!["/bin/sh".into(), "-c".into(), script.into()],
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        box_files: vec![],
+        collect: vec![],
+        binds: vec![],
+        stdin: stdin.map(Path::to_path_buf),
+        stdout: stdout.to_path_buf(),
+        stderr: None,
+        limits: limits(),
+    }
+}
+
+fn ran(r: Result<RunOutcome, ojd_sandbox::SandboxError>, what: &str) -> RunOutcome {
+    let o = r.unwrap_or_else(|e| panic!("{what}: the run failed: {e}"));
+    assert!(o.success(), "{what}: {o:?}");
+    o
+}
+
+/// A keeper keeps a handle on the folders its runs' streams were opened in. A caller that
+/// removes such a folder, or renames it away, and makes a new one at the same path must get its
+/// streams in the new folder: not a failed run ("No such file or directory", as the judge's
+/// interactive tests once got), and never output written into the old folder.
+#[test]
+fn a_stream_folder_made_again_at_the_same_path_is_the_new_folder() {
+    require_root!();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut s = keeper(scratch.path(), 80000);
+    let dir = scratch.path().join("streams");
+    let out = dir.join("out");
+
+    std::fs::create_dir(&dir).unwrap();
+    ran(s.run(&shell("echo first", None, &out)), "first run");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "first\n");
+
+    // Removed and made again: the old folder is gone.
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::create_dir(&dir).unwrap();
+    ran(s.run(&shell("echo second", None, &out)), "after remove");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "second\n");
+
+    // Renamed away and made again: the old folder still exists, and must not get the output.
+    let old = scratch.path().join("streams.old");
+    std::fs::rename(&dir, &old).unwrap();
+    std::fs::create_dir(&dir).unwrap();
+    ran(s.run(&shell("echo third", None, &out)), "after rename");
+    assert_eq!(
+        std::fs::read_to_string(&out).ok().as_deref(),
+        Some("third\n"),
+        "the output went to the renamed folder: {:?}",
+        std::fs::read_to_string(old.join("out"))
+    );
+    assert_eq!(
+        std::fs::read_to_string(old.join("out")).unwrap(),
+        "second\n"
+    );
+
+    // A FIFO as standard input (how two runs of an interactive problem are joined), in a folder
+    // made again: the keeper must open the new FIFO, not look for it in the removed folder.
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::create_dir(&dir).unwrap();
+    let fifo = dir.join("pipe");
+    ojd_sandbox::make_fifo(&fifo).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, "through the pipe\n"))
+    };
+    let r = s.run(&shell("cat", Some(&fifo), &out));
+    if r.is_err() {
+        // Let the writer's open end, so the thread can be joined.
+        let _ = std::fs::File::open(&fifo);
+    }
+    ran(r, "a FIFO in a folder made again");
+    writer.join().unwrap().unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "through the pipe\n");
+}
+
+/// Busy loops on every CPU of the machine, three per CPU, stopped when dropped. Each is a
+/// session of its own: with the scheduler's autogroups (one per session) loops sharing one
+/// session would together weigh as one task against the sandboxed program, which is a session
+/// of its own too.
+struct Hogs(Vec<std::process::Child>);
+
+impl Hogs {
+    fn start() -> Hogs {
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Hogs(
+            (0..3 * n)
+                .map(|_| {
+                    // setsid execs the loop in its own process (not a group leader).
+                    std::process::Command::new("setsid")
+                        .args(["/bin/sh", "-c", "while :; do :; done"])
+                        .spawn()
+                        .expect("a busy loop starts")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A wall-time kill says whose time ran out. A CPU-bound program on a CPU that other processes
+/// keep busy gets a fraction of it and reaches its wall-time limit far from its CPU limit: that
+/// is the host's load (`host_starved`, a host fault for the judge), never a time limit verdict.
+/// A program that sleeps under the very same load is the program's own doing.
+#[test]
+fn a_wall_time_kill_tells_the_hosts_load_from_the_programs_waiting() {
+    require_root!(exclusive);
+    let scratch = tempfile::tempdir().unwrap();
+    let mut s = keeper(scratch.path(), 81000);
+    let out = scratch.path().join("out");
+    let mut spec = |script: &str| {
+        let mut spec = shell(script, None, &out);
+        spec.limits.cpu = Duration::from_secs(5);
+        spec.limits.wall = Duration::from_secs(1);
+        s.run(&spec).expect("the run works")
+    };
+    // Quiet or not, a sleeping program's wall-time kill is its own.
+    let asleep = spec("exec sleep 30");
+    assert_eq!(asleep.killed_by, Some(ojd_sandbox::LimitKind::Wall));
+    assert!(!asleep.host_starved(), "{asleep:?}");
+
+    let hogs = Hogs::start();
+    let starved = spec("while :; do :; done");
+    let asleep = spec("exec sleep 30");
+    drop(hogs);
+    eprintln!("starved: {starved:?}\nasleep: {asleep:?}");
+    assert_eq!(starved.killed_by, Some(ojd_sandbox::LimitKind::Wall));
+    assert!(
+        starved.cpu_time < Duration::from_millis(700),
+        "the busy loops should take most of the CPU: {starved:?}"
+    );
+    let w = starved
+        .wall_kill
+        .expect("a wall-time kill says what it saw");
+    assert!(
+        w.cpu_wait >= Duration::from_millis(300),
+        "the run waited for its CPU: {starved:?}"
+    );
+    assert!(starved.host_starved(), "{starved:?}");
+    assert_eq!(asleep.killed_by, Some(ojd_sandbox::LimitKind::Wall));
+    assert!(!asleep.host_starved(), "{asleep:?}");
+    assert!(
+        asleep.wall_kill.expect("measured").cpu_wait < Duration::from_millis(100),
+        "{asleep:?}"
+    );
+}
+
+/// Runs `argv[1..]`, waits for it and prints its CPU time (user + system) in microseconds.
+const RUSAGE_OF: &str = r#"#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    pid_t pid = fork();
+    if (pid == 0) { execv(argv[1], argv + 1); _exit(127); }
+    int status; struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) return 1;
+    long long us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL
+        + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+    printf("%lld\n", us);
+    return 0;
+}
+"#;
+
+/// The CPU time the sandbox reports is the program's own, whatever the machine's load: compared
+/// with what the kernel tells the program's parent (`wait4`) for the very same execution, inside
+/// the same run, never with another execution, whose CPU time load does change (a busy CPU's
+/// caches and its time slices make the same work cost more CPU). It counts all of it (never
+/// less), and adds at most what the run's init and the measuring parent cost, not the keeper's
+/// own supervision nor the wall time spent waiting for the CPU. Checked quiet and under busy
+/// loops on every CPU.
+#[test]
+fn cpu_time_is_the_programs_own_under_any_load() {
+    require_root!(exclusive);
+    let scratch = tempfile::tempdir().unwrap();
+    let prog = scratch.path().join("prog");
+    std::fs::create_dir(&prog).unwrap();
+    let cc = |source: &Path, out: &str| {
+        let st = std::process::Command::new("cc")
+            .args(["-O2", "-o"])
+            .arg(prog.join(out))
+            .arg(source)
+            .status()
+            .expect("cc runs");
+        assert!(st.success(), "cc {}", source.display());
+    };
+    std::fs::write(scratch.path().join("rusage_of.c"), RUSAGE_OF).unwrap();
+    cc(&scratch.path().join("rusage_of.c"), "rusage_of");
+    cc(&crate::common::testdata("programs/spin.c"), "spin");
+    let mut s = keeper(scratch.path(), 83000);
+    let out = scratch.path().join("out");
+    let mut measure = |label: &str| {
+        for _ in 0..3 {
+            let mut spec = shell("", None, &out);
+            spec.argv = vec!["/prog/rusage_of".into(), "/prog/spin".into()];
+            spec.binds = vec![ojd_sandbox::Bind {
+                host: prog.clone(),
+                inside: "/prog".into(),
+                writable: false,
+            }];
+            spec.limits.cpu = Duration::from_secs(10);
+            spec.limits.wall = Duration::from_secs(60);
+            let o = ran(s.run(&spec), label);
+            let text = std::fs::read_to_string(&out).unwrap();
+            let own: u64 = text
+                .lines()
+                .nth(1)
+                .and_then(|l| l.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{label}: the wrapper's output: {text:?}"));
+            let own = Duration::from_micros(own);
+            eprintln!(
+                "{label}: sandbox {:?}, wait4 inside {own:?}, wall {:?}",
+                o.cpu_time, o.wall_time
+            );
+            assert!(own > Duration::from_millis(50), "{label}: spin ran {own:?}");
+            assert!(
+                o.cpu_time >= own,
+                "{label}: the sandbox reports less than the program used: {:?} < {own:?}",
+                o.cpu_time
+            );
+            assert!(
+                o.cpu_time <= own + own / 20 + Duration::from_millis(5),
+                "{label}: the sandbox reports more than the program used: {:?} vs {own:?} ({o:?})",
+                o.cpu_time
+            );
+        }
+    };
+    measure("quiet");
+    let hogs = Hogs::start();
+    measure("loaded");
+    drop(hogs);
+}
+
+/// Mounts in `/proc/<pid>/mountinfo` whose mount point ends with `suffix`.
+fn mounts_at(pid: u32, suffix: &str) -> usize {
+    std::fs::read_to_string(format!("/proc/{pid}/mountinfo"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.split(' ').nth(4).is_some_and(|p| p.ends_with(suffix)))
+        .count()
+}
+
+/// Waits (at most 10 s) until the keeper's mount table has `want` mounts ending with `suffix`
+/// (a keeper replaces `/box` and `/tmp` just after it sent a run's outcome); the count then.
+fn settled(pid: u32, suffix: &str, want: usize) -> usize {
+    let start = std::time::Instant::now();
+    loop {
+        let n = mounts_at(pid, suffix);
+        if n == want || start.elapsed() > Duration::from_secs(10) {
+            return n;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// After a run that left `/box` and `/tmp` untouched, their mounts are not unmounted (each
+/// unmount waits for an RCU grace period, milliseconds on a loaded machine, and the next run
+/// waited for it): they are parked where no path reaches, a fresh tmpfs is mounted, and parked
+/// mounts are dropped together. The keeper's own mount table shows them parked; nothing of it
+/// shows to a program: its `/proc/self/mountinfo` is the same, line for line but the mounts'
+/// ids, after untouched runs and after a run that used `/box`, and `/box` is new every run.
+#[test]
+fn untouched_scratch_mounts_are_parked_unseen_not_unmounted() {
+    require_root!();
+    use ojd_sandbox::{SandboxOptions, SandboxPool};
+    let scratch = tempfile::tempdir().unwrap();
+    let mut opts = SandboxOptions::new(scratch.path().to_path_buf());
+    opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
+    opts.uid_base = 84000;
+    let pool = SandboxPool::new(opts, 1);
+    let mut s = pool.get().unwrap();
+    let keeper = s.keeper_pid().unwrap();
+    let before = mounts_at(keeper, "");
+    let out = scratch.path().join("out");
+    // The device and change time of /box, then what a program sees of the mount table: each mount's root, mount
+    // point, options and file system, without the ids and device numbers, sorted.
+    let mut seen = |script: &str| -> (String, Vec<String>) {
+        let script = format!("{script}; stat -c '%d %.9Z' /box; cat /proc/self/mountinfo");
+        let o = s.run(&shell(&script, None, &out)).unwrap();
+        assert!(o.success(), "{o:?}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let mut lines = text.lines();
+        let ino = lines.next().unwrap_or_default().to_string();
+        let mut table: Vec<String> = lines
+            .map(|l| l.split(' ').skip(3).collect::<Vec<_>>().join(" "))
+            .collect();
+        // Listed in the order they were mounted: the first run's /box and /tmp are the root's.
+        table.sort();
+        (ino, table)
+    };
+    let (ino, first) = seen("true");
+    let mut boxes = vec![ino];
+    for _ in 0..4 {
+        let (ino, table) = seen("true");
+        boxes.push(ino);
+        assert_eq!(table, first, "the mount table a program sees changed");
+    }
+    // Five untouched runs: five `/box` and five `/tmp` mounts parked, in one graveyard.
+    let now = settled(keeper, "", before + 11);
+    assert_eq!(
+        now,
+        before + 11,
+        "untouched mounts were unmounted, not parked:\n{}",
+        std::fs::read_to_string(format!("/proc/{keeper}/mountinfo")).unwrap()
+    );
+    assert_eq!(mounts_at(keeper, "/grave"), 1, "one graveyard");
+    // A run that used /box: its mount is unmounted at once; the next run sees the same table
+    // and an empty /box.
+    let (ino, used) = seen("echo x > /box/f");
+    boxes.push(ino);
+    assert_eq!(used, first);
+    let (ino, after) = seen("test -z \"$(ls -A /box)\" || echo dirty");
+    boxes.push(ino);
+    assert_eq!(after, first);
+    // The used /box was unmounted; that run's /tmp and both of the last run were parked.
+    assert_eq!(settled(keeper, "", before + 14), before + 14);
+    // Thirty more: 73 mounts parked in all; at the 65th the graveyard was unmounted with the
+    // 64 in it, and a new one holds the rest.
+    for _ in 0..30 {
+        let (ino, table) = seen("true");
+        boxes.push(ino);
+        assert_eq!(table, first);
+    }
+    assert_eq!(settled(keeper, "", before + 10), before + 10);
+    assert_eq!(mounts_at(keeper, "/grave"), 1, "one graveyard");
+    // Every run's /box was a new tmpfs.
+    let distinct: std::collections::BTreeSet<_> = boxes.iter().collect();
+    assert_eq!(distinct.len(), boxes.len(), "{boxes:?}");
+}
