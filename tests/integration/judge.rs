@@ -290,38 +290,9 @@ fn big_limits() -> Limits {
     }
 }
 
-#[test]
-fn cpu_time_matches_usr_bin_time_within_5_percent() {
-    require_root!(exclusive);
-    let j = common::judge(1);
-    let program = compile_fixture(&j, "programs/spin.c");
-    let binary = program.dir.join("main");
-    let (mut bare, mut boxed) = (Vec::new(), Vec::new());
-    // Interleaved, best of five: noise from other processes only ever adds CPU time (cache
-    // and frequency effects), so the minimum is the fairest figure for both sides.
-    for _ in 0..5 {
-        bare.push(time_bare(&binary).0);
-        let o = run_sandboxed(&j, &program, big_limits());
-        assert!(o.success(), "{o:?}");
-        boxed.push(o.cpu_time);
-    }
-    let b = bare.into_iter().min().unwrap().as_secs_f64();
-    let s = boxed.into_iter().min().unwrap().as_secs_f64();
-    eprintln!(
-        "spin: /usr/bin/time {:.1} ms, sandbox {:.1} ms",
-        b * 1e3,
-        s * 1e3
-    );
-    assert!(
-        b > 0.1,
-        "the fixture should spin for about 200 ms, spun {b}"
-    );
-    // /usr/bin/time reports 10 ms steps: allow that rounding on top of 5%.
-    assert!(
-        (s - b).abs() <= 0.05 * b + 0.01,
-        "sandbox {s} s vs /usr/bin/time {b} s"
-    );
-}
+// The CPU time the sandbox reports is checked against the kernel's own figure of the very same
+// execution in `sandbox::cpu_time_is_the_programs_own_under_any_load`: a separate bare run, as
+// a test here once used, differs by up to 3.6x under load on a shared machine.
 
 #[test]
 fn peak_memory_matches_usr_bin_time_within_5_percent() {

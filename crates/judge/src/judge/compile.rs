@@ -105,7 +105,10 @@ impl Judge {
                     file_size: MAX_EXECUTABLE,
                 },
             };
-            let outcome = self.pool.get()?.run(&spec)?;
+            // A compiler the host's load starved is run again, then a host fault (`run.rs`).
+            let outcome = super::run::guarded(&spec, super::run::STARVED_TRIES, || {
+                Ok(self.pool.get()?.run(&spec)?)
+            })?;
             let text = read_capped(&log, j.compile_output_limit.bytes());
             let built = staged.join(&lang.executable);
             if !outcome.success() || !built.is_file() {

@@ -45,6 +45,16 @@ pub enum HostFault {
         #[source]
         source: std::io::Error,
     },
+    /// A run was ended by its wall-time limit while it waited for a CPU that other work on this
+    /// host held (the sandbox's [`WallCause::HostLoad`](ojd_sandbox::WallCause)), on every try:
+    /// the host's load used up the program's time, so no verdict can be given here.
+    #[error("{during} was starved of CPU: {} ms of its {} ms wall-time limit went waiting for a CPU other work held, on each of {tries} tries", cpu_wait.as_millis(), wall.as_millis())]
+    Starved {
+        during: String,
+        wall: std::time::Duration,
+        cpu_wait: std::time::Duration,
+        tries: u32,
+    },
 }
 
 impl HostFault {
@@ -53,25 +63,28 @@ impl HostFault {
         match self {
             HostFault::LowSpace { .. } | HostFault::FilledUp { .. } => Some(libc::ENOSPC),
             HostFault::File { source, .. } => source.raw_os_error(),
+            HostFault::Starved { .. } => None,
         }
     }
 
     /// A short name of the kind of fault, for host statistics: `low_space`, `disk_full`,
-    /// `io_error`.
+    /// `io_error`, `cpu_starved`.
     pub fn kind(&self) -> &'static str {
         match self {
             HostFault::LowSpace { .. } => "low_space",
             HostFault::FilledUp { .. } => "disk_full",
             HostFault::File { .. } => "io_error",
+            HostFault::Starved { .. } => "cpu_starved",
         }
     }
 
-    /// The path the fault is about.
-    pub fn path(&self) -> &Path {
+    /// The path the fault is about, when it is about one.
+    pub fn path(&self) -> Option<&Path> {
         match self {
             HostFault::LowSpace { path, .. }
             | HostFault::FilledUp { path, .. }
-            | HostFault::File { path, .. } => path,
+            | HostFault::File { path, .. } => Some(path),
+            HostFault::Starved { .. } => None,
         }
     }
 }
@@ -223,7 +236,7 @@ mod tests {
             assert!(fault.to_string().starts_with(text), "{fault}");
             assert!(fault
                 .to_string()
-                .contains(&fault.path().display().to_string()));
+                .contains(&fault.path().expect("a path").display().to_string()));
         }
     }
 

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::host::{file_fault, require_free, still_free, FULL_SLACK};
+use super::host::{file_fault, require_free, still_free, HostFault, FULL_SLACK};
 use super::{sandbox_env, Judge, JudgeError, Program};
 use crate::fsutil::read_capped;
 use crate::problem::{Problem, TestCase};
@@ -17,7 +17,7 @@ impl Judge {
     /// may have failed for want of space is a host fault, never a verdict (`host.rs`).
     pub fn execute(&self, run: &ProgramRun<'_>) -> Result<RunOutcome, JudgeError> {
         let spec = self.spec_for(run);
-        guarded(&spec, || Ok(self.pool.get()?.run(&spec)?))
+        guarded(&spec, STARVED_TRIES, || Ok(self.pool.get()?.run(&spec)?))
     }
 
     /// [`Judge::execute`] with extra folders bound into the sandbox (a multi-pass validator's
@@ -29,7 +29,7 @@ impl Judge {
     ) -> Result<RunOutcome, JudgeError> {
         let mut spec = self.spec_for(run);
         spec.binds.extend(binds.iter().cloned());
-        guarded(&spec, || Ok(self.pool.get()?.run(&spec)?))
+        guarded(&spec, STARVED_TRIES, || Ok(self.pool.get()?.run(&spec)?))
     }
 
     /// Runs a compiled program once in `sandbox`, a sandbox of its own rather than the pool's
@@ -43,7 +43,8 @@ impl Judge {
     ) -> Result<RunOutcome, JudgeError> {
         let mut spec = self.spec_for(run);
         spec.binds.extend(binds.iter().cloned());
-        guarded(&spec, || Ok(sandbox.run(&spec)?))
+        // One try: this side runs beside its partner, which cannot be run again alone.
+        guarded(&spec, 1, || Ok(sandbox.run(&spec)?))
     }
 
     /// A new sandbox (keeper) with this judge's options, outside the pool.
@@ -194,18 +195,46 @@ fn output_dirs(spec: &RunSpec) -> Vec<PathBuf> {
     dirs
 }
 
+/// How many times a run the host's load starved is tried before it is a host fault.
+pub(super) const STARVED_TRIES: u32 = 3;
+
 /// Runs `run` between the space checks of `spec`'s output folders (see [`Judge::execute`]).
-fn guarded(
+///
+/// A run ended by its wall-time limit while other work on this host held its CPU
+/// ([`RunOutcome::host_starved`]) says nothing about the program: it is run again (its output
+/// files are created anew), up to `tries` times in all, and then it is a host fault
+/// ([`HostFault::Starved`]), never a time limit verdict.
+pub(super) fn guarded(
     spec: &RunSpec,
-    run: impl FnOnce() -> Result<RunOutcome, JudgeError>,
+    tries: u32,
+    mut run: impl FnMut() -> Result<RunOutcome, JudgeError>,
 ) -> Result<RunOutcome, JudgeError> {
     let dirs = output_dirs(spec);
     let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-    require_free(&dirs, FULL_SLACK)?;
-    let outcome = run()?;
     let during = spec.argv.first().map_or("a program", String::as_str);
-    still_free(&dirs, during)?;
-    Ok(outcome)
+    let mut tried = 0;
+    loop {
+        require_free(&dirs, FULL_SLACK)?;
+        let outcome = run()?;
+        still_free(&dirs, during)?;
+        tried += 1;
+        match outcome.wall_kill {
+            Some(w) if outcome.host_starved() => {
+                if tried >= tries {
+                    return Err(HostFault::Starved {
+                        during: during.to_string(),
+                        wall: spec.limits.wall,
+                        cpu_wait: w.cpu_wait,
+                        tries: tried,
+                    }
+                    .into());
+                }
+                // Give the load a moment to pass before the next try.
+                std::thread::sleep(Duration::from_millis(100 * u64::from(tried)));
+            }
+            _ => return Ok(outcome),
+        }
+    }
 }
 
 /// A program's run on one input: the outcome and where its output and stderr are.
@@ -368,6 +397,73 @@ mod tests {
             fully_isolated: true,
             wall_kill: None,
         }
+    }
+
+    /// A wall-time kill the host's load caused is tried again, then a host fault; a wall-time
+    /// kill of the program's own doing is its verdict at once.
+    #[test]
+    fn a_run_the_host_starved_is_tried_again_then_a_host_fault() {
+        let d = tempfile::tempdir().unwrap();
+        let spec = RunSpec {
+            argv: vec!["/prog/main".into()],
+            env: vec![],
+            box_files: vec![],
+            collect: vec![],
+            binds: vec![],
+            stdin: None,
+            stdout: d.path().join("stdout"),
+            stderr: None,
+            limits: Limits {
+                cpu: Duration::from_secs(1),
+                wall: Duration::from_secs(3),
+                memory: 64 << 20,
+                output: 1 << 20,
+                processes: 8,
+                file_size: 1 << 20,
+            },
+        };
+        let wall = |cause| RunOutcome {
+            wall_kill: Some(ojd_sandbox::WallKill {
+                cpu_wait: Duration::from_millis(1500),
+                cause,
+            }),
+            ..outcome(Termination::Signaled(libc::SIGKILL), Some(LimitKind::Wall))
+        };
+        let starved = || wall(ojd_sandbox::WallCause::HostLoad);
+        // Starved every time: three tries, then a host fault naming the wait.
+        let mut n = 0;
+        let e = guarded(&spec, STARVED_TRIES, || {
+            n += 1;
+            Ok(starved())
+        })
+        .unwrap_err();
+        assert_eq!(n, 3);
+        assert!(e.is_host_fault(), "{e}");
+        assert!(
+            e.to_string()
+                .contains("starved of CPU: 1500 ms of its 3000 ms"),
+            "{e}"
+        );
+        // Starved once, then the program's own result.
+        let mut n = 0;
+        let o = guarded(&spec, STARVED_TRIES, || {
+            n += 1;
+            Ok(if n == 1 {
+                starved()
+            } else {
+                outcome(Termination::Exited(0), None)
+            })
+        })
+        .unwrap();
+        assert_eq!((n, o.success()), (2, true));
+        // The program's own wall-time kill: once, its verdict.
+        let mut n = 0;
+        let o = guarded(&spec, STARVED_TRIES, || {
+            n += 1;
+            Ok(wall(ojd_sandbox::WallCause::Program))
+        })
+        .unwrap();
+        assert_eq!((n, o.killed_by), (1, Some(LimitKind::Wall)));
     }
 
     #[test]
