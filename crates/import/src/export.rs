@@ -76,7 +76,7 @@ fn derived_uuid(problem: &Problem) -> String {
     let mut b: [u8; 16] = h[..16].try_into().expect("16 of 32 bytes");
     b[6] = (b[6] & 0x0f) | 0x80;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let hex = ojd_judge::hex::encode(&b);
     format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],

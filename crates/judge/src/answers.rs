@@ -98,7 +98,7 @@ fn sha256_hex(parts: &[&[u8]]) -> String {
         h.update((p.len() as u64).to_le_bytes());
         h.update(p);
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::encode(&h.finalize())
 }
 
 /// `answers.lock`: test → (hash of solver and input, hash of answer).

@@ -16,6 +16,7 @@ pub mod config;
 pub mod diff;
 pub mod escape;
 pub mod fsutil;
+pub mod hex;
 pub mod judge;
 pub mod lang;
 pub mod message;

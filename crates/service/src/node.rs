@@ -721,7 +721,7 @@ pub(crate) fn identity(label: &str) -> String {
         let hash = ojd_store::cluster::sha256_hex(seed.as_bytes());
         return format!("{label}~{}", &hash[..16]);
     }
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = ojd_judge::hex::encode(&bytes);
     format!("{label}~{hex}")
 }
 

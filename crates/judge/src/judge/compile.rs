@@ -225,7 +225,7 @@ fn cache_key(lang: &Language, source: &[u8]) -> String {
     h.update(lang.compiler_id.as_bytes());
     h.update(b"\0\0");
     h.update(source);
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::encode(&h.finalize())
 }
 
 #[cfg(test)]

@@ -25,14 +25,11 @@ use sha2::{Digest, Sha256};
 
 use crate::user::{valid_name, User};
 use crate::App;
+use ojd_judge::hex::encode as hex;
 use ojd_store::{now_ms, Store, StoreError};
 
 pub(crate) fn hash_token(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The config's tokens as digests, made once: `(sha256(token), user)`.
@@ -148,7 +145,7 @@ pub(crate) fn new_token() -> Result<String, TokenError> {
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
         .map_err(TokenError::Random)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hex(&bytes))
 }
 
 /// Issues a token for `name`; only its hash is stored, so it is shown once.

@@ -174,7 +174,7 @@ pub(crate) fn team_id(user: &str) -> String {
     }
     use sha2::Digest;
     let h = sha2::Sha256::digest(user.as_bytes());
-    let hex: String = h.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let hex = ojd_judge::hex::encode(&h[..8]);
     format!("u{hex}")
 }
 
@@ -707,11 +707,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             h.update(e.ty.as_bytes());
             h.update(e.data.to_string().as_bytes());
         }
-        h.finalize()
-            .iter()
-            .take(4)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        ojd_judge::hex::encode(&h.finalize()[..4])
     };
     Ok(Snapshot {
         events,
