@@ -1277,8 +1277,9 @@ fn a_brute_force_that_keeps_its_promise_is_not_judged_alone_near_the_limit() {
 
 /// The committed problems against the committed baseline as on a machine twice as slow and one
 /// twice as fast (`--time-scale 0.5` and `2`): both must pass, with the results cache off. Each
-/// scale is a full verify (two to six minutes on two cores), more than CI's budget holds, so this
-/// is opt-in: `cargo test --test integration -- --ignored verify::committed_problems`.
+/// scale is a full verify, so this is opt-in (`cargo test --test integration -- --ignored
+/// verify::committed_problems`); `.ci/run` runs the same two verifies with the release build
+/// after the test suite, the slow one under a CPU and memory hog (`.ci/hog`).
 #[test]
 #[ignore = "two full verifies of problems/: run it on its own with --ignored"]
 fn committed_problems_hold_at_half_and_twice_the_speed() {
@@ -1305,4 +1306,45 @@ fn committed_problems_hold_at_half_and_twice_the_speed() {
         );
         assert!(r.stdout.contains("all as expected"), "{}", r.stdout);
     }
+}
+
+/// Issue 25 item 6: an interactive submission in a deadlock (its guess waits unflushed in its
+/// buffer while it waits for the interactor's reply) is a TLE by the wall clock with almost no
+/// CPU time. Alone it would wait exactly as long, so its parallel run settles it: no run alone
+/// (they cost a wall limit each, three times), and the verdict is the same TLE.
+#[test]
+fn an_interactive_deadlock_is_settled_at_once_not_judged_alone() {
+    require_root!();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let problem = tmp.path().join("interactive");
+    copy_dir(&testdata("interactive"), &problem);
+    let started = std::time::Instant::now();
+    let out = common::ojd()
+        .args(["verify", "--json", "--no-cache", "--cache-dir"])
+        .arg(tmp.path().join("cache"))
+        .arg(&problem)
+        .current_dir(tmp.path())
+        .output()
+        .expect("ojd runs");
+    let seconds = started.elapsed().as_secs_f64();
+    let r = Run::from(out);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let stats = &report["stats"];
+    let no_flush = submission(&report, "time_limit_exceeded/no_flush.c");
+    let cells = no_flush["tests"].as_array().expect("cells");
+    assert!(!cells.is_empty(), "{no_flush:#}");
+    for c in cells {
+        assert_eq!(c["verdict"], "TLE", "{c:#}");
+        assert_eq!(c["rerun"], false, "settled by its parallel run: {c:#}");
+        assert!(c["cpu_ms"].as_u64().unwrap() < 50, "idle: {c:#}");
+    }
+    assert_eq!(
+        stats["settled_idle"].as_u64(),
+        Some(cells.len() as u64),
+        "{stats:#}"
+    );
+    assert_eq!(stats["rerun_tests"], 0, "{stats:#}");
+    // Each cell waited out one wall limit (2 s × 1.5 in parallel), not three more alone.
+    assert!(seconds < 30.0, "took {seconds:.1} s: {stats:#}");
 }

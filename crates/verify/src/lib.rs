@@ -148,6 +148,9 @@ pub(crate) struct Stats {
     /// Near cells of `time_limit_exceeded/` submissions that already keep their promise, settled
     /// by their parallel run at the exact limit instead of runs alone (see `run`).
     pub(crate) settled_by_promise: usize,
+    /// TLE cells decided by the wall clock with CPU time under a tenth of the limit (a deadlock,
+    /// a wait): settled by their parallel run, never judged alone (`prior::idle_tle`).
+    pub(crate) settled_idle: usize,
     /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
     pub(crate) alone_by_baseline: usize,
     /// TLE cells judged at the exact limit in the parallel phase because the baseline saw the

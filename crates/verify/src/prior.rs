@@ -103,15 +103,31 @@ const GUARD_MIN_CELLS: usize = 3;
 
 /// Whether a run's verdict and CPU time are too close to the limit to decide the verdict from a
 /// parallel run: a finish at [`GREY`] of the limit or more, or a TLE under [`CLEAR_TLE`] of it
-/// (a TLE by the wall clock with little CPU time included). A judge error or a compile error
-/// says nothing about time.
+/// (a TLE by the wall clock with part of the limit used included). A judge error or a compile
+/// error says nothing about time, and neither does an idle TLE ([`idle_tle`]).
 pub(super) fn near_limit(verdict: Verdict, cpu_ms: u64, limit_ms: u64) -> bool {
     let (cpu, limit) = (cpu_ms as f64, limit_ms as f64);
     match verdict {
         Verdict::JudgeError | Verdict::CompileError | Verdict::Skipped => false,
-        Verdict::TimeLimitExceeded => cpu <= CLEAR_TLE * limit,
+        Verdict::TimeLimitExceeded => {
+            cpu <= CLEAR_TLE * limit && !idle_tle(verdict, cpu_ms, limit_ms)
+        }
         _ => cpu >= GREY * limit,
     }
+}
+
+/// A TLE whose CPU time stayed under this share of the CPU limit is an idle one.
+pub(super) const IDLE: f64 = 0.1;
+
+/// Whether a TLE was decided by the wall clock while the program hardly ran: CPU time under
+/// [`IDLE`] of the CPU limit, so under a tenth of the wall time it was given (the wall limit is
+/// at least the CPU limit). Such a program was blocked, not crowded out: an interactive pair in a
+/// deadlock (each side waits for the other), a lost flush, a sleep. At a load of 2 per core a
+/// program that wants the CPU gets at least a third of one, so a tenth means it did not want it,
+/// and a run alone would wait the same: its verdict is settled at once, with no runs alone
+/// (issue 25's interactive packages had 24 such cells costing 590 s of runs alone).
+pub(super) fn idle_tle(verdict: Verdict, cpu_ms: u64, limit_ms: u64) -> bool {
+    verdict == Verdict::TimeLimitExceeded && (cpu_ms as f64) < IDLE * limit_ms as f64
 }
 
 /// Where the cell `key`, about to run as `today` says, is judged first.
@@ -255,7 +271,12 @@ mod tests {
             (WrongAnswer, 900, true),
             (TimeLimitExceeded, 1501, false),
             (TimeLimitExceeded, 1400, true),
-            (TimeLimitExceeded, 3, true),
+            // Stopped by the wall clock with a third of the limit used: maybe crowded out.
+            (TimeLimitExceeded, 333, true),
+            (TimeLimitExceeded, 100, true),
+            // Idle: blocked (a deadlock), not crowded out; settled at once.
+            (TimeLimitExceeded, 99, false),
+            (TimeLimitExceeded, 3, false),
             (JudgeError, 900, false),
             (CompileError, 0, false),
         ] {

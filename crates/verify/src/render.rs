@@ -414,7 +414,7 @@ fn summary(r: &VerifyReport, color: bool) -> String {
         String::new()
     };
     format!(
-        "verify: {} problems, {} submissions, {} test runs{exact}{reused} + {} alone for {} near the limit, {} compilations, {} workers{scale}, {:.1} s: {verdict}\n",
+        "verify: {} problems, {} submissions, {} test runs{exact}{reused} + {} alone for {} near the limit, {} compilations, {} workers{scale}, {:.1} s{}: {verdict}\n",
         r.problems.len(),
         subs.len(),
         s.test_runs,
@@ -422,8 +422,24 @@ fn summary(r: &VerifyReport, color: bool) -> String {
         s.rerun_tests,
         s.compilations,
         s.workers,
-        s.seconds
+        s.seconds,
+        phase_note(&s.phases)
     )
+}
+
+/// " (compile 10.8 s, parallel 50.8 s, alone 14.4 s)": the wall time of each phase that ran one
+/// after the other (the shares within "parallel" are in `--json`), or nothing when none is known.
+fn phase_note(phases: &[crate::PhaseTime]) -> String {
+    let parts: Vec<String> = phases
+        .iter()
+        .filter(|p| !p.phase.contains(':'))
+        .map(|p| format!("{} {:.1} s", p.phase, p.seconds))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
 }
 
 /// The summary's note of a `--time-scale` other than 1 (none at 1, or unset in a report).
@@ -667,6 +683,25 @@ fn submission_case(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_summary_names_each_phase_that_ran_in_turn() {
+        let phase = |name: &str, seconds: f64| crate::PhaseTime {
+            phase: name.into(),
+            seconds,
+            busy_seconds: seconds,
+        };
+        assert_eq!(phase_note(&[]), "");
+        assert_eq!(
+            phase_note(&[
+                phase("compile", 10.84),
+                phase("parallel", 50.8),
+                phase("alone", 14.4),
+                phase("parallel: gen --check", 16.4),
+            ]),
+            " (compile 10.8 s, parallel 50.8 s, alone 14.4 s)"
+        );
+    }
 
     #[test]
     fn scale_note_table() {

@@ -679,7 +679,14 @@ pub(super) fn rerun_alone(
             let kept = settled_by_promise(sub);
             for (t, cell) in sub.cells.iter().enumerate() {
                 let Some(c) = cell.as_ref() else { continue };
-                if c.shortcut || c.reused || !needs_rerun(&c.result, sub.report.limit_ms) {
+                if c.shortcut || c.reused {
+                    continue;
+                }
+                if prior::idle_tle(c.result.verdict, c.result.cpu_ms, sub.report.limit_ms) {
+                    stats.settled_idle += 1;
+                    continue;
+                }
+                if !needs_rerun(&c.result, sub.report.limit_ms) {
                     continue;
                 }
                 if kept && c.result.verdict == Verdict::Accepted {
