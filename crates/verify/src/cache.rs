@@ -116,11 +116,7 @@ impl Hasher {
         }
     }
     fn hex(self) -> String {
-        self.0
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        ojd_judge::hex::encode(&self.0.finalize())
     }
 }
 
