@@ -43,8 +43,10 @@ impl Judge {
     ) -> Result<RunOutcome, JudgeError> {
         let mut spec = self.spec_for(run);
         spec.binds.extend(binds.iter().cloned());
-        // One try: this side runs beside its partner, which cannot be run again alone.
-        guarded(&spec, 1, || Ok(sandbox.run(&spec)?))
+        // No starvation rule: this side runs beside its partner, whose CPU time the sandbox
+        // counts as other work (a spinning interactor would make every wait the host's), and
+        // it cannot be run again alone.
+        guarded(&spec, 0, || Ok(sandbox.run(&spec)?))
     }
 
     /// A new sandbox (keeper) with this judge's options, outside the pool.
@@ -203,7 +205,8 @@ pub(super) const STARVED_TRIES: u32 = 3;
 /// A run ended by its wall-time limit while other work on this host held its CPU
 /// ([`RunOutcome::host_starved`]) says nothing about the program: it is run again (its output
 /// files are created anew), up to `tries` times in all, and then it is a host fault
-/// ([`HostFault::Starved`]), never a time limit verdict.
+/// ([`HostFault::Starved`]), never a time limit verdict. With `tries` 0 the outcome is kept as
+/// it is (the sides of an interactive run).
 pub(super) fn guarded(
     spec: &RunSpec,
     tries: u32,
@@ -219,7 +222,7 @@ pub(super) fn guarded(
         still_free(&dirs, during)?;
         tried += 1;
         match outcome.wall_kill {
-            Some(w) if outcome.host_starved() => {
+            Some(w) if tries > 0 && outcome.host_starved() => {
                 if tried >= tries {
                     return Err(HostFault::Starved {
                         during: during.to_string(),
@@ -464,6 +467,14 @@ mod tests {
         })
         .unwrap();
         assert_eq!((n, o.killed_by), (1, Some(LimitKind::Wall)));
+        // An interactive side (no starvation rule): its outcome as it is, once.
+        let mut n = 0;
+        let o = guarded(&spec, 0, || {
+            n += 1;
+            Ok(starved())
+        })
+        .unwrap();
+        assert_eq!((n, o.host_starved()), (1, true));
     }
 
     #[test]
