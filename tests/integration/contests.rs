@@ -45,6 +45,7 @@ fn contest() -> Contest {
         teams: Vec::new(),
         awards: Default::default(),
         finalized_ms: None,
+        feedback: Default::default(),
     }
 }
 

@@ -23,7 +23,7 @@ use crate::user::User;
 use crate::App;
 use ojd_judge::verdict::{TestResult, Verdict};
 use ojd_service::catalog::{Catalog, Entry};
-use ojd_service::contest::model::Phase;
+use ojd_service::contest::model::{Feedback, Phase};
 use ojd_store::contests::VerdictOverride;
 use ojd_store::{State as SubState, SubmissionDetail, SubmissionInfo};
 
@@ -134,9 +134,61 @@ pub(crate) struct SubmissionView {
     pub(crate) override_: Option<VerdictOverride>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) judged_verdict: Option<Verdict>,
+    /// What the contest's feedback policy lets this viewer see (absent: everything).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) feedback: Option<Feedback>,
     /// Whether the viewer is the author (pages say "your output" only then).
     #[serde(skip)]
     pub(crate) own: bool,
+    /// Whether the viewer is an admin (the feedback policy never applies then).
+    #[serde(skip)]
+    pub(crate) admin: bool,
+}
+
+/// The feedback policy `viewer` sees a submission made for `contest` under: the contest's
+/// (`feedback` in its `contest.toml`) for a participant, everything for admins and practice.
+pub(crate) fn feedback_for(app: &App, contest: Option<&str>, viewer: &User) -> Feedback {
+    if viewer.admin {
+        return Feedback::All;
+    }
+    policy_of(app, contest)
+}
+
+/// The feedback policy of the contest `contest` (everything for practice or an unknown one).
+fn policy_of(app: &App, contest: Option<&str>) -> Feedback {
+    let Some(id) = contest else {
+        return Feedback::All;
+    };
+    app.contests
+        .get()
+        .contests
+        .iter()
+        .find(|c| c.id == id)
+        .map_or(Feedback::All, |c| c.feedback)
+}
+
+/// The test results `policy` shows, in order (already redacted by [`redact`]): none for
+/// `verdict`; up to and including the first failing one, without a hidden test's diff, for
+/// `first_failure`; all for `all`.
+pub(crate) fn apply_feedback(policy: Feedback, tests: Vec<TestResult>) -> Vec<TestResult> {
+    match policy {
+        Feedback::All => tests,
+        Feedback::Verdict => Vec::new(),
+        Feedback::FirstFailure => {
+            let end = tests
+                .iter()
+                .position(|t| t.verdict != Verdict::Accepted)
+                .map_or(tests.len(), |i| i + 1);
+            tests
+                .into_iter()
+                .take(end)
+                .map(|t| TestResult {
+                    diff: if t.sample { t.diff } else { None },
+                    ..t
+                })
+                .collect()
+        }
+    }
 }
 
 pub(crate) fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> SubmissionView {
@@ -155,6 +207,8 @@ pub(crate) fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> Submiss
         warnings: if viewer.admin { d.warnings } else { Vec::new() },
         tests: d.tests.iter().map(|t| redact(t, show)).collect(),
         own: viewer.name == d.info.user,
+        admin: viewer.admin,
+        feedback: None,
         contest: None,
         override_: None,
         judged_verdict: None,
@@ -172,6 +226,13 @@ pub(crate) async fn with_contest(
         .db(move |s| Ok((s.contest_of(id)?, s.overrides_of(&[id])?)))
         .await?;
     v.contest = contest;
+    if !v.admin {
+        let policy = policy_of(app, v.contest.as_deref());
+        if policy != Feedback::All {
+            v.tests = apply_feedback(policy, std::mem::take(&mut v.tests));
+            v.feedback = Some(policy);
+        }
+    }
     if let Some(o) = over.into_iter().next() {
         v.judged_verdict = v.info.verdict;
         v.info.verdict = Some(o.verdict);

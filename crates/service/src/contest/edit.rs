@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::clock::rewrite_keys;
-use super::model::{parse_span, Contest, ContestProblem, Participants, Scoring};
+use super::model::{parse_span, Contest, ContestProblem, Feedback, Participants, Scoring};
 
 /// One row of the problem list as typed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +54,9 @@ pub struct Draft {
     /// "anyone", or user names separated by commas, spaces or lines.
     #[serde(default = "anyone")]
     pub participants: String,
+    /// What participants see of their submissions: "verdict", "first_failure" or "all".
+    #[serde(default = "all")]
+    pub feedback: String,
     pub problems: Vec<DraftProblem>,
 }
 
@@ -63,6 +66,10 @@ fn default_penalty() -> String {
 
 fn yes() -> bool {
     true
+}
+
+fn all() -> String {
+    "all".into()
 }
 
 fn anyone() -> String {
@@ -121,6 +128,7 @@ impl Draft {
                 Participants::Anyone => "anyone".into(),
                 Participants::Listed(u) => u.join(", "),
             },
+            feedback: c.feedback.name().into(),
             problems: c
                 .problems
                 .iter()
@@ -241,6 +249,9 @@ impl Draft {
                 ),
             ),
         }
+        if Feedback::parse(self.feedback.trim()).is_none() {
+            err("feedback", Feedback::expected(&self.feedback));
+        }
         if let Some(users) = self.participant_list() {
             for u in &users {
                 if !valid_id(u) {
@@ -340,6 +351,13 @@ impl Draft {
             }),
         ));
         keys.push(("public_standings", Some(self.public_standings.to_string())));
+        // "all" is the default: a file that never said otherwise stays without the key.
+        keys.push((
+            "feedback",
+            Some(self.feedback.trim())
+                .filter(|f| *f != "all")
+                .map(quote),
+        ));
         keys
     }
 
@@ -444,6 +462,12 @@ pub fn changes(old: &Contest, new: &Draft) -> (Vec<String>, bool) {
         Some(u) => u.join(", "),
     };
     scalar("participants", who(&was), who(new), true);
+    scalar(
+        "feedback",
+        was.feedback.clone(),
+        new.feedback.trim().to_string(),
+        false,
+    );
     let (before, after) = (old.problems.clone(), new.problem_list());
     for p in &before {
         if !after.iter().any(|q| q.problem == p.problem) {

@@ -105,6 +105,50 @@ pub struct Contest {
     /// When a director finalized the results (`finalized` in the file), Unix ms: the
     /// standings are final, the awards public.
     pub finalized_ms: Option<i64>,
+    /// What a participant sees of their own submissions made for this contest.
+    pub feedback: Feedback,
+}
+
+/// What a participant sees of their own submissions made for a contest (`feedback` in
+/// `contest.toml`); the jury and admins always see everything.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feedback {
+    /// The final verdict (and score) only: no per-test rows, no diff, no checker message.
+    Verdict,
+    /// The tests up to and including the first failing one, with its message; no diff of a
+    /// hidden test.
+    FirstFailure,
+    /// Everything the judge's own visibility rules allow (the default).
+    #[default]
+    All,
+}
+
+impl Feedback {
+    /// The values `feedback` takes, as written in `contest.toml`.
+    pub const NAMES: [&'static str; 3] = ["verdict", "first_failure", "all"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Feedback::Verdict => "verdict",
+            Feedback::FirstFailure => "first_failure",
+            Feedback::All => "all",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Feedback> {
+        match s {
+            "verdict" => Some(Feedback::Verdict),
+            "first_failure" => Some(Feedback::FirstFailure),
+            "all" => Some(Feedback::All),
+            _ => None,
+        }
+    }
+
+    /// The error for a value that is none of [`Feedback::NAMES`].
+    pub fn expected(found: &str) -> String {
+        format!("expected \"verdict\", \"first_failure\" or \"all\", found {found:?}")
+    }
 }
 
 /// Where a contest is on its clock.
@@ -230,6 +274,7 @@ const KNOWN_KEYS: &[&str] = &[
     "team",
     "awards",
     "finalized",
+    "feedback",
 ];
 
 struct Ctx {
@@ -342,6 +387,13 @@ fn parse(
         }
     };
     let compile_errors_count = cx.bool(t, "compile_errors_count", false);
+    let feedback = match cx.string(t, "feedback", "feedback") {
+        None => Feedback::All,
+        Some(s) => Feedback::parse(&s).unwrap_or_else(|| {
+            cx.err("feedback", Feedback::expected(&s));
+            Feedback::All
+        }),
+    };
     let public_standings = cx.bool(t, "public_standings", true);
     let participants = parse_participants(cx, t.get("participants"));
     let problems = parse_problems(cx, t.get("problem"), problems_dir);
@@ -382,6 +434,7 @@ fn parse(
         teams,
         awards,
         finalized_ms,
+        feedback,
     })
 }
 
@@ -783,6 +836,34 @@ label = "A"
                 "problem[0].id",
                 "problem[1].label"
             ],
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn feedback_defaults_to_all_and_a_bad_value_names_the_key() {
+        let base = "title = \"R\"\nstart = \"2026-12-01T09:00:00Z\"\nduration = \"5h\"\n[[problem]]\nid = \"aplusb\"\n";
+        let (_t, dir, problems) = write(base);
+        assert_eq!(
+            Contest::load(&dir, &problems).expect("loads").feedback,
+            Feedback::All
+        );
+        for (v, f) in [
+            ("verdict", Feedback::Verdict),
+            ("first_failure", Feedback::FirstFailure),
+            ("all", Feedback::All),
+        ] {
+            let (_t, dir, problems) = write(&format!("feedback = \"{v}\"\n{base}"));
+            assert_eq!(Contest::load(&dir, &problems).expect("loads").feedback, f);
+        }
+        let (_t, dir, problems) = write(&format!("feedback = \"tests\"\n{base}"));
+        let e = Contest::load(&dir, &problems)
+            .expect_err("invalid")
+            .to_string();
+        assert!(
+            e.contains(
+                "feedback: expected \"verdict\", \"first_failure\" or \"all\", found \"tests\""
+            ),
             "{e}"
         );
     }

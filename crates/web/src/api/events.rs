@@ -9,7 +9,9 @@
 //!
 //! The stream subscribes to the hub *before* reading the store, and the worker stores a verdict
 //! before it announces it, so a `done` is never missed. Results follow the same visibility
-//! policy as the JSON API. The stream also ends when the daemon shuts down (EventSource then
+//! policy as the JSON API, and the contest's feedback policy (see [`crate::view::feedback_for`]):
+//! under `verdict` no `started` or `test` event and no test in `state`; under `first_failure`
+//! none after the first failing test. The stream also ends when the daemon shuts down (EventSource then
 //! reconnects to the next daemon by itself).
 //!
 //! With several nodes (PostgreSQL), events of another host's judging arrive by NOTIFY, which
@@ -28,8 +30,12 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::error::AppError;
 use crate::user::User;
-use crate::view::{is_done, redact, shows_secrets, summary, visible_submission};
+use crate::view::{
+    apply_feedback, feedback_for, is_done, redact, shows_secrets, summary, visible_submission,
+};
 use crate::App;
+use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_service::contest::model::Feedback;
 use ojd_service::events::Live;
 
 type Tx = mpsc::Sender<Result<Event, Infallible>>;
@@ -57,8 +63,10 @@ pub(crate) async fn events(
     // Checks that the viewer may see it (another user's is a 404).
     let detail = visible_submission(&app, id, &user).await?;
     let show = shows_secrets(&app, &detail.info.problem, &user);
+    let contest = app.db(move |s| s.contest_of(id)).await?;
+    let policy = feedback_for(&app, contest.as_deref(), &user);
     let (tx, out) = mpsc::channel(64);
-    tokio::spawn(forward(app, id, show, rx, tx));
+    tokio::spawn(forward(app, id, Shown { show, policy }, rx, tx));
     Ok(Sse::new(ReceiverStream::new(out))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
@@ -69,8 +77,39 @@ fn event(name: &str, data: &impl serde::Serialize) -> Result<Event, Infallible> 
         .data(serde_json::to_string(data).unwrap_or_else(|_| "{}".into())))
 }
 
+/// What the viewer may see of the tests: secrets (see [`shows_secrets`]) and the contest's
+/// feedback policy.
+#[derive(Copy, Clone)]
+struct Shown {
+    show: bool,
+    policy: Feedback,
+}
+
+impl Shown {
+    /// Whether a test at this point of the stream is shown, given whether a shown test already
+    /// failed.
+    fn test(self, failed: bool) -> bool {
+        match self.policy {
+            Feedback::All => true,
+            Feedback::Verdict => false,
+            Feedback::FirstFailure => !failed,
+        }
+    }
+
+    /// A finished test as sent.
+    fn result(self, t: &TestResult) -> TestResult {
+        let mut r = redact(t, self.show);
+        if self.policy != Feedback::All && !r.sample {
+            r.diff = None;
+        }
+        r
+    }
+}
+
 /// Sends the current state; returns false when the submission is done (and `done` was sent).
-async fn send_state(app: &Arc<App>, id: i64, show: bool, tx: &Tx) -> bool {
+/// `failed` becomes whether a shown test failed.
+async fn send_state(app: &Arc<App>, id: i64, shown: Shown, failed: &mut bool, tx: &Tx) -> bool {
+    let show = shown.show;
     let info = match app.db(move |s| s.info(id)).await {
         Ok(Some(info)) => info,
         _ => return false,
@@ -80,7 +119,11 @@ async fn send_state(app: &Arc<App>, id: i64, show: bool, tx: &Tx) -> bool {
         return false;
     }
     let progress = app.hub.snapshot(id).unwrap_or_default();
-    let tests: Vec<_> = progress.tests.iter().map(|t| redact(t, show)).collect();
+    let tests = apply_feedback(
+        shown.policy,
+        progress.tests.iter().map(|t| redact(t, show)).collect(),
+    );
+    *failed = tests.iter().any(|t| t.verdict != Verdict::Accepted);
     let state = serde_json::json!({
         "state": info.state,
         "compiled": progress.compiled,
@@ -93,12 +136,13 @@ async fn send_state(app: &Arc<App>, id: i64, show: bool, tx: &Tx) -> bool {
 async fn forward(
     app: Arc<App>,
     id: i64,
-    show: bool,
+    shown: Shown,
     mut rx: broadcast::Receiver<Arc<Live>>,
     tx: Tx,
 ) {
     let mut stop = app.stopping();
-    if !send_state(&app, id, show, &tx).await {
+    let mut failed = false;
+    if !send_state(&app, id, shown, &mut failed, &tx).await {
         return;
     }
     loop {
@@ -126,7 +170,7 @@ async fn forward(
             Ok(_) => continue,
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 // Too far behind: start again from the stored and in-flight state.
-                if !send_state(&app, id, show, &tx).await {
+                if !send_state(&app, id, shown, &mut failed, &tx).await {
                     return;
                 }
                 continue;
@@ -136,13 +180,16 @@ async fn forward(
         let sent = match &*live {
             Live::Started { .. } => tx.send(event("state", &serde_json::json!({ "state": "judging", "compiled": null, "running": null, "tests": [] }))).await,
             Live::Compiled { ok, .. } => tx.send(event("compiled", &serde_json::json!({ "ok": ok }))).await,
+            Live::TestStarted { .. } if !shown.test(failed) => continue,
             Live::TestStarted { index, name, .. } => tx.send(event("started", &serde_json::json!({ "index": index, "name": name }))).await,
+            Live::TestFinished { .. } if !shown.test(failed) => continue,
             Live::TestFinished { index, result, .. } => {
-                tx.send(event("test", &serde_json::json!({ "index": index, "result": redact(result, show) }))).await
+                failed |= result.verdict != Verdict::Accepted;
+                tx.send(event("test", &serde_json::json!({ "index": index, "result": shown.result(result) }))).await
             }
             Live::Requeued { .. } => tx.send(event("queued", &serde_json::json!({}))).await,
             Live::Done { .. } => {
-                send_state(&app, id, show, &tx).await;
+                send_state(&app, id, shown, &mut failed, &tx).await;
                 return;
             }
         };

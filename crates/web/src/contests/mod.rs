@@ -326,6 +326,7 @@ mod tests {
             teams: Vec::new(),
             awards: Default::default(),
             finalized_ms: None,
+            feedback: Default::default(),
         }
     }
 

@@ -7,6 +7,7 @@ use maud::{html, Markup};
 use crate::text::utc_time;
 use crate::view::{SubmissionView, SummaryView};
 use ojd_judge::verdict::{Diff, TestResult, Verdict};
+use ojd_service::contest::model::Feedback;
 use ojd_store::State as SubState;
 
 /// A verdict (or the state while there is none) as a coloured badge.
@@ -101,6 +102,10 @@ fn score_text(v: &SubmissionView, groups: bool) -> Option<String> {
     if groups {
         return Some(format!("{} points", v.info.score.unwrap_or(0)));
     }
+    if v.feedback.is_some() {
+        // The contest's feedback policy hides some tests: a count of those shown would mislead.
+        return None;
+    }
     let passed = v
         .tests
         .iter()
@@ -158,7 +163,13 @@ pub(crate) fn results(
                 } }
             }
         }
-        @if v.info.verdict != Some(Verdict::CompileError) {
+        @if let Some(f) = v.feedback {
+            p.muted #feedback-note { @match f {
+                Feedback::Verdict => "This contest shows the final verdict only: no test results.",
+                _ => "This contest shows the tests up to the first failing one.",
+            } }
+        }
+        @if v.info.verdict != Some(Verdict::CompileError) && v.feedback != Some(Feedback::Verdict) {
             div.scroll { table.tests {
                 thead { tr { th { "#" } th { "Test" } th { "Verdict" } th { "CPU" } th.opt { "Memory" } th.msg { "Details" } } }
                 tbody {

@@ -86,6 +86,10 @@ fn parse(fields: &[(String, String)]) -> (String, Draft, bool, Vec<FieldError>) 
         compile_errors_count: fields.iter().any(|(n, _)| n == "compile_errors_count"),
         public_standings: fields.iter().any(|(n, _)| n == "public_standings"),
         participants: get("participants"),
+        // A form without the field (an older page) keeps the default.
+        feedback: Some(get("feedback"))
+            .filter(|f| !f.trim().is_empty())
+            .unwrap_or_else(|| "all".into()),
         problems: rows.into_iter().map(|(_, _, r)| r).collect(),
     };
     (get("id"), draft, get("confirm") == "yes", errors)
@@ -171,6 +175,12 @@ fn form(
                 input type="number" name="penalty" #f-penalty value=(draft.penalty) min="0" max="1000" aria-invalid=[bad("penalty").then_some("true")]; (note("penalty")) }
             label.check { input type="checkbox" name="compile_errors_count" #f-ce value="on" checked[draft.compile_errors_count]; " a compile error counts as a rejected try (ICPC)" }
             label.check { input type="checkbox" name="public_standings" #f-public value="on" checked[draft.public_standings]; " public standings (unchecked: a student sees only their own row)" }
+            label { "What a participant sees of their own submissions" select name="feedback" #f-feedback aria-invalid=[bad("feedback").then_some("true")] {
+                option value="all" selected[draft.feedback == "all"] { "everything (every test)" }
+                option value="first_failure" selected[draft.feedback == "first_failure"] { "the tests up to the first failing one" }
+                option value="verdict" selected[draft.feedback == "verdict"] { "the final verdict only" }
+                @if !matches!(draft.feedback.as_str(), "all" | "first_failure" | "verdict") { option value=(draft.feedback) selected { (draft.feedback) } }
+            } (note("feedback")) }
             label { "Participants: \"anyone\", or the user names (commas, spaces or lines)"
                 textarea name="participants" #f-participants rows="2" spellcheck="false" aria-invalid=[bad("participants").then_some("true")] { (draft.participants) } (note("participants")) }
             fieldset #problem-rows {
@@ -244,6 +254,7 @@ pub(crate) async fn new_form(State(app): State<Arc<App>>, AdminPage(admin): Admi
         penalty: "20".into(),
         public_standings: true,
         participants: "anyone".into(),
+        feedback: "all".into(),
         ..Draft::default()
     };
     page(

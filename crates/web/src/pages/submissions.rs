@@ -118,6 +118,10 @@ fn group_rows(app: &App, v: &view::SubmissionView) -> Vec<GroupRow> {
     let Some(e) = catalog.get(&v.info.problem) else {
         return Vec::new();
     };
+    if v.feedback.is_some() {
+        // The tests shown are not all the judged ones: the points per group would be wrong.
+        return Vec::new();
+    }
     let p = &e.problem;
     let earned = crate::contests::standings::group_scores(p, &v.tests);
     p.groups
@@ -149,7 +153,11 @@ pub(crate) async fn submission(
         .get(&v.info.problem)
         .map(|e| e.problem.title.clone())
         .unwrap_or_else(|| v.info.problem.clone());
-    let (tests, groups) = test_names(&app, &v.info.problem);
+    let (mut tests, groups) = test_names(&app, &v.info.problem);
+    if v.feedback.is_some() {
+        // The waiting rows would name the tests the contest's feedback policy hides.
+        tests.clear();
+    }
     let ignored = if user.admin && v.contest.is_some() {
         app.db(move |s| s.is_jury(id))
             .await
@@ -387,7 +395,11 @@ pub(crate) async fn submission_results(
     let v = view::with_contest(&app, view::view(&app, d, &user))
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let (tests, groups) = test_names(&app, &v.info.problem);
+    let (mut tests, groups) = test_names(&app, &v.info.problem);
+    if v.feedback.is_some() {
+        // The waiting rows would name the tests the contest's feedback policy hides.
+        tests.clear();
+    }
     let rows = group_rows(&app, &v);
     Ok(Html(results(&v, &tests, groups, &rows).into_string()).into_response())
 }

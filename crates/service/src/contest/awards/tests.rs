@@ -35,6 +35,7 @@ fn contest(medals: Medals, teams: Vec<Team>) -> Contest {
         teams,
         awards: medals,
         finalized_ms: None,
+        feedback: Default::default(),
     }
 }
 

@@ -19,6 +19,7 @@ fn draft() -> Draft {
         compile_errors_count: false,
         public_standings: true,
         participants: "anyone".into(),
+        feedback: "all".into(),
         problems: vec![
             DraftProblem {
                 label: "".into(),
@@ -236,4 +237,33 @@ fn a_hidden_folder_being_written_is_not_a_contest() {
     let (ok, failed) = crate::contest::load_all(root.path(), p.path());
     let ids: Vec<&str> = ok.iter().map(|c| c.id.as_str()).collect();
     assert_eq!((ids, failed.len()), (vec!["spring"], 0));
+}
+
+#[test]
+fn feedback_is_checked_written_and_loaded() {
+    let p = problems_dir();
+    let mut d = draft();
+    d.feedback = "hidden".into();
+    let e = d.check(p.path(), true);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].field, "feedback");
+    assert!(e[0].message.contains("\"first_failure\""), "{e:?}");
+    let dir = tempfile::tempdir().expect("dir");
+    let cdir = dir.path().join("spring");
+    std::fs::create_dir(&cdir).expect("mkdir");
+    // "all" is the default and is not written; another value is.
+    d.feedback = "all".into();
+    assert!(!d.new_text().contains("feedback"));
+    d.feedback = "first_failure".into();
+    assert_eq!(d.check(p.path(), true), vec![]);
+    std::fs::write(cdir.join("contest.toml"), d.new_text()).expect("write");
+    let c = Contest::load(&cdir, p.path()).expect("loads");
+    assert_eq!(c.feedback, crate::contest::model::Feedback::FirstFailure);
+    assert_eq!(Draft::of(&c).feedback, "first_failure");
+    let (lines, recompute) = changes(&c, &draft());
+    assert!(
+        lines.iter().any(|l| l == "feedback: first_failure → all"),
+        "{lines:?}"
+    );
+    assert!(!recompute);
 }

@@ -34,6 +34,7 @@ fn contest(scoring: Scoring, problems: &[&str]) -> Contest {
         teams: Vec::new(),
         awards: Default::default(),
         finalized_ms: None,
+        feedback: Default::default(),
     }
 }
 
