@@ -2993,3 +2993,157 @@ fn issue23_hall_sheet_login_links_last_as_long_as_the_sheet_says() {
         .count();
     assert_eq!(n, 2, "{log}");
 }
+
+// ---- issue 23: the per-contest feedback policy ----
+
+/// Issue 23, feedback policy over HTTP: a participant's wrong answer in a contest with
+/// `feedback = "verdict"` shows the verdict and no test (page and API); with
+/// `"first_failure"` the tests up to the first failing one, without a hidden test's diff;
+/// with `"all"` (and by default) every test; an admin sees every test under every policy.
+#[test]
+fn issue23_feedback_policy_over_http() {
+    require_root!();
+    feedback_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn issue23_feedback_policy_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    feedback_over_http(Some(&cluster.database()));
+}
+
+/// The names of a submission's tests as the API shows them.
+fn test_names_of(v: &Value) -> Vec<String> {
+    v["tests"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tests: {v}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn feedback_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
+    // A correct program passes the sample and 01-big, fails the hidden 02-many (its answer is
+    // broken) and passes 03-more after it: the first failure is not the last test.
+    let tests = site.path().join("problems/aplusb/tests");
+    let good = std::fs::read_to_string(tests.join("02-many.ans")).expect("answer");
+    std::fs::write(tests.join("02-many.ans"), format!("0\n{good}")).expect("break");
+    std::fs::copy(tests.join("01-big.in"), tests.join("03-more.in")).expect("copy");
+    std::fs::copy(tests.join("01-big.ans"), tests.join("03-more.ans")).expect("copy");
+    for (id, extra) in [
+        ("fverdict", "feedback = \"verdict\""),
+        ("ffirst", "feedback = \"first_failure\""),
+        ("fall", "feedback = \"all\""),
+        ("fdefault", ""),
+    ] {
+        let problem = format!("p{id}");
+        copy_problem(&site, &problem);
+        write_contest_of(
+            contests.path(),
+            id,
+            now_ms() - 600_000,
+            &format!("duration = \"2h\"\n{extra}"),
+            &[&problem],
+        );
+    }
+    let d = site.start();
+    // Submits as `token` to the contest's problem; the "verdict" contest's submission is made
+    // outside the contest (the statement page's way) and counts for it all the same.
+    let judged = |token: &str, contest: &str| {
+        let through = (contest != "fverdict").then_some(contest);
+        let (code, r) = submit(&d, token, through, &format!("p{contest}"), "accepted/ac.c");
+        assert_eq!(code, 201, "{r}");
+        let id = r["id"].as_i64().expect("id");
+        d.wait_done(id, token, JUDGED_WITHIN);
+        let (code, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(token));
+        assert_eq!(code, 200, "{v}");
+        assert_eq!(v["contest"], contest, "{v}");
+        assert_eq!(v["verdict"], "WA", "{v}");
+        let (code, page) = d.get_text(&format!("/submissions/{id}"), Some(token));
+        assert_eq!(code, 200);
+        let (code, results) = d.get_text(&format!("/submissions/{id}/results"), Some(token));
+        assert_eq!(code, 200);
+        (id, v, page, results)
+    };
+    let all = ["sample-1", "01-big", "02-many", "03-more"];
+
+    // "verdict": the verdict, no test row, no diff, no checker message.
+    let (id, v, page, results) = judged(ALICE, "fverdict");
+    assert_eq!(v["tests"], json!([]), "{v}");
+    assert_eq!(v["feedback"], "verdict", "{v}");
+    for html in [&page, &results] {
+        assert!(
+            html.contains("Wrong Answer"),
+            "the verdict is shown: {html}"
+        );
+        assert!(html.contains("id=\"feedback-note\""), "{html}");
+        assert!(!html.contains("class=\"tests\""), "no test table: {html}");
+        for name in all {
+            assert!(
+                !html.contains(name),
+                "test {name} named under \"verdict\": {html}"
+            );
+        }
+        assert!(
+            !html.contains("id=\"diff-"),
+            "a diff under \"verdict\": {html}"
+        );
+        assert!(
+            !html.contains("wrong answer (details"),
+            "a checker message: {html}"
+        );
+    }
+    // The admin sees every test of the same submission.
+    let (_, a) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(test_names_of(&a), all, "{a}");
+    assert!(a.get("feedback").is_none(), "{a}");
+    let (_, admin_page) = d.get_text(&format!("/submissions/{id}"), Some(ADMIN));
+    for name in all {
+        assert!(admin_page.contains(name), "the admin misses {name}");
+    }
+
+    // "first_failure": the tests up to and including the hidden 02-many, its message, no diff.
+    let (id, v, page, _) = judged(BOB, "ffirst");
+    assert_eq!(test_names_of(&v), &all[..3], "{v}");
+    assert_eq!(v["feedback"], "first_failure", "{v}");
+    let failing = &v["tests"][2];
+    assert_eq!(failing["verdict"], "WA", "{v}");
+    assert!(failing["diff"].is_null(), "a hidden test's diff: {v}");
+    assert!(
+        !failing["message"].as_str().unwrap_or("").is_empty(),
+        "the failing test's message is shown: {v}"
+    );
+    assert!(
+        page.contains("02-many") && !page.contains("03-more"),
+        "{page}"
+    );
+    let (_, a) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(test_names_of(&a), all, "{a}");
+    assert!(
+        !a["tests"][2]["diff"].is_null(),
+        "the admin sees the diff: {a}"
+    );
+
+    // "all" and the default: every test, as before.
+    for contest in ["fall", "fdefault"] {
+        let (_, v, page, _) = judged(ALICE, contest);
+        assert_eq!(test_names_of(&v), all, "{contest}: {v}");
+        assert!(v.get("feedback").is_none(), "{v}");
+        assert!(
+            page.contains("03-more") && !page.contains("feedback-note"),
+            "{page}"
+        );
+    }
+}
