@@ -3137,13 +3137,39 @@ fn feedback_over_http(database: Option<&str>) {
     );
 
     // "all" and the default: every test, as before.
+    let mut shown_all = 0;
     for contest in ["fall", "fdefault"] {
-        let (_, v, page, _) = judged(ALICE, contest);
+        let (id, v, page, _) = judged(ALICE, contest);
         assert_eq!(test_names_of(&v), all, "{contest}: {v}");
         assert!(v.get("feedback").is_none(), "{v}");
         assert!(
             page.contains("03-more") && !page.contains("feedback-note"),
             "{page}"
         );
+        shown_all = id;
     }
+
+    // The director's edit: a bad value is refused naming the field; "verdict" is saved at once
+    // (it changes nothing of the standings) and applies to the submissions already made.
+    let (code, mut def) = d.get("/api/v1/admin/contests/fdefault/definition", Some(ADMIN));
+    assert_eq!(code, 200, "{def}");
+    assert_eq!(def["feedback"], "all", "{def}");
+    def["feedback"] = json!("tests");
+    let edit = |body: &Value| {
+        d.post_json(
+            "/api/v1/admin/contests/fdefault/definition",
+            Some(ADMIN),
+            body,
+        )
+    };
+    let (code, e) = edit(&def);
+    assert_eq!(code, 400, "{e}");
+    assert!(e.to_string().contains("feedback"), "{e}");
+    def["feedback"] = json!("verdict");
+    let (code, r) = edit(&def);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["changes"], json!(["feedback: all → verdict"]), "{r}");
+    let (_, v) = d.get(&format!("/api/v1/submissions/{shown_all}"), Some(ALICE));
+    assert_eq!(v["tests"], json!([]), "{v}");
+    assert_eq!(v["feedback"], "verdict", "{v}");
 }
