@@ -1271,3 +1271,80 @@ fn issue23_asking_delaying_and_ignoring_are_clicked() {
     assert!(ranked(&d), "ranked again");
     drop(browser);
 }
+
+/// Issue 23, the feedback policy in the browser: under `feedback = "verdict"` a participant's
+/// wrong answer shows its verdict and a note, and no test row, name or diff; the admin sees
+/// every test of it. Desktop and 390 px.
+#[test]
+fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
+    require_root!();
+    if !have_browser() {
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    crate::contests::write_contest(
+        contests.path(),
+        "quiet",
+        ojd_store::now_ms() - 600_000,
+        "1h",
+        "feedback = \"verdict\"",
+        "aplusb",
+    );
+    let d = site.start();
+    let (code, a) = crate::contests::submit(
+        &d,
+        ALICE,
+        Some("quiet"),
+        "aplusb",
+        "wrong_answer/wa_second_line.c",
+    );
+    assert_eq!(code, 201, "{a}");
+    let id = a["id"].as_i64().expect("id");
+    d.wait_done(id, ALICE, Duration::from_secs(120));
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ALICE, "alice");
+    page.navigate(&format!("{}/submissions/{id}", d.url));
+    page.wait_for(
+        "the submission's verdict",
+        "document.querySelector('#status .badge.v-WA') !== null",
+        Duration::from_secs(10),
+    );
+    let shown = page.eval(
+        "[document.getElementById('feedback-note')?.textContent ?? '', \
+          document.querySelectorAll('table.tests, h2[id^=\"diff-\"]').length, \
+          document.querySelector('main').textContent.includes('sample-1')]",
+    );
+    assert_eq!(
+        shown,
+        json!([
+            "This contest shows the final verdict only: no test results.",
+            0,
+            false
+        ])
+    );
+    page.screenshot(&artifact("contest-i23-feedback-verdict.png"));
+    phone(&mut page, "i23-feedback-verdict");
+    drop(browser);
+    // The jury sees every test of the same submission.
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/submissions/{id}", d.url));
+    page.wait_for(
+        "every test for the admin",
+        "document.querySelectorAll('table.tests tbody tr').length >= 1 && document.getElementById('feedback-note') === null",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("document.querySelector('table.tests').textContent.includes('sample-1')"),
+        json!(true)
+    );
+    drop(browser);
+}
