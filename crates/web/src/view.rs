@@ -375,6 +375,48 @@ mod tests {
     }
 
     #[test]
+    fn the_feedback_policy_keeps_what_it_allows() {
+        let diff = || ojd_judge::verdict::Diff {
+            line: 1,
+            column: 1,
+            lines: Vec::new(),
+            trimmed: false,
+        };
+        let named = |name: &str, sample: bool, verdict: Verdict| TestResult {
+            name: name.into(),
+            diff: Some(diff()),
+            ..result(sample, verdict, "m")
+        };
+        let tests = vec![
+            named("s", true, Verdict::WrongAnswer),
+            named("a", false, Verdict::Accepted),
+            named("b", false, Verdict::WrongAnswer),
+            named("c", false, Verdict::Accepted),
+        ];
+        let names = |t: &[TestResult]| t.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            names(&apply_feedback(Feedback::All, tests.clone())),
+            ["s", "a", "b", "c"]
+        );
+        assert!(apply_feedback(Feedback::Verdict, tests.clone()).is_empty());
+        // The first failure is the sample: it alone, with its diff (a sample's is public).
+        let first = apply_feedback(Feedback::FirstFailure, tests.clone());
+        assert_eq!(names(&first), ["s"]);
+        assert!(first[0].diff.is_some());
+        // The first failure is hidden: up to it, with its message and without its diff.
+        let first = apply_feedback(Feedback::FirstFailure, tests[1..].to_vec());
+        assert_eq!(names(&first), ["a", "b"]);
+        assert!(first.iter().all(|t| t.diff.is_none()));
+        assert_eq!(first[1].message, "m");
+        // No failure: every test.
+        let passed = apply_feedback(
+            Feedback::FirstFailure,
+            vec![tests[1].clone(), tests[3].clone()],
+        );
+        assert_eq!(names(&passed), ["a", "c"]);
+    }
+
+    #[test]
     fn only_admins_and_authors_see_a_submission() {
         let alice = User {
             name: "alice".into(),

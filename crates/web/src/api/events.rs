@@ -198,3 +198,38 @@ async fn forward(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stream_follows_the_feedback_policy() {
+        let at = |policy| Shown { show: true, policy };
+        // Before and after a shown test failed.
+        let seen = |policy| (at(policy).test(false), at(policy).test(true));
+        assert_eq!(seen(Feedback::All), (true, true));
+        assert_eq!(seen(Feedback::FirstFailure), (true, false));
+        assert_eq!(seen(Feedback::Verdict), (false, false));
+        let t = TestResult {
+            name: "secret".into(),
+            sample: false,
+            verdict: Verdict::WrongAnswer,
+            cpu_ms: 1,
+            wall_ms: 1,
+            memory_kib: 1,
+            exit: None,
+            message: "expected 5".into(),
+            diff: Some(ojd_judge::verdict::Diff {
+                line: 1,
+                column: 1,
+                lines: Vec::new(),
+                trimmed: false,
+            }),
+        };
+        // Even where secret diffs are shown, `first_failure` sends a hidden test's without it.
+        assert!(at(Feedback::All).result(&t).diff.is_some());
+        let r = at(Feedback::FirstFailure).result(&t);
+        assert!(r.diff.is_none() && r.message == "expected 5");
+    }
+}
