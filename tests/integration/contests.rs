@@ -3114,6 +3114,16 @@ fn feedback_over_http(database: Option<&str>) {
         assert!(admin_page.contains(name), "the admin misses {name}");
     }
 
+    // The Contest API's runs follow the policy for teams and the public, not for admins.
+    let runs = |contest: &str, token: Option<&str>| {
+        let (code, r) = d.get(&format!("/api/contests/{contest}/runs"), token);
+        assert_eq!(code, 200, "{r}");
+        r.as_array().expect("runs").len()
+    };
+    assert_eq!(runs("fverdict", Some(ALICE)), 0);
+    assert_eq!(runs("fverdict", None), 0);
+    assert_eq!(runs("fverdict", Some(ADMIN)), 4);
+
     // "first_failure": the tests up to and including the hidden 02-many, its message, no diff.
     let (id, v, page, _) = judged(BOB, "ffirst");
     assert_eq!(test_names_of(&v), &all[..3], "{v}");
@@ -3135,6 +3145,8 @@ fn feedback_over_http(database: Option<&str>) {
         !a["tests"][2]["diff"].is_null(),
         "the admin sees the diff: {a}"
     );
+    assert_eq!(runs("ffirst", Some(BOB)), 3);
+    assert_eq!(runs("ffirst", Some(ADMIN)), 4);
 
     // "all" and the default: every test, as before.
     let mut shown_all = 0;
@@ -3147,6 +3159,7 @@ fn feedback_over_http(database: Option<&str>) {
             "{page}"
         );
         shown_all = id;
+        assert_eq!(runs(contest, Some(ALICE)), 4);
     }
 
     // The director's edit: a bad value is refused naming the field; "verdict" is saved at once

@@ -22,6 +22,10 @@
 //! come at the thaw's time (so that a client resuming from a token taken during the freeze
 //! receives them). A team sees its own judgements always, as on ojd's pages; admins see
 //! everything.
+//!
+//! **The feedback policy** (`feedback` in `contest.toml`) limits the runs as ojd's pages limit
+//! the tests, for every role but admins: none under `verdict`, up to the first failing one under
+//! `first_failure`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -33,7 +37,7 @@ use crate::contests::standings;
 use crate::user::User;
 use crate::App;
 use ojd_judge::verdict::Verdict;
-use ojd_service::contest::model::{Contest, Participants, Scoring};
+use ojd_service::contest::model::{Contest, Feedback, Participants, Scoring};
 use ojd_store::{now_ms, StoreError};
 
 /// Who reads the API.
@@ -631,10 +635,24 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         v["max_run_time"] = json!(j.max_cpu_ms.unwrap_or(0) as f64 / 1000.0);
         let at = end.max(floor);
         push(at, "judgements", Some(id.clone()), v);
-        for r in runs_of.get(&j.id).into_iter().flatten() {
+        // The contest's feedback policy, for every role but admins: no run under "verdict",
+        // none after the first failing one under "first_failure".
+        let mut shown: Vec<_> = runs_of.get(&j.id).into_iter().flatten().collect();
+        shown.sort_by_key(|r| r.idx);
+        let mut failed = false;
+        for r in shown {
             if r.verdict == Verdict::Skipped {
                 continue;
             }
+            let hide = match c.feedback {
+                Feedback::All => false,
+                Feedback::Verdict => true,
+                Feedback::FirstFailure => failed,
+            };
+            if hide && !admin {
+                break;
+            }
+            failed |= r.verdict != Verdict::Accepted;
             let rid = format!("{}-{}", j.id, r.idx + 1);
             let rv = json!({
                 "id": rid,

@@ -452,6 +452,10 @@ mod tests {
         let order: Vec<&str> = d.problems.iter().map(|p| p.problem.as_str()).collect();
         assert_eq!(order, ["pb", "pa", ""]);
         assert!(d.public_standings && !d.compile_errors_count);
+        assert_eq!(
+            d.feedback, "all",
+            "a form without the field keeps the default"
+        );
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].field, "problems[3].order");
     }
