@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{self, testdata, Run};
-use ojd_judge::problem::{CheckerSpec, Problem};
+use ojd_judge::problem::{Aggregation, CheckerSpec, Problem};
 
 /// A scratch folder with a config whose compile cache is shared by these tests.
 pub struct Scratch {
@@ -1143,6 +1143,140 @@ fn cms_task_with_fractional_points_and_a_checker() {
     // The text report shows the exact score beside the whole one.
     let text = ojd_judge::report::render(&partial, false);
     assert!(text.contains("score 68 (68.75 exactly)"), "{text}");
+}
+
+/// CMS's `GroupMul` with a checker: the coppie task with `score_type: GroupMul` imports its
+/// subtasks as groups earning their points times the product of their tests' shares (not the
+/// smallest, as `GroupMin`): the partial solution's two half-right tests of subtask 3 earn
+/// 62.5 × 0.5 × 0.5 there.
+#[test]
+fn cms_group_mul_with_a_checker_multiplies_the_shares() {
+    require_root!();
+    let s = Scratch::new();
+    let from = s.path("coppie-mul");
+    crate::packages::copy_dir(&testdata("import/cms/coppie"), &from);
+    let yaml = from.join("task.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    assert!(text.contains("score_type: GroupMin\n"), "{text}");
+    std::fs::write(
+        &yaml,
+        text.replace("score_type: GroupMin\n", "score_type: GroupMul\n"),
+    )
+    .unwrap();
+    let dir = s.import("cms", &from, "coppie");
+    let p = Problem::load(&dir).expect("the import loads");
+    let groups: Vec<(String, u32, Aggregation)> = p
+        .groups
+        .iter()
+        .map(|g| (g.name.clone(), g.points_milli, g.aggregation))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("subtask2".into(), 37_500, Aggregation::Product),
+            ("subtask3".into(), 62_500, Aggregation::Product)
+        ]
+    );
+    let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+    assert!(toml.contains("aggregation = \"product\"\n"), "{toml}");
+    let report = s.verify(&dir);
+    assert_eq!(
+        judged_names(&report),
+        [
+            "\"accepted/soluzione.cpp\" \"AC\"",
+            "\"solution.cpp\" \"AC\""
+        ]
+    );
+    let j = judge();
+    let full = common::judge_file(&j, &dir, &dir.join("submissions/accepted/soluzione.cpp"));
+    assert_eq!((full.score, full.score_milli), (100, 100_000), "{full:#?}");
+    let small = s.path("piccoli.cpp");
+    std::fs::copy(from.join("sol/piccoli.cpp"), &small).unwrap();
+    let partial = common::judge_file(&j, &dir, &small);
+    // 37.5 + 62.5 × 0.5 × 0.5 (GroupMin gave 37.5 + 62.5 × 0.5 = 68.75)
+    assert_eq!(
+        (partial.score, partial.score_milli),
+        (53, 53_125),
+        "{partial:#?}"
+    );
+    // Kattis has no product of partial scores: the export refuses it, naming the key.
+    let r = s.ojd(&[
+        "export",
+        "kattis",
+        &dir.display().to_string(),
+        "--to",
+        &s.path("out").display().to_string(),
+    ]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("group[0].aggregation"), "{}", r.stderr);
+}
+
+/// CMS's `GroupThreshold` (testdata/import/cms/radice): the checker prints an outcome (the
+/// output's cost over the best, any number), a test is accepted when it is above 0 and at most
+/// its group's threshold (`score_type_parameters: [[points, tests, threshold], ...]`), and a
+/// group earns its points when all its tests are. The reference earns everything; a solution
+/// within twice the best earns only the 30 points of the subtask whose threshold is 2.
+#[test]
+fn cms_group_threshold_accepts_outcomes_within_the_threshold() {
+    require_root!();
+    let s = Scratch::new();
+    let from = testdata("import/cms/radice");
+    let dir = s.import("cms", &from, "radice");
+    let p = Problem::load(&dir).expect("the import loads");
+    let groups: Vec<(String, u32, Option<f64>)> = p
+        .groups
+        .iter()
+        .map(|g| (g.name.clone(), g.points, g.threshold))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("subtask2".into(), 30, Some(2.0)),
+            ("subtask3".into(), 70, Some(1.0))
+        ]
+    );
+    let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+    assert!(toml.contains("threshold = 2.0\n"), "{toml}");
+    let report = s.verify(&dir);
+    assert_eq!(
+        judged_names(&report),
+        [
+            "\"accepted/soluzione.cpp\" \"AC\"",
+            "\"solution.cpp\" \"AC\""
+        ]
+    );
+    let j = judge();
+    let full = common::judge_file(&j, &dir, &dir.join("submissions/accepted/soluzione.cpp"));
+    assert_eq!((full.score, full.score_milli), (100, 100_000), "{full:#?}");
+    let rough = s.path("potenze.cpp");
+    std::fs::copy(from.join("sol/potenze.cpp"), &rough).unwrap();
+    let r = common::judge_file(&j, &dir, &rough);
+    assert_eq!((r.score, r.score_milli), (30, 30_000), "{r:#?}");
+    let verdicts: Vec<(&str, ojd_judge::Verdict)> = r
+        .tests
+        .iter()
+        .map(|t| (t.name.as_str(), t.verdict))
+        .collect();
+    use ojd_judge::Verdict::{Accepted as AC, WrongAnswer as WA};
+    assert_eq!(
+        verdicts,
+        [
+            ("sample-s1-00", AC),
+            ("s2-01", AC),
+            ("s2-02", AC),
+            ("s3-03", WA),
+            ("s3-04", WA)
+        ]
+    );
+    let t = r.tests.iter().find(|t| t.name == "s3-03").unwrap();
+    assert!(
+        t.message
+            .contains("outcome 1.600000 is not within the group's threshold (above 0, at most 1)")
+            && t.message.contains("side 16, the best is 10"),
+        "{}",
+        t.message
+    );
+    assert!(r.partial.is_empty(), "no partial credit: {:?}", r.partial);
 }
 
 /// `submissions/submissions.yaml` (2023-07 draft, 2025-09): a submission's requirements decide

@@ -9,7 +9,7 @@ use crate::import::{judge, judged_names, Scratch};
 use ojd_judge::problem::Problem;
 use ojd_judge::verdict::Verdict;
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
         let p = e.path();

@@ -21,8 +21,12 @@
 //!   → one group per test. Points may have up to three decimals (`#ST: 12.5`; ojd keeps
 //!   thousandths, `ojd_judge::points`); a `Sum` share with more (100 points over 30 tests) is
 //!   split in thousandths that add up to the total. A group earns its points times the smallest
-//!   share of its tests, which is `GroupMin`; without a checker a test's share is all or nothing,
-//!   so `GroupMul` is the same;
+//!   share of its tests, which is `GroupMin`; `GroupMul` with a checker → `aggregation =
+//!   "product"` (the product of the shares; without a checker a share is all or nothing, so the
+//!   smallest is the same); `GroupThreshold` with `[[points, count, threshold], ...]` → groups
+//!   with that `threshold`: a test is accepted when the checker's outcome is above 0 and at most
+//!   it, CMS's rule (without a checker the outcome is 1 or 0: a threshold of 1 or more is a
+//!   plain group, below 1 refused);
 //! - the checker: `check/checker.*` or `cor/correttore.*` (its source, in a language ojd knows;
 //!   local headers inlined) → a `cms` checker (`checker input answer output`, the score from 0 to
 //!   1 on standard output, a message on standard error), whose partial scores count;
@@ -32,11 +36,12 @@
 //! - `statement/` (or `testo/`): `statement.md` kept, PDF files copied under `statement/` and
 //!   named by a short `statement.md`.
 //!
-//! Refused, naming the file and the key: a compiled checker without its source, `GroupMul` with a
-//! checker (CMS multiplies partial scores, ojd takes the smallest), a communication task
-//! (`check/manager`, `cor/manager`), a grader (`sol/grader.*`), `output_only`, `score_type:
-//! GroupThreshold` and other score types, groups given by a regular expression, points with more
-//! than three decimals, a test before the first `#ST:` line.
+//! Refused, naming the file and the key: a compiled checker without its source, a
+//! communication task (`check/manager`, `cor/manager`), a grader (`sol/grader.*`),
+//! `output_only`, score types other than `GroupMin`, `GroupMul`, `GroupThreshold` and `Sum`,
+//! `GroupThreshold` without a threshold per group in `score_type_parameters`, groups given by a
+//! regular expression, points with more than three decimals, a test before the first `#ST:`
+//! line.
 
 use std::path::{Path, PathBuf};
 
@@ -49,7 +54,7 @@ use crate::files::{
 use crate::manifest::Manifest;
 use crate::{ImportError, Imported};
 use ojd_judge::config::Config;
-use ojd_judge::problem::{CheckerSpec, Group};
+use ojd_judge::problem::{Aggregation, CheckerSpec, Group};
 
 /// Options of a CMS import.
 #[derive(Clone, Debug, Default)]
@@ -325,12 +330,6 @@ pub fn import(
             }
         }
     }
-    if checker_source.is_some() && score_type_is(&task, "GroupMul") {
-        return Err(task.unsupported(
-            "score_type",
-            "GroupMul with a checker: a group of tests with partial scores earns their product in CMS, the smallest of them in ojd; say GroupMin",
-        ));
-    }
     if let Some(g) = files_in(&dir.join("sol"))
         .into_iter()
         .find(|p| p.file_stem().is_some_and(|s| s == "grader"))
@@ -409,28 +408,25 @@ pub fn import(
             .collect::<Result<_, _>>()?,
     };
 
-    // Scoring: (group name, points, first test, number of tests).
+    // Scoring: each group's points (thousandths), number of tests, and threshold
+    // (GroupThreshold's, applied to a checker's outcome).
     let score_type = task.string("score_type");
-    let mut subtasks: Vec<(u32, usize)> = Vec::new();
+    let mut subtasks: Vec<(u32, usize, Option<f64>)> = Vec::new();
     // Sum: each test's points, in thousandths.
     let mut per_test: Option<Vec<u32>> = None;
     match score_type.as_deref() {
-        Some("GroupThreshold") => {
-            return Err(task.unsupported(
-                "score_type",
-                "GroupThreshold (a group counts when every test scores above a threshold): ojd's groups earn their points times the smallest share of their tests",
-            ))
-        }
-        None | Some("GroupMin") | Some("GroupMul") | Some("Sum") => {}
+        None | Some("GroupMin") | Some("GroupMul") | Some("GroupThreshold") | Some("Sum") => {}
         Some(other) => {
             return Err(task.unsupported(
                 "score_type",
-                format!("{other:?}: ojd imports GroupMin, GroupMul and Sum"),
+                format!("{other:?}: ojd imports GroupMin, GroupMul, GroupThreshold and Sum"),
             ))
         }
     }
+    let threshold = score_type.as_deref() == Some("GroupThreshold");
+    let product = score_type.as_deref() == Some("GroupMul") && checker_source.is_some();
     let gen_subtasks = gen.as_ref().filter(|g| !g.subtasks.is_empty());
-    if let Some(g) = gen_subtasks {
+    if let (Some(g), false) = (gen_subtasks, threshold) {
         if score_type.as_deref() == Some("Sum") {
             return Err(task.unsupported(
                 "score_type",
@@ -439,25 +435,37 @@ pub fn import(
         }
         for (points, count, line) in &g.subtasks {
             let key = format!("gen/GEN line {line}");
-            subtasks.push((milli_points(*points, &task, &key)?, *count));
+            subtasks.push((milli_points(*points, &task, &key)?, *count, None));
         }
-    } else if matches!(score_type.as_deref(), Some("GroupMin") | Some("GroupMul")) {
+    } else if matches!(
+        score_type.as_deref(),
+        Some("GroupMin") | Some("GroupMul") | Some("GroupThreshold")
+    ) {
         let key = "score_type_parameters";
+        let (width, form) = if threshold {
+            (3, "[points, number of tests, threshold]")
+        } else {
+            (2, "[points, number of tests]")
+        };
         let Some(Value::Sequence(list)) = task.get(key) else {
-            return Err(task.unsupported(key, "expected a list of [points, number of tests]"));
+            let why = if gen_subtasks.is_some() {
+                format!("GroupThreshold needs each group's threshold: expected a list of {form} (`#ST:` lines of gen/GEN give none)")
+            } else {
+                format!("expected a list of {form}")
+            };
+            return Err(task.unsupported(key, why));
         };
         for (i, item) in list.iter().enumerate() {
-            let pair = match item {
-                Value::Sequence(p) if p.len() == 2 => p,
+            let entry = match item {
+                Value::Sequence(p) if p.len() == width => p,
                 _ => {
-                    return Err(task
-                        .unsupported(&format!("{key}[{i}]"), "expected [points, number of tests]"))
+                    return Err(task.unsupported(&format!("{key}[{i}]"), format!("expected {form}")))
                 }
             };
-            let points = pair[0]
+            let points = entry[0]
                 .as_f64()
                 .ok_or_else(|| task.unsupported(&format!("{key}[{i}][0]"), "expected points"))?;
-            let count = match &pair[1] {
+            let count = match &entry[1] {
                 Value::Number(n) => n.as_u64().map(|c| c as usize),
                 _ => None,
             }
@@ -467,9 +475,33 @@ pub fn import(
                     "expected a number of tests (tests chosen by a regular expression are not supported)",
                 )
             })?;
+            let limit = if threshold {
+                match entry[2].as_f64() {
+                    Some(t) if t.is_finite() && t > 0.0 => Some(t),
+                    _ => {
+                        return Err(task.unsupported(
+                            &format!("{key}[{i}][2]"),
+                            "expected a threshold above 0",
+                        ))
+                    }
+                }
+            } else {
+                None
+            };
+            if let (Some(t), None) = (limit, &checker_source) {
+                // Without a checker CMS's outcome is 1 (correct) or 0: a threshold of 1 or
+                // more is all or nothing; below 1 nothing could ever earn the points.
+                if t < 1.0 {
+                    return Err(task.unsupported(
+                        &format!("{key}[{i}][2]"),
+                        format!("threshold {t} without a checker: the outcome of a correct output is 1, so no submission could earn this group's points"),
+                    ));
+                }
+            }
             subtasks.push((
                 milli_points(points, &task, &format!("{key}[{i}][0]"))?,
                 count,
+                limit.filter(|_| checker_source.is_some()),
             ));
         }
         let total: usize = subtasks.iter().map(|s| s.1).sum();
@@ -537,7 +569,7 @@ pub fn import(
             }
         }
     } else {
-        for (k, (points, count)) in subtasks.iter().enumerate() {
+        for (k, (points, count, limit)) in subtasks.iter().enumerate() {
             let k = k + 1;
             for _ in 0..*count {
                 let i = names.len();
@@ -549,11 +581,17 @@ pub fn import(
                 });
             }
             if *points > 0 {
-                groups.push(Group::exact(
+                let mut g = Group::exact(
                     format!("subtask{k}"),
                     *points,
                     vec![format!("s{k}-"), format!("sample-s{k}-")],
-                ));
+                );
+                // Without a checker every share is 0 or 1: the product is the smallest.
+                if product {
+                    g.aggregation = Aggregation::Product;
+                }
+                g.threshold = *limit;
+                groups.push(g);
             }
         }
     }
@@ -725,11 +763,6 @@ pub fn import(
 }
 
 /// `p` with the extension ojd's languages know (`.cc`, `.cxx`, `.c++` → `.cpp`).
-/// Whether task.yaml's `score_type` is `what`.
-fn score_type_is(task: &Task, what: &str) -> bool {
-    task.string("score_type").as_deref() == Some(what)
-}
-
 fn cms_ext(p: &Path) -> PathBuf {
     match p.extension().and_then(|e| e.to_str()) {
         Some("cc" | "cxx" | "c++") => p.with_extension("cpp"),
@@ -993,15 +1026,35 @@ mod tests {
         let points: Vec<u32> = p.groups.iter().map(|g| g.points).collect();
         assert_eq!(points, [30, 70]);
         assert!(to.join("tests/s3-06.in").is_file());
+        // Without a checker every share is 0 or 1: the product is the smallest.
+        assert!(p.groups.iter().all(|g| g.aggregation == Aggregation::Min));
+
+        // GroupThreshold without a checker: a correct output's outcome is 1, within a
+        // threshold of 1 or more: all or nothing, as GroupMin.
+        let d = copy_fixture();
+        std::fs::remove_file(d.path().join("task/gen/GEN")).unwrap();
+        set_yaml(
+            &d,
+            "score_type: GroupMin",
+            "score_type: GroupThreshold\nscore_type_parameters: [[0, 1, 1], [30, 3, 1.0], [70, 3, 5]]",
+        );
+        let to = d.path().join("out");
+        import_to(&d.path().join("task"), &to).unwrap();
+        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let groups: Vec<(u32, Option<f64>, Aggregation)> = p
+            .groups
+            .iter()
+            .map(|g| (g.points, g.threshold, g.aggregation))
+            .collect();
+        assert_eq!(
+            groups,
+            [(30, None, Aggregation::Min), (70, None, Aggregation::Min)]
+        );
     }
 
     /// What ojd cannot judge the same way is refused, naming the file and the key.
     #[test]
     fn refusals_name_the_key() {
-        let d = copy_fixture();
-        set_yaml(&d, "score_type: GroupMin", "score_type: GroupThreshold");
-        refused(&d, &["task.yaml: score_type: GroupThreshold"]);
-
         let d = copy_fixture();
         std::fs::remove_file(d.path().join("task/gen/GEN")).unwrap();
         set_yaml(
@@ -1045,11 +1098,54 @@ mod tests {
             &["correttore: cor/correttore: a CMS checker without its source"],
         );
 
+        // GroupThreshold: its thresholds come from score_type_parameters only.
         let d = copy_fixture();
-        std::fs::create_dir_all(d.path().join("task/check")).unwrap();
-        std::fs::write(d.path().join("task/check/checker.cpp"), "int main(){}").unwrap();
-        set_yaml(&d, "score_type: GroupMin", "score_type: GroupMul");
-        refused(&d, &["task.yaml: score_type: GroupMul with a checker"]);
+        set_yaml(&d, "score_type: GroupMin", "score_type: GroupThreshold");
+        refused(
+            &d,
+            &["task.yaml: score_type_parameters: GroupThreshold needs each group's threshold"],
+        );
+        let d = copy_fixture();
+        std::fs::remove_file(d.path().join("task/gen/GEN")).unwrap();
+        set_yaml(
+            &d,
+            "score_type: GroupMin",
+            "score_type: GroupThreshold\nscore_type_parameters: [[40, 4, 1.5], [60, 3]]",
+        );
+        refused(
+            &d,
+            &["score_type_parameters[1]: expected [points, number of tests, threshold]"],
+        );
+        let d = copy_fixture();
+        std::fs::remove_file(d.path().join("task/gen/GEN")).unwrap();
+        set_yaml(
+            &d,
+            "score_type: GroupMin",
+            "score_type: GroupThreshold\nscore_type_parameters: [[40, 4, 0], [60, 3, 1]]",
+        );
+        refused(
+            &d,
+            &["score_type_parameters[0][2]: expected a threshold above 0"],
+        );
+        // Without a checker a correct output's outcome is 1: a threshold below 1 is unreachable.
+        let d = copy_fixture();
+        std::fs::remove_file(d.path().join("task/gen/GEN")).unwrap();
+        set_yaml(
+            &d,
+            "score_type: GroupMin",
+            "score_type: GroupThreshold\nscore_type_parameters: [[40, 4, 1], [60, 3, 0.5]]",
+        );
+        refused(
+            &d,
+            &["score_type_parameters[1][2]: threshold 0.5 without a checker"],
+        );
+
+        let d = copy_fixture();
+        set_yaml(&d, "score_type: GroupMin", "score_type: GroupFancy");
+        refused(
+            &d,
+            &["task.yaml: score_type: \"GroupFancy\": ojd imports GroupMin"],
+        );
 
         let d = copy_fixture();
         std::fs::write(d.path().join("task/sol/grader.cpp"), "int main(){}").unwrap();

@@ -102,6 +102,13 @@ type Layout = (Vec<(PathBuf, usize)>, Vec<(String, String)>);
 fn layout(problem: &Problem) -> Result<Layout, ImportError> {
     let mut folders = Vec::new();
     for (i, g) in problem.groups.iter().enumerate() {
+        if g.aggregation != ojd_judge::problem::Aggregation::Min {
+            return Err(unsupported(
+                problem,
+                &format!("group[{i}].aggregation"),
+                "Kattis groups earn their points when every test is accepted (grader_flags: min): a product of partial scores has no Kattis form",
+            ));
+        }
         let folder = match g.tests.as_slice() {
             [p] if p.ends_with('-') && p.len() > 1 => p.trim_end_matches('-').to_string(),
             _ => return Err(unsupported(

@@ -138,6 +138,12 @@ impl Manifest {
                 ojd_judge::points::to_text(g.points_milli),
                 q_list(&g.tests)
             );
+            if g.aggregation == ojd_judge::problem::Aggregation::Product {
+                t += "aggregation = \"product\"\n";
+            }
+            if let Some(x) = g.threshold {
+                t += &format!("threshold = {x:?}\n");
+            }
         }
         t
     }

@@ -216,6 +216,11 @@ pub struct JudgeConfig {
     pub min_free_space: ByteSize,
     /// The largest program the compile cache admits; a bigger one is used once, uncached.
     pub cache_entry_max: ByteSize,
+    /// How long a compiled program nobody uses stays in the compile cache (`0s`: until evicted
+    /// for room only): older ones are removed when a judge starts and then hourly, never one a
+    /// judging uses.
+    #[serde(default = "thirty_days", with = "duration_text")]
+    pub cache_retention: Duration,
     /// Bound on a judge host's package cache (`<cache>/packages`), a budget of its own: package
     /// versions neither current nor in use are evicted past it, oldest first.
     pub package_cache_size: ByteSize,
@@ -373,6 +378,13 @@ impl Config {
         }
         if self.judge.wall_factor.is_nan() || self.judge.wall_factor < 1.0 {
             return Err("judge.wall_factor: expected a number >= 1".into());
+        }
+        let retention = self.judge.cache_retention;
+        if !retention.is_zero() && retention < std::time::Duration::from_secs(3600) {
+            return Err(format!(
+                "judge.cache_retention: {}: expected \"0s\" (keep programs until evicted for room) or at least 1h, longer than a judging",
+                crate::units::format_duration(retention)
+            ));
         }
         ojd_sandbox::affinity::Pinning::parse(&self.judge.pin_cpus)
             .map_err(|e| format!("judge.pin_cpus: {e}"))?;

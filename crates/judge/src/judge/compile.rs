@@ -76,6 +76,8 @@ impl Judge {
                 return Ok(Compiled::Program(program));
             }
         }
+        // Programs unused for longer than the retention go, at most hourly.
+        self.collect_old_programs(false);
         let work = self.fresh_dir("compile")?;
         let staged = work.join("out");
         std::fs::create_dir_all(&staged).map_err(io_err("create a compile folder"))?;
@@ -182,6 +184,17 @@ impl Judge {
         drop(locked);
         let _ = std::fs::remove_dir_all(&work);
         Ok(Compiled::Program(program))
+    }
+
+    /// Removes the compiled programs unused for longer than `[judge] cache_retention`, never one
+    /// a judging uses: when `force` (a judge's start), else when this process last looked at
+    /// least an hour ago. Returns how many went.
+    pub fn collect_old_programs(&self, force: bool) -> usize {
+        let root = self.cache.join(cache::PROGRAMS);
+        if !root.is_dir() {
+            return 0;
+        }
+        cache::collect_expired(&root, self.config.judge.cache_retention, force).len()
     }
 
     /// The judge's cache folder (`[judge] cache`, or `cache` inside scratch): compiled programs

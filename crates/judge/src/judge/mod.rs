@@ -187,7 +187,7 @@ impl Judge {
         opts.box_size = config.sandbox.box_size.bytes();
         opts.tmp_size = config.sandbox.tmp_size.bytes();
         opts.ro_paths = ro_paths;
-        Ok(Judge {
+        let judge = Judge {
             pool: SandboxPool::new(opts, parallel),
             config,
             languages,
@@ -195,7 +195,9 @@ impl Judge {
             cache,
             counter: AtomicU64::new(0),
             _scratch_guard: guard,
-        })
+        };
+        judge.collect_old_programs(true);
+        Ok(judge)
     }
 
     /// Overrides how keepers are started (tests point at the built `ojd`).

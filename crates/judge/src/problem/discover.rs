@@ -4,12 +4,16 @@
 use std::path::Path;
 
 use super::manifest::{tables, Ctx};
-use super::{Generated, Group, TestCase};
+use super::{Aggregation, Generated, Group, TestCase};
 
 pub(super) fn parse_groups(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Group> {
     let mut out = Vec::new();
     for (i, t) in tables(cx, "group", v).into_iter().enumerate() {
-        cx.unknown(t, &["name", "points", "tests"], &format!("group[{i}]."));
+        cx.unknown(
+            t,
+            &["name", "points", "tests", "aggregation", "threshold"],
+            &format!("group[{i}]."),
+        );
         let name = cx
             .string(t, "name")
             .unwrap_or_else(|| format!("group {}", i + 1));
@@ -22,7 +26,38 @@ pub(super) fn parse_groups(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Group> 
             }
         };
         let tests = cx.strings(t, "tests");
-        out.push(Group::exact(name, points_milli, tests));
+        let mut group = Group::exact(name, points_milli, tests);
+        group.aggregation = match cx.string(t, "aggregation").as_deref() {
+            None | Some("min") => Aggregation::Min,
+            Some("product") => Aggregation::Product,
+            Some(other) => {
+                cx.err(
+                    &format!("group[{i}].aggregation"),
+                    format!("expected \"min\" or \"product\", found {other:?}"),
+                );
+                Aggregation::Min
+            }
+        };
+        group.threshold = match t.get("threshold") {
+            None => None,
+            Some(v) => match v.as_float().or_else(|| v.as_integer().map(|n| n as f64)) {
+                Some(x) if x.is_finite() && x > 0.0 => Some(x),
+                _ => {
+                    cx.err(
+                        &format!("group[{i}].threshold"),
+                        format!("expected a number above 0, found {v}"),
+                    );
+                    None
+                }
+            },
+        };
+        if group.threshold.is_some() && group.aggregation == Aggregation::Product {
+            cx.err(
+                &format!("group[{i}].threshold"),
+                "a group with a threshold is all or nothing: its aggregation cannot be \"product\"",
+            );
+        }
+        out.push(group);
     }
     Group::apportion(&mut out);
     out

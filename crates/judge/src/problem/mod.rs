@@ -302,6 +302,24 @@ pub struct Group {
     /// The exact points in thousandths (`points = 12.5` → 12500; see [`crate::points`]).
     pub points_milli: u32,
     pub tests: Vec<String>,
+    /// How the shares of its tests make the group's: the smallest (the default) or their
+    /// product (CMS's `GroupMul`).
+    pub aggregation: Aggregation,
+    /// CMS's `GroupThreshold`: a test of the group is accepted when its `cms` checker's outcome
+    /// is above 0 and at most this (the checker then prints any number, not a score from 0 to
+    /// 1), and the group earns its points when all are.
+    pub threshold: Option<f64>,
+}
+
+/// How a group's tests' shares (each from 0 to 1) make the group's share.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Aggregation {
+    /// The smallest share: all or nothing unless a `cms` checker gives part (CMS's `GroupMin`).
+    #[default]
+    Min,
+    /// The product of the shares (CMS's `GroupMul`).
+    Product,
 }
 
 impl Group {
@@ -313,7 +331,14 @@ impl Group {
             points: crate::points::whole(milli as u64),
             points_milli: milli,
             tests,
+            aggregation: Aggregation::Min,
+            threshold: None,
         }
+    }
+
+    /// Whether the test named `name` is one of this group's.
+    pub fn holds(&self, name: &str) -> bool {
+        self.tests.iter().any(|p| name.starts_with(p.as_str()))
     }
 
     /// Sets every group's whole `points` from the exact ones ([`crate::points::apportion`]).
@@ -333,6 +358,15 @@ pub struct LoadError {
 }
 
 impl Problem {
+    /// The `threshold` of the group holding the test named `name` (CMS's `GroupThreshold`), if
+    /// any: loading refuses a test in two groups with different thresholds.
+    pub fn threshold(&self, name: &str) -> Option<f64> {
+        self.groups
+            .iter()
+            .filter(|g| g.holds(name))
+            .find_map(|g| g.threshold)
+    }
+
     /// Tests whose answer file is missing (run `ojd gen`).
     pub fn missing_answers(&self) -> Vec<&TestCase> {
         self.tests.iter().filter(|t| !t.answer.is_file()).collect()

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use super::discover::{discover_tests, parse_groups};
 use super::manifest::{self, plain_name, tables, Ctx};
 use super::{
-    CheckerSpec, DefaultFlags, Generated, Interactor, InteractorProtocol, IoMode, LoadError,
-    Margins, Problem, Stress, VerdictRules,
+    CheckerSpec, DefaultFlags, Generated, Group, Interactor, InteractorProtocol, IoMode, LoadError,
+    Margins, Problem, Stress, TestCase, VerdictRules,
 };
 
 impl Problem {
@@ -124,6 +124,7 @@ impl Problem {
         }
         let margins = parse_margins(&mut cx, table.get("limits"));
         let tests = discover_tests(&mut cx, dir, &generate);
+        check_thresholds(&mut cx, &checker, &groups, &tests);
         // Both limits are required: when either is absent or bad, an error says so.
         let (Some(time_limit), Some(memory_limit), true) =
             (time_limit, memory_limit, cx.errors.is_empty())
@@ -482,9 +483,41 @@ fn parse_stress(cx: &mut Ctx, dir: &Path, v: Option<&toml::Value>) -> Option<Str
     })
 }
 
+/// A group's `threshold` reads a `cms` checker's outcome, and a test has at most one.
+fn check_thresholds(cx: &mut Ctx, checker: &CheckerSpec, groups: &[Group], tests: &[TestCase]) {
+    for (i, g) in groups.iter().enumerate() {
+        if g.threshold.is_some() && !matches!(checker, CheckerSpec::Cms { .. }) {
+            cx.err(
+                &format!("group[{i}].threshold"),
+                "a threshold applies to a cms checker's outcome: the problem needs checker = { kind = \"cms\", ... }",
+            );
+        }
+    }
+    for t in tests {
+        let mut held = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.threshold.is_some() && g.holds(&t.name));
+        if let (Some((a, ga)), Some((b, gb))) = (held.next(), held.next()) {
+            if ga.threshold != gb.threshold {
+                cx.err(
+                    &format!("group[{b}].threshold"),
+                    format!(
+                        "test {} is in group[{a}] (threshold {}) and group[{b}] (threshold {}): a test has one threshold",
+                        t.name,
+                        ga.threshold.unwrap_or_default(),
+                        gb.threshold.unwrap_or_default()
+                    ),
+                );
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::problem::Aggregation;
 
     fn package(toml: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
         let d = tempfile::tempdir().unwrap();
@@ -537,6 +570,35 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("group[0].points: 1.0005: expected a non-negative number of points with at most three decimals"), "{e}");
+
+        // aggregation and threshold (CMS's GroupMul and GroupThreshold).
+        let cms = "checker = { kind = \"cms\", path = \"check.cpp\" }\n";
+        let d = package(
+            &format!("{head}{cms}[[group]]\npoints = 40\ntests = [\"1\"]\naggregation = \"product\"\n[[group]]\npoints = 60\ntests = [\"2\"]\nthreshold = 1.5\n"),
+            &files,
+        );
+        let p = Problem::load(d.path()).unwrap();
+        let g: Vec<(Aggregation, Option<f64>)> = p
+            .groups
+            .iter()
+            .map(|g| (g.aggregation, g.threshold))
+            .collect();
+        assert_eq!(
+            g,
+            [(Aggregation::Product, None), (Aggregation::Min, Some(1.5))]
+        );
+        assert_eq!((p.threshold("1"), p.threshold("2")), (None, Some(1.5)));
+        for (groups, checker, want) in [
+            ("[[group]]\npoints = 1\ntests = [\"1\"]\naggregation = \"max\"\n", cms, "group[0].aggregation: expected \"min\" or \"product\", found \"max\""),
+            ("[[group]]\npoints = 1\ntests = [\"1\"]\nthreshold = 0\n", cms, "group[0].threshold: expected a number above 0, found 0"),
+            ("[[group]]\npoints = 1\ntests = [\"1\"]\nthreshold = 2\naggregation = \"product\"\n", cms, "group[0].threshold: a group with a threshold is all or nothing"),
+            ("[[group]]\npoints = 1\ntests = [\"1\"]\nthreshold = 2\n", "", "group[0].threshold: a threshold applies to a cms checker's outcome"),
+            ("[[group]]\npoints = 1\ntests = [\"1\"]\nthreshold = 2\n[[group]]\npoints = 1\ntests = [\"\"]\nthreshold = 3\n", cms, "group[1].threshold: test 1 is in group[0] (threshold 2) and group[1] (threshold 3)"),
+        ] {
+            let d = package(&format!("{head}{checker}{groups}"), &files);
+            let e = Problem::load(d.path()).unwrap_err().to_string();
+            assert!(e.contains(want), "{groups}: {e}");
+        }
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //! wrong answer that earns that share of the test's credit (in thousandths, rounded down, 1 to
 //! 999), which scoring counts (`JudgeReport::partial`); anything else, a crash or a limit is a
 //! judge error.
+//!
+//! A test of a group with a `threshold` (CMS's `GroupThreshold`) reads the checker's number as
+//! CMS does there: any number, the test accepted when it is above 0 and at most the threshold
+//! (as CMS, 0 is never accepted: task types give it to a program that failed), else a wrong
+//! answer; no part of the credit.
 
 use std::path::Path;
 use std::time::Duration;
@@ -27,6 +32,7 @@ impl Judge {
         test: &TestCase,
         output: &Path,
         work: &Path,
+        threshold: Option<f64>,
     ) -> Result<(CheckOutcome, Option<u32>), JudgeError> {
         let (out, err) = (work.join("checker.out"), work.join("checker.err"));
         // New files each test, never the last one's truncated (see `run_on_input`).
@@ -76,16 +82,19 @@ impl Judge {
             code,
             &crate::fsutil::read_capped(&out, 4096),
             &said,
+            threshold,
         ))
     }
 }
 
 /// A CMS checker's verdict from its exit code, standard output (the score) and standard error
-/// (the message); see the module documentation.
+/// (the message), and the threshold of the test's group if it has one; see the module
+/// documentation.
 pub(super) fn cms_outcome(
     exit: Option<i32>,
     stdout: &str,
     stderr: &str,
+    threshold: Option<f64>,
 ) -> (CheckOutcome, Option<u32>) {
     let said = crate::message::checker_message(stderr);
     let message = match said.as_str() {
@@ -108,6 +117,29 @@ pub(super) fn cms_outcome(
         None => return failed("checker crashed".into()),
     }
     let token = stdout.split_whitespace().next().unwrap_or("");
+    if let Some(t) = threshold {
+        let outcome: f64 = match token.parse::<f64>() {
+            Ok(x) if x.is_finite() => x,
+            _ => {
+                return failed(format!(
+                    "checker printed {:?}, not a number",
+                    token.chars().take(40).collect::<String>()
+                ))
+            }
+        };
+        if outcome > 0.0 && outcome <= t {
+            return (CheckOutcome::Accepted, None);
+        }
+        let m = format!(
+            "wrong answer: outcome {token} is not within the group's threshold (above 0, at most {t}){}",
+            if message.is_empty() {
+                String::new()
+            } else {
+                format!("; {message}")
+            }
+        );
+        return (CheckOutcome::Wrong(m), None);
+    }
     let score: f64 = match token.parse() {
         Ok(x) if (0.0..=1.0).contains(&x) => x,
         _ => {
@@ -149,31 +181,57 @@ mod tests {
     #[test]
     fn scores_and_messages() {
         assert_eq!(
-            cms_outcome(Some(0), "1.0\n", "translate:success\n"),
+            cms_outcome(Some(0), "1.0\n", "translate:success\n", None),
             (Accepted, None)
         );
-        assert_eq!(cms_outcome(Some(0), "1\n", ""), (Accepted, None));
+        assert_eq!(cms_outcome(Some(0), "1\n", "", None), (Accepted, None));
         assert_eq!(
-            cms_outcome(Some(0), "0.0\n", "translate:wrong\n"),
+            cms_outcome(Some(0), "0.0\n", "translate:wrong\n", None),
             (Wrong("wrong answer".into()), None)
         );
         assert_eq!(
-            cms_outcome(Some(0), "0\n", ""),
+            cms_outcome(Some(0), "0\n", "", None),
             (Wrong("wrong answer (checker score 0)".into()), None)
         );
         assert_eq!(
-            cms_outcome(Some(0), "0.5\n", "half of the pairs\n"),
+            cms_outcome(Some(0), "0.5\n", "half of the pairs\n", None),
             (
                 Wrong("partially correct: 0.5 of the test's credit; half of the pairs".into()),
                 Some(500)
             )
         );
         assert_eq!(
-            cms_outcome(Some(0), "0.0001", "").1,
+            cms_outcome(Some(0), "0.0001", "", None).1,
             Some(0).filter(|_| false)
         );
-        assert_eq!(cms_outcome(Some(0), "0.001", "").1, Some(1));
-        assert_eq!(cms_outcome(Some(0), "0.9999", "").1, Some(999));
+        assert_eq!(cms_outcome(Some(0), "0.001", "", None).1, Some(1));
+        assert_eq!(cms_outcome(Some(0), "0.9999", "", None).1, Some(999));
+        // Under a threshold (GroupThreshold): above 0 and at most the threshold accepts.
+        let t = Some(0.5);
+        assert_eq!(cms_outcome(Some(0), "0.5\n", "", t), (Accepted, None));
+        assert_eq!(cms_outcome(Some(0), "0.01", "", t), (Accepted, None));
+        for out in ["0", "0.0", "-1", "0.5001", "1", "7"] {
+            let (o, share) = cms_outcome(Some(0), out, "too far", t);
+            assert!(
+                matches!(&o, Wrong(m) if m.contains("not within the group's threshold") && m.ends_with("; too far")),
+                "{out}: {o:?}"
+            );
+            assert_eq!(share, None, "{out}: no partial credit");
+        }
+        // Numbers above 1 are outcomes there, not a checker's failure.
+        assert_eq!(cms_outcome(Some(0), "12", "", Some(20.0)), (Accepted, None));
+        for (exit, out) in [
+            (Some(0), "abc"),
+            (Some(0), ""),
+            (Some(0), "inf"),
+            (Some(1), "0.1"),
+            (None, "0.1"),
+        ] {
+            assert!(
+                matches!(cms_outcome(exit, out, "x", t).0, Failed(_)),
+                "{exit:?} {out:?}"
+            );
+        }
         for (exit, out) in [
             (Some(0), "1.5"),
             (Some(0), "abc"),
@@ -182,7 +240,7 @@ mod tests {
             (None, "1"),
         ] {
             assert!(
-                matches!(cms_outcome(exit, out, "x").0, Failed(_)),
+                matches!(cms_outcome(exit, out, "x", None).0, Failed(_)),
                 "{exit:?} {out:?}"
             );
         }

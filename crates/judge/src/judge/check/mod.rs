@@ -77,7 +77,9 @@ impl Judge {
                     self.run_kattis_validator(c, flags, test, out_path, work)?
                 }
                 CheckerSpec::Cms { .. } => {
-                    let (outcome, share) = self.run_cms_checker(c, test, out_path, work)?;
+                    let threshold = problem.threshold(&test.name);
+                    let (outcome, share) =
+                        self.run_cms_checker(c, test, out_path, work, threshold)?;
                     partial = share;
                     outcome
                 }

@@ -4,11 +4,17 @@
 //! are evicted to make room for it, a program larger than the per-entry cap (or than what can be
 //! freed) is used once from the scratch folder and never cached, and an entry a judging uses is
 //! pinned (counted in this process) and never evicted under it.
+//!
+//! The cache also forgets by age: a program unused for longer than `[judge] cache_retention` is
+//! removed ([`expired`], [`collect_expired`]) when a judge starts and then at most hourly, as it
+//! compiles; a pinned one never. Last use is the folder's modification time, set at every use
+//! ([`touch`]), so that another process's judging (which pins in its own process only) keeps
+//! its program fresh for at least the retention, an hour or more.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// The folder of the compile cache inside the judge's cache folder. Nothing else is ever put
 /// there (the package cache of a judge host is a sibling, `packages/`).
@@ -55,6 +61,54 @@ pub fn admit(entries: &[Entry], incoming: u64, budget: u64, entry_max: u64) -> A
     } else {
         Admission::Once
     }
+}
+
+/// The unpinned entries last used longer than `retention` before `now` (none when `retention`
+/// is zero: programs then go only to make room).
+pub fn expired(entries: &[Entry], now: SystemTime, retention: Duration) -> Vec<String> {
+    if retention.is_zero() {
+        return Vec::new();
+    }
+    let mut old: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| !e.pinned)
+        .filter(|e| now.duration_since(e.used).is_ok_and(|age| age > retention))
+        .collect();
+    old.sort_by(|a, b| a.used.cmp(&b.used).then_with(|| a.key.cmp(&b.key)));
+    old.into_iter().map(|e| e.key.clone()).collect()
+}
+
+/// How often a judge that keeps compiling looks for expired programs again.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(3600);
+
+/// When this process last looked for expired programs, per cache folder.
+static SWEPT: Mutex<Option<HashMap<PathBuf, SystemTime>>> = Mutex::new(None);
+
+/// Removes the programs of the cache folder `root` unused for longer than `retention` (see
+/// [`expired`]), under the cache's lock, when `force` or when this process last did so for
+/// `root` at least [`SWEEP_EVERY`] ago; returns the keys removed.
+pub fn collect_expired(root: &Path, retention: Duration, force: bool) -> Vec<String> {
+    if retention.is_zero() {
+        return Vec::new();
+    }
+    let now = SystemTime::now();
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let swept = swept.get_or_insert_with(HashMap::new);
+        let due = swept
+            .get(root)
+            .is_none_or(|t| now.duration_since(*t).is_ok_and(|d| d >= SWEEP_EVERY));
+        if !force && !due {
+            return Vec::new();
+        }
+        swept.insert(root.to_path_buf(), now);
+    }
+    let mut locked = lock();
+    let old = expired(&locked.entries(root), now, retention);
+    for key in &old {
+        let _ = std::fs::remove_dir_all(root.join(key));
+    }
+    old
 }
 
 /// Whether a folder name is a cache key (64 lowercase hex digits): eviction looks at nothing else.
@@ -191,7 +245,6 @@ pub fn drop_legacy(cache: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     fn entry(key: &str, size: u64, age: u64, pinned: bool) -> Entry {
         Entry {
@@ -285,6 +338,84 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn programs_unused_past_the_retention_expire() {
+        let day = Duration::from_secs(86_400);
+        let now = std::time::UNIX_EPOCH + 100 * day;
+        let used = |key: &str, days_ago: u32, pinned: bool| Entry {
+            key: key.into(),
+            size: 1,
+            used: now - day * days_ago,
+            pinned,
+        };
+        let entries = vec![
+            used("fresh", 1, false),
+            used("month", 30, false),
+            used("older", 31, false),
+            used("oldest", 90, false),
+            used("in-use", 60, true),
+            // A clock set back: a use "in the future" is not old.
+            Entry {
+                key: "future".into(),
+                size: 1,
+                used: now + day,
+                pinned: false,
+            },
+        ];
+        assert_eq!(
+            expired(&entries, now, 30 * day),
+            ["oldest", "older"],
+            "older than 30 days, oldest first; exactly 30 days is kept; pinned never"
+        );
+        assert_eq!(
+            expired(&entries, now, 7 * day),
+            ["oldest", "older", "month"]
+        );
+        assert!(
+            expired(&entries, now, Duration::ZERO).is_empty(),
+            "0s: never by age"
+        );
+    }
+
+    #[test]
+    fn collecting_removes_old_unpinned_folders_only() {
+        let root = tempfile::tempdir().expect("temp");
+        let day = Duration::from_secs(86_400);
+        let now = SystemTime::now();
+        let make = |key: &str, age: Duration| {
+            let dir = root.path().join(key);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            std::fs::write(dir.join("main"), b"x").expect("write");
+            let f = std::fs::File::open(&dir).expect("open");
+            f.set_modified(now - age).expect("set the time");
+            dir
+        };
+        let (old, pinned, fresh) = ("a".repeat(64), "b".repeat(64), "c".repeat(64));
+        make(&old, 40 * day);
+        let pinned_dir = make(&pinned, 40 * day);
+        make(&fresh, day);
+        std::fs::create_dir_all(root.path().join("not-a-key")).expect("mkdir");
+        let pin = lock().pin(&pinned_dir);
+        let removed = collect_expired(root.path(), 30 * day, true);
+        assert_eq!(removed, vec![old.clone()]);
+        assert!(!root.path().join(&old).exists());
+        assert!(pinned_dir.is_dir(), "a program in use stays");
+        assert!(root.path().join(&fresh).is_dir());
+        assert!(
+            root.path().join("not-a-key").is_dir(),
+            "only cache keys are looked at"
+        );
+        // Not due again within the hour, unless forced (a judge's start).
+        drop(pin);
+        assert!(collect_expired(root.path(), 30 * day, false).is_empty());
+        assert!(pinned_dir.is_dir());
+        assert_eq!(
+            collect_expired(root.path(), 30 * day, true),
+            vec![pinned.clone()]
+        );
+        assert!(collect_expired(root.path(), Duration::ZERO, true).is_empty());
     }
 
     #[test]
