@@ -16,7 +16,10 @@ use crate::{judge_error_code, print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FA
 pub struct Args {
     /// The problem folder (holding problem.toml).
     problem: PathBuf,
-    /// Source file (.rs .c .cpp .py) or a ready executable.
+    /// Source file (.rs .c .cpp .py), a ready executable, or a folder of source files in one
+    /// language compiled together (C and C++: every source; Java, Kotlin: every file, the main
+    /// class found; Python: every file, run from main.py, else the file named like the folder,
+    /// else the one with __main__).
     submission: PathBuf,
     /// Language id from config.toml (default: by extension; ELF files are `binary`).
     #[arg(long)]
@@ -41,13 +44,6 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    let source = match std::fs::read(&a.submission) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {}: {e}", a.submission.display());
-            return Ok(EXIT_BAD_INPUT);
-        }
-    };
     // A judge that cannot even lay out its scratch folder failed itself (exit 3).
     let judge = match ojd_judge::judge::Judge::new(config, 1) {
         Ok(j) => j,
@@ -56,20 +52,18 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(judge_error_code(&e));
         }
     };
-    let language = match a
-        .lang
-        .or_else(|| judge.detect_language(&a.submission, &source))
-    {
-        Some(l) => l,
-        None => {
-            eprintln!(
-                "error: {}: cannot tell the language from the file name; use --lang",
-                a.submission.display()
-            );
+    // One file, or a folder of files in one language compiled together.
+    let sub = match judge.read_submission(&a.submission, a.lang.as_deref()) {
+        Ok(s) => s,
+        Err(e) if e.contains("unknown language") || e.contains("no file in a language") => {
+            eprintln!("error: {e}: cannot tell the language from the file names; use --lang");
+            return Ok(EXIT_BAD_INPUT);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    let sub = ojd_judge::judge::Submission { language, source };
     let cancel = std::sync::atomic::AtomicBool::new(false);
     // The JSON report is for programs: no progress beside it.
     let bar = if a.json { Bar::hidden() } else { Bar::new() };

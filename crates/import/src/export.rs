@@ -406,14 +406,20 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        for f in files_in(&folder) {
+        for f in entries(&folder) {
             let file = f.file_name().unwrap_or_default();
-            copy_raw(
-                &f,
-                &out.join("submissions")
-                    .join(kattis_folder(&name))
-                    .join(file),
-            )?;
+            let to = out
+                .join("submissions")
+                .join(kattis_folder(&name))
+                .join(file);
+            if f.is_dir() {
+                // A submission of several files: a folder in Kattis too.
+                for g in files_in(&f) {
+                    copy_raw(&g, &to.join(g.file_name().unwrap_or_default()))?;
+                }
+            } else {
+                copy_raw(&f, &to)?;
+            }
             submissions += 1;
         }
     }

@@ -11,6 +11,9 @@
 //! Python 2, PyPy) by a word of the `#!` first line.
 
 pub(crate) mod java;
+pub mod several;
+
+pub use self::several::SeveralFiles;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,6 +82,11 @@ pub struct LanguageConfig {
     /// A tiny program printing `ok`, compiled and run by `ojd doctor`.
     #[serde(default)]
     pub hello: String,
+    /// How a submission of several files is compiled: "together" (every source in one
+    /// command), "entry" (every file kept, the entry file run) or "" (refused); see
+    /// `lang/several.rs`.
+    #[serde(default)]
+    pub several_files: SeveralFiles,
 }
 
 fn one() -> f64 {
@@ -113,6 +121,9 @@ pub struct Language {
     pub compile_memory: Option<u64>,
     pub entry_point: EntryPoint,
     pub profile: RunProfile,
+    /// The extensions of its sources (a submission of several files compiles those).
+    pub extensions: Vec<String>,
+    pub several_files: SeveralFiles,
 }
 
 impl Language {
@@ -377,6 +388,8 @@ pub(crate) fn resolve_language(
                 heap_margin: l.heap_margin.bytes(),
                 memory_errors: l.memory_errors.clone(),
             },
+            extensions: l.extensions.clone(),
+            several_files: l.several_files,
         },
         ro,
     ))

@@ -23,6 +23,7 @@ pub mod message;
 pub mod points;
 pub mod problem;
 pub mod report;
+pub mod sources;
 pub mod toolchains;
 pub mod units;
 pub mod verdict;

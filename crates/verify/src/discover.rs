@@ -231,13 +231,7 @@ fn discover(judge: &Judge, problem: &Problem, report: &mut ProblemReport) -> Vec
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            if file.is_dir() {
-                report.errors.push(format!(
-                    "{}: a folder; submissions are single files",
-                    file.display()
-                ));
-                continue;
-            }
+            // A folder is a submission of several files (`Judge::read_submission`).
             subs.extend(read_sub(
                 judge,
                 &file,
@@ -259,17 +253,10 @@ fn read_sub(
     reference: bool,
     report: &mut ProblemReport,
 ) -> Option<Sub> {
-    let source = std::fs::read(path)
-        .map_err(|e| report.errors.push(format!("{}: {e}", path.display())))
+    let submission = judge
+        .read_submission(path, None)
+        .map_err(|e| report.errors.push(e))
         .ok()?;
-    let Some(language) = judge.detect_language(path, &source) else {
-        report.errors.push(format!(
-            "{}: unknown language (by file extension)",
-            path.display()
-        ));
-        return None;
-    };
-    let submission = Submission { language, source };
     if let Err(e) = judge.check_submission(&submission) {
         if let JudgeError::LanguageUnavailable { language, reason } = e {
             // Not this package's fault: listed as skipped (an error with --strict).

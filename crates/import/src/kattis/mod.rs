@@ -98,7 +98,7 @@ pub fn import(
     let (submissions, reference) = submissions::submissions(config, dir, &out, &mut warnings)?;
     let reference = reference.ok_or_else(|| ImportError::Invalid {
         file: dir.join("submissions/accepted").display().to_string(),
-        message: "no accepted submission in a language ojd knows: ojd needs one as the reference"
+        message: "no accepted submission of one file in a language ojd knows: ojd needs one as the reference (a submission of several files cannot be)"
             .into(),
     })?;
     let (given, multiplier) = yaml::given_time_limit(&src)?;

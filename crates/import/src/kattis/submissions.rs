@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::files::{copy_text, entries, files_in, safe_name};
-use crate::{io_err, ImportError};
+use crate::files::{copy_text, entries, safe_name};
+use crate::ImportError;
 use ojd_judge::config::Config;
 
 /// The slowest accepted run the multiplier rule starts from.
@@ -51,13 +51,13 @@ pub(super) fn slowest_accepted(
         let cancel = std::sync::atomic::AtomicBool::new(false);
         judge.judge(&problem, sub, &mut |_| {}, &cancel)
     };
-    for f in files_in(&pkg.join("submissions/accepted")) {
-        let source = std::fs::read(&f).map_err(io_err(format!("read {}", f.display())))?;
-        let Some(language) = judge.detect_language(&f, &source) else {
+    // Files and folders (submissions of several files) alike.
+    for f in entries(&pkg.join("submissions/accepted")) {
+        let Ok(sub) = judge.read_submission(&f, None) else {
+            // No language ojd knows: not a program to time.
             continue;
         };
         let name = f.strip_prefix(pkg).unwrap_or(&f).display().to_string();
-        let sub = ojd_judge::judge::Submission { language, source };
         let report = match judge_once(&sub) {
             Ok(r) => r,
             // A language whose toolchain this host lacks: not ours to time either.
@@ -282,11 +282,12 @@ pub(super) fn submissions(
                 },
                 None => (target, false),
             };
-            // DOMjudge's multi-file submission is a folder: one with a single program in it is
-            // that program; one C or C++ source with its headers is that source with the
-            // headers inlined (as a package's validators are); several sources are a program
-            // ojd cannot judge as one file.
+            // DOMjudge's and Kattis' multi-file submission is a folder: one with a single
+            // program in it is that program; one C or C++ source with its headers is that source
+            // with the headers inlined (as a package's validators are); several sources are kept
+            // as a folder, a submission of several files that the judge compiles together.
             let mut inlined: Option<String> = None;
+            let mut several: Option<Vec<(std::path::PathBuf, String)>> = None;
             let (f, as_name) = if entry.is_dir() {
                 let files = crate::files::files_in(&entry);
                 let is_header = |p: &Path| {
@@ -329,21 +330,21 @@ pub(super) fn submissions(
                         }
                         ((*one).clone(), format!("{folder_name}.{ext}"))
                     }
-                    _ => {
-                        let all = names(&files);
-                        let entry_point = expectations
-                            .as_ref()
-                            .and_then(|e| e.entrypoint(&rel))
-                            .map(|e| format!(" (entry point {e})"))
-                            .unwrap_or_default();
-                        warnings.push(format!(
-                            "{}: a submission of {} files ({}){entry_point}: ojd judges single-file programs, and only one C or C++ source with its headers becomes one; skipped",
-                            entry.display(),
-                            all.len(),
-                            all.join(", ")
-                        ));
-                        continue;
-                    }
+                    _ => match several_files(config, &entry, &files, &rel, expectations.as_ref()) {
+                        Ok(kept) => {
+                            several = Some(kept);
+                            (entry.clone(), folder_name.into_owned())
+                        }
+                        Err(why) => {
+                            warnings.push(format!(
+                                "{}: a submission of {} files ({}): {why}; skipped",
+                                entry.display(),
+                                files.len(),
+                                names(&files).join(", ")
+                            ));
+                            continue;
+                        }
+                    },
                 }
             } else {
                 let name = entry
@@ -355,7 +356,9 @@ pub(super) fn submissions(
             };
             // An extension DOMjudge knows and ojd's profiles do not (`.c++`, `.py3`): renamed.
             let as_name = match domjudge_ext(&as_name) {
-                Some(renamed) if config.language_for(Path::new(&as_name)).is_none() => {
+                Some(renamed)
+                    if several.is_none() && config.language_for(Path::new(&as_name)).is_none() =>
+                {
                     warnings.push(format!(
                         "{}: DOMjudge's extension; imported as {renamed} (ojd's languages go by extension)",
                         f.display()
@@ -364,14 +367,26 @@ pub(super) fn submissions(
                 }
                 _ => as_name,
             };
-            if config.language_for(Path::new(&as_name)).is_none() {
+            if several.is_none() && config.language_for(Path::new(&as_name)).is_none() {
                 warnings.push(format!("{}: no language profile; skipped", f.display()));
                 continue;
             }
             // DOMjudge: a header in the source names the expected result, whatever the folder.
-            let text = match &inlined {
-                Some(t) => t.clone(),
-                None => crate::files::read_text(&f)?,
+            let text = match (&inlined, &several) {
+                (Some(t), _) => t.clone(),
+                // The header may be in any file of a folder.
+                (None, Some(kept)) => {
+                    let mut all = String::new();
+                    for (path, _) in kept {
+                        let t = crate::files::read_text(path)?;
+                        if t.contains("@EXPECTED_RESULTS@:") {
+                            all = t;
+                            break;
+                        }
+                    }
+                    all
+                }
+                (None, None) => crate::files::read_text(&f)?,
             };
             let target = match expected_results(&text) {
                 _ if decided => target,
@@ -391,6 +406,14 @@ pub(super) fn submissions(
             };
             let file = safe_name(&as_name);
             let rel = format!("submissions/{target}/{file}");
+            if let Some(kept) = &several {
+                // A folder stays a folder (never the reference: that is one file).
+                for (path, name) in kept {
+                    copy_text(path, &out.join(&rel).join(name))?;
+                }
+                count += 1;
+                continue;
+            }
             match &inlined {
                 Some(t) => crate::files::write_file(&out.join(&rel), t.as_bytes())?,
                 None => copy_text(&f, &out.join(&rel))?,
@@ -410,4 +433,89 @@ pub(super) fn submissions(
         }
     }
     Ok((count, reference.map(|(_, r)| r)))
+}
+
+/// A submission folder of several sources as ojd keeps it: its files with the names they get
+/// (DOMjudge's `.c++` and `.py3` renamed), or why it cannot be judged: files in several
+/// languages or in none ojd knows, a language whose profile compiles one file, a sub-folder, or
+/// an `entrypoint` (submissions.yaml or .json) other than the file ojd would start from.
+fn several_files(
+    config: &Config,
+    dir: &Path,
+    files: &[std::path::PathBuf],
+    rel: &str,
+    expectations: Option<&super::expectations::Expectations>,
+) -> Result<Vec<(std::path::PathBuf, String)>, String> {
+    use ojd_judge::sources::{plain_name, SourceFile};
+    if let Some(sub) = entries(dir).into_iter().find(|p| p.is_dir()) {
+        return Err(format!(
+            "{} is a sub-folder: a submission is one folder of files",
+            sub.file_name().unwrap_or_default().to_string_lossy()
+        ));
+    }
+    let mut kept = Vec::new();
+    let mut languages: std::collections::BTreeSet<String> = Default::default();
+    for f in files {
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let name = match domjudge_ext(&name) {
+            Some(renamed) if config.language_for(Path::new(&name)).is_none() => renamed,
+            _ => name,
+        };
+        if !plain_name(&name) {
+            return Err(format!("{name:?} is not a plain file name"));
+        }
+        if let Some(l) = config.language_for(Path::new(&name)) {
+            languages.insert(l.to_string());
+        }
+        kept.push((f.clone(), name));
+    }
+    let language = match languages.len() {
+        1 => languages.into_iter().next().unwrap_or_default(),
+        0 => return Err("no file in a language with a profile".into()),
+        _ => {
+            return Err(format!(
+                "files in several languages ({})",
+                languages.into_iter().collect::<Vec<_>>().join(", ")
+            ))
+        }
+    };
+    let profile = &config.languages[&language];
+    if profile.several_files == ojd_judge::lang::SeveralFiles::No {
+        return Err(format!(
+            "{} compiles one file (its profile has no several_files)",
+            profile.name
+        ));
+    }
+    let sources: Vec<SourceFile> = kept
+        .iter()
+        .filter(|(_, n)| config.language_for(Path::new(n)) == Some(language.as_str()))
+        .map(|(p, n)| {
+            Ok(SourceFile {
+                name: n.clone(),
+                text: std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let mut refs: Vec<&SourceFile> = sources.iter().collect();
+    refs.sort_by(|a, b| a.name.cmp(&b.name));
+    let folder = dir.file_name().unwrap_or_default().to_string_lossy();
+    let java = profile.entry_point == ojd_judge::lang::EntryPoint::Java;
+    let entry = ojd_judge::lang::several::entry_file(&folder, &refs, java);
+    if let Some(wanted) = expectations.and_then(|e| e.entrypoint(rel)) {
+        let stem = entry
+            .name
+            .rsplit_once('.')
+            .map_or(entry.name.as_str(), |(s, _)| s);
+        if wanted != entry.name && wanted != stem {
+            return Err(format!(
+                "its entry point is {wanted}, but ojd starts it from {} (main.*, else the file named like the folder, else the one with __main__, else the first by name)",
+                entry.name
+            ));
+        }
+    }
+    Ok(kept)
 }

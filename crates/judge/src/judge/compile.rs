@@ -57,7 +57,18 @@ impl Judge {
     /// Compiles (or fetches from the cache). The program is pinned in the cache while it (or a
     /// clone) is held.
     pub fn compile(&self, sub: &Submission) -> Result<Compiled, JudgeError> {
-        let lang = self.check_submission(sub)?.for_source(&sub.source);
+        // A submission of several files (a bundle) is compiled together, its entry point found
+        // as `lang/several.rs` says; the cache key covers every file (the bundle's bytes).
+        let base = self.check_submission(sub)?;
+        let (lang, bundle, keep) = if crate::sources::is_bundle(&sub.source) {
+            let bundle = crate::sources::decode(&sub.source).map_err(JudgeError::BadSubmission)?;
+            let (lang, keep) = base
+                .for_bundle(&bundle)
+                .map_err(JudgeError::BadSubmission)?;
+            (lang, Some(bundle), keep)
+        } else {
+            (base.for_source(&sub.source), None, Vec::new())
+        };
         let root = self.programs()?;
         let dir = root.join(cache_key(&lang, &sub.source));
         let mut program = Program {
@@ -82,18 +93,46 @@ impl Judge {
         let staged = work.join("out");
         std::fs::create_dir_all(&staged).map_err(io_err("create a compile folder"))?;
         let source_path = work.join(&lang.source);
-        std::fs::write(&source_path, &sub.source).map_err(io_err("write the source"))?;
+        // Each file of the submission under its name in the compiler's box.
+        let mut box_files = Vec::new();
+        match &bundle {
+            None => {
+                std::fs::write(&source_path, &sub.source).map_err(io_err("write the source"))?;
+                box_files.push((source_path.clone(), lang.source.clone()));
+            }
+            Some(b) => {
+                let src = work.join("src");
+                std::fs::create_dir_all(&src).map_err(io_err("create a source folder"))?;
+                for f in &b.files {
+                    let path = src.join(&f.name);
+                    std::fs::write(&path, &f.text)
+                        .map_err(io_err(format!("write the source {}", f.name)))?;
+                    box_files.push((path, f.name.clone()));
+                }
+            }
+        }
+        // What the program keeps: its executable, and every file under `entry`.
+        let mut collect = vec![(lang.executable.clone(), staged.join(&lang.executable))];
+        for name in keep.iter().filter(|n| **n != lang.executable) {
+            collect.push((name.clone(), staged.join(name)));
+        }
         if lang.compile.is_empty() {
-            std::fs::copy(&source_path, staged.join(&lang.executable))
-                .map_err(io_err("stage the executable"))?;
+            for (from, name) in &box_files {
+                let to = staged.join(if bundle.is_some() {
+                    name
+                } else {
+                    &lang.executable
+                });
+                std::fs::copy(from, to).map_err(io_err("stage the executable"))?;
+            }
         } else {
             let j = &self.config.judge;
             let log = work.join("compile.log");
             let spec = RunSpec {
                 argv: lang.compile.clone(),
                 env: sandbox_env(),
-                box_files: vec![(source_path.clone(), lang.source.clone())],
-                collect: vec![(lang.executable.clone(), staged.join(&lang.executable))],
+                box_files,
+                collect,
                 binds: vec![],
                 stdin: None,
                 stdout: log.clone(),
@@ -142,7 +181,13 @@ impl Judge {
             }
         }
         let _ = std::fs::remove_file(&source_path);
+        let _ = std::fs::remove_dir_all(work.join("src"));
         let _ = std::fs::remove_file(work.join("compile.log"));
+        for name in keep.iter().filter(|n| **n != lang.executable) {
+            if staged.join(name).is_file() {
+                set_mode(&staged.join(name), 0o644)?;
+            }
+        }
         set_mode(&staged.join(&lang.executable), 0o755)?;
         set_mode(&staged, 0o755)?;
         let size = cache::tree_size(&staged);

@@ -254,6 +254,63 @@ impl Judge {
             .then(|| "binary".to_string())
     }
 
+    /// The submission in `path`: one file, or a folder of files in one language (a submission
+    /// of several files, [`crate::sources`]); its language `language`, else found by the files'
+    /// extensions (files no profile claims, such as headers, go along). The error names the
+    /// path and what is wrong.
+    pub fn read_submission(
+        &self,
+        path: &Path,
+        language: Option<&str>,
+    ) -> Result<Submission, String> {
+        if !path.is_dir() {
+            let source = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let language = match language {
+                Some(l) => l.to_string(),
+                None => self.detect_language(path, &source).ok_or_else(|| {
+                    format!("{}: unknown language (by file extension)", path.display())
+                })?,
+            };
+            return Ok(Submission { language, source });
+        }
+        let bundle = crate::sources::read_folder(path)?;
+        let language = match language {
+            Some(l) => l.to_string(),
+            None => {
+                let mut found: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+                for f in &bundle.files {
+                    if let Some(l) = self.detect_language(Path::new(&f.name), &f.text) {
+                        found.entry(l).or_default().push(&f.name);
+                    }
+                }
+                match found.len() {
+                    1 => found.into_keys().next().unwrap_or_default(),
+                    0 => {
+                        return Err(format!(
+                            "{}: no file in a language ojd knows (by file extension)",
+                            path.display()
+                        ))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "{}: files in several languages ({}): a submission is in one",
+                            path.display(),
+                            found
+                                .iter()
+                                .map(|(l, f)| format!("{l}: {}", f.join(", ")))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(Submission {
+            language,
+            source: crate::sources::encode(&bundle.folder, &bundle.files),
+        })
+    }
+
     /// A fresh folder in the scratch area for one job's files.
     pub fn fresh_dir(&self, kind: &str) -> Result<PathBuf, JudgeError> {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
@@ -279,7 +336,14 @@ impl Judge {
                 self.config.server.max_submission_size
             )));
         }
-        if lang.compile.is_empty() && lang.id == "binary" {
+        if crate::sources::is_bundle(&sub.source) {
+            // A submission of several files: every file text, the profile able to judge them.
+            let bundle = crate::sources::decode(&sub.source).map_err(|e| {
+                JudgeError::BadSubmission(format!("a submission of several files: {e}"))
+            })?;
+            lang.for_bundle(&bundle)
+                .map_err(JudgeError::BadSubmission)?;
+        } else if lang.compile.is_empty() && lang.id == "binary" {
             if !sub.source.starts_with(b"\x7fELF") {
                 return Err(JudgeError::BadSubmission(
                     "the submission is not an ELF executable".into(),

@@ -26,6 +26,11 @@ pub(crate) fn main_class(source: &str) -> String {
     }
 }
 
+/// Whether a top-level class of the source declares a `static` `main` method.
+pub(crate) fn declares_main(source: &str) -> bool {
+    class_with_main(&tokenize(&strip(source))).is_some()
+}
+
 /// The simple name of the class (the file must be named `<simple>.java`).
 pub(crate) fn simple_name(class: &str) -> &str {
     class.rsplit('.').next().unwrap_or(class)
