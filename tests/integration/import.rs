@@ -1145,6 +1145,126 @@ fn cms_task_with_fractional_points_and_a_checker() {
     assert!(text.contains("score 68 (68.75 exactly)"), "{text}");
 }
 
+/// A Kattis package whose submissions are folders of several sources
+/// (testdata/import/kattis/several-files): two C++ files and a header, two Python modules (the
+/// entry point is solve.py, the one with `__main__`, though reading.py comes first by name), two
+/// Java classes (the main class the one declaring `main`), and a wrong answer whose folder
+/// differs from an accepted one in sum.cpp alone (the compile cache's key covers every file).
+/// They are imported as folders, `ojd verify` judges each as one submission, `ojd judge PROBLEM
+/// FOLDER` judges one, and an export keeps them as folders.
+#[test]
+fn kattis_submissions_of_several_files() {
+    require_root!();
+    let s = Scratch::new();
+    let from = testdata("import/kattis/several-files");
+    let dir = s.import("kattis", &from, "several");
+    for f in [
+        "accepted/parts/main.cpp",
+        "accepted/parts/sum.cpp",
+        "accepted/parts/sum.h",
+        "accepted/modules/reading.py",
+        "accepted/modules/solve.py",
+        "accepted/classes/Adder.java",
+        "accepted/classes/Solve.java",
+        "wrong_answer/int_parts/sum.cpp",
+    ] {
+        assert!(dir.join("submissions").join(f).is_file(), "{f}");
+    }
+    let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+    assert!(
+        toml.contains("solution = \"submissions/accepted/one.cpp\""),
+        "the reference is the one-file submission: {toml}"
+    );
+    let report = s.verify(&dir);
+    assert_eq!(
+        judged_names(&report),
+        [
+            "\"accepted/classes\" \"AC\"",
+            "\"accepted/modules\" \"AC\"",
+            "\"accepted/one.cpp\" \"AC\"",
+            "\"accepted/parts\" \"AC\"",
+            "\"submissions/accepted/one.cpp\" \"AC\"",
+            "\"wrong_answer/int_parts\" \"WA\"",
+        ]
+    );
+    let judge_folder = |folder: &str| {
+        s.ojd(&[
+            "judge",
+            &dir.display().to_string(),
+            &dir.join("submissions").join(folder).display().to_string(),
+            "--json",
+        ])
+    };
+    for (folder, code, verdict) in [
+        ("accepted/modules", 0, "AC"),
+        ("accepted/parts", 0, "AC"),
+        ("wrong_answer/int_parts", 1, "WA"),
+    ] {
+        let r = judge_folder(folder);
+        assert_eq!(r.code, code, "{folder}: {}{}", r.stdout, r.stderr);
+        let v: Value = serde_json::from_str(&r.stdout).expect("JSON");
+        assert_eq!(v["verdict"], verdict, "{folder}: {v}");
+    }
+    // A folder in two languages, or in a language whose profile compiles one file, is refused
+    // (exit 2), named.
+    let mixed = s.path("mixed");
+    std::fs::create_dir(&mixed).unwrap();
+    std::fs::copy(
+        dir.join("submissions/accepted/one.cpp"),
+        mixed.join("one.cpp"),
+    )
+    .unwrap();
+    std::fs::copy(
+        dir.join("submissions/accepted/modules/solve.py"),
+        mixed.join("solve.py"),
+    )
+    .unwrap();
+    let rust = s.path("rust");
+    std::fs::create_dir(&rust).unwrap();
+    std::fs::write(
+        rust.join("main.rs"),
+        "mod util;\nfn main() { util::f(); }\n",
+    )
+    .unwrap();
+    std::fs::write(rust.join("util.rs"), "pub fn f() {}\n").unwrap();
+    for (folder, wants) in [
+        (
+            &mixed,
+            "files in several languages (cpp: one.cpp; python: solve.py)",
+        ),
+        (
+            &rust,
+            "a submission of several files (main.rs, util.rs) cannot be judged in Rust",
+        ),
+    ] {
+        let r = s.ojd(&[
+            "judge",
+            &dir.display().to_string(),
+            &folder.display().to_string(),
+        ]);
+        assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains(wants), "{}", r.stderr);
+    }
+    // Exported as folders, imported again as folders.
+    let exported = s.path("several-kattis");
+    let r = s.ojd(&[
+        "export",
+        "kattis",
+        &dir.display().to_string(),
+        "--to",
+        &exported.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(exported
+        .join("submissions/accepted/modules/solve.py")
+        .is_file());
+    assert!(exported
+        .join("submissions/wrong_answer/int_parts/sum.h")
+        .is_file());
+    let again = s.import("kattis", &exported, "several-2");
+    assert_eq!(submissions(&again), submissions(&dir));
+}
+
 /// CMS's `GroupMul` with a checker: the coppie task with `score_type: GroupMul` imports its
 /// subtasks as groups earning their points times the product of their tests' shares (not the
 /// smallest, as `GroupMin`): the partial solution's two half-right tests of subtask 3 earn

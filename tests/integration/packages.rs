@@ -684,11 +684,10 @@ fn domjudge_conventions() {
         r.stderr
     );
     // Extensions DOMjudge knows (.c++, .py3) renamed to ojd's; a folder with one program is that
-    // program; a folder of two files is skipped, named.
+    // program; a folder of two sources is kept, a submission of several files.
     for w in [
         "twice.c++: DOMjudge's extension; imported as twice.cpp",
         "double.py3: DOMjudge's extension; imported as onefile.py",
-        "twofiles: a submission of 2 files (main.c, twice.c): ojd judges single-file programs, and only one C or C++ source with its headers becomes one; skipped",
     ] {
         assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
     }
@@ -701,9 +700,12 @@ fn domjudge_conventions() {
         "submissions/wrong_answer/silent.c",
         "submissions/wrong_answer/int32.c",
         "submissions/time_limit_exceeded/spin.c",
+        "submissions/wrong_answer/twofiles/main.c",
+        "submissions/wrong_answer/twofiles/twice.c",
     ] {
         assert!(dir.join(f).is_file(), "{f}");
     }
+    assert!(!r.stderr.contains("twofiles"), "{}", r.stderr);
     assert!(!dir.join("submissions/accepted/either.c").exists());
     let p = Problem::load(&dir).unwrap();
     assert!(p.tests.iter().all(|t| t.sample) && p.tests.len() == 3);
@@ -714,8 +716,13 @@ fn domjudge_conventions() {
         (Some(Path::new("input_validator0.py")), 42)
     );
     let report = s.verify(&dir);
-    // Eight files and the reference (twice.cpp: C++ first).
-    assert_eq!(judged_names(&report).len(), 9, "{report}");
+    // Eight files, the folder of two (compiled together: WA, doubling overflows an int) and
+    // the reference (twice.cpp: C++ first).
+    assert_eq!(judged_names(&report).len(), 10, "{report}");
+    assert!(
+        judged_names(&report).contains(&"\"wrong_answer/twofiles\" \"WA\"".to_string()),
+        "{report}"
+    );
     assert!(
         std::fs::read_to_string(dir.join("problem.toml"))
             .unwrap()

@@ -24,11 +24,14 @@
 //!   source under `statement/` with a Markdown rendering (`latex_to_markdown`, which the
 //!   Polygon import shares);
 //! - `submissions/<verdict>/` → `submissions/<verdict>/`, the first accepted one (C++, C or
-//!   Rust preferred) also named as the reference solution; DOMjudge's `.c++` and `.py3` renamed
-//!   `.cpp` and `.py`, and a submission folder holding one program imported as that program
-//!   (one C or C++ source with its headers: the headers inlined; several sources are skipped,
-//!   named); `submissions.yaml` / `submissions.json` expectations decide a submission's folder
-//!   when ojd can hold them (`expectations`).
+//!   Rust preferred; a file, never a folder) also named as the reference solution; DOMjudge's
+//!   `.c++` and `.py3` renamed `.cpp` and `.py`, and a submission folder holding one program
+//!   imported as that program (one C or C++ source with its headers: the headers inlined);
+//!   a folder of several sources is kept as a folder, a submission of several files that the
+//!   judge compiles together (`ojd_judge::sources`; skipped, named, when it is in several
+//!   languages, in one whose profile judges one file, or has an `entrypoint` other than the
+//!   file ojd starts from); `submissions.yaml` / `submissions.json` expectations decide a
+//!   submission's folder when ojd can hold them (`expectations`).
 //!
 //! One file per part of the package: `yaml` reads `problem.yaml`, `data` the tests and
 //! groups, `validators` the output and input validators, `statement` the statement,

@@ -1,5 +1,7 @@
 //! A Kattis package's submissions: `submissions/<verdict>/` copied into ojd's verdict folders
-//! ([`submissions`]), the first accepted one (C++, C or Rust preferred) named the reference; and,
+//! ([`submissions`]), files and folders of several sources alike (a folder stays a folder: a
+//! submission of several files, `several_files`), the first accepted file (C++, C or Rust
+//! preferred) named the reference; and,
 //! for a package without a time limit, the slowest accepted run the multiplier rule starts from
 //! ([`slowest_accepted`]).
 
