@@ -1348,9 +1348,11 @@ fn cms_group_threshold_accepts_outcomes_within_the_threshold() {
         .iter()
         .map(|g| (g.name.clone(), g.points, g.threshold))
         .collect();
+    // The samples' 0-point subtask keeps its threshold (1000): its outcomes are not scores.
     assert_eq!(
         groups,
         [
+            ("subtask1".into(), 0, Some(1000.0)),
             ("subtask2".into(), 30, Some(2.0)),
             ("subtask3".into(), 70, Some(1.0))
         ]
@@ -1397,6 +1399,27 @@ fn cms_group_threshold_accepts_outcomes_within_the_threshold() {
         t.message
     );
     assert!(r.partial.is_empty(), "no partial credit: {:?}", r.partial);
+    // Twice the best side everywhere: outcome 2, within the sample's threshold and (the bound
+    // included) the 30-point subtask's.
+    let twice = s.path("doppio.cpp");
+    std::fs::copy(from.join("sol/doppio.cpp"), &twice).unwrap();
+    let r = common::judge_file(&j, &dir, &twice);
+    assert_eq!((r.score, r.score_milli), (30, 30_000), "{r:#?}");
+    let verdicts: Vec<(&str, ojd_judge::Verdict)> = r
+        .tests
+        .iter()
+        .map(|t| (t.name.as_str(), t.verdict))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("sample-s1-00", AC),
+            ("s2-01", AC),
+            ("s2-02", AC),
+            ("s3-03", WA),
+            ("s3-04", WA)
+        ]
+    );
 }
 
 /// `submissions/submissions.yaml` (2023-07 draft, 2025-09): a submission's requirements decide

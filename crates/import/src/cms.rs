@@ -580,7 +580,9 @@ pub fn import(
                     base
                 });
             }
-            if *points > 0 {
+            // A 0-point subtask (the samples') earns nothing and gets no group, unless it has a
+            // threshold: its tests' checker outcomes are read against it, not as scores.
+            if *points > 0 || limit.is_some() {
                 let mut g = Group::exact(
                     format!("subtask{k}"),
                     *points,

@@ -180,6 +180,96 @@ mod tests {
         entry_file(folder, &refs, java).name.clone()
     }
 
+    /// A profile of the defaults whose compiler is a stand-in file (no toolchain needed).
+    fn profile(id: &str) -> Language {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = crate::config::Config::defaults().languages[id].clone();
+        if !config.compile.is_empty() {
+            let fake = dir.path().join("compiler");
+            std::fs::write(&fake, "").unwrap();
+            config.compile[0] = fake.display().to_string();
+        }
+        config.run[0] = "/prog/main".into();
+        config.requires.clear();
+        config.sysroot_query.clear();
+        crate::lang::resolve_language(id, &config)
+            .expect("resolves")
+            .0
+    }
+
+    fn bundle(folder: &str, files: &[SourceFile]) -> Bundle {
+        crate::sources::decode(&crate::sources::encode(folder, files)).unwrap()
+    }
+
+    #[test]
+    fn commands_for_several_files() {
+        let cpp = profile("cpp");
+        let b = bundle(
+            "parts",
+            &[
+                f("sum.h", ""),
+                f("sum.cpp", ""),
+                f("main.cpp", ""),
+                f("notes.txt", ""),
+            ],
+        );
+        let (l, keep) = cpp.for_bundle(&b).unwrap();
+        assert_eq!(
+            &l.compile[l.compile.len() - 2..],
+            ["main.cpp", "sum.cpp"],
+            "every source in the place of main.cpp, headers and other files not: {:?}",
+            l.compile
+        );
+        assert_eq!((l.executable.as_str(), keep.len()), ("main", 0));
+
+        let py = profile("python");
+        let b = bundle(
+            "mods",
+            &[
+                f("reading.py", ""),
+                f("solve.py", "if __name__ == '__main__': pass"),
+            ],
+        );
+        let (l, keep) = py.for_bundle(&b).unwrap();
+        assert_eq!(
+            &l.compile[l.compile.len() - 2..],
+            ["reading.py", "solve.py"]
+        );
+        assert_eq!(l.executable, "solve.py");
+        assert_eq!(keep, ["reading.py", "solve.py"], "every file kept");
+
+        let java = profile("java");
+        let b = bundle(
+            "classes",
+            &[
+                f("Adder.java", "class Adder { long t; }"),
+                f(
+                    "Solve.java",
+                    "public class Solve { public static void main(String[] a) {} }",
+                ),
+            ],
+        );
+        let (l, _) = java.for_bundle(&b).unwrap();
+        assert!(
+            l.compile.iter().any(|a| a == "Solve")
+                && !l.compile.iter().any(|a| a.contains("{class}")),
+            "the main class fills {{class}}: {:?}",
+            l.compile
+        );
+
+        let e = profile("rust")
+            .for_bundle(&bundle("r", &[f("main.rs", ""), f("util.rs", "")]))
+            .unwrap_err();
+        assert!(e.contains("cannot be judged in Rust"), "{e}");
+        let e = cpp
+            .for_bundle(&bundle("h", &[f("a.h", ""), f("b.hpp", "")]))
+            .unwrap_err();
+        assert!(
+            e.contains("no C++ (g++, C++17) source among the submission's files (a.h, b.hpp)"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn the_entry_point_rule() {
         let lib = f("lib.py", "def f(): return 1\n");
