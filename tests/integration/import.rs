@@ -1482,7 +1482,8 @@ fn kattis_submissions_yaml_expectations() {
 
 /// A submission folder (DOMjudge's multi-file submission) of one C++ source and its headers is
 /// that source with the headers inlined, and it is judged as it promises; one of two Python
-/// modules is skipped, named with its entry point from submissions.json.
+/// modules is kept as a folder (its entry point from submissions.json is the file ojd starts
+/// from), another whose entry point is not is skipped, named with both.
 #[test]
 fn kattis_multi_file_submissions() {
     require_root!();
@@ -1509,9 +1510,11 @@ fn kattis_multi_file_submissions() {
         ),
         ("submissions/accepted/modules/main.py", "from util import add\nprint(add(*map(int, input().split())))\n"),
         ("submissions/accepted/modules/util.py", "def add(a, b):\n    return a + b\n"),
+        ("submissions/accepted/other/main.py", "print(0)\n"),
+        ("submissions/accepted/other/run.py", "print(sum(map(int, input().split())))\n"),
         (
             "submissions.json",
-            "{\"submissions/accepted/modules/\": {\"entry_point\": \"main.py\"}}\n",
+            "{\"submissions/accepted/modules/\": {\"entry_point\": \"main.py\"}, \"submissions/accepted/other/\": {\"entry_point\": \"run.py\"}}\n",
         ),
     ] {
         let p = pkg.join(f);
@@ -1529,17 +1532,23 @@ fn kattis_multi_file_submissions() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     for w in [
         "split: a submission of 3 files (add.h, main.cpp, types.hpp): its headers inlined into main.cpp",
-        "modules: a submission of 2 files (main.py, util.py) (entry point main.py): ojd judges single-file programs",
+        "other: a submission of 2 files (main.py, run.py): its entry point is run.py, but ojd starts it from main.py",
     ] {
         assert!(r.stderr.contains(w), "wanted {w:?} in:\n{}", r.stderr);
     }
+    assert!(!r.stderr.contains("modules"), "{}", r.stderr);
     let split = std::fs::read_to_string(dest.join("submissions/accepted/split.cpp")).unwrap();
     assert!(
         split.contains("typedef long long num;") && !split.contains("#include \"add.h\""),
         "{split}"
     );
     assert!(dest.join("submissions/wrong_answer/off.cpp").is_file());
-    assert!(!dest.join("submissions/accepted/modules.py").exists());
+    assert!(dest.join("submissions/accepted/modules/util.py").is_file());
+    assert!(!dest.join("submissions/accepted/other").exists());
     let report = s.verify(&dest);
-    assert_eq!(judged_names(&report).len(), 4, "{report}");
+    assert!(
+        judged_names(&report).contains(&"\"accepted/modules\" \"AC\"".to_string()),
+        "{report}"
+    );
+    assert_eq!(judged_names(&report).len(), 5, "{report}");
 }
