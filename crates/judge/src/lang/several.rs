@@ -180,10 +180,13 @@ mod tests {
         entry_file(folder, &refs, java).name.clone()
     }
 
-    /// A profile of the defaults whose compiler is a stand-in file (no toolchain needed).
+    /// A profile of the repository's config.toml (the defaults) whose compiler is a stand-in
+    /// file (no toolchain needed).
     fn profile(id: &str) -> Language {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = crate::config::Config::defaults().languages[id].clone();
+        let all: toml::Table = toml::from_str(include_str!("../../../../config.toml")).unwrap();
+        let mut config: crate::lang::LanguageConfig =
+            all["languages"][id].clone().try_into().unwrap();
         if !config.compile.is_empty() {
             let fake = dir.path().join("compiler");
             std::fs::write(&fake, "").unwrap();
