@@ -66,8 +66,8 @@ fn judge_all(s: &dyn Store, verdict_of: impl Fn(i64) -> Verdict) {
 /// The standings from the store's current judgings, as the daemon builds them.
 fn standings_of(s: &dyn Store, c: &Contest, hide: Option<i64>) -> Standings {
     let attempts: Vec<Attempt> = s
-        .contest_submissions(&c.id)
-        .expect("contest submissions")
+        .standings_input(&c.id)
+        .expect("standings input")
         .into_iter()
         .map(|i| Attempt {
             id: i.id,
@@ -76,7 +76,7 @@ fn standings_of(s: &dyn Store, c: &Contest, hide: Option<i64>) -> Standings {
             at_ms: i.queued_at,
             result: i.verdict.map(|verdict| Judged {
                 verdict,
-                score: i.score.unwrap_or(0),
+                score_milli: i.score_milli.unwrap_or(0),
                 groups: Vec::new(),
             }),
         })

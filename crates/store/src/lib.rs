@@ -153,7 +153,10 @@ pub struct SubmissionInfo {
     pub language: String,
     pub state: State,
     pub verdict: Option<Verdict>,
+    /// Whole points: the exact score rounded down (kept for the API's older clients).
     pub score: Option<u32>,
+    /// The exact score in thousandths of a point (`12500` is 12.5 points).
+    pub score_milli: Option<u64>,
     pub max_cpu_ms: Option<u64>,
     pub max_memory_kib: Option<u64>,
     pub queued_at: i64,
@@ -202,7 +205,10 @@ pub struct JudgingInfo {
     /// `None` while in flight, and forever for a judging abandoned by a crash or shutdown.
     pub finished_at: Option<i64>,
     pub verdict: Option<Verdict>,
+    /// Whole points (the exact score rounded down).
     pub score: Option<u32>,
+    /// The exact score in thousandths of a point.
+    pub score_milli: Option<u64>,
     pub max_cpu_ms: Option<u64>,
     pub max_wall_ms: Option<u64>,
     pub max_memory_kib: Option<u64>,

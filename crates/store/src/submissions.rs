@@ -16,7 +16,7 @@ pub(crate) const INFO_COLUMNS: &str = r#"s.id, s."user", s.problem, s.language, 
      CASE WHEN s.state = 'judging' THEN s.claimed_at ELSE j.started_at END, j.finished_at,
      j.judge_version, s.attempts,
      (SELECT COUNT(*) FROM judgings k WHERE k.submission = s.id AND k.finished_at IS NOT NULL),
-     length(s.source), j.id, j.judged_by"#;
+     length(s.source), j.id, j.judged_by, j.score_milli"#;
 
 pub(crate) const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_judging";
 
@@ -52,7 +52,8 @@ pub(crate) const COUNTS: &str = "SELECT state, verdict, CAST(SUM(n) AS BIGINT)
 const JUDGING_COLUMNS: &str = "j.id, j.submission, j.attempt, j.rejudging, j.judged_by, \
      j.package_version, j.judge_version, j.started_at, j.finished_at, j.verdict, j.score, \
      j.max_cpu_ms, j.max_wall_ms, j.max_memory_kib, \
-     (SELECT s.current_judging = j.id FROM submissions s WHERE s.id = j.submission)";
+     (SELECT s.current_judging = j.id FROM submissions s WHERE s.id = j.submission), \
+     j.score_milli";
 
 fn verdict(code: Option<String>) -> Option<Verdict> {
     code.as_deref().and_then(Verdict::from_code)
@@ -78,6 +79,7 @@ pub(crate) fn info_row(r: &Row<'_>) -> Result<SubmissionInfo, DbError> {
         source_bytes: r.get(15)?,
         judging: r.get(16)?,
         judged_by: r.get(17)?,
+        score_milli: r.get(18)?,
     })
 }
 
@@ -98,6 +100,7 @@ fn judging_row(r: &Row<'_>) -> Result<JudgingInfo, DbError> {
         max_wall_ms: r.get(12)?,
         max_memory_kib: r.get(13)?,
         current: r.get::<Option<bool>>(14)?.unwrap_or(false),
+        score_milli: r.get(15)?,
     })
 }
 
@@ -209,7 +212,7 @@ impl<E: Engine> Store for E {
              FOR UPDATE OF s";
         let judged = "UPDATE judgings SET finished_at = $2, verdict = $3, score = $4,
                max_cpu_ms = $5, max_wall_ms = $6, max_memory_kib = $7, compile_output = $8,
-               message = $9, warnings = $10, judge_version = $11
+               message = $9, warnings = $10, judge_version = $11, score_milli = $12
              WHERE id = $1";
         let done = "UPDATE submissions SET state = 'done', current_judging = $2,
                pending_rejudging = NULL, claimed_at = NULL, claimed_by = NULL, lease_until = NULL
@@ -217,6 +220,10 @@ impl<E: Engine> Store for E {
         let r = report;
         let warnings = serde_json::to_string(&r.warnings).unwrap_or_else(|_| "[]".into());
         let max_wall = r.tests.iter().map(|t| t.wall_ms).max();
+        // The exact score; a report without one (an older worker's) has its whole points.
+        let score_milli = r
+            .score_milli
+            .max(u64::from(r.score) * u64::from(ojd_judge::points::MILLI));
         self.tx("start storing a verdict", "commit a verdict", |c| {
             let what = "find the claim's judging";
             let found = c.row(what, open, args![id, attempt], |r| {
@@ -241,6 +248,7 @@ impl<E: Engine> Store for E {
                 message,
                 &warnings,
                 &r.judge_version,
+                score_milli,
             ];
             c.exec("store a verdict", judged, args)?;
             store_results(c, judging, &r.tests)?;
@@ -273,7 +281,7 @@ impl<E: Engine> Store for E {
         let sql = format!("SELECT {INFO_COLUMNS}, s.source FROM {INFO_FROM} WHERE s.id = $1");
         self.run(None, |c| {
             let found = c.row("read a submission", &sql, args![id], |r| {
-                Ok((info_row(r)?, r.get(18)?))
+                Ok((info_row(r)?, r.get(19)?))
             })?;
             let Some((info, source)) = found else {
                 return Ok(None);

@@ -254,6 +254,7 @@ fn outcome(d: &JudgingDetail) -> Option<Outcome> {
     Some(Outcome {
         verdict: d.info.verdict?,
         score: d.info.score.unwrap_or(0),
+        score_milli: d.info.score_milli.unwrap_or(0),
         max_cpu_ms: d.info.max_cpu_ms.unwrap_or(0),
     })
 }
@@ -316,7 +317,7 @@ fn effects(
                 };
                 a.result = d.info.verdict.map(|verdict| Judged {
                     verdict,
-                    score: d.info.score.unwrap_or(0),
+                    score_milli: d.info.score_milli.unwrap_or(0),
                     groups: app
                         .catalog()
                         .get(&a.problem)

@@ -256,11 +256,21 @@ pub(crate) async fn with_contests(
         .into_iter()
         .map(|o| (o.submission, o.verdict))
         .collect();
+    let catalog = app.catalog();
     for r in &mut rows {
         r.contest = by_id.get(&r.info.id).cloned();
+        let grouped = catalog
+            .get(&r.info.problem)
+            .is_some_and(|e| !e.problem.groups.is_empty());
+        let scored = !matches!(
+            r.info.verdict,
+            None | Some(Verdict::CompileError | Verdict::JudgeError)
+        );
+        r.points = r.info.score_milli.filter(|_| grouped && scored);
         if let Some(&v) = over.get(&r.info.id) {
-            // The jury's verdict is the one that counts.
+            // The jury's verdict is the one that counts (the judge's points do not).
             r.info.verdict = Some(v);
+            r.points = None;
             r.verdict_name = Some(v.name());
         }
     }
@@ -276,6 +286,10 @@ pub(crate) struct SummaryView {
     pub(crate) url: String,
     /// The contest it was made through (`None`: practice); see [`with_contests`].
     pub(crate) contest: Option<String>,
+    /// The exact points (thousandths) the list shows beside the verdict: set by
+    /// [`with_contests`] for a problem scored by groups, as its page shows them.
+    #[serde(skip)]
+    pub(crate) points: Option<u64>,
 }
 
 pub(crate) fn summary(info: SubmissionInfo) -> SummaryView {
@@ -283,6 +297,7 @@ pub(crate) fn summary(info: SubmissionInfo) -> SummaryView {
         verdict_name: info.verdict.map(Verdict::name),
         url: format!("/submissions/{}", info.id),
         contest: None,
+        points: None,
         info,
     }
 }

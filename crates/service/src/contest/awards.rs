@@ -48,7 +48,7 @@ pub struct Award {
 fn earned(s: &Standings, r: &Row) -> bool {
     match s.scoring {
         Scoring::Icpc => r.solved > 0,
-        Scoring::Ioi => r.score > 0,
+        Scoring::Ioi => r.score_milli > 0,
     }
 }
 

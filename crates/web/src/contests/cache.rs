@@ -69,7 +69,7 @@ pub(crate) struct Cache {
     /// IOI group scores per finished judging: a judging's results never change once stored, so
     /// a recomputed table reads only the judgings it has not seen (until a reload, which may
     /// change a problem's groups).
-    groups: Mutex<HashMap<i64, Vec<u32>>>,
+    groups: Mutex<HashMap<i64, Vec<u64>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -103,8 +103,8 @@ impl Cache {
     pub(crate) fn groups_of(
         &self,
         judging: i64,
-        compute: impl FnOnce() -> Result<Vec<u32>, StoreError>,
-    ) -> Result<Vec<u32>, StoreError> {
+        compute: impl FnOnce() -> Result<Vec<u64>, StoreError>,
+    ) -> Result<Vec<u64>, StoreError> {
         if let Some(g) = lock(&self.groups).get(&judging) {
             return Ok(g.clone());
         }
@@ -257,7 +257,7 @@ mod tests {
     fn group_scores_are_read_once_per_judging_until_a_reset() {
         let cache = Cache::new(Duration::from_secs(1));
         let reads = std::cell::Cell::new(0);
-        let read = |v: u32| {
+        let read = |v: u64| {
             reads.set(reads.get() + 1);
             Ok(vec![v, 0])
         };

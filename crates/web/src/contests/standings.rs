@@ -12,11 +12,12 @@ use ojd_judge::problem::Problem;
 use ojd_judge::verdict::{TestResult, Verdict};
 use ojd_service::contest::model::{Contest, Participants, Scoring};
 use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
-use ojd_store::{now_ms, StoreError, SubmissionInfo};
+use ojd_store::contests::StandingsEntry;
+use ojd_store::{now_ms, StoreError};
 
-/// Points per scoring group that a judging's tests earned (the judge's own group rule: a group
-/// scores when every test in it is accepted).
-pub(crate) fn group_scores(problem: &Problem, tests: &[TestResult]) -> Vec<u32> {
+/// Thousandths of a point per scoring group that a judging's tests earned (the judge's own group
+/// rule: a group scores its exact points when every test in it is accepted).
+pub(crate) fn group_scores(problem: &Problem, tests: &[TestResult]) -> Vec<u64> {
     problem
         .groups
         .iter()
@@ -34,7 +35,7 @@ pub(crate) fn group_scores(problem: &Problem, tests: &[TestResult]) -> Vec<u32> 
                         .any(|t| t.name == *m && t.verdict == Verdict::Accepted)
                 });
             if all {
-                g.points
+                u64::from(g.points_milli)
             } else {
                 0
             }
@@ -55,7 +56,7 @@ fn needs_groups(app: &App, c: &Contest, problem: &str) -> Option<Arc<Problem>> {
 pub(crate) fn attempts(
     app: &App,
     c: &Contest,
-    subs: &[SubmissionInfo],
+    subs: &[StandingsEntry],
 ) -> Result<Vec<Attempt>, StoreError> {
     subs.iter()
         .map(|s| {
@@ -73,7 +74,7 @@ pub(crate) fn attempts(
                     };
                     Some(Judged {
                         verdict,
-                        score: s.score.unwrap_or(0),
+                        score_milli: s.score_milli.unwrap_or(0),
                         groups,
                     })
                 }
@@ -129,14 +130,14 @@ fn shared_standings(
 
 /// The submissions of a contest that are ranked: the participants' (a listed contest's
 /// participants; in an open one, anyone's), never the jury's (an admin's test through the
-/// contest). The standings and the rejudging preview both rank these.
+/// contest). The standings and the rejudging preview both rank these. One light query
+/// ([`ojd_store::contests::ContestStore::standings_input`]).
 pub(crate) fn ranked_submissions(
     app: &App,
     c: &Contest,
-) -> Result<Vec<SubmissionInfo>, StoreError> {
-    let mut subs = app.store.contest_submissions(&c.id)?;
-    let jury = app.store.jury_submissions(&c.id)?;
-    subs.retain(|s| jury.binary_search(&s.id).is_err() && c.ranked(&s.user));
+) -> Result<Vec<StandingsEntry>, StoreError> {
+    let mut subs = app.store.standings_input(&c.id)?;
+    subs.retain(|s| !s.jury && c.ranked(&s.user));
     if let Participants::Listed(users) = &c.participants {
         subs.retain(|s| users.contains(&s.user));
     }
@@ -159,7 +160,11 @@ pub(crate) fn apply_overrides(app: &App, list: &mut [Attempt]) -> Result<(), Sto
         if let Some(&verdict) = by_id.get(&a.id) {
             a.result = Some(Judged {
                 verdict,
-                score: if verdict == Verdict::Accepted { 100 } else { 0 },
+                score_milli: if verdict == Verdict::Accepted {
+                    100_000
+                } else {
+                    0
+                },
                 groups: Vec::new(),
             });
         }
