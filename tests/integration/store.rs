@@ -61,6 +61,8 @@ macro_rules! store_suite {
                 unused_packages_blobs_and_hosts_are_collected,
                 packages_are_content_addressed,
                 web_sessions_codes_and_token_activity,
+                exact_points_are_stored_and_read_everywhere,
+                the_standings_input_is_the_current_judgings,
             );
         }
     };
@@ -1906,4 +1908,224 @@ fn counters_match_a_real_count_on_postgres() {
         .expect("rows")
         .get(0);
     assert!(rows < 300, "{rows} counter rows after about 2,000 changes");
+}
+
+// ---- issue 25: exact points; issue 21: the standings' light input ----
+
+/// A report of fractional points (a CMS group worth 12.5): whole `score` rounded down, the exact
+/// one in thousandths.
+fn report_of_points(milli: u64) -> JudgeReport {
+    let mut r = report(Verdict::WrongAnswer, 2);
+    r.score_milli = milli;
+    r.score = ojd_judge::points::whole(milli);
+    r
+}
+
+/// The judge's exact score is stored and read back by every read that carries a score: the
+/// submission (get, info, list), its judgings, the Contest API's judgings and the standings'
+/// input. A report without an exact score (an older worker's) keeps its whole points.
+pub fn exact_points_are_stored_and_read_everywhere(s: &dyn Store) {
+    let a = s
+        .insert_in_contest(&sub("alice", "p"), "c", 1)
+        .expect("insert");
+    let b = s.insert(&sub("bob", "p"), 1).expect("insert");
+    let c = s.claim("h", 2, 1_000_000).expect("claim").expect("queued");
+    assert_eq!(c.id, a);
+    assert!(s
+        .finish(a, c.attempt, &report_of_points(12_500), "", 3)
+        .expect("finish"));
+    let c = s.claim("h", 4, 1_000_000).expect("claim").expect("queued");
+    let mut old = report(Verdict::WrongAnswer, 1);
+    old.score = 60;
+    old.score_milli = 0;
+    assert!(s.finish(b, c.attempt, &old, "", 5).expect("finish"));
+
+    let got = info(s, a);
+    assert_eq!((got.score, got.score_milli), (Some(12), Some(12_500)));
+    let detail = s.get(a).expect("get").expect("exists");
+    assert_eq!(detail.info.score_milli, Some(12_500));
+    assert_eq!(
+        detail.source, b"int main(){}",
+        "the source after the new column"
+    );
+    assert_eq!(info(s, b).score_milli, Some(60_000), "whole points x 1000");
+    let listed: Vec<(i64, Option<u64>)> = s
+        .list(&ListFilter {
+            limit: 10,
+            ..Default::default()
+        })
+        .expect("list")
+        .into_iter()
+        .map(|i| (i.id, i.score_milli))
+        .collect();
+    assert_eq!(listed, [(b, Some(60_000)), (a, Some(12_500))]);
+    let judgings = s.judgings(a).expect("judgings");
+    assert_eq!(judgings[0].score_milli, Some(12_500));
+    let judging = s.judging(judgings[0].id).expect("judging").expect("exists");
+    assert_eq!(
+        (judging.info.score, judging.info.score_milli),
+        (Some(12), Some(12_500))
+    );
+    let ccs = s.contest_judgings("c").expect("contest judgings");
+    assert_eq!(ccs.len(), 1);
+    assert_eq!((ccs[0].score, ccs[0].score_milli), (Some(12), Some(12_500)));
+    let input = s.standings_input("c").expect("standings input");
+    assert_eq!(input.len(), 1);
+    assert_eq!(input[0].score_milli, Some(12_500));
+}
+
+/// The standings' input: each submission made through the contest once, by id, with its
+/// current judging (not a newer one of a rejudging waiting for its apply), the jury's flagged,
+/// other contests' and practice submissions left out.
+pub fn the_standings_input_is_the_current_judgings(s: &dyn Store) {
+    let a = s
+        .insert_in_contest(&sub("alice", "p"), "c", 10)
+        .expect("insert");
+    let j = s
+        .insert_in_contest_as(&sub("admin", "p"), "c", true, 11)
+        .expect("insert");
+    s.insert_in_contest(&sub("bob", "p"), "other", 12)
+        .expect("insert");
+    s.insert(&sub("alice", "p"), 13).expect("insert");
+    while let Some(c) = s.claim("h", 20, 1_000_000).expect("claim") {
+        assert!(s
+            .finish(c.id, c.attempt, &report_of_points(30_000), "", 21)
+            .expect("finish"));
+    }
+    // A rejudging's new judging (worth more) is not current before its apply.
+    let r = s
+        .create_rejudging("test", "admin", &[a], false, 22)
+        .expect("rejudging");
+    let c = s.claim("h", 23, 1_000_000).expect("claim").expect("queued");
+    assert_eq!(c.id, a);
+    assert!(s
+        .finish(c.id, c.attempt, &report_of_points(99_900), "", 24)
+        .expect("finish"));
+    let queued = s
+        .insert_in_contest(&sub("carol", "q"), "c", 14)
+        .expect("insert");
+    let current = info(s, a).judging;
+    let got: Vec<(i64, String, String, i64, bool, Option<i64>, Option<u64>)> = s
+        .standings_input("c")
+        .expect("standings input")
+        .into_iter()
+        .map(|e| {
+            (
+                e.id,
+                e.user,
+                e.problem,
+                e.queued_at,
+                e.jury,
+                e.judging,
+                e.score_milli,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                a,
+                "alice".into(),
+                "p".into(),
+                10,
+                false,
+                current,
+                Some(30_000)
+            ),
+            (
+                j,
+                "admin".into(),
+                "p".into(),
+                11,
+                true,
+                info(s, j).judging,
+                Some(30_000)
+            ),
+            (queued, "carol".into(), "q".into(), 14, false, None, None),
+        ]
+    );
+    s.apply_rejudging(r, "admin", 25).expect("apply");
+    let input = s.standings_input("c").expect("standings input");
+    assert_eq!(
+        input[0].score_milli,
+        Some(99_900),
+        "applied: the new judging"
+    );
+    assert_eq!(input[0].verdict, Some(Verdict::WrongAnswer));
+}
+
+/// A judging stored before exact points (whole `score` only), in the schema just before the
+/// migration that added them (`SRC`: a source in the engine's spelling).
+const BEFORE_EXACT_POINTS: &str = r#"
+    INSERT INTO submissions (id, "user", problem, language, source, state, queued_at, attempts)
+    VALUES (1, 'a', 'p', 'c', SRC, 'done', 1, 1), (2, 'b', 'p', 'c', SRC, 'queued', 1, 0);
+    INSERT INTO judgings (id, submission, attempt, started_at, finished_at, verdict, score)
+    VALUES (1, 1, 1, 2, 3, 'WA', 70);
+    UPDATE submissions SET current_judging = 1 WHERE id = 1;"#;
+
+/// The migration that added exact points: where it is in a list.
+fn exact_points_migration(list: &[&str]) -> usize {
+    list.iter()
+        .position(|m| m.contains("ADD COLUMN score_milli"))
+        .expect("the exact points' migration")
+}
+
+/// What the backfill must give: the old whole score x 1000, and nothing for no judging.
+fn exact_points_backfilled(s: &dyn Store) {
+    let a = info(s, 1);
+    assert_eq!((a.score, a.score_milli), (Some(70), Some(70_000)));
+    assert_eq!(info(s, 2).score_milli, None);
+    assert_eq!(
+        s.judgings(1).expect("judgings")[0].score_milli,
+        Some(70_000)
+    );
+}
+
+/// Exact points (issue 25) on a SQLite database from before them: backfilled from the whole
+/// score.
+#[test]
+fn exact_points_are_backfilled_on_sqlite() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("ojd.sqlite3");
+    {
+        let mut c = rusqlite::Connection::open(&path).expect("open");
+        let list = store::sqlite::MIGRATIONS;
+        for (i, m) in list.iter().take(exact_points_migration(list)).enumerate() {
+            let tx = c.transaction().expect("tx");
+            tx.execute_batch(m).expect("migrate");
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+                .expect("version");
+            tx.commit().expect("commit");
+        }
+        c.execute_batch(&BEFORE_EXACT_POINTS.replace("SRC", "x'78'"))
+            .expect("old judging");
+    }
+    let s = store::open(path.to_str().expect("utf-8")).expect("open");
+    exact_points_backfilled(s.as_ref());
+}
+
+/// The same on PostgreSQL.
+#[test]
+fn exact_points_are_backfilled_on_postgres() {
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let list = store::postgres::MIGRATIONS;
+    let before = exact_points_migration(list);
+    for m in &list[..before] {
+        c.batch_execute(m).expect("migrate");
+    }
+    c.batch_execute(&format!(
+        "CREATE TABLE ojd_schema (version BIGINT NOT NULL);
+         INSERT INTO ojd_schema VALUES ({before}); {}
+         SELECT setval(pg_get_serial_sequence('submissions', 'id'), 2);
+         SELECT setval(pg_get_serial_sequence('judgings', 'id'), 1);",
+        BEFORE_EXACT_POINTS.replace("SRC", "'\\x78'::BYTEA")
+    ))
+    .expect("old judging");
+    let s = store::open(&url).expect("open");
+    exact_points_backfilled(s.as_ref());
 }
