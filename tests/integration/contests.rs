@@ -3186,3 +3186,143 @@ fn feedback_over_http(database: Option<&str>) {
     assert_eq!(v["tests"], json!([]), "{v}");
     assert_eq!(v["feedback"], "verdict", "{v}");
 }
+
+// ---- issue 25: exact points in the daemon ----
+
+/// A judged submission with fractional points (a group worth 12.5, CMS style) ends with the
+/// exact score everywhere: the submission's API (the whole `score` kept, `score_milli` added),
+/// its page and the list, the IOI standings (API, page, CSV) and the Contest API's judgement
+/// and scoreboard, on SQLite.
+#[test]
+fn fractional_points_are_exact_everywhere_over_http() {
+    require_root!();
+    fractional_points_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn fractional_points_are_exact_everywhere_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    fractional_points_over_http(Some(&cluster.database()));
+}
+
+fn fractional_points_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
+    write_contest(
+        contests.path(),
+        "ioi",
+        now_ms() - 600_000,
+        "2h",
+        "scoring = \"ioi\"",
+        "aplusb",
+    );
+    let package = site.path().join("problems/aplusb");
+    let toml = package.join("problem.toml");
+    let mut text = std::fs::read_to_string(&toml).expect("problem.toml");
+    text.push_str(
+        "\n[[group]]\nname = \"big\"\npoints = 12.5\ntests = [\"01\"]\n\
+         [[group]]\nname = \"many\"\npoints = 87.5\ntests = [\"02\"]\n",
+    );
+    std::fs::write(&toml, text).expect("groups");
+    // A broken 02-many: only "big" passes, 12.5 points.
+    let answer = package.join("tests/02-many.ans");
+    let many = std::fs::read_to_string(&answer).expect("answer");
+    std::fs::write(&answer, format!("0\n{many}")).expect("break");
+    let d = site.start();
+    let (code, a) = submit(&d, ALICE, Some("ioi"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let id = a["id"].as_i64().expect("id");
+    let done = d.wait_done(id, ALICE, JUDGED_WITHIN);
+    assert_eq!(
+        (done["score"].as_i64(), done["score_milli"].as_i64()),
+        (Some(12), Some(12_500)),
+        "the whole score kept, the exact one added: {done}"
+    );
+    let (code, list) = d.get("/api/v1/submissions?limit=5", Some(ALICE));
+    assert_eq!(code, 200, "{list}");
+    let row = list
+        .as_array()
+        .or_else(|| list["rows"].as_array())
+        .and_then(|r| r.iter().find(|r| r["id"] == id))
+        .unwrap_or_else(|| panic!("submission {id} listed: {list}"))
+        .clone();
+    assert_eq!(row["score_milli"], 12_500, "{row}");
+
+    // The submission's page: the points and each group's.
+    let (code, page) = d.get_text(&format!("/submissions/{id}"), Some(ALICE));
+    assert_eq!(code, 200);
+    assert!(page.contains("12.5 points"), "{page}");
+    assert!(page.contains("12.5 / 12.5"), "group big: {page}");
+    assert!(page.contains("0 / 87.5"), "group many: {page}");
+    let (code, page) = d.get_text("/submissions", Some(ALICE));
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("<span class=\"muted points\">12.5</span>"),
+        "the list shows the points: {page}"
+    );
+
+    // The standings: API, page, CSV.
+    let (code, s) = d.get("/api/v1/contests/ioi/standings", Some(BOB));
+    assert_eq!(code, 200, "{s}");
+    let r = &s["rows"][0];
+    assert_eq!(
+        (
+            r["user"].as_str(),
+            r["score"].as_i64(),
+            r["score_milli"].as_i64(),
+            r["cells"][0]["score"].as_i64(),
+            r["cells"][0]["score_milli"].as_i64(),
+        ),
+        (
+            Some("alice"),
+            Some(12),
+            Some(12_500),
+            Some(12),
+            Some(12_500)
+        ),
+        "{s}"
+    );
+    let (code, page) = d.get_text("/contests/ioi/standings", Some(BOB));
+    assert_eq!(code, 200);
+    assert!(page.contains("<td class=\"num\">12.5</td>"), "{page}");
+    assert!(page.contains("<span class=\"main\">12.5</span>"), "{page}");
+    let (code, csv) = d.get_text("/api/v1/admin/contests/ioi/standings.csv", Some(ADMIN));
+    assert_eq!(code, 200, "{csv}");
+    assert!(csv.lines().any(|l| l == "1,alice,0,0,12.5,12.5"), "{csv}");
+
+    // The Contest API: decimals, as CLICS allows.
+    let (code, sb) = d.get("/api/contests/ioi/scoreboard", Some(ADMIN));
+    assert_eq!(code, 200, "{sb}");
+    assert_eq!(sb["rows"][0]["score"]["score"].as_f64(), Some(12.5), "{sb}");
+    assert_eq!(
+        sb["rows"][0]["problems"][0]["score"].as_f64(),
+        Some(12.5),
+        "{sb}"
+    );
+    assert!(
+        sb["rows"][0]["problems"][0]["time"].is_u64(),
+        "the minute of the best score: {sb}"
+    );
+    let (code, js) = d.get("/api/contests/ioi/judgements", Some(ADMIN));
+    assert_eq!(code, 200, "{js}");
+    let scores: Vec<f64> = js
+        .as_array()
+        .expect("judgements")
+        .iter()
+        .filter_map(|j| j["score"].as_f64())
+        .collect();
+    assert_eq!(scores, [12.5], "{js}");
+    let (code, ps) = d.get("/api/contests/ioi/problems", Some(ADMIN));
+    assert_eq!(code, 200, "{ps}");
+    assert_eq!(ps[0]["max_score"].as_f64(), Some(100.0), "{ps}");
+}
