@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
+use ojd_service::contest::standings;
 use ojd_store::{
     self as store, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError, SubmissionInfo,
 };
@@ -1482,6 +1483,7 @@ fn a_half_published_version_is_never_judged() {
 /// for one user, the unfiltered total and the counts by state and verdict (`/metrics`, the
 /// queue page), and the contest's submissions (the standings' input: the first call cold),
 /// 200 times each, and prints median and p99.
+/// Then [`serve_measure`]: the standings cold and cached, and `/healthz`, over HTTP.
 /// `cargo test --release --test integration store::a_million_submissions -- --ignored --nocapture`
 #[test]
 #[ignore = "a load measurement: run it on its own with --ignored"]
@@ -1541,11 +1543,44 @@ fn a_million_submissions() {
         }
         eprintln!("{name}, {N} submissions:");
         time(
-            "contest of 500 users: its submissions (standings input)",
+            "contest of 500 users: its submissions with everything (the old standings input)",
             s,
             &|s| {
                 let subs = s.contest_submissions("big").expect("contest");
                 assert_eq!(subs.len(), CONTEST as usize);
+            },
+        );
+        time(
+            "contest of 500 users: the standings input (standings_input)",
+            s,
+            &|s| {
+                let subs = s.standings_input("big").expect("contest");
+                assert_eq!(subs.len(), CONTEST as usize);
+            },
+        );
+        let big = big_contest();
+        time(
+            "the standings computed from that input (ranking, no JSON)",
+            s,
+            &|s| {
+                let attempts: Vec<standings::Attempt> = s
+                    .standings_input("big")
+                    .expect("contest")
+                    .into_iter()
+                    .map(|e| standings::Attempt {
+                        id: e.id,
+                        user: e.user,
+                        problem: e.problem,
+                        at_ms: e.queued_at,
+                        result: e.verdict.map(|verdict| standings::Judged {
+                            verdict,
+                            score_milli: e.score_milli.unwrap_or(0),
+                            groups: Vec::new(),
+                        }),
+                    })
+                    .collect();
+                let table = standings::compute(&big, &attempts, &[], None);
+                assert_eq!(table.rows.len(), 500);
             },
         );
         time("pending_counts (/healthz)", s, &|s| {
@@ -1587,6 +1622,7 @@ fn a_million_submissions() {
     let lite = store::open(path.to_str().expect("utf-8")).expect("open");
     measure("SQLite", lite.as_ref());
     drop(lite);
+    serve_measure("SQLite", path.to_str().expect("utf-8"));
     drop(dir);
     // PostgreSQL.
     let Some(cluster) = crate::pg::Cluster::get() else {
@@ -1602,6 +1638,131 @@ fn a_million_submissions() {
     // seed's one transaction folded its counter rows some 8,000 times.
     c.batch_execute("VACUUM ANALYZE").expect("vacuum");
     measure("PostgreSQL", pg.as_ref());
+    serve_measure("PostgreSQL", &url);
+}
+
+/// The bench's contest: its 5,000 submissions (queued at 1 to 5,000 ms after the epoch) over
+/// problems `p0` to `p19`, ICPC rules.
+fn big_contest() -> ojd_service::contest::model::Contest {
+    use ojd_service::contest::model::{Contest, ContestProblem, Participants, Scoring};
+    Contest {
+        id: "big".into(),
+        dir: Default::default(),
+        title: "big".into(),
+        start_ms: 0,
+        utc_offset_s: 0,
+        duration: std::time::Duration::from_secs(2 * 3600),
+        freeze: None,
+        scoring: Scoring::Icpc,
+        penalty_minutes: 20,
+        compile_errors_count: false,
+        problems: (0..20)
+            .map(|i| ContestProblem {
+                label: format!("P{i}"),
+                problem: format!("p{i}"),
+                color: None,
+            })
+            .collect(),
+        participants: Participants::Anyone,
+        public_standings: true,
+        teams: Vec::new(),
+        awards: Default::default(),
+        finalized_ms: None,
+        feedback: Default::default(),
+    }
+}
+
+/// Median and p99 of `took`, as the bench prints them.
+fn stats(what: &str, mut took: Vec<std::time::Duration>) {
+    took.sort();
+    let n = took.len();
+    eprintln!(
+        "  {what}: median {:.2} ms, p99 {:.2} ms ({n} runs)",
+        took[n / 2].as_secs_f64() * 1e3,
+        took[(n * 99 / 100).min(n - 1)].as_secs_f64() * 1e3,
+    );
+}
+
+/// The daemon's side of [`a_million_submissions`]: `ojd serve` (no local workers) on the
+/// seeded `database`, with the contest `big` over its 5,000 submissions (problems `p0` to
+/// `p19`, copies of the fixture), times over HTTP the standings as an admin sees them cold (each
+/// after a reload, which empties the cache: store read, ranking and JSON) and cached (what
+/// every participant's poll gets until a verdict or an admin changes them), and `/healthz`.
+fn serve_measure(name: &str, database: &str) {
+    use crate::daemon::{Site, ADMIN};
+    use serde_json::json;
+    use std::time::Instant;
+    let contests = tempfile::tempdir().expect("dir");
+    let site = Site::with_database(
+        Some(database),
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0\n\
+             local_workers = false\nstandings_cache = \"1h\"",
+            contests.path().display()
+        ),
+    );
+    let problems = site.path().join("problems");
+    let mut text =
+        String::from("title = \"big\"\nstart = \"1970-01-01T00:00:00Z\"\nduration = \"2h\"\n");
+    for p in 0..20 {
+        let copy = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(problems.join("aplusb"))
+            .arg(problems.join(format!("p{p}")))
+            .status()
+            .expect("cp");
+        assert!(copy.success());
+        text.push_str(&format!("[[problem]]\nid = \"p{p}\"\n"));
+    }
+    std::fs::create_dir_all(contests.path().join("big")).expect("mkdir");
+    std::fs::write(contests.path().join("big/contest.toml"), text).expect("contest");
+    let d = site.start();
+    let url = "/api/v1/contests/big/standings";
+    let (code, s) = d.get(url, Some(ADMIN));
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(
+        s["rows"].as_array().map(Vec::len),
+        Some(500),
+        "every user ranked"
+    );
+    // Timed without parsing the JSON (half a megabyte): what the server takes, and the transfer.
+    let get = || {
+        let (code, s) = d.get_text(url, Some(ADMIN));
+        assert_eq!(code, 200, "{s}");
+    };
+    eprintln!("{name}, ojd serve over HTTP (standings_cache = 1h):");
+    // Each override (set, then removed) forgets the tables: the next poll computes.
+    let mut cold = Vec::new();
+    for i in 0..20 {
+        let verdict = if i % 2 == 0 { json!("AC") } else { json!(null) };
+        let body = json!({"verdict": verdict, "reason": "bench"});
+        let (code, r) = d.post_json("/api/v1/admin/submissions/1/override", Some(ADMIN), &body);
+        assert_eq!(code, 200, "{r}");
+        let t = Instant::now();
+        get();
+        cold.push(t.elapsed());
+    }
+    stats(
+        "standings of 500 users, 5,000 submissions, cold (after an override)",
+        cold,
+    );
+    let cached = (0..200)
+        .map(|_| {
+            let t = Instant::now();
+            get();
+            t.elapsed()
+        })
+        .collect();
+    stats("the same, cached", cached);
+    let health = (0..200)
+        .map(|_| {
+            let t = Instant::now();
+            let (code, _) = d.get_text("/healthz", None);
+            assert_eq!(code, 200);
+            t.elapsed()
+        })
+        .collect();
+    stats("/healthz", health);
 }
 
 /// What the counters say (`counts`, `pending_counts`, the unfiltered totals) next to a real
