@@ -3326,3 +3326,174 @@ fn fractional_points_over_http(database: Option<&str>) {
     assert_eq!(code, 200, "{ps}");
     assert_eq!(ps[0]["max_score"].as_f64(), Some(100.0), "{ps}");
 }
+
+// ---- issue 21: standings cached, and forgotten by every change ----
+
+/// With `standings_cache = "1h"` (no time-based refresh during the test), the cached standings
+/// change at once with each event that changes them: a submission made (pending), a finished
+/// judging, an override and its removal, an ignored submission, an unfreeze and a freeze, a
+/// definition edit, and a rejudging applied (but not its judgings before the apply). A stale
+/// board is a wrong board. On SQLite.
+#[test]
+fn cached_standings_follow_every_change_over_http() {
+    require_root!();
+    cached_standings_over_http(None);
+}
+
+/// The same on PostgreSQL.
+#[test]
+fn cached_standings_follow_every_change_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    cached_standings_over_http(Some(&cluster.database()));
+}
+
+fn cached_standings_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0\n\
+             standings_cache = \"1h\"",
+            contests.path().display()
+        ),
+    );
+    // Started 100 minutes ago, 2 hours long, frozen for its last hour (since 40 minutes).
+    write_contest(
+        contests.path(),
+        "live",
+        now_ms() - 100 * 60_000,
+        "2h",
+        "freeze = \"1h\"",
+        "aplusb",
+    );
+    let d = site.start();
+    // alice's row as `token` sees it: (solved, tries, pending, penalty); None: no row.
+    let row = |token: &str| -> Option<(i64, i64, i64, i64)> {
+        let (code, s) = d.get("/api/v1/contests/live/standings", Some(token));
+        assert_eq!(code, 200, "{s}");
+        let r = s["rows"]
+            .as_array()?
+            .iter()
+            .find(|r| r["user"] == "alice")?;
+        let n = |v: &Value| v.as_i64().unwrap_or(-1);
+        Some((
+            n(&r["solved"]),
+            n(&r["cells"][0]["tries"]),
+            n(&r["cells"][0]["pending"]),
+            n(&r["penalty"]),
+        ))
+    };
+    assert_eq!(row(ADMIN), None);
+    assert_eq!(row(BOB), None);
+
+    // A submission made: pending at once (for both views, cached before it).
+    let (code, wa) = submit(
+        &d,
+        ALICE,
+        Some("live"),
+        "aplusb",
+        "wrong_answer/wa_second_line.c",
+    );
+    assert_eq!(code, 201, "{wa}");
+    let wa = wa["id"].as_i64().expect("id");
+    let (_, tries, pending, _) = row(ADMIN).expect("a row at once");
+    assert_eq!(tries + pending, 1, "pending, or judged already");
+    assert_eq!(row(BOB).map(|r| r.2), Some(1), "frozen for bob: pending");
+
+    // A finished judging.
+    d.wait_done(wa, ALICE, JUDGED_WITHIN);
+    assert_eq!(row(ADMIN), Some((0, 1, 0, 0)));
+    let (code, ac) = submit(&d, ALICE, Some("live"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{ac}");
+    let ac = ac["id"].as_i64().expect("id");
+    row(ADMIN);
+    d.wait_done(ac, ALICE, JUDGED_WITHIN);
+    let (solved, tries, pending, penalty) = row(ADMIN).expect("row");
+    assert_eq!((solved, tries, pending), (1, 1, 0));
+    assert!(
+        (100..=102).contains(&(penalty - 20)),
+        "minute ~100 + 20: {penalty}"
+    );
+
+    // An override, and its removal.
+    let set = |id: i64, verdict: Value| {
+        let body = json!({"verdict": verdict, "reason": "the jury's"});
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/submissions/{id}/override"),
+            Some(ADMIN),
+            &body,
+        );
+        assert_eq!(code, 200, "{r}");
+    };
+    set(ac, json!("WA"));
+    assert_eq!(row(ADMIN).map(|r| (r.0, r.1)), Some((0, 2)), "overridden");
+    set(ac, Value::Null);
+    assert_eq!(row(ADMIN).map(|r| (r.0, r.1)), Some((1, 1)), "removed");
+
+    // An ignored submission, and ranked again.
+    let ignore = |ignored: bool| {
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/submissions/{wa}/ignore"),
+            Some(ADMIN),
+            &json!({ "ignored": ignored }),
+        );
+        assert_eq!(code, 200, "{r}");
+    };
+    ignore(true);
+    assert_eq!(row(ADMIN), Some((1, 0, 0, penalty - 20)), "the WA ignored");
+    ignore(false);
+    assert_eq!(row(ADMIN), Some((1, 1, 0, penalty)), "ranked again");
+
+    // The freeze: bob sees both attempts pending, the unfreeze reveals them, a freeze hides
+    // them again.
+    assert_eq!(row(BOB), Some((0, 0, 2, 0)));
+    let freeze = |action: &str| {
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/contests/live/{action}"),
+            Some(ADMIN),
+            &json!({}),
+        );
+        assert_eq!(code, 200, "{r}");
+    };
+    freeze("unfreeze");
+    assert_eq!(row(BOB), Some((1, 1, 0, penalty)), "unfrozen");
+    freeze("freeze");
+    assert_eq!(row(BOB), Some((0, 0, 2, 0)), "frozen again");
+
+    // A definition edit: the penalty per try from 20 to 10 minutes.
+    let (code, mut def) = d.get("/api/v1/admin/contests/live/definition", Some(ADMIN));
+    assert_eq!(code, 200, "{def}");
+    def["penalty"] = json!("10");
+    def["confirm"] = json!(true);
+    let (code, r) = d.post_json("/api/v1/admin/contests/live/definition", Some(ADMIN), &def);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(row(ADMIN), Some((1, 1, 0, penalty - 10)), "{r}");
+
+    // A rejudging against a broken answer: its judgings change nothing until it is applied.
+    let answer = site.path().join("problems/aplusb/tests/01-big.ans");
+    let good = std::fs::read_to_string(&answer).expect("answer");
+    std::fs::write(&answer, format!("0\n{good}")).expect("break");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({ "submission": ac }),
+    );
+    assert_eq!(code, 201, "{r}");
+    let rid = r["id"].as_i64().expect("id");
+    assert_eq!(row(ADMIN).map(|r| r.0), Some(1));
+    let report = wait_rejudged(&d, rid);
+    assert_eq!(report["changed"], 1, "{report}");
+    assert_eq!(row(ADMIN).map(|r| r.0), Some(1), "not applied yet");
+    let (code, e) = d.post_json(
+        &format!("/api/v1/admin/rejudgings/{rid}/apply"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{e}");
+    assert_eq!(row(ADMIN), Some((0, 2, 0, 0)), "applied");
+}

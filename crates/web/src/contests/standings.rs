@@ -52,7 +52,8 @@ fn needs_groups(app: &App, c: &Contest, problem: &str) -> Option<Arc<Problem>> {
     (!p.groups.is_empty()).then_some(p)
 }
 
-/// The attempts of a contest from its submissions' current judgings.
+/// The attempts of a contest from its submissions' current judgings, the jury's verdicts over the
+/// judge's ([`jury`]).
 pub(crate) fn attempts(
     app: &App,
     c: &Contest,
@@ -61,6 +62,7 @@ pub(crate) fn attempts(
     subs.iter()
         .map(|s| {
             let result = match (s.verdict, s.judging) {
+                _ if s.overridden.is_some() => s.overridden.map(jury),
                 (Some(verdict), Some(judging)) => {
                     let groups = match needs_groups(app, c, &s.problem) {
                         Some(p) => app.contests.standings.groups_of(judging, || {
@@ -144,39 +146,24 @@ pub(crate) fn ranked_submissions(
     Ok(subs)
 }
 
-/// The jury's verdicts over the judge's: an overridden attempt counts with the jury's verdict
-/// (an accepted one with full points, any other with none). Blocking.
-pub(crate) fn apply_overrides(app: &App, list: &mut [Attempt]) -> Result<(), StoreError> {
-    let ids: Vec<i64> = list.iter().map(|a| a.id).collect();
-    let overrides = app.store.overrides_of(&ids)?;
-    if overrides.is_empty() {
-        return Ok(());
+/// What an attempt overridden by the jury counts as: the jury's verdict, an accepted one with
+/// full points, any other with none.
+pub(crate) fn jury(verdict: Verdict) -> Judged {
+    Judged {
+        verdict,
+        score_milli: if verdict == Verdict::Accepted {
+            100_000
+        } else {
+            0
+        },
+        groups: Vec::new(),
     }
-    let by_id: std::collections::HashMap<i64, Verdict> = overrides
-        .into_iter()
-        .map(|o| (o.submission, o.verdict))
-        .collect();
-    for a in list.iter_mut() {
-        if let Some(&verdict) = by_id.get(&a.id) {
-            a.result = Some(Judged {
-                verdict,
-                score_milli: if verdict == Verdict::Accepted {
-                    100_000
-                } else {
-                    0
-                },
-                groups: Vec::new(),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// The standings from the store's current judgings, hidden after `hide`.
 fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, StoreError> {
     let subs = ranked_submissions(app, c)?;
-    let mut list = attempts(app, c, &subs)?;
-    apply_overrides(app, &mut list)?;
+    let list = attempts(app, c, &subs)?;
     Ok(standings::compute(c, &list, &participants(c), hide))
 }
 
