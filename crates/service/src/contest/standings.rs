@@ -159,8 +159,10 @@ pub fn compute(
     hide_from_ms: Option<i64>,
 ) -> Standings {
     let mut s = compute_rows(contest, attempts, participants, hide_from_ms);
+    let teams: std::collections::HashMap<&str, &super::model::Team> =
+        contest.teams.iter().map(|t| (t.user.as_str(), t)).collect();
     for r in &mut s.rows {
-        if let Some(t) = contest.team(&r.user) {
+        if let Some(t) = teams.get(r.user.as_str()) {
             r.name = Some(t.name.clone());
             r.affiliation = t.affiliation.clone();
         }

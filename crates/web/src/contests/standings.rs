@@ -139,9 +139,15 @@ pub(crate) fn ranked_submissions(
     c: &Contest,
 ) -> Result<Vec<StandingsEntry>, StoreError> {
     let mut subs = app.store.standings_input(&c.id)?;
-    subs.retain(|s| !s.jury && c.ranked(&s.user));
+    // Observers' and the jury's accounts (`[[team]]` categories), looked up once each.
+    let unranked: std::collections::HashSet<&str> = (c.teams.iter())
+        .filter(|t| !c.ranked(&t.user))
+        .map(|t| t.user.as_str())
+        .collect();
+    subs.retain(|s| !s.jury && !unranked.contains(s.user.as_str()));
     if let Participants::Listed(users) = &c.participants {
-        subs.retain(|s| users.contains(&s.user));
+        let listed: std::collections::HashSet<&str> = users.iter().map(String::as_str).collect();
+        subs.retain(|s| listed.contains(s.user.as_str()));
     }
     Ok(subs)
 }
