@@ -2166,7 +2166,9 @@ pub fn the_standings_input_is_the_current_judgings(s: &dyn Store) {
         .insert_in_contest(&sub("carol", "q"), "c", 14)
         .expect("insert");
     let current = info(s, a).judging;
-    let got: Vec<(i64, String, String, i64, bool, Option<i64>, Option<u64>)> = s
+    /// id, user, problem, queued_at, jury, judging, score_milli.
+    type Line = (i64, String, String, i64, bool, Option<i64>, Option<u64>);
+    let got: Vec<Line> = s
         .standings_input("c")
         .expect("standings input")
         .into_iter()

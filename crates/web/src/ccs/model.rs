@@ -820,7 +820,7 @@ pub(crate) fn scoreboard(
 
 /// Points (thousandths) as a CLICS number: an integer when whole, else a decimal (`12.5`).
 pub(crate) fn points_json(milli: u64) -> Value {
-    if milli % 1000 == 0 {
+    if milli.is_multiple_of(1000) {
         json!(milli / 1000)
     } else {
         json!(milli as f64 / 1000.0)

@@ -282,7 +282,9 @@ fn ioi_points_are_exact_thousandths() {
         judged(6, "carol", "pa", 87_500, &[0, 87_500]),
     ];
     let s = compute(&c, &list, &[], None);
-    let got: Vec<(u32, &str, u32, u64, Vec<Option<u64>>)> = s
+    /// rank, user, whole score, exact score, each cell's exact score.
+    type Line<'a> = (u32, &'a str, u32, u64, Vec<Option<u64>>);
+    let got: Vec<Line> = s
         .rows
         .iter()
         .map(|r| {
