@@ -105,7 +105,7 @@ use serde::Serialize;
 
 use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
 
-pub use postgres::PgStore;
+pub(crate) use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 /// Where a submission is in its life.
@@ -368,7 +368,7 @@ impl StoreError {
 impl StoreError {
     /// Whether PostgreSQL's row security refused the statement (a judge-host role writing
     /// what is not its own; see `postgres::judge_host_role_sql`).
-    pub fn is_row_security(&self) -> bool {
+    pub(crate) fn is_row_security(&self) -> bool {
         let StoreError::Sql { source, .. } = self else {
             return false;
         };

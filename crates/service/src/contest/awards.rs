@@ -53,7 +53,7 @@ fn earned(s: &Standings, r: &Row) -> bool {
 }
 
 /// The medal of a row ranked `rank`: "gold", "silver", "bronze" or none.
-pub fn medal(m: &Medals, rank: u32) -> Option<&'static str> {
+pub(crate) fn medal(m: &Medals, rank: u32) -> Option<&'static str> {
     if rank == 0 {
         None
     } else if rank <= m.gold {

@@ -329,4 +329,4 @@ pub const MIGRATIONS: &[&str] = &[
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.
-pub const VACUUM_AFTER: usize = 8;
+pub(crate) const VACUUM_AFTER: usize = 8;
