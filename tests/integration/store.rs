@@ -1481,8 +1481,9 @@ fn a_half_published_version_is_never_judged() {
 /// which the first 5,000 (10 per user, each with a finished judging) are a contest's; then
 /// times `pending_counts` (what `/healthz` asks), the newest page of the list, unfiltered and
 /// for one user, the unfiltered total and the counts by state and verdict (`/metrics`, the
-/// queue page), and the contest's submissions (the standings' input: the first call cold),
-/// 200 times each, and prints median and p99.
+/// queue page), the contest's submissions with every column (the old standings' input: the
+/// first call cold), the light standings input and its ranking, 200 times each, and prints
+/// median and p99.
 /// Then [`serve_measure`]: the standings cold and cached, and `/healthz`, over HTTP.
 /// `cargo test --release --test integration store::a_million_submissions -- --ignored --nocapture`
 #[test]
