@@ -2093,9 +2093,10 @@ pub fn exact_points_are_stored_and_read_everywhere(s: &dyn Store) {
     let b = s.insert(&sub("bob", "p"), 1).expect("insert");
     let c = s.claim("h", 2, 1_000_000).expect("claim").expect("queued");
     assert_eq!(c.id, a);
-    assert!(s
-        .finish(a, c.attempt, &report_of_points(12_500), "", 3)
-        .expect("finish"));
+    // Test "2" earned a quarter of its credit (a `cms` checker's 0.25).
+    let mut fractional = report_of_points(12_500);
+    fractional.partial = [("2".to_string(), 250)].into();
+    assert!(s.finish(a, c.attempt, &fractional, "", 3).expect("finish"));
     let c = s.claim("h", 4, 1_000_000).expect("claim").expect("queued");
     let mut old = report(Verdict::WrongAnswer, 1);
     old.score = 60;
@@ -2110,6 +2111,8 @@ pub fn exact_points_are_stored_and_read_everywhere(s: &dyn Store) {
         detail.source, b"int main(){}",
         "the source after the new column"
     );
+    assert_eq!(detail.partial, fractional.partial, "partial credit kept");
+    assert_eq!(detail.tests, fractional.tests);
     assert_eq!(info(s, b).score_milli, Some(60_000), "whole points x 1000");
     let listed: Vec<(i64, Option<u64>)> = s
         .list(&ListFilter {
@@ -2128,6 +2131,9 @@ pub fn exact_points_are_stored_and_read_everywhere(s: &dyn Store) {
         (judging.info.score, judging.info.score_milli),
         (Some(12), Some(12_500))
     );
+    assert_eq!(judging.partial, fractional.partial);
+    let other = s.get(b).expect("get").expect("exists");
+    assert!(other.partial.is_empty(), "{:?}", other.partial);
     let ccs = s.contest_judgings("c").expect("contest judgings");
     assert_eq!(ccs.len(), 1);
     assert_eq!((ccs[0].score, ccs[0].score_milli), (Some(12), Some(12_500)));

@@ -185,6 +185,9 @@ pub struct SubmissionDetail {
     pub message: String,
     pub warnings: Vec<String>,
     pub tests: Vec<TestResult>,
+    /// Tests that earned part of their credit: the test's name → thousandths of its credit
+    /// (the report's [`JudgeReport::partial`]).
+    pub partial: std::collections::BTreeMap<String, u32>,
 }
 
 /// One judging of a submission (finished, in flight, or abandoned).
@@ -224,6 +227,8 @@ pub struct JudgingDetail {
     pub message: String,
     pub warnings: Vec<String>,
     pub tests: Vec<TestResult>,
+    /// Tests that earned part of their credit, as in [`SubmissionDetail::partial`].
+    pub partial: std::collections::BTreeMap<String, u32>,
 }
 
 /// A claimed submission: what a worker needs to judge it.

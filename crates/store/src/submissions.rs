@@ -1,6 +1,8 @@
 //! The core [`Store`] methods (queue, submissions, judgings, tokens), written once for every
 //! engine over [`Conn`]; only the claim is the engine's own ([`Engine::claim_next`]).
 
+use std::collections::BTreeMap;
+
 use ojd_judge::verdict::{Diff, JudgeReport, TestResult, Verdict};
 
 use crate::applying::auto_apply;
@@ -120,8 +122,15 @@ pub(crate) fn insert(c: &mut Conn<'_>, new: &NewSubmission, now: i64) -> Res<i64
     c.one("queue a submission", sql, args, |r| r.get(0))
 }
 
-/// A judging's outputs (compile output, message, warnings) and its test results.
-type Outputs = (String, String, Vec<String>, Vec<TestResult>);
+/// A judging's outputs (compile output, message, warnings), its test results and their partial
+/// credits.
+type Outputs = (
+    String,
+    String,
+    Vec<String>,
+    Vec<TestResult>,
+    BTreeMap<String, u32>,
+);
 
 fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Res<Outputs> {
     let sql = "SELECT compile_output, message, warnings FROM judgings WHERE id = $1";
@@ -129,10 +138,12 @@ fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Res<Outputs> {
         c.one("read a judging", sql, args![judging], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get::<String>(2)?))
         })?;
-    let sql = "SELECT name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff
+    let sql = "SELECT name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff,
+           credit_milli
          FROM judging_results WHERE judging = $1 ORDER BY idx";
-    let tests = c.rows("read test results", sql, args![judging], |r| {
-        Ok(TestResult {
+    let rows = c.rows("read test results", sql, args![judging], |r| {
+        let credit: Option<u32> = r.get(9)?;
+        let test = TestResult {
             name: r.get(0)?,
             sample: r.get(1)?,
             verdict: verdict(r.get(2)?).unwrap_or(Verdict::JudgeError),
@@ -144,15 +155,25 @@ fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Res<Outputs> {
             diff: r
                 .get::<Option<String>>(8)?
                 .and_then(|d| serde_json::from_str::<Diff>(&d).ok()),
-        })
+        };
+        Ok((test, credit))
     })?;
+    let partial = (rows.iter())
+        .filter_map(|(t, credit)| Some((t.name.clone(), (*credit)?)))
+        .collect();
+    let tests = rows.into_iter().map(|(t, _)| t).collect();
     let warnings = serde_json::from_str(&warnings).unwrap_or_default();
-    Ok((compile_output, message, warnings, tests))
+    Ok((compile_output, message, warnings, tests, partial))
 }
 
-/// Stores a judging's test results, many rows per statement (one round trip for a whole
-/// judging on PostgreSQL, whatever its test count).
-fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Res<()> {
+/// Stores a judging's test results with their partial credits, many rows per statement (one
+/// round trip for a whole judging on PostgreSQL, whatever its test count).
+fn store_results(
+    c: &mut Conn<'_>,
+    judging: i64,
+    tests: &[TestResult],
+    partial: &BTreeMap<String, u32>,
+) -> Res<()> {
     let diffs: Vec<Option<String>> = tests
         .iter()
         .map(|t| t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok()))
@@ -160,11 +181,11 @@ fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Res<()
     for (n, chunk) in tests.chunks(ROWS_PER_STATEMENT).enumerate() {
         let sql = format!(
             "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, wall_ms,
-               memory_kib, exit, message, diff)
+               memory_kib, exit, message, diff, credit_milli)
              VALUES {}",
-            tuples(chunk.len(), 11)
+            tuples(chunk.len(), 12)
         );
-        let mut args: Vec<Value> = Vec::with_capacity(chunk.len() * 11);
+        let mut args: Vec<Value> = Vec::with_capacity(chunk.len() * 12);
         for (i, t) in chunk.iter().enumerate() {
             let idx = n * ROWS_PER_STATEMENT + i;
             args.extend_from_slice(args![
@@ -179,6 +200,7 @@ fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Res<()
                 &t.exit,
                 &t.message,
                 &diffs[idx],
+                partial.get(&t.name).copied().map(u64::from),
             ]);
         }
         c.exec("store a test result", &sql, &args)?;
@@ -251,7 +273,7 @@ impl<E: Engine> Store for E {
                 score_milli,
             ];
             c.exec("store a verdict", judged, args)?;
-            store_results(c, judging, &r.tests)?;
+            store_results(c, judging, &r.tests, &r.partial)?;
             // A rejudging's judging waits for its apply, unless there is nothing to compare with.
             let current = match (rejudging, current) {
                 (Some(_), Some(current)) => current,
@@ -286,7 +308,7 @@ impl<E: Engine> Store for E {
             let Some((info, source)) = found else {
                 return Ok(None);
             };
-            let (compile_output, message, warnings, tests) = match info.judging {
+            let (compile_output, message, warnings, tests, partial) = match info.judging {
                 Some(judging) => outputs_of(c, judging)?,
                 None => Default::default(),
             };
@@ -297,6 +319,7 @@ impl<E: Engine> Store for E {
                 message,
                 warnings,
                 tests,
+                partial,
             }))
         })
     }
@@ -388,13 +411,14 @@ impl<E: Engine> Store for E {
             let Some(info) = c.row("read a judging", &sql, args![id], judging_row)? else {
                 return Ok(None);
             };
-            let (compile_output, message, warnings, tests) = outputs_of(c, id)?;
+            let (compile_output, message, warnings, tests, partial) = outputs_of(c, id)?;
             Ok(Some(JudgingDetail {
                 info,
                 compile_output,
                 message,
                 warnings,
                 tests,
+                partial,
             }))
         })
     }

@@ -326,7 +326,7 @@ fn effects(
                         .catalog()
                         .get(&a.problem)
                         .filter(|_| c.scoring == Scoring::Ioi)
-                        .map(|e| group_scores(&e.problem, &d.tests))
+                        .map(|e| group_scores(&e.problem, &d.tests, &d.partial))
                         .unwrap_or_default(),
                 });
             }

@@ -137,6 +137,9 @@ pub(crate) struct SubmissionView {
     /// What the contest's feedback policy lets this viewer see (absent: everything).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) feedback: Option<Feedback>,
+    /// Tests that earned part of their credit (the page's points per group).
+    #[serde(skip)]
+    pub(crate) partial: std::collections::BTreeMap<String, u32>,
     /// Whether the viewer is the author (pages say "your output" only then).
     #[serde(skip)]
     pub(crate) own: bool,
@@ -206,6 +209,7 @@ pub(crate) fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> Submiss
         judge_message: (viewer.admin && !d.message.is_empty()).then_some(d.message),
         warnings: if viewer.admin { d.warnings } else { Vec::new() },
         tests: d.tests.iter().map(|t| redact(t, show)).collect(),
+        partial: d.partial,
         own: viewer.name == d.info.user,
         admin: viewer.admin,
         feedback: None,

@@ -3,6 +3,7 @@
 //! everyone with the same view (computed once per change, see [`super::cache`]). Blocking:
 //! everything here reads the store.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::cache;
@@ -15,30 +16,32 @@ use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
 use ojd_store::contests::StandingsEntry;
 use ojd_store::{now_ms, StoreError};
 
-/// Thousandths of a point per scoring group that a judging's tests earned (the judge's own group
-/// rule: a group scores its exact points when every test in it is accepted).
-pub(crate) fn group_scores(problem: &Problem, tests: &[TestResult]) -> Vec<u64> {
+/// Thousandths of a point per scoring group that a judging's tests earned, by the judge's own
+/// rule: a group earns its exact points times the smallest share of credit among its tests (all
+/// of it for an accepted test, a `cms` checker's share from `partial` for one that earned part,
+/// none otherwise; CMS's GroupMin).
+pub(crate) fn group_scores(
+    problem: &Problem,
+    tests: &[TestResult],
+    partial: &BTreeMap<String, u32>,
+) -> Vec<u64> {
+    let earned = |name: &str| -> u64 {
+        match tests.iter().find(|t| t.name == name) {
+            Some(t) if t.verdict == Verdict::Accepted => u64::from(ojd_judge::points::MILLI),
+            Some(_) => partial.get(name).copied().map_or(0, u64::from),
+            None => 0,
+        }
+    };
     problem
         .groups
         .iter()
         .map(|g| {
-            let members: Vec<&str> = problem
-                .tests
-                .iter()
+            let least = (problem.tests.iter())
                 .filter(|t| g.tests.iter().any(|p| t.name.starts_with(p.as_str())))
-                .map(|t| t.name.as_str())
-                .collect();
-            let all = !members.is_empty()
-                && members.iter().all(|m| {
-                    tests
-                        .iter()
-                        .any(|t| t.name == *m && t.verdict == Verdict::Accepted)
-                });
-            if all {
-                u64::from(g.points_milli)
-            } else {
-                0
-            }
+                .map(|t| earned(&t.name))
+                .min()
+                .unwrap_or(0);
+            u64::from(g.points_milli) * least / u64::from(ojd_judge::points::MILLI)
         })
         .collect()
 }
@@ -69,7 +72,7 @@ pub(crate) fn attempts(
                             Ok(app
                                 .store
                                 .judging(judging)?
-                                .map(|j| group_scores(&p, &j.tests))
+                                .map(|j| group_scores(&p, &j.tests, &j.partial))
                                 .unwrap_or_default())
                         })?,
                         None => Vec::new(),
@@ -242,4 +245,53 @@ pub(crate) fn json(
     }
     let s = for_viewer(table.standings.clone(), viewer);
     Ok(serde_json::to_vec(&s).unwrap_or_default().into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ojd_judge::problem::Group;
+
+    fn test(name: &str, verdict: Verdict) -> TestResult {
+        TestResult {
+            name: name.into(),
+            sample: false,
+            verdict,
+            cpu_ms: 0,
+            wall_ms: 0,
+            memory_kib: 0,
+            exit: None,
+            message: String::new(),
+            diff: None,
+        }
+    }
+
+    /// The judge's own rule, partial credit included (a `cms` checker's share): the groups'
+    /// points on a submission's page and in IOI standings add up to the judge's exact score.
+    #[test]
+    fn group_scores_count_partial_credit_as_the_judge_does() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/aplusb");
+        let mut p = Problem::load(&dir).expect("the fixture problem");
+        p.groups = vec![
+            Group::exact("big", 12_500, vec!["01".into()]),
+            Group::exact("many", 87_500, vec!["02".into()]),
+        ];
+        let tests = [
+            test("sample-1", Verdict::Accepted),
+            test("01-big", Verdict::Accepted),
+            test("02-many", Verdict::WrongAnswer),
+        ];
+        let none = BTreeMap::new();
+        assert_eq!(group_scores(&p, &tests, &none), [12_500, 0]);
+        // 02-many earned 0.4 of its credit: 87.5 x 0.4 = 35 points.
+        let partial = BTreeMap::from([("02-many".to_string(), 400)]);
+        assert_eq!(group_scores(&p, &tests, &partial), [12_500, 35_000]);
+        assert_eq!(
+            group_scores(&p, &tests, &partial).iter().sum::<u64>(),
+            47_500,
+            "12.5 + 35"
+        );
+        // A test missing from the results earns nothing.
+        assert_eq!(group_scores(&p, &tests[..2], &partial), [12_500, 0]);
+    }
 }
