@@ -66,8 +66,8 @@ fn judge_all(s: &dyn Store, verdict_of: impl Fn(i64) -> Verdict) {
 /// The standings from the store's current judgings, as the daemon builds them.
 fn standings_of(s: &dyn Store, c: &Contest, hide: Option<i64>) -> Standings {
     let attempts: Vec<Attempt> = s
-        .contest_submissions(&c.id)
-        .expect("contest submissions")
+        .standings_input(&c.id)
+        .expect("standings input")
         .into_iter()
         .map(|i| Attempt {
             id: i.id,
@@ -76,7 +76,7 @@ fn standings_of(s: &dyn Store, c: &Contest, hide: Option<i64>) -> Standings {
             at_ms: i.queued_at,
             result: i.verdict.map(|verdict| Judged {
                 verdict,
-                score: i.score.unwrap_or(0),
+                score_milli: i.score_milli.unwrap_or(0),
                 groups: Vec::new(),
             }),
         })
@@ -3185,4 +3185,315 @@ fn feedback_over_http(database: Option<&str>) {
     let (_, v) = d.get(&format!("/api/v1/submissions/{shown_all}"), Some(ALICE));
     assert_eq!(v["tests"], json!([]), "{v}");
     assert_eq!(v["feedback"], "verdict", "{v}");
+}
+
+// ---- issue 25: exact points in the daemon ----
+
+/// A judged submission with fractional points (a group worth 12.5, CMS style) ends with the
+/// exact score everywhere: the submission's API (the whole `score` kept, `score_milli` added),
+/// its page and the list, the IOI standings (API, page, CSV) and the Contest API's judgement
+/// and scoreboard, on SQLite.
+#[test]
+fn fractional_points_are_exact_everywhere_over_http() {
+    require_root!();
+    fractional_points_over_http(None);
+}
+
+/// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
+#[test]
+fn fractional_points_are_exact_everywhere_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    fractional_points_over_http(Some(&cluster.database()));
+}
+
+fn fractional_points_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+            contests.path().display()
+        ),
+    );
+    write_contest(
+        contests.path(),
+        "ioi",
+        now_ms() - 600_000,
+        "2h",
+        "scoring = \"ioi\"",
+        "aplusb",
+    );
+    let package = site.path().join("problems/aplusb");
+    let toml = package.join("problem.toml");
+    let mut text = std::fs::read_to_string(&toml).expect("problem.toml");
+    text.push_str(
+        "\n[[group]]\nname = \"big\"\npoints = 12.5\ntests = [\"01\"]\n\
+         [[group]]\nname = \"many\"\npoints = 87.5\ntests = [\"02\"]\n",
+    );
+    std::fs::write(&toml, text).expect("groups");
+    // A broken 02-many: only "big" passes, 12.5 points.
+    let answer = package.join("tests/02-many.ans");
+    let many = std::fs::read_to_string(&answer).expect("answer");
+    std::fs::write(&answer, format!("0\n{many}")).expect("break");
+    let d = site.start();
+    let (code, a) = submit(&d, ALICE, Some("ioi"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let id = a["id"].as_i64().expect("id");
+    let done = d.wait_done(id, ALICE, JUDGED_WITHIN);
+    assert_eq!(
+        (done["score"].as_i64(), done["score_milli"].as_i64()),
+        (Some(12), Some(12_500)),
+        "the whole score kept, the exact one added: {done}"
+    );
+    let (code, list) = d.get("/api/v1/submissions?limit=5", Some(ALICE));
+    assert_eq!(code, 200, "{list}");
+    let row = list
+        .as_array()
+        .or_else(|| list["rows"].as_array())
+        .and_then(|r| r.iter().find(|r| r["id"] == id))
+        .unwrap_or_else(|| panic!("submission {id} listed: {list}"))
+        .clone();
+    assert_eq!(row["score_milli"], 12_500, "{row}");
+
+    // The submission's page: the points and each group's.
+    let (code, page) = d.get_text(&format!("/submissions/{id}"), Some(ALICE));
+    assert_eq!(code, 200);
+    assert!(page.contains("12.5 points"), "{page}");
+    assert!(page.contains("12.5 / 12.5"), "group big: {page}");
+    assert!(page.contains("0 / 87.5"), "group many: {page}");
+    let (code, page) = d.get_text("/submissions", Some(ALICE));
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("<span class=\"muted points\">12.5</span>"),
+        "the list shows the points: {page}"
+    );
+
+    // The standings: API, page, CSV.
+    let (code, s) = d.get("/api/v1/contests/ioi/standings", Some(BOB));
+    assert_eq!(code, 200, "{s}");
+    let r = &s["rows"][0];
+    assert_eq!(
+        (
+            r["user"].as_str(),
+            r["score"].as_i64(),
+            r["score_milli"].as_i64(),
+            r["cells"][0]["score"].as_i64(),
+            r["cells"][0]["score_milli"].as_i64(),
+        ),
+        (
+            Some("alice"),
+            Some(12),
+            Some(12_500),
+            Some(12),
+            Some(12_500)
+        ),
+        "{s}"
+    );
+    let (code, page) = d.get_text("/contests/ioi/standings", Some(BOB));
+    assert_eq!(code, 200);
+    assert!(page.contains("<td class=\"num\">12.5</td>"), "{page}");
+    assert!(page.contains("<span class=\"main\">12.5</span>"), "{page}");
+    let (code, csv) = d.get_text("/api/v1/admin/contests/ioi/standings.csv", Some(ADMIN));
+    assert_eq!(code, 200, "{csv}");
+    assert!(csv.lines().any(|l| l == "1,alice,0,0,12.5,12.5"), "{csv}");
+
+    // The Contest API: decimals, as CLICS allows.
+    let (code, sb) = d.get("/api/contests/ioi/scoreboard", Some(ADMIN));
+    assert_eq!(code, 200, "{sb}");
+    assert_eq!(sb["rows"][0]["score"]["score"].as_f64(), Some(12.5), "{sb}");
+    assert_eq!(
+        sb["rows"][0]["problems"][0]["score"].as_f64(),
+        Some(12.5),
+        "{sb}"
+    );
+    assert!(
+        sb["rows"][0]["problems"][0]["time"].is_u64(),
+        "the minute of the best score: {sb}"
+    );
+    let (code, js) = d.get("/api/contests/ioi/judgements", Some(ADMIN));
+    assert_eq!(code, 200, "{js}");
+    let scores: Vec<f64> = js
+        .as_array()
+        .expect("judgements")
+        .iter()
+        .filter_map(|j| j["score"].as_f64())
+        .collect();
+    assert_eq!(scores, [12.5], "{js}");
+    let (code, ps) = d.get("/api/contests/ioi/problems", Some(ADMIN));
+    assert_eq!(code, 200, "{ps}");
+    assert_eq!(ps[0]["max_score"].as_f64(), Some(100.0), "{ps}");
+}
+
+// ---- issue 21: standings cached, and forgotten by every change ----
+
+/// With `standings_cache = "1h"` (no time-based refresh during the test), the cached standings
+/// change at once with each event that changes them: a submission made (pending), a finished
+/// judging, an override and its removal, an ignored submission, an unfreeze and a freeze, a
+/// definition edit, and a rejudging applied (but not its judgings before the apply). A stale
+/// board is a wrong board. On SQLite.
+#[test]
+fn cached_standings_follow_every_change_over_http() {
+    require_root!();
+    cached_standings_over_http(None);
+}
+
+/// The same on PostgreSQL.
+#[test]
+fn cached_standings_follow_every_change_over_http_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    cached_standings_over_http(Some(&cluster.database()));
+}
+
+fn cached_standings_over_http(database: Option<&str>) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::with_database(
+        database,
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0\n\
+             standings_cache = \"1h\"",
+            contests.path().display()
+        ),
+    );
+    // Started 100 minutes ago, 2 hours long, frozen for its last hour (since 40 minutes).
+    write_contest(
+        contests.path(),
+        "live",
+        now_ms() - 100 * 60_000,
+        "2h",
+        "freeze = \"1h\"",
+        "aplusb",
+    );
+    let d = site.start();
+    // alice's row as `token` sees it: (solved, tries, pending, penalty); None: no row.
+    let row = |token: &str| -> Option<(i64, i64, i64, i64)> {
+        let (code, s) = d.get("/api/v1/contests/live/standings", Some(token));
+        assert_eq!(code, 200, "{s}");
+        let r = s["rows"]
+            .as_array()?
+            .iter()
+            .find(|r| r["user"] == "alice")?;
+        let n = |v: &Value| v.as_i64().unwrap_or(-1);
+        Some((
+            n(&r["solved"]),
+            n(&r["cells"][0]["tries"]),
+            n(&r["cells"][0]["pending"]),
+            n(&r["penalty"]),
+        ))
+    };
+    assert_eq!(row(ADMIN), None);
+    assert_eq!(row(BOB), None);
+
+    // A submission made: pending at once (for both views, cached before it).
+    let (code, wa) = submit(
+        &d,
+        ALICE,
+        Some("live"),
+        "aplusb",
+        "wrong_answer/wa_second_line.c",
+    );
+    assert_eq!(code, 201, "{wa}");
+    let wa = wa["id"].as_i64().expect("id");
+    let (_, tries, pending, _) = row(ADMIN).expect("a row at once");
+    assert_eq!(tries + pending, 1, "pending, or judged already");
+    assert_eq!(row(BOB).map(|r| r.2), Some(1), "frozen for bob: pending");
+
+    // A finished judging.
+    d.wait_done(wa, ALICE, JUDGED_WITHIN);
+    assert_eq!(row(ADMIN), Some((0, 1, 0, 0)));
+    let (code, ac) = submit(&d, ALICE, Some("live"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{ac}");
+    let ac = ac["id"].as_i64().expect("id");
+    row(ADMIN);
+    d.wait_done(ac, ALICE, JUDGED_WITHIN);
+    let (solved, tries, pending, penalty) = row(ADMIN).expect("row");
+    assert_eq!((solved, tries, pending), (1, 1, 0));
+    assert!(
+        (100..=102).contains(&(penalty - 20)),
+        "minute ~100 + 20: {penalty}"
+    );
+
+    // An override, and its removal.
+    let set = |id: i64, verdict: Value| {
+        let body = json!({"verdict": verdict, "reason": "the jury's"});
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/submissions/{id}/override"),
+            Some(ADMIN),
+            &body,
+        );
+        assert_eq!(code, 200, "{r}");
+    };
+    set(ac, json!("WA"));
+    assert_eq!(row(ADMIN).map(|r| (r.0, r.1)), Some((0, 2)), "overridden");
+    set(ac, Value::Null);
+    assert_eq!(row(ADMIN).map(|r| (r.0, r.1)), Some((1, 1)), "removed");
+
+    // An ignored submission, and ranked again.
+    let ignore = |ignored: bool| {
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/submissions/{wa}/ignore"),
+            Some(ADMIN),
+            &json!({ "ignored": ignored }),
+        );
+        assert_eq!(code, 200, "{r}");
+    };
+    ignore(true);
+    assert_eq!(row(ADMIN), Some((1, 0, 0, penalty - 20)), "the WA ignored");
+    ignore(false);
+    assert_eq!(row(ADMIN), Some((1, 1, 0, penalty)), "ranked again");
+
+    // The freeze: bob sees both attempts pending, the unfreeze reveals them, a freeze hides
+    // them again.
+    assert_eq!(row(BOB), Some((0, 0, 2, 0)));
+    let freeze = |action: &str| {
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/contests/live/{action}"),
+            Some(ADMIN),
+            &json!({}),
+        );
+        assert_eq!(code, 200, "{r}");
+    };
+    freeze("unfreeze");
+    assert_eq!(row(BOB), Some((1, 1, 0, penalty)), "unfrozen");
+    freeze("freeze");
+    assert_eq!(row(BOB), Some((0, 0, 2, 0)), "frozen again");
+
+    // A definition edit: the penalty per try from 20 to 10 minutes.
+    let (code, mut def) = d.get("/api/v1/admin/contests/live/definition", Some(ADMIN));
+    assert_eq!(code, 200, "{def}");
+    def["penalty"] = json!("10");
+    def["confirm"] = json!(true);
+    let (code, r) = d.post_json("/api/v1/admin/contests/live/definition", Some(ADMIN), &def);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(row(ADMIN), Some((1, 1, 0, penalty - 10)), "{r}");
+
+    // A rejudging against a broken answer: its judgings change nothing until it is applied.
+    let answer = site.path().join("problems/aplusb/tests/01-big.ans");
+    let good = std::fs::read_to_string(&answer).expect("answer");
+    std::fs::write(&answer, format!("0\n{good}")).expect("break");
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (code, r) = d.post_json(
+        "/api/v1/admin/rejudgings",
+        Some(ADMIN),
+        &json!({ "submission": ac }),
+    );
+    assert_eq!(code, 201, "{r}");
+    let rid = r["id"].as_i64().expect("id");
+    assert_eq!(row(ADMIN).map(|r| r.0), Some(1));
+    let report = wait_rejudged(&d, rid);
+    assert_eq!(report["changed"], 1, "{report}");
+    assert_eq!(row(ADMIN).map(|r| r.0), Some(1), "not applied yet");
+    let (code, e) = d.post_json(
+        &format!("/api/v1/admin/rejudgings/{rid}/apply"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{e}");
+    assert_eq!(row(ADMIN), Some((0, 2, 0, 0)), "applied");
 }

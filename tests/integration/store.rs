@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
+use ojd_service::contest::standings;
 use ojd_store::{
     self as store, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError, SubmissionInfo,
 };
@@ -61,6 +62,8 @@ macro_rules! store_suite {
                 unused_packages_blobs_and_hosts_are_collected,
                 packages_are_content_addressed,
                 web_sessions_codes_and_token_activity,
+                exact_points_are_stored_and_read_everywhere,
+                the_standings_input_is_the_current_judgings,
             );
         }
     };
@@ -1478,8 +1481,10 @@ fn a_half_published_version_is_never_judged() {
 /// which the first 5,000 (10 per user, each with a finished judging) are a contest's; then
 /// times `pending_counts` (what `/healthz` asks), the newest page of the list, unfiltered and
 /// for one user, the unfiltered total and the counts by state and verdict (`/metrics`, the
-/// queue page), and the contest's submissions (the standings' input: the first call cold),
-/// 200 times each, and prints median and p99.
+/// queue page), the contest's submissions with every column (the old standings' input: the
+/// first call cold), the light standings input and its ranking, 200 times each, and prints
+/// median and p99.
+/// Then [`serve_measure`]: the standings cold and cached, and `/healthz`, over HTTP.
 /// `cargo test --release --test integration store::a_million_submissions -- --ignored --nocapture`
 #[test]
 #[ignore = "a load measurement: run it on its own with --ignored"]
@@ -1539,11 +1544,44 @@ fn a_million_submissions() {
         }
         eprintln!("{name}, {N} submissions:");
         time(
-            "contest of 500 users: its submissions (standings input)",
+            "contest of 500 users: its submissions with everything (the old standings input)",
             s,
             &|s| {
                 let subs = s.contest_submissions("big").expect("contest");
                 assert_eq!(subs.len(), CONTEST as usize);
+            },
+        );
+        time(
+            "contest of 500 users: the standings input (standings_input)",
+            s,
+            &|s| {
+                let subs = s.standings_input("big").expect("contest");
+                assert_eq!(subs.len(), CONTEST as usize);
+            },
+        );
+        let big = big_contest();
+        time(
+            "the standings computed from that input (ranking, no JSON)",
+            s,
+            &|s| {
+                let attempts: Vec<standings::Attempt> = s
+                    .standings_input("big")
+                    .expect("contest")
+                    .into_iter()
+                    .map(|e| standings::Attempt {
+                        id: e.id,
+                        user: e.user,
+                        problem: e.problem,
+                        at_ms: e.queued_at,
+                        result: e.verdict.map(|verdict| standings::Judged {
+                            verdict,
+                            score_milli: e.score_milli.unwrap_or(0),
+                            groups: Vec::new(),
+                        }),
+                    })
+                    .collect();
+                let table = standings::compute(&big, &attempts, &[], None);
+                assert_eq!(table.rows.len(), 500);
             },
         );
         time("pending_counts (/healthz)", s, &|s| {
@@ -1585,6 +1623,7 @@ fn a_million_submissions() {
     let lite = store::open(path.to_str().expect("utf-8")).expect("open");
     measure("SQLite", lite.as_ref());
     drop(lite);
+    serve_measure("SQLite", path.to_str().expect("utf-8"));
     drop(dir);
     // PostgreSQL.
     let Some(cluster) = crate::pg::Cluster::get() else {
@@ -1600,6 +1639,131 @@ fn a_million_submissions() {
     // seed's one transaction folded its counter rows some 8,000 times.
     c.batch_execute("VACUUM ANALYZE").expect("vacuum");
     measure("PostgreSQL", pg.as_ref());
+    serve_measure("PostgreSQL", &url);
+}
+
+/// The bench's contest: its 5,000 submissions (queued at 1 to 5,000 ms after the epoch) over
+/// problems `p0` to `p19`, ICPC rules.
+fn big_contest() -> ojd_service::contest::model::Contest {
+    use ojd_service::contest::model::{Contest, ContestProblem, Participants, Scoring};
+    Contest {
+        id: "big".into(),
+        dir: Default::default(),
+        title: "big".into(),
+        start_ms: 0,
+        utc_offset_s: 0,
+        duration: std::time::Duration::from_secs(2 * 3600),
+        freeze: None,
+        scoring: Scoring::Icpc,
+        penalty_minutes: 20,
+        compile_errors_count: false,
+        problems: (0..20)
+            .map(|i| ContestProblem {
+                label: format!("P{i}"),
+                problem: format!("p{i}"),
+                color: None,
+            })
+            .collect(),
+        participants: Participants::Anyone,
+        public_standings: true,
+        teams: Vec::new(),
+        awards: Default::default(),
+        finalized_ms: None,
+        feedback: Default::default(),
+    }
+}
+
+/// Median and p99 of `took`, as the bench prints them.
+fn stats(what: &str, mut took: Vec<std::time::Duration>) {
+    took.sort();
+    let n = took.len();
+    eprintln!(
+        "  {what}: median {:.2} ms, p99 {:.2} ms ({n} runs)",
+        took[n / 2].as_secs_f64() * 1e3,
+        took[(n * 99 / 100).min(n - 1)].as_secs_f64() * 1e3,
+    );
+}
+
+/// The daemon's side of [`a_million_submissions`]: `ojd serve` (no local workers) on the
+/// seeded `database`, with the contest `big` over its 5,000 submissions (problems `p0` to
+/// `p19`, copies of the fixture), times over HTTP the standings as an admin sees them cold (each
+/// after a reload, which empties the cache: store read, ranking and JSON) and cached (what
+/// every participant's poll gets until a verdict or an admin changes them), and `/healthz`.
+fn serve_measure(name: &str, database: &str) {
+    use crate::daemon::{Site, ADMIN};
+    use serde_json::json;
+    use std::time::Instant;
+    let contests = tempfile::tempdir().expect("dir");
+    let site = Site::with_database(
+        Some(database),
+        &format!(
+            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0\n\
+             local_workers = false\nstandings_cache = \"1h\"",
+            contests.path().display()
+        ),
+    );
+    let problems = site.path().join("problems");
+    let mut text =
+        String::from("title = \"big\"\nstart = \"1970-01-01T00:00:00Z\"\nduration = \"2h\"\n");
+    for p in 0..20 {
+        let copy = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(problems.join("aplusb"))
+            .arg(problems.join(format!("p{p}")))
+            .status()
+            .expect("cp");
+        assert!(copy.success());
+        text.push_str(&format!("[[problem]]\nid = \"p{p}\"\n"));
+    }
+    std::fs::create_dir_all(contests.path().join("big")).expect("mkdir");
+    std::fs::write(contests.path().join("big/contest.toml"), text).expect("contest");
+    let d = site.start();
+    let url = "/api/v1/contests/big/standings";
+    let (code, s) = d.get(url, Some(ADMIN));
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(
+        s["rows"].as_array().map(Vec::len),
+        Some(500),
+        "every user ranked"
+    );
+    // Timed without parsing the JSON (half a megabyte): what the server takes, and the transfer.
+    let get = || {
+        let (code, s) = d.get_text(url, Some(ADMIN));
+        assert_eq!(code, 200, "{s}");
+    };
+    eprintln!("{name}, ojd serve over HTTP (standings_cache = 1h):");
+    // Each override (set, then removed) forgets the tables: the next poll computes.
+    let mut cold = Vec::new();
+    for i in 0..20 {
+        let verdict = if i % 2 == 0 { json!("AC") } else { json!(null) };
+        let body = json!({"verdict": verdict, "reason": "bench"});
+        let (code, r) = d.post_json("/api/v1/admin/submissions/1/override", Some(ADMIN), &body);
+        assert_eq!(code, 200, "{r}");
+        let t = Instant::now();
+        get();
+        cold.push(t.elapsed());
+    }
+    stats(
+        "standings of 500 users, 5,000 submissions, cold (after an override)",
+        cold,
+    );
+    let cached = (0..200)
+        .map(|_| {
+            let t = Instant::now();
+            get();
+            t.elapsed()
+        })
+        .collect();
+    stats("the same, cached", cached);
+    let health = (0..200)
+        .map(|_| {
+            let t = Instant::now();
+            let (code, _) = d.get_text("/healthz", None);
+            assert_eq!(code, 200);
+            t.elapsed()
+        })
+        .collect();
+    stats("/healthz", health);
 }
 
 /// What the counters say (`counts`, `pending_counts`, the unfiltered totals) next to a real
@@ -1906,4 +2070,232 @@ fn counters_match_a_real_count_on_postgres() {
         .expect("rows")
         .get(0);
     assert!(rows < 300, "{rows} counter rows after about 2,000 changes");
+}
+
+// ---- issue 25: exact points; issue 21: the standings' light input ----
+
+/// A report of fractional points (a CMS group worth 12.5): whole `score` rounded down, the exact
+/// one in thousandths.
+fn report_of_points(milli: u64) -> JudgeReport {
+    let mut r = report(Verdict::WrongAnswer, 2);
+    r.score_milli = milli;
+    r.score = ojd_judge::points::whole(milli);
+    r
+}
+
+/// The judge's exact score is stored and read back by every read that carries a score: the
+/// submission (get, info, list), its judgings, the Contest API's judgings and the standings'
+/// input. A report without an exact score (an older worker's) keeps its whole points.
+pub fn exact_points_are_stored_and_read_everywhere(s: &dyn Store) {
+    let a = s
+        .insert_in_contest(&sub("alice", "p"), "c", 1)
+        .expect("insert");
+    let b = s.insert(&sub("bob", "p"), 1).expect("insert");
+    let c = s.claim("h", 2, 1_000_000).expect("claim").expect("queued");
+    assert_eq!(c.id, a);
+    // Test "2" earned a quarter of its credit (a `cms` checker's 0.25).
+    let mut fractional = report_of_points(12_500);
+    fractional.partial = [("2".to_string(), 250)].into();
+    assert!(s.finish(a, c.attempt, &fractional, "", 3).expect("finish"));
+    let c = s.claim("h", 4, 1_000_000).expect("claim").expect("queued");
+    let mut old = report(Verdict::WrongAnswer, 1);
+    old.score = 60;
+    old.score_milli = 0;
+    assert!(s.finish(b, c.attempt, &old, "", 5).expect("finish"));
+
+    let got = info(s, a);
+    assert_eq!((got.score, got.score_milli), (Some(12), Some(12_500)));
+    let detail = s.get(a).expect("get").expect("exists");
+    assert_eq!(detail.info.score_milli, Some(12_500));
+    assert_eq!(
+        detail.source, b"int main(){}",
+        "the source after the new column"
+    );
+    assert_eq!(detail.partial, fractional.partial, "partial credit kept");
+    assert_eq!(detail.tests, fractional.tests);
+    assert_eq!(info(s, b).score_milli, Some(60_000), "whole points x 1000");
+    let listed: Vec<(i64, Option<u64>)> = s
+        .list(&ListFilter {
+            limit: 10,
+            ..Default::default()
+        })
+        .expect("list")
+        .into_iter()
+        .map(|i| (i.id, i.score_milli))
+        .collect();
+    assert_eq!(listed, [(b, Some(60_000)), (a, Some(12_500))]);
+    let judgings = s.judgings(a).expect("judgings");
+    assert_eq!(judgings[0].score_milli, Some(12_500));
+    let judging = s.judging(judgings[0].id).expect("judging").expect("exists");
+    assert_eq!(
+        (judging.info.score, judging.info.score_milli),
+        (Some(12), Some(12_500))
+    );
+    assert_eq!(judging.partial, fractional.partial);
+    let other = s.get(b).expect("get").expect("exists");
+    assert!(other.partial.is_empty(), "{:?}", other.partial);
+    let ccs = s.contest_judgings("c").expect("contest judgings");
+    assert_eq!(ccs.len(), 1);
+    assert_eq!((ccs[0].score, ccs[0].score_milli), (Some(12), Some(12_500)));
+    let input = s.standings_input("c").expect("standings input");
+    assert_eq!(input.len(), 1);
+    assert_eq!(input[0].score_milli, Some(12_500));
+}
+
+/// The standings' input: each submission made through the contest once, by id, with its
+/// current judging (not a newer one of a rejudging waiting for its apply), the jury's flagged,
+/// other contests' and practice submissions left out.
+pub fn the_standings_input_is_the_current_judgings(s: &dyn Store) {
+    let a = s
+        .insert_in_contest(&sub("alice", "p"), "c", 10)
+        .expect("insert");
+    let j = s
+        .insert_in_contest_as(&sub("admin", "p"), "c", true, 11)
+        .expect("insert");
+    s.insert_in_contest(&sub("bob", "p"), "other", 12)
+        .expect("insert");
+    s.insert(&sub("alice", "p"), 13).expect("insert");
+    while let Some(c) = s.claim("h", 20, 1_000_000).expect("claim") {
+        assert!(s
+            .finish(c.id, c.attempt, &report_of_points(30_000), "", 21)
+            .expect("finish"));
+    }
+    // A rejudging's new judging (worth more) is not current before its apply.
+    let r = s
+        .create_rejudging("test", "admin", &[a], false, 22)
+        .expect("rejudging");
+    let c = s.claim("h", 23, 1_000_000).expect("claim").expect("queued");
+    assert_eq!(c.id, a);
+    assert!(s
+        .finish(c.id, c.attempt, &report_of_points(99_900), "", 24)
+        .expect("finish"));
+    let queued = s
+        .insert_in_contest(&sub("carol", "q"), "c", 14)
+        .expect("insert");
+    let current = info(s, a).judging;
+    /// id, user, problem, queued_at, jury, judging, score_milli.
+    type Line = (i64, String, String, i64, bool, Option<i64>, Option<u64>);
+    let got: Vec<Line> = s
+        .standings_input("c")
+        .expect("standings input")
+        .into_iter()
+        .map(|e| {
+            (
+                e.id,
+                e.user,
+                e.problem,
+                e.queued_at,
+                e.jury,
+                e.judging,
+                e.score_milli,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                a,
+                "alice".into(),
+                "p".into(),
+                10,
+                false,
+                current,
+                Some(30_000)
+            ),
+            (
+                j,
+                "admin".into(),
+                "p".into(),
+                11,
+                true,
+                info(s, j).judging,
+                Some(30_000)
+            ),
+            (queued, "carol".into(), "q".into(), 14, false, None, None),
+        ]
+    );
+    s.apply_rejudging(r, "admin", 25).expect("apply");
+    let input = s.standings_input("c").expect("standings input");
+    assert_eq!(
+        input[0].score_milli,
+        Some(99_900),
+        "applied: the new judging"
+    );
+    assert_eq!(input[0].verdict, Some(Verdict::WrongAnswer));
+}
+
+/// A judging stored before exact points (whole `score` only), in the schema just before the
+/// migration that added them (`SRC`: a source in the engine's spelling).
+const BEFORE_EXACT_POINTS: &str = r#"
+    INSERT INTO submissions (id, "user", problem, language, source, state, queued_at, attempts)
+    VALUES (1, 'a', 'p', 'c', SRC, 'done', 1, 1), (2, 'b', 'p', 'c', SRC, 'queued', 1, 0);
+    INSERT INTO judgings (id, submission, attempt, started_at, finished_at, verdict, score)
+    VALUES (1, 1, 1, 2, 3, 'WA', 70);
+    UPDATE submissions SET current_judging = 1 WHERE id = 1;"#;
+
+/// The migration that added exact points: where it is in a list.
+fn exact_points_migration(list: &[&str]) -> usize {
+    list.iter()
+        .position(|m| m.contains("ADD COLUMN score_milli"))
+        .expect("the exact points' migration")
+}
+
+/// What the backfill must give: the old whole score x 1000, and nothing for no judging.
+fn exact_points_backfilled(s: &dyn Store) {
+    let a = info(s, 1);
+    assert_eq!((a.score, a.score_milli), (Some(70), Some(70_000)));
+    assert_eq!(info(s, 2).score_milli, None);
+    assert_eq!(
+        s.judgings(1).expect("judgings")[0].score_milli,
+        Some(70_000)
+    );
+}
+
+/// Exact points (issue 25) on a SQLite database from before them: backfilled from the whole
+/// score.
+#[test]
+fn exact_points_are_backfilled_on_sqlite() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("ojd.sqlite3");
+    {
+        let mut c = rusqlite::Connection::open(&path).expect("open");
+        let list = store::sqlite::MIGRATIONS;
+        for (i, m) in list.iter().take(exact_points_migration(list)).enumerate() {
+            let tx = c.transaction().expect("tx");
+            tx.execute_batch(m).expect("migrate");
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+                .expect("version");
+            tx.commit().expect("commit");
+        }
+        c.execute_batch(&BEFORE_EXACT_POINTS.replace("SRC", "x'78'"))
+            .expect("old judging");
+    }
+    let s = store::open(path.to_str().expect("utf-8")).expect("open");
+    exact_points_backfilled(s.as_ref());
+}
+
+/// The same on PostgreSQL.
+#[test]
+fn exact_points_are_backfilled_on_postgres() {
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let list = store::postgres::MIGRATIONS;
+    let before = exact_points_migration(list);
+    for m in &list[..before] {
+        c.batch_execute(m).expect("migrate");
+    }
+    c.batch_execute(&format!(
+        "CREATE TABLE ojd_schema (version BIGINT NOT NULL);
+         INSERT INTO ojd_schema VALUES ({before}); {}
+         SELECT setval(pg_get_serial_sequence('submissions', 'id'), 2);
+         SELECT setval(pg_get_serial_sequence('judgings', 'id'), 1);",
+        BEFORE_EXACT_POINTS.replace("SRC", "'\\x78'::BYTEA")
+    ))
+    .expect("old judging");
+    let s = store::open(&url).expect("open");
+    exact_points_backfilled(s.as_ref());
 }

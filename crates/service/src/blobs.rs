@@ -171,7 +171,7 @@ impl Cache {
 
     /// This cache removing the versions no judging has asked for in `keep` (`0`: never), at
     /// most once an hour and whenever a version is laid out.
-    pub fn with_retention(mut self, keep: std::time::Duration) -> Cache {
+    pub(crate) fn with_retention(mut self, keep: std::time::Duration) -> Cache {
         self.retention = (!keep.is_zero()).then_some(keep);
         self
     }

@@ -23,6 +23,8 @@ pub struct CcsJudging {
     pub finished_at: Option<i64>,
     pub verdict: Option<Verdict>,
     pub score: Option<u32>,
+    /// The exact score in thousandths of a point.
+    pub score_milli: Option<u64>,
     pub max_cpu_ms: Option<u64>,
     /// The rejudging it was made by, and that rejudging's state (`open`, `applied`,
     /// `cancelled`) and closing time.
@@ -71,6 +73,7 @@ fn judging_row(r: &Row<'_>) -> Result<CcsJudging, DbError> {
         rejudging_state: r.get(8)?,
         rejudging_closed_at: r.get(9)?,
         in_flight: r.get(10)?,
+        score_milli: r.get(11)?,
     })
 }
 
@@ -78,7 +81,8 @@ impl<E: Engine> CcsStore for E {
     fn contest_judgings(&self, contest: &str) -> Result<Vec<CcsJudging>, StoreError> {
         let sql = "SELECT j.id, j.submission, j.started_at, j.finished_at, j.verdict, j.score,
                j.max_cpu_ms, j.rejudging, r.state, r.closed_at,
-               (j.finished_at IS NULL AND s.state = 'judging' AND s.attempts = j.attempt)
+               (j.finished_at IS NULL AND s.state = 'judging' AND s.attempts = j.attempt),
+               j.score_milli
              FROM judgings j
              JOIN contest_submissions c ON c.submission = j.submission
              JOIN submissions s ON s.id = j.submission

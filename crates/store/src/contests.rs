@@ -203,6 +203,26 @@ pub struct RejudgingItem {
     pub after: Option<i64>,
 }
 
+/// A submission made through a contest, as the standings read it
+/// ([`ContestStore::standings_input`]): only what ranking needs, without the source's length, the
+/// judging counts or anything else the submission pages show.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StandingsEntry {
+    pub id: i64,
+    pub user: String,
+    pub problem: String,
+    pub queued_at: i64,
+    /// An admin's submission through the contest (never ranked).
+    pub jury: bool,
+    /// The current judging (`None` until the first one finishes).
+    pub judging: Option<i64>,
+    pub verdict: Option<Verdict>,
+    /// The current judging's exact score in thousandths of a point.
+    pub score_milli: Option<u64>,
+    /// The jury's verdict over the judge's ([`ContestStore::set_override`]), if any.
+    pub overridden: Option<Verdict>,
+}
+
 /// The contests area; every backend implements it (see the layout in [`super`]).
 pub trait ContestStore: Send + Sync {
     /// Queues a submission made through `contest`, in one transaction with its link.
@@ -278,6 +298,10 @@ pub trait ContestStore: Send + Sync {
     fn contest_of(&self, submission: i64) -> Result<Option<String>, StoreError>;
     /// Every submission made through `contest`, with its current judging, oldest first.
     fn contest_submissions(&self, contest: &str) -> Result<Vec<SubmissionInfo>, StoreError>;
+    /// The standings' input: every submission made through `contest` (the jury's flagged) with
+    /// its current judging's verdict and exact score and the jury's override, by id. One index
+    /// range (`contest_submissions(contest, submission, jury)`) and primary-key lookups per row.
+    fn standings_input(&self, contest: &str) -> Result<Vec<StandingsEntry>, StoreError>;
     /// Whether an admin has unfrozen the contest's standings.
     fn unfrozen(&self, contest: &str) -> Result<bool, StoreError>;
     fn set_unfrozen(&self, contest: &str, unfrozen: bool, now: i64) -> Result<(), StoreError>;
@@ -637,6 +661,31 @@ impl<E: Engine> ContestStore for E {
             args![contest],
             info_row,
         )
+    }
+
+    fn standings_input(&self, contest: &str) -> Result<Vec<StandingsEntry>, StoreError> {
+        let sql = r#"SELECT s.id, s."user", s.problem, s.queued_at, c.jury, j.id, j.verdict,
+               j.score_milli, o.verdict
+             FROM contest_submissions c
+             JOIN submissions s ON s.id = c.submission
+             LEFT JOIN judgings j ON j.id = s.current_judging
+             LEFT JOIN verdict_overrides o ON o.submission = c.submission
+             WHERE c.contest = $1 ORDER BY c.submission"#;
+        let what = "read a contest's standings input";
+        self.rows(what, sql, args![contest], |r| {
+            let code = |v: Option<String>| v.as_deref().and_then(Verdict::from_code);
+            Ok(StandingsEntry {
+                id: r.get(0)?,
+                user: r.get(1)?,
+                problem: r.get(2)?,
+                queued_at: r.get(3)?,
+                jury: r.get(4)?,
+                judging: r.get(5)?,
+                verdict: code(r.get(6)?),
+                score_milli: r.get(7)?,
+                overridden: code(r.get(8)?),
+            })
+        })
     }
 
     fn unfrozen(&self, contest: &str) -> Result<bool, StoreError> {

@@ -300,7 +300,7 @@ pub(crate) fn sqlite_dialect(sql: &str) -> String {
     out
 }
 
-/// Rows a many-row statement takes at most: at 11 parameters each, well under SQLite's 32766.
+/// Rows a many-row statement takes at most: at 12 parameters each, well under SQLite's 32766.
 pub(crate) const ROWS_PER_STATEMENT: usize = 1000;
 
 /// `($1, $2), ($3, $4), …`: `rows` tuples of `width` placeholders, for a many-row statement.

@@ -105,7 +105,7 @@ use serde::Serialize;
 
 use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
 
-pub use postgres::PgStore;
+pub(crate) use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 /// Where a submission is in its life.
@@ -153,7 +153,10 @@ pub struct SubmissionInfo {
     pub language: String,
     pub state: State,
     pub verdict: Option<Verdict>,
+    /// Whole points: the exact score rounded down (kept for the API's older clients).
     pub score: Option<u32>,
+    /// The exact score in thousandths of a point (`12500` is 12.5 points).
+    pub score_milli: Option<u64>,
     pub max_cpu_ms: Option<u64>,
     pub max_memory_kib: Option<u64>,
     pub queued_at: i64,
@@ -182,6 +185,9 @@ pub struct SubmissionDetail {
     pub message: String,
     pub warnings: Vec<String>,
     pub tests: Vec<TestResult>,
+    /// Tests that earned part of their credit: the test's name → thousandths of its credit
+    /// (the report's [`JudgeReport::partial`]).
+    pub partial: std::collections::BTreeMap<String, u32>,
 }
 
 /// One judging of a submission (finished, in flight, or abandoned).
@@ -202,7 +208,10 @@ pub struct JudgingInfo {
     /// `None` while in flight, and forever for a judging abandoned by a crash or shutdown.
     pub finished_at: Option<i64>,
     pub verdict: Option<Verdict>,
+    /// Whole points (the exact score rounded down).
     pub score: Option<u32>,
+    /// The exact score in thousandths of a point.
+    pub score_milli: Option<u64>,
     pub max_cpu_ms: Option<u64>,
     pub max_wall_ms: Option<u64>,
     pub max_memory_kib: Option<u64>,
@@ -218,6 +227,8 @@ pub struct JudgingDetail {
     pub message: String,
     pub warnings: Vec<String>,
     pub tests: Vec<TestResult>,
+    /// Tests that earned part of their credit, as in [`SubmissionDetail::partial`].
+    pub partial: std::collections::BTreeMap<String, u32>,
 }
 
 /// A claimed submission: what a worker needs to judge it.
@@ -362,7 +373,7 @@ impl StoreError {
 impl StoreError {
     /// Whether PostgreSQL's row security refused the statement (a judge-host role writing
     /// what is not its own; see `postgres::judge_host_role_sql`).
-    pub fn is_row_security(&self) -> bool {
+    pub(crate) fn is_row_security(&self) -> bool {
         let StoreError::Sql { source, .. } = self else {
             return false;
         };

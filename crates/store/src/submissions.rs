@@ -1,6 +1,8 @@
 //! The core [`Store`] methods (queue, submissions, judgings, tokens), written once for every
 //! engine over [`Conn`]; only the claim is the engine's own ([`Engine::claim_next`]).
 
+use std::collections::BTreeMap;
+
 use ojd_judge::verdict::{Diff, JudgeReport, TestResult, Verdict};
 
 use crate::applying::auto_apply;
@@ -16,7 +18,7 @@ pub(crate) const INFO_COLUMNS: &str = r#"s.id, s."user", s.problem, s.language, 
      CASE WHEN s.state = 'judging' THEN s.claimed_at ELSE j.started_at END, j.finished_at,
      j.judge_version, s.attempts,
      (SELECT COUNT(*) FROM judgings k WHERE k.submission = s.id AND k.finished_at IS NOT NULL),
-     length(s.source), j.id, j.judged_by"#;
+     length(s.source), j.id, j.judged_by, j.score_milli"#;
 
 pub(crate) const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_judging";
 
@@ -52,7 +54,8 @@ pub(crate) const COUNTS: &str = "SELECT state, verdict, CAST(SUM(n) AS BIGINT)
 const JUDGING_COLUMNS: &str = "j.id, j.submission, j.attempt, j.rejudging, j.judged_by, \
      j.package_version, j.judge_version, j.started_at, j.finished_at, j.verdict, j.score, \
      j.max_cpu_ms, j.max_wall_ms, j.max_memory_kib, \
-     (SELECT s.current_judging = j.id FROM submissions s WHERE s.id = j.submission)";
+     (SELECT s.current_judging = j.id FROM submissions s WHERE s.id = j.submission), \
+     j.score_milli";
 
 fn verdict(code: Option<String>) -> Option<Verdict> {
     code.as_deref().and_then(Verdict::from_code)
@@ -78,6 +81,7 @@ pub(crate) fn info_row(r: &Row<'_>) -> Result<SubmissionInfo, DbError> {
         source_bytes: r.get(15)?,
         judging: r.get(16)?,
         judged_by: r.get(17)?,
+        score_milli: r.get(18)?,
     })
 }
 
@@ -98,6 +102,7 @@ fn judging_row(r: &Row<'_>) -> Result<JudgingInfo, DbError> {
         max_wall_ms: r.get(12)?,
         max_memory_kib: r.get(13)?,
         current: r.get::<Option<bool>>(14)?.unwrap_or(false),
+        score_milli: r.get(15)?,
     })
 }
 
@@ -117,8 +122,15 @@ pub(crate) fn insert(c: &mut Conn<'_>, new: &NewSubmission, now: i64) -> Res<i64
     c.one("queue a submission", sql, args, |r| r.get(0))
 }
 
-/// A judging's outputs (compile output, message, warnings) and its test results.
-type Outputs = (String, String, Vec<String>, Vec<TestResult>);
+/// A judging's outputs (compile output, message, warnings), its test results and their partial
+/// credits.
+type Outputs = (
+    String,
+    String,
+    Vec<String>,
+    Vec<TestResult>,
+    BTreeMap<String, u32>,
+);
 
 fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Res<Outputs> {
     let sql = "SELECT compile_output, message, warnings FROM judgings WHERE id = $1";
@@ -126,10 +138,12 @@ fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Res<Outputs> {
         c.one("read a judging", sql, args![judging], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get::<String>(2)?))
         })?;
-    let sql = "SELECT name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff
+    let sql = "SELECT name, sample, verdict, cpu_ms, wall_ms, memory_kib, exit, message, diff,
+           credit_milli
          FROM judging_results WHERE judging = $1 ORDER BY idx";
-    let tests = c.rows("read test results", sql, args![judging], |r| {
-        Ok(TestResult {
+    let rows = c.rows("read test results", sql, args![judging], |r| {
+        let credit: Option<u32> = r.get(9)?;
+        let test = TestResult {
             name: r.get(0)?,
             sample: r.get(1)?,
             verdict: verdict(r.get(2)?).unwrap_or(Verdict::JudgeError),
@@ -141,15 +155,25 @@ fn outputs_of(c: &mut Conn<'_>, judging: i64) -> Res<Outputs> {
             diff: r
                 .get::<Option<String>>(8)?
                 .and_then(|d| serde_json::from_str::<Diff>(&d).ok()),
-        })
+        };
+        Ok((test, credit))
     })?;
+    let partial = (rows.iter())
+        .filter_map(|(t, credit)| Some((t.name.clone(), (*credit)?)))
+        .collect();
+    let tests = rows.into_iter().map(|(t, _)| t).collect();
     let warnings = serde_json::from_str(&warnings).unwrap_or_default();
-    Ok((compile_output, message, warnings, tests))
+    Ok((compile_output, message, warnings, tests, partial))
 }
 
-/// Stores a judging's test results, many rows per statement (one round trip for a whole
-/// judging on PostgreSQL, whatever its test count).
-fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Res<()> {
+/// Stores a judging's test results with their partial credits, many rows per statement (one
+/// round trip for a whole judging on PostgreSQL, whatever its test count).
+fn store_results(
+    c: &mut Conn<'_>,
+    judging: i64,
+    tests: &[TestResult],
+    partial: &BTreeMap<String, u32>,
+) -> Res<()> {
     let diffs: Vec<Option<String>> = tests
         .iter()
         .map(|t| t.diff.as_ref().and_then(|d| serde_json::to_string(d).ok()))
@@ -157,11 +181,11 @@ fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Res<()
     for (n, chunk) in tests.chunks(ROWS_PER_STATEMENT).enumerate() {
         let sql = format!(
             "INSERT INTO judging_results (judging, idx, name, sample, verdict, cpu_ms, wall_ms,
-               memory_kib, exit, message, diff)
+               memory_kib, exit, message, diff, credit_milli)
              VALUES {}",
-            tuples(chunk.len(), 11)
+            tuples(chunk.len(), 12)
         );
-        let mut args: Vec<Value> = Vec::with_capacity(chunk.len() * 11);
+        let mut args: Vec<Value> = Vec::with_capacity(chunk.len() * 12);
         for (i, t) in chunk.iter().enumerate() {
             let idx = n * ROWS_PER_STATEMENT + i;
             args.extend_from_slice(args![
@@ -176,6 +200,7 @@ fn store_results(c: &mut Conn<'_>, judging: i64, tests: &[TestResult]) -> Res<()
                 &t.exit,
                 &t.message,
                 &diffs[idx],
+                partial.get(&t.name).copied().map(u64::from),
             ]);
         }
         c.exec("store a test result", &sql, &args)?;
@@ -209,7 +234,7 @@ impl<E: Engine> Store for E {
              FOR UPDATE OF s";
         let judged = "UPDATE judgings SET finished_at = $2, verdict = $3, score = $4,
                max_cpu_ms = $5, max_wall_ms = $6, max_memory_kib = $7, compile_output = $8,
-               message = $9, warnings = $10, judge_version = $11
+               message = $9, warnings = $10, judge_version = $11, score_milli = $12
              WHERE id = $1";
         let done = "UPDATE submissions SET state = 'done', current_judging = $2,
                pending_rejudging = NULL, claimed_at = NULL, claimed_by = NULL, lease_until = NULL
@@ -217,6 +242,10 @@ impl<E: Engine> Store for E {
         let r = report;
         let warnings = serde_json::to_string(&r.warnings).unwrap_or_else(|_| "[]".into());
         let max_wall = r.tests.iter().map(|t| t.wall_ms).max();
+        // The exact score; a report without one (an older worker's) has its whole points.
+        let score_milli = r
+            .score_milli
+            .max(u64::from(r.score) * u64::from(ojd_judge::points::MILLI));
         self.tx("start storing a verdict", "commit a verdict", |c| {
             let what = "find the claim's judging";
             let found = c.row(what, open, args![id, attempt], |r| {
@@ -241,9 +270,10 @@ impl<E: Engine> Store for E {
                 message,
                 &warnings,
                 &r.judge_version,
+                score_milli,
             ];
             c.exec("store a verdict", judged, args)?;
-            store_results(c, judging, &r.tests)?;
+            store_results(c, judging, &r.tests, &r.partial)?;
             // A rejudging's judging waits for its apply, unless there is nothing to compare with.
             let current = match (rejudging, current) {
                 (Some(_), Some(current)) => current,
@@ -273,12 +303,12 @@ impl<E: Engine> Store for E {
         let sql = format!("SELECT {INFO_COLUMNS}, s.source FROM {INFO_FROM} WHERE s.id = $1");
         self.run(None, |c| {
             let found = c.row("read a submission", &sql, args![id], |r| {
-                Ok((info_row(r)?, r.get(18)?))
+                Ok((info_row(r)?, r.get(19)?))
             })?;
             let Some((info, source)) = found else {
                 return Ok(None);
             };
-            let (compile_output, message, warnings, tests) = match info.judging {
+            let (compile_output, message, warnings, tests, partial) = match info.judging {
                 Some(judging) => outputs_of(c, judging)?,
                 None => Default::default(),
             };
@@ -289,6 +319,7 @@ impl<E: Engine> Store for E {
                 message,
                 warnings,
                 tests,
+                partial,
             }))
         })
     }
@@ -380,13 +411,14 @@ impl<E: Engine> Store for E {
             let Some(info) = c.row("read a judging", &sql, args![id], judging_row)? else {
                 return Ok(None);
             };
-            let (compile_output, message, warnings, tests) = outputs_of(c, id)?;
+            let (compile_output, message, warnings, tests, partial) = outputs_of(c, id)?;
             Ok(Some(JudgingDetail {
                 info,
                 compile_output,
                 message,
                 warnings,
                 tests,
+                partial,
             }))
         })
     }

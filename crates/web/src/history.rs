@@ -25,6 +25,8 @@ pub(crate) enum Event {
         /// Its verdict code, none while in flight or abandoned.
         verdict: Option<String>,
         score: Option<u32>,
+        /// The exact score in thousandths of a point.
+        score_milli: Option<u64>,
         /// Whether it is the one pages and standings use.
         current: bool,
     },
@@ -109,6 +111,7 @@ pub(crate) async fn of(app: &Arc<App>, id: i64) -> Result<Vec<Event>, AppError> 
                 judged_by: j.judged_by,
                 verdict: j.verdict.map(|v| v.code().to_string()),
                 score: j.score,
+                score_milli: j.score_milli,
                 current: j.current,
             })
             .collect();

@@ -254,6 +254,7 @@ fn outcome(d: &JudgingDetail) -> Option<Outcome> {
     Some(Outcome {
         verdict: d.info.verdict?,
         score: d.info.score.unwrap_or(0),
+        score_milli: d.info.score_milli.unwrap_or(0),
         max_cpu_ms: d.info.max_cpu_ms.unwrap_or(0),
     })
 }
@@ -307,31 +308,32 @@ fn effects(
         let base = attempts(app, c, &subs)?;
         let with = |pick: fn(&RejudgingItem) -> Option<i64>| {
             let mut list = base.clone();
-            for a in &mut list {
+            for (a, s) in list.iter_mut().zip(&subs) {
                 let Some(item) = by_id.get(&a.id) else {
                     continue;
                 };
+                if s.overridden.is_some() {
+                    // The jury's override wins over both judgings.
+                    continue;
+                }
                 let Some(d) = pick(item).and_then(|j| details.get(&j)) else {
                     continue;
                 };
                 a.result = d.info.verdict.map(|verdict| Judged {
                     verdict,
-                    score: d.info.score.unwrap_or(0),
+                    score_milli: d.info.score_milli.unwrap_or(0),
                     groups: app
                         .catalog()
                         .get(&a.problem)
                         .filter(|_| c.scoring == Scoring::Ioi)
-                        .map(|e| group_scores(&e.problem, &d.tests))
+                        .map(|e| group_scores(&e.problem, &d.tests, &d.partial))
                         .unwrap_or_default(),
                 });
             }
             list
         };
         let listed = crate::contests::standings::participants(c);
-        // The jury's overrides win over both judgings.
-        let (mut b, mut a) = (with(|i| i.before), with(|i| i.after.or(i.before)));
-        crate::contests::standings::apply_overrides(app, &mut b)?;
-        crate::contests::standings::apply_overrides(app, &mut a)?;
+        let (b, a) = (with(|i| i.before), with(|i| i.after.or(i.before)));
         let before = standings::compute(c, &b, &listed, None);
         let after = standings::compute(c, &a, &listed, None);
         out.push(ContestEffect {

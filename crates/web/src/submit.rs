@@ -201,12 +201,17 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
         language: sub.language,
         source: sub.source,
     };
+    let ranked = contest.clone().filter(|_| !jury);
     let id = app
         .db(move |s| match &contest {
             Some(c) => s.insert_in_contest_as(&new, c, jury, ojd_store::now_ms()),
             None => s.insert(&new, ojd_store::now_ms()),
         })
         .await?;
+    if let Some(c) = &ranked {
+        // A new pending attempt on the standings.
+        app.contests.submitted(c);
+    }
     app.metrics.submitted.fetch_add(1, Ordering::Relaxed);
     ojd_service::logging::queued(id, &user.name, &problem, &language);
     app.wake.notify_one();

@@ -137,6 +137,9 @@ pub(crate) struct SubmissionView {
     /// What the contest's feedback policy lets this viewer see (absent: everything).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) feedback: Option<Feedback>,
+    /// Tests that earned part of their credit (the page's points per group).
+    #[serde(skip)]
+    pub(crate) partial: std::collections::BTreeMap<String, u32>,
     /// Whether the viewer is the author (pages say "your output" only then).
     #[serde(skip)]
     pub(crate) own: bool,
@@ -206,6 +209,7 @@ pub(crate) fn view(app: &App, mut d: SubmissionDetail, viewer: &User) -> Submiss
         judge_message: (viewer.admin && !d.message.is_empty()).then_some(d.message),
         warnings: if viewer.admin { d.warnings } else { Vec::new() },
         tests: d.tests.iter().map(|t| redact(t, show)).collect(),
+        partial: d.partial,
         own: viewer.name == d.info.user,
         admin: viewer.admin,
         feedback: None,
@@ -256,11 +260,21 @@ pub(crate) async fn with_contests(
         .into_iter()
         .map(|o| (o.submission, o.verdict))
         .collect();
+    let catalog = app.catalog();
     for r in &mut rows {
         r.contest = by_id.get(&r.info.id).cloned();
+        let grouped = catalog
+            .get(&r.info.problem)
+            .is_some_and(|e| !e.problem.groups.is_empty());
+        let scored = !matches!(
+            r.info.verdict,
+            None | Some(Verdict::CompileError | Verdict::JudgeError)
+        );
+        r.points = r.info.score_milli.filter(|_| grouped && scored);
         if let Some(&v) = over.get(&r.info.id) {
-            // The jury's verdict is the one that counts.
+            // The jury's verdict is the one that counts (the judge's points do not).
             r.info.verdict = Some(v);
+            r.points = None;
             r.verdict_name = Some(v.name());
         }
     }
@@ -276,6 +290,10 @@ pub(crate) struct SummaryView {
     pub(crate) url: String,
     /// The contest it was made through (`None`: practice); see [`with_contests`].
     pub(crate) contest: Option<String>,
+    /// The exact points (thousandths) the list shows beside the verdict: set by
+    /// [`with_contests`] for a problem scored by groups, as its page shows them.
+    #[serde(skip)]
+    pub(crate) points: Option<u64>,
 }
 
 pub(crate) fn summary(info: SubmissionInfo) -> SummaryView {
@@ -283,6 +301,7 @@ pub(crate) fn summary(info: SubmissionInfo) -> SummaryView {
         verdict_name: info.verdict.map(Verdict::name),
         url: format!("/submissions/{}", info.id),
         contest: None,
+        points: None,
         info,
     }
 }

@@ -48,12 +48,12 @@ pub struct Award {
 fn earned(s: &Standings, r: &Row) -> bool {
     match s.scoring {
         Scoring::Icpc => r.solved > 0,
-        Scoring::Ioi => r.score > 0,
+        Scoring::Ioi => r.score_milli > 0,
     }
 }
 
 /// The medal of a row ranked `rank`: "gold", "silver", "bronze" or none.
-pub fn medal(m: &Medals, rank: u32) -> Option<&'static str> {
+pub(crate) fn medal(m: &Medals, rank: u32) -> Option<&'static str> {
     if rank == 0 {
         None
     } else if rank <= m.gold {

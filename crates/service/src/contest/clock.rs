@@ -122,7 +122,7 @@ pub fn rfc3339(ms: i64, offset_s: i32) -> String {
 
 /// The text of a `contest.toml` with its top-level `start`, `duration` and `freeze` replaced
 /// (a missing key is added before the first table; `freeze = None` removes it).
-pub fn rewrite_text(text: &str, clock: &Clock, offset_s: i32) -> String {
+pub(crate) fn rewrite_text(text: &str, clock: &Clock, offset_s: i32) -> String {
     let want: Vec<(&str, Option<String>)> = vec![
         (
             "start",
@@ -142,7 +142,7 @@ pub fn rewrite_text(text: &str, clock: &Clock, offset_s: i32) -> String {
 
 /// The text of a `contest.toml` with these top-level keys set to these (TOML) values, or
 /// removed for `None`; the other lines stay as written.
-pub fn rewrite_keys(text: &str, mut want: Vec<(&str, Option<String>)>) -> String {
+pub(crate) fn rewrite_keys(text: &str, mut want: Vec<(&str, Option<String>)>) -> String {
     let mut out = Vec::new();
     let mut top = true;
     for line in text.lines() {

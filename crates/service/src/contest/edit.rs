@@ -149,7 +149,7 @@ impl Draft {
     }
 
     /// The participants typed: `None` for anyone.
-    pub fn participant_list(&self) -> Option<Vec<String>> {
+    pub(crate) fn participant_list(&self) -> Option<Vec<String>> {
         let t = self.participants.trim();
         if t.is_empty() || t == "anyone" {
             return None;
@@ -163,7 +163,7 @@ impl Draft {
     }
 
     /// Every problem with its label (typed or the default of its place) and colour.
-    pub fn problem_list(&self) -> Vec<ContestProblem> {
+    pub(crate) fn problem_list(&self) -> Vec<ContestProblem> {
         self.rows()
             .enumerate()
             .map(|(place, (_, p))| ContestProblem {

@@ -125,9 +125,6 @@ pub enum Feedback {
 }
 
 impl Feedback {
-    /// The values `feedback` takes, as written in `contest.toml`.
-    pub const NAMES: [&'static str; 3] = ["verdict", "first_failure", "all"];
-
     pub fn name(self) -> &'static str {
         match self {
             Feedback::Verdict => "verdict",
@@ -652,7 +649,7 @@ pub(crate) fn default_label(i: usize) -> String {
 }
 
 /// Parses "5h", "4h30m", "90m", "300min", "45s" into a duration.
-pub fn parse_span(text: &str) -> Option<Duration> {
+pub(crate) fn parse_span(text: &str) -> Option<Duration> {
     let mut rest = text.trim();
     if rest.is_empty() {
         return None;

@@ -16,7 +16,10 @@ use ojd_judge::verdict::{TestResult, Verdict};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Outcome {
     pub verdict: Verdict,
+    /// Whole points (`score_milli` rounded down).
     pub score: u32,
+    /// The exact score in thousandths of a point.
+    pub score_milli: u64,
     pub max_cpu_ms: u64,
 }
 
@@ -79,7 +82,7 @@ pub fn diff(pairs: &[Pair]) -> Diff {
             before: p.before.clone(),
             after: p.after.clone(),
             changed: match (&p.before, &p.after) {
-                (Some(b), Some(a)) => b.verdict != a.verdict || b.score != a.score,
+                (Some(b), Some(a)) => b.verdict != a.verdict || b.score_milli != a.score_milli,
                 _ => true,
             },
         })
@@ -177,6 +180,9 @@ pub struct Move {
     pub penalty_after: u64,
     pub score_before: u32,
     pub score_after: u32,
+    /// IOI: the exact scores in thousandths of a point.
+    pub score_milli_before: u64,
+    pub score_milli_after: u64,
 }
 
 /// Who moves when `after` replaces `before`: every user whose rank, solved count, penalty or
@@ -205,11 +211,13 @@ pub fn standings_effect(before: &Standings, after: &Standings) -> Vec<Move> {
                 penalty_after: a.map_or(0, |r| r.penalty),
                 score_before: b.map_or(0, |r| r.score),
                 score_after: a.map_or(0, |r| r.score),
+                score_milli_before: b.map_or(0, |r| r.score_milli),
+                score_milli_after: a.map_or(0, |r| r.score_milli),
             };
             let same = m.rank_before == m.rank_after
                 && m.solved_before == m.solved_after
                 && m.penalty_before == m.penalty_after
-                && m.score_before == m.score_after;
+                && m.score_milli_before == m.score_milli_after;
             (!same).then_some(m)
         })
         .collect();
@@ -223,7 +231,7 @@ pub fn render(diff: &Diff) -> String {
         Some(o) => format!(
             "{:<3} {:>3} {:>5}ms",
             o.verdict.code(),
-            o.score,
+            super::standings::points_text(o.score_milli),
             o.max_cpu_ms
         ),
         None => format!("{:<3} {:>3} {:>7}", "—", "", ""),
@@ -267,6 +275,7 @@ mod tests {
         Some(Outcome {
             verdict,
             score,
+            score_milli: u64::from(score) * 1000,
             max_cpu_ms: ms,
         })
     }

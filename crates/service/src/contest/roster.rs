@@ -152,7 +152,7 @@ fn valid_user(user: &str) -> bool {
 }
 
 /// Reads a roster CSV; all errors at once, each naming its line.
-pub fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
+pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -290,7 +290,7 @@ fn quote(s: &str) -> String {
 }
 
 /// The text of a `contest.toml` with its `[[team]]` tables replaced by `teams`.
-pub fn replace_teams(text: &str, teams: &[Team]) -> String {
+pub(crate) fn replace_teams(text: &str, teams: &[Team]) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut in_team = false;
     for line in text.lines() {

@@ -14,7 +14,9 @@
 //! equal in all three share a rank ("1, 2, 2, 4"). The earliest AC of each problem is marked
 //! as its first solve.
 //!
-//! **IOI.** Per problem, the best total score over the user's submissions; where the
+//! **IOI.** Points are exact, in thousandths (a CMS group worth 12.5 points); the whole
+//! `score` fields are the exact ones rounded down, for older clients. Per problem, the best total
+//! score over the user's submissions; where the
 //! submissions carry per-group scores, the sum over groups of each group's best score across
 //! all submissions (the IOI 2017 rule: a subtask once solved stays solved). Rows rank by the
 //! sum; equal sums share a rank.
@@ -47,10 +49,11 @@ pub struct Attempt {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judged {
     pub verdict: Verdict,
-    pub score: u32,
-    /// Points per scoring group of the problem, in the problem's group order (empty when it
-    /// has no groups).
-    pub groups: Vec<u32>,
+    /// The exact score in thousandths of a point.
+    pub score_milli: u64,
+    /// Thousandths of a point per scoring group of the problem, in the problem's group order
+    /// (empty when it has no groups).
+    pub groups: Vec<u64>,
 }
 
 /// The standings as one viewer sees them.
@@ -84,8 +87,10 @@ pub struct Row {
     pub solved: u32,
     /// ICPC: total penalty minutes.
     pub penalty: u64,
-    /// IOI: the sum of the per-problem scores.
+    /// IOI: the sum of the per-problem scores, whole points (`score_milli` rounded down).
     pub score: u32,
+    /// IOI: the sum of the per-problem scores in thousandths of a point (exact).
+    pub score_milli: u64,
     /// ICPC: contest minute of the last accepted submission.
     pub last_ac_minute: Option<u64>,
     pub cells: Vec<Cell>,
@@ -106,8 +111,11 @@ pub struct Cell {
     pub minute: Option<u64>,
     /// ICPC: minute + penalty x tries when solved.
     pub penalty: u64,
-    /// IOI: the best score (None until something was judged).
+    /// IOI: the best score in whole points, `score_milli` rounded down (None until something
+    /// was judged).
     pub score: Option<u32>,
+    /// IOI: the best score in thousandths of a point.
+    pub score_milli: Option<u64>,
     /// When solved, Unix ms (for first solves and ties).
     #[serde(skip)]
     solved_at_ms: Option<i64>,
@@ -122,6 +130,15 @@ impl Standings {
     pub fn row(&self, user: &str) -> Option<&Row> {
         self.rows.iter().find(|r| r.user == user)
     }
+}
+
+/// Thousandths of a point as shown: `12.5`, `30`, `3.334` (trailing zeros trimmed).
+pub fn points_text(milli: u64) -> String {
+    let (w, f) = (milli / 1000, milli % 1000);
+    if f == 0 {
+        return w.to_string();
+    }
+    format!("{w}.{}", format!("{f:03}").trim_end_matches('0'))
 }
 
 /// Whether a verdict is a rejected try under ICPC rules.
@@ -142,8 +159,10 @@ pub fn compute(
     hide_from_ms: Option<i64>,
 ) -> Standings {
     let mut s = compute_rows(contest, attempts, participants, hide_from_ms);
+    let teams: std::collections::HashMap<&str, &super::model::Team> =
+        contest.teams.iter().map(|t| (t.user.as_str(), t)).collect();
     for r in &mut s.rows {
-        if let Some(t) = contest.team(&r.user) {
+        if let Some(t) = teams.get(r.user.as_str()) {
             r.name = Some(t.name.clone());
             r.affiliation = t.affiliation.clone();
         }
@@ -214,7 +233,7 @@ fn compute_rows(
                 .iter()
                 .filter(|r| match contest.scoring {
                     Scoring::Icpc => r.cells[i].solved,
-                    Scoring::Ioi => r.cells[i].score.is_some_and(|s| s > 0),
+                    Scoring::Ioi => r.cells[i].score_milli.is_some_and(|s| s > 0),
                 })
                 .count() as u32,
         })
@@ -255,8 +274,8 @@ fn icpc_cell(contest: &Contest, seen: &[(i64, Option<Judged>)]) -> Cell {
 
 fn ioi_cell(seen: &[(i64, Option<Judged>)]) -> Cell {
     let mut cell = Cell::default();
-    let mut best_total: Option<u32> = None;
-    let mut best_groups: Vec<u32> = Vec::new();
+    let mut best_total: Option<u64> = None;
+    let mut best_groups: Vec<u64> = Vec::new();
     let mut grouped = false;
     for (_, r) in seen {
         let Some(r) = r else {
@@ -264,7 +283,7 @@ fn ioi_cell(seen: &[(i64, Option<Judged>)]) -> Cell {
             continue;
         };
         cell.tries += 1;
-        best_total = Some(best_total.unwrap_or(0).max(r.score));
+        best_total = Some(best_total.unwrap_or(0).max(r.score_milli));
         if !r.groups.is_empty() {
             grouped = true;
             if best_groups.len() < r.groups.len() {
@@ -275,11 +294,12 @@ fn ioi_cell(seen: &[(i64, Option<Judged>)]) -> Cell {
             }
         }
     }
-    cell.score = if grouped {
-        Some(best_groups.iter().sum::<u32>().max(best_total.unwrap_or(0)))
+    cell.score_milli = if grouped {
+        Some(best_groups.iter().sum::<u64>().max(best_total.unwrap_or(0)))
     } else {
         best_total
     };
+    cell.score = cell.score_milli.map(ojd_judge::points::whole);
     cell
 }
 
@@ -291,7 +311,8 @@ fn row(user: &str, cells: Vec<Cell>) -> Row {
         affiliation: None,
         solved: cells.iter().filter(|c| c.solved).count() as u32,
         penalty: cells.iter().filter(|c| c.solved).map(|c| c.penalty).sum(),
-        score: cells.iter().filter_map(|c| c.score).sum(),
+        score: ojd_judge::points::whole(cells.iter().filter_map(|c| c.score_milli).sum()),
+        score_milli: cells.iter().filter_map(|c| c.score_milli).sum(),
         last_ac_minute: cells.iter().filter_map(|c| c.minute).max(),
         cells,
     }
@@ -318,7 +339,7 @@ fn rank(scoring: Scoring, rows: &mut [Row]) {
             r.penalty,
             r.last_ac_minute.unwrap_or(0),
         ),
-        Scoring::Ioi => (std::cmp::Reverse(u64::from(r.score)), 0, 0),
+        Scoring::Ioi => (std::cmp::Reverse(r.score_milli), 0, 0),
     };
     rows.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.user.cmp(&b.user)));
     for i in 0..rows.len() {

@@ -313,4 +313,12 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER judgings_count_verdict AFTER UPDATE OF verdict ON judgings
         FOR EACH ROW WHEN (OLD.verdict IS DISTINCT FROM NEW.verdict)
         EXECUTE FUNCTION ojd_count_verdict();",
+    // ---- branch store ----
+    // 17: exact points in thousandths, a test's partial credit, and the standings' index (as in
+    // the SQLite list).
+    "ALTER TABLE judgings ADD COLUMN score_milli BIGINT;
+    UPDATE judgings SET score_milli = score * 1000 WHERE score IS NOT NULL;
+    ALTER TABLE judging_results ADD COLUMN credit_milli BIGINT;
+    CREATE INDEX contest_submissions_standings ON contest_submissions(contest, submission, jury);
+    DROP INDEX contest_submissions_contest;",
 ];

@@ -150,7 +150,7 @@ fn connector(mode: SslMode, root: Option<&str>) -> Result<MakeTlsConnector, Stri
 }
 
 /// See the module docs.
-pub struct PgStore {
+pub(crate) struct PgStore {
     pool: Pool,
     /// Connection attempts of the pool that failed (counted by its error handler).
     failed_connects: std::sync::Arc<std::sync::atomic::AtomicU64>,

@@ -318,7 +318,18 @@ pub const MIGRATIONS: &[&str] = &[
         WHERE s.id = NEW.submission AND s.current_judging = NEW.id
         ON CONFLICT (state, verdict) DO UPDATE SET n = n + excluded.n;
     END;",
+    // ---- branch store ----
+    // 17: exact points: a judging's score in thousandths of a point (a CMS group worth 12.5),
+    // the whole score times 1000 for the judgings stored before, and a test's partial credit in
+    // thousandths (a `cms` checker's share; NULL: all or nothing by its verdict); and the
+    // standings' input read from one index (contest, submission, jury), which replaces the
+    // (contest, submission) one.
+    "ALTER TABLE judgings ADD COLUMN score_milli INTEGER;
+    UPDATE judgings SET score_milli = score * 1000 WHERE score IS NOT NULL;
+    ALTER TABLE judging_results ADD COLUMN credit_milli INTEGER;
+    CREATE INDEX contest_submissions_standings ON contest_submissions(contest, submission, jury);
+    DROP INDEX contest_submissions_contest;",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.
-pub const VACUUM_AFTER: usize = 8;
+pub(crate) const VACUUM_AFTER: usize = 8;

@@ -21,6 +21,7 @@ use crate::App;
 use ojd_judge::verdict::Verdict;
 use ojd_service::contest::model::Scoring;
 use ojd_service::contest::rejudging::Outcome;
+use ojd_service::contest::standings::points_text;
 use ojd_store::contests::RejudgingState;
 
 type PageResult = Result<Response, Response>;
@@ -167,7 +168,7 @@ fn body(r: &Report, tests: Option<(i64, Markup)>, error: Option<&str>) -> Markup
                     td.num { (m.rank_before.map(|r| r.to_string()).unwrap_or_default()) " → " (m.rank_after.map(|r| r.to_string()).unwrap_or_default()) }
                     @match e.scoring {
                         Scoring::Icpc => { td.num { (m.solved_before) " → " (m.solved_after) } td.num { (m.penalty_before) " → " (m.penalty_after) } },
-                        Scoring::Ioi => { td.num { (m.score_before) " → " (m.score_after) } },
+                        Scoring::Ioi => { td.num { (points_text(m.score_milli_before)) " → " (points_text(m.score_milli_after)) } },
                     }
                 } } } }
             }
@@ -274,7 +275,7 @@ fn outcome_markup(o: Option<&Outcome>) -> Markup {
     match o {
         Some(o) => html! {
             span class={ "badge v-" (o.verdict.code()) } title=(o.verdict.name()) { (o.verdict.code()) }
-            " " span.muted { (o.score) " · " (o.max_cpu_ms) " ms" }
+            " " span.muted { (points_text(o.score_milli)) " · " (o.max_cpu_ms) " ms" }
         },
         None => html! { span.badge.pending { "—" } },
     }

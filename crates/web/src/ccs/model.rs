@@ -445,14 +445,14 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
                 "test_data_count": loaded.as_ref().map_or(0, |l| l.tests.len()),
             });
             if c.scoring == Scoring::Ioi {
-                let max = loaded.as_ref().map_or(100, |l| {
+                let max = loaded.as_ref().map_or(100_000, |l| {
                     if l.groups.is_empty() {
-                        100
+                        100_000
                     } else {
-                        l.groups.iter().map(|g| g.points).sum()
+                        l.groups.iter().map(|g| u64::from(g.points_milli)).sum()
                     }
                 });
-                v["max_score"] = json!(max);
+                v["max_score"] = points_json(max);
             }
             if let Some(Value::Object(colour)) = extra.problems.get(&p.problem) {
                 for k in ["rgb", "color"] {
@@ -614,7 +614,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             "id": id,
             "submission_id": s.id.to_string(),
             "judgement_type_id": null,
-            "score": j.score.unwrap_or(0),
+            "score": points_json(j.score_milli.unwrap_or(0)),
             "start_time": t(j.started_at),
             "start_contest_time": ct(j.started_at),
             "end_time": null,
@@ -780,8 +780,8 @@ pub(crate) fn scoreboard(
                             }
                         }
                         Scoring::Ioi => {
-                            let score = cell.score.unwrap_or(0);
-                            v["score"] = json!(score);
+                            let score = cell.score_milli.unwrap_or(0);
+                            v["score"] = points_json(score);
                             if score > 0 {
                                 let m = ioi_minutes
                                     .get(&(tid.clone(), pid.clone(), score))
@@ -801,7 +801,7 @@ pub(crate) fn scoreboard(
                     "total_time": r.penalty,
                     "time": if r.solved > 0 { json!(r.last_ac_minute.unwrap_or(0)) } else { Value::Null },
                 }),
-                Scoring::Ioi => json!({"score": r.score, "time": last_minute}),
+                Scoring::Ioi => json!({"score": points_json(r.score_milli), "time": last_minute}),
             };
             json!({"rank": r.rank, "team_id": tid, "score": score, "problems": problems})
         })
@@ -818,9 +818,26 @@ pub(crate) fn scoreboard(
     }))
 }
 
-/// IOI: for each (team, problem, score), the contest minute of the first visible judged
-/// submission from which the team's best on the problem was that score.
-fn ioi_minutes(c: &Contest, snap: &Snapshot) -> HashMap<(String, String, u32), u64> {
+/// Points (thousandths) as a CLICS number: an integer when whole, else a decimal (`12.5`).
+pub(crate) fn points_json(milli: u64) -> Value {
+    if milli.is_multiple_of(1000) {
+        json!(milli / 1000)
+    } else {
+        json!(milli as f64 / 1000.0)
+    }
+}
+
+/// A CLICS score back in thousandths.
+fn milli_of(v: &Value) -> u64 {
+    v.as_u64()
+        .map(|n| n * 1000)
+        .or_else(|| v.as_f64().map(|f| (f * 1000.0).round().max(0.0) as u64))
+        .unwrap_or(0)
+}
+
+/// IOI: for each (team, problem, score in thousandths), the contest minute of the first visible
+/// judged submission from which the team's best on the problem was that score.
+fn ioi_minutes(c: &Contest, snap: &Snapshot) -> HashMap<(String, String, u64), u64> {
     let subs = snap.collection("submissions");
     let mut latest: HashMap<String, Value> = HashMap::new();
     for j in snap.collection("judgements") {
@@ -828,7 +845,7 @@ fn ioi_minutes(c: &Contest, snap: &Snapshot) -> HashMap<(String, String, u32), u
             latest.insert(j["submission_id"].as_str().unwrap_or("").to_string(), j);
         }
     }
-    let mut best: HashMap<(String, String), u32> = HashMap::new();
+    let mut best: HashMap<(String, String), u64> = HashMap::new();
     let mut out = HashMap::new();
     for s in &subs {
         let (Some(id), Some(team), Some(problem)) = (
@@ -839,7 +856,7 @@ fn ioi_minutes(c: &Contest, snap: &Snapshot) -> HashMap<(String, String, u32), u
             continue;
         };
         let Some(j) = latest.get(id) else { continue };
-        let score = j["score"].as_u64().unwrap_or(0) as u32;
+        let score = milli_of(&j["score"]);
         let minute = reltime_ms(s["contest_time"].as_str().unwrap_or("0:00:00")) / 60_000;
         if minute < 0 || minute * 60_000 >= c.end_ms() - c.start_ms {
             continue;

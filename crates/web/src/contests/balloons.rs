@@ -45,7 +45,6 @@ pub(crate) struct Balloon {
 pub(crate) fn list(app: &App, c: &Contest) -> Result<Vec<Balloon>, StoreError> {
     let subs = standings::ranked_submissions(app, c)?;
     let mut attempts = standings::attempts(app, c, &subs)?;
-    standings::apply_overrides(app, &mut attempts)?;
     attempts.sort_by_key(|a| (a.at_ms, a.id));
     let (start, end) = (c.start_ms, c.end_ms());
     // (user, problem) -> the first accepted attempt.

@@ -7,14 +7,18 @@
 //!
 //! - a verdict is stored (any `Done` event on the live hub, which on PostgreSQL also carries
 //!   other nodes' verdicts), including the one that auto-applies a rejudging;
-//! - an admin applies a rejudging, freezes or unfreezes, or reloads the contests
-//!   ([`Cache::invalidate`]);
-//! - `[server] standings_cache` has passed (1 s by default): the backstop for what no event
-//!   reports, such as a submission queued through another node, and how long a new submission
-//!   may take to show as pending. `0s` turns the cache off (every poll computes).
+//! - an admin applies a rejudging, overrides a verdict, ignores a submission, freezes or
+//!   unfreezes, edits the contest's definition or reloads the contests ([`Cache::invalidate`]);
+//! - a submission is made through the contest on this node (it shows as pending at once:
+//!   [`Cache::invalidate_contest`]);
+//! - `[server] standings_cache` has passed (1 s by default): the backstop for what no event of
+//!   this node reports, such as a submission queued, an override or a freeze changed through
+//!   another node of a PostgreSQL cluster. `0s` turns the cache off (every poll computes).
 //!
 //! A table being computed is computed once: other requests for it wait for it rather than read
-//! the store too.
+//! the store too. A table whose computation overlapped a change (a verdict event or an
+//! invalidation between its start and its end) is served to the requests that waited for it but
+//! not kept: it may have read the store before the change, and a stale board is a wrong one.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -60,6 +64,9 @@ struct Inner {
     unfrozen: HashMap<String, (Instant, bool)>,
     /// One lock per table being computed.
     computing: HashMap<Key, Arc<Mutex<()>>>,
+    /// Counts the changes (verdict events drained, invalidations): a computation that saw it
+    /// move keeps nothing.
+    generation: u64,
 }
 
 /// See the module docs.
@@ -69,12 +76,37 @@ pub(crate) struct Cache {
     /// IOI group scores per finished judging: a judging's results never change once stored, so
     /// a recomputed table reads only the judgings it has not seen (until a reload, which may
     /// change a problem's groups).
-    groups: Mutex<HashMap<i64, Vec<u32>>>,
+    groups: Mutex<HashMap<i64, Vec<u64>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock leaves plain data: still usable.
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Drops every table if a verdict was stored since the last look (a receiver that lagged or
+/// closed may have missed one).
+fn drain_events(g: &mut Inner) {
+    let Some(rx) = g.events.as_mut() else {
+        return;
+    };
+    let mut changed = false;
+    loop {
+        match rx.try_recv() {
+            Ok(live) => changed |= matches!(*live, Live::Done { .. }),
+            Err(broadcast::error::TryRecvError::Empty) => break,
+            Err(broadcast::error::TryRecvError::Lagged(_)) => changed = true,
+            Err(broadcast::error::TryRecvError::Closed) => {
+                g.events = None;
+                changed = true;
+                break;
+            }
+        }
+    }
+    if changed {
+        g.tables.clear();
+        g.generation += 1;
+    }
 }
 
 impl Cache {
@@ -91,6 +123,14 @@ impl Cache {
         let mut g = lock(&self.inner);
         g.tables.clear();
         g.unfrozen.clear();
+        g.generation += 1;
+    }
+
+    /// Forgets contest `id`'s tables (a submission made through it).
+    pub(crate) fn invalidate_contest(&self, id: &str) {
+        let mut g = lock(&self.inner);
+        g.tables.retain(|(c, _), _| c != id);
+        g.generation += 1;
     }
 
     /// Forgets the tables and the group scores too (a reload: groups may have changed).
@@ -103,8 +143,8 @@ impl Cache {
     pub(crate) fn groups_of(
         &self,
         judging: i64,
-        compute: impl FnOnce() -> Result<Vec<u32>, StoreError>,
-    ) -> Result<Vec<u32>, StoreError> {
+        compute: impl FnOnce() -> Result<Vec<u64>, StoreError>,
+    ) -> Result<Vec<u64>, StoreError> {
         if let Some(g) = lock(&self.groups).get(&judging) {
             return Ok(g.clone());
         }
@@ -115,23 +155,8 @@ impl Cache {
 
     /// Drops everything if a verdict was stored since the last look.
     fn drain(&self, g: &mut Inner, subscribe: impl FnOnce() -> broadcast::Receiver<Arc<Live>>) {
-        let rx = g.events.get_or_insert_with(subscribe);
-        let mut changed = false;
-        loop {
-            match rx.try_recv() {
-                Ok(live) => changed |= matches!(*live, Live::Done { .. }),
-                Err(broadcast::error::TryRecvError::Empty) => break,
-                Err(broadcast::error::TryRecvError::Lagged(_)) => changed = true,
-                Err(broadcast::error::TryRecvError::Closed) => {
-                    g.events = None;
-                    changed = true;
-                    break;
-                }
-            }
-        }
-        if changed {
-            g.tables.clear();
-        }
+        g.events.get_or_insert_with(subscribe);
+        drain_events(g);
     }
 
     /// Whether contest `id` is unfrozen, from the store at most once per `ttl`.
@@ -182,19 +207,27 @@ impl Cache {
         let _computing = lock(&gate);
         // Another request may have computed it while this one waited.
         let started = Instant::now();
-        if let Some(t) = fresh(&mut lock(&self.inner)) {
-            return Ok(t);
-        }
+        let generation = {
+            let mut g = lock(&self.inner);
+            if let Some(t) = fresh(&mut g) {
+                return Ok(t);
+            }
+            g.generation
+        };
         let table = Arc::new(Table::new(compute()?));
         let mut g = lock(&self.inner);
-        // Dated from the start of the computation: what changed meanwhile is not missed for long.
-        g.tables.insert(
-            key,
-            Entry {
-                at: started,
-                table: table.clone(),
-            },
-        );
+        // A verdict stored meanwhile may be in the table or not: keep it only if nothing changed.
+        drain_events(&mut g);
+        if g.generation == generation {
+            // Dated from the start of the computation, as what it read is.
+            g.tables.insert(
+                key,
+                Entry {
+                    at: started,
+                    table: table.clone(),
+                },
+            );
+        }
         Ok(table)
     }
 }
@@ -253,11 +286,90 @@ mod tests {
         assert!(json.starts_with(b"{\"scoring\":\"icpc\""), "{json:?}");
     }
 
+    /// A stale board is a wrong board: a table whose computation overlapped a stored verdict or
+    /// an invalidation may have read the store before the change, so it is not kept.
+    #[test]
+    fn a_table_computed_across_a_change_is_not_kept() {
+        let (tx, _rx) = broadcast::channel::<Arc<Live>>(16);
+        let cache = Cache::new(Duration::from_secs(3600));
+        let computed = std::cell::Cell::new(0);
+        let get = |id: &str, during: &dyn Fn()| {
+            cache
+                .get(
+                    id,
+                    None,
+                    || tx.subscribe(),
+                    || {
+                        computed.set(computed.get() + 1);
+                        during();
+                        Ok(table(0))
+                    },
+                )
+                .expect("get")
+        };
+        get("c", &|| ());
+        cache.invalidate();
+        // A verdict is stored while the table is computed (after its read of the store), and
+        // another request (another contest's poll) sees the event first.
+        get("c", &|| {
+            tx.send(Arc::new(Live::Done { id: 7 })).expect("send");
+            get("other", &|| ());
+        });
+        assert_eq!(computed.get(), 3);
+        get("c", &|| ());
+        assert_eq!(
+            computed.get(),
+            4,
+            "the table that overlapped the verdict was not kept"
+        );
+        get("c", &|| ());
+        assert_eq!(computed.get(), 4, "the next one was");
+        cache.invalidate();
+        get("c", &|| cache.invalidate());
+        get("c", &|| ());
+        assert_eq!(computed.get(), 6, "nor one that overlapped an invalidation");
+        get("c", &|| ());
+        assert_eq!(computed.get(), 6);
+    }
+
+    #[test]
+    fn a_submission_forgets_its_contests_tables_only() {
+        let (tx, _rx) = broadcast::channel::<Arc<Live>>(16);
+        let cache = Cache::new(Duration::from_secs(3600));
+        let computed = std::cell::RefCell::new(Vec::new());
+        let get = |id: &str, hide: Option<i64>| {
+            cache
+                .get(
+                    id,
+                    hide,
+                    || tx.subscribe(),
+                    || {
+                        computed.borrow_mut().push(format!("{id}{hide:?}"));
+                        Ok(table(0))
+                    },
+                )
+                .expect("get")
+        };
+        for _ in 0..2 {
+            get("a", None);
+            get("a", Some(5));
+            get("b", None);
+        }
+        cache.invalidate_contest("a");
+        get("a", None);
+        get("a", Some(5));
+        get("b", None);
+        assert_eq!(
+            *computed.borrow(),
+            ["aNone", "aSome(5)", "bNone", "aNone", "aSome(5)"]
+        );
+    }
+
     #[test]
     fn group_scores_are_read_once_per_judging_until_a_reset() {
         let cache = Cache::new(Duration::from_secs(1));
         let reads = std::cell::Cell::new(0);
-        let read = |v: u32| {
+        let read = |v: u64| {
             reads.set(reads.get() + 1);
             Ok(vec![v, 0])
         };

@@ -1,7 +1,7 @@
 //! Standings as CSV, the admins' download.
 
 use ojd_service::contest::model::Scoring;
-use ojd_service::contest::standings::Standings;
+use ojd_service::contest::standings::{points_text, Standings};
 
 /// Standings as CSV (admins): rank, user, solved, penalty, score, then one column per problem.
 pub(crate) fn standings_csv(s: &Standings) -> String {
@@ -25,13 +25,13 @@ pub(crate) fn standings_csv(s: &Standings) -> String {
             quote(&r.user),
             r.solved,
             r.penalty,
-            r.score
+            points_text(r.score_milli)
         ));
         for c in &r.cells {
             let cell = match s.scoring {
                 Scoring::Icpc if c.solved => format!("+{} {}", c.tries, c.minute.unwrap_or(0)),
                 Scoring::Icpc if c.tries > 0 => format!("-{}", c.tries),
-                Scoring::Ioi => c.score.map(|s| s.to_string()).unwrap_or_default(),
+                Scoring::Ioi => c.score_milli.map(points_text).unwrap_or_default(),
                 _ => String::new(),
             };
             out.push(',');
@@ -102,6 +102,7 @@ mod tests {
                 solved: 1,
                 penalty: 27,
                 score: 0,
+                score_milli: 0,
                 last_ac_minute: Some(7),
                 cells: vec![cell(2, Some(7)), cell(3, None)],
             }],

@@ -77,6 +77,12 @@ impl Registry {
         self.standings.invalidate();
     }
 
+    /// Forgets contest `id`'s standings tables: a submission was made through it (it shows as
+    /// pending at once).
+    pub(crate) fn submitted(&self, id: &str) {
+        self.standings.invalidate_contest(id);
+    }
+
     /// Loads `server.contests` again; logs what failed.
     pub(crate) fn reload(&self, config: &Config) -> Arc<Loaded> {
         let (ok, failed) =

@@ -3,6 +3,7 @@
 //! everyone with the same view (computed once per change, see [`super::cache`]). Blocking:
 //! everything here reads the store.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::cache;
@@ -12,32 +13,35 @@ use ojd_judge::problem::Problem;
 use ojd_judge::verdict::{TestResult, Verdict};
 use ojd_service::contest::model::{Contest, Participants, Scoring};
 use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
-use ojd_store::{now_ms, StoreError, SubmissionInfo};
+use ojd_store::contests::StandingsEntry;
+use ojd_store::{now_ms, StoreError};
 
-/// Points per scoring group that a judging's tests earned (the judge's own group rule: a group
-/// scores when every test in it is accepted).
-pub(crate) fn group_scores(problem: &Problem, tests: &[TestResult]) -> Vec<u32> {
+/// Thousandths of a point per scoring group that a judging's tests earned, by the judge's own
+/// rule: a group earns its exact points times the smallest share of credit among its tests (all
+/// of it for an accepted test, a `cms` checker's share from `partial` for one that earned part,
+/// none otherwise; CMS's GroupMin).
+pub(crate) fn group_scores(
+    problem: &Problem,
+    tests: &[TestResult],
+    partial: &BTreeMap<String, u32>,
+) -> Vec<u64> {
+    let earned = |name: &str| -> u64 {
+        match tests.iter().find(|t| t.name == name) {
+            Some(t) if t.verdict == Verdict::Accepted => u64::from(ojd_judge::points::MILLI),
+            Some(_) => partial.get(name).copied().map_or(0, u64::from),
+            None => 0,
+        }
+    };
     problem
         .groups
         .iter()
         .map(|g| {
-            let members: Vec<&str> = problem
-                .tests
-                .iter()
+            let least = (problem.tests.iter())
                 .filter(|t| g.tests.iter().any(|p| t.name.starts_with(p.as_str())))
-                .map(|t| t.name.as_str())
-                .collect();
-            let all = !members.is_empty()
-                && members.iter().all(|m| {
-                    tests
-                        .iter()
-                        .any(|t| t.name == *m && t.verdict == Verdict::Accepted)
-                });
-            if all {
-                g.points
-            } else {
-                0
-            }
+                .map(|t| earned(&t.name))
+                .min()
+                .unwrap_or(0);
+            u64::from(g.points_milli) * least / u64::from(ojd_judge::points::MILLI)
         })
         .collect()
 }
@@ -51,29 +55,31 @@ fn needs_groups(app: &App, c: &Contest, problem: &str) -> Option<Arc<Problem>> {
     (!p.groups.is_empty()).then_some(p)
 }
 
-/// The attempts of a contest from its submissions' current judgings.
+/// The attempts of a contest from its submissions' current judgings, the jury's verdicts over the
+/// judge's ([`jury`]).
 pub(crate) fn attempts(
     app: &App,
     c: &Contest,
-    subs: &[SubmissionInfo],
+    subs: &[StandingsEntry],
 ) -> Result<Vec<Attempt>, StoreError> {
     subs.iter()
         .map(|s| {
             let result = match (s.verdict, s.judging) {
+                _ if s.overridden.is_some() => s.overridden.map(jury),
                 (Some(verdict), Some(judging)) => {
                     let groups = match needs_groups(app, c, &s.problem) {
                         Some(p) => app.contests.standings.groups_of(judging, || {
                             Ok(app
                                 .store
                                 .judging(judging)?
-                                .map(|j| group_scores(&p, &j.tests))
+                                .map(|j| group_scores(&p, &j.tests, &j.partial))
                                 .unwrap_or_default())
                         })?,
                         None => Vec::new(),
                     };
                     Some(Judged {
                         verdict,
-                        score: s.score.unwrap_or(0),
+                        score_milli: s.score_milli.unwrap_or(0),
                         groups,
                     })
                 }
@@ -129,49 +135,44 @@ fn shared_standings(
 
 /// The submissions of a contest that are ranked: the participants' (a listed contest's
 /// participants; in an open one, anyone's), never the jury's (an admin's test through the
-/// contest). The standings and the rejudging preview both rank these.
+/// contest). The standings and the rejudging preview both rank these. One light query
+/// ([`ojd_store::contests::ContestStore::standings_input`]).
 pub(crate) fn ranked_submissions(
     app: &App,
     c: &Contest,
-) -> Result<Vec<SubmissionInfo>, StoreError> {
-    let mut subs = app.store.contest_submissions(&c.id)?;
-    let jury = app.store.jury_submissions(&c.id)?;
-    subs.retain(|s| jury.binary_search(&s.id).is_err() && c.ranked(&s.user));
+) -> Result<Vec<StandingsEntry>, StoreError> {
+    let mut subs = app.store.standings_input(&c.id)?;
+    // Observers' and the jury's accounts (`[[team]]` categories), looked up once each.
+    let unranked: std::collections::HashSet<&str> = (c.teams.iter())
+        .filter(|t| !c.ranked(&t.user))
+        .map(|t| t.user.as_str())
+        .collect();
+    subs.retain(|s| !s.jury && !unranked.contains(s.user.as_str()));
     if let Participants::Listed(users) = &c.participants {
-        subs.retain(|s| users.contains(&s.user));
+        let listed: std::collections::HashSet<&str> = users.iter().map(String::as_str).collect();
+        subs.retain(|s| listed.contains(s.user.as_str()));
     }
     Ok(subs)
 }
 
-/// The jury's verdicts over the judge's: an overridden attempt counts with the jury's verdict
-/// (an accepted one with full points, any other with none). Blocking.
-pub(crate) fn apply_overrides(app: &App, list: &mut [Attempt]) -> Result<(), StoreError> {
-    let ids: Vec<i64> = list.iter().map(|a| a.id).collect();
-    let overrides = app.store.overrides_of(&ids)?;
-    if overrides.is_empty() {
-        return Ok(());
+/// What an attempt overridden by the jury counts as: the jury's verdict, an accepted one with
+/// full points, any other with none.
+pub(crate) fn jury(verdict: Verdict) -> Judged {
+    Judged {
+        verdict,
+        score_milli: if verdict == Verdict::Accepted {
+            100_000
+        } else {
+            0
+        },
+        groups: Vec::new(),
     }
-    let by_id: std::collections::HashMap<i64, Verdict> = overrides
-        .into_iter()
-        .map(|o| (o.submission, o.verdict))
-        .collect();
-    for a in list.iter_mut() {
-        if let Some(&verdict) = by_id.get(&a.id) {
-            a.result = Some(Judged {
-                verdict,
-                score: if verdict == Verdict::Accepted { 100 } else { 0 },
-                groups: Vec::new(),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// The standings from the store's current judgings, hidden after `hide`.
 fn compute(app: &App, c: &Contest, hide: Option<i64>) -> Result<Standings, StoreError> {
     let subs = ranked_submissions(app, c)?;
-    let mut list = attempts(app, c, &subs)?;
-    apply_overrides(app, &mut list)?;
+    let list = attempts(app, c, &subs)?;
     Ok(standings::compute(c, &list, &participants(c), hide))
 }
 
@@ -244,4 +245,53 @@ pub(crate) fn json(
     }
     let s = for_viewer(table.standings.clone(), viewer);
     Ok(serde_json::to_vec(&s).unwrap_or_default().into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ojd_judge::problem::Group;
+
+    fn test(name: &str, verdict: Verdict) -> TestResult {
+        TestResult {
+            name: name.into(),
+            sample: false,
+            verdict,
+            cpu_ms: 0,
+            wall_ms: 0,
+            memory_kib: 0,
+            exit: None,
+            message: String::new(),
+            diff: None,
+        }
+    }
+
+    /// The judge's own rule, partial credit included (a `cms` checker's share): the groups'
+    /// points on a submission's page and in IOI standings add up to the judge's exact score.
+    #[test]
+    fn group_scores_count_partial_credit_as_the_judge_does() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/aplusb");
+        let mut p = Problem::load(&dir).expect("the fixture problem");
+        p.groups = vec![
+            Group::exact("big", 12_500, vec!["01".into()]),
+            Group::exact("many", 87_500, vec!["02".into()]),
+        ];
+        let tests = [
+            test("sample-1", Verdict::Accepted),
+            test("01-big", Verdict::Accepted),
+            test("02-many", Verdict::WrongAnswer),
+        ];
+        let none = BTreeMap::new();
+        assert_eq!(group_scores(&p, &tests, &none), [12_500, 0]);
+        // 02-many earned 0.4 of its credit: 87.5 x 0.4 = 35 points.
+        let partial = BTreeMap::from([("02-many".to_string(), 400)]);
+        assert_eq!(group_scores(&p, &tests, &partial), [12_500, 35_000]);
+        assert_eq!(
+            group_scores(&p, &tests, &partial).iter().sum::<u64>(),
+            47_500,
+            "12.5 + 35"
+        );
+        // A test missing from the results earns nothing.
+        assert_eq!(group_scores(&p, &tests[..2], &partial), [12_500, 0]);
+    }
 }

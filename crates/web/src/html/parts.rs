@@ -8,6 +8,7 @@ use crate::text::utc_time;
 use crate::view::{SubmissionView, SummaryView};
 use ojd_judge::verdict::{Diff, TestResult, Verdict};
 use ojd_service::contest::model::Feedback;
+use ojd_service::contest::standings::points_text;
 use ojd_store::State as SubState;
 
 /// A verdict (or the state while there is none) as a coloured badge.
@@ -100,7 +101,8 @@ fn score_text(v: &SubmissionView, groups: bool) -> Option<String> {
         return None;
     }
     if groups {
-        return Some(format!("{} points", v.info.score.unwrap_or(0)));
+        let milli = (v.info.score_milli).unwrap_or(u64::from(v.info.score.unwrap_or(0)) * 1000);
+        return Some(format!("{} points", points_text(milli)));
     }
     if v.feedback.is_some() {
         // The contest's feedback policy hides some tests: a count of those shown would mislead.
@@ -121,8 +123,10 @@ fn score_text(v: &SubmissionView, groups: bool) -> Option<String> {
 /// points.
 pub(crate) struct GroupRow {
     pub(crate) name: String,
-    pub(crate) earned: u32,
-    pub(crate) points: u32,
+    /// Thousandths of a point.
+    pub(crate) earned: u64,
+    /// Thousandths of a point.
+    pub(crate) points: u64,
 }
 
 pub(crate) fn results(
@@ -158,7 +162,7 @@ pub(crate) fn results(
                 thead { tr { th { "Group" } th.num { "Points" } } }
                 tbody { @for g in group_rows {
                     tr class=(if g.earned > 0 { "earned" } else { "missed" }) {
-                        td { (g.name) } td.num { (g.earned) " / " (g.points) }
+                        td { (g.name) } td.num { (points_text(g.earned)) " / " (points_text(g.points)) }
                     }
                 } }
             }
@@ -225,7 +229,8 @@ pub(crate) fn submissions_table(
                             None => span.muted { "practice" },
                         } }
                         td.opt { (language(&i.language)) }
-                        td { a href=(r.url) { (badge(i.verdict, i.state)) } }
+                        td { a href=(r.url) { (badge(i.verdict, i.state)) }
+                            @if let Some(p) = r.points { " " span.muted.points { (points_text(p)) } } }
                         td.num.opt { @if let Some(ms) = i.max_cpu_ms { (ms) " ms" } }
                         td.num.opt { @if let Some(k) = i.max_memory_kib { (kib(k)) } }
                         td.opt { (time_el(i.queued_at)) }

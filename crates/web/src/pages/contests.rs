@@ -22,7 +22,7 @@ use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::model::{format_time, Contest, Phase, Scoring};
-use ojd_service::contest::standings::{Cell, Standings};
+use ojd_service::contest::standings::{points_text, Cell, Standings};
 use ojd_store::contests::Clarification;
 use ojd_store::{now_ms, SubmissionInfo};
 
@@ -679,8 +679,8 @@ fn cell_markup(scoring: Scoring, cell: &Cell) -> Markup {
         Scoring::Icpc if cell.solved => "solved",
         Scoring::Icpc if cell.pending > 0 => "pending",
         Scoring::Icpc if cell.tries > 0 => "failed",
-        Scoring::Ioi if cell.score == Some(100) => "solved",
-        Scoring::Ioi if cell.score.is_some_and(|s| s > 0) => "partial",
+        Scoring::Ioi if cell.score_milli == Some(100_000) => "solved",
+        Scoring::Ioi if cell.score_milli.is_some_and(|s| s > 0) => "partial",
         Scoring::Ioi if cell.pending > 0 => "pending",
         Scoring::Ioi if cell.tries > 0 => "failed",
         _ => "",
@@ -694,7 +694,7 @@ fn cell_markup(scoring: Scoring, cell: &Cell) -> Markup {
                         span.sub { (cell.minute.unwrap_or(0)) }
                     } @else if cell.tries > 0 { span.main { "-" (cell.tries) } }
                 }
-                Scoring::Ioi => { @if let Some(s) = cell.score { span.main { (s) } } }
+                Scoring::Ioi => { @if let Some(s) = cell.score_milli { span.main { (points_text(s)) } } }
             }
             @if let Some(p) = pending { span.pend { (p) } }
         }
@@ -718,7 +718,7 @@ fn standings_table(c: &Contest, s: &Standings) -> Markup {
                     @if let Some(a) = &r.affiliation { br; span.sub.affiliation { (a) } } }
                 @match s.scoring {
                     Scoring::Icpc => { td.num { (r.solved) } td.num { (r.penalty) } },
-                    Scoring::Ioi => { td.num { (r.score) } },
+                    Scoring::Ioi => { td.num { (points_text(r.score_milli)) } },
                 }
                 @for cell in &r.cells { (cell_markup(s.scoring, cell)) }
             } } }

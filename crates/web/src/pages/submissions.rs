@@ -123,14 +123,14 @@ fn group_rows(app: &App, v: &view::SubmissionView) -> Vec<GroupRow> {
         return Vec::new();
     }
     let p = &e.problem;
-    let earned = crate::contests::standings::group_scores(p, &v.tests);
+    let earned = crate::contests::standings::group_scores(p, &v.tests, &v.partial);
     p.groups
         .iter()
         .zip(earned)
         .map(|(g, earned)| GroupRow {
             name: g.name.clone(),
             earned,
-            points: g.points,
+            points: u64::from(g.points_milli),
         })
         .collect()
 }
@@ -246,12 +246,12 @@ fn history_table(h: &[crate::history::Event]) -> Markup {
         div.scroll { table.list #history {
             thead { tr { th { "When" } th { "What" } th { "Who" } th { "Verdict" } th { "Note" } } }
             tbody { @for e in h { @match e {
-                Event::Judging { judging, at, rejudging, judged_by, verdict, score, current, .. } => {
+                Event::Judging { judging, at, rejudging, judged_by, verdict, score_milli, current, .. } => {
                     tr.judging {
                         td { (time_el(*at)) }
                         td { "judging " (judging) @if let Some(r) = rejudging { " of " a href={ "/admin/rejudgings/" (r) } { "rejudging " (r) } } }
                         td { (judged_by) }
-                        td { (verdict.as_deref().unwrap_or("—")) @if let Some(s) = score { " " span.muted { (s) } } }
+                        td { (verdict.as_deref().unwrap_or("—")) @if let Some(s) = score_milli { " " span.muted { (ojd_service::contest::standings::points_text(*s)) } } }
                         td { @if *current { strong { "current" } } }
                     }
                 }

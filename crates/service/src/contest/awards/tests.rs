@@ -57,7 +57,7 @@ fn ac(id: i64, user: &str, problem: &str, minute: i64) -> Attempt {
         at_ms: START + minute * 60_000,
         result: Some(Judged {
             verdict: Verdict::Accepted,
-            score: 100,
+            score_milli: 100_000,
             groups: Vec::new(),
         }),
     }
@@ -76,7 +76,7 @@ fn history() -> Vec<Attempt> {
     let mut wa = ac(9, "eve", "pa", 1);
     wa.result = Some(Judged {
         verdict: Verdict::WrongAnswer,
-        score: 0,
+        score_milli: 0,
         groups: Vec::new(),
     });
     vec![

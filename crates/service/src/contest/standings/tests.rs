@@ -72,8 +72,8 @@ impl History {
             at_ms: START + min * 60_000 + sec * 1000,
             result: v.map(|verdict| Judged {
                 verdict,
-                score,
-                groups: groups.to_vec(),
+                score_milli: u64::from(score) * 1000,
+                groups: groups.iter().map(|g| u64::from(*g) * 1000).collect(),
             }),
         });
         self
@@ -250,5 +250,65 @@ fn ioi_best_per_group_across_submissions() {
 3 bob 100 | 100 0
 4 carol 90 | 30?1 60?1
 "
+    );
+}
+
+/// Exact points (issue 25): a group worth 12.5 and fractional totals are summed and ranked in
+/// thousandths, not in whole points rounded down per problem.
+#[test]
+fn ioi_points_are_exact_thousandths() {
+    let c = contest(Scoring::Ioi, &["pa", "pb"]);
+    let judged = |id: i64, user: &str, problem: &str, milli: u64, groups: &[u64]| Attempt {
+        id,
+        user: user.into(),
+        problem: problem.into(),
+        at_ms: START + id * 60_000,
+        result: Some(Judged {
+            verdict: WrongAnswer,
+            score_milli: milli,
+            groups: groups.to_vec(),
+        }),
+    };
+    let list = [
+        // alice: 12.5 on pa (one group of 12.5 and one of 87.5), then 0.75 on pb: 13.25.
+        judged(1, "alice", "pa", 12_500, &[12_500, 0]),
+        judged(2, "alice", "pb", 750, &[]),
+        // bob: 6.6 + 6.6 = 13.2: whole points per problem (6 + 6) would rank him far lower, the
+        // sum of the whole points of the two (13) would tie him with alice.
+        judged(3, "bob", "pa", 6_600, &[]),
+        judged(4, "bob", "pb", 6_600, &[]),
+        // carol: the groups' best across her two submissions: 12.5 + 87.5 = 100.
+        judged(5, "carol", "pa", 12_500, &[12_500, 0]),
+        judged(6, "carol", "pa", 87_500, &[0, 87_500]),
+    ];
+    let s = compute(&c, &list, &[], None);
+    /// rank, user, whole score, exact score, each cell's exact score.
+    type Line<'a> = (u32, &'a str, u32, u64, Vec<Option<u64>>);
+    let got: Vec<Line> = s
+        .rows
+        .iter()
+        .map(|r| {
+            let cells = r.cells.iter().map(|c| c.score_milli).collect();
+            (r.rank, r.user.as_str(), r.score, r.score_milli, cells)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, "carol", 100, 100_000, vec![Some(100_000), None]),
+            (2, "alice", 13, 13_250, vec![Some(12_500), Some(750)]),
+            (3, "bob", 13, 13_200, vec![Some(6_600), Some(6_600)]),
+        ]
+    );
+    assert_eq!(
+        s.rows[1].cells[0].score,
+        Some(12),
+        "whole points round down"
+    );
+    assert_eq!(
+        [13_250, 12_500, 30_000, 3_334, 0, 100]
+            .map(points_text)
+            .join(" "),
+        "13.25 12.5 30 3.334 0 0.1"
     );
 }
