@@ -1044,12 +1044,13 @@ fn reused(report: &Value) -> (u64, u64, u64) {
     )
 }
 
-/// The (submission, test) cells a report judged now rather than reused, sorted.
+/// The (submission, test) cells a report judged now rather than reused, derived or not run,
+/// sorted.
 fn judged_now(report: &Value) -> Vec<String> {
     let mut v = Vec::new();
     for s in report["problems"][0]["submissions"].as_array().unwrap() {
         for c in s["tests"].as_array().unwrap() {
-            if c["reused"] == false {
+            if c["reused"] == false && c["derived"] == false && c["not_run"] == false {
                 v.push(format!(
                     "{} {}",
                     s["name"].as_str().unwrap(),
@@ -1347,4 +1348,121 @@ fn an_interactive_deadlock_is_settled_at_once_not_judged_alone() {
     assert_eq!(stats["rerun_tests"], 0, "{stats:#}");
     // Each cell waited out one wall limit (2 s × 1.5 in parallel), not three more alone.
     assert!(seconds < 30.0, "took {seconds:.1} s: {stats:#}");
+}
+
+/// The (submission, test) cells of a report with `flag` set, sorted.
+fn cells_with(report: &Value, flag: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for s in report["problems"][0]["submissions"].as_array().unwrap() {
+        for c in s["tests"].as_array().unwrap() {
+            if c[flag] == true {
+                v.push(format!(
+                    "{} {}",
+                    s["name"].as_str().unwrap(),
+                    c["name"].as_str().unwrap()
+                ));
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn a_scaled_run_reuses_the_plain_runs_decided_cells_and_judges_exactly_the_rest() {
+    require_root!();
+    let f = Fixture::new();
+    let base = f.save_baseline();
+    let dir = f.path("results-cache").display().to_string();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--json",
+            "--baseline",
+            base.as_str(),
+            "--cache-dir",
+            dir.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        let r = f.ojd("verify", &args);
+        assert_eq!(r.code, 0, "{extra:?}:\n{}{}", r.stdout, r.stderr);
+        json(&r)
+    };
+    // The plain run fills the cache. spin_on_many.c is a clear TLE on 02-medium, so its
+    // 03-edge is not run.
+    let plain = run(&[]);
+    assert_eq!(plain["stats"]["derived_cells"], 0);
+    assert_eq!(
+        cells_with(&plain, "not_run"),
+        ["time_limit_exceeded/spin_on_many.c 03-edge"]
+    );
+    let every: Vec<String> = judged_now(&plain);
+    assert_eq!(every.len(), 17, "{every:?}");
+
+    // As on a machine twice as slow (limits 500 ms, runs killed at 750 ms). slow.c's 400 ms
+    // are not under 75% of 500 ms: not decided, judged again (an AC near the limit, alone).
+    // Every other finish is far below the limit, and the spinner was stopped at 1500 ms, past
+    // 750 ms: derived.
+    let half = run(&["--time-scale", "0.5"]);
+    let slow: Vec<String> = ["01-small", "02-medium", "03-edge"]
+        .iter()
+        .map(|t| format!("accepted/slow.c {t}"))
+        .collect();
+    assert_eq!(judged_now(&half), slow, "{:#}", half["stats"]);
+    let derived = cells_with(&half, "derived");
+    assert_eq!(derived.len(), 14, "{derived:?}");
+    assert!(derived.iter().all(|c| !c.starts_with("accepted/slow.c")));
+    assert_eq!(half["stats"]["derived_cells"], 14);
+    assert_eq!(half["stats"]["reused_cells"], 0);
+    let spin = spin_cell(&half);
+    assert_eq!(spin["verdict"], "TLE", "{spin:#}");
+    assert_eq!(spin["past_margin"], true, "{spin:#}");
+    assert!(
+        spin["message"].as_str().unwrap().contains("derived"),
+        "{spin:#}"
+    );
+    for c in submission(&half, "accepted/slow.c")["tests"]
+        .as_array()
+        .unwrap()
+    {
+        assert_eq!(c["verdict"], "AC", "400 ms of 500: {c:#}");
+    }
+    // The spinner's submission needed no compiling: its cells up to its clear TLE are known.
+    assert_eq!(half["stats"]["compilations"], 1, "{:#}", half["stats"]);
+
+    // As on a machine twice as fast (limits 2 s, killed at 3 s): every finish is decided, the
+    // spinner's TLE (stopped at 1.5 s) is not: judged again, and nothing else.
+    let twice = run(&["--time-scale", "2"]);
+    assert_eq!(
+        judged_now(&twice),
+        ["time_limit_exceeded/spin_on_many.c 02-medium"],
+        "{:#}",
+        twice["stats"]
+    );
+    assert_eq!(twice["stats"]["derived_cells"], 16);
+    let spin = spin_cell(&twice);
+    assert_eq!(spin["verdict"], "TLE", "{spin:#}");
+    assert_eq!(spin["derived"], false, "{spin:#}");
+
+    // The summary line says so in words.
+    let mut args = vec!["--baseline", base.as_str(), "--cache-dir", dir.as_str()];
+    args.extend(["--time-scale", "0.5"]);
+    let r = f.ojd("verify", &args);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("all 6 keep their folders' promises; no verdict changed from the baseline"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("cells not run after a clear TLE"),
+        "{}",
+        r.stdout
+    );
+    // The same scaled run with --no-cache derives nothing: every cell is judged.
+    let r = f.verify(&["--json", "--baseline", &base, "--time-scale", "0.5"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let cold = json(&r);
+    assert_eq!(cold["stats"]["derived_cells"], 0);
+    assert_eq!(judged_now(&cold).len(), 17);
 }
