@@ -418,7 +418,9 @@ impl Sub {
 /// A TLE decided in the parallel phase was measured against the slackened limit, or at the
 /// exact limit on the baseline's word; say which.
 fn honest_tle_message(mut c: Cell, limit_ms: u64, slack: f64) -> Cell {
-    if c.shortcut {
+    if c.derived {
+        // Says already how it was derived from the run at the package's own limits.
+    } else if c.shortcut {
         c.result.message = format!(
             "CPU time limit of {limit_ms} ms exceeded (a parallel run at the exact limit: the baseline saw the same source on the same input at the same limit use over {:.0}% of it)",
             CLEAR_TLE * 100.0

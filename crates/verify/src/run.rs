@@ -262,15 +262,8 @@ pub(super) fn judge_all(
         (&gen_us, &tle_us),
         progress,
     );
-    stats.test_runs += chain_runs;
-    let exact_now = plans
-        .iter()
-        .flat_map(|p| &p.subs)
-        .flat_map(|s| &s.cells)
-        .flatten()
-        .filter(|c| c.shortcut && !c.reused)
-        .count();
-    stats.at_exact_limit = stats.at_exact_limit.max(exact_now);
+    stats.test_runs += chain_runs.0;
+    stats.at_exact_limit += chain_runs.1;
     if let Some(prior) = prior {
         let mut guard = guard(plans, prior, &work);
         if guard.tripped && stats.at_exact_limit > 0 {
@@ -360,7 +353,7 @@ pub(super) fn not_run_cell(test: &str, after: &str) -> Cell {
 }
 
 /// Runs `work` on the pool and records what it found; returns the workers' busy seconds and
-/// the runs the chains made, and adds the time spent in `gen --check` and in runs of
+/// the runs the chains made (all, and those at the exact limit), and adds the time spent in `gen --check` and in runs of
 /// `time_limit_exceeded/` submissions to `busy_us` (in microseconds).
 fn run_jobs(
     judge: &Judge,
@@ -369,7 +362,7 @@ fn run_jobs(
     jobs: usize,
     busy_us: (&AtomicUsize, &AtomicUsize),
     progress: &Progress<'_>,
-) -> (f64, usize) {
+) -> (f64, (usize, usize)) {
     let (gen_us, tle_us) = busy_us;
     let (results, busy) = {
         let plans = &*plans;
@@ -446,7 +439,7 @@ fn run_jobs(
         };
         pool(work, jobs, &run, &label, "judging", progress)
     };
-    let mut chain_runs = 0;
+    let mut chain_runs = (0, 0);
     for (job, outcome) in work.iter().zip(results) {
         match (*job, outcome) {
             (Job::Gen(p), Outcome::Gen(r)) => record_gen(&mut plans[p].report, r),
@@ -454,8 +447,9 @@ fn run_jobs(
                 record_parallel(&mut plans[p], s, t, exact, r)
             }
             (Job::Chain(p, s, _), Outcome::Chain(runs)) => {
-                chain_runs += runs.len();
+                chain_runs.0 += runs.len();
                 for (t, exact, r) in runs {
+                    chain_runs.1 += usize::from(exact);
                     record_parallel(&mut plans[p], s, t, exact, r);
                 }
             }
@@ -676,7 +670,15 @@ pub(super) fn reuse(
             continue;
         };
         let gen = gen_key_of(judge, salt, problem);
-        if let Some(g) = cache.gen(&gen) {
+        // A scaled run takes the plain run's pass too: whether the answers are up to date and
+        // the inputs valid does not hang on the time scale (the reference's runs, which do, are
+        // judged as its cells).
+        let plain_gen = || {
+            plan.unscaled
+                .as_ref()
+                .and_then(|_| cache.gen(&gen_key_of(judge, &plain_salt, problem)))
+        };
+        if let Some(g) = cache.gen(&gen).or_else(plain_gen) {
             plan.report.inputs_validated = g.inputs_validated;
             plan.gen_reused = true;
             stats.reused_gen_checks += 1;

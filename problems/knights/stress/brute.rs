@@ -1,5 +1,6 @@
-// Brute force: plain breadth-first search over whole board states, starting
-// from the given board, up to depth 15.  Exact, but on boards that need 16 or
+// Brute force, the stress oracle (`ojd stress`; problem.toml says why it is
+// not a time_limit_exceeded/ submission): plain breadth-first search over
+// whole board states, starting from the given board, up to depth 15.  Exact, but on boards that need 16 or
 // more moves it has to visit every state within 15 moves (about 1.7 million),
 // which is far slower than IDA*.
 //
