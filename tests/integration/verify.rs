@@ -1291,7 +1291,8 @@ fn a_brute_force_that_keeps_its_promise_is_not_judged_alone_near_the_limit() {
 /// twice as fast (`--time-scale 0.5` and `2`): both must pass, with the results cache off. Each
 /// scale is a full verify, so this is opt-in (`cargo test --test integration -- --ignored
 /// verify::committed_problems`); `.ci/run` runs the same two verifies with the release build
-/// after the test suite, the slow one under a CPU and memory hog (`.ci/hog`).
+/// after the plain verify, deriving the cells its measurements decide (`verify-scaled`), and
+/// `.ci/robustness` adds the plain verify under a CPU and memory hog (`.ci/hog`).
 #[test]
 #[ignore = "two full verifies of problems/: run it on its own with --ignored"]
 fn committed_problems_hold_at_half_and_twice_the_speed() {

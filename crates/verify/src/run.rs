@@ -145,9 +145,10 @@ type ChainCells = Vec<(usize, bool)>;
 /// are not run: every TLE of the parallel phase is one (see [`super::margins::clear_tle`]). With
 /// the slack, the sandbox stopped it at the package's `time_limit_to_tle` or later (or the wall
 /// clock did first); at the exact limit, it stands on the baseline's word when it used the whole
-/// limit, and a TLE by the wall clock with CPU time under the limit is a wait.
+/// limit, and a TLE by the wall clock with CPU time under the limit is a wait. A judge error
+/// stops it as well (its later cells are then not judged: the run failed).
 fn stops_chain(r: &TestResult) -> bool {
-    r.verdict == Verdict::TimeLimitExceeded
+    matches!(r.verdict, Verdict::TimeLimitExceeded | Verdict::JudgeError)
 }
 
 /// A cell of the matrix: (problem, submission, test) indices into the plans.
@@ -414,7 +415,9 @@ fn run_jobs(
                         false => super::margins::slack(&problem.margins),
                     };
                     let r = run_cell(judge, problem, t, &sub.submission, slack);
-                    let stop = r.as_ref().is_ok_and(stops_chain);
+                    // A judge error stops it too: the host is at fault (a starved run is tried
+                    // three times), and the submission is not judged whatever comes next.
+                    let stop = r.as_ref().map_or(true, stops_chain);
                     out.push((t, exact, r));
                     if stop {
                         break;
