@@ -418,8 +418,9 @@ fn summary(r: &VerifyReport, color: bool) -> String {
         s.test_runs, s.reruns, s.rerun_tests
     )];
     let mut count = |n: usize, what: &str| {
+        let cells = if n == 1 { "cell" } else { "cells" };
         if n > 0 {
-            work.push(format!("{n} {what}"));
+            work.push(format!("{n} {}", what.replace("cells", cells)));
         }
     };
     count(s.reused_cells, "cells reused from the cache");
