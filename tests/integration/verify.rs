@@ -337,7 +337,6 @@ fn removed_test_is_reported_for_every_submission() {
             "accepted/sum.c 03-edge AC",
             "runtime_error/abort_on_negative.c 03-edge RE",
             "solution.c 03-edge AC",
-            "time_limit_exceeded/spin_on_many.c 03-edge SK",
             "wrong_answer/no_negatives.c 03-edge WA",
         ]
     );
