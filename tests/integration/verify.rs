@@ -179,7 +179,9 @@ fn unchanged_package_matches_its_baseline_and_reports_for_machines() {
     let report = json(&r);
     assert_eq!(report["baseline"]["changed"], Value::Array(vec![]));
     assert_eq!(report["problems"][0]["inputs_validated"], 3);
-    assert_eq!(report["stats"]["test_runs"], 18);
+    // spin_on_many.c stops at its clear TLE on 02-medium: its 03-edge is not run.
+    assert_eq!(report["stats"]["test_runs"], 17);
+    assert_eq!(report["stats"]["not_run_cells"], 1);
     let xml = std::fs::read_to_string(&junit).expect("junit written");
     assert_eq!(xml.matches("<testcase ").count(), 6, "{xml}");
     assert!(xml.contains("failures=\"0\" errors=\"0\""), "{xml}");
@@ -229,21 +231,21 @@ fn changed_reference_solver_flips_verdicts() {
         [
             "accepted/slow.c 03-edge AC->WA",
             "accepted/sum.c 03-edge AC->WA",
-            "time_limit_exceeded/spin_on_many.c 03-edge AC->WA",
             "wrong_answer/no_negatives.c 03-edge WA->AC",
         ]
     );
+    // spin_on_many.c stops at its clear TLE on 02-medium: 03-edge, where it would now be a
+    // WA, is not run (SK in the baseline too), so neither compared nor a broken promise.
     assert_eq!(
         failed_submissions(&report),
         [
             "accepted/slow.c: got WA on 03-edge",
             "accepted/sum.c: got WA on 03-edge",
-            "time_limit_exceeded/spin_on_many.c: got WA on 03-edge",
             "wrong_answer/no_negatives.c: expected WA on at least one test, got none",
         ]
     );
     let xml = std::fs::read_to_string(&junit).expect("junit written");
-    assert!(xml.contains("failures=\"4\""), "{xml}");
+    assert!(xml.contains("failures=\"3\""), "{xml}");
     assert!(
         xml.contains("first difference at line 2"),
         "failures carry the diff:\n{xml}"
@@ -258,7 +260,7 @@ fn changed_reference_solver_flips_verdicts() {
         r.stdout
     );
     assert!(
-        r.stdout.contains("4 verdicts changed, 0 removed, 0 added"),
+        r.stdout.contains("3 verdicts changed, 0 removed, 0 added"),
         "{}",
         r.stdout
     );
@@ -335,7 +337,6 @@ fn removed_test_is_reported_for_every_submission() {
             "accepted/sum.c 03-edge AC",
             "runtime_error/abort_on_negative.c 03-edge RE",
             "solution.c 03-edge AC",
-            "time_limit_exceeded/spin_on_many.c 03-edge AC",
             "wrong_answer/no_negatives.c 03-edge WA",
         ]
     );
@@ -477,7 +478,8 @@ fn near_limit_runs_are_rerun_alone_and_flips_there_are_noise() {
     assert_eq!(stats["speed_guard"]["tripped"], true, "{stats:#}");
     assert_eq!(stats["speed_guard"]["cells"], 0, "{stats:#}");
     assert_eq!(stats["speed_guard"]["rejudged"], 1, "{stats:#}");
-    assert_eq!(stats["test_runs"], 6 * 3 - 2 + 1, "{stats:#}");
+    // spin_on_many.c's 03-edge is not run: after its clear TLE on 02-medium.
+    assert_eq!(stats["test_runs"], 6 * 3 - 2 + 1 - 1, "{stats:#}");
     assert_eq!(stats["rerun_tests"], 3, "{stats:#}");
     assert!(
         slow["tests"]
@@ -732,7 +734,7 @@ fn tle_cells_run_at_the_exact_limit_until_what_they_ran_changes() {
     let r = f.verify(&["--baseline", &file]);
     assert!(
         r.stdout
-            .contains("18 test runs (1 TLE at the exact limit, by the baseline)"),
+            .contains("17 test runs (1 TLE at the exact limit, by the baseline)"),
         "{}",
         r.stdout
     );
@@ -1044,12 +1046,13 @@ fn reused(report: &Value) -> (u64, u64, u64) {
     )
 }
 
-/// The (submission, test) cells a report judged now rather than reused, sorted.
+/// The (submission, test) cells a report judged now rather than reused, derived or not run,
+/// sorted.
 fn judged_now(report: &Value) -> Vec<String> {
     let mut v = Vec::new();
     for s in report["problems"][0]["submissions"].as_array().unwrap() {
         for c in s["tests"].as_array().unwrap() {
-            if c["reused"] == false {
+            if c["reused"] == false && c["derived"] == false && c["not_run"] == false {
                 v.push(format!(
                     "{} {}",
                     s["name"].as_str().unwrap(),
@@ -1088,15 +1091,18 @@ fn the_results_cache_reuses_exactly_the_unchanged_cells() {
     let (reused0, gen0, cells) = reused(&first);
     assert_eq!((reused0, gen0), (0, 0));
     assert_eq!(cells, 18, "6 submissions × 3 tests");
+    // spin_on_many.c's 03-edge is not run (after its clear TLE on 02-medium): nothing to store.
+    assert_eq!(first["stats"]["not_run_cells"], 1);
     let junit = f.path("verify.xml").display().to_string();
     let again = cached(&["--junit", &junit]);
-    assert_eq!(reused(&again), (18, 1, 18));
+    assert_eq!(reused(&again), (17, 1, 18));
     assert_eq!(again["stats"]["test_runs"], 0);
     // Nothing is compiled either: every cell of every submission is known.
     assert_eq!(again["stats"]["compilations"], 0);
     assert_eq!(judged_now(&again), Vec::<String>::new());
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert_eq!(xml.matches("(reused from the cache)").count(), 18, "{xml}");
+    assert_eq!(xml.matches("(reused from the cache)").count(), 17, "{xml}");
+    assert_eq!(xml.matches("(not run: ").count(), 1, "{xml}");
     // The verdicts and times are the first run's.
     let ms = |r: &Value| submission(r, "accepted/slow.c")["tests"][1]["cpu_ms"].clone();
     assert_eq!(ms(&again), ms(&first));
@@ -1112,7 +1118,6 @@ fn the_results_cache_reuses_exactly_the_unchanged_cells() {
         "accepted/sum.c",
         "runtime_error/abort_on_negative.c",
         "solution.c",
-        "time_limit_exceeded/spin_on_many.c",
         "wrong_answer/no_negatives.c",
     ]
     .iter()
@@ -1142,7 +1147,7 @@ fn the_results_cache_reuses_exactly_the_unchanged_cells() {
         s.replace("time_limit = \"1s\"", "time_limit = \"900ms\"")
     });
     assert_eq!(reused(&cached(&[])).0, 0);
-    assert_eq!(reused(&cached(&[])).0, 18);
+    assert_eq!(reused(&cached(&[])).0, 17);
 
     // Another compiler (here: its flags, part of the compile cache's key): every C cell.
     let config = f.path("config.toml");
@@ -1245,9 +1250,9 @@ fn a_brute_force_that_keeps_its_promise_is_not_judged_alone_near_the_limit() {
         SLOW_THEN_SPIN,
     )
     .expect("write");
-    // 450 ms: its 400 ms on 01-small and 03-edge are near the limit (over 75% of it); on
-    // 02-medium it is stopped at 1.5×, a clear TLE: its promise is kept whatever the near cells
-    // come to alone, so their parallel runs settle them.
+    // 450 ms: its 400 ms on 01-small is near the limit (over 75% of it); on 02-medium it is
+    // stopped at 1.5×, a clear TLE: its promise is kept whatever the near cell comes to alone,
+    // so its parallel run settles it. 03-edge, after the clear TLE, is not run.
     f.edit("problem.toml", |s| {
         s.replace("time_limit = \"1s\"", "time_limit = \"450ms\"")
     });
@@ -1256,14 +1261,20 @@ fn a_brute_force_that_keeps_its_promise_is_not_judged_alone_near_the_limit() {
     let report = json(&r);
     let sub = submission(&report, "time_limit_exceeded/slow_then_spin.c");
     let cells = sub["tests"].as_array().unwrap();
-    for c in cells.iter().filter(|c| c["name"] != "02-medium") {
-        assert_eq!(c["verdict"], "AC", "{c:#}");
-        assert_eq!(c["rerun"], false, "settled by the parallel run: {c:#}");
-    }
+    assert_eq!(cells[0]["name"], "01-small");
+    assert_eq!(cells[0]["verdict"], "AC", "{:#}", cells[0]);
+    assert_eq!(
+        cells[0]["rerun"], false,
+        "settled by the parallel run: {:#}",
+        cells[0]
+    );
+    assert_eq!(cells[2]["name"], "03-edge");
+    assert_eq!(cells[2]["verdict"], "SK", "{:#}", cells[2]);
+    assert_eq!(cells[2]["not_run"], true, "{:#}", cells[2]);
     let spin = cells.iter().find(|c| c["name"] == "02-medium").unwrap();
     assert_eq!(spin["past_margin"], true, "{spin:#}");
     assert_eq!(
-        report["stats"]["settled_by_promise"], 2,
+        report["stats"]["settled_by_promise"], 1,
         "{:#}",
         report["stats"]
     );
@@ -1279,7 +1290,8 @@ fn a_brute_force_that_keeps_its_promise_is_not_judged_alone_near_the_limit() {
 /// twice as fast (`--time-scale 0.5` and `2`): both must pass, with the results cache off. Each
 /// scale is a full verify, so this is opt-in (`cargo test --test integration -- --ignored
 /// verify::committed_problems`); `.ci/run` runs the same two verifies with the release build
-/// after the test suite, the slow one under a CPU and memory hog (`.ci/hog`).
+/// after the plain verify, deriving the cells its measurements decide (`verify-scaled`), and
+/// `.ci/robustness` adds the plain verify under a CPU and memory hog (`.ci/hog`).
 #[test]
 #[ignore = "two full verifies of problems/: run it on its own with --ignored"]
 fn committed_problems_hold_at_half_and_twice_the_speed() {
@@ -1332,9 +1344,12 @@ fn an_interactive_deadlock_is_settled_at_once_not_judged_alone() {
     let report = json(&r);
     let stats = &report["stats"];
     let no_flush = submission(&report, "time_limit_exceeded/no_flush.c");
-    let cells = no_flush["tests"].as_array().expect("cells");
-    assert!(!cells.is_empty(), "{no_flush:#}");
-    for c in cells {
+    let all = no_flush["tests"].as_array().expect("cells");
+    // It stops at its first clear TLE (an idle one is clear): the rest are not run.
+    let cells: Vec<&Value> = all.iter().filter(|c| c["not_run"] == false).collect();
+    assert_eq!(cells.len(), 1, "{no_flush:#}");
+    assert_eq!(stats["not_run_cells"].as_u64(), Some(all.len() as u64 - 1));
+    for c in &cells {
         assert_eq!(c["verdict"], "TLE", "{c:#}");
         assert_eq!(c["rerun"], false, "settled by its parallel run: {c:#}");
         assert!(c["cpu_ms"].as_u64().unwrap() < 50, "idle: {c:#}");
@@ -1347,4 +1362,121 @@ fn an_interactive_deadlock_is_settled_at_once_not_judged_alone() {
     assert_eq!(stats["rerun_tests"], 0, "{stats:#}");
     // Each cell waited out one wall limit (2 s × 1.5 in parallel), not three more alone.
     assert!(seconds < 30.0, "took {seconds:.1} s: {stats:#}");
+}
+
+/// The (submission, test) cells of a report with `flag` set, sorted.
+fn cells_with(report: &Value, flag: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for s in report["problems"][0]["submissions"].as_array().unwrap() {
+        for c in s["tests"].as_array().unwrap() {
+            if c[flag] == true {
+                v.push(format!(
+                    "{} {}",
+                    s["name"].as_str().unwrap(),
+                    c["name"].as_str().unwrap()
+                ));
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn a_scaled_run_reuses_the_plain_runs_decided_cells_and_judges_exactly_the_rest() {
+    require_root!();
+    let f = Fixture::new();
+    let base = f.save_baseline();
+    let dir = f.path("results-cache").display().to_string();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--json",
+            "--baseline",
+            base.as_str(),
+            "--cache-dir",
+            dir.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        let r = f.ojd("verify", &args);
+        assert_eq!(r.code, 0, "{extra:?}:\n{}{}", r.stdout, r.stderr);
+        json(&r)
+    };
+    // The plain run fills the cache. spin_on_many.c is a clear TLE on 02-medium, so its
+    // 03-edge is not run.
+    let plain = run(&[]);
+    assert_eq!(plain["stats"]["derived_cells"], 0);
+    assert_eq!(
+        cells_with(&plain, "not_run"),
+        ["time_limit_exceeded/spin_on_many.c 03-edge"]
+    );
+    let every: Vec<String> = judged_now(&plain);
+    assert_eq!(every.len(), 17, "{every:?}");
+
+    // As on a machine twice as slow (limits 500 ms, runs killed at 750 ms). slow.c's 400 ms
+    // are not under 75% of 500 ms: not decided, judged again (an AC near the limit, alone).
+    // Every other finish is far below the limit, and the spinner was stopped at 1500 ms, past
+    // 750 ms: derived.
+    let half = run(&["--time-scale", "0.5"]);
+    let slow: Vec<String> = ["01-small", "02-medium", "03-edge"]
+        .iter()
+        .map(|t| format!("accepted/slow.c {t}"))
+        .collect();
+    assert_eq!(judged_now(&half), slow, "{:#}", half["stats"]);
+    let derived = cells_with(&half, "derived");
+    assert_eq!(derived.len(), 14, "{derived:?}");
+    assert!(derived.iter().all(|c| !c.starts_with("accepted/slow.c")));
+    assert_eq!(half["stats"]["derived_cells"], 14);
+    assert_eq!(half["stats"]["reused_cells"], 0);
+    let spin = spin_cell(&half);
+    assert_eq!(spin["verdict"], "TLE", "{spin:#}");
+    assert_eq!(spin["past_margin"], true, "{spin:#}");
+    assert!(
+        spin["message"].as_str().unwrap().contains("derived"),
+        "{spin:#}"
+    );
+    for c in submission(&half, "accepted/slow.c")["tests"]
+        .as_array()
+        .unwrap()
+    {
+        assert_eq!(c["verdict"], "AC", "400 ms of 500: {c:#}");
+    }
+    // The spinner's submission needed no compiling: its cells up to its clear TLE are known.
+    assert_eq!(half["stats"]["compilations"], 1, "{:#}", half["stats"]);
+
+    // As on a machine twice as fast (limits 2 s, killed at 3 s): every finish is decided, the
+    // spinner's TLE (stopped at 1.5 s) is not: judged again, and nothing else.
+    let twice = run(&["--time-scale", "2"]);
+    assert_eq!(
+        judged_now(&twice),
+        ["time_limit_exceeded/spin_on_many.c 02-medium"],
+        "{:#}",
+        twice["stats"]
+    );
+    assert_eq!(twice["stats"]["derived_cells"], 16);
+    let spin = spin_cell(&twice);
+    assert_eq!(spin["verdict"], "TLE", "{spin:#}");
+    assert_eq!(spin["derived"], false, "{spin:#}");
+
+    // The summary line says so in words.
+    let mut args = vec!["--baseline", base.as_str(), "--cache-dir", dir.as_str()];
+    args.extend(["--time-scale", "0.5"]);
+    let r = f.ojd("verify", &args);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("all 6 keep their folders' promises; no verdict changed from the baseline"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("1 cell not run after a clear TLE"),
+        "{}",
+        r.stdout
+    );
+    // The same scaled run with --no-cache derives nothing: every cell is judged.
+    let r = f.verify(&["--json", "--baseline", &base, "--time-scale", "0.5"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let cold = json(&r);
+    assert_eq!(cold["stats"]["derived_cells"], 0);
+    assert_eq!(judged_now(&cold).len(), 17);
 }

@@ -295,7 +295,13 @@ pub(crate) fn compare(
         .collect();
     for (k, before) in old.entries.iter().filter(|(k, _)| in_scope(&k.problem)) {
         match now.entries.get(k) {
+            // A cell the baseline did not run is no loss when it is not there now (its test
+            // removed shows in the other submissions' cells).
+            None if not_run(before) => {}
             None => d.removed.push((k.clone(), *before)),
+            // SK: a cell not run (after a brute force's first clear TLE) on either side says
+            // nothing about the other's verdict or time.
+            Some(after) if not_run(before) || not_run(after) => {}
             Some(after) if after.verdict != before.verdict => {
                 let limit = scope.limits.get(&(k.problem.clone(), k.submission.clone()));
                 let c = Change {
@@ -371,6 +377,12 @@ fn timing_noise(before: &Record, after: &Record, limit_ms: Option<u64>, scale: f
     };
     let f = finished.cpu_ms as f64;
     f <= limit && f >= BAND * limit
+}
+
+/// A cell recorded as not run: SK, the rest of a `time_limit_exceeded/` submission's row after
+/// its first clear TLE (see `run`). Never compared.
+fn not_run(r: &Record) -> bool {
+    r.verdict == Verdict::Skipped
 }
 
 /// A time limit caps a TLE's time, so only runs that finished are compared.
@@ -512,6 +524,46 @@ mod tests {
         assert!(base(&[("p", "a\tb", "t", Verdict::Accepted, 1)])
             .to_text()
             .is_err());
+    }
+
+    #[test]
+    fn a_cell_not_run_on_either_side_is_not_compared() {
+        use Verdict::*;
+        // A brute force stops at its first clear TLE: its later cells are SK (not run).
+        let old = base(&[
+            ("p", "tle", "01", Accepted, 5),
+            ("p", "tle", "02", TimeLimitExceeded, 1500),
+            ("p", "tle", "03", TimeLimitExceeded, 1500),
+            ("p", "tle", "04", Skipped, 0),
+            ("p", "tle", "05", Skipped, 0),
+        ]);
+        let now = base(&[
+            ("p", "tle", "01", Accepted, 5),
+            ("p", "tle", "02", TimeLimitExceeded, 1500),
+            ("p", "tle", "03", Skipped, 0),
+            ("p", "tle", "04", Accepted, 300),
+        ]);
+        let limits: BTreeMap<(String, String), u64> =
+            [(("p".to_string(), "tle".to_string()), 1000)].into();
+        let judged: BTreeSet<String> = ["p".to_string()].into();
+        let d = compare(
+            "b",
+            &old,
+            &now,
+            &Scope {
+                judged: &judged,
+                unjudged: &BTreeSet::new(),
+                all: true,
+                limits: &limits,
+                time_scale: 1.0,
+            },
+            0.5,
+        );
+        assert!(d.changed.is_empty() && d.near_limit.is_empty(), "{d:?}");
+        assert!(d.slower.is_empty() && d.added.is_empty(), "{d:?}");
+        // 05 was not run in the baseline and is not there now: nothing lost.
+        assert!(d.removed.is_empty(), "{d:?}");
+        assert!(!d.fails());
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub(super) struct Plan {
     /// The key of its `gen --check` in the results cache, and whether it was reused from it.
     pub(super) gen_key: Option<String>,
     pub(super) gen_reused: bool,
+    /// At a `--time-scale` other than 1: the package with its own limits, whose cells in the
+    /// results cache may decide this run's (see `derive`).
+    pub(super) unscaled: Option<Problem>,
 }
 
 /// What a compiled submission runs as, for the results cache's keys.
@@ -29,6 +32,7 @@ pub(super) struct Ran {
     /// Its limits on this problem, as text, and the CPU limit in milliseconds.
     pub(super) limits: String,
     pub(super) limit_ms: u64,
+    pub(super) wall_ms: u64,
 }
 
 #[derive(Copy, Clone, PartialEq)]
@@ -49,6 +53,9 @@ pub(super) struct Sub {
     pub(super) ran: Option<Ran>,
     /// (test, key in the results cache) of its cells.
     pub(super) keys: Vec<(usize, String)>,
+    /// Cells found before compiling (reused from the results cache, or derived from the run at
+    /// the package's own limits), put in place once it is compiled.
+    pub(super) found: Vec<Option<Cell>>,
 }
 
 pub(super) fn ms(d: Duration) -> u64 {
@@ -88,7 +95,12 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
         dir: dir.to_path_buf(),
         ..Default::default()
     };
-    let problem = match Problem::load(dir) {
+    let loaded = Problem::load(dir);
+    let unscaled = match &loaded {
+        Ok(p) if time_scale != 1.0 => Some(p.clone()),
+        _ => None,
+    };
+    let problem = match loaded {
         Ok(p) => scaled(p, time_scale),
         Err(e) => {
             report.errors.extend(e.errors);
@@ -98,6 +110,7 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
                 subs: Vec::new(),
                 gen_key: None,
                 gen_reused: false,
+                unscaled: None,
             };
         }
     };
@@ -135,6 +148,7 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
         subs,
         gen_key: None,
         gen_reused: false,
+        unscaled,
     }
 }
 
@@ -292,6 +306,7 @@ fn read_sub(
         cells: Vec::new(),
         ran: None,
         keys: Vec::new(),
+        found: Vec::new(),
     })
 }
 
@@ -369,9 +384,11 @@ impl Sub {
         };
         r.failures = match self.stage {
             Stage::Compiled if r.tests.len() == tests.len() => {
+                // A cell not run (after a brute force's first clear TLE) promises nothing.
                 let got: Vec<(&str, Verdict, Option<Verdict>)> = r
                     .tests
                     .iter()
+                    .filter(|c| !c.not_run)
                     .map(|c| (c.result.name.as_str(), c.result.verdict, c.finished_as))
                     .collect();
                 let got = super::expect::with_extra_time(r.expected, &got);
@@ -388,7 +405,9 @@ impl Sub {
 /// A TLE decided in the parallel phase was measured against the slackened limit, or at the
 /// exact limit on the baseline's word; say which.
 fn honest_tle_message(mut c: Cell, limit_ms: u64, slack: f64) -> Cell {
-    if c.shortcut {
+    if c.derived {
+        // Says already how it was derived from the run at the package's own limits.
+    } else if c.shortcut {
         c.result.message = format!(
             "CPU time limit of {limit_ms} ms exceeded (a parallel run at the exact limit: the baseline saw the same source on the same input at the same limit use over {:.0}% of it)",
             CLEAR_TLE * 100.0

@@ -47,6 +47,7 @@
 mod baseline;
 mod cache;
 pub mod calibrate;
+mod derive;
 mod discover;
 mod expect;
 mod margins;
@@ -166,6 +167,12 @@ pub(crate) struct Stats {
     pub(crate) reused_cells: usize,
     /// `gen --check` passes taken from the results cache.
     pub(crate) reused_gen_checks: usize,
+    /// Cells of a scaled run (`--time-scale`) decided by the same cell judged at the package's
+    /// own limits, from the results cache (see `derive`), not judged again.
+    pub(crate) derived_cells: usize,
+    /// Cells of `time_limit_exceeded/` submissions not run: after the submission's first clear
+    /// TLE in test order.
+    pub(crate) not_run_cells: usize,
     pub(crate) seconds: f64,
     /// Where the time went: "compile", "parallel" and "alone" one after the other, and within
     /// "parallel" the time its workers spent in `gen --check` and in runs of
@@ -278,6 +285,14 @@ pub(crate) struct Cell {
     pub(crate) shortcut: bool,
     /// Taken from the results cache: the same program, test, limits and judge gave it before.
     pub(crate) reused: bool,
+    /// Not judged at this `--time-scale`: taken from the same cell judged at the package's own
+    /// limits (in the results cache), whose measured time already decides it at the scaled ones
+    /// (see `derive`).
+    pub(crate) derived: bool,
+    /// Not run at all: a `time_limit_exceeded/` submission stops at its first clear TLE, in
+    /// test order (its later cells cannot change whether it keeps its promise). Its verdict
+    /// reads SK, and the baseline records SK, which the compare does not compare.
+    pub(crate) not_run: bool,
     /// A run of it allowed the package's `time_limit_to_tle` times the limit (or more) was
     /// stopped there, by the CPU or the wall clock: it did not finish at that line (see
     /// [`margins`]).
@@ -459,8 +474,8 @@ pub fn verify(
         run::reuse(judge, c, &salt, &mut plans, &mut report.stats);
     }
     let busy = run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
-    if let Some(c) = &cache {
-        run::reuse_compiled(c, &mut plans, &mut report.stats);
+    if cache.is_some() {
+        run::reuse_compiled(&mut plans, &mut report.stats);
     }
     report.stats.phases.push(PhaseTime {
         phase: "compile".into(),

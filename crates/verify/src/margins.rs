@@ -126,6 +126,8 @@ mod tests {
             sensitive: false,
             shortcut,
             reused: false,
+            derived: false,
+            not_run: false,
             past_margin: stopped,
             finished_as: None,
         }

@@ -44,8 +44,12 @@ fn cell_color(v: Verdict, expected: Verdict) -> Style {
 }
 
 /// "AC    12 ", "TLE >1000 ", "WA   830*": verdict, CPU ms (a TLE shows the limit it passed), and
-/// `*` when the run was repeated alone.
+/// `*` when the run was repeated alone; "-" for a cell not run (after a brute force's first clear
+/// TLE), "~" after the time for one derived from the run at the package's own limits.
 fn cell_text(c: &Cell, limit_ms: u64) -> String {
+    if c.not_run {
+        return "-".to_string();
+    }
     let time = match c.result.verdict {
         Verdict::TimeLimitExceeded => format!(">{limit_ms}"),
         Verdict::JudgeError => String::new(),
@@ -55,7 +59,11 @@ fn cell_text(c: &Cell, limit_ms: u64) -> String {
         "{:<3} {:>5}{}",
         c.result.verdict.code(),
         time,
-        if c.rerun { '*' } else { ' ' }
+        match (c.rerun, c.derived) {
+            (true, _) => '*',
+            (false, true) => '~',
+            (false, false) => ' ',
+        }
     )
 }
 
@@ -405,26 +413,69 @@ fn summary(r: &VerifyReport, color: bool) -> String {
         String::new()
     };
     let scale = scale_note(s.time_scale);
-    let reused = if s.reused_cells + s.reused_gen_checks > 0 {
-        format!(
-            ", {} cells and {} gen --check reused from the cache",
-            s.reused_cells, s.reused_gen_checks
-        )
-    } else {
-        String::new()
+    let mut work = vec![format!(
+        "{} test runs{exact} + {} alone for {} near the limit",
+        s.test_runs, s.reruns, s.rerun_tests
+    )];
+    let mut count = |n: usize, what: &str| {
+        let cells = if n == 1 { "cell" } else { "cells" };
+        if n > 0 {
+            work.push(format!("{n} {}", what.replace("cells", cells)));
+        }
     };
+    count(s.reused_cells, "cells reused from the cache");
+    count(
+        s.derived_cells,
+        "cells derived from the run at the package's own limits",
+    );
+    count(s.reused_gen_checks, "gen --check reused from the cache");
+    count(s.not_run_cells, "cells not run after a clear TLE");
     format!(
-        "verify: {} problems, {} submissions, {} test runs{exact}{reused} + {} alone for {} near the limit, {} compilations, {} workers{scale}, {:.1} s{}: {verdict}\n",
+        "verify: {} problems, {} submissions: {}{}; {}; {} compilations, {} workers{scale}, {:.1} s{}: {verdict}\n",
         r.problems.len(),
         subs.len(),
-        s.test_runs,
-        s.reruns,
-        s.rerun_tests,
+        promises(subs.len(), failed),
+        r.baseline.as_ref().map(baseline_words).unwrap_or_default(),
+        work.join(", "),
         s.compilations,
         s.workers,
         s.seconds,
         phase_note(&s.phases)
     )
+}
+
+/// "all 6 submissions keep their folders' promises", or how many break them.
+fn promises(subs: usize, failed: usize) -> String {
+    match (subs, failed) {
+        (0, _) => "none judged".to_string(),
+        (_, 0) => format!("all {subs} keep their folders' promises"),
+        (_, f) => format!("{f} of {subs} break their folders' promises"),
+    }
+}
+
+/// The baseline compare in words: what changed (fails), and what is only timing (does not).
+fn baseline_words(d: &BaselineDiff) -> String {
+    let mut out = match d.changed.len() + d.added.len() + d.removed.len() {
+        0 => "; no verdict changed from the baseline".to_string(),
+        _ => format!(
+            "; {} verdict{} changed, {} added, {} removed since the baseline (failures)",
+            d.changed.len(),
+            if d.changed.len() == 1 { "" } else { "s" },
+            d.added.len(),
+            d.removed.len()
+        ),
+    };
+    if !d.near_limit.is_empty() {
+        out.push_str(&format!(
+            ", {} flip{} at the limit only timing (listed, not failures)",
+            d.near_limit.len(),
+            if d.near_limit.len() == 1 { "" } else { "s" }
+        ));
+    }
+    if !d.slower.is_empty() {
+        out.push_str(&format!(", {} slower (timing only)", d.slower.len()));
+    }
+    out
 }
 
 /// " (compile 10.8 s, parallel 50.8 s, alone 14.4 s)": the wall time of each phase that ran one
@@ -602,8 +653,12 @@ fn submission_case(
     let mut out = String::new();
     for c in &s.tests {
         let r = &c.result;
-        let rerun = if c.reused {
+        let rerun = if c.not_run {
+            " (not run: an earlier test was a clear TLE)"
+        } else if c.reused {
             " (reused from the cache)"
+        } else if c.derived {
+            " (derived from the run at the package's own limits)"
         } else if c.rerun {
             " (judged alone)"
         } else if c.shortcut {
@@ -704,6 +759,72 @@ mod tests {
     }
 
     #[test]
+    fn the_summary_line_says_what_passed_changed_is_timing_and_was_reused() {
+        use crate::baseline::{Change, Record};
+        use crate::Key;
+        let rec = |verdict, cpu_ms| Record { verdict, cpu_ms };
+        let change = |before, after| Change {
+            key: Key {
+                problem: "p".into(),
+                submission: "s".into(),
+                test: "t".into(),
+            },
+            before,
+            after,
+        };
+        let mut r = VerifyReport::default();
+        r.stats.test_runs = 40;
+        r.stats.workers = 2;
+        r.stats.time_scale = 1.0;
+        r.stats.reused_cells = 7;
+        r.stats.derived_cells = 30;
+        r.stats.not_run_cells = 12;
+        r.baseline = Some(BaselineDiff {
+            near_limit: vec![change(
+                rec(Verdict::TimeLimitExceeded, 1500),
+                rec(Verdict::Accepted, 900),
+            )],
+            ..Default::default()
+        });
+        let line = summary(&r, false);
+        for part in [
+            "all 0 keep",
+            "none judged",
+            "no verdict changed from the baseline",
+            "1 flip at the limit only timing (listed, not failures)",
+            "40 test runs + 0 alone for 0 near the limit",
+            "7 cells reused from the cache",
+            "30 cells derived from the run at the package's own limits",
+            "12 cells not run after a clear TLE",
+            ": all as expected",
+        ] {
+            assert_eq!(
+                line.contains(part),
+                part != "all 0 keep",
+                "{part:?} in {line}"
+            );
+        }
+        r.baseline = Some(BaselineDiff {
+            changed: vec![change(
+                rec(Verdict::Accepted, 5),
+                rec(Verdict::WrongAnswer, 5),
+            )],
+            ..Default::default()
+        });
+        let line = summary(&r, false);
+        assert!(
+            line.contains("1 verdict changed, 0 added, 0 removed since the baseline (failures)"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(": verdicts differ from the baseline\n"),
+            "{line}"
+        );
+        assert_eq!(promises(6, 0), "all 6 keep their folders' promises");
+        assert_eq!(promises(6, 2), "2 of 6 break their folders' promises");
+    }
+
+    #[test]
     fn scale_note_table() {
         for (f, want) in [
             (1.0, ""),
@@ -784,6 +905,8 @@ mod tests {
             sensitive: false,
             shortcut: false,
             reused: false,
+            derived: false,
+            not_run: false,
             past_margin: false,
             finished_as: None,
         });

@@ -125,11 +125,30 @@ enum Job {
     Gen(usize),
     /// A cell, and whether it runs at the exact limit ([`Route::Exact`]) rather than SLACK.
     Test(usize, usize, usize, bool),
+    /// The cells of a `time_limit_exceeded/` submission (problem, submission, index into the
+    /// chains), run one after the other in test order until the first clear TLE.
+    Chain(usize, usize, usize),
 }
 
 enum Outcome {
     Gen(Result<GenSummary, GenError>),
     Test(Result<TestResult, JudgeError>),
+    /// (test, at the exact limit, result) of each cell the chain ran, in order.
+    Chain(Vec<(usize, bool, Result<TestResult, JudgeError>)>),
+}
+
+/// The cells of one `time_limit_exceeded/` submission still to judge, in test order, each with
+/// whether it runs at the exact limit.
+type ChainCells = Vec<(usize, bool)>;
+
+/// Whether a run of a `time_limit_exceeded/` submission is a clear TLE, so that its later cells
+/// are not run: every TLE of the parallel phase is one (see [`super::margins::clear_tle`]). With
+/// the slack, the sandbox stopped it at the package's `time_limit_to_tle` or later (or the wall
+/// clock did first); at the exact limit, it stands on the baseline's word when it used the whole
+/// limit, and a TLE by the wall clock with CPU time under the limit is a wait. A judge error
+/// stops it as well (its later cells are then not judged: the run failed).
+fn stops_chain(r: &TestResult) -> bool {
+    matches!(r.verdict, Verdict::TimeLimitExceeded | Verdict::JudgeError)
 }
 
 /// A cell of the matrix: (problem, submission, test) indices into the plans.
@@ -177,6 +196,8 @@ pub(super) fn judge_all(
         .collect();
     stats.gen_checks = work.len();
     let mut tests: Vec<(bool, Job)> = Vec::new();
+    let mut chains: Vec<ChainCells> = Vec::new();
+    let mut chain_jobs: Vec<Job> = Vec::new();
     let mut alone = Vec::new();
     for (p, plan) in plans
         .iter()
@@ -190,16 +211,35 @@ pub(super) fn judge_all(
             .filter(|(_, sub)| sub.stage == Stage::Compiled)
         {
             let slow = sub.report.expected != Verdict::TimeLimitExceeded;
+            if !slow {
+                // A brute force's cells run in test order, one after the other, until its first
+                // clear TLE: the promise it keeps then cannot change (its later cells are not
+                // run). A near cell gets a parallel run all the same: once the submission keeps
+                // its promise elsewhere, a finish there settles the cell without runs alone
+                // (`settled_by_promise`). Cells reused from the results cache are decided.
+                let mut chain = ChainCells::new();
+                for t in 0..sub.cells.len() {
+                    match &sub.cells[t] {
+                        Some(c) if super::margins::clear_tle(c, sub.report.limit_ms) => break,
+                        Some(_) => {}
+                        None => {
+                            let (key, today) = cell_facts(plan, s, t);
+                            chain.push((t, prior::route(prior, &key, &today) == Route::Exact));
+                        }
+                    }
+                }
+                if !chain.is_empty() {
+                    chain_jobs.push(Job::Chain(p, s, chains.len()));
+                    chains.push(chain);
+                }
+                continue;
+            }
             // Cells reused from the results cache are decided already.
             for t in (0..sub.cells.len()).filter(|&t| sub.cells[t].is_none()) {
                 let (key, today) = cell_facts(plan, s, t);
                 match prior::route(prior, &key, &today) {
                     Route::Parallel => tests.push((slow, Job::Test(p, s, t, false))),
                     Route::Exact => tests.push((slow, Job::Test(p, s, t, true))),
-                    // A brute force's near cell gets a parallel run all the same: once the
-                    // submission keeps its promise elsewhere, a finish there settles the cell
-                    // without runs alone (`settled_by_promise`).
-                    Route::Alone if !slow => tests.push((slow, Job::Test(p, s, t, false))),
                     Route::Alone => alone.push((p, s, t)),
                 }
             }
@@ -210,11 +250,21 @@ pub(super) fn judge_all(
         .iter()
         .filter(|(_, j)| matches!(j, Job::Test(.., true)))
         .count();
-    tests.sort_by_key(|(later, _)| *later);
     stats.test_runs = tests.len();
+    // The chains first: each is one job of several runs, the longest of the phase.
+    work.extend(chain_jobs);
     work.extend(tests.into_iter().map(|(_, j)| j));
     let (gen_us, tle_us) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let mut busy = run_jobs(judge, plans, &work, jobs, (&gen_us, &tle_us), progress);
+    let (mut busy, chain_runs) = run_jobs(
+        judge,
+        plans,
+        (&work, &chains),
+        jobs,
+        (&gen_us, &tle_us),
+        progress,
+    );
+    stats.test_runs += chain_runs.0;
+    stats.at_exact_limit += chain_runs.1;
     if let Some(prior) = prior {
         let mut guard = guard(plans, prior, &work);
         if guard.tripped && stats.at_exact_limit > 0 {
@@ -224,10 +274,19 @@ pub(super) fn judge_all(
                 .collect();
             guard.rejudged = again.len();
             stats.test_runs += again.len();
-            busy += run_jobs(judge, plans, &again, jobs, (&gen_us, &tle_us), progress);
+            busy += run_jobs(
+                judge,
+                plans,
+                (&again, &[]),
+                jobs,
+                (&gen_us, &tle_us),
+                progress,
+            )
+            .0;
         }
         stats.speed_guard = Some(guard);
     }
+    stats.not_run_cells = mark_not_run(plans);
     for (phase, us) in [
         ("parallel: gen --check", gen_us),
         ("parallel: time_limit_exceeded/ runs", tle_us),
@@ -242,17 +301,69 @@ pub(super) fn judge_all(
     (busy, alone)
 }
 
+/// After the parallel phase: the cells of each `time_limit_exceeded/` submission after its first
+/// clear TLE that were not run are marked so (SK, `not_run`); returns how many.
+fn mark_not_run(plans: &mut [Plan]) -> usize {
+    let mut n = 0;
+    for plan in plans.iter_mut() {
+        let tests = plan.report.tests.clone();
+        for sub in plan.subs.iter_mut().filter(|s| {
+            s.stage == Stage::Compiled && s.report.expected == Verdict::TimeLimitExceeded
+        }) {
+            let limit = sub.report.limit_ms;
+            let Some(first) = sub.cells.iter().position(|c| {
+                c.as_ref()
+                    .is_some_and(|c| super::margins::clear_tle(c, limit))
+            }) else {
+                continue;
+            };
+            for (t, cell) in sub.cells.iter_mut().enumerate().skip(first + 1) {
+                if cell.is_none() {
+                    *cell = Some(not_run_cell(&tests[t], &tests[first]));
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// A cell not run because test `after` was a clear TLE.
+pub(super) fn not_run_cell(test: &str, after: &str) -> Cell {
+    Cell {
+        result: TestResult {
+            name: test.to_string(),
+            sample: false,
+            verdict: Verdict::Skipped,
+            cpu_ms: 0,
+            wall_ms: 0,
+            memory_kib: 0,
+            exit: None,
+            message: format!("not run: {after} was already a clear TLE"),
+            diff: None,
+        },
+        rerun: false,
+        sensitive: false,
+        shortcut: false,
+        reused: false,
+        derived: false,
+        not_run: true,
+        past_margin: false,
+        finished_as: None,
+    }
+}
+
 /// Runs `work` on the pool and records what it found; returns the workers' busy seconds and
-/// adds the time spent in `gen --check` and in runs of `time_limit_exceeded/` submissions to
-/// `busy_us` (in microseconds).
+/// the runs the chains made (all, and those at the exact limit), and adds the time spent in `gen --check` and in runs of
+/// `time_limit_exceeded/` submissions to `busy_us` (in microseconds).
 fn run_jobs(
     judge: &Judge,
     plans: &mut [Plan],
-    work: &[Job],
+    (work, chains): (&[Job], &[ChainCells]),
     jobs: usize,
     busy_us: (&AtomicUsize, &AtomicUsize),
     progress: &Progress<'_>,
-) -> f64 {
+) -> (f64, (usize, usize)) {
     let (gen_us, tle_us) = busy_us;
     let (results, busy) = {
         let plans = &*plans;
@@ -290,6 +401,31 @@ fn run_jobs(
                 }
                 Outcome::Test(r)
             }
+            Job::Chain(p, s, c) => {
+                let problem = plans[p]
+                    .problem
+                    .as_ref()
+                    .expect("test jobs are for loaded problems");
+                let sub = &plans[p].subs[s];
+                let started = std::time::Instant::now();
+                let mut out = Vec::new();
+                for &(t, exact) in &chains[c] {
+                    let slack = match exact {
+                        true => 1.0,
+                        false => super::margins::slack(&problem.margins),
+                    };
+                    let r = run_cell(judge, problem, t, &sub.submission, slack);
+                    // A judge error stops it too: the host is at fault (a starved run is tried
+                    // three times), and the submission is not judged whatever comes next.
+                    let stop = r.as_ref().map_or(true, stops_chain);
+                    out.push((t, exact, r));
+                    if stop {
+                        break;
+                    }
+                }
+                tle_us.fetch_add(started.elapsed().as_micros() as usize, Ordering::Relaxed);
+                Outcome::Chain(out)
+            }
         };
         let label = |job: &Job| match *job {
             Job::Gen(p) => format!("{} gen --check", plans[p].report.problem),
@@ -297,28 +433,51 @@ fn run_jobs(
                 "{} {} {}",
                 plans[p].report.problem, plans[p].subs[s].report.name, plans[p].report.tests[t]
             ),
+            Job::Chain(p, s, c) => format!(
+                "{} {} (up to {} tests, until a clear TLE)",
+                plans[p].report.problem,
+                plans[p].subs[s].report.name,
+                chains[c].len()
+            ),
         };
         pool(work, jobs, &run, &label, "judging", progress)
     };
+    let mut chain_runs = (0, 0);
     for (job, outcome) in work.iter().zip(results) {
         match (*job, outcome) {
             (Job::Gen(p), Outcome::Gen(r)) => record_gen(&mut plans[p].report, r),
             (Job::Test(p, s, t, exact), Outcome::Test(r)) => {
-                let plan = &mut plans[p];
-                record_cell(plan, s, t, r, false);
-                let limit = plan.subs[s].report.limit_ms;
-                if let Some(c) = plan.subs[s].cells[t].as_mut() {
-                    c.shortcut =
-                        exact && prior::exact_tle_stands(c.result.verdict, c.result.cpu_ms, limit);
-                    // With the slack (at least the package's time_limit_to_tle), a TLE is a
-                    // run the sandbox stopped there.
-                    c.past_margin = !exact && c.result.verdict == Verdict::TimeLimitExceeded;
+                record_parallel(&mut plans[p], s, t, exact, r)
+            }
+            (Job::Chain(p, s, _), Outcome::Chain(runs)) => {
+                chain_runs.0 += runs.len();
+                for (t, exact, r) in runs {
+                    chain_runs.1 += usize::from(exact);
+                    record_parallel(&mut plans[p], s, t, exact, r);
                 }
             }
             _ => unreachable!("outcomes come back in job order"),
         }
     }
-    busy
+    (busy, chain_runs)
+}
+
+/// Records a run of the parallel phase, with the slack or (`exact`) at the exact limit.
+fn record_parallel(
+    plan: &mut Plan,
+    s: usize,
+    t: usize,
+    exact: bool,
+    r: Result<TestResult, JudgeError>,
+) {
+    record_cell(plan, s, t, r, false);
+    let limit = plan.subs[s].report.limit_ms;
+    if let Some(c) = plan.subs[s].cells[t].as_mut() {
+        c.shortcut = exact && prior::exact_tle_stands(c.result.verdict, c.result.cpu_ms, limit);
+        // With the slack (at least the package's time_limit_to_tle), a TLE is a run the sandbox
+        // stopped there.
+        c.past_margin = !exact && c.result.verdict == Verdict::TimeLimitExceeded;
+    }
 }
 
 /// The machine-speed check over the cells judged with SLACK in `work` (see [`prior`]).
@@ -409,6 +568,8 @@ fn record_cell(
         sensitive: false,
         shortcut: false,
         reused: false,
+        derived: false,
+        not_run: false,
         past_margin: false,
         finished_as: None,
     });
@@ -416,9 +577,24 @@ fn record_cell(
 
 /// What a cell of submission `s` on test `t` is keyed by in the results cache, if it can be.
 fn key_of(salt: &cache::Salt, part: &[u8], plan: &Plan, s: usize, t: usize) -> Option<String> {
-    let problem = plan.problem.as_ref()?;
-    let sub = &plan.subs[s];
-    let ran = sub.ran.as_ref()?;
+    key_on(
+        salt,
+        part,
+        plan.problem.as_ref()?,
+        plan.subs[s].ran.as_ref()?,
+        t,
+    )
+}
+
+/// The key of cell `t` of a submission that runs as `ran` on `problem` (the scaled one, or the
+/// package with its own limits for [`super::derive`]).
+fn key_on(
+    salt: &cache::Salt,
+    part: &[u8],
+    problem: &Problem,
+    ran: &super::discover::Ran,
+    t: usize,
+) -> Option<String> {
     let run = cache::CellRun {
         program: &ran.program,
         run: &ran.run,
@@ -474,12 +650,16 @@ fn ran_of(judge: &Judge, problem: &Problem, sub: &Submission) -> Option<super::d
         run: lang.run.clone(),
         limits: format!("{limits:?}"),
         limit_ms: ms(limits.cpu),
+        wall_ms: ms(limits.wall),
     })
 }
 
-/// Before compiling: every `gen --check` and cell the results cache has is taken from it, and a
-/// submission whose every cell it has is not compiled at all (it compiled when those cells were
-/// judged, with the same source and compiler).
+/// Before compiling: every `gen --check` and cell the results cache has is taken from it, and at
+/// a `--time-scale` other than 1 every cell the same cell judged at the package's own limits
+/// decides ([`super::derive`]). A submission whose every cell is known so is not compiled at all
+/// (it compiled when those cells were judged, with the same source and compiler); nor is a
+/// `time_limit_exceeded/` one whose cells are known up to its first clear TLE (the rest would
+/// not be run).
 pub(super) fn reuse(
     judge: &Judge,
     cache: &cache::Cache,
@@ -487,12 +667,21 @@ pub(super) fn reuse(
     plans: &mut [Plan],
     stats: &mut Stats,
 ) {
+    let plain_salt = cache::Salt::new(judge, 1.0);
     for plan in plans.iter_mut().filter(|p| p.report.judged) {
         let Some(problem) = plan.problem.as_ref() else {
             continue;
         };
         let gen = gen_key_of(judge, salt, problem);
-        if let Some(g) = cache.gen(&gen) {
+        // A scaled run takes the plain run's pass too: whether the answers are up to date and
+        // the inputs valid does not hang on the time scale (the reference's runs, which do, are
+        // judged as its cells).
+        let plain_gen = || {
+            plan.unscaled
+                .as_ref()
+                .and_then(|_| cache.gen(&gen_key_of(judge, &plain_salt, problem)))
+        };
+        if let Some(g) = cache.gen(&gen).or_else(plain_gen) {
             plan.report.inputs_validated = g.inputs_validated;
             plan.gen_reused = true;
             stats.reused_gen_checks += 1;
@@ -507,37 +696,78 @@ pub(super) fn reuse(
             let keys: Vec<(usize, String)> = (0..problem.tests.len())
                 .filter_map(|t| Some((t, key_of(salt, &part, plan, s, t)?)))
                 .collect();
-            let hits: Option<Vec<cache::StoredCell>> =
-                keys.iter().map(|(_, k)| cache.cell(k)).collect();
-            let sub = &mut plan.subs[s];
-            // Otherwise it is compiled, and its hits taken then (`reuse_compiled`).
-            if let Some(hits) = hits.filter(|h| !h.is_empty() && h.len() == problem.tests.len()) {
-                sub.stage = Stage::Compiled;
-                sub.report.limit_ms = sub.ran.as_ref().map_or(0, |r| r.limit_ms);
-                sub.cells = hits
-                    .into_iter()
-                    .map(|c| Some(stored_cell(c, &mut plan.report.warnings)))
-                    .collect();
-                stats.reused_cells += sub.cells.len();
+            // The same submission on the package's own limits, when this run is scaled.
+            let plain = plan
+                .unscaled
+                .as_ref()
+                .and_then(|u| Some((u, ran_of(judge, u, &plan.subs[s].submission)?)));
+            let slack = super::margins::slack(&problem.margins);
+            let mut found: Vec<Option<Cell>> = vec![None; problem.tests.len()];
+            for (t, key) in &keys {
+                found[*t] = match cache.cell(key) {
+                    Some(c) => Some(stored_cell(c, &mut plan.report.warnings)),
+                    None => plain.as_ref().and_then(|(u, ran)| {
+                        let plain_key = key_on(&plain_salt, &part, u, ran, *t)?;
+                        let now = plan.subs[s].ran.as_ref()?;
+                        super::derive::derive(
+                            &cache.cell(&plain_key)?,
+                            now.limit_ms,
+                            now.wall_ms,
+                            slack,
+                        )
+                    }),
+                };
             }
+            let sub = &mut plan.subs[s];
             sub.keys = keys;
+            let limit_ms = sub.ran.as_ref().map_or(0, |r| r.limit_ms);
+            // Known up to where its judging would end: every cell, or a brute force's cells up
+            // to its first clear TLE.
+            let upto = match sub.report.expected {
+                Verdict::TimeLimitExceeded => found
+                    .iter()
+                    .position(|c| {
+                        c.as_ref()
+                            .is_some_and(|c| super::margins::clear_tle(c, limit_ms))
+                    })
+                    .map_or(found.len(), |i| i + 1),
+                _ => found.len(),
+            };
+            if !found.is_empty() && found[..upto].iter().all(Option::is_some) {
+                sub.stage = Stage::Compiled;
+                sub.report.limit_ms = limit_ms;
+                count_found(&found, stats);
+                sub.cells = found;
+            } else {
+                // It is compiled, and what was found put in place then (`reuse_compiled`).
+                sub.found = found;
+            }
         }
     }
 }
 
-/// After compiling: the cells of the submissions compiled now that the results cache has.
-pub(super) fn reuse_compiled(cache: &cache::Cache, plans: &mut [Plan], stats: &mut Stats) {
+/// Counts the cells found before judging: reused from the cache, or derived.
+fn count_found(found: &[Option<Cell>], stats: &mut Stats) {
+    for c in found.iter().flatten() {
+        match c.derived {
+            true => stats.derived_cells += 1,
+            false => stats.reused_cells += 1,
+        }
+    }
+}
+
+/// After compiling: the cells found before it ([`reuse`]) of the submissions compiled now.
+pub(super) fn reuse_compiled(plans: &mut [Plan], stats: &mut Stats) {
     for plan in plans.iter_mut().filter(|p| p.report.judged) {
         for sub in plan.subs.iter_mut() {
-            if sub.stage != Stage::Compiled || sub.cells.iter().all(Option::is_some) {
+            let found = std::mem::take(&mut sub.found);
+            if sub.stage != Stage::Compiled || found.len() != sub.cells.len() {
                 continue;
             }
-            for (t, key) in &sub.keys {
-                if sub.cells.get(*t).is_some_and(Option::is_none) {
-                    if let Some(c) = cache.cell(key) {
-                        sub.cells[*t] = Some(stored_cell(c, &mut plan.report.warnings));
-                        stats.reused_cells += 1;
-                    }
+            count_found(&found, stats);
+            for (cell, f) in sub.cells.iter_mut().zip(found) {
+                if f.is_some() {
+                    *cell = f;
                 }
             }
         }
@@ -553,6 +783,8 @@ fn stored_cell(c: cache::StoredCell, warnings: &mut Vec<String>) -> Cell {
         sensitive: c.sensitive,
         shortcut: c.shortcut,
         reused: true,
+        derived: false,
+        not_run: false,
         past_margin: c.past_margin,
         finished_as: c.finished_as,
     }
@@ -579,7 +811,8 @@ pub(super) fn store(cache: &cache::Cache, plans: &[Plan]) {
                 let Some(c) = sub.cells.get(*t).and_then(|c| c.as_ref()) else {
                     continue;
                 };
-                if c.reused {
+                // Derived cells were not judged at this key's limits, and cells not run not at all.
+                if c.reused || c.derived || c.not_run {
                     continue;
                 }
                 let about = format!("{} on {}: ", sub.report.name, plan.report.tests[*t]);
