@@ -1,12 +1,15 @@
 //! A private PostgreSQL cluster for the tests: `initdb` in a temporary folder (as the
-//! `postgres` user when we are root), listening on a free loopback port, stopped when the last
-//! test using it lets go. Each test gets a database of its own. Without PostgreSQL the tests
-//! that need it are skipped, and FAIL when `CI` is set.
+//! `postgres` user when we are root), listening on a free loopback port. The first test that
+//! asks for it starts it and it serves every later test of the run (starting a cluster costs
+//! seconds, and some 35 tests use one); it is stopped, and its folder removed, when the test
+//! binary exits. Each test gets a database of its own; a test that stops or reconfigures the
+//! server takes a [`Cluster::private`] one. Without PostgreSQL the tests that need it are
+//! skipped, and FAIL when `CI` is set.
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 const BIN: &str = "/usr/lib/postgresql/15/bin";
 
@@ -15,7 +18,8 @@ pub struct Cluster {
     pub port: u16,
 }
 
-static CLUSTER: Mutex<Weak<Cluster>> = Mutex::new(Weak::new());
+/// The shared cluster, once started: held until the process exits ([`stop_shared`]).
+static CLUSTER: Mutex<Option<Arc<Cluster>>> = Mutex::new(None);
 static DATABASES: AtomicUsize = AtomicUsize::new(0);
 
 fn is_root() -> bool {
@@ -34,6 +38,19 @@ fn tool(name: &str) -> Command {
     }
 }
 
+/// Whether PostgreSQL 15 is here; when it is not, says "skipped", and fails under `CI`.
+fn installed() -> bool {
+    if std::path::Path::new(BIN).join("initdb").exists() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "PostgreSQL 15 is not installed ({BIN}), and CI must run the PostgreSQL tests"
+    );
+    eprintln!("skipped: PostgreSQL 15 is not installed");
+    false
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -42,35 +59,32 @@ fn free_port() -> u16 {
 }
 
 impl Cluster {
-    /// The running cluster, started if no test holds it; `None` (skip) when PostgreSQL is not
-    /// installed and `CI` is not set.
+    /// The shared cluster, started by the first caller; `None` (skip) when PostgreSQL is not
+    /// installed and `CI` is not set. Its users never stop or reconfigure it.
     pub fn get() -> Option<Arc<Cluster>> {
-        if !std::path::Path::new(BIN).join("initdb").exists() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "PostgreSQL 15 is not installed ({BIN}), and CI must run the PostgreSQL tests"
-            );
-            eprintln!("skipped: PostgreSQL 15 is not installed");
+        if !installed() {
             return None;
         }
         let mut slot = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = slot.upgrade() {
-            return Some(c);
+        if let Some(c) = slot.as_ref() {
+            return Some(c.clone());
         }
         let c = Arc::new(Cluster::start());
-        *slot = Arc::downgrade(&c);
+        *slot = Some(c.clone());
+        // SAFETY: atexit only records the function; `stop_shared` is an `extern "C" fn()` that
+        // neither unwinds (it catches panics) nor calls `exit`.
+        let registered = unsafe { libc::atexit(stop_shared) };
+        assert_eq!(
+            registered, 0,
+            "atexit: the shared cluster could not be stopped at exit"
+        );
         Some(c)
     }
 
     /// A cluster of the caller's own, that no other test shares: for tests that stop and
     /// restart the server. `None` as for [`Cluster::get`].
     pub fn private() -> Option<Cluster> {
-        if !std::path::Path::new(BIN).join("initdb").exists() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "PostgreSQL 15 is not installed ({BIN}), and CI must run the PostgreSQL tests"
-            );
-            eprintln!("skipped: PostgreSQL 15 is not installed");
+        if !installed() {
             return None;
         }
         Some(Cluster::start())
@@ -293,8 +307,93 @@ impl Cluster {
     }
 }
 
+/// Stops the shared cluster and removes its folder when the test binary exits (statics are
+/// never dropped; the server, a daemon of its own, would outlive the run).
+extern "C" fn stop_shared() {
+    let _ = std::panic::catch_unwind(|| {
+        if let Some(cluster) = CLUSTER.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            cluster.stop();
+            // The last reference: its `TempDir` removes the folder.
+            drop(cluster);
+        }
+    });
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Every caller of [`Cluster::get`] gets the one server, also after every earlier caller let
+/// go of it (no second `initdb` and start), and a database made through one is there for the
+/// next. Prints the server's process and folder for the test below.
+#[test]
+fn the_shared_cluster_serves_every_caller() {
+    let Some(a) = Cluster::get() else { return };
+    let server = |c: &Cluster| {
+        let pid = std::fs::read_to_string(c.data().join("postmaster.pid")).expect("postmaster.pid");
+        pid.lines()
+            .next()
+            .expect("the server's process id")
+            .trim()
+            .to_string()
+    };
+    let (pid, port) = (server(&a), a.port);
+    let url = a.database();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    c.batch_execute("CREATE TABLE t (x int)")
+        .expect("create a table");
+    drop(c);
+    drop(a);
+    let b = Cluster::get().expect("installed: the same cluster");
+    assert_eq!(
+        (server(&b), b.port),
+        (pid.clone(), port),
+        "a second server was started"
+    );
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect again");
+    c.batch_execute("INSERT INTO t VALUES (1)")
+        .expect("the table made through the first caller");
+    println!(
+        "\nshared cluster: pid {pid} folder {}",
+        b.dir.path().display()
+    );
+}
+
+/// The shared cluster outlives every test that uses it but not the test binary: when the
+/// binary exits, its server is stopped and its folder removed (nothing of it is left running
+/// after a test run). Runs the test above in a test binary of its own and looks afterwards.
+#[test]
+fn the_shared_cluster_is_stopped_when_the_tests_end() {
+    if !installed() {
+        return;
+    }
+    let out = Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--exact", "pg::the_shared_cluster_serves_every_caller"])
+        .args(["--nocapture", "--test-threads=1"])
+        .output()
+        .expect("run the test binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.split("shared cluster: pid ").nth(1))
+        .unwrap_or_else(|| panic!("the child printed its cluster:\n{stdout}"));
+    let (pid, folder) = line.split_once(" folder ").expect("pid and folder");
+    // Gone, or a zombie not yet reaped: either way no longer serving.
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = state.rsplit(") ").next().and_then(|r| r.chars().next());
+    assert!(
+        matches!(state, None | Some('Z' | 'X')),
+        "the shared cluster's server (pid {pid}) still runs after the tests ended: {state:?}"
+    );
+    assert!(
+        !std::path::Path::new(folder).exists(),
+        "the shared cluster's folder {folder} is left behind"
+    );
 }
