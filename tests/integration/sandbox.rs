@@ -108,10 +108,10 @@ fn a_stream_folder_made_again_at_the_same_path_is_the_new_folder() {
 /// session of its own: with the scheduler's autogroups (one per session) loops sharing one
 /// session would together weigh as one task against the sandboxed program, which is a session
 /// of its own too.
-struct Hogs(Vec<std::process::Child>);
+pub(crate) struct Hogs(Vec<std::process::Child>);
 
 impl Hogs {
-    fn start() -> Hogs {
+    pub(crate) fn start() -> Hogs {
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
         Hogs(
             (0..3 * n)
