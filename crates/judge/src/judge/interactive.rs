@@ -297,8 +297,8 @@ pub(super) struct Pass<'a> {
 
 /// [`run_test`], or one pass of a multi-pass test.
 ///
-/// A pair whose program the host's load starved (see [`starved_by_host`]) says nothing about
-/// the program: the pair is run again, with new pipes, up to [`STARVED_TRIES`] times in all, and
+/// A pair whose time limit verdict came from a wall-time kill of the program that the host's
+/// load starved (see [`starved_by_host`]) says nothing about the program: the pair is run again, with new pipes, up to [`STARVED_TRIES`] times in all, and
 /// then it is a host fault ([`HostFault::Starved`]), never a time limit verdict. Only the whole
 /// pair can be run again: one side alone would find its partner, and the relay between them,
 /// gone (its keeper would wait for the other ends of its pipes).
@@ -491,10 +491,6 @@ fn pair_once(
         source: std::io::Error::other("the run thread panicked"),
     })??;
     let inter = inter?;
-    if let Some(cpu_wait) = starved_by_host(&prog, &inter, limits) {
-        let _ = std::fs::remove_dir_all(&dir);
-        return Ok(Paired::Starved { cpu_wait });
-    }
     let ended = |d: &Direction<'_>| d.eof_at.lock().ok().and_then(|a| *a);
     // Who ended first, by when each closed its output (the relay saw end of file).
     let interactor_first = match (ended(&down), ended(&up)) {
@@ -517,6 +513,18 @@ fn pair_once(
         said,
         interactor_first,
     });
+    // Only a time limit verdict is the starved wall-time kill's: an interactor that said wrong
+    // answer first, or output over its limit, are the program's whatever the load did.
+    let starved = match (verdict, prog.killed_by) {
+        (Verdict::TimeLimitExceeded, Some(ojd_sandbox::LimitKind::Wall)) => {
+            starved_by_host(&prog, &inter, limits)
+        }
+        _ => None,
+    };
+    if let Some(cpu_wait) = starved {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(Paired::Starved { cpu_wait });
+    }
     let transcript = transcript.lock().map(|t| t.render()).unwrap_or_default();
     let mut message = message;
     if verdict == Verdict::RuntimeError {
