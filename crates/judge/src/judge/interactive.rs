@@ -105,6 +105,18 @@ fn unblock(path: &Path) {
     }
 }
 
+/// Once both sides ended: wakes the relays' opens that no side will answer (a side that failed
+/// before opening its ends), again until the relays ended, since an open that had not begun when
+/// the ends were last opened would wait for ever (and the judging with it).
+fn wake_relays(pipes: &Pipes, relays: &[std::thread::ScopedJoinHandle<'_, ()>]) {
+    while relays.iter().any(|r| !r.is_finished()) {
+        for p in pipes.all() {
+            unblock(p);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// One direction of the relay: where it reads and writes, and what it records.
 struct Direction<'a> {
     from: &'a Path,
@@ -475,15 +487,7 @@ fn pair_once(
             &binds,
         );
         let prog = prog.join();
-        // Both sides ended: wake the relay's opens that no side will answer (a side that failed
-        // before opening its ends), again until both relays ended, since an open that had not
-        // begun when the ends were last opened would wait for ever (and this scope with it).
-        while relays.iter().any(|r| !r.is_finished()) {
-            for p in pipes.all() {
-                unblock(p);
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        wake_relays(&pipes, &relays);
         (prog, inter)
     });
     let prog = prog.map_err(|_| JudgeError::Io {
@@ -776,6 +780,48 @@ mod tests {
             });
             assert_eq!(got, want, "row {i}");
         }
+    }
+
+    /// Both sides failed before opening their pipes, and a relay reached its opens only after
+    /// the judge had last woken them (a loaded host): the relays still end, and with them the
+    /// pair, within a bound. Woken once, such a relay waited for ever.
+    #[test]
+    fn relays_that_open_late_are_woken() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("pipes");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let watched = std::thread::spawn(move || {
+            let pipes = Pipes::new(&dir).unwrap();
+            let transcript = Mutex::new(Transcript::default());
+            let direction = |from, to, mark| Direction {
+                from,
+                to,
+                mark,
+                transcript: &transcript,
+                count: AtomicU64::new(0),
+                limit: u64::MAX,
+                over: AtomicBool::new(false),
+                eof_at: Mutex::new(None),
+            };
+            let up = direction(&pipes.from_program, &pipes.to_interactor, '>');
+            let down = direction(&pipes.from_interactor, &pipes.to_program, '<');
+            std::thread::scope(|s| {
+                let late = |d| {
+                    move || {
+                        std::thread::sleep(Duration::from_millis(300));
+                        relay(d);
+                    }
+                };
+                let relays = [s.spawn(late(&up)), s.spawn(late(&down))];
+                wake_relays(&pipes, &relays);
+            });
+            let _ = tx.send(());
+        });
+        let ended = rx.recv_timeout(Duration::from_secs(20));
+        if ended.is_ok() {
+            watched.join().unwrap();
+        }
+        assert!(ended.is_ok(), "a relay that opened late waited for ever");
     }
 
     #[test]
