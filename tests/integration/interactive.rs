@@ -288,3 +288,59 @@ fn every_test_of_one_judging_gets_its_pipes() {
     );
     assert!(out.status.success() && text.contains("Accepted"), "{text}");
 }
+
+/// A pair whose program the host's load starved of CPU (busy loops on every CPU, a program that
+/// needs the CPU, its wall-time limit far under its CPU limit) is a host fault after a few tries
+/// of the whole pair, never a time limit verdict and never a hang. The program's side was once
+/// run again alone, as any starved run is: its keeper then waited for ever to open a pipe whose
+/// other end the relay had already opened and closed, and the judging with it.
+#[test]
+fn a_starved_program_is_a_host_fault_not_a_hang() {
+    require_root!(exclusive);
+    let pkg = package(&[("01", "guess 777")]);
+    let toml = pkg.path().join("problem.toml");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("time_limit = \"500ms\"", "time_limit = \"5s\"")
+        .replace("wall_time_limit = \"2s\"", "wall_time_limit = \"1s\"");
+    assert!(text.contains("\"5s\"") && text.contains("\"1s\""), "{text}");
+    std::fs::write(&toml, text).unwrap();
+    let problem = ojd_judge::problem::Problem::load(pkg.path()).expect("the package loads");
+    let j = common::judge(1);
+    let sub = common::submission(&j, &conformance("spin.c"));
+    // Judged once before the busy loops start, so that the program is compiled (and taken from
+    // the cache after) and only its runs are starved. Whatever this gives is not checked: on a
+    // host already busy it may be starved too.
+    let _ = j.judge(
+        &problem,
+        &sub,
+        &mut |_| {},
+        &std::sync::atomic::AtomicBool::new(false),
+    );
+
+    let hogs = crate::sandbox::Hogs::start();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = j.judge(
+            &problem,
+            &sub,
+            &mut |_| {},
+            &std::sync::atomic::AtomicBool::new(false),
+        );
+        let _ = tx.send(r.map(|r| (r.tests[0].verdict, r.tests[0].message.clone())));
+    });
+    let got = rx.recv_timeout(Duration::from_secs(120));
+    drop(hogs);
+    let got = got.expect("the judging hung (a keeper waiting for a pipe nobody opens)");
+    match got {
+        Err(e) => {
+            let text = e.to_string();
+            assert!(e.is_host_fault(), "{text}");
+            assert!(
+                text.contains("interactive test was starved of CPU") && text.contains("3 tries"),
+                "{text}"
+            );
+        }
+        Ok((verdict, message)) => panic!("a starved pair got a verdict: {verdict:?}: {message}"),
+    }
+}

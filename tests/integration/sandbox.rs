@@ -108,10 +108,10 @@ fn a_stream_folder_made_again_at_the_same_path_is_the_new_folder() {
 /// session of its own: with the scheduler's autogroups (one per session) loops sharing one
 /// session would together weigh as one task against the sandboxed program, which is a session
 /// of its own too.
-struct Hogs(Vec<std::process::Child>);
+pub(crate) struct Hogs(Vec<std::process::Child>);
 
 impl Hogs {
-    fn start() -> Hogs {
+    pub(crate) fn start() -> Hogs {
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
         Hogs(
             (0..3 * n)
@@ -364,4 +364,130 @@ fn untouched_scratch_mounts_are_parked_unseen_not_unmounted() {
     // Every run's /box was a new tmpfs.
     let distinct: std::collections::BTreeSet<_> = boxes.iter().collect();
     assert_eq!(distinct.len(), boxes.len(), "{boxes:?}");
+}
+
+/// Runs `spec` in `s` on a thread of its own, and gives its result if it came within `within`.
+/// Past that the keeper is stuck (in a FIFO's open): `unstick` opens the other ends so that the
+/// thread can end, and the test fails instead of hanging.
+fn run_within(
+    s: Sandbox,
+    spec: RunSpec,
+    within: Duration,
+    unstick: &[&Path],
+) -> (
+    Sandbox,
+    Result<RunOutcome, ojd_sandbox::SandboxError>,
+    Duration,
+) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let start = std::time::Instant::now();
+    let mut s = s;
+    let t = std::thread::spawn(move || {
+        let r = s.run(&spec);
+        (s, r)
+    });
+    while !t.is_finished() && start.elapsed() < within {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stuck = !t.is_finished();
+    while !t.is_finished() {
+        for p in unstick {
+            for write in [false, true] {
+                let _ = std::fs::OpenOptions::new()
+                    .read(!write)
+                    .write(write)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(p);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let took = start.elapsed();
+    let (s, r) = t.join().unwrap();
+    assert!(
+        !stuck,
+        "the keeper was still blocked after {within:?} (opening a FIFO whose other end nobody opens)"
+    );
+    (s, r, took)
+}
+
+/// A FIFO as a run's standard stream whose other end is never opened (the judge's side of an
+/// interactive run ended, or opened and closed it for an earlier try of the run) fails the run
+/// after its wall-time limit, as an error of the keeper (a host fault for the judge, never a
+/// verdict), instead of blocking the keeper, and the judging waiting on it, for ever. Each way:
+/// standard input (a reader waits for a writer), standard output (a writer waits for a reader),
+/// and a FIFO that served an earlier run. The keeper serves the next run as before.
+#[test]
+fn a_fifo_whose_other_end_never_opens_fails_the_run_in_bounded_time() {
+    require_root!();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut s = keeper(scratch.path(), 85000);
+    let dir = scratch.path().join("pipes");
+    std::fs::create_dir(&dir).unwrap();
+    let (input, output, out) = (dir.join("in"), dir.join("out"), dir.join("file"));
+    ojd_sandbox::make_fifo(&input).unwrap();
+    ojd_sandbox::make_fifo(&output).unwrap();
+    let quick = |mut spec: RunSpec| {
+        spec.limits.wall = Duration::from_secs(1);
+        spec
+    };
+    let within = Duration::from_secs(30);
+
+    for (what, spec) in [
+        ("standard input", quick(shell("cat", Some(&input), &out))),
+        ("standard output", quick(shell("echo lost", None, &output))),
+    ] {
+        let (back, r, took) = run_within(s, spec, within, &[&input, &output]);
+        s = back;
+        let e = match r {
+            Err(e) => e.to_string(),
+            Ok(o) => panic!("{what}: a run with a FIFO nobody opened ran: {o:?}"),
+        };
+        assert!(
+            e.contains("FIFO") && e.contains(dir.to_str().unwrap()),
+            "{what}: the error names the FIFO: {e}"
+        );
+        assert!(
+            took >= Duration::from_millis(900),
+            "{what}: waited {took:?}"
+        );
+    }
+
+    // A FIFO that served one run: its writer came, wrote and went. Run again on it (as a retry
+    // of a starved run did), nobody will open it any more.
+    let writer = {
+        let input = input.clone();
+        std::thread::spawn(move || std::fs::write(&input, "once\n"))
+    };
+    let (back, r, _) = run_within(
+        s,
+        quick(shell("cat", Some(&input), &out)),
+        within,
+        &[&input],
+    );
+    s = back;
+    ran(r, "a FIFO with a writer");
+    writer.join().unwrap().unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "once\n");
+    let (back, r, _) = run_within(
+        s,
+        quick(shell("cat", Some(&input), &out)),
+        within,
+        &[&input],
+    );
+    s = back;
+    assert!(r.is_err(), "a FIFO whose writer is gone: {r:?}");
+
+    // The keeper serves the next run, FIFOs included.
+    ran(s.run(&shell("echo fine", None, &out)), "a plain run after");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "fine\n");
+    let reader = {
+        let output = output.clone();
+        std::thread::spawn(move || std::fs::read_to_string(&output))
+    };
+    ran(
+        s.run(&shell("echo piped", None, &output)),
+        "a FIFO read by a thread",
+    );
+    assert_eq!(reader.join().unwrap().unwrap(), "piped\n");
 }

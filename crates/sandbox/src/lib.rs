@@ -98,7 +98,10 @@ pub fn running_as_root() -> bool {
 }
 
 /// Creates a FIFO at `path` (mode 0600), for joining two runs: a [`RunSpec`] may name it as
-/// standard input or output, and the keeper then opens it as it is.
+/// standard input or output, and the keeper then opens it as it is. Its other end must be
+/// opened once per run that names it, within the run's wall-time limit (at least a second):
+/// else the run fails ([`SandboxError::Keeper`], naming the FIFO) and nothing is started. A FIFO
+/// whose other end was opened and closed for one run cannot serve another.
 pub fn make_fifo(path: &std::path::Path) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())

@@ -29,13 +29,15 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::check::{kattis_outcome, testlib_outcome, CheckOutcome};
+use super::run::STARVED_TRIES;
+use super::HostFault;
 use super::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
-use ojd_sandbox::{Limits, RunOutcome, Termination};
+use ojd_sandbox::{Limits, RunOutcome, Termination, WallCause};
 
 /// How many bytes of the two directions the transcript keeps.
 const TRANSCRIPT_LIMIT: usize = 4096;
@@ -100,6 +102,18 @@ fn unblock(path: &Path) {
             .write(write)
             .custom_flags(libc::O_NONBLOCK)
             .open(path);
+    }
+}
+
+/// Once both sides ended: wakes the relays' opens that no side will answer (a side that failed
+/// before opening its ends), again until the relays ended, since an open that had not begun when
+/// the ends were last opened would wait for ever (and the judging with it).
+fn wake_relays(pipes: &Pipes, relays: &[std::thread::ScopedJoinHandle<'_, ()>]) {
+    while relays.iter().any(|r| !r.is_finished()) {
+        for p in pipes.all() {
+            unblock(p);
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -294,6 +308,12 @@ pub(super) struct Pass<'a> {
 }
 
 /// [`run_test`], or one pass of a multi-pass test.
+///
+/// A pair whose time limit verdict came from a wall-time kill of the program that the host's
+/// load starved (see [`starved_by_host`]) says nothing about the program: the pair is run again, with new pipes, up to [`STARVED_TRIES`] times in all, and
+/// then it is a host fault ([`HostFault::Starved`]), never a time limit verdict. Only the whole
+/// pair can be run again: one side alone would find its partner, and the relay between them,
+/// gone (its keeper would wait for the other ends of its pipes).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_pass(
     judge: &Judge,
@@ -306,6 +326,68 @@ pub(super) fn run_pass(
     limits: &Limits,
     pass: Option<&Pass<'_>>,
 ) -> Result<TestResult, JudgeError> {
+    let mut tried = 0;
+    loop {
+        tried += 1;
+        let cpu_wait = match pair_once(
+            judge, problem, program, spec, interactor, checker, test, limits, pass,
+        )? {
+            Paired::Judged(result) => return Ok(result),
+            Paired::Starved { cpu_wait } => cpu_wait,
+        };
+        if tried >= STARVED_TRIES {
+            return Err(HostFault::Starved {
+                during: "the program of an interactive test".into(),
+                wall: limits.wall,
+                cpu_wait,
+                tries: tried,
+            }
+            .into());
+        }
+        // Give the load a moment to pass before the next try.
+        std::thread::sleep(Duration::from_millis(100 * u64::from(tried)));
+    }
+}
+
+/// What one run of the pair gave.
+enum Paired {
+    Judged(TestResult),
+    /// The program's run was ended by its wall-time limit while it waited for a CPU that the
+    /// host's other work held: how long it waited.
+    Starved {
+        cpu_wait: Duration,
+    },
+}
+
+/// Whether the host's load, not the program nor its partner, used up the program's wall time:
+/// the sandbox's rule ([`WallCause::of`]) with the interactor's whole CPU time taken off the
+/// program's wait, since the sandbox counts the partner's CPU as other work (an interactor that
+/// spins beside a program that spins is the problem's doing, never the host's).
+fn starved_by_host(
+    program: &RunOutcome,
+    interactor: &RunOutcome,
+    limits: &Limits,
+) -> Option<Duration> {
+    let w = program.wall_kill?;
+    let waited = w.cpu_wait.saturating_sub(interactor.cpu_time);
+    (program.host_starved()
+        && WallCause::of(program.wall_time, waited, limits.wall) == WallCause::HostLoad)
+        .then_some(w.cpu_wait)
+}
+
+/// One run of the pair (see [`run_pass`]).
+#[allow(clippy::too_many_arguments)]
+fn pair_once(
+    judge: &Judge,
+    problem: &Problem,
+    program: &Program,
+    spec: &Interactor,
+    interactor: &Program,
+    checker: Option<&Program>,
+    test: &TestCase,
+    limits: &Limits,
+    pass: Option<&Pass<'_>>,
+) -> Result<Paired, JudgeError> {
     // A folder of its own for every run, never the same path twice: the sandbox's keeper
     // keeps a handle on the folders its streams were opened in, keyed by path, and a folder
     // removed and made again at the same path would be reached through the stale handle of the
@@ -376,10 +458,10 @@ pub(super) fn run_pass(
     let down = direction(&pipes.from_interactor, &pipes.to_program, '<', u64::MAX);
     let (program_err, interactor_err) = (dir.join("program.err"), dir.join("interactor.err"));
     let (prog, inter) = std::thread::scope(|s| {
-        s.spawn(|| relay(&up));
-        s.spawn(|| relay(&down));
+        let relays = [s.spawn(|| relay(&up)), s.spawn(|| relay(&down))];
         let prog = s.spawn(|| {
-            judge.execute(&ProgramRun {
+            // Tried once: a run again alone would wait for pipes nobody opens any more.
+            judge.execute_once(&ProgramRun {
                 program,
                 args: &[],
                 stdin: Some(&pipes.to_program),
@@ -405,9 +487,7 @@ pub(super) fn run_pass(
             &binds,
         );
         let prog = prog.join();
-        for p in pipes.all() {
-            unblock(p);
-        }
+        wake_relays(&pipes, &relays);
         (prog, inter)
     });
     let prog = prog.map_err(|_| JudgeError::Io {
@@ -437,6 +517,18 @@ pub(super) fn run_pass(
         said,
         interactor_first,
     });
+    // Only a time limit verdict is the starved wall-time kill's: an interactor that said wrong
+    // answer first, or output over its limit, are the program's whatever the load did.
+    let starved = match (verdict, prog.killed_by) {
+        (Verdict::TimeLimitExceeded, Some(ojd_sandbox::LimitKind::Wall)) => {
+            starved_by_host(&prog, &inter, limits)
+        }
+        _ => None,
+    };
+    if let Some(cpu_wait) = starved {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(Paired::Starved { cpu_wait });
+    }
     let transcript = transcript.lock().map(|t| t.render()).unwrap_or_default();
     let mut message = message;
     if verdict == Verdict::RuntimeError {
@@ -473,7 +565,7 @@ pub(super) fn run_pass(
         _ => result,
     };
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(result)
+    Ok(Paired::Judged(result))
 }
 
 /// Polygon's rule for interactive problems with a checker: once the interactor accepts, the
@@ -578,7 +670,6 @@ fn interactor_said(
 mod tests {
     use super::*;
     use ojd_sandbox::LimitKind;
-    use std::time::Duration;
 
     fn run(termination: Termination, killed_by: Option<LimitKind>) -> RunOutcome {
         RunOutcome {
@@ -689,6 +780,48 @@ mod tests {
             });
             assert_eq!(got, want, "row {i}");
         }
+    }
+
+    /// Both sides failed before opening their pipes, and a relay reached its opens only after
+    /// the judge had last woken them (a loaded host): the relays still end, and with them the
+    /// pair, within a bound. Woken once, such a relay waited for ever.
+    #[test]
+    fn relays_that_open_late_are_woken() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("pipes");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let watched = std::thread::spawn(move || {
+            let pipes = Pipes::new(&dir).unwrap();
+            let transcript = Mutex::new(Transcript::default());
+            let direction = |from, to, mark| Direction {
+                from,
+                to,
+                mark,
+                transcript: &transcript,
+                count: AtomicU64::new(0),
+                limit: u64::MAX,
+                over: AtomicBool::new(false),
+                eof_at: Mutex::new(None),
+            };
+            let up = direction(&pipes.from_program, &pipes.to_interactor, '>');
+            let down = direction(&pipes.from_interactor, &pipes.to_program, '<');
+            std::thread::scope(|s| {
+                let late = |d| {
+                    move || {
+                        std::thread::sleep(Duration::from_millis(300));
+                        relay(d);
+                    }
+                };
+                let relays = [s.spawn(late(&up)), s.spawn(late(&down))];
+                wake_relays(&pipes, &relays);
+            });
+            let _ = tx.send(());
+        });
+        let ended = rx.recv_timeout(Duration::from_secs(20));
+        if ended.is_ok() {
+            watched.join().unwrap();
+        }
+        assert!(ended.is_ok(), "a relay that opened late waited for ever");
     }
 
     #[test]

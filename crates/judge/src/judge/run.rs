@@ -20,6 +20,13 @@ impl Judge {
         guarded(&spec, STARVED_TRIES, || Ok(self.pool.get()?.run(&spec)?))
     }
 
+    /// [`Judge::execute`] tried once, whatever the host's load did to it: the program's side of
+    /// an interactive run, which cannot be run again alone (its caller runs the pair again).
+    pub(super) fn execute_once(&self, run: &ProgramRun<'_>) -> Result<RunOutcome, JudgeError> {
+        let spec = self.spec_for(run);
+        guarded(&spec, 0, || Ok(self.pool.get()?.run(&spec)?))
+    }
+
     /// [`Judge::execute`] with extra folders bound into the sandbox (a multi-pass validator's
     /// feedback folder, writable at `/data`).
     pub(super) fn execute_with_binds(
