@@ -32,8 +32,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::check::{kattis_outcome, testlib_outcome, CheckOutcome};
-use super::run::STARVED_TRIES;
-use super::HostFault;
+use super::run::{retry_starved, Try, STARVED_TRIES};
 use super::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
@@ -311,7 +310,7 @@ pub(super) struct Pass<'a> {
 ///
 /// A pair whose time limit verdict came from a wall-time kill of the program that the host's
 /// load starved (see [`starved_by_host`]) says nothing about the program: the pair is run again, with new pipes, up to [`STARVED_TRIES`] times in all, and
-/// then it is a host fault ([`HostFault::Starved`]), never a time limit verdict. Only the whole
+/// then it is a host fault ([`super::HostFault::Starved`]), never a time limit verdict. Only the whole
 /// pair can be run again: one side alone would find its partner, and the relay between them,
 /// gone (its keeper would wait for the other ends of its pipes).
 #[allow(clippy::too_many_arguments)]
@@ -326,27 +325,21 @@ pub(super) fn run_pass(
     limits: &Limits,
     pass: Option<&Pass<'_>>,
 ) -> Result<TestResult, JudgeError> {
-    let mut tried = 0;
-    loop {
-        tried += 1;
-        let cpu_wait = match pair_once(
-            judge, problem, program, spec, interactor, checker, test, limits, pass,
-        )? {
-            Paired::Judged(result) => return Ok(result),
-            Paired::Starved { cpu_wait } => cpu_wait,
-        };
-        if tried >= STARVED_TRIES {
-            return Err(HostFault::Starved {
-                during: "the program of an interactive test".into(),
-                wall: limits.wall,
-                cpu_wait,
-                tries: tried,
-            }
-            .into());
-        }
-        // Give the load a moment to pass before the next try.
-        std::thread::sleep(Duration::from_millis(100 * u64::from(tried)));
-    }
+    retry_starved(
+        STARVED_TRIES,
+        "the program of an interactive test",
+        limits.wall,
+        || {
+            Ok(
+                match pair_once(
+                    judge, problem, program, spec, interactor, checker, test, limits, pass,
+                )? {
+                    Paired::Judged(result) => Try::Done(result),
+                    Paired::Starved { cpu_wait } => Try::Starved(cpu_wait),
+                },
+            )
+        },
+    )
 }
 
 /// What one run of the pair gave.
@@ -388,10 +381,8 @@ fn pair_once(
     limits: &Limits,
     pass: Option<&Pass<'_>>,
 ) -> Result<Paired, JudgeError> {
-    // A folder of its own for every run, never the same path twice: the sandbox's keeper
-    // keeps a handle on the folders its streams were opened in, keyed by path, and a folder
-    // removed and made again at the same path would be reached through the stale handle of the
-    // removed one ("to-program: No such file or directory" on a submission's second test).
+    // A folder of its own for every run of the pair, with new pipes: a pair run again after
+    // starvation must never meet a pipe that a relay or keeper of the earlier run still holds.
     let dir = judge.fresh_dir("interactive")?;
     let pipes = Pipes::new(&dir)?;
     let (judge_msg, team_msg, tout) = match pass {

@@ -222,28 +222,53 @@ pub(super) fn guarded(
     let dirs = output_dirs(spec);
     let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
     let during = spec.argv.first().map_or("a program", String::as_str);
-    let mut tried = 0;
-    loop {
+    retry_starved(tries, during, spec.limits.wall, || {
         require_free(&dirs, FULL_SLACK)?;
         let outcome = run()?;
         still_free(&dirs, during)?;
+        Ok(match outcome.wall_kill {
+            Some(w) if tries > 0 && outcome.host_starved() => Try::Starved(w.cpu_wait),
+            _ => Try::Done(outcome),
+        })
+    })
+}
+
+/// What one try of a run gave (see [`retry_starved`]).
+pub(super) enum Try<T> {
+    /// The run said something about the program: keep it.
+    Done(T),
+    /// The host's load used up the run's wall time while it waited this long for a CPU.
+    Starved(Duration),
+}
+
+/// Tries `attempt` until it is [`Try::Done`], at most `tries` times in all, with a growing pause
+/// between tries for the load to pass; a run starved every time is the host fault
+/// [`HostFault::Starved`] (naming `during` and the wall limit `wall`), never a verdict. The one
+/// retry rule of plain runs ([`guarded`]) and interactive pairs (`interactive::run_pass`).
+pub(super) fn retry_starved<T>(
+    tries: u32,
+    during: &str,
+    wall: Duration,
+    mut attempt: impl FnMut() -> Result<Try<T>, JudgeError>,
+) -> Result<T, JudgeError> {
+    let mut tried = 0;
+    loop {
         tried += 1;
-        match outcome.wall_kill {
-            Some(w) if tries > 0 && outcome.host_starved() => {
-                if tried >= tries {
-                    return Err(HostFault::Starved {
-                        during: during.to_string(),
-                        wall: spec.limits.wall,
-                        cpu_wait: w.cpu_wait,
-                        tries: tried,
-                    }
-                    .into());
-                }
-                // Give the load a moment to pass before the next try.
-                std::thread::sleep(Duration::from_millis(100 * u64::from(tried)));
+        let cpu_wait = match attempt()? {
+            Try::Done(t) => return Ok(t),
+            Try::Starved(cpu_wait) => cpu_wait,
+        };
+        if tried >= tries {
+            return Err(HostFault::Starved {
+                during: during.to_string(),
+                wall,
+                cpu_wait,
+                tries: tried,
             }
-            _ => return Ok(outcome),
+            .into());
         }
+        // Give the load a moment to pass before the next try.
+        std::thread::sleep(Duration::from_millis(100 * u64::from(tried)));
     }
 }
 
@@ -406,6 +431,42 @@ mod tests {
             exec_error: None,
             fully_isolated: true,
             wall_kill: None,
+        }
+    }
+
+    /// The one retry rule: a starved try is tried again after a pause, a done one is kept at
+    /// once, and `tries` starved tries in a row are the host fault naming what was run.
+    #[test]
+    fn retry_starved_keeps_the_first_done_try_and_gives_up_after_the_last_starved_one() {
+        let wait = Duration::from_millis(700);
+        let mut calls = 0;
+        let got = retry_starved(3, "x", Duration::from_secs(1), || {
+            calls += 1;
+            Ok(if calls < 2 {
+                Try::Starved(wait)
+            } else {
+                Try::Done(calls)
+            })
+        });
+        assert_eq!(got.unwrap(), 2);
+
+        let mut calls = 0;
+        let err = retry_starved::<()>(3, "the program", Duration::from_secs(1), || {
+            calls += 1;
+            Ok(Try::Starved(wait))
+        })
+        .unwrap_err();
+        assert_eq!(calls, 3);
+        match err {
+            JudgeError::Host(HostFault::Starved {
+                during,
+                tries,
+                cpu_wait,
+                ..
+            }) => {
+                assert_eq!((during.as_str(), tries, cpu_wait), ("the program", 3, wait));
+            }
+            other => panic!("not a starved host fault: {other:?}"),
         }
     }
 
