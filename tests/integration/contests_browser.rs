@@ -1348,3 +1348,144 @@ fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
     );
     drop(browser);
 }
+
+/// Issue 23, awards on the web: on "Edit contest" a director types the medals; a bad count is
+/// refused beside its field (the rest kept), a good one saved and described ("medals: none →
+/// gold 1, …"), the finalized results give the team its medal, and the finalized contest's
+/// edit is refused on the page. Desktop and 390 px.
+#[test]
+fn issue23_a_director_sets_the_medals_in_the_browser() {
+    require_root!();
+    if !have_browser() {
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    crate::contests::write_contest(
+        contests.path(),
+        "medals",
+        ojd_store::now_ms() - 600_000,
+        "1h",
+        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
+        "aplusb",
+    );
+    let d = site.start();
+    let (code, a) = crate::contests::submit(&d, ALICE, Some("medals"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    d.wait_done(
+        a["id"].as_i64().expect("id"),
+        ALICE,
+        Duration::from_secs(120),
+    );
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/medals", d.url));
+    page.click("#edit-contest");
+    page.wait_for(
+        "the edit form",
+        "document.getElementById('f-awards-gold') !== null && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    let set = |page: &mut Cdp, selector: &str, value: &str| {
+        page.eval(&format!(
+            "document.querySelector({}).value = {}; true",
+            json!(selector),
+            json!(value)
+        ));
+    };
+    // A bad count (a number input still sends what a script typed): refused beside it.
+    set(&mut page, "#f-awards-gold", "1");
+    set(&mut page, "#f-awards-bronze", "5000");
+    page.click("#save-contest");
+    page.wait_for(
+        "the refused form",
+        "document.readyState === 'complete' && document.getElementById('form-errors') !== null",
+        Duration::from_secs(10),
+    );
+    let refused = page.eval(
+        "[Array.from(document.querySelectorAll('#form-errors li code')).map(c => c.textContent), \
+          document.getElementById('f-awards-bronze').getAttribute('aria-invalid'), \
+          document.getElementById('error-awards-bronze')?.textContent, \
+          document.getElementById('f-awards-gold').value]",
+    );
+    assert_eq!(
+        refused,
+        json!([
+            ["awards.bronze"],
+            "true",
+            "expected a number of bronze medals from 0 to 1000 (empty: none), found \"5000\"",
+            "1"
+        ])
+    );
+    let text = std::fs::read_to_string(contests.path().join("medals/contest.toml")).expect("toml");
+    assert!(!text.contains("[awards]"), "nothing written: {text}");
+    page.screenshot(&artifact("contest-i23-medals-refused.png"));
+    phone(&mut page, "i23-medals-refused");
+
+    // Fixed and saved: one gold, two bronze.
+    set(&mut page, "#f-awards-bronze", "2");
+    page.click("#save-contest");
+    page.wait_for(
+        "the saved medals",
+        "document.readyState === 'complete' && document.getElementById('saved') !== null",
+        Duration::from_secs(10),
+    );
+    let saved = page.eval("document.getElementById('saved').textContent");
+    assert!(
+        saved
+            .as_str()
+            .is_some_and(|t| t.contains("medals: none → gold 1, silver 0, bronze 2")),
+        "{saved}"
+    );
+    assert_eq!(
+        page.eval("[document.getElementById('f-awards-gold').value, document.getElementById('f-awards-bronze').value]"),
+        json!(["1", "2"])
+    );
+    page.screenshot(&artifact("contest-i23-medals-saved.png"));
+    phone(&mut page, "i23-medals-saved");
+
+    // Ended and finalized: Rocket's gold on the standings; the edit is refused now.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/medals/clock",
+        Some(ADMIN),
+        &json!({"action": "end_now"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/medals/finalize",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{r}");
+    page.navigate(&format!("{}/contests/medals/standings", d.url));
+    let gold = page.eval("document.querySelector('tr[data-award=gold-medal]')?.textContent");
+    assert!(
+        gold.as_str().is_some_and(|g| g.contains("Rocket")),
+        "{gold}"
+    );
+    page.navigate(&format!("{}/contests/medals/edit", d.url));
+    set(&mut page, "#f-awards-gold", "3");
+    page.click("#save-contest");
+    page.wait_for(
+        "the refusal",
+        "document.readyState === 'complete' && document.getElementById('contest-form') === null",
+        Duration::from_secs(10),
+    );
+    let said = page.eval("document.querySelector('main').textContent");
+    assert!(
+        said.as_str()
+            .is_some_and(|t| t.contains("finalized") && t.contains("editing it is refused")),
+        "{said}"
+    );
+    let text = std::fs::read_to_string(contests.path().join("medals/contest.toml")).expect("toml");
+    assert!(text.contains("gold = 1"), "unchanged: {text}");
+    page.screenshot(&artifact("contest-i23-medals-final.png"));
+    phone(&mut page, "i23-medals-final");
+    drop(browser);
+}
