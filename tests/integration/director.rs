@@ -563,3 +563,117 @@ fn issue23_awards_are_edited_through_the_definition_api() {
     );
     assert_eq!(std::fs::read_to_string(&file).expect("toml"), final_text);
 }
+
+// ---- overrides in their own table ----
+
+/// A submission's override history comes from its own table, not from the audit log: after
+/// 20,001 newer audit lines of the same contest (more than the 20,000 the history read before),
+/// the admin's API and page still show each override with from → to, who and why, and the
+/// standings still count the jury's verdict. On SQLite (the store suite runs the table's
+/// cases on both engines).
+#[test]
+fn issue23_the_override_history_outlives_the_audit_log() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    write_contest(contests.path(), "h", 60_000, "", &["aplusb"]);
+    let d = site.start();
+    let (code, s) = crate::contests::submit(&d, ALICE, Some("h"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{s}");
+    let id = s["id"].as_i64().expect("id");
+    d.wait_done(id, ALICE, JUDGED_WITHIN);
+    let over = |body: Value| {
+        let (code, r) = d.post_json(
+            &format!("/api/v1/admin/submissions/{id}/override"),
+            Some(ADMIN),
+            &body,
+        );
+        assert_eq!(code, 200, "{r}");
+    };
+    over(json!({"verdict": "WA", "reason": "prints the samples' answers only"}));
+    over(json!({"verdict": "RE", "reason": "crashes on the judges' machine"}));
+
+    // A busy contest's audit log: 20,001 lines after the overrides.
+    let db = rusqlite::Connection::open(site.database()).expect("open the database");
+    db.busy_timeout(Duration::from_secs(30)).expect("timeout");
+    db.execute_batch(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20001)
+         INSERT INTO audit (at, actor, action, contest, detail)
+         SELECT 9000000000000 + i, 'admin', 'clarification', 'h', 'answered question ' || i FROM n;",
+    )
+    .expect("audit lines");
+    drop(db);
+
+    let (code, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(code, 200, "{v}");
+    let overrides: Vec<String> = v["history"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .filter(|e| e["kind"] == "override")
+        .map(|e| {
+            format!(
+                "{} → {} by {}: {}",
+                e["from"].as_str().unwrap_or(""),
+                e["to"].as_str().unwrap_or(""),
+                e["by"].as_str().unwrap_or(""),
+                e["reason"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        overrides,
+        [
+            "AC → WA by admin: prints the samples' answers only",
+            "WA → RE by admin: crashes on the judges' machine",
+        ],
+        "{v}"
+    );
+    let cookie = login(&d, ADMIN);
+    let (code, _, page) = request(
+        &d,
+        "GET",
+        &format!("/submissions/{id}"),
+        &[("Cookie", &cookie)],
+        None,
+    );
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("id=\"history\"") && page.contains("WA → RE") && page.contains("crashes"),
+        "{page}"
+    );
+    let (code, st) = d.get("/api/v1/contests/h/standings", Some(ADMIN));
+    assert_eq!(code, 200, "{st}");
+    let row = &st["rows"][0];
+    assert_eq!(
+        (row["user"].as_str(), row["solved"].as_i64()),
+        (Some("alice"), Some(0)),
+        "{st}"
+    );
+
+    // Removed: the judge's verdict again, and the removal in the history.
+    over(json!({"verdict": null, "reason": ""}));
+    let (_, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    let last = v["history"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .rev()
+        .find(|e| e["kind"] == "override")
+        .cloned()
+        .expect("the removal");
+    assert_eq!(
+        (
+            last["from"].as_str(),
+            last["to"].as_str(),
+            last["removed"].as_bool()
+        ),
+        (Some("RE"), Some("AC"), Some(true)),
+        "{last}"
+    );
+    let (_, st) = d.get("/api/v1/contests/h/standings", Some(ADMIN));
+    assert_eq!(st["rows"][0]["solved"], 1, "{st}");
+}

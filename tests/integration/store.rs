@@ -64,6 +64,7 @@ macro_rules! store_suite {
                 web_sessions_codes_and_token_activity,
                 exact_points_are_stored_and_read_everywhere,
                 the_standings_input_is_the_current_judgings,
+                every_override_is_kept_in_its_history,
             );
         }
     };
@@ -2298,4 +2299,81 @@ fn exact_points_are_backfilled_on_postgres() {
     .expect("old judging");
     let s = store::open(&url).expect("open");
     exact_points_backfilled(s.as_ref());
+}
+
+/// Each change of the jury's verdict (set, replaced, removed) is a row of the submission's
+/// override history, with what was shown before and after (the jury's verdict, else the
+/// judge's, "none" unjudged), who, when and why, oldest first; another submission's are its
+/// own; an unknown submission changes nothing.
+pub fn every_override_is_kept_in_its_history(s: &dyn Store) {
+    use ojd_store::contests::{OverrideChange, REMOVED};
+    let a = s
+        .insert_in_contest(&sub("alice", "p"), "c", 10)
+        .expect("insert");
+    judge_next(s, "h", Verdict::WrongAnswer, 20);
+    let unjudged = s
+        .insert_in_contest(&sub("bob", "p"), "c", 30)
+        .expect("insert");
+    let set = |id: i64, v: Option<(Verdict, &str)>, by: &str, at: i64| {
+        assert!(s.set_override(id, v, by, at).expect("override"), "{id}");
+    };
+    set(
+        a,
+        Some((Verdict::Accepted, "the checker was wrong")),
+        "admin",
+        100,
+    );
+    set(
+        unjudged,
+        Some((Verdict::Accepted, "judged by hand")),
+        "admin",
+        150,
+    );
+    set(
+        a,
+        Some((Verdict::WrongAnswer, "a second look")),
+        "jury2",
+        200,
+    );
+    set(a, None, "admin", 300);
+    assert!(!s
+        .set_override(999_999, Some((Verdict::Accepted, "x")), "admin", 400)
+        .expect("override"));
+    let change =
+        |from: &str, to: &str, reason: &str, by: &str, at: i64, removed: bool| OverrideChange {
+            submission: a,
+            at,
+            by: by.into(),
+            from: from.into(),
+            to: to.into(),
+            reason: reason.into(),
+            removed,
+        };
+    assert_eq!(
+        s.override_history(a).expect("history"),
+        [
+            change("WA", "AC", "the checker was wrong", "admin", 100, false),
+            change("AC", "WA", "a second look", "jury2", 200, false),
+            change("WA", "WA", REMOVED, "admin", 300, true),
+        ]
+    );
+    let other = s.override_history(unjudged).expect("history");
+    assert_eq!(other.len(), 1, "{other:?}");
+    assert_eq!(
+        (
+            other[0].from.as_str(),
+            other[0].to.as_str(),
+            other[0].submission
+        ),
+        ("none", "AC", unjudged)
+    );
+    assert!(s.override_history(999_999).expect("history").is_empty());
+    // The current overrides are what the history ends with.
+    let now: Vec<i64> = s
+        .overrides_of(&[a, unjudged])
+        .expect("overrides")
+        .into_iter()
+        .map(|o| o.submission)
+        .collect();
+    assert_eq!(now, [unjudged]);
 }
