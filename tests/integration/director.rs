@@ -677,3 +677,126 @@ fn issue23_the_override_history_outlives_the_audit_log() {
     let (_, st) = d.get("/api/v1/contests/h/standings", Some(ADMIN));
     assert_eq!(st["rows"][0]["solved"], 1, "{st}");
 }
+
+// ---- teams on the web ----
+
+/// One team at a time through the API: added with members (written into `contest.toml` as
+/// `members = [...]`, shown in the standings' API and as the standings row's title), refused
+/// field by field (nothing written), edited into an observer (off the public board), a team
+/// with submissions refused removal with a message that says why, one without removed, an
+/// unknown one 404; every change audited.
+#[test]
+fn issue23_teams_are_edited_one_at_a_time_over_http() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    write_contest(
+        contests.path(),
+        "t",
+        600_000,
+        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
+        &["aplusb"],
+    );
+    let file = contests.path().join("t/contest.toml");
+    let d = site.start();
+    for (token, source) in [
+        (ALICE, "accepted/ac.c"),
+        (crate::daemon::BOB, "wrong_answer/wa_second_line.c"),
+    ] {
+        let (code, r) = crate::contests::submit(&d, token, Some("t"), "aplusb", source);
+        assert_eq!(code, 201, "{r}");
+        d.wait_done(r["id"].as_i64().expect("id"), token, JUDGED_WITHIN);
+    }
+    let save = |body: Value| d.post_json("/api/v1/admin/contests/t/team", Some(ADMIN), &body);
+
+    // Refused, each field named; nothing written.
+    let before = std::fs::read_to_string(&file).expect("toml");
+    let (code, e) = save(json!({
+        "user": "bad name!", "category": "guest", "members": "Ann; Ann"
+    }));
+    assert_eq!(code, 400, "{e}");
+    let m = message(&e);
+    for field in ["user: ", "category: ", "members: "] {
+        assert!(m.contains(field), "{field} in {m}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).expect("toml"), before);
+
+    // bob's team, with members.
+    let (code, r) = save(json!({
+        "user": "bob", "name": "Comet", "affiliation": "North U",
+        "members": "Cy Young; Dee Ray"
+    }));
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["team"]["members"], json!(["Cy Young", "Dee Ray"]), "{r}");
+    let text = std::fs::read_to_string(&file).expect("toml");
+    assert!(
+        text.contains("members = [\"Cy Young\", \"Dee Ray\"]")
+            && text.contains("name = \"Rocket\""),
+        "{text}"
+    );
+    let (code, s) = d.get("/api/v1/contests/t/standings", None);
+    assert_eq!(code, 200, "{s}");
+    let bob = s["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["user"] == "bob")
+        .cloned()
+        .unwrap_or_else(|| panic!("bob's row: {s}"));
+    assert_eq!(
+        (bob["name"].as_str(), bob["members"].clone()),
+        (Some("Comet"), json!(["Cy Young", "Dee Ray"])),
+        "{bob}"
+    );
+    let (code, page) = d.get_text("/contests/t/standings", None);
+    assert_eq!(code, 200);
+    assert!(page.contains("title=\"Cy Young, Dee Ray\""), "{page}");
+
+    // Edited into an observer: off the public board.
+    let (code, r) = save(json!({
+        "original": "bob", "user": "bob", "name": "Comet", "category": "observer",
+        "members": "Cy Young"
+    }));
+    assert_eq!(code, 200, "{r}");
+    let (_, s) = d.get("/api/v1/contests/t/standings", None);
+    assert!(
+        !s["rows"].to_string().contains("\"bob\""),
+        "an observer on the public board: {s}"
+    );
+
+    // A team with submissions is not removed; one without is; an unknown one is 404.
+    let remove = |user: &str| {
+        d.post_json(
+            &format!("/api/v1/admin/contests/t/teams/{user}/remove"),
+            Some(ADMIN),
+            &json!({}),
+        )
+    };
+    let (code, e) = remove("alice");
+    assert_eq!(code, 409, "{e}");
+    assert!(
+        message(&e).contains("has 1 submission(s)") && message(&e).contains("observer"),
+        "{e}"
+    );
+    let (code, r) = save(json!({ "user": "carol", "name": "Nova" }));
+    assert_eq!(code, 200, "{r}");
+    let (code, r) = remove("carol");
+    assert_eq!(code, 200, "{r}");
+    let text = std::fs::read_to_string(&file).expect("toml");
+    assert!(!text.contains("carol") && text.contains("alice"), "{text}");
+    let (code, e) = remove("carol");
+    assert_eq!(code, 404, "{e}");
+
+    let (_, log) = d.get("/api/v1/admin/audit?contest=t", Some(ADMIN));
+    let log = log.to_string();
+    for line in [
+        "team \\\"bob\\\" added",
+        "team \\\"bob\\\" edited",
+        "team \\\"carol\\\" removed",
+    ] {
+        assert!(log.contains(line), "{line} audited: {log}");
+    }
+}

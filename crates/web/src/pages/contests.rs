@@ -386,7 +386,7 @@ pub(crate) fn teams_view(
                     form.inline.remove-team method="post" action={ "/contests/" (c.id) "/team/remove" }
                         data-confirm={ "Remove team " (t.name) " (" (t.user) ")?" } {
                         input type="hidden" name="user" value=(t.user);
-                        button.link type="submit" { "Remove" }
+                        button.link.danger type="submit" { "Remove" }
                     }
                 }
             } } } } }
