@@ -702,13 +702,16 @@ fn issue23_teams_are_edited_one_at_a_time_over_http() {
     );
     let file = contests.path().join("t/contest.toml");
     let d = site.start();
+    let mut ids = Vec::new();
     for (token, source) in [
         (ALICE, "accepted/ac.c"),
         (crate::daemon::BOB, "wrong_answer/wa_second_line.c"),
     ] {
         let (code, r) = crate::contests::submit(&d, token, Some("t"), "aplusb", source);
         assert_eq!(code, 201, "{r}");
-        d.wait_done(r["id"].as_i64().expect("id"), token, JUDGED_WITHIN);
+        let id = r["id"].as_i64().expect("id");
+        d.wait_done(id, token, JUDGED_WITHIN);
+        ids.push(id);
     }
     let save = |body: Value| d.post_json("/api/v1/admin/contests/t/team", Some(ADMIN), &body);
 
@@ -754,6 +757,16 @@ fn issue23_teams_are_edited_one_at_a_time_over_http() {
     let (code, page) = d.get_text("/contests/t/standings", None);
     assert_eq!(code, 200);
     assert!(page.contains("title=\"Cy Young, Dee Ray\""), "{page}");
+    // bob's submission page names his team and its members.
+    let (code, page) = d.get_text(
+        &format!("/submissions/{}", ids[1]),
+        Some(crate::daemon::BOB),
+    );
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("<span id=\"team\">team Comet (Cy Young, Dee Ray)</span>"),
+        "{page}"
+    );
 
     // Edited into an observer: off the public board.
     let (code, r) = save(json!({
