@@ -1535,7 +1535,7 @@ fn issue23_a_director_edits_teams_in_the_browser() {
     page.call("Page.enable", json!({}));
     login(&mut page, &d.url, ADMIN, "admin");
     page.navigate(&format!("{}/contests/crew", d.url));
-    page.click(&format!("a[href='/contests/crew/teams']"));
+    page.click("a[href='/contests/crew/teams']");
     page.wait_for(
         "the teams page",
         "document.getElementById('team-form') !== null && document.readyState === 'complete'",

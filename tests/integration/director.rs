@@ -768,6 +768,14 @@ fn issue23_teams_are_edited_one_at_a_time_over_http() {
         "{page}"
     );
 
+    // The user of a team with submissions does not change (they were made as that user).
+    let (code, e) = save(json!({ "original": "bob", "user": "bobby", "name": "Comet" }));
+    assert_eq!(code, 400, "{e}");
+    assert!(
+        message(&e).contains("user: team \"bob\" has 1 submission(s)"),
+        "{e}"
+    );
+
     // Edited into an observer: off the public board.
     let (code, r) = save(json!({
         "original": "bob", "user": "bob", "name": "Comet", "category": "observer",

@@ -29,6 +29,20 @@ pub(crate) async fn save_team(
         Ok(t) => t,
         Err(errors) => return Ok(Err(errors)),
     };
+    // A team's submissions are made as its user: another user would leave them behind.
+    let (original, user) = (draft.original.trim(), draft.user.trim());
+    if !original.is_empty() && original != user {
+        let n = submissions_of(app, &c, original).await?;
+        if n > 0 {
+            return Ok(Err(vec![FieldError {
+                field: "user".into(),
+                message: format!(
+                    "team {original:?} has {n} submission(s) in this contest, made as user \
+                     {original:?}: its user cannot change (change its name instead)"
+                ),
+            }]));
+        }
+    }
     write_teams(app, &c, teams).await?;
     let user = draft.user.trim();
     let detail = if draft.original.trim().is_empty() {
@@ -78,9 +92,7 @@ pub(crate) async fn remove_team(
             "contest {id:?} has no team of user {user:?}"
         )));
     }
-    let cid = c.id.clone();
-    let subs = app.db(move |s| s.contest_submissions(&cid)).await?;
-    let n = subs.iter().filter(|s| s.user == user).count();
+    let n = submissions_of(app, &c, user).await?;
     if n > 0 {
         return Err(AppError::Conflict(format!(
             "team {user:?} has {n} submission(s) in contest {id:?}: a team with submissions is not \
@@ -93,6 +105,13 @@ pub(crate) async fn remove_team(
     let detail = format!("team {user:?} removed");
     super::controls::note(app, &admin.name, "team", Some(&c.id), detail.clone()).await;
     Ok(detail)
+}
+
+/// How many submissions `user` made in contest `c`.
+async fn submissions_of(app: &Arc<App>, c: &Contest, user: &str) -> Result<usize, AppError> {
+    let cid = c.id.clone();
+    let subs = app.db(move |s| s.contest_submissions(&cid)).await?;
+    Ok(subs.iter().filter(|s| s.user == user).count())
 }
 
 /// Writes `teams` into `c`'s `contest.toml`, reloads the contests and recomputes standings.
