@@ -1348,3 +1348,310 @@ fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
     );
     drop(browser);
 }
+
+/// Issue 23, awards on the web: on "Edit contest" a director types the medals; a bad count is
+/// refused beside its field (the rest kept), a good one saved and described ("medals: none →
+/// gold 1, …"), the finalized results give the team its medal, and the finalized contest's
+/// edit is refused on the page. Desktop and 390 px.
+#[test]
+fn issue23_a_director_sets_the_medals_in_the_browser() {
+    require_root!();
+    if !have_browser() {
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    crate::contests::write_contest(
+        contests.path(),
+        "medals",
+        ojd_store::now_ms() - 600_000,
+        "1h",
+        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
+        "aplusb",
+    );
+    let d = site.start();
+    let (code, a) = crate::contests::submit(&d, ALICE, Some("medals"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    d.wait_done(
+        a["id"].as_i64().expect("id"),
+        ALICE,
+        Duration::from_secs(120),
+    );
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/medals", d.url));
+    page.click("#edit-contest");
+    page.wait_for(
+        "the edit form",
+        "document.getElementById('f-awards-gold') !== null && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    let set = |page: &mut Cdp, selector: &str, value: &str| {
+        page.eval(&format!(
+            "document.querySelector({}).value = {}; true",
+            json!(selector),
+            json!(value)
+        ));
+    };
+    // A bad count: the browser's own check (max 1000) stops the form first; past it (a
+    // browser without it), the daemon refuses it beside its field.
+    set(&mut page, "#f-awards-gold", "1");
+    set(&mut page, "#f-awards-bronze", "5000");
+    assert_eq!(
+        page.eval("document.getElementById('f-awards-bronze').checkValidity()"),
+        json!(false)
+    );
+    page.eval("document.getElementById('contest-form').noValidate = true; true");
+    page.click("#save-contest");
+    page.wait_for(
+        "the refused form",
+        "document.readyState === 'complete' && document.getElementById('form-errors') !== null",
+        Duration::from_secs(10),
+    );
+    let refused = page.eval(
+        "[Array.from(document.querySelectorAll('#form-errors li code')).map(c => c.textContent), \
+          document.getElementById('f-awards-bronze').getAttribute('aria-invalid'), \
+          document.getElementById('error-awards-bronze')?.textContent, \
+          document.getElementById('f-awards-gold').value]",
+    );
+    assert_eq!(
+        refused,
+        json!([
+            ["awards.bronze"],
+            "true",
+            "expected a number of bronze medals from 0 to 1000 (empty: none), found \"5000\"",
+            "1"
+        ])
+    );
+    let text = std::fs::read_to_string(contests.path().join("medals/contest.toml")).expect("toml");
+    assert!(!text.contains("[awards]"), "nothing written: {text}");
+    page.screenshot(&artifact("contest-i23-medals-refused.png"));
+    phone(&mut page, "i23-medals-refused");
+
+    // Fixed and saved: one gold, two bronze.
+    set(&mut page, "#f-awards-bronze", "2");
+    page.click("#save-contest");
+    page.wait_for(
+        "the saved medals",
+        "document.readyState === 'complete' && document.getElementById('saved') !== null",
+        Duration::from_secs(10),
+    );
+    let saved = page.eval("document.getElementById('saved').textContent");
+    assert!(
+        saved
+            .as_str()
+            .is_some_and(|t| t.contains("medals: none → gold 1, silver 0, bronze 2")),
+        "{saved}"
+    );
+    assert_eq!(
+        page.eval("[document.getElementById('f-awards-gold').value, document.getElementById('f-awards-bronze').value]"),
+        json!(["1", "2"])
+    );
+    page.screenshot(&artifact("contest-i23-medals-saved.png"));
+    phone(&mut page, "i23-medals-saved");
+
+    // Ended and finalized: Rocket's gold on the standings; the edit is refused now.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/medals/clock",
+        Some(ADMIN),
+        &json!({"action": "end_now"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/medals/finalize",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{r}");
+    page.navigate(&format!("{}/contests/medals/standings", d.url));
+    let gold = page.eval("document.querySelector('tr[data-award=gold-medal]')?.textContent");
+    assert!(
+        gold.as_str().is_some_and(|g| g.contains("Rocket")),
+        "{gold}"
+    );
+    page.navigate(&format!("{}/contests/medals/edit", d.url));
+    set(&mut page, "#f-awards-gold", "3");
+    page.click("#save-contest");
+    page.wait_for(
+        "the refusal",
+        "document.readyState === 'complete' && document.getElementById('contest-form') === null",
+        Duration::from_secs(10),
+    );
+    let said = page.eval("document.querySelector('main').textContent");
+    assert!(
+        said.as_str()
+            .is_some_and(|t| t.contains("finalized") && t.contains("editing it is refused")),
+        "{said}"
+    );
+    let text = std::fs::read_to_string(contests.path().join("medals/contest.toml")).expect("toml");
+    assert!(text.contains("gold = 1"), "unchanged: {text}");
+    page.screenshot(&artifact("contest-i23-medals-final.png"));
+    phone(&mut page, "i23-medals-final");
+    drop(browser);
+}
+
+/// Issue 23, teams on the web: on the teams page a director adds a team with members (a bad
+/// user name first, refused beside its field with what was typed kept), sees the members as
+/// the standings row's title, edits the team from its row ("Edit"), and removes teams: one with
+/// submissions is refused with the reason, one without goes (each asks first). Desktop and
+/// 390 px.
+#[test]
+fn issue23_a_director_edits_teams_in_the_browser() {
+    require_root!();
+    if !have_browser() {
+        return;
+    }
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    crate::contests::write_contest(
+        contests.path(),
+        "crew",
+        ojd_store::now_ms() - 600_000,
+        "1h",
+        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
+        "aplusb",
+    );
+    let d = site.start();
+    for token in [ALICE, BOB] {
+        let (code, a) = crate::contests::submit(&d, token, Some("crew"), "aplusb", "accepted/ac.c");
+        assert_eq!(code, 201, "{a}");
+        d.wait_done(
+            a["id"].as_i64().expect("id"),
+            token,
+            Duration::from_secs(120),
+        );
+    }
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, ADMIN, "admin");
+    page.navigate(&format!("{}/contests/crew", d.url));
+    page.click("a[href='/contests/crew/teams']");
+    page.wait_for(
+        "the teams page",
+        "document.getElementById('team-form') !== null && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    );
+    let set = |page: &mut Cdp, selector: &str, value: &str| {
+        page.eval(&format!(
+            "document.querySelector({}).value = {}; true",
+            json!(selector),
+            json!(value)
+        ));
+    };
+    // A bad user name: refused beside it, the rest kept.
+    set(&mut page, "#f-team-user", "bob smith");
+    set(&mut page, "#f-team-name", "Comet");
+    set(&mut page, "#f-team-members", "Cy Young\nDee Ray");
+    page.click("#save-team");
+    page.wait_for(
+        "the refused team",
+        "document.readyState === 'complete' && document.getElementById('team-errors') !== null",
+        Duration::from_secs(10),
+    );
+    let refused = page.eval(
+        "[Array.from(document.querySelectorAll('#team-errors li code')).map(c => c.textContent), \
+          document.getElementById('f-team-user').getAttribute('aria-invalid'), \
+          document.getElementById('f-team-name').value, document.getElementById('f-team-members').value]",
+    );
+    assert_eq!(
+        refused,
+        json!([["user"], "true", "Comet", "Cy Young\nDee Ray"])
+    );
+    page.screenshot(&artifact("contest-i23-team-refused.png"));
+    phone(&mut page, "i23-team-refused");
+
+    // Fixed: added, listed with its members; the standings row's title names them.
+    set(&mut page, "#f-team-user", "bob");
+    page.click("#save-team");
+    page.wait_for(
+        "the added team",
+        "document.readyState === 'complete' && document.getElementById('team-saved') !== null",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("document.querySelector('#teams tr[data-user=bob] td.members')?.textContent"),
+        json!("Cy Young, Dee Ray")
+    );
+    page.screenshot(&artifact("contest-i23-team-added.png"));
+    phone(&mut page, "i23-team-added");
+    page.navigate(&format!("{}/contests/crew/standings", d.url));
+    assert_eq!(
+        page.eval("document.querySelector('tr[data-user=bob] td.user')?.getAttribute('title')"),
+        json!("Cy Young, Dee Ray")
+    );
+
+    // Edit from its row: one member fewer, an affiliation.
+    page.navigate(&format!("{}/contests/crew/teams", d.url));
+    page.click("#teams tr[data-user=bob] a.edit-team");
+    page.wait_for(
+        "the team's editor",
+        "document.readyState === 'complete' && document.querySelector('input[name=original]')?.value === 'bob'",
+        Duration::from_secs(10),
+    );
+    set(&mut page, "#f-team-members", "Cy Young");
+    set(&mut page, "#f-team-affiliation", "North U");
+    page.click("#save-team");
+    page.wait_for(
+        "the edited team",
+        "document.readyState === 'complete' && document.getElementById('team-saved') !== null",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        page.eval("[document.querySelector('#teams tr[data-user=bob] td.members')?.textContent, \
+                    document.getElementById('team-saved').textContent.includes('team \"bob\" edited')]"),
+        json!(["Cy Young", true])
+    );
+
+    // Remove: alice has a submission (refused, saying why); a new team without one goes.
+    // The question asked is kept across the page change the form makes.
+    let yes = "window.confirm = (q) => { sessionStorage.setItem('asked', q); return true; }; \
+               sessionStorage.removeItem('asked'); true";
+    page.eval(yes);
+    page.click("#teams tr[data-user=alice] form.remove-team button");
+    page.wait_for(
+        "the refused removal",
+        "document.readyState === 'complete' && document.getElementById('team-refused') !== null",
+        Duration::from_secs(10),
+    );
+    let said = page.eval("document.getElementById('team-refused').textContent");
+    assert!(
+        said.as_str()
+            .is_some_and(|t| t.contains("has 1 submission(s)") && t.contains("observer")),
+        "{said}"
+    );
+    page.screenshot(&artifact("contest-i23-team-remove-refused.png"));
+    phone(&mut page, "i23-team-remove-refused");
+    set(&mut page, "#f-team-user", "carol");
+    page.click("#save-team");
+    page.wait_for(
+        "carol's team",
+        "document.readyState === 'complete' && document.querySelector('#teams tr[data-user=carol]') !== null",
+        Duration::from_secs(10),
+    );
+    page.eval(yes);
+    page.click("#teams tr[data-user=carol] form.remove-team button");
+    page.wait_for(
+        "carol's team removed",
+        "document.readyState === 'complete' && document.getElementById('team-saved') !== null && document.querySelector('#teams tr[data-user=carol]') === null",
+        Duration::from_secs(10),
+    );
+    assert!(
+        page.eval("sessionStorage.getItem('asked')")
+            .as_str()
+            .is_some_and(|q| q.contains("carol")),
+        "asked first"
+    );
+    page.screenshot(&artifact("contest-i23-team-removed.png"));
+    phone(&mut page, "i23-team-removed");
+    drop(browser);
+}

@@ -34,6 +34,7 @@ mod contests;
 mod contests_browser;
 mod contests_load;
 mod daemon;
+mod director;
 mod docs;
 mod host_faults;
 mod hostile;

@@ -64,6 +64,7 @@ macro_rules! store_suite {
                 web_sessions_codes_and_token_activity,
                 exact_points_are_stored_and_read_everywhere,
                 the_standings_input_is_the_current_judgings,
+                every_override_is_kept_in_its_history,
             );
         }
     };
@@ -2298,4 +2299,177 @@ fn exact_points_are_backfilled_on_postgres() {
     .expect("old judging");
     let s = store::open(&url).expect("open");
     exact_points_backfilled(s.as_ref());
+}
+
+/// Each change of the jury's verdict (set, replaced, removed) is a row of the submission's
+/// override history, with what was shown before and after (the jury's verdict, else the
+/// judge's, "none" unjudged), who, when and why, oldest first; another submission's are its
+/// own; an unknown submission changes nothing.
+pub fn every_override_is_kept_in_its_history(s: &dyn Store) {
+    use ojd_store::contests::{OverrideChange, REMOVED};
+    let a = s
+        .insert_in_contest(&sub("alice", "p"), "c", 10)
+        .expect("insert");
+    judge_next(s, "h", Verdict::WrongAnswer, 20);
+    let unjudged = s
+        .insert_in_contest(&sub("bob", "p"), "c", 30)
+        .expect("insert");
+    let set = |id: i64, v: Option<(Verdict, &str)>, by: &str, at: i64| {
+        assert!(s.set_override(id, v, by, at).expect("override"), "{id}");
+    };
+    set(
+        a,
+        Some((Verdict::Accepted, "the checker was wrong")),
+        "admin",
+        100,
+    );
+    set(
+        unjudged,
+        Some((Verdict::Accepted, "judged by hand")),
+        "admin",
+        150,
+    );
+    set(
+        a,
+        Some((Verdict::WrongAnswer, "a second look")),
+        "jury2",
+        200,
+    );
+    set(a, None, "admin", 300);
+    assert!(!s
+        .set_override(999_999, Some((Verdict::Accepted, "x")), "admin", 400)
+        .expect("override"));
+    let change =
+        |from: &str, to: &str, reason: &str, by: &str, at: i64, removed: bool| OverrideChange {
+            submission: a,
+            at,
+            by: by.into(),
+            from: from.into(),
+            to: to.into(),
+            reason: reason.into(),
+            removed,
+        };
+    assert_eq!(
+        s.override_history(a).expect("history"),
+        [
+            change("WA", "AC", "the checker was wrong", "admin", 100, false),
+            change("AC", "WA", "a second look", "jury2", 200, false),
+            change("WA", "WA", REMOVED, "admin", 300, true),
+        ]
+    );
+    let other = s.override_history(unjudged).expect("history");
+    assert_eq!(other.len(), 1, "{other:?}");
+    assert_eq!(
+        (
+            other[0].from.as_str(),
+            other[0].to.as_str(),
+            other[0].submission
+        ),
+        ("none", "AC", unjudged)
+    );
+    assert!(s.override_history(999_999).expect("history").is_empty());
+    // The current overrides are what the history ends with.
+    let now: Vec<i64> = s
+        .overrides_of(&[a, unjudged])
+        .expect("overrides")
+        .into_iter()
+        .map(|o| o.submission)
+        .collect();
+    assert_eq!(now, [unjudged]);
+}
+
+/// The override history's migration: where it is in a list.
+fn override_history_migration(list: &[&str]) -> usize {
+    list.iter()
+        .position(|m| m.contains("CREATE TABLE verdict_override_history"))
+        .expect("the override history's migration")
+}
+
+/// A submission judged WA whose verdict the jury set to AC, before the history's table.
+const BEFORE_OVERRIDE_HISTORY: &str = r#"
+    INSERT INTO submissions (id, "user", problem, language, source, state, queued_at, attempts)
+    VALUES (1, 'a', 'p', 'c', SRC, 'done', 1, 1), (2, 'b', 'p', 'c', SRC, 'done', 1, 1);
+    INSERT INTO judgings (id, submission, attempt, started_at, finished_at, verdict, score)
+    VALUES (1, 1, 1, 2, 3, 'WA', 0), (2, 2, 1, 2, 3, 'AC', 100);
+    UPDATE submissions SET current_judging = id;
+    INSERT INTO verdict_overrides (submission, verdict, reason, by_user, at)
+    VALUES (1, 'AC', 'the checker was wrong', 'jury', 50);"#;
+
+/// What the backfill must give: the current override, its earlier verdict unknown; nothing
+/// for a submission without one; and a new override after it is kept with what it replaced.
+fn override_history_backfilled(s: &dyn Store) {
+    let h = s.override_history(1).expect("history");
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(
+        (
+            h[0].from.as_str(),
+            h[0].to.as_str(),
+            h[0].reason.as_str(),
+            h[0].by.as_str(),
+            h[0].at,
+            h[0].removed
+        ),
+        ("?", "AC", "the checker was wrong", "jury", 50, false)
+    );
+    assert!(s.override_history(2).expect("history").is_empty());
+    assert!(s.set_override(1, None, "admin", 60).expect("remove"));
+    let h = s.override_history(1).expect("history");
+    assert_eq!(
+        h.iter()
+            .map(|c| (c.from.as_str(), c.to.as_str(), c.removed))
+            .collect::<Vec<_>>(),
+        [("?", "AC", false), ("AC", "WA", true)]
+    );
+}
+
+/// A SQLite database made before the override history's table gets it filled from its
+/// current overrides.
+#[test]
+fn the_override_history_is_backfilled_on_sqlite() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("ojd.sqlite3");
+    {
+        let mut c = rusqlite::Connection::open(&path).expect("open");
+        let list = store::sqlite::MIGRATIONS;
+        for (i, m) in list
+            .iter()
+            .take(override_history_migration(list))
+            .enumerate()
+        {
+            let tx = c.transaction().expect("tx");
+            tx.execute_batch(m).expect("migrate");
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+                .expect("version");
+            tx.commit().expect("commit");
+        }
+        c.execute_batch(&BEFORE_OVERRIDE_HISTORY.replace("SRC", "x'78'"))
+            .expect("an old override");
+    }
+    let s = store::open(path.to_str().expect("utf-8")).expect("open");
+    override_history_backfilled(s.as_ref());
+}
+
+/// The same on PostgreSQL.
+#[test]
+fn the_override_history_is_backfilled_on_postgres() {
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let list = store::postgres::MIGRATIONS;
+    let before = override_history_migration(list);
+    for m in &list[..before] {
+        c.batch_execute(m).expect("migrate");
+    }
+    c.batch_execute(&format!(
+        "CREATE TABLE ojd_schema (version BIGINT NOT NULL);
+         INSERT INTO ojd_schema VALUES ({before}); {}
+         SELECT setval(pg_get_serial_sequence('submissions', 'id'), 2);
+         SELECT setval(pg_get_serial_sequence('judgings', 'id'), 2);",
+        BEFORE_OVERRIDE_HISTORY.replace("SRC", "'\\x78'::BYTEA")
+    ))
+    .expect("an old override");
+    let s = store::open(&url).expect("open");
+    override_history_backfilled(s.as_ref());
 }

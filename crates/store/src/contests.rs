@@ -122,6 +122,29 @@ pub struct VerdictOverride {
     pub at: i64,
 }
 
+/// The reason of an override's history row that removed the jury's verdict.
+pub const REMOVED: &str = "the jury's verdict removed";
+
+/// One change of the jury's verdict for a submission, as [`ContestStore::set_override`] keeps
+/// it (in the transaction of the change): what every page showed before and after, who, when
+/// and why. The history is kept whole (no limit), oldest first.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct OverrideChange {
+    pub submission: i64,
+    pub at: i64,
+    pub by: String,
+    /// The verdict code shown before: the jury's, else the judge's; "none" while unjudged,
+    /// "?" for an override made before this history was kept (copied from the current
+    /// override when the table was made).
+    pub from: String,
+    /// The verdict code shown after: the jury's, or the judge's again when it was removed.
+    pub to: String,
+    /// Why (the jury's reason), or "the jury's verdict removed".
+    pub reason: String,
+    /// Whether the jury's verdict was removed.
+    pub removed: bool,
+}
+
 /// Where a rejudging is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -254,8 +277,9 @@ pub trait ContestStore: Send + Sync {
         problem: &str,
         done: Option<(&str, i64)>,
     ) -> Result<(), StoreError>;
-    /// Sets (or with `None` removes) the jury's verdict for a submission; `false` when there
-    /// is no such submission.
+    /// Sets (or with `None` removes) the jury's verdict for a submission, and adds the change
+    /// to its history ([`ContestStore::override_history`]) in the same transaction; `false`
+    /// when there is no such submission.
     fn set_override(
         &self,
         submission: i64,
@@ -265,6 +289,8 @@ pub trait ContestStore: Send + Sync {
     ) -> Result<bool, StoreError>;
     /// The overrides of `ids` (those without one are left out).
     fn overrides_of(&self, ids: &[i64]) -> Result<Vec<VerdictOverride>, StoreError>;
+    /// Every change of the jury's verdict for `submission`, oldest first.
+    fn override_history(&self, submission: i64) -> Result<Vec<OverrideChange>, StoreError>;
     /// Whether a submission is the jury's (or ignored).
     fn is_jury(&self, submission: i64) -> Result<bool, StoreError>;
     /// The ids of the jury's submissions to `contest` (never ranked), oldest first.
@@ -504,22 +530,38 @@ impl<E: Engine> ContestStore for E {
         by: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let exists = "SELECT id FROM submissions WHERE id = $1";
+        // The submission with its judge's verdict and the jury's, read in the transaction.
+        let shown = "SELECT s.id, j.verdict, o.verdict FROM submissions s
+             LEFT JOIN judgings j ON j.id = s.current_judging
+             LEFT JOIN verdict_overrides o ON o.submission = s.id
+             WHERE s.id = $1";
         let clear = "DELETE FROM verdict_overrides WHERE submission = $1";
         let set = "INSERT INTO verdict_overrides (submission, verdict, reason, by_user, at)
              VALUES ($1, $2, $3, $4, $5)";
+        let log = "INSERT INTO verdict_override_history
+             (submission, from_verdict, to_verdict, reason, by_user, at, removed)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)";
         self.tx("start an override", "commit an override", |c| {
             let what = "find the submission to override";
-            if c.row(what, exists, args![submission], |r| r.get::<i64>(0))?
-                .is_none()
-            {
+            let Some((judged, jury)) = c.row(what, shown, args![submission], |r| {
+                Ok((r.get::<Option<String>>(1)?, r.get::<Option<String>>(2)?))
+            })?
+            else {
                 return Ok(false);
-            }
+            };
+            let judged = judged.unwrap_or_else(|| "none".into());
+            let from = jury.unwrap_or_else(|| judged.clone());
             c.exec("clear an override", clear, args![submission])?;
-            if let Some((v, reason)) = verdict {
-                let args = args![submission, v.code(), reason, by, now];
-                c.exec("store an override", set, args)?;
-            }
+            let (to, reason, removed) = match verdict {
+                Some((v, reason)) => {
+                    let args = args![submission, v.code(), reason, by, now];
+                    c.exec("store an override", set, args)?;
+                    (v.code().to_string(), reason.to_string(), false)
+                }
+                None => (judged, REMOVED.to_string(), true),
+            };
+            let args = args![submission, &from, &to, &reason, by, now, removed];
+            c.exec("keep an override's history", log, args)?;
             Ok(true)
         })
     }
@@ -535,6 +577,22 @@ impl<E: Engine> ContestStore for E {
                 reason: r.get(2)?,
                 by: r.get(3)?,
                 at: r.get(4)?,
+            })
+        })
+    }
+
+    fn override_history(&self, submission: i64) -> Result<Vec<OverrideChange>, StoreError> {
+        let sql = "SELECT submission, at, by_user, from_verdict, to_verdict, reason, removed
+             FROM verdict_override_history WHERE submission = $1 ORDER BY at, id";
+        self.rows("read an override history", sql, args![submission], |r| {
+            Ok(OverrideChange {
+                submission: r.get(0)?,
+                at: r.get(1)?,
+                by: r.get(2)?,
+                from: r.get(3)?,
+                to: r.get(4)?,
+                reason: r.get(5)?,
+                removed: r.get(6)?,
             })
         })
     }

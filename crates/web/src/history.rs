@@ -1,7 +1,8 @@
 //! A submission's history for admins: every judging it had (first judging, rejudges,
 //! rejudgings, current or not) and every verdict override of the jury (who, when, why, from →
-//! to), oldest first. Judgings come from the store; overrides from the audit log, whose
-//! `override` lines [`override_detail`] writes and [`parse_override`] reads back.
+//! to), oldest first, both from the store (overrides from their own history table, kept in the
+//! transaction of each change; the audit log's `override` lines, which [`override_detail`]
+//! writes, say the same for the audit page).
 
 use std::sync::Arc;
 
@@ -61,41 +62,12 @@ pub(crate) fn override_detail(
 ) -> String {
     match reason {
         Some(r) => format!("submission {submission}: verdict {from} → {to} ({r})"),
-        None => {
-            format!("submission {submission}: verdict {from} → {to} (the jury's verdict removed)")
-        }
+        None => format!(
+            "submission {submission}: verdict {from} → {to} ({})",
+            ojd_store::contests::REMOVED
+        ),
     }
 }
-
-/// Reads an override's detail back: (from, to, reason, removed), if it is about `submission`.
-pub(crate) fn parse_override(
-    submission: i64,
-    detail: &str,
-) -> Option<(String, String, String, bool)> {
-    let rest = detail.strip_prefix(&format!("submission {submission}: "))?;
-    // Lines written before the history existed.
-    if let Some(rest) = rest.strip_prefix("verdict set to ") {
-        let (to, reason) = rest.split_once(" (")?;
-        let reason = reason.strip_suffix(')').unwrap_or(reason);
-        return Some(("?".into(), to.to_string(), reason.to_string(), false));
-    }
-    if let Some(rest) = rest.strip_prefix("verdict ") {
-        let (from, rest) = rest.split_once(" → ")?;
-        let (to, reason) = rest.split_once(" (")?;
-        let reason = reason.strip_suffix(')')?;
-        let removed = reason == "the jury's verdict removed";
-        return Some((
-            from.to_string(),
-            to.to_string(),
-            reason.to_string(),
-            removed,
-        ));
-    }
-    (rest == "the jury's verdict removed").then(|| ("?".into(), "?".into(), rest.to_string(), true))
-}
-
-/// How far back the audit log is read for a submission's overrides.
-const AUDIT_LINES: u32 = 20_000;
 
 /// Submission `id`'s history, oldest first (blocking reads in one call).
 pub(crate) async fn of(app: &Arc<App>, id: i64) -> Result<Vec<Event>, AppError> {
@@ -115,22 +87,19 @@ pub(crate) async fn of(app: &Arc<App>, id: i64) -> Result<Vec<Event>, AppError> 
                 current: j.current,
             })
             .collect();
-        let contest = s.contest_of(id)?;
-        for a in s.audit_log(contest.as_deref(), AUDIT_LINES)? {
-            if a.action != "override" {
-                continue;
-            }
-            if let Some((from, to, reason, removed)) = parse_override(id, &a.detail) {
-                out.push(Event::Override {
-                    at: a.at,
-                    by: a.actor,
-                    from,
-                    to,
-                    reason,
-                    removed,
-                });
-            }
-        }
+        out.extend(
+            s.override_history(id)?
+                .into_iter()
+                .map(|o| Event::Override {
+                    at: o.at,
+                    by: o.by,
+                    from: o.from,
+                    to: o.to,
+                    reason: o.reason,
+                    removed: o.removed,
+                }),
+        );
+        // Stable: an override made in the millisecond a judging started stays after it.
         out.sort_by_key(Event::at);
         Ok(out)
     })
@@ -142,23 +111,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_override_line_reads_back() {
-        let d = override_detail(7, "WA", "AC", Some("the checker (was) wrong"));
+    fn an_override_line_says_from_to_and_why() {
         assert_eq!(
-            parse_override(7, &d),
-            Some((
-                "WA".into(),
-                "AC".into(),
-                "the checker (was) wrong".into(),
-                false
-            ))
+            override_detail(7, "WA", "AC", Some("the checker (was) wrong")),
+            "submission 7: verdict WA → AC (the checker (was) wrong)"
         );
-        assert_eq!(parse_override(17, &d), None, "another submission");
-        let r = override_detail(7, "AC", "WA", None);
-        assert_eq!(parse_override(7, &r).map(|p| p.3), Some(true));
         assert_eq!(
-            parse_override(3, "submission 3: verdict set to WA (late)"),
-            Some(("?".into(), "WA".into(), "late".into(), false))
+            override_detail(7, "AC", "WA", None),
+            format!(
+                "submission 7: verdict AC → WA ({})",
+                ojd_store::contests::REMOVED
+            )
         );
     }
 }

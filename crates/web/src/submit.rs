@@ -156,6 +156,7 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
         return Err(AppError::NotFound(format!("no problem {:?}", form.problem)));
     }
     let pasted = !form.source.trim().is_empty();
+    let uploaded = form.file.is_some();
     let source = match form.file {
         Some(_) if pasted => {
             return Err(AppError::BadRequest(
@@ -167,6 +168,15 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     };
     if source.iter().all(u8::is_ascii_whitespace) {
         return Err(AppError::BadRequest("the submission is empty".into()));
+    }
+    if ojd_judge::sources::is_bundle(&source) {
+        // ojd's own encoding of a folder of sources: the judge would take it apart into
+        // several files, which a page or the API never builds (one source, one file).
+        return Err(AppError::BadRequest(format!(
+            "the {} starts with a NUL byte and \"ojd-files\", ojd's encoding of a submission of several files: \
+             a submission here is one source file (submit a folder of sources with `ojd judge` or in a package)",
+            if uploaded { "uploaded file" } else { "field `source`" }
+        )));
     }
     if source.len() as u64 > app.config.server.max_submission_size.bytes() {
         return Err(too_large(app));

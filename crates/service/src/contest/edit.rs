@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::awards::Medals;
 use super::clock::rewrite_keys;
 use super::model::{parse_span, Contest, ContestProblem, Feedback, Participants, Scoring};
 
@@ -25,6 +26,102 @@ pub struct DraftProblem {
     /// `#rrggbb`, or empty.
     #[serde(default)]
     pub color: String,
+}
+
+/// `[awards]` as typed: how many gold, silver and bronze medals (whole numbers from 0 to 1000;
+/// empty is 0). See [`super::awards`] for how they are given.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DraftAwards {
+    #[serde(default, deserialize_with = "number_or_text")]
+    pub gold: String,
+    #[serde(default, deserialize_with = "number_or_text")]
+    pub silver: String,
+    #[serde(default, deserialize_with = "number_or_text")]
+    pub bronze: String,
+}
+
+/// A count sent as a JSON number or as text (as typed in the form).
+fn number_or_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Typed {
+        Number(i64),
+        Text(String),
+    }
+    Ok(match Typed::deserialize(d)? {
+        Typed::Number(n) => n.to_string(),
+        Typed::Text(t) => t,
+    })
+}
+
+/// The medals' names in `[awards]`, in order.
+const MEDALS: [&str; 3] = ["gold", "silver", "bronze"];
+
+impl DraftAwards {
+    /// The counts as typed, in the order of [`MEDALS`].
+    fn typed(&self) -> [&str; 3] {
+        [&self.gold, &self.silver, &self.bronze]
+    }
+
+    /// The medals (a checked draft; a bad count reads as 0).
+    pub fn medals(&self) -> Medals {
+        let n = |t: &str| t.trim().parse::<u32>().unwrap_or(0);
+        Medals {
+            gold: n(&self.gold),
+            silver: n(&self.silver),
+            bronze: n(&self.bronze),
+        }
+    }
+
+    fn of(m: &Medals) -> DraftAwards {
+        DraftAwards {
+            gold: m.gold.to_string(),
+            silver: m.silver.to_string(),
+            bronze: m.bronze.to_string(),
+        }
+    }
+}
+
+/// How medals read in a change line: "gold 4, silver 4, bronze 4", or "none".
+fn medals_text(m: &Medals) -> String {
+    if *m == Medals::default() {
+        return "none".into();
+    }
+    format!("gold {}, silver {}, bronze {}", m.gold, m.silver, m.bronze)
+}
+
+/// The `[awards]` table of `m` (nothing when it gives no medal).
+fn awards_table(m: &Medals) -> String {
+    if *m == Medals::default() {
+        return String::new();
+    }
+    format!(
+        "\n[awards]\ngold = {}\nsilver = {}\nbronze = {}\n",
+        m.gold, m.silver, m.bronze
+    )
+}
+
+/// The medals an old `contest.toml` text gives (none when it does not parse or has none).
+fn medals_in(text: &str) -> Medals {
+    let n = |t: &toml::Table, k: &str| {
+        t.get(k)
+            .and_then(toml::Value::as_integer)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0)
+    };
+    match text
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|t| t.get("awards").cloned())
+    {
+        Some(toml::Value::Table(t)) => Medals {
+            gold: n(&t, "gold"),
+            silver: n(&t, "silver"),
+            bronze: n(&t, "bronze"),
+        },
+        _ => Medals::default(),
+    }
 }
 
 /// A contest's definition as typed in the form or sent to the API (text fields as typed, so a
@@ -58,6 +155,10 @@ pub struct Draft {
     #[serde(default = "all")]
     pub feedback: String,
     pub problems: Vec<DraftProblem>,
+    /// `[awards]`: the medals by rank. `None` (a body without the field, an older form):
+    /// the file's medals stay as they are (a new contest has none).
+    #[serde(default)]
+    pub awards: Option<DraftAwards>,
 }
 
 fn default_penalty() -> String {
@@ -138,6 +239,7 @@ impl Draft {
                     color: p.color.clone().unwrap_or_default(),
                 })
                 .collect(),
+            awards: Some(DraftAwards::of(&c.awards)),
         }
     }
 
@@ -272,6 +374,22 @@ impl Draft {
                 err("participants", "a user is listed twice".into());
             }
         }
+        let typed = self
+            .awards
+            .as_ref()
+            .map(DraftAwards::typed)
+            .unwrap_or_default();
+        for (medal, typed) in MEDALS.iter().zip(typed) {
+            let t = typed.trim();
+            if !t.is_empty() && !t.parse::<u32>().is_ok_and(|n| n <= 1000) {
+                err(
+                    &format!("awards.{medal}"),
+                    format!(
+                        "expected a number of {medal} medals from 0 to 1000 (empty: none), found {typed:?}"
+                    ),
+                );
+            }
+        }
         if self.rows().next().is_none() {
             err("problems", "at least one problem is needed".into());
         }
@@ -385,21 +503,35 @@ impl Draft {
             }
         }
         s.push_str(&self.problem_tables());
+        if let Some(a) = &self.awards {
+            s.push_str(&awards_table(&a.medals()));
+        }
         s
     }
 
     /// The old `contest.toml` text with this draft's keys (not the clock's) and problems in
-    /// it; comments, `[[team]]`, `[awards]` and the clock lines stay as written.
+    /// it, and its `[awards]` table when the medals changed (written again at the end, without
+    /// the comments it had); comments, `[[team]]`, unchanged `[awards]` and the clock lines
+    /// stay as written.
     pub fn edit_text(&self, old: &str) -> String {
-        let with_keys = rewrite_keys(old, self.keys(false));
+        let medals = self.awards.as_ref().map(DraftAwards::medals);
+        let new_awards = medals.is_some_and(|m| m != medals_in(old));
+        let mut keys = self.keys(false);
+        if new_awards {
+            // An inline `awards = { … }` goes as well: the table below replaces it.
+            keys.push(("awards", None));
+        }
+        let with_keys = rewrite_keys(old, keys);
         let mut out: Vec<&str> = Vec::new();
-        let mut in_problem = false;
+        let mut dropped = false;
         for line in with_keys.lines() {
             let t = line.trim();
             if t.starts_with('[') {
-                in_problem = t == "[[problem]]";
+                // The table's name, without a trailing comment.
+                let t = t.split('#').next().unwrap_or("").trim();
+                dropped = t == "[[problem]]" || (new_awards && t == "[awards]");
             }
-            if !in_problem {
+            if !dropped {
                 out.push(line);
             }
         }
@@ -418,6 +550,9 @@ impl Draft {
             s.push('\n');
             s.push_str(&tail.join("\n"));
             s.push('\n');
+        }
+        if let Some(m) = medals.filter(|_| new_awards) {
+            s.push_str(&awards_table(&m));
         }
         s
     }
@@ -468,6 +603,14 @@ pub fn changes(old: &Contest, new: &Draft) -> (Vec<String>, bool) {
         new.feedback.trim().to_string(),
         false,
     );
+    if let Some(a) = &new.awards {
+        scalar(
+            "medals",
+            medals_text(&old.awards),
+            medals_text(&a.medals()),
+            false,
+        );
+    }
     let (before, after) = (old.problems.clone(), new.problem_list());
     for p in &before {
         if !after.iter().any(|q| q.problem == p.problem) {

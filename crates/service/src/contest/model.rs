@@ -69,6 +69,32 @@ pub struct Team {
     /// region), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The names of its people (`members = ["Ann Lee", "Bo Chen"]`), shown with its name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
+}
+
+/// The most members a team may list.
+pub const MAX_MEMBERS: usize = 20;
+
+/// Checks a team's members: at most [`MAX_MEMBERS`], each 1 to 100 characters on one line,
+/// none twice.
+pub fn check_members(members: &[String]) -> Result<(), String> {
+    if members.len() > MAX_MEMBERS {
+        return Err(format!("{} members: at most {MAX_MEMBERS}", members.len()));
+    }
+    for (i, m) in members.iter().enumerate() {
+        if m.trim().is_empty() || m.chars().count() > 100 || m.chars().any(char::is_control) {
+            return Err(format!(
+                "member {:?}: expected a name of 1 to 100 characters on one line",
+                m
+            ));
+        }
+        if members[..i].contains(m) {
+            return Err(format!("member {m:?} is listed twice"));
+        }
+    }
+    Ok(())
 }
 
 /// A validated contest.
@@ -487,10 +513,19 @@ fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
             continue;
         };
         for k in tt.keys() {
-            if !["user", "name", "affiliation", "category", "group"].contains(&k.as_str()) {
+            if ![
+                "user",
+                "name",
+                "affiliation",
+                "category",
+                "group",
+                "members",
+            ]
+            .contains(&k.as_str())
+            {
                 cx.err(
                     &key(k),
-                    "unknown key (known: user, name, affiliation, category, group)",
+                    "unknown key (known: user, name, affiliation, category, group, members)",
                 );
             }
         }
@@ -526,12 +561,35 @@ fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
         let group = cx
             .string(tt, "group", &key("group"))
             .filter(|g| !g.trim().is_empty());
+        let members = match tt.get("members") {
+            None => Vec::new(),
+            Some(v) => match v.as_array().and_then(|a| {
+                a.iter()
+                    .map(|m| m.as_str().map(|m| m.trim().to_string()))
+                    .collect::<Option<Vec<String>>>()
+            }) {
+                None => {
+                    cx.err(
+                        &key("members"),
+                        "expected a list of names: [\"Ann\", \"Bo\"]",
+                    );
+                    Vec::new()
+                }
+                Some(m) => {
+                    if let Err(e) = check_members(&m) {
+                        cx.err(&key("members"), e);
+                    }
+                    m
+                }
+            },
+        };
         out.push(Team {
             user,
             name,
             affiliation,
             category,
             group,
+            members,
         });
     }
     out

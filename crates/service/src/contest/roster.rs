@@ -131,6 +131,8 @@ fn parse_domjudge(text: &str) -> Result<Vec<Team>, String> {
             affiliation,
             category: Category::Participant,
             group: None,
+            // teams.tsv has no members (DOMjudge keeps them in teams.json, not read here).
+            members: Vec::new(),
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -168,9 +170,18 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
         .collect();
     let mut errors = Vec::new();
     for c in &columns {
-        if !["user", "name", "affiliation", "category", "group"].contains(&c.as_str()) {
+        if ![
+            "user",
+            "name",
+            "affiliation",
+            "category",
+            "group",
+            "members",
+        ]
+        .contains(&c.as_str())
+        {
             errors.push(format!(
-                "line {hn}: unknown column {c:?} (known: user, name, affiliation, category, group)"
+                "line {hn}: unknown column {c:?} (known: user, name, affiliation, category, group, members)"
             ));
         }
     }
@@ -223,12 +234,18 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
                 continue;
             }
         };
+        let members = split_members(&get("members").unwrap_or_default());
+        if let Err(e) = super::model::check_members(&members) {
+            errors.push(format!("line {n}: members: {e}"));
+            continue;
+        }
         teams.push(Team {
             name: get("name").unwrap_or_else(|| user.clone()),
             affiliation: get("affiliation"),
             user,
             category,
             group: get("group"),
+            members,
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -238,6 +255,130 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
         Ok(teams)
     } else {
         Err(errors.join("\n"))
+    }
+}
+
+/// A team's members as typed: separated by `;` or by lines, blanks dropped.
+pub fn split_members(text: &str) -> Vec<String> {
+    text.split([';', '\n'])
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// One team as a director types it on the teams page or sends it to the API.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TeamDraft {
+    /// The user name of the team it replaces; empty for a new team.
+    #[serde(default)]
+    pub original: String,
+    pub user: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub affiliation: String,
+    /// "participant" (or empty), "observer" or "jury".
+    #[serde(default)]
+    pub category: String,
+    #[serde(default)]
+    pub group: String,
+    /// Names separated by `;` or by lines.
+    #[serde(default)]
+    pub members: String,
+}
+
+impl TeamDraft {
+    /// The draft of an existing team (what its edit form starts with).
+    pub fn of(t: &Team) -> TeamDraft {
+        TeamDraft {
+            original: t.user.clone(),
+            user: t.user.clone(),
+            name: t.name.clone(),
+            affiliation: t.affiliation.clone().unwrap_or_default(),
+            category: category_name(t.category).into(),
+            group: t.group.clone().unwrap_or_default(),
+            members: t.members.join("; "),
+        }
+    }
+
+    /// The contest's teams with this one added or put in the place of `original`; or every
+    /// bad field, each named (`user`, `name`, `affiliation`, `category`, `group`, `members`).
+    pub fn apply(&self, teams: &[Team]) -> Result<Vec<Team>, Vec<super::edit::FieldError>> {
+        let mut errors = Vec::new();
+        let mut err = |field: &str, message: String| {
+            errors.push(super::edit::FieldError {
+                field: field.into(),
+                message,
+            })
+        };
+        let user = self.user.trim().to_string();
+        let original = self.original.trim();
+        if !valid_user(&user) {
+            err(
+                "user",
+                format!("{user:?}: expected 1 to 64 letters, digits, '.', '_' or '-'"),
+            );
+        } else if user != original && teams.iter().any(|t| t.user == user) {
+            err("user", format!("user {user:?} has a team already"));
+        }
+        if !original.is_empty() && !teams.iter().any(|t| t.user == original) {
+            err("original", format!("no team of user {original:?}"));
+        }
+        let one_line = |v: &str| v.trim().chars().count() <= 200 && !v.contains(['\n', '\r']);
+        for (field, value) in [
+            ("name", &self.name),
+            ("affiliation", &self.affiliation),
+            ("group", &self.group),
+        ] {
+            if !one_line(value) {
+                err(field, "expected one line of at most 200 characters".into());
+            }
+        }
+        let category = match self.category.trim() {
+            "" | "participant" => Category::Participant,
+            "observer" => Category::Observer,
+            "jury" => Category::Jury,
+            other => {
+                err(
+                    "category",
+                    format!("expected participant, observer or jury, found {other:?}"),
+                );
+                Category::Participant
+            }
+        };
+        let members = split_members(&self.members);
+        if let Err(e) = super::model::check_members(&members) {
+            err("members", e);
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let text = |v: &str| Some(v.trim().to_string()).filter(|v| !v.is_empty());
+        let team = Team {
+            name: text(&self.name).unwrap_or_else(|| user.clone()),
+            affiliation: text(&self.affiliation),
+            user,
+            category,
+            group: text(&self.group),
+            members,
+        };
+        let mut out = teams.to_vec();
+        match out.iter().position(|t| t.user == original) {
+            Some(i) if !original.is_empty() => out[i] = team,
+            _ => out.push(team),
+        }
+        Ok(out)
+    }
+}
+
+/// A category as `contest.toml` and the forms write it.
+pub fn category_name(c: Category) -> &'static str {
+    match c {
+        Category::Participant => "participant",
+        Category::Observer => "observer",
+        Category::Jury => "jury",
     }
 }
 
@@ -319,12 +460,11 @@ pub(crate) fn replace_teams(text: &str, teams: &[Team]) -> String {
         if let Some(g) = &t.group {
             s.push_str(&format!("group = {}\n", quote(g)));
         }
-        let cat = match t.category {
-            Category::Participant => "participant",
-            Category::Observer => "observer",
-            Category::Jury => "jury",
-        };
-        s.push_str(&format!("category = \"{cat}\"\n"));
+        if !t.members.is_empty() {
+            let names: Vec<String> = t.members.iter().map(|m| quote(m)).collect();
+            s.push_str(&format!("members = [{}]\n", names.join(", ")));
+        }
+        s.push_str(&format!("category = \"{}\"\n", category_name(t.category)));
     }
     s
 }
@@ -425,11 +565,76 @@ mod tests {
             affiliation: None,
             category: Category::Participant,
             group: None,
+            members: Vec::new(),
         }];
         assert_eq!(
             replace_teams(text, &teams),
             "title = \"x\"\n[[problem]]\nid = \"a\"\n\n[[team]]\nuser = \"alice\"\n\
              name = \"Say \\\"hi\\\"\"\ncategory = \"participant\"\n"
         );
+    }
+
+    #[test]
+    fn members_are_read_from_the_csv_checked_and_written() {
+        let teams =
+            parse("user,name,members\nalice,Rocket,Ann Lee; Bo Chen ;\nbob,,\n").expect("csv");
+        assert_eq!(teams[0].members, ["Ann Lee", "Bo Chen"]);
+        assert!(teams[1].members.is_empty());
+        let e = parse("user,members\nalice,Ann;Ann\n").expect_err("twice");
+        assert!(
+            e.contains("line 2: members: member \"Ann\" is listed twice"),
+            "{e}"
+        );
+        let text = replace_teams("title = \"x\"\n", &teams);
+        assert!(
+            text.contains("name = \"Rocket\"\nmembers = [\"Ann Lee\", \"Bo Chen\"]\n"),
+            "{text}"
+        );
+        let table: toml::Table = text.parse().expect("valid TOML");
+        assert_eq!(table["team"][0]["members"][1].as_str(), Some("Bo Chen"));
+    }
+
+    #[test]
+    fn a_team_is_added_edited_and_refused_field_by_field() {
+        let teams = parse("user,name\nalice,Rocket\n").expect("csv");
+        let add = TeamDraft {
+            user: "bob".into(),
+            name: "Comet".into(),
+            members: "Cy\nDee".into(),
+            category: "observer".into(),
+            ..TeamDraft::default()
+        };
+        let after = add.apply(&teams).expect("added");
+        assert_eq!(after.len(), 2);
+        assert_eq!(after[1].members, ["Cy", "Dee"]);
+        assert_eq!(after[1].category, Category::Observer);
+        let mut edit = TeamDraft::of(&after[0]);
+        assert_eq!(edit.original, "alice");
+        edit.user = "alice2".into();
+        edit.affiliation = "MIT".into();
+        let again = edit.apply(&after).expect("edited");
+        assert_eq!(
+            (
+                again[0].user.as_str(),
+                again[0].name.as_str(),
+                again[0].affiliation.as_deref()
+            ),
+            ("alice2", "Rocket", Some("MIT"))
+        );
+        let bad = TeamDraft {
+            original: "nobody".into(),
+            user: "bob".into(),
+            name: "two\nlines".into(),
+            category: "guest".into(),
+            members: "Ann; Ann".into(),
+            ..TeamDraft::default()
+        };
+        let fields: Vec<String> = bad
+            .apply(&after)
+            .expect_err("refused")
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(fields, ["user", "original", "name", "category", "members"]);
     }
 }

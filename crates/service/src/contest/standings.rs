@@ -83,6 +83,9 @@ pub struct Row {
     pub name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affiliation: Option<String>,
+    /// The team's members (`[[team]]`'s `members`), if it lists them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
     /// ICPC: problems solved.
     pub solved: u32,
     /// ICPC: total penalty minutes.
@@ -165,6 +168,7 @@ pub fn compute(
         if let Some(t) = teams.get(r.user.as_str()) {
             r.name = Some(t.name.clone());
             r.affiliation = t.affiliation.clone();
+            r.members = t.members.clone();
         }
     }
     s
@@ -309,6 +313,7 @@ fn row(user: &str, cells: Vec<Cell>) -> Row {
         user: user.to_string(),
         name: None,
         affiliation: None,
+        members: Vec::new(),
         solved: cells.iter().filter(|c| c.solved).count() as u32,
         penalty: cells.iter().filter(|c| c.solved).map(|c| c.penalty).sum(),
         score: ojd_judge::points::whole(cells.iter().filter_map(|c| c.score_milli).sum()),

@@ -321,4 +321,26 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE judging_results ADD COLUMN credit_milli BIGINT;
     CREATE INDEX contest_submissions_standings ON contest_submissions(contest, submission, jury);
     DROP INDEX contest_submissions_contest;",
+    // ---- branch director ----
+    // The history of the jury's verdict overrides, one row per change (set, replaced,
+    // removed) written in the transaction of the change, read whole by a submission's history
+    // (before, it was parsed from the newest lines of the audit log). Backfilled from the
+    // current overrides, whose earlier verdict is not known ("?"); overrides replaced or
+    // removed before this table stay in the audit log only.
+    "CREATE TABLE verdict_override_history (
+        id BIGSERIAL PRIMARY KEY,
+        submission BIGINT NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+        from_verdict TEXT NOT NULL,
+        to_verdict TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        by_user TEXT NOT NULL,
+        at BIGINT NOT NULL,
+        removed BOOLEAN NOT NULL DEFAULT FALSE
+    );
+    CREATE INDEX verdict_override_history_submission
+        ON verdict_override_history(submission, at);
+    INSERT INTO verdict_override_history
+        (submission, from_verdict, to_verdict, reason, by_user, at, removed)
+        SELECT submission, '?', verdict, reason, by_user, at, FALSE FROM verdict_overrides
+        ORDER BY at, submission;",
 ];

@@ -329,6 +329,28 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE judging_results ADD COLUMN credit_milli INTEGER;
     CREATE INDEX contest_submissions_standings ON contest_submissions(contest, submission, jury);
     DROP INDEX contest_submissions_contest;",
+    // ---- branch director ----
+    // The history of the jury's verdict overrides, one row per change (set, replaced,
+    // removed) written in the transaction of the change, read whole by a submission's history
+    // (before, it was parsed from the newest lines of the audit log). Backfilled from the
+    // current overrides, whose earlier verdict is not known ("?"); overrides replaced or
+    // removed before this table stay in the audit log only.
+    "CREATE TABLE verdict_override_history (
+        id INTEGER PRIMARY KEY,
+        submission INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+        from_verdict TEXT NOT NULL,
+        to_verdict TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        by_user TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        removed INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX verdict_override_history_submission
+        ON verdict_override_history(submission, at);
+    INSERT INTO verdict_override_history
+        (submission, from_verdict, to_verdict, reason, by_user, at, removed)
+        SELECT submission, '?', verdict, reason, by_user, at, 0 FROM verdict_overrides
+        ORDER BY at, submission;",
 ];
 
 /// The entry after which the file is vacuumed, to give the dropped blobs' space back.

@@ -48,6 +48,11 @@ pub(crate) fn routes() -> Router<Arc<App>> {
             get(definition).post(edit_definition),
         )
         .route("/admin/contests/{id}/teams", post(import_teams))
+        .route("/admin/contests/{id}/team", post(save_team))
+        .route(
+            "/admin/contests/{id}/teams/{user}/remove",
+            post(remove_team),
+        )
         .route("/admin/contests/{id}/finalize", post(finalize))
         .route(
             "/admin/contests/{id}/balloons",
@@ -543,6 +548,50 @@ async fn import_teams(
         })),
     )
         .into_response())
+}
+
+/// `POST /api/v1/admin/contests/{id}/team` (the fields of a team: `original?` (the user of the
+/// team it replaces), `user`, `name?`, `affiliation?`, `category?`, `group?`, `members?` as
+/// text separated by `;` or lines): adds or edits one team → `{contest, done, team}`; 400
+/// naming every bad field; 409 when finalized.
+async fn save_team(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+    Json(draft): Json<ojd_service::contest::roster::TeamDraft>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    match crate::contests::teams::save_team(&app, &admin, &id, &draft).await? {
+        Ok(done) => {
+            let c = find(&app, &id)?;
+            let team = c
+                .teams
+                .iter()
+                .find(|t| t.user == draft.user.trim())
+                .cloned();
+            Ok(Json(
+                serde_json::json!({ "contest": id, "done": done, "team": team }),
+            ))
+        }
+        Err(errors) => Err(AppError::BadRequest(
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )),
+    }
+}
+
+/// `POST /api/v1/admin/contests/{id}/teams/{user}/remove`: removes a team without
+/// submissions → `{contest, done}`; 409 when it has submissions in the contest or the contest
+/// is finalized, 404 when there is no such team.
+async fn remove_team(
+    State(app): State<Arc<App>>,
+    Admin(admin): Admin,
+    Path((id, user)): Path<(String, String)>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    let done = crate::contests::teams::remove_team(&app, &admin, &id, &user).await?;
+    Ok(Json(serde_json::json!({ "contest": id, "done": done })))
 }
 
 #[derive(serde::Deserialize)]

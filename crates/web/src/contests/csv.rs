@@ -99,6 +99,7 @@ mod tests {
                 user: "o\"k, x".into(),
                 name: None,
                 affiliation: None,
+                members: Vec::new(),
                 solved: 1,
                 penalty: 27,
                 score: 0,

@@ -28,6 +28,7 @@ pub(crate) mod define;
 pub(crate) mod links;
 pub(crate) mod results;
 pub(crate) mod standings;
+pub(crate) mod teams;
 
 use std::sync::{Arc, RwLock};
 

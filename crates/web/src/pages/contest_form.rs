@@ -21,7 +21,7 @@ use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::clock::{format_span, rfc3339};
-use ojd_service::contest::edit::{Draft, DraftProblem, FieldError};
+use ojd_service::contest::edit::{Draft, DraftAwards, DraftProblem, FieldError};
 use ojd_store::now_ms;
 
 type PageResult = Result<Response, Response>;
@@ -91,6 +91,15 @@ fn parse(fields: &[(String, String)]) -> (String, Draft, bool, Vec<FieldError>) 
             .filter(|f| !f.trim().is_empty())
             .unwrap_or_else(|| "all".into()),
         problems: rows.into_iter().map(|(_, _, r)| r).collect(),
+        // A form without the fields (an older page) keeps the file's medals.
+        awards: fields
+            .iter()
+            .any(|(n, _)| n.starts_with("awards_"))
+            .then(|| DraftAwards {
+                gold: get("awards_gold"),
+                silver: get("awards_silver"),
+                bronze: get("awards_bronze"),
+            }),
     };
     (get("id"), draft, get("confirm") == "yes", errors)
 }
@@ -204,6 +213,18 @@ fn form(
                     } }
                 } }
             }
+            fieldset #awards {
+                legend { "Medals" }
+                p.muted { "By rank, on the results once the contest is final: ranks up to the gold count get gold, the next silver, then bronze; teams tied on a rank share its medal; a team that solved or scored nothing gets none. Empty or 0: no such medal." }
+                @let awards = draft.awards.clone().unwrap_or_default();
+                div.medals {
+                    @for (medal, name, value) in [("gold", "Gold", &awards.gold), ("silver", "Silver", &awards.silver), ("bronze", "Bronze", &awards.bronze)] {
+                        @let field = format!("awards.{medal}");
+                        label { (name) " medals"
+                            input type="number" name={ "awards_" (medal) } id={ "f-awards-" (medal) } value=(value) min="0" max="1000" aria-invalid=[bad(&field).then_some("true")]; (note(&field)) }
+                    }
+                }
+            }
             button #save-contest type="submit" { @if new { "Create the contest" } @else { "Save" } }
         }
     }
@@ -255,6 +276,7 @@ pub(crate) async fn new_form(State(app): State<Arc<App>>, AdminPage(admin): Admi
         public_standings: true,
         participants: "anyone".into(),
         feedback: "all".into(),
+        awards: Some(DraftAwards::default()),
         ..Draft::default()
     };
     page(

@@ -21,7 +21,9 @@ use crate::submit::{accept, language_views, read_multipart, SubmitForm};
 use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
+use ojd_service::contest::edit::FieldError;
 use ojd_service::contest::model::{format_time, Contest, Phase, Scoring};
+use ojd_service::contest::roster::TeamDraft;
 use ojd_service::contest::standings::{points_text, Cell, Standings};
 use ojd_store::contests::Clarification;
 use ojd_store::{now_ms, SubmissionInfo};
@@ -322,10 +324,13 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
 #[derive(Deserialize)]
 pub(crate) struct TeamsQuery {
     shown: Option<String>,
+    /// The user whose team the editor starts with.
+    edit: Option<String>,
 }
 
-/// `GET /contests/{id}/teams` (admins): the teams as `contest.toml` has them, the roster import
-/// form, and (once, after an import with tokens) the sheet to print for the hall.
+/// `GET /contests/{id}/teams` (admins): the teams as `contest.toml` has them (each with Edit
+/// and Remove), the editor of one team (empty: a new one; `?edit=user`: that team), the roster
+/// import form, and (once, after an import with tokens) the sheet to print for the hall.
 pub(crate) async fn teams_page(
     State(app): State<Arc<App>>,
     AdminPage(admin): AdminPage,
@@ -337,23 +342,58 @@ pub(crate) async fn teams_page(
         app.guards
             .take_shown(&key, &admin.name, &format!("teams:{id}"))
     });
+    let draft = q
+        .edit
+        .and_then(|u| c.teams.iter().find(|t| t.user == u).map(TeamDraft::of))
+        .unwrap_or_default();
+    Ok(teams_view(
+        &admin,
+        &c,
+        shown,
+        &draft,
+        &[],
+        axum::http::StatusCode::OK,
+    ))
+}
+
+/// The teams page (see [`teams_page`]), its editor filled with `draft` and its errors beside
+/// their fields.
+pub(crate) fn teams_view(
+    admin: &User,
+    c: &Contest,
+    shown: Option<String>,
+    draft: &TeamDraft,
+    errors: &[FieldError],
+    status: axum::http::StatusCode,
+) -> Response {
     let body = html! {
         h1 { "Teams · " a href={ "/contests/" (c.id) } { (c.title) } }
         @if let Some(m) = shown { (maud::PreEscaped(m)) }
         @if c.teams.is_empty() { p.muted { "No [[team]] in contest.toml: everyone is shown by their user name." } }
         @else {
-            div.scroll { table.list #teams { thead { tr { th { "User" } th { "Name" } th { "Affiliation" } th { "Category" } } }
-            tbody { @for t in &c.teams { tr {
+            div.scroll { table.list #teams { thead { tr { th { "User" } th { "Name" } th { "Affiliation" } th { "Members" } th { "Category" } th {} } }
+            tbody { @for t in &c.teams { tr data-user=(t.user) {
                 td { (t.user) } td { (t.name) } td { (t.affiliation.as_deref().unwrap_or("")) }
+                td.members { (t.members.join(", ")) }
                 td { @match t.category {
                     ojd_service::contest::model::Category::Participant => "participant",
                     ojd_service::contest::model::Category::Observer => "observer (not ranked)",
                     ojd_service::contest::model::Category::Jury => "jury (not ranked)",
                 } }
+                td.actions {
+                    a.edit-team href={ "/contests/" (c.id) "/teams?edit=" (urlencode(&t.user)) "#team-form" } { "Edit" }
+                    " "
+                    form.inline.remove-team method="post" action={ "/contests/" (c.id) "/team/remove" }
+                        data-confirm={ "Remove team " (t.name) " (" (t.user) ")?" } {
+                        input type="hidden" name="user" value=(t.user);
+                        button.link.danger type="submit" { "Remove" }
+                    }
+                }
             } } } } }
         }
+        (super::team_form::editor(c, draft, errors))
         h2 { "Import a roster" }
-        p.muted { "CSV with a header line: user (required), name, affiliation, category (participant, observer or jury); or DOMjudge's teams.tsv (and accounts.tsv). It replaces the contest's teams in its contest.toml." }
+        p.muted { "CSV with a header line: user (required), name, affiliation, category (participant, observer or jury), group, members (separated by ;); or DOMjudge's teams.tsv (and accounts.tsv). It replaces the contest's teams in its contest.toml." }
         form.submit #roster-form method="post" action={ "/contests/" (c.id) "/teams" } enctype="multipart/form-data"
             data-confirm="Replace the contest's teams with this roster?" {
             label { "Roster" textarea name="roster" #roster rows="8" spellcheck="false" placeholder="user,name,affiliation,category" {} }
@@ -368,11 +408,74 @@ pub(crate) async fn teams_page(
         form.submit #links-form method="post" action={ "/contests/" (c.id) "/links" }
             data-confirm="Issue a new login link for every team?" {
             label { "Valid until (RFC 3339 with an offset)"
-                input type="text" name="valid_until" #links-until value=(ojd_service::contest::clock::rfc3339(ct::links::default_until(&c), c.utc_offset_s)); }
+                input type="text" name="valid_until" #links-until value=(ojd_service::contest::clock::rfc3339(ct::links::default_until(c), c.utc_offset_s)); }
             button #links-button type="submit" { "Print login links" }
         }
     };
-    Ok(frame(&format!("Teams · {}", c.title), Some(&admin), body))
+    let mut r = frame(&format!("Teams · {}", c.title), Some(admin), body);
+    *r.status_mut() = status;
+    r
+}
+
+/// `POST /contests/{id}/team` (admins, the editor's fields): adds or edits the team, then back
+/// to the teams page saying what changed (post/redirect/get); a refused one comes back with
+/// what was typed and each error beside its field (400).
+pub(crate) async fn save_team(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    Form(draft): Form<TeamDraft>,
+) -> PageResult {
+    match ct::teams::save_team(&app, &admin, &id, &draft).await {
+        Ok(Ok(done)) => {
+            let shown = html! { div.once #team-saved role="status" { p.note { (done) } } };
+            let key =
+                app.guards
+                    .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
+            Ok(
+                Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id)))
+                    .into_response(),
+            )
+        }
+        Ok(Err(errors)) => {
+            let c = ct::find(&app, &id).map_err(fail(Some(&admin)))?;
+            Ok(teams_view(
+                &admin,
+                &c,
+                None,
+                &draft,
+                &errors,
+                axum::http::StatusCode::BAD_REQUEST,
+            ))
+        }
+        Err(e) => Err(fail(Some(&admin))(e)),
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct RemoveTeamForm {
+    user: String,
+}
+
+/// `POST /contests/{id}/team/remove` (admins, `user`): removes a team without submissions;
+/// back to the teams page with what happened, or why not (post/redirect/get).
+pub(crate) async fn remove_team(
+    State(app): State<Arc<App>>,
+    AdminPage(admin): AdminPage,
+    Path(id): Path<String>,
+    Form(f): Form<RemoveTeamForm>,
+) -> PageResult {
+    let shown = match ct::teams::remove_team(&app, &admin, &id, &f.user).await {
+        Ok(done) => html! { div.once #team-saved role="status" { p.note { (done) } } },
+        Err(e) if e.status().is_client_error() && !matches!(e, AppError::NotFound(_)) => html! {
+            div.error #team-refused role="alert" { "The team was not removed: " (e.message()) }
+        },
+        Err(e) => return Err(fail(Some(&admin))(e)),
+    };
+    let key = app
+        .guards
+        .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
+    Ok(Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id))).into_response())
 }
 
 #[derive(Deserialize)]
@@ -714,7 +817,7 @@ fn standings_table(c: &Contest, s: &Standings) -> Markup {
             } }
             tbody { @for r in &s.rows { tr data-user=(r.user) {
                 td.num { (r.rank) }
-                td.user { @match &r.name { Some(n) => { (n) }, None => { (r.user) } }
+                td.user title=[(!r.members.is_empty()).then(|| r.members.join(", "))] { @match &r.name { Some(n) => { (n) }, None => { (r.user) } }
                     @if let Some(a) = &r.affiliation { br; span.sub.affiliation { (a) } } }
                 @match s.scoring {
                     Scoring::Icpc => { td.num { (r.solved) } td.num { (r.penalty) } },

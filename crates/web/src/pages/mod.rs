@@ -12,6 +12,7 @@ mod contests;
 mod login;
 mod problems;
 mod submissions;
+mod team_form;
 
 use std::sync::Arc;
 
@@ -71,6 +72,8 @@ pub(crate) fn routes() -> Router<Arc<App>> {
             get(contests::teams_page).post(contests::import_teams),
         )
         .route("/contests/{id}/links", post(contests::print_links))
+        .route("/contests/{id}/team", post(contests::save_team))
+        .route("/contests/{id}/team/remove", post(contests::remove_team))
         .route("/admin/audit", get(contests::audit_page))
         .route(
             "/admin/contests/new",

@@ -174,10 +174,19 @@ pub(crate) async fn submission(
     } else {
         None
     };
+    // The team it was made by (`[[team]]` of its contest), with its members.
+    let team = v
+        .contest
+        .as_deref()
+        .and_then(|c| crate::contests::find(&app, c).ok())
+        .and_then(|c| c.teams.iter().find(|t| t.user == v.info.user).cloned());
     let body = html! {
         h1 { "Submission " (id) " · " a href={ "/problems/" (v.info.problem) } { (title) } }
         p.meta {
             span { (v.info.user) }
+            @if let Some(t) = &team {
+                span #team { "team " (t.name) @if !t.members.is_empty() { " (" (t.members.join(", ")) ")" } }
+            }
             @match &v.contest {
                 Some(c) => span #contest { "contest " a href={ "/contests/" (c) } { (c) } },
                 None => span #contest { "practice (no contest)" },

@@ -46,6 +46,7 @@ fn team(user: &str, group: Option<&str>) -> Team {
         affiliation: None,
         category: Category::Participant,
         group: group.map(str::to_string),
+        members: Vec::new(),
     }
 }
 

@@ -33,6 +33,7 @@ fn draft() -> Draft {
             },
             DraftProblem::default(),
         ],
+        awards: None,
     }
 }
 
@@ -266,4 +267,104 @@ fn feedback_is_checked_written_and_loaded() {
         "{lines:?}"
     );
     assert!(!recompute);
+}
+
+#[test]
+fn awards_are_checked_written_kept_and_described() {
+    let p = problems_dir();
+    let mut d = draft();
+    d.awards = Some(DraftAwards {
+        gold: "four".into(),
+        silver: "-1".into(),
+        bronze: "1001".into(),
+    });
+    let fields: Vec<String> = d
+        .check(p.path(), true)
+        .into_iter()
+        .map(|e| e.field)
+        .collect();
+    assert_eq!(fields, ["awards.gold", "awards.silver", "awards.bronze"]);
+
+    // A new contest: the table, loaded as typed (empty is none).
+    d.awards = Some(DraftAwards {
+        gold: " 2 ".into(),
+        silver: "".into(),
+        bronze: "3".into(),
+    });
+    assert_eq!(d.check(p.path(), true), vec![]);
+    let dir = tempfile::tempdir().expect("dir");
+    let cdir = dir.path().join("c");
+    std::fs::create_dir(&cdir).expect("mkdir");
+    std::fs::write(cdir.join("contest.toml"), d.new_text()).expect("write");
+    let c = Contest::load(&cdir, p.path()).expect("loads");
+    assert_eq!((c.awards.gold, c.awards.silver, c.awards.bronze), (2, 0, 3));
+    let of = Draft::of(&c);
+    assert_eq!(
+        of.awards
+            .as_ref()
+            .map(|a| (a.gold.as_str(), a.silver.as_str(), a.bronze.as_str())),
+        Some(("2", "0", "3"))
+    );
+
+    // An edit of the medals: described, the table written again after the teams, the rest kept;
+    // an inline table replaced too.
+    let mut e = of.clone();
+    e.awards = Some(DraftAwards {
+        gold: "1".into(),
+        silver: "1".into(),
+        bronze: "1".into(),
+    });
+    let (lines, recompute) = changes(&c, &e);
+    assert_eq!(
+        lines,
+        ["medals: gold 2, silver 0, bronze 3 → gold 1, silver 1, bronze 1"]
+    );
+    assert!(!recompute, "medals do not change the standings");
+    let old = "title = \"Spring\"\nstart = \"2026-12-01T09:00:00+08:00\"\nduration = \"5h\"\n\
+               [[problem]]\nid = \"pa\"\n\n[awards]   # the usual\ngold = 2\nbronze = 3\n\n\
+               [[team]]\nuser = \"alice\"\nname = \"Rocket\"\n";
+    let text = e.edit_text(old);
+    let table: toml::Table = text.parse().unwrap_or_else(|err| panic!("{err}: {text}"));
+    assert_eq!(table["awards"]["gold"].as_integer(), Some(1), "{text}");
+    assert_eq!(table["awards"]["silver"].as_integer(), Some(1), "{text}");
+    assert_eq!(table["team"][0]["name"].as_str(), Some("Rocket"), "{text}");
+    assert_eq!(text.matches("[awards]").count(), 1, "{text}");
+    let inline = "title = \"S\"\nawards = { gold = 5 }\n[[problem]]\nid = \"pa\"\n";
+    let table: toml::Table = e.edit_text(inline).parse().expect("valid TOML");
+    assert_eq!(table["awards"]["bronze"].as_integer(), Some(1));
+
+    // No medals at all: no table; the same medals: the table as written, comments and all.
+    e.awards = Some(DraftAwards::default());
+    let text = e.edit_text(old);
+    assert!(!text.contains("awards"), "{text}");
+    assert_eq!(
+        changes(&c, &e).0,
+        ["medals: gold 2, silver 0, bronze 3 → none"]
+    );
+    e.awards = Some(DraftAwards {
+        gold: "2".into(),
+        silver: "0".into(),
+        bronze: "3".into(),
+    });
+    assert!(e
+        .edit_text(old)
+        .contains("[awards]   # the usual\ngold = 2\n"));
+    assert!(changes(&c, &e).0.is_empty());
+
+    // Without the field (an older client): the file's medals stay, nothing is described.
+    e.awards = None;
+    assert!(e
+        .edit_text(old)
+        .contains("[awards]   # the usual\ngold = 2\n"));
+    assert!(changes(&c, &e).0.is_empty());
+    let body: Draft = serde_json::from_value(serde_json::json!({
+        "title": "T", "scoring": "icpc", "problems": [{"problem": "pa"}],
+        "awards": {"gold": 3, "silver": "2"}
+    }))
+    .expect("numbers or text");
+    let a = body.awards.expect("awards");
+    assert_eq!(
+        (a.gold.as_str(), a.silver.as_str(), a.bronze.as_str()),
+        ("3", "2", "")
+    );
 }
