@@ -128,6 +128,50 @@ struct Direction<'a> {
     over: AtomicBool,
     /// When the writing side closed its end (it ended).
     eof_at: Mutex<Option<Instant>>,
+    /// The relay's open of `from`, then of `to`, has returned (opened or failed): nobody need
+    /// wake it any more (see [`side_ended`]).
+    from_tried: AtomicBool,
+    to_tried: AtomicBool,
+}
+
+impl Direction<'_> {
+    fn new<'a>(
+        from: &'a Path,
+        to: &'a Path,
+        mark: char,
+        transcript: &'a Mutex<Transcript>,
+        limit: u64,
+    ) -> Direction<'a> {
+        Direction {
+            from,
+            to,
+            mark,
+            transcript,
+            count: AtomicU64::new(0),
+            limit,
+            over: AtomicBool::new(false),
+            eof_at: Mutex::new(None),
+            from_tried: AtomicBool::new(false),
+            to_tried: AtomicBool::new(false),
+        }
+    }
+}
+
+/// One side of the pair has ended (its run returned): the relays' opens of that side's two ends
+/// that are still waiting will never be answered by it (a side that failed before its keeper
+/// opened its pipes), so they are woken here, until they have returned. Without this, the relay
+/// toward the other side holds that side's input open while it waits to open this side's
+/// output: the other side waits for input that never comes, until its own wall limit, instead
+/// of reading end of file at once. `ends` are the side's two FIFOs, `tried` the flags of the
+/// relays' opens of them. A side that opened its ends leaves nothing to wake (both flags are
+/// already set), so this never touches a pipe in use.
+fn side_ended(ends: [&Path; 2], tried: [&AtomicBool; 2]) {
+    while tried.iter().any(|t| !t.load(Ordering::SeqCst)) {
+        for p in ends {
+            unblock(p);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Copies `from` to `to` until end of file; once `to` is closed, keeps reading and drops.
@@ -143,8 +187,13 @@ fn relay(d: &Direction<'_>) {
         &d.over,
     );
     std::thread::scope(|s| {
-        let opener = s.spawn(|| open_fifo(to, true));
+        let opener = s.spawn(|| {
+            let f = open_fifo(to, true);
+            d.to_tried.store(true, Ordering::SeqCst);
+            f
+        });
         let src = open_fifo(from, false);
+        d.from_tried.store(true, Ordering::SeqCst);
         let mut dst = opener.join().ok().and_then(Result::ok);
         let Ok(mut src) = src else { return };
         let mut buf = vec![0u8; 1 << 16];
@@ -430,29 +479,26 @@ fn pair_once(
     };
     let mut sandbox = judge.start_sandbox()?;
     let transcript = Mutex::new(Transcript::default());
-    let direction = |from, to, mark, limit| Direction {
-        from,
-        to,
-        mark,
-        transcript: &transcript,
-        count: AtomicU64::new(0),
-        limit,
-        over: AtomicBool::new(false),
-        eof_at: Mutex::new(None),
-    };
-    let up = direction(
+    let up = Direction::new(
         &pipes.from_program,
         &pipes.to_interactor,
         '>',
+        &transcript,
         limits.output,
     );
-    let down = direction(&pipes.from_interactor, &pipes.to_program, '<', u64::MAX);
+    let down = Direction::new(
+        &pipes.from_interactor,
+        &pipes.to_program,
+        '<',
+        &transcript,
+        u64::MAX,
+    );
     let (program_err, interactor_err) = (dir.join("program.err"), dir.join("interactor.err"));
     let (prog, inter) = std::thread::scope(|s| {
         let relays = [s.spawn(|| relay(&up)), s.spawn(|| relay(&down))];
         let prog = s.spawn(|| {
             // Tried once: a run again alone would wait for pipes nobody opens any more.
-            judge.execute_once(&ProgramRun {
+            let run = judge.execute_once(&ProgramRun {
                 program,
                 args: &[],
                 stdin: Some(&pipes.to_program),
@@ -461,7 +507,12 @@ fn pair_once(
                 box_files: vec![],
                 collect: vec![],
                 limits: limits.clone(),
-            })
+            });
+            side_ended(
+                [&pipes.from_program, &pipes.to_program],
+                [&up.from_tried, &down.to_tried],
+            );
+            run
         });
         let inter = judge.execute_in_with_binds(
             &mut sandbox,
@@ -476,6 +527,10 @@ fn pair_once(
                 limits: interactor_limits.clone(),
             },
             &binds,
+        );
+        side_ended(
+            [&pipes.to_interactor, &pipes.from_interactor],
+            [&up.to_tried, &down.from_tried],
         );
         let prog = prog.join();
         wake_relays(&pipes, &relays);
@@ -784,16 +839,7 @@ mod tests {
         let watched = std::thread::spawn(move || {
             let pipes = Pipes::new(&dir).unwrap();
             let transcript = Mutex::new(Transcript::default());
-            let direction = |from, to, mark| Direction {
-                from,
-                to,
-                mark,
-                transcript: &transcript,
-                count: AtomicU64::new(0),
-                limit: u64::MAX,
-                over: AtomicBool::new(false),
-                eof_at: Mutex::new(None),
-            };
+            let direction = |from, to, mark| Direction::new(from, to, mark, &transcript, u64::MAX);
             let up = direction(&pipes.from_program, &pipes.to_interactor, '>');
             let down = direction(&pipes.from_interactor, &pipes.to_program, '<');
             std::thread::scope(|s| {
@@ -813,6 +859,58 @@ mod tests {
             watched.join().unwrap();
         }
         assert!(ended.is_ok(), "a relay that opened late waited for ever");
+    }
+
+    /// The program's side failed before its keeper opened its pipes (its run returned at once)
+    /// while the interactor waits for its input: once the judge marks that side ended, the
+    /// interactor reads end of file within a bound, instead of waiting for the relay that waits
+    /// to open the program's output (for ever here; until its wall limit in a real pair).
+    #[test]
+    fn a_side_that_never_opened_its_pipes_gives_its_partner_end_of_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("pipes");
+        let pipes = Pipes::new(&dir).unwrap();
+        let (to_interactor, from_interactor) =
+            (pipes.to_interactor.clone(), pipes.from_interactor.clone());
+        let (tx, rx) = std::sync::mpsc::channel();
+        // The interactor, as its keeper opens its streams: input, then output; then it reads.
+        let interactor = std::thread::spawn(move || {
+            let mut input = open_fifo(&to_interactor, false).unwrap();
+            let _output = open_fifo(&from_interactor, true).unwrap();
+            let mut got = Vec::new();
+            let read = input.read_to_end(&mut got).map(|_| got);
+            let _ = tx.send(read.map_err(|e| e.to_string()));
+        });
+        let transcript = Mutex::new(Transcript::default());
+        let up = Direction::new(
+            &pipes.from_program,
+            &pipes.to_interactor,
+            '>',
+            &transcript,
+            u64::MAX,
+        );
+        let down = Direction::new(
+            &pipes.from_interactor,
+            &pipes.to_program,
+            '<',
+            &transcript,
+            u64::MAX,
+        );
+        let heard = std::thread::scope(|s| {
+            let relays = [s.spawn(|| relay(&up)), s.spawn(|| relay(&down))];
+            // The program's run returned without opening anything.
+            side_ended(
+                [&pipes.from_program, &pipes.to_program],
+                [&up.from_tried, &down.to_tried],
+            );
+            let heard = rx.recv_timeout(Duration::from_secs(10));
+            // However it went, nothing is left waiting.
+            wake_relays(&pipes, &relays);
+            heard
+        });
+        interactor.join().unwrap();
+        let heard = heard.expect("the interactor still waits for input from a program gone");
+        assert_eq!(heard, Ok(Vec::new()), "end of file, and nothing else");
     }
 
     #[test]
