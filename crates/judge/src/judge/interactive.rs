@@ -20,7 +20,8 @@
 //! counts against its output limit). Past its output limit the program's output is no longer
 //! read: its next write fails (SIGPIPE, or EPIPE if it ignores the signal). A side whose run
 //! returned before its keeper opened its pipes has ended too: the judge wakes the relays'
-//! opens of its ends ([`side_ended`]), so its partner reads end of file at once.
+//! opens of its ends ([`side_ended`]), so its partner reads end of file at once. A relay's own
+//! failure is the judge's, a host fault ([`Direction::fault`]), never an end of file.
 //!
 //! Protocols: Kattis (`interactor testdata.in testdata.ans . [flags]`, 42 accepted, 43 wrong
 //! answer, feedback files as for output validators) and testlib (`interactor input tout answer`,
@@ -134,6 +135,10 @@ struct Direction<'a> {
     /// wake it any more (see [`side_ended`]).
     from_tried: AtomicBool,
     to_tried: AtomicBool,
+    /// The judge's own failure in this direction: an open, a read, or a write that failed for
+    /// another reason than the partner's end being closed. The pair then says nothing about
+    /// the program (what it sent was cut short by the judge), so its result is a host fault.
+    fault: Mutex<Option<(String, std::io::Error)>>,
 }
 
 impl Direction<'_> {
@@ -155,7 +160,24 @@ impl Direction<'_> {
             eof_at: Mutex::new(None),
             from_tried: AtomicBool::new(false),
             to_tried: AtomicBool::new(false),
+            fault: Mutex::new(None),
         }
+    }
+
+    /// Records the first failure of the relay (see [`Direction::fault`]).
+    fn failed(&self, what: String, source: std::io::Error) {
+        if let Ok(mut f) = self.fault.lock() {
+            f.get_or_insert((what, source));
+        }
+    }
+
+    /// The relay's own failure, as the host fault it is.
+    fn fault(&self) -> Option<JudgeError> {
+        let (what, source) = self.fault.lock().ok()?.take()?;
+        Some(JudgeError::Io {
+            what: format!("relay the pipes of an interactive test: {what}"),
+            source,
+        })
     }
 }
 
@@ -177,7 +199,9 @@ fn side_ended(ends: [&Path; 2], tried: [&AtomicBool; 2]) {
 }
 
 /// Copies `from` to `to` until end of file; once `to` is closed, keeps reading and drops.
-/// Stops reading (closing `from`) when more than `limit` bytes came.
+/// Stops reading (closing `from`) when more than `limit` bytes came. Any other failure is the
+/// judge's ([`Direction::fault`]), never the end of a side's output: it stops the relay
+/// without marking an end of file.
 fn relay(d: &Direction<'_>) {
     let (from, to, dir, transcript, count, limit, over) = (
         d.from,
@@ -196,18 +220,42 @@ fn relay(d: &Direction<'_>) {
         });
         let src = open_fifo(from, false);
         d.from_tried.store(true, Ordering::SeqCst);
-        let mut dst = opener.join().ok().and_then(Result::ok);
-        let Ok(mut src) = src else { return };
+        let mut dst = match opener.join() {
+            Ok(Ok(f)) => Some(f),
+            Ok(Err(e)) => {
+                d.failed(format!("open {}", to.display()), e);
+                None
+            }
+            Err(_) => {
+                d.failed(
+                    format!("open {}", to.display()),
+                    std::io::Error::other("the opening thread panicked"),
+                );
+                None
+            }
+        };
+        let mut src = match src {
+            Ok(f) => f,
+            Err(e) => {
+                d.failed(format!("open {}", from.display()), e);
+                return;
+            }
+        };
         let mut buf = vec![0u8; 1 << 16];
         loop {
             let n = match src.read(&mut buf) {
-                Ok(0) | Err(_) => {
+                Ok(0) => {
                     if let Ok(mut at) = d.eof_at.lock() {
                         *at = Some(Instant::now());
                     }
                     break;
                 }
                 Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    d.failed(format!("read {}", from.display()), e);
+                    break;
+                }
             };
             if count.fetch_add(n as u64, Ordering::Relaxed) + n as u64 > limit {
                 over.store(true, Ordering::Relaxed);
@@ -216,9 +264,15 @@ fn relay(d: &Direction<'_>) {
             if let Ok(mut t) = transcript.lock() {
                 t.push(dir, &buf[..n]);
             }
-            if let Some(d) = dst.as_mut() {
-                if d.write_all(&buf[..n]).and_then(|_| d.flush()).is_err() {
-                    dst = None;
+            if let Some(f) = dst.as_mut() {
+                match f.write_all(&buf[..n]).and_then(|_| f.flush()) {
+                    Ok(()) => {}
+                    // The partner closed its input (it ended): drop from now on.
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => dst = None,
+                    Err(e) => {
+                        d.failed(format!("write {}", to.display()), e);
+                        break;
+                    }
                 }
             }
         }
@@ -663,6 +717,10 @@ fn pair_once(
         source: std::io::Error::other("the run thread panicked"),
     })??;
     let inter = inter?;
+    if let Some(fault) = up.fault().or_else(|| down.fault()) {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(fault);
+    }
     let ended = |d: &Direction<'_>| d.eof_at.lock().ok().and_then(|a| *a);
     // Who ended first, by when each closed its output (the relay saw end of file).
     let interactor_first = match (ended(&down), ended(&up)) {
@@ -1077,6 +1135,45 @@ mod tests {
         assert!(!kept.join("sub/deep").exists() && kept.join("sub").is_dir());
         assert!(!kept.join("nextpass.in").exists());
         assert!(!tmp.path().join("try-2").exists());
+    }
+
+    /// A relay whose read or write fails (here: reading a folder, writing to a full device) is
+    /// the judge's fault, reported as such, and no end of file of the side it reads: it once
+    /// read as the program's end of output (the interactor then said wrong answer) or dropped
+    /// the rest silently.
+    #[test]
+    fn a_relay_failure_is_a_host_fault_not_an_end_of_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let transcript = Mutex::new(Transcript::default());
+        let reads = Direction::new(
+            tmp.path(),
+            Path::new("/dev/null"),
+            '>',
+            &transcript,
+            u64::MAX,
+        );
+        relay(&reads);
+        assert!(reads.eof_at.lock().unwrap().is_none(), "no end of file");
+        let fault = reads.fault().expect("a failed read is a fault");
+        assert!(
+            fault.is_host_fault() && fault.to_string().contains("read"),
+            "{fault}"
+        );
+
+        let input = tmp.path().join("in");
+        std::fs::write(&input, "500\n").unwrap();
+        let writes = Direction::new(&input, Path::new("/dev/full"), '>', &transcript, u64::MAX);
+        relay(&writes);
+        let fault = writes.fault().expect("a failed write is a fault");
+        assert!(
+            fault.is_host_fault() && fault.to_string().contains("write"),
+            "{fault}"
+        );
+
+        // What is no fault: an input read to its end, written where it goes.
+        let fine = Direction::new(&input, Path::new("/dev/null"), '>', &transcript, u64::MAX);
+        relay(&fine);
+        assert!(fine.fault().is_none() && fine.eof_at.lock().unwrap().is_some());
     }
 
     #[test]
