@@ -344,3 +344,71 @@ fn a_starved_program_is_a_host_fault_not_a_hang() {
         Ok((verdict, message)) => panic!("a starved pair got a verdict: {verdict:?}: {message}"),
     }
 }
+
+/// A program that ends before the interactor hears from it (it exits at once, or crashes at
+/// start) must not make the interactor wait out its own wall limit: once the program's side has
+/// ended, the interactor reads end of file promptly, and the verdict is still the rule's (the
+/// interactor says wrong answer on end of file: WA; a crash is still RE). The wall limit here
+/// is 30 s; each test must end within a third of it, a bound no loaded host comes near (the
+/// pair takes milliseconds), and that the interactor waiting out its limit cannot meet.
+///
+/// These programs' keepers open their pipes before the program starts, so the relay sees their
+/// end as end of file; the side that fails before its keeper opens its pipes is covered by the
+/// unit test `a_side_that_never_opened_its_pipes_gives_its_partner_end_of_file`.
+#[test]
+fn a_program_that_ends_at_once_does_not_hold_the_interactor() {
+    require_root!();
+    let pkg = package(&[("01", "guess 777")]);
+    let toml = pkg.path().join("problem.toml");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("wall_time_limit = \"2s\"", "wall_time_limit = \"30s\"");
+    assert!(text.contains("\"30s\""), "{text}");
+    std::fs::write(&toml, text).unwrap();
+    let problem = ojd_judge::problem::Problem::load(pkg.path()).expect("the package loads");
+    let j = common::judge(1);
+    let cases = [
+        (
+            conformance("exit_early.c"),
+            Verdict::WrongAnswer,
+            "no guess",
+        ),
+        (
+            conformance("abort_at_start.c"),
+            Verdict::RuntimeError,
+            "SIGABRT",
+        ),
+    ];
+    for (program, want, says) in cases {
+        let name = program.file_name().unwrap().to_string_lossy().into_owned();
+        let sub = common::submission(&j, &program);
+        // Compiled first, so that only the judging of the test is timed.
+        let _ = j.judge(
+            &problem,
+            &sub,
+            &mut |_| {},
+            &std::sync::atomic::AtomicBool::new(false),
+        );
+        let start = Instant::now();
+        let report = j
+            .judge(
+                &problem,
+                &sub,
+                &mut |_| {},
+                &std::sync::atomic::AtomicBool::new(false),
+            )
+            .expect("judged");
+        let took = start.elapsed();
+        let t = &report.tests[0];
+        assert_eq!(t.verdict, want, "{name}: {}", t.message);
+        assert!(
+            t.message.contains(says),
+            "{name}: {:?} should say {says:?}",
+            t.message
+        );
+        assert!(
+            took < Duration::from_secs(10),
+            "{name}: the test took {took:?} of the 30 s wall limit (the interactor waited it out)"
+        );
+    }
+}

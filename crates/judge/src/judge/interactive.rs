@@ -18,7 +18,10 @@
 //! standard input; its later writes are read and dropped. When the interactor exits, the
 //! program reads end of file; what the program writes after that is read and dropped (and still
 //! counts against its output limit). Past its output limit the program's output is no longer
-//! read: its next write fails (SIGPIPE, or EPIPE if it ignores the signal).
+//! read: its next write fails (SIGPIPE, or EPIPE if it ignores the signal). A side whose run
+//! returned before its keeper opened its pipes has ended too: the judge wakes the relays'
+//! opens of its ends ([`side_ended`]), so its partner reads end of file at once. A relay's own
+//! failure is the judge's, a host fault ([`Direction::fault`]), never an end of file.
 //!
 //! Protocols: Kattis (`interactor testdata.in testdata.ans . [flags]`, 42 accepted, 43 wrong
 //! answer, feedback files as for output validators) and testlib (`interactor input tout answer`,
@@ -128,10 +131,77 @@ struct Direction<'a> {
     over: AtomicBool,
     /// When the writing side closed its end (it ended).
     eof_at: Mutex<Option<Instant>>,
+    /// The relay's open of `from`, then of `to`, has returned (opened or failed): nobody need
+    /// wake it any more (see [`side_ended`]).
+    from_tried: AtomicBool,
+    to_tried: AtomicBool,
+    /// The judge's own failure in this direction: an open, a read, or a write that failed for
+    /// another reason than the partner's end being closed. The pair then says nothing about
+    /// the program (what it sent was cut short by the judge), so its result is a host fault.
+    fault: Mutex<Option<(String, std::io::Error)>>,
+}
+
+impl Direction<'_> {
+    fn new<'a>(
+        from: &'a Path,
+        to: &'a Path,
+        mark: char,
+        transcript: &'a Mutex<Transcript>,
+        limit: u64,
+    ) -> Direction<'a> {
+        Direction {
+            from,
+            to,
+            mark,
+            transcript,
+            count: AtomicU64::new(0),
+            limit,
+            over: AtomicBool::new(false),
+            eof_at: Mutex::new(None),
+            from_tried: AtomicBool::new(false),
+            to_tried: AtomicBool::new(false),
+            fault: Mutex::new(None),
+        }
+    }
+
+    /// Records the first failure of the relay (see [`Direction::fault`]).
+    fn failed(&self, what: String, source: std::io::Error) {
+        if let Ok(mut f) = self.fault.lock() {
+            f.get_or_insert((what, source));
+        }
+    }
+
+    /// The relay's own failure, as the host fault it is.
+    fn fault(&self) -> Option<JudgeError> {
+        let (what, source) = self.fault.lock().ok()?.take()?;
+        Some(JudgeError::Io {
+            what: format!("relay the pipes of an interactive test: {what}"),
+            source,
+        })
+    }
+}
+
+/// One side of the pair has ended (its run returned): the relays' opens of that side's two ends
+/// that are still waiting will never be answered by it (a side that failed before its keeper
+/// opened its pipes), so they are woken here, until they have returned. Without this, the relay
+/// toward the other side holds that side's input open while it waits to open this side's
+/// output: the other side waits for input that never comes, until its own wall limit, instead
+/// of reading end of file at once. `ends` are the side's two FIFOs, `tried` the flags of the
+/// relays' opens of them. A side that opened its ends leaves nothing to wake (both flags are
+/// already set), so this never touches a pipe in use.
+fn side_ended(ends: [&Path; 2], tried: [&AtomicBool; 2]) {
+    while tried.iter().any(|t| !t.load(Ordering::SeqCst)) {
+        for p in ends {
+            unblock(p);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Copies `from` to `to` until end of file; once `to` is closed, keeps reading and drops.
-/// Stops reading (closing `from`) when more than `limit` bytes came.
+/// Stops reading (closing `from`) when more than `limit` bytes came. Any other failure is the
+/// judge's ([`Direction::fault`]), never the end of a side's output: it stops the relay
+/// without marking an end of file.
 fn relay(d: &Direction<'_>) {
     let (from, to, dir, transcript, count, limit, over) = (
         d.from,
@@ -143,20 +213,49 @@ fn relay(d: &Direction<'_>) {
         &d.over,
     );
     std::thread::scope(|s| {
-        let opener = s.spawn(|| open_fifo(to, true));
+        let opener = s.spawn(|| {
+            let f = open_fifo(to, true);
+            d.to_tried.store(true, Ordering::SeqCst);
+            f
+        });
         let src = open_fifo(from, false);
-        let mut dst = opener.join().ok().and_then(Result::ok);
-        let Ok(mut src) = src else { return };
+        d.from_tried.store(true, Ordering::SeqCst);
+        let mut dst = match opener.join() {
+            Ok(Ok(f)) => Some(f),
+            Ok(Err(e)) => {
+                d.failed(format!("open {}", to.display()), e);
+                None
+            }
+            Err(_) => {
+                d.failed(
+                    format!("open {}", to.display()),
+                    std::io::Error::other("the opening thread panicked"),
+                );
+                None
+            }
+        };
+        let mut src = match src {
+            Ok(f) => f,
+            Err(e) => {
+                d.failed(format!("open {}", from.display()), e);
+                return;
+            }
+        };
         let mut buf = vec![0u8; 1 << 16];
         loop {
             let n = match src.read(&mut buf) {
-                Ok(0) | Err(_) => {
+                Ok(0) => {
                     if let Ok(mut at) = d.eof_at.lock() {
                         *at = Some(Instant::now());
                     }
                     break;
                 }
                 Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    d.failed(format!("read {}", from.display()), e);
+                    break;
+                }
             };
             if count.fetch_add(n as u64, Ordering::Relaxed) + n as u64 > limit {
                 over.store(true, Ordering::Relaxed);
@@ -165,9 +264,15 @@ fn relay(d: &Direction<'_>) {
             if let Ok(mut t) = transcript.lock() {
                 t.push(dir, &buf[..n]);
             }
-            if let Some(d) = dst.as_mut() {
-                if d.write_all(&buf[..n]).and_then(|_| d.flush()).is_err() {
-                    dst = None;
+            if let Some(f) = dst.as_mut() {
+                match f.write_all(&buf[..n]).and_then(|_| f.flush()) {
+                    Ok(()) => {}
+                    // The partner closed its input (it ended): drop from now on.
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => dst = None,
+                    Err(e) => {
+                        d.failed(format!("write {}", to.display()), e);
+                        break;
+                    }
                 }
             }
         }
@@ -300,13 +405,18 @@ pub(super) fn run_test(
 
 /// One pass of a multi-pass interactive problem: the interactor reads `input` (the test's, or
 /// the `nextpass.in` of the pass before) and its feedback folder is `feedback`, a host folder
-/// bound writable at `/data/` and kept between passes by the caller.
+/// kept between passes by the caller; each try of the pass gets a copy of it, bound writable at
+/// `/data/` ([`TryFeedback`]).
 pub(super) struct Pass<'a> {
     pub(super) input: &'a Path,
     pub(super) feedback: &'a Path,
 }
 
 /// [`run_test`], or one pass of a multi-pass test.
+///
+/// Each try of a pass has a feedback folder of its own ([`TryFeedback`]), a copy of the pass's
+/// as it was before the pass: a starved try's interactor may have written `nextpass.in` or
+/// changed the state it leaves itself, and the try after must see neither.
 ///
 /// A pair whose time limit verdict came from a wall-time kill of the program that the host's
 /// load starved (see [`starved_by_host`]) says nothing about the program: the pair is run again, with new pipes, up to [`STARVED_TRIES`] times in all, and
@@ -330,16 +440,131 @@ pub(super) fn run_pass(
         "the program of an interactive test",
         limits.wall,
         || {
+            let feedback = match pass {
+                Some(p) => Some(TryFeedback::new(p.feedback, judge.fresh_dir("feedback")?)?),
+                None => None,
+            };
+            let this_try = pass.zip(feedback.as_ref()).map(|(p, f)| Pass {
+                input: p.input,
+                feedback: &f.dir,
+            });
             Ok(
                 match pair_once(
-                    judge, problem, program, spec, interactor, checker, test, limits, pass,
+                    judge,
+                    problem,
+                    program,
+                    spec,
+                    interactor,
+                    checker,
+                    test,
+                    limits,
+                    this_try.as_ref(),
                 )? {
-                    Paired::Judged(result) => Try::Done(result),
+                    Paired::Judged(result) => {
+                        if let (Some(p), Some(f)) = (pass, feedback) {
+                            f.keep(p.feedback)?;
+                        }
+                        Try::Done(result)
+                    }
                     Paired::Starved { cpu_wait } => Try::Starved(cpu_wait),
                 },
             )
         },
     )
+}
+
+/// The feedback folder of one try of a multi-pass pass: a new folder holding a copy of the
+/// pass's folder (`kept`, the caller's, which no try writes). The try that counts hands its
+/// folder's contents back to `kept` ([`TryFeedback::keep`]); a starved try's folder is dropped
+/// (removed) with whatever its interactor left there.
+///
+/// The copy keeps what the interactor may rely on between passes: folders, files with their
+/// modes, and their owners (the interactor runs as a sandbox uid and must still be able to
+/// write what it wrote before); a symbolic link is copied as a link, never followed (the
+/// interactor made it, and the judge copies as root); anything else (a FIFO, a socket) is left
+/// out.
+struct TryFeedback {
+    dir: PathBuf,
+}
+
+impl TryFeedback {
+    /// A copy of `kept` in `dir`, a new empty folder of the judge's (made if missing).
+    fn new(kept: &Path, dir: PathBuf) -> Result<TryFeedback, JudgeError> {
+        std::fs::create_dir_all(&dir).map_err(super::host::file_fault("create", &dir))?;
+        let f = TryFeedback { dir };
+        copy_mode_and_owner(kept, &f.dir)?;
+        copy_tree(kept, &f.dir)?;
+        Ok(f)
+    }
+
+    /// This try counts: `kept` becomes what the try left in its folder.
+    fn keep(self, kept: &Path) -> Result<(), JudgeError> {
+        let entries = std::fs::read_dir(kept)
+            .map_err(super::host::file_fault("list the feedback folder", kept))?;
+        for e in entries {
+            let e = e.map_err(super::host::file_fault("list the feedback folder", kept))?;
+            let path = e.path();
+            let gone = match e.file_type() {
+                Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+                _ => std::fs::remove_file(&path),
+            };
+            gone.map_err(super::host::file_fault("remove", &path))?;
+        }
+        copy_tree(&self.dir, kept)
+    }
+}
+
+impl Drop for TryFeedback {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Gives `to` the mode and owner of `from` (owner only where they differ: a judge that is not
+/// root owns everything it could copy).
+fn copy_mode_and_owner(from: &Path, to: &Path) -> Result<(), JudgeError> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let m = std::fs::symlink_metadata(from)
+        .map_err(super::host::file_fault("read the metadata of", from))?;
+    let t = std::fs::symlink_metadata(to)
+        .map_err(super::host::file_fault("read the metadata of", to))?;
+    if !m.file_type().is_symlink() {
+        std::fs::set_permissions(to, std::fs::Permissions::from_mode(m.mode() & 0o7777))
+            .map_err(super::host::file_fault("set the mode of", to))?;
+    }
+    if (m.uid(), m.gid()) != (t.uid(), t.gid()) {
+        std::os::unix::fs::lchown(to, Some(m.uid()), Some(m.gid()))
+            .map_err(super::host::file_fault("set the owner of", to))?;
+    }
+    Ok(())
+}
+
+/// Copies the contents of folder `from` into folder `to` (see [`TryFeedback`] for what is kept).
+fn copy_tree(from: &Path, to: &Path) -> Result<(), JudgeError> {
+    let entries = std::fs::read_dir(from)
+        .map_err(super::host::file_fault("list the feedback folder", from))?;
+    for e in entries {
+        let e = e.map_err(super::host::file_fault("list the feedback folder", from))?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let kind = e
+            .file_type()
+            .map_err(super::host::file_fault("read the type of", &src))?;
+        if kind.is_dir() {
+            std::fs::create_dir(&dst).map_err(super::host::file_fault("create", &dst))?;
+            copy_tree(&src, &dst)?;
+        } else if kind.is_file() {
+            std::fs::copy(&src, &dst).map_err(super::host::file_fault("copy", &src))?;
+        } else if kind.is_symlink() {
+            let target =
+                std::fs::read_link(&src).map_err(super::host::file_fault("read the link", &src))?;
+            std::os::unix::fs::symlink(&target, &dst)
+                .map_err(super::host::file_fault("create the link", &dst))?;
+        } else {
+            continue;
+        }
+        copy_mode_and_owner(&src, &dst)?;
+    }
+    Ok(())
 }
 
 /// What one run of the pair gave.
@@ -430,29 +655,26 @@ fn pair_once(
     };
     let mut sandbox = judge.start_sandbox()?;
     let transcript = Mutex::new(Transcript::default());
-    let direction = |from, to, mark, limit| Direction {
-        from,
-        to,
-        mark,
-        transcript: &transcript,
-        count: AtomicU64::new(0),
-        limit,
-        over: AtomicBool::new(false),
-        eof_at: Mutex::new(None),
-    };
-    let up = direction(
+    let up = Direction::new(
         &pipes.from_program,
         &pipes.to_interactor,
         '>',
+        &transcript,
         limits.output,
     );
-    let down = direction(&pipes.from_interactor, &pipes.to_program, '<', u64::MAX);
+    let down = Direction::new(
+        &pipes.from_interactor,
+        &pipes.to_program,
+        '<',
+        &transcript,
+        u64::MAX,
+    );
     let (program_err, interactor_err) = (dir.join("program.err"), dir.join("interactor.err"));
     let (prog, inter) = std::thread::scope(|s| {
         let relays = [s.spawn(|| relay(&up)), s.spawn(|| relay(&down))];
         let prog = s.spawn(|| {
             // Tried once: a run again alone would wait for pipes nobody opens any more.
-            judge.execute_once(&ProgramRun {
+            let run = judge.execute_once(&ProgramRun {
                 program,
                 args: &[],
                 stdin: Some(&pipes.to_program),
@@ -461,7 +683,12 @@ fn pair_once(
                 box_files: vec![],
                 collect: vec![],
                 limits: limits.clone(),
-            })
+            });
+            side_ended(
+                [&pipes.from_program, &pipes.to_program],
+                [&up.from_tried, &down.to_tried],
+            );
+            run
         });
         let inter = judge.execute_in_with_binds(
             &mut sandbox,
@@ -477,6 +704,10 @@ fn pair_once(
             },
             &binds,
         );
+        side_ended(
+            [&pipes.to_interactor, &pipes.from_interactor],
+            [&up.to_tried, &down.from_tried],
+        );
         let prog = prog.join();
         wake_relays(&pipes, &relays);
         (prog, inter)
@@ -486,6 +717,10 @@ fn pair_once(
         source: std::io::Error::other("the run thread panicked"),
     })??;
     let inter = inter?;
+    if let Some(fault) = up.fault().or_else(|| down.fault()) {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(fault);
+    }
     let ended = |d: &Direction<'_>| d.eof_at.lock().ok().and_then(|a| *a);
     // Who ended first, by when each closed its output (the relay saw end of file).
     let interactor_first = match (ended(&down), ended(&up)) {
@@ -784,16 +1019,7 @@ mod tests {
         let watched = std::thread::spawn(move || {
             let pipes = Pipes::new(&dir).unwrap();
             let transcript = Mutex::new(Transcript::default());
-            let direction = |from, to, mark| Direction {
-                from,
-                to,
-                mark,
-                transcript: &transcript,
-                count: AtomicU64::new(0),
-                limit: u64::MAX,
-                over: AtomicBool::new(false),
-                eof_at: Mutex::new(None),
-            };
+            let direction = |from, to, mark| Direction::new(from, to, mark, &transcript, u64::MAX);
             let up = direction(&pipes.from_program, &pipes.to_interactor, '>');
             let down = direction(&pipes.from_interactor, &pipes.to_program, '<');
             std::thread::scope(|s| {
@@ -813,6 +1039,141 @@ mod tests {
             watched.join().unwrap();
         }
         assert!(ended.is_ok(), "a relay that opened late waited for ever");
+    }
+
+    /// The program's side failed before its keeper opened its pipes (its run returned at once)
+    /// while the interactor waits for its input: once the judge marks that side ended, the
+    /// interactor reads end of file within a bound, instead of waiting for the relay that waits
+    /// to open the program's output (for ever here; until its wall limit in a real pair).
+    #[test]
+    fn a_side_that_never_opened_its_pipes_gives_its_partner_end_of_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("pipes");
+        let pipes = Pipes::new(&dir).unwrap();
+        let (to_interactor, from_interactor) =
+            (pipes.to_interactor.clone(), pipes.from_interactor.clone());
+        let (tx, rx) = std::sync::mpsc::channel();
+        // The interactor, as its keeper opens its streams: input, then output; then it reads.
+        let interactor = std::thread::spawn(move || {
+            let mut input = open_fifo(&to_interactor, false).unwrap();
+            let _output = open_fifo(&from_interactor, true).unwrap();
+            let mut got = Vec::new();
+            let read = input.read_to_end(&mut got).map(|_| got);
+            let _ = tx.send(read.map_err(|e| e.to_string()));
+        });
+        let transcript = Mutex::new(Transcript::default());
+        let up = Direction::new(
+            &pipes.from_program,
+            &pipes.to_interactor,
+            '>',
+            &transcript,
+            u64::MAX,
+        );
+        let down = Direction::new(
+            &pipes.from_interactor,
+            &pipes.to_program,
+            '<',
+            &transcript,
+            u64::MAX,
+        );
+        let heard = std::thread::scope(|s| {
+            let relays = [s.spawn(|| relay(&up)), s.spawn(|| relay(&down))];
+            // The program's run returned without opening anything.
+            side_ended(
+                [&pipes.from_program, &pipes.to_program],
+                [&up.from_tried, &down.to_tried],
+            );
+            let heard = rx.recv_timeout(Duration::from_secs(10));
+            // However it went, nothing is left waiting.
+            wake_relays(&pipes, &relays);
+            heard
+        });
+        interactor.join().unwrap();
+        let heard = heard.expect("the interactor still waits for input from a program gone");
+        assert_eq!(heard, Ok(Vec::new()), "end of file, and nothing else");
+    }
+
+    /// A multi-pass pass run again after starvation: the try after a starved one starts from the
+    /// feedback folder as it was before the pass, whatever the starved try's interactor wrote
+    /// there (a `nextpass.in`, changed state, a new file); the try that counts hands its folder
+    /// back. With the one folder shared by every try, the second try found the first one's
+    /// `nextpass.in` and state.
+    #[test]
+    fn every_try_of_a_pass_starts_from_the_pass_feedback() {
+        let tmp = tempfile::tempdir().unwrap();
+        let kept = tmp.path().join("feedback");
+        std::fs::create_dir(&kept).unwrap();
+        std::fs::write(kept.join("state"), "after pass 1").unwrap();
+        std::fs::create_dir(kept.join("sub")).unwrap();
+        std::fs::write(kept.join("sub/deep"), "kept too").unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", kept.join("link")).unwrap();
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+
+        // The starved try: its interactor asks for another pass and changes its state.
+        let starved = TryFeedback::new(&kept, tmp.path().join("try-1")).unwrap();
+        assert_ne!(starved.dir, kept);
+        std::fs::write(starved.dir.join("nextpass.in"), "stale").unwrap();
+        std::fs::write(starved.dir.join("state"), "changed by a starved try").unwrap();
+        std::fs::write(starved.dir.join("junk"), "").unwrap();
+        let starved_dir = starved.dir.clone();
+        drop(starved);
+        assert!(!starved_dir.exists(), "a dropped try's folder is removed");
+
+        // The try after: the pass's folder as it was, nothing of the starved try.
+        let again = TryFeedback::new(&kept, tmp.path().join("try-2")).unwrap();
+        assert!(!again.dir.join("nextpass.in").exists());
+        assert!(!again.dir.join("junk").exists());
+        assert_eq!(read(&again.dir.join("state")), "after pass 1");
+        assert_eq!(read(&again.dir.join("sub/deep")), "kept too");
+        let link = std::fs::symlink_metadata(again.dir.join("link")).unwrap();
+        assert!(link.file_type().is_symlink(), "a link is copied as a link");
+        // It counts: the caller's folder becomes what it left.
+        std::fs::write(again.dir.join("state"), "after pass 2").unwrap();
+        std::fs::remove_file(again.dir.join("sub/deep")).unwrap();
+        again.keep(&kept).unwrap();
+        assert_eq!(read(&kept.join("state")), "after pass 2");
+        assert!(!kept.join("sub/deep").exists() && kept.join("sub").is_dir());
+        assert!(!kept.join("nextpass.in").exists());
+        assert!(!tmp.path().join("try-2").exists());
+    }
+
+    /// A relay whose read or write fails (here: reading a folder, writing to a full device) is
+    /// the judge's fault, reported as such, and no end of file of the side it reads: it once
+    /// read as the program's end of output (the interactor then said wrong answer) or dropped
+    /// the rest silently.
+    #[test]
+    fn a_relay_failure_is_a_host_fault_not_an_end_of_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let transcript = Mutex::new(Transcript::default());
+        let reads = Direction::new(
+            tmp.path(),
+            Path::new("/dev/null"),
+            '>',
+            &transcript,
+            u64::MAX,
+        );
+        relay(&reads);
+        assert!(reads.eof_at.lock().unwrap().is_none(), "no end of file");
+        let fault = reads.fault().expect("a failed read is a fault");
+        assert!(
+            fault.is_host_fault() && fault.to_string().contains("read"),
+            "{fault}"
+        );
+
+        let input = tmp.path().join("in");
+        std::fs::write(&input, "500\n").unwrap();
+        let writes = Direction::new(&input, Path::new("/dev/full"), '>', &transcript, u64::MAX);
+        relay(&writes);
+        let fault = writes.fault().expect("a failed write is a fault");
+        assert!(
+            fault.is_host_fault() && fault.to_string().contains("write"),
+            "{fault}"
+        );
+
+        // What is no fault: an input read to its end, written where it goes.
+        let fine = Direction::new(&input, Path::new("/dev/null"), '>', &transcript, u64::MAX);
+        relay(&fine);
+        assert!(fine.fault().is_none() && fine.eof_at.lock().unwrap().is_some());
     }
 
     #[test]
