@@ -758,3 +758,58 @@ fn exported_ojd_validator_round_trips() {
     let report = s.verify(&back);
     assert_eq!(report["problems"][0]["inputs_validated"], 4, "{report}");
 }
+
+/// A multi-pass validator is the package's code: the `nextpass.in` it leaves is read as data.
+/// One that leaves a link to a host file there gets a judge error naming it, and the file is
+/// never copied in as the next pass's input (the judge copies as root).
+#[test]
+fn a_nextpass_link_is_never_followed() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import(
+        "kattis",
+        &testdata("import/kattis/multi-pass-remember"),
+        "remember-link",
+    );
+    let secret = s.path("host-secret.txt");
+    std::fs::write(&secret, "encode 7\n").unwrap();
+    // The imported validator, whatever its name in the package, turned hostile.
+    let original = std::fs::read(testdata(
+        "import/kattis/multi-pass-remember/output_validator/validator.cpp",
+    ))
+    .unwrap();
+    let validator = walk(&dir)
+        .into_iter()
+        .find(|p| std::fs::read(p).is_ok_and(|b| b == original))
+        .expect("the imported validator's source");
+    std::fs::write(
+        &validator,
+        format!(
+            "#include <unistd.h>\n#include <string>\nint main(int argc, char** argv) {{\n  \
+             std::string f = std::string(argv[3]) + \"/nextpass.in\";\n  \
+             if (symlink({:?}, f.c_str()) != 0) return 1;\n  return 42;\n}}\n",
+            secret.display().to_string()
+        ),
+    )
+    .unwrap();
+    let report = common::judge_file(&judge(), &dir, &dir.join("submissions/accepted/flip.c"));
+    assert_eq!(report.verdict, Verdict::JudgeError, "{report:?}");
+    let m = &first_failure(&report).message;
+    assert!(
+        m.starts_with("pass 1 of at most 2") && m.contains("nextpass.in is not a regular file"),
+        "{m}"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

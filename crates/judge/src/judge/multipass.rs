@@ -83,8 +83,18 @@ pub(super) fn run_test(
         cpu = cpu.max(result.cpu_ms);
         wall = wall.max(result.wall_ms);
         mem = mem.max(result.memory_kib);
-        let asked = next.is_file();
+        // Read as data, never followed: the validator is the package's code, and the judge copies
+        // as root, so a link here could bring a host file into the next pass.
+        let entry = std::fs::symlink_metadata(&next).ok();
+        let asked = entry.is_some();
         let label = format!("pass {pass} of at most {passes}");
+        if entry.is_some_and(|m| !m.file_type().is_file()) {
+            result.verdict = Verdict::JudgeError;
+            result.message = format!(
+                "{label}: the validator's nextpass.in is not a regular file (a link or a folder is never followed)"
+            );
+            break result;
+        }
         match result.verdict {
             Verdict::Accepted if !asked => break result,
             Verdict::Accepted if pass == passes => {
@@ -96,10 +106,7 @@ pub(super) fn run_test(
             }
             Verdict::Accepted => {
                 let dest = &pass_inputs[pass as usize % 2];
-                std::fs::copy(&next, dest).map_err(|source| JudgeError::Io {
-                    what: format!("copy {} to {}", next.display(), dest.display()),
-                    source,
-                })?;
+                copy_unfollowed(&next, dest)?;
                 input = dest.clone();
                 pass += 1;
             }
@@ -175,4 +182,22 @@ fn run_plain_pass(
         }
     }
     Ok(result)
+}
+
+/// Copies the regular file `from` to `to` without following a link at `from` (the open fails
+/// on one), so what a validator left in its feedback folder is read as data only.
+fn copy_unfollowed(from: &Path, to: &Path) -> Result<(), JudgeError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |source| JudgeError::Io {
+        what: format!("copy {} to {}", from.display(), to.display()),
+        source,
+    };
+    let mut src = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(from)
+        .map_err(io)?;
+    let mut dst = std::fs::File::create(to).map_err(io)?;
+    std::io::copy(&mut src, &mut dst).map_err(io)?;
+    Ok(())
 }
