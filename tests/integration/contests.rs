@@ -1151,16 +1151,23 @@ fn defects_over_http(database: Option<&str>) {
     copy_problem(&site, "third");
     copy_problem(&site, "practice");
     let now = now_ms();
-    // Freezes about 90 s from now (its last hour of 70 minutes), alice and bob take part.
-    let start = (now + 90_000 - 600_000) / 1000 * 1000;
-    let freeze_at = start + 600_000;
-    write_contest_of(
-        contests.path(),
-        "run",
-        start,
-        "duration = \"70m\"\nfreeze = \"1h\"\nparticipants = [\"alice\", \"bob\"]",
-        &["aplusb"],
-    );
+    // Started a minute ago, freezes in nine minutes (its last hour of 70), alice and bob take
+    // part. Once the steps before the freeze are done, the freeze is moved to the next second
+    // (the file rewritten and reloaded, as an admin freezing early would), not waited for.
+    let start = (now - 60_000) / 1000 * 1000;
+    let end = start + 70 * 60_000;
+    let run_contest = |freeze: &str| {
+        write_contest_of(
+            contests.path(),
+            "run",
+            start,
+            &format!(
+                "duration = \"70m\"\nfreeze = \"{freeze}\"\nparticipants = [\"alice\", \"bob\"]"
+            ),
+            &["aplusb"],
+        )
+    };
+    run_contest("1h");
     // A future contest reusing the running contest's problem, with a problem of its own.
     write_contest_of(
         contests.path(),
@@ -1337,13 +1344,25 @@ fn defects_over_http(database: Option<&str>) {
     assert_eq!(in_code, 400, "{in_e}");
 
     // Defect 3: the unfreeze was refused, so an accepted submission after the freeze time
-    // stays hidden under the banner.
+    // stays hidden under the banner. The freeze moves to the next whole second: still after
+    // the refused unfreeze and every submission above, before the late one below.
     assert!(
-        now_ms() < freeze_at,
+        now_ms() < start + 600_000,
         "the steps before the freeze took too long"
     );
-    while now_ms() < freeze_at + 1000 {
-        std::thread::sleep(Duration::from_millis(200));
+    let (_, before) = d.get("/api/v1/contests/run/standings", None);
+    assert_eq!(before["frozen"], false, "not frozen yet: {before}");
+    let freeze_at = (now_ms() / 1000 + 1) * 1000;
+    run_contest(&format!("{}s", (end - freeze_at) / 1000));
+    let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+    assert_eq!(code, 200);
+    let (_, c) = d.get("/api/v1/contests/run", Some(ADMIN));
+    assert_eq!(
+        c["clock"]["freeze_ms"], freeze_at,
+        "the reload moved the freeze: {c}"
+    );
+    while now_ms() < freeze_at + 200 {
+        std::thread::sleep(Duration::from_millis(50));
     }
     let (code, late) = submit(&d, BOB, Some("run"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{late}");

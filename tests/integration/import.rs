@@ -12,6 +12,13 @@ use serde_json::{json, Value};
 use crate::common::{self, testdata, Run};
 use ojd_judge::problem::{Aggregation, CheckerSpec, Problem};
 
+/// The compile cache the import tests share, the `ojd` processes they run and their library
+/// judges alike: a package's testlib programs (200 KB of C++ each, with testlib.h inlined) are
+/// compiled once per test run, not once per test that judges them.
+pub(crate) fn shared_cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-compile-cache")
+}
+
 /// A scratch folder with a config whose compile cache is shared by these tests.
 pub struct Scratch {
     tmp: tempfile::TempDir,
@@ -20,7 +27,7 @@ pub struct Scratch {
 impl Scratch {
     pub fn new() -> Scratch {
         let tmp = tempfile::tempdir().expect("temp dir");
-        let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-compile-cache");
+        let cache = shared_cache();
         std::fs::write(
             tmp.path().join("config.toml"),
             // testlib.h is 200 KB of C++: on a loaded 2-core machine compiling it can take
@@ -122,10 +129,12 @@ pub(crate) fn judged_names(report: &Value) -> Vec<String> {
     v
 }
 
-/// A judge for the library-level checks, with the compile time limit the scratch config gives.
+/// A judge for the library-level checks, with the compile time limit and the compile cache the
+/// scratch config gives (the checker `ojd verify` compiled is not compiled again).
 pub(crate) fn judge() -> ojd_judge::judge::Judge {
     let mut config = ojd_judge::config::Config::defaults();
     config.judge.compile_time = std::time::Duration::from_secs(90);
+    config.judge.cache = shared_cache();
     common::judge_with(config, 1)
 }
 
@@ -395,12 +404,13 @@ fn polygon_generated_tests_testlib_checker_and_points() {
         wa.score, 50,
         "group 1 (40) and the small test 07 of group 2 (10)"
     );
+    // The same package as a `.zip` is unpacked. In this test, not one of its own: the import
+    // builds the tests again with the package's testlib generator, and here it is found
+    // compiled in the shared cache, where a test beside this one would compile it again.
+    polygon_zip_is_unpacked(&s);
 }
 
-#[test]
-fn polygon_zip_is_unpacked() {
-    require_root!();
-    let s = Scratch::new();
+fn polygon_zip_is_unpacked(s: &Scratch) {
     let zip_path = s.path("maxpair.zip");
     zip_folder(&testdata("import/polygon/maxpair"), &zip_path);
     let dir = s.import("polygon", &zip_path, "from-zip");
