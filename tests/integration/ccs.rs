@@ -936,7 +936,8 @@ fn write_wf(dir: &std::path::Path, start_ms: i64, freeze: &str) {
     std::fs::write(
         d.join("ccs.json"),
         r##"{"problems": {"aplusb": {"rgb": "#ff0000", "color": "red"}},
-            "organizations": [{"id": "uni", "name": "A University"}],
+            "organizations": [{"id": "uni", "name": "A University", "country": "NLD"},
+                              {"id": "hand", "country": "Netherlands", "url": 7}],
             "groups": [{"id": "students", "name": "Students"}],
             "teams": [{"id": "alice", "display_name": "Team Alice", "organization_id": "uni", "group_ids": ["students"],
                        "seat": "not a property of the standard: left out"}]}"##,
@@ -1194,6 +1195,21 @@ fn contest_api(database: Option<&str>) {
         team["accounts"].len(),
         1,
         "a team sees its own account only"
+    );
+    // A hand-written ccs.json's values of the wrong type are left out (the strict checks above
+    // reject them), and a missing name is the id.
+    let org = |id: &str| {
+        admin["organizations"]
+            .iter()
+            .find(|o| o["id"] == id)
+            .cloned()
+    };
+    assert_eq!(
+        (org("uni"), org("hand")),
+        (
+            Some(json!({"id": "uni", "name": "A University", "country": "NLD"})),
+            Some(json!({"id": "hand", "name": "hand"}))
+        )
     );
     // Clarifications: carol's question and its private answer are hers; the announcement is
     // everyone's.
