@@ -330,6 +330,19 @@ fn import_problems(
             }
             println!("problem {pid}: imported {} tests into {}", imported.tests, imported.dir.display());
         }
+        // The package's time limit is the problem's own; problems.yaml's is informational,
+        // but a different one is likely a mistake worth saying.
+        if let Some(want) = p.get("time_limit").and_then(Value::as_f64) {
+            if let Ok(problem) = ojd_judge::problem::Problem::load(&target) {
+                let have = problem.time_limit.as_secs_f64();
+                if (have - want).abs() > 0.0005 {
+                    eprintln!(
+                        "warning: {}: {want} s, but problem {pid}'s package sets {have} s (used)",
+                        pat("time_limit")
+                    );
+                }
+            }
+        }
         toml_problems.push_str(&format!("\n[[problem]]\nid = {}\n", toml_str(&pid)));
         if let Some(label) = text(p, "label") {
             toml_problems.push_str(&format!("label = {}\n", toml_str(&label)));

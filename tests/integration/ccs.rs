@@ -1994,7 +1994,7 @@ fn contest_package_of_a_real_shape_and_its_mistakes() {
     copy(&pkg, &bare);
     std::fs::write(
         bare.join("problems.yaml"),
-        "- id: 24hypot\n  label: A\n  rgb: a953c2\n",
+        "- id: 24hypot\n  label: A\n  rgb: a953c2\n  time_limit: 99.5\n",
     )
     .expect("write");
     let r = ojd(&[
@@ -2005,6 +2005,13 @@ fn contest_package_of_a_real_shape_and_its_mistakes() {
         "bare",
     ]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // problems.yaml's time limit is informational; a different one is said.
+    assert!(
+        r.stderr
+            .contains("problems.yaml: [0].time_limit: 99.5 s, but problem 24hypot's package sets"),
+        "{}",
+        r.stderr
+    );
     let extra: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("contests/bare/ccs.json")).expect("ccs.json"),
     )
