@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context};
 use serde_json::{json, Value};
 
-use ojd_import::clics::{reltime, rfc3339, span, text, valid_id, yaml};
+use ojd_import::clics::{property_error, reltime, rfc3339, rgb, span, text, valid_id, yaml};
 
 use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 
@@ -163,25 +163,141 @@ fn import(dir: &Path, id: Option<String>, config: &ojd_judge::config::Config) ->
     };
     let mut sorted: Vec<(usize, &Value)> = problems.iter().enumerate().collect();
     sorted.sort_by_key(|(i, p)| (p["ordinal"].as_u64().unwrap_or(*i as u64), *i));
-    let (_, teams) = read_list(dir, "teams")?;
-    let (_, organizations) = read_list(dir, "organizations")?;
-    let (_, groups) = read_list(dir, "groups")?;
+    let (tpath, mut teams) = read_list(dir, "teams")?;
+    let (opath, mut organizations) = read_list(dir, "organizations")?;
+    let (gpath, mut groups) = read_list(dir, "groups")?;
+    // An id written as a number (`id: 3` in YAML) is its text.
+    for o in teams.iter_mut().chain(organizations.iter_mut()).chain(groups.iter_mut()) {
+        if let Some(n) = o.get("id").filter(|v| v.is_number()).map(|v| v.to_string()) {
+            o["id"] = json!(n);
+        }
+    }
     let (apath, accounts) = read_list(dir, "accounts")?;
 
-    let dest = config.server.contests.join(&id);
-    if dest.exists() {
-        return Err(anyhow!("{}: the contest folder exists already; remove it or pass --id", dest.display()).into());
+    // Everything is checked before anything is written.
+    let mut participants = Vec::new();
+    for (ty, list, path) in [("organizations", &organizations, &opath), ("groups", &groups, &gpath), ("teams", &teams, &tpath)] {
+        let mut seen = std::collections::HashSet::new();
+        for (i, o) in list.iter().enumerate() {
+            let Some(obj) = o.as_object() else {
+                return Err(anyhow!("{}: [{i}]: expected an object", path.display()).into());
+            };
+            let oid = text(o, "id").ok_or_else(|| anyhow!("{}: [{i}].id: missing", path.display()))?;
+            if !valid_id(&oid) {
+                let what = if ty == "teams" { "cannot be an ojd user name" } else { "is not an id" };
+                return Err(anyhow!("{}: [{i}].id: {oid:?} {what} (letters, digits, '.', '_', '-')", path.display()).into());
+            }
+            if !seen.insert(oid.clone()) {
+                return Err(anyhow!("{}: [{i}].id: {oid:?} appears twice", path.display()).into());
+            }
+            for (k, v) in obj {
+                if let Some(why) = property_error(ty, k, v) {
+                    return Err(anyhow!("{}: [{i}].{k}: {v} {why}", path.display()).into());
+                }
+            }
+            if ty == "teams" {
+                if let Some(org) = o["organization_id"].as_str() {
+                    if !organizations.iter().any(|x| text(x, "id").as_deref() == Some(org)) {
+                        return Err(anyhow!("{}: [{i}].organization_id: {org:?} is not in {}", path.display(), opath.display()).into());
+                    }
+                }
+                for g in o["group_ids"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+                    if !groups.iter().any(|x| text(x, "id").as_deref() == Some(g)) {
+                        return Err(anyhow!("{}: [{i}].group_ids: {g:?} is not in {}", path.display(), gpath.display()).into());
+                    }
+                }
+                participants.push(oid);
+            }
+        }
     }
-    // Problems first: a contest.toml is written only over problems that exist.
-    let judge = ojd_judge::judge::Judge::new(config.clone(), 1).map_err(io)?;
-    let mut toml_problems = String::new();
+    let mut kept_accounts = Vec::new();
+    for (i, acc) in accounts.iter().enumerate() {
+        if acc.get("password").is_some_and(|p| !p.is_null()) {
+            eprintln!("warning: {}: [{i}].password is not kept (ojd users log in with tokens)", apath.display());
+        }
+        let mut a = acc.clone();
+        if let Some(o) = a.as_object_mut() {
+            o.remove("password");
+        }
+        if let Some(n) = a.get("team_id").filter(|v| v.is_number()).map(|v| v.to_string()) {
+            a["team_id"] = json!(n);
+        }
+        if a["type"] == "team" && !participants.iter().any(|p| a["team_id"] == p.as_str()) {
+            return Err(anyhow!("{}: [{i}].team_id: {} is not a team of teams.json", apath.display(), a["team_id"]).into());
+        }
+        kept_accounts.push(a);
+    }
     let mut colours = BTreeMap::new();
+    let mut seen = std::collections::HashSet::new();
     for (i, p) in &sorted {
         let pat = |key: &str| format!("{}: [{i}].{key}", ppath.display());
         let pid = text(p, "id").ok_or_else(|| anyhow!("{}: missing", pat("id")))?;
         if !valid_id(&pid) {
             return Err(anyhow!("{}: {pid:?} cannot name a problem folder", pat("id")).into());
         }
+        if !seen.insert(pid.clone()) {
+            return Err(anyhow!("{}: {pid:?} appears twice", pat("id")).into());
+        }
+        let mut colour = serde_json::Map::new();
+        if let Some(v) = p.get("rgb").filter(|v| !v.is_null()) {
+            let c = rgb(v).ok_or_else(|| anyhow!("{}: {v} is not a colour (#rrggbb)", pat("rgb")))?;
+            colour.insert("rgb".into(), json!(c));
+        }
+        if let Some(v) = p.get("color").filter(|v| !v.is_null()) {
+            let c = v.as_str().ok_or_else(|| anyhow!("{}: {v} is not a string", pat("color")))?;
+            colour.insert("color".into(), json!(c));
+        }
+        if !colour.is_empty() {
+            colours.insert(pid, Value::Object(colour));
+        }
+    }
+
+    let dest = config.server.contests.join(&id);
+    if dest.exists() {
+        return Err(anyhow!("{}: the contest folder exists already; remove it or pass --id", dest.display()).into());
+    }
+    // Problems first: a contest.toml is written only over problems that exist. The ones this
+    // import creates are removed again if anything after fails.
+    let mut created: Vec<PathBuf> = Vec::new();
+    let result = import_problems(dir, &sorted, &ppath, config, &mut created)
+        .and_then(|toml_problems| {
+            write_contest(&dest, &name, &start, &duration, freeze.as_deref(), scoring, penalty, &participants, &toml_problems, json!({
+                "teams": teams,
+                "organizations": organizations,
+                "groups": groups,
+                "accounts": kept_accounts,
+                "problems": colours,
+            }), config)
+        });
+    if result.is_err() {
+        for d in &created {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        return result;
+    }
+    println!(
+        "imported contest {id} ({} problems, {} teams) into {}",
+        sorted.len(),
+        participants.len(),
+        dest.display()
+    );
+    Ok(())
+}
+
+/// Imports each problem's Kattis package that is not in the problems folder yet (recording
+/// the folders it creates in `created`); returns the contest.toml's `[[problem]]` tables.
+fn import_problems(
+    dir: &Path,
+    sorted: &[(usize, &Value)],
+    ppath: &Path,
+    config: &ojd_judge::config::Config,
+    created: &mut Vec<PathBuf>,
+) -> Result<String, Failure> {
+    let judge = ojd_judge::judge::Judge::new(config.clone(), 1).map_err(io)?;
+    let mut toml_problems = String::new();
+    for (i, p) in sorted {
+        let pat = |key: &str| format!("{}: [{i}].{key}", ppath.display());
+        let pid = text(p, "id").unwrap_or_default();
         let target = config.server.problems.join(&pid);
         if target.join("problem.toml").exists() {
             eprintln!("problem {pid}: {} exists already; used as it is", target.display());
@@ -199,6 +315,9 @@ fn import(dir: &Path, id: Option<String>, config: &ojd_judge::config::Config) ->
                 };
                 return Err(anyhow!("{}: no Kattis package {pid}/ or problems/{pid}/ (with problem.yaml) in {}{hint}", pat("id"), dir.display()).into());
             };
+            if !target.exists() {
+                created.push(target.clone());
+            }
             let imported = ojd_import::kattis::import(
                 &package,
                 config,
@@ -211,51 +330,51 @@ fn import(dir: &Path, id: Option<String>, config: &ojd_judge::config::Config) ->
             }
             println!("problem {pid}: imported {} tests into {}", imported.tests, imported.dir.display());
         }
+        // The package's time limit is the problem's own; problems.yaml's is informational,
+        // but a different one is likely a mistake worth saying.
+        if let Some(want) = p.get("time_limit").and_then(Value::as_f64) {
+            if let Ok(problem) = ojd_judge::problem::Problem::load(&target) {
+                let have = problem.time_limit.as_secs_f64();
+                if (have - want).abs() > 0.0005 {
+                    eprintln!(
+                        "warning: {}: {want} s, but problem {pid}'s package sets {have} s (used)",
+                        pat("time_limit")
+                    );
+                }
+            }
+        }
         toml_problems.push_str(&format!("\n[[problem]]\nid = {}\n", toml_str(&pid)));
         if let Some(label) = text(p, "label") {
             toml_problems.push_str(&format!("label = {}\n", toml_str(&label)));
         }
-        let mut colour = serde_json::Map::new();
-        for k in ["rgb", "color"] {
-            if let Some(v) = text(p, k) {
-                colour.insert(k.into(), json!(v));
-            }
-        }
-        if !colour.is_empty() {
-            colours.insert(pid, Value::Object(colour));
-        }
     }
-    // Teams are ojd users by team id; an account names its team.
-    let mut participants = Vec::new();
-    for (i, t) in teams.iter().enumerate() {
-        let tid = text(t, "id").ok_or_else(|| anyhow!("{}: [{i}].id: missing", dir.join("teams.json").display()))?;
-        if !valid_id(&tid) {
-            return Err(anyhow!("{}: [{i}].id: {tid:?} cannot be an ojd user name", dir.join("teams.json").display()).into());
-        }
-        participants.push(tid);
-    }
-    let mut kept_accounts = Vec::new();
-    for (i, acc) in accounts.iter().enumerate() {
-        if acc.get("password").is_some_and(|p| !p.is_null()) {
-            eprintln!("warning: {}: [{i}].password is not kept (ojd users log in with tokens)", apath.display());
-        }
-        let mut a = acc.clone();
-        if let Some(o) = a.as_object_mut() {
-            o.remove("password");
-        }
-        if a["type"] == "team" && !participants.iter().any(|p| a["team_id"] == p.as_str()) {
-            return Err(anyhow!("{}: [{i}].team_id: {} is not a team of teams.json", apath.display(), a["team_id"]).into());
-        }
-        kept_accounts.push(a);
-    }
+    Ok(toml_problems)
+}
+
+/// Writes `dest` (contest.toml and ccs.json) and loads it as the daemon will; removed again
+/// when it does not load.
+#[allow(clippy::too_many_arguments)]
+fn write_contest(
+    dest: &Path,
+    name: &str,
+    start: &str,
+    duration: &str,
+    freeze: Option<&str>,
+    scoring: &str,
+    penalty: u64,
+    participants: &[String],
+    toml_problems: &str,
+    extra: Value,
+    config: &ojd_judge::config::Config,
+) -> Result<(), Failure> {
     let mut toml = format!(
         "# Imported from a CLICS Contest Package by `ojd contest import`.\ntitle = {}\nstart = {}\nduration = {}\n",
-        toml_str(&name),
-        toml_str(&start),
-        toml_str(&duration)
+        toml_str(name),
+        toml_str(start),
+        toml_str(duration)
     );
     if let Some(f) = freeze {
-        toml.push_str(&format!("freeze = {}\n", toml_str(&f)));
+        toml.push_str(&format!("freeze = {}\n", toml_str(f)));
     }
     toml.push_str(&format!("scoring = \"{scoring}\"\npenalty = {penalty}\n"));
     if participants.is_empty() {
@@ -264,28 +383,19 @@ fn import(dir: &Path, id: Option<String>, config: &ojd_judge::config::Config) ->
         let list: Vec<String> = participants.iter().map(|p| toml_str(p)).collect();
         toml.push_str(&format!("participants = [{}]\n", list.join(", ")));
     }
-    toml.push_str(&toml_problems);
-    let extra = json!({
-        "teams": teams,
-        "organizations": organizations,
-        "groups": groups,
-        "accounts": kept_accounts,
-        "problems": colours,
-    });
-    std::fs::create_dir_all(&dest).map_err(io)?;
-    std::fs::write(dest.join("contest.toml"), toml).map_err(io)?;
-    std::fs::write(dest.join("ccs.json"), serde_json::to_string_pretty(&extra).unwrap_or_default()).map_err(io)?;
+    toml.push_str(toml_problems);
+    let written = std::fs::create_dir_all(dest)
+        .and_then(|()| std::fs::write(dest.join("contest.toml"), toml))
+        .and_then(|()| std::fs::write(dest.join("ccs.json"), serde_json::to_string_pretty(&extra).unwrap_or_default()));
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(dest);
+        return Err(io(e));
+    }
     // Loaded as the daemon will load it: a mistake shows now, not at the next start.
-    if let Err(e) = ojd_service::contest::Contest::load(&dest, &config.server.problems) {
-        let _ = std::fs::remove_dir_all(&dest);
+    if let Err(e) = ojd_service::contest::Contest::load(dest, &config.server.problems) {
+        let _ = std::fs::remove_dir_all(dest);
         return Err(anyhow!("the imported contest does not load: {e}").into());
     }
-    println!(
-        "imported contest {id} ({} problems, {} teams) into {}",
-        sorted.len(),
-        participants.len(),
-        dest.display()
-    );
     Ok(())
 }
 

@@ -44,14 +44,15 @@ fn props(ty: &str) -> &'static [Prop] {
         "contest" => &[
             ("id", "ID", true),
             ("name", "string", true),
-            ("formal_name", "string ?", false),
+            ("formal_name", "string", false),
             ("start_time", "TIME ?", false),
-            ("countdown_pause_time", "RELTIME ?", false),
-            ("duration", "RELTIME", true),
-            ("scoreboard_freeze_duration", "RELTIME ?", false),
+            ("countdown_pause_time", "POSRELTIME ?", false),
+            ("duration", "POSRELTIME", true),
+            ("scoreboard_freeze_duration", "POSRELTIME ?", false),
             ("scoreboard_thaw_time", "TIME ?", false),
-            ("scoreboard_type", "string", true),
-            ("penalty_time", "integer", true),
+            ("scoreboard_type", "scoreboard type", true),
+            // Required iff the scoreboard type is pass-fail, absent otherwise (checked below).
+            ("penalty_time", "count", false),
             ("banner", "array of FILE ?", false),
             ("logo", "array of FILE ?", false),
             ("location", "LOCATION ?", false),
@@ -73,14 +74,15 @@ fn props(ty: &str) -> &'static [Prop] {
         ],
         "problems" => &[
             ("id", "ID", true),
-            ("uuid", "string ?", false),
+            ("uuid", "UUID ?", false),
             ("label", "string", true),
             ("name", "string", true),
             ("ordinal", "integer", true),
-            ("rgb", "string ?", false),
-            ("color", "string ?", false),
-            ("time_limit", "number", true),
-            ("test_data_count", "integer", true),
+            // Not nullable in the 2023-06 schema (a missing colour is left out).
+            ("rgb", "RGB", false),
+            ("color", "string", false),
+            ("time_limit", "SECONDS", true),
+            ("test_data_count", "count", true),
             ("max_score", "number", false),
             ("package", "array of FILE ?", false),
             ("statement", "array of FILE ?", false),
@@ -97,7 +99,7 @@ fn props(ty: &str) -> &'static [Prop] {
             ("icpc_id", "string ?", false),
             ("name", "string", true),
             ("formal_name", "string ?", false),
-            ("country", "string ?", false),
+            ("country", "COUNTRY ?", false),
             ("country_flag", "array of FILE ?", false),
             ("url", "string ?", false),
             ("twitter_hashtag", "string ?", false),
@@ -129,8 +131,8 @@ fn props(ty: &str) -> &'static [Prop] {
             ("id", "ID", true),
             ("username", "string", true),
             ("password", "string ?", false),
-            ("name", "string ?", false),
-            ("type", "string", true),
+            ("name", "string", false),
+            ("type", "account type", true),
             ("ip", "string ?", false),
             ("team_id", "ID ?", false),
             ("person_id", "ID ?", false),
@@ -158,22 +160,22 @@ fn props(ty: &str) -> &'static [Prop] {
         "judgements" => &[
             ("id", "ID", true),
             ("submission_id", "ID", true),
-            ("judgement_type_id", "ID ?", false),
-            ("score", "number", false),
+            ("judgement_type_id", "judgement type ?", false),
+            ("score", "points", false),
             ("start_time", "TIME", true),
             ("start_contest_time", "RELTIME", true),
             ("end_time", "TIME ?", false),
             ("end_contest_time", "RELTIME ?", false),
-            ("max_run_time", "number ?", false),
+            ("max_run_time", "SECONDS ?", false),
         ],
         "runs" => &[
             ("id", "ID", true),
             ("judgement_id", "ID", true),
-            ("ordinal", "number", true),
-            ("judgement_type_id", "ID", true),
+            ("ordinal", "integer", true),
+            ("judgement_type_id", "judgement type", true),
             ("time", "TIME", true),
             ("contest_time", "RELTIME", true),
-            ("run_time", "number", true),
+            ("run_time", "SECONDS", true),
         ],
         "clarifications" => &[
             ("id", "ID", true),
@@ -301,6 +303,47 @@ fn check_type(v: &Value, ty: &str, at: &str) {
         "ID" => v.as_str().is_some_and(is_id),
         "TIME" => v.as_str().is_some_and(is_time),
         "RELTIME" => v.as_str().is_some_and(is_reltime),
+        "POSRELTIME" => v
+            .as_str()
+            .is_some_and(|s| is_reltime(s) && !s.starts_with('-')),
+        // A non-negative number of seconds, an integer multiple of 0.001 (as written).
+        "SECONDS" => {
+            v.as_f64().is_some_and(|x| x >= 0.0)
+                && v.to_string()
+                    .split_once('.')
+                    .is_none_or(|(_, f)| f.len() <= 3 && f.bytes().all(|b| b.is_ascii_digit()))
+        }
+        "count" => v.as_u64().is_some(),
+        "points" => v.as_f64().is_some_and(|x| x >= 0.0),
+        "RGB" => v.as_str().is_some_and(|s| {
+            let h = s.strip_prefix('#').unwrap_or("");
+            s.starts_with('#')
+                && (h.len() == 3 || h.len() == 6)
+                && h.bytes().all(|b| b.is_ascii_hexdigit())
+        }),
+        "COUNTRY" => v
+            .as_str()
+            .is_some_and(|s| s.len() == 3 && s.bytes().all(|b| b.is_ascii_uppercase())),
+        "UUID" => v.as_str().is_some_and(|s| {
+            let parts: Vec<&str> = s.split('-').collect();
+            parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+                && parts
+                    .iter()
+                    .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+        }),
+        "scoreboard type" => v == "pass-fail" || v == "score",
+        "account type" => v
+            .as_str()
+            .is_some_and(|s| ["team", "judge", "admin", "analyst", "staff"].contains(&s)),
+        // The standard's judgement type ids (its schema's list).
+        "judgement type" => v.as_str().is_some_and(|s| {
+            [
+                "AC", "RE", "WA", "TLE", "RTE", "CE", "APE", "OLE", "PE", "EO", "IO", "NO", "WTL",
+                "ILE", "TCO", "TWA", "TPE", "TEO", "TIO", "TNO", "MLE", "SV", "IF", "RCO", "RWA",
+                "RPE", "REO", "RIO", "RNO", "CTL", "JE", "SE", "CS",
+            ]
+            .contains(&s)
+        }),
         "command" => {
             let o = v.as_object().expect("a command object");
             for (k, x) in o {
@@ -363,26 +406,32 @@ fn check_row(r: &Value, at: &str) {
             "{at}: {k}"
         );
     }
-    check_type(&r["rank"], "integer", at);
+    assert!(r["rank"].as_u64().is_some_and(|k| k >= 1), "{at}: rank {r}");
     check_type(&r["team_id"], "ID", at);
     for (k, x) in r["score"].as_object().expect("score") {
         let ty = match k.as_str() {
-            "num_solved" | "total_time" => "integer",
+            "num_solved" | "total_time" | "time" => "count",
             "score" => "number",
-            "time" => "integer ?",
             _ => panic!("{at}.score: no property {k}"),
         };
         check_type(x, ty, &format!("{at}.score.{k}"));
     }
-    // Null iff nothing counts yet: no problem solved (pass-fail), or no score (score).
+    // Either pass-fail's num_solved and total_time, or score's score.
+    let o = r["score"].as_object().expect("score");
+    assert!(
+        (o.contains_key("num_solved") && o.contains_key("total_time")) != o.contains_key("score"),
+        "{at}: {r}"
+    );
+    // Null iff nothing counts yet: no problem solved (pass-fail), or no score (score). The
+    // 2023-06 schema has it an integer, so "null" is "left out".
     let nothing = match r["score"]["num_solved"].as_u64() {
         Some(solved) => solved == 0,
         None => r["score"]["score"].as_f64() == Some(0.0),
     };
     assert_eq!(
-        r["score"]["time"].is_null(),
+        r["score"].get("time").is_none(),
         nothing,
-        "{at}: score.time is null iff nothing is solved or scored"
+        "{at}: score.time is there iff something is solved or scored: {r}"
     );
     for (i, p) in r["problems"]
         .as_array()
@@ -393,9 +442,9 @@ fn check_row(r: &Value, at: &str) {
         for (k, x) in p.as_object().expect("problem data") {
             let ty = match k.as_str() {
                 "problem_id" => "ID",
-                "num_judged" | "num_pending" | "time" => "integer",
+                "num_judged" | "num_pending" | "time" => "count",
                 "solved" => "boolean",
-                "score" => "number",
+                "score" => "points",
                 _ => panic!("{at}.problems[{i}]: no property {k}"),
             };
             check_type(x, ty, &format!("{at}.problems[{i}].{k}"));
@@ -430,22 +479,75 @@ fn check_object(ty: &str, v: &Value, access: Option<&HashMap<String, Vec<String>
         }
         check_type(x, t, &format!("{at}.{k}"));
     }
-    // A submission's files are there for the admin and its own team only (the others could
-    // not download them).
-    let viewer = access.and_then(|a| a.get(VIEWER)).and_then(|v| v.first());
-    let own = |o: &serde_json::Map<String, Value>| {
-        viewer.is_none_or(|v| {
-            v == "admin" || o.get("team_id").and_then(Value::as_str) == Some(v.as_str())
-        })
-    };
+    rules(ty, o, at);
     for (k, _, required) in known {
-        let shown = listed.is_none_or(|l| l.iter().any(|p| p == k)) && (*k != "files" || own(o));
+        let shown = listed.is_none_or(|l| l.iter().any(|p| p == k));
         if *required && shown {
             assert!(
                 o.contains_key(*k),
                 "{at}: {ty} lacks its required {k:?}: {v}"
             );
         }
+    }
+}
+
+/// What the standard (and its schema) says about a type's properties together.
+fn rules(ty: &str, o: &serde_json::Map<String, Value>, at: &str) {
+    let set = |k: &str| o.get(k).is_some_and(|x| !x.is_null());
+    match ty {
+        "contest" => assert_eq!(
+            o.contains_key("penalty_time"),
+            o["scoreboard_type"] == "pass-fail",
+            "{at}: penalty_time is there iff the scoreboard type is pass-fail"
+        ),
+        "judgements" => {
+            let done =
+                ["judgement_type_id", "end_time", "end_contest_time"].map(|k| o.contains_key(k));
+            assert!(
+                done.iter().all(|d| *d) || done.iter().all(|d| !*d),
+                "{at}: judgement_type_id, end_time and end_contest_time are there together"
+            );
+        }
+        "languages" => assert_eq!(
+            o.contains_key("entry_point_name"),
+            o["entry_point_required"] == true,
+            "{at}: entry_point_name is there iff an entry point is required"
+        ),
+        "accounts" if o["type"] == "team" => {
+            assert!(set("team_id"), "{at}: a team's account names its team")
+        }
+        "clarifications" => assert!(
+            !(set("from_team_id") && set("to_team_id")),
+            "{at}: not both from_team_id and to_team_id"
+        ),
+        "submissions" => match o["language_id"].as_str() {
+            Some("java") => assert!(o.contains_key("entry_point"), "{at}: Java's entry point"),
+            Some("c" | "cpp") => assert!(!set("entry_point"), "{at}: C has no entry point"),
+            _ => {}
+        },
+        "access" => {
+            for e in o["endpoints"].as_array().expect("endpoints") {
+                let t = e["type"].as_str().unwrap_or("");
+                assert!(
+                    ["contest", "state", "scoreboard", "event-feed"].contains(&t)
+                        || COLLECTIONS.contains(&t)
+                        || ["persons", "commentary"].contains(&t),
+                    "{at}: {t:?} is not an endpoint type of the standard"
+                );
+                for p in e["properties"].as_array().expect("properties") {
+                    let p = p.as_str().unwrap_or("");
+                    assert!(
+                        p.split('.')
+                            .all(|w| w.starts_with(|c: char| c.is_ascii_lowercase())
+                                && w.bytes().all(|b| b.is_ascii_lowercase()
+                                    || b.is_ascii_digit()
+                                    || b == b'_')),
+                        "{at}: {t} property {p:?}"
+                    );
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -746,7 +848,10 @@ fn rebuild_rows(events: &[Value]) -> Vec<Value> {
         out.push(json!({
             "rank": rank,
             "team_id": tid,
-            "score": {"num_solved": solved, "total_time": total, "time": last},
+            "score": match last {
+                Some(t) => json!({"num_solved": solved, "total_time": total, "time": t}),
+                None => json!({"num_solved": solved, "total_time": total}),
+            },
             "problems": cells,
         }));
     }
@@ -831,7 +936,8 @@ fn write_wf(dir: &std::path::Path, start_ms: i64, freeze: &str) {
     std::fs::write(
         d.join("ccs.json"),
         r##"{"problems": {"aplusb": {"rgb": "#ff0000", "color": "red"}},
-            "organizations": [{"id": "uni", "name": "A University"}],
+            "organizations": [{"id": "uni", "name": "A University", "country": "NLD"},
+                              {"id": "hand", "country": "Netherlands", "url": 7}],
             "groups": [{"id": "students", "name": "Students"}],
             "teams": [{"id": "alice", "display_name": "Team Alice", "organization_id": "uni", "group_ids": ["students"],
                        "seat": "not a property of the standard: left out"}]}"##,
@@ -917,6 +1023,10 @@ fn contest_api(database: Option<&str>) {
         assert_eq!(code, if n == 0 { 404 } else { 200 });
         let feed = feed_of(&d, "soon", token);
         assert_eq!(feed.iter().filter(|e| e["type"] == "problems").count(), n);
+        // Before the start too, the feed has the state `/state` answers (nothing started).
+        let (_, state) = d.get("/api/contests/soon/state", token);
+        let last = feed.iter().rev().find(|e| e["type"] == "state");
+        assert_eq!(last.map(|e| &e["data"]), Some(&state), "{feed:?}");
     }
     let (_, state) = d.get("/api/contests/soon/state", None);
     assert_eq!(state["started"], Value::Null, "{state}");
@@ -1008,6 +1118,7 @@ fn contest_api(database: Option<&str>) {
     let public = check_endpoints(&d, None);
     let team = check_endpoints(&d, Some(BOB));
     let admin = check_endpoints(&d, Some(ADMIN));
+    external_check(&d, "frozen");
     let types: Vec<&str> = admin["judgement-types"]
         .iter()
         .filter_map(|t| t["id"].as_str())
@@ -1084,6 +1195,21 @@ fn contest_api(database: Option<&str>) {
         team["accounts"].len(),
         1,
         "a team sees its own account only"
+    );
+    // A hand-written ccs.json's values of the wrong type are left out (the strict checks above
+    // reject them), and a missing name is the id.
+    let org = |id: &str| {
+        admin["organizations"]
+            .iter()
+            .find(|o| o["id"] == id)
+            .cloned()
+    };
+    assert_eq!(
+        (org("uni"), org("hand")),
+        (
+            Some(json!({"id": "uni", "name": "A University", "country": "NLD"})),
+            Some(json!({"id": "hand", "name": "hand"}))
+        )
     );
     // Clarifications: carol's question and its private answer are hers; the announcement is
     // everyone's.
@@ -1179,9 +1305,11 @@ fn contest_api(database: Option<&str>) {
     assert_eq!(d.get_text(&path, Some(BOB)).0, 200);
     assert_eq!(d.get_text(&path, Some(ALICE)).0, 404);
     assert_eq!(d.get_text(&path, None).0, 404);
-    assert!(public["submissions"]
-        .iter()
-        .all(|s| s.get("files").is_none()));
+    // `files` is required (the standard's schema): every reader sees where the files are, and
+    // only the admin and the team can fetch them.
+    assert!(public["submissions"].iter().all(|s| s["files"][0]["href"]
+        .as_str()
+        .is_some_and(|h| h.ends_with("/files"))));
 
     // HTTP Basic, as the ICPC tools log in: the user's name and its token as the password.
     let basic = |credentials: &str, path: &str| {
@@ -1519,6 +1647,28 @@ fn contest_api(database: Option<&str>) {
         Some(score_of(ioi_ids[2].0)),
         "{sb}"
     );
+    external_check(&d, "thawed");
+}
+
+/// The standard's own conformance checker (`check-api.sh` of icpc/ccs-specs, with its JSON
+/// schemas), run against this live contest when `OJD_CCS_CHECK` names a command: it is given
+/// the daemon's base URL and the stage (`frozen`, `thawed`) and must exit 0. The checker and
+/// the schemas are not in this repository (they have no licence); docs/contest-api.md says
+/// how to run them.
+fn external_check(d: &Daemon, stage: &str) {
+    let Ok(command) = std::env::var("OJD_CCS_CHECK") else {
+        return;
+    };
+    let status = std::process::Command::new(&command)
+        .arg(&d.url)
+        .arg(stage)
+        .status()
+        .unwrap_or_else(|e| panic!("OJD_CCS_CHECK={command}: {e}"));
+    assert!(
+        status.success(),
+        "{command} {} {stage}: the standard's checker failed ({status})",
+        d.url
+    );
 }
 
 // ---- contest packages ----
@@ -1737,4 +1887,182 @@ fn contest_package_import_export_round_trip() {
         &root.join("x").display().to_string(),
     ]);
     assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+}
+
+/// A package in the shape of a real one (a BAPCtools contest repository: LaTeX keys beside
+/// the CCS ones, unquoted RELTIMEs, a problem id starting with a digit, no teams) imports and
+/// exports back to the same contest and problems; a broken colour, country or group reference
+/// is refused naming the file and key, and nothing is written (not even the problems, which
+/// are imported before the contest is).
+#[test]
+fn contest_package_of_a_real_shape_and_its_mistakes() {
+    require_root!();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path();
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-compile-cache");
+    std::fs::write(
+        root.join("config.toml"),
+        format!(
+            "[server]\nproblems = {:?}\ncontests = {:?}\n[judge]\ncache = {:?}\ncompile_time = \"90s\"\n",
+            root.join("problems").display().to_string(),
+            root.join("contests").display().to_string(),
+            cache.display().to_string()
+        ),
+    )
+    .expect("config");
+    std::fs::create_dir_all(root.join("problems")).expect("mkdir");
+    let copy = |from: &std::path::Path, to: &std::path::Path| {
+        let cp = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(from)
+            .arg(to)
+            .status()
+            .expect("cp");
+        assert!(cp.success());
+    };
+    let pkg = root.join("pkg");
+    copy(&crate::common::testdata("ccs/bapc-style"), &pkg);
+    copy(
+        &crate::common::testdata("import/kattis/legacy-hypot"),
+        &pkg.join("24hypot"),
+    );
+    let ojd = |args: &[&str]| {
+        let out = crate::common::ojd()
+            .args(args)
+            .arg("--config")
+            .arg(root.join("config.toml"))
+            .output()
+            .expect("ojd runs");
+        crate::common::Run::from(out)
+    };
+    let listing = |dir: &std::path::Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+
+    // Mistakes first, each on a copy: refused, naming the file and key, nothing written.
+    let mistakes: [(&str, &str, &str); 4] = [
+        (
+            "problems.yaml",
+            "- id: 24hypot\n  label: A\n  rgb: a953c2x\n",
+            "problems.yaml: [0].rgb: \"a953c2x\" is not a colour",
+        ),
+        (
+            "organizations.json",
+            r#"[{"id": "ucl", "name": "UCLouvain", "country": "Belgium"}]"#,
+            "organizations.json: [0].country: \"Belgium\" is not a country code",
+        ),
+        (
+            "teams.json",
+            r#"[{"id": "t1", "name": "One", "group_ids": ["nowhere"]}]"#,
+            "teams.json: [0].group_ids: \"nowhere\" is not in",
+        ),
+        (
+            "teams.json",
+            r#"[{"id": "t1", "name": "One", "hidden": "no"}]"#,
+            "teams.json: [0].hidden: \"no\" is not true or false",
+        ),
+    ];
+    for (i, (file, text, want)) in mistakes.iter().enumerate() {
+        let bad = root.join(format!("bad{i}"));
+        copy(&pkg, &bad);
+        std::fs::write(bad.join(file), text).expect("write");
+        let r = ojd(&["contest", "import", &bad.display().to_string()]);
+        assert_eq!(r.code, 2, "{file}: {}\n{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains(want),
+            "{file}: want {want:?} in {}",
+            r.stderr
+        );
+        assert!(
+            listing(&root.join("problems")).is_empty()
+                && listing(&root.join("contests")).is_empty(),
+            "{file}: nothing is written: {:?} {:?}",
+            listing(&root.join("problems")),
+            listing(&root.join("contests"))
+        );
+    }
+    // A bare rrggbb (older packages) gets its '#'.
+    let bare = root.join("bare");
+    copy(&pkg, &bare);
+    std::fs::write(
+        bare.join("problems.yaml"),
+        "- id: 24hypot\n  label: A\n  rgb: a953c2\n  time_limit: 99.5\n",
+    )
+    .expect("write");
+    let r = ojd(&[
+        "contest",
+        "import",
+        &bare.display().to_string(),
+        "--id",
+        "bare",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // problems.yaml's time limit is informational; a different one is said.
+    assert!(
+        r.stderr
+            .contains("problems.yaml: [0].time_limit: 99.5 s, but problem 24hypot's package sets"),
+        "{}",
+        r.stderr
+    );
+    let extra: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("contests/bare/ccs.json")).expect("ccs.json"),
+    )
+    .expect("json");
+    assert_eq!(extra["problems"]["24hypot"]["rgb"], "#a953c2");
+
+    // The package as it is.
+    let r = ojd(&["contest", "import", &pkg.display().to_string()]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let c = ojd_service::contest::Contest::load(
+        &root.join("contests/bapc-style"),
+        &root.join("problems"),
+    )
+    .expect("the imported contest loads");
+    assert_eq!(c.title, "Style Cup 2031");
+    assert_eq!(c.duration, Duration::from_secs(5 * 3600));
+    assert_eq!(c.freeze, Some(Duration::from_secs(3600)));
+    assert_eq!(c.participants, ojd_service::contest::Participants::Anyone);
+    let out = root.join("exported");
+    let r = ojd(&[
+        "contest",
+        "export",
+        "bapc-style",
+        "--to",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let read = |p: &std::path::Path| -> Value {
+        serde_norway::from_str(&std::fs::read_to_string(p).expect("read")).expect("YAML")
+    };
+    let (before, after) = (
+        read(&pkg.join("problems.yaml")),
+        read(&out.join("problems.yaml")),
+    );
+    // (The time limit is the problem package's: its `time_limit` here is informational.)
+    for k in ["id", "label", "name", "rgb"] {
+        assert_eq!(before[0][k], after[0][k], "problems.yaml {k}: {after}");
+    }
+    let contest = read(&out.join("contest.yaml"));
+    assert_eq!(
+        (
+            contest["id"].clone(),
+            contest["start_time"].clone(),
+            contest["duration"].clone(),
+            contest["scoreboard_freeze_duration"].clone()
+        ),
+        (
+            json!("bapc-style"),
+            json!("2031-03-01T12:00:00Z"),
+            json!("5:00:00"),
+            json!("1:00:00")
+        )
+    );
 }

@@ -54,6 +54,62 @@ pub fn valid_id(s: &str) -> bool {
         && !s.starts_with(['.', '-'])
 }
 
+/// A problem's `rgb` as the standard writes it (`#rrggbb` or `#rgb`); a bare `rrggbb` (as
+/// some older packages write it) gets its `#`. `None` when it is no colour.
+pub fn rgb(v: &Value) -> Option<String> {
+    let s = v.as_str()?.trim();
+    let hex = s.strip_prefix('#').unwrap_or(s);
+    ((hex.len() == 3 || hex.len() == 6) && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| format!("#{hex}"))
+}
+
+/// What is wrong with property `key` of a team, organization or group (`ty` is the file's
+/// name: `teams`, `organizations`, `groups`) that the Contest API would serve, if anything:
+/// the value must be of the standard's type. Properties ojd does not serve are not checked.
+pub fn property_error(ty: &str, key: &str, v: &Value) -> Option<&'static str> {
+    let string = v.is_string();
+    let string_or_null = string || v.is_null();
+    let id = |v: &Value| v.as_str().is_some_and(valid_id);
+    let ok = match (ty, key) {
+        (_, "id") => id(v),
+        (_, "name") | ("teams", "label") | ("organizations", "formal_name") => string,
+        ("organizations", "country") => {
+            v.is_null()
+                || v.as_str()
+                    .is_some_and(|c| c.len() == 3 && c.bytes().all(|b| b.is_ascii_uppercase()))
+        }
+        ("teams", "organization_id") => v.is_null() || id(v),
+        ("teams", "group_ids") => {
+            v.is_null()
+                || v.as_array().is_some_and(|a| {
+                    a.iter().all(id)
+                        && a.iter().collect::<std::collections::HashSet<_>>().len() == a.len()
+                })
+        }
+        ("teams", "hidden") => v.is_boolean() || v.is_null(),
+        ("teams", "icpc_id" | "display_name")
+        | ("groups", "icpc_id" | "type")
+        | ("organizations", "icpc_id" | "url" | "twitter_hashtag" | "twitter_account") => {
+            string_or_null
+        }
+        _ => true,
+    };
+    if ok {
+        return None;
+    }
+    Some(match (ty, key) {
+        (_, "id") => "is not an id (letters, digits, '.', '_', '-')",
+        ("organizations", "country") => {
+            "is not a country code (ISO 3166-1 alpha-3: three capitals)"
+        }
+        ("teams", "organization_id") => "is not an organization id",
+        ("teams", "group_ids") => "is not a list of distinct group ids",
+        ("teams", "hidden") => "is not true or false",
+        (_, "name") | ("teams", "label") | ("organizations", "formal_name") => "is not a string",
+        _ => "is not a string or null",
+    })
+}
+
 /// `v` (an object, or a list of objects, of scalars and lists) as YAML with every string
 /// double-quoted: a YAML 1.1 reader would take an unquoted `5:00:00` for the number 18000.
 /// A JSON string is a valid YAML double-quoted scalar, and a JSON array a flow sequence.
@@ -104,6 +160,26 @@ mod tests {
         assert_eq!(span("1:75:00"), None);
         assert_eq!(span("90"), None);
         assert_eq!(reltime(5 * 3600 + 61), "5:01:01");
+    }
+
+    #[test]
+    fn colours_and_properties() {
+        assert_eq!(rgb(&json!("#A953c2")).as_deref(), Some("#A953c2"));
+        assert_eq!(rgb(&json!("ff0000")).as_deref(), Some("#ff0000"));
+        assert_eq!(rgb(&json!("#00f")).as_deref(), Some("#00f"));
+        assert_eq!(rgb(&json!("red")), None);
+        assert_eq!(rgb(&json!("#ff00")), None);
+        assert_eq!(rgb(&json!(255)), None);
+        assert_eq!(
+            property_error("organizations", "country", &json!("BEL")),
+            None
+        );
+        assert!(property_error("organizations", "country", &json!("Belgium")).is_some());
+        assert!(property_error("teams", "hidden", &json!("no")).is_some());
+        assert!(property_error("teams", "group_ids", &json!(["a", "a"])).is_some());
+        assert!(property_error("teams", "name", &json!(null)).is_some());
+        assert_eq!(property_error("teams", "display_name", &json!(null)), None);
+        assert_eq!(property_error("teams", "seat", &json!(12)), None);
     }
 
     #[test]

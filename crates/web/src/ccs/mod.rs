@@ -137,8 +137,8 @@ async fn scoreboard(
     Ok(Json(v))
 }
 
-/// The properties each type has for `role` (what `/access` lists).
-fn properties(ty: &str, role: &Role, c: &Contest) -> Vec<&'static str> {
+/// The properties each type has (what `/access` lists; the same for every role).
+fn properties(ty: &str, c: &Contest) -> Vec<&'static str> {
     let ioi = c.scoring == ojd_service::contest::model::Scoring::Ioi;
     let freeze = c.freeze.is_some();
     let mut p: Vec<&'static str> = match ty {
@@ -149,7 +149,6 @@ fn properties(ty: &str, role: &Role, c: &Contest) -> Vec<&'static str> {
             "start_time",
             "duration",
             "scoreboard_type",
-            "penalty_time",
         ],
         "judgement-types" => vec!["id", "name", "penalty", "solved"],
         "languages" => vec![
@@ -216,10 +215,17 @@ fn properties(ty: &str, role: &Role, c: &Contest) -> Vec<&'static str> {
         _ => vec![],
     };
     match ty {
-        "contest" if freeze => p.push("scoreboard_freeze_duration"),
+        "contest" => {
+            if !ioi {
+                p.push("penalty_time");
+            }
+            if freeze {
+                p.push("scoreboard_freeze_duration");
+            }
+        }
         "problems" if ioi => p.push("max_score"),
         "state" if freeze => p.extend(["frozen", "thawed"]),
-        "submissions" if *role != Role::Public => p.push("files"),
+        "submissions" => p.push("files"),
         _ => {}
     }
     p
@@ -235,7 +241,7 @@ async fn access(
     let endpoints: Vec<Value> = model::TYPES
         .iter()
         .filter(|t| **t != "accounts" || role != Role::Public)
-        .map(|t| json!({"type": t, "properties": properties(t, &role, &c)}))
+        .map(|t| json!({"type": t, "properties": properties(t, &c)}))
         .collect();
     Ok(Json(json!({"capabilities": [], "endpoints": endpoints})))
 }
@@ -355,10 +361,14 @@ async fn files(
     Path((cid, id)): Path<(String, String)>,
 ) -> Result<Response, AppError> {
     let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let own = |s: &Value| {
+        user.as_ref()
+            .is_some_and(|u| u.admin || s["team_id"] == model::team_id(&u.name).as_str())
+    };
     let visible = snap
         .collection("submissions")
         .into_iter()
-        .any(|s| s["id"] == id.as_str() && s.get("files").is_some());
+        .any(|s| s["id"] == id.as_str() && own(&s));
     let sid: i64 = id.parse().unwrap_or(-1);
     if !visible {
         return Err(AppError::NotFound(format!(

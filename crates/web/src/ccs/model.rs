@@ -304,17 +304,57 @@ pub(crate) fn extra_properties(ty: &str) -> &'static [&'static str] {
     }
 }
 
-/// `o` with only the properties of `ty` that `ccs.json` may give.
+/// `o` with only the properties of `ty` that `ccs.json` may give, each of the standard's type
+/// (a value that is not, such as a `country` that is not three capitals, is left out: the API
+/// serves nothing its schema rejects; `ojd contest import` refuses such a package).
 fn only(o: &Value, ty: &str) -> Value {
     let keep = extra_properties(ty);
     match o {
         Value::Object(m) => Value::Object(
             m.iter()
-                .filter(|(k, _)| keep.contains(&k.as_str()))
+                .filter(|(k, v)| keep.contains(&k.as_str()) && valid_extra(ty, k, v))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         ),
         _ => Value::Null,
+    }
+}
+
+/// Whether `v` is of the standard's type for property `k` of `ty` (from `ccs.json`).
+fn valid_extra(ty: &str, k: &str, v: &Value) -> bool {
+    let string_or_null = v.is_string() || v.is_null();
+    match (ty, k) {
+        (_, "id") => v.as_str().is_some_and(is_id),
+        (_, "name") | ("teams", "label") => v.is_string(),
+        ("organizations", "formal_name") => v.is_string(),
+        ("organizations", "country") => {
+            v.is_null()
+                || v.as_str()
+                    .is_some_and(|c| c.len() == 3 && c.bytes().all(|b| b.is_ascii_uppercase()))
+        }
+        ("teams", "organization_id") => v.is_null() || v.as_str().is_some_and(is_id),
+        ("teams", "group_ids") => {
+            v.is_null()
+                || v.as_array().is_some_and(|a| {
+                    a.iter().all(|g| g.as_str().is_some_and(is_id))
+                        && a.iter().collect::<std::collections::HashSet<_>>().len() == a.len()
+                })
+        }
+        ("teams", "hidden") => v.is_boolean() || v.is_null(),
+        _ => string_or_null,
+    }
+}
+
+/// Whether `v` is a problem colour the standard accepts: `rgb` `#rgb` or `#rrggbb`, `color` a
+/// string.
+fn valid_colour(k: &str, v: &Value) -> bool {
+    match k {
+        "rgb" => v.as_str().is_some_and(|s| {
+            s.strip_prefix('#').is_some_and(|h| {
+                (h.len() == 3 || h.len() == 6) && h.bytes().all(|b| b.is_ascii_hexdigit())
+            })
+        }),
+        _ => v.is_string(),
     }
 }
 
@@ -337,8 +377,12 @@ pub(crate) fn contest_object(c: &Contest) -> Value {
         "start_time": abs_time(c.start_ms, c.utc_offset_s),
         "duration": rel_time(c.end_ms() - c.start_ms),
         "scoreboard_type": match c.scoring { Scoring::Icpc => "pass-fail", Scoring::Ioi => "score" },
-        "penalty_time": c.penalty_minutes,
     });
+    // "Only relevant if scoreboard_type is pass-fail": the standard's schema requires it then
+    // and forbids it for `score`.
+    if c.scoring == Scoring::Icpc {
+        v["penalty_time"] = json!(c.penalty_minutes);
+    }
     if let Some(f) = c.freeze {
         v["scoreboard_freeze_duration"] = json!(rel_time(f.as_millis() as i64));
     }
@@ -456,14 +500,16 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             }
             if let Some(Value::Object(colour)) = extra.problems.get(&p.problem) {
                 for k in ["rgb", "color"] {
-                    if let Some(x) = colour.get(k) {
+                    if let Some(x) = colour.get(k).filter(|x| valid_colour(k, x)) {
                         v[k] = x.clone();
                     }
                 }
             }
             // The colour a director gave in contest.toml, where ccs.json gives none.
             if let (Some(rgb), None) = (&p.color, v.get("rgb")) {
-                v["rgb"] = json!(rgb);
+                if valid_colour("rgb", &json!(rgb)) {
+                    v["rgb"] = json!(rgb);
+                }
             }
             push(problems_at, "problems", Some(p.problem.clone()), v);
         }
@@ -476,7 +522,12 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             let Some(id) = o["id"].as_str().filter(|id| is_id(id)) else {
                 continue;
             };
-            push(SETUP, ty, Some(id.to_string()), only(o, ty));
+            let mut v = only(o, ty);
+            // `name` is required: the id stands in for a missing (or broken) one.
+            if v.get("name").is_none() {
+                v["name"] = json!(id);
+            }
+            push(SETUP, ty, Some(id.to_string()), v);
         }
     }
 
@@ -530,7 +581,9 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         }
     }
 
-    // The state's changes.
+    // The state's changes, from the setup's (nothing started yet), so that a feed always
+    // has the state `/state` answers, before the start too.
+    push(SETUP, "state", None, state_at(c, thawed, SETUP));
     let mut moments = vec![c.start_ms, c.end_ms()];
     moments.extend(c.freeze_ms());
     moments.extend(thawed);
@@ -557,9 +610,10 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         .filter(|s| is_team(&s.user))
         .map(|s| (s.id, s))
         .collect();
-    let files_visible = |u: &str| admin || role.is(u);
     for s in subs.iter().filter(|s| is_team(&s.user)) {
-        let mut v = json!({
+        // `files` is required for every reader (the standard's schema); the download itself
+        // is the admins' and the submitting team's only.
+        let v = json!({
             "id": s.id.to_string(),
             "language_id": s.language,
             "problem_id": s.problem,
@@ -567,14 +621,12 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             "time": t(s.queued_at),
             "contest_time": ct(s.queued_at),
             "entry_point": null,
-        });
-        if files_visible(&s.user) {
-            v["files"] = json!([{
+            "files": [{
                 "href": format!("contests/{}/submissions/{}/files", c.id, s.id),
                 "filename": "files.zip",
                 "mime": "application/zip",
-            }]);
-        }
+            }],
+        });
         push(s.queued_at, "submissions", Some(s.id.to_string()), v);
     }
     let hidden = |s: &ojd_store::SubmissionInfo| {
@@ -795,14 +847,19 @@ pub(crate) fn scoreboard(
                     v
                 })
                 .collect();
-            let score = match c.scoring {
-                Scoring::Icpc => json!({
-                    "num_solved": r.solved,
-                    "total_time": r.penalty,
-                    "time": if r.solved > 0 { json!(r.last_ac_minute.unwrap_or(0)) } else { Value::Null },
-                }),
-                Scoring::Ioi => json!({"score": points_json(r.score_milli), "time": last_minute}),
+            // `score.time` is null iff nothing is solved (or scored); a null property may be
+            // left out, and the standard's schema (2023-06) wants it left out: its `time` is an
+            // integer, not nullable.
+            let (mut score, time) = match c.scoring {
+                Scoring::Icpc => (
+                    json!({"num_solved": r.solved, "total_time": r.penalty}),
+                    (r.solved > 0).then(|| r.last_ac_minute.unwrap_or(0)),
+                ),
+                Scoring::Ioi => (json!({"score": points_json(r.score_milli)}), last_minute),
             };
+            if let Some(m) = time {
+                score["time"] = json!(m);
+            }
             json!({"rank": r.rank, "team_id": tid, "score": score, "problems": problems})
         })
         .collect();
