@@ -1480,3 +1480,75 @@ fn a_scaled_run_reuses_the_plain_runs_decided_cells_and_judges_exactly_the_rest(
     assert_eq!(cold["stats"]["derived_cells"], 0);
     assert_eq!(judged_now(&cold).len(), 17);
 }
+
+/// The reference's cells of a verify with its `gen --check`: whether each came from the gen
+/// check's run, and its verdict.
+fn reference_cells(report: &Value) -> Vec<(bool, String)> {
+    submission(report, "solution.c")["tests"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .map(|c| {
+            (
+                c["from_gen_check"] == true,
+                c["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_reference_runs_once_for_gen_check_and_its_cells() {
+    require_root!();
+    let f = Fixture::new();
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    // gen --check runs the reference on every test to rebuild the answers; with the cells'
+    // limits that run is its cell, judged with the checker: the reference is not run again.
+    let ac = (true, "AC".to_string());
+    assert_eq!(
+        reference_cells(&report),
+        [ac.clone(), ac.clone(), ac],
+        "{report:#}"
+    );
+    assert_eq!(
+        report["stats"]["gen_check_cells"], 3,
+        "{:#}",
+        report["stats"]
+    );
+    for s in report["problems"][0]["submissions"].as_array().unwrap() {
+        let from_gen = s["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["from_gen_check"] == true);
+        assert_eq!(from_gen, s["reference"] == true, "{s:#}");
+    }
+    // A reference that times out under the cells' limits: its cells are TLE (from those runs),
+    // and gen --check makes the answers with its own limits all the same, so they are still
+    // up to date: a failed reference (exit 1), not a package error (exit 2).
+    std::fs::copy(
+        f.problem().join("submissions/accepted/slow.c"),
+        f.problem().join("solution.c"),
+    )
+    .expect("replace the reference");
+    f.gen();
+    f.edit("problem.toml", |s| {
+        s.replace("time_limit = \"1s\"", "time_limit = \"250ms\"")
+    });
+    let r = f.verify(&["--json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    assert_eq!(
+        report["problems"][0]["errors"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+    let tle = (true, "TLE".to_string());
+    assert_eq!(
+        reference_cells(&report),
+        [tle.clone(), tle.clone(), tle],
+        "{report:#}"
+    );
+}

@@ -163,6 +163,11 @@ pub(crate) struct Stats {
     pub(crate) speed_guard: Option<SpeedGuard>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub(crate) gen_checks: usize,
+    /// Cells whose parallel run the host's load starved of CPU (three tries), judged again
+    /// alone (counted in `rerun_tests` too).
+    pub(crate) starved_cells: usize,
+    /// Cells of the reference judged on `gen --check`'s runs of it (not run again).
+    pub(crate) gen_check_cells: usize,
     /// Cells taken from the results cache, not judged ([`cache`]).
     pub(crate) reused_cells: usize,
     /// `gen --check` passes taken from the results cache.
@@ -289,6 +294,9 @@ pub(crate) struct Cell {
     /// limits (in the results cache), whose measured time already decides it at the scaled ones
     /// (see `derive`).
     pub(crate) derived: bool,
+    /// A cell of the reference judged on the run that `gen --check` made of it (with this
+    /// cell's limits, on the committed input): the reference runs once for both.
+    pub(crate) from_gen_check: bool,
     /// Not run at all: a `time_limit_exceeded/` submission stops at its first clear TLE, in
     /// test order (its later cells cannot change whether it keeps its promise). Its verdict
     /// reads SK, and the baseline records SK, which the compare does not compare.

@@ -423,6 +423,10 @@ fn summary(r: &VerifyReport, color: bool) -> String {
             work.push(format!("{n} {}", what.replace("cells", cells)));
         }
     };
+    count(
+        s.gen_check_cells,
+        "cells of the reference judged on gen --check's runs",
+    );
     count(s.reused_cells, "cells reused from the cache");
     count(
         s.derived_cells,
@@ -663,6 +667,8 @@ fn submission_case(
             " (judged alone)"
         } else if c.shortcut {
             " (at the exact limit, by the baseline)"
+        } else if c.from_gen_check {
+            " (judged on the run gen --check made of the reference)"
         } else {
             ""
         };
@@ -906,6 +912,7 @@ mod tests {
             shortcut: false,
             reused: false,
             derived: false,
+            from_gen_check: false,
             not_run: false,
             past_margin: false,
             finished_as: None,
