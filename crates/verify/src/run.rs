@@ -130,12 +130,12 @@ enum Job {
     Chain(usize, usize, usize),
 }
 
+/// The reference's cells a gen check judged on its runs ([`GenShare`]): (test, result).
+type GenCells = Vec<(usize, Result<TestResult, JudgeError>)>;
+
 enum Outcome {
-    /// The gen check, and the reference's cells judged on its runs ([`GenShare`]).
-    Gen(
-        Result<GenSummary, GenError>,
-        Vec<(usize, Result<TestResult, JudgeError>)>,
-    ),
+    /// The gen check, and the reference's cells judged on its runs.
+    Gen(Result<GenSummary, GenError>, GenCells),
     Test(Result<TestResult, JudgeError>),
     /// (test, at the exact limit, result) of each cell the chain ran, in order.
     Chain(Vec<(usize, bool, Result<TestResult, JudgeError>)>),
@@ -194,10 +194,7 @@ fn gen_check(
     judge: &Judge,
     plan: &Plan,
     share: Option<&GenShare>,
-) -> (
-    Result<GenSummary, GenError>,
-    Vec<(usize, Result<TestResult, JudgeError>)>,
-) {
+) -> (Result<GenSummary, GenError>, GenCells) {
     let problem = plan
         .problem
         .as_ref()
