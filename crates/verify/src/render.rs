@@ -427,6 +427,10 @@ fn summary(r: &VerifyReport, color: bool) -> String {
         s.gen_check_cells,
         "cells of the reference judged on gen --check's runs",
     );
+    count(
+        s.starved_cells,
+        "cells starved of CPU by the host's load, judged again alone",
+    );
     count(s.reused_cells, "cells reused from the cache");
     count(
         s.derived_cells,
@@ -785,6 +789,8 @@ mod tests {
         r.stats.reused_cells = 7;
         r.stats.derived_cells = 30;
         r.stats.not_run_cells = 12;
+        r.stats.gen_check_cells = 9;
+        r.stats.starved_cells = 1;
         r.baseline = Some(BaselineDiff {
             near_limit: vec![change(
                 rec(Verdict::TimeLimitExceeded, 1500),
@@ -802,6 +808,8 @@ mod tests {
             "7 cells reused from the cache",
             "30 cells derived from the run at the package's own limits",
             "12 cells not run after a clear TLE",
+            "9 cells of the reference judged on gen --check's runs",
+            "1 cell starved of CPU by the host's load, judged again alone",
             ": all as expected",
         ] {
             assert_eq!(
