@@ -11,9 +11,13 @@
 //! 1. compile every submission (in parallel; the judge caches programs by hash);
 //! 2. `gen --check` of every problem and every (submission, test) run, in parallel: each test is
 //!    a job of its own, judged by [`Judge::judge`] on a one-test copy of the problem, so the one
-//!    judging pipeline is used and long submissions do not hold up the others;
-//! 3. re-run alone the runs whose time came close to the limit, and judge alone the cells that a
-//!    given baseline saw near the limit (they skip phase 2: see `prior`).
+//!    judging pipeline is used and long submissions do not hold up the others. The reference's
+//!    cells are the gen check's own runs of it, made with the cells' limits and judged with the
+//!    checker (`run::GenShare`): the reference runs once, not twice;
+//! 3. re-run alone the runs whose time came close to the limit, judge alone the cells that a
+//!    given baseline saw near the limit (they skip phase 2: see `prior`), and the cells whose
+//!    parallel run the host's load starved of CPU (a host fault, never a verdict), with a wider
+//!    wall limit; only a run starved alone too is the judge's failure.
 //!
 //! # Timing honesty
 //! Parallel runs share caches, memory bandwidth and the scheduler, which inflates measured CPU
