@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::judge::{Compiled, Judge, JudgeError, Program, ProgramRun};
+use crate::judge::{Compiled, InputRun, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::Problem;
 use ojd_sandbox::Limits;
 
@@ -212,6 +212,48 @@ impl Ctx<'_> {
     }
 }
 
+/// The reference's runs that a caller judges as its own, so that the reference runs once for
+/// both (`ojd verify`: `gen --check`'s runs are the reference's cells). See
+/// [`check_sharing_runs`].
+pub struct SharedRuns<'a> {
+    /// The reference as the caller compiled it (from the same source as the solution).
+    pub program: &'a Program,
+    /// The limits of the caller's runs, in place of gen's generous ones.
+    pub limits: Limits,
+    /// Which tests (indices into the problem's tests) the caller wants a run of.
+    pub wanted: &'a [bool],
+    /// Called with each wanted test's run, made on the test's committed input, before its
+    /// output is read: (test index, the run, a scratch folder of gen's for the caller's checks).
+    pub ran: &'a mut dyn FnMut(usize, &InputRun, &Path),
+}
+
+/// `gen --check` of `problem` (see [`GenOptions::check`]) that gives its runs of the reference
+/// to `shared` as it makes them. A wanted test's run is made once, under `shared.limits`, on the
+/// committed input (only when the rebuilt input is the same bytes, else the caller gets none for
+/// it); its output is the rebuilt answer when the run succeeded within those limits, and
+/// otherwise the reference is run again under gen's own limits for the answer, as without
+/// sharing. So every check means what it means without sharing.
+pub fn check_sharing_runs(
+    judge: &Judge,
+    problem: &Problem,
+    shared: SharedRuns<'_>,
+) -> Result<GenSummary, GenError> {
+    let work = judge.fresh_dir("gen")?;
+    let cx = Ctx {
+        judge,
+        problem,
+        work: work.clone(),
+    };
+    let opts = GenOptions {
+        check: true,
+        force: false,
+    };
+    let mut shared = shared;
+    let result = generate_in(&cx, &opts, &mut |_, _, _| {}, Some(&mut shared));
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
 /// Builds `problem`'s generated inputs and answers (see the module documentation).
 pub fn generate(
     judge: &Judge,
@@ -234,7 +276,7 @@ pub fn generate_with_progress(
         problem,
         work: work.clone(),
     };
-    let result = generate_in(&cx, opts, progress);
+    let result = generate_in(&cx, opts, progress, None);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
@@ -243,6 +285,7 @@ fn generate_in(
     cx: &Ctx<'_>,
     opts: &GenOptions,
     progress: &mut dyn FnMut(usize, usize, &str),
+    mut shared: Option<&mut SharedRuns<'_>>,
 ) -> Result<GenSummary, GenError> {
     let problem = cx.problem;
     let mut summary = GenSummary {
@@ -382,9 +425,47 @@ fn generate_in(
             summary.answers_unchanged += 1;
             continue;
         }
-        let run = cx
-            .judge
-            .run_on_input(problem, &solution, &input_path, &limits, &cx.work)?;
+        // The caller's run of this test, when it wants one: on the committed input (what its
+        // cell is judged on), which must be the rebuilt one byte for byte.
+        let mut run = None;
+        if let Some(sh) = shared
+            .as_deref_mut()
+            .filter(|sh| sh.wanted.get(i) == Some(&true))
+        {
+            let same_input = input_path == t.input
+                || std::fs::read(&t.input).is_ok_and(|committed| committed == input);
+            let tried = match same_input {
+                true => cx
+                    .judge
+                    .run_on_input(problem, sh.program, &t.input, &sh.limits, &cx.work)
+                    .map(Some),
+                false => Ok(None),
+            };
+            match tried {
+                Ok(Some(r)) => {
+                    let checks = cx.work.join("shared");
+                    std::fs::create_dir_all(&checks)
+                        .map_err(cx.io("create a folder for the shared runs".into()))?;
+                    (sh.ran)(i, &r, &checks);
+                    // A run that failed within the caller's limits (a TLE there) makes no
+                    // answer: the reference runs again under gen's own.
+                    if r.outcome.success() {
+                        run = Some(r);
+                    }
+                }
+                Ok(None) => {}
+                // The host's load starved it under the caller's tighter limits: the caller gets
+                // no run of this test (it judges the cell itself), and gen's own limits decide.
+                Err(JudgeError::Host(crate::judge::HostFault::Starved { .. })) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let run = match run {
+            Some(r) => r,
+            None => cx
+                .judge
+                .run_on_input(problem, &solution, &input_path, &limits, &cx.work)?,
+        };
         if !run.outcome.success() {
             return Err(cx.run_error("the reference solution", &t.name, &run.outcome, &run.stderr));
         }

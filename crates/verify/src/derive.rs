@@ -60,6 +60,7 @@ pub(crate) fn derive(plain: &StoredCell, cpu_ms: u64, wall_ms: u64, slack: f64) 
         shortcut: false,
         reused: false,
         derived: true,
+        from_gen_check: false,
         not_run: false,
         past_margin,
         finished_as: None,

@@ -22,6 +22,9 @@ pub(super) struct Plan {
     /// At a `--time-scale` other than 1: the package with its own limits, whose cells in the
     /// results cache may decide this run's (see `derive`).
     pub(super) unscaled: Option<Problem>,
+    /// (submission, test) of the cells whose parallel run the host's load starved of CPU (a
+    /// host fault, never a verdict): judged again alone before they count as the judge's failure.
+    pub(super) starved: Vec<(usize, usize)>,
 }
 
 /// What a compiled submission runs as, for the results cache's keys.
@@ -111,6 +114,7 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
                 gen_key: None,
                 gen_reused: false,
                 unscaled: None,
+                starved: Vec::new(),
             };
         }
     };
@@ -149,6 +153,7 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
         gen_key: None,
         gen_reused: false,
         unscaled,
+        starved: Vec::new(),
     }
 }
 

@@ -11,9 +11,13 @@
 //! 1. compile every submission (in parallel; the judge caches programs by hash);
 //! 2. `gen --check` of every problem and every (submission, test) run, in parallel: each test is
 //!    a job of its own, judged by [`Judge::judge`] on a one-test copy of the problem, so the one
-//!    judging pipeline is used and long submissions do not hold up the others;
-//! 3. re-run alone the runs whose time came close to the limit, and judge alone the cells that a
-//!    given baseline saw near the limit (they skip phase 2: see `prior`).
+//!    judging pipeline is used and long submissions do not hold up the others. The reference's
+//!    cells are the gen check's own runs of it, made with the cells' limits and judged with the
+//!    checker (`run::GenShare`): the reference runs once, not twice;
+//! 3. re-run alone the runs whose time came close to the limit, judge alone the cells that a
+//!    given baseline saw near the limit (they skip phase 2: see `prior`), and the cells whose
+//!    parallel run the host's load starved of CPU (a host fault, never a verdict), with a wider
+//!    wall limit; only a run starved alone too is the judge's failure.
 //!
 //! # Timing honesty
 //! Parallel runs share caches, memory bandwidth and the scheduler, which inflates measured CPU
@@ -163,6 +167,11 @@ pub(crate) struct Stats {
     pub(crate) speed_guard: Option<SpeedGuard>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub(crate) gen_checks: usize,
+    /// Cells whose parallel run the host's load starved of CPU (three tries), judged again
+    /// alone (counted in `rerun_tests` too).
+    pub(crate) starved_cells: usize,
+    /// Cells of the reference judged on `gen --check`'s runs of it (not run again).
+    pub(crate) gen_check_cells: usize,
     /// Cells taken from the results cache, not judged ([`cache`]).
     pub(crate) reused_cells: usize,
     /// `gen --check` passes taken from the results cache.
@@ -289,6 +298,9 @@ pub(crate) struct Cell {
     /// limits (in the results cache), whose measured time already decides it at the scaled ones
     /// (see `derive`).
     pub(crate) derived: bool,
+    /// A cell of the reference judged on the run that `gen --check` made of it (with this
+    /// cell's limits, on the committed input): the reference runs once for both.
+    pub(crate) from_gen_check: bool,
     /// Not run at all: a `time_limit_exceeded/` submission stops at its first clear TLE, in
     /// test order (its later cells cannot change whether it keeps its promise). Its verdict
     /// reads SK, and the baseline records SK, which the compare does not compare.

@@ -127,6 +127,7 @@ mod tests {
             shortcut,
             reused: false,
             derived: false,
+            from_gen_check: false,
             not_run: false,
             past_margin: stopped,
             finished_as: None,

@@ -423,6 +423,14 @@ fn summary(r: &VerifyReport, color: bool) -> String {
             work.push(format!("{n} {}", what.replace("cells", cells)));
         }
     };
+    count(
+        s.gen_check_cells,
+        "cells of the reference judged on gen --check's runs",
+    );
+    count(
+        s.starved_cells,
+        "cells starved of CPU by the host's load, judged again alone",
+    );
     count(s.reused_cells, "cells reused from the cache");
     count(
         s.derived_cells,
@@ -663,6 +671,8 @@ fn submission_case(
             " (judged alone)"
         } else if c.shortcut {
             " (at the exact limit, by the baseline)"
+        } else if c.from_gen_check {
+            " (judged on the run gen --check made of the reference)"
         } else {
             ""
         };
@@ -779,6 +789,8 @@ mod tests {
         r.stats.reused_cells = 7;
         r.stats.derived_cells = 30;
         r.stats.not_run_cells = 12;
+        r.stats.gen_check_cells = 9;
+        r.stats.starved_cells = 1;
         r.baseline = Some(BaselineDiff {
             near_limit: vec![change(
                 rec(Verdict::TimeLimitExceeded, 1500),
@@ -796,6 +808,8 @@ mod tests {
             "7 cells reused from the cache",
             "30 cells derived from the run at the package's own limits",
             "12 cells not run after a clear TLE",
+            "9 cells of the reference judged on gen --check's runs",
+            "1 cell starved of CPU by the host's load, judged again alone",
             ": all as expected",
         ] {
             assert_eq!(
@@ -906,6 +920,7 @@ mod tests {
             shortcut: false,
             reused: false,
             derived: false,
+            from_gen_check: false,
             not_run: false,
             past_margin: false,
             finished_as: None,

@@ -10,7 +10,7 @@ use super::discover::{ms, record_error, Plan, Stage};
 use super::prior::{self, Route};
 use super::{Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
 use ojd_judge::answers::{self, GenError, GenOptions, GenSummary};
-use ojd_judge::judge::{Compiled, Judge, JudgeError, Submission};
+use ojd_judge::judge::{Compiled, HostFault, Judge, JudgeError, Submission};
 use ojd_judge::problem::Problem;
 use ojd_judge::verdict::{TestResult, Verdict};
 
@@ -130,8 +130,12 @@ enum Job {
     Chain(usize, usize, usize),
 }
 
+/// The reference's cells a gen check judged on its runs ([`GenShare`]): (test, result).
+type GenCells = Vec<(usize, Result<TestResult, JudgeError>)>;
+
 enum Outcome {
-    Gen(Result<GenSummary, GenError>),
+    /// The gen check, and the reference's cells judged on its runs.
+    Gen(Result<GenSummary, GenError>, GenCells),
     Test(Result<TestResult, JudgeError>),
     /// (test, at the exact limit, result) of each cell the chain ran, in order.
     Chain(Vec<(usize, bool, Result<TestResult, JudgeError>)>),
@@ -140,6 +144,121 @@ enum Outcome {
 /// The cells of one `time_limit_exceeded/` submission still to judge, in test order, each with
 /// whether it runs at the exact limit.
 type ChainCells = Vec<(usize, bool)>;
+
+/// The reference's cells that a problem's `gen --check` judges on its own runs of the
+/// reference, instead of running it again as a submission: `gen --check` runs it on every test
+/// to rebuild the answers, and with this cell's limits (the slack of the parallel phase) that
+/// run is the cell's parallel run ([`answers::check_sharing_runs`]). A cell it could not give
+/// (a rebuilt input that differs from the committed one, a gen that failed before) is judged as
+/// a cell of its own afterwards.
+struct GenShare {
+    /// The reference's index among the problem's submissions.
+    sub: usize,
+    /// Per test: whether its cell is wanted from the gen check (not known yet, and routed to
+    /// the parallel phase with the slack).
+    wanted: Vec<bool>,
+}
+
+/// The share of problem `p`'s gen check, if it can have one: a plain problem (no interactor, no
+/// passes, answers made by the reference), whose reference compiled and has cells to judge in
+/// the parallel phase.
+fn gen_share(plan: &Plan, prior: Option<&prior::Prior<'_>>) -> Option<GenShare> {
+    let problem = plan.problem.as_ref()?;
+    if problem.interactor.is_some()
+        || problem.passes.is_some()
+        || problem.answers_given
+        || !plan.report.judged
+    {
+        return None;
+    }
+    let s = plan
+        .subs
+        .iter()
+        .position(|sub| sub.report.reference && sub.stage == Stage::Compiled)?;
+    let sub = &plan.subs[s];
+    let wanted: Vec<bool> = (0..sub.cells.len())
+        .map(|t| {
+            sub.cells[t].is_none() && {
+                let (key, today) = cell_facts(plan, s, t);
+                prior::route(prior, &key, &today) == Route::Parallel
+            }
+        })
+        .collect();
+    wanted
+        .contains(&true)
+        .then_some(GenShare { sub: s, wanted })
+}
+
+/// Problem `p`'s gen check, judging the reference's cells `share` wants on its runs.
+fn gen_check(
+    judge: &Judge,
+    plan: &Plan,
+    share: Option<&GenShare>,
+) -> (Result<GenSummary, GenError>, GenCells) {
+    let problem = plan
+        .problem
+        .as_ref()
+        .expect("gen jobs are for loaded problems");
+    let opts = GenOptions {
+        check: true,
+        force: false,
+    };
+    let Some(share) = share else {
+        return (answers::generate(judge, problem, &opts), Vec::new());
+    };
+    let sub = &plan.subs[share.sub];
+    // The reference as a cell runs it: compiled as a submission (a hit in the compile cache),
+    // with the parallel phase's limits, and judged with the problem's checker.
+    let program = match judge.compile(&sub.submission) {
+        Ok(Compiled::Program(p)) => p,
+        _ => return (answers::generate(judge, problem, &opts), Vec::new()),
+    };
+    let checker = match problem.checker.program_path() {
+        Some(path) => match judge.compile_file(&problem.dir.join(path)) {
+            Ok(Compiled::Program(c)) => Some(c),
+            _ => return (answers::generate(judge, problem, &opts), Vec::new()),
+        },
+        None => None,
+    };
+    let limits = judge.limits_for(
+        &with_slack(problem, super::margins::slack(&problem.margins)),
+        &program,
+    );
+    let mut cells = Vec::new();
+    let mut ran = |t: usize, run: &ojd_judge::judge::InputRun, work: &std::path::Path| {
+        let r = judge
+            .judge_run(
+                problem,
+                &program,
+                checker.as_ref(),
+                &problem.tests[t],
+                &limits,
+                run,
+                work,
+            )
+            .map(|(result, _)| result);
+        cells.push((t, r));
+    };
+    let r = answers::check_sharing_runs(
+        judge,
+        problem,
+        answers::SharedRuns {
+            program: &program,
+            limits: limits.clone(),
+            wanted: &share.wanted,
+            ran: &mut ran,
+        },
+    );
+    (r, cells)
+}
+
+/// `problem` with its time limits `slack` times the written ones: what a cell runs with.
+fn with_slack(problem: &Problem, slack: f64) -> Problem {
+    let mut one = problem.clone();
+    one.time_limit = problem.time_limit.mul_f64(slack);
+    one.wall_time_limit = problem.wall_time_limit.map(|w| w.mul_f64(slack));
+    one
+}
 
 /// Whether a run of a `time_limit_exceeded/` submission is a clear TLE, so that its later cells
 /// are not run: every TLE of the parallel phase is one (see [`super::margins::clear_tle`]). With
@@ -195,6 +314,15 @@ pub(super) fn judge_all(
         .map(Job::Gen)
         .collect();
     stats.gen_checks = work.len();
+    // The reference's cells that each gen check judges on its own runs of the reference.
+    let shares: Vec<Option<GenShare>> = (0..plans.len())
+        .map(
+            |p| match work.iter().any(|j| matches!(j, Job::Gen(q) if *q == p)) {
+                true => gen_share(&plans[p], prior),
+                false => None,
+            },
+        )
+        .collect();
     let mut tests: Vec<(bool, Job)> = Vec::new();
     let mut chains: Vec<ChainCells> = Vec::new();
     let mut chain_jobs: Vec<Job> = Vec::new();
@@ -234,8 +362,12 @@ pub(super) fn judge_all(
                 }
                 continue;
             }
-            // Cells reused from the results cache are decided already.
-            for t in (0..sub.cells.len()).filter(|&t| sub.cells[t].is_none()) {
+            // Cells reused from the results cache are decided already, and those the gen check
+            // judges are its.
+            let share = shares[p].as_ref().filter(|sh| sh.sub == s);
+            for t in (0..sub.cells.len())
+                .filter(|&t| sub.cells[t].is_none() && !share.is_some_and(|sh| sh.wanted[t]))
+            {
                 let (key, today) = cell_facts(plan, s, t);
                 match prior::route(prior, &key, &today) {
                     Route::Parallel => tests.push((slow, Job::Test(p, s, t, false))),
@@ -258,15 +390,50 @@ pub(super) fn judge_all(
     let (mut busy, chain_runs) = run_jobs(
         judge,
         plans,
-        (&work, &chains),
+        (&work, &chains, &shares),
         jobs,
         (&gen_us, &tle_us),
         progress,
     );
     stats.test_runs += chain_runs.0;
     stats.at_exact_limit += chain_runs.1;
+    // The reference's cells a gen check was to judge but did not (it failed first, or an input
+    // it rebuilt differs from the committed one): judged as cells of their own.
+    let mut from_gen = Vec::new();
+    let mut missed = Vec::new();
+    for (p, share) in shares.iter().enumerate() {
+        let Some(share) = share else { continue };
+        for (t, _) in share.wanted.iter().enumerate().filter(|(_, w)| **w) {
+            match &plans[p].subs[share.sub].cells[t] {
+                Some(c) if c.from_gen_check => from_gen.push((p, share.sub, t)),
+                Some(_) => {}
+                None => missed.push(Job::Test(p, share.sub, t, false)),
+            }
+        }
+    }
+    stats.gen_check_cells = from_gen.len();
+    if !missed.is_empty() {
+        stats.test_runs += missed.len();
+        busy += run_jobs(
+            judge,
+            plans,
+            (&missed, &[], &[]),
+            jobs,
+            (&gen_us, &tle_us),
+            progress,
+        )
+        .0;
+    }
     if let Some(prior) = prior {
-        let mut guard = guard(plans, prior, &work);
+        let parallel = work
+            .iter()
+            .chain(&missed)
+            .filter_map(|job| match *job {
+                Job::Test(p, s, t, false) => Some((p, s, t)),
+                _ => None,
+            })
+            .chain(from_gen);
+        let mut guard = guard(plans, prior, parallel);
         if guard.tripped && stats.at_exact_limit > 0 {
             let again: Vec<Job> = exact_cells(plans)
                 .into_iter()
@@ -277,7 +444,7 @@ pub(super) fn judge_all(
             busy += run_jobs(
                 judge,
                 plans,
-                (&again, &[]),
+                (&again, &[], &[]),
                 jobs,
                 (&gen_us, &tle_us),
                 progress,
@@ -328,6 +495,15 @@ fn mark_not_run(plans: &mut [Plan]) -> usize {
     n
 }
 
+/// A cell whose parallel run was starved (`e`), until it is judged alone.
+fn starved_cell(test: &str, e: &JudgeError) -> Cell {
+    let mut c = not_run_cell(test, test);
+    c.not_run = false;
+    c.result.verdict = Verdict::JudgeError;
+    c.result.message = format!("{e} (to be judged again alone)");
+    c
+}
+
 /// A cell not run because test `after` was a clear TLE.
 pub(super) fn not_run_cell(test: &str, after: &str) -> Cell {
     Cell {
@@ -347,6 +523,7 @@ pub(super) fn not_run_cell(test: &str, after: &str) -> Cell {
         shortcut: false,
         reused: false,
         derived: false,
+        from_gen_check: false,
         not_run: true,
         past_margin: false,
         finished_as: None,
@@ -359,7 +536,7 @@ pub(super) fn not_run_cell(test: &str, after: &str) -> Cell {
 fn run_jobs(
     judge: &Judge,
     plans: &mut [Plan],
-    (work, chains): (&[Job], &[ChainCells]),
+    (work, chains, shares): (&[Job], &[ChainCells], &[Option<GenShare>]),
     jobs: usize,
     busy_us: (&AtomicUsize, &AtomicUsize),
     progress: &Progress<'_>,
@@ -369,21 +546,11 @@ fn run_jobs(
         let plans = &*plans;
         let run = |job: &Job| match *job {
             Job::Gen(p) => {
-                let problem = plans[p]
-                    .problem
-                    .as_ref()
-                    .expect("gen jobs are for loaded problems");
                 let t = std::time::Instant::now();
-                let r = answers::generate(
-                    judge,
-                    problem,
-                    &GenOptions {
-                        check: true,
-                        force: false,
-                    },
-                );
+                let share = shares.get(p).and_then(Option::as_ref);
+                let (r, cells) = gen_check(judge, &plans[p], share);
                 gen_us.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
-                Outcome::Gen(r)
+                Outcome::Gen(r, cells)
             }
             Job::Test(p, s, t, exact) => {
                 let problem = plans[p]
@@ -445,7 +612,17 @@ fn run_jobs(
     let mut chain_runs = (0, 0);
     for (job, outcome) in work.iter().zip(results) {
         match (*job, outcome) {
-            (Job::Gen(p), Outcome::Gen(r)) => record_gen(&mut plans[p].report, r),
+            (Job::Gen(p), Outcome::Gen(r, cells)) => {
+                record_gen(&mut plans[p].report, r);
+                let s = shares[p].as_ref().map(|sh| sh.sub);
+                for (t, r) in cells {
+                    let s = s.expect("only a gen check with a share judges cells");
+                    record_parallel(&mut plans[p], s, t, false, r);
+                    if let Some(c) = plans[p].subs[s].cells[t].as_mut() {
+                        c.from_gen_check = true;
+                    }
+                }
+            }
             (Job::Test(p, s, t, exact), Outcome::Test(r)) => {
                 record_parallel(&mut plans[p], s, t, exact, r)
             }
@@ -470,6 +647,13 @@ fn record_parallel(
     exact: bool,
     r: Result<TestResult, JudgeError>,
 ) {
+    // A run the host's load starved of CPU, tried three times, is no verdict and not yet the
+    // judge's failure: the cell is judged again alone, after this phase (`rerun_alone`).
+    if let Err(e @ JudgeError::Host(HostFault::Starved { .. })) = &r {
+        plan.subs[s].cells[t] = Some(starved_cell(&plan.report.tests[t], e));
+        plan.starved.push((s, t));
+        return;
+    }
     record_cell(plan, s, t, r, false);
     let limit = plan.subs[s].report.limit_ms;
     if let Some(c) = plan.subs[s].cells[t].as_mut() {
@@ -480,14 +664,15 @@ fn record_parallel(
     }
 }
 
-/// The machine-speed check over the cells judged with SLACK in `work` (see [`prior`]).
-fn guard(plans: &[Plan], prior: &prior::Prior<'_>, work: &[Job]) -> super::SpeedGuard {
-    let samples: Vec<(u64, u64)> = work
-        .iter()
-        .filter_map(|job| {
-            let Job::Test(p, s, t, false) = *job else {
-                return None;
-            };
+/// The machine-speed check over `cells`, those judged with SLACK in the parallel phase (see
+/// [`prior`]).
+fn guard(
+    plans: &[Plan],
+    prior: &prior::Prior<'_>,
+    cells: impl Iterator<Item = CellIndex>,
+) -> super::SpeedGuard {
+    let samples: Vec<(u64, u64)> = cells
+        .filter_map(|(p, s, t)| {
             let (key, today) = cell_facts(&plans[p], s, t);
             let cell = plans[p].subs[s].cells[t].as_ref()?;
             prior::guard_sample(
@@ -569,6 +754,7 @@ fn record_cell(
         shortcut: false,
         reused: false,
         derived: false,
+        from_gen_check: false,
         not_run: false,
         past_margin: false,
         finished_as: None,
@@ -784,6 +970,7 @@ fn stored_cell(c: cache::StoredCell, warnings: &mut Vec<String>) -> Cell {
         shortcut: c.shortcut,
         reused: true,
         derived: false,
+        from_gen_check: false,
         not_run: false,
         past_margin: c.past_margin,
         finished_as: c.finished_as,
@@ -847,11 +1034,9 @@ fn run_cell(
     sub: &Submission,
     slack: f64,
 ) -> Result<TestResult, JudgeError> {
-    let mut one = problem.clone();
+    let mut one = with_slack(problem, slack);
     one.tests = vec![problem.tests[t].clone()];
     one.groups.clear();
-    one.time_limit = problem.time_limit.mul_f64(slack);
-    one.wall_time_limit = problem.wall_time_limit.map(|w| w.mul_f64(slack));
     let report = judge.judge(&one, sub, &mut |_| {}, &AtomicBool::new(false))?;
     Ok(report
         .tests
@@ -907,12 +1092,19 @@ pub(super) fn rerun_alone(
 ) {
     let mut todo = straight;
     let mut settled = Vec::new();
+    // Starved cells: alone, the load of our own other workers is gone.
+    let mut starved = Vec::new();
+    for (p, plan) in plans.iter_mut().enumerate() {
+        starved.extend(plan.starved.drain(..).map(|(s, t)| (p, s, t)));
+    }
+    stats.starved_cells = starved.len();
+    todo.extend(starved.iter().copied());
     for (p, plan) in plans.iter().enumerate() {
         for (s, sub) in plan.subs.iter().enumerate() {
             let kept = settled_by_promise(sub);
             for (t, cell) in sub.cells.iter().enumerate() {
                 let Some(c) = cell.as_ref() else { continue };
-                if c.shortcut || c.reused {
+                if c.shortcut || c.reused || starved.contains(&(p, s, t)) {
                     continue;
                 }
                 if prior::idle_tle(c.result.verdict, c.result.cpu_ms, sub.report.limit_ms) {
@@ -957,7 +1149,7 @@ pub(super) fn rerun_alone(
         let stopped_before = plan.subs[s].cells[t]
             .as_ref()
             .is_some_and(|c| c.past_margin);
-        let (r, seen) = best_alone(judge, plan, s, t, stats);
+        let (r, seen) = best_alone(judge, plan, (s, t), starved.contains(&(p, s, t)), stats);
         // The first run alone has the slack: a TLE there was stopped at it.
         let past_margin = stopped_before
             || seen
@@ -988,6 +1180,65 @@ pub(super) fn rerun_alone(
         }
         progress("re-running alone", i + 1, todo.len(), &label);
     }
+    continue_chains(judge, plans, &starved, progress, stats);
+}
+
+/// After a starved cell of a `time_limit_exceeded/` submission was judged alone: its chain had
+/// stopped there (a judge error stops it), so when that cell is no clear TLE, the cells after it
+/// are judged now, alone and in test order, until the first clear TLE; the cells after a clear
+/// TLE are then marked not run.
+fn continue_chains(
+    judge: &Judge,
+    plans: &mut [Plan],
+    starved: &[CellIndex],
+    progress: &Progress<'_>,
+    stats: &mut Stats,
+) {
+    for &(p, s, t) in starved {
+        let plan = &mut plans[p];
+        let sub = &plan.subs[s];
+        let limit = sub.report.limit_ms;
+        if sub.report.expected != Verdict::TimeLimitExceeded
+            || sub.cells[..=t]
+                .iter()
+                .flatten()
+                .any(|c| super::margins::clear_tle(c, limit))
+        {
+            continue;
+        }
+        for next in t + 1..sub.cells.len() {
+            let sub = &plan.subs[s];
+            if sub.cells[next].is_some() {
+                continue;
+            }
+            let label = format!(
+                "{} {} {}",
+                plan.report.problem, sub.report.name, plan.report.tests[next]
+            );
+            stats.rerun_tests += 1;
+            let (r, seen) = best_alone(judge, plan, (s, next), false, stats);
+            let past_margin = seen
+                .iter()
+                .any(|(v, _, how)| *how == ALONE_SLACK && *v == Verdict::TimeLimitExceeded);
+            let finished_as = finished_with_slack(&r, &seen);
+            record_cell(plan, s, next, r, true);
+            progress(
+                "re-running alone",
+                next + 1,
+                plan.report.tests.len(),
+                &label,
+            );
+            let Some(c) = plan.subs[s].cells[next].as_mut() else {
+                continue;
+            };
+            c.past_margin = past_margin;
+            c.finished_as = finished_as;
+            if super::margins::clear_tle(c, limit) || c.result.verdict == Verdict::JudgeError {
+                break;
+            }
+        }
+    }
+    stats.not_run_cells += mark_not_run(plans);
 }
 
 /// Whether the near cells of `sub` that finished correctly in the parallel phase can be judged
@@ -1018,11 +1269,15 @@ type Seen = Vec<(Verdict, u64, &'static str)>;
 /// same either way, and one that needs more shows by how much, which is what
 /// [`sensitivity`] asks. Further runs, with the exact limits, only while the verdict is open
 /// ([`open_verdict`]: a TLE not clear of the limit), up to [`RERUNS`] runs in all.
+///
+/// A cell whose parallel run was starved (`starved`) runs with [`STARVED_WALL`] times its wall
+/// time limit: the program showed it wants the CPU (it is no sleeper, which is all the wall
+/// limit is for), and its verdict rests on CPU time, which the wait does not change.
 fn best_alone(
     judge: &Judge,
     plan: &Plan,
-    s: usize,
-    t: usize,
+    (s, t): (usize, usize),
+    starved: bool,
     stats: &mut Stats,
 ) -> (Result<TestResult, JudgeError>, Seen) {
     let problem = plan
@@ -1030,10 +1285,20 @@ fn best_alone(
         .as_ref()
         .expect("cells exist only for loaded problems");
     let (sub, limit) = (&plan.subs[s].submission, plan.subs[s].report.limit_ms);
-    let mut seen: Seen = plan.subs[s].cells[t]
-        .iter()
-        .map(|c| (c.result.verdict, c.result.cpu_ms, "parallel"))
-        .collect();
+    let widened;
+    let problem = match starved {
+        false => problem,
+        true => match exact_limits(judge, problem, sub) {
+            Ok(l) => {
+                let mut p = problem.clone();
+                p.wall_time_limit = Some(l.wall.mul_f64(STARVED_WALL));
+                widened = p;
+                &widened
+            }
+            Err(e) => return (Err(e), Vec::new()),
+        },
+    };
+    let mut seen = parallel_seen(plan.subs[s].cells[t].as_ref());
     let mut best: Option<Result<TestResult, JudgeError>> = None;
     for i in 0..RERUNS {
         stats.reruns += 1;
@@ -1064,6 +1329,18 @@ fn best_alone(
         }
     }
     (best.expect("RERUNS is at least 1"), seen)
+}
+
+/// How much longer than its wall time limit a starved cell's runs alone may take.
+const STARVED_WALL: f64 = 4.0;
+
+/// What the parallel run of a cell judged alone saw: nothing when it was starved (a judge error
+/// is no measurement, and must not make the runs alone look inconsistent).
+fn parallel_seen(cell: Option<&Cell>) -> Seen {
+    cell.iter()
+        .filter(|c| c.result.verdict != Verdict::JudgeError)
+        .map(|c| (c.result.verdict, c.result.cpu_ms, "parallel"))
+        .collect()
 }
 
 /// The limits a run of `sub` on `problem` gets (its compilation is a cache hit by now).
@@ -1179,6 +1456,101 @@ fn inconsistent(seen: &[(Verdict, u64, &str)], limit_ms: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plan of one compiled `time_limit_exceeded/` submission over `tests` tests, none judged.
+    fn one_submission(tests: usize) -> Plan {
+        let names: Vec<String> = (1..=tests).map(|i| format!("{i:02}")).collect();
+        Plan {
+            report: ProblemReport {
+                problem: "p".into(),
+                tests: names,
+                judged: true,
+                ..Default::default()
+            },
+            problem: None,
+            subs: vec![super::super::discover::Sub {
+                report: super::super::SubmissionReport {
+                    name: "time_limit_exceeded/brute.rs".into(),
+                    reference: false,
+                    expected: Verdict::TimeLimitExceeded,
+                    language: "rust".into(),
+                    limit_ms: 1000,
+                    source_hash: 0,
+                    verdict: Verdict::Accepted,
+                    compile_output: String::new(),
+                    tests: Vec::new(),
+                    ok: true,
+                    failures: Vec::new(),
+                    timing_fragile: Vec::new(),
+                },
+                submission: Submission {
+                    language: "rust".into(),
+                    source: Vec::new(),
+                },
+                stage: Stage::Compiled,
+                cells: vec![None; tests],
+                ran: None,
+                keys: Vec::new(),
+                found: Vec::new(),
+            }],
+            gen_key: None,
+            gen_reused: false,
+            unscaled: None,
+            starved: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_starved_parallel_run_waits_for_a_run_alone_and_other_host_faults_do_not() {
+        let mut plan = one_submission(3);
+        let starved = JudgeError::Host(HostFault::Starved {
+            during: "main".into(),
+            wall: std::time::Duration::from_secs(3),
+            cpu_wait: std::time::Duration::from_secs(2),
+            tries: 3,
+        });
+        record_parallel(&mut plan, 0, 1, false, Err(starved));
+        // Not the judge's failure yet (no exit 3), and no verdict: a JE cell to judge alone.
+        assert_eq!(plan.starved, vec![(0, 1)]);
+        assert!(
+            plan.report.judge_errors.is_empty(),
+            "{:?}",
+            plan.report.judge_errors
+        );
+        let cell = plan.subs[0].cells[1].as_ref().expect("a cell");
+        assert_eq!(cell.result.verdict, Verdict::JudgeError);
+        assert!(!cell.past_margin && !cell.not_run);
+        // Any other host fault is the judge's failure at once.
+        let io = JudgeError::Io {
+            what: "write".into(),
+            source: std::io::Error::other("disk"),
+        };
+        record_parallel(&mut plan, 0, 2, false, Err(io));
+        assert_eq!(plan.starved, vec![(0, 1)]);
+        assert_eq!(plan.report.judge_errors.len(), 1);
+    }
+
+    #[test]
+    fn a_run_alone_does_not_count_the_starved_parallel_run_as_seen() {
+        let mut plan = one_submission(1);
+        plan.subs[0].cells[0] = Some(starved_cell(
+            "01",
+            &JudgeError::Host(HostFault::Starved {
+                during: "main".into(),
+                wall: std::time::Duration::from_secs(3),
+                cpu_wait: std::time::Duration::from_secs(2),
+                tries: 3,
+            }),
+        ));
+        assert!(parallel_seen(plan.subs[0].cells[0].as_ref()).is_empty());
+        let mut finished = starved_cell("01", &JudgeError::Cancelled);
+        finished.result.verdict = Verdict::Accepted;
+        finished.result.cpu_ms = 900;
+        assert_eq!(
+            parallel_seen(Some(&finished)),
+            vec![(Verdict::Accepted, 900, "parallel")]
+        );
+    }
 
     fn result(verdict: Verdict, cpu_ms: u64) -> TestResult {
         TestResult {

@@ -112,6 +112,24 @@ impl Judge {
         work: &Path,
     ) -> Result<(TestResult, Option<u32>), JudgeError> {
         let run = self.run_on_input(problem, program, &test.input, limits, work)?;
+        self.judge_run(problem, program, checker, test, limits, &run, work)
+    }
+
+    /// The verdict of `run`, a run of `program` on `test`'s input under `limits` made by
+    /// [`Judge::run_on_input`]: what judging the test gives (a plain test's second half, for a
+    /// caller that made the run itself, as `ojd verify` takes the reference's runs of
+    /// `gen --check`). `checker` is the problem's compiled checker program, if it has one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn judge_run(
+        &self,
+        problem: &Problem,
+        program: &Program,
+        checker: Option<&Program>,
+        test: &TestCase,
+        limits: &Limits,
+        run: &InputRun,
+        work: &Path,
+    ) -> Result<(TestResult, Option<u32>), JudgeError> {
         let (outcome, stderr) = (&run.outcome, &run.stderr);
         let mut result = result_of(test, outcome);
         if let Some((verdict, message)) = classify(outcome, limits) {
