@@ -21,9 +21,9 @@ use crate::submit::{accept, language_views, read_multipart, SubmitForm};
 use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
-use ojd_service::contest::model::{format_time, Contest, Phase, Scoring};
 use ojd_service::contest::standings::{points_text, Cell, Standings};
-use ojd_store::contests::Clarification;
+use ojd_service::contest::{format_time, Contest, Phase, Scoring};
+use ojd_store::Clarification;
 use ojd_store::{now_ms, SubmissionInfo};
 
 type PageResult = Result<Response, Response>;
@@ -346,9 +346,9 @@ pub(crate) async fn teams_page(
             tbody { @for t in &c.teams { tr {
                 td { (t.user) } td { (t.name) } td { (t.affiliation.as_deref().unwrap_or("")) }
                 td { @match t.category {
-                    ojd_service::contest::model::Category::Participant => "participant",
-                    ojd_service::contest::model::Category::Observer => "observer (not ranked)",
-                    ojd_service::contest::model::Category::Jury => "jury (not ranked)",
+                    ojd_service::contest::Category::Participant => "participant",
+                    ojd_service::contest::Category::Observer => "observer (not ranked)",
+                    ojd_service::contest::Category::Jury => "jury (not ranked)",
                 } }
             } } } } }
         }
