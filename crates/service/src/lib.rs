@@ -23,7 +23,7 @@ mod worker;
 /// A judging node and what runs it.
 pub use node::{
     check_identity, collect, shutdown_signal, start_heartbeat, start_judge, start_listener,
-    Counters, DbError, Health, Node, Role, ServerError, LEASE,
+    Counters, DbError, Node, Role, ServerError, LEASE,
 };
 
 /// The node's workers: they claim submissions from the store and judge them.

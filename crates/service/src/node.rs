@@ -86,7 +86,7 @@ const ENOSPC: i32 = 28;
 /// Whether this host may claim work: a host fault, or a failed check of its free space and
 /// disks, pauses claiming until a check passes ([`Node::ready_to_claim`]).
 #[derive(Default)]
-pub struct Health {
+pub(crate) struct Health {
     state: std::sync::Mutex<HealthState>,
 }
 
