@@ -525,20 +525,17 @@ pub fn open(database: &str) -> Result<Arc<dyn Store>, StoreError> {
 /// and makes one round trip; says what it reached. A SQLite file that does not exist yet is not
 /// created (the first `ojd serve` creates it).
 pub fn check(database: &str) -> Result<String, StoreError> {
-    if is_postgres_url(database) {
-        let store = PgStore::open(database)?;
-        store.ping()?;
-        return Ok(format!("PostgreSQL {} answers", store.name()));
-    }
-    let path = std::path::Path::new(database);
-    if !path.exists() {
+    let postgres = is_postgres_url(database);
+    if !postgres && !std::path::Path::new(database).exists() {
         return Ok(format!(
             "SQLite {database} does not exist yet (ojd serve creates it)"
         ));
     }
-    let store = SqliteStore::open(path)?;
-    store.ping()?;
-    Ok(format!("SQLite {database} opens"))
+    open(database)?.ping()?;
+    Ok(match postgres {
+        true => format!("PostgreSQL {} answers", redact_url(database)),
+        false => format!("SQLite {database} opens"),
+    })
 }
 
 /// A database URL without its password, for messages and logs.
@@ -581,5 +578,21 @@ mod tests {
             "postgres://ojd@127.0.0.1:5432/ojd"
         );
         assert_eq!(redact_url("postgres://h/db"), "postgres://h/db");
+    }
+
+    #[test]
+    fn check_says_what_it_reached_without_creating_a_sqlite_file() {
+        let dir = std::env::temp_dir().join(format!("ojd-store-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("ojd.sqlite3");
+        let name = file.display().to_string();
+        assert_eq!(
+            check(&name).unwrap(),
+            format!("SQLite {name} does not exist yet (ojd serve creates it)")
+        );
+        assert!(!file.exists(), "check created {name}");
+        drop(SqliteStore::open(&file).unwrap());
+        assert_eq!(check(&name).unwrap(), format!("SQLite {name} opens"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
