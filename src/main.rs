@@ -156,10 +156,10 @@ pub fn print_error(e: &(dyn std::error::Error + 'static)) {
 /// judge could not start, 2 for anything else (configuration, address, database); the error is
 /// printed.
 #[cfg(feature = "worker")]
-pub fn daemon_exit(result: Result<(), ojd_service::node::ServerError>) -> i32 {
+pub fn daemon_exit(result: Result<(), ojd_service::ServerError>) -> i32 {
     match result {
         Ok(()) => 0,
-        Err(e @ ojd_service::node::ServerError::Judge(_)) => {
+        Err(e @ ojd_service::ServerError::Judge(_)) => {
             print_error(&e);
             EXIT_JUDGE_FAILED
         }

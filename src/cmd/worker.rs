@@ -31,7 +31,7 @@ pub struct Args {
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
     if let Some(role) = &args.print_role_sql {
-        return match ojd_store::postgres::judge_host_role_sql(role) {
+        return match ojd_store::judge_host_role_sql(role) {
             Ok(sql) => {
                 print!("{sql}");
                 Ok(0)
@@ -51,12 +51,12 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
         }
     };
     if let Some(id) = &args.identity {
-        if let Err(e) = ojd_service::node::check_identity(id) {
+        if let Err(e) = ojd_service::check_identity(id) {
             eprintln!("error: {e}");
             return Ok(EXIT_BAD_INPUT);
         }
     }
-    Ok(daemon_exit(ojd_service::worker::run(
+    Ok(daemon_exit(ojd_service::run_worker(
         config,
         args.name,
         args.identity,

@@ -137,8 +137,8 @@ fn a_package_cache_survives_a_compile_cache_flood() {
     let folder = packages.join("packages").join(&version).join("aplusb");
     std::fs::create_dir_all(packages.join("blobs")).expect("blobs");
     let source = testdata("aplusb");
-    for (rel, data) in ojd_service::blobs::package_files(&source).expect("files") {
-        let hash = ojd_store::cluster::sha256_hex(&data);
+    for (rel, data) in ojd_service::package_files(&source).expect("files") {
+        let hash = ojd_store::sha256_hex(&data);
         let blob = packages.join("blobs").join(&hash);
         std::fs::write(&blob, &data).expect("blob");
         let dest = folder.join(&rel);
@@ -158,7 +158,7 @@ fn a_package_cache_survives_a_compile_cache_flood() {
     let db = tempfile::tempdir().expect("db");
     let store =
         ojd_store::open(db.path().join("ojd.sqlite3").to_str().expect("utf-8")).expect("store");
-    let host = ojd_service::blobs::Cache::new(&packages)
+    let host = ojd_service::Cache::new(&packages)
         .expect("cache")
         .with_budget(1 << 30);
     let problem = host

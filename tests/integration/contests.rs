@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use ojd_judge::verdict::{JudgeReport, Verdict};
-use ojd_service::contest::model::{Contest, ContestProblem, Participants, Scoring};
 use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
-use ojd_store::contests::RejudgingState;
+use ojd_service::contest::{Contest, ContestProblem, Participants, Scoring};
+use ojd_store::RejudgingState;
 use ojd_store::{NewSubmission, SqliteStore, Store, StoreError};
 
 use crate::common;
@@ -187,7 +187,7 @@ fn store_suite(s: &dyn Store) {
 
     // The answer to pa was wrong: alice's first try was right after all. Rejudge pa.
     let pa: Vec<i64> = s
-        .select_for_rejudging(&ojd_store::contests::RejudgeFilter {
+        .select_for_rejudging(&ojd_store::RejudgeFilter {
             problem: Some("pa".into()),
             contest: Some("c".into()),
             ..Default::default()

@@ -320,7 +320,7 @@ fn a_package_that_does_not_fit_the_cache_is_a_host_fault() {
     ];
     let version = store.publish("big", &files, 1).expect("publish");
     let disk = Tmpfs::mount("1m");
-    let cache = ojd_service::blobs::Cache::new(&disk.path().join("packages")).expect("cache");
+    let cache = ojd_service::Cache::new(&disk.path().join("packages")).expect("cache");
     let err = match cache.problem(store.as_ref(), "big", Some(&version)) {
         Ok(_) => panic!("a 3 MiB package cannot fit a 1 MiB disk"),
         Err(e) => e,

@@ -315,8 +315,8 @@ pub fn a_host_that_takes_over_its_own_claim_renews_it(s: &dyn Store) {
     assert_eq!(info(s, id).judged, 1, "judged once");
 }
 
-fn start<'a>(identity: &'a str, label: &'a str) -> ojd_store::cluster::HostStart<'a> {
-    ojd_store::cluster::HostStart {
+fn start<'a>(identity: &'a str, label: &'a str) -> ojd_store::HostStart<'a> {
+    ojd_store::HostStart {
         identity,
         label,
         role: "worker",
@@ -463,9 +463,9 @@ pub fn unused_packages_blobs_and_hosts_are_collected(s: &dyn Store) {
         assert!(exists(v), "{v} is kept");
     }
     if s.stores_blobs() {
-        let v3_test = ojd_store::cluster::sha256_hex(&files(3)[1].1);
+        let v3_test = ojd_store::sha256_hex(&files(3)[1].1);
         assert_eq!(s.blob(&v3_test).expect("blob"), None);
-        let shared = ojd_store::cluster::sha256_hex(&files(3)[0].1);
+        let shared = ojd_store::sha256_hex(&files(3)[0].1);
         assert!(s.blob(&shared).expect("blob").is_some(), "still used");
     }
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -503,7 +503,7 @@ pub fn unused_packages_blobs_and_hosts_are_collected(s: &dyn Store) {
 }
 
 pub fn packages_are_content_addressed(s: &dyn Store) {
-    use ojd_store::cluster::sha256_hex;
+    use ojd_store::sha256_hex;
     let files = vec![
         ("problem.toml".to_string(), b"title = 'x'".to_vec()),
         ("tests/1.in".to_string(), b"1 2\n".to_vec()),
@@ -575,7 +575,7 @@ pub fn packages_are_content_addressed(s: &dyn Store) {
 }
 
 pub fn web_sessions_codes_and_token_activity(s: &dyn Store) {
-    use ojd_store::web::Holder;
+    use ojd_store::Holder;
     let alice = Holder {
         name: "alice".into(),
         admin: false,
@@ -1113,7 +1113,7 @@ fn a_database_from_before_judgings_history_is_upgraded() {
     let path = dir.path().join("old.sqlite3");
     {
         let old = rusqlite::Connection::open(&path).expect("create");
-        old.execute_batch(store::sqlite::MIGRATIONS[0])
+        old.execute_batch(store::SQLITE_MIGRATIONS[0])
             .expect("old schema");
         old.execute_batch(
             "PRAGMA user_version = 1;
@@ -1253,7 +1253,7 @@ fn sqlite_keeps_no_second_copy_of_problem_files() {
     let old = dir.path().join("old.sqlite3");
     {
         let mut conn = rusqlite::Connection::open(&old).expect("create");
-        for (i, m) in store::sqlite::MIGRATIONS.iter().take(6).enumerate() {
+        for (i, m) in store::SQLITE_MIGRATIONS.iter().take(6).enumerate() {
             let tx = conn.transaction().expect("tx");
             tx.execute_batch(m).expect("migrate");
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
@@ -1378,14 +1378,14 @@ fn database_cost_per_submission() {
 /// and loads nothing, and lays it out whole once they are.
 #[test]
 fn a_half_published_version_is_never_judged() {
-    use ojd_store::cluster::manifest;
+    use ojd_store::manifest;
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
     };
     let url = cluster.database();
     let s = store::open(&url).expect("open");
     let dir = crate::common::testdata("aplusb");
-    let files = ojd_service::blobs::package_files(&dir).expect("package files");
+    let files = ojd_service::package_files(&dir).expect("package files");
     let v1 = s.publish("aplusb", &files, 1).expect("publish");
 
     // Another node starts publishing a changed package and stops halfway: one new blob of two
@@ -1440,12 +1440,12 @@ fn a_half_published_version_is_never_judged() {
     .expect("manifest alone");
     tx.commit().expect("commit");
     let cache_dir = tempfile::tempdir().expect("cache");
-    let cache = ojd_service::blobs::Cache::new(cache_dir.path()).expect("cache");
+    let cache = ojd_service::Cache::new(cache_dir.path()).expect("cache");
     let err = cache
         .problem(s.as_ref(), "aplusb", Some(&v2))
         .expect_err("refused");
     assert!(
-        matches!(err, ojd_service::blobs::BlobError::NoBlob { .. }),
+        matches!(err, ojd_service::BlobError::NoBlob { .. }),
         "{err}"
     );
     assert!(
@@ -1645,8 +1645,8 @@ fn a_million_submissions() {
 
 /// The bench's contest: its 5,000 submissions (queued at 1 to 5,000 ms after the epoch) over
 /// problems `p0` to `p19`, ICPC rules.
-fn big_contest() -> ojd_service::contest::model::Contest {
-    use ojd_service::contest::model::{Contest, ContestProblem, Participants, Scoring};
+fn big_contest() -> ojd_service::contest::Contest {
+    use ojd_service::contest::{Contest, ContestProblem, Participants, Scoring};
     Contest {
         id: "big".into(),
         dir: Default::default(),
@@ -1914,7 +1914,7 @@ fn counters_follow_every_change(
         .expect("claim")
         .expect("queued");
     // A host's restart gives its claims back; the collector removes what nothing uses.
-    let start = ojd_store::cluster::HostStart {
+    let start = ojd_store::HostStart {
         identity: "h3",
         label: "h3",
         role: "worker",
@@ -1996,7 +1996,7 @@ fn counters_match_a_real_count_on_sqlite() {
     let path = dir.path().join("ojd.sqlite3");
     {
         let mut c = rusqlite::Connection::open(&path).expect("open");
-        let list = store::sqlite::MIGRATIONS;
+        let list = store::SQLITE_MIGRATIONS;
         for (i, m) in list.iter().take(counters_migration(list)).enumerate() {
             let tx = c.transaction().expect("tx");
             tx.execute_batch(m).expect("migrate");
@@ -2037,7 +2037,7 @@ fn counters_match_a_real_count_on_postgres() {
     };
     let url = cluster.database();
     let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let list = store::postgres::MIGRATIONS;
+    let list = store::POSTGRES_MIGRATIONS;
     let before = counters_migration(list);
     for m in &list[..before] {
         c.batch_execute(m).expect("migrate");
@@ -2261,7 +2261,7 @@ fn exact_points_are_backfilled_on_sqlite() {
     let path = dir.path().join("ojd.sqlite3");
     {
         let mut c = rusqlite::Connection::open(&path).expect("open");
-        let list = store::sqlite::MIGRATIONS;
+        let list = store::SQLITE_MIGRATIONS;
         for (i, m) in list.iter().take(exact_points_migration(list)).enumerate() {
             let tx = c.transaction().expect("tx");
             tx.execute_batch(m).expect("migrate");
@@ -2284,7 +2284,7 @@ fn exact_points_are_backfilled_on_postgres() {
     };
     let url = cluster.database();
     let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let list = store::postgres::MIGRATIONS;
+    let list = store::POSTGRES_MIGRATIONS;
     let before = exact_points_migration(list);
     for m in &list[..before] {
         c.batch_execute(m).expect("migrate");
@@ -2306,7 +2306,7 @@ fn exact_points_are_backfilled_on_postgres() {
 /// judge's, "none" unjudged), who, when and why, oldest first; another submission's are its
 /// own; an unknown submission changes nothing.
 pub fn every_override_is_kept_in_its_history(s: &dyn Store) {
-    use ojd_store::contests::{OverrideChange, REMOVED};
+    use ojd_store::{OverrideChange, OVERRIDE_REMOVED as REMOVED};
     let a = s
         .insert_in_contest(&sub("alice", "p"), "c", 10)
         .expect("insert");
@@ -2430,7 +2430,7 @@ fn the_override_history_is_backfilled_on_sqlite() {
     let path = dir.path().join("ojd.sqlite3");
     {
         let mut c = rusqlite::Connection::open(&path).expect("open");
-        let list = store::sqlite::MIGRATIONS;
+        let list = store::SQLITE_MIGRATIONS;
         for (i, m) in list
             .iter()
             .take(override_history_migration(list))
@@ -2457,7 +2457,7 @@ fn the_override_history_is_backfilled_on_postgres() {
     };
     let url = cluster.database();
     let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let list = store::postgres::MIGRATIONS;
+    let list = store::POSTGRES_MIGRATIONS;
     let before = override_history_migration(list);
     for m in &list[..before] {
         c.batch_execute(m).expect("migrate");

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ojd_judge::problem::Problem;
-use ojd_store::cluster::sha256_hex;
+use ojd_store::sha256_hex;
 use ojd_store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -420,7 +420,7 @@ impl Cache {
     fn lay_out_in(
         &self,
         store: &dyn Store,
-        package: &ojd_store::cluster::Package,
+        package: &ojd_store::Package,
         tmp: &Path,
     ) -> Result<(), BlobError> {
         let folder = tmp.join(&package.problem);

@@ -70,7 +70,7 @@ impl Catalog {
             if hidden {
                 continue;
             }
-            match load_one(&folder, config.server.generate_answers, judge) {
+            match load_problem(&folder, config.server.generate_answers, judge) {
                 Ok(problem) => {
                     let has_samples = problem.tests.iter().any(|t| t.sample);
                     let statement_html =
@@ -118,7 +118,7 @@ impl Catalog {
 }
 
 /// Loads one package, generating its answers first when asked and needed.
-pub fn load_one(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, String> {
+pub fn load_problem(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, String> {
     let problem = Problem::load(folder).map_err(|e| e.to_string())?;
     if !generate || !needs_generation(&problem) {
         return check_answers(problem);

@@ -185,7 +185,7 @@ impl Default for Hub {
 }
 
 impl Hub {
-    pub(crate) fn new() -> Hub {
+    pub fn new() -> Hub {
         // Streams that fall this far behind re-read the store (see sse.rs).
         let (tx, _) = broadcast::channel(4096);
         Hub {
@@ -396,7 +396,7 @@ fn record(progress: &mut Progress, event: &Live) {
 /// The JSON an event travels in, cut to fit a NOTIFY: a test's diff and then its message go
 /// first (the page reads them from the store when the verdict is in).
 fn envelope(host: &str, judging: i64, mut live: Live) -> Option<String> {
-    let limit = ojd_store::postgres::MAX_PAYLOAD;
+    let limit = ojd_store::MAX_PAYLOAD;
     for step in 0..3 {
         let text = serde_json::to_string(&Envelope {
             from: host.to_string(),

@@ -1,19 +1,42 @@
 //! ojd's judging service: what `ojd serve` and `ojd worker` share, with no HTTP.
 //!
-//! The main types: [`node::Node`] (a judging node: store, judge, problems, heartbeat),
-//! [`queue`] (the workers that claim and judge submissions), [`events`] (the [`events::Hub`] of
-//! their live progress), [`catalog::Catalog`] (the problems a node serves), [`blobs`] (problem packages as
-//! content-addressed blobs for judge hosts), [`contest`] (contests' model, standings and
-//! rejudgings) and [`worker`] (`ojd worker`, a judge host). The web layer (`ojd-web`) wraps a
-//! [`node::Node`]; nothing here depends on it.
+//! The facade, flat: a judging node ([`Node`]: store, judge, problems, heartbeat, and the
+//! `start_*` functions that run its parts), its workers that claim and judge submissions
+//! ([`spawn_workers`], [`drain`]), the [`Hub`] of their live progress ([`Live`] events), the
+//! problems a node serves ([`Catalog`]), problem packages as content-addressed blobs for
+//! judge hosts ([`Cache`]) and `ojd worker`, a judge host ([`run_worker`]). Two namespaces stay
+//! modules of their own: [`contest`] (contests' model, standings, clock, rejudgings, awards,
+//! rosters) and [`logging`] (the daemon's log lines). The web layer (`ojd-web`) wraps a
+//! [`Node`]; nothing here depends on it.
 
 #![forbid(unsafe_code)]
 
-pub mod blobs;
-pub mod catalog;
+mod blobs;
+mod catalog;
 pub mod contest;
-pub mod events;
+mod events;
 pub mod logging;
-pub mod node;
-pub mod queue;
-pub mod worker;
+mod node;
+mod queue;
+mod worker;
+
+/// A judging node and what runs it.
+pub use node::{
+    check_identity, collect, shutdown_signal, start_heartbeat, start_judge, start_listener,
+    Counters, DbError, Node, Role, ServerError, LEASE,
+};
+
+/// The node's workers: they claim submissions from the store and judge them.
+pub use queue::{drain, spawn_workers, Workers};
+
+/// `ojd worker`: a judge host, no HTTP.
+pub use worker::run_worker;
+
+/// Live progress of the submissions being judged.
+pub use events::{Hub, Live, Progress};
+
+/// The problems a node serves.
+pub use catalog::{load_problem, needs_generation, Catalog, Entry, Failure};
+
+/// Problem packages as content-addressed blobs, cached by judge hosts.
+pub use blobs::{package_files, BlobError, Cache};

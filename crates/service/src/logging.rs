@@ -46,18 +46,18 @@ pub fn log(message: &str) {
 
 /// What a worker stored for one submission, for [`judged`].
 pub(crate) struct Judged<'a> {
-    pub submission: i64,
-    pub user: &'a str,
+    pub(crate) submission: i64,
+    pub(crate) user: &'a str,
     pub problem: &'a str,
-    pub language: &'a str,
+    pub(crate) language: &'a str,
     /// The verdict's short code (AC, WA, …, JE).
-    pub verdict: &'a str,
+    pub(crate) verdict: &'a str,
     /// How long the judging took, compile included.
-    pub time_ms: u128,
+    pub(crate) time_ms: u128,
     /// The host whose worker judged it (`judged_by`).
     pub host: &'a str,
     /// Why the judge failed (a judge error only; empty otherwise).
-    pub cause: &'a str,
+    pub(crate) cause: &'a str,
 }
 
 /// The `judged` event: a warning with its cause for a judge error, `info` otherwise.

@@ -28,7 +28,7 @@ use crate::logging::log;
 use ojd_judge::config::Config;
 use ojd_judge::judge::Judge;
 use ojd_judge::verdict::Verdict;
-use ojd_store::cluster::HostStats;
+use ojd_store::HostStats;
 use ojd_store::{Store, StoreError};
 
 /// Why the daemon could not start or stopped with an error.
@@ -86,7 +86,7 @@ const ENOSPC: i32 = 28;
 /// Whether this host may claim work: a host fault, or a failed check of its free space and
 /// disks, pauses claiming until a check passes ([`Node::ready_to_claim`]).
 #[derive(Default)]
-pub struct Health {
+pub(crate) struct Health {
     state: std::sync::Mutex<HealthState>,
 }
 
@@ -220,12 +220,10 @@ pub struct Node {
     /// Becomes true when shutdown begins.
     stop_tx: watch::Sender<bool>,
     pub started: Instant,
-    pub workers: usize,
+    pub(crate) workers: usize,
     /// This node's identity, unique per process: its claims (`claimed_by`), its host row,
     /// `judged_by` on the judgings its workers make.
     pub host: String,
-    /// The name it was given (`--name`; a label, not unique).
-    pub label: String,
     pub role: Role,
     /// Whether other nodes share the database (PostgreSQL): events then go through it.
     pub shared: bool,
@@ -234,7 +232,7 @@ pub struct Node {
     /// Set when the heartbeat may stop (after the workers drained).
     beat_stop: Arc<AtomicBool>,
     /// Whether this host may claim (host faults, free space).
-    pub health: Health,
+    pub(crate) health: Health,
     /// The flock on `<database>.lock`, held while the daemon runs.
     db_lock: std::sync::Mutex<Option<std::fs::File>>,
 }
@@ -372,7 +370,7 @@ impl Node {
         if shared {
             // Refused when a process of this identity is alive; takes back what this identity,
             // or a dead process of the same name, left half-judged (never a live one's).
-            let start = ojd_store::cluster::HostStart {
+            let start = ojd_store::HostStart {
                 identity: &host,
                 label: &label,
                 role: role.as_str(),
@@ -413,7 +411,6 @@ impl Node {
             started: Instant::now(),
             workers,
             host,
-            label,
             role,
             shared,
             packages,
@@ -523,7 +520,7 @@ impl Node {
     /// Records a host fault met while judging submission `id`: claiming pauses until the
     /// host's checks pass. `true` when the submission is to go back to the queue; `false` when
     /// it met [`HOST_FAULTS_PER_SUBMISSION`] of them here (the fault follows the submission).
-    pub(crate) fn host_fault(&self, id: i64, e: &ojd_judge::judge::JudgeError) -> bool {
+    pub fn host_fault(&self, id: i64, e: &ojd_judge::judge::JudgeError) -> bool {
         let cause = crate::logging::error_chain(e);
         let kind = e.host_fault_kind().unwrap_or("io_error");
         self.host_fault_because(id, cause, kind, e.errno())
@@ -543,7 +540,7 @@ impl Node {
     }
 
     /// Forgets the host faults of a submission this host has now judged.
-    pub(crate) fn judged(&self, id: i64) {
+    pub fn judged(&self, id: i64) {
         self.health.lock().faults.remove(&id);
     }
 }
@@ -645,9 +642,9 @@ fn start_collector(app: &Arc<Node>) {
     }
 }
 
-/// Collects what nothing has used for `keep` ([`ojd_store::cluster::ClusterStore::collect`]);
+/// Collects what nothing has used for `keep` ([`ojd_store::ClusterStore::collect`]);
 /// logs what went. Blocking.
-pub fn collect(app: &Node, keep: Duration) -> Option<ojd_store::cluster::Collected> {
+pub fn collect(app: &Node, keep: Duration) -> Option<ojd_store::Collected> {
     match app.store.collect(keep.as_millis() as i64) {
         Ok(c) => {
             if c != Default::default() {
@@ -676,7 +673,7 @@ pub fn start_listener(app: &Arc<Node>) {
     let weak = Arc::downgrade(app);
     let sink = Box::new(move |channel: &str, payload: String| {
         if let Some(app) = weak.upgrade() {
-            if channel == ojd_store::cluster::QUEUED {
+            if channel == ojd_store::QUEUED {
                 app.wake.notify_waiters();
             } else {
                 app.hub.apply_remote(&app.host, &payload);
@@ -718,7 +715,7 @@ pub(crate) fn identity(label: &str) -> String {
             std::time::SystemTime::now(),
             std::process::id()
         );
-        let hash = ojd_store::cluster::sha256_hex(seed.as_bytes());
+        let hash = ojd_store::sha256_hex(seed.as_bytes());
         return format!("{label}~{}", &hash[..16]);
     }
     let hex = ojd_judge::hex::encode(&bytes);

@@ -17,7 +17,7 @@ use ojd_judge::config::Config;
 /// Runs a judge host named `name` (default: `<host name>/worker`) until SIGTERM/SIGINT. Its
 /// identity is `identity` when given (a second process with it is refused while this one is
 /// alive), else a new one (see [`node::identity`]).
-pub fn run(
+pub fn run_worker(
     config: Config,
     name: Option<String>,
     identity: Option<String>,

@@ -36,10 +36,11 @@
 //!
 //! An area (contests, clarifications, rejudgings, sessions, users…) adds:
 //! 1. `<area>.rs` with `pub trait <Area>Store: Send + Sync { … }`, its types and
-//!    `impl<E: Engine> <Area>Store for E`, and a `pub mod <area>;` line here;
+//!    `impl<E: Engine> <Area>Store for E`, a `mod <area>;` line here and its trait and types in
+//!    the facade's `pub use` list (the modules are private: consumers name `ojd_store::X`);
 //! 2. its trait to the supertrait list of [`Store`] (`pub trait Store: ContestStore + … `), so
 //!    every backend has it and `&dyn Store` reaches its methods (as it does
-//!    [`cluster::ClusterStore`]'s: heartbeats, packages, events);
+//!    [`ClusterStore`]'s: heartbeats, packages, events);
 //! 3. its tables as ONE new entry at the end of each backend's migration list — never edit an
 //!    entry that landed: databases in the field have already run it. Both lists keep the same
 //!    number of entries, entry N doing the same thing in both dialects.
@@ -82,7 +83,7 @@
 //! time); PostgreSQL appends each statement's changes as rows of their own, so that writers on
 //! many hosts never wait on (or deadlock over) a shared row, and folds them every 256 rows.
 //! [`Store::counts`], [`Store::count_matching`] without a filter and
-//! [`cluster::ClusterStore::pending_counts`] sum them. The migration that made them counted the
+//! [`ClusterStore::pending_counts`] sum them. The migration that made them counted the
 //! rows already there.
 //!
 //! Times are Unix milliseconds. Tokens are stored as SHA-256 hashes, never in clear.
@@ -90,14 +91,14 @@
 #![forbid(unsafe_code)]
 
 mod applying;
-pub mod ccs;
-pub mod cluster;
-pub mod contests;
+mod ccs;
+mod cluster;
+mod contests;
 mod db;
-pub mod postgres;
-pub mod sqlite;
+mod postgres;
+mod sqlite;
 mod submissions;
-pub mod web;
+mod web;
 
 use std::sync::Arc;
 
@@ -105,8 +106,38 @@ use serde::Serialize;
 
 use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
 
-pub(crate) use postgres::PgStore;
-pub use sqlite::SqliteStore;
+use postgres::PgStore;
+
+// The facade. Everything a consumer names is here, flat: `ojd_store::{Store, ContestStore,
+// Clarification}`; the modules behind it are private.
+
+/// The engines: [`open`] picks one from the configuration; [`SqliteStore::in_memory`] is the
+/// tests' store. The migration lists (append-only) are public for the tests that check them.
+pub use postgres::{judge_host_role_sql, MAX_PAYLOAD, MIGRATIONS as POSTGRES_MIGRATIONS};
+pub use sqlite::{SqliteStore, MIGRATIONS as SQLITE_MIGRATIONS};
+
+/// Many hosts: heartbeats, leases, drains, package blobs, live events
+/// ([`ClusterStore`]).
+pub use cluster::{
+    manifest, sha256_hex, Beat, ClusterStore, Collected, EventSink, HostInfo, HostStart, HostStats,
+    Package, PackageFile, QUEUED,
+};
+
+/// The "after" of an override's history line when the jury's verdict was removed.
+pub use contests::REMOVED as OVERRIDE_REMOVED;
+/// Contests: clarifications, balloons, the freeze, the audit log, verdict overrides,
+/// rejudgings and the standings' input ([`ContestStore`]).
+pub use contests::{
+    AnswerRecord, AuditEntry, BalloonDone, Clarification, ContestStore, FreezeChange,
+    NewClarification, OverrideChange, RejudgeFilter, RejudgingInfo, RejudgingItem, RejudgingState,
+    StandingsEntry, VerdictOverride,
+};
+
+/// The web's sessions, login codes and token activity ([`WebStore`]).
+pub use web::{Holder, TokenActivity, WebStore};
+
+/// What the ICPC Contest API reads ([`CcsStore`]).
+pub use ccs::{CcsJudging, CcsRun, CcsStore};
 
 /// Where a submission is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -410,9 +441,7 @@ where
 
 /// The daemon's storage. Every method is one short transaction; callers in async code run them
 /// on a blocking thread. Areas add their methods as supertraits (see the module docs).
-pub trait Store:
-    cluster::ClusterStore + contests::ContestStore + web::WebStore + ccs::CcsStore + Send + Sync
-{
+pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync {
     /// Queues a submission and returns its id.
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;
     /// Takes the next submission to judge (fair between users) for the judge host `host`,
@@ -498,21 +527,17 @@ pub fn open(database: &str) -> Result<Arc<dyn Store>, StoreError> {
 /// and makes one round trip; says what it reached. A SQLite file that does not exist yet is not
 /// created (the first `ojd serve` creates it).
 pub fn check(database: &str) -> Result<String, StoreError> {
-    use cluster::ClusterStore;
-    if is_postgres_url(database) {
-        let store = PgStore::open(database)?;
-        store.ping()?;
-        return Ok(format!("PostgreSQL {} answers", store.name()));
-    }
-    let path = std::path::Path::new(database);
-    if !path.exists() {
+    let postgres = is_postgres_url(database);
+    if !postgres && !std::path::Path::new(database).exists() {
         return Ok(format!(
             "SQLite {database} does not exist yet (ojd serve creates it)"
         ));
     }
-    let store = SqliteStore::open(path)?;
-    store.ping()?;
-    Ok(format!("SQLite {database} opens"))
+    open(database)?.ping()?;
+    Ok(match postgres {
+        true => format!("PostgreSQL {} answers", redact_url(database)),
+        false => format!("SQLite {database} opens"),
+    })
 }
 
 /// A database URL without its password, for messages and logs.
@@ -555,5 +580,21 @@ mod tests {
             "postgres://ojd@127.0.0.1:5432/ojd"
         );
         assert_eq!(redact_url("postgres://h/db"), "postgres://h/db");
+    }
+
+    #[test]
+    fn check_says_what_it_reached_without_creating_a_sqlite_file() {
+        let dir = std::env::temp_dir().join(format!("ojd-store-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("ojd.sqlite3");
+        let name = file.display().to_string();
+        assert_eq!(
+            check(&name).unwrap(),
+            format!("SQLite {name} does not exist yet (ojd serve creates it)")
+        );
+        assert!(!file.exists(), "check created {name}");
+        drop(SqliteStore::open(&file).unwrap());
+        assert_eq!(check(&name).unwrap(), format!("SQLite {name} opens"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

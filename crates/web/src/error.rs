@@ -124,11 +124,11 @@ impl From<StoreError> for AppError {
     }
 }
 
-impl From<ojd_service::node::DbError> for AppError {
-    fn from(e: ojd_service::node::DbError) -> AppError {
+impl From<ojd_service::DbError> for AppError {
+    fn from(e: ojd_service::DbError) -> AppError {
         match e {
-            ojd_service::node::DbError::Store(e) => e.into(),
-            e @ ojd_service::node::DbError::Task(_) => AppError::Internal(e.to_string()),
+            ojd_service::DbError::Store(e) => e.into(),
+            e @ ojd_service::DbError::Task(_) => AppError::Internal(e.to_string()),
         }
     }
 }

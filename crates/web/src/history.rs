@@ -64,7 +64,7 @@ pub(crate) fn override_detail(
         Some(r) => format!("submission {submission}: verdict {from} → {to} ({r})"),
         None => format!(
             "submission {submission}: verdict {from} → {to} ({})",
-            ojd_store::contests::REMOVED
+            ojd_store::OVERRIDE_REMOVED
         ),
     }
 }
@@ -120,7 +120,7 @@ mod tests {
             override_detail(7, "AC", "WA", None),
             format!(
                 "submission 7: verdict AC → WA ({})",
-                ojd_store::contests::REMOVED
+                ojd_store::OVERRIDE_REMOVED
             )
         );
     }

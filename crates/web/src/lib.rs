@@ -73,16 +73,16 @@ use axum::Router;
 
 use ojd_judge::config::Config;
 use ojd_judge::judge::Judge;
-use ojd_service::catalog::Catalog;
-use ojd_service::node::{shutdown_signal, start_heartbeat, start_judge, start_listener, Node};
-use ojd_service::queue::{self, drain};
+use ojd_service::Catalog;
+use ojd_service::{drain, spawn_workers};
+use ojd_service::{shutdown_signal, start_heartbeat, start_judge, start_listener, Node};
 use ojd_store::{Store, StoreError};
 
 pub use api::events::RECHECK as EVENT_STREAM_RECHECK;
 pub use auth::session::{issue_code, shown_address};
 pub use auth::{issue_token, TokenError};
 pub use error::AppError;
-pub use ojd_service::node::ServerError;
+pub use ojd_service::ServerError;
 pub use text::utc_time;
 pub use user::User;
 
@@ -193,7 +193,7 @@ pub async fn run(
 ) -> Result<(), ServerError> {
     start_heartbeat(&app.node);
     start_listener(&app.node);
-    let mut workers = queue::spawn_workers(&app.node);
+    let mut workers = spawn_workers(&app.node);
     let stop_app = app.clone();
     let mut stopped = app.stopping();
     let server = axum::serve(

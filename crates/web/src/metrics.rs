@@ -267,7 +267,7 @@ async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
 /// heartbeat, what it judges now), and whether it is alive (a heartbeat within the lease).
 async fn hosts(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoResponse, AppError> {
     let hosts = app.db(|s| s.hosts()).await?;
-    let lease = ojd_service::node::LEASE.as_millis() as i64;
+    let lease = ojd_service::LEASE.as_millis() as i64;
     let list: Vec<serde_json::Value> = hosts
         .into_iter()
         .map(|h| {
@@ -285,7 +285,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
     let (counts, hosts, expired) = app
         .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases()?)))
         .await?;
-    let lease = ojd_service::node::LEASE.as_millis() as i64;
+    let lease = ojd_service::LEASE.as_millis() as i64;
     let catalog = app.catalog();
     let c = &app.metrics;
     let mut out = String::new();

@@ -21,12 +21,12 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_judge::verdict::Verdict;
-use ojd_service::contest::model::Scoring;
 use ojd_service::contest::rejudging::{self, Diff, Move, Outcome, Pair, TestChange};
 use ojd_service::contest::standings::{self, Judged};
 use ojd_service::contest::Contest;
-use ojd_store::contests::{RejudgeFilter, RejudgingInfo, RejudgingItem};
+use ojd_service::contest::Scoring;
 use ojd_store::{now_ms, JudgingDetail, StoreError};
+use ojd_store::{RejudgeFilter, RejudgingInfo, RejudgingItem};
 
 /// What an admin asks to rejudge; at least one field.
 #[derive(Deserialize, Default, Debug)]

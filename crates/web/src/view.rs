@@ -22,9 +22,9 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_judge::verdict::{TestResult, Verdict};
-use ojd_service::catalog::{Catalog, Entry};
-use ojd_service::contest::model::{Feedback, Phase};
-use ojd_store::contests::VerdictOverride;
+use ojd_service::contest::{Feedback, Phase};
+use ojd_service::{Catalog, Entry};
+use ojd_store::VerdictOverride;
 use ojd_store::{State as SubState, SubmissionDetail, SubmissionInfo};
 
 /// Whether `user` may read submissions made by `owner`.

@@ -1,5 +1,7 @@
-//! Contests: `contests/<id>/contest.toml` ([`model`]), standings computed from judged
-//! submissions ([`standings`]) and the verdict diff of a rejudging ([`rejudging`]).
+//! Contests: `contests/<id>/contest.toml` (the types at this module's root: [`Contest`],
+//! [`load_all`]…), standings computed from judged submissions ([`standings`]), the contest's
+//! clock ([`clock`]), the verdict diff of a rejudging ([`rejudging`]), awards ([`awards`]), the
+//! editor's draft ([`edit`]) and rosters of teams ([`roster`]).
 //!
 //! Everything here is pure: no store, no HTTP. The daemon reads the current judgings from the
 //! store, turns them into [`standings::Attempt`]s and asks these functions; so a rejudging, an
@@ -8,9 +10,13 @@
 pub mod awards;
 pub mod clock;
 pub mod edit;
-pub mod model;
+mod model;
 pub mod rejudging;
 pub mod roster;
 pub mod standings;
 
-pub use model::{load_all, Contest, ContestError, ContestProblem, Participants, Phase, Scoring};
+/// The contest's model: `contest.toml` read and checked.
+pub use model::{
+    format_time, load_all, parse_start, Category, Contest, ContestError, ContestProblem, Feedback,
+    Participants, Phase, Scoring, Team,
+};

@@ -237,11 +237,6 @@ impl PgStore {
         Ok(store)
     }
 
-    /// The URL this store was opened with, without its password.
-    pub(crate) fn name(&self) -> &str {
-        &self.name
-    }
-
     /// A pooled connection. A database that refuses connections is [`StoreError::Unreachable`]
     /// as soon as one of the pool's attempts fails while this waits (a fraction of a second),
     /// not after [`POOL_WAIT`]: a busy pool (every connection in use) is waited for, a dead

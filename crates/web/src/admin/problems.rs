@@ -28,7 +28,7 @@ fn problems_body(app: &App, message: Option<Markup>) -> Markup {
             thead { tr { th { "Problem" } th { "State" } th.num { "Tests" } th { "" } } }
             tbody {
                 @for (id, e) in &catalog.problems {
-                    @let stale = ojd_service::catalog::needs_generation(&e.problem);
+                    @let stale = ojd_service::needs_generation(&e.problem);
                     tr id={ "p-" (id) } {
                         td { a href={ "/problems/" (id) } { (id) } " " span.muted.opt { (e.problem.title) } }
                         td { @if stale { span.badge.v-TLE { "answers stale" } } @else { span.badge.v-AC { "ready" } } }

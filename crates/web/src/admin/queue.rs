@@ -41,7 +41,7 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
         })
         .await
         .map_err(err(&user))?;
-    let lease = ojd_service::node::LEASE.as_millis() as i64;
+    let lease = ojd_service::LEASE.as_millis() as i64;
     let mut judging = Vec::new();
     for r in pending.rows.iter().filter(|r| r.state == SubState::Judging) {
         let id = r.id;

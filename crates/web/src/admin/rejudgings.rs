@@ -19,10 +19,10 @@ use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
 use ojd_judge::verdict::Verdict;
-use ojd_service::contest::model::Scoring;
 use ojd_service::contest::rejudging::Outcome;
 use ojd_service::contest::standings::points_text;
-use ojd_store::contests::RejudgingState;
+use ojd_service::contest::Scoring;
+use ojd_store::RejudgingState;
 
 type PageResult = Result<Response, Response>;
 
@@ -296,7 +296,7 @@ pub(crate) fn scope_text(scope: &str) -> String {
     };
     let time = |v: &serde_json::Value| {
         v.as_i64()
-            .map(|ms| ojd_service::contest::model::format_time(ms, 0))
+            .map(|ms| ojd_service::contest::format_time(ms, 0))
             .unwrap_or_else(|| v.to_string())
     };
     let parts: Vec<String> = m

@@ -342,7 +342,7 @@ pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, 
         }
         let checked = staging.join(&id);
         std::fs::rename(&folder, &checked).map_err(|e| format!("move the unpacked folder: {e}"))?;
-        ojd_service::catalog::load_one(&checked, true, &app.judge)?;
+        ojd_service::load_problem(&checked, true, &app.judge)?;
         let live = root.join(&id);
         let old = staging.join("previous");
         if live.exists() {

@@ -21,7 +21,7 @@ use crate::html::parts::time_el;
 use crate::html::{need_admin, page};
 use crate::user::{valid_name, User};
 use crate::App;
-use ojd_store::web::TokenActivity;
+use ojd_store::TokenActivity;
 
 /// A page that shows something once (a new token): never cached.
 fn once(title: &str, user: &User, body: Markup) -> Response {

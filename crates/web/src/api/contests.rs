@@ -20,9 +20,9 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::edit::Draft;
-use ojd_service::contest::model::{Phase, Scoring};
-use ojd_store::contests::Clarification;
+use ojd_service::contest::{Phase, Scoring};
 use ojd_store::now_ms;
+use ojd_store::Clarification;
 
 pub(crate) fn routes() -> Router<Arc<App>> {
     Router::new()

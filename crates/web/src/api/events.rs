@@ -35,8 +35,8 @@ use crate::view::{
 };
 use crate::App;
 use ojd_judge::verdict::{TestResult, Verdict};
-use ojd_service::contest::model::Feedback;
-use ojd_service::events::Live;
+use ojd_service::contest::Feedback;
+use ojd_service::Live;
 
 type Tx = mpsc::Sender<Result<Event, Infallible>>;
 

@@ -15,7 +15,7 @@ use crate::error::AppError;
 use crate::rejudgings::{close, report, start, tests_of, Report, Request};
 use crate::App;
 use ojd_service::contest::rejudging::TestChange;
-use ojd_store::contests::RejudgingInfo;
+use ojd_store::RejudgingInfo;
 
 pub(crate) fn routes() -> Router<Arc<App>> {
     Router::new()

@@ -16,7 +16,7 @@ use super::{hash_token, new_token};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_store::web::Holder;
+use ojd_store::Holder;
 use ojd_store::{now_ms, Store, StoreError};
 
 /// The cookie holding a browser's session id.
@@ -100,8 +100,8 @@ pub(crate) fn login_link(app: &App, who: &User) -> Result<String, AppError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_store::web::WebStore;
     use ojd_store::SqliteStore;
+    use ojd_store::WebStore;
 
     #[test]
     fn codes_work_once_and_expire_and_sessions_end() {

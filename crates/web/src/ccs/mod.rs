@@ -30,7 +30,7 @@ use crate::error::AppError;
 use crate::App;
 use basic::Reader;
 use model::{Role, Snapshot};
-use ojd_service::contest::model::Contest;
+use ojd_service::contest::Contest;
 
 /// The collections under `/api/contests/{id}/`.
 const COLLECTIONS: [&str; 11] = [
@@ -139,7 +139,7 @@ async fn scoreboard(
 
 /// The properties each type has (what `/access` lists; the same for every role).
 fn properties(ty: &str, c: &Contest) -> Vec<&'static str> {
-    let ioi = c.scoring == ojd_service::contest::model::Scoring::Ioi;
+    let ioi = c.scoring == ojd_service::contest::Scoring::Ioi;
     let freeze = c.freeze.is_some();
     let mut p: Vec<&'static str> = match ty {
         "contest" => vec![

@@ -37,7 +37,7 @@ use crate::contests::standings;
 use crate::user::User;
 use crate::App;
 use ojd_judge::verdict::Verdict;
-use ojd_service::contest::model::{Contest, Feedback, Participants, Scoring};
+use ojd_service::contest::{Contest, Feedback, Participants, Scoring};
 use ojd_store::{now_ms, StoreError};
 
 /// Who reads the API.
@@ -643,7 +643,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             _ => i64::MIN,
         }
     };
-    let mut runs_of: HashMap<i64, Vec<&ojd_store::ccs::CcsRun>> = HashMap::new();
+    let mut runs_of: HashMap<i64, Vec<&ojd_store::CcsRun>> = HashMap::new();
     for r in &runs {
         runs_of.entry(r.judging).or_default().push(r);
     }

@@ -19,7 +19,7 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_judge::verdict::Verdict;
-use ojd_service::contest::model::Contest;
+use ojd_service::contest::Contest;
 use ojd_store::{now_ms, StoreError};
 
 /// One balloon: a team's first accepted submission of a problem.

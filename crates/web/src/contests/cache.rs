@@ -28,7 +28,7 @@ use axum::body::Bytes;
 use tokio::sync::broadcast;
 
 use ojd_service::contest::standings::Standings;
-use ojd_service::events::Live;
+use ojd_service::Live;
 use ojd_store::StoreError;
 
 /// One contest's table for one view, with its JSON.
@@ -235,7 +235,7 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_service::contest::model::Scoring;
+    use ojd_service::contest::Scoring;
 
     fn table(rows: usize) -> Standings {
         Standings {

@@ -17,11 +17,11 @@ use super::find;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_service::contest::model::Category;
-use ojd_service::contest::model::Contest;
-use ojd_service::contest::model::Phase;
-use ojd_store::contests::{Clarification, NewClarification};
+use ojd_service::contest::Category;
+use ojd_service::contest::Contest;
+use ojd_service::contest::Phase;
 use ojd_store::now_ms;
+use ojd_store::{Clarification, NewClarification};
 
 /// The clarifications `viewer` may read: public ones, their own questions and the
 /// announcements to them (admins: all). Who claimed a question is the jury's business: others

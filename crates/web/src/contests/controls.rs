@@ -12,9 +12,9 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::clock::{self, ClockChange};
-use ojd_service::contest::model::format_time;
-use ojd_store::contests::AuditEntry;
+use ojd_service::contest::format_time;
 use ojd_store::now_ms;
+use ojd_store::AuditEntry;
 
 /// A clock change as the API and the form send it.
 #[derive(Debug, Deserialize)]
@@ -206,7 +206,7 @@ pub(crate) async fn set_override(
 
 /// What a roster import did: the teams, and what is shown once to print for the hall.
 pub(crate) struct Imported {
-    pub(crate) teams: Vec<ojd_service::contest::model::Team>,
+    pub(crate) teams: Vec<ojd_service::contest::Team>,
     /// (user, token) per team, with `tokens`.
     pub(crate) tokens: Vec<(String, String)>,
     /// (user, password) generated per team, with `passwords` (not those from accounts.tsv).

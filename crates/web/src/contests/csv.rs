@@ -1,7 +1,7 @@
 //! Standings as CSV, the admins' download.
 
-use ojd_service::contest::model::Scoring;
 use ojd_service::contest::standings::{points_text, Standings};
+use ojd_service::contest::Scoring;
 
 /// Standings as CSV (admins): rank, user, solved, penalty, score, then one column per problem.
 pub(crate) fn standings_csv(s: &Standings) -> String {

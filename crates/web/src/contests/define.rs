@@ -17,7 +17,7 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::edit::{self, Draft, FieldError};
-use ojd_service::contest::model::{Contest, Phase};
+use ojd_service::contest::{Contest, Phase};
 use ojd_store::now_ms;
 
 /// Why a definition was not saved.

@@ -15,7 +15,7 @@ use crate::auth::session::issue_code;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_service::contest::model::{format_time, parse_start, Contest, Participants};
+use ojd_service::contest::{format_time, parse_start, Contest, Participants};
 use ojd_store::now_ms;
 
 /// A sheet's links last until the contest's end plus this many hours unless told otherwise.

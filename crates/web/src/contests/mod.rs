@@ -38,9 +38,9 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_judge::config::Config;
-use ojd_service::contest::model::{Contest, Phase};
-use ojd_store::contests::FreezeChange;
+use ojd_service::contest::{Contest, Phase};
 use ojd_store::now_ms;
+use ojd_store::FreezeChange;
 
 /// The contests as loaded now, and the folders that failed.
 #[derive(Default)]
@@ -146,7 +146,7 @@ pub(crate) fn admit(app: &App, user: &User, contest: &str, problem: &str) -> Res
         ))),
         Phase::Ended => Err(AppError::Forbidden(format!(
             "contest {contest:?} is over (it ended at {}); submissions are no longer accepted",
-            ojd_service::contest::model::format_time(c.end_ms(), c.utc_offset_s)
+            ojd_service::contest::format_time(c.end_ms(), c.utc_offset_s)
         ))),
         Phase::Running | Phase::Frozen => Ok(()),
     }
@@ -295,7 +295,7 @@ pub(crate) async fn set_freeze(
     if now < f {
         return Err(AppError::Conflict(format!(
             "the standings of contest {id:?} freeze at {}; they can be unfrozen or frozen again only after that",
-            ojd_service::contest::model::format_time(f, c.utc_offset_s)
+            ojd_service::contest::format_time(f, c.utc_offset_s)
         )));
     }
     let by = admin.name.clone();
@@ -312,7 +312,7 @@ pub(crate) async fn set_freeze(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_service::contest::model::{Participants, Scoring};
+    use ojd_service::contest::{Participants, Scoring};
     use std::time::Duration;
 
     fn contest(freeze: Option<u64>) -> Contest {

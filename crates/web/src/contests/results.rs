@@ -17,8 +17,8 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::awards::{self, Award};
-use ojd_service::contest::model::{format_time, Contest, Phase};
 use ojd_service::contest::standings::Standings;
+use ojd_service::contest::{format_time, Contest, Phase};
 use ojd_store::{now_ms, StoreError};
 
 /// The final standings (nothing hidden) and the awards of `c`. Blocking.

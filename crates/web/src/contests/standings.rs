@@ -11,9 +11,9 @@ use crate::user::User;
 use crate::App;
 use ojd_judge::problem::Problem;
 use ojd_judge::verdict::{TestResult, Verdict};
-use ojd_service::contest::model::{Contest, Participants, Scoring};
 use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
-use ojd_store::contests::StandingsEntry;
+use ojd_service::contest::{Contest, Participants, Scoring};
+use ojd_store::StandingsEntry;
 use ojd_store::{now_ms, StoreError};
 
 /// Thousandths of a point per scoring group that a judging's tests earned, by the judge's own
@@ -136,7 +136,7 @@ fn shared_standings(
 /// The submissions of a contest that are ranked: the participants' (a listed contest's
 /// participants; in an open one, anyone's), never the jury's (an admin's test through the
 /// contest). The standings and the rejudging preview both rank these. One light query
-/// ([`ojd_store::contests::ContestStore::standings_input`]).
+/// ([`ojd_store::ContestStore::standings_input`]).
 pub(crate) fn ranked_submissions(
     app: &App,
     c: &Contest,
@@ -184,8 +184,7 @@ pub(crate) fn final_standings(app: &App, c: &Contest) -> Result<Standings, Store
 /// Before the start, what a non-admin sees: no problem and no row (the problem set is not
 /// told before the start, not even its size or labels).
 fn before_start(c: &Contest, viewer: Option<&User>) -> bool {
-    !viewer.is_some_and(|u| u.admin)
-        && c.phase(now_ms()) == ojd_service::contest::model::Phase::Before
+    !viewer.is_some_and(|u| u.admin) && c.phase(now_ms()) == ojd_service::contest::Phase::Before
 }
 
 fn empty(c: &Contest) -> Standings {

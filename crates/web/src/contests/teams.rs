@@ -12,7 +12,7 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::edit::FieldError;
-use ojd_service::contest::model::Contest;
+use ojd_service::contest::Contest;
 
 /// Adds a team to contest `id`, or edits one (`draft.original`), as `admin` asked: checked
 /// field by field, written into its `contest.toml` (the file stays the truth), reloaded, the
@@ -118,7 +118,7 @@ async fn submissions_of(app: &Arc<App>, c: &Contest, user: &str) -> Result<usize
 async fn write_teams(
     app: &Arc<App>,
     c: &Contest,
-    teams: Vec<ojd_service::contest::model::Team>,
+    teams: Vec<ojd_service::contest::Team>,
 ) -> Result<(), AppError> {
     let problems = app.config.server.problems.clone();
     let (dir, id) = (c.dir.clone(), c.id.clone());

@@ -7,8 +7,8 @@ use maud::{html, Markup};
 use crate::text::utc_time;
 use crate::view::{SubmissionView, SummaryView};
 use ojd_judge::verdict::{Diff, TestResult, Verdict};
-use ojd_service::contest::model::Feedback;
 use ojd_service::contest::standings::points_text;
+use ojd_service::contest::Feedback;
 use ojd_store::State as SubState;
 
 /// A verdict (or the state while there is none) as a coloured badge.

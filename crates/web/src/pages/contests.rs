@@ -22,10 +22,10 @@ use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::edit::FieldError;
-use ojd_service::contest::model::{format_time, Contest, Phase, Scoring};
 use ojd_service::contest::roster::TeamDraft;
 use ojd_service::contest::standings::{points_text, Cell, Standings};
-use ojd_store::contests::Clarification;
+use ojd_service::contest::{format_time, Contest, Phase, Scoring};
+use ojd_store::Clarification;
 use ojd_store::{now_ms, SubmissionInfo};
 
 type PageResult = Result<Response, Response>;
@@ -376,9 +376,9 @@ pub(crate) fn teams_view(
                 td { (t.user) } td { (t.name) } td { (t.affiliation.as_deref().unwrap_or("")) }
                 td.members { (t.members.join(", ")) }
                 td { @match t.category {
-                    ojd_service::contest::model::Category::Participant => "participant",
-                    ojd_service::contest::model::Category::Observer => "observer (not ranked)",
-                    ojd_service::contest::model::Category::Jury => "jury (not ranked)",
+                    ojd_service::contest::Category::Participant => "participant",
+                    ojd_service::contest::Category::Observer => "observer (not ranked)",
+                    ojd_service::contest::Category::Jury => "jury (not ranked)",
                 } }
                 td.actions {
                     a.edit-team href={ "/contests/" (c.id) "/teams?edit=" (urlencode(&t.user)) "#team-form" } { "Edit" }

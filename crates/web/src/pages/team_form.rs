@@ -5,8 +5,8 @@
 use maud::{html, Markup};
 
 use ojd_service::contest::edit::FieldError;
-use ojd_service::contest::model::Contest;
 use ojd_service::contest::roster::TeamDraft;
+use ojd_service::contest::Contest;
 
 /// The form, filled with `draft` (an empty `original`: a new team).
 pub(crate) fn editor(c: &Contest, draft: &TeamDraft, errors: &[FieldError]) -> Markup {
