@@ -1177,6 +1177,25 @@ fn issue23_asking_delaying_and_ignoring_are_clicked() {
     page.screenshot(&artifact("contest-i23-delayed.png"));
     phone(&mut page, "i23-delayed");
 
+    // The freeze's length: the last 45 minutes (the form shows the freeze it has).
+    page.eval("document.getElementById('freeze-minutes').value = '45'; true");
+    page.eval(yes);
+    page.click("#set-freeze");
+    page.wait_for(
+        "the contest with its new freeze",
+        "document.readyState === 'complete' && window.__asked === undefined && document.getElementById('freeze-minutes') !== null && document.getElementById('freeze-minutes').value === '45'",
+        Duration::from_secs(10),
+    );
+    let (_, c) = d.get("/api/v1/contests/later", Some(ADMIN));
+    let end = c["clock"]["end_ms"].as_i64().expect("end");
+    assert_eq!(
+        c["clock"]["freeze_ms"].as_i64(),
+        Some(end - 45 * 60_000),
+        "{c}"
+    );
+    page.screenshot(&artifact("contest-i23-freeze-set.png"));
+    phone(&mut page, "i23-freeze-set");
+
     // The hall sheet: login links valid until the time typed.
     page.navigate(&format!("{}/contests/later/teams", d.url));
     let until = crate::contests::rfc3339((ojd_store::now_ms() / 1000 + 86_400) * 1000);

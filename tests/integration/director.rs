@@ -821,3 +821,87 @@ fn issue23_teams_are_edited_one_at_a_time_over_http() {
         assert!(log.contains(line), "{line} audited: {log}");
     }
 }
+
+// ---- the freeze's length on a running contest ----
+
+/// A director changes how long the standings freeze, on the clock controls' API: while the
+/// new freeze time is still to come (written into contest.toml, loaded, audited), never to a
+/// time already past (what was shown cannot be hidden again), to before the start, or once the
+/// standings are frozen; 0 removes the freeze. The same control is clicked in
+/// `contests_browser`.
+#[test]
+fn issue23_the_freeze_length_is_changed_while_its_time_is_to_come() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
+        contests.path().display()
+    ));
+    // Running for 10 of its 120 minutes, freezing at minute 60; "ice" froze at minute 60 of
+    // its 100 so far.
+    write_contest(
+        contests.path(),
+        "gala",
+        600_000,
+        "freeze = \"1h\"",
+        &["aplusb"],
+    );
+    write_contest(
+        contests.path(),
+        "ice",
+        6_000_000,
+        "freeze = \"1h\"",
+        &["aplusb"],
+    );
+    let file = contests.path().join("gala/contest.toml");
+    let d = site.start();
+    let freeze = |id: &str, minutes: &str| {
+        d.post_json(
+            &format!("/api/v1/admin/contests/{id}/clock"),
+            Some(ADMIN),
+            &json!({"action": "freeze_last", "minutes": minutes}),
+        )
+    };
+    let clock = |id: &str| {
+        let (code, c) = d.get(&format!("/api/v1/contests/{id}"), Some(ADMIN));
+        assert_eq!(code, 200, "{c}");
+        c["clock"].clone()
+    };
+    let end = clock("gala")["end_ms"].as_i64().expect("end_ms");
+
+    let (code, r) = freeze("gala", "30");
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(
+        clock("gala")["freeze_ms"],
+        end - 30 * 60_000,
+        "loaded at once"
+    );
+    let text = std::fs::read_to_string(&file).expect("toml");
+    assert!(text.contains("freeze = \"30m\"\n"), "{text}");
+    let (_, log) = d.get("/api/v1/admin/audit", Some(ADMIN));
+    assert!(log.to_string().contains("freeze the last 30 min"), "{log}");
+
+    // Refused, named, nothing written: a freeze that would have begun at minute 5, one from
+    // before the start, a bad number, and a change while frozen.
+    let (code, e) = freeze("gala", "115");
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("would have started already"), "{e}");
+    let (code, e) = freeze("gala", "120");
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("before the contest does"), "{e}");
+    let (code, e) = freeze("gala", "-1");
+    assert_eq!(code, 400, "{e}");
+    assert!(message(&e).contains("field `minutes`"), "{e}");
+    assert_eq!(std::fs::read_to_string(&file).expect("toml"), text);
+    let (code, e) = freeze("ice", "30");
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("frozen already"), "{e}");
+    assert_eq!(clock("ice")["frozen"], true, "{}", clock("ice"));
+
+    // 0: no freeze at all.
+    let (code, r) = freeze("gala", "0");
+    assert_eq!(code, 200, "{r}");
+    assert!(clock("gala")["freeze_ms"].is_null(), "{}", clock("gala"));
+    let text = std::fs::read_to_string(&file).expect("toml");
+    assert!(!text.contains("freeze ="), "{text}");
+}

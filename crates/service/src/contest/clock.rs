@@ -1,5 +1,5 @@
-//! A director's changes to a contest's clock — start now, delay the start, extend, end now —
-//! written into its `contest.toml`.
+//! A director's changes to a contest's clock — start now, delay the start, extend, end now,
+//! the freeze's length — written into its `contest.toml`.
 //!
 //! The file stays the truth: a contest is what `contests/<id>/contest.toml` says, whether an
 //! admin edited it by hand or through the web. [`ClockChange::apply`] computes the new `start`,
@@ -26,6 +26,9 @@ pub enum ClockChange {
     Extend(u32),
     /// Ends now (while running only).
     EndNow,
+    /// Freezes the standings for the last this many minutes, 0 for no freeze (before the
+    /// start, or while running when the new freeze time is still to come; never while frozen).
+    FreezeLast(u32),
 }
 
 /// A contest's clock as the file says it: `start` (Unix ms), `duration`, `freeze`.
@@ -44,6 +47,8 @@ impl ClockChange {
             ClockChange::Delay(m) => format!("delay the start by {m} min"),
             ClockChange::Extend(m) => format!("extend by {m} min"),
             ClockChange::EndNow => "end now".into(),
+            ClockChange::FreezeLast(0) => "no freeze".into(),
+            ClockChange::FreezeLast(m) => format!("freeze the last {m} min"),
         }
     }
 
@@ -87,6 +92,31 @@ impl ClockChange {
                     (at < new_end)
                         .then(|| Duration::from_secs(((new_end - at) / 1000).max(1) as u64))
                 });
+            }
+            ClockChange::FreezeLast(_) if phase == Phase::Ended => {
+                return Err("the contest is over; its freeze cannot change".into())
+            }
+            ClockChange::FreezeLast(_) if phase == Phase::Frozen => {
+                return Err(
+                    "the standings are frozen already: unfreeze them, or extend the contest".into(),
+                )
+            }
+            ClockChange::FreezeLast(0) => clock.freeze = None,
+            ClockChange::FreezeLast(m) => {
+                let freeze = minutes(m);
+                if freeze >= c.duration {
+                    return Err(format!(
+                        "a freeze of {m} min would start before the contest does (it lasts {})",
+                        format_span(c.duration)
+                    ));
+                }
+                if c.end_ms() - (freeze.as_millis() as i64) <= now {
+                    return Err(format!(
+                        "a freeze of the last {m} min would have started already, and what \
+                         was shown since then cannot be hidden again"
+                    ));
+                }
+                clock.freeze = Some(freeze);
             }
         }
         Ok(clock)
@@ -289,6 +319,32 @@ mod tests {
         assert_eq!(late.duration.as_secs(), 70 * 60);
         assert_eq!(late.freeze, Some(Duration::from_secs(10 * 60)));
         assert!(ClockChange::Extend(5).apply(&c, 300 * min).is_err(), "over");
+    }
+
+    /// The freeze's length changes before the start, or while running while the new freeze
+    /// time is still to come; never while frozen, after the end, or to before the start.
+    #[test]
+    fn the_freeze_length_changes_only_while_its_time_is_to_come() {
+        let min = 60_000;
+        let c = contest(100 * min, 120, Some(60)); // runs 100..220, freezes at minute 160
+        let f = |m, now| ClockChange::FreezeLast(m).apply(&c, now);
+        assert_eq!(f(30, 0).unwrap().freeze, Some(Duration::from_secs(30 * 60)));
+        assert_eq!(f(0, 0).unwrap().freeze, None, "0: no freeze");
+        assert_eq!(f(30, 0).unwrap().start_ms, 100 * min, "the start stays");
+        assert!(f(120, 0).unwrap_err().contains("before the contest does"));
+        // Running at minute 150: a freeze from minute 190 is to come, one from 140 has passed.
+        assert_eq!(
+            f(30, 150 * min).unwrap().freeze,
+            Some(Duration::from_secs(30 * 60))
+        );
+        assert!(f(80, 150 * min)
+            .unwrap_err()
+            .contains("would have started already"));
+        assert_eq!(f(0, 150 * min).unwrap().freeze, None);
+        // Frozen (minute 170) and over (minute 230): refused.
+        assert!(f(30, 170 * min).unwrap_err().contains("frozen already"));
+        assert!(f(30, 230 * min).unwrap_err().contains("over"));
+        assert_eq!(ClockChange::FreezeLast(45).name(), "freeze the last 45 min");
     }
 
     #[test]

@@ -383,7 +383,8 @@ async fn refreeze(
 }
 
 /// `POST /api/v1/admin/contests/{id}/clock` `{action, minutes?}`: start now, delay, extend,
-/// end now; 409 when the change cannot be made in the contest's phase.
+/// end now, the freeze's length (`freeze_last`, 0: none); 409 when the change cannot be made
+/// in the contest's phase.
 async fn change_clock(
     State(app): State<Arc<App>>,
     Admin(admin): Admin,

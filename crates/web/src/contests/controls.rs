@@ -1,4 +1,4 @@
-//! A director's contest controls: start now, delay the start, extend, end now
+//! A director's contest controls: start now, delay the start, extend, end now, the freeze's length
 //! ([`change_clock`]), each written into the contest's `contest.toml` (the file stays the
 //! truth, see `ojd_service::contest::clock`), reloaded at once and written to the audit log;
 //! and the audit log itself ([`audit`]).
@@ -19,34 +19,35 @@ use ojd_store::AuditEntry;
 /// A clock change as the API and the form send it.
 #[derive(Debug, Deserialize)]
 pub(crate) struct ClockBody {
-    /// `start_now`, `delay`, `extend` or `end_now`.
+    /// `start_now`, `delay`, `extend`, `end_now` or `freeze_last`.
     pub(crate) action: String,
-    /// Minutes, for `delay` and `extend`.
+    /// Minutes, for `delay`, `extend` and `freeze_last` (where 0 is no freeze).
     #[serde(default)]
     pub(crate) minutes: Option<String>,
 }
 
 impl ClockBody {
     fn change(&self) -> Result<ClockChange, AppError> {
-        let minutes = || -> Result<u32, AppError> {
+        let minutes = |from: u32| -> Result<u32, AppError> {
             let m = self.minutes.as_deref().unwrap_or("").trim();
             m.parse::<u32>()
                 .ok()
-                .filter(|m| (1..=10_080).contains(m))
+                .filter(|m| (from..=10_080).contains(m))
                 .ok_or_else(|| {
                     AppError::BadRequest(format!(
-                        "field `minutes`: expected whole minutes from 1 to 10080, found {m:?}"
+                        "field `minutes`: expected whole minutes from {from} to 10080, found {m:?}"
                     ))
                 })
         };
         Ok(match self.action.as_str() {
             "start_now" => ClockChange::StartNow,
-            "delay" => ClockChange::Delay(minutes()?),
-            "extend" => ClockChange::Extend(minutes()?),
+            "delay" => ClockChange::Delay(minutes(1)?),
+            "extend" => ClockChange::Extend(minutes(1)?),
             "end_now" => ClockChange::EndNow,
+            "freeze_last" => ClockChange::FreezeLast(minutes(0)?),
             other => {
                 return Err(AppError::BadRequest(format!(
-                    "field `action`: expected start_now, delay, extend or end_now, found {other:?}"
+                    "field `action`: expected start_now, delay, extend, end_now or freeze_last, found {other:?}"
                 )))
             }
         })

@@ -272,6 +272,18 @@ fn swatch(c: &Contest, problem: &str) -> Markup {
     }
 }
 
+/// "Freeze the last N min" (0: no freeze), set to the contest's freeze now.
+fn freeze_length_control(c: &Contest, action: &str) -> Markup {
+    let now = c.freeze.map_or(0, |f| f.as_secs() / 60);
+    html! {
+        form.inline method="post" action=(action) data-confirm="Change the freeze? The standings freeze for the last minutes given (0: no freeze)." {
+            input type="hidden" name="action" value="freeze_last";
+            label { "Freeze the last " input #freeze-minutes type="number" name="minutes" min="0" max="10080" value=(now) required; " min" }
+            button #set-freeze type="submit" { "Set the freeze" }
+        }
+    }
+}
+
 /// The director's clock controls, the ones the phase allows, each asking first.
 fn clock_controls(c: &Contest, phase: Phase) -> Markup {
     let action = format!("/contests/{}/clock", c.id);
@@ -288,6 +300,7 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
                         label { "Delay by " input type="number" name="minutes" min="1" max="10080" value="10" required; " min" }
                         button #delay type="submit" { "Delay" }
                     }
+                    (freeze_length_control(c, &action))
                 }
                 Phase::Running | Phase::Frozen => {
                     form.inline method="post" action=(action) data-confirm="Extend the contest?" {
@@ -298,6 +311,9 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
                     form.inline method="post" action=(action) data-confirm="End the contest now? Submissions close at once." {
                         input type="hidden" name="action" value="end_now";
                         button.danger #end-now type="submit" { "End now" }
+                    }
+                    @if phase == Phase::Running {
+                        (freeze_length_control(c, &action))
                     }
                 }
                 Phase::Ended => {
