@@ -778,7 +778,7 @@ fn a_nextpass_link_is_never_followed() {
         "import/kattis/multi-pass-remember/output_validator/validator.cpp",
     ))
     .unwrap();
-    let validator = walk(&dir)
+    let validator = crate::websec::walk(&dir)
         .into_iter()
         .find(|p| std::fs::read(p).is_ok_and(|b| b == original))
         .expect("the imported validator's source");
@@ -799,17 +799,4 @@ fn a_nextpass_link_is_never_followed() {
         m.starts_with("pass 1 of at most 2") && m.contains("nextpass.in is not a regular file"),
         "{m}"
     );
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

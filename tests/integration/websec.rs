@@ -692,7 +692,7 @@ fn a_zip_bomb_upload_is_refused_naming_its_entry() {
 }
 
 /// Every file under `dir`.
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir)
         .expect("read dir")
