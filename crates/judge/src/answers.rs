@@ -238,20 +238,12 @@ pub fn check_sharing_runs(
     problem: &Problem,
     shared: SharedRuns<'_>,
 ) -> Result<GenSummary, GenError> {
-    let work = judge.fresh_dir("gen")?;
-    let cx = Ctx {
-        judge,
-        problem,
-        work: work.clone(),
-    };
     let opts = GenOptions {
         check: true,
         force: false,
     };
     let mut shared = shared;
-    let result = generate_in(&cx, &opts, &mut |_, _, _| {}, Some(&mut shared));
-    let _ = std::fs::remove_dir_all(&work);
-    result
+    generate_at(judge, problem, &opts, &mut |_, _, _| {}, Some(&mut shared))
 }
 
 /// Builds `problem`'s generated inputs and answers (see the module documentation).
@@ -270,13 +262,24 @@ pub fn generate_with_progress(
     opts: &GenOptions,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<GenSummary, GenError> {
+    generate_at(judge, problem, opts, progress, None)
+}
+
+/// [`generate_in`] in a work folder of its own, removed after.
+fn generate_at(
+    judge: &Judge,
+    problem: &Problem,
+    opts: &GenOptions,
+    progress: &mut dyn FnMut(usize, usize, &str),
+    shared: Option<&mut SharedRuns<'_>>,
+) -> Result<GenSummary, GenError> {
     let work = judge.fresh_dir("gen")?;
     let cx = Ctx {
         judge,
         problem,
         work: work.clone(),
     };
-    let result = generate_in(&cx, opts, progress, None);
+    let result = generate_in(&cx, opts, progress, shared);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
