@@ -74,6 +74,16 @@ pub struct Team {
     pub members: Vec<String>,
 }
 
+/// A team's fields: the keys of a `[[team]]` table and the columns of a roster CSV.
+pub(crate) const TEAM_FIELDS: &[&str] = &[
+    "user",
+    "name",
+    "affiliation",
+    "category",
+    "group",
+    "members",
+];
+
 /// The most members a team may list.
 pub const MAX_MEMBERS: usize = 20;
 
@@ -513,19 +523,10 @@ fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
             continue;
         };
         for k in tt.keys() {
-            if ![
-                "user",
-                "name",
-                "affiliation",
-                "category",
-                "group",
-                "members",
-            ]
-            .contains(&k.as_str())
-            {
+            if !TEAM_FIELDS.contains(&k.as_str()) {
                 cx.err(
                     &key(k),
-                    "unknown key (known: user, name, affiliation, category, group, members)",
+                    format!("unknown key (known: {})", TEAM_FIELDS.join(", ")),
                 );
             }
         }

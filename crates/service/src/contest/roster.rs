@@ -170,18 +170,10 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
         .collect();
     let mut errors = Vec::new();
     for c in &columns {
-        if ![
-            "user",
-            "name",
-            "affiliation",
-            "category",
-            "group",
-            "members",
-        ]
-        .contains(&c.as_str())
-        {
+        if !super::model::TEAM_FIELDS.contains(&c.as_str()) {
             errors.push(format!(
-                "line {hn}: unknown column {c:?} (known: user, name, affiliation, category, group, members)"
+                "line {hn}: unknown column {c:?} (known: {})",
+                super::model::TEAM_FIELDS.join(", ")
             ));
         }
     }
