@@ -132,7 +132,7 @@ pub fn import(
         generate: Vec::new(),
         io: None,
         kattis_verdicts: true,
-        uuid: yaml::uuid(&src)?,
+        uuid: yaml::uuid(&src, &mut warnings),
         passes: yaml::passes(&src)?,
         margins: yaml::margins(&src),
         origin: format!(

@@ -137,7 +137,27 @@ pub(super) fn output_validator(
     let validator_src = if dir.join("output_validator").is_dir() {
         dir.join("output_validator")
     } else {
-        let all = programs_in(&dir.join("output_validators"));
+        // Beside the validator, a folder may hold files that are no program: BAPCtools keeps
+        // `validate.ctd.template` and `validate.viva.template` there. Those are named and
+        // skipped, as problemtools skips a file it finds no language for; one alone is still
+        // the validator, so that a missing language profile is an error naming it.
+        let mut all = programs_in(&dir.join("output_validators"));
+        if all.len() > 1 {
+            let (programs, others): (Vec<PathBuf>, Vec<PathBuf>) = all
+                .into_iter()
+                .partition(|p| p.is_dir() || config.language_for(p).is_some());
+            for o in &others {
+                warnings.push(format!(
+                    "{}: not a program in a language ojd knows; skipped",
+                    o.display()
+                ));
+            }
+            all = if programs.is_empty() {
+                others
+            } else {
+                programs
+            };
+        }
         if all.len() > 1 {
             return Err(ImportError::Unsupported {
                 file: dir.join("output_validators").display().to_string(),
@@ -310,5 +330,64 @@ mod tests {
             "{all}"
         );
         assert!(!all.contains("no language profile"), "{all}");
+    }
+
+    /// BAPCtools' templates beside the output validator (karwa-org/karwa2024's `antennes`) are
+    /// named and skipped; two real validators are still refused, naming both.
+    #[test]
+    fn templates_beside_the_output_validator_are_not_a_second_one() {
+        let d = tempfile::tempdir().unwrap();
+        let pkg = d.path().join("antennes");
+        let w = |rel: &str, text: &str| {
+            let p = pkg.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w(
+            "problem.yaml",
+            "name: Antennes\nvalidation: custom\nlimits:\n  time_limit: 1\n",
+        );
+        w("data/sample/1.in", "3\n");
+        w("data/sample/1.ans", "6\n");
+        w(
+            "submissions/accepted/a.c",
+            "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);}\n",
+        );
+        w(
+            "output_validators/antennes_validator/output_validator.cpp",
+            "int main(){return 42;}\n",
+        );
+        w(
+            "output_validators/validate.ctd.template",
+            "INT(1, 10) NEWLINE\n",
+        );
+        w("output_validators/validate.viva.template", "<int(1, 10)>\n");
+        let import = |to: &str| {
+            crate::kattis::import(
+                &pkg,
+                &ojd_judge::config::Config::defaults(),
+                None,
+                &crate::kattis::Options {
+                    to: Some(d.path().join(to)),
+                },
+            )
+        };
+        let i = import("out").unwrap();
+        let all = i.warnings.join("\n");
+        assert!(
+            all.contains("validate.ctd.template: not a program in a language ojd knows; skipped"),
+            "{all}"
+        );
+        assert!(all.contains("validate.viva.template"), "{all}");
+        assert!(d.path().join("out/output_validator.cpp").is_file());
+        w("output_validators/second.cpp", "int main(){return 42;}\n");
+        let e = import("out2").unwrap_err().to_string();
+        assert!(
+            e.contains("more than one output validator is not supported")
+                && e.contains("antennes_validator")
+                && e.contains("second.cpp")
+                && !e.contains("template"),
+            "{e}"
+        );
     }
 }

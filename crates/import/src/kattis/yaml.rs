@@ -284,15 +284,23 @@ pub(super) fn mib(src: &Src<'_>, key: &str, default: u64) -> Result<u64, ImportE
     }
 }
 
-/// The package's `uuid`, kept as its identity; one that is not a UUID is an error.
-pub(super) fn uuid(src: &Src<'_>) -> Result<Option<String>, ImportError> {
-    let Some(v) = src.get("uuid") else {
-        return Ok(None);
-    };
-    yaml_string(v)
-        .and_then(|u| ojd_judge::problem::parse_uuid(&u))
-        .map(Some)
-        .ok_or_else(|| src.unsupported("uuid", "expected a UUID (8-4-4-4-12 hex digits)"))
+/// The package's `uuid`, kept as its identity. One that is not a UUID (real packages carry
+/// placeholders such as BAPCtools' `uuid: "x"`) is dropped with a warning naming it: the
+/// problem is judged the same without it, and an export derives a stable one.
+pub(super) fn uuid(src: &Src<'_>, warnings: &mut Vec<String>) -> Option<String> {
+    let v = src.get("uuid")?;
+    let u = yaml_string(v).and_then(|u| ojd_judge::problem::parse_uuid(&u));
+    if u.is_none() {
+        warnings.push(format!(
+            "{}: uuid: {} is not a UUID (8-4-4-4-12 hex digits); left out",
+            src.yaml_file,
+            match yaml_string(v) {
+                Some(text) => format!("{text:?}"),
+                None => "a value that is not text".into(),
+            }
+        ));
+    }
+    u
 }
 
 /// The number of passes of a multi-pass problem (`type: multi-pass`, or legacy `validation:
@@ -314,5 +322,56 @@ pub(super) fn passes(src: &Src<'_>) -> Result<Option<u32>, ImportError> {
                 "expected a whole number of passes from 2 to 100",
             )),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A placeholder `uuid` is a warning naming the file and the value, not a refused package;
+    /// a real one is kept in its canonical form.
+    #[test]
+    fn a_uuid_that_is_not_one_is_left_out_with_a_warning() {
+        let d = tempfile::tempdir().unwrap();
+        let pkg = d.path().join("p");
+        let w = |rel: &str, text: &str| {
+            let p = pkg.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w("data/sample/1.in", "3\n");
+        w("data/sample/1.ans", "3\n");
+        w("submissions/accepted/a.py", "print(input())\n");
+        let import = |uuid: &str, to: &str| {
+            w(
+                "problem.yaml",
+                &format!("name: P\nuuid: {uuid}\nlimits:\n  time_limit: 1\n"),
+            );
+            crate::kattis::import(
+                &pkg,
+                &ojd_judge::config::Config::defaults(),
+                None,
+                &crate::kattis::Options {
+                    to: Some(d.path().join(to)),
+                },
+            )
+            .unwrap()
+        };
+        let i = import("x", "a");
+        let all = i.warnings.join("\n");
+        assert!(
+            all.contains(
+                "problem.yaml: uuid: \"x\" is not a UUID (8-4-4-4-12 hex digits); left out"
+            ),
+            "{all}"
+        );
+        let toml = std::fs::read_to_string(d.path().join("a/problem.toml")).unwrap();
+        assert!(!toml.contains("uuid"), "{toml}");
+        let i = import("5BD2CCB4-7AD8-4D5C-9C7A-3A1F0B9E2D11", "b");
+        assert!(!i.warnings.join("\n").contains("uuid"), "{:?}", i.warnings);
+        let toml = std::fs::read_to_string(d.path().join("b/problem.toml")).unwrap();
+        assert!(
+            toml.contains("uuid = \"5bd2ccb4-7ad8-4d5c-9c7a-3a1f0b9e2d11\""),
+            "{toml}"
+        );
     }
 }
