@@ -1,6 +1,8 @@
 //! The store test suite: every case runs against every backend ([`store_suite!`] instantiates
 //! it per backend), plus the SQLite upgrade of a database made by an older ojd.
 
+mod schema;
+
 use std::sync::Arc;
 
 use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
@@ -2472,4 +2474,59 @@ fn the_override_history_is_backfilled_on_postgres() {
     .expect("an old override");
     let s = store::open(&url).expect("open");
     override_history_backfilled(s.as_ref());
+}
+
+// ---- issue 20: `ojd doctor`'s check on PostgreSQL ----
+
+/// `ojd_store::check` (what `ojd doctor` says of the database) on PostgreSQL: it migrates a
+/// new database as `serve` would and says what answered without the password; a database
+/// migrated by a newer ojd is refused; a server that does not answer is an unreachable error
+/// naming host, port and database, never the password.
+#[test]
+fn check_on_postgresql_migrates_answers_and_hides_the_password() {
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let secret = url.replacen("postgres://postgres@", "postgres://postgres:hunter2@", 1);
+    assert_ne!(secret, url, "the URL carries a password");
+    let said = store::check(&secret).expect("check");
+    assert_eq!(said, format!("PostgreSQL {url} answers"));
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let version = |c: &mut postgres::Client| -> i64 {
+        c.query_one("SELECT version FROM ojd_schema", &[])
+            .expect("the schema's version")
+            .get(0)
+    };
+    let known = store::POSTGRES_MIGRATIONS.len() as i64;
+    assert_eq!(version(&mut c), known, "check migrated the new database");
+    assert_eq!(store::check(&secret).expect("again"), said);
+
+    c.batch_execute("UPDATE ojd_schema SET version = version + 1")
+        .expect("a newer ojd's version");
+    match store::check(&secret) {
+        Err(StoreError::TooNew {
+            found, known: k, ..
+        }) => {
+            assert_eq!((found, k), (known + 1, known))
+        }
+        other => panic!("a newer schema: {other:?}"),
+    }
+    assert_eq!(version(&mut c), known + 1, "check changed nothing");
+
+    let port = crate::pg::free_port();
+    let dead = format!("postgres://postgres:hunter2@127.0.0.1:{port}/ojd");
+    let err = store::check(&dead).expect_err("nothing listens there");
+    assert!(err.is_unreachable(), "{err}");
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    assert!(
+        text.contains(&format!("host 127.0.0.1, port {port}, database ojd")),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"), "{text}");
 }
