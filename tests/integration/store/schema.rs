@@ -50,11 +50,8 @@ fn matches_fixture(name: &str, got: &str) {
 
 /// The statements each engine runs for each entry of the history, in order.
 fn lists() -> (Vec<String>, Vec<String>) {
-    let own = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
-    (
-        own(store::SQLITE_MIGRATIONS),
-        own(store::POSTGRES_MIGRATIONS),
-    )
+    let own = |d| store::migrations(d).into_iter().map(String::from).collect();
+    (own(store::Dialect::Sqlite), own(store::Dialect::Postgres))
 }
 
 /// What SQLite's catalog says: the version, then every table, index and trigger with the
