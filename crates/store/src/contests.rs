@@ -30,7 +30,7 @@ use serde::Serialize;
 use super::{NewSubmission, StoreError, SubmissionInfo};
 use crate::applying::{flip, judged_items, AFTER};
 use crate::db::{args, Conn, Engine, Res, Row};
-use crate::submissions::{info_row, insert, INFO_COLUMNS, INFO_FROM, REQUEUE};
+use crate::submissions::{info_row, insert, verdict, INFO_COLUMNS, INFO_FROM, REQUEUE};
 use crate::DbError;
 use ojd_judge::verdict::Verdict;
 
@@ -293,8 +293,6 @@ pub trait ContestStore: Send + Sync {
     fn override_history(&self, submission: i64) -> Result<Vec<OverrideChange>, StoreError>;
     /// Whether a submission is the jury's (or ignored).
     fn is_jury(&self, submission: i64) -> Result<bool, StoreError>;
-    /// The ids of the jury's submissions to `contest` (never ranked), oldest first.
-    fn jury_submissions(&self, contest: &str) -> Result<Vec<i64>, StoreError>;
     /// The contest each of `ids` was made through (those made through none are left out).
     fn contests_of(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, StoreError>;
     /// The last change of the contest's freeze (`None`: never changed).
@@ -608,17 +606,6 @@ impl<E: Engine> ContestStore for E {
         Ok(v.unwrap_or(false))
     }
 
-    fn jury_submissions(&self, contest: &str) -> Result<Vec<i64>, StoreError> {
-        let sql = "SELECT submission FROM contest_submissions WHERE contest = $1 AND jury
-             ORDER BY submission";
-        self.rows(
-            "list a contest's jury submissions",
-            sql,
-            args![contest],
-            |r| r.get(0),
-        )
-    }
-
     fn contests_of(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, StoreError> {
         let sql = "SELECT submission, contest FROM contest_submissions
              WHERE submission = ANY($1) ORDER BY submission";
@@ -731,7 +718,6 @@ impl<E: Engine> ContestStore for E {
              WHERE c.contest = $1 ORDER BY c.submission"#;
         let what = "read a contest's standings input";
         self.rows(what, sql, args![contest], |r| {
-            let code = |v: Option<String>| v.as_deref().and_then(Verdict::from_code);
             Ok(StandingsEntry {
                 id: r.get(0)?,
                 user: r.get(1)?,
@@ -739,9 +725,9 @@ impl<E: Engine> ContestStore for E {
                 queued_at: r.get(3)?,
                 jury: r.get(4)?,
                 judging: r.get(5)?,
-                verdict: code(r.get(6)?),
+                verdict: verdict(r.get(6)?),
                 score_milli: r.get(7)?,
-                overridden: code(r.get(8)?),
+                overridden: verdict(r.get(8)?),
             })
         })
     }
