@@ -248,13 +248,15 @@ pub struct StandingsEntry {
 
 /// The contests area; every backend implements it (see the layout in [`super`]).
 pub trait ContestStore: Send + Sync {
-    /// Queues a submission made through `contest`, in one transaction with its link.
+    /// Queues a (ranked) submission made through `contest`, in one transaction with its link.
     fn insert_in_contest(
         &self,
         new: &NewSubmission,
         contest: &str,
         now: i64,
-    ) -> Result<i64, StoreError>;
+    ) -> Result<i64, StoreError> {
+        self.insert_in_contest_as(new, contest, false, now)
+    }
     /// The same, marked as the jury's (`jury`: an admin's test, never ranked).
     fn insert_in_contest_as(
         &self,
@@ -326,20 +328,9 @@ pub trait ContestStore: Send + Sync {
     /// its current judging's verdict and exact score and the jury's override, by id. One index
     /// range (`contest_submissions(contest, submission, jury)`) and primary-key lookups per row.
     fn standings_input(&self, contest: &str) -> Result<Vec<StandingsEntry>, StoreError>;
-    /// Whether an admin has unfrozen the contest's standings.
-    fn unfrozen(&self, contest: &str) -> Result<bool, StoreError>;
-    fn set_unfrozen(&self, contest: &str, unfrozen: bool, now: i64) -> Result<(), StoreError>;
 
-    /// A student's question (`user` set) or an announcement (`user` None, public).
-    fn add_clarification(
-        &self,
-        contest: &str,
-        user: Option<&str>,
-        problem: Option<&str>,
-        text: &str,
-        now: i64,
-    ) -> Result<i64, StoreError>;
-    /// A clarification with its category and, for an announcement, the one team it is for.
+    /// A student's question (`user` set) or an announcement (`user` None; public unless to
+    /// one team), with its category.
     fn add_clarification_to(
         &self,
         contest: &str,
@@ -449,15 +440,6 @@ fn open_or_conflict(c: &mut Conn<'_>, id: i64) -> Res<()> {
 }
 
 impl<E: Engine> ContestStore for E {
-    fn insert_in_contest(
-        &self,
-        new: &NewSubmission,
-        contest: &str,
-        now: i64,
-    ) -> Result<i64, StoreError> {
-        self.insert_in_contest_as(new, contest, false, now)
-    }
-
     fn insert_in_contest_as(
         &self,
         new: &NewSubmission,
@@ -730,43 +712,6 @@ impl<E: Engine> ContestStore for E {
                 overridden: verdict(r.get(8)?),
             })
         })
-    }
-
-    fn unfrozen(&self, contest: &str) -> Result<bool, StoreError> {
-        let sql = "SELECT unfrozen FROM contest_state WHERE contest = $1";
-        let v = self.row("read a contest's freeze", sql, args![contest], |r| r.get(0))?;
-        Ok(v.unwrap_or(false))
-    }
-
-    fn set_unfrozen(&self, contest: &str, unfrozen: bool, now: i64) -> Result<(), StoreError> {
-        let sql = "INSERT INTO contest_state (contest, unfrozen, changed_at) VALUES ($1, $2, $3)
-             ON CONFLICT (contest) DO UPDATE SET unfrozen = excluded.unfrozen,
-               changed_at = excluded.changed_at";
-        let args = args![contest, unfrozen, now];
-        self.exec("unfreeze a contest", sql, args).map(drop)
-    }
-
-    fn add_clarification(
-        &self,
-        contest: &str,
-        user: Option<&str>,
-        problem: Option<&str>,
-        text: &str,
-        now: i64,
-    ) -> Result<i64, StoreError> {
-        let category = if problem.is_some() {
-            "problem"
-        } else {
-            "general"
-        };
-        let new = NewClarification {
-            user,
-            problem,
-            category,
-            to_user: None,
-            text,
-        };
-        self.add_clarification_to(contest, &new, now)
     }
 
     fn add_clarification_to(
