@@ -44,7 +44,9 @@
 //!    [`ClusterStore`]'s: heartbeats, packages, events);
 //! 3. its tables as ONE new entry at the end of the migration list (`schema.rs`), written once
 //!    in PostgreSQL's spelling (SQLite's is derived), or per engine only where they truly
-//!    differ — never edit an entry that landed: databases in the field have already run it.
+//!    differ — never edit an entry that landed: databases in the field have already run it
+//!    (the store tests hold each entry's statements and the schema they build; see
+//!    `tests/integration/store/schema.rs` for adding the new entry to them).
 //!
 //! The core methods (queue, submissions, judgings, tokens) sit on [`Store`] itself, so that
 //! existing callers need no import. `tests/integration/store.rs` holds the one suite every

@@ -7,8 +7,13 @@
 //! before. The fixtures under `testdata/store/` were made from the two old lists:
 //! `migrations.sha256` holds, per entry, the SHA-256 of the statements each engine ran (`-`:
 //! nothing, the old list's `SELECT 1;`), and `schema-sqlite.txt` and `schema-postgres.txt` the
-//! catalogs of a database they built. `OJD_WRITE_SCHEMA_FIXTURES=1` writes them again from
-//! the code under test (and fails, so that a run that writes them never passes).
+//! catalogs of a database they built.
+//!
+//! A new entry at the end of the history changes the schema: run these tests with
+//! `OJD_WRITE_SCHEMA_FIXTURES=1` to write the catalogs again and to add the new entry's line
+//! to `migrations.sha256` (such a run fails, so that it never passes by writing). Lines of
+//! entries that landed are never written again: an entry whose statements changed fails
+//! with or without the variable.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -150,8 +155,8 @@ fn digest(sql: &str) -> String {
 }
 
 /// Entry N of the history runs, on each engine, the very statements the old lists' entry N
-/// ran: so a database any older ojd migrated to any version is taken forward exactly as that
-/// ojd would have.
+/// ran (and every later entry what it ran when it landed): so a database any older ojd
+/// migrated to any version is taken forward exactly as that ojd would have.
 #[test]
 fn every_entry_runs_what_it_ran_before_on_each_engine() {
     let (sqlite, postgres) = lists();
@@ -164,6 +169,17 @@ fn every_entry_runs_what_it_ran_before_on_each_engine() {
     for (n, (l, p)) in sqlite.iter().zip(&postgres).enumerate() {
         writeln!(got, "{} {} {}", n + 1, digest(l), digest(p)).expect("write");
     }
+    let landed = std::fs::read_to_string(fixture("migrations.sha256")).expect("the fixture");
+    for (now, want) in got.lines().zip(landed.lines()) {
+        assert_eq!(
+            now, want,
+            "an entry that landed was changed: add a new one instead"
+        );
+    }
+    assert!(
+        got.lines().count() >= landed.lines().count(),
+        "entries that landed are gone"
+    );
     matches_fixture("migrations.sha256", &got);
 }
 
