@@ -281,14 +281,27 @@ fn store_suite(s: &dyn Store) {
     assert_eq!(info.state, RejudgingState::Cancelled);
 
     // Freeze state and clarifications.
-    assert!(!s.unfrozen("c").expect("unfrozen"));
-    s.set_unfrozen("c", true, START).expect("unfreeze");
-    assert!(s.unfrozen("c").expect("unfrozen"));
-    let q = s
-        .add_clarification("c", Some("alice"), Some("pa"), "Is n >= 1?", START)
-        .expect("ask");
-    let a = s
-        .add_clarification("c", None, None, "Ten minutes left", START)
+    assert_eq!(s.freeze_change("c").expect("freeze"), None);
+    s.set_freeze_by("c", true, "admin", START)
+        .expect("unfreeze");
+    assert!(s
+        .freeze_change("c")
+        .expect("freeze")
+        .is_some_and(|f| f.unfrozen));
+    let clar = |user, problem, category, text| ojd_store::NewClarification {
+        user,
+        problem,
+        category,
+        to_user: None,
+        text,
+    };
+    let q = (s.add_clarification_to(
+        "c",
+        &clar(Some("alice"), Some("pa"), "problem", "Is n >= 1?"),
+        START,
+    ))
+    .expect("ask");
+    let a = (s.add_clarification_to("c", &clar(None, None, "general", "Ten minutes left"), START))
         .expect("announce");
     assert!(s
         .answer_clarification(q, "Yes.", true, "admin", START)

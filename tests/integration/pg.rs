@@ -51,7 +51,8 @@ fn installed() -> bool {
     false
 }
 
-fn free_port() -> u16 {
+/// A loopback port nothing listens on (for the moment).
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())

@@ -1,12 +1,16 @@
 //! The store test suite: every case runs against every backend ([`store_suite!`] instantiates
 //! it per backend), plus the SQLite upgrade of a database made by an older ojd.
 
+mod schema;
+
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
 use ojd_service::contest::standings;
 use ojd_store::{
-    self as store, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError, SubmissionInfo,
+    self as store, Dialect, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError,
+    SubmissionInfo,
 };
 
 /// A store and whatever keeps it alive (its folder, its database).
@@ -1113,7 +1117,7 @@ fn a_database_from_before_judgings_history_is_upgraded() {
     let path = dir.path().join("old.sqlite3");
     {
         let old = rusqlite::Connection::open(&path).expect("create");
-        old.execute_batch(store::SQLITE_MIGRATIONS[0])
+        old.execute_batch(&store::migrations(Dialect::Sqlite)[0])
             .expect("old schema");
         old.execute_batch(
             "PRAGMA user_version = 1;
@@ -1253,7 +1257,11 @@ fn sqlite_keeps_no_second_copy_of_problem_files() {
     let old = dir.path().join("old.sqlite3");
     {
         let mut conn = rusqlite::Connection::open(&old).expect("create");
-        for (i, m) in store::SQLITE_MIGRATIONS.iter().take(6).enumerate() {
+        for (i, m) in store::migrations(Dialect::Sqlite)
+            .iter()
+            .take(6)
+            .enumerate()
+        {
             let tx = conn.transaction().expect("tx");
             tx.execute_batch(m).expect("migrate");
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
@@ -1967,7 +1975,7 @@ fn counters_follow_every_change(
 
 /// Where the counters' migration is in a list: the databases made by the entries before it
 /// have submissions the migration's backfill counts.
-fn counters_migration(list: &[&str]) -> usize {
+fn counters_migration(list: &[Cow<str>]) -> usize {
     list.iter()
         .position(|m| m.contains("CREATE TABLE submission_counts"))
         .expect("the counters' migration")
@@ -1996,8 +2004,8 @@ fn counters_match_a_real_count_on_sqlite() {
     let path = dir.path().join("ojd.sqlite3");
     {
         let mut c = rusqlite::Connection::open(&path).expect("open");
-        let list = store::SQLITE_MIGRATIONS;
-        for (i, m) in list.iter().take(counters_migration(list)).enumerate() {
+        let list = store::migrations(Dialect::Sqlite);
+        for (i, m) in list.iter().take(counters_migration(&list)).enumerate() {
             let tx = c.transaction().expect("tx");
             tx.execute_batch(m).expect("migrate");
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
@@ -2037,8 +2045,8 @@ fn counters_match_a_real_count_on_postgres() {
     };
     let url = cluster.database();
     let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let list = store::POSTGRES_MIGRATIONS;
-    let before = counters_migration(list);
+    let list = store::migrations(Dialect::Postgres);
+    let before = counters_migration(&list);
     for m in &list[..before] {
         c.batch_execute(m).expect("migrate");
     }
@@ -2236,7 +2244,7 @@ const BEFORE_EXACT_POINTS: &str = r#"
     UPDATE submissions SET current_judging = 1 WHERE id = 1;"#;
 
 /// The migration that added exact points: where it is in a list.
-fn exact_points_migration(list: &[&str]) -> usize {
+fn exact_points_migration(list: &[Cow<str>]) -> usize {
     list.iter()
         .position(|m| m.contains("ADD COLUMN score_milli"))
         .expect("the exact points' migration")
@@ -2261,8 +2269,8 @@ fn exact_points_are_backfilled_on_sqlite() {
     let path = dir.path().join("ojd.sqlite3");
     {
         let mut c = rusqlite::Connection::open(&path).expect("open");
-        let list = store::SQLITE_MIGRATIONS;
-        for (i, m) in list.iter().take(exact_points_migration(list)).enumerate() {
+        let list = store::migrations(Dialect::Sqlite);
+        for (i, m) in list.iter().take(exact_points_migration(&list)).enumerate() {
             let tx = c.transaction().expect("tx");
             tx.execute_batch(m).expect("migrate");
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
@@ -2284,8 +2292,8 @@ fn exact_points_are_backfilled_on_postgres() {
     };
     let url = cluster.database();
     let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let list = store::POSTGRES_MIGRATIONS;
-    let before = exact_points_migration(list);
+    let list = store::migrations(Dialect::Postgres);
+    let before = exact_points_migration(&list);
     for m in &list[..before] {
         c.batch_execute(m).expect("migrate");
     }
@@ -2379,7 +2387,7 @@ pub fn every_override_is_kept_in_its_history(s: &dyn Store) {
 }
 
 /// The override history's migration: where it is in a list.
-fn override_history_migration(list: &[&str]) -> usize {
+fn override_history_migration(list: &[Cow<str>]) -> usize {
     list.iter()
         .position(|m| m.contains("CREATE TABLE verdict_override_history"))
         .expect("the override history's migration")
@@ -2430,10 +2438,10 @@ fn the_override_history_is_backfilled_on_sqlite() {
     let path = dir.path().join("ojd.sqlite3");
     {
         let mut c = rusqlite::Connection::open(&path).expect("open");
-        let list = store::SQLITE_MIGRATIONS;
+        let list = store::migrations(Dialect::Sqlite);
         for (i, m) in list
             .iter()
-            .take(override_history_migration(list))
+            .take(override_history_migration(&list))
             .enumerate()
         {
             let tx = c.transaction().expect("tx");
@@ -2457,8 +2465,8 @@ fn the_override_history_is_backfilled_on_postgres() {
     };
     let url = cluster.database();
     let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let list = store::POSTGRES_MIGRATIONS;
-    let before = override_history_migration(list);
+    let list = store::migrations(Dialect::Postgres);
+    let before = override_history_migration(&list);
     for m in &list[..before] {
         c.batch_execute(m).expect("migrate");
     }
@@ -2472,4 +2480,59 @@ fn the_override_history_is_backfilled_on_postgres() {
     .expect("an old override");
     let s = store::open(&url).expect("open");
     override_history_backfilled(s.as_ref());
+}
+
+// ---- issue 20: `ojd doctor`'s check on PostgreSQL ----
+
+/// `ojd_store::check` (what `ojd doctor` says of the database) on PostgreSQL: it migrates a
+/// new database as `serve` would and says what answered without the password; a database
+/// migrated by a newer ojd is refused; a server that does not answer is an unreachable error
+/// naming host, port and database, never the password.
+#[test]
+fn check_on_postgresql_migrates_answers_and_hides_the_password() {
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let secret = url.replacen("postgres://postgres@", "postgres://postgres:hunter2@", 1);
+    assert_ne!(secret, url, "the URL carries a password");
+    let said = store::check(&secret).expect("check");
+    assert_eq!(said, format!("PostgreSQL {url} answers"));
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let version = |c: &mut postgres::Client| -> i64 {
+        c.query_one("SELECT version FROM ojd_schema", &[])
+            .expect("the schema's version")
+            .get(0)
+    };
+    let known = store::migrations(Dialect::Postgres).len() as i64;
+    assert_eq!(version(&mut c), known, "check migrated the new database");
+    assert_eq!(store::check(&secret).expect("again"), said);
+
+    c.batch_execute("UPDATE ojd_schema SET version = version + 1")
+        .expect("a newer ojd's version");
+    match store::check(&secret) {
+        Err(StoreError::TooNew {
+            found, known: k, ..
+        }) => {
+            assert_eq!((found, k), (known + 1, known))
+        }
+        other => panic!("a newer schema: {other:?}"),
+    }
+    assert_eq!(version(&mut c), known + 1, "check changed nothing");
+
+    let port = crate::pg::free_port();
+    let dead = format!("postgres://postgres:hunter2@127.0.0.1:{port}/ojd");
+    let err = store::check(&dead).expect_err("nothing listens there");
+    assert!(err.is_unreachable(), "{err}");
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    assert!(
+        text.contains(&format!("host 127.0.0.1, port {port}, database ojd")),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"), "{text}");
 }

@@ -1,7 +1,7 @@
 //! What the ICPC Contest API (CLICS, `ojd-web`'s `ccs` module) reads of a contest beyond its
 //! submissions ([`CcsStore`]): every judging of the contest's submissions with the state of the
-//! rejudging it belongs to, the per-test results of those judgings, and when the contest's
-//! freeze was last changed.
+//! rejudging it belongs to, and the per-test results of those judgings (the freeze's last
+//! change is [`ContestStore::freeze_change`](crate::ContestStore::freeze_change)).
 //!
 //! The Contest API's event feed is derived from these rows alone (ordered by the stored times
 //! and ids), so every serve node of a PostgreSQL cluster derives the same feed: there is no
@@ -10,6 +10,7 @@
 use serde::Serialize;
 
 use crate::db::{args, Engine, Row};
+use crate::submissions::verdict;
 use crate::{DbError, StoreError};
 use ojd_judge::verdict::Verdict;
 
@@ -52,12 +53,6 @@ pub trait CcsStore: Send + Sync {
     fn contest_judgings(&self, contest: &str) -> Result<Vec<CcsJudging>, StoreError>;
     /// Every per-test result of those judgings, by judging and test.
     fn contest_runs(&self, contest: &str) -> Result<Vec<CcsRun>, StoreError>;
-    /// Whether an admin unfroze the contest and when that was last changed (`None`: never).
-    fn freeze_changed(&self, contest: &str) -> Result<Option<(bool, i64)>, StoreError>;
-}
-
-fn verdict(code: Option<String>) -> Option<Verdict> {
-    code.as_deref().and_then(Verdict::from_code)
 }
 
 fn judging_row(r: &Row<'_>) -> Result<CcsJudging, DbError> {
@@ -110,13 +105,6 @@ impl<E: Engine> CcsStore for E {
                 verdict: Verdict::from_code(&code).unwrap_or(Verdict::JudgeError),
                 cpu_ms: r.get(3)?,
             })
-        })
-    }
-
-    fn freeze_changed(&self, contest: &str) -> Result<Option<(bool, i64)>, StoreError> {
-        let sql = "SELECT unfrozen, changed_at FROM contest_state WHERE contest = $1";
-        self.row("read a contest's freeze", sql, args![contest], |r| {
-            Ok((r.get(0)?, r.get(1)?))
         })
     }
 }

@@ -30,7 +30,7 @@ use serde::Serialize;
 use super::{NewSubmission, StoreError, SubmissionInfo};
 use crate::applying::{flip, judged_items, AFTER};
 use crate::db::{args, Conn, Engine, Res, Row};
-use crate::submissions::{info_row, insert, INFO_COLUMNS, INFO_FROM, REQUEUE};
+use crate::submissions::{info_row, insert, verdict, INFO_COLUMNS, INFO_FROM, REQUEUE};
 use crate::DbError;
 use ojd_judge::verdict::Verdict;
 
@@ -248,13 +248,15 @@ pub struct StandingsEntry {
 
 /// The contests area; every backend implements it (see the layout in [`super`]).
 pub trait ContestStore: Send + Sync {
-    /// Queues a submission made through `contest`, in one transaction with its link.
+    /// Queues a (ranked) submission made through `contest`, in one transaction with its link.
     fn insert_in_contest(
         &self,
         new: &NewSubmission,
         contest: &str,
         now: i64,
-    ) -> Result<i64, StoreError>;
+    ) -> Result<i64, StoreError> {
+        self.insert_in_contest_as(new, contest, false, now)
+    }
     /// The same, marked as the jury's (`jury`: an admin's test, never ranked).
     fn insert_in_contest_as(
         &self,
@@ -293,8 +295,6 @@ pub trait ContestStore: Send + Sync {
     fn override_history(&self, submission: i64) -> Result<Vec<OverrideChange>, StoreError>;
     /// Whether a submission is the jury's (or ignored).
     fn is_jury(&self, submission: i64) -> Result<bool, StoreError>;
-    /// The ids of the jury's submissions to `contest` (never ranked), oldest first.
-    fn jury_submissions(&self, contest: &str) -> Result<Vec<i64>, StoreError>;
     /// The contest each of `ids` was made through (those made through none are left out).
     fn contests_of(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, StoreError>;
     /// The last change of the contest's freeze (`None`: never changed).
@@ -328,20 +328,9 @@ pub trait ContestStore: Send + Sync {
     /// its current judging's verdict and exact score and the jury's override, by id. One index
     /// range (`contest_submissions(contest, submission, jury)`) and primary-key lookups per row.
     fn standings_input(&self, contest: &str) -> Result<Vec<StandingsEntry>, StoreError>;
-    /// Whether an admin has unfrozen the contest's standings.
-    fn unfrozen(&self, contest: &str) -> Result<bool, StoreError>;
-    fn set_unfrozen(&self, contest: &str, unfrozen: bool, now: i64) -> Result<(), StoreError>;
 
-    /// A student's question (`user` set) or an announcement (`user` None, public).
-    fn add_clarification(
-        &self,
-        contest: &str,
-        user: Option<&str>,
-        problem: Option<&str>,
-        text: &str,
-        now: i64,
-    ) -> Result<i64, StoreError>;
-    /// A clarification with its category and, for an announcement, the one team it is for.
+    /// A student's question (`user` set) or an announcement (`user` None; public unless to
+    /// one team), with its category.
     fn add_clarification_to(
         &self,
         contest: &str,
@@ -451,15 +440,6 @@ fn open_or_conflict(c: &mut Conn<'_>, id: i64) -> Res<()> {
 }
 
 impl<E: Engine> ContestStore for E {
-    fn insert_in_contest(
-        &self,
-        new: &NewSubmission,
-        contest: &str,
-        now: i64,
-    ) -> Result<i64, StoreError> {
-        self.insert_in_contest_as(new, contest, false, now)
-    }
-
     fn insert_in_contest_as(
         &self,
         new: &NewSubmission,
@@ -608,17 +588,6 @@ impl<E: Engine> ContestStore for E {
         Ok(v.unwrap_or(false))
     }
 
-    fn jury_submissions(&self, contest: &str) -> Result<Vec<i64>, StoreError> {
-        let sql = "SELECT submission FROM contest_submissions WHERE contest = $1 AND jury
-             ORDER BY submission";
-        self.rows(
-            "list a contest's jury submissions",
-            sql,
-            args![contest],
-            |r| r.get(0),
-        )
-    }
-
     fn contests_of(&self, ids: &[i64]) -> Result<Vec<(i64, String)>, StoreError> {
         let sql = "SELECT submission, contest FROM contest_submissions
              WHERE submission = ANY($1) ORDER BY submission";
@@ -731,7 +700,6 @@ impl<E: Engine> ContestStore for E {
              WHERE c.contest = $1 ORDER BY c.submission"#;
         let what = "read a contest's standings input";
         self.rows(what, sql, args![contest], |r| {
-            let code = |v: Option<String>| v.as_deref().and_then(Verdict::from_code);
             Ok(StandingsEntry {
                 id: r.get(0)?,
                 user: r.get(1)?,
@@ -739,48 +707,11 @@ impl<E: Engine> ContestStore for E {
                 queued_at: r.get(3)?,
                 jury: r.get(4)?,
                 judging: r.get(5)?,
-                verdict: code(r.get(6)?),
+                verdict: verdict(r.get(6)?),
                 score_milli: r.get(7)?,
-                overridden: code(r.get(8)?),
+                overridden: verdict(r.get(8)?),
             })
         })
-    }
-
-    fn unfrozen(&self, contest: &str) -> Result<bool, StoreError> {
-        let sql = "SELECT unfrozen FROM contest_state WHERE contest = $1";
-        let v = self.row("read a contest's freeze", sql, args![contest], |r| r.get(0))?;
-        Ok(v.unwrap_or(false))
-    }
-
-    fn set_unfrozen(&self, contest: &str, unfrozen: bool, now: i64) -> Result<(), StoreError> {
-        let sql = "INSERT INTO contest_state (contest, unfrozen, changed_at) VALUES ($1, $2, $3)
-             ON CONFLICT (contest) DO UPDATE SET unfrozen = excluded.unfrozen,
-               changed_at = excluded.changed_at";
-        let args = args![contest, unfrozen, now];
-        self.exec("unfreeze a contest", sql, args).map(drop)
-    }
-
-    fn add_clarification(
-        &self,
-        contest: &str,
-        user: Option<&str>,
-        problem: Option<&str>,
-        text: &str,
-        now: i64,
-    ) -> Result<i64, StoreError> {
-        let category = if problem.is_some() {
-            "problem"
-        } else {
-            "general"
-        };
-        let new = NewClarification {
-            user,
-            problem,
-            category,
-            to_user: None,
-            text,
-        };
-        self.add_clarification_to(contest, &new, now)
     }
 
     fn add_clarification_to(

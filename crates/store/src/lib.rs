@@ -12,10 +12,11 @@
 //!                         contests.rs: ContestStore; cluster.rs: ClusterStore, hosts,
 //!                         packages, live events; web.rs: WebStore, sessions)
 //! db.rs                   the query layer the areas are written on, and the Engine trait
+//! schema.rs               the schema's history: one migration list for both engines
+//!                         (append-only)
 //! sqlite/mod.rs           SqliteStore: the connection, and the Engine parts SQLite does its
-//!                         own way; sqlite/migrations.rs its migration list (append-only)
-//! postgres/mod.rs         PgStore, the same for PostgreSQL; postgres/migrations.rs kept in
-//!                         step with the SQLite list
+//!                         own way
+//! postgres/mod.rs         PgStore, the same for PostgreSQL (role.rs: the judge hosts' role)
 //! ```
 //!
 //! **A store feature is written once**, for every backend (`impl<E: Engine> Store for E`), over
@@ -30,7 +31,7 @@
 //!
 //! Per engine (`db.rs`'s `Engine` trait, in `sqlite/` and `postgres/`) stays only what the
 //! engines do differently: connecting and transactions (a mutex-held SQLite connection, a
-//! PostgreSQL pool), the migration lists with their DDL, the claim (one PostgreSQL statement
+//! PostgreSQL pool), where the schema's version is kept, the claim (one PostgreSQL statement
 //! with `FOR UPDATE SKIP LOCKED`; steps of SQLite's single-writer transaction), whether package
 //! blobs are kept, and live events (LISTEN/NOTIFY; none on SQLite).
 //!
@@ -41,9 +42,11 @@
 //! 2. its trait to the supertrait list of [`Store`] (`pub trait Store: ContestStore + … `), so
 //!    every backend has it and `&dyn Store` reaches its methods (as it does
 //!    [`ClusterStore`]'s: heartbeats, packages, events);
-//! 3. its tables as ONE new entry at the end of each backend's migration list — never edit an
-//!    entry that landed: databases in the field have already run it. Both lists keep the same
-//!    number of entries, entry N doing the same thing in both dialects.
+//! 3. its tables as ONE new entry at the end of the migration list (`schema.rs`), written once
+//!    in PostgreSQL's spelling (SQLite's is derived), or per engine only where they truly
+//!    differ — never edit an entry that landed: databases in the field have already run it
+//!    (the store tests hold each entry's statements and the schema they build; see
+//!    `tests/integration/store/schema.rs` for adding the new entry to them).
 //!
 //! The core methods (queue, submissions, judgings, tokens) sit on [`Store`] itself, so that
 //! existing callers need no import. `tests/integration/store.rs` holds the one suite every
@@ -96,6 +99,7 @@ mod cluster;
 mod contests;
 mod db;
 mod postgres;
+mod schema;
 mod sqlite;
 mod submissions;
 mod web;
@@ -112,9 +116,10 @@ use postgres::PgStore;
 // Clarification}`; the modules behind it are private.
 
 /// The engines: [`open`] picks one from the configuration; [`SqliteStore::in_memory`] is the
-/// tests' store. The migration lists (append-only) are public for the tests that check them.
-pub use postgres::{judge_host_role_sql, MAX_PAYLOAD, MIGRATIONS as POSTGRES_MIGRATIONS};
-pub use sqlite::{SqliteStore, MIGRATIONS as SQLITE_MIGRATIONS};
+/// tests' store. The schema's history (append-only) is public for the tests that check it.
+pub use postgres::{judge_host_role_sql, MAX_PAYLOAD};
+pub use schema::{migrations, Dialect};
+pub use sqlite::SqliteStore;
 
 /// Many hosts: heartbeats, leases, drains, package blobs, live events
 /// ([`ClusterStore`]).

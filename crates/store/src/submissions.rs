@@ -57,7 +57,8 @@ const JUDGING_COLUMNS: &str = "j.id, j.submission, j.attempt, j.rejudging, j.jud
      (SELECT s.current_judging = j.id FROM submissions s WHERE s.id = j.submission), \
      j.score_milli";
 
-fn verdict(code: Option<String>) -> Option<Verdict> {
+/// A verdict column's code as a verdict (`None`: none, or a code this ojd does not know).
+pub(crate) fn verdict(code: Option<String>) -> Option<Verdict> {
     code.as_deref().and_then(Verdict::from_code)
 }
 

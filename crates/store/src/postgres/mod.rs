@@ -12,7 +12,6 @@
 //! without it) or `verify-full` (that, and the certificate names the host connected to), as
 //! libpq reads them.
 
-mod migrations;
 mod role;
 
 use std::time::Duration;
@@ -23,9 +22,9 @@ use r2d2_postgres::PostgresConnectionManager;
 
 use crate::cluster::{EventSink, EVENTS, QUEUED};
 use crate::db::{args, Conn, Engine, Res, What};
+use crate::schema::{migrations, Dialect, VERSION};
 use crate::{sql, Claim, StoreError};
 
-pub use migrations::MIGRATIONS;
 pub use role::judge_host_role_sql;
 
 /// The longest a statement waits for a pooled connection while the database answers.
@@ -282,18 +281,17 @@ impl PgStore {
             .map_err(sql("read the schema version"))?
             .map(|r| r.get(0))
             .unwrap_or(0);
-        let known = MIGRATIONS.len() as i64;
-        crate::refuse_newer(&self.name, version, known)?;
-        if version == known {
+        crate::refuse_newer(&self.name, version, VERSION)?;
+        if version == VERSION {
             return tx.commit().map_err(sql("commit the migrations"));
         }
-        for migration in MIGRATIONS.iter().skip(version as usize) {
+        for migration in migrations(Dialect::Postgres).iter().skip(version as usize) {
             tx.batch_execute(migration)
                 .map_err(sql("migrate the schema"))?;
         }
         tx.execute("DELETE FROM ojd_schema", &[])
             .map_err(sql("record the schema version"))?;
-        tx.execute("INSERT INTO ojd_schema (version) VALUES ($1)", &[&known])
+        tx.execute("INSERT INTO ojd_schema (version) VALUES ($1)", &[&VERSION])
             .map_err(sql("record the schema version"))?;
         tx.commit().map_err(sql("commit the migrations"))
     }

@@ -4,8 +4,6 @@
 //! its own way: opening and migrating, the claim as steps of one transaction (its single
 //! writer is the lock; it has no data-modifying `WITH`), and no cross-host events.
 
-mod migrations;
-
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -13,9 +11,8 @@ use rusqlite::Connection;
 
 use crate::cluster::EventSink;
 use crate::db::{args, Conn, Engine, Res, What};
+use crate::schema::{migrations, Dialect, VACUUM_AFTER, VERSION};
 use crate::{sql, Claim, StoreError};
-
-pub use migrations::MIGRATIONS;
 
 /// See the module docs.
 pub struct SqliteStore {
@@ -51,17 +48,21 @@ impl SqliteStore {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(sql("read the schema version"))?;
-        crate::refuse_newer(name, version, MIGRATIONS.len() as i64)?;
+        crate::refuse_newer(name, version, VERSION)?;
         // Foreign keys stay off while migrating: a migration that rebuilds a table must not
         // cascade deletes into the rows that reference it.
-        for (i, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        for (i, migration) in migrations(Dialect::Sqlite)
+            .iter()
+            .enumerate()
+            .skip(version as usize)
+        {
             let tx = conn.transaction().map_err(sql("start a migration"))?;
             tx.execute_batch(migration)
                 .map_err(sql("migrate the schema"))?;
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
                 .map_err(sql("record the schema version"))?;
             tx.commit().map_err(sql("commit a migration"))?;
-            if i + 1 == migrations::VACUUM_AFTER {
+            if i + 1 == VACUUM_AFTER {
                 conn.execute_batch("VACUUM")
                     .map_err(sql("vacuum the database"))?;
             }

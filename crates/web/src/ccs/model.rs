@@ -443,7 +443,10 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
     let runs = store.contest_runs(&c.id)?;
     let mut clars = store.clarifications(&c.id)?;
     clars.sort_by_key(|q| q.id);
-    let thawed = thawed_at(c, store.freeze_changed(&c.id)?);
+    let freeze = store
+        .freeze_change(&c.id)?
+        .map(|f| (f.unfrozen, f.changed_at));
+    let thawed = thawed_at(c, freeze);
     let extra = Extra::load(c);
     let off = c.utc_offset_s;
     let t = |ms: i64| abs_time(ms, off);
