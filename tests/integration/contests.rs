@@ -444,7 +444,7 @@ pub(crate) fn rfc3339(ms: i64) -> String {
         .expect("format")
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     ojd_store::now_ms()
 }
 
@@ -1064,7 +1064,8 @@ fn ojd_table(r: &Value) -> String {
 
 // ---- issue 23: the defects a real contest hit ----
 
-fn message(e: &Value) -> String {
+/// The message of an API error.
+pub(crate) fn message(e: &Value) -> String {
     e["error"]["message"].as_str().unwrap_or("").to_string()
 }
 

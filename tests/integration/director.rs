@@ -10,19 +10,11 @@ use serde_json::{json, Value};
 use ojd_judge::sources::{self, SourceFile};
 
 use crate::contest_site::ContestSite;
+use crate::contests::{message, now_ms};
 use crate::daemon::{events_at, Daemon, Site, ADMIN, ALICE};
 use crate::websec::{login, request};
 
 const JUDGED_WITHIN: Duration = Duration::from_secs(180);
-
-fn now_ms() -> i64 {
-    ojd_store::now_ms()
-}
-
-/// The message of an API error.
-fn message(e: &Value) -> String {
-    e["error"]["message"].as_str().unwrap_or("").to_string()
-}
 
 // ---- the live event stream under the feedback policy ----
 
