@@ -356,7 +356,7 @@ fn check_type(v: &Value, ty: &str, at: &str) {
                     "{at}.{k}: {x}"
                 );
             }
-            o["command"].is_string()
+            o["command"].as_str().is_some_and(|c| !c.is_empty())
         }
         "provider" => v["name"].is_string(),
         "state" => {

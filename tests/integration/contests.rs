@@ -15,7 +15,8 @@ use ojd_store::RejudgingState;
 use ojd_store::{NewSubmission, SqliteStore, Store, StoreError};
 
 use crate::common;
-use crate::daemon::{Site, ADMIN, ALICE, BOB};
+use crate::contest_site::ContestSite;
+use crate::daemon::{ADMIN, ALICE, BOB};
 
 const START: i64 = 1_800_000_000_000;
 
@@ -456,10 +457,12 @@ pub(crate) fn rfc3339(ms: i64) -> String {
         .expect("format")
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     ojd_store::now_ms()
 }
 
+/// Writes `dir/<id>/contest.toml` over one problem (for the other modules' contests; this
+/// module's tests write theirs with [`ContestSite::contest`]).
 pub(crate) fn write_contest(
     dir: &Path,
     id: &str,
@@ -468,16 +471,14 @@ pub(crate) fn write_contest(
     extra: &str,
     problem: &str,
 ) {
-    let d = dir.join(id);
-    std::fs::create_dir_all(&d).expect("mkdir");
-    std::fs::write(
-        d.join("contest.toml"),
-        format!(
-            "title = \"{id}\"\nstart = \"{}\"\nduration = \"{duration}\"\n{extra}\n[[problem]]\nid = \"{problem}\"\n",
-            rfc3339(start_ms)
-        ),
-    )
-    .expect("write contest");
+    crate::contest_site::write_contest_file(
+        dir,
+        id,
+        start_ms,
+        Some(duration),
+        extra,
+        &[problem.to_string()],
+    );
 }
 
 pub(crate) fn submit(
@@ -543,42 +544,27 @@ fn a_contest_end_to_end_over_http_on_postgres() {
 
 /// The whole contest over HTTP with a daemon on `database` (`None`: a SQLite file).
 fn contest_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
+    let cs = ContestSite::on(database);
     // A second problem for the contest that has not started (its problems are hidden).
-    let problems = site.path().join("problems");
-    let copy = std::process::Command::new("cp")
-        .args(["-r"])
-        .arg(problems.join("aplusb"))
-        .arg(problems.join("late"))
-        .status()
-        .expect("cp");
-    assert!(copy.success());
+    cs.copy_problem("late");
     let now = now_ms();
     // Started 100 minutes ago, 2 hours long, frozen for its last hour (since 40 minutes).
-    write_contest(
-        contests.path(),
-        "live",
-        now - 100 * 60_000,
-        "2h",
-        "freeze = \"1h\"",
-        "aplusb",
-    );
-    write_contest(contests.path(), "soon", now + 3_600_000, "1h", "", "late");
-    write_contest(contests.path(), "over", now - 7_200_000, "1h", "", "aplusb");
+    cs.contest("live", now - 100 * 60_000)
+        .lasting("2h")
+        .keys("freeze = \"1h\"")
+        .write();
+    cs.contest("soon", now + 3_600_000)
+        .lasting("1h")
+        .problems(&["late"])
+        .write();
+    cs.contest("over", now - 7_200_000).lasting("1h").write();
     // The package ships a wrong answer for 02-many: a correct program gets WA on it.
-    let answer = problems.join("aplusb/tests/02-many.ans");
+    let answer = cs.path().join("problems/aplusb/tests/02-many.ans");
     let good = std::fs::read_to_string(&answer).expect("answer");
     std::fs::write(&answer, format!("0\n{good}")).expect("break the answer");
     let broken = std::fs::read_to_string(&answer).expect("answer");
     assert_ne!(broken, good);
-    let d = site.start();
+    let d = cs.start();
 
     let (code, list) = d.get("/api/v1/contests", None);
     assert_eq!(code, 200);
@@ -995,20 +981,12 @@ fn contest_over_http(database: Option<&str>) {
 #[test]
 fn ioi_groups_best_across_submissions_over_http() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    write_contest(
-        contests.path(),
-        "ioi",
-        now_ms() - 600_000,
-        "2h",
-        "scoring = \"ioi\"",
-        "aplusb",
-    );
-    let package = site.path().join("problems/aplusb");
+    let cs = ContestSite::new();
+    cs.contest("ioi", now_ms() - 600_000)
+        .lasting("2h")
+        .keys("scoring = \"ioi\"")
+        .write();
+    let package = cs.path().join("problems/aplusb");
     let toml = package.join("problem.toml");
     let mut text = std::fs::read_to_string(&toml).expect("problem.toml");
     text.push_str(
@@ -1023,7 +1001,7 @@ fn ioi_groups_best_across_submissions_over_http() {
     );
     // The first submission is judged against a broken 01-big: only "many" passes.
     std::fs::write(answer("01-big"), format!("0\n{big}")).expect("break");
-    let d = site.start();
+    let d = cs.start();
     let (code, a) = submit(&d, ALICE, Some("ioi"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     let first = d.wait_done(a["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
@@ -1099,33 +1077,8 @@ fn ojd_table(r: &Value) -> String {
 
 // ---- issue 23: the defects a real contest hit ----
 
-/// Copies the `aplusb` package of `site` to `name` (another problem with the same tests).
-fn copy_problem(site: &Site, name: &str) {
-    let problems = site.path().join("problems");
-    let copy = std::process::Command::new("cp")
-        .args(["-r"])
-        .arg(problems.join("aplusb"))
-        .arg(problems.join(name))
-        .status()
-        .expect("cp");
-    assert!(copy.success());
-}
-
-/// Writes a contest over several problems (labels A, B, ...).
-fn write_contest_of(dir: &Path, id: &str, start_ms: i64, extra: &str, problems: &[&str]) {
-    let d = dir.join(id);
-    std::fs::create_dir_all(&d).expect("mkdir");
-    let mut text = format!(
-        "title = \"{id}\"\nstart = \"{}\"\n{extra}\n",
-        rfc3339(start_ms)
-    );
-    for p in problems {
-        text.push_str(&format!("[[problem]]\nid = \"{p}\"\n"));
-    }
-    std::fs::write(d.join("contest.toml"), text).expect("write contest");
-}
-
-fn message(e: &Value) -> String {
+/// The message of an API error.
+pub(crate) fn message(e: &Value) -> String {
     e["error"]["message"].as_str().unwrap_or("").to_string()
 }
 
@@ -1152,17 +1105,10 @@ fn issue23_contest_defects_over_http_on_postgres() {
 }
 
 fn defects_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
-    copy_problem(&site, "late");
-    copy_problem(&site, "third");
-    copy_problem(&site, "practice");
+    let cs = ContestSite::on(database);
+    cs.copy_problem("late");
+    cs.copy_problem("third");
+    cs.copy_problem("practice");
     let now = now_ms();
     // Started a minute ago, freezes in nine minutes (its last hour of 70), alice and bob take
     // part. Once the steps before the freeze are done, the freeze is moved to the next second
@@ -1170,38 +1116,29 @@ fn defects_over_http(database: Option<&str>) {
     let start = (now - 60_000) / 1000 * 1000;
     let end = start + 70 * 60_000;
     let run_contest = |freeze: &str| {
-        write_contest_of(
-            contests.path(),
-            "run",
-            start,
-            &format!(
-                "duration = \"70m\"\nfreeze = \"{freeze}\"\nparticipants = [\"alice\", \"bob\"]"
-            ),
-            &["aplusb"],
-        )
+        cs.contest("run", start)
+            .lasting("70m")
+            .keys(&format!(
+                "freeze = \"{freeze}\"\nparticipants = [\"alice\", \"bob\"]"
+            ))
+            .write()
     };
     run_contest("1h");
     // A future contest reusing the running contest's problem, with a problem of its own.
-    write_contest_of(
-        contests.path(),
-        "future",
-        now + 3_600_000,
-        "duration = \"1h\"",
-        &["aplusb", "late"],
-    );
+    cs.contest("future", now + 3_600_000)
+        .lasting("1h")
+        .problems(&["aplusb", "late"])
+        .write();
     // Open to anyone: an admin's test submission must not be ranked.
-    write_contest_of(
-        contests.path(),
-        "open",
-        now - 600_000,
-        "duration = \"2h\"",
-        &["third"],
-    );
+    cs.contest("open", now - 600_000)
+        .lasting("2h")
+        .problems(&["third"])
+        .write();
     // A wrong answer file: correct programs get WA until it is fixed and rejudged.
-    let answer = site.path().join("problems/aplusb/tests/02-many.ans");
+    let answer = cs.path().join("problems/aplusb/tests/02-many.ans");
     let good = std::fs::read_to_string(&answer).expect("answer");
     std::fs::write(&answer, format!("0\n{good}")).expect("break the answer");
-    let d = site.start();
+    let d = cs.start();
 
     // Defect 3: unfreezing before the freeze time is refused (it used to cancel the freeze
     // while every page still said "frozen").
@@ -1442,47 +1379,29 @@ fn issue23_director_controls_and_clarifications_over_http_on_postgres() {
 }
 
 fn director_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
+    let cs = ContestSite::on(database);
     let now = now_ms();
-    write_contest_of(
-        contests.path(),
-        "soon",
-        now + 3_600_000,
-        "duration = \"1h\"   # one hour\nfreeze = \"20m\"\nparticipants = [\"alice\"]",
-        &["aplusb"],
-    );
-    write_contest_of(
-        contests.path(),
-        "run",
-        now - 600_000,
-        "duration = \"2h\"\nparticipants = [\"alice\"]",
-        &["aplusb"],
-    );
+    cs.contest("soon", now + 3_600_000)
+        .keys("duration = \"1h\"   # one hour\nfreeze = \"20m\"\nparticipants = [\"alice\"]")
+        .write();
+    cs.contest("run", now - 600_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\"]")
+        .write();
     // Teams: a display name and affiliation; an observer never ranked.
-    write_contest_of(
-        contests.path(),
-        "teams",
-        now - 600_000,
-        "duration = \"2h\"\n\
+    cs.contest("teams", now - 600_000)
+        .lasting("2h")
+        .keys(
+            "\
          [[team]]\nuser = \"alice\"\nname = \"Rocket\"\naffiliation = \"Peking University\"\n\
          [[team]]\nuser = \"bob\"\ncategory = \"observer\"",
-        &["aplusb"],
-    );
-    write_contest_of(
-        contests.path(),
-        "badteam",
-        now - 600_000,
-        "duration = \"2h\"\n[[team]]\nuser = \"alice\"\ncategory = \"guest\"",
-        &["aplusb"],
-    );
-    let d = site.start();
+        )
+        .write();
+    cs.contest("badteam", now - 600_000)
+        .lasting("2h")
+        .keys("[[team]]\nuser = \"alice\"\ncategory = \"guest\"")
+        .write();
+    let d = cs.start();
     let clock = |id: &str, action: &str, minutes: Option<&str>| {
         let mut body = json!({ "action": action });
         if let Some(m) = minutes {
@@ -1517,7 +1436,7 @@ fn director_over_http(database: Option<&str>) {
     assert_eq!(phase("soon"), "running");
     let (code, e) = clock("soon", "delay", Some("5"));
     assert_eq!(code, 409, "started already: {e}");
-    let toml = std::fs::read_to_string(contests.path().join("soon/contest.toml")).expect("toml");
+    let toml = std::fs::read_to_string(cs.file("soon")).expect("toml");
     assert!(toml.contains("duration = \"1h\"   # one hour"), "{toml}");
     let (code, r) = clock("soon", "extend", Some("30"));
     assert_eq!(code, 200, "{r}");
@@ -1529,7 +1448,7 @@ fn director_over_http(database: Option<&str>) {
     );
     assert_eq!(end - start, 90 * 60_000, "{c}");
     assert_eq!(end - freeze, 50 * 60_000, "the freeze keeps its time: {c}");
-    let toml = std::fs::read_to_string(contests.path().join("soon/contest.toml")).expect("toml");
+    let toml = std::fs::read_to_string(cs.file("soon")).expect("toml");
     assert!(toml.contains("duration = \"1h30m\""), "{toml}");
     // A reload reads the same file: the change stays.
     let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
@@ -1731,7 +1650,7 @@ fn director_over_http(database: Option<&str>) {
         .to_string();
     let (code, me) = d.get("/api/v1/me", Some(&carol));
     assert_eq!((code, me["name"].as_str()), (200, Some("carol")), "{me}");
-    let toml = std::fs::read_to_string(contests.path().join("teams/contest.toml")).expect("toml");
+    let toml = std::fs::read_to_string(cs.file("teams")).expect("toml");
     assert!(
         toml.contains("name = \"Carol, Inc.\"") && !toml.contains("Peking"),
         "{toml}"
@@ -1902,26 +1821,18 @@ fn issue23_results_finalize_and_awards_over_http_on_postgres() {
 }
 
 fn results_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
+    let cs = ContestSite::on(database);
     let now = now_ms();
     // Frozen since 5 minutes ago.
-    write_contest_of(
-        contests.path(),
-        "fin",
-        now - 600_000,
-        "duration = \"1h\"\nfreeze = \"55m\"\n[awards]\ngold = 1\nsilver = 1\n\
+    cs.contest("fin", now - 600_000)
+        .lasting("1h")
+        .keys(
+            "freeze = \"55m\"\n[awards]\ngold = 1\nsilver = 1\n\
          [[team]]\nuser = \"alice\"\nname = \"Rocket\"\ngroup = \"Junior\"\n\
          [[team]]\nuser = \"bob\"\ngroup = \"Junior\"",
-        &["aplusb"],
-    );
-    let d = site.start();
+        )
+        .write();
+    let d = cs.start();
     let judged = |token: &str, file: &str| {
         let (code, r) = submit(&d, token, Some("fin"), "aplusb", file);
         assert_eq!(code, 201, "{r}");
@@ -1977,7 +1888,7 @@ fn results_over_http(database: Option<&str>) {
     assert_eq!(code, 200, "{r}");
     let (code, r) = finalize();
     assert_eq!(code, 200, "{r}");
-    let toml = std::fs::read_to_string(contests.path().join("fin/contest.toml")).expect("toml");
+    let toml = std::fs::read_to_string(cs.file("fin")).expect("toml");
     assert!(toml.contains("finalized = \""), "{toml}");
 
     // The awards, public now.
@@ -2136,23 +2047,13 @@ fn issue23_balloon_queue_over_http_on_postgres() {
 }
 
 fn balloons_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
+    let cs = ContestSite::on(database);
     // Frozen since 5 minutes ago: the balloons show every solve all the same.
-    write_contest_of(
-        contests.path(),
-        "bal",
-        now_ms() - 600_000,
-        "duration = \"1h\"\nfreeze = \"55m\"\n[[team]]\nuser = \"bob\"\nname = \"Lima\"",
-        &["aplusb"],
-    );
-    let d = site.start();
+    cs.contest("bal", now_ms() - 600_000)
+        .lasting("1h")
+        .keys("freeze = \"55m\"\n[[team]]\nuser = \"bob\"\nname = \"Lima\"")
+        .write();
+    let d = cs.start();
     let judged = |token: &str, file: &str| {
         let (code, r) = submit(&d, token, Some("bal"), "aplusb", file);
         assert_eq!(code, 201, "{r}");
@@ -2248,23 +2149,17 @@ fn issue23_clarification_categories_claims_and_announcements_over_http_on_postgr
 
 fn clarifications_over_http(database: Option<&str>) {
     const JUDY: &str = "judy-token";
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0\n\
-             [[server.users]]\nname = \"judy\"\ntoken = \"{JUDY}\"\nadmin = true",
-            contests.path().display()
-        ),
-    );
-    write_contest_of(
-        contests.path(),
-        "qa",
-        now_ms() - 600_000,
-        "duration = \"2h\"\nparticipants = [\"alice\", \"bob\"]",
-        &["aplusb"],
-    );
-    let d = site.start();
+    let cs = ContestSite::builder()
+        .database(database)
+        .settings(&format!(
+            "[[server.users]]\nname = \"judy\"\ntoken = \"{JUDY}\"\nadmin = true"
+        ))
+        .build();
+    cs.contest("qa", now_ms() - 600_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\", \"bob\"]")
+        .write();
+    let d = cs.start();
     let ask = |token: &str, body: Value| {
         d.post_json("/api/v1/contests/qa/clarifications", Some(token), &body)
     };
@@ -2419,23 +2314,12 @@ fn issue23_login_by_password_over_http_on_postgres() {
 
 fn passwords_over_http(database: Option<&str>) {
     use crate::websec::{header, request};
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0\n\
-             [web]\nlogin_attempts_per_minute = 3",
-            contests.path().display()
-        ),
-    );
-    write_contest_of(
-        contests.path(),
-        "hall",
-        now_ms() - 600_000,
-        "duration = \"2h\"",
-        &["aplusb"],
-    );
-    let d = site.start();
+    let cs = ContestSite::builder()
+        .database(database)
+        .settings("[web]\nlogin_attempts_per_minute = 3")
+        .build();
+    cs.contest("hall", now_ms() - 600_000).lasting("2h").write();
+    let d = cs.start();
     let import = |roster: &str, passwords: bool| {
         d.post_json(
             "/api/v1/admin/contests/hall/teams",
@@ -2452,7 +2336,7 @@ fn passwords_over_http(database: Option<&str>) {
         message(&e).contains("line 4: the password of \"carol\": 8 to 128 bytes"),
         "{e}"
     );
-    let toml = std::fs::read_to_string(contests.path().join("hall/contest.toml")).expect("toml");
+    let toml = std::fs::read_to_string(cs.file("hall")).expect("toml");
     assert!(!toml.contains("[[team]]"), "nothing imported: {toml}");
     let (code, r) = import(
         "teams\t1\n1\t\t3\tRocket\tPKU\n2\t\t3\tLima\tTHU\n\
@@ -2468,7 +2352,7 @@ fn passwords_over_http(database: Option<&str>) {
         .as_str()
         .expect("password")
         .to_string();
-    let toml = std::fs::read_to_string(contests.path().join("hall/contest.toml")).expect("toml");
+    let toml = std::fs::read_to_string(cs.file("hall")).expect("toml");
     assert!(
         !toml.contains("carol-secret-1") && !toml.contains(&dave_pw),
         "passwords stay out of the file: {toml}"
@@ -2553,24 +2437,11 @@ fn issue23_contest_definitions_over_http_on_postgres() {
 }
 
 fn definitions_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
+    let cs = ContestSite::on(database);
     // A second problem: aplusb again under another id.
-    let status = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(site.path().join("problems/aplusb"))
-        .arg(site.path().join("problems/second"))
-        .status()
-        .expect("cp");
-    assert!(status.success());
-    let d = site.start();
-    let file = contests.path().join("spring/contest.toml");
+    cs.copy_problem("second");
+    let d = cs.start();
+    let file = cs.file("spring");
     let start = rfc3339((now_ms() / 1000 + 3600) * 1000);
     let good = json!({
         "id": "spring",
@@ -2819,13 +2690,9 @@ fn definitions_over_http(database: Option<&str>) {
 #[test]
 fn issue23_overrides_are_in_the_judging_history() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    write_contest(contests.path(), "h", now_ms() - 60_000, "2h", "", "aplusb");
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.contest("h", now_ms() - 60_000).lasting("2h").write();
+    let d = cs.start();
     let (code, s) = submit(&d, ALICE, Some("h"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{s}");
     let id = s["id"].as_i64().expect("id");
@@ -2926,20 +2793,12 @@ fn issue23_overrides_are_in_the_judging_history() {
 #[test]
 fn issue23_hall_sheet_login_links_last_as_long_as_the_sheet_says() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    write_contest(
-        contests.path(),
-        "hall",
-        now_ms() - 60_000,
-        "2h",
-        "participants = [\"alice\", \"bob\"]",
-        "aplusb",
-    );
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.contest("hall", now_ms() - 60_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\", \"bob\"]")
+        .write();
+    let d = cs.start();
     let sheet = |body: Value| {
         d.post_json(
             "/api/v1/admin/contests/hall/login-links",
@@ -3026,6 +2885,117 @@ fn issue23_hall_sheet_login_links_last_as_long_as_the_sheet_says() {
     assert_eq!(n, 2, "{log}");
 }
 
+/// A team added to a contest that lists its `participants` takes part: the roster import, the
+/// single-team editor and the removal of a team keep the listed participants in step (written
+/// into `contest.toml`, audited), so that the new team submits and is ranked, and a removed
+/// team's user may no longer submit; a listed user without a team (the jury's) stays listed.
+#[test]
+fn a_team_added_to_a_listed_contest_takes_part() {
+    require_root!();
+    let cs = ContestSite::new();
+    cs.contest("listed", now_ms() - 60_000).lasting("2h").keys("participants = [\"alice\", \"judge1\"]\n\n[[team]]\nuser = \"alice\"\nname = \"Rocket\"").write();
+    let file = cs.file("listed");
+    // The `participants` line of the file.
+    let listed = || {
+        let text = std::fs::read_to_string(&file).expect("toml");
+        text.lines()
+            .find(|l| l.starts_with("participants = "))
+            .unwrap_or_else(|| panic!("participants: {text}"))
+            .to_string()
+    };
+    let d = cs.start();
+    let (code, e) = submit(&d, BOB, Some("listed"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 403, "not yet a participant: {e}");
+
+    // The roster import lists bob beside alice.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/listed/teams",
+        Some(ADMIN),
+        &json!({"roster": "user,name\nalice,Rocket\nbob,Comet\n"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(
+        r["participants"],
+        json!({"admitted": ["bob"], "dismissed": []}),
+        "{r}"
+    );
+    assert_eq!(listed(), r#"participants = ["alice", "judge1", "bob"]"#);
+    let (_, c) = d.get("/api/v1/contests/listed", Some(ADMIN));
+    assert_eq!(
+        c["participants"]["users"],
+        json!(["alice", "judge1", "bob"]),
+        "{c}"
+    );
+
+    // Removing bob's team (no submissions yet) takes him off the list: he may not submit.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/listed/teams/bob/remove",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{r}");
+    assert!(
+        r["done"]
+            .as_str()
+            .is_some_and(|s| s.ends_with("; participants: -bob")),
+        "{r}"
+    );
+    assert_eq!(listed(), r#"participants = ["alice", "judge1"]"#);
+    let (code, e) = submit(&d, BOB, Some("listed"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 403, "a removed team: {e}");
+
+    // Added again with the single-team editor: bob submits and is ranked.
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/listed/team",
+        Some(ADMIN),
+        &json!({"user": "bob", "name": "Comet"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    assert!(
+        r["done"]
+            .as_str()
+            .is_some_and(|s| s.ends_with("; participants: +bob")),
+        "{r}"
+    );
+    assert_eq!(listed(), r#"participants = ["alice", "judge1", "bob"]"#);
+    let (code, a) = submit(&d, BOB, Some("listed"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "bob takes part: {a}");
+    let judged = d.wait_done(a["id"].as_i64().expect("id"), BOB, JUDGED_WITHIN);
+    assert_eq!(judged["verdict"], "AC", "{judged}");
+    let (code, s) = d.get("/api/v1/contests/listed/standings", Some(BOB));
+    assert_eq!(code, 200, "{s}");
+    let rows = s["rows"].as_array().expect("rows");
+    let bob = rows
+        .iter()
+        .find(|r| r["user"] == "bob")
+        .unwrap_or_else(|| panic!("bob is ranked: {s}"));
+    assert_eq!(
+        (bob["rank"].clone(), bob["solved"].clone()),
+        (json!(1), json!(1)),
+        "{s}"
+    );
+
+    // Each change is audited with what it did to the participants.
+    let (_, log) = d.get("/api/v1/admin/audit?contest=listed", Some(ADMIN));
+    let details: Vec<String> = log
+        .as_array()
+        .expect("log")
+        .iter()
+        .filter(|a| a["action"] == "roster" || a["action"] == "team")
+        .map(|a| a["detail"].as_str().unwrap_or("").to_string())
+        .collect();
+    for want in [
+        "2 teams imported; participants: +bob",
+        "team \"bob\" removed; participants: -bob",
+        "participants: +bob",
+    ] {
+        assert!(
+            details.iter().any(|d| d.ends_with(want)),
+            "{want}: {details:?}"
+        );
+    }
+}
+
 // ---- issue 23: the per-contest feedback policy ----
 
 /// Issue 23, feedback policy over HTTP: a participant's wrong answer in a contest with
@@ -3059,17 +3029,10 @@ fn test_names_of(v: &Value) -> Vec<String> {
 }
 
 fn feedback_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
+    let cs = ContestSite::on(database);
     // A correct program passes the sample and 01-big, fails the hidden 02-many (its answer is
     // broken) and passes 03-more after it: the first failure is not the last test.
-    let tests = site.path().join("problems/aplusb/tests");
+    let tests = cs.path().join("problems/aplusb/tests");
     let good = std::fs::read_to_string(tests.join("02-many.ans")).expect("answer");
     std::fs::write(tests.join("02-many.ans"), format!("0\n{good}")).expect("break");
     std::fs::copy(tests.join("01-big.in"), tests.join("03-more.in")).expect("copy");
@@ -3081,16 +3044,14 @@ fn feedback_over_http(database: Option<&str>) {
         ("fdefault", ""),
     ] {
         let problem = format!("p{id}");
-        copy_problem(&site, &problem);
-        write_contest_of(
-            contests.path(),
-            id,
-            now_ms() - 600_000,
-            &format!("duration = \"2h\"\n{extra}"),
-            &[&problem],
-        );
+        cs.copy_problem(&problem);
+        cs.contest(id, now_ms() - 600_000)
+            .lasting("2h")
+            .keys(extra)
+            .problems(&[&problem])
+            .write();
     }
-    let d = site.start();
+    let d = cs.start();
     // Submits as `token` to the contest's problem; the "verdict" contest's submission is made
     // outside the contest (the statement page's way) and counts for it all the same.
     let judged = |token: &str, contest: &str| {
@@ -3242,23 +3203,12 @@ fn fractional_points_are_exact_everywhere_over_http_on_postgres() {
 }
 
 fn fractional_points_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
-    write_contest(
-        contests.path(),
-        "ioi",
-        now_ms() - 600_000,
-        "2h",
-        "scoring = \"ioi\"",
-        "aplusb",
-    );
-    let package = site.path().join("problems/aplusb");
+    let cs = ContestSite::on(database);
+    cs.contest("ioi", now_ms() - 600_000)
+        .lasting("2h")
+        .keys("scoring = \"ioi\"")
+        .write();
+    let package = cs.path().join("problems/aplusb");
     let toml = package.join("problem.toml");
     let mut text = std::fs::read_to_string(&toml).expect("problem.toml");
     text.push_str(
@@ -3270,7 +3220,7 @@ fn fractional_points_over_http(database: Option<&str>) {
     let answer = package.join("tests/02-many.ans");
     let many = std::fs::read_to_string(&answer).expect("answer");
     std::fs::write(&answer, format!("0\n{many}")).expect("break");
-    let d = site.start();
+    let d = cs.start();
     let (code, a) = submit(&d, ALICE, Some("ioi"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     let id = a["id"].as_i64().expect("id");
@@ -3383,25 +3333,16 @@ fn cached_standings_follow_every_change_over_http_on_postgres() {
 }
 
 fn cached_standings_over_http(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0\n\
-             standings_cache = \"1h\"",
-            contests.path().display()
-        ),
-    );
+    let cs = ContestSite::builder()
+        .database(database)
+        .settings("standings_cache = \"1h\"")
+        .build();
     // Started 100 minutes ago, 2 hours long, frozen for its last hour (since 40 minutes).
-    write_contest(
-        contests.path(),
-        "live",
-        now_ms() - 100 * 60_000,
-        "2h",
-        "freeze = \"1h\"",
-        "aplusb",
-    );
-    let d = site.start();
+    cs.contest("live", now_ms() - 100 * 60_000)
+        .lasting("2h")
+        .keys("freeze = \"1h\"")
+        .write();
+    let d = cs.start();
     // alice's row as `token` sees it: (solved, tries, pending, penalty); None: no row.
     let row = |token: &str| -> Option<(i64, i64, i64, i64)> {
         let (code, s) = d.get("/api/v1/contests/live/standings", Some(token));
@@ -3505,7 +3446,7 @@ fn cached_standings_over_http(database: Option<&str>) {
     assert_eq!(row(ADMIN), Some((1, 1, 0, penalty - 10)), "{r}");
 
     // A rejudging against a broken answer: its judgings change nothing until it is applied.
-    let answer = site.path().join("problems/aplusb/tests/01-big.ans");
+    let answer = cs.path().join("problems/aplusb/tests/01-big.ans");
     let good = std::fs::read_to_string(&answer).expect("answer");
     std::fs::write(&answer, format!("0\n{good}")).expect("break");
     let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));

@@ -5,13 +5,13 @@
 //!
 //! Without Chromium the test says so and passes, except under CI (`CI` set), where it fails.
 
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
 
-use crate::cdp::{artifact, Browser, Cdp, CHROMIUM};
-use crate::daemon::{Site, ADMIN, ALICE, BOB};
+use crate::cdp::{artifact, have_chromium, Browser, Cdp};
+use crate::contest_site::ContestSite;
+use crate::daemon::{Daemon, ADMIN, ALICE, BOB};
 
 fn login(page: &mut Cdp, url: &str, token: &str, name: &str) {
     page.navigate(&format!("{url}/login"));
@@ -26,6 +26,14 @@ fn login(page: &mut Cdp, url: &str, token: &str, name: &str) {
         ),
         Duration::from_secs(10),
     );
+}
+
+/// A page of `browser` with its events on, logged in to `d` as `name` (by `token`).
+fn logged_in(browser: &Browser, d: &Daemon, token: &str, name: &str) -> Cdp {
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    login(&mut page, &d.url, token, name);
+    page
 }
 
 /// Screenshots at 390 px and checks nothing overflows sideways; then back to desktop.
@@ -53,26 +61,17 @@ fn phone(page: &mut Cdp, name: &str) {
 #[test]
 fn standings_update_live_and_an_admin_applies_a_rejudging() {
     require_root!();
-    if !Path::new(CHROMIUM).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have {CHROMIUM} (.ci/run installs it)"
-        );
-        eprintln!("skipped: {CHROMIUM} is not installed");
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let cs = ContestSite::new();
     let now = ojd_store::now_ms();
-    crate::contests::write_contest(contests.path(), "live", now - 600_000, "2h", "", "aplusb");
+    cs.contest("live", now - 600_000).lasting("2h").write();
     // The package ships a wrong answer: a correct program gets WA until it is fixed.
-    let answer = site.path().join("problems/aplusb/tests/02-many.ans");
+    let answer = cs.path().join("problems/aplusb/tests/02-many.ans");
     let good = std::fs::read_to_string(&answer).expect("answer");
     std::fs::write(&answer, format!("0\n{good}")).expect("break the answer");
-    let d = site.start();
+    let d = cs.start();
     let (code, a) = crate::contests::submit(&d, ALICE, Some("live"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     let alice_id = a["id"].as_i64().expect("id");
@@ -82,9 +81,7 @@ fn standings_update_live_and_an_admin_applies_a_rejudging() {
     );
 
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ALICE, "alice");
+    let mut page = logged_in(&browser, &d, ALICE, "alice");
     page.navigate(&format!("{}/contests/live/standings", d.url));
     page.wait_for(
         "alice's rejected try",
@@ -198,55 +195,30 @@ fn standings_update_live_and_an_admin_applies_a_rejudging() {
 #[test]
 fn issue23_contest_pages_for_students_and_directors() {
     require_root!();
-    if !Path::new(CHROMIUM).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have {CHROMIUM} (.ci/run installs it)"
-        );
-        eprintln!("skipped: {CHROMIUM} is not installed");
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    let problems = site.path().join("problems");
-    let copy = std::process::Command::new("cp")
-        .args(["-r"])
-        .arg(problems.join("aplusb"))
-        .arg(problems.join("frozenp"))
-        .status()
-        .expect("cp");
-    assert!(copy.success());
+    let cs = ContestSite::new();
+    cs.copy_problem("frozenp");
     let now = ojd_store::now_ms();
     // Running, its freeze 50 minutes away.
-    crate::contests::write_contest(
-        contests.path(),
-        "run",
-        now - 600_000,
-        "2h",
-        "freeze = \"1h\"",
-        "aplusb",
-    );
+    cs.contest("run", now - 600_000)
+        .lasting("2h")
+        .keys("freeze = \"1h\"")
+        .write();
     // Frozen since 40 minutes.
-    crate::contests::write_contest(
-        contests.path(),
-        "frz",
-        now - 100 * 60_000,
-        "2h",
-        "freeze = \"1h\"",
-        "frozenp",
-    );
-    let d = site.start();
+    cs.contest("frz", now - 100 * 60_000)
+        .lasting("2h")
+        .keys("freeze = \"1h\"")
+        .problems(&["frozenp"])
+        .write();
+    let d = cs.start();
     let source =
         std::fs::read_to_string(crate::common::testdata("aplusb/submissions/accepted/ac.c"))
             .expect("source");
 
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ALICE, "alice");
+    let mut page = logged_in(&browser, &d, ALICE, "alice");
     // Defect 1: the statement page says where the submission goes.
     page.navigate(&format!("{}/problems/aplusb", d.url));
     let note = page.eval("document.getElementById('counts-for')?.textContent ?? ''");
@@ -407,26 +379,15 @@ fn issue23_contest_pages_for_students_and_directors() {
 #[test]
 fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
     require_root!();
-    if !Path::new(CHROMIUM).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have {CHROMIUM} (.ci/run installs it)"
-        );
-        eprintln!("skipped: {CHROMIUM} is not installed");
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let cs = ContestSite::new();
     let now = ojd_store::now_ms();
-    crate::contests::write_contest(contests.path(), "cup", now + 3_600_000, "1h", "", "aplusb");
-    let d = site.start();
+    cs.contest("cup", now + 3_600_000).lasting("1h").write();
+    let d = cs.start();
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ADMIN, "admin");
+    let mut page = logged_in(&browser, &d, ADMIN, "admin");
     let yes =
         "window.confirm = (q) => { window.__asked = q; return true; }; window.__asked = null; true";
     let phase = |d: &crate::daemon::Daemon| {
@@ -561,37 +522,22 @@ fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
 #[test]
 fn issue23_a_director_finalizes_and_publishes_the_awards() {
     require_root!();
-    if !Path::new(CHROMIUM).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have {CHROMIUM} (.ci/run installs it)"
-        );
-        eprintln!("skipped: {CHROMIUM} is not installed");
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let cs = ContestSite::new();
     let now = ojd_store::now_ms();
-    crate::contests::write_contest(
-        contests.path(),
-        "gala",
-        now - 600_000,
-        "1h",
-        "[awards]\ngold = 1\nbronze = 2\n[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
-        "aplusb",
-    );
-    let d = site.start();
+    cs.contest("gala", now - 600_000)
+        .lasting("1h")
+        .keys("[awards]\ngold = 1\nbronze = 2\n[[team]]\nuser = \"alice\"\nname = \"Rocket\"")
+        .write();
+    let d = cs.start();
     let (code, a) = crate::contests::submit(&d, ALICE, Some("gala"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     let id = a["id"].as_i64().expect("id");
     d.wait_done(id, ALICE, Duration::from_secs(120));
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ADMIN, "admin");
+    let mut page = logged_in(&browser, &d, ADMIN, "admin");
     let yes =
         "window.confirm = (q) => { window.__asked = q; return true; }; window.__asked = null; true";
 
@@ -675,29 +621,16 @@ fn issue23_a_director_finalizes_and_publishes_the_awards() {
 #[test]
 fn issue23_a_director_delivers_balloons() {
     require_root!();
-    if !Path::new(CHROMIUM).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have {CHROMIUM} (.ci/run installs it)"
-        );
-        eprintln!("skipped: {CHROMIUM} is not installed");
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let cs = ContestSite::new();
     let now = ojd_store::now_ms();
-    crate::contests::write_contest(
-        contests.path(),
-        "party",
-        now - 600_000,
-        "1h",
-        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"\naffiliation = \"Peking University\"",
-        "aplusb",
-    );
-    let d = site.start();
+    cs.contest("party", now - 600_000)
+        .lasting("1h")
+        .keys("[[team]]\nuser = \"alice\"\nname = \"Rocket\"\naffiliation = \"Peking University\"")
+        .write();
+    let d = cs.start();
     for token in [ALICE, BOB] {
         let (code, a) =
             crate::contests::submit(&d, token, Some("party"), "aplusb", "accepted/ac.c");
@@ -709,9 +642,7 @@ fn issue23_a_director_delivers_balloons() {
         );
     }
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ADMIN, "admin");
+    let mut page = logged_in(&browser, &d, ADMIN, "admin");
     page.navigate(&format!("{}/contests/party", d.url));
     page.click("#clock-controls a[href$='/balloons']");
     page.wait_for(
@@ -761,29 +692,16 @@ fn issue23_a_director_delivers_balloons() {
 #[test]
 fn issue23_a_director_claims_a_question_and_announces_to_one_team() {
     require_root!();
-    if !Path::new(CHROMIUM).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have {CHROMIUM} (.ci/run installs it)"
-        );
-        eprintln!("skipped: {CHROMIUM} is not installed");
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let cs = ContestSite::new();
     let now = ojd_store::now_ms();
-    crate::contests::write_contest(
-        contests.path(),
-        "desk",
-        now - 600_000,
-        "2h",
-        "participants = [\"alice\", \"bob\"]",
-        "aplusb",
-    );
-    let d = site.start();
+    cs.contest("desk", now - 600_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\", \"bob\"]")
+        .write();
+    let d = cs.start();
     let browser = Browser::start();
     let mut page = browser.page();
     page.call("Page.enable", json!({}));
@@ -844,26 +762,15 @@ fn issue23_a_director_claims_a_question_and_announces_to_one_team() {
 #[test]
 fn issue23_a_team_logs_in_with_a_password_from_the_hall_sheet() {
     require_root!();
-    if !Path::new(CHROMIUM).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have {CHROMIUM} (.ci/run installs it)"
-        );
-        eprintln!("skipped: {CHROMIUM} is not installed");
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let cs = ContestSite::new();
     let now = ojd_store::now_ms();
-    crate::contests::write_contest(contests.path(), "hall", now - 600_000, "2h", "", "aplusb");
-    let d = site.start();
+    cs.contest("hall", now - 600_000).lasting("2h").write();
+    let d = cs.start();
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ADMIN, "admin");
+    let mut page = logged_in(&browser, &d, ADMIN, "admin");
     page.navigate(&format!("{}/contests/hall/teams", d.url));
     page.eval(
         "document.getElementById('roster').value = 'user,name,affiliation\\ncarol,Rocket,PKU\\n'; \
@@ -913,19 +820,6 @@ fn issue23_a_team_logs_in_with_a_password_from_the_hall_sheet() {
     drop(browser);
 }
 
-/// Skips without Chromium (fails under CI); true when the test may go on.
-fn have_browser() -> bool {
-    if Path::new(CHROMIUM).exists() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have {CHROMIUM} (.ci/run installs it)"
-    );
-    eprintln!("skipped: {CHROMIUM} is not installed");
-    false
-}
-
 /// Issue 23, a contest's definition in the browser: a director clicks "New contest" on the
 /// contest list, types a contest with mistakes (each refused beside its field, and everything
 /// typed kept), fixes them and creates it; then "Edit contest": a reorder is saved at once,
@@ -934,26 +828,14 @@ fn have_browser() -> bool {
 #[test]
 fn issue23_a_director_creates_and_edits_a_contest_in_the_browser() {
     require_root!();
-    if !have_browser() {
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    let status = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(site.path().join("problems/aplusb"))
-        .arg(site.path().join("problems/second"))
-        .status()
-        .expect("cp");
-    assert!(status.success());
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.copy_problem("second");
+    let d = cs.start();
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ADMIN, "admin");
+    let mut page = logged_in(&browser, &d, ADMIN, "admin");
     page.navigate(&format!("{}/contests", d.url));
     page.click("#new-contest");
     page.wait_for(
@@ -1016,7 +898,7 @@ fn issue23_a_director_creates_and_edits_a_contest_in_the_browser() {
         ]),
         "what was typed is kept, the error beside its field"
     );
-    assert!(!contests.path().join("fresh").exists(), "nothing written");
+    assert!(!cs.contests().join("fresh").exists(), "nothing written");
     page.screenshot(&artifact("contest-i23-new-refused.png"));
     phone(&mut page, "i23-new-refused");
 
@@ -1121,32 +1003,20 @@ fn issue23_a_director_creates_and_edits_a_contest_in_the_browser() {
 #[test]
 fn issue23_asking_delaying_and_ignoring_are_clicked() {
     require_root!();
-    if !have_browser() {
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let cs = ContestSite::new();
     let now = ojd_store::now_ms();
-    crate::contests::write_contest(
-        contests.path(),
-        "later",
-        now + 3_600_000,
-        "2h",
-        "participants = [\"alice\", \"bob\"]",
-        "aplusb",
-    );
-    crate::contests::write_contest(
-        contests.path(),
-        "desk",
-        now - 600_000,
-        "2h",
-        "participants = [\"alice\", \"bob\"]",
-        "aplusb",
-    );
-    let d = site.start();
+    cs.contest("later", now + 3_600_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\", \"bob\"]")
+        .write();
+    cs.contest("desk", now - 600_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\", \"bob\"]")
+        .write();
+    let d = cs.start();
     let browser = Browser::start();
     let mut page = browser.page();
     page.call("Page.enable", json!({}));
@@ -1297,23 +1167,15 @@ fn issue23_asking_delaying_and_ignoring_are_clicked() {
 #[test]
 fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
     require_root!();
-    if !have_browser() {
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    crate::contests::write_contest(
-        contests.path(),
-        "quiet",
-        ojd_store::now_ms() - 600_000,
-        "1h",
-        "feedback = \"verdict\"",
-        "aplusb",
-    );
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.contest("quiet", ojd_store::now_ms() - 600_000)
+        .lasting("1h")
+        .keys("feedback = \"verdict\"")
+        .write();
+    let d = cs.start();
     let (code, a) = crate::contests::submit(
         &d,
         ALICE,
@@ -1325,9 +1187,7 @@ fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
     let id = a["id"].as_i64().expect("id");
     d.wait_done(id, ALICE, Duration::from_secs(120));
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ALICE, "alice");
+    let mut page = logged_in(&browser, &d, ALICE, "alice");
     page.navigate(&format!("{}/submissions/{id}", d.url));
     page.wait_for(
         "the submission's verdict",
@@ -1352,9 +1212,7 @@ fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
     drop(browser);
     // The jury sees every test of the same submission.
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ADMIN, "admin");
+    let mut page = logged_in(&browser, &d, ADMIN, "admin");
     page.navigate(&format!("{}/submissions/{id}", d.url));
     page.wait_for(
         "every test for the admin",
@@ -1375,23 +1233,15 @@ fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
 #[test]
 fn issue23_a_director_sets_the_medals_in_the_browser() {
     require_root!();
-    if !have_browser() {
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    crate::contests::write_contest(
-        contests.path(),
-        "medals",
-        ojd_store::now_ms() - 600_000,
-        "1h",
-        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
-        "aplusb",
-    );
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.contest("medals", ojd_store::now_ms() - 600_000)
+        .lasting("1h")
+        .keys("[[team]]\nuser = \"alice\"\nname = \"Rocket\"")
+        .write();
+    let d = cs.start();
     let (code, a) = crate::contests::submit(&d, ALICE, Some("medals"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     d.wait_done(
@@ -1400,9 +1250,7 @@ fn issue23_a_director_sets_the_medals_in_the_browser() {
         Duration::from_secs(120),
     );
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ADMIN, "admin");
+    let mut page = logged_in(&browser, &d, ADMIN, "admin");
     page.navigate(&format!("{}/contests/medals", d.url));
     page.click("#edit-contest");
     page.wait_for(
@@ -1447,7 +1295,7 @@ fn issue23_a_director_sets_the_medals_in_the_browser() {
             "1"
         ])
     );
-    let text = std::fs::read_to_string(contests.path().join("medals/contest.toml")).expect("toml");
+    let text = std::fs::read_to_string(cs.file("medals")).expect("toml");
     assert!(!text.contains("[awards]"), "nothing written: {text}");
     page.screenshot(&artifact("contest-i23-medals-refused.png"));
     phone(&mut page, "i23-medals-refused");
@@ -1508,7 +1356,7 @@ fn issue23_a_director_sets_the_medals_in_the_browser() {
             .is_some_and(|t| t.contains("finalized") && t.contains("editing it is refused")),
         "{said}"
     );
-    let text = std::fs::read_to_string(contests.path().join("medals/contest.toml")).expect("toml");
+    let text = std::fs::read_to_string(cs.file("medals")).expect("toml");
     assert!(text.contains("gold = 1"), "unchanged: {text}");
     page.screenshot(&artifact("contest-i23-medals-final.png"));
     phone(&mut page, "i23-medals-final");
@@ -1523,23 +1371,15 @@ fn issue23_a_director_sets_the_medals_in_the_browser() {
 #[test]
 fn issue23_a_director_edits_teams_in_the_browser() {
     require_root!();
-    if !have_browser() {
+    if !have_chromium() {
         return;
     }
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    crate::contests::write_contest(
-        contests.path(),
-        "crew",
-        ojd_store::now_ms() - 600_000,
-        "1h",
-        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
-        "aplusb",
-    );
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.contest("crew", ojd_store::now_ms() - 600_000)
+        .lasting("1h")
+        .keys("[[team]]\nuser = \"alice\"\nname = \"Rocket\"")
+        .write();
+    let d = cs.start();
     for token in [ALICE, BOB] {
         let (code, a) = crate::contests::submit(&d, token, Some("crew"), "aplusb", "accepted/ac.c");
         assert_eq!(code, 201, "{a}");
@@ -1550,9 +1390,7 @@ fn issue23_a_director_edits_teams_in_the_browser() {
         );
     }
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    login(&mut page, &d.url, ADMIN, "admin");
+    let mut page = logged_in(&browser, &d, ADMIN, "admin");
     page.navigate(&format!("{}/contests/crew", d.url));
     page.click("a[href='/contests/crew/teams']");
     page.wait_for(

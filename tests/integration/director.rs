@@ -3,53 +3,18 @@
 //! and the one-source rule of the web form and the submit API (ojd's bundle of several files
 //! refused).
 
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use ojd_judge::sources::{self, SourceFile};
 
-use crate::contests::rfc3339;
+use crate::contest_site::ContestSite;
+use crate::contests::{message, now_ms};
 use crate::daemon::{events_at, Daemon, Site, ADMIN, ALICE};
 use crate::websec::{login, request};
 
 const JUDGED_WITHIN: Duration = Duration::from_secs(180);
-
-fn now_ms() -> i64 {
-    ojd_store::now_ms()
-}
-
-/// A copy of the fixture problem under another name.
-fn copy_problem(site: &Site, name: &str) {
-    let problems = site.path().join("problems");
-    let copy = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(problems.join("aplusb"))
-        .arg(problems.join(name))
-        .status()
-        .expect("cp");
-    assert!(copy.success());
-}
-
-/// Writes `contests/<id>/contest.toml`: started `ago_ms` ago, two hours long, over `problems`.
-fn write_contest(dir: &Path, id: &str, ago_ms: i64, extra: &str, problems: &[&str]) {
-    let d = dir.join(id);
-    std::fs::create_dir_all(&d).expect("mkdir");
-    let mut text = format!(
-        "title = \"{id}\"\nstart = \"{}\"\nduration = \"2h\"\n{extra}\n",
-        rfc3339(now_ms() - ago_ms)
-    );
-    for p in problems {
-        text.push_str(&format!("[[problem]]\nid = \"{p}\"\n"));
-    }
-    std::fs::write(d.join("contest.toml"), text).expect("write contest");
-}
-
-/// The message of an API error.
-fn message(e: &Value) -> String {
-    e["error"]["message"].as_str().unwrap_or("").to_string()
-}
 
 // ---- the live event stream under the feedback policy ----
 
@@ -75,9 +40,9 @@ const FAILING: &str = "08-more";
 
 /// Makes `problems/<name>` a copy of aplusb with 15 tests, `08-more` failing for a correct
 /// program.
-fn many_test_problem(site: &Site, name: &str) {
-    copy_problem(site, name);
-    let tests = site.path().join("problems").join(name).join("tests");
+fn many_test_problem(cs: &ContestSite, name: &str) {
+    cs.copy_problem(name);
+    let tests = cs.path().join("problems").join(name).join("tests");
     for n in 3..=14 {
         for ext in ["in", "ans"] {
             std::fs::copy(
@@ -223,26 +188,17 @@ fn issue23_feedback_policy_holds_on_the_live_stream_on_postgres() {
 }
 
 fn feedback_on_the_stream(database: Option<&str>) {
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::with_database(
-        database,
-        &format!(
-            "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-            contests.path().display()
-        ),
-    );
+    let cs = ContestSite::on(database);
     for (id, policy) in [("sverdict", "verdict"), ("sfirst", "first_failure")] {
         let problem = format!("p{id}");
-        many_test_problem(&site, &problem);
-        write_contest(
-            contests.path(),
-            id,
-            600_000,
-            &format!("feedback = \"{policy}\""),
-            &[&problem],
-        );
+        many_test_problem(&cs, &problem);
+        cs.contest(id, now_ms() - 600_000)
+            .lasting("2h")
+            .keys(&format!("feedback = \"{policy}\""))
+            .problems(&[&problem])
+            .write();
     }
-    let d = site.start();
+    let d = cs.start();
 
     // "verdict": not one test named to alice, live or at the end.
     let (id, alice, admin) = watch_both(&d, "sverdict");
@@ -440,24 +396,18 @@ fn issue23_a_bundle_of_several_files_is_refused_on_the_web() {
 /// bad count refused naming `awards.<medal>` (nothing written), a good one saved, described
 /// ("medals: none → gold 1, …"), written into `contest.toml` beside the teams (kept), audited,
 /// and given by the results; a body without `awards` (an older client) keeps the file's
-/// medals; a finalized contest refuses the change and its file stays as it was.
+/// medals; a finalized contest refuses the change, a team's edit and a roster import (API and
+/// page) with the reason (409), and its file stays as it was.
 #[test]
 fn issue23_awards_are_edited_through_the_definition_api() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    write_contest(
-        contests.path(),
-        "gala",
-        600_000,
-        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
-        &["aplusb"],
-    );
-    let file = contests.path().join("gala/contest.toml");
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.contest("gala", now_ms() - 600_000)
+        .lasting("2h")
+        .keys("[[team]]\nuser = \"alice\"\nname = \"Rocket\"")
+        .write();
+    let file = cs.file("gala");
+    let d = cs.start();
     let (code, a) = crate::contests::submit(&d, ALICE, Some("gala"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     d.wait_done(a["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
@@ -562,6 +512,53 @@ fn issue23_awards_are_edited_through_the_definition_api() {
         "{e}"
     );
     assert_eq!(std::fs::read_to_string(&file).expect("toml"), final_text);
+
+    // Its teams are final too: the single-team editor and the roster import, through the API
+    // and on the teams page, are refused with the reason (409); the file stays as it was.
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/gala/team",
+        Some(ADMIN),
+        &json!({"user": "bob", "name": "Comet"}),
+    );
+    assert_eq!(code, 409, "{e}");
+    assert!(message(&e).contains("changing its teams is refused"), "{e}");
+    let (code, e) = d.post_json(
+        "/api/v1/admin/contests/gala/teams",
+        Some(ADMIN),
+        &json!({"roster": "user,name\nbob,Comet\n", "tokens": true}),
+    );
+    assert_eq!(code, 409, "{e}");
+    assert!(
+        message(&e).contains("was finalized at")
+            && message(&e).contains("importing a roster is refused"),
+        "{e}"
+    );
+    let cookie = login(&d, ADMIN);
+    let boundary = "ojd-roster-boundary-7c1e";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"roster\"\r\n\r\n\
+         user,name\nbob,Comet\n\r\n--{boundary}--\r\n"
+    );
+    let host = d.url.trim_start_matches("http://").to_string();
+    let origin = format!("http://{host}");
+    let content_type = format!("multipart/form-data; boundary={boundary}");
+    let (code, _, page) = request(
+        &d,
+        "POST",
+        "/contests/gala/teams",
+        &[
+            ("Cookie", &cookie),
+            ("Origin", &origin),
+            ("Sec-Fetch-Site", "same-origin"),
+            ("Content-Type", &content_type),
+        ],
+        Some(&body),
+    );
+    assert_eq!(code, 409, "{page}");
+    assert!(page.contains("importing a roster is refused"), "{page}");
+    assert_eq!(std::fs::read_to_string(&file).expect("toml"), final_text);
+    let (_, teams) = d.get("/api/v1/contests/gala/standings", Some(ADMIN));
+    assert!(!teams.to_string().contains("Comet"), "{teams}");
 }
 
 // ---- overrides in their own table ----
@@ -574,13 +571,9 @@ fn issue23_awards_are_edited_through_the_definition_api() {
 #[test]
 fn issue23_the_override_history_outlives_the_audit_log() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    write_contest(contests.path(), "h", 60_000, "", &["aplusb"]);
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.contest("h", now_ms() - 60_000).lasting("2h").write();
+    let d = cs.start();
     let (code, s) = crate::contests::submit(&d, ALICE, Some("h"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{s}");
     let id = s["id"].as_i64().expect("id");
@@ -597,7 +590,7 @@ fn issue23_the_override_history_outlives_the_audit_log() {
     over(json!({"verdict": "RE", "reason": "crashes on the judges' machine"}));
 
     // A busy contest's audit log: 20,001 lines after the overrides.
-    let db = rusqlite::Connection::open(site.database()).expect("open the database");
+    let db = rusqlite::Connection::open(cs.site.database()).expect("open the database");
     db.busy_timeout(Duration::from_secs(30)).expect("timeout");
     db.execute_batch(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20001)
@@ -688,20 +681,13 @@ fn issue23_the_override_history_outlives_the_audit_log() {
 #[test]
 fn issue23_teams_are_edited_one_at_a_time_over_http() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
-    write_contest(
-        contests.path(),
-        "t",
-        600_000,
-        "[[team]]\nuser = \"alice\"\nname = \"Rocket\"",
-        &["aplusb"],
-    );
-    let file = contests.path().join("t/contest.toml");
-    let d = site.start();
+    let cs = ContestSite::new();
+    cs.contest("t", now_ms() - 600_000)
+        .lasting("2h")
+        .keys("[[team]]\nuser = \"alice\"\nname = \"Rocket\"")
+        .write();
+    let file = cs.file("t");
+    let d = cs.start();
     let mut ids = Vec::new();
     for (token, source) in [
         (ALICE, "accepted/ac.c"),
@@ -832,29 +818,19 @@ fn issue23_teams_are_edited_one_at_a_time_over_http() {
 #[test]
 fn issue23_the_freeze_length_is_changed_while_its_time_is_to_come() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\ngenerate_answers = false\nrate_limit_per_minute = 0",
-        contests.path().display()
-    ));
+    let cs = ContestSite::new();
     // Running for 10 of its 120 minutes, freezing at minute 60; "ice" froze at minute 60 of
     // its 100 so far.
-    write_contest(
-        contests.path(),
-        "gala",
-        600_000,
-        "freeze = \"1h\"",
-        &["aplusb"],
-    );
-    write_contest(
-        contests.path(),
-        "ice",
-        6_000_000,
-        "freeze = \"1h\"",
-        &["aplusb"],
-    );
-    let file = contests.path().join("gala/contest.toml");
-    let d = site.start();
+    cs.contest("gala", now_ms() - 600_000)
+        .lasting("2h")
+        .keys("freeze = \"1h\"")
+        .write();
+    cs.contest("ice", now_ms() - 6_000_000)
+        .lasting("2h")
+        .keys("freeze = \"1h\"")
+        .write();
+    let file = cs.file("gala");
+    let d = cs.start();
     let freeze = |id: &str, minutes: &str| {
         d.post_json(
             &format!("/api/v1/admin/contests/{id}/clock"),

@@ -30,6 +30,7 @@ mod ccs;
 mod cdp;
 mod cli;
 mod common;
+mod contest_site;
 mod contests;
 mod contests_browser;
 mod contests_load;

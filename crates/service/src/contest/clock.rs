@@ -171,11 +171,18 @@ pub(crate) fn rewrite_text(text: &str, clock: &Clock, offset_s: i32) -> String {
 }
 
 /// The text of a `contest.toml` with these top-level keys set to these (TOML) values, or
-/// removed for `None`; the other lines stay as written.
+/// removed for `None`; the other lines stay as written. A value written over several lines (an
+/// array: `participants = [` … `]`) is replaced whole.
 pub(crate) fn rewrite_keys(text: &str, mut want: Vec<(&str, Option<String>)>) -> String {
     let mut out = Vec::new();
     let mut top = true;
+    // Brackets still open of a replaced value: its next lines are dropped with it.
+    let mut open = 0;
     for line in text.lines() {
+        if open > 0 {
+            open += brackets(line);
+            continue;
+        }
         let t = line.trim_start();
         if t.starts_with('[') && top {
             top = false;
@@ -189,6 +196,7 @@ pub(crate) fn rewrite_keys(text: &str, mut want: Vec<(&str, Option<String>)>) ->
         if top && t.contains('=') && !t.starts_with('#') {
             if let Some(i) = want.iter().position(|(k, _)| *k == key) {
                 let (k, v) = want.remove(i);
+                open = brackets(t).max(0);
                 if let Some(v) = v {
                     // Keep a trailing comment after the value (a `#` outside the quotes).
                     let comment = comment_of(t).map(|c| format!("   {c}")).unwrap_or_default();
@@ -207,6 +215,28 @@ pub(crate) fn rewrite_keys(text: &str, mut want: Vec<(&str, Option<String>)>) ->
     let mut s = out.join("\n");
     s.push('\n');
     s
+}
+
+/// How many `[` a line opens less how many `]` it closes, outside strings and comments.
+fn brackets(line: &str) -> i32 {
+    let (mut n, mut quote, mut escaped) = (0, None, false);
+    for ch in line.chars() {
+        match (quote, ch) {
+            (Some('"'), '\\') if !escaped => {
+                escaped = true;
+                continue;
+            }
+            (Some(q), c) if c == q && !escaped => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(ch),
+            (None, '#') => break,
+            (None, '[') => n += 1,
+            (None, ']') => n -= 1,
+            (None, _) => {}
+        }
+        escaped = false;
+    }
+    n
 }
 
 /// The `# ...` comment at the end of a `key = "value"` line, if any.
@@ -389,5 +419,26 @@ mod tests {
             0,
         );
         assert!(added.contains("freeze = \"1m\"\n[[problem]]"), "{added}");
+    }
+
+    #[test]
+    fn a_value_over_several_lines_is_replaced_whole() {
+        let text =
+            "title = \"x\"\nparticipants = [   # the hall\n  \"alice\",  # \"]\n  \"b]ob\",\n]\n\
+                    feedback = \"all\"\n[[problem]]\nid = \"a\"\n";
+        let out = rewrite_keys(
+            text,
+            vec![("participants", Some("[\"alice\", \"carol\"]".into()))],
+        );
+        assert_eq!(
+            out,
+            "title = \"x\"\nparticipants = [\"alice\", \"carol\"]   # the hall\n\
+             feedback = \"all\"\n[[problem]]\nid = \"a\"\n"
+        );
+        let gone = rewrite_keys(text, vec![("participants", None)]);
+        assert_eq!(
+            gone,
+            "title = \"x\"\nfeedback = \"all\"\n[[problem]]\nid = \"a\"\n"
+        );
     }
 }

@@ -18,7 +18,8 @@
 
 use std::path::Path;
 
-use super::model::{Category, Contest, Team};
+use super::clock::rewrite_keys;
+use super::model::{Category, Contest, Participants, Team};
 
 /// Reads a roster: DOMjudge's `teams.tsv` (with `accounts.tsv` after it) when the text starts
 /// with `teams<TAB>`, else the CSV.
@@ -461,18 +462,112 @@ pub(crate) fn replace_teams(text: &str, teams: &[Team]) -> String {
     s
 }
 
-/// Writes `teams` into `dir/contest.toml` (replacing its `[[team]]` tables) and checks that the
-/// result loads; if not, the old file is put back and the error returned.
-pub fn write_teams(dir: &Path, problems: &Path, teams: &[Team]) -> Result<Contest, String> {
+/// What writing a contest's teams changed in the `participants` it lists: a new team's user
+/// is admitted (else the team could not submit), a removed team's user is no longer listed.
+/// Empty for a contest open to anyone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Admission {
+    /// Users added to `participants`, in the teams' order.
+    pub admitted: Vec<String>,
+    /// Users taken off `participants`, in the old teams' order.
+    pub dismissed: Vec<String>,
+}
+
+impl Admission {
+    pub fn is_empty(&self) -> bool {
+        self.admitted.is_empty() && self.dismissed.is_empty()
+    }
+
+    /// `detail` (an audit line) with what changed: "team \"bob\" added…; participants: +bob".
+    pub fn told_after(&self, detail: String) -> String {
+        if self.is_empty() {
+            detail
+        } else {
+            format!("{detail}; {}", self.describe())
+        }
+    }
+
+    /// "participants: +bob, -carol" (the audit's words), or "" when nothing changed.
+    pub fn describe(&self) -> String {
+        if self.is_empty() {
+            return String::new();
+        }
+        let words: Vec<String> = self
+            .admitted
+            .iter()
+            .map(|u| format!("+{u}"))
+            .chain(self.dismissed.iter().map(|u| format!("-{u}")))
+            .collect();
+        format!("participants: {}", words.join(", "))
+    }
+}
+
+/// The listed participants once the teams `old` become `new`: every new team's user added at
+/// the end, every user of a team no longer there taken off (a listed user who never had a team
+/// stays), with what changed.
+pub fn participants_after(
+    listed: &[String],
+    old: &[Team],
+    new: &[Team],
+) -> (Vec<String>, Admission) {
+    let has_team = |teams: &[Team], u: &str| teams.iter().any(|t| t.user == u);
+    let dismissed: Vec<String> = old
+        .iter()
+        .filter(|t| !has_team(new, &t.user) && listed.contains(&t.user))
+        .map(|t| t.user.clone())
+        .collect();
+    let mut users: Vec<String> = listed
+        .iter()
+        .filter(|u| !dismissed.contains(u))
+        .cloned()
+        .collect();
+    let mut admitted = Vec::new();
+    for t in new {
+        if !users.contains(&t.user) {
+            users.push(t.user.clone());
+            admitted.push(t.user.clone());
+        }
+    }
+    (
+        users,
+        Admission {
+            admitted,
+            dismissed,
+        },
+    )
+}
+
+/// Writes `teams` into `dir/contest.toml` (replacing its `[[team]]` tables, and its
+/// `participants` when it lists them: see [`participants_after`]) and checks that the result
+/// loads; if not, the old file is put back and the error returned.
+pub fn write_teams(
+    dir: &Path,
+    problems: &Path,
+    teams: &[Team],
+) -> Result<(Contest, Admission), String> {
     let file = dir.join("contest.toml");
+    let was = Contest::load(dir, problems).map_err(|e| e.to_string())?;
     let old = std::fs::read_to_string(&file)
         .map_err(|e| format!("{}: failed to read: {e}", file.display()))?;
+    let mut text = replace_teams(&old, teams);
+    let mut admission = Admission::default();
+    if let Participants::Listed(listed) = &was.participants {
+        let (users, changed) = participants_after(listed, &was.teams, teams);
+        if !changed.is_empty() {
+            let list: Vec<String> = users.iter().map(|u| quote(u)).collect();
+            text = rewrite_keys(
+                &text,
+                vec![("participants", Some(format!("[{}]", list.join(", "))))],
+            );
+            admission = changed;
+        }
+    }
     let tmp = dir.join(".contest.toml.new");
-    std::fs::write(&tmp, replace_teams(&old, teams))
+    std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, &file))
         .map_err(|e| format!("{}: failed to write: {e}", file.display()))?;
     match Contest::load(dir, problems) {
-        Ok(c) => Ok(c),
+        Ok(c) => Ok((c, admission)),
         Err(e) => {
             let _ = std::fs::write(&file, &old);
             Err(e.to_string())
@@ -628,5 +723,71 @@ mod tests {
             .map(|e| e.field)
             .collect();
         assert_eq!(fields, ["user", "original", "name", "category", "members"]);
+    }
+
+    #[test]
+    fn a_team_added_is_admitted_and_a_team_removed_is_not_listed_any_more() {
+        let teams = |csv: &str| parse(csv).expect("csv");
+        let listed: Vec<String> = ["alice", "judge1"].map(String::from).to_vec();
+        let old = teams("user\nalice\n");
+        let (users, a) = participants_after(&listed, &old, &teams("user\nalice\nbob\n"));
+        assert_eq!(users, ["alice", "judge1", "bob"]);
+        assert_eq!(
+            (a.admitted.clone(), a.dismissed.clone()),
+            (vec!["bob".to_string()], vec![])
+        );
+        assert_eq!(
+            a.told_after("team \"bob\" added".into()),
+            "team \"bob\" added; participants: +bob"
+        );
+        // A user renamed: the old one goes, the new one comes; a listed user without a team
+        // (the jury's judge1) stays.
+        let (users, a) = participants_after(&listed, &old, &teams("user\nalice2\n"));
+        assert_eq!(users, ["judge1", "alice2"]);
+        assert_eq!(a.describe(), "participants: +alice2, -alice");
+        let (users, a) = participants_after(&listed, &old, &old);
+        assert_eq!((users, a.is_empty()), (listed.clone(), true));
+        assert_eq!(a.told_after("x".into()), "x");
+    }
+
+    #[test]
+    fn writing_the_teams_writes_the_listed_participants_too() {
+        let problems = tempfile::tempdir().expect("dir");
+        std::fs::create_dir(problems.path().join("a")).expect("mkdir");
+        let root = tempfile::tempdir().expect("dir");
+        let dir = root.path().join("c");
+        std::fs::create_dir(&dir).expect("mkdir");
+        let head = "title = \"c\"\nstart = \"2026-12-01T09:00:00Z\"\nduration = \"5h\"\n";
+        std::fs::write(
+            dir.join("contest.toml"),
+            format!(
+                "{head}participants = [\n  \"alice\",   # the first\n  \"judge1\",\n]\n\
+                 [[problem]]\nid = \"a\"\n\n[[team]]\nuser = \"alice\"\n"
+            ),
+        )
+        .expect("write");
+        let (c, a) = write_teams(&dir, problems.path(), &parse("user\nbob\n").expect("csv"))
+            .expect("written");
+        assert_eq!(a.describe(), "participants: +bob, -alice");
+        assert_eq!(
+            c.participants,
+            Participants::Listed(vec!["judge1".into(), "bob".into()])
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("contest.toml")).expect("read"),
+            format!(
+                "{head}participants = [\"judge1\", \"bob\"]\n[[problem]]\nid = \"a\"\n\n\
+                 [[team]]\nuser = \"bob\"\nname = \"bob\"\ncategory = \"participant\"\n"
+            )
+        );
+        // Open to anyone: nothing to list.
+        let open = format!("{head}[[problem]]\nid = \"a\"\n");
+        std::fs::write(dir.join("contest.toml"), &open).expect("write");
+        let (c, a) = write_teams(&dir, problems.path(), &parse("user\nbob\n").expect("csv"))
+            .expect("written");
+        assert!(
+            a.is_empty() && c.participants == Participants::Anyone,
+            "{a:?}"
+        );
     }
 }

@@ -519,7 +519,8 @@ struct RosterBody {
 
 /// `POST /api/v1/admin/contests/{id}/teams` `{roster, tokens?, passwords?}`: replaces the
 /// contest's teams; `{teams, tokens: [{user, token}], passwords: [{user, password}],
-/// passwords_from_file}`, the tokens and generated passwords shown only in this answer.
+/// passwords_from_file, participants: {admitted, dismissed}}`, the tokens and generated
+/// passwords shown only in this answer; 409 when the contest is finalized.
 async fn import_teams(
     State(app): State<Arc<App>>,
     Admin(admin): Admin,
@@ -546,6 +547,10 @@ async fn import_teams(
             "tokens": tokens,
             "passwords": passwords,
             "passwords_from_file": done.from_file,
+            "participants": {
+                "admitted": done.admission.admitted,
+                "dismissed": done.admission.dismissed,
+            },
         })),
     )
         .into_response())

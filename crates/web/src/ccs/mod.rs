@@ -11,6 +11,7 @@
 
 mod basic;
 mod feed;
+mod languages;
 pub(crate) mod model;
 mod time;
 

@@ -468,14 +468,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         );
     }
     for (id, l) in &app.config.languages {
-        let v = json!({
-            "id": id,
-            "name": l.name,
-            "entry_point_required": false,
-            "extensions": l.extensions,
-            "compiler": {"command": l.compile.join(" ")},
-            "runner": {"command": l.run.join(" ")},
-        });
+        let v = super::languages::language_object(id, l);
         push(SETUP, "languages", Some(id.clone()), v);
     }
     let problems_at = if admin { SETUP } else { c.start_ms };

@@ -214,12 +214,16 @@ pub(crate) struct Imported {
     pub(crate) passwords: Vec<(String, String)>,
     /// How many passwords came from DOMjudge's accounts.tsv.
     pub(crate) from_file: usize,
+    /// What changed in the contest's listed `participants`.
+    pub(crate) admission: ojd_service::contest::roster::Admission,
 }
 
 /// Replaces contest `id`'s teams with the roster CSV `text` (written into its `contest.toml`,
 /// reloaded, audited); with `tokens`, issues a token for each team's user; sets the team
 /// passwords of DOMjudge's accounts.tsv, and with `passwords` generates one for every other
-/// team (hashed: shown once).
+/// team (hashed: shown once). In a contest that lists its `participants`, the teams' users are
+/// listed too and those of teams no longer there are not. A finalized contest's teams are final (409, as for the
+/// single-team editor), before anything is read or written.
 pub(crate) async fn import_roster(
     app: &Arc<App>,
     admin: &User,
@@ -229,6 +233,7 @@ pub(crate) async fn import_roster(
     passwords: bool,
 ) -> Result<Imported, AppError> {
     let c = find(app, id)?;
+    super::results::refuse_if_final(&c, "importing a roster")?;
     let teams = ojd_service::contest::roster::parse(text)
         .map_err(|e| AppError::BadRequest(format!("the roster: {e}")))?;
     // Passwords from accounts.tsv: checked before anything is written.
@@ -251,7 +256,7 @@ pub(crate) async fn import_roster(
     }
     let problems = app.config.server.problems.clone();
     let (dir, t) = (c.dir.clone(), teams.clone());
-    tokio::task::spawn_blocking(move || {
+    let (_, admission) = tokio::task::spawn_blocking(move || {
         ojd_service::contest::roster::write_teams(&dir, &problems, &t)
     })
     .await
@@ -309,11 +314,13 @@ pub(crate) async fn import_roster(
     if !generated.is_empty() {
         detail.push_str(&format!(", {} passwords generated", generated.len()));
     }
+    let detail = admission.told_after(detail);
     note(app, &admin.name, "roster", Some(&c.id), detail).await;
     Ok(Imported {
         teams,
         tokens: issued,
         passwords: generated,
         from_file,
+        admission,
     })
 }

@@ -4,6 +4,8 @@
 //! with submissions is refused: they are judged records, and an observer is off the board
 //! anyway). Each change is written into the contest's `contest.toml` (the file stays the
 //! truth, as for a roster import), reloaded, the standings recomputed, and audited (`team`).
+//! In a contest that lists its `participants`, an added team's user is listed too (else it
+//! could not submit) and a removed team's user no longer is (the audit line says so).
 
 use std::sync::Arc;
 
@@ -12,6 +14,7 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::edit::FieldError;
+use ojd_service::contest::roster::Admission;
 use ojd_service::contest::Contest;
 
 /// Adds a team to contest `id`, or edits one (`draft.original`), as `admin` asked: checked
@@ -43,7 +46,7 @@ pub(crate) async fn save_team(
             }]));
         }
     }
-    write_teams(app, &c, teams).await?;
+    let admission = write_teams(app, &c, teams).await?;
     let user = draft.user.trim();
     let detail = if draft.original.trim().is_empty() {
         format!("team {user:?} added")
@@ -73,6 +76,7 @@ pub(crate) async fn save_team(
             )
         })
         .unwrap_or(detail);
+    let shown = admission.told_after(shown);
     super::controls::note(app, &admin.name, "team", Some(&c.id), shown.clone()).await;
     Ok(Ok(shown))
 }
@@ -101,8 +105,8 @@ pub(crate) async fn remove_team(
         )));
     }
     let teams: Vec<_> = c.teams.iter().filter(|t| t.user != user).cloned().collect();
-    write_teams(app, &c, teams).await?;
-    let detail = format!("team {user:?} removed");
+    let admission = write_teams(app, &c, teams).await?;
+    let detail = admission.told_after(format!("team {user:?} removed"));
     super::controls::note(app, &admin.name, "team", Some(&c.id), detail.clone()).await;
     Ok(detail)
 }
@@ -114,15 +118,16 @@ async fn submissions_of(app: &Arc<App>, c: &Contest, user: &str) -> Result<usize
     Ok(subs.iter().filter(|s| s.user == user).count())
 }
 
-/// Writes `teams` into `c`'s `contest.toml`, reloads the contests and recomputes standings.
+/// Writes `teams` into `c`'s `contest.toml` (and the users into its listed `participants`),
+/// reloads the contests and recomputes standings.
 async fn write_teams(
     app: &Arc<App>,
     c: &Contest,
     teams: Vec<ojd_service::contest::Team>,
-) -> Result<(), AppError> {
+) -> Result<Admission, AppError> {
     let problems = app.config.server.problems.clone();
     let (dir, id) = (c.dir.clone(), c.id.clone());
-    tokio::task::spawn_blocking(move || {
+    let written = tokio::task::spawn_blocking(move || {
         ojd_service::contest::roster::write_teams(&dir, &problems, &teams)
     })
     .await
@@ -130,5 +135,5 @@ async fn write_teams(
     .map_err(|e| AppError::Internal(format!("contest {id:?}: {e}")))?;
     app.contests.reload(&app.config);
     app.contests.invalidate();
-    Ok(())
+    Ok(written.1)
 }

@@ -592,7 +592,8 @@ pub(crate) async fn import_teams(
             html! {
                 div.once #imported {
                     p.note { (done.teams.len()) " teams imported."
-                        @if done.from_file > 0 { " " (done.from_file) " passwords set from accounts.tsv." } }
+                        @if done.from_file > 0 { " " (done.from_file) " passwords set from accounts.tsv." }
+                        @if !done.admission.is_empty() { " " span #admitted { (done.admission.describe()) } } }
                     @if sheet {
                         p { strong { "Shown only now:" } " print this page for the hall. Teams log in at /login with their user name and password, or their token." }
                         table.list #sheet { thead { tr { th { "Team" } th { "User" }
@@ -607,6 +608,8 @@ pub(crate) async fn import_teams(
                 }
             }
         }
+        // A finalized contest's teams are final: refused as the single-team editor is (409).
+        Err(e @ AppError::Conflict(_)) => return Err(fail(Some(&admin))(e)),
         Err(e) if e.status().is_client_error() => html! {
             div.error #imported role="alert" { "The roster was not imported (nothing changed):" pre.out { (e.message()) } }
         },
