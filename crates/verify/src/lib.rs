@@ -8,7 +8,9 @@
 //! optionally compared with a saved [`Baseline`].
 //!
 //! # Phases
-//! 1. compile every submission (in parallel; the judge caches programs by hash);
+//! 1. compile every submission, and every program of a package that phase 2 runs (generators,
+//!    validator, checker, interactor), in parallel and longest first (the judge caches programs
+//!    by hash, so the gen checks and the runs find them compiled);
 //! 2. `gen --check` of every problem and every (submission, test) run, in parallel: each test is
 //!    a job of its own, judged by [`Judge::judge`] on a one-test copy of the problem, so the one
 //!    judging pipeline is used and long submissions do not hold up the others. The reference's

@@ -1628,6 +1628,35 @@ mod tests {
         }
     }
 
+    /// The compile phase starts the longest compiles first: a Kotlin or Java program before a
+    /// Rust one, Rust before C and C++, interpreted languages (nothing to compile) last, and
+    /// within a language the larger source first.
+    #[test]
+    fn compiles_are_ordered_longest_first() {
+        let mut jobs = vec![
+            ("python3", 9000),
+            ("cpp", 800),
+            ("rust", 500),
+            ("c", 3000),
+            ("rust", 2500),
+            ("kotlin", 100),
+            ("java", 100),
+        ];
+        jobs.sort_by(|a, b| compile_cost(b.0, b.1).cmp(&compile_cost(a.0, a.1)));
+        assert_eq!(
+            jobs,
+            [
+                ("kotlin", 100),
+                ("java", 100),
+                ("rust", 2500),
+                ("rust", 500),
+                ("c", 3000),
+                ("cpp", 800),
+                ("python3", 9000),
+            ]
+        );
+    }
+
     #[test]
     fn a_starved_parallel_run_waits_for_a_run_alone_and_other_host_faults_do_not() {
         let mut plan = one_submission(3);
