@@ -156,7 +156,7 @@ pub(super) fn compile_all(
         }
     }
     // Longest first (a stable sort: equal costs keep the problems' order).
-    work.sort_by(|a, b| b.1.cmp(&a.1));
+    work.sort_by_key(|b| std::cmp::Reverse(b.1));
     let work: Vec<(Build, String)> = work
         .into_iter()
         .map(|(b, _)| {
@@ -1642,7 +1642,7 @@ mod tests {
             ("kotlin", 100),
             ("java", 100),
         ];
-        jobs.sort_by(|a, b| compile_cost(b.0, b.1).cmp(&compile_cost(a.0, a.1)));
+        jobs.sort_by_key(|j| std::cmp::Reverse(compile_cost(j.0, j.1)));
         assert_eq!(
             jobs,
             [
