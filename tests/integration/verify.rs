@@ -1565,3 +1565,68 @@ fn the_reference_runs_once_for_gen_check_and_its_cells() {
         "{report:#}"
     );
 }
+
+/// Issue 26 item 5: the compile phase compiles the package's own programs (here the validator)
+/// with the submissions, longest first, so that `gen --check` finds them compiled; and a source
+/// that one worker is compiling is not compiled again beside it by the other: the second waits
+/// and takes the first one's program (no compiler CPU time of its own in `stats.compiles`).
+#[test]
+fn the_compile_phase_compiles_package_programs_and_each_source_once() {
+    require_root!();
+    let f = Fixture::new();
+    // A compile cache of its own, empty (the fixture's is shared by the other tests).
+    std::fs::write(
+        f.path("config.toml"),
+        format!(
+            "[judge]\ncache = {:?}\n",
+            f.path("compile-cache").display().to_string()
+        ),
+    )
+    .expect("write config");
+    // Two submissions of one source, the package's largest: the first two compiles, side by
+    // side on the two workers.
+    let slow =
+        std::fs::read_to_string(f.problem().join("submissions/accepted/slow.c")).expect("fixture");
+    let twin = format!("{slow}\n/* {} */\n", "padding ".repeat(200));
+    for name in ["twin_a.c", "twin_b.c"] {
+        std::fs::write(f.problem().join("submissions/accepted").join(name), &twin)
+            .expect("write a twin");
+    }
+    let r = f.verify(&["--json", "--jobs", "2"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let report = json(&r);
+    let compiles = report["stats"]["compiles"].as_array().expect("compiles");
+    let programs: Vec<&str> = compiles
+        .iter()
+        .map(|c| c["program"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(
+        programs
+            .iter()
+            .filter(|p| **p == "verify validator.c")
+            .count(),
+        1,
+        "{programs:?}"
+    );
+    // The reference is compiled once, as a submission; every submission once.
+    assert_eq!(
+        programs
+            .iter()
+            .filter(|p| p.ends_with("solution.c"))
+            .count(),
+        1,
+        "{programs:?}"
+    );
+    assert_eq!(report["stats"]["compilations"], 8, "{programs:?}");
+    assert_eq!(compiles.len(), 9, "{programs:?}");
+    let twins: Vec<&Value> = compiles
+        .iter()
+        .filter(|c| c["program"].as_str().is_some_and(|p| p.contains("twin_")))
+        .collect();
+    assert_eq!(twins.len(), 2, "{compiles:#?}");
+    let compiled = twins.iter().filter(|c| c["cpu_seconds"].is_f64()).count();
+    assert_eq!(compiled, 1, "one compile for the two: {twins:#?}");
+    for s in ["accepted/twin_a.c", "accepted/twin_b.c"] {
+        assert_eq!(submission(&report, s)["ok"], true, "{report:#}");
+    }
+}

@@ -8,7 +8,9 @@
 //! optionally compared with a saved [`Baseline`].
 //!
 //! # Phases
-//! 1. compile every submission (in parallel; the judge caches programs by hash);
+//! 1. compile every submission, and every program of a package that phase 2 runs (generators,
+//!    validator, checker, interactor), in parallel and longest first (the judge caches programs
+//!    by hash, so the gen checks and the runs find them compiled);
 //! 2. `gen --check` of every problem and every (submission, test) run, in parallel: each test is
 //!    a job of its own, judged by [`Judge::judge`] on a one-test copy of the problem, so the one
 //!    judging pipeline is used and long submissions do not hold up the others. The reference's
@@ -142,7 +144,11 @@ pub(crate) struct Stats {
     pub(crate) workers: usize,
     /// The factor every limit was multiplied by (`--time-scale`; 1 = as written).
     pub(crate) time_scale: f64,
+    /// Submissions compiled (not the package programs compiled with them: see `compiles`).
     pub(crate) compilations: usize,
+    /// Every program the compile phase compiled (submissions and the generators, validators,
+    /// references, checkers and interactors the later phases run), slowest first.
+    pub(crate) compiles: Vec<CompileTime>,
     /// Runs of a submission on a test in the parallel phase.
     pub(crate) test_runs: usize,
     /// (submission, test) cells judged alone because their time was close to the limit: in
@@ -187,6 +193,16 @@ pub(crate) struct Stats {
     /// "parallel" the time its workers spent in `gen --check` and in runs of
     /// `time_limit_exceeded/` submissions (for those two, `seconds` is that busy time).
     pub(crate) phases: Vec<PhaseTime>,
+}
+
+/// One compile of the compile phase: the program (problem, then its path in the package), the
+/// wall time of the job, and the compiler's CPU time (`None`: the compile cache had it, or the
+/// compile failed before the compiler ran).
+#[derive(Clone, Debug, Default, Serialize)]
+pub(crate) struct CompileTime {
+    pub(crate) program: String,
+    pub(crate) seconds: f64,
+    pub(crate) cpu_seconds: Option<f64>,
 }
 
 /// One phase's wall time, and the time its workers spent in jobs (busy / (workers × seconds) is
@@ -485,7 +501,9 @@ pub fn verify(
     if let Some(c) = &cache {
         run::reuse(judge, c, &salt, &mut plans, &mut report.stats);
     }
-    let busy = run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    // The package programs stay pinned in the compile cache until the runs that use them end.
+    let (busy, _tools) =
+        run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
     if cache.is_some() {
         run::reuse_compiled(&mut plans, &mut report.stats);
     }

@@ -2,6 +2,7 @@
 //! the language, its compile command and the source, bounded and pinned by [`cache`].
 
 mod cache;
+mod inflight;
 
 use std::path::Path;
 
@@ -57,6 +58,17 @@ impl Judge {
     /// Compiles (or fetches from the cache). The program is pinned in the cache while it (or a
     /// clone) is held.
     pub fn compile(&self, sub: &Submission) -> Result<Compiled, JudgeError> {
+        self.compile_measured(sub).map(|(compiled, _)| compiled)
+    }
+
+    /// [`Judge::compile`], and the compiler's CPU time when it ran for this call (`None`: the
+    /// program came from the cache, compiled earlier or by another thread meanwhile, or its
+    /// language has no compile step). A compile of a key that another thread of this process is
+    /// compiling waits for that one instead of compiling it beside it.
+    pub fn compile_measured(
+        &self,
+        sub: &Submission,
+    ) -> Result<(Compiled, Option<std::time::Duration>), JudgeError> {
         // A submission of several files (a bundle) is compiled together, its entry point found
         // as `lang/several.rs` says; the cache key covers every file (the bundle's bytes).
         let base = self.check_submission(sub)?;
@@ -79,14 +91,23 @@ impl Judge {
             profile: lang.profile.clone(),
             pin: Pin::default(),
         };
-        {
-            let mut locked = cache::lock();
-            if dir.join(&lang.executable).is_file() {
-                program.pin = locked.pin(&dir);
-                cache::touch(&dir);
-                return Ok(Compiled::Program(program));
+        let _compiling = loop {
+            {
+                let mut locked = cache::lock();
+                if dir.join(&lang.executable).is_file() {
+                    program.pin = locked.pin(&dir);
+                    cache::touch(&dir);
+                    return Ok((Compiled::Program(program), None));
+                }
             }
-        }
+            // Not cached: compiled here, or, when another thread is compiling it, looked up
+            // again once that one ends (it fails, or is too big to cache: compiled here then).
+            match inflight::claim(&dir) {
+                inflight::Claim::Mine(claim) => break claim,
+                inflight::Claim::Waited => continue,
+            }
+        };
+        let mut cpu = None;
         // Programs unused for longer than the retention go, at most hourly.
         self.collect_old_programs(false);
         let work = self.fresh_dir("compile")?;
@@ -150,6 +171,7 @@ impl Judge {
             let outcome = super::run::guarded(&spec, super::run::STARVED_TRIES, || {
                 Ok(self.pool.get()?.run(&spec)?)
             })?;
+            cpu = Some(outcome.cpu_time);
             let text = read_capped(&log, j.compile_output_limit.bytes());
             let built = staged.join(&lang.executable);
             if !outcome.success() || !built.is_file() {
@@ -177,7 +199,7 @@ impl Judge {
                     _ => "the compiler produced no executable\n".to_string(),
                 };
                 let _ = std::fs::remove_dir_all(&work);
-                return Ok(Compiled::Error(format!("{why}{text}")));
+                return Ok((Compiled::Error(format!("{why}{text}")), cpu));
             }
         }
         let _ = std::fs::remove_file(&source_path);
@@ -199,7 +221,7 @@ impl Judge {
             cache::touch(&dir);
             drop(locked);
             let _ = std::fs::remove_dir_all(&work);
-            return Ok(Compiled::Program(program));
+            return Ok((Compiled::Program(program), cpu));
         }
         let entries = locked.entries(&root);
         let admission = cache::admit(
@@ -212,7 +234,7 @@ impl Judge {
             // Used once, from the scratch folder, and removed after its last use.
             program.dir = staged;
             program.pin = Pin::once(work);
-            return Ok(Compiled::Program(program));
+            return Ok((Compiled::Program(program), cpu));
         };
         for key in evict {
             let _ = std::fs::remove_dir_all(root.join(key));
@@ -228,7 +250,7 @@ impl Judge {
         cache::touch(&dir);
         drop(locked);
         let _ = std::fs::remove_dir_all(&work);
-        Ok(Compiled::Program(program))
+        Ok((Compiled::Program(program), cpu))
     }
 
     /// Removes the compiled programs unused for longer than `[judge] cache_retention`, never one
@@ -262,6 +284,15 @@ impl Judge {
 
     /// Compiles a file of a problem package (solution, generator, validator, checker).
     pub fn compile_file(&self, path: &Path) -> Result<Compiled, JudgeError> {
+        self.compile_file_measured(path)
+            .map(|(compiled, _)| compiled)
+    }
+
+    /// [`Judge::compile_file`], with the compiler's CPU time as [`Judge::compile_measured`].
+    pub fn compile_file_measured(
+        &self,
+        path: &Path,
+    ) -> Result<(Compiled, Option<std::time::Duration>), JudgeError> {
         let source = std::fs::read(path).map_err(io_err(format!("read {}", path.display())))?;
         let language = self.detect_language(path, &source).ok_or_else(|| {
             JudgeError::BadSubmission(format!(
@@ -269,7 +300,7 @@ impl Judge {
                 path.display()
             ))
         })?;
-        self.compile(&Submission { language, source })
+        self.compile_measured(&Submission { language, source })
     }
 }
 
