@@ -309,8 +309,14 @@ fn export(s: &Scratch, problem: &Path, to: &Path) -> crate::common::Run {
 
 #[test]
 fn export_of_every_seed_problem_passes_verifyproblem() {
-    // problemtools measures time: nothing else of the suite runs meanwhile.
-    require_root!(exclusive);
+    // Not alone on the machine: problemtools times the submissions, but every
+    // time_limit_exceeded/ one of the seeds is ten times over its limit or more on some test
+    // (the rule their problem.toml comments record) and the slowest
+    // accepted one takes at most 36% of its limit (holedox's bfs_code.cpp, 720 ms of 2 s, in
+    // testdata/ci/verify.baseline), so a load that doubles their times flips neither; and the
+    // Kattis bound on the slowest accepted run, which load can break, is judged again below
+    // with the package's own limit (problemtools_accepts).
+    require_root!();
     let Some(tool) = verifyproblem() else { return };
     let s = Scratch::new();
     let mut checked = Vec::new();
