@@ -11,7 +11,7 @@
 //! Python 2, PyPy) by a word of the `#!` first line.
 
 pub(crate) mod java;
-pub mod several;
+pub(crate) mod several;
 
 pub use self::several::SeveralFiles;
 

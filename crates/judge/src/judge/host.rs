@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// Free space under which a file system counts as full: a write that failed with ENOSPC leaves
 /// less than this behind (a few blocks at most), and a run is refused when less than this is free.
-pub const FULL_SLACK: u64 = 1 << 20;
+pub(crate) const FULL_SLACK: u64 = 1 << 20;
 
 /// A failure of this host, never of the program being judged.
 #[derive(Debug, thiserror::Error)]

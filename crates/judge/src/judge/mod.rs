@@ -22,7 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use self::check::{compare, CheckOutcome};
 pub use self::compile::{Compiled, Pin, Program};
-pub use self::host::{free_space, HostFault, FULL_SLACK};
+pub(crate) use self::host::FULL_SLACK;
+pub use self::host::{free_space, HostFault};
 use self::run::signal_name;
 pub use self::run::{classify, InputRun, ProgramRun};
 use crate::config::Config;
