@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
+use ojd_judge::{JudgeReport, TestResult, Verdict};
 use ojd_service::contest::standings;
 use ojd_store::{
     self as store, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError, SubmissionInfo,

@@ -290,7 +290,7 @@ pub(super) fn uuid(src: &Src<'_>) -> Result<Option<String>, ImportError> {
         return Ok(None);
     };
     yaml_string(v)
-        .and_then(|u| ojd_judge::problem::parse_uuid(&u))
+        .and_then(|u| ojd_judge::parse_uuid(&u))
         .map(Some)
         .ok_or_else(|| src.unsupported("uuid", "expected a UUID (8-4-4-4-12 hex digits)"))
 }
