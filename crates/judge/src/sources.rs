@@ -34,9 +34,9 @@ pub struct SourceFile {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Bundle {
     /// The submission's folder name (an entry point may be named after it).
-    pub folder: String,
+    pub(crate) folder: String,
     /// Its files, sorted by name.
-    pub files: Vec<SourceFile>,
+    pub(crate) files: Vec<SourceFile>,
 }
 
 /// Whether a source is a bundle (then [`decode`] it) rather than one file.

@@ -381,11 +381,6 @@ impl Judge {
         })
     }
 
-    /// The scratch folder and the compile cache (for the host's checks and statistics).
-    pub fn scratch_and_cache(&self) -> (&Path, &Path) {
-        (&self.scratch, &self.cache)
-    }
-
     /// [`Judge::compile`] with the space checks of a run around it: a compiler that could not
     /// write (its messages, its program) failed for the host, never for the source.
     fn compile_guarded(&self, sub: &Submission) -> Result<Compiled, JudgeError> {

@@ -280,8 +280,8 @@ pub struct TestCase {
 #[derive(Clone, Debug, Serialize)]
 pub struct Generated {
     pub test: String,
-    pub program: PathBuf,
-    pub args: Vec<String>,
+    pub(crate) program: PathBuf,
+    pub(crate) args: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -337,7 +337,7 @@ impl Group {
     }
 
     /// Whether the test named `name` is one of this group's.
-    pub fn holds(&self, name: &str) -> bool {
+    pub(crate) fn holds(&self, name: &str) -> bool {
         self.tests.iter().any(|p| name.starts_with(p.as_str()))
     }
 
@@ -360,7 +360,7 @@ pub struct LoadError {
 impl Problem {
     /// The `threshold` of the group holding the test named `name` (CMS's `GroupThreshold`), if
     /// any: loading refuses a test in two groups with different thresholds.
-    pub fn threshold(&self, name: &str) -> Option<f64> {
+    pub(crate) fn threshold(&self, name: &str) -> Option<f64> {
         self.groups
             .iter()
             .filter(|g| g.holds(name))

@@ -23,10 +23,10 @@ pub(crate) const PROGRAMS: &str = "programs";
 /// One cached program as the policy sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Entry {
-    pub key: String,
-    pub size: u64,
-    pub used: SystemTime,
-    pub pinned: bool,
+    pub(crate) key: String,
+    pub(crate) size: u64,
+    pub(crate) used: SystemTime,
+    pub(crate) pinned: bool,
 }
 
 /// What to do with a freshly compiled program.
@@ -171,7 +171,7 @@ pub struct Pin(Option<Arc<Held>>);
 
 impl Pin {
     /// A program used once: its folder `work` is removed when the last holder drops it.
-    pub fn once(work: PathBuf) -> Pin {
+    pub(crate) fn once(work: PathBuf) -> Pin {
         Pin(Some(Arc::new(Held::Once(work))))
     }
 
