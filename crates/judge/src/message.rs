@@ -29,7 +29,7 @@ pub(crate) fn last_lines(text: &str, max_lines: usize, max_chars: usize) -> Stri
 pub(crate) const CHECKER_LINES: usize = 4;
 pub(crate) const CHECKER_CHARS: usize = 500;
 
-/// A checker's (or validator's) message: [`last_lines`] with the checkers' bounds.
+/// A checker's (or validator's) message: `last_lines` with the checkers' bounds.
 pub fn checker_message(text: &str) -> String {
     last_lines(text, CHECKER_LINES, CHECKER_CHARS)
 }

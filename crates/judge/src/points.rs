@@ -3,7 +3,7 @@
 //! as floating point would.
 //!
 //! Where whole points are needed (the daemon's store keeps a submission's score and shows each
-//! group's points as integers), [`apportion`] turns the groups' exact points into whole ones
+//! group's points as integers), `apportion` turns the groups' exact points into whole ones
 //! that add up to the exact total rounded down, and a submission's whole score is its exact
 //! score rounded down ([`whole`]): a full solution then scores exactly the sum of the whole
 //! points, and no score is ever above it.

@@ -39,7 +39,7 @@ pub(crate) struct Bundle {
     pub(crate) files: Vec<SourceFile>,
 }
 
-/// Whether a source is a bundle (then [`decode`] it) rather than one file.
+/// Whether a source is a bundle (then `decode` it) rather than one file.
 pub fn is_bundle(source: &[u8]) -> bool {
     source.starts_with(MAGIC)
 }

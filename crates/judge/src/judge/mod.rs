@@ -256,7 +256,7 @@ impl Judge {
     }
 
     /// The submission in `path`: one file, or a folder of files in one language (a submission
-    /// of several files, [`crate::sources`]); its language `language`, else found by the files'
+    /// of several files, [`crate::encode_bundle`]); its language `language`, else found by the files'
     /// extensions (files no profile claims, such as headers, go along). The error names the
     /// path and what is wrong.
     pub fn read_submission(
@@ -363,7 +363,7 @@ impl Judge {
     }
 
     /// Checks this host before it takes work: the scratch folder and the compile cache each
-    /// have at least `min_free` bytes free (and never less than [`FULL_SLACK`]), and a small file
+    /// have at least `min_free` bytes free (and never less than `FULL_SLACK`), and a small file
     /// can be written, read back and removed in each. Returns the free bytes of each.
     pub fn host_check(&self, min_free: u64) -> Result<HostSpace, JudgeError> {
         let needed = min_free.max(FULL_SLACK);

@@ -297,7 +297,7 @@ pub struct Stress {
 pub struct Group {
     pub name: String,
     /// Whole points, as the daemon stores and shows them: the groups' exact points apportioned
-    /// so that they add up to the exact total rounded down ([`crate::points::apportion`]).
+    /// so that they add up to the exact total rounded down (`points::apportion`).
     pub points: u32,
     /// The exact points in thousandths (`points = 12.5` → 12500; see [`crate::points`]).
     pub points_milli: u32,
@@ -341,7 +341,7 @@ impl Group {
         self.tests.iter().any(|p| name.starts_with(p.as_str()))
     }
 
-    /// Sets every group's whole `points` from the exact ones ([`crate::points::apportion`]).
+    /// Sets every group's whole `points` from the exact ones (`points::apportion`).
     pub fn apportion(groups: &mut [Group]) {
         let milli: Vec<u32> = groups.iter().map(|g| g.points_milli).collect();
         for (g, p) in groups.iter_mut().zip(crate::points::apportion(&milli)) {
