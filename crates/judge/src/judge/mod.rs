@@ -256,9 +256,9 @@ impl Judge {
     }
 
     /// The submission in `path`: one file, or a folder of files in one language (a submission
-    /// of several files, [`crate::encode_bundle`]); its language `language`, else found by the files'
-    /// extensions (files no profile claims, such as headers, go along). The error names the
-    /// path and what is wrong.
+    /// of several files, a bundle: [`crate::encode_bundle`]); its language `language`, else
+    /// found by the files' extensions (files no profile claims, such as headers, go along). The
+    /// error names the path and what is wrong.
     pub fn read_submission(
         &self,
         path: &Path,
