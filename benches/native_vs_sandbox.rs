@@ -162,8 +162,8 @@ fn main() {
     if let Some(cpu) = pin {
         ojd_sandbox::affinity::set_affinity(std::process::id(), &[cpu]).expect("pin");
     }
-    let problem = ojd_judge::problem::Problem::load(&problem_dir).expect("problem loads");
-    let config = ojd_judge::config::Config::defaults();
+    let problem = ojd_judge::Problem::load(&problem_dir).expect("problem loads");
+    let config = ojd_judge::Config::defaults();
     let ext = sub_path
         .extension()
         .and_then(|e| e.to_str())

@@ -23,8 +23,8 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use ojd_judge::judge::{Judge, Submission};
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
+use ojd_judge::{Judge, Submission};
 
 const PROGRAM: &str = r#"#include <stdio.h>
 int main(void) {
@@ -80,9 +80,9 @@ fn main() {
         .expect("cc runs");
     assert!(cc.success(), "cc failed");
 
-    let problem = ojd_judge::problem::Problem::load(&problem_dir).expect("the problem loads");
+    let problem = ojd_judge::Problem::load(&problem_dir).expect("the problem loads");
     assert_eq!(problem.tests.len(), tests);
-    let mut judge = Judge::new(ojd_judge::config::Config::defaults(), 1).expect("judge starts");
+    let mut judge = Judge::new(ojd_judge::Config::defaults(), 1).expect("judge starts");
     let ojd = env!("CARGO_BIN_EXE_ojd");
     // OJD_KEEPER runs another build's keeper under the same judge (and `ojd judge` reads it too),
     // to compare sandbox versions side by side.

@@ -14,10 +14,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ojd_judge::judge::{Judge, Submission};
+use ojd_judge::{Judge, Submission};
 
 fn judge(pin: &str) -> Judge {
-    let mut config = ojd_judge::config::Config::defaults();
+    let mut config = ojd_judge::Config::defaults();
     config.judge.pin_cpus = pin.into();
     let mut j = Judge::new(config, 2).expect("judge starts");
     j.set_keeper(env!("CARGO_BIN_EXE_ojd").into());
@@ -27,7 +27,7 @@ fn judge(pin: &str) -> Judge {
 /// Keeps the judge's other keeper busy with a spinning program until `stop`.
 fn busy(j: &Judge, stop: &AtomicBool) {
     let dir = tempfile::tempdir().expect("scratch");
-    let program = ojd_judge::judge::Program {
+    let program = ojd_judge::Program {
         dir: dir.path().to_path_buf(),
         run: vec!["/bin/sh".into(), "-c".into(), "while :; do :; done".into()],
         time_factor: 1.0,
@@ -37,7 +37,7 @@ fn busy(j: &Judge, stop: &AtomicBool) {
     };
     let out = dir.path().join("out");
     while !stop.load(Ordering::Relaxed) {
-        let run = ojd_judge::judge::ProgramRun {
+        let run = ojd_judge::ProgramRun {
             program: &program,
             args: &[],
             stdin: None,
@@ -61,10 +61,10 @@ fn busy(j: &Judge, stop: &AtomicBool) {
 /// One judging of `sub` while the other worker is busy (unless `alone`).
 fn one_round(
     j: &Judge,
-    problem: &ojd_judge::problem::Problem,
+    problem: &ojd_judge::Problem,
     sub: &Submission,
     alone: bool,
-) -> ojd_judge::verdict::JudgeReport {
+) -> ojd_judge::JudgeReport {
     let stop = AtomicBool::new(false);
     let report = std::thread::scope(|s| {
         if !alone {
@@ -77,11 +77,7 @@ fn one_round(
         r
     })
     .expect("judging works");
-    assert_eq!(
-        report.verdict,
-        ojd_judge::verdict::Verdict::Accepted,
-        "{report:?}"
-    );
+    assert_eq!(report.verdict, ojd_judge::Verdict::Accepted, "{report:?}");
     report
 }
 
@@ -110,7 +106,7 @@ fn main() {
         || problem_dir.join("submissions/accepted/noip_spfa.cpp"),
         PathBuf::from,
     );
-    let problem = ojd_judge::problem::Problem::load(&problem_dir).expect("problem loads");
+    let problem = ojd_judge::Problem::load(&problem_dir).expect("problem loads");
     let source = std::fs::read(&sub_path).expect("submission readable");
     let modes = ["auto", "off"];
     let language = judge("off")

@@ -99,10 +99,10 @@ pub enum Color {
 
 impl Global {
     /// The configuration: the file given with --config over the defaults, or the defaults.
-    pub fn load_config(&self) -> anyhow::Result<ojd_judge::config::Config> {
+    pub fn load_config(&self) -> anyhow::Result<ojd_judge::Config> {
         Ok(match &self.config {
-            Some(p) => ojd_judge::config::Config::load(p)?,
-            None => ojd_judge::config::Config::defaults(),
+            Some(p) => ojd_judge::Config::load(p)?,
+            None => ojd_judge::Config::defaults(),
         })
     }
 }
@@ -170,8 +170,8 @@ pub fn daemon_exit(result: Result<(), ojd_service::ServerError>) -> i32 {
     }
 }
 
-pub fn judge_error_code(e: &ojd_judge::judge::JudgeError) -> i32 {
-    use ojd_judge::judge::JudgeError::*;
+pub fn judge_error_code(e: &ojd_judge::JudgeError) -> i32 {
+    use ojd_judge::JudgeError::*;
     match e {
         BadSubmission(_)
         | UnknownLanguage { .. }
@@ -182,7 +182,7 @@ pub fn judge_error_code(e: &ojd_judge::judge::JudgeError) -> i32 {
 }
 
 /// Problem folders named on the command line, or every package under the problems folder.
-pub fn problem_dirs(named: Vec<PathBuf>, config: &ojd_judge::config::Config) -> Vec<PathBuf> {
+pub fn problem_dirs(named: Vec<PathBuf>, config: &ojd_judge::Config) -> Vec<PathBuf> {
     if !named.is_empty() {
         return named;
     }
@@ -199,8 +199,8 @@ pub fn problem_dirs(named: Vec<PathBuf>, config: &ojd_judge::config::Config) -> 
 }
 
 /// Loads a package, printing its errors (every one, with file and key) when it fails.
-pub fn load_problem(dir: &Path) -> Option<ojd_judge::problem::Problem> {
-    ojd_judge::problem::Problem::load(dir)
+pub fn load_problem(dir: &Path) -> Option<ojd_judge::Problem> {
+    ojd_judge::Problem::load(dir)
         .map_err(|e| print_error(&e))
         .ok()
 }

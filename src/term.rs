@@ -68,12 +68,12 @@ impl Bar {
             *current = Some(phase.to_string());
             self.bar.reset();
             self.bar
-                .set_prefix(ojd_judge::escape::terminal(phase).into_owned());
+                .set_prefix(ojd_judge::escape_terminal(phase).into_owned());
         }
         self.bar.set_length(total as u64);
         self.bar.set_position(done as u64);
         self.bar
-            .set_message(ojd_judge::escape::terminal(item).into_owned());
+            .set_message(ojd_judge::escape_terminal(item).into_owned());
         if first && self.draw {
             // indicatif's stderr target draws nothing when stderr is not a terminal.
             self.bar.set_draw_target(ProgressDrawTarget::stderr());

@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, default_value = "3")]
     repeats: usize,
     /// Round the limit up to a multiple of this.
-    #[arg(long, default_value = "1s", value_parser = ojd_judge::units::parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = ojd_judge::parse_duration)]
     resolution: std::time::Duration,
     /// How much slower the decider may run on another day: a proposal within it of the next
     /// step is borderline, and either step agrees.
@@ -45,7 +45,7 @@ pub struct Args {
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let dirs = crate::problem_dirs(a.problems, &config);
-    let judge = ojd_judge::judge::Judge::new(config, 1)?;
+    let judge = ojd_judge::Judge::new(config, 1)?;
     let opts = CalibrateOptions {
         repeats: a.repeats.max(1),
         resolution: a.resolution,

@@ -124,7 +124,7 @@ fn toml_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-fn import(dir: &Path, id: Option<String>, config: &ojd_judge::config::Config) -> Result<(), Failure> {
+fn import(dir: &Path, id: Option<String>, config: &ojd_judge::Config) -> Result<(), Failure> {
     let (cpath, contest) = read_doc(dir, "contest")?
         .ok_or_else(|| anyhow!("{}: no contest.yaml or contest.json", dir.display()))?;
     let at = |key: &str| format!("{}: {key}", cpath.display());
@@ -290,10 +290,10 @@ fn import_problems(
     dir: &Path,
     sorted: &[(usize, &Value)],
     ppath: &Path,
-    config: &ojd_judge::config::Config,
+    config: &ojd_judge::Config,
     created: &mut Vec<PathBuf>,
 ) -> Result<String, Failure> {
-    let judge = ojd_judge::judge::Judge::new(config.clone(), 1).map_err(io)?;
+    let judge = ojd_judge::Judge::new(config.clone(), 1).map_err(io)?;
     let mut toml_problems = String::new();
     for (i, p) in sorted {
         let pat = |key: &str| format!("{}: [{i}].{key}", ppath.display());
@@ -333,7 +333,7 @@ fn import_problems(
         // The package's time limit is the problem's own; problems.yaml's is informational,
         // but a different one is likely a mistake worth saying.
         if let Some(want) = p.get("time_limit").and_then(Value::as_f64) {
-            if let Ok(problem) = ojd_judge::problem::Problem::load(&target) {
+            if let Ok(problem) = ojd_judge::Problem::load(&target) {
                 let have = problem.time_limit.as_secs_f64();
                 if (have - want).abs() > 0.0005 {
                     eprintln!(
@@ -365,7 +365,7 @@ fn write_contest(
     participants: &[String],
     toml_problems: &str,
     extra: Value,
-    config: &ojd_judge::config::Config,
+    config: &ojd_judge::Config,
 ) -> Result<(), Failure> {
     let mut toml = format!(
         "# Imported from a CLICS Contest Package by `ojd contest import`.\ntitle = {}\nstart = {}\nduration = {}\n",
@@ -403,7 +403,7 @@ fn export(
     id: &str,
     to: &Path,
     without: &[String],
-    config: &ojd_judge::config::Config,
+    config: &ojd_judge::Config,
 ) -> Result<(), Failure> {
     let dir = config.server.contests.join(id);
     let mut c = ojd_service::contest::Contest::load(&dir, &config.server.problems)
@@ -440,7 +440,7 @@ fn write_package(
     c: &ojd_service::contest::Contest,
     extra: &Value,
     to: &Path,
-    config: &ojd_judge::config::Config,
+    config: &ojd_judge::Config,
 ) -> Result<(), Failure> {
     let start = time::OffsetDateTime::from_unix_timestamp_nanos(c.start_ms as i128 * 1_000_000)
         .map_err(|e| anyhow!("start: {e}"))?

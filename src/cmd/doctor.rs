@@ -17,7 +17,7 @@ pub struct Args {}
 pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let database = config.server.database.to_string_lossy().into_owned();
-    let judge = ojd_judge::judge::Judge::new(config, 1)?;
+    let judge = ojd_judge::Judge::new(config, 1)?;
     let mut healthy = true;
     let mut line = |ok: bool, what: &str, detail: String| {
         healthy &= ok;
@@ -91,7 +91,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     }
     // A real run, so that a broken setup shows here and not on the first submission.
     let scratch = tempfile::tempdir()?;
-    let probe = ojd_judge::judge::Program {
+    let probe = ojd_judge::Program {
         dir: scratch.path().to_path_buf(),
         run: vec!["/bin/true".into()],
         time_factor: 1.0,
@@ -108,7 +108,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         file_size: 1 << 20,
     };
     let out = scratch.path().join("out");
-    let run = ojd_judge::judge::ProgramRun {
+    let run = ojd_judge::ProgramRun {
         program: &probe,
         args: &[],
         stdin: None,
@@ -144,8 +144,8 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     }
     // Each language: version, and a tiny program compiled and run in the sandbox. A language
     // whose toolchain is missing is a note (its submissions are refused), not a failure.
-    for c in ojd_judge::toolchains::check_all(&judge) {
-        use ojd_judge::toolchains::ToolchainStatus::*;
+    for c in ojd_judge::check_toolchains(&judge) {
+        use ojd_judge::ToolchainStatus::*;
         let version = c.version.as_deref().unwrap_or("version unknown");
         match c.status {
             Works { compile, run } => line(

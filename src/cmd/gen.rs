@@ -36,7 +36,7 @@ pub struct Args {
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let dirs = problem_dirs(a.problems, &config);
-    let judge = ojd_judge::judge::Judge::new(
+    let judge = ojd_judge::Judge::new(
         config,
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     )?;
@@ -76,7 +76,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                         s.problem, s.inputs_generated, s.inputs_validated, s.answers_written, s.answers_unchanged
                     );
                     for d in &s.differences {
-                        println!("  {}", ojd_judge::escape::terminal(d));
+                        println!("  {}", ojd_judge::escape_terminal(d));
                     }
                 }
                 if !s.differences.is_empty() && code == 0 {

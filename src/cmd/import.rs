@@ -64,7 +64,7 @@ enum Format {
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
-    let judge = ojd_judge::judge::Judge::new(config.clone(), 1)?;
+    let judge = ojd_judge::Judge::new(config.clone(), 1)?;
     let (result, json) = match a.format {
         Format::Kattis { dir, to, json } => (
             ojd_import::kattis::import(

@@ -37,7 +37,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    let problem = match ojd_judge::problem::Problem::load(&a.problem) {
+    let problem = match ojd_judge::Problem::load(&a.problem) {
         Ok(p) => p,
         Err(e) => {
             print_error(&e);
@@ -45,7 +45,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         }
     };
     // A judge that cannot even lay out its scratch folder failed itself (exit 3).
-    let judge = match ojd_judge::judge::Judge::new(config, 1) {
+    let judge = match ojd_judge::Judge::new(config, 1) {
         Ok(j) => j,
         Err(e) => {
             print_error(&e);
@@ -68,8 +68,8 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     // The JSON report is for programs: no progress beside it.
     let bar = if a.json { Bar::hidden() } else { Bar::new() };
     let total = problem.tests.len();
-    let mut progress = |e: ojd_judge::judge::Event<'_>| {
-        if let ojd_judge::judge::Event::TestStarted { index, name } = e {
+    let mut progress = |e: ojd_judge::Event<'_>| {
+        if let ojd_judge::Event::TestStarted { index, name } = e {
             bar.update("judging", index, total, name);
         }
     };
@@ -88,8 +88,8 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         anstream::print!("{}", ojd_judge::report::render(&report, color_stdout()));
     }
     Ok(match report.verdict {
-        ojd_judge::verdict::Verdict::Accepted => 0,
-        ojd_judge::verdict::Verdict::JudgeError => EXIT_JUDGE_FAILED,
+        ojd_judge::Verdict::Accepted => 0,
+        ojd_judge::Verdict::JudgeError => EXIT_JUDGE_FAILED,
         _ => 1,
     })
 }

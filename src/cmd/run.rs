@@ -13,10 +13,10 @@ use crate::Global;
 /// Example: ojd run --time 1s --memory 64MiB -- /usr/bin/python3 -c 'print(1)'
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long, default_value = "1s", value_parser = ojd_judge::units::parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = ojd_judge::parse_duration)]
     time: std::time::Duration,
-    #[arg(long, default_value = "256MiB", value_parser = ojd_judge::units::parse_bytes)]
-    memory: ojd_judge::units::ByteSize,
+    #[arg(long, default_value = "256MiB", value_parser = ojd_judge::parse_bytes)]
+    memory: ojd_judge::ByteSize,
     #[arg(long, default_value = "64")]
     processes: u32,
     /// Standard input file.

@@ -29,7 +29,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,
     );
-    let judge = ojd_judge::judge::Judge::new(config, jobs)?;
+    let judge = ojd_judge::Judge::new(config, jobs)?;
     let mut code = 0;
     for dir in dirs {
         let Some(problem) = load_problem(&dir) else {
@@ -52,8 +52,8 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
                     // The programs' output and the generated input are untrusted text.
                     println!(
                         "  seed {seed}: {}\n  input:\n{}",
-                        ojd_judge::escape::terminal(why),
-                        ojd_judge::escape::terminal(input)
+                        ojd_judge::escape_terminal(why),
+                        ojd_judge::escape_terminal(input)
                     );
                     code = code.max(1);
                 }

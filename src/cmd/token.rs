@@ -71,7 +71,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             match ojd_web::issue_code(store, &who, lifetime) {
                 Ok(code) => eprintln!(
                     "one-time login link (valid {}): http://{}/login?code={code}",
-                    ojd_judge::units::format_duration(lifetime),
+                    ojd_judge::format_duration(lifetime),
                     ojd_web::shown_address(&config.server.listen)
                 ),
                 Err(e) => eprintln!("no login link: {}", e.message()),

@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ojd_judge::config::Config;
-use ojd_judge::judge::{Judge, Submission};
-use ojd_judge::problem::Problem;
-use ojd_judge::units::parse_bytes;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::parse_bytes;
+use ojd_judge::Config;
+use ojd_judge::Problem;
+use ojd_judge::Verdict;
+use ojd_judge::{Judge, Submission};
 
 use crate::common::{self, testdata};
 

@@ -36,7 +36,7 @@ fn a_closed_pipe_ends_the_output_of_every_command_without_a_panic() {
     // `hello` to try" in place of the probe's outcome).
     let config = tempfile::tempdir().unwrap();
     let mut no_probes = String::new();
-    for id in ojd_judge::config::Config::defaults().languages.keys() {
+    for id in ojd_judge::Config::defaults().languages.keys() {
         no_probes.push_str(&format!("[languages.{id}]\nhello = \"\"\n"));
     }
     let no_probes_toml = config.path().join("config.toml");

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use ojd_judge::config::Config;
-use ojd_judge::judge::{Judge, Submission};
-use ojd_judge::problem::Problem;
-use ojd_judge::verdict::JudgeReport;
+use ojd_judge::Config;
+use ojd_judge::JudgeReport;
+use ojd_judge::Problem;
+use ojd_judge::{Judge, Submission};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

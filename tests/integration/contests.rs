@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use ojd_judge::verdict::{JudgeReport, Verdict};
+use ojd_judge::{JudgeReport, Verdict};
 use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
 use ojd_service::contest::{Contest, ContestProblem, Participants, Scoring};
 use ojd_store::RejudgingState;

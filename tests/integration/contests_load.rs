@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ojd_judge::verdict::{JudgeReport, Verdict};
+use ojd_judge::{JudgeReport, Verdict};
 use ojd_store::{self as store, NewSubmission};
 
 use crate::contests::write_contest;

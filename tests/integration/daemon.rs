@@ -349,7 +349,7 @@ pub fn known_submissions() -> Vec<(String, PathBuf)> {
             .and_then(|n| n.to_str())
             .unwrap_or_default()
             .to_string();
-        let verdict = ojd_judge::verdict::Verdict::from_folder(&name)
+        let verdict = ojd_judge::Verdict::from_folder(&name)
             .expect("a verdict folder")
             .code()
             .to_string();

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use ojd_judge::sources::{self, SourceFile};
+use ojd_judge::SourceFile;
 
 use crate::contest_site::ContestSite;
 use crate::contests::{message, now_ms};
@@ -279,7 +279,7 @@ fn bundle() -> Vec<u8> {
         name: name.into(),
         text: text.as_bytes().to_vec(),
     };
-    sources::encode(
+    ojd_judge::encode_bundle(
         "sol",
         &[
             file(
@@ -306,7 +306,7 @@ fn issue23_a_bundle_of_several_files_is_refused_on_the_web() {
     let site = Site::new("rate_limit_per_minute = 0");
     let d = site.start();
     let bytes = bundle();
-    assert!(sources::is_bundle(&bytes));
+    assert!(ojd_judge::is_bundle(&bytes));
 
     // The API, a multipart upload.
     let (code, e) = d.post_file(

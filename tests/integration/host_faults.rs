@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
-use ojd_judge::config::Config;
-use ojd_judge::judge::{free_space, Judge, JudgeError, Submission};
-use ojd_judge::problem::Problem;
-use ojd_judge::verdict::JudgeReport;
+use ojd_judge::Config;
+use ojd_judge::JudgeReport;
+use ojd_judge::Problem;
+use ojd_judge::{free_space, Judge, JudgeError, Submission};
 
 use crate::common;
 
@@ -147,11 +147,7 @@ fn a_full_or_filling_scratch_is_a_host_fault_never_a_verdict() {
     // With room, both are accepted (and their programs are now in the cache).
     for (lang, src) in languages {
         let r = judged(&j, &problem, lang, src).expect("judges");
-        assert_eq!(
-            r.verdict,
-            ojd_judge::verdict::Verdict::Accepted,
-            "{lang}: {r:#?}"
-        );
+        assert_eq!(r.verdict, ojd_judge::Verdict::Accepted, "{lang}: {r:#?}");
     }
     // The disk fills up while the program writes its output: 2 MiB free, 3.3 MiB written.
     fs.fill("filler-1", 2 << 20);
@@ -206,7 +202,7 @@ fn a_full_or_filling_scratch_is_a_host_fault_never_a_verdict() {
     std::fs::remove_file(fs.path().join("filler-2")).expect("remove filler");
     j.host_check(1 << 20).expect("healthy again");
     let r = judged(&j, &problem, "cpp", ECHO_CPP).expect("judges");
-    assert_eq!(r.verdict, ojd_judge::verdict::Verdict::Accepted, "{r:#?}");
+    assert_eq!(r.verdict, ojd_judge::Verdict::Accepted, "{r:#?}");
     drop(j);
 }
 

@@ -11,11 +11,11 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ojd_judge::config::Config;
-use ojd_judge::judge::{classify, Compiled, Judge, Program, ProgramRun};
-use ojd_judge::problem::Problem;
-use ojd_judge::units::ByteSize;
-use ojd_judge::verdict::{JudgeReport, Verdict};
+use ojd_judge::ByteSize;
+use ojd_judge::Config;
+use ojd_judge::Problem;
+use ojd_judge::{classify, Compiled, Judge, Program, ProgramRun};
+use ojd_judge::{JudgeReport, Verdict};
 use ojd_sandbox::{LimitKind, Limits, RunOutcome};
 
 use crate::common::{self, testdata};
@@ -168,8 +168,8 @@ fn run_boxed(
     Ran {
         verdict,
         message,
-        stdout: ojd_judge::fsutil::read_capped(&out, 8 * MIB),
-        stderr: ojd_judge::fsutil::read_capped(&err, 64 * 1024),
+        stdout: ojd_judge::read_capped(&out, 8 * MIB),
+        stderr: ojd_judge::read_capped(&err, 64 * 1024),
         stdout_len: len(&out),
         stderr_len: len(&err),
         outcome,

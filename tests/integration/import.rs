@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{self, testdata, Run};
-use ojd_judge::problem::{Aggregation, CheckerSpec, Problem};
+use ojd_judge::{Aggregation, CheckerSpec, Problem};
 
 /// The compile cache the import tests share, the `ojd` processes they run and their library
 /// judges alike: a package's testlib programs (200 KB of C++ each, with testlib.h inlined) are
@@ -131,8 +131,8 @@ pub(crate) fn judged_names(report: &Value) -> Vec<String> {
 
 /// A judge for the library-level checks, with the compile time limit and the compile cache the
 /// scratch config gives (the checker `ojd verify` compiled is not compiled again).
-pub(crate) fn judge() -> ojd_judge::judge::Judge {
-    let mut config = ojd_judge::config::Config::defaults();
+pub(crate) fn judge() -> ojd_judge::Judge {
+    let mut config = ojd_judge::Config::defaults();
     config.judge.compile_time = std::time::Duration::from_secs(90);
     config.judge.cache = shared_cache();
     common::judge_with(config, 1)
@@ -247,7 +247,7 @@ fn kattis_custom_output_validator_with_feedback() {
     );
     // Kattis has no memory-limit verdict: the package's run_time_error/ file runs out of memory,
     // which ojd reports as MLE and, under the package's Kattis rules, counts as the RE promised.
-    assert_eq!(p.verdicts, ojd_judge::problem::VerdictRules::Kattis);
+    assert_eq!(p.verdicts, ojd_judge::VerdictRules::Kattis);
     let report = s.verify(&dir);
     let hog = report["problems"][0]["submissions"]
         .as_array()
@@ -267,12 +267,12 @@ fn kattis_custom_output_validator_with_feedback() {
     let j = judge();
     // Another divisor than the answer file's is right.
     let largest = common::judge_file(&j, &dir, &dir.join("submissions/accepted/largest.py"));
-    assert_eq!(largest.verdict, ojd_judge::verdict::Verdict::Accepted);
+    assert_eq!(largest.verdict, ojd_judge::Verdict::Accepted);
     let wrong = common::judge_file(&j, &dir, &dir.join("submissions/wrong_answer/n_itself.c"));
     let first = wrong
         .tests
         .iter()
-        .find(|t| t.verdict == ojd_judge::verdict::Verdict::WrongAnswer)
+        .find(|t| t.verdict == ojd_judge::Verdict::WrongAnswer)
         .expect("a wrong answer");
     assert!(
         first

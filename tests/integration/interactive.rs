@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::{self, testdata};
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 /// A copy of testdata/interactive whose only tests are `inputs` (name, interactor mode).
 fn package(inputs: &[(&str, &str)]) -> tempfile::TempDir {
@@ -189,9 +189,9 @@ fn kattis_interactive_package_imports_and_verifies() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let p = ojd_judge::problem::Problem::load(&dest).expect("loads");
+    let p = ojd_judge::Problem::load(&dest).expect("loads");
     let i = p.interactor.as_ref().expect("an interactor");
-    assert_eq!(i.protocol, ojd_judge::problem::InteractorProtocol::Kattis);
+    assert_eq!(i.protocol, ojd_judge::InteractorProtocol::Kattis);
     assert_eq!(p.time_limit.as_millis(), 500);
     let out = common::ojd()
         .args(["verify", &dest.display().to_string(), "--json"])
@@ -226,9 +226,9 @@ fn polygon_testlib_interactor_imports_and_verifies() {
         &dest.display().to_string(),
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let p = ojd_judge::problem::Problem::load(&dest).expect("loads");
+    let p = ojd_judge::Problem::load(&dest).expect("loads");
     let i = p.interactor.as_ref().expect("an interactor");
-    assert_eq!(i.protocol, ojd_judge::problem::InteractorProtocol::Testlib);
+    assert_eq!(i.protocol, ojd_judge::InteractorProtocol::Testlib);
     assert!(
         p.answers_given,
         "no solution can make an interactive problem's answers alone"
@@ -305,7 +305,7 @@ fn a_starved_program_is_a_host_fault_not_a_hang() {
         .replace("wall_time_limit = \"2s\"", "wall_time_limit = \"1s\"");
     assert!(text.contains("\"5s\"") && text.contains("\"1s\""), "{text}");
     std::fs::write(&toml, text).unwrap();
-    let problem = ojd_judge::problem::Problem::load(pkg.path()).expect("the package loads");
+    let problem = ojd_judge::Problem::load(pkg.path()).expect("the package loads");
     let j = common::judge(1);
     let sub = common::submission(&j, &conformance("spin.c"));
     // Judged once before the busy loops start, so that the program is compiled (and taken from
@@ -365,7 +365,7 @@ fn a_program_that_ends_at_once_does_not_hold_the_interactor() {
         .replace("wall_time_limit = \"2s\"", "wall_time_limit = \"30s\"");
     assert!(text.contains("\"30s\""), "{text}");
     std::fs::write(&toml, text).unwrap();
-    let problem = ojd_judge::problem::Problem::load(pkg.path()).expect("the package loads");
+    let problem = ojd_judge::Problem::load(pkg.path()).expect("the package loads");
     let j = common::judge(1);
     let cases = [
         (

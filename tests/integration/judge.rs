@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ojd_judge::judge::{Judge, ProgramRun, Submission};
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
+use ojd_judge::{Judge, ProgramRun, Submission};
 use ojd_sandbox::{Limits, RunOutcome};
 
 use crate::common::{self, judge_file, testdata};
@@ -43,7 +43,7 @@ fn accepted_as_a_ready_binary() {
     let c = common::submission(&j, &sub("accepted/ac.c"));
     let program = j.compile(&c).unwrap().into_result().unwrap();
     let binary = std::fs::read(program.dir.join("main")).unwrap();
-    let p = ojd_judge::problem::Problem::load(&aplusb()).unwrap();
+    let p = ojd_judge::Problem::load(&aplusb()).unwrap();
     let s = Submission {
         language: "binary".into(),
         source: binary,
@@ -69,7 +69,7 @@ fn wrong_answer_diff_names_the_first_differing_line() {
     );
     let d = t.diff.as_ref().expect("a wrong answer carries a diff");
     assert_eq!((d.line, d.column), (2, 1));
-    let text = ojd_judge::diff::render(d, false);
+    let text = ojd_judge::report::render_diff(d, false);
     assert!(
         text.contains("first difference at line 2, column 1"),
         "{text}"
@@ -118,7 +118,7 @@ fn limits_become_verdicts() {
             "exit code 3",
         ),
     ];
-    let problem = ojd_judge::problem::Problem::load(&aplusb()).unwrap();
+    let problem = ojd_judge::Problem::load(&aplusb()).unwrap();
     std::thread::scope(|s| {
         for (file, verdict, message) in table {
             let (j, problem) = (&j, &problem);
@@ -149,15 +149,15 @@ fn a_language_memory_extra_is_added_to_the_memory_limit() {
     require_root!();
     // touch_256m.c touches 256 MiB: MLE under aplusb's 64 MiB, but not when C's profile adds
     // 512 MiB (as java's adds 64 MiB for the JVM's own memory).
-    let mut config = ojd_judge::config::Config::defaults();
+    let mut config = ojd_judge::Config::defaults();
     config
         .languages
         .get_mut("c")
         .expect("a C profile")
-        .memory_extra = ojd_judge::units::ByteSize(512 << 20);
+        .memory_extra = ojd_judge::ByteSize(512 << 20);
     let roomy = common::judge_with(config, 1);
     let plain = common::judge(1);
-    let mut problem = ojd_judge::problem::Problem::load(&aplusb()).unwrap();
+    let mut problem = ojd_judge::Problem::load(&aplusb()).unwrap();
     problem.tests.truncate(1);
     let file = sub("memory_limit_exceeded/touch_256m.c");
     let run = |j: &Judge| {
@@ -215,10 +215,10 @@ fn sandbox_processes(base: u32) -> Vec<String> {
 fn fork_bomb_ends_as_a_verdict_and_leaves_nothing() {
     require_root!();
     // Uids of its own, so that other tests' programs running meanwhile are not counted.
-    let mut config = ojd_judge::config::Config::defaults();
+    let mut config = ojd_judge::Config::defaults();
     config.sandbox.uid_base = 47000;
     let j = common::judge_with(config, 1);
-    let mut p = ojd_judge::problem::Problem::load(&aplusb()).unwrap();
+    let mut p = ojd_judge::Problem::load(&aplusb()).unwrap();
     p.tests.truncate(1);
     let sb = common::submission(&j, &testdata("programs/forkbomb.c"));
     let r = j.judge(&p, &sb, &mut |_| {}, &Default::default()).unwrap();
@@ -238,14 +238,14 @@ fn fork_bomb_ends_as_a_verdict_and_leaves_nothing() {
     );
 }
 
-fn compile_fixture(j: &Judge, rel: &str) -> ojd_judge::judge::Program {
+fn compile_fixture(j: &Judge, rel: &str) -> ojd_judge::Program {
     j.compile(&common::submission(j, &testdata(rel)))
         .unwrap()
         .into_result()
         .unwrap()
 }
 
-fn run_sandboxed(j: &Judge, program: &ojd_judge::judge::Program, limits: Limits) -> RunOutcome {
+fn run_sandboxed(j: &Judge, program: &ojd_judge::Program, limits: Limits) -> RunOutcome {
     let dir = tempfile::tempdir().unwrap();
     j.execute(&ProgramRun {
         program,
@@ -428,12 +428,12 @@ fn json_output_is_one_document_with_stable_codes() {
 #[test]
 fn without_isolation_it_still_judges_drops_root_and_warns() {
     require_root!();
-    let mut config = ojd_judge::config::Config::defaults();
+    let mut config = ojd_judge::Config::defaults();
     config.sandbox.isolate = false;
     config.sandbox.allow_insecure_sandbox = true;
     config.sandbox.uid_base = 46000;
     let j = common::judge_with(config, 1);
-    let mut p = ojd_judge::problem::Problem::load(&aplusb()).unwrap();
+    let mut p = ojd_judge::Problem::load(&aplusb()).unwrap();
     p.tests.truncate(2);
     let table = [
         ("accepted/ac.c", Verdict::Accepted),
@@ -580,7 +580,7 @@ fn each_test_writes_new_output_files() {
     require_root!();
     let j = common::judge(1);
     let program = compile_fixture(&j, "aplusb/submissions/accepted/ac.c");
-    let p = ojd_judge::problem::Problem::load(&aplusb()).unwrap();
+    let p = ojd_judge::Problem::load(&aplusb()).unwrap();
     let limits = j.limits_for(&p, &program);
     let work = j.fresh_dir("new-outputs").unwrap();
     let keep = tempfile::tempdir_in(&work).unwrap();

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ojd_judge::config::Config;
-use ojd_judge::judge::{Judge, JudgeError, Submission};
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Config;
+use ojd_judge::Verdict;
+use ojd_judge::{Judge, JudgeError, Submission};
 use serde_json::{json, Value};
 
 use crate::common::{self, judge_file, testdata};
@@ -369,7 +369,7 @@ fn language_start_times() {
         "java" => fixture("java/ac.java"),
         _ => fixture("kotlin/ac.kt"),
     };
-    let problem = ojd_judge::problem::Problem::load(&aplusb()).unwrap();
+    let problem = ojd_judge::Problem::load(&aplusb()).unwrap();
     let input = aplusb().join("tests/02-many.in");
     let work = tempfile::tempdir().unwrap();
     println!("language  program   sandbox wall/cpu ms   bare wall/cpu ms");
@@ -387,8 +387,8 @@ fn language_start_times() {
                 source,
             };
             let program = match j.compile(&sub).unwrap() {
-                ojd_judge::judge::Compiled::Program(p) => p,
-                ojd_judge::judge::Compiled::Error(m) => panic!("{id} {what}: {m}"),
+                ojd_judge::Compiled::Program(p) => p,
+                ojd_judge::Compiled::Error(m) => panic!("{id} {what}: {m}"),
             };
             let mut limits = j.limits_for(&problem, &program);
             limits.cpu = std::time::Duration::from_secs(10);
@@ -396,7 +396,7 @@ fn language_start_times() {
             let out = work.path().join("out");
             let sandboxed = median(5, || {
                 let o = j
-                    .execute(&ojd_judge::judge::ProgramRun {
+                    .execute(&ojd_judge::ProgramRun {
                         program: &program,
                         args: &[],
                         stdin: Some(&input),
@@ -415,7 +415,7 @@ fn language_start_times() {
             });
             let prog = format!("{}/", program.dir.display());
             let argv: Vec<String> =
-                ojd_judge::lang::expand_run(&program.run, &program.profile, limits.memory)
+                ojd_judge::expand_run(&program.run, &program.profile, limits.memory)
                     .into_iter()
                     .map(|a| a.replace("/prog/", &prog))
                     .collect();

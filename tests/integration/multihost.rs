@@ -484,12 +484,8 @@ fn a_stream_ends_even_when_the_done_event_is_lost() {
         .expect("claim")
         .expect("queued");
     assert_eq!(claim.id, id);
-    let report = ojd_judge::verdict::JudgeReport::new(
-        "aplusb",
-        "py",
-        ojd_judge::verdict::Verdict::Accepted,
-        Vec::new(),
-    );
+    let report =
+        ojd_judge::JudgeReport::new("aplusb", "py", ojd_judge::Verdict::Accepted, Vec::new());
     let stored = Instant::now();
     assert!(store
         .finish(id, claim.attempt, &report, "", ojd_store::now_ms())

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{self, testdata};
 use crate::import::{judge, judged_names, Scratch};
-use ojd_judge::problem::Problem;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Problem;
+use ojd_judge::Verdict;
 
 pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -23,13 +23,13 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Judges `source` (written to a file named `name` beside the package) on the package `dir`.
-fn judge_source(dir: &Path, name: &str, source: &str) -> ojd_judge::verdict::JudgeReport {
+fn judge_source(dir: &Path, name: &str, source: &str) -> ojd_judge::JudgeReport {
     let file = dir.parent().unwrap().join(name);
     std::fs::write(&file, source).unwrap();
     common::judge_file(&judge(), dir, &file)
 }
 
-fn first_failure(r: &ojd_judge::verdict::JudgeReport) -> &ojd_judge::verdict::TestResult {
+fn first_failure(r: &ojd_judge::JudgeReport) -> &ojd_judge::TestResult {
     r.tests
         .iter()
         .find(|t| t.verdict != Verdict::Accepted)

@@ -6,7 +6,7 @@ mod schema;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
+use ojd_judge::{JudgeReport, TestResult, Verdict};
 use ojd_service::contest::standings;
 use ojd_store::{
     self as store, Dialect, JudgingInfo, ListFilter, NewSubmission, State, Store, StoreError,

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use crate::files::{read_text, write_file};
 use crate::{io_err, ImportError};
-use ojd_judge::judge::{Judge, Pin, Program, ProgramRun};
+use ojd_judge::{Judge, Pin, Program, ProgramRun};
 
 /// The largest checktestdata script converted (real ones are a few KiB).
 pub(crate) const MAX_BYTES: u64 = 1 << 20;
@@ -88,7 +88,7 @@ pub(crate) fn convert(
         ));
         return Ok(None);
     };
-    let run_err = |e: ojd_judge::judge::JudgeError| {
+    let run_err = |e: ojd_judge::JudgeError| {
         ImportError::Run(format!(
             "{}: converting the checktestdata script: {e}",
             ctd.display()
@@ -106,7 +106,7 @@ pub(crate) fn convert(
 /// The conversion's run in `work` (see the module documentation): the converted program.
 fn convert_in(
     judge: &Judge,
-    python: &ojd_judge::lang::Language,
+    python: &ojd_judge::Language,
     package: &Path,
     script: &str,
     work: &Path,
@@ -151,9 +151,9 @@ fn convert_in(
                 ctd.display()
             ))
         })?;
-    let err = ojd_judge::fsutil::read_capped(&stderr, 64 << 10);
-    let said = ojd_judge::message::checker_message(&err);
-    if let Some((_, how)) = ojd_judge::judge::classify(&outcome, &limits) {
+    let err = ojd_judge::read_capped(&stderr, 64 << 10);
+    let said = ojd_judge::checker_message(&err);
+    if let Some((_, how)) = ojd_judge::classify(&outcome, &limits) {
         if outcome.exec_error.is_some() {
             return Err(ImportError::Run(format!(
                 "{}: the checktestdata converter did not start in the sandbox: {how}",

@@ -53,8 +53,8 @@ use crate::files::{
 };
 use crate::manifest::Manifest;
 use crate::{ImportError, Imported};
-use ojd_judge::config::Config;
-use ojd_judge::problem::{Aggregation, CheckerSpec, Group};
+use ojd_judge::Config;
+use ojd_judge::{Aggregation, CheckerSpec, Group};
 
 /// Options of a CMS import.
 #[derive(Clone, Debug, Default)]
@@ -218,7 +218,7 @@ fn program(from: &Path, out: &Path, dest: &str) -> Result<String, ImportError> {
 pub fn import(
     dir: &Path,
     config: &Config,
-    judge: Option<&ojd_judge::judge::Judge>,
+    judge: Option<&ojd_judge::Judge>,
     opts: &Options,
 ) -> Result<Imported, ImportError> {
     // Everything read from here on must be a file of the package (see `files`).
@@ -750,7 +750,7 @@ pub fn import(
             ))
         })?;
         let problem =
-            ojd_judge::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
+            ojd_judge::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
         ojd_judge::answers::generate(judge, &problem, &ojd_judge::answers::GenOptions::default())
             .map_err(|e| crate::polygon::gen_failure(dir, e))?;
     }
@@ -888,7 +888,7 @@ mod tests {
         let to = d.path().join("somma");
         let i = import_to(&fixture(), &to).unwrap();
         assert_eq!((i.tests, i.samples, i.submissions), (7, 1, 1));
-        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let p = ojd_judge::Problem::load(&to).unwrap();
         assert_eq!(p.title, "Somma (Sum of Two)");
         assert_eq!(p.time_limit.as_millis(), 1000);
         assert_eq!(p.memory_limit, 256 << 20);
@@ -965,7 +965,7 @@ mod tests {
         set_yaml(&d, "public_testcases: 0", "public_testcases: all");
         let to = d.path().join("out");
         import_to(&d.path().join("task"), &to).unwrap();
-        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let p = ojd_judge::Problem::load(&to).unwrap();
         assert_eq!(p.io.input_file, None);
         assert_eq!(p.io.output_file, None);
         assert_eq!(p.groups.len(), 7);
@@ -982,7 +982,7 @@ mod tests {
         set_yaml(&d, "score_type: GroupMin", "score_type: Sum");
         let to = d.path().join("out");
         import_to(&d.path().join("task"), &to).unwrap();
-        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let p = ojd_judge::Problem::load(&to).unwrap();
         let milli: Vec<u32> = p.groups.iter().map(|g| g.points_milli).collect();
         assert_eq!(
             milli,
@@ -1003,7 +1003,7 @@ mod tests {
         .unwrap();
         let to = d.path().join("out");
         import_to(&d.path().join("task"), &to).unwrap();
-        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let p = ojd_judge::Problem::load(&to).unwrap();
         let g: Vec<(u32, u32)> = p
             .groups
             .iter()
@@ -1024,7 +1024,7 @@ mod tests {
         );
         let to = d.path().join("out");
         import_to(&d.path().join("task"), &to).unwrap();
-        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let p = ojd_judge::Problem::load(&to).unwrap();
         let points: Vec<u32> = p.groups.iter().map(|g| g.points).collect();
         assert_eq!(points, [30, 70]);
         assert!(to.join("tests/s3-06.in").is_file());
@@ -1042,7 +1042,7 @@ mod tests {
         );
         let to = d.path().join("out");
         import_to(&d.path().join("task"), &to).unwrap();
-        let p = ojd_judge::problem::Problem::load(&to).unwrap();
+        let p = ojd_judge::Problem::load(&to).unwrap();
         let groups: Vec<(u32, Option<f64>, Aggregation)> = p
             .groups
             .iter()

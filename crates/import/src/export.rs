@@ -30,7 +30,7 @@ use crate::files::{
     copy_raw, entries, files_in, write_file, write_script, Staging, WRAPPED_VALIDATOR,
 };
 use crate::ImportError;
-use ojd_judge::problem::{CheckerSpec, InteractorProtocol, Problem};
+use ojd_judge::{CheckerSpec, InteractorProtocol, Problem};
 
 /// What an export made.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -76,7 +76,7 @@ fn derived_uuid(problem: &Problem) -> String {
     let mut b: [u8; 16] = h[..16].try_into().expect("16 of 32 bytes");
     b[6] = (b[6] & 0x0f) | 0x80;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex = ojd_judge::hex::encode(&b);
+    let hex = ojd_judge::hex_encode(&b);
     format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],
@@ -102,7 +102,7 @@ type Layout = (Vec<(PathBuf, usize)>, Vec<(String, String)>);
 fn layout(problem: &Problem) -> Result<Layout, ImportError> {
     let mut folders = Vec::new();
     for (i, g) in problem.groups.iter().enumerate() {
-        if g.aggregation != ojd_judge::problem::Aggregation::Min {
+        if g.aggregation != ojd_judge::Aggregation::Min {
             return Err(unsupported(
                 problem,
                 &format!("group[{i}].aggregation"),

@@ -293,9 +293,7 @@ pub(crate) fn entries(dir: &Path) -> Vec<PathBuf> {
         !p.file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with('.'))
     });
-    v.sort_by_key(|p| {
-        ojd_judge::problem::natural_key(&p.file_name().unwrap_or_default().to_string_lossy())
-    });
+    v.sort_by_key(|p| ojd_judge::natural_key(&p.file_name().unwrap_or_default().to_string_lossy()));
     v
 }
 

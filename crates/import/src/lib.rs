@@ -131,7 +131,7 @@ mod tests {
         assert!(m.contains("ojd imports Kattis packages"), "{m}");
         let e = crate::kattis::import(
             d.path(),
-            &ojd_judge::config::Config::defaults(),
+            &ojd_judge::Config::defaults(),
             None,
             &Default::default(),
         )

@@ -2,7 +2,7 @@
 //! as text in the order the README documents them, so a reviewer reads it like a hand-written
 //! one.
 
-use ojd_judge::problem::{CheckerSpec, Group, Interactor, InteractorProtocol};
+use ojd_judge::{CheckerSpec, Group, Interactor, InteractorProtocol};
 
 /// The problem.toml of the package being written.
 #[derive(Clone, Debug)]
@@ -138,7 +138,7 @@ impl Manifest {
                 ojd_judge::points::to_text(g.points_milli),
                 q_list(&g.tests)
             );
-            if g.aggregation == ojd_judge::problem::Aggregation::Product {
+            if g.aggregation == ojd_judge::Aggregation::Product {
                 t += "aggregation = \"product\"\n";
             }
             if let Some(x) = g.threshold {
@@ -208,7 +208,7 @@ mod tests {
             time_limit_ms: 1500,
             memory_limit_bytes: 256 << 20,
             output_limit_bytes: Some(8 << 20),
-            checker: CheckerSpec::KattisDefault(ojd_judge::problem::DefaultFlags {
+            checker: CheckerSpec::KattisDefault(ojd_judge::DefaultFlags {
                 float_relative_tolerance: Some(1e-6),
                 ..Default::default()
             }),
@@ -229,14 +229,14 @@ mod tests {
             passes: None,
         };
         std::fs::write(d.path().join("problem.toml"), m.to_toml()).unwrap();
-        let p = ojd_judge::problem::Problem::load(d.path()).unwrap();
+        let p = ojd_judge::Problem::load(d.path()).unwrap();
         assert_eq!(p.title, m.title);
         assert_eq!(p.time_limit.as_millis(), 1500);
         assert_eq!(p.checker, m.checker);
         assert!(p.answers_given);
         assert_eq!(
             p.margins,
-            ojd_judge::problem::Margins {
+            ojd_judge::Margins {
                 ac_to_time_limit: 2.0,
                 time_limit_to_tle: 4.0
             }
@@ -247,6 +247,6 @@ mod tests {
         // Fractional points are kept exactly (thousandths).
         assert_eq!(p.groups[1].points_milli, 12_500);
         assert_eq!(p.uuid, m.uuid);
-        assert_eq!(p.verdicts, ojd_judge::problem::VerdictRules::Kattis);
+        assert_eq!(p.verdicts, ojd_judge::VerdictRules::Kattis);
     }
 }

@@ -36,8 +36,8 @@ use crate::files::{
 use crate::latex::latex_to_markdown;
 use crate::manifest::Manifest;
 use crate::{io_err, ImportError, Imported};
-use ojd_judge::config::Config;
-use ojd_judge::problem::{CheckerSpec, Group, Interactor, InteractorProtocol};
+use ojd_judge::Config;
+use ojd_judge::{CheckerSpec, Group, Interactor, InteractorProtocol};
 
 /// Options of a Polygon import.
 #[derive(Clone, Debug, Default)]
@@ -287,7 +287,7 @@ fn tag_folder(tag: &str) -> Option<&'static str> {
 pub fn import(
     package: &Path,
     config: &Config,
-    judge: &ojd_judge::judge::Judge,
+    judge: &ojd_judge::Judge,
     opts: &Options,
 ) -> Result<Imported, ImportError> {
     let unpacked;
@@ -601,13 +601,12 @@ pub fn import(
         origin: "Imported from a Polygon package by `ojd import polygon`; `ojd gen` made the generated tests and every answer.".into(),
     };
     write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;
-    let problem =
-        ojd_judge::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
+    let problem = ojd_judge::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
     ojd_judge::answers::generate(judge, &problem, &ojd_judge::answers::GenOptions::default())
         .map_err(|e| gen_failure(package, e))?;
     if interactive {
         let problem =
-            ojd_judge::problem::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
+            ojd_judge::Problem::load(&out).map_err(|e| ImportError::Run(e.to_string()))?;
         for t in problem.missing_answers() {
             write_file(&t.answer, b"")?;
         }

@@ -20,7 +20,7 @@ use crate::units::{duration_text, ByteSize};
 
 /// A value that must never reach a log line, a page or a dump of the config (a token, a
 /// database URL with its password): `Debug`, `Display` and `Serialize` all give
-/// [`Secret::SHOWN`]; the code reads it through `Deref` (or [`Secret::expose`]). It is read
+/// [`Secret::SHOWN`]; the code reads it through `Deref`. It is read
 /// from a config file like the bare value.
 #[derive(Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(transparent)]
@@ -29,15 +29,6 @@ pub struct Secret<T>(T);
 impl<T> Secret<T> {
     /// What a secret prints as.
     pub const SHOWN: &'static str = "(secret)";
-
-    pub fn new(value: T) -> Secret<T> {
-        Secret(value)
-    }
-
-    /// The value itself, for the code that needs it (never for messages).
-    pub fn expose(&self) -> &T {
-        &self.0
-    }
 }
 
 impl<T> std::ops::Deref for Secret<T> {
@@ -197,17 +188,17 @@ pub struct SandboxConfig {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeConfig {
-    pub wall_factor: f64,
+    pub(crate) wall_factor: f64,
     #[serde(with = "duration_text")]
-    pub wall_extra: Duration,
-    pub output_limit: ByteSize,
+    pub(crate) wall_extra: Duration,
+    pub(crate) output_limit: ByteSize,
     pub processes: u32,
     pub run_all_tests: bool,
     #[serde(with = "duration_text")]
     pub compile_time: Duration,
     pub compile_memory: ByteSize,
-    pub compile_processes: u32,
-    pub compile_output_limit: ByteSize,
+    pub(crate) compile_processes: u32,
+    pub(crate) compile_output_limit: ByteSize,
     pub cache: PathBuf,
     /// Bound on the compile cache (`<cache>/programs`), held at every moment: least recently
     /// used programs not in use are evicted to admit a new one, or it is used once, uncached.
@@ -220,7 +211,7 @@ pub struct JudgeConfig {
     /// for room only): older ones are removed when a judge starts and then hourly, never one a
     /// judging uses.
     #[serde(default = "thirty_days", with = "duration_text")]
-    pub cache_retention: Duration,
+    pub(crate) cache_retention: Duration,
     /// Bound on a judge host's package cache (`<cache>/packages`), a budget of its own: package
     /// versions neither current nor in use are evicted past it, oldest first.
     pub package_cache_size: ByteSize,

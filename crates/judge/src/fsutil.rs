@@ -26,7 +26,7 @@ pub fn read_capped(path: &Path, limit: u64) -> String {
 /// message, in a folder it could write), so only a regular file is read: a link is never
 /// followed (it could name a host file, and the judge reads as root) and a FIFO is never waited
 /// on; either reads as empty.
-pub fn read_tail(path: &Path, limit: u64) -> String {
+pub(crate) fn read_tail(path: &Path, limit: u64) -> String {
     use std::io::{Read, Seek, SeekFrom};
     use std::os::unix::fs::OpenOptionsExt;
     let Ok(mut f) = std::fs::OpenOptions::new()

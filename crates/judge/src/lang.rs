@@ -11,7 +11,7 @@
 //! Python 2, PyPy) by a word of the `#!` first line.
 
 pub(crate) mod java;
-pub mod several;
+pub(crate) mod several;
 
 pub use self::several::SeveralFiles;
 
@@ -45,43 +45,43 @@ pub struct LanguageConfig {
     #[serde(default)]
     pub compile: Vec<String>,
     #[serde(default)]
-    pub sysroot_query: Vec<String>,
+    pub(crate) sysroot_query: Vec<String>,
     pub executable: String,
     pub run: Vec<String>,
     #[serde(default = "one")]
     pub time_factor: f64,
     /// Among profiles sharing an extension, a word in a `#!` first line that selects this one.
     #[serde(default)]
-    pub shebang: String,
+    pub(crate) shebang: String,
     /// Host programs that must exist for the language to be available (besides the compiler).
     #[serde(default)]
-    pub requires: Vec<String>,
+    pub(crate) requires: Vec<String>,
     /// Host folders shown read-only in the sandbox (missing ones are ignored).
     #[serde(default)]
-    pub readable: Vec<PathBuf>,
+    pub(crate) readable: Vec<PathBuf>,
     /// Host command printing the toolchain's version (stdout or stderr), for doctor and the API.
     #[serde(default)]
     pub version: Vec<String>,
     /// Per-language compile limits; absent: `[judge] compile_time` / `compile_memory`.
     #[serde(default, with = "crate::units::opt_duration_text")]
-    pub compile_time: Option<Duration>,
+    pub(crate) compile_time: Option<Duration>,
     #[serde(default)]
-    pub compile_memory: Option<ByteSize>,
+    pub(crate) compile_memory: Option<ByteSize>,
     /// Added to a problem's memory limit for this language (a runtime's own memory, e.g. a JVM's).
     #[serde(default)]
     pub memory_extra: ByteSize,
     /// What `{heap_mib}` leaves of the memory limit for a runtime's own memory.
     #[serde(default)]
-    pub heap_margin: ByteSize,
+    pub(crate) heap_margin: ByteSize,
     /// How `{class}` is found in the source: "" (not used) or "java" (the public class).
     #[serde(default)]
     pub entry_point: EntryPoint,
     /// Lines on stderr meaning the runtime ran out of its memory: the verdict is MLE, not RE.
     #[serde(default)]
-    pub memory_errors: Vec<String>,
+    pub(crate) memory_errors: Vec<String>,
     /// A tiny program printing `ok`, compiled and run by `ojd doctor`.
     #[serde(default)]
-    pub hello: String,
+    pub(crate) hello: String,
     /// How a submission of several files is compiled: "together" (every source in one
     /// command), "entry" (every file kept, the entry file run) or "" (refused); see
     /// `lang/several.rs`.
@@ -97,33 +97,33 @@ fn one() -> f64 {
 /// and how to recognise the runtime's own out-of-memory report.
 #[derive(Clone, Debug, Default)]
 pub struct RunProfile {
-    pub heap_margin: u64,
-    pub memory_errors: Vec<String>,
+    pub(crate) heap_margin: u64,
+    pub(crate) memory_errors: Vec<String>,
 }
 
 /// A language profile whose commands were found on this host.
 #[derive(Clone, Debug)]
 pub struct Language {
     pub id: String,
-    pub name: String,
+    pub(crate) name: String,
     pub source: String,
     /// Compile command with an absolute program path; empty: nothing to compile.
     pub compile: Vec<String>,
     /// Which compiler binary that path is today (`compiler_identity`): part of the compile
     /// cache's key, so that an upgraded compiler does not reuse programs its predecessor built.
     pub compiler_id: String,
-    pub executable: String,
+    pub(crate) executable: String,
     pub run: Vec<String>,
     pub time_factor: f64,
     /// Bytes added to a problem's memory limit for this language.
     pub memory_extra: u64,
-    pub compile_time: Option<Duration>,
-    pub compile_memory: Option<u64>,
-    pub entry_point: EntryPoint,
+    pub(crate) compile_time: Option<Duration>,
+    pub(crate) compile_memory: Option<u64>,
+    pub(crate) entry_point: EntryPoint,
     pub profile: RunProfile,
     /// The extensions of its sources (a submission of several files compiles those).
-    pub extensions: Vec<String>,
-    pub several_files: SeveralFiles,
+    pub(crate) extensions: Vec<String>,
+    pub(crate) several_files: SeveralFiles,
 }
 
 impl Language {

@@ -6,7 +6,7 @@
 /// The last `max_lines` non-empty lines of `text`, trimmed and joined by " | ", at most
 /// `max_chars` characters (the end kept); "… " in front when something was left out. Empty when
 /// `text` has no visible line.
-pub fn last_lines(text: &str, max_lines: usize, max_chars: usize) -> String {
+pub(crate) fn last_lines(text: &str, max_lines: usize, max_chars: usize) -> String {
     let all: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -26,10 +26,10 @@ pub fn last_lines(text: &str, max_lines: usize, max_chars: usize) -> String {
 }
 
 /// The lines and characters a checker's message keeps ([`last_lines`]).
-pub const CHECKER_LINES: usize = 4;
-pub const CHECKER_CHARS: usize = 500;
+pub(crate) const CHECKER_LINES: usize = 4;
+pub(crate) const CHECKER_CHARS: usize = 500;
 
-/// A checker's (or validator's) message: [`last_lines`] with the checkers' bounds.
+/// A checker's (or validator's) message: `last_lines` with the checkers' bounds.
 pub fn checker_message(text: &str) -> String {
     last_lines(text, CHECKER_LINES, CHECKER_CHARS)
 }

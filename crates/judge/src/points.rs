@@ -3,7 +3,7 @@
 //! as floating point would.
 //!
 //! Where whole points are needed (the daemon's store keeps a submission's score and shows each
-//! group's points as integers), [`apportion`] turns the groups' exact points into whole ones
+//! group's points as integers), `apportion` turns the groups' exact points into whole ones
 //! that add up to the exact total rounded down, and a submission's whole score is its exact
 //! score rounded down ([`whole`]): a full solution then scores exactly the sum of the whole
 //! points, and no score is ever above it.
@@ -13,7 +13,7 @@ pub const MILLI: u32 = 1000;
 
 /// Points given as a TOML value: a non-negative integer, or a number with at most three
 /// decimals (`12.5`, `33.333`); the error says what was wrong.
-pub fn from_toml(v: &toml::Value) -> Result<u32, String> {
+pub(crate) fn from_toml(v: &toml::Value) -> Result<u32, String> {
     match v {
         toml::Value::Integer(n) if *n >= 0 && *n <= (u32::MAX / MILLI) as i64 => {
             Ok(*n as u32 * MILLI)
@@ -52,7 +52,7 @@ pub fn whole(milli: u64) -> u32 {
 /// Whole points for parts worth `milli` thousandths each: each part's points rounded down, then
 /// one more point to the parts with the largest remainders (the first ones on a tie) until they
 /// add up to the exact total rounded down.
-pub fn apportion(milli: &[u32]) -> Vec<u32> {
+pub(crate) fn apportion(milli: &[u32]) -> Vec<u32> {
     let mut out: Vec<u32> = milli.iter().map(|m| m / MILLI).collect();
     let total = whole(milli.iter().map(|&m| m as u64).sum());
     let mut left = total.saturating_sub(out.iter().sum());

@@ -5,6 +5,9 @@ use anstyle::{AnsiColor, Color, Style};
 
 use crate::verdict::{JudgeReport, Verdict};
 
+/// One test's diff, as [`render`] shows it under a wrong answer.
+pub use crate::diff::render as render_diff;
+
 /// A verdict in colour (when `color`): accepted green, skipped dim, a judge error magenta, any
 /// other failure red.
 fn paint(text: &str, verdict: Verdict, color: bool) -> String {
@@ -93,7 +96,7 @@ pub fn render(report: &JudgeReport, color: bool) -> String {
 
 /// The score as a line shows it: whole points, and the exact ones when they differ
 /// ("37 (37.5 exactly)").
-pub fn score_text(report: &JudgeReport) -> String {
+pub(crate) fn score_text(report: &JudgeReport) -> String {
     let exact = crate::points::to_text(report.score_milli.min(u32::MAX as u64) as u32);
     if report.score_milli == report.score as u64 * crate::points::MILLI as u64 {
         report.score.to_string()

@@ -21,7 +21,7 @@ use std::path::Path;
 const MAGIC: &[u8] = b"\0ojd-files\0";
 
 /// The most files a submission may have.
-pub const MAX_FILES: usize = 100;
+pub(crate) const MAX_FILES: usize = 100;
 
 /// One file of a submission of several.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,14 +32,14 @@ pub struct SourceFile {
 
 /// A submission of several files, decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bundle {
+pub(crate) struct Bundle {
     /// The submission's folder name (an entry point may be named after it).
-    pub folder: String,
+    pub(crate) folder: String,
     /// Its files, sorted by name.
-    pub files: Vec<SourceFile>,
+    pub(crate) files: Vec<SourceFile>,
 }
 
-/// Whether a source is a bundle (then [`decode`] it) rather than one file.
+/// Whether a source is a bundle (then `decode` it) rather than one file.
 pub fn is_bundle(source: &[u8]) -> bool {
     source.starts_with(MAGIC)
 }
@@ -72,7 +72,7 @@ pub fn encode(folder: &str, files: &[SourceFile]) -> Vec<u8> {
 }
 
 /// The folder and files of a bundle, or what is wrong with it.
-pub fn decode(source: &[u8]) -> Result<Bundle, String> {
+pub(crate) fn decode(source: &[u8]) -> Result<Bundle, String> {
     let mut rest = source
         .strip_prefix(MAGIC)
         .ok_or("not a submission of several files")?;
@@ -137,7 +137,7 @@ pub fn decode(source: &[u8]) -> Result<Bundle, String> {
 
 /// The files of the submission folder `dir` (every file in it; a sub-folder or a hidden file is
 /// an error naming it), as a bundle's.
-pub fn read_folder(dir: &Path) -> Result<Bundle, String> {
+pub(crate) fn read_folder(dir: &Path) -> Result<Bundle, String> {
     let folder = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -143,7 +143,7 @@ pub struct TestResult {
 /// The result of judging one submission.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct JudgeReport {
-    pub problem: String,
+    pub(crate) problem: String,
     pub language: String,
     pub verdict: Verdict,
     /// Points from groups (or the share of passed tests, 0–100, when there are no groups),

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ojd_judge::problem::Problem;
+use ojd_judge::Problem;
 use ojd_store::sha256_hex;
 use ojd_store::{Store, StoreError};
 

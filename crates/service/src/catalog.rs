@@ -12,9 +12,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use ojd_judge::answers::{self, GenOptions};
-use ojd_judge::config::Config;
-use ojd_judge::judge::Judge;
-use ojd_judge::problem::Problem;
+use ojd_judge::Config;
+use ojd_judge::Judge;
+use ojd_judge::Problem;
 
 /// Renders a statement's Markdown to safe HTML: `(text, drop_samples)`, where `drop_samples`
 /// says the problem has sample tests that pages show from the files (the web layer's

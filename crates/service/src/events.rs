@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use ojd_judge::judge::Event;
-use ojd_judge::verdict::TestResult;
+use ojd_judge::Event;
+use ojd_judge::TestResult;
 
 /// A moment in a judging.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -436,7 +436,7 @@ mod tests {
             result: TestResult {
                 name: format!("t{index}"),
                 sample: false,
-                verdict: ojd_judge::verdict::Verdict::Accepted,
+                verdict: ojd_judge::Verdict::Accepted,
                 cpu_ms: 1,
                 wall_ms: 1,
                 memory_kib,

@@ -25,9 +25,9 @@ use crate::blobs::Cache;
 use crate::catalog::{Catalog, StatementRenderer};
 use crate::events::Hub;
 use crate::logging::log;
-use ojd_judge::config::Config;
-use ojd_judge::judge::Judge;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Config;
+use ojd_judge::Judge;
+use ojd_judge::Verdict;
 use ojd_store::HostStats;
 use ojd_store::{Store, StoreError};
 
@@ -37,7 +37,7 @@ pub enum ServerError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("failed to start the judge")]
-    Judge(#[from] ojd_judge::judge::JudgeError),
+    Judge(#[from] ojd_judge::JudgeError),
     #[error("failed to listen on {addr}")]
     Bind {
         addr: String,
@@ -95,7 +95,7 @@ struct HealthState {
     /// Why claiming is paused, when it is.
     pause: Option<Pause>,
     last_check: Option<Instant>,
-    space: ojd_judge::judge::HostSpace,
+    space: ojd_judge::HostSpace,
     /// Host faults met per submission on this host (see [`HOST_FAULTS_PER_SUBMISSION`]).
     faults: std::collections::HashMap<i64, u32>,
     /// Why an admin drained this host (from its last heartbeat), while they do.
@@ -520,7 +520,7 @@ impl Node {
     /// Records a host fault met while judging submission `id`: claiming pauses until the
     /// host's checks pass. `true` when the submission is to go back to the queue; `false` when
     /// it met [`HOST_FAULTS_PER_SUBMISSION`] of them here (the fault follows the submission).
-    pub fn host_fault(&self, id: i64, e: &ojd_judge::judge::JudgeError) -> bool {
+    pub fn host_fault(&self, id: i64, e: &ojd_judge::JudgeError) -> bool {
         let cause = crate::logging::error_chain(e);
         let kind = e.host_fault_kind().unwrap_or("io_error");
         self.host_fault_because(id, cause, kind, e.errno())
@@ -718,7 +718,7 @@ pub(crate) fn identity(label: &str) -> String {
         let hash = ojd_store::sha256_hex(seed.as_bytes());
         return format!("{label}~{}", &hash[..16]);
     }
-    let hex = ojd_judge::hex::encode(&bytes);
+    let hex = ojd_judge::hex_encode(&bytes);
     format!("{label}~{hex}")
 }
 

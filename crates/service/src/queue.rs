@@ -1,6 +1,6 @@
 //! The judging workers: each claims the next submission from the queue, which lives in the
 //! store (see [`ojd_store`]), judges it on a blocking thread with
-//! [`Judge::judge`](ojd_judge::judge::Judge::judge), and stores the verdict under its claim;
+//! [`Judge::judge`](ojd_judge::Judge::judge), and stores the verdict under its claim;
 //! its progress goes to the node's [`Hub`](crate::events::Hub).
 //!
 //! A host fault ([`JudgeError::is_host_fault`]: the host's disk full or failing, its own I/O,
@@ -22,8 +22,8 @@ use tokio::task::JoinHandle;
 use crate::events::{Live, Running};
 use crate::logging::{error_chain, log};
 use crate::node::Node;
-use ojd_judge::judge::{JudgeError, Submission};
-use ojd_judge::verdict::{JudgeReport, Verdict};
+use ojd_judge::{JudgeError, Submission};
+use ojd_judge::{JudgeReport, Verdict};
 use ojd_store::{now_ms, Claim};
 
 /// The worker tasks, to wait for at shutdown.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::blobs::Cache;
 use crate::logging::log;
 use crate::node::{self, Node, ServerError};
-use ojd_judge::config::Config;
+use ojd_judge::Config;
 
 /// Runs a judge host named `name` (default: `<host name>/worker`) until SIGTERM/SIGINT. Its
 /// identity is `identity` when given (a second process with it is refused while this one is

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::db::{args, Engine, Row};
 use crate::submissions::verdict;
 use crate::{DbError, StoreError};
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 /// One judging of a contest's submission, as the Contest API shows it.
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -185,7 +185,7 @@ pub const QUEUED: &str = "ojd_queued";
 /// SHA-256 of `bytes`, lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    ojd_judge::hex::encode(&sha2::Sha256::digest(bytes))
+    ojd_judge::hex_encode(&sha2::Sha256::digest(bytes))
 }
 
 /// The manifest of a package (sorted by path) and its version: the SHA-256 of the problem id

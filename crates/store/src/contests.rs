@@ -32,7 +32,7 @@ use crate::applying::{flip, judged_items, AFTER};
 use crate::db::{args, Conn, Engine, Res, Row};
 use crate::submissions::{info_row, insert, verdict, INFO_COLUMNS, INFO_FROM, REQUEUE};
 use crate::DbError;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 /// A question from a student, or an announcement from an admin.
 #[derive(Clone, Debug, Serialize, PartialEq)]

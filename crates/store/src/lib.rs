@@ -108,7 +108,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use ojd_judge::verdict::{JudgeReport, TestResult, Verdict};
+use ojd_judge::{JudgeReport, TestResult, Verdict};
 
 use postgres::PgStore;
 
@@ -517,7 +517,7 @@ pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync
     fn tokens(&self) -> Result<Vec<TokenInfo>, StoreError>;
 }
 
-pub use ojd_judge::config::is_postgres_url;
+pub use ojd_judge::is_postgres_url;
 
 /// Opens the store `database` names: a `postgres://`/`postgresql://` URL selects PostgreSQL,
 /// anything else is the path of a SQLite file (created if missing). Migrations run.

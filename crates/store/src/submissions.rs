@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use ojd_judge::verdict::{Diff, JudgeReport, TestResult, Verdict};
+use ojd_judge::{Diff, JudgeReport, TestResult, Verdict};
 
 use crate::applying::auto_apply;
 use crate::db::{args, tuples, Conn, Engine, Res, Row, Value, ROWS_PER_STATEMENT};

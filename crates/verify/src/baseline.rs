@@ -24,7 +24,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 /// The first line of a baseline written today; a reader refuses files of other formats.
 const HEADER: &str = "# ojd verify baseline, format 2";

@@ -26,9 +26,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use ojd_judge::judge::Judge;
-use ojd_judge::problem::{CheckerSpec, Problem};
-use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_judge::Judge;
+use ojd_judge::{CheckerSpec, Problem};
+use ojd_judge::{TestResult, Verdict};
 
 /// Bumped whenever what a cell means changes.
 const FORMAT: &str = "ojd-verify-cache 1";
@@ -116,13 +116,13 @@ impl Hasher {
         }
     }
     fn hex(self) -> String {
-        ojd_judge::hex::encode(&self.0.finalize())
+        ojd_judge::hex_encode(&self.0.finalize())
     }
 }
 
 /// A program's identity without compiling it: what the compile cache keys it by (the language,
 /// its compile command, the compiler binary's identity) and the source.
-pub(crate) fn program_key(lang: &ojd_judge::lang::Language, source: &[u8]) -> String {
+pub(crate) fn program_key(lang: &ojd_judge::Language, source: &[u8]) -> String {
     let mut h = Hasher::new();
     h.field(b"program");
     h.field(lang.id.as_bytes());
@@ -140,7 +140,7 @@ pub(crate) struct CellRun<'a> {
     /// `limits_for` the scaled problem, as text.
     pub(crate) limits: &'a str,
     pub(crate) slack: f64,
-    pub(crate) margins: &'a ojd_judge::problem::Margins,
+    pub(crate) margins: &'a ojd_judge::Margins,
 }
 
 /// The key of the problem's part of a cell: what judging a test involves besides the program.
@@ -185,7 +185,7 @@ pub(crate) fn cell_key(
     salt: &Salt,
     problem_part: &[u8],
     run: &CellRun<'_>,
-    test: &ojd_judge::problem::TestCase,
+    test: &ojd_judge::TestCase,
 ) -> String {
     let mut h = Hasher::new();
     h.field(b"cell");
@@ -329,7 +329,7 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_judge::problem::{Margins, TestCase};
+    use ojd_judge::{Margins, TestCase};
 
     fn salt() -> Salt {
         Salt::from_parts("0.1.0", "/bin/ojd 100 1", "Config {..}", 1.0)

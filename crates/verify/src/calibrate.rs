@@ -25,10 +25,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use ojd_judge::judge::{Judge, JudgeError, Submission};
-use ojd_judge::problem::Problem;
-use ojd_judge::units::format_duration;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::format_duration;
+use ojd_judge::Problem;
+use ojd_judge::Verdict;
+use ojd_judge::{Judge, JudgeError, Submission};
 
 /// The rule's parameters.
 #[derive(Clone, Debug)]
@@ -61,7 +61,7 @@ impl CalibrateOptions {
     /// These options with the package's own margins (`[limits]` of problem.toml) as the rule's
     /// multiplier (`ac_to_time_limit`) and the TLE submissions' line (`time_limit_to_tle`): the
     /// limit is proposed by the promise verify checks.
-    pub fn for_package(&self, m: &ojd_judge::problem::Margins) -> CalibrateOptions {
+    pub fn for_package(&self, m: &ojd_judge::Margins) -> CalibrateOptions {
         CalibrateOptions {
             multiplier: m.ac_to_time_limit,
             safety: m.time_limit_to_tle,
@@ -476,7 +476,7 @@ mod tests {
 
     #[test]
     fn the_packages_margins_are_the_rule() {
-        use ojd_judge::problem::Margins;
+        use ojd_judge::Margins;
         let o = CalibrateOptions::default().for_package(&Margins::default());
         assert_eq!((o.multiplier, o.safety), (2.0, 1.5));
         let o = CalibrateOptions {

@@ -21,7 +21,7 @@
 //! 3 times it), a judge error — is judged again. So at 0.5 the accepted runs over 37.5% of their
 //! limit are judged again, and at 2 the brute forces' TLEs.
 
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 use super::cache::StoredCell;
 use super::{Cell, GREY};
@@ -70,7 +70,7 @@ pub(crate) fn derive(plain: &StoredCell, cpu_ms: u64, wall_ms: u64, slack: f64) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_judge::verdict::TestResult;
+    use ojd_judge::TestResult;
     use Verdict::*;
 
     fn stored(verdict: Verdict, cpu_ms: u64, wall_ms: u64) -> StoredCell {

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{failures, folder_verdict, Cell, ProblemReport, SubmissionReport, CLEAR_TLE, FOLDERS};
-use ojd_judge::judge::{Judge, JudgeError, Submission};
-use ojd_judge::problem::Problem;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Problem;
+use ojd_judge::Verdict;
+use ojd_judge::{Judge, JudgeError, Submission};
 
 /// A problem on its way through the phases.
 pub(super) struct Plan {
@@ -367,7 +367,7 @@ impl Sub {
     fn finish(
         self,
         tests: &[String],
-        rules: ojd_judge::problem::VerdictRules,
+        rules: ojd_judge::VerdictRules,
         slack: f64,
     ) -> SubmissionReport {
         let mut r = self.report;

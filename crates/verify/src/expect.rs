@@ -12,7 +12,7 @@
 //!
 //! A Judge Error is never expected: it is the judge's failure, reported on its own.
 
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 /// Folders that may appear under `submissions/`, by the verdict they expect.
 pub(crate) const FOLDERS: [Verdict; 7] = [
@@ -33,12 +33,12 @@ pub(crate) fn folder_verdict(name: &str) -> Option<Verdict> {
 /// The verdicts as the package's rules count them: under Kattis rules a memory overrun is a
 /// run-time error (problemtools has no MLE), so an MLE meets a `run_time_error/` promise.
 pub(crate) fn as_rules<'a>(
-    rules: ojd_judge::problem::VerdictRules,
+    rules: ojd_judge::VerdictRules,
     got: &[(&'a str, Verdict)],
 ) -> Vec<(&'a str, Verdict)> {
     got.iter()
         .map(|&(t, v)| match (rules, v) {
-            (ojd_judge::problem::VerdictRules::Kattis, Verdict::MemoryLimitExceeded) => {
+            (ojd_judge::VerdictRules::Kattis, Verdict::MemoryLimitExceeded) => {
                 (t, Verdict::RuntimeError)
             }
             _ => (t, v),
@@ -135,7 +135,7 @@ mod tests {
 
     #[test]
     fn under_kattis_rules_a_memory_overrun_is_a_run_time_error() {
-        use ojd_judge::problem::VerdictRules;
+        use ojd_judge::VerdictRules;
         let got = [("t0", Accepted), ("t1", MemoryLimitExceeded)];
         // ojd's rules: an RE-expected submission that only runs out of memory breaks its promise.
         assert_eq!(

@@ -68,8 +68,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use ojd_judge::judge::Judge;
-use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_judge::Judge;
+use ojd_judge::{TestResult, Verdict};
 
 // What the `ojd` binary uses (and `calibrate::kattis_limit`, the Kattis import); the rest is the
 // crate's own. `Key` is public because `BaselineError::BadName` names it.

@@ -17,8 +17,8 @@
 //! Both are what keeps a verdict the same on machines from `1 / ac_to_time_limit` to
 //! `time_limit_to_tle` times this one's speed, and what `--time-scale` simulates.
 
-use ojd_judge::problem::Margins;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Margins;
+use ojd_judge::Verdict;
 
 use super::{Cell, SLACK};
 
@@ -105,7 +105,7 @@ pub(crate) fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_judge::verdict::TestResult;
+    use ojd_judge::TestResult;
     use Verdict::*;
 
     /// A cell; `stopped`: a run with the slack was stopped at it (`past_margin`).

@@ -31,7 +31,7 @@
 use serde::Serialize;
 
 use super::{Baseline, Key, Ran, Record, SpeedGuard, CLEAR_TLE, GREY};
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 /// A baseline's TLE counts as stopped at `limit × time_limit_to_tle` (the package's margin) from
 /// this share of it: the sandbox stops a run a few milliseconds either side of its limit, and

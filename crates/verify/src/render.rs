@@ -11,7 +11,7 @@ use std::fmt::Write;
 use anstyle::{AnsiColor, Style};
 
 use super::{BaselineDiff, Cell, ProblemReport, SubmissionReport, VerifyReport};
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 const GREEN: Style = AnsiColor::Green.on_default();
 const YELLOW: Style = AnsiColor::Yellow.on_default();
@@ -232,7 +232,7 @@ fn details(out: &mut String, p: &ProblemReport, color: bool) {
                 out,
                 "      {}",
                 indent(
-                    &ojd_judge::escape::terminal(first_lines(&s.compile_output, 10).trim_end()),
+                    &ojd_judge::escape_terminal(first_lines(&s.compile_output, 10).trim_end()),
                     6
                 )
             );
@@ -251,7 +251,7 @@ fn details(out: &mut String, p: &ProblemReport, color: bool) {
                 "      {} {}: {}",
                 c.result.verdict.code(),
                 c.result.name,
-                ojd_judge::escape::terminal(&c.result.message)
+                ojd_judge::escape_terminal(&c.result.message)
             );
         }
         if let Some(d) = s
@@ -263,7 +263,7 @@ fn details(out: &mut String, p: &ProblemReport, color: bool) {
             let _ = writeln!(
                 out,
                 "      {}",
-                indent(ojd_judge::diff::render(d, color).trim_end(), 6)
+                indent(ojd_judge::report::render_diff(d, color).trim_end(), 6)
             );
         }
     }
@@ -904,7 +904,7 @@ mod tests {
             timing_fragile: Vec::new(),
         };
         s.tests.push(super::super::Cell {
-            result: ojd_judge::verdict::TestResult {
+            result: ojd_judge::TestResult {
                 name: "01".into(),
                 sample: false,
                 verdict: Verdict::Accepted,

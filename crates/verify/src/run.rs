@@ -10,9 +10,9 @@ use super::discover::{ms, record_error, Plan, Stage};
 use super::prior::{self, Route};
 use super::{Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
 use ojd_judge::answers::{self, GenError, GenOptions, GenSummary};
-use ojd_judge::judge::{Compiled, HostFault, Judge, JudgeError, Submission};
-use ojd_judge::problem::Problem;
-use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_judge::Problem;
+use ojd_judge::{Compiled, HostFault, Judge, JudgeError, Submission};
+use ojd_judge::{TestResult, Verdict};
 
 /// Runs `jobs` on `workers` threads; results in job order, and the seconds spent in jobs.
 fn pool<J: Sync, R: Send>(
@@ -130,7 +130,7 @@ pub(super) fn compile_all(
     jobs: usize,
     progress: &Progress<'_>,
     stats: &mut Stats,
-) -> (f64, Vec<ojd_judge::judge::Program>) {
+) -> (f64, Vec<ojd_judge::Program>) {
     // A submission whose every cell the results cache had is not compiled (see `reuse`).
     let mut work: Vec<(Build, (u32, usize))> = Vec::new();
     for (p, plan) in plans.iter().enumerate() {
@@ -353,7 +353,7 @@ fn gen_check(
         &program,
     );
     let mut cells = Vec::new();
-    let mut ran = |t: usize, run: &ojd_judge::judge::InputRun, work: &std::path::Path| {
+    let mut ran = |t: usize, run: &ojd_judge::InputRun, work: &std::path::Path| {
         let r = judge
             .judge_run(
                 problem,
@@ -950,7 +950,7 @@ fn gen_key_of(judge: &Judge, salt: &cache::Salt, problem: &Problem) -> String {
 /// command, and the limits a program of that language gets on the problem.
 fn ran_of(judge: &Judge, problem: &Problem, sub: &Submission) -> Option<super::discover::Ran> {
     let lang = judge.language(&sub.language).ok()?;
-    let program = ojd_judge::judge::Program {
+    let program = ojd_judge::Program {
         dir: std::path::PathBuf::new(),
         run: lang.run.clone(),
         time_factor: lang.time_factor,

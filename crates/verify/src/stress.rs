@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ojd_judge::judge::{compare, CheckOutcome, Judge, Program, ProgramRun};
-use ojd_judge::problem::Problem;
+use ojd_judge::Problem;
+use ojd_judge::{compare, CheckOutcome, Judge, Program, ProgramRun};
 use ojd_sandbox::Limits;
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -37,7 +37,7 @@ pub enum StressError {
         message: String,
     },
     #[error(transparent)]
-    Judge(#[from] ojd_judge::judge::JudgeError),
+    Judge(#[from] ojd_judge::JudgeError),
 }
 
 /// The programs and limits every seed runs with.
@@ -173,7 +173,7 @@ impl Seeds<'_> {
             problem: self.problem.id.clone(),
             what: what.into(),
             seed,
-            message: ojd_judge::judge::classify(o, &self.limits)
+            message: ojd_judge::classify(o, &self.limits)
                 .map(|(v, m)| format!("{v}: {m}"))
                 .unwrap_or_default(),
         };
@@ -186,7 +186,7 @@ impl Seeds<'_> {
             ("the brute force", &self.brute),
         ] {
             let dir = work.join(what.replace(' ', "-"));
-            std::fs::create_dir_all(&dir).map_err(|e| ojd_judge::judge::JudgeError::Io {
+            std::fs::create_dir_all(&dir).map_err(|e| ojd_judge::JudgeError::Io {
                 what: "stress folder".into(),
                 source: e,
             })?;
@@ -202,7 +202,7 @@ impl Seeds<'_> {
             match compare(&self.problem.checker, &outputs[1], &outputs[0]) {
                 CheckOutcome::Accepted => None,
                 CheckOutcome::Wrong(m) | CheckOutcome::Failed(m) => Some((
-                    ojd_judge::fsutil::read_capped(&input, 4096),
+                    ojd_judge::read_capped(&input, 4096),
                     format!("brute force vs reference: {m}"),
                 )),
             },

@@ -71,8 +71,8 @@ use std::time::Duration;
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
 
-use ojd_judge::config::Config;
-use ojd_judge::judge::Judge;
+use ojd_judge::Config;
+use ojd_judge::Judge;
 use ojd_service::Catalog;
 use ojd_service::{drain, spawn_workers};
 use ojd_service::{shutdown_signal, start_heartbeat, start_judge, start_listener, Node};
@@ -277,7 +277,7 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
         if let Some(link) = first_admin {
             println!(
                 "ojd: first start: an admin was created; log in once, within {}, with {url}{link}",
-                ojd_judge::units::format_duration(app.config.web.login_code_lifetime)
+                ojd_judge::format_duration(app.config.web.login_code_lifetime)
             );
         }
         use std::io::Write;

@@ -12,7 +12,7 @@ use crate::text::urlencode;
 use crate::user::User;
 use crate::view::problem_visible;
 use crate::App;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 use ojd_store::{ListFilter, SubmissionInfo};
 
 /// Rows per page unless `limit` says otherwise.

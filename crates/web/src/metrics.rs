@@ -15,7 +15,7 @@ use axum::{Json, Router};
 use crate::auth::extract::Admin;
 use crate::error::AppError;
 use crate::App;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 /// The per-host series of `/metrics`: (stats key, metric name, kind, help).
 const HOST_SERIES: &[(&str, &str, &str, &str)] = &[
@@ -147,7 +147,7 @@ async fn collect(
         Some(v) => v
             .as_str()
             .ok_or_else(|| "retention: expected a duration like \"30d\"".to_string())
-            .and_then(ojd_judge::units::parse_duration)
+            .and_then(ojd_judge::parse_duration)
             .map_err(|e| AppError::BadRequest(format!("retention: {e}")))?,
     };
     let keep_ms = keep.as_millis() as i64;

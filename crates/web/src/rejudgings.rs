@@ -20,7 +20,7 @@ use crate::contests::standings::{attempts, group_scores};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 use ojd_service::contest::rejudging::{self, Diff, Move, Outcome, Pair, TestChange};
 use ojd_service::contest::standings::{self, Judged};
 use ojd_service::contest::Contest;
@@ -356,7 +356,7 @@ pub(crate) fn tests_of(
     let Some(item) = items.into_iter().find(|i| i.submission == submission) else {
         return Ok(None);
     };
-    let load = |j: Option<i64>| -> Result<Vec<ojd_judge::verdict::TestResult>, StoreError> {
+    let load = |j: Option<i64>| -> Result<Vec<ojd_judge::TestResult>, StoreError> {
         Ok(match j {
             Some(j) => app.store.judging(j)?.map(|d| d.tests).unwrap_or_default(),
             None => Vec::new(),

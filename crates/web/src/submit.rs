@@ -17,7 +17,7 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::view::problem_visible;
 use crate::App;
-use ojd_judge::judge::{JudgeError, Submission};
+use ojd_judge::{JudgeError, Submission};
 use ojd_store::NewSubmission;
 
 #[derive(Serialize)]
@@ -169,7 +169,7 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
     if source.iter().all(u8::is_ascii_whitespace) {
         return Err(AppError::BadRequest("the submission is empty".into()));
     }
-    if ojd_judge::sources::is_bundle(&source) {
+    if ojd_judge::is_bundle(&source) {
         // ojd's own encoding of a folder of sources: the judge would take it apart into
         // several files, which a page or the API never builds (one source, one file).
         return Err(AppError::BadRequest(format!(

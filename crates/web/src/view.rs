@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_judge::{TestResult, Verdict};
 use ojd_service::contest::{Feedback, Phase};
 use ojd_service::{Catalog, Entry};
 use ojd_store::VerdictOverride;
@@ -395,7 +395,7 @@ mod tests {
 
     #[test]
     fn the_feedback_policy_keeps_what_it_allows() {
-        let diff = || ojd_judge::verdict::Diff {
+        let diff = || ojd_judge::Diff {
             line: 1,
             column: 1,
             lines: Vec::new(),

@@ -377,7 +377,7 @@ fn a_large_executable_is_stored_whole_and_the_cache_is_bounded() {
     config.sandbox.uid_base = 76000;
     config.sandbox.scratch = scratch.path().to_path_buf();
     // Smaller than the big program itself: every store evicts what it can.
-    config.judge.cache_size = ojd_judge::units::parse_bytes("1MiB").unwrap();
+    config.judge.cache_size = ojd_judge::parse_bytes("1MiB").unwrap();
     let j = common::judge_with(config, 1);
     let report = judge(&j, &aplusb(), &hostile("big_table.c"));
     assert_eq!(report.verdict, Verdict::Accepted, "{report:#?}");

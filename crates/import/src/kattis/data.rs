@@ -10,7 +10,7 @@ use serde_norway::Value;
 use super::yaml::{read_yaml, yaml_f64, yaml_string, yaml_words, Src};
 use crate::files::{confined, copy_text, entries, safe_name, write_file};
 use crate::ImportError;
-use ojd_judge::problem::Group;
+use ojd_judge::Group;
 
 /// Everything found under `data/`.
 pub(super) struct Data {

@@ -28,7 +28,7 @@
 //!   `.c++` and `.py3` renamed `.cpp` and `.py`, and a submission folder holding one program
 //!   imported as that program (one C or C++ source with its headers: the headers inlined);
 //!   a folder of several sources is kept as a folder, a submission of several files that the
-//!   judge compiles together (`ojd_judge::sources`; skipped, named, when it is in several
+//!   judge compiles together (`ojd_judge::encode_bundle`; skipped, named, when it is in several
 //!   languages, in one whose profile judges one file, or has an `entrypoint` other than the
 //!   file ojd starts from); `submissions.yaml` / `submissions.json` expectations decide a
 //!   submission's folder when ojd can hold them (`expectations`).
@@ -51,7 +51,7 @@ use std::path::{Path, PathBuf};
 use crate::files::{safe_name, write_file, Confined, Staging};
 use crate::manifest::Manifest;
 use crate::{ImportError, Imported};
-use ojd_judge::config::Config;
+use ojd_judge::Config;
 use yaml::{Src, Version};
 
 /// Options of an import.
@@ -66,7 +66,7 @@ pub struct Options {
 pub fn import(
     dir: &Path,
     config: &Config,
-    judge: Option<&ojd_judge::judge::Judge>,
+    judge: Option<&ojd_judge::Judge>,
     opts: &Options,
 ) -> Result<Imported, ImportError> {
     // Everything read from here on must be a file of the package (see `files`).

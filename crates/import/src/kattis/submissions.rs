@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::files::{copy_text, entries, safe_name};
 use crate::ImportError;
-use ojd_judge::config::Config;
+use ojd_judge::Config;
 
 /// The slowest accepted run the multiplier rule starts from.
 pub(super) struct Slowest {
@@ -25,12 +25,7 @@ pub(super) struct Slowest {
 
 /// An accepted submission being timed: its name, the submission, each test's fastest CPU time
 /// (ms), and how many times it was judged.
-type Timed = (
-    String,
-    ojd_judge::judge::Submission,
-    Vec<(String, u64)>,
-    u32,
-);
+type Timed = (String, ojd_judge::Submission, Vec<(String, u64)>, u32);
 
 /// How many times the slowest accepted submission is judged: as `ojd verify` settles a time
 /// near the limit, by the fastest of several runs, so that one slow run on a loaded machine
@@ -41,15 +36,14 @@ const TIMING_RUNS: u32 = 3;
 /// (the slowest submission judged [`TIMING_RUNS`] times, each test's fastest run counting),
 /// and the accepted submissions left out because they do not compile here.
 pub(super) fn slowest_accepted(
-    judge: &ojd_judge::judge::Judge,
+    judge: &ojd_judge::Judge,
     pkg: &Path,
 ) -> Result<(Slowest, Vec<String>), ImportError> {
     let mut skipped = Vec::new();
-    let problem =
-        ojd_judge::problem::Problem::load(pkg).map_err(|e| ImportError::Run(e.to_string()))?;
+    let problem = ojd_judge::Problem::load(pkg).map_err(|e| ImportError::Run(e.to_string()))?;
     // Per submission: (name, submission, per-test fastest CPU ms, runs).
     let mut timed: Vec<Timed> = Vec::new();
-    let judge_once = |sub: &ojd_judge::judge::Submission| {
+    let judge_once = |sub: &ojd_judge::Submission| {
         let cancel = std::sync::atomic::AtomicBool::new(false);
         judge.judge(&problem, sub, &mut |_| {}, &cancel)
     };
@@ -64,8 +58,8 @@ pub(super) fn slowest_accepted(
             Ok(r) => r,
             // A language whose toolchain this host lacks: not ours to time either.
             Err(
-                ojd_judge::judge::JudgeError::LanguageUnavailable { .. }
-                | ojd_judge::judge::JudgeError::UnknownLanguage { .. },
+                ojd_judge::JudgeError::LanguageUnavailable { .. }
+                | ojd_judge::JudgeError::UnknownLanguage { .. },
             ) => {
                 skipped.push(name);
                 continue;
@@ -80,12 +74,12 @@ pub(super) fn slowest_accepted(
                 })
             }
         };
-        if report.verdict == ojd_judge::verdict::Verdict::CompileError {
+        if report.verdict == ojd_judge::Verdict::CompileError {
             // Not ours to time (say, Python 2 under a Python 3 profile); verify shows it.
             skipped.push(name);
             continue;
         }
-        if report.verdict != ojd_judge::verdict::Verdict::Accepted {
+        if report.verdict != ojd_judge::Verdict::Accepted {
             // The package's problem (its accepted submission is not), never the sandbox's.
             return Err(ImportError::Invalid {
                 file: f.display().to_string(),
@@ -448,7 +442,7 @@ fn several_files(
     rel: &str,
     expectations: Option<&super::expectations::Expectations>,
 ) -> Result<Vec<(std::path::PathBuf, String)>, String> {
-    use ojd_judge::sources::{plain_name, SourceFile};
+    use ojd_judge::{plain_name, SourceFile};
     if let Some(sub) = entries(dir).into_iter().find(|p| p.is_dir()) {
         return Err(format!(
             "{} is a sub-folder: a submission is one folder of files",
@@ -486,7 +480,7 @@ fn several_files(
         }
     };
     let profile = &config.languages[&language];
-    if profile.several_files == ojd_judge::lang::SeveralFiles::No {
+    if profile.several_files == ojd_judge::SeveralFiles::No {
         return Err(format!(
             "{} compiles one file (its profile has no several_files)",
             profile.name
@@ -505,8 +499,8 @@ fn several_files(
     let mut refs: Vec<&SourceFile> = sources.iter().collect();
     refs.sort_by(|a, b| a.name.cmp(&b.name));
     let folder = dir.file_name().unwrap_or_default().to_string_lossy();
-    let java = profile.entry_point == ojd_judge::lang::EntryPoint::Java;
-    let entry = ojd_judge::lang::several::entry_file(&folder, &refs, java);
+    let java = profile.entry_point == ojd_judge::EntryPoint::Java;
+    let entry = ojd_judge::entry_file(&folder, &refs, java);
     if let Some(wanted) = expectations.and_then(|e| e.entrypoint(rel)) {
         let stem = entry
             .name

@@ -9,8 +9,8 @@ use super::data::Data;
 use super::yaml::{yaml_words, Src};
 use crate::files::{entries, files_in, inline_includes, read_text, write_file};
 use crate::ImportError;
-use ojd_judge::config::Config;
-use ojd_judge::problem::{CheckerSpec, DefaultFlags, Interactor, InteractorProtocol};
+use ojd_judge::Config;
+use ojd_judge::{CheckerSpec, DefaultFlags, Interactor, InteractorProtocol};
 
 /// A program of the package, one file or a folder of files, as one source file in `out`
 /// named `stem.<ext>`; `None` (with a warning) when ojd has no language for it.
@@ -205,7 +205,7 @@ pub(super) fn output_validator(
 pub(super) fn input_validator(
     dir: &Path,
     config: &Config,
-    judge: Option<&ojd_judge::judge::Judge>,
+    judge: Option<&ojd_judge::Judge>,
     out: &Path,
     data: &Data,
     warnings: &mut Vec<String>,
@@ -317,7 +317,7 @@ mod tests {
         w("submissions/submissions.json", "{}\n");
         let i = crate::kattis::import(
             &pkg,
-            &ojd_judge::config::Config::defaults(),
+            &ojd_judge::Config::defaults(),
             None,
             &crate::kattis::Options {
                 to: Some(d.path().join("out")),
@@ -365,7 +365,7 @@ mod tests {
         let import = |to: &str| {
             crate::kattis::import(
                 &pkg,
-                &ojd_judge::config::Config::defaults(),
+                &ojd_judge::Config::defaults(),
                 None,
                 &crate::kattis::Options {
                     to: Some(d.path().join(to)),

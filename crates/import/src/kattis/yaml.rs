@@ -289,7 +289,7 @@ pub(super) fn mib(src: &Src<'_>, key: &str, default: u64) -> Result<u64, ImportE
 /// problem is judged the same without it, and an export derives a stable one.
 pub(super) fn uuid(src: &Src<'_>, warnings: &mut Vec<String>) -> Option<String> {
     let v = src.get("uuid")?;
-    let u = yaml_string(v).and_then(|u| ojd_judge::problem::parse_uuid(&u));
+    let u = yaml_string(v).and_then(|u| ojd_judge::parse_uuid(&u));
     if u.is_none() {
         warnings.push(format!(
             "{}: uuid: {} is not a UUID (8-4-4-4-12 hex digits); left out",
@@ -348,7 +348,7 @@ mod tests {
             );
             crate::kattis::import(
                 &pkg,
-                &ojd_judge::config::Config::defaults(),
+                &ojd_judge::Config::defaults(),
                 None,
                 &crate::kattis::Options {
                     to: Some(d.path().join(to)),

@@ -256,7 +256,7 @@ impl Judge {
     /// Removes the compiled programs unused for longer than `[judge] cache_retention`, never one
     /// a judging uses: when `force` (a judge's start), else when this process last looked at
     /// least an hour ago. Returns how many went.
-    pub fn collect_old_programs(&self, force: bool) -> usize {
+    pub(crate) fn collect_old_programs(&self, force: bool) -> usize {
         let root = self.cache.join(cache::PROGRAMS);
         if !root.is_dir() {
             return 0;

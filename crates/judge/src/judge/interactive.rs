@@ -281,15 +281,15 @@ fn relay(d: &Direction<'_>) {
 
 /// What the two runs did, for [`decide`].
 struct Ends<'a> {
-    pub program: &'a RunOutcome,
-    pub limits: &'a Limits,
+    pub(crate) program: &'a RunOutcome,
+    pub(crate) limits: &'a Limits,
     /// The program wrote more than its output limit (counted by the relay).
-    pub output_over: bool,
-    pub interactor: &'a RunOutcome,
+    pub(crate) output_over: bool,
+    pub(crate) interactor: &'a RunOutcome,
     /// What the interactor's exit code (and feedback) says.
-    pub said: CheckOutcome,
+    pub(crate) said: CheckOutcome,
     /// The interactor's run ended before the program's.
-    pub interactor_first: bool,
+    pub(crate) interactor_first: bool,
 }
 
 /// The verdict of an interactive run, by one rule applied in this order:

@@ -22,7 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use self::check::{compare, CheckOutcome};
 pub use self::compile::{Compiled, Pin, Program};
-pub use self::host::{free_space, HostFault, FULL_SLACK};
+pub(crate) use self::host::FULL_SLACK;
+pub use self::host::{free_space, HostFault};
 use self::run::signal_name;
 pub use self::run::{classify, InputRun, ProgramRun};
 use crate::config::Config;
@@ -255,9 +256,9 @@ impl Judge {
     }
 
     /// The submission in `path`: one file, or a folder of files in one language (a submission
-    /// of several files, [`crate::sources`]); its language `language`, else found by the files'
-    /// extensions (files no profile claims, such as headers, go along). The error names the
-    /// path and what is wrong.
+    /// of several files, a bundle: [`crate::encode_bundle`]); its language `language`, else
+    /// found by the files' extensions (files no profile claims, such as headers, go along). The
+    /// error names the path and what is wrong.
     pub fn read_submission(
         &self,
         path: &Path,
@@ -362,7 +363,7 @@ impl Judge {
     }
 
     /// Checks this host before it takes work: the scratch folder and the compile cache each
-    /// have at least `min_free` bytes free (and never less than [`FULL_SLACK`]), and a small file
+    /// have at least `min_free` bytes free (and never less than `FULL_SLACK`), and a small file
     /// can be written, read back and removed in each. Returns the free bytes of each.
     pub fn host_check(&self, min_free: u64) -> Result<HostSpace, JudgeError> {
         let needed = min_free.max(FULL_SLACK);
@@ -378,11 +379,6 @@ impl Judge {
             scratch_free: free(&runs)?,
             cache_free: free(&self.cache)?,
         })
-    }
-
-    /// The scratch folder and the compile cache (for the host's checks and statistics).
-    pub fn scratch_and_cache(&self) -> (&Path, &Path) {
-        (&self.scratch, &self.cache)
     }
 
     /// [`Judge::compile`] with the space checks of a run around it: a compiler that could not

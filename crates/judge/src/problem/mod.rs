@@ -281,7 +281,7 @@ pub struct TestCase {
 pub struct Generated {
     pub test: String,
     pub program: PathBuf,
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -297,7 +297,7 @@ pub struct Stress {
 pub struct Group {
     pub name: String,
     /// Whole points, as the daemon stores and shows them: the groups' exact points apportioned
-    /// so that they add up to the exact total rounded down ([`crate::points::apportion`]).
+    /// so that they add up to the exact total rounded down (`points::apportion`).
     pub points: u32,
     /// The exact points in thousandths (`points = 12.5` → 12500; see [`crate::points`]).
     pub points_milli: u32,
@@ -337,11 +337,11 @@ impl Group {
     }
 
     /// Whether the test named `name` is one of this group's.
-    pub fn holds(&self, name: &str) -> bool {
+    pub(crate) fn holds(&self, name: &str) -> bool {
         self.tests.iter().any(|p| name.starts_with(p.as_str()))
     }
 
-    /// Sets every group's whole `points` from the exact ones ([`crate::points::apportion`]).
+    /// Sets every group's whole `points` from the exact ones (`points::apportion`).
     pub fn apportion(groups: &mut [Group]) {
         let milli: Vec<u32> = groups.iter().map(|g| g.points_milli).collect();
         for (g, p) in groups.iter_mut().zip(crate::points::apportion(&milli)) {
@@ -360,7 +360,7 @@ pub struct LoadError {
 impl Problem {
     /// The `threshold` of the group holding the test named `name` (CMS's `GroupThreshold`), if
     /// any: loading refuses a test in two groups with different thresholds.
-    pub fn threshold(&self, name: &str) -> Option<f64> {
+    pub(crate) fn threshold(&self, name: &str) -> Option<f64> {
         self.groups
             .iter()
             .filter(|g| g.holds(name))

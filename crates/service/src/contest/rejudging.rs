@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::standings::Standings;
-use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_judge::{TestResult, Verdict};
 
 /// What one judging found, in brief.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::model::{Contest, Scoring};
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 /// A submission as the standings see it.
 #[derive(Clone, Debug, PartialEq)]

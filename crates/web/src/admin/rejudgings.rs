@@ -18,7 +18,7 @@ use crate::rejudgings::{self, Report};
 use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 use ojd_service::contest::rejudging::Outcome;
 use ojd_service::contest::standings::points_text;
 use ojd_service::contest::Scoring;

@@ -636,7 +636,7 @@ async fn override_verdict(
 ) -> Result<Response, AppError> {
     let verdict = match body.verdict.as_deref() {
         None | Some("") => None,
-        Some(code) => Some(ojd_judge::verdict::Verdict::from_code(code).ok_or_else(|| {
+        Some(code) => Some(ojd_judge::Verdict::from_code(code).ok_or_else(|| {
             AppError::BadRequest(format!(
                 "field `verdict`: {code:?} is not a verdict code (AC, WA, TLE, MLE, OLE, RE, CE)"
             ))

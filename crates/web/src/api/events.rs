@@ -34,7 +34,7 @@ use crate::view::{
     apply_feedback, feedback_for, is_done, redact, shows_secrets, summary, visible_submission,
 };
 use crate::App;
-use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_judge::{TestResult, Verdict};
 use ojd_service::contest::Feedback;
 use ojd_service::Live;
 
@@ -220,7 +220,7 @@ mod tests {
             memory_kib: 1,
             exit: None,
             message: "expected 5".into(),
-            diff: Some(ojd_judge::verdict::Diff {
+            diff: Some(ojd_judge::Diff {
                 line: 1,
                 column: 1,
                 lines: Vec::new(),

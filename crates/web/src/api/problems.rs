@@ -72,8 +72,8 @@ pub(crate) async fn one(
         .map(|t| {
             serde_json::json!({
                 "name": t.name,
-                "input": ojd_judge::fsutil::read_capped(&t.input, SAMPLE_VIEW_LIMIT),
-                "answer": ojd_judge::fsutil::read_capped(&t.answer, SAMPLE_VIEW_LIMIT),
+                "input": ojd_judge::read_capped(&t.input, SAMPLE_VIEW_LIMIT),
+                "answer": ojd_judge::read_capped(&t.answer, SAMPLE_VIEW_LIMIT),
             })
         })
         .collect();

@@ -14,7 +14,7 @@
 
 use serde_json::{json, Map, Value};
 
-use ojd_judge::lang::LanguageConfig;
+use ojd_judge::LanguageConfig;
 
 /// Where a program sits when it runs (the run commands name it there).
 const PROGRAM_DIR: &str = "/prog";

@@ -36,7 +36,7 @@ use super::time::{abs_time, rel_time};
 use crate::contests::standings;
 use crate::user::User;
 use crate::App;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 use ojd_service::contest::{Contest, Feedback, Participants, Scoring};
 use ojd_store::{now_ms, StoreError};
 
@@ -178,7 +178,7 @@ pub(crate) fn team_id(user: &str) -> String {
     }
     use sha2::Digest;
     let h = sha2::Sha256::digest(user.as_bytes());
-    let hex = ojd_judge::hex::encode(&h[..8]);
+    let hex = ojd_judge::hex_encode(&h[..8]);
     format!("u{hex}")
 }
 
@@ -773,7 +773,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             h.update(e.ty.as_bytes());
             h.update(e.data.to_string().as_bytes());
         }
-        ojd_judge::hex::encode(&h.finalize()[..4])
+        ojd_judge::hex_encode(&h.finalize()[..4])
     };
     Ok(Snapshot {
         events,

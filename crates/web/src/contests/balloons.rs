@@ -18,7 +18,7 @@ use super::{find, standings};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 use ojd_service::contest::Contest;
 use ojd_store::{now_ms, StoreError};
 

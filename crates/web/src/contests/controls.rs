@@ -168,7 +168,7 @@ pub(crate) async fn set_override(
     app: &Arc<App>,
     admin: &User,
     submission: i64,
-    verdict: Option<ojd_judge::verdict::Verdict>,
+    verdict: Option<ojd_judge::Verdict>,
     reason: &str,
 ) -> Result<(), AppError> {
     refuse_if_final_of(app, submission, "overriding a verdict").await?;
@@ -195,7 +195,7 @@ pub(crate) async fn set_override(
     };
     let contest = app.db(move |s| s.contest_of(submission)).await?;
     app.contests.invalidate();
-    let code = |v: Option<ojd_judge::verdict::Verdict>| v.map_or("none", |v| v.code());
+    let code = |v: Option<ojd_judge::Verdict>| v.map_or("none", |v| v.code());
     let from = code(before.or(judged));
     let detail = match verdict {
         Some(v) => crate::history::override_detail(submission, from, v.code(), Some(&reason)),

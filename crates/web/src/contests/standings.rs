@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::cache;
 use crate::user::User;
 use crate::App;
-use ojd_judge::problem::Problem;
-use ojd_judge::verdict::{TestResult, Verdict};
+use ojd_judge::Problem;
+use ojd_judge::{TestResult, Verdict};
 use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
 use ojd_service::contest::{Contest, Participants, Scoring};
 use ojd_store::StandingsEntry;
@@ -249,7 +249,7 @@ pub(crate) fn json(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_judge::problem::Group;
+    use ojd_judge::Group;
 
     fn test(name: &str, verdict: Verdict) -> TestResult {
         TestResult {

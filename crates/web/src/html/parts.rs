@@ -6,7 +6,7 @@ use maud::{html, Markup};
 
 use crate::text::utc_time;
 use crate::view::{SubmissionView, SummaryView};
-use ojd_judge::verdict::{Diff, TestResult, Verdict};
+use ojd_judge::{Diff, TestResult, Verdict};
 use ojd_service::contest::standings::points_text;
 use ojd_service::contest::Feedback;
 use ojd_store::State as SubState;
@@ -255,7 +255,7 @@ pub(crate) fn source_listing(source: &str) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_judge::verdict::DiffLine;
+    use ojd_judge::DiffLine;
 
     #[test]
     fn diff_marks_the_differing_characters() {

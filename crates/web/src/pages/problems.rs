@@ -112,8 +112,8 @@ fn problem_page(
             h2 { "Samples" }
             @for t in samples {
                 div.sample {
-                    div { h3 { "Input (" (t.name) ")" } pre { (ojd_judge::fsutil::read_capped(&t.input, 16 * 1024)) } }
-                    div { h3 { "Output (" (t.name) ")" } pre { (ojd_judge::fsutil::read_capped(&t.answer, 16 * 1024)) } }
+                    div { h3 { "Input (" (t.name) ")" } pre { (ojd_judge::read_capped(&t.input, 16 * 1024)) } }
+                    div { h3 { "Output (" (t.name) ")" } pre { (ojd_judge::read_capped(&t.answer, 16 * 1024)) } }
                 }
             }
         }

@@ -18,7 +18,7 @@ use crate::rejudgings::{rejudge_now, Scope};
 use crate::submit::{language_name, language_views};
 use crate::view::{self, problem_visible, summary, visible_submission};
 use crate::App;
-use ojd_judge::verdict::Verdict;
+use ojd_judge::Verdict;
 
 type PageResult = Result<Response, PageError>;
 

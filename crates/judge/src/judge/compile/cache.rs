@@ -18,20 +18,20 @@ use std::time::{Duration, SystemTime};
 
 /// The folder of the compile cache inside the judge's cache folder. Nothing else is ever put
 /// there (the package cache of a judge host is a sibling, `packages/`).
-pub const PROGRAMS: &str = "programs";
+pub(crate) const PROGRAMS: &str = "programs";
 
 /// One cached program as the policy sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub key: String,
-    pub size: u64,
-    pub used: SystemTime,
-    pub pinned: bool,
+pub(crate) struct Entry {
+    pub(crate) key: String,
+    pub(crate) size: u64,
+    pub(crate) used: SystemTime,
+    pub(crate) pinned: bool,
 }
 
 /// What to do with a freshly compiled program.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Admission {
+pub(crate) enum Admission {
     /// Evict these entries (least recently used first), then store the program.
     Store { evict: Vec<String> },
     /// Too big for the cache, or no room can be made: use it once, never cache it.
@@ -41,7 +41,7 @@ pub enum Admission {
 /// Whether a program of `incoming` bytes is cached, and what is evicted for it, so that the
 /// cache never holds more than `budget` bytes: entries are evicted by least recent use, pinned
 /// ones never; nothing is evicted when the program would not fit anyway.
-pub fn admit(entries: &[Entry], incoming: u64, budget: u64, entry_max: u64) -> Admission {
+pub(crate) fn admit(entries: &[Entry], incoming: u64, budget: u64, entry_max: u64) -> Admission {
     if incoming > entry_max || incoming > budget {
         return Admission::Once;
     }
@@ -65,7 +65,7 @@ pub fn admit(entries: &[Entry], incoming: u64, budget: u64, entry_max: u64) -> A
 
 /// The unpinned entries last used longer than `retention` before `now` (none when `retention`
 /// is zero: programs then go only to make room).
-pub fn expired(entries: &[Entry], now: SystemTime, retention: Duration) -> Vec<String> {
+pub(crate) fn expired(entries: &[Entry], now: SystemTime, retention: Duration) -> Vec<String> {
     if retention.is_zero() {
         return Vec::new();
     }
@@ -79,7 +79,7 @@ pub fn expired(entries: &[Entry], now: SystemTime, retention: Duration) -> Vec<S
 }
 
 /// How often a judge that keeps compiling looks for expired programs again.
-pub const SWEEP_EVERY: Duration = Duration::from_secs(3600);
+pub(crate) const SWEEP_EVERY: Duration = Duration::from_secs(3600);
 
 /// When this process last looked for expired programs, per cache folder.
 static SWEPT: Mutex<Option<HashMap<PathBuf, SystemTime>>> = Mutex::new(None);
@@ -87,7 +87,7 @@ static SWEPT: Mutex<Option<HashMap<PathBuf, SystemTime>>> = Mutex::new(None);
 /// Removes the programs of the cache folder `root` unused for longer than `retention` (see
 /// [`expired`]), under the cache's lock, when `force` or when this process last did so for
 /// `root` at least [`SWEEP_EVERY`] ago; returns the keys removed.
-pub fn collect_expired(root: &Path, retention: Duration, force: bool) -> Vec<String> {
+pub(crate) fn collect_expired(root: &Path, retention: Duration, force: bool) -> Vec<String> {
     if retention.is_zero() {
         return Vec::new();
     }
@@ -112,7 +112,7 @@ pub fn collect_expired(root: &Path, retention: Duration, force: bool) -> Vec<Str
 }
 
 /// Whether a folder name is a cache key (64 lowercase hex digits): eviction looks at nothing else.
-pub fn is_key(name: &str) -> bool {
+pub(crate) fn is_key(name: &str) -> bool {
     name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
@@ -121,9 +121,9 @@ pub fn is_key(name: &str) -> bool {
 static PINS: Mutex<Option<HashMap<PathBuf, usize>>> = Mutex::new(None);
 
 /// The cache's lock, with this process's pins.
-pub struct Locked(MutexGuard<'static, Option<HashMap<PathBuf, usize>>>);
+pub(crate) struct Locked(MutexGuard<'static, Option<HashMap<PathBuf, usize>>>);
 
-pub fn lock() -> Locked {
+pub(crate) fn lock() -> Locked {
     Locked(PINS.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
@@ -133,13 +133,13 @@ impl Locked {
     }
 
     /// Pins a cached program's folder until the returned pin (and all its clones) drop.
-    pub fn pin(&mut self, dir: &Path) -> Pin {
+    pub(crate) fn pin(&mut self, dir: &Path) -> Pin {
         *self.pins().entry(dir.to_path_buf()).or_insert(0) += 1;
         Pin(Some(Arc::new(Held::Cached(dir.to_path_buf()))))
     }
 
     /// The entries of the cache folder `root`, with their sizes, last use and pins.
-    pub fn entries(&mut self, root: &Path) -> Vec<Entry> {
+    pub(crate) fn entries(&mut self, root: &Path) -> Vec<Entry> {
         let pins = self.pins();
         std::fs::read_dir(root)
             .into_iter()
@@ -171,7 +171,7 @@ pub struct Pin(Option<Arc<Held>>);
 
 impl Pin {
     /// A program used once: its folder `work` is removed when the last holder drops it.
-    pub fn once(work: PathBuf) -> Pin {
+    pub(crate) fn once(work: PathBuf) -> Pin {
         Pin(Some(Arc::new(Held::Once(work))))
     }
 
@@ -208,7 +208,7 @@ impl Drop for Held {
 }
 
 /// Bytes of the files under `dir`.
-pub fn tree_size(dir: &Path) -> u64 {
+pub(crate) fn tree_size(dir: &Path) -> u64 {
     let mut total = 0;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -224,7 +224,7 @@ pub fn tree_size(dir: &Path) -> u64 {
 }
 
 /// Marks a cached program as just used (its folder's modification time).
-pub fn touch(dir: &Path) {
+pub(crate) fn touch(dir: &Path) {
     if let Ok(f) = std::fs::File::open(dir) {
         let _ = f.set_modified(SystemTime::now());
     }
@@ -232,7 +232,7 @@ pub fn touch(dir: &Path) {
 
 /// Removes what an older ojd left directly in the judge cache folder: compiled programs under
 /// their key, beside (and counted with) the package cache. Only key-named folders go.
-pub fn drop_legacy(cache: &Path) {
+pub(crate) fn drop_legacy(cache: &Path) {
     for e in std::fs::read_dir(cache).into_iter().flatten().flatten() {
         let is_legacy =
             e.file_type().is_ok_and(|t| t.is_dir()) && e.file_name().to_str().is_some_and(is_key);

@@ -16,7 +16,7 @@ static ENDED: Condvar = Condvar::new();
 static WAITING: AtomicUsize = AtomicUsize::new(0);
 
 /// What [`claim`] got.
-pub enum Claim {
+pub(super) enum Claim {
     /// This thread compiles `dir`; the claim ends when the guard drops (however the compile
     /// ends).
     Mine(Compiling),
@@ -25,7 +25,7 @@ pub enum Claim {
 }
 
 /// The claim of one key: dropped, it lets the waiting threads go.
-pub struct Compiling(PathBuf);
+pub(super) struct Compiling(PathBuf);
 
 impl Drop for Compiling {
     fn drop(&mut self) {
@@ -40,7 +40,7 @@ impl Drop for Compiling {
 
 /// Claims `dir` (a key's folder in the compile cache) for compiling, or waits while another
 /// thread holds it.
-pub fn claim(dir: &Path) -> Claim {
+pub(super) fn claim(dir: &Path) -> Claim {
     let mut set = COMPILING.lock().unwrap_or_else(|e| e.into_inner());
     let mut waited = false;
     while set.get_or_insert_with(HashSet::new).contains(dir) {
