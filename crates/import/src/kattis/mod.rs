@@ -195,3 +195,44 @@ fn statement_title(out: &Path) -> Option<String> {
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty())
 }
+
+/// A small Kattis package written file by file into a temporary folder, for the unit tests.
+#[cfg(test)]
+pub(super) struct TestPackage {
+    tmp: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+#[cfg(test)]
+impl TestPackage {
+    /// An empty package folder named `name`.
+    pub(super) fn new(name: &str) -> TestPackage {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join(name);
+        TestPackage { tmp, dir }
+    }
+
+    /// Writes `text` to `rel` inside the package, making its folders.
+    pub(super) fn write(&self, rel: &str, text: &str) {
+        let p = self.dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// Imports the package with the built-in configuration into `out(to)`.
+    pub(super) fn import(&self, to: &str) -> Result<Imported, ImportError> {
+        import(
+            &self.dir,
+            &Config::defaults(),
+            None,
+            &Options {
+                to: Some(self.out(to)),
+            },
+        )
+    }
+
+    /// A path beside the package, where [`TestPackage::import`] writes.
+    pub(super) fn out(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+}

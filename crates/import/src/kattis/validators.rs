@@ -293,37 +293,26 @@ pub(super) fn input_validator(
 
 #[cfg(test)]
 mod tests {
+    use crate::kattis::TestPackage;
+
+    /// The accepted submission of the packages below: twice its input.
+    const DOUBLE_C: &str =
+        "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);}\n";
+
     /// A `.viva` input validator is named and skipped, not mistaken for a missing language;
     /// An empty submissions.json changes nothing.
     #[test]
     fn viva_and_submissions_json_are_named() {
-        let d = tempfile::tempdir().unwrap();
-        let pkg = d.path().join("double");
-        let w = |rel: &str, text: &str| {
-            let p = pkg.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
-        w("problem.yaml", "name: Double\nlimits:\n  time_limit: 1\n");
-        w("data/sample/1.in", "3\n");
-        w("data/sample/1.ans", "6\n");
-        w("data/secret/1.in", "4\n");
-        w("data/secret/1.ans", "8\n");
-        w(
-            "submissions/accepted/a.c",
-            "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);}\n",
-        );
-        w("input_validators/range.viva", "<int(1, 100)> EOLN EOF\n");
-        w("submissions/submissions.json", "{}\n");
-        let i = crate::kattis::import(
-            &pkg,
-            &ojd_judge::Config::defaults(),
-            None,
-            &crate::kattis::Options {
-                to: Some(d.path().join("out")),
-            },
-        )
-        .unwrap();
+        let pkg = TestPackage::new("double");
+        pkg.write("problem.yaml", "name: Double\nlimits:\n  time_limit: 1\n");
+        pkg.write("data/sample/1.in", "3\n");
+        pkg.write("data/sample/1.ans", "6\n");
+        pkg.write("data/secret/1.in", "4\n");
+        pkg.write("data/secret/1.ans", "8\n");
+        pkg.write("submissions/accepted/a.c", DOUBLE_C);
+        pkg.write("input_validators/range.viva", "<int(1, 100)> EOLN EOF\n");
+        pkg.write("submissions/submissions.json", "{}\n");
+        let i = pkg.import("out").unwrap();
         let all = i.warnings.join("\n");
         assert!(
             all.contains("range.viva: a VIVA input validator, which ojd does not run"),
@@ -336,52 +325,33 @@ mod tests {
     /// named and skipped; two real validators are still refused, naming both.
     #[test]
     fn templates_beside_the_output_validator_are_not_a_second_one() {
-        let d = tempfile::tempdir().unwrap();
-        let pkg = d.path().join("antennes");
-        let w = |rel: &str, text: &str| {
-            let p = pkg.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
-        w(
+        let pkg = TestPackage::new("antennes");
+        pkg.write(
             "problem.yaml",
             "name: Antennes\nvalidation: custom\nlimits:\n  time_limit: 1\n",
         );
-        w("data/sample/1.in", "3\n");
-        w("data/sample/1.ans", "6\n");
-        w(
-            "submissions/accepted/a.c",
-            "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);}\n",
-        );
-        w(
+        pkg.write("data/sample/1.in", "3\n");
+        pkg.write("data/sample/1.ans", "6\n");
+        pkg.write("submissions/accepted/a.c", DOUBLE_C);
+        pkg.write(
             "output_validators/antennes_validator/output_validator.cpp",
             "int main(){return 42;}\n",
         );
-        w(
+        pkg.write(
             "output_validators/validate.ctd.template",
             "INT(1, 10) NEWLINE\n",
         );
-        w("output_validators/validate.viva.template", "<int(1, 10)>\n");
-        let import = |to: &str| {
-            crate::kattis::import(
-                &pkg,
-                &ojd_judge::Config::defaults(),
-                None,
-                &crate::kattis::Options {
-                    to: Some(d.path().join(to)),
-                },
-            )
-        };
-        let i = import("out").unwrap();
+        pkg.write("output_validators/validate.viva.template", "<int(1, 10)>\n");
+        let i = pkg.import("out").unwrap();
         let all = i.warnings.join("\n");
         assert!(
             all.contains("validate.ctd.template: not a program in a language ojd knows; skipped"),
             "{all}"
         );
         assert!(all.contains("validate.viva.template"), "{all}");
-        assert!(d.path().join("out/output_validator.cpp").is_file());
-        w("output_validators/second.cpp", "int main(){return 42;}\n");
-        let e = import("out2").unwrap_err().to_string();
+        assert!(pkg.out("out/output_validator.cpp").is_file());
+        pkg.write("output_validators/second.cpp", "int main(){return 42;}\n");
+        let e = pkg.import("out2").unwrap_err().to_string();
         assert!(
             e.contains("more than one output validator is not supported")
                 && e.contains("antennes_validator")

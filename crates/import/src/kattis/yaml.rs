@@ -327,34 +327,20 @@ pub(super) fn passes(src: &Src<'_>) -> Result<Option<u32>, ImportError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::kattis::TestPackage;
+
     /// A placeholder `uuid` is a warning naming the file and the value, not a refused package;
     /// a real one is kept in its canonical form.
     #[test]
     fn a_uuid_that_is_not_one_is_left_out_with_a_warning() {
-        let d = tempfile::tempdir().unwrap();
-        let pkg = d.path().join("p");
-        let w = |rel: &str, text: &str| {
-            let p = pkg.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
-        w("data/sample/1.in", "3\n");
-        w("data/sample/1.ans", "3\n");
-        w("submissions/accepted/a.py", "print(input())\n");
+        let pkg = TestPackage::new("p");
+        pkg.write("data/sample/1.in", "3\n");
+        pkg.write("data/sample/1.ans", "3\n");
+        pkg.write("submissions/accepted/a.py", "print(input())\n");
         let import = |uuid: &str, to: &str| {
-            w(
-                "problem.yaml",
-                &format!("name: P\nuuid: {uuid}\nlimits:\n  time_limit: 1\n"),
-            );
-            crate::kattis::import(
-                &pkg,
-                &ojd_judge::Config::defaults(),
-                None,
-                &crate::kattis::Options {
-                    to: Some(d.path().join(to)),
-                },
-            )
-            .unwrap()
+            let yaml = format!("name: P\nuuid: {uuid}\nlimits:\n  time_limit: 1\n");
+            pkg.write("problem.yaml", &yaml);
+            pkg.import(to).unwrap()
         };
         let i = import("x", "a");
         let all = i.warnings.join("\n");
@@ -364,11 +350,11 @@ mod tests {
             ),
             "{all}"
         );
-        let toml = std::fs::read_to_string(d.path().join("a/problem.toml")).unwrap();
+        let toml = std::fs::read_to_string(pkg.out("a/problem.toml")).unwrap();
         assert!(!toml.contains("uuid"), "{toml}");
         let i = import("5BD2CCB4-7AD8-4D5C-9C7A-3A1F0B9E2D11", "b");
         assert!(!i.warnings.join("\n").contains("uuid"), "{:?}", i.warnings);
-        let toml = std::fs::read_to_string(d.path().join("b/problem.toml")).unwrap();
+        let toml = std::fs::read_to_string(pkg.out("b/problem.toml")).unwrap();
         assert!(
             toml.contains("uuid = \"5bd2ccb4-7ad8-4d5c-9c7a-3a1f0b9e2d11\""),
             "{toml}"
