@@ -502,8 +502,17 @@ pub fn verify(
         run::reuse(judge, c, &salt, &mut plans, &mut report.stats);
     }
     // The package programs stay pinned in the compile cache until the runs that use them end.
-    let (busy, _tools) =
-        run::compile_all(judge, &mut plans, opts.jobs, progress, &mut report.stats);
+    // One compile more than the workers: a compile spends about a third of its wall time
+    // outside the compiler's CPU (the sandbox around it, storing the program), and nothing in
+    // this phase is measured against a limit a verdict rests on (the compile limits are
+    // seconds for a compile that takes one), so a third compile fills that time.
+    let (busy, _tools) = run::compile_all(
+        judge,
+        &mut plans,
+        opts.jobs + 1,
+        progress,
+        &mut report.stats,
+    );
     if cache.is_some() {
         run::reuse_compiled(&mut plans, &mut report.stats);
     }
