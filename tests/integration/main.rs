@@ -46,6 +46,7 @@ mod langs;
 mod load;
 mod multihost;
 mod packages;
+mod page_cache;
 mod pg;
 mod phone;
 mod sandbox;

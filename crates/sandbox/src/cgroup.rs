@@ -23,6 +23,8 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::EarlierCache;
+
 const ROOT: &str = "/sys/fs/cgroup";
 /// Baseline usage above which the cgroup is reclaimed before a run.
 const RECLAIM_ABOVE: u64 = 8 << 20;
@@ -354,14 +356,30 @@ impl Cgroup {
 
     /// Sets the run's limits and resets the peak; returns the counters to difference against.
     /// `kept` is memory of the keeper that reclaim cannot free (its copies of programs in
-    /// tmpfs): the baseline is reclaimed only when it exceeds that by [`RECLAIM_ABOVE`].
+    /// tmpfs): the baseline is reclaimed only when it exceeds that by [`RECLAIM_ABOVE`], or,
+    /// for a run that keeps the earlier page cache ([`EarlierCache::Keep`]), by half the
+    /// memory limit; a kept cache counts inside the limit.
     pub(super) fn prepare(
         &mut self,
         memory_limit: u64,
         processes: u32,
         kept: u64,
+        cache: EarlierCache,
     ) -> Result<Baseline, String> {
-        let reclaim_above = RECLAIM_ABOVE + kept;
+        let reclaim_above = kept
+            + match cache {
+                EarlierCache::Reclaim => RECLAIM_ABOVE,
+                EarlierCache::Keep => RECLAIM_ABOVE.max(memory_limit / 2),
+            };
+        // The part of the baseline added to the run's limit: all of it after a reclaim (what
+        // is left cannot be freed), but of a kept cache nothing: it stays inside the limit, and
+        // the kernel reclaims it first when the run needs the room. (Added to the limit, a
+        // compile that filled its memory made the kernel evict and read back the compiler's
+        // own files for many seconds before the OOM kill.)
+        let counted = |base: u64| match cache {
+            EarlierCache::Reclaim => base,
+            EarlierCache::Keep => base.min(RECLAIM_ABOVE + kept),
+        };
         let oom_kills = self.oom_kills();
         let cpu = self.cpu_usage();
         // The keeper, the holder of its pid namespace and init count as tasks of the pids
@@ -383,7 +401,7 @@ impl Cgroup {
                     let _ = write(&memory.join("memory.force_empty"), "0");
                     base = read_u64(usage).unwrap_or(0);
                 }
-                let limit = (memory_limit + round_up(base)).to_string();
+                let limit = (memory_limit + round_up(counted(base))).to_string();
                 let mem_limit = memory.join("memory.limit_in_bytes");
                 // memsw must stay >= the memory limit: order the two writes accordingly.
                 if Cgroup::set(written, mem_limit.clone(), &limit).is_err() {
@@ -412,7 +430,7 @@ impl Cgroup {
                     let _ = write(&dir.join("memory.reclaim"), &base.to_string());
                     base = current(dir);
                 }
-                let limit = (memory_limit + round_up(base)).to_string();
+                let limit = (memory_limit + round_up(counted(base))).to_string();
                 Cgroup::set(written, dir.join("memory.max"), &limit)?;
                 let _ = Cgroup::set(written, dir.join("memory.swap.max"), "0");
                 Cgroup::set(written, dir.join("pids.max"), &pids_max)?;

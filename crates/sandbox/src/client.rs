@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use super::protocol::{KeeperConfig, Request, Response};
-use super::{Capabilities, RunOutcome, RunSpec, SandboxError};
+use super::{Capabilities, EarlierCache, RunOutcome, RunSpec, SandboxError};
 
 /// How keepers are started.
 #[derive(Clone, Debug)]
@@ -166,10 +166,21 @@ impl Sandbox {
         }
     }
 
-    /// Runs one program and waits for its outcome.
+    /// Runs one program and waits for its outcome; the keeper's earlier page cache is
+    /// reclaimed first ([`EarlierCache::Reclaim`]).
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
-        let line =
-            serde_json::to_string(&Request::Run(Box::new(spec.clone()))).expect("specs serialize");
+        self.run_with(spec, EarlierCache::Reclaim)
+    }
+
+    /// Runs one program and waits for its outcome, with the keeper's earlier page cache
+    /// reclaimed or kept as `cache` says.
+    pub fn run_with(
+        &mut self,
+        spec: &RunSpec,
+        cache: EarlierCache,
+    ) -> Result<RunOutcome, SandboxError> {
+        let line = serde_json::to_string(&Request::Run(Box::new(spec.clone()), cache))
+            .expect("specs serialize");
         self.send(&line)?;
         match self.receive()? {
             Response::Outcome(o) => Ok(*o),
@@ -264,9 +275,19 @@ impl SandboxPool {
 }
 
 impl PooledSandbox<'_> {
+    /// [`Sandbox::run`] on the borrowed keeper.
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
+        self.run_with(spec, EarlierCache::Reclaim)
+    }
+
+    /// [`Sandbox::run_with`] on the borrowed keeper.
+    pub fn run_with(
+        &mut self,
+        spec: &RunSpec,
+        cache: EarlierCache,
+    ) -> Result<RunOutcome, SandboxError> {
         let s = self.sandbox.as_mut().expect("present until drop");
-        let r = s.run(spec);
+        let r = s.run_with(spec, cache);
         if r.is_err() {
             // A keeper that failed (gone, garbled, or reporting an internal failure such as a
             // box it could not clear) is never returned to the pool: the next run gets a new one.

@@ -26,7 +26,9 @@ use super::root::{
 use super::seccomp;
 use super::starve::{cpu_wait, Sample};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
-use super::{Capabilities, LimitKind, RunOutcome, RunSpec, Termination, WallCause, WallKill};
+use super::{
+    Capabilities, EarlierCache, LimitKind, RunOutcome, RunSpec, Termination, WallCause, WallKill,
+};
 
 /// The keeper's state between runs.
 struct Keeper {
@@ -100,7 +102,7 @@ pub fn main() -> ! {
     for line in lines {
         let Ok(line) = line else { break };
         let response = match serde_json::from_str::<Request>(&line) {
-            Ok(Request::Run(spec)) => match keeper.run(&spec) {
+            Ok(Request::Run(spec, cache)) => match keeper.run(&spec, cache) {
                 Ok(outcome) => Response::Outcome(Box::new(outcome)),
                 Err(e) => Response::Failed(e),
             },
@@ -236,7 +238,7 @@ impl Keeper {
         )
     }
 
-    fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, String> {
+    fn run(&mut self, spec: &RunSpec, cache: EarlierCache) -> Result<RunOutcome, String> {
         self.clear_scratch()?;
         let owner = self.root.then_some((self.config.uid, self.config.gid));
         fill_box(&self.box_dir, &spec.box_files, owner)?;
@@ -267,7 +269,7 @@ impl Keeper {
         let baseline = match &mut self.cgroup {
             Some(c) => {
                 let kept = self.progs.as_ref().map_or(0, ProgStore::bytes);
-                Some(c.prepare(limits.memory, limits.processes, kept)?)
+                Some(c.prepare(limits.memory, limits.processes, kept, cache)?)
             }
             None => None,
         };

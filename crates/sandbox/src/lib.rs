@@ -131,6 +131,24 @@ pub struct Limits {
     pub file_size: u64,
 }
 
+/// What a run does with the page cache that the keeper's earlier runs left charged to its
+/// memory cgroup: the files they read (a compiler reads hundreds of MiB of its own files) and
+/// wrote.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EarlierCache {
+    /// Reclaimed before the run, so that the memory limit is the run's own to the byte: for a
+    /// run whose memory counts in its verdict (a test). The default.
+    #[default]
+    Reclaim,
+    /// Kept while it is at most half the run's memory limit (else reclaimed as above), inside
+    /// the limit: the kernel reclaims it first when the run needs the room. For a run whose
+    /// memory is no verdict, a compile, whose limit only guards the host. Reclaiming
+    /// would drop the compiler's own files from memory before every compile of a keeper, and
+    /// each compile would read them from disk again (several hundred MiB; on a slow virtual
+    /// disk that doubled the compile phase of `ojd verify`).
+    Keep,
+}
+
 /// A folder bound into the sandbox for one run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Bind {

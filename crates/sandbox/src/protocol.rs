@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Capabilities, RunOutcome, RunSpec};
+use super::{Capabilities, EarlierCache, RunOutcome, RunSpec};
 
 /// Sent once, as the first line, when a keeper starts.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -30,7 +30,7 @@ pub(super) struct KeeperConfig {
 
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) enum Request {
-    Run(Box<RunSpec>),
+    Run(Box<RunSpec>, EarlierCache),
 }
 
 #[derive(Debug, Serialize, Deserialize)]

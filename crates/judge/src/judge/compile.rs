@@ -13,7 +13,7 @@ pub use self::cache::Pin;
 use super::{io_err, run::signal_name, sandbox_env, set_mode, Judge, JudgeError, Submission};
 use crate::fsutil::read_capped;
 use crate::lang::Language;
-use ojd_sandbox::{LimitKind, Limits, RunSpec, Termination};
+use ojd_sandbox::{EarlierCache, LimitKind, Limits, RunSpec, Termination};
 
 /// The largest compiled program: the compiler's file-size limit, and the most the sandbox copies
 /// out of its box. A bigger executable is a compile error ("File size limit exceeded" from the
@@ -168,8 +168,11 @@ impl Judge {
                 },
             };
             // A compiler the host's load starved is run again, then a host fault (`run.rs`).
+            // The compile limit guards the host, it is no verdict of a test: the keeper keeps
+            // the page cache of its earlier compiles (the compiler's own files) instead of
+            // reading them from disk again for every compile.
             let outcome = super::run::guarded(&spec, super::run::STARVED_TRIES, || {
-                Ok(self.pool.get()?.run(&spec)?)
+                Ok(self.pool.get()?.run_with(&spec, EarlierCache::Keep)?)
             })?;
             cpu = Some(outcome.cpu_time);
             let text = read_capped(&log, j.compile_output_limit.bytes());
