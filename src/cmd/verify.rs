@@ -23,8 +23,7 @@ pub struct Args {
     /// Problem folders (default: every folder under the configured problems folder).
     problems: Vec<PathBuf>,
     /// Compare with a baseline saved earlier; verdict changes fail. Its records also steer the
-    /// runs: cells it saw near the limit are judged alone straight away, and its clear TLEs of
-    /// an unchanged source, input and limit are judged at the exact limit (not while saving).
+    /// runs: cells it saw near the limit are judged alone straight away.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// Record every (problem, submission, test) verdict and time, and what it ran (the limit,

@@ -14,10 +14,11 @@
 //!
 //! Format 2 adds what the cell ran ([`Ran`]): the submission's CPU time limit in that run, and
 //! the first 16 hex digits of the SHA-256 of the submission's source file and of the test's
-//! input file (what `sha256sum` prints, cut short: [`content_hash`]). A cell whose record is a
-//! clear TLE and whose source, input and limit are unchanged may be judged at the exact limit
-//! (see [`super::prior`]). Format-1 files (five fields) are still read; they record nothing of
-//! what ran, so they never allow that.
+//! input file (what `sha256sum` prints, cut short: [`content_hash`]), so that a reader of the
+//! file can tell which program on which input a time belongs to. Verify itself no longer acts
+//! on them (they let a clear TLE be judged at the exact limit, a route issue 26 removed); a save
+//! writes them all the same, so the format stays 2. Format-1 files (five fields) are still
+//! read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

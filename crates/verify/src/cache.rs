@@ -30,8 +30,10 @@ use ojd_judge::Judge;
 use ojd_judge::{CheckerSpec, Problem};
 use ojd_judge::{TestResult, Verdict};
 
-/// Bumped whenever what a cell means changes.
-const FORMAT: &str = "ojd-verify-cache 1";
+/// Bumped whenever what a cell means changes. 2: every parallel run is allowed the slack; a
+/// format-1 cell may be a TLE judged at the exact limit on a baseline's word (a route issue 26
+/// removed), which is no clear TLE at the slack, so none of them is reused.
+const FORMAT: &str = "ojd-verify-cache 2";
 
 /// Where the cache lives and whether it may be read.
 #[derive(Clone, Debug)]
@@ -88,8 +90,12 @@ impl Salt {
     }
 
     pub(crate) fn from_parts(version: &str, exe: &str, config: &str, time_scale: f64) -> Salt {
+        Salt::of_format(FORMAT, version, exe, config, time_scale)
+    }
+
+    fn of_format(format: &str, version: &str, exe: &str, config: &str, time_scale: f64) -> Salt {
         let mut h = Hasher::new();
-        h.field(FORMAT.as_bytes());
+        h.field(format.as_bytes());
         h.field(version.as_bytes());
         h.field(exe.as_bytes());
         h.field(config.as_bytes());
@@ -253,7 +259,6 @@ pub(crate) struct StoredCell {
     pub(crate) result: TestResult,
     pub(crate) rerun: bool,
     pub(crate) sensitive: bool,
-    pub(crate) shortcut: bool,
     #[serde(default)]
     pub(crate) past_margin: bool,
     #[serde(default)]
@@ -513,7 +518,6 @@ mod tests {
             },
             rerun: false,
             sensitive: false,
-            shortcut: false,
             past_margin: false,
             finished_as: None,
             warnings: vec![],
@@ -544,5 +548,72 @@ mod tests {
         let key2 = "cd".repeat(32);
         c.put_cell(&key2, &je);
         assert!(c.cell(&key2).is_none());
+    }
+
+    /// A cell stored by format 1 may be a TLE judged at the exact limit on a baseline's word
+    /// (`shortcut`), stopped at 1 × the limit: reused now it would pass for a TLE at the
+    /// slack. Its key was made with the old format, so the same cell misses today.
+    #[test]
+    fn a_format_1_cell_is_not_reused() {
+        let d = tempfile::tempdir().unwrap();
+        let test = TestCase {
+            name: "02".into(),
+            input: d.path().join("02.in"),
+            answer: d.path().join("02.ans"),
+            sample: false,
+        };
+        std::fs::write(&test.input, "9\n").unwrap();
+        std::fs::write(&test.answer, "81\n").unwrap();
+        let m = Margins::default();
+        let run_cmd = vec!["./a.out".to_string()];
+        let run = CellRun {
+            program: "abc",
+            run: &run_cmd,
+            limits: "cpu 1s",
+            slack: 1.5,
+            margins: &m,
+        };
+        let parts = ("0.1.0", "/bin/ojd 100 1", "Config {..}", 1.0);
+        let old_salt = Salt::of_format("ojd-verify-cache 1", parts.0, parts.1, parts.2, parts.3);
+        let old_key = cell_key(&old_salt, b"tokens", &run, &test);
+        let c = Cache::new(CacheOptions {
+            dir: d.path().into(),
+            reuse: true,
+        });
+        // What format 1 wrote for a TLE that stood at the exact limit.
+        let mut old = serde_json::to_value(StoredCell {
+            result: TestResult {
+                name: "02".into(),
+                sample: false,
+                verdict: Verdict::TimeLimitExceeded,
+                cpu_ms: 1004,
+                wall_ms: 1010,
+                memory_kib: 900,
+                exit: None,
+                message: "CPU time limit of 1000 ms exceeded (a parallel run at the exact limit)"
+                    .into(),
+                diff: None,
+            },
+            rerun: false,
+            sensitive: false,
+            past_margin: false,
+            finished_as: None,
+            warnings: vec![],
+        })
+        .unwrap();
+        old["shortcut"] = true.into();
+        let old = serde_json::to_string(&old).unwrap();
+        let path = c.path("cells", &old_key);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, old).unwrap();
+        assert!(
+            c.cell(&old_key).is_some(),
+            "the entry itself still reads: only its key keeps it out"
+        );
+        let now = Salt::from_parts(parts.0, parts.1, parts.2, parts.3);
+        assert!(
+            c.cell(&cell_key(&now, b"tokens", &run, &test)).is_none(),
+            "the same cell today does not find it"
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{failures, folder_verdict, Cell, ProblemReport, SubmissionReport, CLEAR_TLE, FOLDERS};
+use super::{failures, folder_verdict, Cell, ProblemReport, SubmissionReport, FOLDERS};
 use ojd_judge::Problem;
 use ojd_judge::Verdict;
 use ojd_judge::{Judge, JudgeError, Submission};
@@ -121,8 +121,8 @@ pub(super) fn plan(judge: &Judge, dir: &Path, time_scale: f64) -> Plan {
     report.problem = problem.id.clone();
     report.time_limit_ms = ms(problem.time_limit);
     report.tests = problem.tests.iter().map(|t| t.name.clone()).collect();
-    // What the runs read: recorded in a saved baseline, compared with it before a TLE cell is
-    // judged at the exact limit. An unreadable input has none (its runs say why).
+    // What the runs read: recorded in a saved baseline (format 2). An unreadable input has none
+    // (its runs say why).
     report.input_hashes = problem
         .tests
         .iter()
@@ -407,16 +407,10 @@ impl Sub {
     }
 }
 
-/// A TLE decided in the parallel phase was measured against the slackened limit, or at the
-/// exact limit on the baseline's word; say which.
+/// A TLE decided in the parallel phase was measured against the slackened limit; say so.
 fn honest_tle_message(mut c: Cell, limit_ms: u64, slack: f64) -> Cell {
     if c.derived {
         // Says already how it was derived from the run at the package's own limits.
-    } else if c.shortcut {
-        c.result.message = format!(
-            "CPU time limit of {limit_ms} ms exceeded (a parallel run at the exact limit: the baseline saw the same source on the same input at the same limit use over {:.0}% of it)",
-            CLEAR_TLE * 100.0
-        );
     } else if !c.rerun && c.result.verdict == Verdict::TimeLimitExceeded {
         c.result.message = format!(
             "CPU time over {} ms, the limit is {limit_ms} ms (a parallel run with {:.0}% slack)",

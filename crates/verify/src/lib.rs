@@ -102,8 +102,8 @@ pub struct VerifyOptions {
     pub all_problems: bool,
     /// A submission in a language this host lacks is a package error, not skipped.
     pub strict: bool,
-    /// A baseline is being saved: a full measurement, so no cell is judged at the exact limit
-    /// on the baseline's word (`prior`).
+    /// A baseline is being saved: a full measurement, so nothing is reused from the results
+    /// cache (every cell is judged, and stored).
     pub saving: bool,
     /// Every CPU and wall limit is multiplied by this (see [`parse_time_scale`]): 0.5 judges as
     /// on a machine twice as slow, 2.0 as on one twice as fast. Measured times are not scaled.
@@ -164,13 +164,6 @@ pub(crate) struct Stats {
     pub(crate) settled_idle: usize,
     /// Cells the baseline saw near the limit: judged alone only, with no parallel run first.
     pub(crate) alone_by_baseline: usize,
-    /// TLE cells judged at the exact limit in the parallel phase because the baseline saw the
-    /// same source on the same input, at the same limit, over [`CLEAR_TLE`] of it; the cells
-    /// whose verdict stands that way are those marked `shortcut`.
-    pub(crate) at_exact_limit: usize,
-    /// The machine-speed check, whenever a baseline is given: it guards the cells judged at the
-    /// exact limit.
-    pub(crate) speed_guard: Option<SpeedGuard>,
     /// `gen --check` passes (each runs the generators, validator and reference).
     pub(crate) gen_checks: usize,
     /// Cells whose parallel run the host's load starved of CPU (three tries), judged again
@@ -212,24 +205,6 @@ pub(crate) struct PhaseTime {
     pub(crate) phase: String,
     pub(crate) seconds: f64,
     pub(crate) busy_seconds: f64,
-}
-
-/// Whether this machine runs programs markedly faster than the one that saved the baseline,
-/// measured on the cells that finished in both (see [`prior::speed_guard`]). When it does, or
-/// when too few cells tell, the cells judged at the exact limit are judged again with
-/// [`SLACK`] times it.
-#[derive(Clone, Debug, Default, Serialize)]
-pub(crate) struct SpeedGuard {
-    /// Cells compared: AC or WA in both, at least [`prior::GUARD_MIN_MS`] in the baseline, same
-    /// source, input and limit, judged in the parallel phase here.
-    pub(crate) cells: usize,
-    /// The median of (CPU time now / CPU time in the baseline) over them.
-    pub(crate) median_ratio: Option<f64>,
-    /// The cells judged at the exact limit were judged again with SLACK times it...
-    pub(crate) tripped: bool,
-    /// ...these many: the TLEs that stood at the exact limit.
-    pub(crate) rejudged: usize,
-    pub(crate) reason: String,
 }
 
 /// One problem's results.
@@ -303,11 +278,6 @@ pub(crate) struct Cell {
     pub(crate) rerun: bool,
     /// Sensitive to the time limit: a TLE at the limit that finished with [`SLACK`] times it.
     pub(crate) sensitive: bool,
-    /// A TLE judged in the parallel phase at the exact limit, not [`SLACK`] times it, because
-    /// the baseline saw the same source on the same input at the same limit exceed
-    /// [`CLEAR_TLE`] times it (see [`prior`]); by construction not near the limit, so never
-    /// `sensitive`.
-    pub(crate) shortcut: bool,
     /// Taken from the results cache: the same program, test, limits and judge gave it before.
     pub(crate) reused: bool,
     /// Not judged at this `--time-scale`: taken from the same cell judged at the package's own
@@ -522,15 +492,11 @@ pub fn verify(
         busy_seconds: busy,
     });
     let t = Instant::now();
-    let prior = opts.baseline.as_ref().map(|(_, b)| prior::Prior {
-        baseline: b,
-        exact: prior::exact_allowed(opts.saving, opts.time_scale),
-    });
     let (busy, straight) = run::judge_all(
         judge,
         &mut plans,
         opts.jobs,
-        prior.as_ref(),
+        opts.baseline.as_ref().map(|(_, b)| b),
         progress,
         &mut report.stats,
     );
@@ -542,12 +508,6 @@ pub fn verify(
             busy_seconds: busy,
         },
     );
-    if let Some(g) = report.stats.speed_guard.as_ref().filter(|g| g.rejudged > 0) {
-        report.warnings.push(format!(
-            "{} TLE cells judged at the exact limit on the baseline's word were judged again at {SLACK}× the limit: {}",
-            g.rejudged, g.reason
-        ));
-    }
     let t = Instant::now();
     run::rerun_alone(judge, &mut plans, straight, progress, &mut report.stats);
     report.stats.phases.push(PhaseTime {

@@ -31,12 +31,10 @@ pub(crate) fn slack(m: &Margins) -> f64 {
 
 /// Whether a TLE cell is clearly one: a run of it allowed at least `limit × time_limit_to_tle`
 /// was stopped there (`past_margin`: by the CPU or, on a loaded machine, the wall clock; its
-/// measured CPU time may then read a little under the line), it was judged at the exact limit on
-/// a baseline that saw it stopped there (`shortcut`), or it waited out the wall clock with CPU
-/// time under the limit.
+/// measured CPU time may then read a little under the line), or it waited out the wall clock
+/// with CPU time under the limit.
 pub(crate) fn clear_tle(c: &Cell, limit_ms: u64) -> bool {
-    c.result.verdict == Verdict::TimeLimitExceeded
-        && (c.shortcut || c.past_margin || c.result.cpu_ms < limit_ms)
+    c.result.verdict == Verdict::TimeLimitExceeded && (c.past_margin || c.result.cpu_ms < limit_ms)
 }
 
 /// The line an accepted run must stay under, in milliseconds.
@@ -109,7 +107,7 @@ mod tests {
     use Verdict::*;
 
     /// A cell; `stopped`: a run with the slack was stopped at it (`past_margin`).
-    fn cell(name: &str, verdict: Verdict, cpu_ms: u64, shortcut: bool, stopped: bool) -> Cell {
+    fn cell(name: &str, verdict: Verdict, cpu_ms: u64, stopped: bool) -> Cell {
         Cell {
             result: TestResult {
                 name: name.into(),
@@ -124,7 +122,6 @@ mod tests {
             },
             rerun: false,
             sensitive: false,
-            shortcut,
             reused: false,
             derived: false,
             from_gen_check: false,
@@ -156,26 +153,26 @@ mod tests {
 
     #[test]
     fn clear_tle_table() {
-        // (verdict, cpu ms, shortcut, stopped at the slack, clear) with a 1000 ms limit.
-        let table: &[(Verdict, u64, bool, bool, bool)] = &[
-            (TimeLimitExceeded, 1500, false, true, true),
+        // (verdict, cpu ms, stopped at the slack, clear) with a 1000 ms limit.
+        let table: &[(Verdict, u64, bool, bool)] = &[
+            (TimeLimitExceeded, 1500, true, true),
             // Stopped by the wall clock at the slack on a loaded machine: CPU under 1.5x.
-            (TimeLimitExceeded, 1448, false, true, true),
+            (TimeLimitExceeded, 1448, true, true),
             // Finished at 1.46x, a TLE at the limit only: not clear.
-            (TimeLimitExceeded, 1460, false, false, false),
-            (TimeLimitExceeded, 1100, false, false, false),
-            // The baseline saw it stopped at the slack: judged at the exact limit.
-            (TimeLimitExceeded, 1000, true, false, true),
+            (TimeLimitExceeded, 1460, false, false),
+            (TimeLimitExceeded, 1100, false, false),
+            // Over the limit, but not stopped at the slack: no clear TLE.
+            (TimeLimitExceeded, 1000, false, false),
             // Waited out the wall clock with little CPU time.
-            (TimeLimitExceeded, 20, false, false, true),
-            (Accepted, 2000, false, false, false),
-            (WrongAnswer, 20, false, false, false),
+            (TimeLimitExceeded, 20, false, true),
+            (Accepted, 2000, false, false),
+            (WrongAnswer, 20, false, false),
         ];
-        for &(v, ms, shortcut, stopped, want) in table {
+        for &(v, ms, stopped, want) in table {
             assert_eq!(
-                clear_tle(&cell("t", v, ms, shortcut, stopped), 1000),
+                clear_tle(&cell("t", v, ms, stopped), 1000),
                 want,
-                "{v:?} {ms} {shortcut} {stopped}"
+                "{v:?} {ms} {stopped}"
             );
         }
     }
@@ -192,8 +189,8 @@ mod tests {
             bool,
             &'static [&'static str],
         );
-        let c = |n, v, ms| cell(n, v, ms, false, false);
-        let stopped = |n, ms| cell(n, TimeLimitExceeded, ms, false, true);
+        let c = |n, v, ms| cell(n, v, ms, false);
+        let stopped = |n, ms| cell(n, TimeLimitExceeded, ms, true);
         let table: Vec<Row> = vec![
             // Accepted within limit / 2 everywhere: nothing to say.
             (

@@ -399,22 +399,9 @@ fn summary(r: &VerifyReport, color: bool) -> String {
             format!("; {skipped} skipped: language unavailable (--strict makes it an error)");
         verdict.push_str(&paint(&note, YELLOW, color));
     }
-    let exact = subs
-        .iter()
-        .flat_map(|s| &s.tests)
-        .filter(|c| c.shortcut && !c.reused)
-        .count();
-    let exact = if exact > 0 {
-        format!(
-            " ({exact} TLE{} at the exact limit, by the baseline)",
-            if exact == 1 { "" } else { "s" }
-        )
-    } else {
-        String::new()
-    };
     let scale = scale_note(s.time_scale);
     let mut work = vec![format!(
-        "{} test runs{exact} + {} alone for {} near the limit",
+        "{} test runs + {} alone for {} near the limit",
         s.test_runs, s.reruns, s.rerun_tests
     )];
     let mut count = |n: usize, what: &str| {
@@ -669,8 +656,6 @@ fn submission_case(
             " (derived from the run at the package's own limits)"
         } else if c.rerun {
             " (judged alone)"
-        } else if c.shortcut {
-            " (at the exact limit, by the baseline)"
         } else if c.from_gen_check {
             " (judged on the run gen --check made of the reference)"
         } else {
@@ -917,7 +902,6 @@ mod tests {
             },
             rerun: false,
             sensitive: false,
-            shortcut: false,
             reused: false,
             derived: false,
             from_gen_check: false,

@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use super::cache;
 use super::discover::{ms, record_error, Plan, Stage};
 use super::prior::{self, Route};
-use super::{Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
+use super::{Baseline, Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
 use ojd_judge::answers::{self, GenError, GenOptions, GenSummary};
 use ojd_judge::Problem;
 use ojd_judge::{Compiled, HostFault, Judge, JudgeError, Submission};
@@ -251,8 +251,8 @@ pub(super) fn compile_all(
 #[derive(Copy, Clone)]
 enum Job {
     Gen(usize),
-    /// A cell, and whether it runs at the exact limit ([`Route::Exact`]) rather than SLACK.
-    Test(usize, usize, usize, bool),
+    /// A cell, run with the slack ([`super::margins::slack`] times the limit).
+    Test(usize, usize, usize),
     /// The cells of a `time_limit_exceeded/` submission (problem, submission, index into the
     /// chains), run one after the other in test order until the first clear TLE.
     Chain(usize, usize, usize),
@@ -265,13 +265,12 @@ enum Outcome {
     /// The gen check, and the reference's cells judged on its runs.
     Gen(Result<GenSummary, GenError>, GenCells),
     Test(Result<TestResult, JudgeError>),
-    /// (test, at the exact limit, result) of each cell the chain ran, in order.
-    Chain(Vec<(usize, bool, Result<TestResult, JudgeError>)>),
+    /// (test, result) of each cell the chain ran, in order.
+    Chain(Vec<(usize, Result<TestResult, JudgeError>)>),
 }
 
-/// The cells of one `time_limit_exceeded/` submission still to judge, in test order, each with
-/// whether it runs at the exact limit.
-type ChainCells = Vec<(usize, bool)>;
+/// The cells of one `time_limit_exceeded/` submission still to judge, in test order.
+type ChainCells = Vec<usize>;
 
 /// The reference's cells that a problem's `gen --check` judges on its own runs of the
 /// reference, instead of running it again as a submission: `gen --check` runs it on every test
@@ -290,7 +289,7 @@ struct GenShare {
 /// The share of problem `p`'s gen check, if it can have one: a plain problem (no interactor, no
 /// passes, answers made by the reference), whose reference compiled and has cells to judge in
 /// the parallel phase.
-fn gen_share(plan: &Plan, prior: Option<&prior::Prior<'_>>) -> Option<GenShare> {
+fn gen_share(plan: &Plan, baseline: Option<&Baseline>) -> Option<GenShare> {
     let problem = plan.problem.as_ref()?;
     if problem.interactor.is_some()
         || problem.passes.is_some()
@@ -306,10 +305,9 @@ fn gen_share(plan: &Plan, prior: Option<&prior::Prior<'_>>) -> Option<GenShare> 
     let sub = &plan.subs[s];
     let wanted: Vec<bool> = (0..sub.cells.len())
         .map(|t| {
-            sub.cells[t].is_none() && {
-                let (key, today) = cell_facts(plan, s, t);
-                prior::route(prior, &key, &today) == Route::Parallel
-            }
+            sub.cells[t].is_none()
+                && prior::route(baseline, &cell_key(plan, s, t), sub.report.limit_ms)
+                    == Route::Parallel
         })
         .collect();
     wanted
@@ -389,11 +387,10 @@ fn with_slack(problem: &Problem, slack: f64) -> Problem {
 }
 
 /// Whether a run of a `time_limit_exceeded/` submission is a clear TLE, so that its later cells
-/// are not run: every TLE of the parallel phase is one (see [`super::margins::clear_tle`]). With
+/// are not run: every TLE of the parallel phase is one (see [`super::margins::clear_tle`]): with
 /// the slack, the sandbox stopped it at the package's `time_limit_to_tle` or later (or the wall
-/// clock did first); at the exact limit, it stands on the baseline's word when it used the whole
-/// limit, and a TLE by the wall clock with CPU time under the limit is a wait. A judge error
-/// stops it as well (its later cells are then not judged: the run failed).
+/// clock did first). A judge error stops it as well (its later cells are then not judged: the
+/// run failed).
 fn stops_chain(r: &TestResult) -> bool {
     matches!(r.verdict, Verdict::TimeLimitExceeded | Verdict::JudgeError)
 }
@@ -401,39 +398,23 @@ fn stops_chain(r: &TestResult) -> bool {
 /// A cell of the matrix: (problem, submission, test) indices into the plans.
 pub(super) type CellIndex = (usize, usize, usize);
 
-/// The key and the about-to-run facts of cell `t` of submission `s`, for [`prior`].
-fn cell_facts(plan: &Plan, s: usize, t: usize) -> (Key, prior::Today) {
-    let sub = &plan.subs[s].report;
-    let key = Key {
+/// The baseline's key of cell `t` of submission `s`.
+fn cell_key(plan: &Plan, s: usize, t: usize) -> Key {
+    Key {
         problem: plan.report.problem.clone(),
-        submission: sub.name.clone(),
+        submission: plan.subs[s].report.name.clone(),
         test: plan.report.tests[t].clone(),
-    };
-    let today = prior::Today {
-        limit_ms: sub.limit_ms,
-        source: sub.source_hash,
-        input: plan.report.input_hashes.get(t).copied().flatten(),
-        interactive: plan
-            .problem
-            .as_ref()
-            .is_some_and(|p| p.interactor.is_some()),
-        tle_margin: plan
-            .problem
-            .as_ref()
-            .map_or(1.5, |p| p.margins.time_limit_to_tle),
-    };
-    (key, today)
+    }
 }
 
 /// Phase 2: every `gen --check` and every (submission, test) run, longest kinds first so that
 /// the workers finish together. With a baseline ([`prior::route`]), cells it saw near the limit
-/// are not run here but returned, for [`rerun_alone`]; cells it saw a clear TLE of the same run
-/// are run at the exact limit, and judged again with [`SLACK`] if [`prior::speed_guard`] trips.
+/// are not run here but returned, for [`rerun_alone`]; every other cell runs with the slack.
 pub(super) fn judge_all(
     judge: &Judge,
     plans: &mut [Plan],
     jobs: usize,
-    prior: Option<&prior::Prior<'_>>,
+    baseline: Option<&Baseline>,
     progress: &Progress<'_>,
     stats: &mut Stats,
 ) -> (f64, Vec<CellIndex>) {
@@ -446,7 +427,7 @@ pub(super) fn judge_all(
     let shares: Vec<Option<GenShare>> = (0..plans.len())
         .map(
             |p| match work.iter().any(|j| matches!(j, Job::Gen(q) if *q == p)) {
-                true => gen_share(&plans[p], prior),
+                true => gen_share(&plans[p], baseline),
                 false => None,
             },
         )
@@ -478,10 +459,7 @@ pub(super) fn judge_all(
                     match &sub.cells[t] {
                         Some(c) if super::margins::clear_tle(c, sub.report.limit_ms) => break,
                         Some(_) => {}
-                        None => {
-                            let (key, today) = cell_facts(plan, s, t);
-                            chain.push((t, prior::route(prior, &key, &today) == Route::Exact));
-                        }
+                        None => chain.push(t),
                     }
                 }
                 if !chain.is_empty() {
@@ -496,20 +474,14 @@ pub(super) fn judge_all(
             for t in (0..sub.cells.len())
                 .filter(|&t| sub.cells[t].is_none() && !share.is_some_and(|sh| sh.wanted[t]))
             {
-                let (key, today) = cell_facts(plan, s, t);
-                match prior::route(prior, &key, &today) {
-                    Route::Parallel => tests.push((slow, Job::Test(p, s, t, false))),
-                    Route::Exact => tests.push((slow, Job::Test(p, s, t, true))),
+                match prior::route(baseline, &cell_key(plan, s, t), sub.report.limit_ms) {
+                    Route::Parallel => tests.push((slow, Job::Test(p, s, t))),
                     Route::Alone => alone.push((p, s, t)),
                 }
             }
         }
     }
     stats.alone_by_baseline = alone.len();
-    stats.at_exact_limit = tests
-        .iter()
-        .filter(|(_, j)| matches!(j, Job::Test(.., true)))
-        .count();
     stats.test_runs = tests.len();
     // The chains first: each is one job of several runs, the longest of the phase.
     work.extend(chain_jobs);
@@ -523,8 +495,7 @@ pub(super) fn judge_all(
         (&gen_us, &tle_us),
         progress,
     );
-    stats.test_runs += chain_runs.0;
-    stats.at_exact_limit += chain_runs.1;
+    stats.test_runs += chain_runs;
     // The reference's cells a gen check was to judge but did not (it failed first, or an input
     // it rebuilt differs from the committed one): judged as cells of their own.
     let mut from_gen = Vec::new();
@@ -535,7 +506,7 @@ pub(super) fn judge_all(
             match &plans[p].subs[share.sub].cells[t] {
                 Some(c) if c.from_gen_check => from_gen.push((p, share.sub, t)),
                 Some(_) => {}
-                None => missed.push(Job::Test(p, share.sub, t, false)),
+                None => missed.push(Job::Test(p, share.sub, t)),
             }
         }
     }
@@ -551,35 +522,6 @@ pub(super) fn judge_all(
             progress,
         )
         .0;
-    }
-    if let Some(prior) = prior {
-        let parallel = work
-            .iter()
-            .chain(&missed)
-            .filter_map(|job| match *job {
-                Job::Test(p, s, t, false) => Some((p, s, t)),
-                _ => None,
-            })
-            .chain(from_gen);
-        let mut guard = guard(plans, prior, parallel);
-        if guard.tripped && stats.at_exact_limit > 0 {
-            let again: Vec<Job> = exact_cells(plans)
-                .into_iter()
-                .map(|(p, s, t)| Job::Test(p, s, t, false))
-                .collect();
-            guard.rejudged = again.len();
-            stats.test_runs += again.len();
-            busy += run_jobs(
-                judge,
-                plans,
-                (&again, &[], &[]),
-                jobs,
-                (&gen_us, &tle_us),
-                progress,
-            )
-            .0;
-        }
-        stats.speed_guard = Some(guard);
     }
     stats.not_run_cells = mark_not_run(plans);
     for (phase, us) in [
@@ -648,7 +590,6 @@ pub(super) fn not_run_cell(test: &str, after: &str) -> Cell {
         },
         rerun: false,
         sensitive: false,
-        shortcut: false,
         reused: false,
         derived: false,
         from_gen_check: false,
@@ -659,7 +600,7 @@ pub(super) fn not_run_cell(test: &str, after: &str) -> Cell {
 }
 
 /// Runs `work` on the pool and records what it found; returns the workers' busy seconds and
-/// the runs the chains made (all, and those at the exact limit), and adds the time spent in `gen --check` and in runs of
+/// the runs the chains made, and adds the time spent in `gen --check` and in runs of
 /// `time_limit_exceeded/` submissions to `busy_us` (in microseconds).
 fn run_jobs(
     judge: &Judge,
@@ -668,7 +609,7 @@ fn run_jobs(
     jobs: usize,
     busy_us: (&AtomicUsize, &AtomicUsize),
     progress: &Progress<'_>,
-) -> (f64, (usize, usize)) {
+) -> (f64, usize) {
     let (gen_us, tle_us) = busy_us;
     let (results, busy) = {
         let plans = &*plans;
@@ -680,16 +621,13 @@ fn run_jobs(
                 gen_us.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
                 Outcome::Gen(r, cells)
             }
-            Job::Test(p, s, t, exact) => {
+            Job::Test(p, s, t) => {
                 let problem = plans[p]
                     .problem
                     .as_ref()
                     .expect("test jobs are for loaded problems");
                 let started = std::time::Instant::now();
-                let slack = match exact {
-                    true => 1.0,
-                    false => super::margins::slack(&problem.margins),
-                };
+                let slack = super::margins::slack(&problem.margins);
                 let r = run_cell(judge, problem, t, &plans[p].subs[s].submission, slack);
                 if plans[p].subs[s].report.expected == Verdict::TimeLimitExceeded {
                     tle_us.fetch_add(started.elapsed().as_micros() as usize, Ordering::Relaxed);
@@ -704,16 +642,13 @@ fn run_jobs(
                 let sub = &plans[p].subs[s];
                 let started = std::time::Instant::now();
                 let mut out = Vec::new();
-                for &(t, exact) in &chains[c] {
-                    let slack = match exact {
-                        true => 1.0,
-                        false => super::margins::slack(&problem.margins),
-                    };
+                let slack = super::margins::slack(&problem.margins);
+                for &t in &chains[c] {
                     let r = run_cell(judge, problem, t, &sub.submission, slack);
                     // A judge error stops it too: the host is at fault (a starved run is tried
                     // three times), and the submission is not judged whatever comes next.
                     let stop = r.as_ref().map_or(true, stops_chain);
-                    out.push((t, exact, r));
+                    out.push((t, r));
                     if stop {
                         break;
                     }
@@ -724,7 +659,7 @@ fn run_jobs(
         };
         let label = |job: &Job| match *job {
             Job::Gen(p) => format!("{} gen --check", plans[p].report.problem),
-            Job::Test(p, s, t, _) => format!(
+            Job::Test(p, s, t) => format!(
                 "{} {} {}",
                 plans[p].report.problem, plans[p].subs[s].report.name, plans[p].report.tests[t]
             ),
@@ -737,7 +672,7 @@ fn run_jobs(
         };
         pool(work, jobs, &run, &label, "judging", progress)
     };
-    let mut chain_runs = (0, 0);
+    let mut chain_runs = 0;
     for (job, outcome) in work.iter().zip(results) {
         match (*job, outcome) {
             (Job::Gen(p), Outcome::Gen(r, cells)) => {
@@ -745,20 +680,17 @@ fn run_jobs(
                 let s = shares[p].as_ref().map(|sh| sh.sub);
                 for (t, r) in cells {
                     let s = s.expect("only a gen check with a share judges cells");
-                    record_parallel(&mut plans[p], s, t, false, r);
+                    record_parallel(&mut plans[p], s, t, r);
                     if let Some(c) = plans[p].subs[s].cells[t].as_mut() {
                         c.from_gen_check = true;
                     }
                 }
             }
-            (Job::Test(p, s, t, exact), Outcome::Test(r)) => {
-                record_parallel(&mut plans[p], s, t, exact, r)
-            }
+            (Job::Test(p, s, t), Outcome::Test(r)) => record_parallel(&mut plans[p], s, t, r),
             (Job::Chain(p, s, _), Outcome::Chain(runs)) => {
-                chain_runs.0 += runs.len();
-                for (t, exact, r) in runs {
-                    chain_runs.1 += usize::from(exact);
-                    record_parallel(&mut plans[p], s, t, exact, r);
+                chain_runs += runs.len();
+                for (t, r) in runs {
+                    record_parallel(&mut plans[p], s, t, r);
                 }
             }
             _ => unreachable!("outcomes come back in job order"),
@@ -767,14 +699,8 @@ fn run_jobs(
     (busy, chain_runs)
 }
 
-/// Records a run of the parallel phase, with the slack or (`exact`) at the exact limit.
-fn record_parallel(
-    plan: &mut Plan,
-    s: usize,
-    t: usize,
-    exact: bool,
-    r: Result<TestResult, JudgeError>,
-) {
+/// Records a run of the parallel phase (with the slack).
+fn record_parallel(plan: &mut Plan, s: usize, t: usize, r: Result<TestResult, JudgeError>) {
     // A run the host's load starved of CPU, tried three times, is no verdict and not yet the
     // judge's failure: the cell is judged again alone, after this phase (`rerun_alone`).
     if let Err(e @ JudgeError::Host(HostFault::Starved { .. })) = &r {
@@ -783,50 +709,11 @@ fn record_parallel(
         return;
     }
     record_cell(plan, s, t, r, false);
-    let limit = plan.subs[s].report.limit_ms;
     if let Some(c) = plan.subs[s].cells[t].as_mut() {
-        c.shortcut = exact && prior::exact_tle_stands(c.result.verdict, c.result.cpu_ms, limit);
         // With the slack (at least the package's time_limit_to_tle), a TLE is a run the sandbox
         // stopped there.
-        c.past_margin = !exact && c.result.verdict == Verdict::TimeLimitExceeded;
+        c.past_margin = c.result.verdict == Verdict::TimeLimitExceeded;
     }
-}
-
-/// The machine-speed check over `cells`, those judged with SLACK in the parallel phase (see
-/// [`prior`]).
-fn guard(
-    plans: &[Plan],
-    prior: &prior::Prior<'_>,
-    cells: impl Iterator<Item = CellIndex>,
-) -> super::SpeedGuard {
-    let samples: Vec<(u64, u64)> = cells
-        .filter_map(|(p, s, t)| {
-            let (key, today) = cell_facts(&plans[p], s, t);
-            let cell = plans[p].subs[s].cells[t].as_ref()?;
-            prior::guard_sample(
-                prior.baseline.entries.get(&key)?,
-                prior.baseline.ran.get(&key),
-                &today,
-                (cell.result.verdict, cell.result.cpu_ms),
-            )
-        })
-        .collect();
-    prior::speed_guard(&samples)
-}
-
-/// The cells whose verdict stands by a run at the exact limit.
-fn exact_cells(plans: &[Plan]) -> Vec<CellIndex> {
-    let mut v = Vec::new();
-    for (p, plan) in plans.iter().enumerate() {
-        for (s, sub) in plan.subs.iter().enumerate() {
-            for (t, cell) in sub.cells.iter().enumerate() {
-                if cell.as_ref().is_some_and(|c| c.shortcut && !c.reused) {
-                    v.push((p, s, t));
-                }
-            }
-        }
-    }
-    v
 }
 
 fn record_gen(report: &mut ProblemReport, r: Result<GenSummary, GenError>) {
@@ -879,7 +766,6 @@ fn record_cell(
         result,
         rerun,
         sensitive: false,
-        shortcut: false,
         reused: false,
         derived: false,
         from_gen_check: false,
@@ -1095,7 +981,6 @@ fn stored_cell(c: cache::StoredCell, warnings: &mut Vec<String>) -> Cell {
         result: c.result,
         rerun: c.rerun,
         sensitive: c.sensitive,
-        shortcut: c.shortcut,
         reused: true,
         derived: false,
         from_gen_check: false,
@@ -1137,7 +1022,6 @@ pub(super) fn store(cache: &cache::Cache, plans: &[Plan]) {
                         result: c.result.clone(),
                         rerun: c.rerun,
                         sensitive: c.sensitive,
-                        shortcut: c.shortcut,
                         past_margin: c.past_margin,
                         finished_as: c.finished_as,
                         warnings: plan
@@ -1232,7 +1116,7 @@ pub(super) fn rerun_alone(
             let kept = settled_by_promise(sub);
             for (t, cell) in sub.cells.iter().enumerate() {
                 let Some(c) = cell.as_ref() else { continue };
-                if c.shortcut || c.reused || starved.contains(&(p, s, t)) {
+                if c.reused || starved.contains(&(p, s, t)) {
                     continue;
                 }
                 if prior::idle_tle(c.result.verdict, c.result.cpu_ms, sub.report.limit_ms) {
@@ -1666,7 +1550,7 @@ mod tests {
             cpu_wait: std::time::Duration::from_secs(2),
             tries: 3,
         });
-        record_parallel(&mut plan, 0, 1, false, Err(starved));
+        record_parallel(&mut plan, 0, 1, Err(starved));
         // Not the judge's failure yet (no exit 3), and no verdict: a JE cell to judge alone.
         assert_eq!(plan.starved, vec![(0, 1)]);
         assert!(
@@ -1682,7 +1566,7 @@ mod tests {
             what: "write".into(),
             source: std::io::Error::other("disk"),
         };
-        record_parallel(&mut plan, 0, 2, false, Err(io));
+        record_parallel(&mut plan, 0, 2, Err(io));
         assert_eq!(plan.starved, vec![(0, 1)]);
         assert_eq!(plan.report.judge_errors.len(), 1);
     }
