@@ -51,126 +51,114 @@ fn spec(script: &str, data: &Path, stdout: &Path) -> RunSpec {
     }
 }
 
-/// A file of 24 MiB on disk that a run reads, which charges its pages to the keeper's cgroup:
-/// a later run that keeps the earlier cache (as a compile does) leaves them in memory, a run
-/// that reclaims it (as a test's does) drops them.
+/// A keeper, and a file of `mib` MiB on disk in a folder bound at `/data`, out of the page
+/// cache: the first run that reads it charges its pages to the keeper's cgroup (a page is
+/// charged to whoever first reads it).
+struct Setup {
+    dir: tempfile::TempDir,
+    file: std::path::PathBuf,
+    size: u64,
+    keeper: Sandbox,
+}
+
+impl Setup {
+    fn new(mib: u64, uid_base: u32) -> Setup {
+        // On the disk, not in a tmpfs (whose pages are no page cache that reclaim can drop).
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        let file = dir.path().join("data/big");
+        let mut f = std::fs::File::create(&file).unwrap();
+        let chunk: Vec<u8> = (0..MIB).map(|i| (i * 7 + uid_base as u64) as u8).collect();
+        for _ in 0..mib {
+            f.write_all(&chunk).unwrap();
+        }
+        f.sync_all().unwrap();
+        drop(f);
+        let mut opts = SandboxOptions::new(dir.path().join("scratch"));
+        std::fs::create_dir(&opts.scratch).unwrap();
+        opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
+        opts.uid_base = uid_base;
+        let keeper = Sandbox::start(&opts).expect("the keeper starts");
+        assert!(
+            keeper.capabilities().cgroup.is_some(),
+            "the keeper has no memory cgroup here: {:?}",
+            keeper.capabilities()
+        );
+        let dropped = Command::new("dd")
+            .arg(format!("if={}", file.display()))
+            .args(["iflag=nocache", "count=0", "status=none"])
+            .status()
+            .unwrap();
+        assert!(dropped.success());
+        let size = mib * MIB;
+        assert!(
+            resident(&file) < size / 10,
+            "dd iflag=nocache left {} of {size} bytes cached",
+            resident(&file)
+        );
+        Setup {
+            dir,
+            file,
+            size,
+            keeper,
+        }
+    }
+
+    /// Runs `sh -c script` with a memory limit of `memory_mib`, the earlier cache as `cache`
+    /// says; returns the bytes of the file cached after it.
+    fn run(&mut self, script: &str, memory_mib: u64, cache: EarlierCache) -> u64 {
+        let mut spec = spec(
+            script,
+            &self.dir.path().join("data"),
+            &self.dir.path().join("out"),
+        );
+        spec.limits.memory = memory_mib * MIB;
+        let o = self.keeper.run_with(&spec, cache).unwrap();
+        assert!(o.success(), "{script}: {o:?}");
+        resident(&self.file)
+    }
+}
+
+/// A run reads a file, which charges its pages to the keeper's cgroup: a later run that keeps
+/// the earlier cache (as a compile does) leaves them in memory, a run that reclaims it (as a
+/// test's does) drops them.
 #[test]
 fn a_compile_keeps_the_cache_earlier_runs_left_and_a_test_reclaims_it() {
     require_root!();
-    // On the disk, not in a tmpfs (whose pages are no page cache that reclaim can drop).
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let data = dir.path().join("data");
-    std::fs::create_dir(&data).unwrap();
-    let file = data.join("big");
-    let mut f = std::fs::File::create(&file).unwrap();
-    let chunk: Vec<u8> = (0..MIB).map(|i| (i * 7 + 3) as u8).collect();
-    for _ in 0..24 {
-        f.write_all(&chunk).unwrap();
-    }
-    f.sync_all().unwrap();
-    drop(f);
-    let size = 24 * MIB;
-
-    let mut opts = SandboxOptions::new(dir.path().join("scratch"));
-    std::fs::create_dir(&opts.scratch).unwrap();
-    opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
-    opts.uid_base = 86000;
-    let mut keeper = Sandbox::start(&opts).expect("the keeper starts");
+    let mut s = Setup::new(24, 86000);
+    let size = s.size;
+    let read = s.run("cat /data/big > /dev/null", 64, EarlierCache::Reclaim);
     assert!(
-        keeper.capabilities().cgroup.is_some(),
-        "the keeper has no memory cgroup here: {:?}",
-        keeper.capabilities()
+        read > size * 9 / 10,
+        "the run read the file, yet only {read} of {size} bytes are cached"
     );
-    let out = dir.path().join("out");
-
-    // Out of the page cache, so that the run below is the first to read it and its pages are
-    // charged to the keeper's cgroup (a page is charged to whoever first reads it).
-    let dropped = Command::new("dd")
-        .arg(format!("if={}", file.display()))
-        .args(["iflag=nocache", "count=0", "status=none"])
-        .status()
-        .unwrap();
-    assert!(dropped.success());
-    assert!(
-        resident(&file) < size / 10,
-        "dd iflag=nocache left {} of {size} bytes cached",
-        resident(&file)
-    );
-
-    let read = keeper
-        .run(&spec("cat /data/big > /dev/null", &data, &out))
-        .unwrap();
-    assert!(read.success(), "{read:?}");
-    assert!(
-        resident(&file) > size * 9 / 10,
-        "the run read the file, yet only {} of {size} bytes are cached",
-        resident(&file)
-    );
-
     // A compile's run: the cache stays.
-    let kept = keeper
-        .run_with(&spec("true", &data, &out), EarlierCache::Keep)
-        .unwrap();
-    assert!(kept.success(), "{kept:?}");
+    let kept = s.run("true", 64, EarlierCache::Keep);
     assert!(
-        resident(&file) > size * 9 / 10,
-        "a run that keeps the earlier cache dropped it: {} of {size} bytes left",
-        resident(&file)
+        kept > size * 9 / 10,
+        "a run that keeps the earlier cache dropped it: {kept} of {size} bytes left"
     );
-
     // A test's run: reclaimed first, so that the run's limit is its own.
-    let reclaimed = keeper.run(&spec("true", &data, &out)).unwrap();
-    assert!(reclaimed.success(), "{reclaimed:?}");
+    let left = s.run("true", 64, EarlierCache::Reclaim);
     assert!(
-        resident(&file) < size / 10,
-        "a run that reclaims the earlier cache left {} of {size} bytes of it",
-        resident(&file)
+        left < size / 10,
+        "a run that reclaims the earlier cache left {left} of {size} bytes of it"
     );
 }
 
 /// The kept cache is bounded: past half the run's memory limit it is reclaimed even for a
-/// compile, so that a compile's limit grows by at most half.
+/// compile.
 #[test]
 fn a_compile_reclaims_an_earlier_cache_over_half_its_memory_limit() {
     require_root!();
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let data = dir.path().join("data");
-    std::fs::create_dir(&data).unwrap();
-    let file = data.join("big");
-    let mut f = std::fs::File::create(&file).unwrap();
-    let chunk: Vec<u8> = (0..MIB).map(|i| (i * 11 + 5) as u8).collect();
-    for _ in 0..40 {
-        f.write_all(&chunk).unwrap();
-    }
-    f.sync_all().unwrap();
-    drop(f);
-    let size = 40 * MIB;
-
-    let mut opts = SandboxOptions::new(dir.path().join("scratch"));
-    std::fs::create_dir(&opts.scratch).unwrap();
-    opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
-    opts.uid_base = 87000;
-    let mut keeper = Sandbox::start(&opts).expect("the keeper starts");
-    let out = dir.path().join("out");
-    let dropped = Command::new("dd")
-        .arg(format!("if={}", file.display()))
-        .args(["iflag=nocache", "count=0", "status=none"])
-        .status()
-        .unwrap();
-    assert!(dropped.success());
-
+    let mut s = Setup::new(40, 87000);
+    let size = s.size;
     // 40 MiB read under a 128 MiB limit, then a "compile" with a 64 MiB limit: 40 > 32.
-    let mut first = spec("cat /data/big > /dev/null", &data, &out);
-    first.limits.memory = 128 * MIB;
-    assert!(keeper.run(&first).unwrap().success());
-    assert!(resident(&file) > size * 9 / 10, "{}", resident(&file));
-    let kept = keeper
-        .run_with(&spec("true", &data, &out), EarlierCache::Keep)
-        .unwrap();
-    assert!(kept.success(), "{kept:?}");
+    let read = s.run("cat /data/big > /dev/null", 128, EarlierCache::Reclaim);
+    assert!(read > size * 9 / 10, "{read} of {size}");
+    let left = s.run("true", 64, EarlierCache::Keep);
     assert!(
-        resident(&file) < size / 10,
-        "an earlier cache of {size} bytes over half a 64 MiB limit was kept: {} left",
-        resident(&file)
+        left < size / 10,
+        "an earlier cache of {size} bytes over half a 64 MiB limit was kept: {left} left"
     );
 }
