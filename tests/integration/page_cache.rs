@@ -6,9 +6,10 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
 
-use ojd_sandbox::{Bind, EarlierCache, Limits, RunSpec, Sandbox, SandboxOptions};
+use ojd_sandbox::{Bind, EarlierCache, Sandbox};
+
+use crate::sandbox::{keeper, shell};
 
 const MIB: u64 = 1 << 20;
 
@@ -24,31 +25,6 @@ fn resident(file: &Path) -> u64 {
     text.trim()
         .parse()
         .unwrap_or_else(|e| panic!("fincore printed {text:?}: {e}"))
-}
-
-fn spec(script: &str, data: &Path, stdout: &Path) -> RunSpec {
-    RunSpec {
-        argv: vec!["/bin/sh".into(), "-c".into(), script.into()],
-        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
-        box_files: vec![],
-        collect: vec![],
-        binds: vec![Bind {
-            host: data.to_path_buf(),
-            inside: "/data".into(),
-            writable: false,
-        }],
-        stdin: None,
-        stdout: stdout.to_path_buf(),
-        stderr: None,
-        limits: Limits {
-            cpu: Duration::from_secs(5),
-            wall: Duration::from_secs(30),
-            memory: 64 * MIB,
-            output: MIB,
-            processes: 8,
-            file_size: MIB,
-        },
-    }
 }
 
 /// A keeper, and a file of `mib` MiB on disk in a folder bound at `/data`, out of the page
@@ -74,11 +50,7 @@ impl Setup {
         }
         f.sync_all().unwrap();
         drop(f);
-        let mut opts = SandboxOptions::new(dir.path().join("scratch"));
-        std::fs::create_dir(&opts.scratch).unwrap();
-        opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
-        opts.uid_base = uid_base;
-        let keeper = Sandbox::start(&opts).expect("the keeper starts");
+        let keeper = keeper(dir.path(), uid_base);
         assert!(
             keeper.capabilities().cgroup.is_some(),
             "the keeper has no memory cgroup here: {:?}",
@@ -107,11 +79,12 @@ impl Setup {
     /// Runs `sh -c script` with a memory limit of `memory_mib`, the earlier cache as `cache`
     /// says; returns the bytes of the file cached after it.
     fn run(&mut self, script: &str, memory_mib: u64, cache: EarlierCache) -> u64 {
-        let mut spec = spec(
-            script,
-            &self.dir.path().join("data"),
-            &self.dir.path().join("out"),
-        );
+        let mut spec = shell(script, None, &self.dir.path().join("out"));
+        spec.binds = vec![Bind {
+            host: self.dir.path().join("data"),
+            inside: "/data".into(),
+            writable: false,
+        }];
         spec.limits.memory = memory_mib * MIB;
         let o = self.keeper.run_with(&spec, cache).unwrap();
         assert!(o.success(), "{script}: {o:?}");

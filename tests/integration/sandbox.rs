@@ -7,7 +7,7 @@ use std::time::Duration;
 use ojd_sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxOptions};
 
 /// A keeper of the built `ojd` whose programs run as uids `base..base + 1000`.
-fn keeper(scratch: &Path, base: u32) -> Sandbox {
+pub(crate) fn keeper(scratch: &Path, base: u32) -> Sandbox {
     let mut opts = SandboxOptions::new(scratch.to_path_buf());
     opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
     opts.uid_base = base;
@@ -26,7 +26,7 @@ fn limits() -> Limits {
 }
 
 /// `sh -c SCRIPT` with standard input `stdin` and standard output `stdout`.
-fn shell(script: &str, stdin: Option<&Path>, stdout: &Path) -> RunSpec {
+pub(crate) fn shell(script: &str, stdin: Option<&Path>, stdout: &Path) -> RunSpec {
     RunSpec {
         argv: vec!["/bin/sh".into(), "-c".into(), script.into()],
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],

@@ -340,6 +340,33 @@ mod tests {
         Salt::from_parts("0.1.0", "/bin/ojd 100 1", "Config {..}", 1.0)
     }
 
+    /// A stored cell of test `name`, neither rerun nor sensitive, without warnings.
+    fn stored(
+        name: &str,
+        verdict: Verdict,
+        (cpu_ms, wall_ms, memory_kib): (u64, u64, u64),
+        message: &str,
+    ) -> StoredCell {
+        StoredCell {
+            result: TestResult {
+                name: name.into(),
+                sample: false,
+                verdict,
+                cpu_ms,
+                wall_ms,
+                memory_kib,
+                exit: None,
+                message: message.into(),
+                diff: None,
+            },
+            rerun: false,
+            sensitive: false,
+            past_margin: false,
+            finished_as: None,
+            warnings: vec![],
+        }
+    }
+
     #[test]
     fn each_part_of_a_cell_changes_its_key_and_nothing_else_does() {
         let d = tempfile::tempdir().unwrap();
@@ -504,24 +531,7 @@ mod tests {
     #[test]
     fn stores_reuses_and_ignores_what_it_cannot_read() {
         let d = tempfile::tempdir().unwrap();
-        let cell = StoredCell {
-            result: TestResult {
-                name: "01".into(),
-                sample: false,
-                verdict: Verdict::Accepted,
-                cpu_ms: 5,
-                wall_ms: 6,
-                memory_kib: 7,
-                exit: None,
-                message: String::new(),
-                diff: None,
-            },
-            rerun: false,
-            sensitive: false,
-            past_margin: false,
-            finished_as: None,
-            warnings: vec![],
-        };
+        let cell = stored("01", Verdict::Accepted, (5, 6, 7), "");
         let key = "ab".repeat(32);
         let c = Cache::new(CacheOptions {
             dir: d.path().into(),
@@ -581,25 +591,12 @@ mod tests {
             reuse: true,
         });
         // What format 1 wrote for a TLE that stood at the exact limit.
-        let mut old = serde_json::to_value(StoredCell {
-            result: TestResult {
-                name: "02".into(),
-                sample: false,
-                verdict: Verdict::TimeLimitExceeded,
-                cpu_ms: 1004,
-                wall_ms: 1010,
-                memory_kib: 900,
-                exit: None,
-                message: "CPU time limit of 1000 ms exceeded (a parallel run at the exact limit)"
-                    .into(),
-                diff: None,
-            },
-            rerun: false,
-            sensitive: false,
-            past_margin: false,
-            finished_as: None,
-            warnings: vec![],
-        })
+        let mut old = serde_json::to_value(stored(
+            "02",
+            Verdict::TimeLimitExceeded,
+            (1004, 1010, 900),
+            "CPU time limit of 1000 ms exceeded (a parallel run at the exact limit)",
+        ))
         .unwrap();
         old["shortcut"] = true.into();
         let old = serde_json::to_string(&old).unwrap();
