@@ -163,8 +163,12 @@ impl Cdp {
         }
     }
 
+    /// Polls `expr` until it is neither null nor false, on a page that has finished loading: a
+    /// posted form's answer may be read while only its top has been parsed, and an element
+    /// found there says nothing of the rest of the page.
     pub fn wait_for(&mut self, what: &str, expr: &str, timeout: Duration) -> Value {
         let deadline = Instant::now() + timeout;
+        let expr = &format!("document.readyState === 'complete' && ({expr})");
         loop {
             // A navigation (a form posted, a redirect) may tear down the page between two polls:
             // the browser then answers "Inspected target navigated or closed" or "Execution
@@ -191,10 +195,7 @@ impl Cdp {
     }
 
     pub fn wait_loaded(&mut self, url_prefix: &str) {
-        let expr = format!(
-            "document.readyState === 'complete' && location.href.startsWith({})",
-            json!(url_prefix)
-        );
+        let expr = format!("location.href.startsWith({})", json!(url_prefix));
         self.wait_for("the page to load", &expr, Duration::from_secs(30));
     }
 
