@@ -1043,7 +1043,7 @@ fn contest_api(database: Option<&str>) {
             submit_ok(&d, BOB, "compile_error/missing_semicolon.cpp", "cpp"),
             BOB,
         ),
-        (submit_ok(&d, BOB, "time_limit_exceeded/busy.c", "c"), BOB),
+        (submit_ok(&d, BOB, "time_limit_exceeded/sleep.c", "c"), BOB),
         (submit_ok(&d, BOB, "runtime_error/exit3.c", "c"), BOB),
     ];
     let (code, q) = d.post_json(
@@ -1298,7 +1298,7 @@ fn contest_api(database: Option<&str>) {
         .read_to_string(&mut source)
         .expect("text");
     let want = std::fs::read_to_string(crate::common::testdata(
-        "aplusb/submissions/time_limit_exceeded/busy.c",
+        "aplusb/submissions/time_limit_exceeded/sleep.c",
     ))
     .expect("source");
     assert_eq!(source, want);

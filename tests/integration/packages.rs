@@ -460,6 +460,12 @@ fn polygon_reference_too_slow_is_a_package_problem() {
         "int main() { volatile unsigned long x = 0; for (;;) x++; }\n",
     )
     .unwrap();
+    // The reference may spin for `tool_time` of CPU (or the time limit, if longer) before it
+    // is a package problem: 2 s here, not the default 30 s.
+    let config = s.path("config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("tool_time = \"2s\"\n");
+    std::fs::write(&config, text).unwrap();
     let r = s.ojd(&[
         "import",
         "polygon",

@@ -20,7 +20,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
@@ -181,9 +180,10 @@ impl Ctx<'_> {
     }
 
     fn tool_limits(&self) -> Limits {
+        let cpu = self.judge.config.judge.tool_time;
         Limits {
-            cpu: Duration::from_secs(30),
-            wall: Duration::from_secs(60),
+            cpu,
+            wall: cpu * 2,
             memory: 2 << 30,
             output: 256 << 20,
             processes: 16,
@@ -395,7 +395,7 @@ fn generate_in(
     let mut lock = BTreeMap::new();
     let mut limits = cx.judge.limits_for(problem, &solution);
     // The reference is timed, not limited: a slow reference is reported, its answer still made.
-    limits.cpu = limits.cpu.max(Duration::from_secs(30));
+    limits.cpu = limits.cpu.max(cx.judge.config.judge.tool_time);
     limits.wall = limits.cpu * 2;
     limits.memory = limits.memory.max(1 << 30);
     let total = problem.tests.len();

@@ -136,6 +136,10 @@ fn yes() -> bool {
     true
 }
 
+fn thirty_seconds() -> Duration {
+    Duration::from_secs(30)
+}
+
 fn thirty_days() -> Duration {
     Duration::from_secs(30 * 86400)
 }
@@ -199,6 +203,10 @@ pub struct JudgeConfig {
     pub compile_memory: ByteSize,
     pub(crate) compile_processes: u32,
     pub(crate) compile_output_limit: ByteSize,
+    /// CPU time a package's own program (a generator, a validator, the reference making the
+    /// answers) may take on one test; the wall time is twice that.
+    #[serde(default = "thirty_seconds", with = "duration_text")]
+    pub(crate) tool_time: Duration,
     pub cache: PathBuf,
     /// Bound on the compile cache (`<cache>/programs`), held at every moment: least recently
     /// used programs not in use are evicted to admit a new one, or it is used once, uncached.
@@ -377,6 +385,12 @@ impl Config {
                 crate::units::format_duration(retention)
             ));
         }
+        if self.judge.tool_time < std::time::Duration::from_secs(1) {
+            return Err(format!(
+                "judge.tool_time: {}: expected at least 1s",
+                crate::units::format_duration(self.judge.tool_time)
+            ));
+        }
         ojd_sandbox::affinity::Pinning::parse(&self.judge.pin_cpus)
             .map_err(|e| format!("judge.pin_cpus: {e}"))?;
         Ok(())
@@ -445,6 +459,14 @@ mod tests {
         let e = Config::parse_layered(Some(("my.toml", "[judge]\ncompile_time = \"soon\"\n")))
             .unwrap_err();
         assert!(e.to_string().contains("expected a duration"), "{e}");
+
+        let e = Config::parse_layered(Some(("my.toml", "[judge]\ntool_time = \"100ms\"\n")))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("judge.tool_time: 100ms: expected at least 1s"),
+            "{e}"
+        );
 
         let c = Config::parse_layered(Some((
             "my.toml",
