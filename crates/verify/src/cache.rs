@@ -332,7 +332,7 @@ impl Cache {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use ojd_judge::{Margins, TestCase};
 
@@ -341,7 +341,7 @@ mod tests {
     }
 
     /// A stored cell of test `name`, neither rerun nor sensitive, without warnings.
-    fn stored(
+    pub(crate) fn stored(
         name: &str,
         verdict: Verdict,
         (cpu_ms, wall_ms, memory_kib): (u64, u64, u64),

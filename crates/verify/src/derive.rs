@@ -69,28 +69,11 @@ pub(crate) fn derive(plain: &StoredCell, cpu_ms: u64, wall_ms: u64, slack: f64) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_judge::TestResult;
     use Verdict::*;
 
+    /// A stored cell of test "t" (no memory, no message).
     fn stored(verdict: Verdict, cpu_ms: u64, wall_ms: u64) -> StoredCell {
-        StoredCell {
-            result: TestResult {
-                name: "t".into(),
-                sample: false,
-                verdict,
-                cpu_ms,
-                wall_ms,
-                memory_kib: 0,
-                exit: None,
-                message: String::new(),
-                diff: None,
-            },
-            rerun: false,
-            sensitive: false,
-            past_margin: false,
-            finished_as: None,
-            warnings: vec![],
-        }
+        crate::cache::tests::stored("t", verdict, (cpu_ms, wall_ms, 0), "")
     }
 
     /// (verdict, CPU ms, wall ms measured at a 1000 ms limit) → what a run at the scaled limit
