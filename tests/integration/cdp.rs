@@ -132,7 +132,16 @@ impl Cdp {
             .send(Message::Text(msg))
             .expect("send to the browser");
         loop {
-            let m = self.socket.read().expect("read from the browser");
+            let m = match self.socket.read() {
+                Ok(m) => m,
+                // A read from a socket with a timeout (SO_RCVTIMEO) fails with EINTR when any
+                // signal handler of this process runs meanwhile, SA_RESTART or not (signal(7)):
+                // nothing was read, so it is read again.
+                Err(tungstenite::Error::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    continue
+                }
+                Err(e) => panic!("read from the browser: {e:?}"),
+            };
             let Message::Text(text) = m else { continue };
             let v: Value = serde_json::from_str(&text).expect("json from the browser");
             if v["id"] == id {
