@@ -23,11 +23,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::contests::rfc3339;
-use crate::daemon::{Daemon, Site, ADMIN, ALICE, BOB};
+use crate::daemon::{Daemon, Site, ADMIN, ALICE, BOB, JUDGED_WITHIN};
 
 const CAROL: &str = "carol-token";
-const JUDGED_WITHIN: Duration = Duration::from_secs(180);
-
 // ---- the standard's objects, from Contest_API.md (2023-06) ----
 
 /// A property: its name, its type as the standard writes it (`ID`, `string ?`, `array of

@@ -16,7 +16,7 @@ use ojd_store::{NewSubmission, SqliteStore, Store, StoreError};
 
 use crate::common;
 use crate::contest_site::ContestSite;
-use crate::daemon::{ADMIN, ALICE, BOB};
+use crate::daemon::{ADMIN, ALICE, BOB, JUDGED_WITHIN};
 
 const START: i64 = 1_800_000_000_000;
 
@@ -448,8 +448,6 @@ fn postgres_store_passes_the_contest_suite() {
 }
 
 // ---- the daemon ----
-
-const JUDGED_WITHIN: Duration = Duration::from_secs(180);
 
 pub(crate) fn rfc3339(ms: i64) -> String {
     let t = time::OffsetDateTime::from_unix_timestamp(ms / 1000).expect("time");

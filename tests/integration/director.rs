@@ -11,10 +11,8 @@ use ojd_judge::SourceFile;
 
 use crate::contest_site::ContestSite;
 use crate::contests::{message, now_ms};
-use crate::daemon::{events_at, Daemon, Site, ADMIN, ALICE};
+use crate::daemon::{events_at, Daemon, Site, ADMIN, ALICE, JUDGED_WITHIN};
 use crate::websec::{login, request};
-
-const JUDGED_WITHIN: Duration = Duration::from_secs(180);
 
 // ---- the live event stream under the feedback policy ----
 

@@ -6,9 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::common;
-use crate::daemon::{host_binary, known_submissions, Site, ADMIN, ALICE, BOB};
-
-const JUDGED_WITHIN: Duration = Duration::from_secs(180);
+use crate::daemon::{host_binary, known_submissions, Site, ADMIN, ALICE, BOB, JUDGED_WITHIN};
 
 #[test]
 fn every_known_submission_gets_its_verdict_over_http() {

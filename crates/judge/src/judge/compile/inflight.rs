@@ -4,13 +4,13 @@
 //! program a second time beside it. Two workers judging the first runs of a problem would
 //! otherwise both compile its checker; two submissions of the same source, both.
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// The cache folders (one per key) being compiled now.
-static COMPILING: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+static COMPILING: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 static ENDED: Condvar = Condvar::new();
 /// Threads waiting in [`claim`] now (for the tests).
 static WAITING: AtomicUsize = AtomicUsize::new(0);
@@ -30,9 +30,7 @@ pub(super) struct Compiling(PathBuf);
 impl Drop for Compiling {
     fn drop(&mut self) {
         let mut set = COMPILING.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = set.as_mut() {
-            s.remove(&self.0);
-        }
+        set.remove(&self.0);
         drop(set);
         ENDED.notify_all();
     }
@@ -43,7 +41,7 @@ impl Drop for Compiling {
 pub(super) fn claim(dir: &Path) -> Claim {
     let mut set = COMPILING.lock().unwrap_or_else(|e| e.into_inner());
     let mut waited = false;
-    while set.get_or_insert_with(HashSet::new).contains(dir) {
+    while set.contains(dir) {
         waited = true;
         WAITING.fetch_add(1, Ordering::SeqCst);
         set = ENDED.wait(set).unwrap_or_else(|e| e.into_inner());
@@ -52,8 +50,7 @@ pub(super) fn claim(dir: &Path) -> Claim {
     if waited {
         return Claim::Waited;
     }
-    set.get_or_insert_with(HashSet::new)
-        .insert(dir.to_path_buf());
+    set.insert(dir.to_path_buf());
     Claim::Mine(Compiling(dir.to_path_buf()))
 }
 
