@@ -83,8 +83,9 @@ pub struct Global {
     /// Configuration layered over the built-in defaults (see config.toml).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Colours on stdout: `auto` on a terminal unless NO_COLOR is set (CLICOLOR_FORCE forces
-    /// them), `always`, or `never`. The same in every command.
+    /// Colours on stdout (and in the daemon's log on stderr): `auto` on a terminal unless
+    /// NO_COLOR is set (CLICOLOR_FORCE forces them), `always`, or `never`. The same in every
+    /// command.
     #[arg(long, global = true, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
     pub color: Color,
 }

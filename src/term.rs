@@ -1,6 +1,6 @@
 //! The terminal, the one place the commands draw progress and decide colour: a progress bar on
 //! stderr ([`Bar`], drawn by indicatif only when stderr is a terminal, so a pipe or a CI log
-//! gets nothing) and whether stdout is coloured ([`color_stdout`]). Coloured text is printed
+//! gets nothing) and whether stdout and stderr are coloured ([`color_stdout`], [`color_stderr`]). Coloured text is printed
 //! with `anstream::print!`, which also strips the escape codes when colour is off, so no
 //! renderer can leak them into a pipe or past `NO_COLOR`.
 
@@ -13,6 +13,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`, `TERM=dumb`), as anstream decides it.
 pub fn color_stdout() -> bool {
     anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+}
+
+/// Whether to colour stderr, decided as for stdout: the daemon's log (`ojd serve`, `ojd worker`).
+pub fn color_stderr() -> bool {
+    anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
 }
 
 /// Writes bytes to stdout unchanged (a program's own output); a closed pipe (`ojd run … |

@@ -13,7 +13,7 @@ use crate::{daemon_exit, Global, EXIT_BAD_INPUT};
 pub struct Args {}
 
 pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
-    ojd_service::logging::init();
+    ojd_service::logging::init(crate::term::color_stderr());
     let config = match g.load_config() {
         Ok(c) => c,
         Err(e) => {

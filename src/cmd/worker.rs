@@ -42,7 +42,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
             }
         };
     }
-    ojd_service::logging::init();
+    ojd_service::logging::init(crate::term::color_stderr());
     let config = match g.load_config() {
         Ok(c) => c,
         Err(e) => {

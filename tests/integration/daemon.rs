@@ -15,6 +15,9 @@ use crate::common;
 pub const ALICE: &str = "alice-token";
 pub const BOB: &str = "bob-token";
 pub const ADMIN: &str = "admin-token";
+/// How long a daemon test waits for a submission to be judged: far beyond a quiet run's seconds,
+/// for a loaded 2-core host running the waiting tests six at a time.
+pub const JUDGED_WITHIN: std::time::Duration = std::time::Duration::from_secs(180);
 
 /// A folder holding everything one daemon (and its restarts) uses.
 pub struct Site {
@@ -63,7 +66,12 @@ impl Site {
     }
 
     pub fn start(&self) -> Daemon {
-        Daemon::start(self.path())
+        Daemon::start(self.path(), &[])
+    }
+
+    /// The daemon with more command-line arguments after `serve --config FILE`.
+    pub fn start_with(&self, args: &[&str]) -> Daemon {
+        Daemon::start(self.path(), args)
     }
 }
 
@@ -87,7 +95,7 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    fn start(site: &Path) -> Daemon {
+    fn start(site: &Path, args: &[&str]) -> Daemon {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -96,6 +104,7 @@ impl Daemon {
         let mut child = common::ojd()
             .args(["serve", "--config"])
             .arg(site.join("config.toml"))
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()
@@ -447,4 +456,22 @@ fn reloaded_versions_nothing_uses_are_collected() {
     }
     let (status, _) = d.terminate(Duration::from_secs(30));
     assert!(status.success());
+}
+
+/// The daemon's log follows the one terminal layer: `--color always` colours it even into a
+/// file, and by default a log that is not a terminal gets no escape codes (issue 20: one
+/// terminal layer, `NO_COLOR` and `--color` honoured everywhere). A SIGTERM right after the
+/// daemon announced itself stops it gracefully (exit 0): its handler is in place before the
+/// announcement (it used to be installed later, and such a SIGTERM killed it).
+#[test]
+fn the_log_is_coloured_only_as_color_says() {
+    require_root!();
+    let site = Site::new("");
+    for (args, coloured) in [(&[][..], false), (&["--color", "always"][..], true)] {
+        let d = site.start_with(args);
+        let log = d.log_with(&["problem(s) ready"]);
+        assert_eq!(log.contains("\x1b["), coloured, "{args:?}: {log:?}");
+        let (status, _) = d.terminate(Duration::from_secs(30));
+        assert!(status.success(), "{args:?}");
+    }
 }

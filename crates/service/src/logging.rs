@@ -6,15 +6,15 @@
 //! `language`) and `judged` (by the worker that stored the verdict: the same fields plus
 //! `verdict`, `time_ms`, `host`, and `cause` for a judge error). The filter follows `RUST_LOG`'s
 //! syntax (`OJD_LOG` first, then `RUST_LOG`; default `info`), e.g. `OJD_LOG=ojd=debug`.
-//! Colours only when stderr is a terminal and `NO_COLOR` is unset.
-
-use std::io::IsTerminal;
+//! Colours as the caller decides: the binary's terminal layer, by `--color` and, for `auto`,
+//! whether stderr is a terminal and `NO_COLOR`, `CLICOLOR_FORCE` and `TERM`.
 
 use tracing_subscriber::EnvFilter;
 
-/// Installs the stderr subscriber (once per process; a second call changes nothing). A bad
-/// filter is reported and the default used, so a typo never silences the log.
-pub fn init() {
+/// Installs the stderr subscriber (once per process; a second call changes nothing), with
+/// colours when `colour`. A bad filter is reported and the default used, so a typo never
+/// silences the log.
+pub fn init(colour: bool) {
     let spec = std::env::var("OJD_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
         .unwrap_or_default();
@@ -26,7 +26,6 @@ pub fn init() {
             Err(e) => (EnvFilter::new("info"), Some(format!("{spec:?}: {e}"))),
         }
     };
-    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let installed = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -49,13 +49,14 @@ pub fn run_worker(
         node::start_heartbeat(&app);
         node::start_listener(&app);
         let mut workers = crate::queue::spawn_workers(&app);
+        let stop = node::shutdown_signal();
         println!(
             "ojd: worker {name} (identity {identity}) judging with {} worker(s) on {}",
             app.workers,
             ojd_store::redact_url(&database)
         );
         let _ = std::io::stdout().flush();
-        node::shutdown_signal().await;
+        stop.await;
         log("shutting down: no new judgings; waiting for the ones in flight");
         app.begin_stop();
         crate::queue::drain(&app, &mut workers).await;

@@ -266,6 +266,7 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
             .map_err(|source| ServerError::Bind { addr, source })?;
         let url = public_url(local);
         let catalog = app.catalog();
+        let stop = shutdown_signal();
         // stdout carries the URL (scripts and tests read it); the log goes to stderr.
         println!("ojd: listening on {url}");
         println!(
@@ -282,7 +283,7 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
         }
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        run(listener, app, shutdown_signal()).await
+        run(listener, app, stop).await
     })?;
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(())
