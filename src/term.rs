@@ -16,6 +16,7 @@ pub fn color_stdout() -> bool {
 }
 
 /// Whether to colour stderr, decided as for stdout: the daemon's log (`ojd serve`, `ojd worker`).
+#[cfg(feature = "worker")]
 pub fn color_stderr() -> bool {
     anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
 }
