@@ -1,8 +1,8 @@
 //! The terminal, the one place the commands draw progress and decide colour: a progress bar on
 //! stderr ([`Bar`], drawn by indicatif only when stderr is a terminal, so a pipe or a CI log
-//! gets nothing) and whether stdout and stderr are coloured ([`color_stdout`], [`color_stderr`]). Coloured text is printed
-//! with `anstream::print!`, which also strips the escape codes when colour is off, so no
-//! renderer can leak them into a pipe or past `NO_COLOR`.
+//! gets nothing) and whether stdout and stderr are coloured ([`color_stdout`], `color_stderr`).
+//! Coloured text is printed with `anstream::print!`, which also strips the escape codes when
+//! colour is off, so no renderer can leak them into a pipe or past `NO_COLOR`.
 
 use std::io::Write as _;
 use std::sync::{Mutex, PoisonError};

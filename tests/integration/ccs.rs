@@ -26,6 +26,7 @@ use crate::contests::rfc3339;
 use crate::daemon::{Daemon, Site, ADMIN, ALICE, BOB, JUDGED_WITHIN};
 
 const CAROL: &str = "carol-token";
+
 // ---- the standard's objects, from Contest_API.md (2023-06) ----
 
 /// A property: its name, its type as the standard writes it (`ID`, `string ?`, `array of
