@@ -55,4 +55,5 @@ mod store;
 mod stress;
 mod token;
 mod verify;
+mod viewers;
 mod websec;

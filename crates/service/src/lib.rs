@@ -4,7 +4,10 @@
 //! `start_*` functions that run its parts), its workers that claim and judge submissions
 //! ([`spawn_workers`], [`drain`]), the [`Hub`] of their live progress ([`Live`] events), the
 //! problems a node serves ([`Catalog`]), problem packages as content-addressed blobs for
-//! judge hosts ([`Cache`]) and `ojd worker`, a judge host ([`run_worker`]). Two namespaces stay
+//! judge hosts ([`Cache`]) and `ojd worker`, a judge host ([`run_worker`]). A submission's
+//! life is the service's: [`Node::submit`] inserts it, and it is read back only as one
+//! [`Viewer`] may see it ([`Node::seen`], [`Node::seen_rows`]), through the one visibility
+//! [`Policy`]. Two namespaces stay
 //! modules of their own: [`contest`] (contests' model, standings, clock, rejudgings, awards,
 //! rosters) and [`logging`] (the daemon's log lines). The web layer (`ojd-web`) wraps a
 //! [`Node`]; nothing here depends on it.
@@ -18,6 +21,8 @@ mod events;
 pub mod logging;
 mod node;
 mod queue;
+mod submissions;
+mod viewer;
 mod worker;
 
 /// A judging node and what runs it.
@@ -28,6 +33,12 @@ pub use node::{
 
 /// The node's workers: they claim submissions from the store and judge them.
 pub use queue::{drain, spawn_workers, Workers};
+
+/// A submission's life: inserted, and read back only as one viewer may see it.
+pub use submissions::{NewEntry, Seen, SeenPage, SeenRow};
+
+/// The visibility policy, its one copy: what one viewer may see of a problem or a submission.
+pub use viewer::{apply_feedback, redact, Policy, Sight, Viewer};
 
 /// `ojd worker`: a judge host, no HTTP.
 pub use worker::run_worker;

@@ -10,10 +10,9 @@ use serde::Deserialize;
 use crate::error::AppError;
 use crate::text::urlencode;
 use crate::user::User;
-use crate::view::problem_visible;
 use crate::App;
 use ojd_judge::Verdict;
-use ojd_store::{ListFilter, SubmissionInfo};
+use ojd_store::ListFilter;
 
 /// Rows per page unless `limit` says otherwise.
 const PAGE_ROWS: u32 = 50;
@@ -124,18 +123,6 @@ impl ListQuery {
         next.trim_end_matches("before=0")
             .trim_end_matches('&')
             .to_string()
-    }
-}
-
-/// `rows` as `viewer` may see them: without those of problems hidden from them
-/// ([`problem_visible`]: a student's own submission of a problem that a contest
-/// later claimed, until it starts), and without the judging host unless they are an admin.
-pub(crate) fn visible_rows(app: &App, viewer: &User, rows: &mut Vec<SubmissionInfo>) {
-    if !viewer.admin {
-        rows.retain(|r| problem_visible(app, &r.problem, Some(viewer)));
-        for r in rows.iter_mut() {
-            r.judged_by = None;
-        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! ([`SubmitForm`]), checked and queued by [`accept`]: the contest's rules when made through a
 //! contest, the problem's visibility, one source (pasted or a file), the size limit, the
 //! language (given, or told from the file's name), the judge's own checks and the rate limit.
-//! A submission is committed to the store before its id is returned. Also the languages a
+//! The service inserts it ([`ojd_service::Node::submit`]), committed before its id is returned. Also the languages a
 //! submission may be in, as the pages and the API offer them.
 
 use std::path::Path;
@@ -18,7 +18,7 @@ use crate::user::User;
 use crate::view::problem_visible;
 use crate::App;
 use ojd_judge::{JudgeError, Submission};
-use ojd_store::NewSubmission;
+use ojd_service::NewEntry;
 
 #[derive(Serialize)]
 pub(crate) struct LanguageView {
@@ -204,26 +204,21 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
         other => AppError::BadRequest(other.to_string()),
     })?;
     app.limiter.check(user)?;
-    let (problem, language) = (form.problem.clone(), sub.language.clone());
-    let new = NewSubmission {
-        user: user.name.clone(),
-        problem: form.problem,
-        language: sub.language,
-        source: sub.source,
-    };
     let ranked = contest.clone().filter(|_| !jury);
     let id = app
-        .db(move |s| match &contest {
-            Some(c) => s.insert_in_contest_as(&new, c, jury, ojd_store::now_ms()),
-            None => s.insert(&new, ojd_store::now_ms()),
+        .node
+        .submit(NewEntry {
+            user: user.name.clone(),
+            problem: form.problem,
+            language: sub.language,
+            source: sub.source,
+            contest,
+            jury,
         })
         .await?;
     if let Some(c) = &ranked {
         // A new pending attempt on the standings.
         app.contests.submitted(c);
     }
-    app.metrics.submitted.fetch_add(1, Ordering::Relaxed);
-    ojd_service::logging::queued(id, &user.name, &problem, &language);
-    app.wake.notify_one();
     Ok(id)
 }

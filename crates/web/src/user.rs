@@ -9,6 +9,21 @@ pub struct User {
     pub admin: bool,
 }
 
+impl User {
+    /// This user as the service's visibility policy names a viewer.
+    pub(crate) fn as_viewer(&self) -> ojd_service::Viewer<'_> {
+        ojd_service::Viewer::User {
+            name: &self.name,
+            admin: self.admin,
+        }
+    }
+
+    /// A request's viewer: `None` is an anonymous one.
+    pub(crate) fn viewer(user: Option<&User>) -> ojd_service::Viewer<'_> {
+        user.map_or(ojd_service::Viewer::Anonymous, User::as_viewer)
+    }
+}
+
 /// Whether `name` may name a user (and, with more rules, a problem folder): 1 to 64 ASCII
 /// letters, digits, `.`, `_` or `-`, so it is safe in a path, a URL and a log line.
 pub(crate) fn valid_name(name: &str) -> bool {

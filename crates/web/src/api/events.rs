@@ -8,10 +8,12 @@
 //! - `done`: the stored submission summary (verdict, score, times); the stream then ends.
 //!
 //! The stream subscribes to the hub *before* reading the store, and the worker stores a verdict
-//! before it announces it, so a `done` is never missed. Results follow the same visibility
-//! policy as the JSON API, and the contest's feedback policy (see [`crate::view::feedback_for`]):
-//! under `verdict` no `started` or `test` event and no test in `state`; under `first_failure`
-//! none after the first failing test. The stream also ends when the daemon shuts down (EventSource then
+//! before it announces it, so a `done` is never missed. Every event passes the service's one
+//! visibility policy, as the JSON API and the pages do (see [`ojd_service::Sight`]): `done` is
+//! the list's row as this viewer sees it (the jury's verdict, the judging host for admins
+//! only), and the tests follow the contest's feedback policy: under `verdict` no `started` or
+//! `test` event and no test in `state`; under `first_failure` none after the first failing
+//! test. The stream also ends when the daemon shuts down (EventSource then
 //! reconnects to the next daemon by itself).
 //!
 //! With several nodes (PostgreSQL), events of another host's judging arrive by NOTIFY, which
@@ -30,13 +32,11 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::error::AppError;
 use crate::user::User;
-use crate::view::{
-    apply_feedback, feedback_for, is_done, redact, shows_secrets, summary, visible_submission,
-};
+use crate::view::{policy, seen, summary};
 use crate::App;
-use ojd_judge::{TestResult, Verdict};
-use ojd_service::contest::Feedback;
-use ojd_service::Live;
+use ojd_judge::Verdict;
+use ojd_service::{Live, Sight};
+use ojd_store::State as SubState;
 
 type Tx = mpsc::Sender<Result<Event, Infallible>>;
 
@@ -44,10 +44,15 @@ type Tx = mpsc::Sender<Result<Event, Infallible>>;
 pub const RECHECK: Duration = Duration::from_secs(5);
 
 /// Whether the submission is done in the store; then sends `done` (and the stream ends).
-async fn done_in_store(app: &Arc<App>, id: i64, tx: &Tx) -> bool {
-    match app.db(move |s| s.info(id)).await {
-        Ok(Some(info)) if is_done(&info) => {
-            let _ = tx.send(event("done", &summary(info))).await;
+async fn done_in_store(app: &Arc<App>, id: i64, user: &User, tx: &Tx) -> bool {
+    let loaded = app.contests.get();
+    match app
+        .node
+        .seen_row(id, user.as_viewer(), policy(app, &loaded))
+        .await
+    {
+        Ok(Some(row)) if row.info.state == SubState::Done => {
+            let _ = tx.send(event("done", &summary(row))).await;
             true
         }
         _ => false,
@@ -60,13 +65,10 @@ pub(crate) async fn events(
     Path(id): Path<i64>,
 ) -> Result<impl IntoResponse, AppError> {
     let rx = app.hub.subscribe();
-    // Checks that the viewer may see it (another user's is a 404).
-    let detail = visible_submission(&app, id, &user).await?;
-    let show = shows_secrets(&app, &detail.info.problem, &user);
-    let contest = app.db(move |s| s.contest_of(id)).await?;
-    let policy = feedback_for(&app, contest.as_deref(), &user);
+    // Checks that the viewer may see it (another user's is a 404), and what of it.
+    let sight = seen(&app, id, &user).await?.sight;
     let (tx, out) = mpsc::channel(64);
-    tokio::spawn(forward(app, id, Shown { show, policy }, rx, tx));
+    tokio::spawn(forward(app, id, Viewing { user, sight }, rx, tx));
     Ok(Sse::new(ReceiverStream::new(out))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
@@ -77,52 +79,31 @@ fn event(name: &str, data: &impl serde::Serialize) -> Result<Event, Infallible> 
         .data(serde_json::to_string(data).unwrap_or_else(|_| "{}".into())))
 }
 
-/// What the viewer may see of the tests: secrets (see [`shows_secrets`]) and the contest's
-/// feedback policy.
-#[derive(Copy, Clone)]
-struct Shown {
-    show: bool,
-    policy: Feedback,
-}
-
-impl Shown {
-    /// Whether a test at this point of the stream is shown, given whether a shown test already
-    /// failed.
-    fn test(self, failed: bool) -> bool {
-        match self.policy {
-            Feedback::All => true,
-            Feedback::Verdict => false,
-            Feedback::FirstFailure => !failed,
-        }
-    }
-
-    /// A finished test as sent.
-    fn result(self, t: &TestResult) -> TestResult {
-        let mut r = redact(t, self.show);
-        if self.policy != Feedback::All && !r.sample {
-            r.diff = None;
-        }
-        r
-    }
+/// Who watches the stream, and what the policy lets them see of this submission.
+struct Viewing {
+    user: User,
+    sight: Sight,
 }
 
 /// Sends the current state; returns false when the submission is done (and `done` was sent).
 /// `failed` becomes whether a shown test failed.
-async fn send_state(app: &Arc<App>, id: i64, shown: Shown, failed: &mut bool, tx: &Tx) -> bool {
-    let show = shown.show;
-    let info = match app.db(move |s| s.info(id)).await {
-        Ok(Some(info)) => info,
+async fn send_state(app: &Arc<App>, id: i64, v: &Viewing, failed: &mut bool, tx: &Tx) -> bool {
+    let row = {
+        let loaded = app.contests.get();
+        app.node
+            .seen_row(id, v.user.as_viewer(), policy(app, &loaded))
+            .await
+    };
+    let info = match row {
+        Ok(Some(row)) if row.info.state == SubState::Done => {
+            let _ = tx.send(event("done", &summary(row))).await;
+            return false;
+        }
+        Ok(Some(row)) => row.info,
         _ => return false,
     };
-    if is_done(&info) {
-        let _ = tx.send(event("done", &summary(info))).await;
-        return false;
-    }
     let progress = app.hub.snapshot(id).unwrap_or_default();
-    let tests = apply_feedback(
-        shown.policy,
-        progress.tests.iter().map(|t| redact(t, show)).collect(),
-    );
+    let tests = v.sight.tests(&progress.tests);
     *failed = tests.iter().any(|t| t.verdict != Verdict::Accepted);
     let state = serde_json::json!({
         "state": info.state,
@@ -136,13 +117,13 @@ async fn send_state(app: &Arc<App>, id: i64, shown: Shown, failed: &mut bool, tx
 async fn forward(
     app: Arc<App>,
     id: i64,
-    shown: Shown,
+    v: Viewing,
     mut rx: broadcast::Receiver<Arc<Live>>,
     tx: Tx,
 ) {
     let mut stop = app.stopping();
     let mut failed = false;
-    if !send_state(&app, id, shown, &mut failed, &tx).await {
+    if !send_state(&app, id, &v, &mut failed, &tx).await {
         return;
     }
     loop {
@@ -160,7 +141,7 @@ async fn forward(
             _ = quiet => None,
         };
         let Some(received) = received else {
-            if done_in_store(&app, id, &tx).await {
+            if done_in_store(&app, id, &v.user, &tx).await {
                 return;
             }
             continue;
@@ -170,7 +151,7 @@ async fn forward(
             Ok(_) => continue,
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 // Too far behind: start again from the stored and in-flight state.
-                if !send_state(&app, id, shown, &mut failed, &tx).await {
+                if !send_state(&app, id, &v, &mut failed, &tx).await {
                     return;
                 }
                 continue;
@@ -180,56 +161,21 @@ async fn forward(
         let sent = match &*live {
             Live::Started { .. } => tx.send(event("state", &serde_json::json!({ "state": "judging", "compiled": null, "running": null, "tests": [] }))).await,
             Live::Compiled { ok, .. } => tx.send(event("compiled", &serde_json::json!({ "ok": ok }))).await,
-            Live::TestStarted { .. } if !shown.test(failed) => continue,
+            Live::TestStarted { .. } if !v.sight.shows_test(failed) => continue,
             Live::TestStarted { index, name, .. } => tx.send(event("started", &serde_json::json!({ "index": index, "name": name }))).await,
-            Live::TestFinished { .. } if !shown.test(failed) => continue,
+            Live::TestFinished { .. } if !v.sight.shows_test(failed) => continue,
             Live::TestFinished { index, result, .. } => {
                 failed |= result.verdict != Verdict::Accepted;
-                tx.send(event("test", &serde_json::json!({ "index": index, "result": shown.result(result) }))).await
+                tx.send(event("test", &serde_json::json!({ "index": index, "result": v.sight.test(result) }))).await
             }
             Live::Requeued { .. } => tx.send(event("queued", &serde_json::json!({}))).await,
             Live::Done { .. } => {
-                send_state(&app, id, shown, &mut failed, &tx).await;
+                send_state(&app, id, &v, &mut failed, &tx).await;
                 return;
             }
         };
         if sent.is_err() {
             return;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_stream_follows_the_feedback_policy() {
-        let at = |policy| Shown { show: true, policy };
-        // Before and after a shown test failed.
-        let seen = |policy| (at(policy).test(false), at(policy).test(true));
-        assert_eq!(seen(Feedback::All), (true, true));
-        assert_eq!(seen(Feedback::FirstFailure), (true, false));
-        assert_eq!(seen(Feedback::Verdict), (false, false));
-        let t = TestResult {
-            name: "secret".into(),
-            sample: false,
-            verdict: Verdict::WrongAnswer,
-            cpu_ms: 1,
-            wall_ms: 1,
-            memory_kib: 1,
-            exit: None,
-            message: "expected 5".into(),
-            diff: Some(ojd_judge::Diff {
-                line: 1,
-                column: 1,
-                lines: Vec::new(),
-                trimmed: false,
-            }),
-        };
-        // Even where secret diffs are shown, `first_failure` sends a hidden test's without it.
-        assert!(at(Feedback::All).result(&t).diff.is_some());
-        let r = at(Feedback::FirstFailure).result(&t);
-        assert!(r.diff.is_none() && r.message == "expected 5");
     }
 }

@@ -12,11 +12,11 @@ use axum::Json;
 
 use crate::auth::extract::Admin;
 use crate::error::AppError;
-use crate::listing::{visible_rows, ListQuery, Owner};
+use crate::listing::{ListQuery, Owner};
 use crate::rejudgings::{rejudge_now, Scope, Started};
 use crate::submit::{accept, read_multipart, too_large, SubmitForm};
 use crate::user::User;
-use crate::view::{summary, view, visible_submission, with_contest, with_contests};
+use crate::view::{policy, summary, visible_submission};
 use crate::App;
 
 /// `POST /api/v1/submissions`: JSON `{problem, language?, source, filename?}` or multipart
@@ -63,8 +63,7 @@ pub(crate) async fn one(
     user: User,
     Path(id): Path<i64>,
 ) -> Result<impl IntoResponse, AppError> {
-    let d = visible_submission(&app, id, &user).await?;
-    let v = with_contest(&app, view(&app, d, &user)).await?;
+    let v = visible_submission(&app, id, &user).await?;
     let mut out = serde_json::to_value(v)
         .map_err(|e| AppError::Internal(format!("submission {id} as JSON: {e}")))?;
     if user.admin {
@@ -84,24 +83,20 @@ pub(crate) async fn list(
     Query(q): Query<ListQuery>,
 ) -> Result<impl IntoResponse, AppError> {
     let filter = q.filter(&app, &user, Owner::Strict)?;
-    let counted = filter.clone();
-    let (mut page, total) = app
-        .db(move |s| Ok((s.list_page(&filter)?, s.count_matching(&counted)?)))
+    let loaded = app.contests.get();
+    let page = app
+        .node
+        .seen_rows(filter, user.as_viewer(), policy(&app, &loaded))
         .await?;
-    visible_rows(&app, &user, &mut page.rows);
     let mut headers = axum::http::HeaderMap::new();
-    headers.insert("x-total-count", total.into());
-    if let (true, Some(last)) = (page.has_more, page.rows.last()) {
-        let link = format!(
-            "</api/v1/submissions{}>; rel=\"next\"",
-            q.with_before(last.id)
-        );
+    headers.insert("x-total-count", page.total.into());
+    if let (true, Some(last)) = (page.has_more, page.last_id) {
+        let link = format!("</api/v1/submissions{}>; rel=\"next\"", q.with_before(last));
         if let Ok(v) = header::HeaderValue::from_str(&link) {
             headers.insert(header::LINK, v);
         }
     }
     let rows: Vec<_> = page.rows.into_iter().map(summary).collect();
-    let rows = with_contests(&app, rows).await?;
     Ok((headers, Json(rows)))
 }
 

@@ -37,7 +37,7 @@ use crate::contests::standings;
 use crate::user::User;
 use crate::App;
 use ojd_judge::Verdict;
-use ojd_service::contest::{Contest, Feedback, Participants, Scoring};
+use ojd_service::contest::{Contest, Participants, Scoring};
 use ojd_store::{now_ms, StoreError};
 
 /// Who reads the API.
@@ -639,6 +639,9 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             _ => i64::MIN,
         }
     };
+    let loaded = app.contests.get();
+    let policy = crate::view::policy(app, &loaded);
+    let viewer = role.viewer();
     let mut runs_of: HashMap<i64, Vec<&ojd_store::CcsRun>> = HashMap::new();
     for r in &runs {
         runs_of.entry(r.judging).or_default().push(r);
@@ -688,16 +691,18 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         let mut shown: Vec<_> = runs_of.get(&j.id).into_iter().flatten().collect();
         shown.sort_by_key(|r| r.idx);
         let mut failed = false;
+        // The one visibility policy decides, as for ojd's pages and event stream.
+        let sight = policy.sight(
+            User::viewer(viewer.as_ref()),
+            &s.user,
+            &s.problem,
+            Some(&c.id),
+        );
         for r in shown {
             if r.verdict == Verdict::Skipped {
                 continue;
             }
-            let hide = match c.feedback {
-                Feedback::All => false,
-                Feedback::Verdict => true,
-                Feedback::FirstFailure => failed,
-            };
-            if hide && !admin {
+            if !sight.shows_test(failed) {
                 break;
             }
             failed |= r.verdict != Verdict::Accepted;

@@ -13,10 +13,10 @@ use crate::auth::extract::MaybeUser;
 use crate::error::AppError;
 use crate::html::parts::{results, source_listing, submissions_table, time_el, GroupRow};
 use crate::html::{need_login, page, PageError};
-use crate::listing::{visible_rows, ListQuery, Owner};
+use crate::listing::{ListQuery, Owner};
 use crate::rejudgings::{rejudge_now, Scope};
 use crate::submit::{language_name, language_views};
-use crate::view::{self, problem_visible, summary, visible_submission};
+use crate::view::{self, policy, problem_visible, summary, visible_submission};
 use crate::App;
 use ojd_judge::Verdict;
 
@@ -32,19 +32,15 @@ pub(crate) async fn submissions(
     let filter = q
         .filter(&app, &user, Owner::Lenient)
         .map_err(|e| PageError(e, Some(user.clone())))?;
-    let counted = filter.clone();
-    let (page_rows, total) = app
-        .db(move |s| Ok((s.list_page(&filter)?, s.count_matching(&counted)?)))
+    let loaded = app.contests.get();
+    let seen = app
+        .node
+        .seen_rows(filter, user.as_viewer(), policy(&app, &loaded))
         .await
-        .map_err(|e| PageError(e, Some(user.clone())))?;
-    let more = page_rows.has_more;
-    let mut rows = page_rows.rows;
-    visible_rows(&app, &user, &mut rows);
-    let next = rows.last().map(|r| q.with_before(r.id));
-    let rows: Vec<_> = rows.into_iter().map(summary).collect();
-    let rows = view::with_contests(&app, rows)
-        .await
-        .map_err(|e| PageError(e, Some(user.clone())))?;
+        .map_err(|e| PageError(e.into(), Some(user.clone())))?;
+    let (more, total) = (seen.has_more, seen.total);
+    let next = seen.last_id.map(|id| q.with_before(id));
+    let rows: Vec<_> = seen.rows.into_iter().map(summary).collect();
     let title = if user.admin {
         "All submissions"
     } else {
@@ -142,10 +138,7 @@ pub(crate) async fn submission(
     Path(id): Path<i64>,
 ) -> PageResult {
     let user = need_login(user)?;
-    let d = visible_submission(&app, id, &user)
-        .await
-        .map_err(|e| PageError(e, Some(user.clone())))?;
-    let v = view::with_contest(&app, view::view(&app, d, &user))
+    let v = visible_submission(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
     let title = app
@@ -285,7 +278,7 @@ pub(crate) async fn submission_source(
     Path(id): Path<i64>,
 ) -> PageResult {
     let user = need_login(user)?;
-    let d = visible_submission(&app, id, &user)
+    let d = view::seen(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
     let ext = app
@@ -397,11 +390,8 @@ pub(crate) async fn submission_results(
     Path(id): Path<i64>,
 ) -> PageResult {
     let user = need_login(user)?;
-    let d = visible_submission(&app, id, &user)
-        .await
-        .map_err(|e| PageError(e, Some(user.clone())))?;
     // With the jury's verdict, as on the page it is swapped into.
-    let v = view::with_contest(&app, view::view(&app, d, &user))
+    let v = visible_submission(&app, id, &user)
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
     let (mut tests, groups) = test_names(&app, &v.info.problem);
