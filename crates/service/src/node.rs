@@ -207,28 +207,28 @@ pub enum DbError {
 
 /// Everything a node's workers, heartbeat and (on `serve`) its web layer share.
 pub struct Node {
-    pub config: Config,
-    pub judge: Arc<Judge>,
-    pub store: Arc<dyn Store>,
+    pub(crate) config: Config,
+    pub(crate) judge: Arc<Judge>,
+    pub(crate) store: Arc<dyn Store>,
     catalog: RwLock<Arc<Catalog>>,
     /// Renders a statement to HTML when problems are (re)loaded.
     statement: StatementRenderer,
-    pub hub: Hub,
-    pub metrics: Counters,
+    pub(crate) hub: Hub,
+    pub(crate) metrics: Counters,
     /// Wakes an idle worker when work is queued.
-    pub wake: Notify,
+    pub(crate) wake: Notify,
     /// Becomes true when shutdown begins.
     stop_tx: watch::Sender<bool>,
-    pub started: Instant,
+    pub(crate) started: Instant,
     pub(crate) workers: usize,
     /// This node's identity, unique per process: its claims (`claimed_by`), its host row,
     /// `judged_by` on the judgings its workers make.
-    pub host: String,
-    pub role: Role,
+    pub(crate) host: String,
+    pub(crate) role: Role,
     /// Whether other nodes share the database (PostgreSQL): events then go through it.
-    pub shared: bool,
+    pub(crate) shared: bool,
     /// A judge host's package cache (workers without a problems folder).
-    pub packages: Option<Arc<Cache>>,
+    pub(crate) packages: Option<Arc<Cache>>,
     /// Set when the heartbeat may stop (after the workers drained).
     beat_stop: Arc<AtomicBool>,
     /// Whether this host may claim (host faults, free space).
@@ -542,6 +542,67 @@ impl Node {
     /// Forgets the host faults of a submission this host has now judged.
     pub fn judged(&self, id: i64) {
         self.health.lock().faults.remove(&id);
+    }
+}
+
+/// What the layers above read of a node: its fields stay the service's own.
+impl Node {
+    /// The daemon's configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The judge the workers share.
+    pub fn judge(&self) -> &Arc<Judge> {
+        &self.judge
+    }
+
+    /// The live progress of the judgings.
+    pub fn hub(&self) -> &Hub {
+        &self.hub
+    }
+
+    /// This process's counters.
+    pub fn metrics(&self) -> &Counters {
+        &self.metrics
+    }
+
+    /// This node's identity (see [`identity`]).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Whether other nodes share the database (PostgreSQL).
+    pub fn shared(&self) -> bool {
+        self.shared
+    }
+
+    /// How long this node has run.
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// A judge host's package cache.
+    pub fn packages(&self) -> Option<&Arc<Cache>> {
+        self.packages.as_ref()
+    }
+
+    /// Wakes the idle workers: work was queued (a rejudge).
+    pub fn wake_workers(&self) {
+        self.wake.notify_waiters();
+        self.wake.notify_one();
+    }
+
+    /// The store itself, for the web's reads and writes that have no typed operation here
+    /// yet (contests, rejudgings, users, the Contest API). Every submission's life and every
+    /// viewer's read of one goes through the typed operations ([`Node::submit`],
+    /// [`Node::seen`]); what still uses this is the next to move (issue 38).
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
     }
 }
 

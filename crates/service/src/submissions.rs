@@ -197,7 +197,7 @@ pub(crate) fn seen(
     }
     let sight = policy.sight(viewer, &d.info.user, &d.info.problem, contest.as_deref());
     let mut info = sight.row(d.info);
-    let judged_verdict = over.as_ref().and_then(|_| info.verdict);
+    let judged_verdict = over.as_ref().and(info.verdict);
     if let Some(o) = &over {
         info.verdict = Some(o.verdict);
     }

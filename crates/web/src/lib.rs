@@ -102,14 +102,6 @@ pub struct App {
     guards: Arc<security::Guards>,
 }
 
-impl std::ops::Deref for App {
-    type Target = Node;
-
-    fn deref(&self) -> &Node {
-        &self.node
-    }
-}
-
 impl App {
     /// Opens the store, requeues interrupted work and loads the problems and contests.
     /// Blocking: call it before the runtime starts or on a blocking thread.
@@ -141,8 +133,8 @@ impl App {
     /// The web layer over a started node.
     fn over(node: Arc<Node>) -> Arc<App> {
         Arc::new(App {
-            contests: contests::Registry::load(&node.config),
-            limiter: auth::limit::RateLimiter::new(node.config.server.rate_limit_per_minute),
+            contests: contests::Registry::load(node.config()),
+            limiter: auth::limit::RateLimiter::new(node.config().server.rate_limit_per_minute),
             tokens: auth::TokenCache::default(),
             guards: Arc::new(security::Guards::new()),
             node,
@@ -152,7 +144,7 @@ impl App {
     /// Loads every problem and contest again (blocking: it may generate answers).
     fn reload(&self) -> Arc<Catalog> {
         let fresh = self.node.reload();
-        self.contests.reload(&self.config);
+        self.contests.reload(self.node.config());
         fresh
     }
 
@@ -168,8 +160,8 @@ impl App {
 
 /// The HTTP routes: every group is in the module that serves it, the guards around them all.
 pub fn router(app: Arc<App>) -> Router {
-    let max = app.config.server.max_submission_size.bytes() as usize;
-    let max_package = app.config.web.max_package_size.bytes() as usize;
+    let max = app.node.config().server.max_submission_size.bytes() as usize;
+    let max_package = app.node.config().web.max_package_size.bytes() as usize;
     Router::new()
         .merge(pages::routes())
         .merge(admin::routes(max_package))
@@ -195,7 +187,7 @@ pub async fn run(
     start_listener(&app.node);
     let mut workers = spawn_workers(&app.node);
     let stop_app = app.clone();
-    let mut stopped = app.stopping();
+    let mut stopped = app.node.stopping();
     let server = axum::serve(
         listener,
         router(app.clone()).into_make_service_with_connect_info::<SocketAddr>(),
@@ -203,7 +195,7 @@ pub async fn run(
     .with_graceful_shutdown(async move {
         shutdown.await;
         log("shutting down: no new judgings; waiting for the ones in flight");
-        stop_app.begin_stop();
+        stop_app.node.begin_stop();
     });
     let mut served = tokio::spawn(async move { server.await });
     // The HTTP side ends only after the trigger fired, unless it failed: wait for the trigger
@@ -215,9 +207,9 @@ pub async fn run(
         r = &mut served => server_result = Some(r),
     }
     if let Some(r) = &server_result {
-        if !app.is_stopping() {
-            app.begin_stop();
-            app.hub.cancel_all();
+        if !app.node.is_stopping() {
+            app.node.begin_stop();
+            app.node.hub().cancel_all();
             let e = match r {
                 Ok(Err(e)) => std::io::Error::new(e.kind(), e.to_string()),
                 _ => std::io::Error::other("the HTTP server stopped"),
@@ -238,7 +230,7 @@ pub async fn run(
     }
     log(&format!(
         "stopped after judging {} submission(s)",
-        app.metrics.judged.load(Ordering::Relaxed)
+        app.node.metrics().judged.load(Ordering::Relaxed)
     ));
     Ok(())
 }
@@ -254,7 +246,7 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
         .build()
         .map_err(ServerError::Runtime)?;
     runtime.block_on(async move {
-        let addr = app.config.server.listen.clone();
+        let addr = app.node.config().server.listen.clone();
         let listener = tokio::net::TcpListener::bind(&addr)
             .await
             .map_err(|source| ServerError::Bind {
@@ -265,7 +257,7 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
             .local_addr()
             .map_err(|source| ServerError::Bind { addr, source })?;
         let url = public_url(local);
-        let catalog = app.catalog();
+        let catalog = app.node.catalog();
         let stop = shutdown_signal();
         // stdout carries the URL (scripts and tests read it); the log goes to stderr.
         println!("ojd: listening on {url}");
@@ -278,7 +270,7 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
         if let Some(link) = first_admin {
             println!(
                 "ojd: first start: an admin was created; log in once, within {}, with {url}{link}",
-                ojd_judge::format_duration(app.config.web.login_code_lifetime)
+                ojd_judge::format_duration(app.node.config().web.login_code_lifetime)
             );
         }
         use std::io::Write;

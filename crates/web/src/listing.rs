@@ -76,7 +76,7 @@ impl ListQuery {
         };
         let language = nonempty(&self.language);
         if let Some(l) = &language {
-            if !app.config.languages.contains_key(l) {
+            if !app.node.config().languages.contains_key(l) {
                 return Err(AppError::BadRequest(format!(
                     "unknown language {l:?} (field `language`): see /api/v1/languages"
                 )));

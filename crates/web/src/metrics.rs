@@ -143,7 +143,7 @@ async fn collect(
     body: Option<Json<serde_json::Value>>,
 ) -> Result<impl IntoResponse, AppError> {
     let keep = match body.as_ref().and_then(|b| b.get("retention")) {
-        None => app.config.server.retention,
+        None => app.node.config().server.retention,
         Some(v) => v
             .as_str()
             .ok_or_else(|| "retention: expected a duration like \"30d\"".to_string())
@@ -226,11 +226,11 @@ pub const HEALTH_PATIENCE: std::time::Duration = std::time::Duration::from_milli
 async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
     let node = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "host": app.host,
-        "role": app.role.as_str(),
-        "problems": app.catalog().ready_count(),
+        "host": app.node.host(),
+        "role": app.node.role().as_str(),
+        "problems": app.node.catalog().ready_count(),
     });
-    let store = app.store.clone();
+    let store = app.node.store().clone();
     let check = tokio::task::spawn_blocking(move || {
         store.ping()?;
         store.pending_counts()
@@ -249,7 +249,12 @@ async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
     let mut body = node;
     let status = match checked {
         Ok((queued, judging)) => {
-            body["status"] = (if app.is_stopping() { "stopping" } else { "ok" }).into();
+            body["status"] = (if app.node.is_stopping() {
+                "stopping"
+            } else {
+                "ok"
+            })
+            .into();
             body["queued"] = queued.into();
             body["judging"] = judging.into();
             StatusCode::OK
@@ -286,8 +291,8 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
         .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases()?)))
         .await?;
     let lease = ojd_service::LEASE.as_millis() as i64;
-    let catalog = app.catalog();
-    let c = &app.metrics;
+    let catalog = app.node.catalog();
+    let c = &app.node.metrics();
     let mut out = String::new();
     let mut metric = |name: &str, kind: &str, help: &str, samples: &[(String, u64)]| {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
@@ -336,7 +341,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
         "ojd_workers",
         "gauge",
         "Judging workers.",
-        &one(app.judging_workers() as u64),
+        &one(app.node.judging_workers() as u64),
     );
     metric(
         "ojd_problems",
@@ -458,7 +463,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
             metric(name, kind, help, &samples);
         }
     }
-    if let Some(cache) = &app.packages {
+    if let Some(cache) = app.node.packages() {
         metric(
             "ojd_process_blobs_fetched_total",
             "counter",
@@ -488,7 +493,7 @@ async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, Ap
         "ojd_uptime_seconds",
         "gauge",
         "Seconds since the daemon started.",
-        &one(app.started.elapsed().as_secs()),
+        &one(app.node.uptime().as_secs()),
     );
     Ok((
         [(

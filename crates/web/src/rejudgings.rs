@@ -224,8 +224,7 @@ async fn begin(
         .db(move |s| s.rejudging(id))
         .await?
         .map_or(0, |r| r.total as usize);
-    app.wake.notify_waiters();
-    app.wake.notify_one();
+    app.node.wake_workers();
     let detail = format!("rejudging {id} of {submissions} submissions ({note_scope})");
     crate::contests::controls::note(app, &actor, "rejudging", contest.as_deref(), detail).await;
     Ok(Started { id, submissions })
@@ -261,13 +260,13 @@ fn outcome(d: &JudgingDetail) -> Option<Outcome> {
 
 /// Builds the report of rejudging `id` (blocking: reads the store).
 pub(crate) fn report(app: &App, id: i64) -> Result<Option<Report>, StoreError> {
-    let Some(info) = app.store.rejudging(id)? else {
+    let Some(info) = app.node.store().rejudging(id)? else {
         return Ok(None);
     };
-    let items = app.store.rejudging_items(id)?;
+    let items = app.node.store().rejudging_items(id)?;
     let mut details: HashMap<i64, JudgingDetail> = HashMap::new();
     for j in items.iter().flat_map(|i| [i.before, i.after]).flatten() {
-        if let Some(d) = app.store.judging(j)? {
+        if let Some(d) = app.node.store().judging(j)? {
             details.insert(j, d);
         }
     }
@@ -323,6 +322,7 @@ fn effects(
                     verdict,
                     score_milli: d.info.score_milli.unwrap_or(0),
                     groups: app
+                        .node
                         .catalog()
                         .get(&a.problem)
                         .filter(|_| c.scoring == Scoring::Ioi)
@@ -352,13 +352,18 @@ pub(crate) fn tests_of(
     id: i64,
     submission: i64,
 ) -> Result<Option<Vec<TestChange>>, StoreError> {
-    let items = app.store.rejudging_items(id)?;
+    let items = app.node.store().rejudging_items(id)?;
     let Some(item) = items.into_iter().find(|i| i.submission == submission) else {
         return Ok(None);
     };
     let load = |j: Option<i64>| -> Result<Vec<ojd_judge::TestResult>, StoreError> {
         Ok(match j {
-            Some(j) => app.store.judging(j)?.map(|d| d.tests).unwrap_or_default(),
+            Some(j) => app
+                .node
+                .store()
+                .judging(j)?
+                .map(|d| d.tests)
+                .unwrap_or_default(),
             None => Vec::new(),
         })
     };
@@ -428,7 +433,7 @@ pub(crate) async fn close(
     }
     if r.is_ok() && !apply {
         // Cancelled submissions with no verdict at all went back to the ordinary queue.
-        app.wake.notify_one();
+        app.node.wake_workers();
     }
     if r.is_ok() && apply {
         // New current judgings: the standings change.

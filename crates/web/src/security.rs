@@ -358,13 +358,13 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next)
             check_media_type(&parts.headers)?;
         }
         let needs_user =
-            (path == "/metrics" && !app.config.web.metrics_public) || is_event_stream(&path);
+            (path == "/metrics" && !app.node.config().web.metrics_public) || is_event_stream(&path);
         let user = if needs_user {
             MaybeUser::from_request_parts(&mut parts, &app).await?.0
         } else {
             None
         };
-        if path == "/metrics" && !app.config.web.metrics_public {
+        if path == "/metrics" && !app.node.config().web.metrics_public {
             match &user {
                 None => return Err(AppError::Unauthorized),
                 Some(u) if !u.admin => {
@@ -375,7 +375,7 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next)
         }
         let permit = match (&user, is_event_stream(&path)) {
             (Some(u), true) => {
-                let max = app.config.web.max_event_streams_per_user;
+                let max = app.node.config().web.max_event_streams_per_user;
                 Some(
                     app.guards
                         .open_stream(&u.name, max)
@@ -399,7 +399,7 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next)
             let response = if long_running(&path) {
                 run.await
             } else {
-                match tokio::time::timeout(app.config.web.request_timeout, run).await {
+                match tokio::time::timeout(app.node.config().web.request_timeout, run).await {
                     Ok(r) => r,
                     Err(_) => AppError::Timeout.into_response(),
                 }

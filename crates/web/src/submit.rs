@@ -34,22 +34,30 @@ pub(crate) struct LanguageView {
 }
 
 pub(crate) fn language_views(app: &App) -> Vec<LanguageView> {
-    app.judge
+    app.node
+        .judge()
         .languages()
         .iter()
         .map(|(id, l)| LanguageView {
             id: id.clone(),
             name: app
-                .config
+                .node
+                .config()
                 .languages
                 .get(id)
                 .map(|c| c.name.clone())
                 .unwrap_or_else(|| id.clone()),
             available: l.is_ok(),
             reason: l.as_ref().err().cloned(),
-            time_factor: app.config.languages.get(id).map_or(1.0, |c| c.time_factor),
+            time_factor: app
+                .node
+                .config()
+                .languages
+                .get(id)
+                .map_or(1.0, |c| c.time_factor),
             memory_extra: app
-                .config
+                .node
+                .config()
                 .languages
                 .get(id)
                 .map_or(0, |c| c.memory_extra.bytes()),
@@ -59,7 +67,8 @@ pub(crate) fn language_views(app: &App) -> Vec<LanguageView> {
 
 /// A language's display name (its id when the config has no name for it).
 pub(crate) fn language_name(app: &App, id: &str) -> String {
-    app.config
+    app.node
+        .config()
         .languages
         .get(id)
         .map_or_else(|| id.to_string(), |l| l.name.clone())
@@ -86,7 +95,7 @@ pub(crate) struct SubmitForm {
 pub(crate) fn too_large(app: &App) -> AppError {
     AppError::TooLarge(format!(
         "the submission is over the limit of {}",
-        app.config.server.max_submission_size
+        app.node.config().server.max_submission_size
     ))
 }
 
@@ -131,13 +140,13 @@ pub(crate) async fn read_multipart(
 pub(crate) async fn accept(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i64, AppError> {
     let result = accept_inner(app, user, form).await;
     if matches!(&result, Err(e) if e.status().is_client_error()) {
-        app.metrics.rejected.fetch_add(1, Ordering::Relaxed);
+        app.node.metrics().rejected.fetch_add(1, Ordering::Relaxed);
     }
     result
 }
 
 async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i64, AppError> {
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     if form.problem.is_empty() {
         return Err(AppError::BadRequest("missing field `problem`".into()));
     }
@@ -178,14 +187,14 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
             if uploaded { "uploaded file" } else { "field `source`" }
         )));
     }
-    if source.len() as u64 > app.config.server.max_submission_size.bytes() {
+    if source.len() as u64 > app.node.config().server.max_submission_size.bytes() {
         return Err(too_large(app));
     }
     let language = match form.language.as_deref().map(str::trim) {
         Some(l) if !l.is_empty() && l != "auto" => l.to_string(),
         _ => {
             let name = form.filename.as_deref().unwrap_or("");
-            app.judge.detect_language(Path::new(name), &source).ok_or_else(|| {
+            app.node.judge().detect_language(Path::new(name), &source).ok_or_else(|| {
                 AppError::BadRequest(if name.is_empty() {
                     "choose the language of your program: it cannot be told from pasted text (field `language`)".into()
                 } else {
@@ -195,14 +204,17 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
         }
     };
     let sub = Submission { language, source };
-    app.judge.check_submission(&sub).map_err(|e| match e {
-        // The judge's wording is for the command line; say it in the API's terms.
-        JudgeError::BadSubmission(m) => AppError::BadRequest(m.replace(
-            "submit executables with --lang binary",
-            "a compiled program is submitted with the language \"binary\"",
-        )),
-        other => AppError::BadRequest(other.to_string()),
-    })?;
+    app.node
+        .judge()
+        .check_submission(&sub)
+        .map_err(|e| match e {
+            // The judge's wording is for the command line; say it in the API's terms.
+            JudgeError::BadSubmission(m) => AppError::BadRequest(m.replace(
+                "submit executables with --lang binary",
+                "a compiled program is submitted with the language \"binary\"",
+            )),
+            other => AppError::BadRequest(other.to_string()),
+        })?;
     app.limiter.check(user)?;
     let ranked = contest.clone().filter(|_| !jury);
     let id = app

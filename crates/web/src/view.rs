@@ -20,7 +20,7 @@ use ojd_store::{SubmissionInfo, VerdictOverride};
 /// The policy's inputs now: the server's settings and the contests `loaded`.
 pub(crate) fn policy<'a>(app: &'a App, loaded: &'a Loaded) -> Policy<'a> {
     Policy {
-        server: &app.config.server,
+        server: &app.node.config().server,
         contests: &loaded.contests,
         now_ms: ojd_store::now_ms(),
     }
@@ -35,7 +35,7 @@ pub(crate) fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> 
 
 /// Statements are public unless `public_statements = false` (then a login is needed).
 pub(crate) fn may_read_statements(app: &App, user: Option<&User>) -> Result<(), AppError> {
-    if app.config.server.public_statements || user.is_some() {
+    if app.node.config().server.public_statements || user.is_some() {
         Ok(())
     } else {
         Err(AppError::Unauthorized)

@@ -16,7 +16,7 @@ use crate::rejudgings::{rejudge_now, Scope};
 use crate::App;
 
 fn problems_body(app: &App, message: Option<Markup>) -> Markup {
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     html! {
         h1 { "Manage problems" }
         @if let Some(m) = message { (m) }

@@ -56,7 +56,7 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
                     .map(|j| j.judged_by)
             })
             .unwrap_or_default();
-        judging.push((r.clone(), host, app.hub.snapshot(id)));
+        judging.push((r.clone(), host, app.node.hub().snapshot(id)));
     }
     let queued: Vec<_> = pending
         .rows
@@ -69,7 +69,7 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
             span { (counts.queued) " queued" }
             span { (counts.judging) " judging" }
             span { (counts.done) " done" }
-            span { (app.judging_workers()) " local worker(s) on " (app.host) }
+            span { (app.node.judging_workers()) " local worker(s) on " (app.node.host()) }
         }
         h2 { "Judge hosts" }
         @if hosts.is_empty() { p.muted { "No host has reported yet." } } @else {

@@ -32,7 +32,7 @@ pub(crate) async fn list(State(app): State<Arc<App>>, AdminPage(admin): AdminPag
         .db(|s| s.rejudgings())
         .await
         .map_err(|e| error_page(e, Some(u)))?;
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let contests = app.contests.get();
     let body = html! {
         h1 { "Rejudgings" }

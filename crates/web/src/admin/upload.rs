@@ -325,7 +325,7 @@ fn valid_id(id: &str) -> bool {
 
 /// Unpacks, checks and installs a package (blocking); returns the problem id.
 pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, String> {
-    let root = &app.config.server.problems;
+    let root = &app.node.config().server.problems;
     let key = new_token().map_err(|e| e.to_string())?;
     let staging = root.join(format!(".upload-{key}"));
     let result = (|| {
@@ -333,8 +333,8 @@ pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, 
         std::fs::create_dir_all(&unpacked)
             .map_err(|e| format!("create {}: {e}", unpacked.display()))?;
         let caps = Caps {
-            max_bytes: app.config.web.max_package_size.bytes(),
-            max_files: app.config.web.max_package_files,
+            max_bytes: app.node.config().web.max_package_size.bytes(),
+            max_files: app.node.config().web.max_package_files,
         };
         let (folder, id) = unpack(filename, data, &unpacked, caps).map_err(|e| e.to_string())?;
         if !valid_id(&id) {
@@ -342,7 +342,7 @@ pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, 
         }
         let checked = staging.join(&id);
         std::fs::rename(&folder, &checked).map_err(|e| format!("move the unpacked folder: {e}"))?;
-        ojd_service::load_problem(&checked, true, &app.judge)?;
+        ojd_service::load_problem(&checked, true, app.node.judge())?;
         let live = root.join(&id);
         let old = staging.join("previous");
         if live.exists() {

@@ -33,7 +33,7 @@ fn once(title: &str, user: &User, body: Markup) -> Response {
 }
 
 fn users_body(app: &App, tokens: &[TokenActivity], shown: Option<Markup>) -> Markup {
-    let config_users = &app.config.server.users;
+    let config_users = &app.node.config().server.users;
     html! {
         h1 { "Users and tokens" }
         @if let Some(s) = shown { (s) }
@@ -75,11 +75,11 @@ fn users_body(app: &App, tokens: &[TokenActivity], shown: Option<Markup>) -> Mar
                 }
             } }
         }
-        @if !config_users.is_empty() || !app.config.server.admin_token.is_empty() {
+        @if !config_users.is_empty() || !app.node.config().server.admin_token.is_empty() {
             h2 { "Users from the config file" }
             p.muted { "Their tokens are in config.toml; change them there. A login link still works for them." }
             ul {
-                @if !app.config.server.admin_token.is_empty() { li { "admin (admin_token)" } }
+                @if !app.node.config().server.admin_token.is_empty() { li { "admin (admin_token)" } }
                 @for u in config_users { li { (u.name) @if u.admin { " (admin)" } } }
             }
         }
@@ -190,7 +190,7 @@ pub(crate) async fn issue(
         if admin { " (admin)" } else { "" }
     );
     crate::contests::controls::note(&app, &user.name, "token", None, detail).await;
-    let minutes = app.config.web.login_code_lifetime.as_secs() / 60;
+    let minutes = app.node.config().web.login_code_lifetime.as_secs() / 60;
     let shown = login_link_box(&absolute(&headers, &path), minutes, Some(&token), &name);
     Ok(shown_redirect(&app, &user, shown))
 }
@@ -210,7 +210,7 @@ pub(crate) async fn link(
     let path = login_link(&app, &who).map_err(err(&user))?;
     let detail = format!("a one-time login link for {}", who.name);
     crate::contests::controls::note(&app, &user.name, "login-link", None, detail).await;
-    let minutes = app.config.web.login_code_lifetime.as_secs() / 60;
+    let minutes = app.node.config().web.login_code_lifetime.as_secs() / 60;
     let shown = login_link_box(&absolute(&headers, &path), minutes, None, &who.name);
     Ok(shown_redirect(&app, &user, shown))
 }

@@ -64,7 +64,7 @@ pub(crate) async fn events(
     user: User,
     Path(id): Path<i64>,
 ) -> Result<impl IntoResponse, AppError> {
-    let rx = app.hub.subscribe();
+    let rx = app.node.hub().subscribe();
     // Checks that the viewer may see it (another user's is a 404), and what of it.
     let sight = seen(&app, id, &user).await?.sight;
     let (tx, out) = mpsc::channel(64);
@@ -102,7 +102,7 @@ async fn send_state(app: &Arc<App>, id: i64, v: &Viewing, failed: &mut bool, tx:
         Ok(Some(row)) => row.info,
         _ => return false,
     };
-    let progress = app.hub.snapshot(id).unwrap_or_default();
+    let progress = app.node.hub().snapshot(id).unwrap_or_default();
     let tests = v.sight.tests(&progress.tests);
     *failed = tests.iter().any(|t| t.verdict != Verdict::Accepted);
     let state = serde_json::json!({
@@ -121,14 +121,14 @@ async fn forward(
     mut rx: broadcast::Receiver<Arc<Live>>,
     tx: Tx,
 ) {
-    let mut stop = app.stopping();
+    let mut stop = app.node.stopping();
     let mut failed = false;
     if !send_state(&app, id, &v, &mut failed, &tx).await {
         return;
     }
     loop {
         let quiet = async {
-            if app.shared {
+            if app.node.shared() {
                 tokio::time::sleep(RECHECK).await
             } else {
                 std::future::pending::<()>().await

@@ -32,7 +32,7 @@ pub(crate) async fn list(
     MaybeUser(user): MaybeUser,
 ) -> Result<impl IntoResponse, AppError> {
     may_read_statements(&app, user.as_ref())?;
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let list: Vec<ProblemSummary> = catalog
         .problems
         .values()
@@ -62,7 +62,7 @@ pub(crate) async fn one(
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, AppError> {
     visible_problem(&app, &id, user.as_ref())?;
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let e = find_problem(&catalog, &id)?;
     let p = &e.problem;
     let samples: Vec<serde_json::Value> = p
@@ -98,7 +98,7 @@ pub(crate) async fn test_files(
     Path((id, name)): Path<(String, String)>,
 ) -> Result<impl IntoResponse, AppError> {
     visible_problem(&app, &id, user.as_ref())?;
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let e = find_problem(&catalog, &id)?;
     let t = e
         .problem
@@ -124,7 +124,7 @@ pub(crate) async fn test_files(
 }
 
 pub(crate) async fn admin_list(State(app): State<Arc<App>>, _admin: Admin) -> impl IntoResponse {
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     Json(serde_json::json!({
         "problems": catalog.problems.keys().collect::<Vec<_>>(),
         "failed": catalog.failed,

@@ -115,7 +115,11 @@ pub(crate) fn resolve(
         return Ok(None);
     }
     let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-    if let Some(u) = app.tokens.config_tokens(&app.config.server).find(&digest) {
+    if let Some(u) = app
+        .tokens
+        .config_tokens(&app.node.config().server)
+        .find(&digest)
+    {
         return Ok(Some(u));
     }
     let hash = hex(&digest);
@@ -161,12 +165,12 @@ pub fn issue_token(store: &dyn Store, name: &str, admin: bool) -> Result<String,
 /// On a first start with no admin anywhere, issues one and returns a one-time login link for
 /// it (`login?code=…`, to print after the site's address).
 pub(crate) fn ensure_admin(app: &App) -> Result<Option<String>, crate::ServerError> {
-    let server = &app.config.server;
+    let server = &app.node.config().server;
     let configured = !server.admin_token.is_empty() || server.users.iter().any(|u| u.admin);
-    if configured || !app.store.tokens()?.is_empty() || !server.users.is_empty() {
+    if configured || !app.node.store().tokens()?.is_empty() || !server.users.is_empty() {
         return Ok(None);
     }
-    match issue_token(app.store.as_ref(), "admin", true) {
+    match issue_token(app.node.store().as_ref(), "admin", true) {
         Ok(_) => {
             let admin = User {
                 name: "admin".into(),

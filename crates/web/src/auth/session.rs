@@ -93,7 +93,11 @@ pub fn shown_address(listen: &str) -> String {
 
 /// A login link for `who` (path and query; the caller adds the site's address).
 pub(crate) fn login_link(app: &App, who: &User) -> Result<String, AppError> {
-    let code = issue_code(app.store.as_ref(), who, app.config.web.login_code_lifetime)?;
+    let code = issue_code(
+        app.node.store().as_ref(),
+        who,
+        app.node.config().web.login_code_lifetime,
+    )?;
     Ok(format!("/login?code={code}"))
 }
 

@@ -199,7 +199,7 @@ async fn stream(
     first: Vec<u8>,
     tx: mpsc::Sender<Result<Bytes, Infallible>>,
 ) {
-    let mut stopping = app.stopping();
+    let mut stopping = app.node.stopping();
     let mut last_sent = Instant::now();
     if !first.is_empty() && tx.send(Ok(Bytes::from(first))).await.is_err() {
         return;

@@ -381,7 +381,8 @@ async fn files(
         .await?
         .ok_or_else(|| AppError::NotFound(format!("no submission {id:?}")))?;
     let name = app
-        .config
+        .node
+        .config()
         .languages
         .get(&sub.info.language)
         .map_or_else(|| "main.txt".to_string(), |l| l.source.clone());

@@ -427,7 +427,7 @@ fn state_at(c: &Contest, thawed: Option<i64>, t: i64) -> Value {
 /// Builds the events of contest `c` for `role` (blocking: it reads the store).
 pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, StoreError> {
     let now = now_ms();
-    let store = &app.store;
+    let store = &app.node.store();
     let mut subs = store.contest_submissions(&c.id)?;
     let admin = *role == Role::Admin;
     // An admin's submission before the start (it never counts) would name a problem the
@@ -467,13 +467,13 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
             j,
         );
     }
-    for (id, l) in &app.config.languages {
+    for (id, l) in &app.node.config().languages {
         let v = super::languages::language_object(id, l);
         push(SETUP, "languages", Some(id.clone()), v);
     }
     let problems_at = if admin { SETUP } else { c.start_ms };
     if problems_at <= now {
-        let catalog = app.catalog();
+        let catalog = app.node.catalog();
         for (i, p) in c.problems.iter().enumerate() {
             let loaded = catalog.get(&p.problem).map(|e| e.problem.clone());
             let mut v = json!({
@@ -570,7 +570,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         }
     }
     if admin {
-        for u in app.config.server.users.iter().filter(|u| u.admin) {
+        for u in app.node.config().server.users.iter().filter(|u| u.admin) {
             let id = team_id(&u.name);
             let v = json!({"id": id, "username": u.name, "name": u.name, "type": "admin"});
             push(SETUP, "accounts", Some(id), v);

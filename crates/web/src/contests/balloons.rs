@@ -60,7 +60,7 @@ pub(crate) fn list(app: &App, c: &Contest) -> Result<Vec<Balloon>, StoreError> {
                 .or_insert((a.at_ms, a.id));
         }
     }
-    let done = app.store.balloons_done(&c.id)?;
+    let done = app.node.store().balloons_done(&c.id)?;
     let mut out: Vec<Balloon> = first
         .into_iter()
         .map(|((user, problem), (at, id))| {

@@ -69,7 +69,7 @@ pub(crate) async fn change_clock(
     let new = change
         .apply(&c, now)
         .map_err(|e| AppError::Conflict(format!("contest {id:?}: {}: {e}", change.name())))?;
-    let problems = app.config.server.problems.clone();
+    let problems = app.node.config().server.problems.clone();
     let (dir, offset) = (c.dir.clone(), c.utc_offset_s);
     let written =
         tokio::task::spawn_blocking(move || clock::rewrite(&dir, &problems, &new, offset))
@@ -84,7 +84,7 @@ pub(crate) async fn change_clock(
         format_time(written.start_ms, written.utc_offset_s),
         format_time(written.end_ms(), written.utc_offset_s)
     );
-    app.contests.reload(&app.config);
+    app.contests.reload(app.node.config());
     let (by, cid, d) = (admin.name.clone(), c.id.clone(), detail.clone());
     app.db(move |s| s.add_audit(&by, "clock", Some(&cid), &d, now_ms()))
         .await?;
@@ -254,7 +254,7 @@ pub(crate) async fn import_roster(
             errors.join("\n")
         )));
     }
-    let problems = app.config.server.problems.clone();
+    let problems = app.node.config().server.problems.clone();
     let (dir, t) = (c.dir.clone(), teams.clone());
     let (_, admission) = tokio::task::spawn_blocking(move || {
         ojd_service::contest::roster::write_teams(&dir, &problems, &t)
@@ -262,7 +262,7 @@ pub(crate) async fn import_roster(
     .await
     .map_err(|e| AppError::Internal(format!("the roster import stopped: {e}")))?
     .map_err(|e| AppError::BadRequest(format!("contest {id:?}: {e}")))?;
-    app.contests.reload(&app.config);
+    app.contests.reload(app.node.config());
     let mut issued = Vec::new();
     if tokens {
         for t in &teams {

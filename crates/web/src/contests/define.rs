@@ -70,8 +70,8 @@ pub(crate) async fn create(
     id: &str,
     draft: &Draft,
 ) -> Result<Arc<Contest>, Refusal> {
-    let root = app.config.server.contests.clone();
-    let problems = app.config.server.problems.clone();
+    let root = app.node.config().server.contests.clone();
+    let problems = app.node.config().server.problems.clone();
     let mut errors = Vec::new();
     if !edit::valid_id(id) {
         errors.push(FieldError {
@@ -117,7 +117,7 @@ pub(crate) async fn create(
     .await
     .map_err(|e| AppError::Internal(format!("creating the contest stopped: {e}")))?
     .map_err(|e| AppError::Internal(format!("contest {id:?} could not be written: {e}")))?;
-    app.contests.reload(&app.config);
+    app.contests.reload(app.node.config());
     let c = super::find(app, id)?;
     let detail = format!(
         "created contest {id:?} ({}, {}, {} problems: {})",
@@ -155,7 +155,7 @@ pub(crate) async fn update(
 ) -> Result<Edited, Refusal> {
     let c = super::find(app, id)?;
     super::results::refuse_if_final(&c, "editing it")?;
-    let problems = app.config.server.problems.clone();
+    let problems = app.node.config().server.problems.clone();
     let errors = draft.check(&problems, false);
     if !errors.is_empty() {
         return Err(Refusal::Fields(errors));
@@ -212,7 +212,7 @@ pub(crate) async fn update(
     .await
     .map_err(|e| AppError::Internal(format!("the edit stopped: {e}")))?
     .map_err(|e| AppError::Internal(format!("contest {id:?} could not be rewritten: {e}")))?;
-    app.contests.reload(&app.config);
+    app.contests.reload(app.node.config());
     app.contests.invalidate();
     let detail = format!(
         "edited contest {id:?}: {}{}",

@@ -204,7 +204,7 @@ pub(crate) fn problems_for(app: &App, c: &Contest, viewer: Option<&User>) -> Vec
     if !admin && c.phase(now_ms()) == Phase::Before {
         return Vec::new();
     }
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     c.problems
         .iter()
         .map(|p| ProblemRef {
@@ -270,7 +270,7 @@ pub(crate) fn freeze_state(c: &Contest, change: Option<&FreezeChange>, now: i64)
 
 /// Reads the contest's freeze from the store (blocking).
 pub(crate) fn read_freeze(app: &App, c: &Contest) -> Result<FreezeState, ojd_store::StoreError> {
-    let change = app.store.freeze_change(&c.id)?;
+    let change = app.node.store().freeze_change(&c.id)?;
     Ok(freeze_state(c, change.as_ref(), now_ms()))
 }
 

@@ -65,7 +65,7 @@ pub(crate) async fn finalize(app: &Arc<App>, admin: &User, id: &str) -> Result<S
             "the standings of contest {id:?} are still frozen: unfreeze them first (the awards would tell the frozen results)"
         )));
     }
-    let problems = app.config.server.problems.clone();
+    let problems = app.node.config().server.problems.clone();
     let (dir, offset) = (c.dir.clone(), c.utc_offset_s);
     let at = now / 1000 * 1000;
     tokio::task::spawn_blocking(move || {
@@ -74,7 +74,7 @@ pub(crate) async fn finalize(app: &Arc<App>, admin: &User, id: &str) -> Result<S
     .await
     .map_err(|e| AppError::Internal(format!("finalizing stopped: {e}")))?
     .map_err(|e| AppError::Internal(format!("contest {id:?} could not be rewritten: {e}")))?;
-    app.contests.reload(&app.config);
+    app.contests.reload(app.node.config());
     let c = find(app, id)?;
     let (a, c2) = (app.clone(), c.clone());
     let (_, list) = app.db(move |_| results(&a, &c2)).await?;

@@ -51,7 +51,7 @@ fn needs_groups(app: &App, c: &Contest, problem: &str) -> Option<Arc<Problem>> {
     if c.scoring != Scoring::Ioi {
         return None;
     }
-    let p = app.catalog().get(problem)?.problem.clone();
+    let p = app.node.catalog().get(problem)?.problem.clone();
     (!p.groups.is_empty()).then_some(p)
 }
 
@@ -70,7 +70,8 @@ pub(crate) fn attempts(
                     let groups = match needs_groups(app, c, &s.problem) {
                         Some(p) => app.contests.standings.groups_of(judging, || {
                             Ok(app
-                                .store
+                                .node
+                                .store()
                                 .judging(judging)?
                                 .map(|j| group_scores(&p, &j.tests, &j.partial))
                                 .unwrap_or_default())
@@ -128,7 +129,7 @@ fn shared_standings(
     registry.standings.get(
         &c.id,
         hide,
-        || app.hub.subscribe(),
+        || app.node.hub().subscribe(),
         || compute(app, c, hide),
     )
 }
@@ -141,7 +142,7 @@ pub(crate) fn ranked_submissions(
     app: &App,
     c: &Contest,
 ) -> Result<Vec<StandingsEntry>, StoreError> {
-    let mut subs = app.store.standings_input(&c.id)?;
+    let mut subs = app.node.store().standings_input(&c.id)?;
     // Observers' and the jury's accounts (`[[team]]` categories), looked up once each.
     let unranked: std::collections::HashSet<&str> = (c.teams.iter())
         .filter(|t| !c.ranked(&t.user))

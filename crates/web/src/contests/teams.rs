@@ -125,7 +125,7 @@ async fn write_teams(
     c: &Contest,
     teams: Vec<ojd_service::contest::Team>,
 ) -> Result<Admission, AppError> {
-    let problems = app.config.server.problems.clone();
+    let problems = app.node.config().server.problems.clone();
     let (dir, id) = (c.dir.clone(), c.id.clone());
     let written = tokio::task::spawn_blocking(move || {
         ojd_service::contest::roster::write_teams(&dir, &problems, &teams)
@@ -133,7 +133,7 @@ async fn write_teams(
     .await
     .map_err(|e| AppError::Internal(format!("writing the teams stopped: {e}")))?
     .map_err(|e| AppError::Internal(format!("contest {id:?}: {e}")))?;
-    app.contests.reload(&app.config);
+    app.contests.reload(app.node.config());
     app.contests.invalidate();
     Ok(written.1)
 }

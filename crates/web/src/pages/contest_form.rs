@@ -122,7 +122,7 @@ fn form(
     let note = |field: &str| {
         html! { @if let Some(m) = err(field) { span.field-error id={ "error-" (field.replace(['[', ']', '.'], "-")) } { (m) } } }
     };
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let mut ids: Vec<String> = catalog.problems.keys().cloned().collect();
     for p in &draft.problems {
         if !p.problem.is_empty() && !ids.contains(&p.problem) {
@@ -303,7 +303,7 @@ pub(crate) async fn create(
     } else {
         // A row's bad place, and whatever else is wrong, all at once.
         Err(define::Refusal::Fields(
-            draft.check(&app.config.server.problems, true),
+            draft.check(&app.node.config().server.problems, true),
         ))
     };
     match outcome {
@@ -375,7 +375,7 @@ pub(crate) async fn edit(
     let now = Draft::of(&c);
     (draft.start, draft.duration, draft.freeze) = (now.start, now.duration, now.freeze);
     if !errors.is_empty() {
-        errors.extend(draft.check(&app.config.server.problems, false));
+        errors.extend(draft.check(&app.node.config().server.problems, false));
         let notes = Notes {
             errors,
             ..Notes::default()

@@ -78,7 +78,7 @@ pub(crate) async fn login_form(MaybeUser(user): MaybeUser, Query(q): Query<Login
 
 /// Whether the response should set a `Secure` cookie.
 fn secure(app: &App, headers: &HeaderMap) -> bool {
-    app.config.web.secure_cookies
+    app.node.config().web.secure_cookies
         || headers
             .get("x-forwarded-proto")
             .and_then(|v| v.to_str().ok())
@@ -101,7 +101,7 @@ pub(crate) async fn login(
     Form(f): Form<LoginForm>,
 ) -> Result<Response, AppError> {
     let addr = Some(peer.ip());
-    let per_minute = app.config.web.login_attempts_per_minute;
+    let per_minute = app.node.config().web.login_attempts_per_minute;
     if let (Some(name), Some(password)) = (f.user.clone(), f.password.clone()) {
         return password_login(app, req_headers, peer, name.trim().to_string(), password).await;
     }
@@ -148,7 +148,7 @@ async fn start(
     user: User,
     what: &str,
 ) -> Result<Response, AppError> {
-    let lifetime = app.config.web.session_lifetime;
+    let lifetime = app.node.config().web.session_lifetime;
     let who = user.clone();
     let id = app
         .db(move |s| Ok(start_session(s, &who, lifetime)))
@@ -179,12 +179,13 @@ async fn password_login(
     password: String,
 ) -> Result<Response, AppError> {
     let addr = Some(peer.ip());
-    let per_minute = app.config.web.login_attempts_per_minute;
+    let per_minute = app.node.config().web.login_attempts_per_minute;
     app.guards.password_allowed(&name, addr, per_minute)?;
     let n = name.clone();
     let stored = app.db(move |s| s.password_hash(&n)).await?;
     let admin = app
-        .config
+        .node
+        .config()
         .server
         .users
         .iter()

@@ -27,7 +27,7 @@ type PageResult = Result<Response, PageError>;
 /// `GET /`: the problems a viewer may see.
 pub(crate) async fn index(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
     may_read_statements(&app, user.as_ref()).map_err(|e| PageError(e, user.clone()))?;
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let body = html! {
         h1 { "Problems" }
         @if catalog.problems.is_empty() {
@@ -79,7 +79,7 @@ fn problem_page(
     id: &str,
     draft: Option<&Draft>,
 ) -> Result<(String, Markup), AppError> {
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let e = find_problem(&catalog, id)?;
     let p = &e.problem;
     let languages: Vec<_> = language_views(app)

@@ -46,7 +46,7 @@ pub(crate) async fn submissions(
     } else {
         "My submissions"
     };
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let languages = language_views(&app);
     let lang = |id: &str| language_name(&app, id);
     let verdicts = [
@@ -93,7 +93,8 @@ pub(crate) async fn submissions(
 
 /// Test names of a problem, for the rows shown while judging, and whether it has groups.
 fn test_names(app: &App, problem: &str) -> (Vec<(String, bool)>, bool) {
-    app.catalog()
+    app.node
+        .catalog()
         .get(problem)
         .map(|e| {
             (
@@ -110,7 +111,7 @@ fn test_names(app: &App, problem: &str) -> (Vec<(String, bool)>, bool) {
 
 /// The problem's scoring groups with the points this submission's tests earned in each.
 fn group_rows(app: &App, v: &view::SubmissionView) -> Vec<GroupRow> {
-    let catalog = app.catalog();
+    let catalog = app.node.catalog();
     let Some(e) = catalog.get(&v.info.problem) else {
         return Vec::new();
     };
@@ -142,6 +143,7 @@ pub(crate) async fn submission(
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
     let title = app
+        .node
         .catalog()
         .get(&v.info.problem)
         .map(|e| e.problem.title.clone())
@@ -282,7 +284,8 @@ pub(crate) async fn submission_source(
         .await
         .map_err(|e| PageError(e, Some(user.clone())))?;
     let ext = app
-        .config
+        .node
+        .config()
         .languages
         .get(&d.info.language)
         .and_then(|l| l.extensions.first().cloned())
