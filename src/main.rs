@@ -22,6 +22,8 @@ macro_rules! print {
     ($($arg:tt)*) => { anstream::print!($($arg)*) };
 }
 
+#[cfg(feature = "worker")]
+mod daemon;
 mod term;
 
 /// Declares the subcommands: `Variant => module` for each file `src/cmd/module.rs`, which
@@ -108,9 +110,15 @@ impl Global {
     }
 }
 
-/// Exit codes shared by the commands.
+/// Exit codes shared by the commands, the one table (docs/daemon.md, "Exit codes"): 0 success,
+/// 1 a verdict or check other than the one wanted (`judge`, `verify`), 2 bad input (arguments,
+/// configuration, a package, a submission), 3 the judge could not judge, 4 the host failed (a
+/// daemon's address, runtime or database I/O).
 pub const EXIT_BAD_INPUT: i32 = 2;
 pub const EXIT_JUDGE_FAILED: i32 = 3;
+/// See [`EXIT_BAD_INPUT`].
+#[cfg(feature = "worker")]
+pub const EXIT_HOST_FAILED: i32 = 4;
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("__keeper") {
@@ -151,24 +159,6 @@ pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// Prints `error: ` and the whole cause chain of `e` on stderr.
 pub fn print_error(e: &(dyn std::error::Error + 'static)) {
     eprintln!("error: {}", chain(e));
-}
-
-/// The exit code of a daemon command (`serve`, `worker`): 0 after a clean shutdown, 3 when the
-/// judge could not start, 2 for anything else (configuration, address, database); the error is
-/// printed.
-#[cfg(feature = "worker")]
-pub fn daemon_exit(result: Result<(), ojd_service::ServerError>) -> i32 {
-    match result {
-        Ok(()) => 0,
-        Err(e @ ojd_service::ServerError::Judge(_)) => {
-            print_error(&e);
-            EXIT_JUDGE_FAILED
-        }
-        Err(e) => {
-            print_error(&e);
-            EXIT_BAD_INPUT
-        }
-    }
 }
 
 pub fn judge_error_code(e: &ojd_judge::JudgeError) -> i32 {

@@ -1,6 +1,12 @@
 //! `ojd worker`: a judge host.
 
-use crate::{daemon_exit, Global, EXIT_BAD_INPUT};
+use std::io::Write;
+use std::time::Duration;
+
+use ojd_service::ServerError;
+
+use crate::daemon::{daemon_exit, init_logging, runtime, shutdown_signal};
+use crate::{Global, EXIT_BAD_INPUT};
 
 /// Run a judge host: claim submissions from the shared PostgreSQL database and judge them.
 ///
@@ -8,7 +14,8 @@ use crate::{daemon_exit, Global, EXIT_BAD_INPUT};
 /// are cached under the judge cache. Needs `[server] database = "postgres://…"` (the one the
 /// `ojd serve` nodes use) and this host's sandbox and judge sections. Stops on SIGTERM or SIGINT
 /// after its judgings finish (or are requeued). Exit code: 0 after a clean shutdown, 2 bad
-/// configuration or database, 3 the judge could not start.
+/// configuration or database, 3 the judge could not start, 4 the host failed (its I/O, the
+/// database does not answer).
 ///
 /// Example: ojd worker --config judgehost.toml --name judge-2
 #[derive(clap::Args)]
@@ -42,7 +49,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
             }
         };
     }
-    ojd_service::logging::init(crate::term::color_stderr());
+    init_logging(crate::term::color_stderr());
     let config = match g.load_config() {
         Ok(c) => c,
         Err(e) => {
@@ -56,10 +63,29 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
             return Ok(EXIT_BAD_INPUT);
         }
     }
-    Ok(daemon_exit(ojd_service::run_worker(
-        config,
-        args.name,
-        args.identity,
-        None,
-    )))
+    Ok(daemon_exit(judge_host(config, args.name, args.identity)))
+}
+
+/// Starts a judge host and judges until SIGTERM/SIGINT.
+fn judge_host(
+    config: ojd_judge::Config,
+    name: Option<String>,
+    identity: Option<String>,
+) -> Result<(), ServerError> {
+    let host = ojd_service::start_worker(config, name, identity, None)?;
+    let runtime = runtime("ojd-worker")?;
+    runtime.block_on(async move {
+        let stop = shutdown_signal();
+        println!(
+            "ojd: worker {} (identity {}) judging with {} worker(s) on {}",
+            host.name,
+            host.identity,
+            host.workers(),
+            host.database
+        );
+        let _ = std::io::stdout().flush();
+        host.run(stop).await;
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(())
 }

@@ -863,3 +863,31 @@ fn the_queue_page_shows_what_waits_and_who_judges_it() {
     let (code, _) = d.get_text("/admin/queue", Some(ALICE));
     assert_eq!(code, 403, "admins only");
 }
+
+#[test]
+fn a_taken_address_is_a_failure_of_the_host_not_bad_input() {
+    require_root!();
+    let site = Site::new("");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let port = taken.local_addr().expect("its address").port();
+    let config = site.path().join("config.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    let text = text.replace(
+        "listen = \"127.0.0.1:0\"",
+        &format!("listen = \"127.0.0.1:{port}\""),
+    );
+    std::fs::write(&config, text).expect("write config");
+    let out = common::ojd()
+        .args(["serve", "--config"])
+        .arg(&config)
+        .output()
+        .expect("ojd serve runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The exit code table (docs/daemon.md): 4, the host failed; 2 is for bad input only.
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains(&format!("failed to listen on 127.0.0.1:{port}")),
+        "{stderr}"
+    );
+    drop(taken);
+}

@@ -4,7 +4,7 @@
 //! `start_*` functions that run its parts), its workers that claim and judge submissions
 //! ([`spawn_workers`], [`drain`]), the [`Hub`] of their live progress ([`Live`] events), the
 //! problems a node serves ([`Catalog`]), problem packages as content-addressed blobs for
-//! judge hosts ([`Cache`]) and `ojd worker`, a judge host ([`run_worker`]). A submission's
+//! judge hosts ([`Cache`]) and `ojd worker`, a judge host ([`start_worker`]). A submission's
 //! life is the service's: [`Node::submit`] inserts it, and it is read back only as one
 //! [`Viewer`] may see it ([`Node::seen`], [`Node::seen_rows`]), through the one visibility
 //! [`Policy`]. Two namespaces stay
@@ -27,8 +27,8 @@ mod worker;
 
 /// A judging node and what runs it.
 pub use node::{
-    check_identity, collect, shutdown_signal, start_heartbeat, start_judge, start_listener,
-    Counters, DbError, Node, Role, ServerError, LEASE,
+    check_identity, collect, start_heartbeat, start_judge, start_listener, Counters, DbError, Node,
+    Role, ServerError, LEASE,
 };
 
 /// The node's workers: they claim submissions from the store and judge them.
@@ -41,7 +41,7 @@ pub use submissions::{NewEntry, Seen, SeenPage, SeenRow};
 pub use viewer::{apply_feedback, redact, Policy, Sight, Viewer};
 
 /// `ojd worker`: a judge host, no HTTP.
-pub use worker::run_worker;
+pub use worker::{start_worker, WorkerHost};
 
 /// Live progress of the submissions being judged.
 pub use events::{Hub, Live, Progress};

@@ -1,5 +1,5 @@
 //! The operator's log: `tracing` events, written as plain text lines to stderr by the
-//! subscriber that `ojd serve` and `ojd worker` install ([`init`]).
+//! subscriber that the `ojd` binary installs for `ojd serve` and `ojd worker`.
 //!
 //! Each submission gets two structured events with the same fields, so one `grep
 //! submission=42` finds its whole story: `queued` (by the API: `submission`, `user`, `problem`,
@@ -8,35 +8,6 @@
 //! syntax (`OJD_LOG` first, then `RUST_LOG`; default `info`), e.g. `OJD_LOG=ojd=debug`.
 //! Colours as the caller decides: the binary's terminal layer, by `--color` and, for `auto`,
 //! whether stderr is a terminal and `NO_COLOR`, `CLICOLOR_FORCE` and `TERM`.
-
-use tracing_subscriber::EnvFilter;
-
-/// Installs the stderr subscriber (once per process; a second call changes nothing), with
-/// colours when `colour`. A bad filter is reported and the default used, so a typo never
-/// silences the log.
-pub fn init(colour: bool) {
-    let spec = std::env::var("OJD_LOG")
-        .or_else(|_| std::env::var("RUST_LOG"))
-        .unwrap_or_default();
-    let (filter, bad) = if spec.trim().is_empty() {
-        (EnvFilter::new("info"), None)
-    } else {
-        match EnvFilter::try_new(&spec) {
-            Ok(f) => (f, None),
-            Err(e) => (EnvFilter::new("info"), Some(format!("{spec:?}: {e}"))),
-        }
-    };
-    let installed = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(colour)
-        .with_target(false)
-        .try_init()
-        .is_ok();
-    if let (true, Some(bad)) = (installed, bad) {
-        tracing::warn!("the log filter {bad}; logging at info");
-    }
-}
 
 /// One free-text line to the operator's log (an `info` event).
 pub fn log(message: &str) {

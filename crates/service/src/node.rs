@@ -806,28 +806,6 @@ pub(crate) fn host_name() -> String {
         .unwrap_or_else(|| "localhost".to_string())
 }
 
-/// Resolves when SIGTERM or SIGINT arrives. The handlers are installed by this call, not when
-/// the future is first polled: call it before announcing the daemon (a script that reads
-/// "listening" and sends SIGTERM at once gets a graceful stop, not the default death by
-/// signal). Must be called inside the runtime.
-pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
-    use tokio::signal::unix::{signal, SignalKind};
-    let term = signal(SignalKind::terminate());
-    let int = signal(SignalKind::interrupt());
-    async move {
-        match (term, int) {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            }
-            // Without signal handlers the daemon still serves; it is then stopped by SIGKILL.
-            _ => std::future::pending::<()>().await,
-        }
-    }
-}
-
 /// The judge a daemon's workers share (`[server] workers`, 0: one per core), its isolation
 /// warnings logged; with the worker count. Used by `ojd serve` and `ojd worker`.
 pub fn start_judge(

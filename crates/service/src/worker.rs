@@ -4,25 +4,26 @@
 //! under `<judge.cache>/packages`, beside the compile cache's `<judge.cache>/programs` and with a
 //! budget of its own (`[judge] package_cache_size`). It claims with a lease that its heartbeat renews; killed,
 //! its claims go back to the queue when the lease runs out (see [`crate::node::LEASE`]).
-//! SIGTERM/SIGINT: stop claiming, finish or requeue what runs (as `serve` does), exit.
+//! At its shutdown (the binary's SIGTERM/SIGINT): stop claiming, finish or requeue what runs
+//! (as `serve` does), return.
 
-use std::io::Write;
-use std::time::Duration;
+use std::sync::Arc;
 
 use crate::blobs::Cache;
 use crate::logging::log;
 use crate::node::{self, Node, ServerError};
 use ojd_judge::Config;
 
-/// Runs a judge host named `name` (default: `<host name>/worker`) until SIGTERM/SIGINT. Its
+/// Starts a judge host named `name` (default: `<host name>/worker`); [`WorkerHost::run`]
+/// then judges until its shutdown. Blocking: call it before the runtime starts. Its
 /// identity is `identity` when given (a second process with it is refused while this one is
 /// alive), else a new one (see [`node::identity`]).
-pub fn run_worker(
+pub fn start_worker(
     config: Config,
     name: Option<String>,
     identity: Option<String>,
     keeper: Option<std::path::PathBuf>,
-) -> Result<(), ServerError> {
+) -> Result<WorkerHost, ServerError> {
     let database = config.server.database.to_string_lossy().into_owned();
     if !ojd_store::is_postgres_url(&database) {
         return Err(ServerError::NotShared(database));
@@ -40,23 +41,37 @@ pub fn run_worker(
         (name.clone(), identity.clone()),
         cache,
     )?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("ojd-worker")
-        .build()
-        .map_err(ServerError::Runtime)?;
-    runtime.block_on(async move {
+    Ok(WorkerHost {
+        node: app,
+        name,
+        identity,
+        database: ojd_store::redact_url(&database),
+    })
+}
+
+/// A started judge host ([`start_worker`]): [`WorkerHost::run`] judges until its shutdown.
+pub struct WorkerHost {
+    node: Arc<Node>,
+    /// Its name (a label) and its identity in the database.
+    pub name: String,
+    pub identity: String,
+    /// The database, its password hidden (for the announcement).
+    pub database: String,
+}
+
+impl WorkerHost {
+    /// How many judging workers it runs.
+    pub fn workers(&self) -> usize {
+        self.node.workers
+    }
+
+    /// Claims and judges until `shutdown` completes, then drains. Inside the runtime.
+    pub async fn run(self, shutdown: impl std::future::Future<Output = ()>) {
+        let app = self.node;
         node::start_heartbeat(&app);
         node::start_listener(&app);
         let mut workers = crate::queue::spawn_workers(&app);
-        let stop = node::shutdown_signal();
-        println!(
-            "ojd: worker {name} (identity {identity}) judging with {} worker(s) on {}",
-            app.workers,
-            ojd_store::redact_url(&database)
-        );
-        let _ = std::io::stdout().flush();
-        stop.await;
+        shutdown.await;
         log("shutting down: no new judgings; waiting for the ones in flight");
         app.begin_stop();
         crate::queue::drain(&app, &mut workers).await;
@@ -66,7 +81,5 @@ pub fn run_worker(
                 .judged
                 .load(std::sync::atomic::Ordering::Relaxed)
         ));
-    });
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(())
+    }
 }

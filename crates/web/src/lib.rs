@@ -34,7 +34,11 @@
 //! 5. what is served: `api` (JSON under `/api/v1`, the live event stream included), `pages`
 //!    (problems, submissions, login, contests), `admin` (users, problems and uploads, queue,
 //!    rejudgings), `metrics` (`/healthz`, `/metrics`);
-//! 6. this file: [`App`], the [`router`] over every module's routes, [`run`] and [`serve`].
+//! 6. this file: [`App`], the [`router`] over every module's routes, [`bind`] and [`run`].
+//!
+//! The process is the binary's: it builds the runtime, installs the signal handlers, prints the
+//! announcements and decides the exit code; this crate takes a shutdown future and returns
+//! typed errors.
 
 #![forbid(unsafe_code)]
 
@@ -75,7 +79,7 @@ use ojd_judge::Config;
 use ojd_judge::Judge;
 use ojd_service::Catalog;
 use ojd_service::{drain, spawn_workers};
-use ojd_service::{shutdown_signal, start_heartbeat, start_judge, start_listener, Node};
+use ojd_service::{start_heartbeat, start_listener, Node};
 use ojd_store::{Store, StoreError};
 
 pub use api::events::RECHECK as EVENT_STREAM_RECHECK;
@@ -235,50 +239,42 @@ pub async fn run(
     Ok(())
 }
 
-/// `ojd serve`: starts everything from `config` and serves until SIGTERM/SIGINT.
-pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), ServerError> {
-    let (judge, workers) = start_judge(&config, keeper)?;
-    let app = App::start(config, judge, workers)?;
-    let first_admin = auth::ensure_admin(&app)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("ojd-server")
-        .build()
-        .map_err(ServerError::Runtime)?;
-    runtime.block_on(async move {
-        let addr = app.node.config().server.listen.clone();
-        let listener = tokio::net::TcpListener::bind(&addr)
-            .await
-            .map_err(|source| ServerError::Bind {
-                addr: addr.clone(),
-                source,
-            })?;
-        let local = listener
-            .local_addr()
-            .map_err(|source| ServerError::Bind { addr, source })?;
-        let url = public_url(local);
-        let catalog = app.node.catalog();
-        let stop = shutdown_signal();
-        // stdout carries the URL (scripts and tests read it); the log goes to stderr.
-        println!("ojd: listening on {url}");
-        println!(
-            "ojd: {} problem(s) ready, {} failed to load, {} worker(s)",
-            catalog.ready_count(),
-            catalog.failed.len(),
-            workers
-        );
-        if let Some(link) = first_admin {
-            println!(
-                "ojd: first start: an admin was created; log in once, within {}, with {url}{link}",
-                ojd_judge::format_duration(app.node.config().web.login_code_lifetime)
-            );
-        }
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
-        run(listener, app, stop).await
-    })?;
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(())
+impl App {
+    /// The daemon's configuration.
+    pub fn config(&self) -> &Config {
+        self.node.config()
+    }
+
+    /// The problems as loaded now.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.node.catalog()
+    }
+
+    /// How many judging workers this node runs.
+    pub fn judging_workers(&self) -> usize {
+        self.node.judging_workers()
+    }
+
+    /// On a first start with no admin anywhere, issues one and returns a one-time login link
+    /// for it (`login?code=…`, to print after the site's address). Blocking.
+    pub fn ensure_admin(&self) -> Result<Option<String>, ServerError> {
+        auth::ensure_admin(self)
+    }
+}
+
+/// Binds the configured address (`[server] listen`); with the URL to announce.
+pub async fn bind(app: &App) -> Result<(tokio::net::TcpListener, String), ServerError> {
+    let addr = app.config().server.listen.clone();
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .map_err(|source| ServerError::Bind {
+            addr: addr.clone(),
+            source,
+        })?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| ServerError::Bind { addr, source })?;
+    Ok((listener, public_url(local)))
 }
 
 /// The URL to print: a wildcard address is shown as loopback, which works from this host.
