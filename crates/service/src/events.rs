@@ -162,11 +162,28 @@ pub struct Hub {
     tx: broadcast::Sender<Arc<Live>>,
     table: Mutex<Table>,
     /// Where this node's events go to reach the other nodes (PostgreSQL).
-    outbox: Mutex<Option<std::sync::mpsc::Sender<(i64, Live)>>>,
+    outbox: Mutex<Option<Outbox>>,
 }
 
 /// The most events sent to the other nodes in one statement.
 const MAX_BATCH: usize = 256;
+
+/// The most events waiting for the thread that sends them to the other nodes: past it (the
+/// database is slow or gone) new ones are dropped, so a judging never waits on the database
+/// for its live events and memory stays bounded. Live events are lossy by design (a stream
+/// that misses one re-reads the store); verdicts never travel this way.
+const OUTBOX_CAPACITY: usize = 8 * MAX_BATCH;
+
+/// The bounded queue of events on their way to the other nodes.
+struct Outbox(std::sync::mpsc::SyncSender<(i64, Live)>);
+
+impl Outbox {
+    /// Queues an event without blocking; `false` when it was dropped (the queue is full, or
+    /// the sending thread is gone).
+    fn push(&self, judging: i64, event: Live) -> bool {
+        self.0.try_send((judging, event)).is_ok()
+    }
+}
 
 /// An event as it travels between nodes.
 #[derive(Serialize, Deserialize)]
@@ -196,9 +213,10 @@ impl Hub {
     }
 
     /// Sends every event of this node through the store to the other nodes, from a thread of
-    /// its own (in order; a database that fails loses live events, never verdicts).
+    /// its own (in order, through a bounded queue that never blocks the sender: a database
+    /// that is slow or fails loses live events, never verdicts).
     pub(crate) fn forward_to(&self, store: Arc<dyn ojd_store::Store>, host: String) {
-        let (tx, rx) = std::sync::mpsc::channel::<(i64, Live)>();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(i64, Live)>(OUTBOX_CAPACITY);
         let spawned = std::thread::Builder::new()
             .name("ojd-events".into())
             .spawn(move || {
@@ -220,13 +238,13 @@ impl Hub {
                 }
             });
         if spawned.is_ok() {
-            *self.outbox.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+            *self.outbox.lock().unwrap_or_else(|e| e.into_inner()) = Some(Outbox(tx));
         }
     }
 
     fn send(&self, judging: i64, event: Live) {
         if let Some(out) = &*self.outbox.lock().unwrap_or_else(|e| e.into_inner()) {
-            let _ = out.send((judging, event.clone()));
+            out.push(judging, event.clone());
         }
         let _ = self.tx.send(Arc::new(event));
     }
@@ -419,6 +437,21 @@ fn envelope(host: &str, judging: i64, mut live: Live) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stuck_outbox_drops_events_instead_of_blocking_or_growing() {
+        // Nobody drains the queue: the database's thread is stuck on a statement.
+        let (tx, rx) = std::sync::mpsc::sync_channel(OUTBOX_CAPACITY);
+        let out = Outbox(tx);
+        let queued = (0..OUTBOX_CAPACITY as i64 + 100)
+            .filter(|&i| out.push(i, Live::Started { id: i }))
+            .count();
+        assert_eq!(queued, OUTBOX_CAPACITY);
+        // In order, the first ones kept.
+        assert_eq!(rx.try_recv().ok().map(|(j, _)| j), Some(0));
+        drop(rx);
+        assert!(!out.push(1, Live::Started { id: 1 }), "the thread is gone");
+    }
 
     fn remote(from: &str, judging: i64, live: Live) -> String {
         serde_json::to_string(&Envelope {
