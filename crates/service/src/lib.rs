@@ -27,8 +27,8 @@ mod worker;
 
 /// A judging node and what runs it.
 pub use node::{
-    check_identity, collect, start_heartbeat, start_judge, start_listener, Counters, DbError, Node,
-    Role, ServerError, LEASE,
+    check_identity, collect, start_heartbeat, start_judge, start_listener, Counters, DbError,
+    IdentityError, Node, Role, ServerError, LEASE,
 };
 
 /// The node's workers: they claim submissions from the store and judge them.

@@ -783,16 +783,22 @@ pub(crate) fn identity(label: &str) -> String {
     format!("{label}~{hex}")
 }
 
+/// Why an identity given on the command line cannot be one.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IdentityError {
+    #[error("--identity must have 1 to 200 characters (it has {0})")]
+    Length(usize),
+    #[error("--identity {0:?} has a control character")]
+    Control(String),
+}
+
 /// Checks an identity given on the command line: 1 to 200 characters, no control characters.
-pub fn check_identity(identity: &str) -> Result<(), String> {
+pub fn check_identity(identity: &str) -> Result<(), IdentityError> {
     if identity.is_empty() || identity.len() > 200 {
-        return Err(format!(
-            "--identity must have 1 to 200 characters (it has {})",
-            identity.len()
-        ));
+        return Err(IdentityError::Length(identity.len()));
     }
     if identity.chars().any(char::is_control) {
-        return Err(format!("--identity {identity:?} has a control character"));
+        return Err(IdentityError::Control(identity.to_string()));
     }
     Ok(())
 }
@@ -902,6 +908,20 @@ mod tests {
     /// The cause of the current pause, if claiming is paused.
     fn paused(h: &Health) -> Option<String> {
         h.lock().pause.as_ref().map(|p| p.cause.clone())
+    }
+
+    #[test]
+    fn an_identity_is_1_to_200_characters_without_control_characters() {
+        assert_eq!(check_identity("judge-2~3f9a"), Ok(()));
+        assert_eq!(check_identity(""), Err(IdentityError::Length(0)));
+        assert_eq!(
+            check_identity(&"x".repeat(201)),
+            Err(IdentityError::Length(201))
+        );
+        assert_eq!(
+            check_identity("a\nb"),
+            Err(IdentityError::Control("a\nb".into()))
+        );
     }
 
     #[test]
