@@ -77,7 +77,9 @@
 //! Fairness: `fairness.last_claim` remembers, per user, the sequence number of the last claim
 //! made for them. The next claim takes the queued submission whose user was served least
 //! recently, oldest first, so one user's burst of a hundred submissions interleaves with
-//! everybody else's instead of starving them.
+//! everybody else's instead of starving them. A submission whose lease expired (its host died)
+//! comes before all of them, whoever its user: it was claimed in its turn already, and a dead
+//! host's work must not wait behind a queue of any depth.
 //!
 //! **Counters, not counts.** Nothing a page or the health check asks counts the table:
 //! `submission_counts` holds the submissions per (state, current verdict), kept by triggers in

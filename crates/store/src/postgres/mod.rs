@@ -306,7 +306,7 @@ WITH next AS (
     SELECT s.id, s.state = 'judging' AS expired FROM submissions s
     LEFT JOIN fairness f ON f."user" = s."user"
     WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < NOW_MS)
-    ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1
+    ORDER BY s.state = 'judging' DESC, COALESCE(f.last_claim, 0), s.id LIMIT 1
     FOR UPDATE OF s SKIP LOCKED
 ), claimed AS (
     UPDATE submissions s SET state = 'judging', claimed_at = $1, claimed_by = $2,

@@ -95,7 +95,7 @@ impl Engine for SqliteStore {
             "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
              LEFT JOIN fairness f ON f.user = s.user
              WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < {now_ms})
-             ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1",
+             ORDER BY s.state = 'judging' DESC, COALESCE(f.last_claim, 0), s.id LIMIT 1",
             now_ms = Self::NOW_MS
         );
         let claim = format!(
