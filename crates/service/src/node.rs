@@ -479,7 +479,14 @@ impl Node {
         }
         let judge = self.judge.clone();
         let min_free = self.config.judge.min_free_space.bytes();
-        let checked = tokio::task::spawn_blocking(move || judge.host_check(min_free)).await;
+        let checked = tokio::task::spawn_blocking(move || {
+            // A folder removed under the running host is made again here, and said so.
+            for dir in judge.heal_folders()? {
+                log(&format!("{} was gone: made it again", dir.display()));
+            }
+            judge.host_check(min_free)
+        })
+        .await;
         match checked {
             Ok(Ok(space)) => {
                 let mut st = self.health.lock();

@@ -9,7 +9,8 @@
 //! ([`Node::ready_to_claim`]). Other judge failures (a problem that vanished in a reload, a
 //! submission that met the same host fault again and again) are stored as verdict JE with the
 //! cause in the submission's `message`, and logged. A cancelled judging (shutdown) goes back to
-//! the queue. A judge host without a
+//! the queue. A poison pill, a submission whose judgings ended their judge process twice
+//! ([`ojd_store::POISON_CRASHES`]), is stored as a judge error at its next claim, unjudged. A judge host without a
 //! problems folder judges the package version its claim names, from its
 //! [`Cache`](crate::blobs::Cache).
 
@@ -78,6 +79,10 @@ async fn worker(app: Arc<Node>) {
                         .fetch_add(1, Ordering::Relaxed);
                 }
                 failing = false;
+                if claim.crashes >= ojd_store::POISON_CRASHES {
+                    set_aside(&app, claim).await;
+                    continue;
+                }
                 let (id, attempt, judging) = (claim.id, claim.attempt, claim.judging);
                 let je = judge_error_report(&claim);
                 // A bug that panics while judging must not take the worker with it (the node
@@ -114,6 +119,31 @@ async fn worker(app: Arc<Node>) {
             }
         }
     }
+}
+
+/// A poison pill: a submission whose judging ended its judge process again and again (see
+/// [`Claim::crashes`]) is not judged once more, which would crash a host in a loop: it is
+/// stored as a judge error naming why, for an admin to see, and is never claimed again (a
+/// rejudge by an admin tries it afresh).
+async fn set_aside(app: &Arc<Node>, claim: Claim) {
+    let (id, attempt, judging) = (claim.id, claim.attempt, claim.judging);
+    app.metrics.judge_errors.fetch_add(1, Ordering::Relaxed);
+    let cause = poison_cause(claim.crashes);
+    log(&format!(
+        "submission {id}: set aside as a judge error: {cause}"
+    ));
+    let je = judge_error_report(&claim);
+    store_verdict(app, id, attempt, je, cause).await;
+    app.hub.end(id, judging, Live::Done { id });
+}
+
+/// The judge error's message of a poison pill that ended `crashes` judgings.
+fn poison_cause(crashes: u32) -> String {
+    format!(
+        "its judging ended the judge process {crashes} times (a host that died or was killed \
+         while judging it, its lease run out, or a restart that found it half-judged): set \
+         aside as a poison pill, not judged again until an admin rejudges it"
+    )
 }
 
 /// Runs `work` to its end, or returns the message of the panic that ended it.
@@ -392,6 +422,13 @@ async fn store_verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_poison_pills_message_says_why_and_what_an_admin_may_do() {
+        let m = poison_cause(2);
+        assert!(m.contains("ended the judge process 2 times"), "{m}");
+        assert!(m.contains("until an admin rejudges it"), "{m}");
+    }
 
     #[tokio::test]
     async fn a_panic_while_judging_becomes_its_message() {

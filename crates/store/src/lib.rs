@@ -288,7 +288,16 @@ pub struct Claim {
     /// Whether this claim took the submission over from a host whose lease ran out (it died,
     /// or lost the database), rather than from the queue.
     pub expired_lease: bool,
+    /// How many judgings of this submission ended with their judge process (a lease that ran
+    /// out, this one included; a restart that found it half-judged) since it was queued or
+    /// last rejudged: at [`POISON_CRASHES`] it is a poison pill, set aside as a judge error.
+    pub crashes: u32,
 }
+
+/// Judgings that ended with their judge process after which a submission is set aside as a
+/// judge error instead of being judged again (see [`Claim::crashes`]): one may be a host that
+/// died of its own cause; a second in a row is the submission killing its judge.
+pub const POISON_CRASHES: u32 = 2;
 
 /// Which submissions to list, newest first. Every field is applied in SQL by the backend, so a
 /// page of a rare verdict costs one query, not a scan in the web layer.

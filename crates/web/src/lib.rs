@@ -273,7 +273,7 @@ pub fn serve(config: Config, keeper: Option<std::path::PathBuf>) -> Result<(), S
             "ojd: {} problem(s) ready, {} failed to load, {} worker(s)",
             catalog.ready_count(),
             catalog.failed.len(),
-            workers
+            app.node.judging_workers()
         );
         if let Some(link) = first_admin {
             println!(

@@ -100,9 +100,10 @@ impl Engine for SqliteStore {
         );
         let claim = format!(
             "UPDATE submissions SET state = 'judging', claimed_at = $2, claimed_by = $3,
-               lease_until = {now_ms} + $4, attempts = attempts + 1
+               lease_until = {now_ms} + $4, attempts = attempts + 1,
+               crashes = crashes + CASE WHEN state = 'judging' THEN 1 ELSE 0 END
              WHERE id = $1
-             RETURNING attempts, pending_rejudging, problem, language, source",
+             RETURNING attempts, pending_rejudging, problem, language, source, crashes",
             now_ms = Self::NOW_MS
         );
         let version = "SELECT version FROM problem_current WHERE problem = $1";
@@ -121,7 +122,7 @@ impl Engine for SqliteStore {
                 return Ok(None);
             };
             let args = args![id, now, host, lease_ms];
-            let (attempt, rejudging, problem, language, source) =
+            let (attempt, rejudging, problem, language, source, crashes) =
                 c.one("claim a submission", &claim, args, |r| {
                     Ok((
                         r.get(0)?,
@@ -129,6 +130,7 @@ impl Engine for SqliteStore {
                         r.get::<String>(2)?,
                         r.get(3)?,
                         r.get(4)?,
+                        r.get(5)?,
                     ))
                 })?;
             let what = "find the problem's package version";
@@ -148,6 +150,7 @@ impl Engine for SqliteStore {
                 language,
                 source,
                 expired_lease,
+                crashes,
             }))
         })
     }
