@@ -407,3 +407,51 @@ fn a_program_that_ends_at_once_does_not_hold_the_interactor() {
         );
     }
 }
+
+/// A correct program that wants the CPU before it plays (300 ms of CPU, under a 1 s wall-time
+/// limit) on a host that eight busy loops per CPU keep busy: its wait for the CPU is not its
+/// time, so it is accepted, and the interactor, blocked on it meanwhile, waits for it as long
+/// (a partner stopped at the program's nominal wall limit would break its pipe: RE or JE).
+#[test]
+fn a_slow_correct_program_on_a_loaded_host_is_accepted_with_its_interactor() {
+    require_root!(exclusive);
+    let pkg = package(&[("01", "guess 777"), ("02", "guess 1")]);
+    let toml = pkg.path().join("problem.toml");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("time_limit = \"500ms\"", "time_limit = \"2s\"")
+        .replace("wall_time_limit = \"2s\"", "wall_time_limit = \"1s\"");
+    assert!(text.contains("\"2s\"") && text.contains("\"1s\""), "{text}");
+    std::fs::write(&toml, text).unwrap();
+    let source = pkg.path().join("slow_binary.c");
+    let binary = std::fs::read_to_string(testdata("interactive/submissions/accepted/binary.c"))
+        .unwrap()
+        .replace(
+            "int main(void) {",
+            "#include <time.h>\nint main(void) {\n    volatile unsigned long spin = 0;\n    while (clock() < CLOCKS_PER_SEC * 3 / 10) spin++;",
+        );
+    assert!(binary.contains("clock()"), "{binary}");
+    std::fs::write(&source, binary).unwrap();
+    let problem = ojd_judge::Problem::load(pkg.path()).expect("the package loads");
+    let j = common::judge(1);
+    let sub = common::submission(&j, &source);
+    // Compiled once before the load, so that only the runs wait for the CPU.
+    let _ = j.judge(
+        &problem,
+        &sub,
+        &mut |_| {},
+        &std::sync::atomic::AtomicBool::new(false),
+    );
+    let hogs = crate::sandbox::Hogs::per_cpu(8);
+    let got = j.judge(
+        &problem,
+        &sub,
+        &mut |_| {},
+        &std::sync::atomic::AtomicBool::new(false),
+    );
+    drop(hogs);
+    match got {
+        Ok(r) => assert_eq!(r.verdict, Verdict::Accepted, "{r:#?}"),
+        Err(e) => panic!("the host's load is not the program's: {e}"),
+    }
+}

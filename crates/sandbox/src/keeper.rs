@@ -27,6 +27,7 @@ use super::root::{
 use super::seccomp;
 use super::starve::{cpu_wait, Sample};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
+use super::WALL_CEILING;
 use super::{
     Capabilities, EarlierCache, LimitKind, RunOutcome, RunSpec, Termination, WallCause, WallKill,
 };
@@ -650,10 +651,6 @@ impl Keeper {
         }
     }
 }
-
-/// How many times its wall-time limit a run may take when the time beyond the limit went
-/// waiting for a CPU (see `Keeper::supervise`): past it the host is too loaded to judge it.
-const WALL_CEILING: u32 = 10;
 
 impl Keeper {
     /// The counters `starve` compares, now (None without a cgroup or `/proc/stat`).

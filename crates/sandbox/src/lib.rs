@@ -241,6 +241,12 @@ pub struct RunOutcome {
     pub wall_kill: Option<WallKill>,
 }
 
+/// How many times its wall-time limit a run may take when the time beyond the limit went
+/// waiting for a CPU that other work held (the wall-time limit counts the program's own time
+/// only, see [`WallKill`]): past it the host is too loaded to judge the run
+/// ([`WallCause::HostLoad`]). A partner that waits for the run (an interactor) needs as long.
+pub const WALL_CEILING: u32 = 10;
+
 /// What the keeper saw of a run that its wall-time limit ended.
 ///
 /// The wall-time limit is there to stop a program that sleeps or is blocked (on input that never

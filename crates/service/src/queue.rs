@@ -53,6 +53,12 @@ pub fn spawn_workers(app: &Arc<Node>) -> Workers {
 async fn worker(app: Arc<Node>) {
     let mut stop = app.stopping();
     let mut failing = false;
+    // A language whose toolchain this host could not resolve at start is never claimed here.
+    for (id, resolved) in app.judge.languages() {
+        if let Err(why) = resolved {
+            app.health.skip_language(id, why);
+        }
+    }
     loop {
         if *stop.borrow() {
             break;
@@ -67,7 +73,11 @@ async fn worker(app: Arc<Node>) {
         }
         let host = app.host.clone();
         let lease = crate::node::LEASE.as_millis() as i64;
-        match app.db(move |s| s.claim(&host, now_ms(), lease)).await {
+        let skip = app.health.skipped_languages();
+        match app
+            .db(move |s| s.claim_except(&host, now_ms(), lease, &skip))
+            .await
+        {
             Ok(Some(claim)) => {
                 if claim.expired_lease {
                     log(&format!(
@@ -119,6 +129,16 @@ async fn worker(app: Arc<Node>) {
             }
         }
     }
+}
+
+/// The judge error's message of a submission this host could not judge within its budget: the
+/// host's failure, named as such.
+fn host_gave_up(cause: &str) -> String {
+    format!(
+        "this judge host could not judge it: {cause} (it failed on it again and again for {} s \
+         while its checks passed)",
+        crate::node::HOST_FAULT_BUDGET.as_secs()
+    )
 }
 
 /// A poison pill: a submission whose judging ended its judge process again and again (see
@@ -235,10 +255,7 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 requeue_for_host(app, id, attempt, judging, &cause).await;
                 return;
             }
-            Err(format!(
-                "{cause} (this host failed on it {} times while its checks passed)",
-                crate::node::HOST_FAULTS_PER_SUBMISSION
-            ))
+            Err(host_gave_up(&cause))
         }
         Err((e, None)) => Err(e),
         Ok(problem) => {
@@ -278,16 +295,24 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                     app.hub.end(id, judging, Live::Requeued { id });
                     return;
                 }
+                Ok(Err(
+                    e @ (JudgeError::LanguageUnavailable { .. }
+                    | JudgeError::UnknownLanguage { .. }),
+                )) => {
+                    // This host cannot judge the language: the submission is not at fault. It
+                    // goes back to the queue, and this host claims that language no more.
+                    let why = error_chain(&e);
+                    app.health.skip_language(&claim.language, &why);
+                    requeue_for_host(app, id, attempt, judging, &why).await;
+                    return;
+                }
                 Ok(Err(e)) if e.is_host_fault() => {
                     let cause = error_chain(&e);
                     if app.host_fault(id, &e) {
                         requeue_for_host(app, id, attempt, judging, &cause).await;
                         return;
                     }
-                    Err(format!(
-                        "{cause} (this host failed on it {} times while its checks passed)",
-                        crate::node::HOST_FAULTS_PER_SUBMISSION
-                    ))
+                    Err(host_gave_up(&cause))
                 }
                 Ok(Err(e)) => Err(error_chain(&e)),
                 Err(e) => Err(format!("the judging task failed: {e}")),

@@ -466,6 +466,15 @@ pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync
     /// submission whose lease expired by the database's clock (its host died) is claimable
     /// again; a host's own clock never decides that.
     fn claim(&self, host: &str, now: i64, lease_ms: i64) -> Result<Option<Claim>, StoreError>;
+    /// [`Store::claim`] of a submission in none of `skip_languages`: those a host cannot judge
+    /// (its toolchain is missing or failed) stay for another host, or for this one once it can.
+    fn claim_except(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip_languages: &[String],
+    ) -> Result<Option<Claim>, StoreError>;
     /// Stores a verdict into the claim's judging, exactly once: `false` when the claim is stale
     /// and nothing was written.
     fn finish(

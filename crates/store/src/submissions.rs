@@ -217,7 +217,17 @@ impl<E: Engine> Store for E {
     }
 
     fn claim(&self, host: &str, now: i64, lease_ms: i64) -> Result<Option<Claim>, StoreError> {
-        self.claim_next(host, now, lease_ms)
+        self.claim_next(host, now, lease_ms, &[])
+    }
+
+    fn claim_except(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip_languages: &[String],
+    ) -> Result<Option<Claim>, StoreError> {
+        self.claim_next(host, now, lease_ms, skip_languages)
     }
 
     fn finish(

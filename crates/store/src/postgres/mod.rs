@@ -297,15 +297,16 @@ impl PgStore {
     }
 }
 
-/// [`Store::claim`](crate::Store::claim) as one statement: $1 now (the host's, recorded), $2
-/// host, $3 the lease in milliseconds; leases are set and expire by the database's clock.
+/// [`Store::claim_except`](crate::Store::claim_except) as one statement: $1 now (the host's,
+/// recorded), $2 host, $3 the lease in milliseconds, $4 the languages not to claim; leases are set and expire by the database's clock.
 /// Returns the claim's columns in [`Claim`]'s order, then the judging, then whether it took
 /// over an expired lease, then the submission's crashes (counting this one).
 const CLAIM: &str = r#"
 WITH next AS (
     SELECT s.id, s.state = 'judging' AS expired FROM submissions s
     LEFT JOIN fairness f ON f."user" = s."user"
-    WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < NOW_MS)
+    WHERE (s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < NOW_MS))
+        AND NOT (s.language = ANY($4))
     ORDER BY s.state = 'judging' DESC, COALESCE(f.last_claim, 0), s.id LIMIT 1
     FOR UPDATE OF s SKIP LOCKED
 ), claimed AS (
@@ -341,7 +342,13 @@ impl Engine for PgStore {
         Ok(out)
     }
 
-    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>> {
+    fn claim_next(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip: &[String],
+    ) -> Res<Option<Claim>> {
         // One statement, one round trip: pick (skipping rows other workers are claiming right
         // now rather than waiting for them), claim, open the judging under the package
         // version current in this statement's snapshot (a publish in flight is invisible until
@@ -350,7 +357,7 @@ impl Engine for PgStore {
         self.row(
             "claim a submission",
             &sql,
-            args![now, host, lease_ms],
+            args![now, host, lease_ms, skip],
             |r| {
                 Ok(Claim {
                     id: r.get(0)?,

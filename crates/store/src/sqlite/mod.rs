@@ -90,11 +90,18 @@ impl Engine for SqliteStore {
         Ok(out)
     }
 
-    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>> {
+    fn claim_next(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip: &[String],
+    ) -> Res<Option<Claim>> {
         let next = format!(
             "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
              LEFT JOIN fairness f ON f.user = s.user
-             WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < {now_ms})
+             WHERE (s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < {now_ms}))
+               AND NOT (s.language = ANY($1))
              ORDER BY s.state = 'judging' DESC, COALESCE(f.last_claim, 0), s.id LIMIT 1",
             now_ms = Self::NOW_MS
         );
@@ -115,7 +122,7 @@ impl Engine for SqliteStore {
              ON CONFLICT (user) DO UPDATE SET last_claim = excluded.last_claim";
         self.tx("start a claim", "commit a claim", |c| {
             let what = "find the next submission";
-            let found = c.row(what, &next, args![], |r| {
+            let found = c.row(what, &next, args![skip], |r| {
                 Ok((r.get(0)?, r.get::<String>(1)?, r.get(2)?))
             })?;
             let Some((id, user, expired_lease)) = found else {
