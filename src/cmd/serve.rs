@@ -47,7 +47,7 @@ fn serve(config: ojd_judge::Config) -> Result<(), ServerError> {
             "ojd: {} problem(s) ready, {} failed to load, {} worker(s)",
             catalog.ready_count(),
             catalog.failed.len(),
-            workers
+            app.judging_workers()
         );
         if let Some(link) = first_admin {
             println!(

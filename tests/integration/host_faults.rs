@@ -337,3 +337,107 @@ fn a_package_that_does_not_fit_the_cache_is_a_host_fault() {
     }
     assert!(left.is_empty(), "half-written files stay: {left:?}");
 }
+
+/// Any folder of a judge host's package cache removed under the running host (`rm -rf
+/// <cache>/packages/*`, or the whole cache folder) is made again at the next use and refilled
+/// from the database: the judging goes on, without a restart and without a host fault.
+#[test]
+fn a_package_cache_removed_under_a_running_host_is_made_again_and_refilled() {
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let store = ojd_store::open(&cluster.database()).expect("open");
+    let files = ojd_service::package_files(&common::testdata("aplusb")).expect("the fixture");
+    let version = store.publish("aplusb", &files, 1).expect("publish");
+    let disk = tempfile::tempdir().expect("tempdir");
+    let root = disk.path().join("packages");
+    let cache = ojd_service::Cache::new(&root).expect("cache");
+    let load = |what: &str| {
+        let p = cache
+            .problem(store.as_ref(), "aplusb", Some(&version))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(p.dir.join("problem.toml").is_file(), "{what}: {:?}", p.dir);
+        assert!(!p.tests.is_empty(), "{what}");
+    };
+    load("first use");
+    let fetched = cache.fetched.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(fetched > 0);
+    for e in std::fs::read_dir(&root).expect("read").flatten() {
+        std::fs::remove_dir_all(e.path()).expect("rm -rf packages/*");
+    }
+    load("after rm -rf packages/*");
+    assert!(root.join("blobs").is_dir() && root.join("packages").is_dir());
+    let refetched = cache.fetched.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(refetched, 2 * fetched, "every blob fetched again");
+    std::fs::remove_dir_all(&root).expect("rm -rf the cache");
+    load("after the whole cache folder went");
+}
+
+/// A judge whose cache and runs folders were removed under it makes them again at its next
+/// host check, and judges as before (the program compiled again): a host that lost a folder heals, it does not pause for
+/// ever.
+#[test]
+fn a_judge_whose_folders_were_removed_makes_them_again_and_judges() {
+    require_root!();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let j = judge_on(&scratch.path().join("scratch"));
+    let problem = common::testdata("aplusb");
+    let ac = common::testdata("aplusb/submissions/accepted/ac.c");
+    let r = common::judge_file(&j, &problem, &ac);
+    assert_eq!(r.verdict, ojd_judge::Verdict::Accepted, "{r:#?}");
+    // The compile cache and the runs' folder (the keepers' own folders stay: they are theirs).
+    for d in ["cache", "runs"] {
+        std::fs::remove_dir_all(scratch.path().join("scratch").join(d)).expect("rm -rf");
+    }
+    assert!(j.host_check(0).is_err(), "the check sees the folders gone");
+    let made = j.heal_folders().expect("made again");
+    assert!(!made.is_empty(), "nothing made again");
+    j.host_check(0)
+        .expect("the check passes once they are back");
+    let r = common::judge_file(&j, &problem, &ac);
+    assert_eq!(r.verdict, ojd_judge::Verdict::Accepted, "{r:#?}");
+    assert!(j.heal_folders().expect("nothing to do").is_empty());
+}
+
+/// A poison pill is set aside, not a crash loop: a submission whose judging ended the judge
+/// process twice (here `kill -9` of the daemon while it judges, twice) is stored at the next
+/// claim as a judge error naming why, unjudged, and never claimed again; an admin sees the
+/// cause. Killed once, a submission is judged again as before (a host may die of its own
+/// cause).
+#[test]
+fn a_submission_whose_judging_killed_the_judge_twice_is_set_aside_as_a_judge_error() {
+    require_root!();
+    use crate::daemon::{Site, ADMIN, ALICE, JUDGED_WITHIN};
+    use std::time::{Duration, Instant};
+    let site = Site::new("rate_limit_per_minute = 0");
+    let slow = common::testdata("aplusb/submissions/time_limit_exceeded/sleep.c");
+    let mut d = site.start();
+    let id = d.submit_file(ALICE, &slow);
+    for _ in 0..2 {
+        let deadline = Instant::now() + JUDGED_WITHIN;
+        loop {
+            let (_, s) = d.get(&format!("/api/v1/submissions/{id}"), Some(ALICE));
+            assert_ne!(
+                s["state"], "done",
+                "judged before its judge was killed: {s}"
+            );
+            if s["state"] == "judging" {
+                break;
+            }
+            assert!(Instant::now() < deadline, "never claimed: {s}\n{}", d.log());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        d.kill9();
+        d = site.start();
+    }
+    let done = d.wait_done(id, ADMIN, JUDGED_WITHIN);
+    assert_eq!(done["verdict"], "JE", "{done}");
+    let text = done.to_string();
+    assert!(text.contains("poison pill"), "the admin sees why: {done}");
+    d.log_with(&[&format!("submission {id}: set aside as a judge error")]);
+    // Never claimed again: it stays done through a restart.
+    d.kill9();
+    let d = site.start();
+    let (_, s) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    assert_eq!(s["verdict"], "JE", "{s}");
+}

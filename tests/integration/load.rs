@@ -363,3 +363,143 @@ fn http_benchmark_sqlite_vs_postgres() {
         rows.join("\n")
     );
 }
+
+/// Lists filtered by verdict, problem, user and language, and a contest's submissions, at a
+/// million judged submissions, on both stores (opt-in: it seeds a million rows twice). Every
+/// submission has a current judging: a third AC, one in a hundred JE (the rare verdict an admin
+/// looks for), the rest WA, over 500 users and 20 problems; 5,000 of them are a contest's. Each
+/// query's newest page of 50 is timed 100 times after one warm-up call; prints median and p99
+/// (docs/many-machines.md, "Numbers", has a run). Before the current verdict was kept on the
+/// submission's row with an index (schema entry 19), a page filtered by verdict joined every
+/// submission to its judging, newest first, until 50 matched.
+/// `cargo test --release --test integration load::filters_at_a_million -- --ignored --nocapture`
+#[test]
+#[ignore = "a load measurement: run it on its own with --ignored"]
+fn filters_at_a_million_submissions() {
+    use ojd_judge::Verdict;
+    use ojd_store::{ListFilter, Store};
+    const N: i64 = 1_000_000;
+    let verdict = "CASE WHEN id % 100 = 0 THEN 'JE' WHEN id % 3 = 0 THEN 'AC' ELSE 'WA' END";
+    let seed = |series: &str, current: &str| {
+        format!(
+            "INSERT INTO submissions (\"user\", problem, language, source, state, queued_at, attempts)
+             SELECT 'u' || (i % 500), 'p' || (i % 20), 'py', {series};
+             INSERT INTO judgings (submission, attempt, judged_by, started_at, finished_at, verdict)
+             SELECT id, 1, 'h', queued_at, queued_at, {verdict} FROM submissions;
+             {current};
+             INSERT INTO contest_submissions (submission, contest)
+             SELECT id, 'big' FROM submissions WHERE id % 200 = 0;"
+        )
+    };
+    let lite_series = format!(
+        "x'00', 'done', i, 1 FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {N}) SELECT i FROM n)"
+    );
+    let pg_series = format!("'\\x00', 'done', i, 1 FROM generate_series(1, {N}) AS i");
+    let measure = |name: &str, s: &dyn Store| {
+        let filter = |f: &dyn Fn(&mut ListFilter)| {
+            let mut l = ListFilter {
+                limit: 50,
+                ..Default::default()
+            };
+            f(&mut l);
+            l
+        };
+        let cases: Vec<(&str, ListFilter, usize)> = vec![
+            (
+                "verdict JE (1 in 100)",
+                filter(&|f| f.verdict = Some(Verdict::JudgeError)),
+                50,
+            ),
+            (
+                "verdict AC (1 in 3)",
+                filter(&|f| f.verdict = Some(Verdict::Accepted)),
+                50,
+            ),
+            ("problem p7", filter(&|f| f.problem = Some("p7".into())), 50),
+            ("user u42", filter(&|f| f.user = Some("u42".into())), 50),
+            (
+                "language py",
+                filter(&|f| f.language = Some("py".into())),
+                50,
+            ),
+            (
+                "user u42 and verdict AC",
+                filter(&|f| {
+                    f.user = Some("u42".into());
+                    f.verdict = Some(Verdict::Accepted);
+                }),
+                50,
+            ),
+            (
+                "problem p7 and verdict JE",
+                filter(&|f| {
+                    f.problem = Some("p7".into());
+                    f.verdict = Some(Verdict::JudgeError);
+                }),
+                0,
+            ),
+        ];
+        eprintln!("{name}, {N} judged submissions:");
+        let time = |what: &str, f: &dyn Fn()| {
+            f();
+            let mut took: Vec<Duration> = (0..100)
+                .map(|_| {
+                    let t = Instant::now();
+                    f();
+                    t.elapsed()
+                })
+                .collect();
+            took.sort();
+            eprintln!(
+                "  {what}: median {:.2} ms, p99 {:.2} ms",
+                took[50].as_secs_f64() * 1e3,
+                took[99].as_secs_f64() * 1e3
+            );
+        };
+        for (what, f, want) in &cases {
+            time(what, &|| {
+                let page = s.list_page(f).expect("page");
+                assert_eq!(page.rows.len(), *want, "{what}");
+                if let Some(v) = f.verdict {
+                    assert!(page.rows.iter().all(|r| r.verdict == Some(v)), "{what}");
+                }
+            });
+        }
+        time("a contest's submissions (5,000)", &|| {
+            assert_eq!(s.contest_submissions("big").expect("contest").len(), 5_000);
+        });
+    };
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("big.sqlite3");
+    drop(ojd_store::open(path.to_str().expect("utf-8")).expect("create"));
+    let t = Instant::now();
+    let c = rusqlite::Connection::open(&path).expect("open");
+    c.execute_batch(&seed(
+        &lite_series,
+        "UPDATE submissions SET current_judging = (SELECT j.id FROM judgings j
+           WHERE j.submission = submissions.id)",
+    ))
+    .expect("seed");
+    c.execute_batch("ANALYZE").expect("analyze");
+    drop(c);
+    eprintln!("SQLite seeded in {:?}", t.elapsed());
+    let lite = ojd_store::open(path.to_str().expect("utf-8")).expect("open");
+    measure("SQLite", lite.as_ref());
+    drop(lite);
+    drop(dir);
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let pg = ojd_store::open(&url).expect("open");
+    let t = Instant::now();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    c.batch_execute(&seed(
+        &pg_series,
+        "UPDATE submissions s SET current_judging = j.id FROM judgings j WHERE j.submission = s.id",
+    ))
+    .expect("seed");
+    c.batch_execute("VACUUM ANALYZE").expect("vacuum");
+    eprintln!("PostgreSQL seeded in {:?}", t.elapsed());
+    measure("PostgreSQL", pg.as_ref());
+}

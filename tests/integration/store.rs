@@ -59,6 +59,8 @@ macro_rules! store_suite {
                 tokens_round_trip,
                 concurrent_claims_take_each_submission_once,
                 an_expired_lease_is_claimed_again,
+                an_expired_claim_comes_before_a_backlog,
+                a_host_claims_no_submission_in_a_language_it_skips,
                 a_fast_host_clock_cannot_take_live_claims,
                 a_host_that_takes_over_its_own_claim_renews_it,
                 a_live_identity_is_refused_and_a_dead_namesakes_claims_come_back,
@@ -256,6 +258,65 @@ pub fn an_expired_lease_is_claimed_again(s: &dyn Store) {
 
 /// Leases are set and judged by the database's clock: a host whose clock runs an hour fast
 /// takes no live claim, and one running an hour slow cannot keep a dead one.
+/// A dead host's claim is taken again before any queued submission, whatever the queue's depth
+/// and however recently its user was served: fairness orders the queue, not the work a dead
+/// host dropped.
+pub fn an_expired_claim_comes_before_a_backlog(s: &dyn Store) {
+    let id = s.insert(&sub("served", "p"), 0).expect("insert");
+    // A lease that has run out as it is made (by the database's clock): no wait.
+    let dead = s
+        .claim("dead", 1000, -60_000)
+        .expect("claim")
+        .expect("queued");
+    assert_eq!(dead.id, id);
+    for i in 0..40 {
+        s.insert(&sub(&format!("u{}", i % 10), "p"), 0)
+            .expect("insert");
+    }
+    let next = s
+        .claim("alive", 2000, 60_000)
+        .expect("claim")
+        .expect("queued");
+    assert_eq!(next.id, id, "the expired claim waited behind the backlog");
+    assert!(next.expired_lease, "{next:?}");
+    let after = s
+        .claim("alive", 2000, 60_000)
+        .expect("claim")
+        .expect("queued");
+    assert!(after.id != id && !after.expired_lease, "{after:?}");
+}
+
+/// A host that cannot judge a language (its toolchain missing or failed) claims none of its
+/// submissions, expired ones included: they stay for a host that can.
+pub fn a_host_claims_no_submission_in_a_language_it_skips(s: &dyn Store) {
+    let mut py = sub("a", "p");
+    py.language = "py".into();
+    let py = s.insert(&py, 0).expect("insert");
+    let c = s.insert(&sub("b", "p"), 0).expect("insert");
+    let skip = ["py".to_string()];
+    let got = s.claim_except("h", 1000, -60_000, &skip).expect("claim");
+    assert_eq!(
+        got.map(|c| c.id),
+        Some(c),
+        "the submission in another language"
+    );
+    // The expired claim is in a language this host judges: taken again; py never.
+    let got = s.claim_except("h", 1000, 60_000, &skip).expect("claim");
+    assert_eq!(got.map(|c| (c.id, c.expired_lease)), Some((c, true)));
+    assert!(
+        s.claim_except("h", 1000, 60_000, &skip)
+            .expect("claim")
+            .is_none(),
+        "only a skipped language is left"
+    );
+    let got = s.claim("other", 1000, 60_000).expect("claim");
+    assert_eq!(
+        got.map(|c| c.id),
+        Some(py),
+        "a host that judges it takes it"
+    );
+}
+
 pub fn a_fast_host_clock_cannot_take_live_claims(s: &dyn Store) {
     let hour = 3_600_000;
     let id = s.insert(&sub("a", "p"), 0).expect("insert");

@@ -6,6 +6,7 @@
 //! The keeper is single-threaded, so after `clone`/`fork` a child may allocate and use std
 //! freely; still, every string the children need is built before cloning (`Prepared`).
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::{BufRead, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -26,6 +27,7 @@ use super::root::{
 use super::seccomp;
 use super::starve::{cpu_wait, Sample};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
+use super::WALL_CEILING;
 use super::{
     Capabilities, EarlierCache, LimitKind, RunOutcome, RunSpec, Termination, WallCause, WallKill,
 };
@@ -529,6 +531,13 @@ impl Keeper {
 
     /// Waits for init to exit, killing it when a limit is crossed; returns that limit, and for
     /// the wall-time limit what the run waited for its CPUs (see `starve`).
+    ///
+    /// The wall-time limit counts the program's own time only: time its tasks were runnable but
+    /// waited while other work held their CPUs is not its time. So when the wall time reaches
+    /// the limit, the wait so far is measured and the deadline moves by it, as often as needed,
+    /// until the wall time less the wait reaches the limit (a program asleep or blocked: its
+    /// time limit verdict) or the wall time reaches [`WALL_CEILING`] times the limit (a host too
+    /// loaded to run it: [`WallCause::HostLoad`], a host fault the judge retries).
     fn supervise(
         &mut self,
         pid: libc::pid_t,
@@ -537,9 +546,15 @@ impl Keeper {
         start: Instant,
         keeper_before: Duration,
     ) -> (Option<LimitKind>, Option<WallKill>) {
-        // Taken at the first wake: a run that ends before it never pays for the reading.
-        let mut first: Option<Sample> = None;
         let limits = &run.limits;
+        // Taken as the run starts: the wait of the run's first moments counts too.
+        let first: Option<Sample> = base.and_then(|_| self.sample(Duration::ZERO, Duration::ZERO));
+        // The run-queue delay of each task seen so far, exited ones included.
+        let mut seen: HashMap<u32, u64> = HashMap::new();
+        let ceiling = limits.wall.saturating_mul(WALL_CEILING);
+        // The wall time at which the limit is looked at again: the limit plus the wait so far.
+        let mut deadline = limits.wall;
+        let mut wall_kill: Option<WallKill> = None;
         // SAFETY: pidfd_open on our own child; the fd is owned below.
         let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
         // SAFETY: a non-negative result is a new descriptor that nothing else owns.
@@ -553,26 +568,35 @@ impl Keeper {
                     .map(|c| c.saturating_sub(own_cpu().saturating_sub(keeper_before))),
                 _ => None,
             };
+            if first.is_some() {
+                if let Some(tasks) = self.run_tasks() {
+                    Sample::observe(&mut seen, &tasks);
+                }
+            }
+            if wall >= deadline && cpu.is_none_or(|c| c < limits.cpu) {
+                let measured = match (&first, cpu) {
+                    (Some(first), Some(cpu)) => self.sample(wall, cpu).map(|end| {
+                        cpu_wait(first, &end.with_departed(&seen), self.cpus.len() as u32)
+                    }),
+                    _ => None,
+                };
+                wall_kill = measured.map(|waited| WallKill {
+                    cpu_wait: waited,
+                    cause: WallCause::of(wall, waited, limits.wall),
+                });
+                deadline = match measured {
+                    Some(waited) if wall < ceiling => (limits.wall + waited).min(ceiling),
+                    _ => wall,
+                };
+            }
             let verdict = if cpu.is_some_and(|c| c >= limits.cpu) {
                 Some(LimitKind::Cpu)
-            } else if wall >= limits.wall {
+            } else if wall >= deadline {
                 Some(LimitKind::Wall)
             } else if output_over(run.output_bytes(), limits.output) {
                 Some(LimitKind::Output)
             } else {
                 None
-            };
-            let wall_kill = match (verdict, &first, cpu) {
-                (Some(LimitKind::Wall), Some(first), Some(cpu)) => {
-                    self.sample(wall, cpu).map(|end| {
-                        let waited = cpu_wait(first, &end, self.cpus.len() as u32);
-                        WallKill {
-                            cpu_wait: waited,
-                            cause: WallCause::of(wall, waited, limits.wall),
-                        }
-                    })
-                }
-                _ => None,
             };
             if verdict.is_some() {
                 // SAFETY: kills our own child; with namespaces the holder then kills what the
@@ -584,9 +608,10 @@ impl Keeper {
                     // SAFETY: kill has no memory-safety preconditions.
                     unsafe { libc::kill(-pid, libc::SIGKILL) };
                 }
+                let wall_kill = wall_kill.filter(|_| verdict == Some(LimitKind::Wall));
                 return (verdict, wall_kill);
             }
-            let mut timeout = (limits.wall - wall).min(Duration::from_millis(25));
+            let mut timeout = deadline.saturating_sub(wall).min(Duration::from_millis(25));
             if let Some(c) = cpu {
                 timeout = timeout.min((limits.cpu - c) / self.ncpu);
             }
@@ -623,11 +648,6 @@ impl Keeper {
                     }
                 }
             }
-            if first.is_none() {
-                if let Some(c) = cpu {
-                    first = self.sample(start.elapsed(), c);
-                }
-            }
         }
     }
 }
@@ -635,15 +655,21 @@ impl Keeper {
 impl Keeper {
     /// The counters `starve` compares, now (None without a cgroup or `/proc/stat`).
     fn sample(&self, wall: Duration, cpu: Duration) -> Option<Sample> {
-        let me = std::process::id();
-        let tasks: Vec<u32> = self
-            .cgroup
-            .as_ref()?
-            .tasks()
-            .into_iter()
-            .filter(|&t| t != me)
-            .collect();
+        let tasks = self.run_tasks()?;
         Sample::take(wall, cpu, &tasks, &self.cpus, self.proc_stat.as_ref()?)
+    }
+
+    /// The thread ids of the run: its cgroup's, less the keeper (None without a cgroup).
+    fn run_tasks(&self) -> Option<Vec<u32>> {
+        let me = std::process::id();
+        Some(
+            self.cgroup
+                .as_ref()?
+                .tasks()
+                .into_iter()
+                .filter(|&t| t != me)
+                .collect(),
+        )
     }
 }
 

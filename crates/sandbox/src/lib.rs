@@ -241,14 +241,22 @@ pub struct RunOutcome {
     pub wall_kill: Option<WallKill>,
 }
 
+/// How many times its wall-time limit a run may take when the time beyond the limit went
+/// waiting for a CPU that other work held (the wall-time limit counts the program's own time
+/// only, see [`WallKill`]): past it the host is too loaded to judge the run
+/// ([`WallCause::HostLoad`]). A partner that waits for the run (an interactor) needs as long.
+pub const WALL_CEILING: u32 = 10;
+
 /// What the keeper saw of a run that its wall-time limit ended.
 ///
 /// The wall-time limit is there to stop a program that sleeps or is blocked (on input that never
 /// comes, on a deadlock). A CPU-bound program on a loaded host reaches it too: pinned to a CPU
 /// that other processes share, it gets a fraction of that CPU, and its wall time runs out while
-/// its CPU time is far from the CPU limit. That is the host's fault, never the program's, and the
-/// keeper tells the two apart by measuring, from the run's first 25 ms to the kill, how long the
-/// run's processes were ready to run but waited while their CPUs served other work.
+/// its CPU time is far from the CPU limit. That wait is the host's, never the program's: the
+/// keeper measures, from the run's start, how long the run's processes were ready to run but
+/// waited while their CPUs served other work, and the wall-time limit counts the wall time less
+/// that wait. A run it ends reached it on its own time ([`WallCause::Program`]), or was still
+/// waiting at ten times the limit ([`WallCause::HostLoad`]).
 #[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct WallKill {
     /// The time the run's processes were runnable but waited for a CPU that other work held:
@@ -267,8 +275,8 @@ pub struct WallKill {
 pub enum WallCause {
     /// The program's: it slept, was blocked, or kept its own CPU busy (a time limit verdict).
     Program,
-    /// The host's: without the time it waited for a CPU, the run would have been well within
-    /// its wall-time limit (wall time less the wait under 90% of the limit, and a wait of at
+    /// The host's: the run reached ten times its wall-time limit waiting for a CPU, and without
+    /// that wait it would have been well within its wall-time limit (wall time less the wait under 90% of the limit, and a wait of at
     /// least 10% of it). A host fault: judge the run again, on a quieter CPU or host.
     HostLoad,
 }

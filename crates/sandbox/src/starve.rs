@@ -1,8 +1,11 @@
 //! How long a run waited for a CPU that other work held: what tells a wall-time kill caused by
 //! the host's load from one caused by the program (see [`super::WallKill`]).
 //!
-//! The keeper takes a [`Sample`] at its first wake during a run (runs that end sooner never pay
-//! for it) and another when the wall-time limit is reached, and [`cpu_wait`] compares them:
+//! The keeper takes a [`Sample`] as the run starts and another whenever the run's wall time
+//! reaches its limit plus the wait measured so far, and [`cpu_wait`] compares them (the limit
+//! counts only the program's own time: see `Keeper::supervise`). Between the two it records the
+//! run-queue delay of every task it sees at each wake ([`Sample::observe`]), so a process that
+//! exited before the end (a compiler's passes) still counts what it waited:
 //! - the kernel's run-queue delay of the run's tasks (`/proc/<tid>/schedstat`, second field):
 //!   time they were runnable but not running. It also grows while a task waits behind the run's
 //!   own threads, so alone it would blame the host for a program that starves itself;
@@ -55,6 +58,26 @@ impl Sample {
             steal,
             delays,
         })
+    }
+
+    /// Records the run-queue delay of `tasks` now, keeping what was seen of tasks gone since
+    /// (the largest value seen of a thread id: a delay never decreases while the thread lives).
+    pub(super) fn observe(delays: &mut HashMap<u32, u64>, tasks: &[u32]) {
+        for &t in tasks {
+            if let Some(d) = run_delay(t) {
+                let e = delays.entry(t).or_insert(0);
+                *e = (*e).max(d);
+            }
+        }
+    }
+
+    /// Adds what [`Sample::observe`] recorded of tasks this sample did not see (they exited).
+    pub(super) fn with_departed(mut self, seen: &HashMap<u32, u64>) -> Sample {
+        for (&t, &d) in seen {
+            let e = self.delays.entry(t).or_insert(0);
+            *e = (*e).max(d);
+        }
+        self
     }
 }
 

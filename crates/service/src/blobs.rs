@@ -213,6 +213,7 @@ impl Cache {
         let root = self.dir.join("packages").join(version);
         let folder = root.join(problem);
         if !root.is_dir() {
+            self.heal()?;
             self.lay_out(store, version, &root)?;
         }
         let loaded = Problem::load(&folder).map_err(|e| BlobError::Load {
@@ -225,6 +226,22 @@ impl Cache {
         self.trim_aged();
         self.trim();
         Ok(loaded)
+    }
+
+    /// Makes again the cache's folders that are gone (removed under the running host), saying
+    /// so in the log: what they held is fetched again as it is needed.
+    fn heal(&self) -> Result<(), BlobError> {
+        for sub in ["blobs", "packages"] {
+            let d = self.dir.join(sub);
+            if !d.is_dir() {
+                std::fs::create_dir_all(&d).map_err(io(&d))?;
+                crate::logging::log(&format!(
+                    "{} was gone: made it again (packages are fetched again as judgings need them)",
+                    d.display()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Stamps a version's folder as used now (its modification time: what both trims read).

@@ -75,10 +75,14 @@ pub(crate) const HEALTH_RECHECK: Duration = Duration::from_secs(3);
 /// times a second; the check costs two `statvfs` and two small files).
 pub(crate) const SPACE_CHECK: Duration = Duration::from_secs(1);
 /// Host faults other than a lack of space one submission may meet on this host, its checks
-/// passing each time, before it is stored as a judge error: past that the fault follows the
-/// submission (a package the judge cannot read), not the host, and requeueing it again would
-/// only go round.
+/// passing each time, before it may be stored as a judge error, once [`HOST_FAULT_BUDGET`] has
+/// passed too: past both the fault follows the submission (a package the judge cannot read),
+/// not the host, and requeueing it again would only go round.
 pub(crate) const HOST_FAULTS_PER_SUBMISSION: u32 = 3;
+/// How long this host keeps giving a submission back to the queue after its first host fault
+/// on it (pausing after each, until its checks pass): a host in trouble for a while (a load
+/// spike, a slow disk) makes judging slower, never a judge error; a single host waits as long.
+pub(crate) const HOST_FAULT_BUDGET: Duration = Duration::from_secs(600);
 
 /// `ENOSPC` (Linux): the error number of every space fault.
 const ENOSPC: i32 = 28;
@@ -96,10 +100,13 @@ struct HealthState {
     pause: Option<Pause>,
     last_check: Option<Instant>,
     space: ojd_judge::HostSpace,
-    /// Host faults met per submission on this host (see [`HOST_FAULTS_PER_SUBMISSION`]).
-    faults: std::collections::HashMap<i64, u32>,
+    /// Host faults met per submission on this host, and when the first was (see
+    /// [`HOST_FAULTS_PER_SUBMISSION`]).
+    faults: std::collections::HashMap<i64, (u32, Instant)>,
     /// Why an admin drained this host (from its last heartbeat), while they do.
     drain: Option<String>,
+    /// Languages this host does not claim, each with why (see [`Health::skip_language`]).
+    skipped: std::collections::BTreeMap<String, String>,
 }
 
 /// Why a host stopped claiming.
@@ -130,8 +137,20 @@ impl Health {
 
     /// Pauses claiming for a host fault met while judging submission `id`; `true` when the
     /// submission is to go back to the queue, `false` at its [`HOST_FAULTS_PER_SUBMISSION`]th
-    /// fault here.
+    /// fault here once [`HOST_FAULT_BUDGET`] has passed since its first.
     fn fault(&self, id: i64, cause: String, kind: &'static str, errno: Option<i32>) -> bool {
+        self.fault_at(id, cause, kind, errno, Instant::now())
+    }
+
+    /// [`Health::fault`] at `now`.
+    fn fault_at(
+        &self,
+        id: i64,
+        cause: String,
+        kind: &'static str,
+        errno: Option<i32>,
+        now: Instant,
+    ) -> bool {
         self.pause(cause, kind, errno);
         // Space runs out for the host, never for the submission: it always goes back (a
         // healthy host, or this one once it has room, judges it).
@@ -142,13 +161,31 @@ impl Health {
         if st.faults.len() > 10_000 {
             st.faults.clear();
         }
-        let n = st.faults.entry(id).or_insert(0);
+        let (n, first) = st.faults.entry(id).or_insert((0, now));
         *n += 1;
-        if *n >= HOST_FAULTS_PER_SUBMISSION {
+        if *n >= HOST_FAULTS_PER_SUBMISSION && now.duration_since(*first) >= HOST_FAULT_BUDGET {
             st.faults.remove(&id);
             return false;
         }
         true
+    }
+
+    /// Stops claiming submissions in `language` (its toolchain is missing or failed here):
+    /// they stay in the queue for another host, or for this one after a restart that finds
+    /// the toolchain. Logs it once.
+    pub(crate) fn skip_language(&self, language: &str, why: &str) {
+        let mut st = self.lock();
+        if !st.skipped.contains_key(language) {
+            log(&format!(
+                "this host stops claiming {language} submissions: {why}"
+            ));
+            st.skipped.insert(language.to_string(), why.to_string());
+        }
+    }
+
+    /// The languages this host does not claim.
+    pub(crate) fn skipped_languages(&self) -> Vec<String> {
+        self.lock().skipped.keys().cloned().collect()
     }
 
     /// Records an admin's drain request as the heartbeat read it (`None`: resume); logs a
@@ -479,7 +516,14 @@ impl Node {
         }
         let judge = self.judge.clone();
         let min_free = self.config.judge.min_free_space.bytes();
-        let checked = tokio::task::spawn_blocking(move || judge.host_check(min_free)).await;
+        let checked = tokio::task::spawn_blocking(move || {
+            // A folder removed under the running host is made again here, and said so.
+            for dir in judge.heal_folders()? {
+                log(&format!("{} was gone: made it again", dir.display()));
+            }
+            judge.host_check(min_free)
+        })
+        .await;
         match checked {
             Ok(Ok(space)) => {
                 let mut st = self.health.lock();
@@ -888,6 +932,10 @@ pub(crate) fn host_stats(app: &Node) -> HostStats {
             // Why: the kind of fault as a key of its own (`paused_disk_full`), with its errno.
             s.insert(format!("paused_{}", p.kind), p.errno.unwrap_or(0) as u64);
         }
+        for lang in st.skipped.keys() {
+            // A language this host does not claim (its toolchain is missing or failed).
+            s.insert(format!("not_claiming_{lang}"), 1);
+        }
         s.insert("scratch_free_bytes".into(), st.space.scratch_free);
         s.insert("cache_free_bytes".into(), st.space.cache_free);
     }
@@ -911,6 +959,7 @@ mod tests {
     }
 
     #[test]
+<<<<<<< HEAD
     fn an_identity_is_1_to_200_characters_without_control_characters() {
         assert_eq!(check_identity("judge-2~3f9a"), Ok(()));
         assert_eq!(check_identity(""), Err(IdentityError::Length(0)));
@@ -926,23 +975,30 @@ mod tests {
 
     #[test]
     fn a_host_fault_pauses_and_a_submission_goes_back_until_its_third_fault() {
+=======
+    fn a_host_fault_pauses_and_a_submission_goes_back_until_its_third_fault_past_the_budget() {
+>>>>>>> load
         let h = Health::default();
         assert_eq!(paused(&h), None);
+        let t0 = Instant::now();
+        let later = t0 + HOST_FAULT_BUDGET;
         let table = [
-            (7, true, "read error", Some(5)),
-            (8, true, "keeper gone", None),
-            (7, true, "read error", Some(5)),
-            (7, false, "read error", Some(5)),
-            (7, true, "read error", Some(5)),
-            // A full disk is the host's, however often: always back to the queue.
-            (9, true, "scratch full", Some(ENOSPC)),
-            (9, true, "scratch full", Some(ENOSPC)),
-            (9, true, "scratch full", Some(ENOSPC)),
-            (9, true, "scratch full", Some(ENOSPC)),
+            (7, true, "read error", Some(5), t0),
+            (8, true, "keeper gone", None, t0),
+            (7, true, "read error", Some(5), t0),
+            // A third fault within the budget: still the host's trouble, back to the queue.
+            (7, true, "read error", Some(5), t0),
+            (7, false, "read error", Some(5), later),
+            (7, true, "read error", Some(5), later),
+            // A full disk is the host's, however often and long: always back to the queue.
+            (9, true, "scratch full", Some(ENOSPC), t0),
+            (9, true, "scratch full", Some(ENOSPC), t0),
+            (9, true, "scratch full", Some(ENOSPC), later),
+            (9, true, "scratch full", Some(ENOSPC), later),
         ];
-        for (id, requeue, cause, errno) in table {
+        for (id, requeue, cause, errno, at) in table {
             assert_eq!(
-                h.fault(id, cause.into(), "io_error", errno),
+                h.fault_at(id, cause.into(), "io_error", errno, at),
                 requeue,
                 "submission {id}"
             );

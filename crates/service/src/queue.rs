@@ -9,7 +9,8 @@
 //! ([`Node::ready_to_claim`]). Other judge failures (a problem that vanished in a reload, a
 //! submission that met the same host fault again and again) are stored as verdict JE with the
 //! cause in the submission's `message`, and logged. A cancelled judging (shutdown) goes back to
-//! the queue. A judge host without a
+//! the queue. A poison pill, a submission whose judgings ended their judge process twice
+//! ([`ojd_store::POISON_CRASHES`]), is stored as a judge error at its next claim, unjudged. A judge host without a
 //! problems folder judges the package version its claim names, from its
 //! [`Cache`](crate::blobs::Cache).
 
@@ -52,6 +53,12 @@ pub fn spawn_workers(app: &Arc<Node>) -> Workers {
 async fn worker(app: Arc<Node>) {
     let mut stop = app.stopping();
     let mut failing = false;
+    // A language whose toolchain this host could not resolve at start is never claimed here.
+    for (id, resolved) in app.judge.languages() {
+        if let Err(why) = resolved {
+            app.health.skip_language(id, why);
+        }
+    }
     loop {
         if *stop.borrow() {
             break;
@@ -66,7 +73,11 @@ async fn worker(app: Arc<Node>) {
         }
         let host = app.host.clone();
         let lease = crate::node::LEASE.as_millis() as i64;
-        match app.db(move |s| s.claim(&host, now_ms(), lease)).await {
+        let skip = app.health.skipped_languages();
+        match app
+            .db(move |s| s.claim_except(&host, now_ms(), lease, &skip))
+            .await
+        {
             Ok(Some(claim)) => {
                 if claim.expired_lease {
                     log(&format!(
@@ -78,6 +89,10 @@ async fn worker(app: Arc<Node>) {
                         .fetch_add(1, Ordering::Relaxed);
                 }
                 failing = false;
+                if claim.crashes >= ojd_store::POISON_CRASHES {
+                    set_aside(&app, claim).await;
+                    continue;
+                }
                 let (id, attempt, judging) = (claim.id, claim.attempt, claim.judging);
                 let je = judge_error_report(&claim);
                 // A bug that panics while judging must not take the worker with it (the node
@@ -114,6 +129,41 @@ async fn worker(app: Arc<Node>) {
             }
         }
     }
+}
+
+/// The judge error's message of a submission this host could not judge within its budget: the
+/// host's failure, named as such.
+fn host_gave_up(cause: &str) -> String {
+    format!(
+        "this judge host could not judge it: {cause} (it failed on it again and again for {} s \
+         while its checks passed)",
+        crate::node::HOST_FAULT_BUDGET.as_secs()
+    )
+}
+
+/// A poison pill: a submission whose judging ended its judge process again and again (see
+/// [`Claim::crashes`]) is not judged once more, which would crash a host in a loop: it is
+/// stored as a judge error naming why, for an admin to see, and is never claimed again (a
+/// rejudge by an admin tries it afresh).
+async fn set_aside(app: &Arc<Node>, claim: Claim) {
+    let (id, attempt, judging) = (claim.id, claim.attempt, claim.judging);
+    app.metrics.judge_errors.fetch_add(1, Ordering::Relaxed);
+    let cause = poison_cause(claim.crashes);
+    log(&format!(
+        "submission {id}: set aside as a judge error: {cause}"
+    ));
+    let je = judge_error_report(&claim);
+    store_verdict(app, id, attempt, je, cause).await;
+    app.hub.end(id, judging, Live::Done { id });
+}
+
+/// The judge error's message of a poison pill that ended `crashes` judgings.
+fn poison_cause(crashes: u32) -> String {
+    format!(
+        "its judging ended the judge process {crashes} times (a host that died or was killed \
+         while judging it, its lease run out, or a restart that found it half-judged): set \
+         aside as a poison pill, not judged again until an admin rejudges it"
+    )
 }
 
 /// Runs `work` to its end, or returns the message of the panic that ended it.
@@ -205,10 +255,7 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 requeue_for_host(app, id, attempt, judging, &cause).await;
                 return;
             }
-            Err(format!(
-                "{cause} (this host failed on it {} times while its checks passed)",
-                crate::node::HOST_FAULTS_PER_SUBMISSION
-            ))
+            Err(host_gave_up(&cause))
         }
         Err((e, None)) => Err(e),
         Ok(problem) => {
@@ -248,16 +295,24 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                     app.hub.end(id, judging, Live::Requeued { id });
                     return;
                 }
+                Ok(Err(
+                    e @ (JudgeError::LanguageUnavailable { .. }
+                    | JudgeError::UnknownLanguage { .. }),
+                )) => {
+                    // This host cannot judge the language: the submission is not at fault. It
+                    // goes back to the queue, and this host claims that language no more.
+                    let why = error_chain(&e);
+                    app.health.skip_language(&claim.language, &why);
+                    requeue_for_host(app, id, attempt, judging, &why).await;
+                    return;
+                }
                 Ok(Err(e)) if e.is_host_fault() => {
                     let cause = error_chain(&e);
                     if app.host_fault(id, &e) {
                         requeue_for_host(app, id, attempt, judging, &cause).await;
                         return;
                     }
-                    Err(format!(
-                        "{cause} (this host failed on it {} times while its checks passed)",
-                        crate::node::HOST_FAULTS_PER_SUBMISSION
-                    ))
+                    Err(host_gave_up(&cause))
                 }
                 Ok(Err(e)) => Err(error_chain(&e)),
                 Err(e) => Err(format!("the judging task failed: {e}")),
@@ -392,6 +447,13 @@ async fn store_verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_poison_pills_message_says_why_and_what_an_admin_may_do() {
+        let m = poison_cause(2);
+        assert!(m.contains("ended the judge process 2 times"), "{m}");
+        assert!(m.contains("until an admin rejudges it"), "{m}");
+    }
 
     #[tokio::test]
     async fn a_panic_while_judging_becomes_its_message() {

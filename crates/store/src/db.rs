@@ -352,8 +352,14 @@ pub(crate) trait Engine: Send + Sync {
         self.run(None, |c| c.one(what, sql, args, f))
     }
 
-    /// [`Store::claim`](crate::Store::claim).
-    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>>;
+    /// [`Store::claim_except`](crate::Store::claim_except).
+    fn claim_next(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip: &[String],
+    ) -> Res<Option<Claim>>;
 
     /// `ClusterStore::stores_blobs`.
     const KEEPS_BLOBS: bool;

@@ -77,7 +77,9 @@
 //! Fairness: `fairness.last_claim` remembers, per user, the sequence number of the last claim
 //! made for them. The next claim takes the queued submission whose user was served least
 //! recently, oldest first, so one user's burst of a hundred submissions interleaves with
-//! everybody else's instead of starving them.
+//! everybody else's instead of starving them. A submission whose lease expired (its host died)
+//! comes before all of them, whoever its user: it was claimed in its turn already, and a dead
+//! host's work must not wait behind a queue of any depth.
 //!
 //! **Counters, not counts.** Nothing a page or the health check asks counts the table:
 //! `submission_counts` holds the submissions per (state, current verdict), kept by triggers in
@@ -286,7 +288,16 @@ pub struct Claim {
     /// Whether this claim took the submission over from a host whose lease ran out (it died,
     /// or lost the database), rather than from the queue.
     pub expired_lease: bool,
+    /// How many judgings of this submission ended with their judge process (a lease that ran
+    /// out, this one included; a restart that found it half-judged) since it was queued or
+    /// last rejudged: at [`POISON_CRASHES`] it is a poison pill, set aside as a judge error.
+    pub crashes: u32,
 }
+
+/// Judgings that ended with their judge process after which a submission is set aside as a
+/// judge error instead of being judged again (see [`Claim::crashes`]): one may be a host that
+/// died of its own cause; a second in a row is the submission killing its judge.
+pub const POISON_CRASHES: u32 = 2;
 
 /// Which submissions to list, newest first. Every field is applied in SQL by the backend, so a
 /// page of a rare verdict costs one query, not a scan in the web layer.
@@ -455,6 +466,15 @@ pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync
     /// submission whose lease expired by the database's clock (its host died) is claimable
     /// again; a host's own clock never decides that.
     fn claim(&self, host: &str, now: i64, lease_ms: i64) -> Result<Option<Claim>, StoreError>;
+    /// [`Store::claim`] of a submission in none of `skip_languages`: those a host cannot judge
+    /// (its toolchain is missing or failed) stay for another host, or for this one once it can.
+    fn claim_except(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip_languages: &[String],
+    ) -> Result<Option<Claim>, StoreError>;
     /// Stores a verdict into the claim's judging, exactly once: `false` when the claim is stale
     /// and nothing was written.
     fn finish(

@@ -31,7 +31,9 @@ fn list_where(f: &ListFilter) -> String {
     [
         cond(f.user.is_some(), r#"s."user" = $1"#, "$1 IS NULL"),
         cond(f.problem.is_some(), "s.problem = $2", "$2 IS NULL"),
-        cond(f.verdict.is_some(), "j.verdict = $3", "$3 IS NULL"),
+        // The current judging's verdict as the row keeps it (schema entry 19): its index
+        // serves the newest rows of a verdict.
+        cond(f.verdict.is_some(), "s.verdict = $3", "$3 IS NULL"),
         cond(f.language.is_some(), "s.language = $4", "$4 IS NULL"),
         cond(
             f.pending,
@@ -215,7 +217,17 @@ impl<E: Engine> Store for E {
     }
 
     fn claim(&self, host: &str, now: i64, lease_ms: i64) -> Result<Option<Claim>, StoreError> {
-        self.claim_next(host, now, lease_ms)
+        self.claim_next(host, now, lease_ms, &[])
+    }
+
+    fn claim_except(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip_languages: &[String],
+    ) -> Result<Option<Claim>, StoreError> {
+        self.claim_next(host, now, lease_ms, skip_languages)
     }
 
     fn finish(
@@ -296,7 +308,11 @@ impl<E: Engine> Store for E {
 
     fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError> {
         let what = "requeue interrupted submissions";
-        let sql = format!("{REQUEUE} WHERE state = 'judging' AND ($1 IS NULL OR claimed_by = $1)");
+        // Its judging ended with its judge process: counted towards the poison pill.
+        let sql = format!(
+            "{REQUEUE}, crashes = crashes + 1
+             WHERE state = 'judging' AND ($1 IS NULL OR claimed_by = $1)"
+        );
         self.exec(what, &sql, args![host])
     }
 
@@ -368,18 +384,19 @@ impl<E: Engine> Store for E {
         self.one("count submissions", &sql, args, |r| r.get(0))
     }
 
+    // A rejudging is an admin's decision to try again: a set-aside poison pill starts over.
     fn rejudge(&self, id: i64) -> Result<bool, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = NULL WHERE id = $1");
+        let sql = format!("{REQUEUE}, pending_rejudging = NULL, crashes = 0 WHERE id = $1");
         Ok(self.exec("rejudge a submission", &sql, args![id])? > 0)
     }
 
     fn rejudge_problem(&self, problem: &str) -> Result<u64, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = NULL WHERE problem = $1");
+        let sql = format!("{REQUEUE}, pending_rejudging = NULL, crashes = 0 WHERE problem = $1");
         self.exec("rejudge a problem", &sql, args![problem])
     }
 
     fn enqueue_rejudging(&self, submissions: &[i64], rejudging: i64) -> Result<u64, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = $2 WHERE id = ANY($1)");
+        let sql = format!("{REQUEUE}, pending_rejudging = $2, crashes = 0 WHERE id = ANY($1)");
         self.exec("queue a rejudging", &sql, args![submissions, rejudging])
     }
 

@@ -133,6 +133,32 @@ pub(crate) fn still_free(dirs: &[&Path], during: &str) -> Result<(), HostFault> 
     Ok(())
 }
 
+impl super::Judge {
+    /// Makes again, empty, each folder this judge writes to that is gone: its scratch, the
+    /// scratch's `runs`, its cache (an operator's `rm -rf`, a tmpfs remounted). Returns the
+    /// folders it made, for the caller's log. The compile cache's own folder and the package
+    /// cache's are made again on their next use; what they held is compiled or fetched again.
+    /// Called before [`Judge::host_check`](super::Judge::host_check), so a host whose folder
+    /// went away heals at its next check instead of pausing for ever.
+    pub fn heal_folders(&self) -> Result<Vec<PathBuf>, HostFault> {
+        let mut made = Vec::new();
+        for dir in [
+            self.scratch.clone(),
+            self.scratch.join("runs"),
+            self.cache.clone(),
+        ] {
+            if dir.is_dir() {
+                continue;
+            }
+            std::fs::create_dir_all(&dir).map_err(file_fault("make again the folder", &dir))?;
+            // Traversable, not listable, as `Judge::new` makes them (see there).
+            crate::fsutil::set_mode(&dir, 0o711).map_err(file_fault("set the mode of", &dir))?;
+            made.push(dir);
+        }
+        Ok(made)
+    }
+}
+
 /// Writes, reads back and removes a small file in `dir`: the host can still write there.
 pub(crate) fn probe(dir: &Path) -> Result<(), HostFault> {
     let path = dir.join(format!(".ojd-probe-{}", std::process::id()));

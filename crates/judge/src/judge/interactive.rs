@@ -642,12 +642,16 @@ fn pair_once(
         args[2] = "/data/".into();
         collect.clear();
     }
-    // The interactor's wall limit is a little longer than the program's: when both sides
-    // wait for each other (a program that never flushes), the program must be the one stopped
-    // by the wall limit (TLE), never the interactor (which would read as a judge error).
+    // The interactor's wall limit is a little longer than the program's longest: when both
+    // sides wait for each other (a program that never flushes), the program must be the one
+    // stopped by the wall limit (TLE), never the interactor (which would read as a judge
+    // error). On a loaded host the program's wall-time limit does not count its wait for a
+    // CPU, up to the sandbox's ceiling, while the interactor, blocked on the program, waits
+    // for nothing the sandbox counts: it must outlast that ceiling, or a slow program would
+    // lose its partner (a broken pipe) for the host's load.
     let interactor_limits = Limits {
         cpu: limits.wall,
-        wall: limits.wall + INTERACTOR_WALL_MARGIN,
+        wall: limits.wall * ojd_sandbox::WALL_CEILING + INTERACTOR_WALL_MARGIN,
         memory: limits.memory.max(1 << 30),
         output: 64 << 20,
         processes: 4,

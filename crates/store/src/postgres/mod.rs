@@ -297,24 +297,26 @@ impl PgStore {
     }
 }
 
-/// [`Store::claim`](crate::Store::claim) as one statement: $1 now (the host's, recorded), $2
-/// host, $3 the lease in milliseconds; leases are set and expire by the database's clock.
+/// [`Store::claim_except`](crate::Store::claim_except) as one statement: $1 now (the host's,
+/// recorded), $2 host, $3 the lease in milliseconds, $4 the languages not to claim; leases are set and expire by the database's clock.
 /// Returns the claim's columns in [`Claim`]'s order, then the judging, then whether it took
-/// over an expired lease.
+/// over an expired lease, then the submission's crashes (counting this one).
 const CLAIM: &str = r#"
 WITH next AS (
     SELECT s.id, s.state = 'judging' AS expired FROM submissions s
     LEFT JOIN fairness f ON f."user" = s."user"
-    WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < NOW_MS)
-    ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1
+    WHERE (s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < NOW_MS))
+        AND NOT (s.language = ANY($4))
+    ORDER BY s.state = 'judging' DESC, COALESCE(f.last_claim, 0), s.id LIMIT 1
     FOR UPDATE OF s SKIP LOCKED
 ), claimed AS (
     UPDATE submissions s SET state = 'judging', claimed_at = $1, claimed_by = $2,
-        lease_until = NOW_MS + $3, attempts = s.attempts + 1
+        lease_until = NOW_MS + $3, attempts = s.attempts + 1,
+        crashes = s.crashes + CASE WHEN next.expired THEN 1 ELSE 0 END
     FROM next WHERE s.id = next.id
     RETURNING s.id, s.attempts, s.pending_rejudging, s."user", s.problem, s.language, s.source,
         (SELECT version FROM problem_current c WHERE c.problem = s.problem) AS version,
-        next.expired
+        next.expired, s.crashes
 ), judging AS (
     INSERT INTO judgings (submission, attempt, rejudging, judged_by, started_at, package_version)
     SELECT id, attempts, pending_rejudging, $2, $1, version FROM claimed
@@ -324,7 +326,7 @@ WITH next AS (
     ON CONFLICT ("user") DO UPDATE SET last_claim = excluded.last_claim
 )
 SELECT c.id, c.attempts, c.pending_rejudging, c."user", c.problem, c.language, c.source,
-    c.version, j.id, c.expired
+    c.version, j.id, c.expired, c.crashes
 FROM claimed c, judging j"#;
 
 impl Engine for PgStore {
@@ -340,7 +342,13 @@ impl Engine for PgStore {
         Ok(out)
     }
 
-    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>> {
+    fn claim_next(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip: &[String],
+    ) -> Res<Option<Claim>> {
         // One statement, one round trip: pick (skipping rows other workers are claiming right
         // now rather than waiting for them), claim, open the judging under the package
         // version current in this statement's snapshot (a publish in flight is invisible until
@@ -349,7 +357,7 @@ impl Engine for PgStore {
         self.row(
             "claim a submission",
             &sql,
-            args![now, host, lease_ms],
+            args![now, host, lease_ms, skip],
             |r| {
                 Ok(Claim {
                     id: r.get(0)?,
@@ -362,6 +370,7 @@ impl Engine for PgStore {
                     package_version: r.get(7)?,
                     judging: r.get(8)?,
                     expired_lease: r.get(9)?,
+                    crashes: r.get(10)?,
                 })
             },
         )

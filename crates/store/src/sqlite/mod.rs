@@ -90,19 +90,27 @@ impl Engine for SqliteStore {
         Ok(out)
     }
 
-    fn claim_next(&self, host: &str, now: i64, lease_ms: i64) -> Res<Option<Claim>> {
+    fn claim_next(
+        &self,
+        host: &str,
+        now: i64,
+        lease_ms: i64,
+        skip: &[String],
+    ) -> Res<Option<Claim>> {
         let next = format!(
             "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
              LEFT JOIN fairness f ON f.user = s.user
-             WHERE s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < {now_ms})
-             ORDER BY COALESCE(f.last_claim, 0), s.id LIMIT 1",
+             WHERE (s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < {now_ms}))
+               AND NOT (s.language = ANY($1))
+             ORDER BY s.state = 'judging' DESC, COALESCE(f.last_claim, 0), s.id LIMIT 1",
             now_ms = Self::NOW_MS
         );
         let claim = format!(
             "UPDATE submissions SET state = 'judging', claimed_at = $2, claimed_by = $3,
-               lease_until = {now_ms} + $4, attempts = attempts + 1
+               lease_until = {now_ms} + $4, attempts = attempts + 1,
+               crashes = crashes + CASE WHEN state = 'judging' THEN 1 ELSE 0 END
              WHERE id = $1
-             RETURNING attempts, pending_rejudging, problem, language, source",
+             RETURNING attempts, pending_rejudging, problem, language, source, crashes",
             now_ms = Self::NOW_MS
         );
         let version = "SELECT version FROM problem_current WHERE problem = $1";
@@ -114,14 +122,14 @@ impl Engine for SqliteStore {
              ON CONFLICT (user) DO UPDATE SET last_claim = excluded.last_claim";
         self.tx("start a claim", "commit a claim", |c| {
             let what = "find the next submission";
-            let found = c.row(what, &next, args![], |r| {
+            let found = c.row(what, &next, args![skip], |r| {
                 Ok((r.get(0)?, r.get::<String>(1)?, r.get(2)?))
             })?;
             let Some((id, user, expired_lease)) = found else {
                 return Ok(None);
             };
             let args = args![id, now, host, lease_ms];
-            let (attempt, rejudging, problem, language, source) =
+            let (attempt, rejudging, problem, language, source, crashes) =
                 c.one("claim a submission", &claim, args, |r| {
                     Ok((
                         r.get(0)?,
@@ -129,6 +137,7 @@ impl Engine for SqliteStore {
                         r.get::<String>(2)?,
                         r.get(3)?,
                         r.get(4)?,
+                        r.get(5)?,
                     ))
                 })?;
             let what = "find the problem's package version";
@@ -148,6 +157,7 @@ impl Engine for SqliteStore {
                 language,
                 source,
                 expired_lease,
+                crashes,
             }))
         })
     }
