@@ -15,7 +15,8 @@
 //! 2. **Find the problem**: the archive holds `problem.toml` at its top, or one folder that does.
 //!    The problem's id is that folder's name (or the archive's name without its extension).
 //! 3. **Check**: the problem loads (every error names its file and key), its answers are built
-//!    from the reference solver in the sandbox, and every test has an answer.
+//!    from the reference solver in the sandbox, every test has an answer and its statement
+//!    renders.
 //! 4. **Go live**: the old folder (if any) is renamed aside, the new one renamed into place, the
 //!    catalog reloaded, the old one deleted. A failure at any step before this one deletes the
 //!    staging folder and changes nothing.
@@ -342,7 +343,10 @@ pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, 
         }
         let checked = staging.join(&id);
         std::fs::rename(&folder, &checked).map_err(|e| format!("move the unpacked folder: {e}"))?;
-        ojd_service::load_problem(&checked, true, &app.judge)?;
+        let problem = ojd_service::load_problem(&checked, true, &app.judge)?;
+        // A statement the page cannot show would fail the catalog's load after going live:
+        // refused here, before anything is installed.
+        ojd_service::render_statement(&problem, crate::statement::render)?;
         let live = root.join(&id);
         let old = staging.join("previous");
         if live.exists() {
