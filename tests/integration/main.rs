@@ -54,5 +54,6 @@ mod server;
 mod store;
 mod stress;
 mod token;
+mod untrusted;
 mod verify;
 mod websec;
