@@ -115,21 +115,21 @@ fn read_doc(dir: &Path, name: &str) -> Result<Option<(PathBuf, Value)>, Failure>
 /// package is untrusted and the import may run as root); `None` when missing.
 fn read_confined(p: &Path) -> Result<Option<String>, Failure> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(p);
-    let mut file = match file {
+    use std::os::unix::fs::MetadataExt;
+    let seen = match std::fs::symlink_metadata(p) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+        Err(e) => return Err(anyhow!("{}: {e}", p.display()).into()),
+        Ok(m) if m.file_type().is_symlink() => {
             return Err(anyhow!("{}: a symbolic link (a package's files are read only inside its folder)", p.display()).into())
         }
-        Err(e) => return Err(anyhow!("{}: {e}", p.display()).into()),
-        Ok(f) => f,
+        Ok(m) if !m.is_file() => return Err(anyhow!("{}: not a regular file", p.display()).into()),
+        Ok(m) => m,
     };
-    if !file.metadata().map_err(io)?.is_file() {
-        return Err(anyhow!("{}: not a regular file", p.display()).into());
+    let mut file = std::fs::File::open(p).with_context(|| format!("{}: cannot be read", p.display()))?;
+    // The file opened is the one looked at, not a link swapped in between.
+    let opened = file.metadata().map_err(io)?;
+    if (opened.dev(), opened.ino()) != (seen.dev(), seen.ino()) {
+        return Err(anyhow!("{}: changed while it was read", p.display()).into());
     }
     let mut text = String::new();
     file.read_to_string(&mut text).with_context(|| format!("{}: not UTF-8 text", p.display()))?;
