@@ -98,7 +98,7 @@ fn io(e: impl Into<anyhow::Error>) -> Failure {
 fn read_doc(dir: &Path, name: &str) -> Result<Option<(PathBuf, Value)>, Failure> {
     for ext in ["yaml", "json"] {
         let p = dir.join(format!("{name}.{ext}"));
-        let Ok(text) = std::fs::read_to_string(&p) else {
+        let Some(text) = read_confined(&p)? else {
             continue;
         };
         let v: Value = if ext == "json" {
@@ -109,6 +109,36 @@ fn read_doc(dir: &Path, name: &str) -> Result<Option<(PathBuf, Value)>, Failure>
         return Ok(Some((p, v)));
     }
     Ok(None)
+}
+
+/// A file of the package, read as data: a regular file in its folder, never through a link (a
+/// package is untrusted and the import may run as root); `None` when missing.
+fn read_confined(p: &Path) -> Result<Option<String>, Failure> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let seen = match std::fs::symlink_metadata(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(anyhow!("{}: {e}", p.display()).into()),
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(anyhow!("{}: a symbolic link (a package's files are read only inside its folder)", p.display()).into())
+        }
+        Ok(m) if !m.is_file() => return Err(anyhow!("{}: not a regular file", p.display()).into()),
+        Ok(m) => m,
+    };
+    let mut file = std::fs::File::open(p).with_context(|| format!("{}: cannot be read", p.display()))?;
+    // The file opened is the one looked at, not a link swapped in between.
+    let opened = file.metadata().map_err(io)?;
+    if (opened.dev(), opened.ino()) != (seen.dev(), seen.ino()) {
+        return Err(anyhow!("{}: changed while it was read", p.display()).into());
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).with_context(|| format!("{}: not UTF-8 text", p.display()))?;
+    Ok(Some(text))
+}
+
+/// Whether `p` is a folder of the package itself (a link to one elsewhere is not).
+fn own_dir(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())
 }
 
 /// A list file (`teams.json`…), empty when absent.
@@ -304,7 +334,7 @@ fn import_problems(
         } else {
             let package = [dir.join(&pid), dir.join("problems").join(&pid)]
                 .into_iter()
-                .find(|d| d.join("problem.yaml").exists());
+                .find(|d| own_dir(d) && d.join("problem.yaml").exists());
             let Some(package) = package else {
                 let zipped = [dir.join(format!("{pid}.zip")), dir.join("problems").join(&pid).join(format!("{pid}.zip"))]
                     .into_iter()

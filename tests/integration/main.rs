@@ -54,6 +54,7 @@ mod server;
 mod store;
 mod stress;
 mod token;
+mod untrusted;
 mod verify;
 mod viewers;
 mod websec;

@@ -329,8 +329,17 @@ fn sessions_replace_tokens_in_cookies_and_urls() {
         None,
     );
     assert_eq!(code, 401);
-    // Logging out ends the session on the server, not just in the browser.
+    // Logging out ends the session on the server, not just in the browser (a browser's form
+    // says where it comes from: a cookie POST with neither Origin nor Sec-Fetch-Site is 403).
     let (code, _, _) = request(&d, "POST", "/logout", &[("Cookie", &cookie)], None);
+    assert_eq!(code, 403);
+    let (code, _, _) = request(
+        &d,
+        "POST",
+        "/logout",
+        &[("Cookie", &cookie), ("Origin", &d.url)],
+        None,
+    );
     assert_eq!(code, 303);
     let (code, _, _) = request(&d, "GET", "/api/v1/me", &[("Cookie", &cookie)], None);
     assert_eq!(code, 401);

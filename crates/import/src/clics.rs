@@ -7,7 +7,10 @@ use serde_json::Value;
 /// A CLICS TIME (`2014-06-25T10:00:00+01`) as RFC 3339 (`…+01:00`).
 pub fn rfc3339(time: &str) -> Option<String> {
     let t = time.trim();
-    let fixed = match t.len().checked_sub(3).map(|i| t.split_at(i)) {
+    // The last three bytes, when they are whole characters (a string ending in a multi-byte
+    // character cannot be cut there, and is no TIME anyway).
+    let cut = t.len().checked_sub(3).filter(|&i| t.is_char_boundary(i));
+    let fixed = match cut.map(|i| t.split_at(i)) {
         Some((head, zone))
             if (zone.starts_with('+') || zone.starts_with('-'))
                 && zone[1..].bytes().all(|b| b.is_ascii_digit()) =>
@@ -155,6 +158,16 @@ mod tests {
             Some("2014-06-25T10:00:00.5-05:30")
         );
         assert_eq!(rfc3339("2014-06-25 10:00"), None);
+        // Ending in a multi-byte character: no TIME, and no panic.
+        for odd in [
+            "2014-06-25T10:00:00+é",
+            "2014-06-25T10:00:0€",
+            "😀",
+            "x😀",
+            "é",
+        ] {
+            assert_eq!(rfc3339(odd), None, "{odd}");
+        }
         assert_eq!(span("5:00:00").as_deref(), Some("5h0m0s"));
         assert_eq!(span("1:30:15.250").as_deref(), Some("1h30m15s"));
         assert_eq!(span("1:75:00"), None);

@@ -36,6 +36,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod archive;
 mod checktestdata;
 pub mod clics;
 pub mod cms;

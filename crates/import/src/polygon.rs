@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 use roxmltree::{Document, Node};
 
+use crate::archive::{entry_path as zip_entry_path, Entries};
 use crate::files::{
     copy_text, create_dirs, entries, inline_includes, read_text, safe_name, write_file, Confined,
     Staging,
@@ -103,26 +104,6 @@ impl ZipCaps {
     }
 }
 
-/// An entry's name as a relative path that stays inside, or why not.
-fn zip_entry_path(name: &str) -> Result<PathBuf, String> {
-    if name.contains('\0') || name.contains('\\') {
-        return Err("has a backslash or NUL in its name".into());
-    }
-    let mut out = PathBuf::new();
-    for c in Path::new(name).components() {
-        match c {
-            std::path::Component::Normal(part) => out.push(part),
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => return Err("climbs out with `..`".into()),
-            _ => return Err("is an absolute path".into()),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        return Err("has an empty path".into());
-    }
-    Ok(out)
-}
-
 /// Unpacks a `.zip` into a scratch folder, within `caps`: the central directory's sizes are
 /// checked before anything is written, and the bytes written are counted too, in case those
 /// sizes lie. Links, absolute names and `..` are refused.
@@ -150,25 +131,21 @@ fn unzip_into(zip_path: &Path, dir: &Path, caps: ZipCaps) -> Result<(), ImportEr
         zip::ZipArchive::new(file).map_err(|e| bad(format!("not a zip archive: {e}")))?;
     // What the central directory claims, before writing anything.
     let mut claimed: u64 = 0;
-    let mut files = 0usize;
+    let mut entries = Entries::new(caps.max_files);
     for i in 0..archive.len() {
         let entry = archive
             .by_index_raw(i)
             .map_err(|e| bad(format!("entry {i}: {e}")))?;
         let name = entry.name().to_string();
-        zip_entry_path(&name).map_err(|why| bad(format!("entry {name:?} {why}: refused")))?;
+        let rel =
+            zip_entry_path(&name).map_err(|why| bad(format!("entry {name:?} {why}: refused")))?;
         if entry.is_symlink() {
             return Err(bad(format!("entry {name:?} is a symbolic link: refused")));
         }
+        // Folders count too: 200,000 folder entries once made 151,324 folders.
+        entries.add(&rel, entry.is_dir()).map_err(bad)?;
         if entry.is_dir() {
             continue;
-        }
-        files += 1;
-        if files > caps.max_files {
-            return Err(bad(format!(
-                "more than {} files (at {name:?}): refused",
-                caps.max_files
-            )));
         }
         claimed = claimed.saturating_add(entry.size());
         if claimed > caps.max_bytes {
@@ -873,6 +850,21 @@ mod tests {
         let e = unzip_into(&many, &out, CAPS).unwrap_err().to_string();
         assert!(e.contains("more than 10 files"), "{e}");
         assert_eq!(size_of(&out), 0);
+        // Many folders and nothing else: refused before any is made.
+        let folders = d.path().join("folders.zip");
+        {
+            let mut z = zip::ZipWriter::new(std::fs::File::create(&folders).unwrap());
+            for i in 0..50 {
+                z.add_directory(format!("d{i}/"), zip::write::SimpleFileOptions::default())
+                    .unwrap();
+            }
+            z.finish().unwrap();
+        }
+        let out = d.path().join("folders");
+        std::fs::create_dir(&out).unwrap();
+        let e = unzip_into(&folders, &out, CAPS).unwrap_err().to_string();
+        assert!(e.contains("more than 10 files and folders"), "{e}");
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
         // The ratio: 1 MiB of zeros from a few KiB, under a larger byte cap.
         let dense = d.path().join("dense.zip");
         zip_of(&dense, &[("a", &big)]);

@@ -13,7 +13,7 @@ use super::{Capabilities, EarlierCache, RunOutcome, RunSpec, SandboxError};
 /// How keepers are started.
 #[derive(Clone, Debug)]
 pub struct SandboxOptions {
-    /// The `ojd` executable, re-executed as `ojd __keeper`.
+    /// The `ojd` executable, re-executed as `ojd __keeper`: an absolute path.
     pub keeper_exe: PathBuf,
     /// Scratch folder for the keepers' roots.
     pub scratch: PathBuf,
@@ -34,7 +34,7 @@ pub struct SandboxOptions {
 }
 
 impl SandboxOptions {
-    /// Defaults: this very executable as keeper (or a sibling `ojd` when running from tests).
+    /// Defaults: this very executable as keeper (or `OJD_KEEPER`, an absolute path).
     pub fn new(scratch: PathBuf) -> SandboxOptions {
         SandboxOptions {
             keeper_exe: default_keeper_exe(),
@@ -49,22 +49,27 @@ impl SandboxOptions {
     }
 }
 
-/// The `ojd` binary: `OJD_KEEPER`, this executable if it is `ojd`, or `ojd` beside it or its parent.
+/// The keeper, which runs as root: `OJD_KEEPER` when it names an absolute path (tests and
+/// benches whose binary is not `ojd` point it at the built one), else this very executable.
+/// Never a guess from the executable's name or folder: a build renamed `ojd-old` once ran a
+/// newer `../ojd` as its keeper, and a renamed build picked up another user's `ojd` from a
+/// parent folder, as root.
 pub(super) fn default_keeper_exe() -> PathBuf {
-    if let Some(p) = std::env::var_os("OJD_KEEPER") {
-        return PathBuf::from(p);
+    keeper_exe_from(
+        std::env::var_os("OJD_KEEPER").map(PathBuf::from),
+        std::env::current_exe().ok(),
+    )
+}
+
+/// [`default_keeper_exe`] from the variable's value and the running executable. A relative
+/// `OJD_KEEPER` is kept as given, so that [`Sandbox::start`] refuses it by name rather than
+/// resolving it against whatever folder the daemon was started in.
+fn keeper_exe_from(var: Option<PathBuf>, current: Option<PathBuf>) -> PathBuf {
+    match var {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        // The kernel's name for the running executable, should its path be unreadable.
+        _ => current.unwrap_or_else(|| PathBuf::from("/proc/self/exe")),
     }
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ojd"));
-    if exe.file_name().is_some_and(|n| n == "ojd") {
-        return exe;
-    }
-    for dir in exe.ancestors().skip(1).take(2) {
-        let candidate = dir.join("ojd");
-        if candidate.is_file() {
-            return candidate;
-        }
-    }
-    exe
 }
 
 static NEXT_KEEPER: AtomicU32 = AtomicU32::new(0);
@@ -96,6 +101,16 @@ impl Sandbox {
             box_size: opts.box_size,
             tmp_size: opts.tmp_size,
         };
+        if !opts.keeper_exe.is_absolute() {
+            // A relative path would be looked up in PATH or the current folder.
+            return Err(SandboxError::Spawn {
+                path: opts.keeper_exe.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the keeper must be given as an absolute path",
+                ),
+            });
+        }
         let mut child = Command::new(&opts.keeper_exe)
             .arg("__keeper")
             .stdin(Stdio::piped())
@@ -317,5 +332,42 @@ impl Drop for PooledSandbox<'_> {
             None => st.alive -= 1,
         }
         self.pool.freed.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This test binary is not named `ojd`, and a built `ojd` usually sits in the folder above
+    /// it: the keeper is still this executable, never that neighbour.
+    #[test]
+    fn the_keeper_is_the_running_executable_never_a_neighbour() {
+        let exe = std::env::current_exe().expect("current exe");
+        let var = std::env::var_os("OJD_KEEPER").map(PathBuf::from);
+        let expected = var.clone().unwrap_or_else(|| exe.clone());
+        assert_eq!(default_keeper_exe(), expected);
+        let renamed = PathBuf::from("/opt/build/ojd-old");
+        assert_eq!(keeper_exe_from(None, Some(renamed.clone())), renamed);
+        assert_eq!(
+            keeper_exe_from(Some(PathBuf::new()), Some(renamed.clone())),
+            renamed
+        );
+        assert_eq!(
+            keeper_exe_from(Some("/usr/bin/ojd".into()), Some(renamed)),
+            PathBuf::from("/usr/bin/ojd")
+        );
+        assert_eq!(keeper_exe_from(None, None), PathBuf::from("/proc/self/exe"));
+    }
+
+    #[test]
+    fn a_relative_keeper_is_refused_by_name() {
+        // Refused before anything is made in the scratch folder.
+        let mut opts = SandboxOptions::new(std::env::temp_dir());
+        opts.keeper_exe = "ojd".into();
+        let e = Sandbox::start(&opts).err().expect("refused");
+        let source = std::error::Error::source(&e).map(ToString::to_string);
+        let text = format!("{e}: {}", source.unwrap_or_default());
+        assert!(text.contains("ojd") && text.contains("absolute"), "{text}");
     }
 }

@@ -1,8 +1,8 @@
 //! The daemon's problems: every package folder under `[server] problems`, loaded and validated,
 //! its answers generated when missing or stale, its statement rendered once to HTML.
 //!
-//! A package that fails to load, or whose answers cannot be built, is reported (log, admin API,
-//! metrics) and left out; the others are served. A reload builds a new [`Catalog`] and swaps
+//! A package that fails to load, whose answers cannot be built or whose statement cannot be
+//! rendered, is reported (log, admin API, metrics) and left out; the others are served. A reload builds a new [`Catalog`] and swaps
 //! it in whole, so a judging in flight keeps the [`Problem`] it started with.
 
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ use ojd_judge::Problem;
 /// Renders a statement's Markdown to safe HTML: `(text, drop_samples)`, where `drop_samples`
 /// says the problem has sample tests that pages show from the files (the web layer's
 /// renderer; a judge host, which shows no pages, renders nothing).
-pub(crate) type StatementRenderer = fn(&str, bool) -> String;
+pub type StatementRenderer = fn(&str, bool) -> String;
 
 /// A problem the daemon serves.
 pub struct Entry {
@@ -70,11 +70,10 @@ impl Catalog {
             if hidden {
                 continue;
             }
-            match load_problem(&folder, config.server.generate_answers, judge) {
-                Ok(problem) => {
-                    let has_samples = problem.tests.iter().any(|t| t.sample);
-                    let statement_html =
-                        render(&problem.statement().unwrap_or_default(), has_samples);
+            let loaded = load_problem(&folder, config.server.generate_answers, judge)
+                .and_then(|problem| Ok((render_statement(&problem, render)?, problem)));
+            match loaded {
+                Ok((statement_html, problem)) => {
                     catalog.problems.insert(
                         problem.id.clone(),
                         Entry {
@@ -115,6 +114,26 @@ impl Catalog {
     pub fn ready_count(&self) -> usize {
         self.problems.len()
     }
+}
+
+/// A problem's statement as HTML by `render`, or why it cannot be shown. A renderer that
+/// panics on a statement is a fault of that one package (its author wrote it, the renderer
+/// failed on it) and must not take the daemon and every other problem down with it: the
+/// panic is caught here and becomes this package's load error.
+pub fn render_statement(problem: &Problem, render: StatementRenderer) -> Result<String, String> {
+    let text = problem.statement().unwrap_or_default();
+    let has_samples = problem.tests.iter().any(|t| t.sample);
+    std::panic::catch_unwind(|| render(&text, has_samples)).map_err(|payload| {
+        let why = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        format!(
+            "{}: the statement cannot be rendered ({why})",
+            problem.dir.display()
+        )
+    })
 }
 
 /// Loads one package, generating its answers first when asked and needed.
@@ -158,5 +177,54 @@ fn check_answers(problem: Problem) -> Result<Problem, String> {
             missing.join(", "),
             problem.dir.display()
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn package(root: &Path, id: &str, statement: &str) {
+        let dir = root.join(id);
+        std::fs::create_dir_all(dir.join("tests")).expect("mkdir");
+        std::fs::write(
+            dir.join("problem.toml"),
+            "title = \"T\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\nanswers = \"given\"\n",
+        )
+        .expect("write");
+        std::fs::write(dir.join("statement.md"), statement).expect("write");
+        std::fs::write(dir.join("tests/1.in"), "1\n").expect("write");
+        std::fs::write(dir.join("tests/1.ans"), "1\n").expect("write");
+    }
+
+    /// A renderer that fails on one statement, as the maths renderer once did on `\é`.
+    fn fragile(text: &str, _samples: bool) -> String {
+        assert!(!text.contains("poison"), "a renderer bug");
+        format!("<p>{text}</p>")
+    }
+
+    #[test]
+    fn a_statement_that_crashes_the_renderer_is_one_packages_load_error() {
+        let root = tempfile::tempdir().expect("tempdir");
+        package(root.path(), "good", "fine");
+        package(root.path(), "bad", "poison");
+        let mut config = Config::defaults();
+        config.server.problems = root.path().to_path_buf();
+        config.server.generate_answers = false;
+        let judge = Judge::new(config.clone(), 1).expect("judge");
+        let catalog = Catalog::load(&config, &judge, fragile);
+        assert!(
+            catalog.get("good").is_some(),
+            "the others are served: {:?}",
+            catalog.failed
+        );
+        assert!(catalog.get("bad").is_none());
+        assert_eq!(catalog.failed.len(), 1, "{:?}", catalog.failed);
+        let f = &catalog.failed[0];
+        assert!(f.folder.ends_with("bad"), "{f:?}");
+        assert!(
+            f.error.contains("statement cannot be rendered") && f.error.contains("a renderer bug"),
+            "{f:?}"
+        );
     }
 }

@@ -47,7 +47,9 @@ pub use worker::{start_worker, WorkerHost};
 pub use events::{Hub, Live, Progress};
 
 /// The problems a node serves.
-pub use catalog::{load_problem, needs_generation, Catalog, Entry, Failure};
+pub use catalog::{
+    load_problem, needs_generation, render_statement, Catalog, Entry, Failure, StatementRenderer,
+};
 
 /// Problem packages as content-addressed blobs, cached by judge hosts.
 pub use blobs::{package_files, BlobError, Cache};

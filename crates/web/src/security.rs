@@ -7,7 +7,8 @@
 //! 1. **Origin.** A state-changing request (any method but GET, HEAD, OPTIONS) from a browser
 //!    must come from this site: `Sec-Fetch-Site` must be `same-origin` (or `none`, typed by the
 //!    user) and `Origin`, when sent, must name this host. A request carrying neither header is
-//!    not from a browser (curl, scripts with a bearer token) and cannot ride on a cookie. An
+//!    not from a browser (curl, scripts with a bearer token): one that signs in by the session
+//!    cookie and carries neither is refused, since a cookie rides on any site's form. An
 //!    API request authenticated by the cookie rather than a bearer token must be same-origin
 //!    whatever its method.
 //! 2. **Media type.** A state-changing API request with a body is JSON (`application/json`) or a
@@ -276,13 +277,22 @@ fn is_safe(method: &Method) -> bool {
     matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
-/// Whether the request comes from a page of this site, or from no browser at all.
-fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
+/// Whether the request comes from a page of this site, or from no browser at all. A request
+/// that `by_cookie` (signs in with the session cookie, which a browser attaches whoever made
+/// the page) must say where it comes from: without `Origin` and `Sec-Fetch-Site` it could be
+/// a browser too old to send either, on another site's form.
+fn same_origin(headers: &HeaderMap, by_cookie: bool) -> Result<(), AppError> {
     let refuse = |why: &str| {
         Err(AppError::Forbidden(format!(
             "cross-origin request refused: {why}"
         )))
     };
+    if by_cookie && !headers.contains_key("sec-fetch-site") && !headers.contains_key(header::ORIGIN)
+    {
+        return refuse(
+            "a request signed in by its cookie carries neither Origin nor Sec-Fetch-Site",
+        );
+    }
     if let Some(site) = headers.get("sec-fetch-site") {
         match site.to_str().unwrap_or("") {
             "same-origin" | "none" => {}
@@ -351,8 +361,9 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next)
     let (mut parts, body) = req.into_parts();
     let bearer = parts.headers.contains_key(header::AUTHORIZATION);
     let checked = async {
-        if !is_safe(&method) || (api && !bearer && token_of(&parts).is_some()) {
-            same_origin(&parts.headers)?;
+        let by_cookie = !bearer && token_of(&parts).is_some();
+        if !is_safe(&method) || (api && by_cookie) {
+            same_origin(&parts.headers, by_cookie && !is_safe(&method))?;
         }
         if api && !is_safe(&method) {
             check_media_type(&parts.headers)?;
@@ -547,7 +558,23 @@ mod tests {
             (&[("sec-fetch-site", "same-site")], false),
         ];
         for (h, ok) in cases {
-            assert_eq!(same_origin(&headers(h)).is_ok(), *ok, "{h:?}");
+            assert_eq!(same_origin(&headers(h), false).is_ok(), *ok, "{h:?}");
+        }
+    }
+
+    /// A cookie rides along on any site's form: a request signed in by it must name its
+    /// origin; one with neither header (it once unfroze a contest) is refused.
+    #[test]
+    fn a_cookie_request_without_origin_or_fetch_site_is_refused() {
+        let cases: &[(&[(&str, &str)], bool)] = &[
+            (&[], false),
+            (&[("host", "a:1")], false),
+            (&[("host", "a:1"), ("origin", "http://a:1")], true),
+            (&[("sec-fetch-site", "same-origin")], true),
+            (&[("sec-fetch-site", "cross-site")], false),
+        ];
+        for (h, ok) in cases {
+            assert_eq!(same_origin(&headers(h), true).is_ok(), *ok, "{h:?}");
         }
     }
 

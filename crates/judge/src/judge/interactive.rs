@@ -460,9 +460,18 @@ pub(super) fn run_pass(
                     limits,
                     this_try.as_ref(),
                 )? {
-                    Paired::Judged(result) => {
+                    Paired::Judged(mut result) => {
                         if let (Some(p), Some(f)) = (pass, feedback) {
-                            f.keep(p.feedback)?;
+                            // The interactor built this tree: bounded before it is copied.
+                            match crate::fsutil::check_tree(&f.dir, super::multipass::FEEDBACK_CAPS)
+                            {
+                                Ok(()) => f.keep(p.feedback)?,
+                                Err(why) => {
+                                    result.verdict = Verdict::JudgeError;
+                                    result.message =
+                                        format!("the interactor's feedback folder {why}");
+                                }
+                            }
                         }
                         Try::Done(result)
                     }
@@ -504,10 +513,7 @@ impl TryFeedback {
         for e in entries {
             let e = e.map_err(super::host::file_fault("list the feedback folder", kept))?;
             let path = e.path();
-            let gone = match e.file_type() {
-                Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
-                _ => std::fs::remove_file(&path),
-            };
+            let gone = crate::fsutil::remove_tree(&path);
             gone.map_err(super::host::file_fault("remove", &path))?;
         }
         copy_tree(&self.dir, kept)
@@ -516,7 +522,7 @@ impl TryFeedback {
 
 impl Drop for TryFeedback {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = crate::fsutil::remove_tree(&self.dir);
     }
 }
 
@@ -539,8 +545,31 @@ fn copy_mode_and_owner(from: &Path, to: &Path) -> Result<(), JudgeError> {
     Ok(())
 }
 
-/// Copies the contents of folder `from` into folder `to` (see [`TryFeedback`] for what is kept).
+/// Copies the contents of folder `from` into folder `to` (see [`TryFeedback`] for what is kept),
+/// without recursion: the tree was checked against the feedback caps, and a work list instead
+/// of the stack keeps it so even if it were not.
 fn copy_tree(from: &Path, to: &Path) -> Result<(), JudgeError> {
+    let mut work = vec![(from.to_path_buf(), to.to_path_buf())];
+    let mut dirs = Vec::new();
+    while let Some((from, to)) = work.pop() {
+        copy_level(&from, &to, &mut work)?;
+        dirs.push((from, to));
+    }
+    // A folder's mode and owner once its contents are in (a read-only one could not take
+    // them after), deepest first; the top is the caller's.
+    for (src, dst) in dirs.iter().skip(1).rev() {
+        copy_mode_and_owner(src, dst)?;
+    }
+    Ok(())
+}
+
+/// Copies the files and links of folder `from` into `to`, creating its sub-folders there and
+/// adding them to `work`.
+fn copy_level(
+    from: &Path,
+    to: &Path,
+    work: &mut Vec<(PathBuf, PathBuf)>,
+) -> Result<(), JudgeError> {
     let entries = std::fs::read_dir(from)
         .map_err(super::host::file_fault("list the feedback folder", from))?;
     for e in entries {
@@ -551,7 +580,8 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), JudgeError> {
             .map_err(super::host::file_fault("read the type of", &src))?;
         if kind.is_dir() {
             std::fs::create_dir(&dst).map_err(super::host::file_fault("create", &dst))?;
-            copy_tree(&src, &dst)?;
+            work.push((src, dst));
+            continue;
         } else if kind.is_file() {
             std::fs::copy(&src, &dst).map_err(super::host::file_fault("copy", &src))?;
         } else if kind.is_symlink() {

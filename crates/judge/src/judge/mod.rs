@@ -474,7 +474,8 @@ impl Judge {
             progress,
             cancel,
         );
-        let _ = std::fs::remove_dir_all(&work);
+        // Without recursion: a package's program may have left a tree of any depth here.
+        let _ = crate::fsutil::remove_tree(&work);
         judged?;
         score::aggregate(problem, &mut report);
         Ok(report)

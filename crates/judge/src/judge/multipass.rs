@@ -16,6 +16,10 @@
 //! Each pass runs under the problem's limits (the time limit is per pass, as the format says);
 //! the test's reported CPU time, wall time and memory are the largest of its passes, and a
 //! failing pass's message starts with "pass k of N".
+//!
+//! The feedback folder is a tree a sandboxed program built: after each pass it is checked
+//! against [`FEEDBACK_CAPS`] (depth, files and folders, bytes) before the judge copies or
+//! reads it, and it is removed without recursion ([`crate::fsutil::remove_tree`]).
 
 use std::path::Path;
 
@@ -26,6 +30,14 @@ use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::Limits;
 
 use super::check::CheckOutcome;
+
+/// What a validator's (or interactor's) feedback folder may hold between passes: state for
+/// itself and the next pass's input, never a tree to fill the judge's disk or exhaust its walk.
+pub(super) const FEEDBACK_CAPS: crate::fsutil::TreeCaps = crate::fsutil::TreeCaps {
+    depth: 16,
+    inodes: 10_000,
+    bytes: 256 << 20,
+};
 
 /// Runs one test of a multi-pass `problem` (`passes` runs at most): against the interactor
 /// when there is one, else through `validator`, the compiled Kattis output validator.
@@ -42,7 +54,7 @@ pub(super) fn run_test(
     passes: u32,
 ) -> Result<TestResult, JudgeError> {
     let feedback = work.join("feedback");
-    let _ = std::fs::remove_dir_all(&feedback);
+    let _ = crate::fsutil::remove_tree(&feedback);
     std::fs::create_dir_all(&feedback).map_err(|source| JudgeError::Io {
         what: format!("create {}", feedback.display()),
         source,
@@ -88,6 +100,14 @@ pub(super) fn run_test(
         let entry = std::fs::symlink_metadata(&next).ok();
         let asked = entry.is_some();
         let label = format!("pass {pass} of at most {passes}");
+        // The validator built this tree; it is copied and walked by the judge from pass to
+        // pass, so its shape is bounded first (a 70,000-deep chain of folders once crashed
+        // the judge). Breaking a cap is the package's fault, not the submission's.
+        if let Err(why) = crate::fsutil::check_tree(&feedback, FEEDBACK_CAPS) {
+            result.verdict = Verdict::JudgeError;
+            result.message = format!("{label}: the validator's feedback folder {why}");
+            break result;
+        }
         if entry.is_some_and(|m| !m.file_type().is_file()) {
             result.verdict = Verdict::JudgeError;
             result.message = format!(
@@ -123,7 +143,7 @@ pub(super) fn run_test(
             }
         }
     };
-    let _ = std::fs::remove_dir_all(&feedback);
+    let _ = crate::fsutil::remove_tree(&feedback);
     for f in &pass_inputs {
         let _ = std::fs::remove_file(f);
     }

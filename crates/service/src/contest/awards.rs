@@ -157,12 +157,23 @@ pub fn compute(c: &Contest, s: &Standings) -> Vec<Award> {
     out
 }
 
+/// A roster value as a spreadsheet cell that is never a formula: one starting with `=`, `+`,
+/// `-` or `@` (a team name of the roster, which its author chose) gets a leading `'`, which a
+/// spreadsheet shows as text.
+pub fn neutralised(value: &str) -> String {
+    if value.starts_with(['=', '+', '-', '@']) {
+        format!("'{value}")
+    } else {
+        value.to_string()
+    }
+}
+
 /// The ICPC results file: `results\t1`, then per ranked team: team, rank, award ("Gold
 /// Medal", "Silver Medal", "Bronze Medal", "Ranked" or "Honorable" for a team that solved
 /// nothing, which has no rank), solved, total time, minute of the last accepted submission,
 /// and the group it won (or empty).
 pub fn results_tsv(c: &Contest, s: &Standings, awards: &[Award]) -> String {
-    let clean = |t: &str| t.replace(['\t', '\n', '\r'], " ");
+    let clean = |t: &str| neutralised(&t.replace(['\t', '\n', '\r'], " "));
     let mut out = String::from("results\t1\n");
     for r in &s.rows {
         let ranked = earned(s, r);

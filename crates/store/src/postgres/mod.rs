@@ -6,11 +6,11 @@
 //! `FOR UPDATE SKIP LOCKED` (so workers on many hosts claim in parallel without waiting on each
 //! other), and live events between nodes over LISTEN/NOTIFY.
 //!
-//! TLS: the URL's `sslmode` is `disable`, `prefer` (the default: TLS when the server offers
-//! it, unverified), `require` (TLS or no connection, the certificate not checked), `verify-ca`
+//! TLS: the URL's `sslmode` is `disable`, `prefer` (TLS when the server offers it, unverified;
+//! the default on this machine), `require` (TLS or no connection, the certificate not checked), `verify-ca`
 //! (TLS with a certificate signed by the CA of `sslrootcert`, a PEM file; the system's CAs
-//! without it) or `verify-full` (that, and the certificate names the host connected to), as
-//! libpq reads them.
+//! without it) or `verify-full` (that, and the certificate names the host connected to; the
+//! default for any host but this machine), as libpq reads them.
 
 mod role;
 
@@ -62,17 +62,18 @@ pub(crate) enum SslMode {
 
 /// Takes `sslmode` and `sslrootcert` out of a URL's query (the driver knows neither
 /// `verify-ca`/`verify-full` nor `sslrootcert`): the URL without them, the mode, the CA file.
-pub(crate) fn split_tls(url: &str) -> Result<(String, SslMode, Option<String>), String> {
+/// The mode is `None` when the URL names none ([`default_mode`] decides).
+pub(crate) fn split_tls(url: &str) -> Result<(String, Option<SslMode>, Option<String>), String> {
     let Some((base, query)) = url.split_once('?') else {
-        return Ok((url.to_string(), SslMode::Prefer, None));
+        return Ok((url.to_string(), None, None));
     };
-    let (mut mode, mut root, mut kept) = (SslMode::Prefer, None, Vec::new());
+    let (mut mode, mut root, mut kept) = (None, None, Vec::new());
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         let value = percent_decode(value);
         match key {
             "sslmode" => {
-                mode = match value.as_str() {
+                mode = Some(match value.as_str() {
                     "disable" => SslMode::Disable,
                     "allow" | "prefer" => SslMode::Prefer,
                     "require" => SslMode::Require,
@@ -83,7 +84,7 @@ pub(crate) fn split_tls(url: &str) -> Result<(String, SslMode, Option<String>), 
                             "sslmode={other:?} in the database URL: expected disable, prefer, require, verify-ca or verify-full"
                         ))
                     }
-                }
+                })
             }
             "sslrootcert" => root = Some(value),
             _ => kept.push(pair),
@@ -95,6 +96,28 @@ pub(crate) fn split_tls(url: &str) -> Result<(String, SslMode, Option<String>), 
         format!("{base}?{}", kept.join("&"))
     };
     Ok((url, mode, root))
+}
+
+/// The mode of a URL that names none: `prefer` on this machine (a Unix socket, `localhost`, a
+/// loopback address), where no one sits between the two ends; `verify-full` (the system's CAs)
+/// for any other host, whose certificate must be checked or a machine in the middle could
+/// read every password and verdict and write any.
+pub(crate) fn default_mode(config: &postgres::Config) -> SslMode {
+    let local = config.get_hosts().iter().all(|h| match h {
+        postgres::config::Host::Unix(_) => true,
+        postgres::config::Host::Tcp(name) => {
+            let name = name.trim_start_matches('[').trim_end_matches(']');
+            name.eq_ignore_ascii_case("localhost")
+                || name
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+    });
+    if local {
+        SslMode::Prefer
+    } else {
+        SslMode::VerifyFull
+    }
 }
 
 /// `%XX` escapes of a URL query value (a path in `sslrootcert`).
@@ -188,11 +211,12 @@ impl PgStore {
             source: e.into(),
         };
         let (url, mode, root) = split_tls(url).map_err(bad)?;
-        let tls = connector(mode, root.as_deref()).map_err(bad)?;
         let mut config: postgres::Config = url.parse().map_err(|e| StoreError::Open {
             path: name.clone(),
             source: Box::new(e),
         })?;
+        let mode = mode.unwrap_or_else(|| default_mode(&config));
+        let tls = connector(mode, root.as_deref()).map_err(bad)?;
         config.ssl_mode(match mode {
             SslMode::Disable => postgres::config::SslMode::Disable,
             SslMode::Prefer => postgres::config::SslMode::Prefer,
@@ -434,5 +458,36 @@ impl Engine for PgStore {
             })
             .map_err(|e| StoreError::Conflict(format!("cannot start the event listener: {e}")))?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A URL without `sslmode` verifies the server unless it is this machine.
+    #[test]
+    fn remote_hosts_are_verified_unless_the_url_says_otherwise() {
+        let mode = |url: &str| {
+            let (url, mode, _) = split_tls(url).expect("url");
+            mode.unwrap_or_else(|| default_mode(&url.parse().expect("config")))
+        };
+        assert_eq!(mode("postgres://ojd@10.0.0.5/ojd"), SslMode::VerifyFull);
+        assert_eq!(mode("postgres://ojd@db.example/ojd"), SslMode::VerifyFull);
+        assert_eq!(
+            mode("postgres://ojd@localhost,10.0.0.5/ojd"),
+            SslMode::VerifyFull
+        );
+        assert_eq!(mode("postgres://ojd@127.0.0.1:5432/ojd"), SslMode::Prefer);
+        assert_eq!(mode("postgres://ojd@localhost/ojd"), SslMode::Prefer);
+        assert_eq!(mode("postgres://ojd@[::1]/ojd"), SslMode::Prefer);
+        assert_eq!(
+            mode("postgres://ojd@10.0.0.5/ojd?sslmode=require"),
+            SslMode::Require
+        );
+        assert_eq!(
+            mode("postgres://ojd@10.0.0.5/ojd?sslmode=disable"),
+            SslMode::Disable
+        );
     }
 }

@@ -64,8 +64,19 @@ GRANT SELECT, UPDATE (state, claimed_at, claimed_by, lease_until, attempts, curr
     pending_rejudging, crashes) ON submissions TO ojd_judge_hosts;
 GRANT SELECT, INSERT, UPDATE ON judgings, fairness, hosts TO ojd_judge_hosts;
 GRANT INSERT ON judging_results TO ojd_judge_hosts;
+-- Sequences: the claim order, and the ids of the rows it adds; never another sequence (an
+-- earlier version granted them all: a host could burn submission ids).
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ojd_judge_hosts, JUDGE_ROLE;
 GRANT USAGE ON SEQUENCE claim_seq TO ojd_judge_hosts;
-GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ojd_judge_hosts;
+DO $$ DECLARE seq TEXT; BEGIN
+    FOR seq IN SELECT pg_get_serial_sequence(c.table_name, c.column_name)
+        FROM information_schema.columns c
+        WHERE c.table_schema = 'public' AND c.table_name IN ('judgings', 'judging_results', 'hosts')
+          AND pg_get_serial_sequence(c.table_name, c.column_name) IS NOT NULL
+    LOOP
+        EXECUTE format('GRANT USAGE ON SEQUENCE %s TO ojd_judge_hosts', seq);
+    END LOOP;
+END $$;
 GRANT SELECT, UPDATE (state, closed_at, closed_by) ON rejudgings TO ojd_judge_hosts;
 REVOKE ALL ON tokens, sessions, login_codes, contest_submissions, contest_state,
     clarifications FROM ojd_judge_hosts;
@@ -116,6 +127,157 @@ CREATE POLICY ojd_read ON hosts FOR SELECT TO ojd_judge_hosts USING (true);
 CREATE POLICY ojd_host_insert ON hosts FOR INSERT TO ojd_judge_hosts WITH CHECK (OWN(name));
 CREATE POLICY ojd_host_update ON hosts FOR UPDATE TO ojd_judge_hosts
     USING (OWN(name)) WITH CHECK (OWN(name));
+-- Row security sees one row at a time, without its old values, and the claim opens its
+-- judging in the same statement that claims (whose effect a policy's check does not see).
+-- These triggers see both, and hold a judge host to exactly its claims: each returns at
+-- once for any other role. They run as the role that writes (they grant nothing), with the
+-- tables of `public` ahead of the session's temporary tables (a host could make its own
+-- `judgings` there for the checks to read).
+CREATE OR REPLACE FUNCTION ojd_is_judge_host() RETURNS BOOLEAN LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp AS $f$ SELECT NOT (NOT_A_HOST) $f$;
+-- Submissions: claim one that is queued or whose lease ran out; renew, give back or finish
+-- its own claim (finishing makes current only its own finished judging of this claim); apply
+-- a rejudging that applies itself once all of its items are judged. Nothing else.
+CREATE OR REPLACE FUNCTION ojd_host_submissions() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = public, pg_temp AS $f$
+DECLARE
+    now_ms BIGINT := NOW_MS;
+    same_rest BOOLEAN := NEW.pending_rejudging IS NOT DISTINCT FROM OLD.pending_rejudging
+        AND NEW.current_judging IS NOT DISTINCT FROM OLD.current_judging;
+BEGIN
+    IF NOT ojd_is_judge_host() THEN
+        RETURN NEW;
+    END IF;
+    IF (OLD.state = 'queued' OR (OLD.state = 'judging' AND OLD.lease_until < now_ms))
+        AND NEW.state = 'judging' AND OWN(NEW.claimed_by)
+        AND NEW.attempts = OLD.attempts + 1 AND same_rest THEN
+        RETURN NEW;
+    END IF;
+    IF OLD.state = 'judging' AND OWN(OLD.claimed_by) AND NEW.attempts = OLD.attempts THEN
+        IF NEW.state = 'judging' AND NEW.claimed_by = OLD.claimed_by AND same_rest THEN
+            RETURN NEW;
+        END IF;
+        IF NEW.state = 'queued' AND NEW.claimed_by IS NULL AND same_rest THEN
+            RETURN NEW;
+        END IF;
+        IF NEW.state = 'done' AND NEW.claimed_by IS NULL AND NEW.pending_rejudging IS NULL
+            AND (NEW.current_judging IS NOT DISTINCT FROM OLD.current_judging
+                OR EXISTS (SELECT 1 FROM judgings j WHERE j.id = NEW.current_judging
+                    AND j.submission = OLD.id AND j.attempt = OLD.attempts
+                    AND OWN(j.judged_by) AND j.finished_at IS NOT NULL)) THEN
+            RETURN NEW;
+        END IF;
+    END IF;
+    IF NEW.state = OLD.state AND NEW.claimed_by IS NOT DISTINCT FROM OLD.claimed_by
+        AND NEW.lease_until IS NOT DISTINCT FROM OLD.lease_until
+        AND NEW.attempts = OLD.attempts
+        AND NEW.pending_rejudging IS NOT DISTINCT FROM OLD.pending_rejudging
+        AND EXISTS (SELECT 1 FROM judgings j JOIN rejudgings r ON r.id = j.rejudging
+            WHERE j.id = NEW.current_judging AND j.submission = OLD.id
+              AND j.finished_at IS NOT NULL AND r.state = 'open' AND r.auto_apply
+              AND NOT EXISTS (SELECT 1 FROM rejudging_items i WHERE i.rejudging = r.id
+                  AND NOT EXISTS (SELECT 1 FROM judgings k WHERE k.submission = i.submission
+                      AND k.rejudging = r.id AND k.finished_at IS NOT NULL))) THEN
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+        MESSAGE = format('a judge host may change submission %s only under its own claim', OLD.id);
+END $f$;
+-- Judgings and their results: opened, finished and filled only under a live lease of its own
+-- on the judging's submission and attempt; a finished judging never changes.
+CREATE OR REPLACE FUNCTION ojd_host_judgings() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = public, pg_temp AS $f$
+DECLARE
+    now_ms BIGINT := NOW_MS;
+BEGIN
+    -- Another host's judging is row security's to refuse (its policies name the role).
+    IF NOT ojd_is_judge_host() OR NOT OWN(NEW.judged_by) THEN
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'UPDATE' AND (OLD.finished_at IS NOT NULL OR NEW.submission <> OLD.submission
+        OR NEW.attempt <> OLD.attempt OR NEW.judged_by <> OLD.judged_by
+        OR NEW.rejudging IS DISTINCT FROM OLD.rejudging) THEN
+        RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+            MESSAGE = format('a judge host may not change judging %s', OLD.id);
+    END IF;
+    IF OWN(NEW.judged_by) AND EXISTS (SELECT 1 FROM submissions s
+        WHERE s.id = NEW.submission AND s.state = 'judging' AND OWN(s.claimed_by)
+          AND s.attempts = NEW.attempt AND s.lease_until >= now_ms
+          AND (TG_OP = 'UPDATE' OR (NEW.finished_at IS NULL
+              AND NEW.rejudging IS NOT DISTINCT FROM s.pending_rejudging))) THEN
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+        MESSAGE = format('a judge host may open or finish a judging of submission %s only under its own live claim', NEW.submission);
+END $f$;
+CREATE OR REPLACE FUNCTION ojd_host_results() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = public, pg_temp AS $f$
+DECLARE
+    now_ms BIGINT := NOW_MS;
+BEGIN
+    -- Results of another host's judging are row security's to refuse.
+    IF NOT ojd_is_judge_host() OR NOT EXISTS (SELECT 1 FROM judgings j
+        WHERE j.id = NEW.judging AND OWN(j.judged_by)) OR EXISTS (SELECT 1 FROM judgings j
+        JOIN submissions s ON s.id = j.submission
+        WHERE j.id = NEW.judging AND OWN(j.judged_by) AND s.state = 'judging'
+          AND OWN(s.claimed_by) AND s.attempts = j.attempt AND s.lease_until >= now_ms) THEN
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+        MESSAGE = format('a judge host may add results to judging %s only under its own live claim', NEW.judging);
+END $f$;
+-- Rejudgings: only applying one that applies itself, once every item is judged, in its
+-- creator's name (never cancelling or reopening the director's).
+CREATE OR REPLACE FUNCTION ojd_host_rejudgings() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = public, pg_temp AS $f$
+BEGIN
+    IF NOT ojd_is_judge_host() OR (OLD.state = 'open' AND OLD.auto_apply
+        AND NEW.state = 'applied' AND NEW.closed_by = OLD.created_by
+        AND NEW.auto_apply = OLD.auto_apply AND NEW.scope = OLD.scope
+        AND NEW.created_by = OLD.created_by AND NEW.created_at = OLD.created_at
+        AND NOT EXISTS (SELECT 1 FROM rejudging_items i WHERE i.rejudging = OLD.id
+            AND NOT EXISTS (SELECT 1 FROM judgings k WHERE k.submission = i.submission
+                AND k.rejudging = OLD.id AND k.finished_at IS NOT NULL))) THEN
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+        MESSAGE = format('a judge host may only apply rejudging %s once all of it is judged', OLD.id);
+END $f$;
+-- Fairness: a user's place moves back only by a claim of theirs this host holds, to the
+-- claim order's newest number.
+CREATE OR REPLACE FUNCTION ojd_host_fairness() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = public, pg_temp AS $f$
+DECLARE
+    now_ms BIGINT := NOW_MS;
+BEGIN
+    IF NOT ojd_is_judge_host() THEN
+        RETURN NEW;
+    END IF;
+    -- The claim first: `currval` fails in a session that never drew from the sequence.
+    IF EXISTS (SELECT 1 FROM submissions s WHERE s."user" = NEW."user"
+        AND s.state = 'judging' AND OWN(s.claimed_by) AND s.lease_until >= now_ms) THEN
+        IF NEW.last_claim = currval('claim_seq') THEN
+            RETURN NEW;
+        END IF;
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+        MESSAGE = format('a judge host may move %L in the claim order only by claiming', NEW."user");
+END $f$;
+DROP TRIGGER IF EXISTS ojd_host_guard ON submissions;
+DROP TRIGGER IF EXISTS ojd_host_guard ON judgings;
+DROP TRIGGER IF EXISTS ojd_host_guard ON judging_results;
+DROP TRIGGER IF EXISTS ojd_host_guard ON rejudgings;
+DROP TRIGGER IF EXISTS ojd_host_guard ON fairness;
+CREATE TRIGGER ojd_host_guard BEFORE UPDATE ON submissions
+    FOR EACH ROW EXECUTE FUNCTION ojd_host_submissions();
+CREATE TRIGGER ojd_host_guard BEFORE INSERT OR UPDATE ON judgings
+    FOR EACH ROW EXECUTE FUNCTION ojd_host_judgings();
+CREATE TRIGGER ojd_host_guard BEFORE INSERT ON judging_results
+    FOR EACH ROW EXECUTE FUNCTION ojd_host_results();
+CREATE TRIGGER ojd_host_guard BEFORE UPDATE ON rejudgings
+    FOR EACH ROW EXECUTE FUNCTION ojd_host_rejudgings();
+CREATE TRIGGER ojd_host_guard BEFORE INSERT OR UPDATE ON fairness
+    FOR EACH ROW EXECUTE FUNCTION ojd_host_fairness();
 "#;
 
 /// A host name (an identity, a `claimed_by`, a `judged_by`) that belongs to the judge-host role
@@ -129,10 +291,14 @@ const NOT_A_HOST: &str = "NOT EXISTS (SELECT 1 FROM pg_auth_members m \
     JOIN pg_roles g ON g.oid = m.roleid \
     WHERE g.rolname = 'ojd_judge_hosts' AND m.member = (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user))";
 
+/// The database's clock in milliseconds, as leases are set and expire by it.
+const NOW_MS: &str = "(floor(extract(epoch FROM now()) * 1000)::BIGINT)";
+
 /// [`ROLE_SQL`] with its shorthands spelt out and the role named.
 fn role_sql(role: &str) -> String {
     let mut out = ROLE_SQL
         .replace("NOT_A_HOST", NOT_A_HOST)
+        .replace("NOW_MS", NOW_MS)
         .replace("JUDGE_ROLE", role);
     while let Some(at) = out.find("OWN(") {
         let close = at + out[at..].find(')').unwrap_or(out.len() - at);
@@ -153,6 +319,10 @@ mod tests {
             .contains("CREATE ROLE ojd_judge LOGIN"));
         for bad in ["", "Judge", "1x", "a;DROP TABLE tokens", "a b"] {
             assert!(judge_host_role_sql(bad).is_err(), "{bad:?}");
+        }
+        let sql = judge_host_role_sql("judge1").expect("sql");
+        for shorthand in ["OWN(", "NOW_MS", "NOT_A_HOST", "JUDGE_ROLE"] {
+            assert!(!sql.contains(shorthand), "{shorthand} left in the SQL");
         }
     }
 }

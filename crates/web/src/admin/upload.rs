@@ -7,7 +7,8 @@
 //!    with a dot, so the catalog skips it). Every entry's path must be relative and stay inside
 //!    (no `..`, no absolute path, no drive or device names); symlinks, hard links and device
 //!    files are refused; the total unpacked size is capped by `[web] max_package_size` and the
-//!    number of files by `[web] max_package_files`, and an archive may unpack to at most
+//!    number of files and folders (those a path implies too) by `[web] max_package_files`
+//!    (the rule of `ojd_import::archive`, which Polygon imports follow too), and an archive may unpack to at most
 //!    [`MAX_RATIO`] times its own size (past [`RATIO_FLOOR`] bytes): a zip's directory is
 //!    checked against all three before anything is written, and the bytes written are counted
 //!    too (a zip entry never past what it claims), so a zip bomb is refused naming its entry
@@ -15,13 +16,14 @@
 //! 2. **Find the problem**: the archive holds `problem.toml` at its top, or one folder that does.
 //!    The problem's id is that folder's name (or the archive's name without its extension).
 //! 3. **Check**: the problem loads (every error names its file and key), its answers are built
-//!    from the reference solver in the sandbox, and every test has an answer.
+//!    from the reference solver in the sandbox, every test has an answer and its statement
+//!    renders.
 //! 4. **Go live**: the old folder (if any) is renamed aside, the new one renamed into place, the
 //!    catalog reloaded, the old one deleted. A failure at any step before this one deletes the
 //!    staging folder and changes nothing.
 
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::auth::new_token;
 use crate::user::valid_name;
@@ -88,26 +90,10 @@ fn too_much(caps: Caps, archive_len: u64, name: &str) -> UploadError {
     }
 }
 
-/// An entry's path as a safe relative path, or why not.
+/// An entry's path as a safe relative path, or why not: the rule Polygon imports follow too.
 fn safe_path(name: &str) -> Result<PathBuf, UploadError> {
-    let bad = |why: &str| refused(format!("{name:?} in the archive {why}: refused"));
-    if name.contains('\0') || name.contains('\\') {
-        return Err(bad("has a backslash or NUL in its name"));
-    }
-    let p = Path::new(name);
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::Normal(part) => out.push(part),
-            Component::CurDir => {}
-            Component::ParentDir => return Err(bad("climbs out with `..`")),
-            Component::RootDir | Component::Prefix(_) => return Err(bad("is an absolute path")),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        return Err(bad("has an empty path"));
-    }
-    Ok(out)
+    ojd_import::archive::entry_path(name)
+        .map_err(|why| refused(format!("{name:?} in the archive {why}: refused")))
 }
 
 /// Counts what is written and refuses past the caps.
@@ -116,19 +102,23 @@ struct Budget {
     /// The archive's own size (for the ratio).
     archive_len: u64,
     bytes: u64,
-    files: usize,
+    /// Files and folders made, folders included (the same count as Polygon imports').
+    entries: ojd_import::archive::Entries,
 }
 
 impl Budget {
-    fn file(&mut self, name: &str) -> Result<(), UploadError> {
-        self.files += 1;
-        if self.files > self.caps.max_files {
-            return Err(refused(format!(
-                "the archive has more than {} files (at {name:?}): refused",
-                self.caps.max_files
-            )));
+    fn new(caps: Caps, archive_len: u64) -> Budget {
+        Budget {
+            caps,
+            archive_len,
+            bytes: 0,
+            entries: ojd_import::archive::Entries::new(caps.max_files),
         }
-        Ok(())
+    }
+
+    /// Counts the entry at `rel` (a folder when `folder`) and the folders above it.
+    fn entry(&mut self, rel: &Path, folder: bool) -> Result<(), UploadError> {
+        self.entries.add(rel, folder).map_err(refused)
     }
 
     /// Copies `from` into a new file at `to`, stopping at the byte cap (the size cap or the
@@ -175,33 +165,26 @@ fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
         .map_err(|e| refused(format!("not a readable .zip: {e}")))?;
     let archive_len = data.len() as u64;
     // What the directory claims, before anything is written.
-    let (mut claimed, mut files) = (0u64, 0usize);
+    let mut claimed = 0u64;
+    let mut entries = ojd_import::archive::Entries::new(caps.max_files);
     for i in 0..archive.len() {
         let entry = archive
             .by_index_raw(i)
             .map_err(|e| refused(format!("entry {i} of the .zip cannot be read: {e}")))?;
+        let name = entry.name().to_string();
+        // Folders count too: 200,000 folder entries once made 151,324 folders.
+        entries
+            .add(&safe_path(&name)?, entry.is_dir())
+            .map_err(refused)?;
         if entry.is_dir() {
             continue;
-        }
-        let name = entry.name().to_string();
-        files += 1;
-        if files > caps.max_files {
-            return Err(refused(format!(
-                "the archive has more than {} files (at {name:?}): refused",
-                caps.max_files
-            )));
         }
         claimed = claimed.saturating_add(entry.size());
         if claimed > caps.bytes_for(archive_len) {
             return Err(too_much(caps, archive_len, &name));
         }
     }
-    let mut budget = Budget {
-        caps,
-        archive_len,
-        bytes: 0,
-        files: 0,
-    };
+    let mut budget = Budget::new(caps, archive_len);
     for i in 0..archive.len() {
         let mut entry = archive
             .by_index(i)
@@ -215,7 +198,6 @@ fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
             std::fs::create_dir_all(dest.join(&rel)).map_err(io(format!("create {name}")))?;
             continue;
         }
-        budget.file(&name)?;
         let size = entry.size();
         budget.copy(&name, &mut entry, &dest.join(&rel), Some(size))?;
     }
@@ -226,12 +208,7 @@ fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
 fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
     let gz = flate2::read::GzDecoder::new(data);
     let mut archive = tar::Archive::new(gz);
-    let mut budget = Budget {
-        caps,
-        archive_len: data.len() as u64,
-        bytes: 0,
-        files: 0,
-    };
+    let mut budget = Budget::new(caps, data.len() as u64);
     let entries = archive
         .entries()
         .map_err(|e| refused(format!("not a readable .tar.gz: {e}")))?;
@@ -244,10 +221,11 @@ fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
         let rel = safe_path(&name)?;
         match entry.header().entry_type() {
             tar::EntryType::Directory => {
+                budget.entry(&rel, true)?;
                 std::fs::create_dir_all(dest.join(&rel)).map_err(io(format!("create {name}")))?;
             }
             tar::EntryType::Regular | tar::EntryType::Continuous => {
-                budget.file(&name)?;
+                budget.entry(&rel, false)?;
                 budget.copy(&name, &mut entry, &dest.join(&rel), None)?;
             }
             // PAX and GNU extension headers carry metadata of the next entry.
@@ -342,7 +320,10 @@ pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, 
         }
         let checked = staging.join(&id);
         std::fs::rename(&folder, &checked).map_err(|e| format!("move the unpacked folder: {e}"))?;
-        ojd_service::load_problem(&checked, true, app.node.judge())?;
+        let problem = ojd_service::load_problem(&checked, true, app.node.judge())?;
+        // A statement the page cannot show would fail the catalog's load after going live:
+        // refused here, before anything is installed.
+        ojd_service::render_statement(&problem, crate::statement::render)?;
         let live = root.join(&id);
         let old = staging.join("previous");
         if live.exists() {

@@ -11,8 +11,9 @@
 //! When a reload changed the setup (title, problems, languages…), a resumed feed sends the
 //! setup events (and the problems) again first. A token that does not parse is a 400;
 //! `since_id` (the older releases' name) is read the same way. `?stream=false` sends the
-//! events so far and ends (as DOMjudge's does). At most [`MAX_STREAMS`] feeds stream at once
-//! (503 beyond); the open feeds of one contest and role share each second's read of the store.
+//! events so far and ends (as DOMjudge's does). Streaming feeds are capped (503 beyond) in
+//! separate budgets for anonymous readers, teams and admins ([`MAX_STREAMS`]); the open feeds
+//! of one contest and role share each second's read of the store.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,28 +41,58 @@ pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(5);
 pub(crate) const SETTLE: i64 = 2000;
 /// How often a streaming feed looks for new events.
 const POLL: Duration = Duration::from_secs(1);
-/// Streaming feeds open at once in this process, at most: each one reads the contest from the
-/// store every [`POLL`], so they are for the tools, not for every participant's browser.
+/// Streaming feeds open at once in this process, at most, per kind of reader: each one reads
+/// the contest from the store every [`POLL`], so they are for the tools, not for every
+/// participant's browser. Anonymous readers, teams and admins have budgets of their own, so
+/// that anonymous streams can never take the feed a CDS or resolver reads as admin.
 pub(crate) const MAX_STREAMS: usize = 256;
+/// Of which anonymous readers may hold this many...
+pub(crate) const MAX_PUBLIC_STREAMS: usize = 128;
+/// ...and admins have this many more, whatever the others hold.
+pub(crate) const MAX_ADMIN_STREAMS: usize = 32;
 
-static OPEN: AtomicUsize = AtomicUsize::new(0);
+/// One budget of open streams.
+struct Budget {
+    open: AtomicUsize,
+    max: usize,
+}
 
-/// One open streaming feed, counted until it is dropped.
-struct Open;
+static PUBLIC: Budget = Budget {
+    open: AtomicUsize::new(0),
+    max: MAX_PUBLIC_STREAMS,
+};
+static TEAMS: Budget = Budget {
+    open: AtomicUsize::new(0),
+    max: MAX_STREAMS - MAX_PUBLIC_STREAMS,
+};
+static ADMINS: Budget = Budget {
+    open: AtomicUsize::new(0),
+    max: MAX_ADMIN_STREAMS,
+};
+
+/// One open streaming feed, counted in its budget until it is dropped.
+struct Open(&'static Budget);
 
 impl Open {
-    fn take() -> Option<Open> {
-        OPEN.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            (n < MAX_STREAMS).then_some(n + 1)
-        })
-        .ok()
-        .map(|_| Open)
+    fn take(role: &Role) -> Option<Open> {
+        let budget = match role {
+            Role::Public => &PUBLIC,
+            Role::Team(_) => &TEAMS,
+            Role::Admin => &ADMINS,
+        };
+        budget
+            .open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < budget.max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Open(budget))
     }
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
-        OPEN.fetch_sub(1, Ordering::AcqRel);
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -148,10 +179,12 @@ pub(crate) async fn event_feed(
     if q.stream == Some(false) {
         return Ok((headers, first).into_response());
     }
-    let open = Open::take().ok_or_else(|| {
-        AppError::Unavailable(format!(
-            "{MAX_STREAMS} event feeds are open already; try again later, or read it with ?stream=false"
-        ))
+    let open = Open::take(&Role::of(user.as_ref())).ok_or_else(|| {
+        AppError::Unavailable(
+            "as many event feeds as readers like you may open are open already; try again \
+             later, or read it with ?stream=false"
+                .to_string(),
+        )
     })?;
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
     tokio::spawn(async move {
@@ -232,6 +265,20 @@ async fn stream(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Anonymous streams, however many, never take an admin's (a CDS's, a resolver's) feed.
+    #[test]
+    fn anonymous_feeds_cannot_take_the_admins_slots() {
+        let public: Vec<Open> = std::iter::from_fn(|| Open::take(&Role::Public)).collect();
+        assert_eq!(public.len(), MAX_PUBLIC_STREAMS);
+        assert!(Open::take(&Role::Public).is_none());
+        let admin = Open::take(&Role::Admin);
+        assert!(admin.is_some(), "the admin's feed opens");
+        let team = Open::take(&Role::Team("t".into()));
+        assert!(team.is_some(), "so does a team's");
+        drop(public);
+        assert!(Open::take(&Role::Public).is_some(), "freed when they close");
+    }
     use crate::ccs::model::Event;
 
     fn snap(setup: &str, built_at: i64, events: &[(i64, &'static str, &str)]) -> Snapshot {

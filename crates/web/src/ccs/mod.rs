@@ -380,6 +380,15 @@ async fn files(
         .db(move |s| s.get(sid))
         .await?
         .ok_or_else(|| AppError::NotFound(format!("no submission {id:?}")))?;
+    // Whose it is, by the store's user name: team ids are derived, and two users' may match.
+    if !user
+        .as_ref()
+        .is_some_and(|u| u.admin || u.name == sub.info.user)
+    {
+        return Err(AppError::NotFound(format!(
+            "no files of submission {id:?} for you"
+        )));
+    }
     let name = app
         .node
         .config()

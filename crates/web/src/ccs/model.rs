@@ -173,7 +173,9 @@ impl Snapshot {
 /// A team's id: the user's name when it is a valid Contest API ID (at most 36 of
 /// `[A-Za-z0-9_.-]`, not starting with `-` or `.`, not ending with `.`), else `u` and a hash.
 pub(crate) fn team_id(user: &str) -> String {
-    if is_id(user) {
+    // A name shaped like a hashed id is hashed too: kept as it is, `ub532181593a79e61` would be
+    // the id of whichever other user hashes to it.
+    if is_id(user) && !looks_hashed(user) {
         return user.to_string();
     }
     use sha2::Digest;
@@ -359,6 +361,15 @@ fn valid_colour(k: &str, v: &Value) -> bool {
 }
 
 /// Whether `s` is a valid ID of the standard.
+/// `u` and 16 lowercase hex digits: the shape of a hashed [`team_id`].
+fn looks_hashed(s: &str) -> bool {
+    s.len() == 17
+        && s.starts_with('u')
+        && s[1..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 fn is_id(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 36
@@ -959,6 +970,17 @@ mod tests {
             assert_eq!(team_id(bad), id, "stable");
         }
         assert_ne!(team_id(".a"), team_id(".b"));
+    }
+
+    /// A user named like another user's hashed id does not get that id.
+    #[test]
+    fn a_name_shaped_like_a_hashed_id_never_takes_anothers_id() {
+        let other = team_id("Bob Smith");
+        assert!(looks_hashed(&other), "{other}");
+        let mallory = team_id(&other);
+        assert_ne!(mallory, other);
+        assert!(looks_hashed(&mallory), "{mallory}");
+        assert_eq!(team_id("u123"), "u123");
     }
 
     #[test]

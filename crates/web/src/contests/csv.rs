@@ -6,6 +6,8 @@ use ojd_service::contest::Scoring;
 /// Standings as CSV (admins): rank, user, solved, penalty, score, then one column per problem.
 pub(crate) fn standings_csv(s: &Standings) -> String {
     let quote = |t: &str| {
+        // A roster value is never a formula in a spreadsheet.
+        let t = &ojd_service::contest::awards::neutralised(t);
         if t.contains([',', '"', '\n']) {
             format!("\"{}\"", t.replace('"', "\"\""))
         } else {
@@ -59,7 +61,7 @@ pub(crate) fn results_csv(s: &Standings, awards: &[ojd_service::contest::awards:
             .filter(|a| a.users.contains(user))
             .map(|a| a.citation.as_str())
             .collect();
-        let text = mine.join("; ");
+        let text = ojd_service::contest::awards::neutralised(&mine.join("; "));
         out.push(',');
         if text.contains([',', '"']) {
             out.push_str(&format!("\"{}\"", text.replace('"', "\"\"")));

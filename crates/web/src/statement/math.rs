@@ -125,7 +125,13 @@ impl<'a> Tex<'a> {
 
     /// One unit: a group, a command with its arguments, or one character.
     fn atom(&mut self, out: &mut String, depth: usize) {
-        if depth > 32 || self.at >= self.s.len() {
+        if self.at >= self.s.len() {
+            return;
+        }
+        if depth > 32 {
+            // Too deep to follow: one character as written, so that the caller's loop moves on
+            // (returning without consuming would spin it forever).
+            self.literal(out);
             return;
         }
         match self.s[self.at] {
@@ -137,7 +143,9 @@ impl<'a> Tex<'a> {
                     end += 1;
                 }
                 if end == start && end < self.s.len() {
-                    end += 1; // a one-character command such as `\{` or `\,`
+                    // A one-character command such as `\{` or `\,`: one character, not one
+                    // byte (`\é` must not cut `é` in two).
+                    end += self.text[start..].chars().next().map_or(1, char::len_utf8);
                 }
                 let name = &self.text[start..end];
                 self.at = end;
@@ -172,13 +180,16 @@ impl<'a> Tex<'a> {
                     }
                 }
             }
-            _ => {
-                let c = self.text[self.at..].chars().next().unwrap_or(' ');
-                self.at += c.len_utf8();
-                let mut buf = [0u8; 4];
-                esc(c.encode_utf8(&mut buf), out);
-            }
+            _ => self.literal(out),
         }
+    }
+
+    /// The character at the cursor, as written.
+    fn literal(&mut self, out: &mut String) {
+        let c = self.text[self.at..].chars().next().unwrap_or(' ');
+        self.at += c.len_utf8();
+        let mut buf = [0u8; 4];
+        esc(c.encode_utf8(&mut buf), out);
     }
 }
 
@@ -266,6 +277,26 @@ mod tests {
         for (tex, want) in cases {
             assert_eq!(render(tex), want, "{tex}");
         }
+    }
+
+    #[test]
+    fn a_command_of_one_multibyte_character_is_shown_as_written() {
+        assert_eq!(render("\\é"), "\\é");
+        assert_eq!(render("a\\€b"), "a\\€b");
+        assert_eq!(render("x_\\я^\\😀"), "x<sub>\\я</sub><sup>\\😀</sup>");
+        assert_eq!(render("\\"), "\\");
+    }
+
+    #[test]
+    fn groups_nested_past_the_limit_end() {
+        // Past the depth limit the rest is shown as written, and rendering ends.
+        let deep = format!("{}a{}", "{".repeat(40), "}".repeat(40));
+        let html = render(&deep);
+        assert!(html.contains('a'), "{html}");
+        let unclosed = "{_".repeat(100);
+        render(&unclosed);
+        let carets = "^".repeat(100_000);
+        render(&carets);
     }
 
     #[test]

@@ -159,3 +159,17 @@ fn medal_places_and_slugs() {
     assert_eq!(medal(&m, 0), None);
     assert_eq!(slug("North America / East"), "north-america-east");
 }
+
+#[test]
+fn roster_values_that_a_spreadsheet_would_run_are_neutralised() {
+    for (raw, cell) in [
+        ("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"),
+        ("+1", "'+1"),
+        ("-2", "'-2"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("ann", "ann"),
+        ("a=b", "a=b"),
+    ] {
+        assert_eq!(neutralised(raw), cell);
+    }
+}
