@@ -959,7 +959,6 @@ mod tests {
     }
 
     #[test]
-<<<<<<< HEAD
     fn an_identity_is_1_to_200_characters_without_control_characters() {
         assert_eq!(check_identity("judge-2~3f9a"), Ok(()));
         assert_eq!(check_identity(""), Err(IdentityError::Length(0)));
@@ -974,10 +973,7 @@ mod tests {
     }
 
     #[test]
-    fn a_host_fault_pauses_and_a_submission_goes_back_until_its_third_fault() {
-=======
     fn a_host_fault_pauses_and_a_submission_goes_back_until_its_third_fault_past_the_budget() {
->>>>>>> load
         let h = Health::default();
         assert_eq!(paused(&h), None);
         let t0 = Instant::now();
