@@ -75,9 +75,16 @@ fn the_peak_counts_heap_tmpfs_page_cache_and_every_process_within_the_tolerance(
             writable: false,
         }];
         spec.limits.memory = 128 * MIB;
+        spec.limits.file_size = 64 * MIB;
         let o = k.run_with(&spec, EarlierCache::Reclaim).unwrap();
         assert!(o.success(), "{name}: {o:?} ({:?})", caps.cgroup);
         let peak = o.peak_memory;
+        // Shown with --nocapture: the figures to compare between hierarchies.
+        eprintln!(
+            "{name}: peak {:.2} MiB ({:?})",
+            peak as f64 / MIB as f64,
+            caps.cgroup
+        );
         assert!(
             (bytes..=bytes + TOLERANCE).contains(&peak),
             "{name}: a peak of {:.1} MiB for {} MiB of the fixture's own (tolerance {} MiB, {:?})",
@@ -98,6 +105,7 @@ fn a_run_over_its_memory_limit_is_killed_for_memory() {
     for script in [FIXTURES[0].1, FIXTURES[1].1] {
         let mut spec = shell(script, None, &dir.path().join("out"));
         spec.limits.memory = 24 * MIB;
+        spec.limits.file_size = 64 * MIB;
         let o = k.run_with(&spec, EarlierCache::Reclaim).unwrap();
         assert_eq!(o.killed_by, Some(LimitKind::Memory), "{script}: {o:?}");
     }
