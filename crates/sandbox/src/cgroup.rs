@@ -164,29 +164,36 @@ fn make_dir(parent: PathBuf, name: &str) -> Result<PathBuf, String> {
 
 impl Cgroup {
     /// Creates the keeper's cgroup and moves the calling process into it.
-    pub(super) fn create_and_join(name: &str) -> Result<Cgroup, String> {
+    pub(super) fn create_and_join(
+        name: &str,
+        v2: Option<Result<PathBuf, String>>,
+    ) -> Result<Cgroup, String> {
         let pid = std::process::id().to_string();
         if Path::new(ROOT).join("cgroup.controllers").exists() {
-            let parent = Path::new(ROOT).join(current_path("").trim_start_matches('/'));
-            let controllers =
-                fs::read_to_string(parent.join("cgroup.controllers")).unwrap_or_default();
-            for need in ["memory", "pids", "cpu"] {
-                if !controllers.split_whitespace().any(|c| c == need) {
+            // The delegated subtree the judging process prepared (`delegate.rs`): the keeper's
+            // cgroup goes beside that process's leaf, never below a cgroup with processes.
+            let base = match v2 {
+                Some(Ok(base)) => base,
+                Some(Err(e)) => return Err(e),
+                None => {
                     return Err(format!(
-                        "cgroup v2 at {} lacks the {need} controller (delegate it, e.g. systemd-run -p Delegate=yes)",
-                        parent.display()
-                    ));
+                        "cgroup v2 at {ROOT}, but no delegated subtree was prepared for this keeper"
+                    ))
                 }
+            };
+            let dir = make_dir(base, name)?;
+            let controllers = fs::read_to_string(dir.join("cgroup.controllers"))
+                .map_err(|e| format!("failed to read {}/cgroup.controllers: {e}", dir.display()))?;
+            let have = |c: &str| controllers.split_whitespace().any(|h| h == c);
+            if let Some(need) = super::delegate::NEEDED.iter().find(|c| !have(c)) {
+                return Err(format!(
+                    "the keeper's cgroup {} lacks the {need} controller",
+                    dir.display()
+                ));
             }
-            // A v2 cgroup with processes cannot enable controllers for its children; a keeper
-            // lives in a leaf of its own below a parent that must already delegate them.
-            let _ = write(&parent.join("cgroup.subtree_control"), "+memory +pids +cpu");
-            let cpuset = controllers.split_whitespace().any(|c| c == "cpuset");
-            if cpuset {
-                let _ = write(&parent.join("cgroup.subtree_control"), "+cpuset");
-            }
-            let dir = make_dir(parent, name)?;
-            let cpus = cpuset.then(|| pin_cpuset(&dir, None).ok()).flatten();
+            let cpus = have("cpuset")
+                .then(|| pin_cpuset(&dir, None).ok())
+                .flatten();
             write(&dir.join("cgroup.procs"), &pid)?;
             let cpu = File::open(dir.join("cpu.stat")).map_err(|e| format!("cpu.stat: {e}"))?;
             let peak = OpenOptions::new()

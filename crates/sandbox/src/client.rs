@@ -95,6 +95,11 @@ impl Sandbox {
             isolate: opts.isolate,
             box_size: opts.box_size,
             tmp_size: opts.tmp_size,
+            // Made once per process, before its first keeper, and only for isolating root.
+            cgroup_v2: (opts.isolate && super::running_as_root())
+                .then(super::delegate::ensure)
+                .flatten()
+                .map(|d| d.map(|d| d.base)),
         };
         let mut child = Command::new(&opts.keeper_exe)
             .arg("__keeper")

@@ -140,7 +140,7 @@ impl Keeper {
         let mut progs = None;
         if config.isolate && root {
             let name = format!("ojd-keeper-{}", std::process::id());
-            match Cgroup::create_and_join(&name) {
+            match Cgroup::create_and_join(&name, config.cgroup_v2.clone()) {
                 Ok(c) => {
                     caps.cgroup = Some(c.describe());
                     cgroup = Some(c);

@@ -74,6 +74,8 @@ pub mod affinity;
 mod cgroup;
 mod child;
 mod client;
+mod dbus;
+mod delegate;
 pub mod keeper;
 pub mod noise;
 mod pidns;
@@ -90,6 +92,15 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use client::{PooledSandbox, Sandbox, SandboxOptions, SandboxPool};
+pub use delegate::Delegation;
+
+/// Under cgroup v2, the delegated subtree this process's keepers get their cgroups in, made at
+/// the first call (or the first keeper's start) as `delegate.rs` says: this process moves into
+/// a leaf of its cgroup, or into a delegated scope systemd makes for it. None on a cgroup v1
+/// host. The error names what is missing and the command that fixes it.
+pub fn cgroup_delegation() -> Option<Result<Delegation, String>> {
+    delegate::ensure()
+}
 
 /// Whether this process runs as root (full isolation needs it).
 pub fn running_as_root() -> bool {
