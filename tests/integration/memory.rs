@@ -39,6 +39,14 @@ const FIXTURES: [(&str, &str, u64); 4] = [
     ),
 ];
 
+/// Limits that only memory can reach, on a machine of any speed (CI's emulated one is 15-150
+/// times slower than this one): these tests are about memory, not time.
+fn generous(limits: &mut ojd_sandbox::Limits) {
+    limits.cpu = std::time::Duration::from_secs(120);
+    limits.wall = std::time::Duration::from_secs(300);
+    limits.file_size = 64 * MIB;
+}
+
 /// Drops `file` from the page cache, so that the next reader brings it in (and is charged).
 fn uncache(file: &Path) {
     let dropped = Command::new("dd")
@@ -53,6 +61,7 @@ fn uncache(file: &Path) {
 fn the_peak_counts_heap_tmpfs_page_cache_and_every_process_within_the_tolerance() {
     require_root!();
     // On the disk, not in a tmpfs: its pages are page cache that can be dropped.
+    std::fs::create_dir_all(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     std::fs::create_dir(dir.path().join("data")).unwrap();
     let big = dir.path().join("data/big");
@@ -74,8 +83,8 @@ fn the_peak_counts_heap_tmpfs_page_cache_and_every_process_within_the_tolerance(
             inside: "/data".into(),
             writable: false,
         }];
+        generous(&mut spec.limits);
         spec.limits.memory = 128 * MIB;
-        spec.limits.file_size = 64 * MIB;
         let o = k.run_with(&spec, EarlierCache::Reclaim).unwrap();
         assert!(o.success(), "{name}: {o:?} ({:?})", caps.cgroup);
         let peak = o.peak_memory;
@@ -104,8 +113,8 @@ fn a_run_over_its_memory_limit_is_killed_for_memory() {
     // The heap fixture under a limit below its 40 MiB, and the tmpfs one.
     for script in [FIXTURES[0].1, FIXTURES[1].1] {
         let mut spec = shell(script, None, &dir.path().join("out"));
+        generous(&mut spec.limits);
         spec.limits.memory = 24 * MIB;
-        spec.limits.file_size = 64 * MIB;
         let o = k.run_with(&spec, EarlierCache::Reclaim).unwrap();
         assert_eq!(o.killed_by, Some(LimitKind::Memory), "{script}: {o:?}");
     }
