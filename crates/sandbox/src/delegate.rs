@@ -332,7 +332,7 @@ fn in_new_scope(root: &Path) -> Result<Delegation, String> {
 /// service is used as it is (it has the controllers only with `Delegate=yes`).
 fn undelegated_scope(root: &Path, own: &str) -> bool {
     let dir = root.join(own.trim_start_matches('/'));
-    if !dir.extension().is_some_and(|e| e == "scope") {
+    if dir.extension().is_none_or(|e| e != "scope") {
         return false;
     }
     let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
