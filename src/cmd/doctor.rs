@@ -46,6 +46,26 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     );
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     line(true, "kernel", format!("Linux {}", kernel.trim()));
+    // Under cgroup v2: where the keepers' cgroups go (made now, as the first keeper would).
+    if root && judge.config.sandbox.isolate {
+        match ojd_sandbox::cgroup_delegation() {
+            Some(Ok(d)) => line(
+                true,
+                "cgroup v2",
+                format!(
+                    "keepers' cgroups in {} (this process in {}{}), controllers memory, pids, cpu{}",
+                    d.base.display(),
+                    d.leaf.display(),
+                    d.scope
+                        .map(|s| format!(", a delegated scope {s} systemd made"))
+                        .unwrap_or_default(),
+                    if d.cpuset { ", cpuset" } else { "" }
+                ),
+            ),
+            Some(Err(e)) => line(false, "cgroup v2", e),
+            None => {}
+        }
+    }
     match judge.capabilities() {
         Ok(caps) => {
             line(

@@ -100,6 +100,11 @@ impl Sandbox {
             isolate: opts.isolate,
             box_size: opts.box_size,
             tmp_size: opts.tmp_size,
+            // Made once per process, before its first keeper, and only for isolating root.
+            cgroup_v2: (opts.isolate && super::running_as_root())
+                .then(super::delegate::ensure)
+                .flatten()
+                .map(|d| d.map(|d| d.base)),
         };
         if !opts.keeper_exe.is_absolute() {
             // A relative path would be looked up in PATH or the current folder.
@@ -211,7 +216,7 @@ impl Drop for Sandbox {
         let _ = self.child.kill();
         let _ = self.child.wait();
         for dir in &self.cgroup_dirs {
-            let _ = std::fs::remove_dir(dir);
+            let _ = super::cgroup::remove_tree(dir);
         }
         let _ = std::fs::remove_dir(&self.root_dir);
     }

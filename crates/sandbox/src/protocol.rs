@@ -26,6 +26,10 @@ pub(super) struct KeeperConfig {
     /// Sizes of the `/box` and `/tmp` tmpfs mounts.
     pub box_size: u64,
     pub tmp_size: u64,
+    /// Under cgroup v2: the delegated cgroup the keeper makes its own beside the judging
+    /// process's leaf (`delegate.rs`), or why there is none.
+    #[serde(default)]
+    pub cgroup_v2: Option<Result<PathBuf, String>>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
