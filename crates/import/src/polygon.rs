@@ -248,6 +248,16 @@ fn program(pkg: &Path, rel: &str, out: &Path, dest: &str) -> Result<String, Impo
     Ok(name)
 }
 
+/// The standard checker a Polygon checker's `name` says it is (`std::wcmp.cpp` → `wcmp`), one
+/// of those [`crate::export`] knows.
+fn standard_checker(name: &str) -> Option<&str> {
+    let std = name.strip_prefix("std::")?.strip_suffix(".cpp")?;
+    crate::export::STANDARD_CHECKERS
+        .iter()
+        .any(|(n, _, _)| *n == std)
+        .then_some(std)
+}
+
 fn source_path(n: Node<'_, '_>) -> Option<String> {
     child(n, "source")
         .and_then(|s| s.attribute("path"))
@@ -417,8 +427,15 @@ pub fn import(
             }
             let src = source_path(c)
                 .ok_or_else(|| x.unsupported("assets/checker", "no <source path=...>"))?;
+            // One of Polygon's standard checkers (`name="std::ncmp.cpp"`) is kept as the
+            // program it is, named `std_ncmp.cpp`, so that an export knows which comparison
+            // it makes (`export`: the Kattis default validator with the matching flags).
+            let dest = match c.attribute("name").and_then(standard_checker) {
+                Some(std) => format!("std_{std}"),
+                None => "checker".to_string(),
+            };
             CheckerSpec::Program {
-                path: program(pkg, &src, &out, "checker")?.into(),
+                path: program(pkg, &src, &out, &dest)?.into(),
             }
         }
     };
