@@ -26,13 +26,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::files::{
-    copy_raw, entries, files_in, write_file, write_script, Staging, WRAPPED_VALIDATOR,
-};
+use crate::files::{copy_raw, write_file, write_script, Staging, WRAPPED_VALIDATOR};
 use crate::ImportError;
 use ojd_judge::{CheckerSpec, InteractorProtocol, Problem};
 
 mod statement;
+mod submissions;
 
 /// What an export made.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -43,7 +42,7 @@ pub struct Exported {
     pub warnings: Vec<String>,
 }
 
-fn yaml_str(s: &str) -> String {
+pub(crate) fn yaml_str(s: &str) -> String {
     // JSON strings are valid YAML scalars, escapes included.
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
@@ -211,7 +210,13 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
         .map(|g| g.points_milli > 0 || problem.tests.iter().any(|t| !t.sample && holds(g, &t.name)))
         .collect();
     let mut places = Vec::new();
+    // Kattis tools require secret data: a package of samples only (as DOMjudge writes them,
+    // judging the samples) has them judged as secret tests too.
+    let samples_only = problem.tests.iter().all(|t| t.sample);
     for (i, t) in problem.tests.iter().enumerate() {
+        if samples_only {
+            places.push((PathBuf::from("secret").join(&t.name), i));
+        }
         let owners: Vec<&(String, String)> = problem
             .groups
             .iter()
@@ -243,13 +248,6 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
         .filter_map(|(f, e)| e.then_some(f))
         .collect();
     Ok((places, folders))
-}
-
-fn kattis_folder(ojd: &str) -> &str {
-    match ojd {
-        "runtime_error" => "run_time_error",
-        other => other,
-    }
 }
 
 /// The edition of the Kattis (ICPC) problem package format an export writes.
@@ -322,6 +320,12 @@ pub fn export_kattis_as(
     let out = stage.dir.clone();
     let mut warnings = Vec::new();
     let (places, folders) = layout(problem)?;
+    if problem.tests.iter().all(|t| t.sample) {
+        warnings.push(format!(
+            "{}: samples only: written to data/secret/ too, as Kattis tools require secret tests",
+            problem.dir.join("tests").display()
+        ));
+    }
     for (path, i) in &places {
         let t = &problem.tests[*i];
         let base = out.join("data").join(path);
@@ -598,40 +602,7 @@ pub fn export_kattis_as(
     if format == KattisFormat::V2023 {
         write_file(&out.join(".timelimit"), format!("{secs}\n").as_bytes())?;
     }
-    let mut submissions = 0;
-    let solution_in_submissions = problem.solution.starts_with("submissions");
-    // With `answers = "given"` a package may have no reference.
-    if !solution_in_submissions && problem.dir.join(&problem.solution).is_file() {
-        let name = problem.solution.file_name().unwrap_or_default();
-        copy_raw(
-            &problem.dir.join(&problem.solution),
-            &out.join("submissions/accepted").join(name),
-        )?;
-        submissions += 1;
-    }
-    for folder in files_or_dirs(&problem.dir.join("submissions")) {
-        let name = folder
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        for f in entries(&folder) {
-            let file = f.file_name().unwrap_or_default();
-            let to = out
-                .join("submissions")
-                .join(kattis_folder(&name))
-                .join(file);
-            if f.is_dir() {
-                // A submission of several files: a folder in Kattis too.
-                for g in files_in(&f) {
-                    copy_raw(&g, &to.join(g.file_name().unwrap_or_default()))?;
-                }
-            } else {
-                copy_raw(&f, &to)?;
-            }
-            submissions += 1;
-        }
-    }
+    let submissions = submissions::submissions(problem, &out, format, &mut warnings)?;
     let dir = stage.commit()?;
     Ok(Exported {
         dir,
@@ -639,8 +610,4 @@ pub fn export_kattis_as(
         submissions,
         warnings,
     })
-}
-
-fn files_or_dirs(dir: &Path) -> Vec<PathBuf> {
-    entries(dir).into_iter().filter(|p| p.is_dir()).collect()
 }
