@@ -270,3 +270,54 @@ fn verify_prints_a_line_per_phase_when_not_on_a_terminal() {
         assert!(r.stderr.contains(phase), "{phase} in:\n{}", r.stderr);
     }
 }
+
+/// A BAPCtools package whose secret data is only `generators/generators.yaml` imports with its
+/// secret tests, made in the sandbox (generators with seeds, a copied test, literal inputs, the
+/// solution's answers), and its wrong answer, right on both samples, is caught by them.
+#[test]
+fn bapctools_generators_make_the_secret_data_at_import() {
+    require_root!();
+    let s = Scratch::new();
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &testdata("import/kattis/bapc-generators")
+            .display()
+            .to_string(),
+        "--to",
+        &s.path("gen").display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("imported 7 tests (2 samples)"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("7 tests made by its generators in the sandbox"),
+        "{}",
+        r.stderr
+    );
+    let dir = s.path("gen");
+    let read = |name: &str| std::fs::read_to_string(dir.join("tests").join(name)).unwrap();
+    // The copied test keeps its answer; a literal input gets the solution's.
+    assert_eq!(read("6-edge.in"), "1\n-1000000000\n");
+    assert_eq!(read("6-edge.ans"), "-1000000000\n");
+    assert_eq!(read("3-negative.ans"), "-2\n");
+    assert_eq!(read("sample-1.ans"), "5\n");
+    // Generated with BAPCtools' seed: 1000 numbers, every one negative in the last.
+    let large = read("5-large.in");
+    assert_eq!(large.lines().nth(1).unwrap().split(' ').count(), 1000);
+    let neg = read("7-all-negative.in");
+    assert!(neg
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .all(|x| x.starts_with('-')));
+    // Every submission keeps its folder's promise (Scratch::verify asserts it): the wrong
+    // answer among them.
+    let report = s.verify(&dir);
+    assert!(report.to_string().contains("from_zero.py"), "{report:#}");
+}

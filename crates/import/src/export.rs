@@ -580,10 +580,10 @@ pub fn export_kattis_as(
     if format == KattisFormat::V2025 {
         // 2025-09 limits are whole multiples of `time_resolution` (1 s by default).
         let ms = problem.time_limit.as_millis();
-        if ms % 1000 != 0 {
-            let step = if ms % 100 == 0 {
+        if !ms.is_multiple_of(1000) {
+            let step = if ms.is_multiple_of(100) {
                 "0.1"
-            } else if ms % 10 == 0 {
+            } else if ms.is_multiple_of(10) {
                 "0.01"
             } else {
                 "0.001"
