@@ -20,7 +20,7 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum Format {
-    /// A Kattis problem package (2023-07 format).
+    /// A Kattis problem package (2023-07 or 2025-09 format).
     Kattis {
         /// The ojd problem folder.
         problem: PathBuf,
@@ -30,15 +30,25 @@ enum Format {
         /// Print what was exported as JSON.
         #[arg(long)]
         json: bool,
+        /// The edition of the format: `2023-07` (problemtools) or `2025-09` (BAPCtools).
+        #[arg(long, default_value = "2023-07", value_parser = ["2023-07", "2025-09"])]
+        format: String,
     },
 }
 
 pub fn run(a: Args, _g: &Global) -> anyhow::Result<i32> {
-    let Format::Kattis { problem, to, json } = a.format;
+    let Format::Kattis {
+        problem,
+        to,
+        json,
+        format,
+    } = a.format;
+    let format = ojd_import::export::KattisFormat::parse(&format)
+        .expect("clap accepts only the formats parse knows");
     let Some(problem) = load_problem(&problem) else {
         return Ok(EXIT_BAD_INPUT);
     };
-    match ojd_import::export::export_kattis(&problem, &to) {
+    match ojd_import::export::export_kattis_as(&problem, &to, format) {
         Ok(e) => {
             if json {
                 println!("{}", serde_json::to_string_pretty(&e)?);

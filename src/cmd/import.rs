@@ -23,6 +23,11 @@ use ojd_import::{ImportError, Imported};
 pub struct Args {
     #[command(subcommand)]
     format: Format,
+    /// How long each of the package's programs (reference, validator, checker, generators)
+    /// may compile, over the configuration's `judge.compile_time` (e.g. "120s": a large
+    /// testlib program on a loaded machine).
+    #[arg(long, global = true, value_name = "DURATION", value_parser = ojd_judge::parse_duration)]
+    compile_limit: Option<std::time::Duration>,
 }
 
 #[derive(clap::Subcommand)]
@@ -63,7 +68,10 @@ enum Format {
 }
 
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
-    let config = g.load_config()?;
+    let mut config = g.load_config()?;
+    if let Some(limit) = a.compile_limit {
+        config.judge.compile_time = limit;
+    }
     let judge = ojd_judge::Judge::new(config.clone(), 1)?;
     let (result, json) = match a.format {
         Format::Kattis { dir, to, json } => (

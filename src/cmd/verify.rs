@@ -120,7 +120,25 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             }),
     };
     let bar = Bar::new();
+    // Where standard error is not a terminal (a CI log, a pipe) the bar draws nothing: a line
+    // per phase instead, so that a long run shows it is alive and where it is.
+    let lines = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let last_phase = std::sync::Mutex::new(String::new());
+    let started = std::time::Instant::now();
     let report = ojd_verify::verify(&judge, &dirs, &opts, &|phase, done, total, item| {
+        if lines {
+            let mut last = last_phase
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if *last != phase {
+                *last = phase.to_string();
+                eprintln!(
+                    "verify: {} ({total}) at {:.0?}",
+                    ojd_judge::escape_terminal(phase),
+                    started.elapsed()
+                );
+            }
+        }
         bar.update(phase, done, total, item)
     });
     drop(bar);

@@ -1255,7 +1255,9 @@ fn kattis_submissions_of_several_files() {
         assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
         assert!(r.stderr.contains(wants), "{}", r.stderr);
     }
-    // Exported as folders, imported again as folders.
+    // Exported as folders, imported again as folders: in the 2025-09 format, whose
+    // submissions.yaml names each one's entrypoint (2023-07 has none, and problemtools would
+    // start `modules` from reading.py: that export leaves it out, with a warning).
     let exported = s.path("several-kattis");
     let r = s.ojd(&[
         "export",
@@ -1263,6 +1265,8 @@ fn kattis_submissions_of_several_files() {
         &dir.display().to_string(),
         "--to",
         &exported.display().to_string(),
+        "--format",
+        "2025-09",
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(exported

@@ -50,6 +50,7 @@ mod packages;
 mod page_cache;
 mod pg;
 mod phone;
+mod roundtrip;
 mod sandbox;
 mod server;
 mod store;

@@ -258,6 +258,16 @@ pub fn import(
         .string("title")
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| name.clone());
+    // Before the limits: an output-only task has none, and is refused for what it is.
+    if task
+        .get("output_only")
+        .is_some_and(|v| matches!(v, Value::Bool(true)) || v.as_i64() == Some(1))
+    {
+        return Err(task.unsupported(
+            "output_only",
+            "an output-only task: ojd judges programs, not submitted outputs",
+        ));
+    }
     let tl = task
         .number("time_limit")?
         .filter(|t| *t > 0.0)
@@ -270,15 +280,6 @@ pub fn import(
         .ok_or_else(|| {
             task.unsupported("memory_limit", "missing: ojd needs a memory limit (MiB)")
         })?;
-    if task
-        .get("output_only")
-        .is_some_and(|v| matches!(v, Value::Bool(true)) || v.as_i64() == Some(1))
-    {
-        return Err(task.unsupported(
-            "output_only",
-            "an output-only task: ojd judges programs, not submitted outputs",
-        ));
-    }
     for (f, what) in [
         ("check/manager", "a communication task's manager"),
         ("cor/manager", "a communication task's manager"),
@@ -1156,6 +1157,10 @@ mod tests {
         let d = copy_fixture();
         set_yaml(&d, "token_mode: disabled", "output_only: true");
         refused(&d, &["output_only"]);
+        // Without limits, as output-only tasks are written: still refused for what it is.
+        set_yaml(&d, "time_limit: 1.0", "");
+        set_yaml(&d, "memory_limit: 256", "");
+        refused(&d, &["task.yaml: output_only: an output-only task"]);
 
         let d = copy_fixture();
         set_yaml(&d, "time_limit: 1.0", "time_limit: fast");

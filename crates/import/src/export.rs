@@ -26,11 +26,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::files::{
-    copy_raw, entries, files_in, write_file, write_script, Staging, WRAPPED_VALIDATOR,
-};
+use crate::files::{copy_raw, write_file, write_script, Staging, WRAPPED_VALIDATOR};
 use crate::ImportError;
 use ojd_judge::{CheckerSpec, InteractorProtocol, Problem};
+
+mod statement;
+mod submissions;
 
 /// What an export made.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -41,10 +42,13 @@ pub struct Exported {
     pub warnings: Vec<String>,
 }
 
-fn yaml_str(s: &str) -> String {
+pub(crate) fn yaml_str(s: &str) -> String {
     // JSON strings are valid YAML scalars, escapes included.
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
+
+/// The input validator an export writes for a package without one.
+const ACCEPT_ALL: &str = "accept_all.py";
 
 /// The folder of the output validator (or interactor) in the 2023-07 format.
 const OUTPUT_VALIDATOR: &str = "output_validator";
@@ -87,6 +91,35 @@ fn derived_uuid(problem: &Problem) -> String {
     )
 }
 
+/// Polygon's standard checkers that compare as the Kattis default validator does: the name
+/// (`std::<name>.cpp` in Polygon, `std_<name>.cpp` once imported), the validator's flags, and
+/// what the default validator does differently, if anything.
+pub(crate) const STANDARD_CHECKERS: [(&str, &str, Option<&str>); 11] = [
+    // Integers as tokens (case is moot); Kattis compares them as text, so `007` is not `7`.
+    ("ncmp", "", None),
+    ("icmp", "", None),
+    ("hcmp", "", None),
+    ("wcmp", "case_sensitive", None),
+    (
+        "lcmp",
+        "case_sensitive",
+        Some("does not compare line breaks (lcmp compares the words of each line)"),
+    ),
+    ("fcmp", "case_sensitive space_change_sensitive", None),
+    ("yesno", "", None),
+    ("nyesno", "", None),
+    ("rcmp4", "float_tolerance 1e-4", None),
+    ("rcmp6", "float_tolerance 1e-6", None),
+    ("rcmp9", "float_tolerance 1e-9", None),
+];
+
+/// The standard checker a checker program is, by its imported name `std_<name>.cpp`.
+fn standard_checker(path: &Path) -> Option<(&'static str, &'static str, Option<&'static str>)> {
+    let name = path.file_name()?.to_str()?;
+    let std = name.strip_prefix("std_")?.strip_suffix(".cpp")?;
+    STANDARD_CHECKERS.into_iter().find(|(n, _, _)| *n == std)
+}
+
 fn unsupported(problem: &Problem, key: &str, what: &str) -> ImportError {
     ImportError::Unsupported {
         file: problem.dir.join("problem.toml").display().to_string(),
@@ -95,12 +128,48 @@ fn unsupported(problem: &Problem, key: &str, what: &str) -> ImportError {
     }
 }
 
-/// Where each test goes under `data/` (path without extension, index of the test), and the
-/// groups' folders with their points.
+/// Where each test goes under `data/` (paths without extension, each with the index of its
+/// test: a test in two groups, or a sample that a group also counts, is written to each), and
+/// the groups' folders with their points.
 type Layout = (Vec<(PathBuf, usize)>, Vec<(String, String)>);
 
+/// A group's folder name: its name in lowercase letters, digits and hyphens (Kattis test
+/// group names), `group<N>` when nothing is left, numbered again when taken.
+fn group_folder(name: &str, index: usize, taken: &[(String, String)]) -> String {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    let slug = if slug.is_empty() {
+        format!("group{}", index + 1)
+    } else {
+        slug.to_string()
+    };
+    let mut folder = slug.clone();
+    let mut n = 2;
+    while taken.iter().any(|(f, _)| *f == folder) {
+        folder = format!("{slug}-{n}");
+        n += 1;
+    }
+    folder
+}
+
+/// The test's name in a group folder: the group's own prefix taken off when it is the whole
+/// `<folder>-` (so that an import of the export names it as before), else whole.
+fn name_in_group(test: &str, folder: &str) -> String {
+    match test.strip_prefix(&format!("{folder}-")) {
+        Some(rest) if !rest.is_empty() => rest.to_string(),
+        _ => test.to_string(),
+    }
+}
+
 fn layout(problem: &Problem) -> Result<Layout, ImportError> {
-    let mut folders = Vec::new();
+    let mut folders: Vec<(String, String)> = Vec::new();
     for (i, g) in problem.groups.iter().enumerate() {
         if g.aggregation != ojd_judge::Aggregation::Min {
             return Err(unsupported(
@@ -109,59 +178,137 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
                 "Kattis groups earn their points when every test is accepted (grader_flags: min): a product of partial scores has no Kattis form",
             ));
         }
-        let folder = match g.tests.as_slice() {
-            [p] if p.ends_with('-') && p.len() > 1 => p.trim_end_matches('-').to_string(),
-            _ => return Err(unsupported(
-                problem,
-                &format!("group[{i}].tests"),
-                "a Kattis test group is a folder: export needs one prefix \"<folder>-\" per group",
-            )),
-        };
-        if folder.contains('/') || folder.starts_with('.') {
+        if g.threshold.is_some() {
             return Err(unsupported(
                 problem,
-                &format!("group[{i}].tests"),
-                "not a folder name",
+                &format!("group[{i}].threshold"),
+                "a CMS GroupThreshold reads the checker's outcome as a number: Kattis validators accept or reject",
             ));
         }
+        // A group of one prefix `<folder>-` (as a Kattis import writes them) keeps its folder.
+        let folder = match g.tests.as_slice() {
+            [p] if p.len() > 1
+                && p.ends_with('-')
+                && p[..p.len() - 1]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                && !folders.iter().any(|(f, _)| *f == p[..p.len() - 1]) =>
+            {
+                p[..p.len() - 1].to_string()
+            }
+            _ => group_folder(&g.name, i, &folders),
+        };
         folders.push((folder, ojd_judge::points::to_text(g.points_milli)));
     }
+    let holds =
+        |g: &ojd_judge::Group, name: &str| g.tests.iter().any(|p| name.starts_with(p.as_str()));
+    // A group of samples only, worth nothing (Polygon's group of the examples), is the
+    // samples themselves: no folder.
+    let exported: Vec<bool> = problem
+        .groups
+        .iter()
+        .map(|g| g.points_milli > 0 || problem.tests.iter().any(|t| !t.sample && holds(g, &t.name)))
+        .collect();
     let mut places = Vec::new();
+    // Kattis tools require secret data: a package of samples only (as DOMjudge writes them,
+    // judging the samples) has them judged as secret tests too.
+    let samples_only = problem.tests.iter().all(|t| t.sample);
     for (i, t) in problem.tests.iter().enumerate() {
-        let path = if t.sample {
+        if samples_only {
+            places.push((PathBuf::from("secret").join(&t.name), i));
+        }
+        let owners: Vec<&(String, String)> = problem
+            .groups
+            .iter()
+            .zip(&folders)
+            .zip(&exported)
+            .filter(|((g, _), e)| **e && holds(g, &t.name))
+            .map(|((_, f), _)| f)
+            .collect();
+        if t.sample {
             let rest = t.name.strip_prefix("sample-").unwrap_or(&t.name);
-            PathBuf::from("sample").join(rest)
-        } else {
-            let owners: Vec<&(String, String)> = folders
-                .iter()
-                .filter(|(f, _)| t.name.starts_with(&format!("{f}-")))
-                .collect();
-            match owners.as_slice() {
-                [] => PathBuf::from("secret").join(&t.name),
-                [(f, _)] => PathBuf::from("secret").join(f).join(&t.name[f.len() + 1..]),
-                _ => {
-                    return Err(unsupported(
-                        problem,
-                        "group",
-                        &format!("test {} is in more than one group", t.name),
-                    ))
-                }
-            }
-        };
-        places.push((path, i));
+            places.push((PathBuf::from("sample").join(rest), i));
+        } else if owners.is_empty() {
+            places.push((PathBuf::from("secret").join(&t.name), i));
+        }
+        // A group's tests, samples included (a CMS subtask counts its public tests), are in
+        // its folder: Kattis scores a group by the tests under it.
+        for (f, _) in owners {
+            places.push((
+                PathBuf::from("secret")
+                    .join(f)
+                    .join(name_in_group(&t.name, f)),
+                i,
+            ));
+        }
     }
+    let folders = folders
+        .into_iter()
+        .zip(exported)
+        .filter_map(|(f, e)| e.then_some(f))
+        .collect();
     Ok((places, folders))
 }
 
-fn kattis_folder(ojd: &str) -> &str {
-    match ojd {
-        "runtime_error" => "run_time_error",
-        other => other,
+/// The edition of the Kattis (ICPC) problem package format an export writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KattisFormat {
+    /// 2023-07 (`2023-07-draft`), as problemtools' `verifyproblem` reads it: `testdata.yaml`
+    /// with flags as one string.
+    #[default]
+    V2023,
+    /// 2025-09, as BAPCtools reads it: `test_group.yaml` with argument lists, `time_multipliers`
+    /// and `time_resolution` in `limits`, no `.timelimit`.
+    V2025,
+}
+
+impl KattisFormat {
+    /// The format from its name on the command line (`2023-07`, `2025-09`).
+    pub fn parse(name: &str) -> Option<KattisFormat> {
+        match name {
+            "2023-07" | "2023-07-draft" => Some(KattisFormat::V2023),
+            "2025-09" => Some(KattisFormat::V2025),
+            _ => None,
+        }
+    }
+
+    /// The file of a test group's settings.
+    fn group_file(self) -> &'static str {
+        match self {
+            KattisFormat::V2023 => "testdata.yaml",
+            KattisFormat::V2025 => "test_group.yaml",
+        }
+    }
+
+    /// A validator's flags as the format writes them: `kind` is `output` or `input`.
+    fn flags_line(self, kind: &str, words: &[String]) -> String {
+        match self {
+            KattisFormat::V2023 => {
+                format!("{kind}_validator_flags: {}\n", yaml_str(&words.join(" ")))
+            }
+            KattisFormat::V2025 => format!(
+                "{kind}_validator_args: [{}]\n",
+                words
+                    .iter()
+                    .map(|w| yaml_str(w))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
     }
 }
 
-/// Exports `problem` to `dest` (a new folder).
+/// Exports `problem` to `dest` (a new folder) in the 2023-07 format.
 pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportError> {
+    export_kattis_as(problem, dest, KattisFormat::V2023)
+}
+
+/// Exports `problem` to `dest` (a new folder) in `format`.
+pub fn export_kattis_as(
+    problem: &Problem,
+    dest: &Path,
+    format: KattisFormat,
+) -> Result<Exported, ImportError> {
     let missing = problem.missing_answers();
     if !missing.is_empty() {
         return Err(ImportError::Invalid {
@@ -173,6 +320,12 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
     let out = stage.dir.clone();
     let mut warnings = Vec::new();
     let (places, folders) = layout(problem)?;
+    if problem.tests.iter().all(|t| t.sample) {
+        warnings.push(format!(
+            "{}: samples only: written to data/secret/ too, as Kattis tools require secret tests",
+            problem.dir.join("tests").display()
+        ));
+    }
     for (path, i) in &places {
         let t = &problem.tests[*i];
         let base = out.join("data").join(path);
@@ -180,12 +333,27 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
         copy_raw(&t.answer, &base.with_extension("ans"))?;
     }
     for (folder, points) in &folders {
-        let text = format!(
-            "# The group's points, all or nothing.\non_reject: continue\naccept_score: {points}\nrange: 0 {points}\ngrader_flags: min\n"
-        );
+        let text = match format {
+            KattisFormat::V2023 => format!(
+                "# The group's points, all or nothing.\non_reject: continue\naccept_score: {points}\nrange: 0 {points}\ngrader_flags: min\n"
+            ),
+            KattisFormat::V2025 => format!(
+                "# The group's points, all or nothing.\nscoring:\n  score: {points}\n  aggregation: min\n"
+            ),
+        };
         write_file(
-            &out.join("data/secret").join(folder).join("testdata.yaml"),
+            &out.join("data/secret")
+                .join(folder)
+                .join(format.group_file()),
             text.as_bytes(),
+        )?;
+    }
+    if !folders.is_empty() && format == KattisFormat::V2023 {
+        // The samples of a scoring problem are worth nothing, as in ojd (Kattis would give
+        // them a point each by default).
+        write_file(
+            &out.join("data/sample/testdata.yaml"),
+            b"# The samples are worth nothing.\naccept_score: 0\nrange: 0 0\n",
         )?;
     }
     let mut kinds = vec![if problem.groups.is_empty() {
@@ -195,10 +363,8 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
     }];
     let mut data_yaml = String::new();
     let validator_flags = |key: &str, flags: &[String]| -> Result<String, ImportError> {
-        Ok(format!(
-            "output_validator_flags: {}\n",
-            flags_text(problem, key, flags)?
-        ))
+        flags_text(problem, key, flags)?;
+        Ok(format.flags_line("output", flags))
     };
     let copy_program = |rel: &Path, folder: &str| -> Result<(), ImportError> {
         let name = rel.file_name().unwrap_or_default();
@@ -244,11 +410,25 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
                     data_yaml += &validator_flags("checker.flags", flags)?;
                 }
             }
-            CheckerSpec::Program { .. } => return Err(unsupported(
-                problem,
-                "checker",
-                "a testlib checker cannot be exported: Kattis validators speak another protocol",
-            )),
+            CheckerSpec::Program { path } => {
+                let Some((_, flags, note)) = standard_checker(path) else {
+                    return Err(unsupported(
+                        problem,
+                        "checker",
+                        "a testlib checker cannot be exported: Kattis validators speak another protocol (only Polygon's standard checkers, std_*.cpp, map onto the default validator)",
+                    ));
+                };
+                if let Some(note) = note {
+                    warnings.push(format!(
+                        "checker {}: exported as the default validator, which {note}",
+                        path.display()
+                    ));
+                }
+                let flags: Vec<String> = flags.split_whitespace().map(String::from).collect();
+                if !flags.is_empty() {
+                    data_yaml += &validator_flags("checker", &flags)?;
+                }
+            }
             CheckerSpec::Cms { .. } => return Err(unsupported(
                 problem,
                 "checker",
@@ -276,18 +456,18 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
             }
         }
     }
+    let data_file = out.join("data").join(format.group_file());
     if !data_yaml.is_empty() {
-        write_file(&out.join("data/testdata.yaml"), data_yaml.as_bytes())?;
+        write_file(&data_file, data_yaml.as_bytes())?;
     }
     if let Some(v) = &problem.validator {
         if problem.validator_accept == 42 {
             copy_program(v, "input_validators")?;
             if !problem.validator_args.is_empty() {
-                let words = flags_text(problem, "validator.args", &problem.validator_args)?;
-                let mut text =
-                    std::fs::read_to_string(out.join("data/testdata.yaml")).unwrap_or_default();
-                text += &format!("input_validator_flags: {words}\n");
-                write_file(&out.join("data/testdata.yaml"), text.as_bytes())?;
+                flags_text(problem, "validator.args", &problem.validator_args)?;
+                let mut text = std::fs::read_to_string(&data_file).unwrap_or_default();
+                text += &format.flags_line("input", &problem.validator_args);
+                write_file(&data_file, text.as_bytes())?;
             }
         } else {
             // Kattis input validators accept with 42: a build script compiles ojd's validator
@@ -325,11 +505,10 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
             );
             write_script(&folder.join("build"), &build)?;
             if !problem.validator_args.is_empty() {
-                let words = flags_text(problem, "validator.args", &problem.validator_args)?;
-                let mut text =
-                    std::fs::read_to_string(out.join("data/testdata.yaml")).unwrap_or_default();
-                text += &format!("input_validator_flags: {words}\n");
-                write_file(&out.join("data/testdata.yaml"), text.as_bytes())?;
+                flags_text(problem, "validator.args", &problem.validator_args)?;
+                let mut text = std::fs::read_to_string(&data_file).unwrap_or_default();
+                text += &format.flags_line("input", &problem.validator_args);
+                write_file(&data_file, text.as_bytes())?;
             }
         }
     }
@@ -337,10 +516,17 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
         kinds.push("multi-pass");
     }
     if problem.validator.is_none() {
+        // Kattis tools require an input validator; the package checks no input, and says so
+        // with one that accepts every input (as a CMS task, whose validators read a file
+        // named on their command line and are not imported, always exports).
         warnings.push(format!(
-            "{}: no input validator; Kattis tools (problemtools' verifyproblem) require one in a 2023-07 package",
+            "{}: no input validator: exported input_validators/{ACCEPT_ALL} accepts every input; write one that checks the constraints",
             problem.dir.join("problem.toml").display()
         ));
+        write_file(
+            &out.join("input_validators").join(ACCEPT_ALL),
+            b"# The ojd package had no input validator: every input is accepted (exit 42).\nimport sys\n\nsys.stdin.buffer.read()\nsys.exit(42)\n",
+        )?;
     }
     let short = dest.file_name().unwrap_or_default().to_string_lossy();
     if short.is_empty()
@@ -354,9 +540,25 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
         ));
     }
     let secs = problem.time_limit.as_secs_f64();
-    let mut yaml =
-        String::from("# Exported by `ojd export kattis`.\nproblem_format_version: 2023-07-draft\n");
-    yaml += &format!("name: {}\n", yaml_str(&problem.title));
+    let mut yaml = format!(
+        "# Exported by `ojd export kattis`.\nproblem_format_version: {}\n",
+        match format {
+            KattisFormat::V2023 => "2023-07-draft",
+            KattisFormat::V2025 => "2025-09",
+        }
+    );
+    let names = statement::statement(problem, &out, &mut warnings)?;
+    match names.iter().next() {
+        Some((lang, name)) if names.len() == 1 && lang == "en" => {
+            yaml += &format!("name: {}\n", yaml_str(name));
+        }
+        _ => {
+            yaml += "name:\n";
+            for (lang, name) in &names {
+                yaml += &format!("  {lang}: {}\n", yaml_str(name));
+            }
+        }
+    }
     yaml += &format!(
         "uuid: {}\n",
         problem
@@ -375,54 +577,32 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
     if let Some(o) = problem.output_limit {
         yaml += &format!("  output: {}\n", o.div_ceil(1 << 20));
     }
+    if format == KattisFormat::V2025 {
+        // 2025-09 limits are whole multiples of `time_resolution` (1 s by default).
+        let ms = problem.time_limit.as_millis();
+        if !ms.is_multiple_of(1000) {
+            let step = if ms.is_multiple_of(100) {
+                "0.1"
+            } else if ms.is_multiple_of(10) {
+                "0.01"
+            } else {
+                "0.001"
+            };
+            yaml += &format!("  time_resolution: {step}\n");
+        }
+        yaml += &format!(
+            "  time_multipliers:\n    ac_to_time_limit: {}\n    time_limit_to_tle: {}\n",
+            problem.margins.ac_to_time_limit, problem.margins.time_limit_to_tle
+        );
+    }
     if let Some(n) = problem.passes {
         yaml += &format!("  validation_passes: {n}\n");
     }
     write_file(&out.join("problem.yaml"), yaml.as_bytes())?;
-    write_file(&out.join(".timelimit"), format!("{secs}\n").as_bytes())?;
-    if let Some(st) = problem.statement() {
-        write_file(&out.join("statement/problem.en.md"), st.as_bytes())?;
+    if format == KattisFormat::V2023 {
+        write_file(&out.join(".timelimit"), format!("{secs}\n").as_bytes())?;
     }
-    for f in files_in(&problem.dir.join("statement")) {
-        let name = f.file_name().unwrap_or_default();
-        if !out.join("statement").join(name).exists() {
-            copy_raw(&f, &out.join("statement").join(name))?;
-        }
-    }
-    let mut submissions = 0;
-    let solution_in_submissions = problem.solution.starts_with("submissions");
-    // With `answers = "given"` a package may have no reference.
-    if !solution_in_submissions && problem.dir.join(&problem.solution).is_file() {
-        let name = problem.solution.file_name().unwrap_or_default();
-        copy_raw(
-            &problem.dir.join(&problem.solution),
-            &out.join("submissions/accepted").join(name),
-        )?;
-        submissions += 1;
-    }
-    for folder in files_or_dirs(&problem.dir.join("submissions")) {
-        let name = folder
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        for f in entries(&folder) {
-            let file = f.file_name().unwrap_or_default();
-            let to = out
-                .join("submissions")
-                .join(kattis_folder(&name))
-                .join(file);
-            if f.is_dir() {
-                // A submission of several files: a folder in Kattis too.
-                for g in files_in(&f) {
-                    copy_raw(&g, &to.join(g.file_name().unwrap_or_default()))?;
-                }
-            } else {
-                copy_raw(&f, &to)?;
-            }
-            submissions += 1;
-        }
-    }
+    let submissions = submissions::submissions(problem, &out, format, &mut warnings)?;
     let dir = stage.commit()?;
     Ok(Exported {
         dir,
@@ -430,8 +610,4 @@ pub fn export_kattis(problem: &Problem, dest: &Path) -> Result<Exported, ImportE
         submissions,
         warnings,
     })
-}
-
-fn files_or_dirs(dir: &Path) -> Vec<PathBuf> {
-    entries(dir).into_iter().filter(|p| p.is_dir()).collect()
 }

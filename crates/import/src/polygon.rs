@@ -11,7 +11,9 @@
 //!   `NN` (zero-padded to one width, so a name is never the prefix of another);
 //! - points: a group with `points-policy="complete-group"` → one `[[group]]` worth the sum of
 //!   its tests' points (or the group's own `points`); `each-test` and tests without a group →
-//!   one `[[group]]` per test that has points;
+//!   one `[[group]]` per test that has points; a group's `<dependencies>` (Polygon scores a
+//!   group 0 unless every test of the groups it depends on passes) → those groups' tests are
+//!   the `[[group]]`'s too;
 //! - assets: the testlib checker → a `program` checker, the validator → `validator` (exit 0),
 //!   the interactor → a testlib interactor, generators → `gen/`; every C++ source gets the
 //!   package's `testlib.h` (and other local headers) inlined, so it compiles in the sandbox
@@ -225,6 +227,16 @@ fn program(pkg: &Path, rel: &str, out: &Path, dest: &str) -> Result<String, Impo
     Ok(name)
 }
 
+/// The standard checker a Polygon checker's `name` says it is (`std::wcmp.cpp` → `wcmp`), one
+/// of those [`crate::export`] knows.
+fn standard_checker(name: &str) -> Option<&str> {
+    let std = name.strip_prefix("std::")?.strip_suffix(".cpp")?;
+    crate::export::STANDARD_CHECKERS
+        .iter()
+        .any(|(n, _, _)| *n == std)
+        .then_some(std)
+}
+
 fn source_path(n: Node<'_, '_>) -> Option<String> {
     child(n, "source")
         .and_then(|s| s.attribute("path"))
@@ -394,8 +406,15 @@ pub fn import(
             }
             let src = source_path(c)
                 .ok_or_else(|| x.unsupported("assets/checker", "no <source path=...>"))?;
+            // One of Polygon's standard checkers (`name="std::ncmp.cpp"`) is kept as the
+            // program it is, named `std_ncmp.cpp`, so that an export knows which comparison
+            // it makes (`export`: the Kattis default validator with the matching flags).
+            let dest = match c.attribute("name").and_then(standard_checker) {
+                Some(std) => format!("std_{std}"),
+                None => "checker".to_string(),
+            };
             CheckerSpec::Program {
-                path: program(pkg, &src, &out, "checker")?.into(),
+                path: program(pkg, &src, &out, &dest)?.into(),
             }
         }
     };
@@ -623,6 +642,53 @@ fn scoring(
     if total == 0.0 && policies.iter().all(|(_, _, p)| p.unwrap_or(0.0) == 0.0) {
         return Ok(Vec::new());
     }
+    // `<dependencies>`: a group earns its points only when every group it depends on (and
+    // theirs) has every test accepted, Polygon's rule; in ojd, the tests of those groups are
+    // also the group's own (and each test's own group, under `each-test`).
+    let mut direct: Vec<(String, Vec<String>)> = Vec::new();
+    if let Some(g) = child(testset, "groups") {
+        for g in children(g, "group") {
+            let name = g.attribute("name").unwrap_or("").to_string();
+            let deps: Vec<String> = child(g, "dependencies")
+                .map(|d| {
+                    children(d, "dependency")
+                        .filter_map(|d| d.attribute("group").map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for d in &deps {
+                if !policies.iter().any(|(n, _, _)| n == d) {
+                    return Err(x.unsupported(
+                        &format!("groups/group[@name={name:?}]/dependencies"),
+                        format!("a dependency on group {d:?}, which the testset does not have"),
+                    ));
+                }
+            }
+            direct.push((name, deps));
+        }
+    }
+    let depends_on = |name: &str| -> Vec<String> {
+        let mut seen: Vec<String> = Vec::new();
+        let mut todo = vec![name.to_string()];
+        while let Some(n) = todo.pop() {
+            for (_, deps) in direct.iter().filter(|(g, _)| *g == n) {
+                for d in deps {
+                    if d != name && !seen.contains(d) {
+                        seen.push(d.clone());
+                        todo.push(d.clone());
+                    }
+                }
+            }
+        }
+        seen
+    };
+    let tests_of = |groups: &[String]| -> Vec<String> {
+        names
+            .iter()
+            .filter(|(_, g, _)| g.as_ref().is_some_and(|g| groups.contains(g)))
+            .map(|(t, _, _)| t.clone())
+            .collect()
+    };
     let milli = |p: f64, key: &str| -> Result<u32, ImportError> {
         ojd_judge::points::from_f64(p).ok_or_else(|| {
             x.unsupported(
@@ -642,15 +708,32 @@ fn scoring(
             "complete-group" => {
                 let sum: f64 = points.unwrap_or_else(|| members.iter().map(|(_, _, p)| p).sum());
                 if sum > 0.0 && !members.is_empty() {
+                    let mut tests: Vec<String> =
+                        members.iter().map(|(t, _, _)| t.clone()).collect();
+                    tests.extend(tests_of(&depends_on(name)));
                     groups.push(Group::exact(
                         format!("group {name}"),
                         milli(sum, &format!("groups/group[@name={name:?}]/@points"))?,
-                        members.iter().map(|(t, _, _)| t.clone()).collect(),
+                        tests,
                     ));
                 }
                 done.extend(members.iter().map(|(t, _, _)| t.as_str()));
             }
-            "each-test" => {}
+            "each-test" => {
+                let deps = tests_of(&depends_on(name));
+                if !deps.is_empty() {
+                    for (t, _, p) in members.iter().filter(|(_, _, p)| *p > 0.0) {
+                        let mut tests = vec![t.clone()];
+                        tests.extend(deps.iter().cloned());
+                        groups.push(Group::exact(
+                            format!("test {t}"),
+                            milli(*p, &format!("tests/test {t}/@points"))?,
+                            tests,
+                        ));
+                    }
+                    done.extend(members.iter().map(|(t, _, _)| t.as_str()));
+                }
+            }
             other => {
                 return Err(x.unsupported(
                     &format!("groups/group[@name={name:?}]/@points-policy"),
@@ -900,6 +983,62 @@ mod tests {
         std::fs::create_dir(&out).unwrap();
         let e = unzip_into(&z, &out, CAPS).unwrap_err().to_string();
         assert!(e.contains("symbolic link"), "{e}");
+    }
+
+    /// Polygon's `<dependencies>`: a group scores only when the groups it depends on pass, so
+    /// their tests are the group's too (as attack-plan's group 4 on group 1); a dependency on a
+    /// group that does not exist is refused, naming the key.
+    #[test]
+    fn group_dependencies_become_the_groups_tests() {
+        let xml = r#"<testset><groups>
+            <group name="1" points-policy="complete-group"/>
+            <group name="2" points-policy="complete-group"><dependencies><dependency group="1"/></dependencies></group>
+            <group name="3" points-policy="each-test"><dependencies><dependency group="2"/></dependencies></group>
+        </groups></testset>"#;
+        let doc = roxmltree::Document::parse(xml).unwrap();
+        let x = Xml {
+            file: "problem.xml".into(),
+            root: doc.root_element(),
+        };
+        let t = |n: &str, g: &str, p: f64| (n.to_string(), Some(g.to_string()), p);
+        let names = [
+            t("01", "1", 10.0),
+            t("02", "2", 20.0),
+            t("03", "3", 30.0),
+            t("04", "3", 40.0),
+        ];
+        let groups = scoring(&x, doc.root_element(), &names).unwrap();
+        let tests: Vec<(&str, Vec<&str>)> = groups
+            .iter()
+            .map(|g| {
+                (
+                    g.name.as_str(),
+                    g.tests.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            tests,
+            [
+                ("group 1", vec!["01"]),
+                ("group 2", vec!["02", "01"]),
+                ("test 03", vec!["03", "01", "02"]),
+                ("test 04", vec!["04", "01", "02"]),
+            ]
+        );
+        let bad = xml.replace(r#"<dependency group="1"/>"#, r#"<dependency group="9"/>"#);
+        let doc = roxmltree::Document::parse(&bad).unwrap();
+        let x = Xml {
+            file: "problem.xml".into(),
+            root: doc.root_element(),
+        };
+        let e = scoring(&x, doc.root_element(), &names)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("groups/group[@name=\"2\"]/dependencies: a dependency on group \"9\""),
+            "{e}"
+        );
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //!   rule (the slowest accepted submission's CPU time times `time_multiplier` (legacy, default
 //!   5) or `time_multipliers.ac_to_time_limit` (default 2), rounded up to a whole second),
 //!   measured by judging the accepted submissions in the sandbox;
+//! - `generators/generators.yaml` (BAPCtools) with no tests in `data/secret/` → the data made
+//!   first, in the sandbox, into a copy of the package that is then imported (`generators`);
 //! - `data/sample/**` → `tests/sample-<name>`, `data/secret/<a>/<b>/<t>` → `tests/<a>-<b>-<t>`;
 //!   `testdata.yaml` / `test_group.yaml`: `output_validator_flags`, `input_validator_flags`, and
 //!   the score of a first-level group of `data/secret` (`score`, `scoring.score`, or legacy
@@ -41,6 +43,7 @@
 
 mod data;
 mod expectations;
+mod generators;
 mod statement;
 mod submissions;
 mod validators;
@@ -71,6 +74,23 @@ pub fn import(
 ) -> Result<Imported, ImportError> {
     // Everything read from here on must be a file of the package (see `files`).
     let _confined = Confined::to(dir)?;
+    // BAPCtools' generators make the data first; the copy they wrote it into is imported.
+    let mut made = Vec::new();
+    if let Some((_scratch, copy)) = generators::generate(dir, judge, &mut made)? {
+        let id = dir
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "problem".into());
+        let to = opts
+            .to
+            .clone()
+            .unwrap_or_else(|| config.server.problems.join(safe_name(&id)));
+        let mut imported = import(&copy, config, judge, &Options { to: Some(to) })?;
+        made.append(&mut imported.warnings);
+        imported.warnings = made;
+        return Ok(imported);
+    }
     let src = Src::open(dir)?;
     let id = dir
         .canonicalize()

@@ -182,7 +182,14 @@ fn expected_results(text: &str) -> Option<Result<&'static str, String>> {
         .unwrap_or("");
     let results: Vec<String> = line
         .split([',', ' ', '\t'])
-        .map(|w| w.trim().trim_end_matches("*/").to_ascii_uppercase())
+        // DOMjudge writes its results with a hyphen (WRONG-ANSWER) and its own example
+        // problems with an underscore (WRONG_ANSWER): both are one result.
+        .map(|w| {
+            w.trim()
+                .trim_end_matches("*/")
+                .to_ascii_uppercase()
+                .replace('_', "-")
+        })
         .filter(|w| !w.is_empty())
         .collect();
     let folder = |r: &str| {
@@ -514,4 +521,29 @@ fn several_files(
         }
     }
     Ok(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expected_results;
+
+    /// DOMjudge's results with a hyphen and with the underscore of its own examples are one
+    /// result each; an unknown one is still named.
+    #[test]
+    fn expected_results_read_in_both_spellings() {
+        for (header, folder) in [
+            ("// @EXPECTED_RESULTS@: WRONG-ANSWER\n", "wrong_answer"),
+            ("// @EXPECTED_RESULTS@: WRONG_ANSWER\n", "wrong_answer"),
+            ("# @EXPECTED_RESULTS@: RUN_ERROR\n", "runtime_error"),
+            (
+                "/* @EXPECTED_RESULTS@: COMPILER_ERROR */\n",
+                "compile_error",
+            ),
+            ("// @EXPECTED_RESULTS@: correct\n", "accepted"),
+        ] {
+            assert_eq!(expected_results(header), Some(Ok(folder)), "{header}");
+        }
+        let e = expected_results("// @EXPECTED_RESULTS@: SLOW_ANSWER\n").unwrap();
+        assert!(e.unwrap_err().contains("SLOW-ANSWER"));
+    }
 }

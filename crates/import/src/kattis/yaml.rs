@@ -146,7 +146,12 @@ pub(super) fn source_line(src: &Src<'_>) -> String {
                 if let Some(n) = m.get("name").and_then(yaml_string) {
                     parts.push(n);
                 } else if let Some(a) = m.get("authors") {
-                    parts.extend(yaml_words(a));
+                    // A list of people, or one string naming one (or several, as written):
+                    // a string is kept whole, never split into words.
+                    match a {
+                        Value::Sequence(s) => parts.extend(s.iter().filter_map(yaml_string)),
+                        other => parts.extend(yaml_string(other)),
+                    }
                 }
             }
             Some(Value::Sequence(s)) => parts.extend(s.iter().filter_map(yaml_string)),
@@ -359,5 +364,21 @@ mod tests {
             toml.contains("uuid = \"5bd2ccb4-7ad8-4d5c-9c7a-3a1f0b9e2d11\""),
             "{toml}"
         );
+    }
+
+    /// `credits.authors` as one string names its people as written: never split into words.
+    #[test]
+    fn credits_authors_as_a_string_is_kept_whole() {
+        let pkg = TestPackage::new("p");
+        pkg.write("data/sample/1.in", "3\n");
+        pkg.write("data/sample/1.ans", "3\n");
+        pkg.write("submissions/accepted/a.py", "print(input())\n");
+        pkg.write(
+            "problem.yaml",
+            "problem_format_version: 2023-07-draft\nname: P\ncredits:\n  authors: Michael Z\u{fc}ndorf\nlimits:\n  time_limit: 1\n",
+        );
+        pkg.import("a").unwrap();
+        let toml = std::fs::read_to_string(pkg.out("a/problem.toml")).unwrap();
+        assert!(toml.contains("source = \"Michael Z\u{fc}ndorf\""), "{toml}");
     }
 }

@@ -145,7 +145,16 @@ impl Judge {
         }
         let code = match outcome.termination {
             Termination::Exited(c) => Some(c),
-            Termination::Signaled(_) => None,
+            // Named: "checker crashed" alone does not say how.
+            Termination::Signaled(s) => {
+                let msg = crate::message::checker_message(&text);
+                let sig = super::run::signal_name(s);
+                return Ok(CheckOutcome::Failed(if msg.is_empty() {
+                    format!("checker crashed ({sig})")
+                } else {
+                    format!("checker crashed ({sig}): {msg}")
+                }));
+            }
         };
         Ok(testlib_outcome(code, &text))
     }

@@ -1,0 +1,363 @@
+//! Packages that round-trip: every importable fixture of every format (Kattis, Polygon, CMS)
+//! imported, exported with `ojd export kattis` in both editions of the format, and checked by
+//! the format's own tools: problemtools' `verifyproblem` for 2023-07 and BAPCtools' `bt
+//! validate` and `bt run` for 2025-09 (both installed by `.ci/run`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::testdata;
+use crate::import::Scratch;
+use crate::packages::{copy_dir, problemtools_accepts, verifyproblem};
+
+/// A tool on PATH, or `None` (a failure under CI: the test must not pass by not running).
+fn tool(name: &str, install: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{name} ({install}) is missing"
+        );
+        eprintln!("skipped: {name} ({install}) is missing");
+    }
+    found
+}
+
+/// Counts BAPCtools' own errors and warnings of one `bt` command (its exit code also fails on
+/// a warning): the command is run through its Python module, which keeps the counts.
+const BT_COUNT: &str = "import sys\nfrom bapctools import cli, config\ntry:\n    cli.run_parsed_arguments(cli.cli_parser.parse_args(sys.argv[1:]))\nexcept SystemExit:\n    pass\nprint(f'bt summary: {config.n_error} errors', flush=True)\n";
+
+/// BAPCtools reads statements in LaTeX only (its statement languages are those of
+/// `statement/problem.*.tex`): a Markdown statement, which the 2025-09 format allows, is one
+/// error of this text per `bt` command. It is the only error forgiven, and only where the
+/// export's statement is Markdown.
+const BT_LATEX_ONLY: &str = "but not statement/problem.en.tex";
+
+/// Runs `bt ACTION...` in the exported package `dir` and panics with its output unless it finds no
+/// error (but [`BT_LATEX_ONLY`] for a Markdown statement).
+fn bapctools_accepts(config: &Path, dir: &Path, action: &[&str]) {
+    let script = config.join("bt_count.py");
+    std::fs::write(&script, BT_COUNT).unwrap();
+    let out = Command::new("python3")
+        .arg(&script)
+        .args(action)
+        .arg("--no-bar")
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", config)
+        .output()
+        .expect("python3 runs bt");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let errors: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("bt summary: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("bt {action:?} {} did not finish:\n{text}", dir.display()));
+    let markdown = dir.join("statement/problem.en.md").is_file();
+    let forgiven = if markdown {
+        text.lines().filter(|l| l.contains(BT_LATEX_ONLY)).count()
+    } else {
+        0
+    };
+    assert_eq!(
+        errors.saturating_sub(forgiven),
+        0,
+        "bt {action:?} {}:\n{text}",
+        dir.display()
+    );
+}
+
+/// BAPCtools runs `.py` with PyPy, which cannot start under the address-space limit of a small
+/// problem: like problemtools (`problemtools_accepts`), it is told to use CPython, as ojd does.
+fn bapctools_config(dir: &Path) {
+    std::fs::create_dir_all(dir.join("bapctools")).unwrap();
+    std::fs::write(
+        dir.join("bapctools/languages.yaml"),
+        "python3:\n    name: 'Python 3'\n    priority: 850\n    files: '*.py *.py3'\n    compile: 'python3 -m py_compile {files}'\n    run: 'python3 \"{mainfile}\"'\n",
+    )
+    .unwrap();
+}
+
+fn export(s: &Scratch, problem: &Path, to: &Path, format: &str) {
+    let r = s.ojd(&[
+        "export",
+        "kattis",
+        &problem.display().to_string(),
+        "--to",
+        &to.display().to_string(),
+        "--format",
+        format,
+    ]);
+    assert_eq!(r.code, 0, "{}: {}{}", problem.display(), r.stdout, r.stderr);
+}
+
+/// Every fixture that imports: (format, the fixture's folder, a short name [a-z0-9]+).
+fn importable(s: &Scratch) -> Vec<(&'static str, PathBuf, String)> {
+    let mut all = Vec::new();
+    for e in std::fs::read_dir(testdata("import/kattis"))
+        .unwrap()
+        .flatten()
+    {
+        let short: String = e
+            .file_name()
+            .to_string_lossy()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect();
+        all.push(("kattis", e.path(), short));
+    }
+    // Polygon's maxpair as the world writes it with a standard checker (its check.cpp compares
+    // one integer, as std::ncmp does): the export writes the default validator.
+    let maxpair = s.path("polygon-maxpair");
+    copy_dir(&testdata("import/polygon/maxpair"), &maxpair);
+    let xml = std::fs::read_to_string(maxpair.join("problem.xml")).unwrap();
+    std::fs::write(
+        maxpair.join("problem.xml"),
+        xml.replace(
+            "<checker name=\"check.cpp\"",
+            "<checker name=\"std::ncmp.cpp\"",
+        ),
+    )
+    .unwrap();
+    all.push(("polygon", maxpair, "maxpair".into()));
+    // The CMS task reading standard input, with subtasks (the others use file I/O or a
+    // comparator, which have no Kattis form: refused by the export, naming the key).
+    all.push(("cms", testdata("import/cms/pari"), "pari".into()));
+    all
+}
+
+/// The export of every importable fixture in the 2023-07 format passes problemtools, and in the
+/// 2025-09 format BAPCtools, with no error; groups (CMS subtasks, Polygon groups) and a
+/// Polygon standard checker included.
+#[test]
+fn export_of_every_importable_fixture_passes_problemtools_and_bapctools() {
+    require_root!();
+    let (Some(vp), Some(_bt)) = (verifyproblem(), tool("bt", "pip install bapctools")) else {
+        return;
+    };
+    let s = Scratch::new();
+    let config = s.path("xdg");
+    bapctools_config(&config);
+    let mut v2023 = Vec::new();
+    let mut v2025 = Vec::new();
+    for (format, from, short) in importable(&s) {
+        let dir = s.import(format, &from, &format!("ojd-{short}"));
+        let to = s.path(&format!("v2023/{short}"));
+        export(&s, &dir, &to, "2023-07");
+        // One statement per language, with a name in each.
+        let statements: Vec<String> = std::fs::read_dir(to.join("statement"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("problem."))
+            .collect();
+        let mut langs: Vec<&str> = statements
+            .iter()
+            .map(|n| n.split('.').nth(1).unwrap())
+            .collect();
+        langs.sort();
+        let n = langs.len();
+        langs.dedup();
+        assert_eq!(n, langs.len(), "{short}: {statements:?}");
+        v2023.push((short.clone(), to));
+        let to = s.path(&format!("v2025/{short}"));
+        export(&s, &dir, &to, "2025-09");
+        let yaml = std::fs::read_to_string(to.join("problem.yaml")).unwrap();
+        // BAPCtools refuses a scoring problem ("unrecognized value for `type`: scoring"): it
+        // has none. Those are checked by problemtools only.
+        if !yaml.contains("scoring") {
+            v2025.push((short, to));
+        }
+    }
+    assert!(v2023.len() >= 11 && v2025.len() >= 8, "{v2023:?} {v2025:?}");
+    let next = std::sync::Mutex::new(v2023.into_iter());
+    let worker = || loop {
+        let Some((short, to)) = next.lock().expect("lock").next() else {
+            return;
+        };
+        // problemtools renders every statement with TeX (`lualatex`; a Markdown one through
+        // pandoc first): its statement part runs only where TeX is installed, and one
+        // statement per language is checked above in any case.
+        let tex = to.join("statement/problem.en.tex").is_file();
+        let render = tool_quiet("lualatex") && (tex || tool_quiet("pandoc"));
+        if !render {
+            eprintln!("{short}: statement not rendered by problemtools (TeX is not installed)");
+        }
+        problemtools_accepts(&vp, &to, render);
+    };
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        let workers = [scope.spawn(worker), scope.spawn(worker)];
+        for w in workers {
+            if let Err(panic) = w.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+    eprintln!("problemtools: {:.0?}", started.elapsed());
+    let started = std::time::Instant::now();
+    for (short, to) in &v2025 {
+        // The export's inputs and answers against its validators. Not BAPCtools' generic
+        // checks (`--generic`: made-up invalid files that the package's own validators should
+        // reject), which judge the author's validators, not the export, and take minutes.
+        bapctools_accepts(&config, to, &["validate", "--input", "--answer"]);
+        // `bt run` judges every submission, as problemtools did above on the same programs and
+        // data (CI time: each time-limit submission runs to its timeout): it runs where the
+        // 2025-09 export writes the submissions differently, entry points of submissions of
+        // several files and the folders of DOMjudge's verdicts.
+        if ["severalfiles", "domjudgeconventions"].contains(&short.as_str()) {
+            bapctools_accepts(&config, to, &["run"]);
+        }
+    }
+    eprintln!("BAPCtools: {:.0?}", started.elapsed());
+}
+
+/// Whether `name` is on PATH (no failure when it is not).
+fn tool_quiet(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()))
+}
+
+/// `ojd import --compile-limit` sets how long the package's programs may compile: a limit no
+/// compiler meets fails the import as the package's programs not compiling (the limit named),
+/// and a generous one imports (a slow compile under load need not fail an import).
+#[test]
+fn import_compile_limit_from_the_command_line() {
+    require_root!();
+    let s = Scratch::new();
+    // A cache of its own: a program compiled by another test is not compiled again.
+    std::fs::write(
+        s.path("own.toml"),
+        format!(
+            "[judge]\ncache = {:?}\n",
+            s.path("cache").display().to_string()
+        ),
+    )
+    .unwrap();
+    let import = |limit: &str, to: &str| {
+        let out = crate::common::ojd()
+            .args(["import", "polygon"])
+            .arg(testdata("import/polygon/maxpair"))
+            .arg("--to")
+            .arg(s.path(to))
+            .args(["--compile-limit", limit, "--config"])
+            .arg(s.path("own.toml"))
+            .output()
+            .expect("ojd runs");
+        crate::common::Run::from(out)
+    };
+    let r = import("1ms", "fast");
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("compilation exceeded its time limit"),
+        "{}",
+        r.stderr
+    );
+    assert!(!s.path("fast").exists());
+    let r = import("300s", "slow");
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
+
+/// `ojd verify` whose standard error is not a terminal (here a pipe, as in a CI log) prints a
+/// line as each phase starts, not nothing until the end.
+#[test]
+fn verify_prints_a_line_per_phase_when_not_on_a_terminal() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.import("cms", &testdata("import/cms/pari"), "pari");
+    let r = s.ojd(&["verify", &dir.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    for phase in ["verify: compiling (", "verify: judging ("] {
+        assert!(r.stderr.contains(phase), "{phase} in:\n{}", r.stderr);
+    }
+}
+
+/// A BAPCtools package whose secret data is only `generators/generators.yaml` imports with its
+/// secret tests, made in the sandbox (generators with seeds, a copied test, literal inputs, the
+/// solution's answers), and its wrong answer, right on both samples, is caught by them.
+#[test]
+fn bapctools_generators_make_the_secret_data_at_import() {
+    require_root!();
+    let s = Scratch::new();
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &testdata("import/kattis/bapc-generators")
+            .display()
+            .to_string(),
+        "--to",
+        &s.path("gen").display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("imported 7 tests (2 samples)"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("7 tests made by its generators in the sandbox"),
+        "{}",
+        r.stderr
+    );
+    let dir = s.path("gen");
+    let read = |name: &str| std::fs::read_to_string(dir.join("tests").join(name)).unwrap();
+    // The copied test keeps its answer; a literal input gets the solution's.
+    assert_eq!(read("6-edge.in"), "1\n-1000000000\n");
+    assert_eq!(read("6-edge.ans"), "-1000000000\n");
+    assert_eq!(read("3-negative.ans"), "-2\n");
+    assert_eq!(read("sample-1.ans"), "5\n");
+    // Generated with BAPCtools' seed: 1000 numbers, every one negative in the last.
+    let large = read("5-large.in");
+    assert_eq!(large.lines().nth(1).unwrap().split(' ').count(), 1000);
+    let neg = read("7-all-negative.in");
+    assert!(neg
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .all(|x| x.starts_with('-')));
+    // Every submission keeps its folder's promise (Scratch::verify asserts it): the wrong
+    // answer among them.
+    let report = s.verify(&dir);
+    assert!(report.to_string().contains("from_zero.py"), "{report:#}");
+}
+
+/// A testlib checker killed by a signal (as a Polygon checker that aborts on an assertion):
+/// the judge error names the signal, not "checker crashed: " and nothing.
+#[test]
+fn a_checker_killed_by_a_signal_names_it() {
+    require_root!();
+    let s = Scratch::new();
+    let dir = s.path("crash");
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("problem.toml"),
+        "title = \"Crash\"\ntime_limit = \"2s\"\nmemory_limit = \"256MiB\"\nsolution = \"sol.py\"\nanswers = \"given\"\nchecker = { kind = \"program\", path = \"check.py\" }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("tests/1.in"), "1\n").unwrap();
+    std::fs::write(dir.join("tests/1.ans"), "1\n").unwrap();
+    std::fs::write(dir.join("sol.py"), "print(input())\n").unwrap();
+    std::fs::write(
+        dir.join("check.py"),
+        "import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGABRT)\n",
+    )
+    .unwrap();
+    let r = crate::common::judge_file(&crate::import::judge(), &dir, &dir.join("sol.py"));
+    let t = &r.tests[0];
+    assert!(
+        t.message.contains("checker crashed (SIGABRT)"),
+        "{:?}: {}",
+        t.verdict,
+        t.message
+    );
+}
