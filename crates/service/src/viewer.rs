@@ -223,6 +223,3 @@ pub fn apply_feedback(policy: Feedback, tests: Vec<TestResult>) -> Vec<TestResul
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

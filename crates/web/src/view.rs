@@ -8,20 +8,21 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::contests::Loaded;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_judge::{TestResult, Verdict};
-use ojd_service::contest::Feedback;
+use ojd_service::contest::{Contest, Feedback};
 use ojd_service::{Catalog, Entry, Policy, Seen, SeenRow};
 use ojd_store::{SubmissionInfo, VerdictOverride};
 
-/// The policy's inputs now: the server's settings and the contests `loaded`.
-pub(crate) fn policy<'a>(app: &'a App, loaded: &'a Loaded) -> Policy<'a> {
+/// The policy's inputs now: the server's settings and the contests as loaded now (the
+/// registry's `Loaded::contests`; passed as a slice so that this module needs nothing of
+/// `contests`, which builds on it).
+pub(crate) fn policy<'a>(app: &'a App, contests: &'a [Arc<Contest>]) -> Policy<'a> {
     Policy {
         server: &app.node.config().server,
-        contests: &loaded.contests,
+        contests,
         now_ms: ojd_store::now_ms(),
     }
 }
@@ -30,7 +31,7 @@ pub(crate) fn policy<'a>(app: &'a App, loaded: &'a Loaded) -> Policy<'a> {
 /// [`Policy::problem_visible`]).
 pub(crate) fn problem_visible(app: &App, problem: &str, user: Option<&User>) -> bool {
     let loaded = app.contests.get();
-    policy(app, &loaded).problem_visible(problem, User::viewer(user))
+    policy(app, &loaded.contests).problem_visible(problem, User::viewer(user))
 }
 
 /// Statements are public unless `public_statements = false` (then a login is needed).
@@ -122,7 +123,7 @@ fn view(s: Seen) -> SubmissionView {
 pub(crate) async fn seen(app: &Arc<App>, id: i64, user: &User) -> Result<Seen, AppError> {
     let loaded = app.contests.get();
     app.node
-        .seen(id, user.as_viewer(), policy(app, &loaded))
+        .seen(id, user.as_viewer(), policy(app, &loaded.contests))
         .await?
         .ok_or_else(|| AppError::NotFound(format!("no submission {id}")))
 }

@@ -48,7 +48,7 @@ async fn done_in_store(app: &Arc<App>, id: i64, user: &User, tx: &Tx) -> bool {
     let loaded = app.contests.get();
     match app
         .node
-        .seen_row(id, user.as_viewer(), policy(app, &loaded))
+        .seen_row(id, user.as_viewer(), policy(app, &loaded.contests))
         .await
     {
         Ok(Some(row)) if row.info.state == SubState::Done => {
@@ -91,7 +91,7 @@ async fn send_state(app: &Arc<App>, id: i64, v: &Viewing, failed: &mut bool, tx:
     let row = {
         let loaded = app.contests.get();
         app.node
-            .seen_row(id, v.user.as_viewer(), policy(app, &loaded))
+            .seen_row(id, v.user.as_viewer(), policy(app, &loaded.contests))
             .await
     };
     let info = match row {

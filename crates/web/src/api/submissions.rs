@@ -86,7 +86,7 @@ pub(crate) async fn list(
     let loaded = app.contests.get();
     let page = app
         .node
-        .seen_rows(filter, user.as_viewer(), policy(&app, &loaded))
+        .seen_rows(filter, user.as_viewer(), policy(&app, &loaded.contests))
         .await?;
     let mut headers = axum::http::HeaderMap::new();
     headers.insert("x-total-count", page.total.into());

@@ -651,7 +651,7 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         }
     };
     let loaded = app.contests.get();
-    let policy = crate::view::policy(app, &loaded);
+    let policy = crate::view::policy(app, &loaded.contests);
     let viewer = role.viewer();
     let mut runs_of: HashMap<i64, Vec<&ojd_store::CcsRun>> = HashMap::new();
     for r in &runs {

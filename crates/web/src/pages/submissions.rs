@@ -35,7 +35,7 @@ pub(crate) async fn submissions(
     let loaded = app.contests.get();
     let seen = app
         .node
-        .seen_rows(filter, user.as_viewer(), policy(&app, &loaded))
+        .seen_rows(filter, user.as_viewer(), policy(&app, &loaded.contests))
         .await
         .map_err(|e| PageError(e.into(), Some(user.clone())))?;
     let (more, total) = (seen.has_more, seen.total);

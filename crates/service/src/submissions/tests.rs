@@ -4,10 +4,16 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::*;
+use std::sync::Arc;
+
+use ojd_judge::{TestResult, Verdict};
+use ojd_store::SubmissionInfo;
+
+use super::{seen, seen_rows};
 use crate::catalog::Catalog;
 use crate::contest::{Category, ContestProblem, Participants, Scoring, Team};
-use crate::submissions::{seen, seen_rows};
+use crate::contest::{Contest, Feedback};
+use crate::viewer::*;
 use ojd_store::{State, SubmissionDetail, VerdictOverride};
 
 const START: i64 = 1_800_000_000_000;
