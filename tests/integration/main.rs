@@ -44,6 +44,7 @@ mod interactive;
 mod judge;
 mod langs;
 mod load;
+mod memory;
 mod multihost;
 mod packages;
 mod page_cache;

@@ -23,6 +23,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::run_cgroup::RunCgroups;
 use super::EarlierCache;
 
 const ROOT: &str = "/sys/fs/cgroup";
@@ -54,9 +55,13 @@ enum Kind {
         cpuset: Option<PathBuf>,
     },
     V2 {
+        /// The keeper's cgroup: the keeper in its leaf `keeper`, each run in a cgroup of its
+        /// own beside it (`run_cgroup.rs`).
         dir: PathBuf,
-        peak: Option<File>,
+        leaf: PathBuf,
+        /// `cpu.stat` of the keeper's cgroup: the keeper's and its runs' CPU, as on v1.
         cpu: File,
+        runs: RunCgroups,
     },
 }
 
@@ -135,9 +140,22 @@ fn sweep_stale(parent: &Path) {
             continue;
         };
         if !Path::new("/proc").join(pid).exists() {
-            let _ = fs::remove_dir(e.path());
+            let _ = remove_tree(&e.path());
         }
     }
+}
+
+/// Removes a cgroup and the cgroups below it, deepest first (rmdir alone removes a cgroup's
+/// folder: its files are the kernel's).
+pub(super) fn remove_tree(dir: &Path) -> std::io::Result<()> {
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                let _ = remove_tree(&e.path());
+            }
+        }
+    }
+    fs::remove_dir(dir)
 }
 
 /// Makes `dir` a cpuset of the CPUs this process runs on now (its keeper's pin), with the
@@ -194,14 +212,29 @@ impl Cgroup {
             let cpus = have("cpuset")
                 .then(|| pin_cpuset(&dir, None).ok())
                 .flatten();
-            write(&dir.join("cgroup.procs"), &pid)?;
+            // The keeper (and the holder of its pid namespace, forked later) in a leaf: the
+            // keeper's cgroup, empty, can then give the controllers to the runs' cgroups.
+            let leaf = dir.join("keeper");
+            match fs::create_dir(&leaf) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("failed to create cgroup {}: {e}", leaf.display())),
+            }
+            write(&leaf.join("cgroup.procs"), &pid)?;
+            // All in one write: cpuset is never enabled alone.
+            let mut enable = String::from("+memory +pids +cpu");
+            if have("cpuset") {
+                enable.push_str(" +cpuset");
+            }
+            write(&dir.join("cgroup.subtree_control"), &enable)?;
             let cpu = File::open(dir.join("cpu.stat")).map_err(|e| format!("cpu.stat: {e}"))?;
-            let peak = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(dir.join("memory.peak"))
-                .ok();
-            let mut cgroup = Cgroup::new(Kind::V2 { dir, peak, cpu });
+            let runs = RunCgroups::new(dir.clone())?;
+            let mut cgroup = Cgroup::new(Kind::V2 {
+                dir,
+                leaf,
+                cpu,
+                runs,
+            });
             cgroup.cpus = cpus;
             return Ok(cgroup);
         }
@@ -306,7 +339,13 @@ impl Cgroup {
                 if pids.is_some() { ", pids" } else { "" },
                 if cpuacct.is_some() { ", cpuacct" } else { "" }
             ),
-            Kind::V2 { .. } => format!("v2 (memory, pids, cpu{cpuset})"),
+            Kind::V2 { runs, .. } => format!(
+                "v2 (memory, pids, cpu{cpuset}; a cgroup per run{})",
+                match runs.ready().map(|r| r.peak.is_some()) {
+                    Some(false) => ", no memory.peak: the peak is the largest process's",
+                    _ => "",
+                }
+            ),
         }
     }
 
@@ -332,15 +371,47 @@ impl Cgroup {
 
     /// The thread ids in the cgroup now (the keeper's included).
     pub(super) fn tasks(&self) -> Vec<u32> {
-        let file = match &self.kind {
-            Kind::V1 { memory, .. } => memory.join("tasks"),
-            Kind::V2 { dir, .. } => dir.join("cgroup.threads"),
+        let files = match &self.kind {
+            Kind::V1 { memory, .. } => vec![memory.join("tasks")],
+            Kind::V2 { leaf, runs, .. } => {
+                let mut v = vec![leaf.join("cgroup.threads")];
+                v.extend(runs.ready().map(|r| r.path().join("cgroup.threads")));
+                v
+            }
         };
-        fs::read_to_string(file)
-            .unwrap_or_default()
-            .split_whitespace()
-            .filter_map(|t| t.parse().ok())
+        files
+            .iter()
+            .flat_map(|f| {
+                fs::read_to_string(f)
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .filter_map(|t| t.parse().ok())
+                    .collect::<Vec<u32>>()
+            })
             .collect()
+    }
+
+    /// Forks the run's init: into the run's own cgroup under v2, in the keeper's under v1.
+    ///
+    /// # Safety
+    /// The caller must be single-threaded (see `sys::fork_with`).
+    pub(super) unsafe fn fork_run(&self) -> Result<libc::pid_t, String> {
+        match &self.kind {
+            // SAFETY: the caller's contract.
+            Kind::V1 { .. } => unsafe { super::sys::fork_with(0, "clone") },
+            Kind::V2 { runs, .. } => match runs.ready() {
+                // SAFETY: the caller's contract.
+                Some(r) => unsafe { r.fork() },
+                None => Err("no cgroup was made for the run".into()),
+            },
+        }
+    }
+
+    /// Off the run's path: the finished run's cgroup goes, the next one is made.
+    pub(super) fn tidy(&mut self) {
+        if let Kind::V2 { runs, .. } = &mut self.kind {
+            runs.tidy();
+        }
     }
 
     /// CPU time consumed by the cgroup so far (keeper included; callers difference it).
@@ -356,7 +427,9 @@ impl Cgroup {
     fn oom_kills(&mut self) -> u64 {
         let text = match &mut self.kind {
             Kind::V1 { oom_control, .. } => read_to_string(oom_control),
-            Kind::V2 { dir, .. } => fs::read_to_string(dir.join("memory.events")).ok(),
+            Kind::V2 { runs, .. } => runs
+                .ready()
+                .and_then(|r| fs::read_to_string(r.path().join("memory.events")).ok()),
         };
         text.and_then(|t| keyed(&t, "oom_kill")).unwrap_or(0)
     }
@@ -425,29 +498,27 @@ impl Cgroup {
                 }
                 base
             }
-            Kind::V2 { dir, peak, .. } => {
+            Kind::V2 { dir, runs, .. } => {
                 let current = |dir: &Path| -> u64 {
                     fs::read_to_string(dir.join("memory.current"))
                         .ok()
                         .and_then(|s| s.trim().parse().ok())
                         .unwrap_or(0)
                 };
-                let mut base = current(dir);
+                // What earlier runs left charged below the keeper's cgroup (their cgroups are
+                // gone, their page cache stays): reclaimed as on v1, so that a test's run reads
+                // its files in again and pays for them as it would there.
+                let base = current(dir);
                 if base > reclaim_above {
                     let _ = write(&dir.join("memory.reclaim"), &base.to_string());
-                    base = current(dir);
                 }
-                let limit = (memory_limit + round_up(counted(base))).to_string();
-                Cgroup::set(written, dir.join("memory.max"), &limit)?;
-                let _ = Cgroup::set(written, dir.join("memory.swap.max"), "0");
-                Cgroup::set(written, dir.join("pids.max"), &pids_max)?;
-                if let Some(p) = peak {
-                    // Since Linux 6.12 a write resets the peak seen through this descriptor.
-                    if p.write_all(b"reset").is_err() {
-                        *peak = None;
-                    }
-                }
-                base
+                // The run's own cgroup holds nothing yet: its limit is the run's, exactly.
+                let run = runs.current()?;
+                write(&run.path().join("memory.max"), &memory_limit.to_string())?;
+                let _ = write(&run.path().join("memory.swap.max"), "0");
+                // Init and the program's processes; the keeper and the holder are not in it.
+                write(&run.path().join("pids.max"), &(processes + 1).to_string())?;
+                0
             }
         };
         Ok(Baseline {
@@ -463,13 +534,22 @@ impl Cgroup {
 
     /// Reads the peak and the OOM flag of the run that just ended.
     pub(super) fn finish(&mut self, base: &Baseline) -> Usage {
+        let oom_killed = self.oom_kills() > base.oom_kills;
         let peak = match &mut self.kind {
             Kind::V1 { max_usage, .. } => read_u64(max_usage),
-            Kind::V2 { peak, .. } => peak.as_mut().and_then(read_u64),
+            Kind::V2 { runs, .. } => {
+                let peak = runs
+                    .current()
+                    .ok()
+                    .and_then(|r| r.peak.as_mut())
+                    .and_then(read_u64);
+                runs.retire();
+                peak
+            }
         };
         Usage {
             peak_memory: peak.map(|p| p.saturating_sub(base.memory)),
-            oom_killed: self.oom_kills() > base.oom_kills,
+            oom_killed,
         }
     }
 }

@@ -201,7 +201,7 @@ impl Drop for Sandbox {
         let _ = self.child.kill();
         let _ = self.child.wait();
         for dir in &self.cgroup_dirs {
-            let _ = std::fs::remove_dir(dir);
+            let _ = super::cgroup::remove_tree(dir);
         }
         let _ = std::fs::remove_dir(&self.root_dir);
     }

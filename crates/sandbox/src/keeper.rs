@@ -281,7 +281,13 @@ impl Keeper {
         let start = Instant::now();
         // SAFETY: the keeper is single-threaded, so the child owns a consistent copy of the
         // whole address space.
-        let pid = unsafe { fork_with(0, "clone")? };
+        // Under cgroup v2 init is born in the run's own cgroup (`run_cgroup.rs`).
+        let pid = unsafe {
+            match &self.cgroup {
+                Some(c) => c.fork_run()?,
+                None => fork_with(0, "clone")?,
+            }
+        };
         if pid == 0 {
             drop(report_r);
             init_main(&prepared, &self.filters, report_w);
@@ -449,6 +455,9 @@ impl Keeper {
     /// graveyard (no unmount, whose grace period the next run would wait for) and the fresh one
     /// mounted in its place. A used one is unmounted at once.
     fn after_run(&mut self) {
+        if let Some(c) = &mut self.cgroup {
+            c.tidy();
+        }
         if !self.namespaces {
             return;
         }

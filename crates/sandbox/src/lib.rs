@@ -9,10 +9,13 @@
 //! with one JSON line per request and per answer.
 //!
 //! At start the keeper, as root:
-//! - creates its own cgroups (memory, pids, cpuacct under v1; one cgroup under v2) and joins them
-//!   *once*. Writing a pid into an idle cgroup v1 costs 8–20 ms here, forking inside one costs
-//!   nothing, so every run is forked from inside the keeper's cgroup and per-run accounting is
-//!   done by resetting and differencing counters instead of creating cgroups;
+//! - creates its own cgroups (memory, pids, cpuacct under v1; under v2 one cgroup beside the
+//!   judging process's leaf in the subtree `delegate` made, the keeper in a leaf of it and each
+//!   run in a fresh cgroup of its own, `run_cgroup`) and joins them *once*. Writing a pid into
+//!   an idle cgroup v1 costs 8–20 ms here, forking inside one costs nothing, so under v1 every
+//!   run is forked from inside the keeper's cgroup and per-run accounting is done by resetting
+//!   and differencing counters; under v2 the run's init is forked straight into its own cgroup
+//!   (`clone3`), which costs nothing either;
 //! - unshares a mount and a uts namespace and builds a read-only root once: a tmpfs with
 //!   read-only binds of /usr, /lib, the toolchains in the config, a minimal /etc and /dev, and
 //!   size- and inode-capped tmpfs mounts for `/box` (the working folder) and `/tmp`. Measured
@@ -62,7 +65,8 @@
 //!
 //! The modules: `client` (the judge's side: [`Sandbox`], [`SandboxPool`]) and `keeper` speak
 //! the `protocol`; the keeper builds its root in `root`, forks init and the program from `child`,
-//! accounts in `cgroup`, filters with `seccomp`; the libc helpers are in `sys`. Users see this
+//! accounts in `cgroup` (under v2 in the subtree `delegate` finds or makes, asking systemd
+//! over `dbus` when it must, and in `run_cgroup`), filters with `seccomp`; the libc helpers are in `sys`. Users see this
 //! file (what to run, its limits, what it did, the sandboxes), `keeper::main` (the entry point
 //! of `ojd __keeper`), and in `affinity` and `noise` the CPU pinning and timing checks that
 //! `ojd doctor` and the benchmarks use; everything else is crate-private.
@@ -82,6 +86,7 @@ mod pidns;
 mod progs;
 mod protocol;
 mod root;
+mod run_cgroup;
 mod seccomp;
 mod starve;
 mod sys;
