@@ -86,6 +86,9 @@ impl Setup {
             writable: false,
         }];
         spec.limits.memory = memory_mib * MIB;
+        // Limits only memory can reach, on a machine of any speed (CI's emulated one included).
+        spec.limits.cpu = std::time::Duration::from_secs(120);
+        spec.limits.wall = std::time::Duration::from_secs(300);
         let o = self.keeper.run_with(&spec, cache).unwrap();
         assert!(o.success(), "{script}: {o:?}");
         resident(&self.file)

@@ -11,11 +11,12 @@
 //! cgroup already emptied: alone on a populated cgroup, this threaded controller would turn it
 //! into a thread root, and no process could join a child then (EOPNOTSUPP).
 //!
-//! When its cgroup cannot have the controllers (a plain service without `Delegate=yes`, a login
-//! session's scope: systemd enables only memory and pids there), the process asks systemd for a
-//! transient scope `ojd-<pid>.scope` with `Delegate=yes` over D-Bus (`dbus.rs`), as
-//! `systemd-run --scope -p Delegate=yes` does, moves there, and starts again. Without systemd,
-//! the refusal names the fix.
+//! When its cgroup cannot have the controllers (a plain service without `Delegate=yes`: systemd
+//! enables only memory and pids there), or is a scope systemd did not delegate (a login
+//! session's: even where it has the controllers, systemd manages it and gives it no cpuset), the
+//! process asks systemd for a transient scope `ojd-<pid>.scope` with `Delegate=yes` over D-Bus
+//! (`dbus.rs`), as `systemd-run --scope -p Delegate=yes` does, moves there, and starts again.
+//! Without systemd, the refusal names the fix.
 //!
 //! The logic runs against [`CgroupFs`], so its unit tests drive a model of the kernel's rules
 //! (`delegate_model.rs`) through the starting states ojd meets.
@@ -280,24 +281,75 @@ fn ensure_now() -> Option<Result<Delegation, String>> {
             .ok_or_else(|| "no cgroup v2 entry in /proc/self/cgroup".to_string())
     };
     Some((|| {
-        let first = delegate(&RealFs, root, &own()?);
-        let cgroup = match first {
-            Ok(d) => return Ok(d),
-            Err(Refusal::Broken(e)) => return Err(e),
-            Err(e @ Refusal::Missing { .. }) => e.to_string(),
-        };
-        let scope = format!("ojd-{}.scope", std::process::id());
-        if let Err(e) = super::dbus::start_delegated_scope(&scope, std::process::id()) {
-            return Err(format!(
-                "{cgroup}, and asking systemd for a delegated scope failed ({e}): {}",
-                fix_hint()
-            ));
+        let now = own()?;
+        let systemd = Path::new("/run/systemd/system").exists();
+        let mut asked = None;
+        if systemd && undelegated_scope(root, &now) {
+            // A login session's scope (or a scope made without Delegate=yes): its cgroup may
+            // have the controllers (systemd enables them on a slice for other units' sake), but
+            // systemd manages it, not ojd, and gives it no cpuset. A scope of ojd's own instead.
+            match in_new_scope(root) {
+                Ok(d) => return Ok(d),
+                Err(e) => asked = Some(e),
+            }
         }
-        let mut d = delegate(&RealFs, root, &own()?)
-            .map_err(|e| format!("{e} (in the scope {scope} systemd made): {}", fix_hint()))?;
-        d.scope = Some(scope);
-        Ok(d)
+        match delegate(&RealFs, root, &now) {
+            Ok(d) => Ok(d),
+            Err(e @ Refusal::Missing { .. }) if systemd && asked.is_none() => {
+                in_new_scope(root).map_err(|why| format!("{e}, and {why}"))
+            }
+            Err(e) => Err(match (asked, e) {
+                (Some(why), e) => format!("{e}, and {why}"),
+                (None, e @ Refusal::Missing { .. }) => format!("{e}: {}", fix_hint()),
+                (None, Refusal::Broken(e)) => e,
+            }),
+        }
     })())
+}
+
+/// Asks systemd for a delegated scope holding this process, and delegates there.
+fn in_new_scope(root: &Path) -> Result<Delegation, String> {
+    let scope = format!("ojd-{}.scope", std::process::id());
+    super::dbus::start_delegated_scope(&scope, std::process::id()).map_err(|e| {
+        format!(
+            "asking systemd for a delegated scope failed ({e}): {}",
+            fix_hint()
+        )
+    })?;
+    let own = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|t| own_path(&t))
+        .ok_or_else(|| "no cgroup v2 entry in /proc/self/cgroup".to_string())?;
+    let mut d = delegate(&RealFs, root, &own)
+        .map_err(|e| format!("{e} (in the scope {scope} systemd made): {}", fix_hint()))?;
+    d.scope = Some(scope);
+    Ok(d)
+}
+
+/// Whether `own` is a systemd scope that was not delegated: a `.scope` cgroup (a login
+/// session's, or one `systemd-run --scope` made without `Delegate=yes`) without the
+/// `trusted.delegate` attribute systemd (251 and later) puts on the cgroups it delegates. A
+/// service is used as it is (it has the controllers only with `Delegate=yes`).
+fn undelegated_scope(root: &Path, own: &str) -> bool {
+    let dir = root.join(own.trim_start_matches('/'));
+    if !dir.extension().is_some_and(|e| e == "scope") {
+        return false;
+    }
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    let mut value = [0u8; 8];
+    // SAFETY: both strings are NUL-terminated and outlive the call; the buffer's length is
+    // passed with it.
+    let n = unsafe {
+        libc::getxattr(
+            path.as_ptr(),
+            c"trusted.delegate".as_ptr(),
+            value.as_mut_ptr().cast(),
+            value.len(),
+        )
+    };
+    n < 0 || !value.starts_with(b"1")
 }
 
 /// The one command that gives ojd a delegated cgroup, for this host.
