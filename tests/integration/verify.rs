@@ -1179,9 +1179,14 @@ fn a_brute_force_that_keeps_its_promise_is_not_judged_alone_near_the_limit() {
     .expect("write");
     // 450 ms: its 400 ms on 01-small is near the limit (over 75% of it); on 02-medium it is
     // stopped at 1.5×, a clear TLE: its promise is kept whatever the near cell comes to alone,
-    // so its parallel run settles it. 03-edge, after the clear TLE, is not run.
+    // so its parallel run settles it. 03-edge, after the clear TLE, is not run. A wall-time
+    // limit no load reaches, as in the tests above: the CPU limit decides (a busy suite once
+    // kept its 403 ms run blocked past twice the limit and a second, a wall-time TLE).
     f.edit("problem.toml", |s| {
-        s.replace("time_limit = \"1s\"", "time_limit = \"450ms\"")
+        s.replace(
+            "time_limit = \"1s\"",
+            "time_limit = \"450ms\"\nwall_time_limit = \"60s\"",
+        )
     });
     let r = f.verify(&["--json"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
