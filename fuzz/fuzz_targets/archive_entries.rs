@@ -5,7 +5,7 @@
 
 use std::path::Component;
 
-use ojd_import::archive::{entry_path, Entries};
+use ojd_judge::archive::{entry_path, Entries};
 
 const CAP: usize = 64;
 

@@ -36,7 +36,6 @@
 
 #![forbid(unsafe_code)]
 
-pub mod archive;
 mod checktestdata;
 pub mod clics;
 pub mod cms;

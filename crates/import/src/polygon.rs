@@ -31,7 +31,6 @@ use std::path::{Path, PathBuf};
 
 use roxmltree::{Document, Node};
 
-use crate::archive::{entry_path as zip_entry_path, Entries};
 use crate::files::{
     copy_text, create_dirs, entries, inline_includes, read_text, safe_name, write_file, Confined,
     Staging,
@@ -39,6 +38,7 @@ use crate::files::{
 use crate::latex::latex_to_markdown;
 use crate::manifest::Manifest;
 use crate::{io_err, ImportError, Imported};
+use ojd_judge::archive::{entry_path as zip_entry_path, Entries};
 use ojd_judge::Config;
 use ojd_judge::{CheckerSpec, Group, Interactor, InteractorProtocol};
 

@@ -19,6 +19,7 @@
 #![warn(unreachable_pub)]
 
 pub mod answers;
+pub mod archive;
 mod config;
 mod diff;
 mod escape;

@@ -8,7 +8,7 @@
 //!    (no `..`, no absolute path, no drive or device names); symlinks, hard links and device
 //!    files are refused; the total unpacked size is capped by `[web] max_package_size` and the
 //!    number of files and folders (those a path implies too) by `[web] max_package_files`
-//!    (the rule of `ojd_import::archive`, which Polygon imports follow too), and an archive may unpack to at most
+//!    (the rule of `ojd_judge::archive`, which Polygon imports follow too), and an archive may unpack to at most
 //!    [`MAX_RATIO`] times its own size (past [`RATIO_FLOOR`] bytes): a zip's directory is
 //!    checked against all three before anything is written, and the bytes written are counted
 //!    too (a zip entry never past what it claims), so a zip bomb is refused naming its entry
@@ -92,7 +92,7 @@ fn too_much(caps: Caps, archive_len: u64, name: &str) -> UploadError {
 
 /// An entry's path as a safe relative path, or why not: the rule Polygon imports follow too.
 fn safe_path(name: &str) -> Result<PathBuf, UploadError> {
-    ojd_import::archive::entry_path(name)
+    ojd_judge::archive::entry_path(name)
         .map_err(|why| refused(format!("{name:?} in the archive {why}: refused")))
 }
 
@@ -103,7 +103,7 @@ struct Budget {
     archive_len: u64,
     bytes: u64,
     /// Files and folders made, folders included (the same count as Polygon imports').
-    entries: ojd_import::archive::Entries,
+    entries: ojd_judge::archive::Entries,
 }
 
 impl Budget {
@@ -112,7 +112,7 @@ impl Budget {
             caps,
             archive_len,
             bytes: 0,
-            entries: ojd_import::archive::Entries::new(caps.max_files),
+            entries: ojd_judge::archive::Entries::new(caps.max_files),
         }
     }
 
@@ -166,7 +166,7 @@ fn unzip(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
     let archive_len = data.len() as u64;
     // What the directory claims, before anything is written.
     let mut claimed = 0u64;
-    let mut entries = ojd_import::archive::Entries::new(caps.max_files);
+    let mut entries = ojd_judge::archive::Entries::new(caps.max_files);
     for i in 0..archive.len() {
         let entry = archive
             .by_index_raw(i)
