@@ -18,9 +18,11 @@ mod blobs;
 mod catalog;
 pub mod contest;
 mod events;
+mod hosts;
 pub mod logging;
 mod node;
 mod queue;
+mod rejudgings;
 mod submissions;
 mod viewer;
 mod worker;
@@ -50,6 +52,21 @@ pub use events::{Hub, Live, Progress};
 pub use catalog::{
     load_problem, needs_generation, render_statement, Catalog, Entry, Failure, StatementRenderer,
 };
+/// The cluster for its operator: hosts and their drain, collecting, the metrics' counts, a
+/// submission's history.
+pub use hosts::{Census, History, QueueState};
+/// The store a node is made over ([`Node::with_store`]): the tests' in-memory stores.
+pub use ojd_store::Store;
+pub use ojd_store::VerdictOverride;
+pub use ojd_store::{now_ms, ListFilter, State as SubmissionState, SubmissionInfo, SubmissionPage};
+/// The store's rows and errors as the operations above return them (the web names them from
+/// here, never from `ojd-store`).
+pub use ojd_store::{
+    Collected, Counts, HostInfo, JudgingDetail, JudgingInfo, OverrideChange, RejudgeFilter,
+    RejudgingInfo, RejudgingItem, RejudgingState, StoreError, OVERRIDE_REMOVED,
+};
+/// Rejudgings: start one, read it with every judging it compares, apply or cancel it.
+pub use rejudgings::{Created, Rejudgeable, RejudgingRecord};
 
 /// Problem packages as content-addressed blobs, cached by judge hosts.
 pub use blobs::{package_files, BlobError, Cache};

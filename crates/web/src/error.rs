@@ -10,7 +10,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use ojd_store::StoreError;
+use ojd_service::StoreError;
 
 /// `Retry-After` of a 503 (the database away, a request timed out).
 pub(crate) const RETRY_AFTER_SECS: &str = "5";

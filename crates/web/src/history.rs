@@ -64,46 +64,40 @@ pub(crate) fn override_detail(
         Some(r) => format!("submission {submission}: verdict {from} → {to} ({r})"),
         None => format!(
             "submission {submission}: verdict {from} → {to} ({})",
-            ojd_store::OVERRIDE_REMOVED
+            ojd_service::OVERRIDE_REMOVED
         ),
     }
 }
 
-/// Submission `id`'s history, oldest first (blocking reads in one call).
+/// Submission `id`'s history, oldest first.
 pub(crate) async fn of(app: &Arc<App>, id: i64) -> Result<Vec<Event>, AppError> {
-    app.db(move |s| {
-        let mut out: Vec<Event> = s
-            .judgings(id)?
-            .into_iter()
-            .map(|j| Event::Judging {
-                judging: j.id,
-                at: j.started_at,
-                finished_at: j.finished_at,
-                rejudging: j.rejudging,
-                judged_by: j.judged_by,
-                verdict: j.verdict.map(|v| v.code().to_string()),
-                score: j.score,
-                score_milli: j.score_milli,
-                current: j.current,
-            })
-            .collect();
-        out.extend(
-            s.override_history(id)?
-                .into_iter()
-                .map(|o| Event::Override {
-                    at: o.at,
-                    by: o.by,
-                    from: o.from,
-                    to: o.to,
-                    reason: o.reason,
-                    removed: o.removed,
-                }),
-        );
-        // Stable: an override made in the millisecond a judging started stays after it.
-        out.sort_by_key(Event::at);
-        Ok(out)
-    })
-    .await
+    let h = app.node.history(id).await?;
+    let mut out: Vec<Event> = h
+        .judgings
+        .into_iter()
+        .map(|j| Event::Judging {
+            judging: j.id,
+            at: j.started_at,
+            finished_at: j.finished_at,
+            rejudging: j.rejudging,
+            judged_by: j.judged_by,
+            verdict: j.verdict.map(|v| v.code().to_string()),
+            score: j.score,
+            score_milli: j.score_milli,
+            current: j.current,
+        })
+        .collect();
+    out.extend(h.overrides.into_iter().map(|o| Event::Override {
+        at: o.at,
+        by: o.by,
+        from: o.from,
+        to: o.to,
+        reason: o.reason,
+        removed: o.removed,
+    }));
+    // Stable: an override made in the millisecond a judging started stays after it.
+    out.sort_by_key(Event::at);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -120,7 +114,7 @@ mod tests {
             override_detail(7, "AC", "WA", None),
             format!(
                 "submission 7: verdict AC → WA ({})",
-                ojd_store::OVERRIDE_REMOVED
+                ojd_service::OVERRIDE_REMOVED
             )
         );
     }

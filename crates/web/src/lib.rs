@@ -80,7 +80,7 @@ use ojd_judge::Judge;
 use ojd_service::Catalog;
 use ojd_service::{drain, spawn_workers};
 use ojd_service::{start_heartbeat, start_listener, Node};
-use ojd_store::{Store, StoreError};
+use ojd_service::{Store, StoreError};
 
 pub use api::events::RECHECK as EVENT_STREAM_RECHECK;
 pub use auth::session::{issue_code, shown_address};
@@ -152,7 +152,9 @@ impl App {
         fresh
     }
 
-    /// Runs a store operation on a blocking thread.
+    /// Runs a store operation on a blocking thread: the door of the areas that have no typed
+    /// operation of `ojd_service::Node` yet (contests, the Contest API, users), to be removed
+    /// with the last of them (`.ci/web-store-calls` lists them).
     async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, AppError>
     where
         T: Send + 'static,

@@ -12,7 +12,7 @@ use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
 use ojd_judge::Verdict;
-use ojd_store::ListFilter;
+use ojd_service::ListFilter;
 
 /// Rows per page unless `limit` says otherwise.
 const PAGE_ROWS: u32 = 50;

@@ -150,8 +150,7 @@ async fn collect(
             .and_then(ojd_judge::parse_duration)
             .map_err(|e| AppError::BadRequest(format!("retention: {e}")))?,
     };
-    let keep_ms = keep.as_millis() as i64;
-    let done = app.db(move |s| s.collect(keep_ms)).await?;
+    let done = app.node.collect_now(keep).await?;
     crate::log(&format!(
         "collected {} unused package version(s), {} blob(s), {} gone host(s) (asked by an admin)",
         done.packages, done.blobs, done.hosts
@@ -175,8 +174,7 @@ pub(crate) async fn set_drain(
     host: String,
     reason: Option<String>,
 ) -> Result<(), AppError> {
-    let (h, r) = (host.clone(), reason.clone());
-    let found = app.db(move |s| s.set_drain(&h, r.as_deref())).await?;
+    let found = app.node.set_drain(&host, reason.as_deref()).await?;
     if !found {
         return Err(AppError::NotFound(format!("no judge host {host:?}")));
     }
@@ -230,11 +228,8 @@ async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
         "role": app.node.role().as_str(),
         "problems": app.node.catalog().ready_count(),
     });
-    let store = app.node.store().clone();
-    let check = tokio::task::spawn_blocking(move || {
-        store.ping()?;
-        store.pending_counts()
-    });
+    let checked_node = app.node.clone();
+    let check = tokio::task::spawn_blocking(move || checked_node.check_database());
     // Whatever the database does (refuses, hangs, is cut off), the answer comes within a
     // second: a health check that hangs is no health check.
     let checked = match tokio::time::timeout(HEALTH_PATIENCE, check).await {
@@ -271,7 +266,7 @@ async fn healthz(State(app): State<Arc<App>>) -> impl IntoResponse {
 /// `GET /api/v1/admin/hosts`: every node that has sent a heartbeat (name, role, last
 /// heartbeat, what it judges now), and whether it is alive (a heartbeat within the lease).
 async fn hosts(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoResponse, AppError> {
-    let hosts = app.db(|s| s.hosts()).await?;
+    let hosts = app.node.hosts().await?;
     let lease = ojd_service::LEASE.as_millis() as i64;
     let list: Vec<serde_json::Value> = hosts
         .into_iter()
@@ -287,9 +282,11 @@ async fn hosts(State(app): State<Arc<App>>, _admin: Admin) -> Result<impl IntoRe
 
 /// `GET /metrics`: Prometheus text exposition format.
 async fn prometheus(State(app): State<Arc<App>>) -> Result<impl IntoResponse, AppError> {
-    let (counts, hosts, expired) = app
-        .db(move |s| Ok((s.counts()?, s.hosts()?, s.expired_leases()?)))
-        .await?;
+    let ojd_service::Census {
+        counts,
+        hosts,
+        expired_leases: expired,
+    } = app.node.census().await?;
     let lease = ojd_service::LEASE.as_millis() as i64;
     let catalog = app.node.catalog();
     let c = &app.node.metrics();

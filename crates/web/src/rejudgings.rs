@@ -8,10 +8,10 @@
 //! The admin's "rejudge" buttons and `POST /api/v1/admin/{submissions,problems}/{id}/rejudge`
 //! call [`rejudge_now`]: a rejudging like any other, made with `auto_apply`, which applies
 //! itself when its last new judging is stored (in that same transaction, see
-//! [`ojd_store::contests`]). Until then students see the old verdicts; afterwards its
+//! `ojd_service::Node::create_rejudging`). Until then students see the old verdicts; afterwards its
 //! diff stays on `/admin/rejudgings/{id}` as the record of what changed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -23,10 +23,9 @@ use crate::App;
 use ojd_judge::Verdict;
 use ojd_service::contest::rejudging::{self, Diff, Move, Outcome, Pair, TestChange};
 use ojd_service::contest::standings::{self, Judged};
-use ojd_service::contest::Contest;
 use ojd_service::contest::Scoring;
-use ojd_store::{now_ms, JudgingDetail, StoreError};
-use ojd_store::{RejudgeFilter, RejudgingInfo, RejudgingItem};
+use ojd_service::{Created, Rejudgeable, RejudgingRecord, StoreError};
+use ojd_service::{JudgingDetail, RejudgeFilter, RejudgingInfo, RejudgingItem};
 
 /// What an admin asks to rejudge; at least one field.
 #[derive(Deserialize, Default, Debug)]
@@ -130,14 +129,16 @@ pub(crate) async fn rejudge_now(
     }
     let filter = match scope {
         Scope::Submission(id) => {
-            let Some(info) = app.db(move |s| s.info(id)).await? else {
-                return Err(AppError::NotFound(format!("no submission {id}")));
-            };
-            if info.judging.is_none() {
-                return Err(AppError::Conflict(format!(
-                    "submission {id} has no verdict yet (it is {}); nothing to rejudge",
-                    info.state.as_str()
-                )));
+            match app.node.rejudgeable(id).await? {
+                Rejudgeable::Unknown => {
+                    return Err(AppError::NotFound(format!("no submission {id}")));
+                }
+                Rejudgeable::NoVerdict(state) => {
+                    return Err(AppError::Conflict(format!(
+                        "submission {id} has no verdict yet (it is {state}); nothing to rejudge"
+                    )));
+                }
+                Rejudgeable::Yes => {}
             }
             RejudgeFilter {
                 submission: Some(id),
@@ -167,66 +168,50 @@ async fn begin(
     if let Some(c) = &filter.contest {
         crate::contests::find(app, c)?;
     }
-    let scope = serde_json::to_string(&filter).unwrap_or_default();
-    let (note_scope, contest) = (scope.clone(), filter.contest.clone());
-    let actor = by.to_string();
-    let by = by.to_string();
+    let note_scope = serde_json::to_string(&filter).unwrap_or_default();
+    let contest = filter.contest.clone();
     // A rejudging that applies itself must not reach a finalized contest: its results are
     // final (an admin's Apply of an ordinary rejudging is refused in `close` the same way).
-    let finalized: HashMap<String, Arc<Contest>> = if auto_apply {
-        app.contests
-            .get()
+    let loaded = app.contests.get();
+    let finalized: HashSet<String> = if auto_apply {
+        loaded
             .contests
             .iter()
             .filter(|c| c.finalized_ms.is_some())
-            .map(|c| (c.id.clone(), c.clone()))
+            .map(|c| c.id.clone())
             .collect()
     } else {
-        HashMap::new()
+        HashSet::new()
     };
-    let started = app
-        .db(move |s| {
-            let ids = s.select_for_rejudging(&filter)?;
-            if ids.is_empty() {
-                return Ok(Ok(None));
-            }
-            if !finalized.is_empty() {
-                for &sid in &ids {
-                    let Some(c) = s.contest_of(sid)?.and_then(|c| finalized.get(&c)) else {
-                        continue;
-                    };
-                    return Ok(Err((sid, c.clone())));
-                }
-            }
-            let id = s.create_rejudging(&scope, &by, &ids, auto_apply, now_ms())?;
-            Ok(Ok(Some(id)))
-        })
-        .await?;
-    let started = match started {
-        Ok(started) => started,
-        Err((sid, c)) => {
+    let (id, submissions) = match app
+        .node
+        .create_rejudging(filter, by, auto_apply, finalized)
+        .await?
+    {
+        Created::Made { id, submissions } => (id, submissions),
+        Created::NothingMatches => {
+            return Err(AppError::BadRequest(
+                "no judged submission matches; nothing to rejudge".into(),
+            ))
+        }
+        Created::Finalized {
+            submission,
+            contest,
+        } => {
             let what = format!(
-                "a rejudging that applies itself (submission {sid} counts for it) is refused; \
-                 an ordinary rejudging still shows the diff"
+                "a rejudging that applies itself (submission {submission} counts for it) is \
+                 refused; an ordinary rejudging still shows the diff"
             );
-            crate::contests::results::refuse_if_final(&c, &what)?;
-            None
+            if let Some(c) = loaded.get(&contest) {
+                crate::contests::results::refuse_if_final(c, &what)?;
+            }
+            return Err(AppError::BadRequest(
+                "no judged submission matches; nothing to rejudge".into(),
+            ));
         }
     };
-    let Some(id) = started else {
-        return Err(AppError::BadRequest(
-            "no judged submission matches; nothing to rejudge".into(),
-        ));
-    };
-    // The store may have left out a submission that lost its verdict meanwhile: count what
-    // the rejudging holds.
-    let submissions = app
-        .db(move |s| s.rejudging(id))
-        .await?
-        .map_or(0, |r| r.total as usize);
-    app.node.wake_workers();
     let detail = format!("rejudging {id} of {submissions} submissions ({note_scope})");
-    crate::contests::controls::note(app, &actor, "rejudging", contest.as_deref(), detail).await;
+    crate::contests::controls::note(app, by, "rejudging", contest.as_deref(), detail).await;
     Ok(Started { id, submissions })
 }
 
@@ -258,18 +243,16 @@ fn outcome(d: &JudgingDetail) -> Option<Outcome> {
     })
 }
 
-/// Builds the report of rejudging `id` (blocking: reads the store).
-pub(crate) fn report(app: &App, id: i64) -> Result<Option<Report>, StoreError> {
-    let Some(info) = app.node.store().rejudging(id)? else {
+/// Builds the report of rejudging `id`.
+pub(crate) async fn report(app: &Arc<App>, id: i64) -> Result<Option<Report>, AppError> {
+    let Some(RejudgingRecord {
+        info,
+        items,
+        details,
+    }) = app.node.rejudging_record(id).await?
+    else {
         return Ok(None);
     };
-    let items = app.node.store().rejudging_items(id)?;
-    let mut details: HashMap<i64, JudgingDetail> = HashMap::new();
-    for j in items.iter().flat_map(|i| [i.before, i.after]).flatten() {
-        if let Some(d) = app.node.store().judging(j)? {
-            details.insert(j, d);
-        }
-    }
     let pairs: Vec<Pair> = items
         .iter()
         .map(|i| Pair {
@@ -281,7 +264,11 @@ pub(crate) fn report(app: &App, id: i64) -> Result<Option<Report>, StoreError> {
         })
         .collect();
     let diff = rejudging::diff(&pairs);
-    let standings = effects(app, &items, &details)?;
+    // The standings read the contests' submissions: on a blocking thread.
+    let a = app.clone();
+    let standings = tokio::task::spawn_blocking(move || effects(&a, &items, &details))
+        .await
+        .map_err(|e| AppError::Internal(format!("a database task failed: {e}")))??;
     Ok(Some(Report {
         info,
         diff,
@@ -346,31 +333,17 @@ fn effects(
     Ok(out)
 }
 
-/// The per-test changes of one submission of rejudging `id` (blocking).
-pub(crate) fn tests_of(
-    app: &App,
+/// The per-test changes of one submission of rejudging `id`.
+pub(crate) async fn tests_of(
+    app: &Arc<App>,
     id: i64,
     submission: i64,
-) -> Result<Option<Vec<TestChange>>, StoreError> {
-    let items = app.node.store().rejudging_items(id)?;
-    let Some(item) = items.into_iter().find(|i| i.submission == submission) else {
-        return Ok(None);
-    };
-    let load = |j: Option<i64>| -> Result<Vec<ojd_judge::TestResult>, StoreError> {
-        Ok(match j {
-            Some(j) => app
-                .node
-                .store()
-                .judging(j)?
-                .map(|d| d.tests)
-                .unwrap_or_default(),
-            None => Vec::new(),
-        })
-    };
-    Ok(Some(rejudging::test_changes(
-        &load(item.before)?,
-        &load(item.after)?,
-    )))
+) -> Result<Option<Vec<TestChange>>, AppError> {
+    Ok(app
+        .node
+        .rejudging_tests(id, submission)
+        .await?
+        .map(|(before, after)| rejudging::test_changes(&before, &after)))
 }
 
 /// Applies or cancels; a refusal is a 409.
@@ -380,24 +353,12 @@ pub(crate) async fn close(
     by: &str,
     apply: bool,
 ) -> Result<Result<u64, String>, AppError> {
-    if app.db(move |s| s.rejudging(id)).await?.is_none() {
+    if app.node.rejudging(id).await?.is_none() {
         return Err(AppError::NotFound(format!("no rejudging {id}")));
     }
     if apply {
         // A finalized contest's results are final: no new verdicts of its submissions.
-        let contests = app
-            .db(move |s| {
-                let mut ids = Vec::new();
-                for item in s.rejudging_items(id)? {
-                    if let Some(c) = s.contest_of(item.submission)? {
-                        if !ids.contains(&c) {
-                            ids.push(c);
-                        }
-                    }
-                }
-                Ok(ids)
-            })
-            .await?;
+        let contests = app.node.rejudging_contests(id).await?;
         let loaded = app.contests.get();
         for c in contests.iter().filter_map(|c| loaded.get(c)) {
             if let Err(e) =
@@ -407,33 +368,14 @@ pub(crate) async fn close(
             }
         }
     }
-    let actor = by.to_string();
-    let by = by.to_string();
-    let r = app
-        .db(move |s| {
-            let r = if apply {
-                s.apply_rejudging(id, &by, now_ms())
-            } else {
-                s.cancel_rejudging(id, &by, now_ms()).map(|()| 0)
-            };
-            match r {
-                Ok(n) => Ok(Ok(n)),
-                Err(StoreError::Conflict(m)) => Ok(Err(m)),
-                Err(e) => Err(e),
-            }
-        })
-        .await?;
+    let r = app.node.close_rejudging(id, by, apply).await?;
     if r.is_ok() {
         let (action, detail) = if apply {
             ("rejudging-apply", format!("applied rejudging {id}"))
         } else {
             ("rejudging-cancel", format!("cancelled rejudging {id}"))
         };
-        crate::contests::controls::note(app, &actor, action, None, detail).await;
-    }
-    if r.is_ok() && !apply {
-        // Cancelled submissions with no verdict at all went back to the ordinary queue.
-        app.node.wake_workers();
+        crate::contests::controls::note(app, by, action, None, detail).await;
     }
     if r.is_ok() && apply {
         // New current judgings: the standings change.

@@ -14,7 +14,7 @@ use crate::App;
 use ojd_judge::{TestResult, Verdict};
 use ojd_service::contest::{Contest, Feedback};
 use ojd_service::{Catalog, Entry, Policy, Seen, SeenRow};
-use ojd_store::{SubmissionInfo, VerdictOverride};
+use ojd_service::{SubmissionInfo, VerdictOverride};
 
 /// The policy's inputs now: the server's settings and the contests as loaded now (the
 /// registry's `Loaded::contests`; passed as a slice so that this module needs nothing of
@@ -23,7 +23,7 @@ pub(crate) fn policy<'a>(app: &'a App, contests: &'a [Arc<Contest>]) -> Policy<'
     Policy {
         server: &app.node.config().server,
         contests,
-        now_ms: ojd_store::now_ms(),
+        now_ms: ojd_service::now_ms(),
     }
 }
 

@@ -13,19 +13,7 @@ use crate::auth::extract::MaybeUser;
 use crate::html::parts::{badge, time_el};
 use crate::html::{need_admin, page};
 use crate::App;
-use ojd_store::{ListFilter, State as SubState};
-
-/// The submissions not yet done (an old one queued again included), newest first, at most
-/// [`PENDING_ROWS`]: one query, however long the list of done ones.
-fn pending_rows(
-    s: &dyn ojd_store::Store,
-) -> Result<ojd_store::SubmissionPage, ojd_store::StoreError> {
-    s.list_page(&ListFilter {
-        pending: true,
-        limit: PENDING_ROWS,
-        ..Default::default()
-    })
-}
+use ojd_service::SubmissionState as SubState;
 
 /// The most pending rows the queue page shows.
 const PENDING_ROWS: u32 = 2000;
@@ -33,28 +21,25 @@ const PENDING_ROWS: u32 = 2000;
 /// `GET /admin/queue`.
 pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser) -> PageResult {
     let user = need_admin(user)?;
-    let (counts, pending, hosts) = app
-        .db(|s| {
-            let counts = s.counts()?;
-            let pending = pending_rows(s)?;
-            Ok((counts, pending, s.hosts()?))
-        })
+    let ojd_service::QueueState {
+        counts,
+        pending,
+        hosts,
+    } = app
+        .node
+        .queue_state(PENDING_ROWS)
         .await
-        .map_err(err(&user))?;
+        .map_err(|e| err(&user)(e.into()))?;
     let lease = ojd_service::LEASE.as_millis() as i64;
     let mut judging = Vec::new();
     for r in pending.rows.iter().filter(|r| r.state == SubState::Judging) {
         let id = r.id;
         let host = app
-            .db(move |s| s.judgings(id))
+            .node
+            .judging_host(id)
             .await
             .ok()
-            .and_then(|js| {
-                js.into_iter()
-                    .rev()
-                    .find(|j| j.finished_at.is_none())
-                    .map(|j| j.judged_by)
-            })
+            .flatten()
             .unwrap_or_default();
         judging.push((r.clone(), host, app.node.hub().snapshot(id)));
     }

@@ -22,16 +22,17 @@ use ojd_judge::Verdict;
 use ojd_service::contest::rejudging::Outcome;
 use ojd_service::contest::standings::points_text;
 use ojd_service::contest::Scoring;
-use ojd_store::RejudgingState;
+use ojd_service::RejudgingState;
 
 type PageResult = Result<Response, Response>;
 
 pub(crate) async fn list(State(app): State<Arc<App>>, AdminPage(admin): AdminPage) -> PageResult {
     let u = &admin;
     let all = app
-        .db(|s| s.rejudgings())
+        .node
+        .rejudgings()
         .await
-        .map_err(|e| error_page(e, Some(u)))?;
+        .map_err(|e| error_page(e.into(), Some(u)))?;
     let catalog = app.node.catalog();
     let contests = app.contests.get();
     let body = html! {
@@ -119,8 +120,7 @@ pub(crate) struct ShowQuery {
 }
 
 async fn report_of(app: &Arc<App>, id: i64, u: &User) -> Result<Report, Response> {
-    let a = app.clone();
-    app.db(move |_| rejudgings::report(&a, id))
+    rejudgings::report(app, id)
         .await
         .map_err(|e| error_page(e, Some(u)))?
         .ok_or_else(|| error_page(AppError::NotFound(format!("no rejudging {id}")), Some(u)))
@@ -188,9 +188,7 @@ fn body(r: &Report, tests: Option<(i64, Markup)>, error: Option<&str>) -> Markup
 }
 
 async fn tests_markup(app: &Arc<App>, id: i64, sid: i64, u: &User) -> Result<Markup, Response> {
-    let a = app.clone();
-    let changes = app
-        .db(move |_| rejudgings::tests_of(&a, id, sid))
+    let changes = rejudgings::tests_of(app, id, sid)
         .await
         .map_err(|e| error_page(e, Some(u)))?
         .unwrap_or_default();

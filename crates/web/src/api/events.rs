@@ -35,8 +35,8 @@ use crate::user::User;
 use crate::view::{policy, seen, summary};
 use crate::App;
 use ojd_judge::Verdict;
+use ojd_service::SubmissionState as SubState;
 use ojd_service::{Live, Sight};
-use ojd_store::State as SubState;
 
 type Tx = mpsc::Sender<Result<Event, Infallible>>;
 

@@ -15,7 +15,7 @@ use crate::error::AppError;
 use crate::rejudgings::{close, report, start, tests_of, Report, Request};
 use crate::App;
 use ojd_service::contest::rejudging::TestChange;
-use ojd_store::RejudgingInfo;
+use ojd_service::RejudgingInfo;
 
 pub(crate) fn routes() -> Router<Arc<App>> {
     Router::new()
@@ -54,7 +54,7 @@ async fn list(
     State(app): State<Arc<App>>,
     _admin: Admin,
 ) -> Result<Json<Vec<RejudgingInfo>>, AppError> {
-    Ok(Json(app.db(|s| s.rejudgings()).await?))
+    Ok(Json(app.node.rejudgings().await?))
 }
 
 async fn show(
@@ -62,8 +62,7 @@ async fn show(
     _admin: Admin,
     Path(id): Path<i64>,
 ) -> Result<Json<Report>, AppError> {
-    let a = app.clone();
-    app.db(move |_| report(&a, id))
+    report(&app, id)
         .await?
         .map(Json)
         .ok_or_else(|| AppError::NotFound(format!("no rejudging {id}")))
@@ -74,8 +73,7 @@ async fn show_tests(
     _admin: Admin,
     Path((id, sid)): Path<(i64, i64)>,
 ) -> Result<Json<Vec<TestChange>>, AppError> {
-    let a = app.clone();
-    app.db(move |_| tests_of(&a, id, sid))
+    tests_of(&app, id, sid)
         .await?
         .map(Json)
         .ok_or_else(|| AppError::NotFound(format!("submission {sid} is not in rejudging {id}")))

@@ -9,7 +9,7 @@ use crate::view::{SubmissionView, SummaryView};
 use ojd_judge::{Diff, TestResult, Verdict};
 use ojd_service::contest::standings::points_text;
 use ojd_service::contest::Feedback;
-use ojd_store::State as SubState;
+use ojd_service::SubmissionState as SubState;
 
 /// A verdict (or the state while there is none) as a coloured badge.
 pub(crate) fn badge(verdict: Option<Verdict>, state: SubState) -> Markup {

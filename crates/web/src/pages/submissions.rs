@@ -154,9 +154,10 @@ pub(crate) async fn submission(
         tests.clear();
     }
     let ignored = if user.admin && v.contest.is_some() {
-        app.db(move |s| s.is_jury(id))
+        app.node
+            .is_jury(id)
             .await
-            .map_err(|e| PageError(e, Some(user.clone())))?
+            .map_err(|e| PageError(e.into(), Some(user.clone())))?
     } else {
         false
     };
