@@ -41,6 +41,15 @@ use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, RunOutcome, Termination, WallCause};
 
+/// What a validator's (or interactor's) feedback folder may hold between the passes of a
+/// multi-pass problem: state for itself and the next pass's input, never a tree to fill the
+/// judge's disk or exhaust its walk.
+pub(super) const FEEDBACK_CAPS: crate::fsutil::TreeCaps = crate::fsutil::TreeCaps {
+    depth: 16,
+    inodes: 10_000,
+    bytes: 256 << 20,
+};
+
 /// How many bytes of the two directions the transcript keeps.
 const TRANSCRIPT_LIMIT: usize = 4096;
 
@@ -463,8 +472,7 @@ pub(super) fn run_pass(
                     Paired::Judged(mut result) => {
                         if let (Some(p), Some(f)) = (pass, feedback) {
                             // The interactor built this tree: bounded before it is copied.
-                            match crate::fsutil::check_tree(&f.dir, super::multipass::FEEDBACK_CAPS)
-                            {
+                            match crate::fsutil::check_tree(&f.dir, FEEDBACK_CAPS) {
                                 Ok(()) => f.keep(p.feedback)?,
                                 Err(why) => {
                                     result.verdict = Verdict::JudgeError;

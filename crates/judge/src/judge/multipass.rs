@@ -18,7 +18,7 @@
 //! failing pass's message starts with "pass k of N".
 //!
 //! The feedback folder is a tree a sandboxed program built: after each pass it is checked
-//! against [`FEEDBACK_CAPS`] (depth, files and folders, bytes) before the judge copies or
+//! against [`FEEDBACK_CAPS`](interactive::FEEDBACK_CAPS) (depth, files and folders, bytes) before the judge copies or
 //! reads it, and it is removed without recursion ([`crate::fsutil::remove_tree`]).
 
 use std::path::Path;
@@ -30,14 +30,6 @@ use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::Limits;
 
 use super::check::CheckOutcome;
-
-/// What a validator's (or interactor's) feedback folder may hold between passes: state for
-/// itself and the next pass's input, never a tree to fill the judge's disk or exhaust its walk.
-pub(super) const FEEDBACK_CAPS: crate::fsutil::TreeCaps = crate::fsutil::TreeCaps {
-    depth: 16,
-    inodes: 10_000,
-    bytes: 256 << 20,
-};
 
 /// Runs one test of a multi-pass `problem` (`passes` runs at most): against the interactor
 /// when there is one, else through `validator`, the compiled Kattis output validator.
@@ -103,7 +95,7 @@ pub(super) fn run_test(
         // The validator built this tree; it is copied and walked by the judge from pass to
         // pass, so its shape is bounded first (a 70,000-deep chain of folders once crashed
         // the judge). Breaking a cap is the package's fault, not the submission's.
-        if let Err(why) = crate::fsutil::check_tree(&feedback, FEEDBACK_CAPS) {
+        if let Err(why) = crate::fsutil::check_tree(&feedback, interactive::FEEDBACK_CAPS) {
             result.verdict = Verdict::JudgeError;
             result.message = format!("{label}: the validator's feedback folder {why}");
             break result;
