@@ -1087,14 +1087,14 @@ pub(crate) fn message(e: &Value) -> String {
 /// a future contest's problem set is told to non-admins (standings, clarifications); an admin's
 /// test submission is never ranked, and the rejudging preview moves participants only.
 #[test]
-fn issue23_contest_defects_over_http() {
+fn a_contest_counts_hides_and_freezes_what_it_must_over_http() {
     require_root!();
     defects_over_http(None);
 }
 
 /// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
 #[test]
-fn issue23_contest_defects_over_http_on_postgres() {
+fn a_contest_counts_hides_and_freezes_what_it_must_over_http_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
@@ -1361,14 +1361,14 @@ fn defects_over_http(database: Option<&str>) {
 /// non-participants, a rate limit, a re-answer that keeps the history and never turns a
 /// private question public by itself.
 #[test]
-fn issue23_director_controls_and_clarifications_over_http() {
+fn clock_controls_audit_and_clarifications_hold_over_http() {
     require_root!();
     director_over_http(None);
 }
 
 /// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
 #[test]
-fn issue23_director_controls_and_clarifications_over_http_on_postgres() {
+fn clock_controls_audit_and_clarifications_hold_over_http_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
@@ -1803,14 +1803,14 @@ fn director_over_http(database: Option<&str>) {
 /// all come from the same computation; a finalized contest's results no longer change (clock,
 /// freeze, override refused); audited; the file keeps `finalized` across a reload.
 #[test]
-fn issue23_results_finalize_and_awards_over_http() {
+fn a_finalized_contest_publishes_awards_and_changes_no_more_over_http() {
     require_root!();
     results_over_http(None);
 }
 
 /// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
 #[test]
-fn issue23_results_finalize_and_awards_over_http_on_postgres() {
+fn a_finalized_contest_publishes_awards_and_changes_no_more_over_http_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
@@ -2029,14 +2029,14 @@ fn results_over_http(database: Option<&str>) {
 /// marked, the freeze hiding nothing (it is the jury's); delivered and undone by a director;
 /// admins only; clear errors for a balloon that does not exist.
 #[test]
-fn issue23_balloon_queue_over_http() {
+fn each_first_solve_gets_one_balloon_over_http() {
     require_root!();
     balloons_over_http(None);
 }
 
 /// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
 #[test]
-fn issue23_balloon_queue_over_http_on_postgres() {
+fn each_first_solve_gets_one_balloon_over_http_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
@@ -2130,14 +2130,14 @@ fn balloons_over_http(database: Option<&str>) {
 /// second one, hidden from students, released), and announcements to everyone, one team only
 /// (the others never see it, on the API nor the Contest API) or one problem.
 #[test]
-fn issue23_clarification_categories_claims_and_announcements_over_http() {
+fn clarifications_have_categories_claims_and_targeted_announcements_over_http() {
     require_root!();
     clarifications_over_http(None);
 }
 
 /// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
 #[test]
-fn issue23_clarification_categories_claims_and_announcements_over_http_on_postgres() {
+fn clarifications_have_categories_claims_and_targeted_announcements_over_http_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
@@ -2295,14 +2295,14 @@ fn clarifications_over_http(database: Option<&str>) {
 /// hall behind one address goes on logging in), and are logged and audited; a too short
 /// password in accounts.tsv is refused naming its line, and nothing is imported.
 #[test]
-fn issue23_login_by_password_over_http() {
+fn teams_log_in_by_password_and_lockouts_are_per_account_over_http() {
     require_root!();
     passwords_over_http(None);
 }
 
 /// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
 #[test]
-fn issue23_login_by_password_over_http_on_postgres() {
+fn teams_log_in_by_password_and_lockouts_are_per_account_over_http_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
@@ -2419,14 +2419,14 @@ fn passwords_over_http(database: Option<&str>) {
 /// until it is confirmed; the file keeps its comments; every change is audited; a finalized
 /// contest's definition is final.
 #[test]
-fn issue23_contest_definitions_over_http() {
+fn a_contest_definition_is_edited_over_http_and_bad_fields_are_refused() {
     require_root!();
     definitions_over_http(None);
 }
 
 /// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
 #[test]
-fn issue23_contest_definitions_over_http_on_postgres() {
+fn a_contest_definition_is_edited_over_http_and_bad_fields_are_refused_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
@@ -2686,7 +2686,7 @@ fn definitions_over_http(database: Option<&str>) {
 /// rejudge; shown to admins on the submission's page and in `GET /api/v1/submissions/{id}`
 /// (`history`), never to the student.
 #[test]
-fn issue23_overrides_are_in_the_judging_history() {
+fn overrides_are_in_the_judging_history() {
     require_root!();
     let cs = ContestSite::new();
     cs.contest("h", now_ms() - 60_000).lasting("2h").write();
@@ -2789,7 +2789,7 @@ fn issue23_overrides_are_in_the_judging_history() {
 /// links): one per team, each working once; a sheet printed to expire in seconds expires;
 /// a bad, past or too distant time is refused naming the field; admins only; audited.
 #[test]
-fn issue23_hall_sheet_login_links_last_as_long_as_the_sheet_says() {
+fn hall_sheet_login_links_last_as_long_as_the_sheet_says() {
     require_root!();
     let cs = ContestSite::new();
     cs.contest("hall", now_ms() - 60_000)
@@ -3001,14 +3001,14 @@ fn a_team_added_to_a_listed_contest_takes_part() {
 /// `"first_failure"` the tests up to the first failing one, without a hidden test's diff;
 /// with `"all"` (and by default) every test; an admin sees every test under every policy.
 #[test]
-fn issue23_feedback_policy_over_http() {
+fn the_feedback_policy_limits_what_a_participant_sees_over_http() {
     require_root!();
     feedback_over_http(None);
 }
 
 /// The same on PostgreSQL (the private cluster of pg.rs; it fails under `CI` without one).
 #[test]
-fn issue23_feedback_policy_over_http_on_postgres() {
+fn the_feedback_policy_limits_what_a_participant_sees_over_http_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;

@@ -193,7 +193,7 @@ fn standings_update_live_and_an_admin_applies_a_rejudging() {
 /// language (defect 5); the freeze controls are real buttons, ask first, show only after the
 /// freeze time, and say when and by whom the freeze changed (defect 3).
 #[test]
-fn issue23_contest_pages_for_students_and_directors() {
+fn contest_pages_show_students_and_directors_what_each_may_see() {
     require_root!();
     if !have_chromium() {
         return;
@@ -377,7 +377,7 @@ fn issue23_contest_pages_for_students_and_directors() {
 /// and at 390 px: start a contest now, extend it, end it (each asking first), override a
 /// verdict with a reason on a submission's page, and read it all in the audit log.
 #[test]
-fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
+fn a_director_runs_the_clock_and_overrides_a_verdict() {
     require_root!();
     if !have_chromium() {
         return;
@@ -520,7 +520,7 @@ fn issue23_a_director_runs_the_clock_and_overrides_a_verdict() {
 /// finalizes from the contest page (asked first), and the standings show the awards to
 /// everyone with the results downloads. Desktop and 390 px.
 #[test]
-fn issue23_a_director_finalizes_and_publishes_the_awards() {
+fn a_director_finalizes_and_publishes_the_awards() {
     require_root!();
     if !have_chromium() {
         return;
@@ -619,7 +619,7 @@ fn issue23_a_director_finalizes_and_publishes_the_awards() {
 /// Issue 23, the balloon queue: a director opens it from the contest page, marks the first
 /// solve delivered (it moves to "Delivered" with who) and undoes it. Desktop and 390 px.
 #[test]
-fn issue23_a_director_delivers_balloons() {
+fn a_director_delivers_balloons() {
     require_root!();
     if !have_chromium() {
         return;
@@ -690,7 +690,7 @@ fn issue23_a_director_delivers_balloons() {
 /// director sees its category, claims it (the page says who holds it) and announces to one
 /// team about one problem, which only that team reads. Desktop and 390 px.
 #[test]
-fn issue23_a_director_claims_a_question_and_announces_to_one_team() {
+fn a_director_claims_a_question_and_announces_to_one_team() {
     require_root!();
     if !have_chromium() {
         return;
@@ -760,7 +760,7 @@ fn issue23_a_director_claims_a_question_and_announces_to_one_team() {
 /// (the sheet shows them once), and a team logs in with its user name and password; a wrong
 /// one says so on the form. Desktop and 390 px.
 #[test]
-fn issue23_a_team_logs_in_with_a_password_from_the_hall_sheet() {
+fn a_team_logs_in_with_a_password_from_the_hall_sheet() {
     require_root!();
     if !have_chromium() {
         return;
@@ -826,7 +826,7 @@ fn issue23_a_team_logs_in_with_a_password_from_the_hall_sheet() {
 /// and a change of scoring after the start asks for confirmation saying what changes before
 /// it is saved. Desktop and 390 px.
 #[test]
-fn issue23_a_director_creates_and_edits_a_contest_in_the_browser() {
+fn a_director_creates_and_edits_a_contest_in_the_browser() {
     require_root!();
     if !have_chromium() {
         return;
@@ -1001,7 +1001,7 @@ fn issue23_a_director_creates_and_edits_a_contest_in_the_browser() {
 /// and ranks it again; the director prints the hall sheet of login links, valid until the time
 /// typed. Desktop and 390 px.
 #[test]
-fn issue23_asking_delaying_and_ignoring_are_clicked() {
+fn asking_delaying_and_ignoring_are_clicked() {
     require_root!();
     if !have_chromium() {
         return;
@@ -1165,7 +1165,7 @@ fn issue23_asking_delaying_and_ignoring_are_clicked() {
 /// wrong answer shows its verdict and a note, and no test row, name or diff; the admin sees
 /// every test of it. Desktop and 390 px.
 #[test]
-fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
+fn a_participant_sees_only_the_verdict_under_the_verdict_policy() {
     require_root!();
     if !have_chromium() {
         return;
@@ -1231,7 +1231,7 @@ fn issue23_a_participant_sees_only_the_verdict_under_the_verdict_policy() {
 /// gold 1, …"), the finalized results give the team its medal, and the finalized contest's
 /// edit is refused on the page. Desktop and 390 px.
 #[test]
-fn issue23_a_director_sets_the_medals_in_the_browser() {
+fn a_director_sets_the_medals_in_the_browser() {
     require_root!();
     if !have_chromium() {
         return;
@@ -1369,7 +1369,7 @@ fn issue23_a_director_sets_the_medals_in_the_browser() {
 /// submissions is refused with the reason, one without goes (each asks first). Desktop and
 /// 390 px.
 #[test]
-fn issue23_a_director_edits_teams_in_the_browser() {
+fn a_director_edits_teams_in_the_browser() {
     require_root!();
     if !have_chromium() {
         return;

@@ -169,7 +169,7 @@ fn watch_both(d: &Daemon, contest: &str) -> (i64, Watched, Watched) {
 /// first failing one (a hidden test, without its diff) and nothing after it; the admin's stream
 /// of the same submissions shows every test with the failing test's diff. On SQLite.
 #[test]
-fn issue23_feedback_policy_holds_on_the_live_stream() {
+fn the_feedback_policy_holds_on_the_live_stream() {
     require_root!();
     feedback_on_the_stream(None);
 }
@@ -177,7 +177,7 @@ fn issue23_feedback_policy_holds_on_the_live_stream() {
 /// The same on PostgreSQL (events by NOTIFY; the private cluster of pg.rs, which fails under
 /// `CI` without one).
 #[test]
-fn issue23_feedback_policy_holds_on_the_live_stream_on_postgres() {
+fn the_feedback_policy_holds_on_the_live_stream_on_postgres() {
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
@@ -299,7 +299,7 @@ fn bundle() -> Vec<u8> {
 /// upload, as JSON text, and the problem page's form (which keeps the draft and shows the
 /// message); nothing is queued. Before, each was accepted and judged as two files.
 #[test]
-fn issue23_a_bundle_of_several_files_is_refused_on_the_web() {
+fn a_bundle_of_several_files_is_refused_on_the_web() {
     require_root!();
     let site = Site::new("rate_limit_per_minute = 0");
     let d = site.start();
@@ -397,7 +397,7 @@ fn issue23_a_bundle_of_several_files_is_refused_on_the_web() {
 /// medals; a finalized contest refuses the change, a team's edit and a roster import (API and
 /// page) with the reason (409), and its file stays as it was.
 #[test]
-fn issue23_awards_are_edited_through_the_definition_api() {
+fn awards_are_edited_through_the_definition_api() {
     require_root!();
     let cs = ContestSite::new();
     cs.contest("gala", now_ms() - 600_000)
@@ -567,7 +567,7 @@ fn issue23_awards_are_edited_through_the_definition_api() {
 /// standings still count the jury's verdict. On SQLite (the store suite runs the table's
 /// cases on both engines).
 #[test]
-fn issue23_the_override_history_outlives_the_audit_log() {
+fn the_override_history_outlives_the_audit_log() {
     require_root!();
     let cs = ContestSite::new();
     cs.contest("h", now_ms() - 60_000).lasting("2h").write();
@@ -677,7 +677,7 @@ fn issue23_the_override_history_outlives_the_audit_log() {
 /// with submissions refused removal with a message that says why, one without removed, an
 /// unknown one 404; every change audited.
 #[test]
-fn issue23_teams_are_edited_one_at_a_time_over_http() {
+fn teams_are_edited_one_at_a_time_over_http() {
     require_root!();
     let cs = ContestSite::new();
     cs.contest("t", now_ms() - 600_000)
@@ -814,7 +814,7 @@ fn issue23_teams_are_edited_one_at_a_time_over_http() {
 /// standings are frozen; 0 removes the freeze. The same control is clicked in
 /// `contests_browser`.
 #[test]
-fn issue23_the_freeze_length_is_changed_while_its_time_is_to_come() {
+fn the_freeze_length_is_changed_while_its_time_is_to_come() {
     require_root!();
     let cs = ContestSite::new();
     // Running for 10 of its 120 minutes, freezing at minute 60; "ice" froze at minute 60 of
