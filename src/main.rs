@@ -5,6 +5,9 @@
 //! [`term`].
 
 #![forbid(unsafe_code)]
+// A binary exports nothing: its `pub` items reach sibling modules (the commands, the helpers
+// here), which is all `pub` can mean in it.
+#![allow(unreachable_pub)]
 
 use std::path::{Path, PathBuf};
 
@@ -95,8 +98,11 @@ pub struct Global {
 /// When to colour output (`--color`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Color {
+    /// Colour when the output is a terminal and NO_COLOR is not set.
     Auto,
+    /// Always colour.
     Always,
+    /// Never colour.
     Never,
 }
 
@@ -112,13 +118,40 @@ impl Global {
 
 /// Exit codes shared by the commands, the one table (docs/daemon.md, "Exit codes"): 0 success,
 /// 1 a verdict or check other than the one wanted (`judge`, `verify`), 2 bad input (arguments,
-/// configuration, a package, a submission), 3 the judge could not judge, 4 the host failed (a
-/// daemon's address, runtime or database I/O).
+/// configuration, a package, a submission, a path that does not exist), 3 the judge could not
+/// judge, 4 the host failed (a daemon's address, runtime or database I/O; any command's own
+/// I/O, such as a full disk). [`exit_code`] maps an error no command handled itself.
 pub const EXIT_BAD_INPUT: i32 = 2;
+/// See [`EXIT_BAD_INPUT`].
 pub const EXIT_JUDGE_FAILED: i32 = 3;
 /// See [`EXIT_BAD_INPUT`].
-#[cfg(feature = "worker")]
 pub const EXIT_HOST_FAILED: i32 = 4;
+
+/// The exit code of an error a command returned: the first cause the table knows decides.
+/// The judge's errors by their kind; the configuration's are bad input; an I/O error is bad
+/// input when it says the path the user named is wrong (missing, not a folder, refused, not
+/// valid data), else the host's failure (a full disk, a read-only file system, a broken
+/// device); anything else is bad input, the arguments' and packages' errors.
+pub fn exit_code(e: &anyhow::Error) -> i32 {
+    use std::io::ErrorKind::*;
+    for cause in e.chain() {
+        if let Some(e) = cause.downcast_ref::<ojd_judge::JudgeError>() {
+            return judge_error_code(e);
+        }
+        if cause.is::<ojd_config::ConfigError>() {
+            return EXIT_BAD_INPUT;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return match io.kind() {
+                NotFound | PermissionDenied | AlreadyExists | InvalidInput | InvalidData
+                | NotADirectory | IsADirectory | DirectoryNotEmpty | InvalidFilename
+                | UnexpectedEof => EXIT_BAD_INPUT,
+                _ => EXIT_HOST_FAILED,
+            };
+        }
+    }
+    EXIT_BAD_INPUT
+}
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("__keeper") {
@@ -133,34 +166,21 @@ fn main() {
     let code = match cli.command.run(&cli.global) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            EXIT_BAD_INPUT
+            print_error(e.as_ref());
+            exit_code(&e)
         }
     };
     std::process::exit(code);
 }
 
-/// An error and every cause under it on one line: "failed to start X: permission denied".
-pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut s = e.to_string();
-    let mut next = e.source();
-    while let Some(cause) = next {
-        let text = cause.to_string();
-        // A wrapper that already prints its cause (`{0}` with #[from]) would repeat it.
-        if !s.ends_with(&text) {
-            s.push_str(": ");
-            s.push_str(&text);
-        }
-        next = cause.source();
-    }
-    s
-}
-
-/// Prints `error: ` and the whole cause chain of `e` on stderr.
+/// Prints `error: ` and the whole cause chain of `e` on stderr, with the one formatter of ojd
+/// ([`ojd_judge::error_chain`]).
 pub fn print_error(e: &(dyn std::error::Error + 'static)) {
-    eprintln!("error: {}", chain(e));
+    eprintln!("error: {}", ojd_judge::error_chain(e));
 }
 
+/// The exit code of a judge's error: the submission's fault is bad input, the judge's own a
+/// failure to judge.
 pub fn judge_error_code(e: &ojd_judge::JudgeError) -> i32 {
     use ojd_judge::JudgeError::*;
     match e {

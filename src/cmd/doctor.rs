@@ -36,7 +36,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     #[cfg(feature = "worker")]
     match ojd_store::check(&database) {
         Ok(what) => line(true, "database", what),
-        Err(e) => line(false, "database", crate::chain(&e)),
+        Err(e) => line(false, "database", ojd_judge::error_chain(&e)),
     }
     #[cfg(not(feature = "worker"))]
     line(
@@ -106,7 +106,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
         Err(e) => line(
             false,
             "sandbox",
-            format!("the keeper failed to start: {}", crate::chain(&e)),
+            format!("the keeper failed to start: {}", ojd_judge::error_chain(&e)),
         ),
     }
     // A real run, so that a broken setup shows here and not on the first submission.
@@ -152,7 +152,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
             "test run",
             format!("/bin/true failed in the sandbox: {o:?}"),
         ),
-        Err(e) => line(false, "test run", crate::chain(&e)),
+        Err(e) => line(false, "test run", ojd_judge::error_chain(&e)),
     }
     let pinning = ojd_sandbox::affinity::Pinning::parse(&judge.config.judge.pin_cpus)
         .unwrap_or(ojd_sandbox::affinity::Pinning::Off);

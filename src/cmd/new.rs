@@ -1,5 +1,6 @@
 //! `ojd new ID`: a complete new problem package to fill in, that verifies as it is.
 
+use anyhow::Context;
 use std::path::{Path, PathBuf};
 
 use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
@@ -107,10 +108,13 @@ fn write_package(dir: &Path) -> anyhow::Result<()> {
     for (rel, text) in FILES {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("failed to create {}", parent.display()))?;
         }
+        // The io::Error stays the cause: its kind decides the exit code (a full disk is the
+        // host's failure, not bad input).
         std::fs::write(&path, text)
-            .map_err(|e| anyhow::anyhow!("failed to write {}: {e}", path.display()))?;
+            .with_context(|| format!("failed to write {}", path.display()))?;
     }
     Ok(())
 }

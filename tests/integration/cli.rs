@@ -67,3 +67,40 @@ fn a_closed_pipe_ends_the_output_of_every_command_without_a_panic() {
         }
     }
 }
+
+/// The host's own I/O failing (here a full disk: a tmpfs with no inode left) is not the user's
+/// bad input: `ojd new` exits 4 naming the file and the cause, while a folder that exists
+/// already (the user's mistake) stays exit 2.
+#[test]
+fn a_full_disk_is_the_hosts_failure_not_bad_input() {
+    require_root!();
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m,nr_inodes=4", "ojd-test-full"])
+        .arg(&full)
+        .status()
+        .expect("mount runs");
+    assert!(mounted.success(), "a tmpfs mounts on {}", full.display());
+    let out = common::ojd()
+        .args(["new", "tiny", "--no-gen", "--to"])
+        .arg(full.join("tiny"))
+        .output()
+        .expect("ojd runs");
+    let unmounted = std::process::Command::new("umount").arg(&full).status();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert!(stderr.contains(&full.display().to_string()), "{stderr}");
+    assert!(unmounted.is_ok_and(|s| s.success()), "the tmpfs unmounts");
+
+    let exists = common::ojd()
+        .args(["new", "tiny", "--no-gen", "--to"])
+        .arg(dir.path())
+        .output()
+        .expect("ojd runs");
+    let stderr = String::from_utf8_lossy(&exists.stderr);
+    assert_eq!(exists.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("already exists"), "{stderr}");
+}

@@ -16,10 +16,14 @@
 //! reports what nobody uses.
 
 #![forbid(unsafe_code)]
-#![warn(unreachable_pub)]
+// TODO(issue 38): 186 public items of this crate's facade have no doc comment yet
+// (struct fields and enum variants mostly); the workspace's `missing_docs` holds here once
+// they do. `unreachable_pub` already holds.
+#![allow(missing_docs)]
 
 pub mod answers;
 pub mod archive;
+mod chain;
 mod config;
 mod diff;
 mod escape;
@@ -70,8 +74,10 @@ pub use toolchains::{check_all as check_toolchains, ToolchainCheck, ToolchainSta
 /// Sizes and durations as the configuration and the command line write them.
 pub use units::{duration_text, format_duration, parse_bytes, parse_duration, ByteSize};
 
-/// Small utilities the other crates share: a file read up to a limit, lowercase hex, text made
-/// safe for a terminal, a checker's message cut to what is shown.
+/// Small utilities the other crates share: an error with its causes on one line, a file read
+/// up to a limit, lowercase hex, text made safe for a terminal, a checker's message cut to
+/// what is shown.
+pub use chain::error_chain;
 pub use escape::terminal as escape_terminal;
 pub use fsutil::read_capped;
 pub use hex::encode as hex_encode;
