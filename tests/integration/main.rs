@@ -1,6 +1,9 @@
 //! ojd's integration tests: one binary, a module per area. They judge real programs through the
 //! real sandbox and so need root (as CI has); without it they report what they skipped.
 
+// Test modules export nothing and document their tests by their names and comments.
+#![allow(unreachable_pub, missing_docs)]
+
 /// Skips a test that needs the sandbox when not root (and fails it when `CI` is set); otherwise holds the machine lock for the
 /// test: shared (many tests at once) or `exclusive` (for tests that measure time or memory).
 macro_rules! require_root {

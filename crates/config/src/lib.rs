@@ -111,12 +111,14 @@ pub struct Config {
 }
 
 /// `[server]` (every key documented in config.toml).
-#[allow(missing_docs)]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
+    /// Address the daemon listens on; the port 0 picks a free port.
     pub listen: String,
+    /// Folder holding one folder per problem.
     pub problems: PathBuf,
+    /// Folder holding one folder per contest (`<id>/contest.toml`).
     pub contests: PathBuf,
     /// How long a computed standings table is served before it is computed again (see
     /// config.toml); `0s` computes on every request.
@@ -124,15 +126,24 @@ pub struct ServerConfig {
     pub standings_cache: Duration,
     /// A SQLite file or a PostgreSQL URL, which may hold a password: never printed.
     pub database: Secret<PathBuf>,
+    /// Judging workers; 0 means one per core.
     pub workers: usize,
+    /// Whether this node judges too (false: judge hosts do).
     #[serde(default = "yes")]
     pub local_workers: bool,
+    /// Largest submission accepted, source or binary.
     pub max_submission_size: ByteSize,
+    /// Submissions one user may make per minute (0: no limit).
     pub rate_limit_per_minute: u32,
+    /// Whether students see their diffs on secret tests too.
     pub show_secret_diffs: bool,
+    /// Problem ids whose secret-test diffs students see anyway.
     pub show_secret_diffs_for: Vec<String>,
+    /// Whether the problem list and statements are readable without logging in.
     pub public_statements: bool,
+    /// Whether missing or stale answers are built (`ojd gen`) before serving.
     pub generate_answers: bool,
+    /// How long in-flight judgings get to finish on SIGTERM or SIGINT.
     #[serde(with = "duration_text")]
     pub shutdown_grace: Duration,
     /// How long what nothing uses any more is kept before it is collected: problem package
@@ -140,7 +151,9 @@ pub struct ServerConfig {
     /// rows of hosts gone silent (see config.toml); `0s`: never collect by itself.
     #[serde(default = "thirty_days", with = "duration_text")]
     pub retention: Duration,
+    /// The admin token; empty disables it.
     pub admin_token: Secret<String>,
+    /// Students and admins known by token (`[[server.users]]`).
     #[serde(default)]
     pub users: Vec<UserConfig>,
 }
@@ -171,21 +184,29 @@ pub struct UserConfig {
 }
 
 /// The web layer's security settings (`[web]`): sessions, login codes, limits.
-#[allow(missing_docs)]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebConfig {
+    /// A request slower than this is answered 503 (event streams and uploads excepted).
     #[serde(with = "duration_text")]
     pub request_timeout: Duration,
+    /// Live event streams one user may hold open at once.
     pub max_event_streams_per_user: usize,
+    /// Whether anyone who reaches the port may read `/metrics`.
     pub metrics_public: bool,
+    /// Failed logins one address may try per minute.
     pub login_attempts_per_minute: u32,
+    /// Whether the session cookie is marked `Secure`.
     pub secure_cookies: bool,
+    /// How long a browser session lasts after logging in.
     #[serde(with = "duration_text")]
     pub session_lifetime: Duration,
+    /// How long a one-time login link stays valid.
     #[serde(with = "duration_text")]
     pub login_code_lifetime: Duration,
+    /// Largest problem package archive an admin may upload.
     pub max_package_size: ByteSize,
+    /// Most files and folders an uploaded package may unpack to.
     pub max_package_files: usize,
 }
 

@@ -35,6 +35,9 @@
 //! statements as Markdown.
 
 #![forbid(unsafe_code)]
+// TODO(issue 38): the workspace's unreachable_pub and missing_docs hold here once this crate's
+// owner has made its items pub(crate) or documented them; remove this line then.
+#![allow(unreachable_pub, missing_docs)]
 
 mod checktestdata;
 pub mod clics;

@@ -111,7 +111,7 @@ pub(crate) enum Cell<'r> {
 impl Row<'_> {
     /// Column `i` (from 0) as a `T`, the same Rust type whichever the engine: SQLite's integers
     /// read as booleans, PostgreSQL's INTEGER and BIGINT both as integers.
-    pub fn get<T: FromCell>(&self, i: usize) -> Result<T, DbError> {
+    pub(crate) fn get<T: FromCell>(&self, i: usize) -> Result<T, DbError> {
         T::from_cell(self.cell(i)?).map_err(|e| format!("column {i}: {e}").into())
     }
 
@@ -210,7 +210,7 @@ pub(crate) enum Conn<'c> {
 
 impl Conn<'_> {
     /// Runs a statement; returns how many rows it changed.
-    pub fn exec(&mut self, what: What, sql: &str, args: Args) -> Res<u64> {
+    pub(crate) fn exec(&mut self, what: What, sql: &str, args: Args) -> Res<u64> {
         let n = match self {
             Conn::Lite(c) => (c.prepare_cached(&sqlite_dialect(sql)))
                 .and_then(|mut st| st.execute(rusqlite::params_from_iter(args)))
@@ -222,7 +222,13 @@ impl Conn<'_> {
     }
 
     /// Every row a query returns, each read by `f`.
-    pub fn rows<T>(&mut self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<Vec<T>> {
+    pub(crate) fn rows<T>(
+        &mut self,
+        what: What,
+        sql: &str,
+        args: Args,
+        f: Decode<T>,
+    ) -> Res<Vec<T>> {
         let mut all = || -> Result<Vec<T>, DbError> {
             let mut out = Vec::new();
             match self {
@@ -245,12 +251,18 @@ impl Conn<'_> {
     }
 
     /// The first row a query returns, if any.
-    pub fn row<T>(&mut self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<Option<T>> {
+    pub(crate) fn row<T>(
+        &mut self,
+        what: What,
+        sql: &str,
+        args: Args,
+        f: Decode<T>,
+    ) -> Res<Option<T>> {
         Ok(self.rows(what, sql, args, f)?.into_iter().next())
     }
 
     /// The row a query always returns (`INSERT … RETURNING`, `COUNT(*)`).
-    pub fn one<T>(&mut self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<T> {
+    pub(crate) fn one<T>(&mut self, what: What, sql: &str, args: Args, f: Decode<T>) -> Res<T> {
         let source = || "the statement returned no row".into();
         (self.row(what, sql, args, f)?).ok_or_else(|| StoreError::Sql {
             what,

@@ -15,23 +15,34 @@ use ojd_service::StoreError;
 /// `Retry-After` of a 503 (the database away, a request timed out).
 pub(crate) const RETRY_AFTER_SECS: &str = "5";
 
+/// A failed request: its status, its code in the JSON body, and the message for the client.
 #[derive(Debug)]
 pub enum AppError {
+    /// 400: the request is malformed; the message names the field.
     BadRequest(String),
+    /// 401: no valid token or session.
     Unauthorized,
+    /// 403: the user may not do this.
     Forbidden(String),
+    /// 404: no such thing (or not visible to this user).
     NotFound(String),
     /// The request clashes with the data's state (e.g. a rejudging applied already).
     Conflict(String),
+    /// 405: the path exists, the method does not.
     MethodNotAllowed,
+    /// 413: the body is over its limit.
     TooLarge(String),
+    /// 415: a body of a type this route does not take.
     UnsupportedMediaType(String),
+    /// 429: too many of something; `Retry-After` says when to try again.
     RateLimited {
+        /// Seconds until a new attempt may succeed.
         retry_after_secs: u64,
         /// What there were too many of: "submissions", "failed logins from this address",
         /// "live result streams open"...
         what: &'static str,
     },
+    /// 503: the database does not answer, or the node is stopping.
     Unavailable(String),
     /// The request took longer than `[web] request_timeout`.
     Timeout,

@@ -216,7 +216,7 @@ async fn resume_host(
 }
 
 /// How long `/healthz` waits for the database before it answers 503.
-pub const HEALTH_PATIENCE: std::time::Duration = std::time::Duration::from_millis(700);
+pub(crate) const HEALTH_PATIENCE: std::time::Duration = std::time::Duration::from_millis(700);
 
 /// `GET /healthz`: 200 `ok` while the node serves and its database answers; 503 `degraded`
 /// (with the database's error) while the database does not answer: the node keeps serving

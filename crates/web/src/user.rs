@@ -5,7 +5,9 @@
 /// An authenticated caller.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct User {
+    /// The user's name (a configured user, a token's, a contest's team).
     pub name: String,
+    /// Whether the user is an admin.
     pub admin: bool,
 }
 

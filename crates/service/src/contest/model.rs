@@ -85,11 +85,11 @@ pub(crate) const TEAM_FIELDS: &[&str] = &[
 ];
 
 /// The most members a team may list.
-pub const MAX_MEMBERS: usize = 20;
+pub(crate) const MAX_MEMBERS: usize = 20;
 
 /// Checks a team's members: at most [`MAX_MEMBERS`], each 1 to 100 characters on one line,
 /// none twice.
-pub fn check_members(members: &[String]) -> Result<(), String> {
+pub(crate) fn check_members(members: &[String]) -> Result<(), String> {
     if members.len() > MAX_MEMBERS {
         return Err(format!("{} members: at most {MAX_MEMBERS}", members.len()));
     }

@@ -133,12 +133,16 @@ pub(crate) fn resolve(
     }))
 }
 
+/// Why a token could not be issued.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
+    /// The system's randomness could not be read.
     #[error("failed to read random bytes for a token")]
     Random(#[source] std::io::Error),
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The user name is not one ojd accepts.
     #[error("a user name must be 1 to 64 letters, digits, '.', '_' or '-' (got {0:?})")]
     BadName(String),
 }
