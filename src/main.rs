@@ -1,6 +1,6 @@
 //! The `ojd` command line: a thin layer over the library. Each subcommand is a file in
 //! `src/cmd/` holding its arguments (`Args`, whose doc comment is its help) and its `run`;
-//! the one line per command in [`commands!`] below registers it. Helpers the commands share
+//! the one line per command in `commands!` below registers it. Helpers the commands share
 //! (configuration, problem folders, errors, exit codes) live here; progress bars and colour in
 //! [`term`].
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use crate::term::Bar;
 use crate::{load_problem, print_error, problem_dirs, Global, EXIT_BAD_INPUT};
 
-/// Compare the reference with the package's brute force on random inputs ([stress] section).
+/// Compare the reference with the package's brute force on random inputs (`[stress]` section).
 ///
 /// Exit code: 0 all agree, 1 a disagreement (its seed and input are printed), 2 bad package.
 ///

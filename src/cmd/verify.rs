@@ -11,7 +11,7 @@ use crate::{judge_error_code, print_error, problem_dirs, Global, EXIT_BAD_INPUT}
 ///
 /// For each problem: load and lint the package, check its answers are up to date and its
 /// inputs valid (as `gen --check`), judge the reference and every file under
-/// submissions/<expected>/ on every test in parallel, check each gets what its folder says,
+/// `submissions/<expected>/` on every test in parallel, check each gets what its folder says,
 /// and print the invocation matrix. Timings stay honest: one worker per physical core, CPU
 /// time decides, and runs near the limit are judged again alone (marked `*`).
 /// Exit code: 0 all as expected, 1 a verdict differs from expectation or baseline, 2 a package

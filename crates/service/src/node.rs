@@ -60,7 +60,7 @@ pub enum ServerError {
 
 /// How long a claim's lease lasts without a heartbeat. A host that dies loses its claims this
 /// long after its last heartbeat; an idle worker looks for work at least every
-/// [`IDLE_POLL`], so a dead host's submission is judged again within 12 s (the documented
+/// `IDLE_POLL`, so a dead host's submission is judged again within 12 s (the documented
 /// bound is 15 s).
 pub const LEASE: Duration = Duration::from_secs(10);
 /// How often a node renews its leases and says it is alive.
@@ -563,7 +563,7 @@ impl Node {
 
     /// Records a host fault met while judging submission `id`: claiming pauses until the
     /// host's checks pass. `true` when the submission is to go back to the queue; `false` when
-    /// it met [`HOST_FAULTS_PER_SUBMISSION`] of them here (the fault follows the submission).
+    /// it met `HOST_FAULTS_PER_SUBMISSION` of them here (the fault follows the submission).
     pub fn host_fault(&self, id: i64, e: &ojd_judge::JudgeError) -> bool {
         let cause = crate::logging::error_chain(e);
         let kind = e.host_fault_kind().unwrap_or("io_error");
@@ -611,7 +611,7 @@ impl Node {
         &self.metrics
     }
 
-    /// This node's identity (see [`identity`]).
+    /// This node's identity (see `identity`).
     pub fn host(&self) -> &str {
         &self.host
     }
@@ -665,7 +665,7 @@ fn publish_all(store: &dyn Store, catalog: &Catalog) {
 
 /// Starts the node's heartbeat (a thread of its own, so a busy runtime cannot starve it): it
 /// renews the leases of the submissions this node's workers judge (and only those) every
-/// [`HEARTBEAT`] until [`Node::stop_heartbeat`].
+/// `HEARTBEAT` until `Node::stop_heartbeat`.
 pub fn start_heartbeat(app: &Arc<Node>) {
     let store = app.store.clone();
     let host = app.host.clone();

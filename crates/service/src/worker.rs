@@ -17,7 +17,7 @@ use ojd_config::Config;
 /// Starts a judge host named `name` (default: `<host name>/worker`); [`WorkerHost::run`]
 /// then judges until its shutdown. Blocking: call it before the runtime starts. Its
 /// identity is `identity` when given (a second process with it is refused while this one is
-/// alive), else a new one (see [`node::identity`]).
+/// alive), else a new one (see `node::identity`).
 pub fn start_worker(
     config: Config,
     name: Option<String>,

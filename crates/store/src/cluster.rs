@@ -164,7 +164,7 @@ pub trait ClusterStore: Send + Sync {
     /// Sends live events, in order, to every node listening (PostgreSQL NOTIFY, all of them in
     /// one statement: a burst of test events costs one round trip); a no-op on SQLite.
     fn notify(&self, payloads: &[String]) -> Result<(), StoreError>;
-    /// Calls `sink` with every event any node sends (channel [`EVENTS`]) and every submission
+    /// Calls `sink` with every event any node sends (channel `EVENTS`) and every submission
     /// that enters the queue (channel [`QUEUED`], payload its id), from a thread of its own
     /// that reconnects by itself; `false` (and nothing started) when the backend has no
     /// cross-host events.

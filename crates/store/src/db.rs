@@ -8,7 +8,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 
 use crate::{Claim, DbError, StoreError};
 
-/// Receives (channel, payload) for each notification [`ClusterStore::listen`] sees.
+/// Receives (channel, payload) for each notification `ClusterStore::listen` sees.
 pub type EventSink = Box<dyn Fn(&str, String) + Send>;
 
 /// One statement parameter. Each carries its PostgreSQL type, so that a statement goes out

@@ -1,6 +1,6 @@
 //! `ojd serve`: the grading daemon's web layer. An axum server over one shared [`App`], which
 //! wraps the judging [`Node`] of `ojd-service` (the problem catalog, the store that holds
-//! submissions and the queue, the [`Judge`] and the [`queue`] of workers that call
+//! submissions and the queue, the [`Judge`] and the queue of workers that call
 //! [`Judge::judge`], the same pipeline as `ojd judge`: the server never judges inline, it
 //! queues).
 //!

@@ -37,8 +37,8 @@ pub struct Medals {
 /// One award: the Contest API's award object (`id`, `citation`, the users it goes to).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Award {
-    /// "winner", "gold-medal", "silver-medal", "bronze-medal", "first-to-solve-<problem>",
-    /// "group-winner-<group>".
+    /// "winner", "gold-medal", "silver-medal", "bronze-medal", `"first-to-solve-<problem>"`,
+    /// `"group-winner-<group>"`.
     pub id: String,
     pub citation: String,
     /// The user names it goes to, in rank order (empty: nobody earned it).

@@ -178,7 +178,7 @@ impl Feedback {
         }
     }
 
-    /// The error for a value that is none of [`Feedback::NAMES`].
+    /// The error for a value that is none of `Feedback::NAMES`.
     pub fn expected(found: &str) -> String {
         format!("expected \"verdict\", \"first_failure\" or \"all\", found {found:?}")
     }

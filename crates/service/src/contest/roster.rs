@@ -1,5 +1,5 @@
 //! A contest's roster: the `[[team]]` tables of its `contest.toml`, read from a CSV a director
-//! pastes or uploads ([`parse_csv`]) and written back into the file ([`write_teams`]), which
+//! pastes or uploads (`parse_csv`) and written back into the file ([`write_teams`]), which
 //! stays the truth (see [`super::clock`]).
 //!
 //! The CSV has a header line naming its columns, `user` required, `name`, `affiliation` and
