@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+mod accounts;
 mod blobs;
 mod catalog;
 pub mod contest;
@@ -24,6 +25,13 @@ mod queue;
 mod submissions;
 mod viewer;
 mod worker;
+
+/// Accounts: sessions, login codes and tokens, each checked against its user's current
+/// record; revocation.
+pub use accounts::{
+    hash_secret, issue_code, new_secret, Account, AccountError, Accounts, Redeemed,
+};
+pub use ojd_store::TokenActivity;
 
 /// A judging node and what runs it.
 pub use node::{

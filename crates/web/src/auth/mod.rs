@@ -18,11 +18,12 @@ pub(crate) mod session;
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+use crate::error::AppError;
 use crate::user::{valid_name, User};
 use crate::App;
 use ojd_judge::hex_encode as hex;
@@ -104,12 +105,9 @@ impl TokenCache {
     }
 }
 
-/// Finds the user a token names.
-pub(crate) fn resolve(
-    app: &App,
-    store: &dyn Store,
-    token: &str,
-) -> Result<Option<User>, StoreError> {
+/// Finds the user a token names: the config's tokens first (compared as digests in constant
+/// time), then the issued ones (by hash, through the service's accounts).
+pub(crate) async fn resolve(app: &Arc<App>, token: String) -> Result<Option<User>, AppError> {
     let token = token.trim();
     if token.is_empty() {
         return Ok(None);
@@ -123,14 +121,9 @@ pub(crate) fn resolve(
         return Ok(Some(u));
     }
     let hash = hex(&digest);
-    let found = store.find_token(&hash)?;
-    if found.is_some() && app.tokens.note_use(&hash) {
-        store.token_used(&hash, now_ms())?;
-    }
-    Ok(found.map(|t| User {
-        name: t.name,
-        admin: t.admin,
-    }))
+    let note = app.tokens.note_use(&hash);
+    let found = app.node.accounts().token_user(hash, note).await?;
+    Ok(found.map(session::user))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -176,7 +169,7 @@ pub(crate) fn ensure_admin(app: &App) -> Result<Option<String>, crate::ServerErr
                 name: "admin".into(),
                 admin: true,
             };
-            match session::login_link(app, &admin) {
+            match session::first_login_link(app, &admin) {
                 Ok(link) => Ok(Some(link.trim_start_matches('/').to_string())),
                 Err(e) => {
                     crate::log(&format!("could not make a login link: {}", e.message()));
