@@ -161,6 +161,14 @@ pub fn issue_code(
     Ok(code)
 }
 
+/// Issues a token for `name` (its hash is stored; the token is returned once). The caller
+/// checks the name.
+pub fn issue_token(store: &dyn Store, name: &str, admin: bool) -> Result<String, AccountError> {
+    let token = new_secret().map_err(AccountError::Random)?;
+    store.add_token(&hash_secret(&token), name, admin, now_ms())?;
+    Ok(token)
+}
+
 /// A node's sessions and login codes ([`Node::accounts`]).
 pub struct Accounts {
     node: Arc<Node>,
@@ -170,6 +178,21 @@ impl Node {
     /// Sessions, login codes and their revocation.
     pub fn accounts(self: &Arc<Self>) -> Accounts {
         Accounts { node: self.clone() }
+    }
+
+    /// On a first start with no admin anywhere (none in the config, no user in it, no token
+    /// issued), issues an admin token for `admin` and returns a one-time login code for it.
+    /// Blocking: before the server runs.
+    pub fn first_admin_code(&self) -> Result<Option<String>, AccountError> {
+        let server = &self.config().server;
+        let configured = !server.admin_token.is_empty() || !server.users.is_empty();
+        let store = self.store().as_ref();
+        if configured || !store.tokens()?.is_empty() {
+            return Ok(None);
+        }
+        issue_token(store, "admin", true)?;
+        let lifetime = self.config().web.login_code_lifetime;
+        issue_code(store, "admin", true, None, lifetime).map(Some)
     }
 }
 
@@ -364,12 +387,9 @@ impl Accounts {
 
     /// Issues a token for `name` (its hash is stored; the token is returned once).
     pub async fn issue_token(&self, name: String, admin: bool) -> Result<String, AccountError> {
-        let token = new_secret().map_err(AccountError::Random)?;
-        let hash = hash_secret(&token);
         self.node
-            .db(move |s| s.add_token(&hash, &name, admin, now_ms()))
-            .await?;
-        Ok(token)
+            .db(move |s| Ok(issue_token(s, &name, admin)))
+            .await?
     }
 
     /// Every issued token with its last use, by name.

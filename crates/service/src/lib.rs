@@ -29,7 +29,7 @@ mod worker;
 /// Accounts: sessions, login codes and tokens, each checked against its user's current
 /// record; revocation.
 pub use accounts::{
-    hash_secret, issue_code, new_secret, Account, AccountError, Accounts, Redeemed,
+    hash_secret, issue_code, issue_token, new_secret, Account, AccountError, Accounts, Redeemed,
 };
 pub use ojd_store::TokenActivity;
 

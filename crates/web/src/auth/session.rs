@@ -114,17 +114,6 @@ pub fn shown_address(listen: &str) -> String {
     listen.to_string()
 }
 
-/// A login link for `who` (path and query; the caller adds the site's address). Blocking:
-/// for the first start's admin, before the server runs.
-pub(crate) fn first_login_link(app: &App, who: &User) -> Result<String, AppError> {
-    let code = issue_code(
-        app.node.store().as_ref(),
-        who,
-        app.node.config().web.login_code_lifetime,
-    )?;
-    Ok(format!("/login?code={code}"))
-}
-
 /// A login link for `who` (path and query; the caller adds the site's address).
 pub(crate) async fn login_link(app: &Arc<App>, who: &User) -> Result<String, AppError> {
     let lifetime = app.node.config().web.login_code_lifetime;
