@@ -426,7 +426,8 @@ mod revocation {
 
     /// A reprint revokes the earlier sheet's unused links (they say "revoked", 410); removing a
     /// team ends its session from the sheet at its next request and revokes its new link,
-    /// whose page says so before anything is clicked.
+    /// whose page says so before anything is clicked. A contest that fails to load for a while
+    /// ends no session.
     #[test]
     fn a_reprint_and_a_team_s_removal_revoke_its_links_and_session_at_once() {
         require_root!();
@@ -441,6 +442,21 @@ mod revocation {
         assert_eq!(status, 303, "carol's link logs her in: {body}");
         let cookie = cookie.expect("a session cookie");
         assert_eq!(me(&d, &cookie).0, 200);
+
+        // A contest.toml an admin is fixing: its teams are anonymous for the while, not logged
+        // out (their sessions come back once it loads again).
+        let file = cs.file("hall");
+        let good = std::fs::read_to_string(&file).expect("contest.toml");
+        let reload = || {
+            let (code, v) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+            assert_eq!(code, 200, "{v}");
+        };
+        std::fs::write(&file, "title = \"hall\"\nstart = \"not a time\"\n").expect("write");
+        reload();
+        assert_eq!(me(&d, &cookie).0, 401, "the contest does not load");
+        std::fs::write(&file, &good).expect("write");
+        reload();
+        assert_eq!(me(&d, &cookie).0, 200, "loaded again: the session holds");
 
         // The reprint: dan's unused link of the first sheet is revoked and says so.
         let second = sheet(&d, "hall", None);

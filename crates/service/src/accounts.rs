@@ -198,11 +198,13 @@ impl Node {
 
 impl Accounts {
     /// The user of a live session as their record has them now; a session whose user is gone
-    /// (or whose contest no longer has them) is ended on the way.
+    /// (or whose contest no longer has them) is ended on the way, when `all_loaded` says every
+    /// contest folder loaded (else it is only refused, until the contests load again).
     pub async fn session(
         &self,
         id: String,
         contests: Vec<Arc<Contest>>,
+        all_loaded: bool,
     ) -> Result<Option<Account>, DbError> {
         let node = self.node.clone();
         self.node
@@ -212,7 +214,9 @@ impl Accounts {
                     return Ok(None);
                 };
                 let found = check(s, node.config(), &contests, &h)?;
-                if found.is_none() {
+                // Ended only when the refusal is final: every contest loaded (a contest.toml
+                // an admin is fixing makes its teams anonymous for the while, not logged out).
+                if found.is_none() && all_loaded {
                     s.end_session(&hash)?;
                 }
                 Ok(found)

@@ -70,7 +70,13 @@ pub(crate) async fn start_session(
 
 /// The user of a session id as their record has them now, if the session is live.
 pub(crate) async fn session_user(app: &Arc<App>, id: String) -> Result<Option<User>, AppError> {
-    let found = app.node.accounts().session(id, contests(app)).await?;
+    let loaded = app.contests.get();
+    let (contests, all_loaded) = (loaded.contests.clone(), loaded.failed.is_empty());
+    let found = app
+        .node
+        .accounts()
+        .session(id, contests, all_loaded)
+        .await?;
     Ok(found.map(user))
 }
 
