@@ -42,7 +42,7 @@ impl FromRequestParts<Arc<App>> for Reader {
             })
             .ok_or(AppError::Unauthorized)?;
         let a = app.clone();
-        let user = app.db(move |s| resolve(&a, s, &token)).await?;
+        let user = resolve(&a, token).await?;
         match user {
             Some(u) if u.name == name => Ok(Reader(Some(u))),
             _ => Err(AppError::Unauthorized),

@@ -106,6 +106,7 @@ pub(crate) async fn remove_team(
     }
     let teams: Vec<_> = c.teams.iter().filter(|t| t.user != user).cloned().collect();
     let admission = write_teams(app, &c, teams).await?;
+    super::links::revoke_team(app, &c.id, user).await?;
     let detail = admission.told_after(format!("team {user:?} removed"));
     super::controls::note(app, &admin.name, "team", Some(&c.id), detail.clone()).await;
     Ok(detail)

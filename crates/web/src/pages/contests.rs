@@ -419,8 +419,7 @@ pub(crate) fn teams_view(
             button #roster-button type="submit" { "Import" }
         }
         h2 { "Login links for the hall" }
-        p.muted { "A one-time login link for each team, to print: each works once, until the time below (by default the contest's end plus "
-            (ct::links::DEFAULT_HOURS_AFTER_END) " hours). Printing again gives new links; the old ones keep working until they are used or expire." }
+        p.muted { "A one-time login link for each team, to print: each works once, until the time below or the contest's end, whichever is first. Printing again revokes the earlier sheet's unused links; removing a team revokes its link." }
         form.submit #links-form method="post" action={ "/contests/" (c.id) "/links" }
             data-confirm="Issue a new login link for every team?" {
             label { "Valid until (RFC 3339 with an offset)"
