@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 use crate::contest::{Contest, Participants};
 use crate::node::{DbError, Node};
 use ojd_judge::hex_encode as hex;
-use ojd_judge::Config;
+use ojd_config::Config;
 use ojd_store::{now_ms, CodeState, Holder, Store, StoreError, TokenActivity, TokenRights};
 
 /// A signed-in user as their current record has them.
@@ -82,7 +82,7 @@ fn member(c: &Contest, name: &str) -> bool {
 }
 
 /// `name` as their record has them now, or `None` when nothing knows the name any more.
-pub fn current(
+pub(crate) fn current(
     config: &Config,
     contests: &[Arc<Contest>],
     name: &str,

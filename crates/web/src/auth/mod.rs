@@ -133,6 +133,7 @@ pub enum TokenError {
     /// The user name is not one ojd accepts.
     #[error("a user name must be 1 to 64 letters, digits, '.', '_' or '-' (got {0:?})")]
     BadName(String),
+    /// Issuing the token failed for a reason the service names.
     #[error("issuing a token failed: {0}")]
     Failed(String),
 }
