@@ -143,7 +143,7 @@ fn skipped(out: &mut String, p: &ProblemReport, color: bool) {
             "  [{}] {}  expects {}  {} language {} unavailable: {}",
             p.submissions.len() + i + 1,
             s.name,
-            s.expected.code(),
+            super::expect::label(s.expected, s.promise),
             paint("SKIPPED:", YELLOW, color),
             s.language,
             s.reason
@@ -162,7 +162,7 @@ fn legend(out: &mut String, p: &ProblemReport, color: bool) {
         let expected = if s.reference {
             "reference".to_string()
         } else {
-            format!("expects {}", s.expected.code())
+            format!("expects {}", super::expect::label(s.expected, s.promise))
         };
         let verdict = paint(
             &format!("{:<3}", s.verdict.code()),
@@ -878,6 +878,7 @@ mod tests {
             name: "wrong_answer/a<b>.c".into(),
             reference: false,
             expected: Verdict::WrongAnswer,
+            promise: Default::default(),
             language: "c".into(),
             limit_ms: 1000,
             source_hash: 0,

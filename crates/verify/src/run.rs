@@ -177,13 +177,19 @@ pub(super) fn compile_all(
         let compile = |(b, _): &(Build, String)| {
             let started = std::time::Instant::now();
             let r = match b {
-                Build::Sub(p, s) => judge.compile_measured(&plans[*p].subs[*s].submission),
+                Build::Sub(p, s) => {
+                    let sub = &plans[*p].subs[*s].submission;
+                    match &plans[*p].problem {
+                        Some(problem) => judge.compile_in_measured(problem, sub),
+                        None => judge.compile_measured(sub),
+                    }
+                }
                 Build::Tool(p, path) => {
                     let problem = plans[*p]
                         .problem
                         .as_ref()
                         .expect("tools are of loaded problems");
-                    judge.compile_file_measured(&problem.dir.join(path))
+                    judge.compile_file_in_measured(problem, &problem.dir.join(path))
                 }
             };
             (r, started.elapsed())
@@ -335,12 +341,12 @@ fn gen_check(
     let sub = &plan.subs[share.sub];
     // The reference as a cell runs it: compiled as a submission (a hit in the compile cache),
     // with the parallel phase's limits, and judged with the problem's checker.
-    let program = match judge.compile(&sub.submission) {
+    let program = match judge.compile_in(problem, &sub.submission) {
         Ok(Compiled::Program(p)) => p,
         _ => return (answers::generate(judge, problem, &opts), Vec::new()),
     };
     let checker = match problem.checker.program_path() {
-        Some(path) => match judge.compile_file(&problem.dir.join(path)) {
+        Some(path) => match judge.compile_file_in(problem, &problem.dir.join(path)) {
             Ok(Compiled::Program(c)) => Some(c),
             _ => return (answers::generate(judge, problem, &opts), Vec::new()),
         },
@@ -1361,7 +1367,7 @@ fn exact_limits(
     problem: &Problem,
     sub: &Submission,
 ) -> Result<ojd_sandbox::Limits, JudgeError> {
-    match judge.compile(sub)? {
+    match judge.compile_in(problem, sub)? {
         Compiled::Program(p) => Ok(judge.limits_for(problem, &p)),
         Compiled::Error(m) => Err(JudgeError::BadSubmission(format!(
             "no longer compiles: {}",
@@ -1485,6 +1491,7 @@ mod tests {
                     name: "time_limit_exceeded/brute.rs".into(),
                     reference: false,
                     expected: Verdict::TimeLimitExceeded,
+                    promise: Default::default(),
                     language: "rust".into(),
                     limit_ms: 1000,
                     source_hash: 0,

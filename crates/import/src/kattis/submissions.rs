@@ -149,6 +149,10 @@ fn verdict_folder(name: &str) -> Option<&'static str> {
         "memory_limit_exceeded" => "memory_limit_exceeded",
         "output_limit_exceeded" => "output_limit_exceeded",
         "compile_error" => "compile_error",
+        // Not one verdict: `ojd verify` holds them to the format's promise (some rejection;
+        // part of the points).
+        "rejected" => "rejected",
+        "partially_accepted" => "partially_accepted",
         // DOMjudge's folder names.
         "compiler_error" => "compile_error",
         "output_limit" => "output_limit_exceeded",
