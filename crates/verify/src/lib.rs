@@ -512,7 +512,14 @@ pub fn verify(
         },
     );
     let t = Instant::now();
-    run::rerun_alone(judge, &mut plans, straight, progress, &mut report.stats);
+    run::rerun_alone(
+        judge,
+        &mut plans,
+        straight,
+        opts.jobs,
+        progress,
+        &mut report.stats,
+    );
     report.stats.phases.push(PhaseTime {
         phase: "alone".into(),
         seconds: t.elapsed().as_secs_f64(),

@@ -194,25 +194,26 @@ pub fn import(
                 src.yaml_file
             ))
         })?;
-        let (slowest, skipped) = submissions::slowest_accepted(judge, &out)?;
+        let limit = |cpu| {
+            ojd_verify::calibrate::kattis_limit(cpu, multiplier, std::time::Duration::from_secs(1))
+        };
+        let (slowest, skipped) = submissions::slowest_accepted(judge, &out, &limit)?;
         for f in skipped {
             warnings.push(format!(
                 "{f}: does not compile here (or its toolchain is missing), so it does not count for the time limit"
             ));
         }
-        manifest.time_limit_ms = ojd_verify::calibrate::kattis_limit(
-            slowest.cpu,
-            multiplier,
-            std::time::Duration::from_secs(1),
-        )
-        .as_millis() as u64;
+        manifest.time_limit_ms = limit(slowest.cpu).as_millis() as u64;
         warnings.push(format!(
-            "time limit {} ms set by {}: {} ms CPU on {} (the fastest of {} runs) times {multiplier}, rounded up to a second; to choose it yourself, give limits.time_limit in {} or edit time_limit in the new problem.toml",
+            "time limit {} ms set by {}: {} ms CPU on {} ({}) times {multiplier}, rounded up to a second; to choose it yourself, give limits.time_limit in {} or edit time_limit in the new problem.toml",
             manifest.time_limit_ms,
             slowest.submission,
             slowest.cpu.as_millis(),
             slowest.test,
-            slowest.runs,
+            match slowest.runs {
+                1 => "one run: a run twice as fast would set the same limit".to_string(),
+                n => format!("the fastest of {n} runs"),
+            },
             src.yaml_file,
         ));
         write(&manifest)?;
