@@ -388,8 +388,7 @@ fn package_errors_are_listed_together() {
     let r = f.verify(&[]);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(
-        r.stdout
-            .contains("slow_accepted: not a verdict folder"),
+        r.stdout.contains("slow_accepted: not a verdict folder"),
         "{}",
         r.stdout
     );
