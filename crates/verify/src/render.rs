@@ -158,12 +158,20 @@ fn legend(out: &mut String, p: &ProblemReport, color: bool) {
         .map(|s| s.name.chars().count())
         .max()
         .unwrap_or(0);
+    let expects = |s: &super::SubmissionReport| match s.reference {
+        true => "reference".to_string(),
+        false => format!("expects {}", super::expect::label(s.expected, s.promise)),
+    };
+    // As wide as the widest ("expects partially_accepted" is wider than a verdict's).
+    let ew = p
+        .submissions
+        .iter()
+        .map(|s| expects(s).len())
+        .max()
+        .unwrap_or(0)
+        .max(12);
     for (i, s) in p.submissions.iter().enumerate() {
-        let expected = if s.reference {
-            "reference".to_string()
-        } else {
-            format!("expects {}", super::expect::label(s.expected, s.promise))
-        };
+        let expected = expects(s);
         let verdict = paint(
             &format!("{:<3}", s.verdict.code()),
             cell_color(s.verdict, s.expected),
@@ -180,7 +188,7 @@ fn legend(out: &mut String, p: &ProblemReport, color: bool) {
         };
         let _ = writeln!(
             out,
-            "  [{}] {:<width$}  {:<12} {verdict}  {state}",
+            "  [{}] {:<width$}  {:<ew$} {verdict}  {state}",
             i + 1,
             s.name,
             expected
