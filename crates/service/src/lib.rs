@@ -16,6 +16,7 @@
 
 mod blobs;
 mod catalog;
+pub mod ccs;
 pub mod contest;
 mod events;
 pub mod logging;
