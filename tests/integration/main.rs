@@ -27,6 +27,7 @@ macro_rules! require_root {
 mod browser;
 mod caches;
 mod ccs;
+mod ccs_feed;
 mod cdp;
 mod cli;
 mod common;
