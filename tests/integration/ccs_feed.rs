@@ -73,10 +73,8 @@ fn endpoints(
             out.insert(ty.to_string(), objects);
         }
     }
-    for single in ["state"] {
-        let (_, v) = d.get(&format!("/api/contests/{cid}/{single}"), token);
-        out.insert(single.to_string(), BTreeMap::from([(String::new(), v)]));
-    }
+    let (_, v) = d.get(&format!("/api/contests/{cid}/state"), token);
+    out.insert("state".into(), BTreeMap::from([(String::new(), v)]));
     let (_, v) = d.get(&format!("/api/contests/{cid}"), token);
     out.insert("contest".into(), BTreeMap::from([(String::new(), v)]));
     out
@@ -112,7 +110,7 @@ fn submit(d: &Daemon, token: &str, file: &str) -> i64 {
     r["id"].as_i64().expect("id")
 }
 
-fn judgement_events<'a>(feed: &'a [Value], submission: i64) -> Vec<&'a Value> {
+fn judgement_events(feed: &[Value], submission: i64) -> Vec<&Value> {
     let sid = submission.to_string();
     let mut ids: Vec<&Value> = Vec::new();
     for e in feed.iter().filter(|e| e["type"] == "judgements") {

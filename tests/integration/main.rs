@@ -28,6 +28,7 @@ mod browser;
 mod caches;
 mod ccs;
 mod ccs_feed;
+mod ccs_write;
 mod cdp;
 mod cli;
 mod common;

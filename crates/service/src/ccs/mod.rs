@@ -66,8 +66,7 @@ impl Records {
     /// async runtime).
     pub fn load(node: &Node, contest: &str) -> Result<Records, StoreError> {
         let store = node.store();
-        let mut clarifications = store.clarifications(contest)?;
-        clarifications.sort_by_key(|q| q.id);
+        let clarifications = clarifications(node, contest)?;
         Ok(Records {
             submissions: store.contest_submissions(contest)?,
             judgings: store.contest_judgings(contest)?,
@@ -76,6 +75,30 @@ impl Records {
             freeze: store.freeze_change(contest)?,
         })
     }
+}
+
+/// A submission's source file as the Contest API hands it out (`submissions/<id>/files`): whose
+/// it is, its language and its bytes.
+pub struct Source {
+    pub user: String,
+    pub language: String,
+    pub source: Vec<u8>,
+}
+
+/// Submission `id`'s source, if it exists (blocking).
+pub fn source(node: &Node, id: i64) -> Result<Option<Source>, StoreError> {
+    Ok(node.store().get(id)?.map(|s| Source {
+        user: s.info.user,
+        language: s.info.language,
+        source: s.source,
+    }))
+}
+
+/// Contest `contest`'s questions, answers and announcements, by id (blocking).
+pub fn clarifications(node: &Node, contest: &str) -> Result<Vec<Clarification>, StoreError> {
+    let mut all = node.store().clarifications(contest)?;
+    all.sort_by_key(|q| q.id);
+    Ok(all)
 }
 
 #[cfg(test)]

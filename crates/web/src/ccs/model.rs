@@ -301,7 +301,12 @@ fn state_at(c: &Contest, thawed: Option<i64>, t: i64) -> Value {
 }
 
 /// Builds the events of contest `c` for `role` (blocking: it reads the store).
-pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, StoreError> {
+pub(crate) fn build(
+    app: &App,
+    c: &Contest,
+    role: &Role,
+    version: super::version::Version,
+) -> Result<Snapshot, StoreError> {
     let now = now_ms();
     let ojd_service::ccs::Records {
         submissions: mut subs,
@@ -675,6 +680,13 @@ pub(crate) fn build(app: &App, c: &Contest, role: &Role) -> Result<Snapshot, Sto
         let last = e.ty == "state" && !e.data["end_of_updates"].is_null();
         (e.at, if last { TYPES.len() } else { rank(e.ty) })
     });
+    if version == super::version::Version::V2026 {
+        events = mark_current(events);
+    }
+    for e in &mut events {
+        let data = std::mem::take(&mut e.data);
+        e.data = super::version::adapt(version, e.ty, data);
+    }
     let setup = {
         use sha2::Digest;
         let mut h = sha2::Sha256::new();
@@ -778,6 +790,42 @@ pub(crate) fn scoreboard(
         "state": snap.single("state").unwrap_or_else(|| state_at(c, None, snap.built_at)),
         "rows": rows,
     }))
+}
+
+/// Each judgement says whether it is its submission's `current` one (2026-01): the newest sent
+/// is; the one it replaces is sent again, not current, at that moment (a rejudging applied).
+/// A deleted judgement (a host fault's) was current until it went.
+fn mark_current(events: Vec<Event>) -> Vec<Event> {
+    let mut out = Vec::with_capacity(events.len());
+    // submission -> (its current judgement's id, that judgement's latest data)
+    let mut current: HashMap<String, (String, Value)> = HashMap::new();
+    for mut e in events {
+        if e.ty != "judgements" {
+            out.push(e);
+            continue;
+        }
+        let id = e.id.clone().unwrap_or_default();
+        if e.data.is_null() {
+            current.retain(|_, (j, _)| *j != id);
+            out.push(e);
+            continue;
+        }
+        let sid = e.data["submission_id"].as_str().unwrap_or("").to_string();
+        if let Some((j, old)) = current.get(&sid).filter(|(j, _)| *j != id) {
+            let mut was = old.clone();
+            was["current"] = json!(false);
+            out.push(Event {
+                at: e.at,
+                ty: "judgements",
+                id: Some(j.clone()),
+                data: was,
+            });
+        }
+        e.data["current"] = json!(true);
+        current.insert(sid, (id, e.data.clone()));
+        out.push(e);
+    }
+    out
 }
 
 /// Points (thousandths) as a CLICS number: an integer when whole, else a decimal (`12.5`).
