@@ -97,6 +97,11 @@ pub(crate) fn adapt_scoreboard(v: Version, mut sb: Value) -> Value {
                     r["score"][k] = t;
                 }
             }
+            // Nothing solved: `time` is null. 2026-01's schema accepts it only given as null
+            // (its "left out" branch and its "null" branch both match a row without it).
+            if r["score"].get("time").is_none() {
+                r["score"]["time"] = Value::Null;
+            }
             if let Some(ps) = r["problems"].as_array_mut() {
                 for p in ps {
                     if let Some(t) = p.get("time").map(minutes) {
@@ -152,12 +157,17 @@ mod tests {
         let sb = adapt_scoreboard(
             Version::V2026,
             json!({"rows": [{"score": {"num_solved": 1, "total_time": 83, "time": 63},
-                             "problems": [{"time": 63}, {"solved": false}]}]}),
+                             "problems": [{"time": 63}, {"solved": false}]},
+                            {"score": {"num_solved": 0, "total_time": 0}, "problems": []}]}),
         );
         assert_eq!(sb["rows"][0]["score"]["total_time"], "1:23:00.000");
         assert_eq!(sb["rows"][0]["score"]["time"], "1:03:00.000");
         assert_eq!(sb["rows"][0]["problems"][0]["time"], "1:03:00.000");
         assert!(sb["rows"][0]["problems"][1].get("time").is_none());
+        assert_eq!(
+            sb["rows"][1]["score"],
+            json!({"num_solved": 0, "total_time": "0:00:00.000", "time": null})
+        );
     }
 
     #[test]
