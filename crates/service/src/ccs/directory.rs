@@ -27,6 +27,9 @@ pub struct Directory {
     pub groups: Vec<Value>,
     /// The teams' accounts (no secrets: ojd keeps no passwords in a contest).
     pub accounts: Vec<Value>,
+    /// `ccs.json`'s teams, for the users the roster does not list ([`Directory::unlisted`]).
+    #[serde(skip)]
+    package_teams: Vec<Value>,
 }
 
 /// One team: the ojd user it submits as, and its Contest API object.
@@ -49,13 +52,15 @@ impl Directory {
         self.teams.iter().find(|t| t.user == user)
     }
 
-    /// The team object of a user the roster does not list (an open contest's submitter): its
-    /// name is the user's, and any `ccs.json` entry with its id adds to it.
-    pub fn unlisted(&self, c: &Contest, user: &str) -> DirTeam {
-        let extra = Extra::load(c);
+    /// The team of `user`: the roster's, or for a user it does not list (an open contest's
+    /// submitter) one named by the user.
+    pub fn team_or_bare(&self, user: &str) -> DirTeam {
+        if let Some(t) = self.team(user) {
+            return t.clone();
+        }
         let mut groups = self.groups.clone();
         let mut orgs = self.organizations.clone();
-        make_team(user, None, &extra, &mut orgs, &mut groups)
+        make_team(user, None, &self.package_teams, &mut orgs, &mut groups)
     }
 }
 
@@ -96,10 +101,11 @@ impl Extra {
             }
         }
     }
+}
 
-    fn team(&self, id: &str) -> Option<&Value> {
-        self.teams.iter().find(|t| t["id"] == id)
-    }
+/// The team of id `id` in `ccs.json`'s `teams`.
+fn package_team<'a>(teams: &'a [Value], id: &str) -> Option<&'a Value> {
+    teams.iter().find(|t| t["id"] == id)
 }
 
 /// The properties the directory may give each type (files are not served, so no logos or
@@ -160,7 +166,7 @@ pub fn directory(c: &Contest) -> Directory {
         .iter()
         .map(|u| {
             let table = c.teams.iter().find(|t| &t.user == u);
-            make_team(u, table, &extra, &mut organizations, &mut groups)
+            make_team(u, table, &extra.teams, &mut organizations, &mut groups)
         })
         .collect();
     let accounts = teams
@@ -175,6 +181,7 @@ pub fn directory(c: &Contest) -> Directory {
         organizations,
         groups,
         accounts,
+        package_teams: extra.teams,
     }
 }
 
@@ -202,13 +209,13 @@ fn valid_list(list: &[Value], ty: &str) -> Vec<Value> {
 fn make_team(
     user: &str,
     table: Option<&Team>,
-    extra: &Extra,
+    package: &[Value],
     organizations: &mut Vec<Value>,
     groups: &mut Vec<Value>,
 ) -> DirTeam {
     let id = team_id(user);
     let mut v = json!({"id": id, "name": user, "label": id, "hidden": false});
-    if let Some(Value::Object(more)) = extra.team(&id).map(|t| only(t, "teams")) {
+    if let Some(Value::Object(more)) = package_team(package, &id).map(|t| only(t, "teams")) {
         for (k, x) in more {
             if k != "id" {
                 v[k] = x;
@@ -235,7 +242,7 @@ fn make_team(
     if let Some(t) = table {
         // The name a director gave (a [[team]] without one is named by its user, which says
         // nothing over ccs.json's name).
-        if t.name != t.user || extra.team(&id).is_none() {
+        if t.name != t.user || package_team(package, &id).is_none() {
             v["name"] = json!(t.name);
         }
         if let Some(a) = &t.affiliation {
@@ -477,7 +484,7 @@ category = "jury"
         let d = directory(&c);
         let users: Vec<&str> = d.teams.iter().map(|t| t.user.as_str()).collect();
         assert_eq!(users, ["zoe", "yan"]);
-        let x = d.unlisted(&c, "x y");
+        let x = d.team_or_bare("x y");
         assert_eq!(x.object["name"], "x y");
         assert_eq!(x.object["id"], team_id("x y"));
     }

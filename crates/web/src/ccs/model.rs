@@ -431,10 +431,7 @@ pub(crate) fn build(
         )
     });
     for (u, at) in by_time {
-        let team = roster
-            .team(u)
-            .cloned()
-            .unwrap_or_else(|| roster.unlisted(c, u));
+        let team = roster.team_or_bare(u);
         let id = team_id(u);
         let name = team.object.get("name").cloned().unwrap_or_else(|| json!(u));
         push(*at, "teams", Some(id.clone()), Value::Object(team.object));
