@@ -21,6 +21,7 @@
 mod accounts;
 mod blobs;
 mod catalog;
+pub mod ccs;
 pub mod contest;
 mod events;
 mod hosts;

@@ -669,7 +669,10 @@ async fn clarification_list(
     Path(id): Path<String>,
 ) -> Result<Json<Vec<Clarification>>, AppError> {
     let c = find(&app, &id)?;
-    let all = app.db(move |s| s.clarifications(&c.id)).await?;
+    let node = app.node.clone();
+    let all = app
+        .db(move |_| ojd_service::ccs::clarifications(&node, &c.id))
+        .await?;
     Ok(Json(clarifications::visible_clarifications(
         all,
         user.as_ref(),
