@@ -16,8 +16,13 @@ pub(super) struct Prepared {
     pub(super) limits: super::Limits,
     pub(super) mode: Mode,
     pub(super) root: CString,
-    pub(super) argv: Vec<CString>,
-    pub(super) envp: Vec<CString>,
+    /// The strings `argv_ptrs` and `envp_ptrs` point into (owned here, never read directly).
+    _argv: Vec<CString>,
+    _envp: Vec<CString>,
+    /// The program's arguments and environment as the NULL-terminated arrays `execve` takes, built before cloning:
+    /// the program allocates nothing between its clone and its exec (it shares init's memory).
+    argv_ptrs: Vec<*const libc::c_char>,
+    envp_ptrs: Vec<*const libc::c_char>,
     pub(super) stdin: OwnedFd,
     pub(super) stdout: OwnedFd,
     pub(super) stderr: Option<OwnedFd>,
@@ -67,16 +72,26 @@ impl Prepared {
             }
             arg.clone()
         };
+        let argv: Vec<CString> = spec.argv.iter().map(|a| cstr(&host_path(a))).collect();
+        let envp: Vec<CString> = spec
+            .env
+            .iter()
+            .map(|(k, v)| cstr(&format!("{k}={v}")))
+            .collect();
+        // The pointers reach into the strings' own buffers, which stay put when `Prepared` moves.
+        let nul_terminated = |v: &[CString]| {
+            let mut p: Vec<*const libc::c_char> = v.iter().map(|a| a.as_ptr()).collect();
+            p.push(std::ptr::null());
+            p
+        };
         Ok(Prepared {
             limits: spec.limits.clone(),
             mode,
             root: cpath(&config.root_dir),
-            argv: spec.argv.iter().map(|a| cstr(&host_path(a))).collect(),
-            envp: spec
-                .env
-                .iter()
-                .map(|(k, v)| cstr(&format!("{k}={v}")))
-                .collect(),
+            argv_ptrs: nul_terminated(&argv),
+            envp_ptrs: nul_terminated(&envp),
+            _argv: argv,
+            _envp: envp,
             stdin,
             stdout,
             stderr,
@@ -246,13 +261,9 @@ pub(super) fn init_main(run: &Prepared, filters: &Filters, report: OwnedFd) -> !
         if listener == -2 {
             fail_setup(report, 2);
         }
-        let child = libc::fork();
+        let child = clone_program(run, exec_pipe[1]);
         if child < 0 {
             fail_setup(report, 1);
-        }
-        if child == 0 {
-            libc::close(exec_pipe[0]);
-            program_main(run, exec_pipe[1]);
         }
         libc::close(exec_pipe[1]);
         let mut r = InitReport::default();
@@ -419,8 +430,73 @@ pub(super) unsafe fn install_filter(filters: &Filters) -> RawFd {
     }
 }
 
-/// The program's own process, between fork and exec.
-pub(super) fn program_main(run: &Prepared, exec_err: RawFd) -> ! {
+/// The stack the program runs on between its clone and its exec (it needs a few hundred bytes).
+const PROGRAM_STACK: usize = 64 << 10;
+
+/// What [`program_entry`] gets through `clone`'s argument.
+struct ProgramArgs<'a> {
+    run: &'a Prepared,
+    exec_err: RawFd,
+}
+
+/// Starts the program as `posix_spawn` does: a child that shares init's memory (`CLONE_VM`)
+/// on a stack of its own, while init waits until it has exec'd or died (`CLONE_VFORK`). No
+/// copy of init's page tables is made, no page is copied on write and none is freed at the
+/// exec: about a tenth of a millisecond of every run with a plain fork. Returns the pid (-1 on
+/// failure, errno set).
+///
+/// Signals are blocked across the clone, so that no handler init inherited from the keeper runs
+/// in the child on init's memory; the child resets every handler before it unblocks them. The
+/// child makes no call the deny list stops (init could not answer its listener while it waits).
+///
+/// # Safety
+/// Must run in init, single-threaded, after the deny list was installed.
+unsafe fn clone_program(run: &Prepared, exec_err: RawFd) -> libc::pid_t {
+    let stack = libc::mmap(
+        std::ptr::null_mut(),
+        PROGRAM_STACK,
+        libc::PROT_READ | libc::PROT_WRITE,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+        -1,
+        0,
+    );
+    if stack == libc::MAP_FAILED {
+        return -1;
+    }
+    let args = ProgramArgs { run, exec_err };
+    let mut all: libc::sigset_t = std::mem::zeroed();
+    let mut old: libc::sigset_t = std::mem::zeroed();
+    libc::sigfillset(&mut all);
+    libc::sigprocmask(libc::SIG_SETMASK, &all, &mut old);
+    // The stack grows down from its end, which mmap aligned to a page.
+    let top = (stack as *mut u8).add(PROGRAM_STACK) as *mut libc::c_void;
+    let pid = libc::clone(
+        program_entry,
+        top,
+        libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+        &args as *const ProgramArgs as *mut libc::c_void,
+    );
+    let e = errno();
+    libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+    // The child has exec'd or exited: its stack is free again.
+    libc::munmap(stack, PROGRAM_STACK);
+    if pid < 0 {
+        *libc::__errno_location() = e;
+    }
+    pid
+}
+
+/// The program's first function after its clone.
+extern "C" fn program_entry(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the `ProgramArgs` on init's stack, which lives until this child has
+    // exec'd or exited: init is suspended in `clone` until then (CLONE_VFORK).
+    let args = unsafe { &*(arg as *const ProgramArgs) };
+    // (The exec pipe's read end, init's, is close-on-exec like every descriptor but 0-2.)
+    program_main(args.run, args.exec_err)
+}
+
+/// The program's own process, between its clone and its exec.
+fn program_main(run: &Prepared, exec_err: RawFd) -> ! {
     let limits = &run.limits;
     // SAFETY: (the whole function) a single-threaded child; all pointers are prepared CStrings/locals.
     unsafe {
@@ -492,11 +568,11 @@ pub(super) fn program_main(run: &Prepared, exec_err: RawFd) -> ! {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             die(3);
         }
-        let mut argv: Vec<*const libc::c_char> = run.argv.iter().map(|a| a.as_ptr()).collect();
-        argv.push(std::ptr::null());
-        let mut envp: Vec<*const libc::c_char> = run.envp.iter().map(|a| a.as_ptr()).collect();
-        envp.push(std::ptr::null());
-        libc::execve(argv[0], argv.as_ptr(), envp.as_ptr());
+        libc::execve(
+            run.argv_ptrs[0],
+            run.argv_ptrs.as_ptr(),
+            run.envp_ptrs.as_ptr(),
+        );
         die(5)
     }
 }

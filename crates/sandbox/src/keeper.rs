@@ -43,6 +43,14 @@ struct Keeper {
     tmp_dir: PathBuf,
     /// The state of `/box` and `/tmp` right after their tmpfs was mounted (with namespaces).
     scratch: [Option<ScratchState>; 2],
+    /// `/box` and `/tmp` were mounted anew after the last run ended (`after_run`), and no
+    /// process has run since: the next run needs no look at them.
+    fresh: [bool; 2],
+    /// The network namespace may hold a socket of an earlier run: `after_run` could not
+    /// replace it, and the next run must before it starts.
+    network_pending: bool,
+    /// No process of the last run is left (false from a run's fork until its clean-up).
+    all_reaped: bool,
     /// Per-run binds of the last run: (inside, host, writable).
     binds: Vec<(PathBuf, PathBuf, bool)>,
     /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
@@ -221,6 +229,9 @@ impl Keeper {
                 box_dir,
                 tmp_dir,
                 scratch,
+                fresh: [false; 2],
+                network_pending: false,
+                all_reaped: true,
                 binds: Vec::new(),
                 mounted: Vec::new(),
                 graveyard: progs.as_ref().map(Graveyard::new),
@@ -242,6 +253,10 @@ impl Keeper {
 
     fn run(&mut self, spec: &RunSpec, cache: EarlierCache) -> Result<RunOutcome, String> {
         self.clear_scratch()?;
+        if self.network_pending {
+            self.fresh_network()?;
+            self.network_pending = false;
+        }
         let owner = self.root.then_some((self.config.uid, self.config.gid));
         fill_box(&self.box_dir, &spec.box_files, owner)?;
         self.update_binds(spec)?;
@@ -280,6 +295,7 @@ impl Keeper {
         // namespace and no `/proc` mount per run. Network namespaces are not made per run
         // either (creating and tearing one down costs about 5 ms here); see `fresh_network`.
         let keeper_before = own_cpu();
+        self.all_reaped = false;
         let start = Instant::now();
         // SAFETY: the keeper is single-threaded, so the child owns a consistent copy of the
         // whole address space.
@@ -316,13 +332,11 @@ impl Keeper {
         if let (Some(ns), false) = (&self.pidns, init_clean) {
             ns.clean()?;
         }
-        if self.namespaces {
-            self.fresh_network()?;
-        }
         if !self.namespaces {
             // SAFETY: init was reaped; the keeper is a subreaper in this mode.
             unsafe { kill_and_reap_all(&prepared) };
         }
+        self.all_reaped = true;
         let cg = match (&mut self.cgroup, &baseline) {
             (Some(c), Some(b)) => Some(c.finish(b)),
             _ => None,
@@ -424,11 +438,14 @@ impl Keeper {
         if !self.namespaces {
             return empty_dir(&self.box_dir);
         }
+        let fresh = std::mem::take(&mut self.fresh);
         for (i, which) in [Scratch::Box, Scratch::Tmp].into_iter().enumerate() {
             let dir = [&self.box_dir, &self.tmp_dir][i];
-            let pristine = self.scratch[i].is_some()
-                && ScratchState::read(dir) == self.scratch[i]
-                && is_empty_dir(dir);
+            // Mounted after the last run's processes were all gone: nothing has touched it.
+            let pristine = (fresh[i] && self.scratch[i].is_some())
+                || self.scratch[i].is_some()
+                    && ScratchState::read(dir) == self.scratch[i]
+                    && is_empty_dir(dir);
             if !pristine {
                 self.remount(i, which)?;
             }
@@ -463,6 +480,9 @@ impl Keeper {
         if !self.namespaces {
             return;
         }
+        // Off the run's path too: a socket the run left is found (and its namespace replaced)
+        // before the next run starts; a failure is retried, and reported, by that run.
+        self.network_pending = self.fresh_network().is_err();
         for (i, which) in [Scratch::Box, Scratch::Tmp].into_iter().enumerate() {
             let dir = [&self.box_dir, &self.tmp_dir][i];
             let untouched = self.scratch[i].is_some()
@@ -475,7 +495,8 @@ impl Keeper {
                     }
                 }
             }
-            let _ = self.remount(i, which);
+            // Only with every process of the run gone can nothing write to the new mount.
+            self.fresh[i] = self.remount(i, which).is_ok() && self.all_reaped;
         }
     }
 
@@ -568,6 +589,7 @@ impl Keeper {
         let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
         // SAFETY: a non-negative result is a new descriptor that nothing else owns.
         let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw) });
+        let mut waited = false;
         loop {
             let wall = start.elapsed();
             // The run's CPU: the cgroup's counter less the keeper's own share of it.
@@ -577,7 +599,9 @@ impl Keeper {
                     .map(|c| c.saturating_sub(own_cpu().saturating_sub(keeper_before))),
                 _ => None,
             };
-            if first.is_some() {
+            // Not before the first wait: at the run's start every task's delay is the one the
+            // first sample just read (most runs end within that wait and never read them again).
+            if first.is_some() && waited {
                 if let Some(tasks) = self.run_tasks() {
                     Sample::observe(&mut seen, &tasks);
                 }
@@ -625,6 +649,7 @@ impl Keeper {
                 timeout = timeout.min((limits.cpu - c) / self.ncpu);
             }
             let ms = timeout.as_millis().max(1) as i32;
+            waited = true;
             match &pidfd {
                 Some(fd) => {
                     let mut p = libc::pollfd {
