@@ -73,6 +73,7 @@
 
 // The only crate of ojd with unsafe code: every block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![warn(unreachable_pub)]
 
 pub mod affinity;
 mod cgroup;
