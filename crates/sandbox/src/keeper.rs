@@ -51,6 +51,9 @@ struct Keeper {
     network_pending: bool,
     /// No process of the last run is left (false from a run's fork until its clean-up).
     all_reaped: bool,
+    /// The next run's init, forked after the last outcome was sent (off the run's path), in the
+    /// root, its deny list attached, waiting for its run (see [`Spare`]).
+    spare: Option<Spare>,
     /// Per-run binds of the last run: (inside, host, writable).
     binds: Vec<(PathBuf, PathBuf, bool)>,
     /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
@@ -121,6 +124,9 @@ pub fn main() -> ! {
         send(&response);
         // Off the run's path: the judge reads the outcome meanwhile.
         keeper.after_run();
+    }
+    if let Some(spare) = keeper.spare.take() {
+        spare.discard();
     }
     std::process::exit(0);
 }
@@ -232,6 +238,7 @@ impl Keeper {
                 fresh: [false; 2],
                 network_pending: false,
                 all_reaped: true,
+                spare: None,
                 binds: Vec::new(),
                 mounted: Vec::new(),
                 graveyard: progs.as_ref().map(Graveyard::new),
@@ -260,11 +267,7 @@ impl Keeper {
         let owner = self.root.then_some((self.config.uid, self.config.gid));
         fill_box(&self.box_dir, &spec.box_files, owner)?;
         self.update_binds(spec)?;
-        let mode = Mode {
-            namespaces: self.namespaces,
-            drop_uid: self.root,
-            rlimit_memory: self.cgroup.is_none(),
-        };
+        let mode = self.mode();
         let mut streams = Vec::new();
         let wait = fifo_wait(&spec.limits);
         for (path, write) in [
@@ -290,27 +293,23 @@ impl Keeper {
             }
             None => None,
         };
-        let (report_r, report_w) = pipe()?;
         // With namespaces, init is born in the keeper's pid namespace (see `pidns`): no
         // namespace and no `/proc` mount per run. Network namespaces are not made per run
         // either (creating and tearing one down costs about 5 ms here); see `fresh_network`.
+        let spare = match self.spare.take() {
+            Some(s) => s,
+            None => self.fork_init()?,
+        };
         let keeper_before = own_cpu();
         self.all_reaped = false;
         let start = Instant::now();
-        // SAFETY: the keeper is single-threaded, so the child owns a consistent copy of the
-        // whole address space.
-        // Under cgroup v2 init is born in the run's own cgroup (`run_cgroup.rs`).
-        let pid = unsafe {
-            match &self.cgroup {
-                Some(c) => c.fork_run()?,
-                None => fork_with(0, "clone")?,
-            }
-        };
-        if pid == 0 {
-            drop(report_r);
-            init_main(&prepared, &self.filters, report_w);
+        if let Err(e) = prepared.send(&spare.go) {
+            spare.discard();
+            self.all_reaped = true;
+            return Err(e);
         }
-        drop(report_w);
+        let (pid, report_r) = (spare.pid, spare.report);
+        drop(spare.go);
         let (killed_by, wall_kill) =
             self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
         // Not a clean exit until wait4 says so.
@@ -497,6 +496,54 @@ impl Keeper {
             }
             // Only with every process of the run gone can nothing write to the new mount.
             self.fresh[i] = self.remount(i, which).is_ok() && self.all_reaped;
+        }
+        self.fork_spare();
+    }
+
+    /// Forks the next run's init now, while the judge reads the outcome: its fork, chroot and
+    /// deny list (about a fifth of a millisecond) are then off the next run's path. Not after a
+    /// run whose processes may be left, nor when the network namespace is still to be replaced
+    /// (init would stay in the old one). A failure leaves it to the next run, which forks its
+    /// init itself and reports what fails.
+    fn fork_spare(&mut self) {
+        if self.spare.is_none() && self.all_reaped && !self.network_pending {
+            self.spare = self.fork_init().ok();
+        }
+    }
+
+    /// Forks a run's init: into the next run's own cgroup under v2 (`run_cgroup.rs`), in the
+    /// keeper's under v1, in the keeper's pid namespace with namespaces (see `pidns`).
+    fn fork_init(&mut self) -> Result<Spare, String> {
+        let (report_r, report_w) = pipe()?;
+        let (go_keeper, go_init) = seqpacket_pair()?;
+        let root = cpath(&self.config.root_dir);
+        let mode = self.mode();
+        // SAFETY: the keeper is single-threaded, so the child owns a consistent copy of the
+        // whole address space.
+        let pid = unsafe {
+            match &self.cgroup {
+                Some(c) => c.fork_run()?,
+                None => fork_with(0, "clone")?,
+            }
+        };
+        if pid == 0 {
+            drop(report_r);
+            drop(go_keeper);
+            init_main(&root, mode, &self.filters, go_init, report_w);
+        }
+        Ok(Spare {
+            pid,
+            go: go_keeper,
+            report: report_r,
+        })
+    }
+
+    /// How much isolation this keeper's runs get.
+    fn mode(&self) -> Mode {
+        Mode {
+            namespaces: self.namespaces,
+            drop_uid: self.root,
+            rlimit_memory: self.cgroup.is_none(),
         }
     }
 
@@ -705,6 +752,39 @@ impl Keeper {
                 .collect(),
         )
     }
+}
+
+/// A run's init forked before its run: it waits on `go` for the run ([`Prepared::send`]).
+struct Spare {
+    pid: libc::pid_t,
+    go: OwnedFd,
+    /// The read end of init's report pipe.
+    report: OwnedFd,
+}
+
+impl Spare {
+    /// Ends an init that got no run, and reaps it.
+    fn discard(self) {
+        // SAFETY: kills and waits for our own child; the status pointer is to a local.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            let mut status = 0;
+            while libc::waitpid(self.pid, &mut status, libc::__WALL) < 0 && errno() == libc::EINTR {
+            }
+        }
+    }
+}
+
+/// A connected pair of `SOCK_SEQPACKET` sockets (close-on-exec): one message per run.
+fn seqpacket_pair() -> Result<(OwnedFd, OwnedFd), String> {
+    let mut fds = [0; 2];
+    let kind = libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC;
+    // SAFETY: fds is a two-element array as socketpair requires.
+    if unsafe { libc::socketpair(libc::AF_UNIX, kind, 0, fds.as_mut_ptr()) } != 0 {
+        return Err(os_err("socketpair"));
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// A detached copy of the mount of a folder that standard streams were opened in.
