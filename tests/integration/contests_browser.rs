@@ -5,6 +5,8 @@
 //!
 //! Without Chromium the test says so and passes, except under CI (`CI` set), where it fails.
 
+mod finalize;
+
 use std::time::Duration;
 
 use serde_json::json;

@@ -207,6 +207,13 @@ impl Contest {
         self.start_ms + self.duration.as_millis() as i64
     }
 
+    /// When nothing of the contest changes any more (the Contest API's `state.end_of_updates`):
+    /// its finalization, which is refused while the standings are frozen and needs every
+    /// warning of [`super::finalize::Checklist`] confirmed, so the results are final then.
+    pub fn end_of_updates_ms(&self) -> Option<i64> {
+        self.finalized_ms
+    }
+
     /// When the scoreboard freezes, if it does.
     pub fn freeze_ms(&self) -> Option<i64> {
         self.freeze.map(|f| self.end_ms() - f.as_millis() as i64)
@@ -230,6 +237,23 @@ impl Contest {
             Participants::Anyone => true,
             Participants::Listed(users) => users.iter().any(|u| u == user),
         }
+    }
+
+    /// The users who are ranked whether or not they submitted: a listed contest's participants
+    /// and every `[[team]]` the contest admits, less observers and the jury. A team that never
+    /// submitted still has its row (zero solved), in the standings, the results and the awards'
+    /// input.
+    pub fn ranked_users(&self) -> Vec<String> {
+        let mut users: Vec<String> = match &self.participants {
+            Participants::Anyone => Vec::new(),
+            Participants::Listed(u) => u.iter().filter(|u| self.ranked(u)).cloned().collect(),
+        };
+        for t in &self.teams {
+            if self.ranked(&t.user) && self.admits(&t.user) && !users.contains(&t.user) {
+                users.push(t.user.clone());
+            }
+        }
+        users
     }
 
     /// The team of `user`, if `[[team]]` names it.

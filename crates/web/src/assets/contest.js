@@ -34,6 +34,26 @@
     tick();
     setInterval(tick, 1000);
   }
+  // What was typed into a fragment's forms and not sent yet (a half-typed answer), by form
+  // action and field name, so that a refresh that replaces the fragment keeps it.
+  var typed = function (el) {
+    var kept = [];
+    Array.prototype.forEach.call(el.querySelectorAll("textarea, input[type=text]"), function (f) {
+      if (f.form && f.name && f.value !== f.defaultValue) {
+        kept.push([f.form.getAttribute("action"), f.name, f.value]);
+      }
+    });
+    return kept;
+  };
+  var restore = function (el, kept) {
+    kept.forEach(function (k) {
+      Array.prototype.forEach.call(el.querySelectorAll("form"), function (form) {
+        if (form.getAttribute("action") !== k[0]) return;
+        var f = form.elements.namedItem(k[1]);
+        if (f && "value" in f) f.value = k[2];
+      });
+    });
+  };
   var live = document.querySelectorAll("[data-live]");
   Array.prototype.forEach.call(live, function (el) {
     var url = el.getAttribute("data-live");
@@ -47,8 +67,10 @@
         .then(function (html) {
           if (html !== null && html !== el.getAttribute("data-last")) {
             el.setAttribute("data-last", html);
+            var kept = typed(el);
             // Server-rendered, escaped by the template engine.
             el.innerHTML = html;
+            restore(el, kept);
           }
         })
         .catch(function () {})

@@ -119,5 +119,13 @@ pub(crate) async fn mark(
         let mark = done.then_some((by.as_str(), now_ms()));
         s.set_balloon(&cid, &u, &p, mark)
     })
-    .await
+    .await?;
+    let (action, what) = if done {
+        ("balloon", "delivered")
+    } else {
+        ("balloon-undo", "not delivered after all")
+    };
+    let detail = format!("the balloon of {problem} for {user} {what}");
+    super::controls::note(app, &admin.name, action, Some(&c.id), detail).await;
+    Ok(())
 }

@@ -25,6 +25,7 @@ pub(crate) mod clarifications;
 pub(crate) mod controls;
 pub(crate) mod csv;
 pub(crate) mod define;
+mod finality;
 pub(crate) mod links;
 pub(crate) mod results;
 pub(crate) mod standings;

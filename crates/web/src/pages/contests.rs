@@ -995,18 +995,6 @@ pub(crate) async fn mark_balloon(
     Ok(Redirect::to(&format!("/contests/{}/balloons", urlencode(&id))).into_response())
 }
 
-/// `POST /contests/{id}/finalize` (admins): finalizes the results, then the standings.
-pub(crate) async fn finalize(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-) -> PageResult {
-    ct::results::finalize(&app, &admin, &id)
-        .await
-        .map_err(fail(Some(&admin)))?;
-    Ok(Redirect::to(&format!("/contests/{}/standings", urlencode(&id))).into_response())
-}
-
 pub(crate) async fn standings_fragment(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
@@ -1099,7 +1087,7 @@ pub(crate) async fn announce(
         category: f.category,
         team: f.team,
     };
-    clarifications::announce(&app, &id, body)
+    clarifications::announce(&app, &admin, &id, body)
         .await
         .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())
