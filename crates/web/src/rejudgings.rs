@@ -383,21 +383,22 @@ pub(crate) async fn close(
     if app.db(move |s| s.rejudging(id)).await?.is_none() {
         return Err(AppError::NotFound(format!("no rejudging {id}")));
     }
-    if apply {
-        // A finalized contest's results are final: no new verdicts of its submissions.
-        let contests = app
-            .db(move |s| {
-                let mut ids = Vec::new();
-                for item in s.rejudging_items(id)? {
-                    if let Some(c) = s.contest_of(item.submission)? {
-                        if !ids.contains(&c) {
-                            ids.push(c);
-                        }
+    // The contests of its submissions: each one's audit view gets the apply or cancel.
+    let contests = app
+        .db(move |s| {
+            let mut ids = Vec::new();
+            for item in s.rejudging_items(id)? {
+                if let Some(c) = s.contest_of(item.submission)? {
+                    if !ids.contains(&c) {
+                        ids.push(c);
                     }
                 }
-                Ok(ids)
-            })
-            .await?;
+            }
+            Ok(ids)
+        })
+        .await?;
+    if apply {
+        // A finalized contest's results are final: no new verdicts of its submissions.
         let loaded = app.contests.get();
         for c in contests.iter().filter_map(|c| loaded.get(c)) {
             if let Err(e) =
@@ -429,7 +430,13 @@ pub(crate) async fn close(
         } else {
             ("rejudging-cancel", format!("cancelled rejudging {id}"))
         };
-        crate::contests::controls::note(app, &actor, action, None, detail).await;
+        if contests.is_empty() {
+            crate::contests::controls::note(app, &actor, action, None, detail.clone()).await;
+        }
+        for c in &contests {
+            let d = detail.clone();
+            crate::contests::controls::note(app, &actor, action, Some(c), d).await;
+        }
     }
     if r.is_ok() && !apply {
         // Cancelled submissions with no verdict at all went back to the ordinary queue.

@@ -34,13 +34,22 @@
     tick();
     setInterval(tick, 1000);
   }
-  // What was typed into a fragment's forms and not sent yet (a half-typed answer), by form
-  // action and field name, so that a refresh that replaces the fragment keeps it.
+  // What was typed or chosen in a fragment's forms and not sent yet (a half-typed answer, its
+  // "send to everyone" tick), by form action and field name, so that a refresh that replaces
+  // the fragment keeps it.
+  var changed = function (f) {
+    if (f.type === "checkbox") return f.checked !== f.defaultChecked;
+    if (f.tagName === "SELECT") {
+      return Array.prototype.some.call(f.options, function (o) { return o.selected !== o.defaultSelected; });
+    }
+    return f.value !== f.defaultValue;
+  };
   var typed = function (el) {
     var kept = [];
-    Array.prototype.forEach.call(el.querySelectorAll("textarea, input[type=text]"), function (f) {
-      if (f.form && f.name && f.value !== f.defaultValue) {
-        kept.push([f.form.getAttribute("action"), f.name, f.value]);
+    var fields = el.querySelectorAll("textarea, input[type=text], input[type=checkbox], select");
+    Array.prototype.forEach.call(fields, function (f) {
+      if (f.form && f.name && changed(f)) {
+        kept.push([f.form.getAttribute("action"), f.name, f.type === "checkbox" ? f.checked : f.value]);
       }
     });
     return kept;
@@ -50,7 +59,8 @@
       Array.prototype.forEach.call(el.querySelectorAll("form"), function (form) {
         if (form.getAttribute("action") !== k[0]) return;
         var f = form.elements.namedItem(k[1]);
-        if (f && "value" in f) f.value = k[2];
+        if (!f || !("value" in f)) return;
+        if (f.type === "checkbox") f.checked = k[2]; else f.value = k[2];
       });
     });
   };

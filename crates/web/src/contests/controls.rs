@@ -123,6 +123,21 @@ pub(crate) async fn note(
     }
 }
 
+/// Audits a reload of the problems and contests (`POST /api/v1/admin/reload`): every
+/// `contest.toml` was read again, so a clock or a roster changed in the file takes effect here.
+pub(crate) async fn audit_reload(app: &Arc<App>, admin: &User, problems: usize) {
+    let loaded = app.contests.get();
+    let failed: Vec<&str> = loaded.failed.iter().map(|(f, _)| f.as_str()).collect();
+    let mut detail = format!(
+        "reloaded {problems} problems and {} contests",
+        loaded.contests.len()
+    );
+    if !failed.is_empty() {
+        detail.push_str(&format!("; failed to load: {}", failed.join(", ")));
+    }
+    note(app, &admin.name, "reload", None, detail).await;
+}
+
 /// Refuses a change of `submission`'s result when the contest it was made through is
 /// finalized.
 async fn refuse_if_final_of(app: &Arc<App>, submission: i64, what: &str) -> Result<(), AppError> {

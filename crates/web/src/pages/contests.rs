@@ -830,7 +830,7 @@ fn standings_table(c: &Contest, s: &Standings) -> Markup {
             (format_time(c.freeze_ms().unwrap_or(0), c.utc_offset_s)) " show as ?." } }
         div.scroll { table.standings {
             thead { tr {
-                th { "#" } th { "User" }
+                th { "#" } th { "Team" }
                 @match s.scoring { Scoring::Icpc => { th { "Solved" } th { "Penalty" } }, Scoring::Ioi => { th { "Score" } } }
                 @for p in &s.problems { th.cell title=(p.problem) { (p.label) br; span.sub { (p.solved) } } }
             } }
@@ -944,7 +944,8 @@ pub(crate) async fn balloons_page(
     let row = |b: &ct::balloons::Balloon, deliver: bool| {
         html! {
             tr data-balloon={ (b.user) "/" (b.label) } {
-                td.label { (b.label) @if b.first { " " span.badge.first title="first to solve this problem" { "first" } } }
+                td.label data-color=[b.color.as_deref()] { (b.label) (swatch(&c, &b.problem)) @if let Some(rgb) = &b.color { " " span.sub { (rgb) } }
+                    @if b.first { " " span.badge.first title="first to solve this problem" { "first" } } }
                 td { (b.team) @if let Some(a) = &b.affiliation { br; span.sub { (a) } } }
                 td { (format_time(b.at, c.utc_offset_s)) " · " a href={ "/submissions/" (b.submission) } { "#" (b.submission) } }
                 td {
