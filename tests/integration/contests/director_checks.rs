@@ -1,9 +1,10 @@
 //! What a director relies on, over HTTP with the real daemon: every rostered team ranked
-//! (nothing solved: a row, "Honorable" in results.tsv), an announcement to a team that does
+//! (nothing solved: a row, "Honorable" in results.tsv), the standings filtered by
+//! affiliation or group, an announcement to a team that does
 //! not exist refused, a burst of questions held to the limit, every jury action in the
 //! contest's audit view (announcements, claims, answers, balloons, a rejudging's apply) and
-//! reloads in the audit log, balloons with their colour, and the new-contest form with a row
-//! for every problem.
+//! reloads in the audit log, balloons with their colour (kept through `ojd contest export` and
+//! `import`), and the new-contest form with a row for every problem.
 
 use serde_json::json;
 
@@ -19,9 +20,9 @@ fn a_director_sees_every_team_ranked_and_every_jury_action_audited() {
         cs.copy_problem(p);
     }
     let now = ojd_store::now_ms();
-    let teams = "[[team]]\nuser = \"alice\"\nname = \"Rocket\"\n\
-                 [[team]]\nuser = \"bob\"\nname = \"Comet\"\n\
-                 [[team]]\nuser = \"zed\"\nname = \"Quiet\"\n\
+    let teams = "[[team]]\nuser = \"alice\"\nname = \"Rocket\"\naffiliation = \"KTH\"\n\
+                 [[team]]\nuser = \"bob\"\nname = \"Comet\"\ngroup = \"Juniors\"\n\
+                 [[team]]\nuser = \"zed\"\nname = \"Quiet\"\naffiliation = \"KTH\"\n\
                  [[team]]\nuser = \"olga\"\nname = \"Watcher\"\ncategory = \"observer\"\n\
                  [[problem]]\nid = \"aplusb\"\ncolor = \"#ff0000\"\n";
     cs.contest("club", now - 600_000)
@@ -51,6 +52,24 @@ fn a_director_sees_every_team_ranked_and_every_jury_action_audited() {
     let (_, page) = d.get_text("/contests/club/standings", None);
     assert!(
         page.contains("Quiet") && page.contains("<th>Team</th>"),
+        "{page}"
+    );
+    // The filters: one affiliation, one group; each row keeps its rank.
+    let shown = |query: &str| {
+        let (code, t) = d.get_text(&format!("/contests/club/standings/table{query}"), None);
+        assert_eq!(code, 200, "{t}");
+        ["alice", "bob", "zed"]
+            .into_iter()
+            .filter(|u| t.contains(&format!("data-user=\"{u}\"")))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shown(""), ["alice", "bob", "zed"]);
+    assert_eq!(shown("?affiliation=KTH"), ["alice", "zed"]);
+    assert_eq!(shown("?group=Juniors"), ["bob"]);
+    let (_, page) = d.get_text("/contests/club/standings?group=Juniors", None);
+    assert!(
+        page.contains("id=\"standings-filter\"")
+            && page.contains("data-live=\"/contests/club/standings/table?group=Juniors\""),
         "{page}"
     );
 
@@ -193,4 +212,36 @@ fn a_director_sees_every_team_ranked_and_every_jury_action_audited() {
         );
     }
     assert!(!tsv.contains("olga"), "{tsv}");
+
+    // The package keeps the problem's colour, and so does the contest imported from it.
+    let ojd = |args: &[&str]| {
+        let out = crate::common::ojd()
+            .args(args)
+            .arg("--config")
+            .arg(cs.path().join("config.toml"))
+            .output()
+            .expect("ojd runs");
+        crate::common::Run::from(out)
+    };
+    let out = cs.path().join("club-package");
+    let r = ojd(&[
+        "contest",
+        "export",
+        "club",
+        "--to",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let problems = std::fs::read_to_string(out.join("problems.yaml")).expect("problems.yaml");
+    assert!(problems.contains("#ff0000"), "{problems}");
+    let r = ojd(&[
+        "contest",
+        "import",
+        &out.display().to_string(),
+        "--id",
+        "again",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let again = std::fs::read_to_string(cs.file("again")).expect("contest.toml");
+    assert!(again.contains("color = \"#ff0000\""), "{again}");
 }

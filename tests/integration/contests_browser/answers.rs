@@ -1,6 +1,7 @@
 //! The jury's answer form on the contest page survives the live refresh: an answer half typed
 //! (and its "send to everyone" tick) is still there after a new question arrives and the
-//! announcements are fetched again, even once the form has lost the focus.
+//! announcements are fetched again, even once the form has lost the focus; the questions
+//! waiting for an answer come first, oldest first, under a badge with their number.
 
 use std::time::Duration;
 
@@ -52,6 +53,11 @@ fn a_half_typed_answer_is_kept_when_a_new_question_arrives() {
         f = json!(form)
     ));
     assert_eq!(kept, json!(["Yes, one line with two", true]));
+    // The jury's queue: a badge with the questions waiting, the oldest first.
+    let queue = page.eval(
+        "[document.querySelector('#unanswered .badge')?.textContent, document.querySelector('#news .clar .text')?.textContent]",
+    );
+    assert_eq!(queue, json!(["2", "Is the input one line?"]));
     page.screenshot(&artifact("contest-answer-kept.png"));
     phone(&mut page, "answer-kept");
     drop(browser);

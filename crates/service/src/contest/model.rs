@@ -107,6 +107,14 @@ pub fn check_members(members: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// How many medals of each colour `[awards]` gives.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Medals {
+    pub gold: u32,
+    pub silver: u32,
+    pub bronze: u32,
+}
+
 /// A validated contest.
 #[derive(Clone, Debug, Serialize)]
 pub struct Contest {
@@ -136,8 +144,8 @@ pub struct Contest {
     /// Display names, affiliations and categories (`[[team]]`); a user without one is a
     /// participant shown by their user name.
     pub teams: Vec<Team>,
-    /// How many medals `[awards]` gives (see `awards`).
-    pub awards: super::awards::Medals,
+    /// How many medals `[awards]` gives (the awards module gives them).
+    pub awards: Medals,
     /// When a director finalized the results (`finalized` in the file), Unix ms: the
     /// standings are final, the awards public.
     pub finalized_ms: Option<i64>,
@@ -495,8 +503,8 @@ fn parse(
     })
 }
 
-fn parse_awards(cx: &mut Ctx, v: Option<&toml::Value>) -> super::awards::Medals {
-    let mut m = super::awards::Medals::default();
+fn parse_awards(cx: &mut Ctx, v: Option<&toml::Value>) -> Medals {
+    let mut m = Medals::default();
     let Some(v) = v else {
         return m;
     };
