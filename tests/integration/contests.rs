@@ -3,6 +3,8 @@
 //! the clock's rules, freeze and unfreeze, clarifications, and a rejudging after an answer
 //! file is corrected.
 
+mod director_checks;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -1489,7 +1491,7 @@ fn director_over_http(database: Option<&str>) {
         .collect();
     assert_eq!(
         actions,
-        ["login-failed", "clock", "clock", "clock", "clock"],
+        ["login-failed", "clock", "reload", "clock", "clock", "clock"],
         "{log}"
     );
     assert!(

@@ -313,7 +313,7 @@ async fn post_clarification(
                     category: None,
                     team,
                 };
-                clarifications::announce(&app, &cid, announce)
+                clarifications::announce(&app, &user, &cid, announce)
                     .await?
                     .to_string()
             }
