@@ -710,6 +710,17 @@ const STEPS: &[Step] = &[
         FOR EACH ROW WHEN (OLD.verdict IS DISTINCT FROM NEW.verdict)
         EXECUTE FUNCTION ojd_judging_verdict();",
     },
+    // 20: a client's idempotency key on the submission it made (`Idempotency-Key`), unique per
+    // user: a POST retried after an answer that never came returns the first submission
+    // instead of queueing a second. Partial: the rows without a key (nearly all) cost nothing.
+    // And why a host has stopped claiming (its own checks or faults), while it has, for the
+    // hosts page and `/api/v1/admin/hosts`.
+    Both(
+        "ALTER TABLE submissions ADD COLUMN idempotency_key TEXT;
+    CREATE UNIQUE INDEX submissions_idempotency ON submissions(\"user\", idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+    ALTER TABLE hosts ADD COLUMN paused TEXT;",
+    ),
 ];
 
 #[cfg(test)]
