@@ -102,10 +102,10 @@ pub enum Color {
 
 impl Global {
     /// The configuration: the file given with --config over the defaults, or the defaults.
-    pub fn load_config(&self) -> anyhow::Result<ojd_judge::Config> {
+    pub fn load_config(&self) -> anyhow::Result<ojd_config::Config> {
         Ok(match &self.config {
-            Some(p) => ojd_judge::Config::load(p)?,
-            None => ojd_judge::Config::defaults(),
+            Some(p) => ojd_config::Config::load(p)?,
+            None => ojd_config::Config::defaults(),
         })
     }
 }
@@ -174,7 +174,7 @@ pub fn judge_error_code(e: &ojd_judge::JudgeError) -> i32 {
 }
 
 /// Problem folders named on the command line, or every package under the problems folder.
-pub fn problem_dirs(named: Vec<PathBuf>, config: &ojd_judge::Config) -> Vec<PathBuf> {
+pub fn problem_dirs(named: Vec<PathBuf>, config: &ojd_config::Config) -> Vec<PathBuf> {
     if !named.is_empty() {
         return named;
     }

@@ -16,5 +16,5 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let opts = cms::Options {
         to: Some(dir.path().join("out")),
     };
-    let _ = cms::import(&src, &ojd_judge::Config::defaults(), None, &opts);
+    let _ = cms::import(&src, &ojd_config::Config::defaults(), None, &opts);
 });

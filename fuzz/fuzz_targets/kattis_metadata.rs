@@ -23,7 +23,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let opts = kattis::Options {
         to: Some(dir.path().join("out")),
     };
-    let _ = kattis::import(&src, &ojd_judge::Config::defaults(), None, &opts);
+    let _ = kattis::import(&src, &ojd_config::Config::defaults(), None, &opts);
 });
 
 fn split<'a>(data: &'a [u8], mark: &[u8]) -> (&'a [u8], Option<&'a [u8]>) {

@@ -45,7 +45,7 @@ pub struct Args {
 pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let dirs = crate::problem_dirs(a.problems, &config);
-    let judge = ojd_judge::Judge::new(config, 1)?;
+    let judge = ojd_judge::Judge::new(config.judging(), 1)?;
     let opts = CalibrateOptions {
         repeats: a.repeats.max(1),
         resolution: a.resolution,

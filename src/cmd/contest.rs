@@ -154,7 +154,7 @@ fn toml_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-fn import(dir: &Path, id: Option<String>, config: &ojd_judge::Config) -> Result<(), Failure> {
+fn import(dir: &Path, id: Option<String>, config: &ojd_config::Config) -> Result<(), Failure> {
     let (cpath, contest) = read_doc(dir, "contest")?
         .ok_or_else(|| anyhow!("{}: no contest.yaml or contest.json", dir.display()))?;
     let at = |key: &str| format!("{}: {key}", cpath.display());
@@ -320,10 +320,10 @@ fn import_problems(
     dir: &Path,
     sorted: &[(usize, &Value)],
     ppath: &Path,
-    config: &ojd_judge::Config,
+    config: &ojd_config::Config,
     created: &mut Vec<PathBuf>,
 ) -> Result<String, Failure> {
-    let judge = ojd_judge::Judge::new(config.clone(), 1).map_err(io)?;
+    let judge = ojd_judge::Judge::new(config.judging(), 1).map_err(io)?;
     let mut toml_problems = String::new();
     for (i, p) in sorted {
         let pat = |key: &str| format!("{}: [{i}].{key}", ppath.display());
@@ -395,7 +395,7 @@ fn write_contest(
     participants: &[String],
     toml_problems: &str,
     extra: Value,
-    config: &ojd_judge::Config,
+    config: &ojd_config::Config,
 ) -> Result<(), Failure> {
     let mut toml = format!(
         "# Imported from a CLICS Contest Package by `ojd contest import`.\ntitle = {}\nstart = {}\nduration = {}\n",
@@ -433,7 +433,7 @@ fn export(
     id: &str,
     to: &Path,
     without: &[String],
-    config: &ojd_judge::Config,
+    config: &ojd_config::Config,
 ) -> Result<(), Failure> {
     let dir = config.server.contests.join(id);
     let mut c = ojd_service::contest::Contest::load(&dir, &config.server.problems)
@@ -470,7 +470,7 @@ fn write_package(
     c: &ojd_service::contest::Contest,
     extra: &Value,
     to: &Path,
-    config: &ojd_judge::Config,
+    config: &ojd_config::Config,
 ) -> Result<(), Failure> {
     let start = time::OffsetDateTime::from_unix_timestamp_nanos(c.start_ms as i128 * 1_000_000)
         .map_err(|e| anyhow!("start: {e}"))?

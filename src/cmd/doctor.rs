@@ -17,7 +17,7 @@ pub struct Args {}
 pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let database = config.server.database.to_string_lossy().into_owned();
-    let judge = ojd_judge::Judge::new(config, 1)?;
+    let judge = ojd_judge::Judge::new(config.judging(), 1)?;
     let mut healthy = true;
     let mut line = |ok: bool, what: &str, detail: String| {
         healthy &= ok;

@@ -37,7 +37,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let config = g.load_config()?;
     let dirs = problem_dirs(a.problems, &config);
     let judge = ojd_judge::Judge::new(
-        config,
+        config.judging(),
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     )?;
     let opts = ojd_judge::answers::GenOptions {

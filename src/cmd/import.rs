@@ -72,7 +72,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     if let Some(limit) = a.compile_limit {
         config.judge.compile_time = limit;
     }
-    let judge = ojd_judge::Judge::new(config.clone(), 1)?;
+    let judge = ojd_judge::Judge::new(config.judging(), 1)?;
     let (result, json) = match a.format {
         Format::Kattis { dir, to, json } => (
             ojd_import::kattis::import(

@@ -45,7 +45,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         }
     };
     // A judge that cannot even lay out its scratch folder failed itself (exit 3).
-    let judge = match ojd_judge::Judge::new(config, 1) {
+    let judge = match ojd_judge::Judge::new(config.judging(), 1) {
         Ok(j) => j,
         Err(e) => {
             print_error(&e);

@@ -75,7 +75,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let problem = ojd_judge::Problem::load(&dir)?;
-    let judge = ojd_judge::Judge::new(config, 1)?;
+    let judge = ojd_judge::Judge::new(config.judging(), 1)?;
     match ojd_judge::answers::generate(
         &judge,
         &problem,

@@ -32,7 +32,7 @@ pub fn run(_: Args, g: &Global) -> anyhow::Result<i32> {
 }
 
 /// Starts everything from `config` and serves until SIGTERM/SIGINT.
-fn serve(config: ojd_judge::Config) -> Result<(), ServerError> {
+fn serve(config: ojd_config::Config) -> Result<(), ServerError> {
     let (judge, workers) = ojd_service::start_judge(&config, None)?;
     let app = ojd_web::App::start(config, judge, workers)?;
     let first_admin = app.ensure_admin()?;

@@ -29,7 +29,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,
     );
-    let judge = ojd_judge::Judge::new(config, jobs)?;
+    let judge = ojd_judge::Judge::new(config.judging(), jobs)?;
     let mut code = 0;
     for dir in dirs {
         let Some(problem) = load_problem(&dir) else {

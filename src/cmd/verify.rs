@@ -96,7 +96,7 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         return Ok(EXIT_BAD_INPUT);
     }
     let jobs = a.jobs.unwrap_or_else(ojd_verify::default_jobs).max(1);
-    let judge = match ojd_judge::Judge::new(config, jobs) {
+    let judge = match ojd_judge::Judge::new(config.judging(), jobs) {
         Ok(j) => j,
         Err(e) => {
             print_error(&e);

@@ -68,7 +68,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<i32> {
 
 /// Starts a judge host and judges until SIGTERM/SIGINT.
 fn judge_host(
-    config: ojd_judge::Config,
+    config: ojd_config::Config,
     name: Option<String>,
     identity: Option<String>,
 ) -> Result<(), ServerError> {

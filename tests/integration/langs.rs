@@ -165,7 +165,9 @@ fn missing_config() -> Config {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
     std::fs::write(&path, MISSING).unwrap();
-    Config::load(&path).expect("the test config loads")
+    ojd_config::Config::load(&path)
+        .expect("the test config loads")
+        .judging()
 }
 
 #[test]

@@ -658,10 +658,10 @@ fn run_returns_ok_when_its_shutdown_future_completes() {
     let problems = tempfile::tempdir().expect("temp dir");
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     for round in 0..20 {
-        let mut config = ojd_judge::Config::defaults();
+        let mut config = ojd_config::Config::defaults();
         config.server.problems = problems.path().to_path_buf();
         config.server.shutdown_grace = Duration::from_secs(1);
-        let judge = common::judge_with(config.clone(), 1);
+        let judge = common::judge_with(config.judging(), 1);
         let store = Arc::new(ojd_store::SqliteStore::in_memory().expect("store"));
         let app = ojd_web::App::with_store(config, judge, 1, store).expect("app");
         runtime.block_on(async move {
@@ -690,7 +690,7 @@ fn run_returns_ok_when_its_shutdown_future_completes() {
 #[test]
 fn a_second_daemon_on_the_same_database_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = ojd_judge::Config::defaults();
+    let mut config = ojd_config::Config::defaults();
     config.server.database = dir.path().join("ojd.sqlite3").into();
     config.server.problems = dir.path().join("problems");
     let first = ojd_web::App::start(config.clone(), crate::common::judge(1), 1).unwrap();

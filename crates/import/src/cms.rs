@@ -53,7 +53,7 @@ use crate::files::{
 };
 use crate::manifest::Manifest;
 use crate::{ImportError, Imported};
-use ojd_judge::Config;
+use ojd_config::Config;
 use ojd_judge::{Aggregation, CheckerSpec, Group};
 
 /// Options of a CMS import.

@@ -131,7 +131,7 @@ mod tests {
         assert!(m.contains("ojd imports Kattis packages"), "{m}");
         let e = crate::kattis::import(
             d.path(),
-            &ojd_judge::Config::defaults(),
+            &ojd_config::Config::defaults(),
             None,
             &Default::default(),
         )

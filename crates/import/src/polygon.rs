@@ -38,8 +38,8 @@ use crate::files::{
 use crate::latex::latex_to_markdown;
 use crate::manifest::Manifest;
 use crate::{io_err, ImportError, Imported};
+use ojd_config::Config;
 use ojd_judge::archive::{entry_path as zip_entry_path, Entries};
-use ojd_judge::Config;
 use ojd_judge::{CheckerSpec, Group, Interactor, InteractorProtocol};
 
 /// Options of a Polygon import.

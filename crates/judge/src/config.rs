@@ -1,13 +1,11 @@
-//! The daemon's configuration, from `config.toml`; its `[languages.*]` tables are the language
-//! profiles of [`lang`] ([`LanguageConfig`]).
+//! The judging settings of the configuration: the `[sandbox]`, `[judge]` and `[languages.*]`
+//! tables of `config.toml` (the language profiles of [`lang`], [`LanguageConfig`]), and the size
+//! limit on a submission. The daemon's whole file (`[server]`, `[web]`, users, secrets, the
+//! layering of a user's file over the defaults) is assembled above, in `ojd-config`, which builds
+//! this part with its `judging()`; what judges needs nothing else.
 //!
-//! The repository's `config.toml` is compiled in (`include_str!`) as the defaults; a user file
-//! is layered on top of it key by key, so it needs only what it changes. Unknown keys in the
-//! user file are errors that name the key (a typo must not silently keep a default).
-//!
-//! Relative paths in a config file (problems, contests, database, scratch, cache) are relative to
-//! that file's folder, not to the folder the command runs in (`Config::resolve_paths`); without
-//! a file, the defaults are relative to the working folder.
+//! The repository's `config.toml` is compiled in (`include_str!`): [`Config::defaults`] is its
+//! judging part.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,122 +16,34 @@ use serde::{Deserialize, Serialize};
 use crate::lang::{self, LanguageConfig};
 use crate::units::{duration_text, ByteSize};
 
-/// A value that must never reach a log line, a page or a dump of the config (a token, a
-/// database URL with its password): `Debug`, `Display` and `Serialize` all give
-/// [`Secret::SHOWN`]; the code reads it through `Deref`. It is read
-/// from a config file like the bare value.
-#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(transparent)]
-pub struct Secret<T>(T);
-
-impl<T> Secret<T> {
-    /// What a secret prints as.
-    pub const SHOWN: &'static str = "(secret)";
-}
-
-impl<T> std::ops::Deref for Secret<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-impl<T> std::ops::DerefMut for Secret<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        &mut self.0
-    }
-}
-
-impl<T> From<T> for Secret<T> {
-    fn from(value: T) -> Secret<T> {
-        Secret(value)
-    }
-}
-
-impl From<&str> for Secret<String> {
-    fn from(value: &str) -> Secret<String> {
-        Secret(value.to_string())
-    }
-}
-
-impl From<&str> for Secret<PathBuf> {
-    fn from(value: &str) -> Secret<PathBuf> {
-        Secret(PathBuf::from(value))
-    }
-}
-
-impl<T: PartialEq> PartialEq<T> for Secret<T> {
-    fn eq(&self, other: &T) -> bool {
-        self.0 == *other
-    }
-}
-
-impl<T> std::fmt::Debug for Secret<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(Self::SHOWN)
-    }
-}
-
-impl<T> std::fmt::Display for Secret<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(Self::SHOWN)
-    }
-}
-
-impl<T> Serialize for Secret<T> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(Self::SHOWN)
-    }
-}
-
-/// The compiled-in defaults.
+/// The compiled-in defaults (the whole file; this crate reads its judging tables).
 const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// What judging needs of the configuration.
+#[derive(Clone, Debug, Serialize)]
 pub struct Config {
-    pub server: ServerConfig,
+    /// `[sandbox]`: where and as whom programs run.
     pub sandbox: SandboxConfig,
+    /// `[judge]`: limits and caches of the judging itself.
     pub judge: JudgeConfig,
-    pub web: WebConfig,
+    /// `[languages.*]`: the language profiles by id.
     pub languages: BTreeMap<String, LanguageConfig>,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ServerConfig {
-    pub listen: String,
-    pub problems: PathBuf,
-    pub contests: PathBuf,
-    /// How long a computed standings table is served before it is computed again (see
-    /// config.toml); `0s` computes on every request.
-    #[serde(default = "one_second", with = "duration_text")]
-    pub standings_cache: Duration,
-    /// A SQLite file or a PostgreSQL URL, which may hold a password: never printed.
-    pub database: Secret<PathBuf>,
-    pub workers: usize,
-    #[serde(default = "yes")]
-    pub local_workers: bool,
+    /// The largest source accepted (`[server] max_submission_size` in the file).
     pub max_submission_size: ByteSize,
-    pub rate_limit_per_minute: u32,
-    pub show_secret_diffs: bool,
-    pub show_secret_diffs_for: Vec<String>,
-    pub public_statements: bool,
-    pub generate_answers: bool,
-    #[serde(with = "duration_text")]
-    pub shutdown_grace: Duration,
-    /// How long what nothing uses any more is kept before it is collected: problem package
-    /// versions neither current nor used by a judging that may be rejudged, their blobs, the
-    /// rows of hosts gone silent (see config.toml); `0s`: never collect by itself.
-    #[serde(default = "thirty_days", with = "duration_text")]
-    pub retention: Duration,
-    pub admin_token: Secret<String>,
-    #[serde(default)]
-    pub users: Vec<UserConfig>,
 }
 
-fn yes() -> bool {
-    true
+/// The judging tables of the compiled-in file, the other tables ignored.
+#[derive(Deserialize)]
+struct Embedded {
+    sandbox: SandboxConfig,
+    judge: JudgeConfig,
+    languages: BTreeMap<String, LanguageConfig>,
+    server: EmbeddedServer,
+}
+
+#[derive(Deserialize)]
+struct EmbeddedServer {
+    max_submission_size: ByteSize,
 }
 
 fn thirty_seconds() -> Duration {
@@ -144,40 +54,9 @@ fn thirty_days() -> Duration {
     Duration::from_secs(30 * 86400)
 }
 
-fn one_second() -> Duration {
-    Duration::from_secs(1)
-}
-
-/// A student (or admin) known by token.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct UserConfig {
-    pub name: String,
-    pub token: Secret<String>,
-    #[serde(default)]
-    pub admin: bool,
-}
-
-/// The web layer's security settings (`[web]`): sessions, login codes, limits.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct WebConfig {
-    #[serde(with = "duration_text")]
-    pub request_timeout: Duration,
-    pub max_event_streams_per_user: usize,
-    pub metrics_public: bool,
-    pub login_attempts_per_minute: u32,
-    pub secure_cookies: bool,
-    #[serde(with = "duration_text")]
-    pub session_lifetime: Duration,
-    #[serde(with = "duration_text")]
-    pub login_code_lifetime: Duration,
-    pub max_package_size: ByteSize,
-    pub max_package_files: usize,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// `[sandbox]` (documented in config.toml).
 pub struct SandboxConfig {
     pub scratch: PathBuf,
     pub uid_base: u32,
@@ -191,6 +70,7 @@ pub struct SandboxConfig {
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
+/// `[judge]` (documented in config.toml).
 pub struct JudgeConfig {
     pub(crate) wall_factor: f64,
     #[serde(with = "duration_text")]
@@ -232,128 +112,21 @@ fn auto() -> String {
     "auto".into()
 }
 
-/// An operator's mistake in a configuration file.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("failed to read {path}")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
-}
-
-fn merge(base: &mut toml::Table, over: toml::Table, prefix: &str, unknown: &mut Vec<String>) {
-    for (key, value) in over {
-        let path = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
-        // New languages and users are welcome; other new keys are typos.
-        let open = prefix == "languages" || path == "server.users";
-        match (base.get_mut(&key), value) {
-            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o, &path, unknown),
-            (Some(slot), v) => *slot = v,
-            (None, v) if open || prefix.starts_with("languages.") => {
-                base.insert(key, v);
-            }
-            (None, _) => unknown.push(path),
-        }
-    }
-}
-
 impl Config {
-    /// The compiled-in defaults.
+    /// The judging part of the compiled-in defaults.
     pub fn defaults() -> Config {
-        Config::parse_layered(None).expect("the embedded config.toml is valid")
-    }
-
-    /// Defaults with `path` layered on top.
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.into(),
-            source,
-        })?;
-        let mut config = Config::parse_layered(Some((&path.display().to_string(), &text)))?;
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        // The folder exists (the file was just read): its canonical form keeps `..` out of the
-        // paths the commands print.
-        let dir = std::fs::canonicalize(dir)
-            .or_else(|_| std::path::absolute(dir))
-            .unwrap_or_else(|_| dir.to_path_buf());
-        config.resolve_paths(&dir);
-        Ok(config)
-    }
-
-    /// Makes every relative path of the config relative to `dir` (the config file's folder), so
-    /// `ojd serve`, `ojd worker`, `ojd token` and `ojd doctor` find the same problems, database,
-    /// scratch and cache from any working folder. Empty paths ("use the default") and database
-    /// URLs stay as they are.
-    fn resolve_paths(&mut self, dir: &Path) {
-        let resolve = |p: &mut PathBuf| {
-            if !p.as_os_str().is_empty() && p.is_relative() {
-                *p = dir.join(&*p);
-            }
-        };
-        resolve(&mut self.server.problems);
-        resolve(&mut self.server.contests);
-        if !is_postgres_url(&self.server.database.to_string_lossy()) {
-            resolve(&mut self.server.database);
+        let e: Embedded =
+            toml::from_str(DEFAULT_CONFIG).expect("the embedded config.toml is valid");
+        Config {
+            sandbox: e.sandbox,
+            judge: e.judge,
+            languages: e.languages,
+            max_submission_size: e.server.max_submission_size,
         }
-        resolve(&mut self.sandbox.scratch);
-        resolve(&mut self.judge.cache);
     }
 
-    fn parse_layered(user: Option<(&str, &str)>) -> Result<Config, ConfigError> {
-        let mut base: toml::Table =
-            DEFAULT_CONFIG
-                .parse()
-                .map_err(|e: toml::de::Error| ConfigError::Invalid {
-                    path: "embedded config.toml".into(),
-                    message: e.to_string(),
-                })?;
-        let name = user.map_or("embedded config.toml", |(n, _)| n).to_string();
-        if let Some((name, text)) = user {
-            let over: toml::Table =
-                text.parse()
-                    .map_err(|e: toml::de::Error| ConfigError::Invalid {
-                        path: name.into(),
-                        message: e.to_string().trim().to_string(),
-                    })?;
-            let mut unknown = Vec::new();
-            merge(&mut base, over, "", &mut unknown);
-            if !unknown.is_empty() {
-                return Err(ConfigError::Invalid {
-                    path: name.into(),
-                    message: format!(
-                        "unknown key{} {}",
-                        if unknown.len() > 1 { "s" } else { "" },
-                        unknown.join(", ")
-                    ),
-                });
-            }
-        }
-        let config: Config =
-            toml::Value::Table(base)
-                .try_into()
-                .map_err(|e: toml::de::Error| ConfigError::Invalid {
-                    path: name.clone(),
-                    message: e.message().to_string(),
-                })?;
-        config.validate().map_err(|message| ConfigError::Invalid {
-            path: name,
-            message,
-        })?;
-        Ok(config)
-    }
-
-    fn validate(&self) -> Result<(), String> {
+    /// Checks what the types cannot: the message names the field (`judge.tool_time: ...`).
+    pub fn validate(&self) -> Result<(), String> {
         for (id, l) in &self.languages {
             if l.run.is_empty() {
                 return Err(format!("languages.{id}.run: must not be empty"));
@@ -399,13 +172,16 @@ impl Config {
     /// The language whose extensions include that of `path` (the first line of the source
     /// decides between profiles sharing one: see `lang::detect`).
     pub fn language_for(&self, path: &Path) -> Option<&str> {
-        lang::detect(&self.languages, path, b"")
+        language_for(&self.languages, path)
     }
 }
 
-/// Whether `database` (`[server] database`) names a PostgreSQL server rather than a SQLite file.
-pub fn is_postgres_url(database: &str) -> bool {
-    database.starts_with("postgres://") || database.starts_with("postgresql://")
+/// The language of `languages` whose extensions include that of `path`.
+pub fn language_for<'a>(
+    languages: &'a BTreeMap<String, LanguageConfig>,
+    path: &Path,
+) -> Option<&'a str> {
+    lang::detect(languages, path, b"")
 }
 
 #[cfg(test)]
@@ -445,98 +221,5 @@ mod tests {
         for (name, head, want) in table {
             assert_eq!(d(name, head), want, "{name} {head:?}");
         }
-    }
-
-    #[test]
-    fn layering_and_errors() {
-        let c = Config::parse_layered(Some(("my.toml", "[judge]\nprocesses = 8\n"))).unwrap();
-        assert_eq!(c.judge.processes, 8);
-        assert!(c.judge.run_all_tests, "other keys keep their defaults");
-
-        let e = Config::parse_layered(Some(("my.toml", "[judge]\nprocess = 8\n"))).unwrap_err();
-        assert_eq!(e.to_string(), "my.toml: unknown key judge.process");
-
-        let e = Config::parse_layered(Some(("my.toml", "[judge]\ncompile_time = \"soon\"\n")))
-            .unwrap_err();
-        assert!(e.to_string().contains("expected a duration"), "{e}");
-
-        let e = Config::parse_layered(Some(("my.toml", "[judge]\ntool_time = \"100ms\"\n")))
-            .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("judge.tool_time: 100ms: expected at least 1s"),
-            "{e}"
-        );
-
-        let c = Config::parse_layered(Some((
-            "my.toml",
-            "[languages.go]\nname = \"Go\"\nextensions = [\"go\"]\nsource = \"main.go\"\nexecutable = \"main\"\nrun = [\"/prog/main\"]\n",
-        )))
-        .unwrap();
-        assert_eq!(c.language_for(Path::new("a.go")), Some("go"));
-    }
-
-    #[test]
-    fn relative_paths_are_relative_to_the_config_file() {
-        let dir = tempfile::tempdir().expect("dir");
-        let file = dir.path().join("site.toml");
-        std::fs::write(
-            &file,
-            "[server]\nproblems = \"p\"\ndatabase = \"db/ojd.sqlite3\"\ncontests = \"/abs/c\"\n[judge]\ncache = \"\"\n",
-        )
-        .expect("write");
-        let c = Config::load(&file).expect("loads");
-        let base = dir.path().canonicalize().expect("canonical");
-        assert_eq!(c.server.problems, base.join("p"));
-        assert_eq!(c.server.database, base.join("db/ojd.sqlite3"));
-        assert_eq!(
-            c.server.contests,
-            Path::new("/abs/c"),
-            "absolute paths stay"
-        );
-        assert_eq!(c.judge.cache, Path::new(""), "empty means the default");
-        assert_eq!(c.sandbox.scratch, Path::new(""));
-        let mut url = Config::defaults();
-        url.server.database = "postgres://u@127.0.0.1/db".into();
-        url.resolve_paths(dir.path());
-        assert_eq!(*url.server.database, Path::new("postgres://u@127.0.0.1/db"));
-    }
-
-    #[test]
-    fn secrets_never_print() {
-        let mut c = Config::defaults();
-        c.server.database = "postgres://ojd:hunter2-db@10.0.0.5/ojd".into();
-        c.server.admin_token = "admin-tok-3141".into();
-        c.server.users.push(UserConfig {
-            name: "alice".into(),
-            token: "alice-tok-2718".into(),
-            admin: false,
-        });
-        let shown = [
-            format!("{c:?}"),
-            format!("{:?}", c.server),
-            format!("{:#?}", c.server.users),
-            format!("{}", c.server.admin_token),
-            serde_json::to_string(&c).expect("json"),
-            toml::to_string(&c).expect("toml"),
-        ];
-        for text in &shown {
-            for secret in ["hunter2-db", "admin-tok-3141", "alice-tok-2718"] {
-                assert!(!text.contains(secret), "{secret} shown in {text}");
-            }
-            assert!(text.contains(Secret::<String>::SHOWN), "{text}");
-        }
-        // The code still reads them.
-        assert_eq!(c.server.admin_token.as_str(), "admin-tok-3141");
-        assert!(is_postgres_url(&c.server.database.to_string_lossy()));
-        // And a config file gives them as plain values.
-        #[derive(Deserialize)]
-        struct File {
-            token: Secret<String>,
-            database: Secret<PathBuf>,
-        }
-        let read: File = toml::from_str("token = \"t0k\"\ndatabase = \"x.db\"").expect("parses");
-        assert_eq!(read.token.as_str(), "t0k");
-        assert_eq!(read.database, PathBuf::from("x.db"));
     }
 }

@@ -1,7 +1,7 @@
 //! ojd's judge: everything between a problem package and a verdict.
 //!
-//! The main types: [`Problem`] (a validated problem package), [`Config`] (the configuration and
-//! language profiles), [`Judge`] (one submission from source to verdict, the only way anything
+//! The main types: [`Problem`] (a validated problem package), [`Config`] (the judging settings
+//! and language profiles), [`Judge`] (one submission from source to verdict, the only way anything
 //! is judged) and [`JudgeReport`] (what a judging found), rendered by [`report`] as tables and
 //! diffs. Programs run in the sandbox of `ojd-sandbox`; nothing here knows about HTTP or SQL.
 //!
@@ -54,7 +54,7 @@ pub use problem::{
 };
 
 /// The configuration and the language profiles it defines.
-pub use config::{is_postgres_url, Config, ServerConfig};
+pub use config::{language_for, Config, JudgeConfig, SandboxConfig};
 pub use lang::several::entry_file;
 pub use lang::{expand_run, EntryPoint, Language, LanguageConfig, SeveralFiles};
 
@@ -68,7 +68,7 @@ pub use verdict::{Diff, DiffLine, JudgeReport, TestResult, Verdict};
 pub use toolchains::{check_all as check_toolchains, ToolchainCheck, ToolchainStatus};
 
 /// Sizes and durations as the configuration and the command line write them.
-pub use units::{format_duration, parse_bytes, parse_duration, ByteSize};
+pub use units::{duration_text, format_duration, parse_bytes, parse_duration, ByteSize};
 
 /// Small utilities the other crates share: a file read up to a limit, lowercase hex, text made
 /// safe for a terminal, a checker's message cut to what is shown.

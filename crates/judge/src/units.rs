@@ -119,15 +119,17 @@ impl Serialize for ByteSize {
 }
 
 /// Serde adapter for `Duration` fields written as "1s"/"500ms".
-pub(crate) mod duration_text {
+pub mod duration_text {
     use super::*;
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    /// Reads "1s", "500ms", "2m".
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let s = String::deserialize(d)?;
         parse_duration(&s).map_err(|e| de::Error::custom(format!("expected {e}")))
     }
 
-    pub(crate) fn serialize<S: Serializer>(v: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    /// Writes the shortest exact form.
+    pub fn serialize<S: Serializer>(v: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&format_duration(*v))
     }
 }

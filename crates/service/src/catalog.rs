@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use ojd_config::Config;
 use ojd_judge::answers::{self, GenOptions};
-use ojd_judge::Config;
 use ojd_judge::Judge;
 use ojd_judge::Problem;
 
@@ -211,7 +211,7 @@ mod tests {
         let mut config = Config::defaults();
         config.server.problems = root.path().to_path_buf();
         config.server.generate_answers = false;
-        let judge = Judge::new(config.clone(), 1).expect("judge");
+        let judge = Judge::new(config.judging(), 1).expect("judge");
         let catalog = Catalog::load(&config, &judge, fragile);
         assert!(
             catalog.get("good").is_some(),

@@ -25,7 +25,7 @@ use crate::blobs::Cache;
 use crate::catalog::{Catalog, StatementRenderer};
 use crate::events::Hub;
 use crate::logging::log;
-use ojd_judge::Config;
+use ojd_config::Config;
 use ojd_judge::Judge;
 use ojd_judge::Verdict;
 use ojd_store::HostStats;
@@ -909,7 +909,7 @@ pub fn start_judge(
             .unwrap_or(1),
         n => n,
     };
-    let mut judge = Judge::new(config.clone(), workers)?;
+    let mut judge = Judge::new(config.judging(), workers)?;
     if let Some(k) = keeper {
         judge.set_keeper(k);
     }

@@ -20,7 +20,8 @@
 
 use std::sync::Arc;
 
-use ojd_judge::{ServerConfig, TestResult, Verdict};
+use ojd_config::ServerConfig;
+use ojd_judge::{TestResult, Verdict};
 use ojd_store::SubmissionInfo;
 
 use crate::contest::{Contest, Feedback, Phase};

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::blobs::Cache;
 use crate::logging::log;
 use crate::node::{self, Node, ServerError};
-use ojd_judge::Config;
+use ojd_config::Config;
 
 /// Starts a judge host named `name` (default: `<host name>/worker`); [`WorkerHost::run`]
 /// then judges until its shutdown. Blocking: call it before the runtime starts. Its

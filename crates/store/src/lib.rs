@@ -562,7 +562,7 @@ pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync
     fn tokens(&self) -> Result<Vec<TokenInfo>, StoreError>;
 }
 
-pub use ojd_judge::is_postgres_url;
+pub use ojd_config::is_postgres_url;
 
 /// Opens the store `database` names: a `postgres://`/`postgresql://` URL selects PostgreSQL,
 /// anything else is the path of a SQLite file (created if missing). Migrations run.

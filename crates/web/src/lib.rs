@@ -75,7 +75,7 @@ use std::time::Duration;
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
 
-use ojd_judge::Config;
+use ojd_config::Config;
 use ojd_judge::Judge;
 use ojd_service::Catalog;
 use ojd_service::{drain, spawn_workers};

@@ -54,7 +54,7 @@ use std::path::{Path, PathBuf};
 use crate::files::{safe_name, write_file, Confined, Staging};
 use crate::manifest::Manifest;
 use crate::{ImportError, Imported};
-use ojd_judge::Config;
+use ojd_config::Config;
 use yaml::{Src, Version};
 
 /// Options of an import.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::files::{copy_text, entries, safe_name};
 use crate::ImportError;
-use ojd_judge::Config;
+use ojd_config::Config;
 
 /// The slowest accepted run the multiplier rule starts from.
 pub(super) struct Slowest {

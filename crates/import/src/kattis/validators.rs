@@ -9,7 +9,7 @@ use super::data::Data;
 use super::yaml::{yaml_words, Src};
 use crate::files::{entries, files_in, inline_includes, read_text, write_file};
 use crate::ImportError;
-use ojd_judge::Config;
+use ojd_config::Config;
 use ojd_judge::{CheckerSpec, DefaultFlags, Interactor, InteractorProtocol};
 
 /// A program of the package, one file or a folder of files, as one source file in `out`

@@ -330,7 +330,7 @@ impl Judge {
     /// Checks a submission before anything runs: size, emptiness, text-ness.
     pub fn check_submission(&self, sub: &Submission) -> Result<&Language, JudgeError> {
         let lang = self.language(&sub.language)?;
-        let max = self.config.server.max_submission_size.bytes();
+        let max = self.config.max_submission_size.bytes();
         if sub.source.is_empty() {
             return Err(JudgeError::BadSubmission("the submission is empty".into()));
         }
@@ -338,7 +338,7 @@ impl Judge {
             return Err(JudgeError::BadSubmission(format!(
                 "the submission is {} bytes, over the limit of {}",
                 sub.source.len(),
-                self.config.server.max_submission_size
+                self.config.max_submission_size
             )));
         }
         if crate::sources::is_bundle(&sub.source) {

@@ -118,7 +118,7 @@ fn detail(user: &str) -> SubmissionDetail {
 
 /// What a viewer kind sees of `user`'s submission made through contest `c`, `now` into it.
 fn sees(viewer: Viewer<'_>, user: &str, now_ms: i64) -> (Option<crate::Seen>, usize) {
-    let server = ojd_judge::Config::defaults().server;
+    let server = ojd_config::Config::defaults().server;
     let contests = [Arc::new(contest())];
     let policy = Policy {
         server: &server,
@@ -231,7 +231,7 @@ fn an_admin_sees_everything() {
 
 #[test]
 fn the_jurys_verdict_replaces_the_judges_for_every_viewer() {
-    let server = ojd_judge::Config::defaults().server;
+    let server = ojd_config::Config::defaults().server;
     let policy = Policy {
         server: &server,
         contests: &[],

@@ -36,7 +36,7 @@ pub(crate) fn hash_token(token: &str) -> String {
 struct ConfigTokens(Vec<([u8; 32], User)>);
 
 impl ConfigTokens {
-    pub(crate) fn new(server: &ojd_judge::ServerConfig) -> ConfigTokens {
+    pub(crate) fn new(server: &ojd_config::ServerConfig) -> ConfigTokens {
         let digest = |t: &str| -> [u8; 32] { Sha256::digest(t.trim().as_bytes()).into() };
         let mut all = Vec::new();
         if !server.admin_token.trim().is_empty() {
@@ -83,7 +83,7 @@ pub(crate) struct TokenCache {
 
 impl TokenCache {
     /// The config's tokens as digests (hashed on first use).
-    fn config_tokens(&self, server: &ojd_judge::ServerConfig) -> &ConfigTokens {
+    fn config_tokens(&self, server: &ojd_config::ServerConfig) -> &ConfigTokens {
         self.config.get_or_init(|| ConfigTokens::new(server))
     }
 

@@ -37,7 +37,7 @@ use serde::Serialize;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_judge::Config;
+use ojd_config::Config;
 use ojd_service::contest::{Contest, Phase};
 use ojd_store::now_ms;
 use ojd_store::FreezeChange;
