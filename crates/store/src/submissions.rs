@@ -481,7 +481,9 @@ impl<E: Engine> Store for E {
             let args = args![v.code(), f.pending];
             return self.one("count submissions", sql, args, |r| r.get(0));
         }
-        let sql = format!("SELECT COUNT(*) FROM {INFO_FROM} WHERE {}", list_where(f));
+        // The filters are the row's own columns: no join to count (the judging's would visit
+        // every matching row's judging: 150 ms for a problem's 50,000 on SQLite).
+        let sql = format!("SELECT COUNT(*) FROM submissions s WHERE {}", list_where(f));
         let verdict = f.verdict.map(Verdict::code);
         let args = args![&f.user, &f.problem, verdict, &f.language, f.pending];
         self.one("count submissions", &sql, args, |r| r.get(0))
