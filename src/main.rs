@@ -185,6 +185,7 @@ pub fn judge_error_code(e: &ojd_judge::JudgeError) -> i32 {
     use ojd_judge::JudgeError::*;
     match e {
         BadSubmission(_)
+        | NotText { .. }
         | UnknownLanguage { .. }
         | LanguageUnavailable { .. }
         | MissingAnswers { .. } => EXIT_BAD_INPUT,

@@ -206,11 +206,16 @@ fn a_full_or_filling_scratch_is_a_host_fault_never_a_verdict() {
     drop(j);
 }
 
-/// The host's own statistics in `/api/v1/admin/hosts` (the first host).
-fn host_stats(d: &crate::daemon::Daemon) -> serde_json::Value {
+/// The first host of `/api/v1/admin/hosts`.
+fn first_host(d: &crate::daemon::Daemon) -> serde_json::Value {
     let (code, body) = d.get("/api/v1/admin/hosts", Some(crate::daemon::ADMIN));
     assert_eq!(code, 200, "{body}");
-    body["hosts"][0]["stats"].clone()
+    body["hosts"][0].clone()
+}
+
+/// The host's own statistics in `/api/v1/admin/hosts` (the first host).
+fn host_stats(d: &crate::daemon::Daemon) -> serde_json::Value {
+    first_host(d)["stats"].clone()
 }
 
 /// Polls `what` until it holds or `timeout` passes.
@@ -278,11 +283,15 @@ fn a_daemon_whose_disk_fills_requeues_pauses_and_judges_once_it_has_room() {
     fs.fill("filler-2", 0);
     assert!(
         eventually(Duration::from_secs(15), || {
-            let s = host_stats(&d);
-            s["paused"] == 1 && s.get("paused_low_space").is_some()
+            let h = first_host(&d);
+            // Its cause in words too: the folder short of space.
+            let said = h["paused"]
+                .as_str()
+                .is_some_and(|c| c.contains("scratch/runs has") && c.contains("free"));
+            h["stats"]["paused"] == 1 && h["stats"].get("paused_low_space").is_some() && said
         }),
-        "paused for want of space: {}",
-        host_stats(&d)
+        "paused for want of space, and why: {}",
+        first_host(&d)
     );
     // Room again: the host resumes by itself and the submission is judged, accepted.
     std::fs::remove_file(fs.path().join("filler")).expect("remove filler");
@@ -291,9 +300,12 @@ fn a_daemon_whose_disk_fills_requeues_pauses_and_judges_once_it_has_room() {
     assert_eq!(done["verdict"], "AC", "{done}");
     assert!(d.log().contains("this host claims submissions again"));
     assert!(
-        eventually(Duration::from_secs(10), || host_stats(&d)["paused"] == 0),
+        eventually(Duration::from_secs(10), || {
+            let h = first_host(&d);
+            h["stats"]["paused"] == 0 && h["paused"].is_null()
+        }),
         "the heartbeat says it resumed: {}",
-        host_stats(&d)
+        first_host(&d)
     );
     drop(d);
     drop(problem);

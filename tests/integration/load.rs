@@ -464,6 +464,10 @@ fn filters_at_a_million_submissions() {
                     assert!(page.rows.iter().all(|r| r.verdict == Some(v)), "{what}");
                 }
             });
+            // The page's "N matching", which the list asks beside each page.
+            time(&format!("{what}: its total"), &|| {
+                s.count_matching(f).expect("count");
+            });
         }
         time("a contest's submissions (5,000)", &|| {
             assert_eq!(s.contest_submissions("big").expect("contest").len(), 5_000);

@@ -51,6 +51,7 @@ mod langs;
 mod load;
 mod memory;
 mod multihost;
+mod outage;
 mod packages;
 mod page_cache;
 mod pg;

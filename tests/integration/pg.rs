@@ -306,6 +306,25 @@ impl Cluster {
     fn data(&self) -> PathBuf {
         self.dir.path().join("data")
     }
+
+    /// The server's processes: the postmaster first, then its children (each session's
+    /// backend and the server's own workers), for tests that stop and continue them.
+    pub fn processes(&self) -> Vec<i32> {
+        let text =
+            std::fs::read_to_string(self.data().join("postmaster.pid")).expect("postmaster.pid");
+        let main: i32 = (text.lines().next().expect("the server's process id").trim())
+            .parse()
+            .expect("a process id");
+        let children = std::fs::read_to_string(format!("/proc/{main}/task/{main}/children"))
+            .expect("the server's children");
+        let mut all = vec![main];
+        all.extend(
+            children
+                .split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok()),
+        );
+        all
+    }
 }
 
 /// Stops the shared cluster and removes its folder when the test binary exits (statics are

@@ -42,15 +42,15 @@ pub use ojd_store::TokenActivity;
 
 /// A judging node and what runs it.
 pub use node::{
-    check_identity, collect, start_heartbeat, start_judge, start_listener, Counters, DbError,
-    IdentityError, Node, Role, ServerError, LEASE,
+    answering_within, check_identity, collect, start_heartbeat, start_judge, start_listener,
+    Counters, DbError, IdentityError, Node, Role, ServerError, LEASE,
 };
 
 /// The node's workers: they claim submissions from the store and judge them.
 pub use queue::{drain, spawn_workers, Workers};
 
 /// A submission's life: inserted, and read back only as one viewer may see it.
-pub use submissions::{NewEntry, Seen, SeenPage, SeenRow};
+pub use submissions::{NewEntry, Refusal, Seen, SeenPage, SeenRow, Submitted, SUBMIT_WAIT};
 
 /// The visibility policy, its one copy: what one viewer may see of a problem or a submission.
 pub use viewer::{apply_feedback, redact, Policy, Sight, Viewer};

@@ -233,6 +233,29 @@ struct Kind {
     statement: StatementRenderer,
 }
 
+tokio::task_local! {
+    /// How long each store operation of the current task may keep its caller waiting
+    /// ([`answering_within`]).
+    static DB_WAIT: Duration;
+}
+
+/// Runs `f` (a request's handling) with each of its store operations ([`Node::db`]) waited
+/// for at most `limit`: past it the caller gets [`StoreError::Unreachable`] (the web answers
+/// 503) while the operation runs on in its thread. For reads, whose result nobody else waits
+/// for; a write that must not happen after its client was told 503 is gated as
+/// [`Node::submit`] gates its insert.
+pub async fn answering_within<F: std::future::Future>(limit: Duration, f: F) -> F::Output {
+    DB_WAIT.scope(limit, f).await
+}
+
+/// What a caller that stopped waiting for the database after `limit` gets.
+pub(crate) fn no_answer(limit: Duration) -> StoreError {
+    StoreError::Unreachable {
+        path: "the database".into(),
+        source: format!("no answer within {} s", limit.as_secs_f64()).into(),
+    }
+}
+
 /// A store operation run on a blocking thread failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -474,14 +497,24 @@ impl Node {
         fresh
     }
 
-    /// Runs a store operation on a blocking thread.
+    /// Runs a store operation on a blocking thread. Under [`answering_within`] (a request's
+    /// reads) the caller waits at most that long, then has [`StoreError::Unreachable`]: a
+    /// hung database makes a page answer 503, not wait; the operation itself runs on.
     pub async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
         F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
     {
         let store = self.store.clone();
-        match tokio::task::spawn_blocking(move || f(store.as_ref())).await {
+        let task = tokio::task::spawn_blocking(move || f(store.as_ref()));
+        let joined = match DB_WAIT.try_with(|d| *d) {
+            Ok(limit) => match tokio::time::timeout(limit, task).await {
+                Ok(joined) => joined,
+                Err(_) => return Err(DbError::Store(no_answer(limit))),
+            },
+            Err(_) => task.await,
+        };
+        match joined {
             Ok(r) => r.map_err(DbError::Store),
             Err(e) => Err(DbError::Task(e.to_string())),
         }
@@ -673,6 +706,8 @@ pub fn start_heartbeat(app: &Arc<Node>) {
     let stop = app.beat_stop.clone();
     let started = ojd_store::now_ms();
     let mut failing = false;
+    // The pause cause the hosts row has (`None`: not written yet).
+    let mut pause_sent: Option<Option<String>> = None;
     let weak = Arc::downgrade(app);
     let spawned = std::thread::Builder::new()
         .name("ojd-heartbeat".into())
@@ -691,6 +726,12 @@ pub fn start_heartbeat(app: &Arc<Node>) {
                         }
                         if let Some(app) = weak.upgrade() {
                             app.health.set_drain(beat.drain);
+                            let cause = app.health.lock().pause.as_ref().map(|p| p.cause.clone());
+                            if pause_sent.as_ref() != Some(&cause)
+                                && store.set_pause(&host, cause.as_deref()).is_ok()
+                            {
+                                pause_sent = Some(cause);
+                            }
                         }
                     }
                     Err(e) if !failing => {

@@ -6,11 +6,14 @@
 //! cannot show a viewer different things.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
-use ojd_judge::{TestResult, Verdict};
-use ojd_store::{ListFilter, NewSubmission, SubmissionDetail, SubmissionInfo, VerdictOverride};
+use ojd_judge::{JudgeError, Submission, TestResult, Verdict};
+use ojd_store::{
+    ListFilter, NewSubmission, StoreError, SubmissionDetail, SubmissionInfo, VerdictOverride,
+};
 
 use crate::catalog::Catalog;
 use crate::contest::Feedback;
@@ -77,12 +80,48 @@ pub struct NewEntry {
     pub contest: Option<String>,
     /// The jury's submission: shown with the contest's, never ranked.
     pub jury: bool,
+    /// The client's idempotency key: a second submission with it returns the first.
+    pub key: Option<String>,
 }
+
+/// Why a submission is refused before it is queued ([`Node::check_submission`]): typed, so
+/// that each front end words it for its own users.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// A source that is not text, in a language that compiles or interprets text: binary data
+    /// at byte `at` (a compiled program goes in the language `binary`).
+    #[error("the source is not UTF-8 text (binary data at byte {at})")]
+    NotText { at: usize },
+    /// Any other refusal, in the judge's words (empty, too large, an unknown language, …).
+    #[error("{0}")]
+    Judge(String),
+}
+
+/// How long [`Node::submit`] waits for the database before it gives up with nothing stored.
+pub const SUBMIT_WAIT: Duration = Duration::from_secs(4);
+
+/// A submission [`Node::submit`] queued, or found queued under its key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Submitted {
+    pub id: i64,
+    /// Queued by this call (`false`: made earlier with the same idempotency key).
+    pub fresh: bool,
+}
+
+/// The states of a submission's commit gate (see [`Node::submit`]).
+const WAITING: u8 = 0;
+const COMMITTING: u8 = 1;
+const GAVE_UP: u8 = 2;
 
 impl Node {
     /// Inserts a checked submission (committed before its id is returned), counts and logs it
-    /// and wakes a worker.
-    pub async fn submit(self: &Arc<Self>, entry: NewEntry) -> Result<i64, DbError> {
+    /// and wakes a worker; with `entry.key`, at most once per user and key (a retry returns
+    /// the first, `fresh: false`). The database gets [`SUBMIT_WAIT`]: past it the caller has
+    /// [`StoreError::Unreachable`] (the web answers 503) and the insert, whenever it gets
+    /// there, rolls back instead of committing, so that "not stored" is the truth. One gate
+    /// decides between the two: the insert takes it just before its commit, the waiter just
+    /// before it gives up; a commit already under way is waited for.
+    pub async fn submit(self: &Arc<Self>, entry: NewEntry) -> Result<Submitted, DbError> {
         let NewEntry {
             user,
             problem,
@@ -90,6 +129,7 @@ impl Node {
             source,
             contest,
             jury,
+            key,
         } = entry;
         let new = NewSubmission {
             user: user.clone(),
@@ -97,16 +137,106 @@ impl Node {
             language: language.clone(),
             source,
         };
-        let id = self
-            .db(move |s| match &contest {
-                Some(c) => s.insert_in_contest_as(&new, c, jury, ojd_store::now_ms()),
-                None => s.insert(&new, ojd_store::now_ms()),
+        let gate = Arc::new(AtomicU8::new(WAITING));
+        let store = self.store.clone();
+        let insert_gate = gate.clone();
+        let mut task = tokio::task::spawn_blocking(move || {
+            let keep = || {
+                let taken = insert_gate.compare_exchange(
+                    WAITING,
+                    COMMITTING,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                );
+                taken.is_ok()
+            };
+            let contest = contest.as_deref().map(|c| (c, jury));
+            store.insert_once(&new, contest, key.as_deref(), ojd_store::now_ms(), &keep)
+        });
+        let joined = match tokio::time::timeout(SUBMIT_WAIT, &mut task).await {
+            Ok(joined) => joined,
+            Err(_) => {
+                let gave_up = gate
+                    .compare_exchange(WAITING, GAVE_UP, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+                if gave_up {
+                    let who = user.clone();
+                    tokio::spawn(async move {
+                        // The operator's record of how the insert ended after its client left.
+                        let end = match task.await {
+                            Ok(Err(StoreError::GaveUp)) => "rolled back".to_string(),
+                            Ok(Err(e)) => format!("failed: {}", crate::logging::error_chain(&e)),
+                            Ok(Ok(s)) => format!("found submission {} under its key", s.id),
+                            Err(e) => format!("its task failed: {e}"),
+                        };
+                        crate::logging::log(&format!(
+                            "a submission by {who} that the database did not take within {} s (its client was answered 503): {end}",
+                            SUBMIT_WAIT.as_secs()
+                        ));
+                    });
+                    return Err(DbError::Store(crate::node::no_answer(SUBMIT_WAIT)));
+                }
+                // The commit is under way: its outcome is the answer.
+                task.await
+            }
+        };
+        let done = match joined {
+            Ok(r) => r.map_err(DbError::Store)?,
+            Err(e) => return Err(DbError::Task(e.to_string())),
+        };
+        if done.fresh {
+            self.metrics.submitted.fetch_add(1, Ordering::Relaxed);
+            crate::logging::queued(done.id, &user, &problem, &language);
+            self.wake.notify_one();
+        }
+        Ok(Submitted {
+            id: done.id,
+            fresh: done.fresh,
+        })
+    }
+
+    /// The judge's checks of a submission before it is queued (size, emptiness, text-ness, its
+    /// language known and available).
+    pub fn check_submission(&self, sub: &Submission) -> Result<(), Refusal> {
+        match self.judge.check_submission(sub) {
+            Ok(_) => Ok(()),
+            Err(JudgeError::NotText { at }) => Err(Refusal::NotText { at }),
+            Err(other) => Err(Refusal::Judge(other.to_string())),
+        }
+    }
+
+    /// The submission `entry.key` already names (`None`: the key is new, or there is none).
+    /// Asked when the rate limit refuses a submission, so that a client retrying a submission
+    /// that was stored gets it back rather than a refusal. Its insert is rolled back.
+    pub async fn submitted_under(
+        self: &Arc<Self>,
+        entry: NewEntry,
+    ) -> Result<Option<Submitted>, DbError> {
+        let Some(key) = entry.key else {
+            return Ok(None);
+        };
+        let new = NewSubmission {
+            user: entry.user,
+            problem: entry.problem,
+            language: entry.language,
+            source: entry.source,
+        };
+        let (contest, jury) = (entry.contest, entry.jury);
+        let found = self
+            .db(move |s| {
+                let contest = contest.as_deref().map(|c| (c, jury));
+                // `keep` says no: a fresh insert (the key is new) never commits.
+                match s.insert_once(&new, contest, Some(&key), ojd_store::now_ms(), &|| false) {
+                    Ok(done) => Ok(Some(done)),
+                    Err(StoreError::GaveUp) => Ok(None),
+                    Err(e) => Err(e),
+                }
             })
             .await?;
-        self.metrics.submitted.fetch_add(1, Ordering::Relaxed);
-        crate::logging::queued(id, &user, &problem, &language);
-        self.wake.notify_one();
-        Ok(id)
+        Ok(found.map(|d| Submitted {
+            id: d.id,
+            fresh: false,
+        }))
     }
 
     /// Submission `id` as `viewer` may see it; `None` when it does not exist for them (another

@@ -37,6 +37,12 @@ pub struct HostInfo {
     pub judging: Vec<i64>,
     /// Its own counters as of its last heartbeat (name → value; see [`HostStats`]).
     pub stats: HostStats,
+    /// Why it has stopped claiming (a failed check of its disks, a host fault), while it has
+    /// ([`ClusterStore::set_pause`]).
+    pub paused: Option<String>,
+    /// The languages it does not claim (their toolchain is missing or failed there), from its
+    /// counters' `not_claiming_<language>`.
+    pub not_claiming: Vec<String>,
 }
 
 /// A host's counters of its own run, sent with each heartbeat: what `/metrics` on any node
@@ -130,6 +136,8 @@ pub trait ClusterStore: Send + Sync {
         judging: &[i64],
         stats: &HostStats,
     ) -> Result<Beat, StoreError>;
+    /// Records why `identity` has stopped claiming (`None`: it claims).
+    fn set_pause(&self, identity: &str, cause: Option<&str>) -> Result<(), StoreError>;
     /// Every host that has sent a heartbeat, most recent first, with what it judges now (every
     /// claim it holds, even one whose lease ran out and that waits for another host).
     fn hosts(&self) -> Result<Vec<HostInfo>, StoreError>;
@@ -221,7 +229,7 @@ impl<E: Engine> ClusterStore for E {
              ON CONFLICT (name) DO UPDATE SET role = excluded.role,
                started_at = excluded.started_at, last_seen = excluded.last_seen,
                stats = excluded.stats, label = excluded.label, version = excluded.version,
-               stopped_at = NULL"
+               stopped_at = NULL, paused = NULL"
         );
         let requeue = format!(
             "{REQUEUE} WHERE state = 'judging' AND claimed_by IN (SELECT name FROM hosts
@@ -261,6 +269,12 @@ impl<E: Engine> ClusterStore for E {
             E::NOW_MS
         );
         self.exec("record a host's stop", &sql, args![identity])
+            .map(drop)
+    }
+
+    fn set_pause(&self, identity: &str, cause: Option<&str>) -> Result<(), StoreError> {
+        let sql = "UPDATE hosts SET paused = $2 WHERE name = $1";
+        self.exec("record why a host paused", sql, args![identity, cause])
             .map(drop)
     }
 
@@ -309,12 +323,17 @@ impl<E: Engine> ClusterStore for E {
         // One row per host and claim it holds, in order: folded into one HostInfo per host.
         let sql = format!(
             "SELECT h.name, h.role, h.started_at, h.last_seen, h.stats, s.id,
-               {} - h.last_seen, h.label, h.version, h.stopped_at, h.drain FROM hosts h
+               {} - h.last_seen, h.label, h.version, h.stopped_at, h.drain, h.paused FROM hosts h
              LEFT JOIN submissions s ON s.claimed_by = h.name AND s.state = 'judging'
              ORDER BY h.last_seen DESC, h.name, s.id",
             E::NOW_MS
         );
         let rows = self.rows("list hosts", &sql, args![], |r| {
+            let stats: HostStats = serde_json::from_str(&r.get::<String>(4)?).unwrap_or_default();
+            let not_claiming = (stats.keys())
+                .filter_map(|k| k.strip_prefix("not_claiming_"))
+                .map(str::to_string)
+                .collect();
             let host = HostInfo {
                 name: r.get(0)?,
                 label: r.get(7)?,
@@ -326,7 +345,9 @@ impl<E: Engine> ClusterStore for E {
                 last_seen: r.get(3)?,
                 seen_ago_ms: r.get(6)?,
                 judging: Vec::new(),
-                stats: serde_json::from_str(&r.get::<String>(4)?).unwrap_or_default(),
+                stats,
+                paused: r.get(11)?,
+                not_claiming,
             };
             Ok((host, r.get::<Option<i64>>(5)?))
         })?;

@@ -186,6 +186,14 @@ pub struct NewSubmission {
     pub source: Vec<u8>,
 }
 
+/// What [`Store::insert_once`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Inserted {
+    pub id: i64,
+    /// Queued now (`false`: the submission made earlier with the same key).
+    pub fresh: bool,
+}
+
 /// A submission's row with its current judging's outcome, without source and test results.
 #[derive(Clone, Debug, Serialize)]
 pub struct SubmissionInfo {
@@ -400,6 +408,9 @@ pub enum StoreError {
     /// A request the data does not allow (e.g. making an unfinished judging current).
     #[error("{0}")]
     Conflict(String),
+    /// The caller stopped waiting before the transaction committed: it was rolled back.
+    #[error("the caller stopped waiting: nothing was stored")]
+    GaveUp,
 }
 
 impl StoreError {
@@ -464,6 +475,20 @@ where
 pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync {
     /// Queues a submission and returns its id.
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;
+    /// Queues a submission as [`Store::insert`] (through a contest, `(contest, jury)`, as
+    /// [`ContestStore::insert_in_contest_as`]), at most once per `(user, key)`: a `key` already
+    /// used by the user gives back that submission (`fresh: false`) and queues nothing, or
+    /// [`StoreError::Conflict`] when that one differs in problem, language or source. `keep` is
+    /// asked last, inside the transaction: `false` (the caller stopped waiting) rolls it all
+    /// back and the result is [`StoreError::GaveUp`].
+    fn insert_once(
+        &self,
+        new: &NewSubmission,
+        contest: Option<(&str, bool)>,
+        key: Option<&str>,
+        now: i64,
+        keep: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Inserted, StoreError>;
     /// Takes the next submission to judge (fair between users) for the judge host `host`,
     /// opening a judging for it (started at `now`, the host's clock) and leasing it for
     /// `lease_ms` milliseconds of the database's clock; `None` when the queue is empty. A

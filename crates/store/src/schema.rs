@@ -710,7 +710,6 @@ const STEPS: &[Step] = &[
         FOR EACH ROW WHEN (OLD.verdict IS DISTINCT FROM NEW.verdict)
         EXECUTE FUNCTION ojd_judging_verdict();",
     },
-    // ---- branch trust ----
     // 20: revocation: a login code and a session may be bound to the contest whose hall sheet
     // made them (the code then logs in only while that contest still has the user and has not
     // ended; the session only while the contest still has the user), and a code revoked by a
@@ -722,6 +721,17 @@ const STEPS: &[Step] = &[
     CREATE INDEX login_codes_contest ON login_codes(contest, name);
     CREATE INDEX login_codes_name ON login_codes(name);
     ALTER TABLE sessions ADD COLUMN contest TEXT;",
+    ),
+    // 21: a client's idempotency key on the submission it made (`Idempotency-Key`), unique per
+    // user: a POST retried after an answer that never came returns the first submission
+    // instead of queueing a second. Partial: the rows without a key (nearly all) cost nothing.
+    // And why a host has stopped claiming (its own checks or faults), while it has, for the
+    // hosts page and `/api/v1/admin/hosts`.
+    Both(
+        "ALTER TABLE submissions ADD COLUMN idempotency_key TEXT;
+    CREATE UNIQUE INDEX submissions_idempotency ON submissions(\"user\", idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+    ALTER TABLE hosts ADD COLUMN paused TEXT;",
     ),
 ];
 

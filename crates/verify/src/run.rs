@@ -1361,7 +1361,7 @@ fn best_alone(
         } else {
             (1.0, "alone")
         };
-        let r = run_cell(judge, problem, t, sub, slack).and_then(|raw| {
+        let r = fed(STARVED_BUDGET, || run_cell(judge, problem, t, sub, slack)).and_then(|raw| {
             seen.push((raw.verdict, raw.cpu_ms, how));
             if slack > 1.0 {
                 exact_limits(judge, problem, sub).map(|l| at_limit(raw, &l))
@@ -1387,6 +1387,34 @@ fn best_alone(
 
 /// How much longer than its wall time limit a starved cell's runs alone may take.
 const STARVED_WALL: f64 = 4.0;
+
+/// How long a run alone may wait for the CPU it needs ([`fed`]): past it, a run the host's
+/// load starved of CPU every time is the judge's error (exit 3), named as the host's.
+pub(crate) const STARVED_BUDGET: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The first pause between tries of a starved run; it doubles up to [`STARVED_PAUSE_MAX`].
+const STARVED_PAUSE: std::time::Duration = std::time::Duration::from_millis(500);
+const STARVED_PAUSE_MAX: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// `run` (a run alone), tried again after a pause while the host's load starves it of CPU
+/// (the judge's own three tries each time), until `budget` has passed: under load a check gets
+/// slower, not red. Any other outcome is returned at once.
+fn fed<T>(
+    budget: std::time::Duration,
+    mut run: impl FnMut() -> Result<T, JudgeError>,
+) -> Result<T, JudgeError> {
+    let started = std::time::Instant::now();
+    let mut pause = STARVED_PAUSE;
+    loop {
+        let r = run();
+        let starved = matches!(&r, Err(JudgeError::Host(HostFault::Starved { .. })));
+        if !starved || started.elapsed() + pause > budget {
+            return r;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(STARVED_PAUSE_MAX);
+    }
+}
 
 /// What the parallel run of a cell judged alone saw: nothing when it was starved (a judge error
 /// is no measurement, and must not make the runs alone look inconsistent).
@@ -1510,6 +1538,47 @@ fn inconsistent(seen: &[(Verdict, u64, &str)], limit_ms: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_starved_run_alone_is_tried_again_until_fed_or_past_its_budget() {
+        let starved = || {
+            JudgeError::Host(HostFault::Starved {
+                during: "the run".into(),
+                wall: std::time::Duration::from_secs(1),
+                cpu_wait: std::time::Duration::from_secs(2),
+                tries: 3,
+            })
+        };
+        let mut tries = 0;
+        let r = fed(std::time::Duration::from_secs(60), || {
+            tries += 1;
+            if tries < 3 {
+                Err(starved())
+            } else {
+                Ok(tries)
+            }
+        });
+        assert_eq!(r.ok(), Some(3), "fed on the third try");
+        // Past the budget: the host's fault, as the last try said.
+        let mut tries = 0;
+        let r: Result<(), _> = fed(std::time::Duration::from_millis(400), || {
+            tries += 1;
+            Err(starved())
+        });
+        assert!(matches!(
+            r,
+            Err(JudgeError::Host(HostFault::Starved { .. }))
+        ));
+        assert_eq!(tries, 1, "a first pause past the budget is not taken");
+        // Anything else is returned at once.
+        let mut tries = 0;
+        let r: Result<(), _> = fed(std::time::Duration::from_secs(60), || {
+            tries += 1;
+            Err(JudgeError::Cancelled)
+        });
+        assert!(matches!(r, Err(JudgeError::Cancelled)));
+        assert_eq!(tries, 1);
+    }
 
     /// A plan of one compiled `time_limit_exceeded/` submission over `tests` tests, none judged.
     fn one_submission(tests: usize) -> Plan {

@@ -182,6 +182,7 @@ pub fn router(app: Arc<App>) -> Router {
             app.clone(),
             security::guard,
         ))
+        .layer(axum::middleware::from_fn(submit::bounded_db_waits))
         .with_state(app)
 }
 

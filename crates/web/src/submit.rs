@@ -2,23 +2,27 @@
 //! ([`SubmitForm`]), checked and queued by [`accept`]: the contest's rules when made through a
 //! contest, the problem's visibility, one source (pasted or a file), the size limit, the
 //! language (given, or told from the file's name), the judge's own checks and the rate limit.
-//! The service inserts it ([`ojd_service::Node::submit`]), committed before its id is returned. Also the languages a
-//! submission may be in, as the pages and the API offer them.
+//! The service inserts it ([`ojd_service::Node::submit`]), committed before its id is
+//! returned, once per idempotency key, or answers 503 with nothing stored when the database
+//! does not take it in seconds. Also the languages a submission may be in, as the pages and
+//! the API offer them, and the bound on a request's waits for the database.
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use axum::extract::Multipart;
-use axum::http::StatusCode;
+use axum::extract::{Multipart, Request};
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use crate::user::User;
 use crate::view::problem_visible;
 use crate::App;
-use ojd_judge::{JudgeError, Submission};
-use ojd_service::NewEntry;
+use ojd_judge::Submission;
+use ojd_service::{NewEntry, Refusal, Submitted};
 
 #[derive(Serialize)]
 pub(crate) struct LanguageView {
@@ -90,6 +94,10 @@ pub(crate) struct SubmitForm {
     /// A file upload (multipart only); wins over `source` when not empty.
     #[serde(skip)]
     pub(crate) file: Option<Vec<u8>>,
+    /// The client's idempotency key (the `Idempotency-Key` header, or a form's field
+    /// `idempotency_key`).
+    #[serde(skip)]
+    pub(crate) idempotency_key: Option<String>,
 }
 
 pub(crate) fn too_large(app: &App) -> AppError {
@@ -130,14 +138,29 @@ pub(crate) async fn read_multipart(
             "source" => form.source = text,
             "contest" => form.contest = Some(text).filter(|c| !c.is_empty()),
             "filename" => form.filename = Some(text),
+            "idempotency_key" if !text.is_empty() => {
+                form.idempotency_key =
+                    Some(idempotency_key("field `idempotency_key`", text.as_bytes())?)
+            }
             _ => {}
         }
     }
     Ok(())
 }
 
-/// Validates and queues a submission; returns its id.
+/// Validates and queues a submission; returns its id (the first one's, when its idempotency
+/// key named one made before).
 pub(crate) async fn accept(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i64, AppError> {
+    Ok(accept_once(app, user, form).await?.id)
+}
+
+/// [`accept`], saying whether the submission was queued now (`fresh`) or its idempotency key
+/// named one made before.
+pub(crate) async fn accept_once(
+    app: &Arc<App>,
+    user: &User,
+    form: SubmitForm,
+) -> Result<Submitted, AppError> {
     let result = accept_inner(app, user, form).await;
     if matches!(&result, Err(e) if e.status().is_client_error()) {
         app.node.metrics().rejected.fetch_add(1, Ordering::Relaxed);
@@ -145,7 +168,11 @@ pub(crate) async fn accept(app: &Arc<App>, user: &User, form: SubmitForm) -> Res
     result
 }
 
-async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i64, AppError> {
+async fn accept_inner(
+    app: &Arc<App>,
+    user: &User,
+    form: SubmitForm,
+) -> Result<Submitted, AppError> {
     let catalog = app.node.catalog();
     if form.problem.is_empty() {
         return Err(AppError::BadRequest("missing field `problem`".into()));
@@ -204,33 +231,69 @@ async fn accept_inner(app: &Arc<App>, user: &User, form: SubmitForm) -> Result<i
         }
     };
     let sub = Submission { language, source };
-    app.node
-        .judge()
-        .check_submission(&sub)
-        .map_err(|e| match e {
-            // The judge's wording is for the command line; say it in the API's terms.
-            JudgeError::BadSubmission(m) => AppError::BadRequest(m.replace(
-                "submit executables with --lang binary",
-                "a compiled program is submitted with the language \"binary\"",
-            )),
-            other => AppError::BadRequest(other.to_string()),
-        })?;
-    app.limiter.check(user)?;
+    app.node.check_submission(&sub).map_err(|e| match e {
+        Refusal::NotText { .. } => AppError::BadRequest(format!(
+            "{e}: a compiled program is submitted with the language \"binary\" (field `language`)"
+        )),
+        Refusal::Judge(m) => AppError::BadRequest(m),
+    })?;
     let ranked = contest.clone().filter(|_| !jury);
-    let id = app
-        .node
-        .submit(NewEntry {
-            user: user.name.clone(),
-            problem: form.problem,
-            language: sub.language,
-            source: sub.source,
-            contest,
-            jury,
-        })
-        .await?;
-    if let Some(c) = &ranked {
+    let entry = NewEntry {
+        user: user.name.clone(),
+        problem: form.problem,
+        language: sub.language,
+        source: sub.source,
+        contest,
+        jury,
+        key: form.idempotency_key,
+    };
+    if let Err(limited) = app.limiter.check(user) {
+        // A retry of a submission that was stored is answered with it, limit or not.
+        return match app.node.submitted_under(entry).await? {
+            Some(first) => Ok(first),
+            None => Err(limited),
+        };
+    }
+    let done = app.node.submit(entry).await?;
+    if let (Some(c), true) = (&ranked, done.fresh) {
         // A new pending attempt on the standings.
         app.contests.submitted(c);
     }
-    Ok(id)
+    Ok(done)
+}
+
+/// The request header by which a client names a submission, so that a retry of it (after an
+/// answer that never came, or a 503) returns the first instead of queueing a second.
+pub(crate) const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+/// An idempotency key as given (header or form field `name`): 1 to 255 visible ASCII
+/// characters.
+pub(crate) fn idempotency_key(name: &str, value: &[u8]) -> Result<String, AppError> {
+    let ok = (1..=255).contains(&value.len()) && value.iter().all(|b| b.is_ascii_graphic());
+    match std::str::from_utf8(value) {
+        Ok(key) if ok => Ok(key.to_string()),
+        _ => Err(AppError::BadRequest(format!(
+            "{name}: an idempotency key is 1 to 255 visible ASCII characters (letters, digits, punctuation)"
+        ))),
+    }
+}
+
+/// How long each store operation of a page or of a submission's POST may keep it waiting: a
+/// hung database answers 503 in seconds (the pages' reads) rather than never.
+pub(crate) const PAGE_DB_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The middleware bounding a request's waits for the database ([`PAGE_DB_WAIT`]): every
+/// read-only request (but the live streams, whose reads come and go) and the submission
+/// forms, whose one write [`ojd_service::Node::submit`] bounds and gates itself. Other writes
+/// keep `[web] request_timeout`: a caller told 503 must not see its change happen after.
+pub(crate) async fn bounded_db_waits(req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    let read = matches!(*req.method(), Method::GET | Method::HEAD) && !path.ends_with("/events");
+    let submits = *req.method() == Method::POST
+        && (path == "/api/v1/submissions" || path.ends_with("/submit"));
+    if read || submits {
+        ojd_service::answering_within(PAGE_DB_WAIT, next.run(req)).await
+    } else {
+        next.run(req).await
+    }
 }

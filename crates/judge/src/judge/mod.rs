@@ -62,6 +62,10 @@ pub enum Event<'a> {
 pub enum JudgeError {
     #[error("{0}")]
     BadSubmission(String),
+    /// A source that is not text (a program in any language but `binary`): binary data at
+    /// byte `at`. Its own variant so that each front end says how it takes a compiled program.
+    #[error("the source is not UTF-8 text (binary data at byte {at}); submit executables with --lang binary")]
+    NotText { at: usize },
     #[error("unknown language {language:?} (known: {known})")]
     UnknownLanguage { language: String, known: String },
     #[error("language {language} is unavailable: {reason}")]
@@ -355,9 +359,7 @@ impl Judge {
                 .err()
                 .map(|e| e.valid_up_to())
         }) {
-            return Err(JudgeError::BadSubmission(format!(
-                "the source is not UTF-8 text (binary data at byte {at}); submit executables with --lang binary"
-            )));
+            return Err(JudgeError::NotText { at });
         }
         Ok(lang)
     }

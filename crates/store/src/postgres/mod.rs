@@ -177,6 +177,8 @@ pub(crate) struct PgStore {
     pool: Pool,
     /// Connection attempts of the pool that failed (counted by its error handler).
     failed_connects: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The last wait for a connection failed, and none came since ([`PgStore::conn`]).
+    down: std::sync::atomic::AtomicBool,
     config: postgres::Config,
     /// The URL without its password, for messages.
     name: String,
@@ -253,6 +255,7 @@ impl PgStore {
         let store = PgStore {
             pool,
             failed_connects,
+            down: std::sync::atomic::AtomicBool::new(false),
             config,
             name,
             tls,
@@ -265,16 +268,32 @@ impl PgStore {
     /// as soon as one of the pool's attempts fails while this waits (a fraction of a second),
     /// not after [`POOL_WAIT`]: a busy pool (every connection in use) is waited for, a dead
     /// database is not.
+    ///
+    /// A database that accepts connections but never answers them (its server stopped, not
+    /// dead) fails no attempt: a wait while the pool has room is a wait for a new connection,
+    /// given [`CONNECT_TIMEOUT`] and a step; once one wait failed, the next ones (until a
+    /// connection comes) try for a step only, so that pages answer 503 at once.
     fn conn(&self) -> Result<Pooled, StoreError> {
         use std::sync::atomic::Ordering;
         let started = std::time::Instant::now();
         let failed_before = self.failed_connects.load(Ordering::Relaxed);
+        let limit = if self.down.load(Ordering::Relaxed) {
+            POOL_STEP
+        } else if self.pool.state().connections < self.pool.max_size() {
+            CONNECT_TIMEOUT + POOL_STEP
+        } else {
+            POOL_WAIT
+        };
         loop {
             match self.pool.get_timeout(POOL_STEP) {
-                Ok(c) => return Ok(c),
+                Ok(c) => {
+                    self.down.store(false, Ordering::Relaxed);
+                    return Ok(c);
+                }
                 Err(e) => {
                     let failed = self.failed_connects.load(Ordering::Relaxed) != failed_before;
-                    if failed || started.elapsed() >= POOL_WAIT {
+                    if failed || started.elapsed() >= limit {
+                        self.down.store(true, Ordering::Relaxed);
                         return Err(StoreError::Unreachable {
                             path: describe(&self.config),
                             source: Box::new(e),

@@ -73,9 +73,12 @@ pub(crate) async fn queue(State(app): State<Arc<App>>, MaybeUser(user): MaybeUse
                             @else if let Some(why) = &h.drain { span.badge.v-CE { "drained" } " " span.muted { (why) } }
                             @else if stat("paused") == Some(1) {
                                 span.badge.v-JE { "paused" } " "
-                                span.muted { (h.stats.keys().find_map(|k| k.strip_prefix("paused_")).unwrap_or("host fault")) }
+                                span.muted.pause { (h.paused.as_deref().or(h.stats.keys().find_map(|k| k.strip_prefix("paused_"))).unwrap_or("host fault")) }
                             }
                             @else { span.badge.v-AC { "claiming" } }
+                            @if !h.not_claiming.is_empty() {
+                                br; span.muted.not-claiming { "not claiming " (h.not_claiming.join(", ")) }
+                            }
                         }
                         td { (time_el(h.last_seen)) " " span.muted { "(" (h.seen_ago_ms.max(0) / 1000) " s ago)" } }
                         td { @if h.judging.is_empty() { span.muted { "idle" } } @else {

@@ -14,18 +14,26 @@ use crate::auth::extract::Admin;
 use crate::error::AppError;
 use crate::listing::{ListQuery, Owner};
 use crate::rejudgings::{rejudge_now, Scope, Started};
-use crate::submit::{accept, read_multipart, too_large, SubmitForm};
+use crate::submit::{
+    accept_once, idempotency_key, read_multipart, too_large, SubmitForm, IDEMPOTENCY_KEY,
+};
 use crate::user::User;
 use crate::view::{policy, summary, visible_submission};
 use crate::App;
 
 /// `POST /api/v1/submissions`: JSON `{problem, language?, source, filename?}` or multipart
-/// with `problem`, `language?` and `file`.
+/// with `problem`, `language?` and `file`. 201 with the new submission; with an
+/// `Idempotency-Key` that named one before, 200 with that one (nothing queued); 503 with
+/// nothing stored when the database does not take it within a few seconds.
 pub(crate) async fn submit(
     State(app): State<Arc<App>>,
     user: User,
     req: Request,
 ) -> Result<impl IntoResponse, AppError> {
+    let key = match req.headers().get(IDEMPOTENCY_KEY) {
+        Some(v) => Some(idempotency_key("header Idempotency-Key", v.as_bytes())?),
+        None => None,
+    };
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -49,10 +57,19 @@ pub(crate) async fn submit(
         form = serde_json::from_slice(&body)
             .map_err(|e| AppError::BadRequest(format!("bad JSON body: {e}")))?;
     }
-    let id = accept(&app, &user, form).await?;
+    if key.is_some() {
+        form.idempotency_key = key;
+    }
+    let done = accept_once(&app, &user, form).await?;
+    let id = done.id;
     let url = format!("/api/v1/submissions/{id}");
     Ok((
-        StatusCode::CREATED,
+        // 200: the submission its idempotency key named, made by an earlier request.
+        if done.fresh {
+            StatusCode::CREATED
+        } else {
+            StatusCode::OK
+        },
         [(header::LOCATION, url.clone())],
         Json(serde_json::json!({ "id": id, "url": url, "page": format!("/submissions/{id}") })),
     ))

@@ -208,6 +208,8 @@ async fn post_submission(
         filename: Some(filename),
         contest: Some(cid.clone()),
         file: None,
+        // The standard's clients retry with the same body, not a key: none is taken here yet.
+        idempotency_key: None,
     };
     let id = crate::submit::accept(&app, &user, form).await?.to_string();
     let object = read_back(&app, v, &cid, &user, "submissions", &id).await?;

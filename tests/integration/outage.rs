@@ -1,0 +1,203 @@
+//! Submitting while the database does not answer: a POST is answered 503 within seconds with
+//! nothing stored (the insert that gets through later rolls back), or stored and acknowledged;
+//! an `Idempotency-Key` makes a retried POST return the first submission (200, same id) rather
+//! than queue a second; pages under a hung database answer 503 instead of waiting. On
+//! PostgreSQL (a table locked by another session: a statement that never returns; the whole
+//! server stopped with SIGSTOP) and on SQLite (a database locked by another connection).
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::daemon::{response, Daemon, Site, ALICE};
+
+/// Far above the daemon's own bound (`ojd_service::SUBMIT_WAIT`, 4 s, and the pages' 3 s),
+/// far below "no answer": the margin a busy machine needs, never reached by a working bound.
+const ANSWERED_WITHIN: Duration = Duration::from_secs(30);
+
+const AC_PY: &str = "import sys\ndata = sys.stdin.read().split()\nt = int(data[0])\nprint(\"\\n\".join(str(int(data[1 + 2 * i]) + int(data[2 + 2 * i])) for i in range(t)))\n";
+
+/// POSTs a submission of `source` with `key` as its `Idempotency-Key`; returns the status,
+/// the body and how long the answer took.
+fn post(d: &Daemon, key: &str, source: &str) -> (u16, Value, Duration) {
+    let t = Instant::now();
+    let got = ureq::post(&format!("{}/api/v1/submissions", d.url))
+        .set("Authorization", &format!("Bearer {ALICE}"))
+        .set("Idempotency-Key", key)
+        .send_json(json!({ "problem": "aplusb", "language": "python", "source": source }));
+    let (code, body) = response(got);
+    (code, body, t.elapsed())
+}
+
+/// Waits for the daemon's log to say `needle` `n` times (a log line is the event).
+fn wait_log(d: &Daemon, needle: &str, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while d.log().matches(needle).count() < n {
+        assert!(
+            Instant::now() < deadline,
+            "the log never said {needle:?} {n} time(s):\n{}",
+            d.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The answer to a POST made while the database held it: 503, soon, with `Retry-After`'s body.
+fn assert_unavailable(what: &str, (code, body, took): (u16, Value, Duration)) {
+    assert_eq!(code, 503, "{what}: {body}");
+    assert_eq!(body["error"]["code"], "unavailable", "{what}: {body}");
+    assert!(took < ANSWERED_WITHIN, "{what} took {took:?}");
+}
+
+/// After the outage: the key's first POST queues (201), its retry returns it (200, same id),
+/// the key with another source is refused (409), and a second key makes a second.
+fn assert_once(d: &Daemon, key: &str) -> i64 {
+    let (code, first, _) = post(d, key, AC_PY);
+    assert_eq!(code, 201, "{first}");
+    let id = first["id"].as_i64().expect("an id");
+    let (code, again, _) = post(d, key, AC_PY);
+    assert_eq!((code, again["id"].as_i64()), (200, Some(id)), "{again}");
+    let (code, other, _) = post(d, key, "print(0)\n");
+    assert_eq!(code, 409, "{other}");
+    assert!(
+        other["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&format!("submission {id}"))),
+        "{other}"
+    );
+    id
+}
+
+/// The log line of an insert whose client was answered 503, once it ended: rolled back when it
+/// got through, failed when its connection never came.
+const GAVE_UP: &str = "(its client was answered 503): ";
+
+#[test]
+fn a_submission_to_a_hung_postgres_answers_503_and_is_stored_once() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(Some(&url), "rate_limit_per_minute = 0");
+    let serve = site.start();
+    let mut sql = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let count = |sql: &mut postgres::Client| -> i64 {
+        sql.query_one("SELECT COUNT(*) FROM submissions", &[])
+            .expect("count")
+            .get(0)
+    };
+
+    // A statement that never returns: another session holds a lock every insert waits for.
+    let mut lock = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let mut held = lock.transaction().expect("begin");
+    held.batch_execute("LOCK TABLE submissions IN SHARE MODE")
+        .expect("lock");
+    assert_unavailable("POST under a lock", post(&serve, "k-lock", AC_PY));
+    held.rollback().expect("release");
+    // The insert got through once the lock went and rolled back: its client was told 503.
+    wait_log(&serve, GAVE_UP, 1);
+    assert_eq!(count(&mut sql), 0, "{}", serve.log());
+    let first = assert_once(&serve, "k-lock");
+
+    // The whole server stopped: its sessions too, so that a pooled connection hangs.
+    let stopped = Stopped::all(cluster.processes());
+    assert_unavailable("POST to a stopped server", post(&serve, "k-stop", AC_PY));
+    for page in ["/submissions", "/api/v1/submissions"] {
+        let t = Instant::now();
+        let (code, text) = serve.get_text(page, Some(ALICE));
+        assert_eq!(code, 503, "GET {page} with the database stopped: {text}");
+        assert!(
+            t.elapsed() < ANSWERED_WITHIN,
+            "GET {page} took {:?}",
+            t.elapsed()
+        );
+    }
+    drop(stopped);
+    wait_log(&serve, GAVE_UP, 2);
+    assert_eq!(count(&mut sql), 1, "{}", serve.log());
+    let second = assert_once(&serve, "k-stop");
+    assert_ne!(first, second);
+    assert_eq!(count(&mut sql), 2);
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+#[test]
+fn a_submission_to_a_locked_sqlite_answers_503_and_is_stored_once() {
+    require_root!();
+    let site = Site::new("rate_limit_per_minute = 0");
+    let serve = site.start();
+    let lock = rusqlite::Connection::open(site.database()).expect("open");
+    lock.execute_batch("BEGIN EXCLUSIVE").expect("lock");
+    assert_unavailable("POST to a locked database", post(&serve, "k-1", AC_PY));
+    lock.execute_batch("ROLLBACK").expect("release");
+    wait_log(&serve, GAVE_UP, 1);
+    let count = || -> i64 {
+        lock.query_row("SELECT COUNT(*) FROM submissions", [], |r| r.get(0))
+            .expect("count")
+    };
+    assert_eq!(count(), 0, "{}", serve.log());
+    assert_once(&serve, "k-1");
+    assert_eq!(count(), 1);
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// A key that is no key is refused, naming the header; the API's wording of a binary source
+/// is its own (the language `binary`), not the command line's `--lang`.
+#[test]
+fn a_bad_idempotency_key_and_a_binary_source_are_refused_in_the_apis_words() {
+    require_root!();
+    let site = Site::new("rate_limit_per_minute = 0");
+    let serve = site.start();
+    let (code, body, _) = post(&serve, "", AC_PY);
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Idempotency-Key")),
+        "{body}"
+    );
+    let (code, body) = serve.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &json!({ "problem": "aplusb", "language": "python", "source": "print(1)\u{0}" }),
+    );
+    assert_eq!(code, 400, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("binary data at byte 8")
+            && message.contains("the language \"binary\" (field `language`)")
+            && !message.contains("--lang"),
+        "{body}"
+    );
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// Processes stopped with SIGSTOP, continued when this is dropped (a failing test too).
+struct Stopped(Vec<i32>);
+
+impl Stopped {
+    fn all(pids: Vec<i32>) -> Stopped {
+        let stopped = Stopped(pids);
+        assert!(signal("-STOP", &stopped.0), "kill -STOP {:?}", stopped.0);
+        stopped
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        // No assertion here: this may run while a failed test unwinds.
+        let _ = signal("-CONT", &self.0);
+    }
+}
+
+fn signal(which: &str, pids: &[i32]) -> bool {
+    std::process::Command::new("kill")
+        .arg(which)
+        .args(pids.iter().map(i32::to_string))
+        .status()
+        .is_ok_and(|s| s.success())
+}
