@@ -377,6 +377,16 @@ fn import_problems(
         if let Some(label) = text(p, "label") {
             toml_problems.push_str(&format!("label = {}\n", toml_str(&label)));
         }
+        // The colour belongs to the contest (its pages, balloons and API), not only to ccs.json.
+        if let Some(c) = p.get("rgb").and_then(rgb) {
+            // contest.toml takes #rrggbb: a #rgb is written out.
+            let full: String = if c.len() == 4 {
+                std::iter::once('#').chain(c[1..].chars().flat_map(|d| [d, d])).collect()
+            } else {
+                c
+            };
+            toml_problems.push_str(&format!("color = {}\n", toml_str(&full)));
+        }
     }
     Ok(toml_problems)
 }
@@ -503,6 +513,11 @@ fn write_package(
             "time_limit": problem.time_limit.as_millis() as f64 / 1000.0,
             "test_data_count": problem.tests.len(),
         });
+        // The colour the contest gives (contest.toml, the web's form); an imported package's
+        // own spelling of it (ccs.json) is kept as it came.
+        if let Some(rgb) = &p.color {
+            v["rgb"] = json!(rgb);
+        }
         if let Some(Value::Object(colour)) = extra["problems"].get(&p.problem) {
             for (k, x) in colour {
                 v[k] = x.clone();

@@ -15,6 +15,11 @@ use crate::{load_problem, print_error, problem_dirs, Global, EXIT_BAD_INPUT};
 /// reference that contradicts it is an error showing the diff. Exit code: 0 ok, 1 differences
 /// (--check), 2 a package error.
 ///
+/// A Kattis (BAPCtools) package folder, with problem.yaml and generators/generators.yaml and no
+/// problem.toml, has its data/ made again from generators.yaml as `ojd import kattis` makes it
+/// (every program in the sandbox; an unsupported key refused, named); --check and --force do
+/// not apply to it.
+///
 /// Example: ojd gen problems/huarong --check
 #[derive(clap::Args)]
 pub struct Args {
@@ -46,6 +51,34 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     };
     let (mut code, mut summaries) = (0, Vec::new());
     for dir in dirs {
+        if is_kattis_with_generators(&dir) {
+            if a.check {
+                eprintln!(
+                    "error: {}: --check is for ojd packages; a Kattis package's data is made again by `ojd gen` without it",
+                    dir.display()
+                );
+                code = EXIT_BAD_INPUT;
+                continue;
+            }
+            match ojd_import::kattis::regenerate(&dir, &judge) {
+                Ok((tests, messages)) => {
+                    for m in &messages {
+                        eprintln!("warning: {}", ojd_judge::escape_terminal(m));
+                    }
+                    if !a.json {
+                        println!(
+                            "{}: {tests} tests made by generators/generators.yaml into data/",
+                            dir.display()
+                        );
+                    }
+                }
+                Err(e) => {
+                    print_error(&e);
+                    code = EXIT_BAD_INPUT;
+                }
+            }
+            continue;
+        }
         let Some(problem) = load_problem(&dir) else {
             code = EXIT_BAD_INPUT;
             continue;
@@ -94,4 +127,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         println!("{}", serde_json::to_string_pretty(&summaries)?);
     }
     Ok(code)
+}
+
+/// A Kattis package whose data BAPCtools' generators make: problem.yaml and
+/// generators/generators.yaml, and no problem.toml (an ojd package is generated as such).
+fn is_kattis_with_generators(dir: &std::path::Path) -> bool {
+    !dir.join("problem.toml").exists()
+        && dir.join("problem.yaml").is_file()
+        && dir.join("generators/generators.yaml").is_file()
 }

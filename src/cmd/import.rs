@@ -99,6 +99,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     };
     match result {
         Ok(imported) => {
+            if let Err(why) = statement_renders(&imported.dir) {
+                // The daemon would show this problem as a load error: refused here, whole.
+                let _ = std::fs::remove_dir_all(&imported.dir);
+                eprintln!("error: {why}; nothing was imported");
+                return Ok(EXIT_BAD_INPUT);
+            }
             report(&imported, json)?;
             Ok(0)
         }
@@ -110,6 +116,20 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
             })
         }
     }
+}
+
+/// Whether the imported package's statement renders as `ojd serve` renders it (the upload
+/// refuses a package whose statement does not); the error names the package's folder.
+#[cfg(feature = "serve")]
+fn statement_renders(dir: &std::path::Path) -> Result<(), String> {
+    let problem = ojd_judge::Problem::load(dir).map_err(|e| e.to_string())?;
+    ojd_service::render_statement(&problem, ojd_web::render_statement).map(drop)
+}
+
+/// Without the web layer this build has no statement renderer (nor `ojd serve` to show one).
+#[cfg(not(feature = "serve"))]
+fn statement_renders(_dir: &std::path::Path) -> Result<(), String> {
+    Ok(())
 }
 
 fn report(i: &Imported, json: bool) -> anyhow::Result<()> {

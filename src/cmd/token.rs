@@ -92,6 +92,8 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
         Action::Revoke { name } => {
             let n = store.revoke_tokens(&name)?;
             let s = store.end_sessions_of(&name)?;
+            // Their unspent login links go too: revoking a user takes every way in.
+            store.revoke_codes_of(&name, ojd_store::now_ms())?;
             println!("revoked {n} token(s) of {name}; ended {s} browser session(s)");
             return Ok(if n == 0 { 1 } else { 0 });
         }

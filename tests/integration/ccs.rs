@@ -558,7 +558,11 @@ fn access_of(d: &Daemon, token: Option<&str>) -> HashMap<String, Vec<String>> {
 }
 
 /// What `/access` of contest `cid` lists for `token`, with the viewer.
-fn access_in(d: &Daemon, cid: &str, token: Option<&str>) -> HashMap<String, Vec<String>> {
+pub(crate) fn access_in(
+    d: &Daemon,
+    cid: &str,
+    token: Option<&str>,
+) -> HashMap<String, Vec<String>> {
     let (code, a) = d.get(&format!("/api/contests/{cid}/access"), token);
     assert_eq!(code, 200, "{a}");
     check_object("access", &a, None, "access");
@@ -610,7 +614,11 @@ fn check_endpoints(d: &Daemon, token: Option<&str>) -> BTreeMap<String, Vec<Valu
 }
 
 /// [`check_endpoints`] of contest `cid`.
-fn check_endpoints_in(d: &Daemon, cid: &str, token: Option<&str>) -> BTreeMap<String, Vec<Value>> {
+pub(crate) fn check_endpoints_in(
+    d: &Daemon,
+    cid: &str,
+    token: Option<&str>,
+) -> BTreeMap<String, Vec<Value>> {
     let who = token.unwrap_or("public");
     let access = access_in(d, cid, token);
     let (code, info) = d.get("/api/", token);
@@ -662,7 +670,7 @@ fn check_endpoints_in(d: &Daemon, cid: &str, token: Option<&str>) -> BTreeMap<St
 // ---- the feed ----
 
 /// Contest `cid`'s whole feed so far, without checks.
-fn feed_of(d: &Daemon, cid: &str, token: Option<&str>) -> Vec<Value> {
+pub(crate) fn feed_of(d: &Daemon, cid: &str, token: Option<&str>) -> Vec<Value> {
     let (code, text) = d.get_text(
         &format!("/api/contests/{cid}/event-feed?stream=false"),
         token,
@@ -690,7 +698,7 @@ fn feed(d: &Daemon, token: Option<&str>, since: Option<&str>) -> Vec<Value> {
 
 /// Every line: `{type, id, data, token}`, the data a valid object of its type whose id is the
 /// event's, as `/access` allows.
-fn check_feed(events: &[Value], access: &HashMap<String, Vec<String>>) {
+pub(crate) fn check_feed(events: &[Value], access: &HashMap<String, Vec<String>>) {
     assert!(!events.is_empty());
     for (i, e) in events.iter().enumerate() {
         let o = e.as_object().expect("an event object");

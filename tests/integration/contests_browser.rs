@@ -5,6 +5,9 @@
 //!
 //! Without Chromium the test says so and passes, except under CI (`CI` set), where it fails.
 
+mod answers;
+mod finalize;
+
 use std::time::Duration;
 
 use serde_json::json;

@@ -30,6 +30,8 @@ macro_rules! require_root {
 mod browser;
 mod caches;
 mod ccs;
+mod ccs_feed;
+mod ccs_write;
 mod cdp;
 mod cli;
 mod common;

@@ -652,8 +652,8 @@ fn gen_help_documents_every_flag() {
 }
 
 /// A package without a time limit: the import names the accepted submission that set it (its
-/// slowest test, judged three times, the fastest run counting, as verify settles times) and
-/// how to choose the limit instead.
+/// slowest test, judged again only where a faster run could change the limit) and how to
+/// choose the limit instead.
 #[test]
 fn multiplier_rule_names_the_submission_that_set_the_limit() {
     require_root!();
@@ -673,7 +673,7 @@ fn multiplier_rule_names_the_submission_that_set_the_limit() {
         .unwrap_or_else(|| panic!("{}", r.stderr));
     assert!(
         line.contains("set by submissions/accepted/")
-            && line.contains("(the fastest of 3 runs) times 4")
+            && line.contains("(one run: a run twice as fast would set the same limit) times 4")
             && line.contains("give limits.time_limit in")
             && line.contains("problem.yaml or edit time_limit in the new problem.toml"),
         "{line}"

@@ -281,8 +281,10 @@ fn verify_prints_a_line_per_phase_when_not_on_a_terminal() {
 }
 
 /// A BAPCtools package whose secret data is only `generators/generators.yaml` imports with its
-/// secret tests, made in the sandbox (generators with seeds, a copied test, literal inputs, the
-/// solution's answers), and its wrong answer, right on both samples, is caught by them.
+/// secret tests, made in the sandbox (generators with seeds, a copied test, literal inputs, a
+/// `count`, the solution's answers), and its wrong answer, right on both samples, is caught by
+/// them. `ojd gen` on the package makes the same data into its own `data/`, the count's tests
+/// as BAPCtools' `bt generate` made them, byte for byte.
 #[test]
 fn bapctools_generators_make_the_secret_data_at_import() {
     require_root!();
@@ -298,13 +300,13 @@ fn bapctools_generators_make_the_secret_data_at_import() {
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(
-        r.stdout.contains("imported 7 tests (2 samples)"),
+        r.stdout.contains("imported 9 tests (2 samples)"),
         "{}",
         r.stdout
     );
     assert!(
         r.stderr
-            .contains("7 tests made by its generators in the sandbox"),
+            .contains("9 tests made by its generators in the sandbox"),
         "{}",
         r.stderr
     );
@@ -325,10 +327,40 @@ fn bapctools_generators_make_the_secret_data_at_import() {
         .unwrap()
         .split(' ')
         .all(|x| x.starts_with('-')));
+    // `count: 2`: two tests, `{count}` put in, each with its own seed.
+    let (r1, r2) = (read("8-random-1.in"), read("9-random-2.in"));
+    assert_eq!(r1.lines().next(), Some("10"));
+    assert_eq!(r2.lines().next(), Some("20"));
     // Every submission keeps its folder's promise (Scratch::verify asserts it): the wrong
     // answer among them.
     let report = s.verify(&dir);
     assert!(report.to_string().contains("from_zero.py"), "{report:#}");
+    // `ojd gen` on the package itself, and BAPCtools on another copy: the same files.
+    let ours = s.path("ours");
+    copy_dir(&testdata("import/kattis/bapc-generators"), &ours);
+    let r = s.ojd(&["gen", &ours.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("9 tests made by generators/generators.yaml into data/"),
+        "{}",
+        r.stdout
+    );
+    for (test, made) in [("8-random-1", &r1), ("9-random-2", &r2)] {
+        let got = std::fs::read_to_string(ours.join(format!("data/secret/{test}.in"))).unwrap();
+        assert_eq!(&got, made, "{test}");
+    }
+    // What BAPCtools' `bt generate` made of the same recipe (testdata/generators/): a count's
+    // seeds are its own (`random_salt:<value - 1>` for values but 1).
+    for test in ["8-random-1", "9-random-2"] {
+        let bt = std::fs::read_to_string(testdata(&format!("generators/{test}.in"))).unwrap();
+        let name = format!("data/secret/{test}.in");
+        assert_eq!(
+            std::fs::read_to_string(ours.join(&name)).unwrap(),
+            bt,
+            "{name}"
+        );
+    }
 }
 
 /// A testlib checker killed by a signal (as a Polygon checker that aborts on an assertion):
@@ -359,5 +391,94 @@ fn a_checker_killed_by_a_signal_names_it() {
         "{:?}: {}",
         t.verdict,
         t.message
+    );
+}
+
+/// An imported Kattis package judges C++ as the Kattis language list compiles it (GNU C++23,
+/// written as `[compile] cpp` in problem.toml): NWERC-style `ssize` is accepted, and the same
+/// source is a compile error under the host's profile alone. Its `rejected/` and
+/// `partially_accepted/` submissions are imported and held to their formats' promises (some
+/// rejection; part of the points), and `ojd verify` fails a submission that breaks either.
+#[test]
+fn kattis_cpp_standard_and_the_folders_without_one_verdict() {
+    require_root!();
+    let s = Scratch::new();
+    let from = s.path("sum-src");
+    copy_dir(&testdata("import/kattis/v2023-subtask-sum"), &from);
+    let add = |rel: &str, text: &str| {
+        let p = from.join("submissions").join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    add(
+        "accepted/ssize.cpp",
+        "#include <bits/stdc++.h>\nusing namespace std;\n\nint main() {\n    int n;\n    cin >> n;\n    vector<long long> a(n);\n    for (auto &x : a) cin >> x;\n    long long s = 0;\n    for (int i = 0; i < ssize(a); i++) s += a[i];\n    cout << s << '\\n';\n}\n",
+    );
+    // 32-bit sums: the small group's 40 points of 100.
+    let int32 = "#include <bits/stdc++.h>\nusing namespace std;\n\nint main() {\n    int n;\n    cin >> n;\n    vector<long long> a(n);\n    for (auto &x : a) cin >> x;\n    int s = 0;\n    for (int i = 0; i < ssize(a); i++) s += (int)a[i];\n    cout << s << '\\n';\n}\n";
+    add("partially_accepted/int32.cpp", int32);
+    add("rejected/int32.cpp", int32);
+    let dir = s.import("kattis", &from, "sum");
+    let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+    assert!(
+        toml.contains("[compile]\ncpp = [\"-O2\", \"-std=gnu++23\"]"),
+        "{toml}"
+    );
+    let names = crate::import::judged_names(&s.verify(&dir));
+    for want in [
+        "\"accepted/ssize.cpp\" \"AC\"",
+        "\"partially_accepted/int32.cpp\" \"WA\"",
+        "\"rejected/int32.cpp\" \"WA\"",
+    ] {
+        assert!(names.contains(&want.to_string()), "{want} in {names:?}");
+    }
+    // The host's profile alone (C++17) does not know `ssize`.
+    let judge = |dir: &Path, sub: &str| {
+        let r = s.ojd(&[
+            "judge",
+            &dir.display().to_string(),
+            &dir.join("submissions").join(sub).display().to_string(),
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}{}", r.stdout, r.stderr));
+        v["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(judge(&dir, "accepted/ssize.cpp"), "AC");
+    let plain = s.path("sum-plain");
+    copy_dir(&dir, &plain);
+    let cut = toml.replace("[compile]\ncpp = [\"-O2\", \"-std=gnu++23\"]\n", "");
+    std::fs::write(plain.join("problem.toml"), cut).unwrap();
+    assert_eq!(judge(&plain, "accepted/ssize.cpp"), "CE");
+    // Broken promises: full points in partially_accepted/, no rejection in rejected/.
+    let broken = s.path("sum-broken");
+    copy_dir(&dir, &broken);
+    for folder in ["partially_accepted", "rejected"] {
+        std::fs::copy(
+            dir.join("submissions/accepted/ssize.cpp"),
+            broken.join("submissions").join(folder).join("full.cpp"),
+        )
+        .unwrap();
+    }
+    let r = s.ojd(&["verify", &broken.display().to_string(), "--json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let failed: Vec<String> = report["problems"][0]["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["ok"] != true)
+        .map(|s| format!("{} {}", s["name"], s["failures"]))
+        .collect();
+    assert_eq!(failed.len(), 2, "{failed:#?}");
+    assert!(
+        failed[0].starts_with("\"partially_accepted/full.cpp\"")
+            && failed[0].contains("got all of them"),
+        "{failed:#?}"
+    );
+    assert!(
+        failed[1].starts_with("\"rejected/full.cpp\"")
+            && failed[1].contains("expected a rejection"),
+        "{failed:#?}"
     );
 }

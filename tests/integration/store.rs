@@ -640,10 +640,11 @@ pub fn packages_are_content_addressed(s: &dyn Store) {
 }
 
 pub fn web_sessions_codes_and_token_activity(s: &dyn Store) {
-    use ojd_store::Holder;
+    use ojd_store::{CodeState, Holder};
     let alice = Holder {
         name: "alice".into(),
         admin: false,
+        contest: None,
     };
     s.add_session("h1", &alice, 100, 0).expect("add");
     assert_eq!(s.session("h1", 50).expect("get"), Some(alice.clone()));
@@ -655,15 +656,30 @@ pub fn web_sessions_codes_and_token_activity(s: &dyn Store) {
     s.add_login_code("c1", &alice, 100).expect("code");
     assert_eq!(
         s.take_login_code("c1", 10).expect("take"),
-        Some(alice.clone())
+        CodeState::Live(alice.clone())
     );
     assert_eq!(
         s.take_login_code("c1", 10).expect("take"),
-        None,
+        CodeState::Unknown,
         "used once"
     );
     s.add_login_code("c2", &alice, 100).expect("code");
-    assert_eq!(s.take_login_code("c2", 100).expect("take"), None, "expired");
+    let late = s.take_login_code("c2", 100).expect("take");
+    assert_eq!(late, CodeState::Unknown, "expired");
+    // A hall sheet's code, bound to its contest, revoked: it says so, and is never spent.
+    let sheet = Holder {
+        contest: Some("final".into()),
+        ..alice.clone()
+    };
+    s.add_login_code("c3", &sheet, 100).expect("code");
+    assert_eq!(s.revoke_codes_in("final", None, 5).expect("revoke"), 1);
+    for _ in 0..2 {
+        let got = s.take_login_code("c3", 10).expect("take");
+        assert_eq!(got, CodeState::Revoked(sheet.clone()));
+    }
+    s.add_session("h3", &sheet, 100, 0).expect("add");
+    assert_eq!(s.session("h3", 1).expect("get"), Some(sheet.clone()));
+    assert_eq!(s.end_sessions_in("alice", "final").expect("end"), 1);
 
     let (h1, h2) = ("a".repeat(64), "b".repeat(64));
     s.add_token(&h1, "alice", false, 5).expect("add");

@@ -243,8 +243,79 @@ fn the_judge_host_role_can_change_only_what_it_holds_a_claim_on() {
         .expect("read")
         .get(0);
     assert_eq!(state, "open", "the director's rejudging is untouched");
+    forged_live_events_never_reach_a_stream(&serve, &mut owner, &mut judge);
     let (status, _) = serve.terminate(Duration::from_secs(30));
     assert!(status.success());
+}
+
+/// `pg_notify` is open to every role: as the judge-host role, events of a submission it holds
+/// no claim on (in another host's name, in its own, and a forged "done") never reach the
+/// submission's live stream on the serve node, while the owner's events that follow do.
+fn forged_live_events_never_reach_a_stream(
+    serve: &crate::daemon::Daemon,
+    owner: &mut postgres::Client,
+    judge: &mut postgres::Client,
+) {
+    use crate::daemon::{ADMIN, ALICE};
+    use std::io::BufRead;
+    // Nobody judges it (no worker runs now): it stays queued, its stream open.
+    let queued = submit(serve, ALICE, "queued.py", AC_PY);
+    let probe: i64 = owner
+        .query_one(
+            "INSERT INTO judgings (submission, attempt, judged_by, started_at)
+             VALUES ($1, 1, 'probe', 0) RETURNING id",
+            &[&queued],
+        )
+        .expect("the owner's judging")
+        .get(0);
+    let envelope = |from: &str, live: serde_json::Value| {
+        serde_json::json!({ "from": from, "judging": probe, "live": live }).to_string()
+    };
+    let started = |name: &str| serde_json::json!({ "kind": "test_started", "id": queued, "index": 1, "name": name });
+    let done = serde_json::json!({ "kind": "done", "id": queued });
+    let r = ureq::get(&format!("{}/api/v1/submissions/{queued}/events", serve.url))
+        .set("Authorization", &format!("Bearer {ADMIN}"))
+        .timeout(std::time::Duration::from_secs(120))
+        .call()
+        .expect("the event stream opens");
+    let mut reader = std::io::BufReader::new(r.into_reader());
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    // The stream's first state: from now on it hears the node's hub.
+    while !line.starts_with("data: ") {
+        line.clear();
+        assert!(reader.read_line(&mut line).expect("read") > 0, "{lines:?}");
+        lines.push(line.clone());
+    }
+    let notify = "SELECT pg_notify('ojd_events', $1)";
+    for forged in [
+        envelope("probe", started("forged")),
+        envelope("ojd_judge~1", started("forged")),
+        envelope("probe", done.clone()),
+    ] {
+        judge
+            .query(notify, &[&forged])
+            .expect("pg_notify is open to all");
+    }
+    for real in [envelope("probe", started("owner")), envelope("probe", done)] {
+        owner.query(notify, &[&real]).expect("notify");
+    }
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).expect("read") == 0 {
+            break;
+        }
+        lines.push(line.clone());
+        if line.starts_with("event: done") {
+            break;
+        }
+    }
+    let text = lines.concat();
+    assert!(
+        text.contains("\"owner\""),
+        "the owner's event arrives: {text}"
+    );
+    assert!(!text.contains("forged"), "no forged event arrives: {text}");
 }
 
 /// A contest package is untrusted data and `ojd contest import` may run as root: its files are
@@ -291,4 +362,245 @@ fn a_contest_package_is_read_without_following_links_out_of_its_folder() {
         !root.join("contests").join("wf").exists(),
         "nothing written"
     );
+}
+
+/// Revocation: what a session, a cookie or a login link gives is decided by the user's record
+/// now, never by what it was issued with.
+mod revocation {
+    use std::time::Duration;
+
+    use serde_json::{json, Value};
+
+    use crate::contest_site::ContestSite;
+    use crate::contests::rfc3339;
+    use crate::daemon::{Daemon, Site, ADMIN};
+    use crate::websec::{header, request};
+    use ojd_store::now_ms;
+
+    /// Spends a login link's code: the status, the session cookie (when one is set), the body.
+    fn redeem(d: &Daemon, path: &str) -> (u16, Option<String>, String) {
+        let code = path.strip_prefix("/login?code=").expect("a login link");
+        let (status, hs, body) = request(
+            d,
+            "POST",
+            "/login",
+            &[("Content-Type", "application/x-www-form-urlencoded")],
+            Some(&format!("code={code}")),
+        );
+        let cookie = header(&hs, "set-cookie")
+            .and_then(|c| c.split(';').next())
+            .map(str::to_string);
+        (status, cookie, body)
+    }
+
+    /// Who the server takes a cookie for: `/api/v1/me`'s status and answer.
+    fn me(d: &Daemon, cookie: &str) -> (u16, String) {
+        let (status, _, body) = request(d, "GET", "/api/v1/me", &[("Cookie", cookie)], None);
+        (status, body)
+    }
+
+    /// A sheet of `contest`, valid until `until` if given: each team's user and link path.
+    fn sheet(d: &Daemon, contest: &str, until: Option<String>) -> Vec<(String, String)> {
+        let body = until.map_or_else(|| json!({}), |u| json!({ "valid_until": u }));
+        let path = format!("/api/v1/admin/contests/{contest}/login-links");
+        let (code, v) = d.post_json(&path, Some(ADMIN), &body);
+        assert_eq!(code, 200, "{v}");
+        v["links"]
+            .as_array()
+            .expect("links")
+            .iter()
+            .map(|l: &Value| {
+                let s = |k: &str| l[k].as_str().expect("a string").to_string();
+                (s("user"), s("path"))
+            })
+            .collect()
+    }
+
+    fn link_of(links: &[(String, String)], user: &str) -> String {
+        links
+            .iter()
+            .find(|(u, _)| u == user)
+            .map(|(_, p)| p.clone())
+            .expect("the user's link")
+    }
+
+    /// A reprint revokes the earlier sheet's unused links (they say "revoked", 410); removing a
+    /// team ends its session from the sheet at its next request and revokes its new link,
+    /// whose page says so before anything is clicked. A contest that fails to load for a while
+    /// ends no session.
+    #[test]
+    fn a_reprint_and_a_team_s_removal_revoke_its_links_and_session_at_once() {
+        require_root!();
+        let cs = ContestSite::new();
+        cs.contest("hall", now_ms() - 60_000)
+            .lasting("2h")
+            .keys("[[team]]\nuser = \"carol\"\nname = \"Carol's\"\n\n[[team]]\nuser = \"dan\"\nname = \"Dan's\"")
+            .write();
+        let d = cs.start();
+        let first = sheet(&d, "hall", None);
+        let (status, cookie, body) = redeem(&d, &link_of(&first, "carol"));
+        assert_eq!(status, 303, "carol's link logs her in: {body}");
+        let cookie = cookie.expect("a session cookie");
+        assert_eq!(me(&d, &cookie).0, 200);
+
+        // A contest.toml an admin is fixing: its teams are anonymous for the while, not logged
+        // out (their sessions come back once it loads again).
+        let file = cs.file("hall");
+        let good = std::fs::read_to_string(&file).expect("contest.toml");
+        let reload = || {
+            let (code, v) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+            assert_eq!(code, 200, "{v}");
+        };
+        std::fs::write(&file, "title = \"hall\"\nstart = \"not a time\"\n").expect("write");
+        reload();
+        assert_eq!(me(&d, &cookie).0, 401, "the contest does not load");
+        std::fs::write(&file, &good).expect("write");
+        reload();
+        assert_eq!(me(&d, &cookie).0, 200, "loaded again: the session holds");
+
+        // The reprint: dan's unused link of the first sheet is revoked and says so.
+        let second = sheet(&d, "hall", None);
+        let (status, _, body) = redeem(&d, &link_of(&first, "dan"));
+        assert_eq!(status, 410, "{body}");
+        assert!(body.contains("revoked"), "{body}");
+
+        // Carol's team is removed: her session ends at once, her new link is revoked.
+        let (code, v) = d.post_json(
+            "/api/v1/admin/contests/hall/teams/carol/remove",
+            Some(ADMIN),
+            &json!({}),
+        );
+        assert_eq!(code, 200, "{v}");
+        let (status, body) = me(&d, &cookie);
+        assert_eq!(status, 401, "a removed team's session: {body}");
+        let fresh = link_of(&second, "carol");
+        let (status, _, body) = request(&d, "GET", &fresh, &[], None);
+        assert_eq!(status, 410, "the link's page says it was revoked: {body}");
+        assert!(body.contains("This link was revoked"), "{body}");
+        let (status, cookie, body) = redeem(&d, &fresh);
+        assert_eq!((status, cookie), (410, None), "{body}");
+        // Dan's link of the second sheet still works.
+        let (status, _, body) = redeem(&d, &link_of(&second, "dan"));
+        assert_eq!(status, 303, "{body}");
+    }
+
+    /// What a team sees in the browser when its link was revoked (its team removed): a page
+    /// saying so, at once, with no button that could log anyone in.
+    #[test]
+    fn a_removed_team_s_link_says_revoked_in_the_browser() {
+        use crate::cdp::{artifact, have_chromium, Browser};
+        require_root!();
+        if !have_chromium() {
+            return;
+        }
+        let cs = ContestSite::new();
+        cs.contest("hall", now_ms() - 60_000)
+            .lasting("2h")
+            .keys("[[team]]\nuser = \"carol\"\nname = \"Carol's\"")
+            .write();
+        let d = cs.start();
+        let link = link_of(&sheet(&d, "hall", None), "carol");
+        let (code, v) = d.post_json(
+            "/api/v1/admin/contests/hall/teams/carol/remove",
+            Some(ADMIN),
+            &json!({}),
+        );
+        assert_eq!(code, 200, "{v}");
+        let browser = Browser::start();
+        let mut page = browser.page();
+        page.navigate(&format!("{}{link}", d.url));
+        page.wait_for(
+            "the revoked link's page",
+            "document.readyState === 'complete' && document.querySelector('h1') !== null",
+            Duration::from_secs(10),
+        );
+        let h1 = page.eval("document.querySelector('h1').textContent");
+        assert_eq!(h1.as_str(), Some("This link was revoked"), "{h1}");
+        assert_eq!(
+            page.eval("document.getElementById('login-code') === null"),
+            true,
+            "no button to spend it"
+        );
+        page.screenshot(&artifact("revoked-link.png"));
+    }
+
+    /// A hall sheet's link is bound to its contest: once the contest has ended it never logs
+    /// in, even while the sheet's time lasts and another contest has a team of that name.
+    #[test]
+    fn a_finished_contest_s_link_never_logs_in_as_the_name_s_next_holder() {
+        require_root!();
+        let cs = ContestSite::new();
+        let team = "[[team]]\nuser = \"carol\"\nname = \"Carol's\"";
+        cs.contest("old", now_ms() - 60_000)
+            .lasting("2h")
+            .keys(team)
+            .write();
+        cs.contest("next", now_ms() - 60_000)
+            .lasting("5h")
+            .keys(team)
+            .write();
+        let d = cs.start();
+        let until = rfc3339(now_ms() + 24 * 3_600_000);
+        let links = sheet(&d, "old", Some(until));
+        // The old contest ends (moved into the past, as an admin would).
+        let file = cs.file("old");
+        let text = std::fs::read_to_string(&file).expect("contest.toml");
+        let start = text
+            .lines()
+            .find(|l| l.starts_with("start = "))
+            .expect("a start line")
+            .to_string();
+        let past = format!("start = \"{}\"", rfc3339(now_ms() - 3 * 3_600_000));
+        std::fs::write(&file, text.replace(&start, &past)).expect("write contest.toml");
+        let (code, v) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
+        assert_eq!(code, 200, "{v}");
+        let (_, c) = d.get("/api/v1/contests/old", Some(ADMIN));
+        assert!(
+            c["clock"]["end_ms"].as_i64().expect("end") < now_ms(),
+            "the contest ended: {c}"
+        );
+        let (status, cookie, body) = redeem(&d, &link_of(&links, "carol"));
+        assert_eq!((status, cookie), (410, None), "{body}");
+        assert!(body.contains("revoked"), "{body}");
+    }
+
+    /// A session is checked against the config on each request: a demoted admin's session is
+    /// no admin's (the admin pages answer 403), and a user removed from the config has no
+    /// session at all, after the restart that reads the config.
+    #[test]
+    fn a_demoted_or_removed_user_s_session_follows_the_config() {
+        require_root!();
+        let dora = "[[server.users]]\nname = \"dora\"\ntoken = \"dora-token\"\nadmin = true";
+        let site = Site::new(&format!("generate_answers = false\n{dora}"));
+        // `Site::new` appends to `[server]`: the user table goes after it as written.
+        let config = site.path().join("config.toml");
+        let text = std::fs::read_to_string(&config).expect("config");
+        let d = site.start();
+        let cookie = crate::websec::login(&d, "dora-token");
+        let (status, body) = me(&d, &cookie);
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("\"admin\":true"), "{body}");
+        let admin_page =
+            |d: &Daemon| request(d, "GET", "/admin/users", &[("Cookie", &cookie)], None).0;
+        assert_eq!(admin_page(&d), 200);
+        d.terminate(Duration::from_secs(30));
+
+        std::fs::write(
+            &config,
+            text.replace(dora, &dora.replace("admin = true", "admin = false")),
+        )
+        .expect("write config");
+        let d = site.start();
+        let (status, body) = me(&d, &cookie);
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("\"admin\":false"), "demoted: {body}");
+        assert_eq!(admin_page(&d), 403, "a demoted admin's session");
+        d.terminate(Duration::from_secs(30));
+
+        std::fs::write(&config, text.replace(dora, "")).expect("write config");
+        let d = site.start();
+        let (status, body) = me(&d, &cookie);
+        assert_eq!(status, 401, "removed from the config: {body}");
+        d.terminate(Duration::from_secs(30));
+    }
 }

@@ -381,15 +381,14 @@ fn package_errors_are_listed_together() {
     );
 
     std::fs::write(&toml, good).expect("restore problem.toml");
-    let odd = f.problem().join("submissions/partially_accepted");
+    let odd = f.problem().join("submissions/slow_accepted");
     std::fs::create_dir_all(&odd).expect("mkdir");
     std::fs::write(odd.join("x.c"), "int main(){}").expect("write");
     std::fs::write(f.problem().join("submissions/accepted/notes.docx"), "?").expect("write");
     let r = f.verify(&[]);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(
-        r.stdout
-            .contains("partially_accepted: not a verdict folder"),
+        r.stdout.contains("slow_accepted: not a verdict folder"),
         "{}",
         r.stdout
     );

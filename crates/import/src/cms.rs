@@ -740,6 +740,7 @@ pub fn import(
         uuid: None,
         passes: None,
         margins: (None, None),
+        compile: Vec::new(),
         origin: "Imported from a CMS task (italy_yaml) by `ojd import cms`.".into(),
     };
     write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;

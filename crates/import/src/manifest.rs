@@ -36,6 +36,9 @@ pub(crate) struct Manifest {
     /// The package's own timing margins, `[limits]` (ac_to_time_limit, time_limit_to_tle),
     /// each written only when the package states it.
     pub(crate) margins: (Option<f64>, Option<f64>),
+    /// `[compile]`: options appended to a language's compile command, by language id (the
+    /// format's reference tools' flags, e.g. Kattis's C++ standard).
+    pub(crate) compile: Vec<(&'static str, &'static [&'static str])>,
 }
 
 fn q(s: &str) -> String {
@@ -112,6 +115,13 @@ impl Manifest {
                 if let Some(v) = v {
                     t += &format!("{key} = {v:?}\n");
                 }
+            }
+        }
+        if !self.compile.is_empty() {
+            t += "\n[compile]\n";
+            for (lang, options) in &self.compile {
+                let options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+                t += &format!("{lang} = {}\n", q_list(&options));
             }
         }
         if let Some((input, output)) = &self.io {
@@ -224,6 +234,7 @@ mod tests {
             io: None,
             kattis_verdicts: true,
             margins: (None, Some(4.0)),
+            compile: vec![("cpp", &["-O2", "-std=gnu++23"])],
             origin: "imported".into(),
             uuid: Some("5bd2ccb4-7ad8-4d5c-9c7a-3a1f0b9e2d11".into()),
             passes: None,

@@ -20,8 +20,9 @@
 //!   against the package's own testlib;
 //! - solutions by tag: `main` → the reference `solution`; `accepted`, `wrong-answer`,
 //!   `presentation-error`, `time-limit-exceeded`, `memory-limit-exceeded`, `failed` →
-//!   `submissions/<verdict>/`; tags without one verdict (`rejected`,
-//!   `time-limit-exceeded-or-accepted`, ...) are skipped with a warning;
+//!   `submissions/<verdict>/`; `rejected` (not accepted on some test) → `submissions/rejected/`;
+//!   the other tags without one verdict (`time-limit-exceeded-or-accepted`, ...) are skipped
+//!   with a warning;
 //! - statements: `statement-sections/<language>/` (or `problem-properties.json`) legend,
 //!   input, output, notes (LaTeX) → `statement.md`.
 
@@ -267,6 +268,8 @@ fn tag_folder(tag: &str) -> Option<&'static str> {
         "time-limit-exceeded" => "time_limit_exceeded",
         "memory-limit-exceeded" => "memory_limit_exceeded",
         "failed" => "runtime_error",
+        // Not accepted on some test, whatever the verdict: `ojd verify`'s `rejected/`.
+        "rejected" => "rejected",
         _ => return None,
     })
 }
@@ -594,6 +597,7 @@ pub fn import(
         uuid: None,
         passes: None,
         margins: (None, None),
+        compile: Vec::new(),
         origin: "Imported from a Polygon package by `ojd import polygon`; `ojd gen` made the generated tests and every answer.".into(),
     };
     write_file(&out.join("problem.toml"), manifest.to_toml().as_bytes())?;
@@ -1047,6 +1051,6 @@ mod tests {
         assert_eq!(tag_folder("presentation-error"), Some("wrong_answer"));
         assert_eq!(tag_folder("failed"), Some("runtime_error"));
         assert_eq!(tag_folder("time-limit-exceeded-or-accepted"), None);
-        assert_eq!(tag_folder("rejected"), None);
+        assert_eq!(tag_folder("rejected"), Some("rejected"));
     }
 }

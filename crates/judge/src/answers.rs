@@ -161,7 +161,10 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn compile(&self, rel: &Path) -> Result<Program, GenError> {
-        match self.judge.compile_file(&self.problem.dir.join(rel))? {
+        match self
+            .judge
+            .compile_file_in(self.problem, &self.problem.dir.join(rel))?
+        {
             Compiled::Program(p) => Ok(p),
             Compiled::Error(message) => Err(GenError::Compile {
                 problem: self.problem.id.clone(),

@@ -142,6 +142,20 @@ impl Language {
     }
 }
 
+impl Language {
+    /// The profile with a problem's `[compile]` options appended to its compile command (a
+    /// profile without a compile step is unchanged). Appended, not substituted: gcc and g++ take
+    /// the last `-std=` and `-O` they are given, so the problem's standard wins while the
+    /// profile's output name and libraries stay.
+    pub(crate) fn with_options(&self, options: &[String]) -> Language {
+        let mut l = self.clone();
+        if !l.compile.is_empty() {
+            l.compile.extend(options.iter().cloned());
+        }
+        l
+    }
+}
+
 /// The run command with `{memory_mib}` and `{heap_mib}` filled in for a memory limit.
 pub fn expand_run(run: &[String], profile: &RunProfile, memory: u64) -> Vec<String> {
     let mib = (memory >> 20).max(1);

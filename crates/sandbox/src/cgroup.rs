@@ -276,10 +276,13 @@ impl Cgroup {
             .as_ref()
             .and_then(|d| File::open(d.join("cpuacct.usage")).ok());
         let open = |name: &str| File::open(memory.join(name)).map_err(|e| format!("{name}: {e}"));
-        let (oom_control, max_usage) = (
-            open("memory.oom_control")?,
-            open("memory.max_usage_in_bytes")?,
-        );
+        // Read and reset around every run: kept open for both (one `pwrite` resets it).
+        let max_usage = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(memory.join("memory.max_usage_in_bytes"))
+            .map_err(|e| format!("memory.max_usage_in_bytes: {e}"))?;
+        let oom_control = open("memory.oom_control")?;
         let memsw = Some(memory.join("memory.memsw.limit_in_bytes")).filter(|p| p.exists());
         let (cpuset, cpus) = cpuset.map_or((None, None), |(d, c)| (Some(d), Some(c)));
         let mut cgroup = Cgroup::new(Kind::V1 {
@@ -472,6 +475,7 @@ impl Cgroup {
                 pids,
                 usage,
                 memsw,
+                max_usage,
                 ..
             } => {
                 let mut base = read_u64(usage).unwrap_or(0);
@@ -492,7 +496,15 @@ impl Cgroup {
                 } else if let Some(sw) = memsw {
                     Cgroup::set(written, sw.clone(), &limit)?;
                 }
-                write(&memory.join("memory.max_usage_in_bytes"), "0")?;
+                {
+                    use std::os::unix::fs::FileExt;
+                    max_usage.write_at(b"0", 0).map_err(|e| {
+                        format!(
+                            "failed to reset {}/memory.max_usage_in_bytes: {e}",
+                            memory.display()
+                        )
+                    })?;
+                }
                 if let Some(p) = pids {
                     Cgroup::set(written, p.join("pids.max"), &pids_max)?;
                 }

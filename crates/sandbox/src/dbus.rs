@@ -3,7 +3,8 @@
 //! One conversation, the one `systemd-run --scope -p Delegate=yes` has: authenticate
 //! (EXTERNAL, as root), `Subscribe`, `StartTransientUnit("ojd-<pid>.scope", "fail",
 //! [PIDs=[pid], Delegate=true, ...], [])`, then wait for the `JobRemoved` signal of the job it
-//! returned (systemd moves the process when the job runs, after it answered). systemd's private
+//! returned (systemd moves the process when the job runs, after it answered), or until the
+//! process is seen in the scope's cgroup, whichever comes first. systemd's private
 //! socket is tried first (peer to peer, no bus daemon needed: what systemctl uses as root), the
 //! system bus after. A client library would be larger than this whole conversation: zbus brings
 //! an async runtime and dozens of crates to build in CI, the `dbus` crate links the C libdbus.
@@ -16,22 +17,69 @@ const PRIVATE: &str = "/run/systemd/private";
 const SYSTEM_BUS: &str = "/run/dbus/system_bus_socket";
 /// How long systemd may take to start the scope (a slow, emulated machine included).
 const PATIENCE: Duration = Duration::from_secs(60);
+/// How often the process's own cgroup is looked at while no message comes from systemd.
+const LOOK_EVERY: Duration = Duration::from_millis(20);
 
 /// Asks systemd for the transient scope `name` with `Delegate=yes` holding `pid`, and waits
 /// until systemd has moved it there.
 pub(crate) fn start_delegated_scope(name: &str, pid: u32) -> Result<(), String> {
+    let moved = || in_cgroup_named(name);
+    start_scope_via(&[(PRIVATE, false), (SYSTEM_BUS, true)], name, pid, &moved)
+}
+
+/// Whether this process's cgroup v2 path ends in `name` (what systemd's job does, seen directly).
+fn in_cgroup_named(name: &str) -> bool {
+    std::fs::read_to_string("/proc/self/cgroup").is_ok_and(|t| {
+        t.lines()
+            .filter_map(|l| l.strip_prefix("0::"))
+            .any(|p| p.trim_end().rsplit('/').next() == Some(name))
+    })
+}
+
+/// [`start_delegated_scope`] through the first of `sockets` (path, is a bus daemon) that
+/// works; `moved` says whether systemd has moved the process yet.
+fn start_scope_via(
+    sockets: &[(&str, bool)],
+    name: &str,
+    pid: u32,
+    moved: &dyn Fn() -> bool,
+) -> Result<(), String> {
     let mut tried = Vec::new();
-    for (socket, bus) in [(PRIVATE, false), (SYSTEM_BUS, true)] {
+    for &(socket, bus) in sockets {
         if !std::path::Path::new(socket).exists() {
             tried.push(format!("{socket}: absent"));
             continue;
         }
-        match Conversation::open(socket, bus).and_then(|mut c| c.start_scope(name, pid)) {
+        let asked = Conversation::open(socket, bus)
+            .map_err(Failed::Io)
+            .and_then(|mut c| c.start_scope(name, pid, moved));
+        match asked {
             Ok(()) => return Ok(()),
-            Err(e) => tried.push(format!("{socket}: {e}")),
+            // Asked once already: the scope exists, or systemd refused it for a reason the
+            // other socket would be given too. Only a socket that could not be talked to is
+            // worth the next one.
+            Err(Failed::Refused(e)) => {
+                tried.push(format!("{socket}: {e}"));
+                break;
+            }
+            Err(Failed::Io(e)) => tried.push(format!("{socket}: {e}")),
         }
     }
     Err(format!("systemd could not be asked ({})", tried.join("; ")))
+}
+
+/// Why a conversation gave no scope.
+enum Failed {
+    /// The socket could not be talked to (absent, refused the connection, garbled).
+    Io(io::Error),
+    /// systemd answered, and its answer was no (an error reply, a failed job, no move in time).
+    Refused(String),
+}
+
+impl From<io::Error> for Failed {
+    fn from(e: io::Error) -> Failed {
+        Failed::Io(e)
+    }
 }
 
 struct Conversation {
@@ -101,7 +149,17 @@ impl Conversation {
         Ok(c)
     }
 
-    fn start_scope(&mut self, name: &str, pid: u32) -> io::Result<()> {
+    /// Starts the scope and waits until the process is in it: a `JobRemoved` of the job, or the
+    /// process seen in the scope's cgroup, whichever comes first. The signal alone is not
+    /// waited for: a conversation that missed it (or a systemd that sent it before the reply
+    /// was read, on another connection) would wait the whole [`PATIENCE`] for a move done long
+    /// before, and then ask again on the system bus, where the scope already exists.
+    fn start_scope(
+        &mut self,
+        name: &str,
+        pid: u32,
+        moved: &dyn Fn() -> bool,
+    ) -> Result<(), Failed> {
         const MANAGER: &str = "org.freedesktop.systemd1.Manager";
         const PATH: &str = "/org/freedesktop/systemd1";
         self.call(
@@ -139,16 +197,28 @@ impl Conversation {
             "StartTransientUnit",
             "ssa(sv)a(sa(sv))",
             &b.0,
-        )?;
+        );
+        let reply = match reply {
+            Err(e) if e.kind() == io::ErrorKind::Other => {
+                return Err(Failed::Refused(e.to_string()))
+            }
+            r => r?,
+        };
         let job = Cursor::new(&reply.body, reply.little).string()?;
         let deadline = Instant::now() + PATIENCE;
         loop {
+            if moved() {
+                return Ok(());
+            }
             if Instant::now() > deadline {
-                return Err(bad(format!("job {job} did not finish in {PATIENCE:?}")));
+                return Err(Failed::Refused(format!(
+                    "job {job} did not move this process into {name} in {PATIENCE:?}"
+                )));
             }
             let m = match self.signals.pop() {
                 Some(m) => m,
-                None => self.receive()?,
+                None if self.readable(LOOK_EVERY)? => self.receive()?,
+                None => continue,
             };
             if m.kind != SIGNAL || m.member.as_deref() != Some("JobRemoved") {
                 continue;
@@ -163,12 +233,15 @@ impl Conversation {
             let result = c.string()?;
             return match result.as_str() {
                 "done" => Ok(()),
-                other => Err(bad(format!("the job starting {name} ended {other:?}"))),
+                other => Err(Failed::Refused(format!(
+                    "the job starting {name} ended {other:?}"
+                ))),
             };
         }
     }
 
-    /// Sends a method call and returns its reply (an error reply is an error).
+    /// Sends a method call and returns its reply (an error reply is an error of kind `Other`,
+    /// which no failure of the socket itself has here: `start_scope` tells them apart by it).
     fn call(
         &mut self,
         dest: &str,
@@ -222,6 +295,30 @@ impl Conversation {
                 )));
             }
             return Ok(m);
+        }
+    }
+
+    /// Whether a message starts arriving within `wait` (a whole one is then read with the
+    /// stream's own, long timeout: a read cut by a short one would lose the framing).
+    fn readable(&mut self, wait: Duration) -> io::Result<bool> {
+        use std::os::fd::AsRawFd;
+        let mut p = libc::pollfd {
+            fd: self.stream.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let r = unsafe { libc::poll(&mut p, 1, wait.as_millis().max(1) as libc::c_int) };
+        match r {
+            0 => Ok(false),
+            r if r > 0 => Ok(true),
+            _ => {
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::Interrupted => Ok(false),
+                    _ => Err(e),
+                }
+            }
         }
     }
 
@@ -425,6 +522,161 @@ mod tests {
         c.align(8);
         assert_eq!(c.string().expect("key"), "PIDs");
         assert_eq!(c.signature().expect("sig"), "au");
+    }
+
+    /// What the fake systemd does after answering `Subscribe`.
+    #[derive(Clone, Copy)]
+    enum Answer {
+        /// Replies with a job, moves the process, and never sends `JobRemoved`.
+        MovesSilently,
+        /// Replies with a D-Bus error.
+        Refuses,
+        /// Replies with a job, then `JobRemoved` with result "failed".
+        JobFails,
+    }
+
+    const JOB: &str = "/org/freedesktop/systemd1/job/7";
+
+    /// A message from the fake systemd: a reply to `reply_to` (or a signal when None).
+    fn message(kind: u8, reply_to: Option<u32>, name: &str, sig: &str, body: &[u8]) -> Vec<u8> {
+        let mut h = Body::default();
+        h.0.extend_from_slice(&[b'l', kind, 0, 1]);
+        h.u32(body.len() as u32);
+        h.u32(1000);
+        h.array(8, |h| {
+            if let Some(serial) = reply_to {
+                h.align(8);
+                h.0.push(5);
+                h.signature("u");
+                h.u32(serial);
+            }
+            if !name.is_empty() {
+                // The error name of an error, the member of a signal.
+                h.align(8);
+                h.0.push(if kind == ERROR { 4 } else { 3 });
+                h.signature("s");
+                h.string(name);
+            }
+            h.align(8);
+            h.0.push(8);
+            h.signature("g");
+            h.signature(sig);
+        });
+        h.align(8);
+        h.0.extend_from_slice(body);
+        h.0
+    }
+
+    /// Serves one conversation on `listener` as systemd would, answering as `answer` says;
+    /// sets `moved` when it "moved" the process.
+    fn fake_systemd(
+        listener: std::os::unix::net::UnixListener,
+        answer: Answer,
+        moved: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> std::thread::JoinHandle<()> {
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().expect("a client");
+            let mut line = Vec::new();
+            let mut byte = [0u8];
+            while !line.ends_with(b"\r\n") {
+                stream.read_exact(&mut byte).expect("the AUTH line");
+                line.push(byte[0]);
+            }
+            assert!(line.starts_with(b"\0AUTH EXTERNAL "), "{line:?}");
+            stream.write_all(b"OK 0123456789abcdef\r\n").expect("OK");
+            let mut begin = [0u8; 7];
+            stream.read_exact(&mut begin).expect("BEGIN");
+            assert_eq!(&begin, b"BEGIN\r\n");
+            let mut server = Conversation {
+                stream,
+                serial: 0,
+                signals: Vec::new(),
+            };
+            // The client numbers its calls from 1: Subscribe, then StartTransientUnit.
+            let m = server.receive().expect("Subscribe");
+            assert_eq!(m.member.as_deref(), Some("Subscribe"));
+            let reply = message(2, Some(1), "", "", &[]);
+            server.stream.write_all(&reply).expect("reply");
+            let m = server.receive().expect("StartTransientUnit");
+            assert_eq!(m.member.as_deref(), Some("StartTransientUnit"));
+            let mut job = Body::default();
+            job.string(JOB);
+            match answer {
+                Answer::Refuses => {
+                    let mut text = Body::default();
+                    text.string("Access denied");
+                    let e = "org.freedesktop.DBus.Error.AccessDenied";
+                    let reply = message(ERROR, Some(2), e, "s", &text.0);
+                    server.stream.write_all(&reply).expect("error");
+                }
+                Answer::MovesSilently => {
+                    let reply = message(2, Some(2), "", "o", &job.0);
+                    server.stream.write_all(&reply).expect("reply");
+                    moved.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+                Answer::JobFails => {
+                    let reply = message(2, Some(2), "", "o", &job.0);
+                    server.stream.write_all(&reply).expect("reply");
+                    let mut b = Body::default();
+                    b.u32(7);
+                    b.string(JOB);
+                    b.string("ojd-1.scope");
+                    b.string("failed");
+                    let signal = message(SIGNAL, None, "JobRemoved", "uoss", &b.0);
+                    server.stream.write_all(&signal).expect("signal");
+                }
+            }
+            // Holds the connection until the client hangs up, as systemd would.
+            let _ = server.stream.read(&mut [0u8; 1]);
+        })
+    }
+
+    /// Asks a fake systemd answering as `answer` says, with a socket before it that nothing
+    /// listens on (as on a host without systemd's private socket but with a bus); returns the
+    /// outcome.
+    fn ask(answer: Answer) -> Result<(), String> {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("ojd-dbus-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let dead = dir.join("dead");
+        drop(std::os::unix::net::UnixListener::bind(&dead).expect("bind"));
+        let live = dir.join("live");
+        let listener = std::os::unix::net::UnixListener::bind(&live).expect("bind");
+        let moved = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let server = fake_systemd(listener, answer, moved.clone());
+        let looked = || moved.load(std::sync::atomic::Ordering::SeqCst);
+        let sockets = [
+            (dead.to_str().expect("utf-8"), false),
+            (live.to_str().expect("utf-8"), false),
+        ];
+        let r = start_scope_via(&sockets, "ojd-1.scope", 1, &looked);
+        server.join().expect("the fake systemd ends");
+        let _ = std::fs::remove_dir_all(&dir);
+        r
+    }
+
+    #[test]
+    fn a_move_is_seen_in_the_cgroup_without_waiting_for_the_jobs_signal() {
+        // Before, the missing JobRemoved cost the whole patience (60 s) and then an error.
+        assert_eq!(ask(Answer::MovesSilently), Ok(()));
+    }
+
+    #[test]
+    fn a_refused_call_is_an_error_naming_systemds_answer() {
+        let e = ask(Answer::Refuses).expect_err("refused");
+        assert!(
+            e.contains("AccessDenied") && e.contains("Access denied"),
+            "{e}"
+        );
+        // The socket nobody listened on is named too, with why it was passed over.
+        assert!(e.contains("dead: "), "{e}");
+    }
+
+    #[test]
+    fn a_failed_job_is_an_error_naming_its_result() {
+        let e = ask(Answer::JobFails).expect_err("failed job");
+        assert!(e.contains("ended \"failed\""), "{e}");
     }
 
     #[test]

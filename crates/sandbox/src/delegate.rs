@@ -280,31 +280,55 @@ fn ensure_now() -> Option<Result<Delegation, String>> {
             .and_then(|t| own_path(&t))
             .ok_or_else(|| "no cgroup v2 entry in /proc/self/cgroup".to_string())
     };
-    Some((|| {
-        let now = own()?;
+    Some(own().and_then(|now| {
         let systemd = Path::new("/run/systemd/system").exists();
-        let mut asked = None;
-        if systemd && undelegated_scope(root, &now) {
-            // A login session's scope (or a scope made without Delegate=yes): its cgroup may
-            // have the controllers (systemd enables them on a slice for other units' sake), but
-            // systemd manages it, not ojd, and gives it no cpuset. A scope of ojd's own instead.
-            match in_new_scope(root) {
-                Ok(d) => return Ok(d),
-                Err(e) => asked = Some(e),
-            }
+        let host = Host {
+            systemd,
+            undelegated_scope: systemd && undelegated_scope(root, &now),
+        };
+        decide(&RealFs, root, &now, host, &mut || in_new_scope(root))
+    }))
+}
+
+/// What the host offers beyond the cgroup file system.
+#[derive(Clone, Copy)]
+struct Host {
+    /// systemd is the init (`/run/systemd/system` exists): a delegated scope can be asked for.
+    systemd: bool,
+    /// The process sits in a scope systemd manages without delegating it.
+    undelegated_scope: bool,
+}
+
+/// Delegates in `now` (the process's own cgroup below `root`), asking systemd for a scope
+/// (`ask`) where that cannot work; the error names what is missing and the fix.
+fn decide(
+    fs: &dyn CgroupFs,
+    root: &Path,
+    now: &str,
+    host: Host,
+    ask: &mut dyn FnMut() -> Result<Delegation, String>,
+) -> Result<Delegation, String> {
+    let mut asked = None;
+    if host.undelegated_scope {
+        // A login session's scope (or a scope made without Delegate=yes): its cgroup may
+        // have the controllers (systemd enables them on a slice for other units' sake), but
+        // systemd manages it, not ojd, and gives it no cpuset. A scope of ojd's own instead.
+        match ask() {
+            Ok(d) => return Ok(d),
+            Err(e) => asked = Some(e),
         }
-        match delegate(&RealFs, root, &now) {
-            Ok(d) => Ok(d),
-            Err(e @ Refusal::Missing { .. }) if systemd && asked.is_none() => {
-                in_new_scope(root).map_err(|why| format!("{e}, and {why}"))
-            }
-            Err(e) => Err(match (asked, e) {
-                (Some(why), e) => format!("{e}, and {why}"),
-                (None, e @ Refusal::Missing { .. }) => format!("{e}: {}", fix_hint()),
-                (None, Refusal::Broken(e)) => e,
-            }),
+    }
+    match delegate(fs, root, now) {
+        Ok(d) => Ok(d),
+        Err(e @ Refusal::Missing { .. }) if host.systemd && asked.is_none() => {
+            ask().map_err(|why| format!("{e}, and {why}"))
         }
-    })())
+        Err(e) => Err(match (asked, e) {
+            (Some(why), e) => format!("{e}, and {why}"),
+            (None, e @ Refusal::Missing { .. }) => format!("{e}: {}", fix_hint_for(host.systemd)),
+            (None, Refusal::Broken(e)) => e,
+        }),
+    }
 }
 
 /// Asks systemd for a delegated scope holding this process, and delegates there.
@@ -354,7 +378,12 @@ fn undelegated_scope(root: &Path, own: &str) -> bool {
 
 /// The one command that gives ojd a delegated cgroup, for this host.
 pub(crate) fn fix_hint() -> &'static str {
-    if Path::new("/run/systemd/system").exists() {
+    fix_hint_for(Path::new("/run/systemd/system").exists())
+}
+
+/// [`fix_hint`] on a host with systemd as its init, or without.
+fn fix_hint_for(systemd: bool) -> &'static str {
+    if systemd {
         "start ojd in a delegated scope: systemd-run --scope -p Delegate=yes -- ojd ... \
          (or run the shipped unit, dist/systemd/)"
     } else {

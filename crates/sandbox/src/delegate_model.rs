@@ -388,3 +388,123 @@ fn own_path_reads_the_unified_line() {
     );
     assert_eq!(super::own_path("4:pids:/\n"), None);
 }
+
+/// A plain service's cgroup, which systemd gives memory and pids only.
+fn plain_service() -> Model {
+    Model::new(
+        ALL,
+        &[
+            ("system.slice", "memory pids", &[]),
+            ("system.slice/ojd.service", "", &[100]),
+        ],
+    )
+}
+
+const SERVICE: &str = "/system.slice/ojd.service";
+
+#[test]
+fn without_systemd_a_missing_controller_is_refused_naming_it_and_the_fix() {
+    let m = plain_service();
+    let host = super::Host {
+        systemd: false,
+        undelegated_scope: false,
+    };
+    let mut asked = 0;
+    let e = super::decide(&m, &m.root.clone(), SERVICE, host, &mut || {
+        asked += 1;
+        Err("unreachable".into())
+    })
+    .expect_err("no controllers, no systemd");
+    assert_eq!(asked, 0, "no systemd to ask");
+    assert!(e.contains("lacks the cpu controller"), "{e}");
+    assert!(
+        e.contains("--cgroupns=private"),
+        "the fix without systemd: {e}"
+    );
+}
+
+#[test]
+fn a_refused_dbus_call_is_refused_naming_the_controller_the_answer_and_the_fix() {
+    let m = plain_service();
+    let host = super::Host {
+        systemd: true,
+        undelegated_scope: false,
+    };
+    let refusal = "asking systemd for a delegated scope failed (systemd could not be asked \
+                   (/run/systemd/private: StartTransientUnit: org.freedesktop.DBus.Error.AccessDenied)): \
+                   start ojd in a delegated scope: systemd-run --scope -p Delegate=yes -- ojd ...";
+    let mut asked = 0;
+    let e = super::decide(&m, &m.root.clone(), SERVICE, host, &mut || {
+        asked += 1;
+        Err(refusal.into())
+    })
+    .expect_err("refused");
+    assert_eq!(asked, 1);
+    assert!(e.contains("lacks the cpu controller"), "{e}");
+    assert!(
+        e.contains("AccessDenied") && e.contains("systemd-run --scope -p Delegate=yes"),
+        "{e}"
+    );
+    // Nothing was changed: the service's process is where it was, no controller enabled.
+    assert_eq!(
+        m.procs_of(&m.root.join("system.slice/ojd.service")),
+        vec![100]
+    );
+}
+
+#[test]
+fn an_undelegated_login_scope_asks_systemd_first_even_with_the_controllers() {
+    let m = Model::new(
+        ALL,
+        &[
+            ("user.slice", "cpuset cpu io memory pids", &[]),
+            ("user.slice/session-1.scope", "", &[100]),
+        ],
+    );
+    let host = super::Host {
+        systemd: true,
+        undelegated_scope: true,
+    };
+    let mut asked = 0;
+    let e = super::decide(
+        &m,
+        &m.root.clone(),
+        "/user.slice/session-1.scope",
+        host,
+        &mut || {
+            asked += 1;
+            Err("no bus".into())
+        },
+    );
+    assert_eq!(
+        asked, 1,
+        "the scope is systemd's: ojd asks for its own first"
+    );
+    // The scope's cgroup could be delegated here, so that is what happens when asking failed.
+    assert!(e.is_ok(), "{e:?}");
+}
+
+#[test]
+fn a_read_only_cgroupfs_is_refused_without_asking_systemd() {
+    // A delegated service's cgroup, on a cgroupfs mounted read-only (a container's default).
+    let mut m = Model::new(
+        ALL,
+        &[
+            ("system.slice", "cpuset cpu io memory pids", &[]),
+            ("system.slice/ojd.service", "", &[100]),
+        ],
+    );
+    m.read_only = true;
+    let host = super::Host {
+        systemd: true,
+        undelegated_scope: false,
+    };
+    let mut asked = 0;
+    let e = super::decide(&m, &m.root.clone(), SERVICE, host, &mut || {
+        asked += 1;
+        Err("unreachable".into())
+    })
+    .expect_err("read-only");
+    assert_eq!(asked, 0, "a scope of systemd's would be just as read-only");
+    assert!(e.contains("read-only"), "{e}");
+}

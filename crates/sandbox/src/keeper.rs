@@ -43,6 +43,17 @@ struct Keeper {
     tmp_dir: PathBuf,
     /// The state of `/box` and `/tmp` right after their tmpfs was mounted (with namespaces).
     scratch: [Option<ScratchState>; 2],
+    /// `/box` and `/tmp` were mounted anew after the last run ended (`after_run`), and no
+    /// process has run since: the next run needs no look at them.
+    fresh: [bool; 2],
+    /// The network namespace may hold a socket of an earlier run: `after_run` could not
+    /// replace it, and the next run must before it starts.
+    network_pending: bool,
+    /// No process of the last run is left (false from a run's fork until its clean-up).
+    all_reaped: bool,
+    /// The next run's init, forked after the last outcome was sent (off the run's path), in the
+    /// root, its deny list attached, waiting for its run (see [`Spare`]).
+    spare: Option<Spare>,
     /// Per-run binds of the last run: (inside, host, writable).
     binds: Vec<(PathBuf, PathBuf, bool)>,
     /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
@@ -113,6 +124,9 @@ pub fn main() -> ! {
         send(&response);
         // Off the run's path: the judge reads the outcome meanwhile.
         keeper.after_run();
+    }
+    if let Some(spare) = keeper.spare.take() {
+        spare.discard();
     }
     std::process::exit(0);
 }
@@ -221,6 +235,10 @@ impl Keeper {
                 box_dir,
                 tmp_dir,
                 scratch,
+                fresh: [false; 2],
+                network_pending: false,
+                all_reaped: true,
+                spare: None,
                 binds: Vec::new(),
                 mounted: Vec::new(),
                 graveyard: progs.as_ref().map(Graveyard::new),
@@ -242,14 +260,14 @@ impl Keeper {
 
     fn run(&mut self, spec: &RunSpec, cache: EarlierCache) -> Result<RunOutcome, String> {
         self.clear_scratch()?;
+        if self.network_pending {
+            self.fresh_network()?;
+            self.network_pending = false;
+        }
         let owner = self.root.then_some((self.config.uid, self.config.gid));
         fill_box(&self.box_dir, &spec.box_files, owner)?;
         self.update_binds(spec)?;
-        let mode = Mode {
-            namespaces: self.namespaces,
-            drop_uid: self.root,
-            rlimit_memory: self.cgroup.is_none(),
-        };
+        let mode = self.mode();
         let mut streams = Vec::new();
         let wait = fifo_wait(&spec.limits);
         for (path, write) in [
@@ -275,26 +293,23 @@ impl Keeper {
             }
             None => None,
         };
-        let (report_r, report_w) = pipe()?;
         // With namespaces, init is born in the keeper's pid namespace (see `pidns`): no
         // namespace and no `/proc` mount per run. Network namespaces are not made per run
         // either (creating and tearing one down costs about 5 ms here); see `fresh_network`.
-        let keeper_before = own_cpu();
-        let start = Instant::now();
-        // SAFETY: the keeper is single-threaded, so the child owns a consistent copy of the
-        // whole address space.
-        // Under cgroup v2 init is born in the run's own cgroup (`run_cgroup.rs`).
-        let pid = unsafe {
-            match &self.cgroup {
-                Some(c) => c.fork_run()?,
-                None => fork_with(0, "clone")?,
-            }
+        let spare = match self.spare.take() {
+            Some(s) => s,
+            None => self.fork_init()?,
         };
-        if pid == 0 {
-            drop(report_r);
-            init_main(&prepared, &self.filters, report_w);
+        let keeper_before = own_cpu();
+        self.all_reaped = false;
+        let start = Instant::now();
+        if let Err(e) = prepared.send(&spare.go) {
+            spare.discard();
+            self.all_reaped = true;
+            return Err(e);
         }
-        drop(report_w);
+        let (pid, report_r) = (spare.pid, spare.report);
+        drop(spare.go);
         let (killed_by, wall_kill) =
             self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
         // Not a clean exit until wait4 says so.
@@ -316,13 +331,11 @@ impl Keeper {
         if let (Some(ns), false) = (&self.pidns, init_clean) {
             ns.clean()?;
         }
-        if self.namespaces {
-            self.fresh_network()?;
-        }
         if !self.namespaces {
             // SAFETY: init was reaped; the keeper is a subreaper in this mode.
             unsafe { kill_and_reap_all(&prepared) };
         }
+        self.all_reaped = true;
         let cg = match (&mut self.cgroup, &baseline) {
             (Some(c), Some(b)) => Some(c.finish(b)),
             _ => None,
@@ -424,11 +437,14 @@ impl Keeper {
         if !self.namespaces {
             return empty_dir(&self.box_dir);
         }
+        let fresh = std::mem::take(&mut self.fresh);
         for (i, which) in [Scratch::Box, Scratch::Tmp].into_iter().enumerate() {
             let dir = [&self.box_dir, &self.tmp_dir][i];
-            let pristine = self.scratch[i].is_some()
-                && ScratchState::read(dir) == self.scratch[i]
-                && is_empty_dir(dir);
+            // Mounted after the last run's processes were all gone: nothing has touched it.
+            let pristine = (fresh[i] && self.scratch[i].is_some())
+                || self.scratch[i].is_some()
+                    && ScratchState::read(dir) == self.scratch[i]
+                    && is_empty_dir(dir);
             if !pristine {
                 self.remount(i, which)?;
             }
@@ -463,6 +479,9 @@ impl Keeper {
         if !self.namespaces {
             return;
         }
+        // Off the run's path too: a socket the run left is found (and its namespace replaced)
+        // before the next run starts; a failure is retried, and reported, by that run.
+        self.network_pending = self.fresh_network().is_err();
         for (i, which) in [Scratch::Box, Scratch::Tmp].into_iter().enumerate() {
             let dir = [&self.box_dir, &self.tmp_dir][i];
             let untouched = self.scratch[i].is_some()
@@ -475,7 +494,56 @@ impl Keeper {
                     }
                 }
             }
-            let _ = self.remount(i, which);
+            // Only with every process of the run gone can nothing write to the new mount.
+            self.fresh[i] = self.remount(i, which).is_ok() && self.all_reaped;
+        }
+        self.fork_spare();
+    }
+
+    /// Forks the next run's init now, while the judge reads the outcome: its fork, chroot and
+    /// deny list (about a fifth of a millisecond) are then off the next run's path. Not after a
+    /// run whose processes may be left, nor when the network namespace is still to be replaced
+    /// (init would stay in the old one). A failure leaves it to the next run, which forks its
+    /// init itself and reports what fails.
+    fn fork_spare(&mut self) {
+        if self.spare.is_none() && self.all_reaped && !self.network_pending {
+            self.spare = self.fork_init().ok();
+        }
+    }
+
+    /// Forks a run's init: into the next run's own cgroup under v2 (`run_cgroup.rs`), in the
+    /// keeper's under v1, in the keeper's pid namespace with namespaces (see `pidns`).
+    fn fork_init(&mut self) -> Result<Spare, String> {
+        let (report_r, report_w) = pipe()?;
+        let (go_keeper, go_init) = seqpacket_pair()?;
+        let root = cpath(&self.config.root_dir);
+        let mode = self.mode();
+        // SAFETY: the keeper is single-threaded, so the child owns a consistent copy of the
+        // whole address space.
+        let pid = unsafe {
+            match &self.cgroup {
+                Some(c) => c.fork_run()?,
+                None => fork_with(0, "clone")?,
+            }
+        };
+        if pid == 0 {
+            drop(report_r);
+            drop(go_keeper);
+            init_main(&root, mode, &self.filters, go_init, report_w);
+        }
+        Ok(Spare {
+            pid,
+            go: go_keeper,
+            report: report_r,
+        })
+    }
+
+    /// How much isolation this keeper's runs get.
+    fn mode(&self) -> Mode {
+        Mode {
+            namespaces: self.namespaces,
+            drop_uid: self.root,
+            rlimit_memory: self.cgroup.is_none(),
         }
     }
 
@@ -568,6 +636,7 @@ impl Keeper {
         let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
         // SAFETY: a non-negative result is a new descriptor that nothing else owns.
         let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw) });
+        let mut waited = false;
         loop {
             let wall = start.elapsed();
             // The run's CPU: the cgroup's counter less the keeper's own share of it.
@@ -577,7 +646,9 @@ impl Keeper {
                     .map(|c| c.saturating_sub(own_cpu().saturating_sub(keeper_before))),
                 _ => None,
             };
-            if first.is_some() {
+            // Not before the first wait: at the run's start every task's delay is the one the
+            // first sample just read (most runs end within that wait and never read them again).
+            if first.is_some() && waited {
                 if let Some(tasks) = self.run_tasks() {
                     Sample::observe(&mut seen, &tasks);
                 }
@@ -625,6 +696,7 @@ impl Keeper {
                 timeout = timeout.min((limits.cpu - c) / self.ncpu);
             }
             let ms = timeout.as_millis().max(1) as i32;
+            waited = true;
             match &pidfd {
                 Some(fd) => {
                     let mut p = libc::pollfd {
@@ -680,6 +752,39 @@ impl Keeper {
                 .collect(),
         )
     }
+}
+
+/// A run's init forked before its run: it waits on `go` for the run ([`Prepared::send`]).
+struct Spare {
+    pid: libc::pid_t,
+    go: OwnedFd,
+    /// The read end of init's report pipe.
+    report: OwnedFd,
+}
+
+impl Spare {
+    /// Ends an init that got no run, and reaps it.
+    fn discard(self) {
+        // SAFETY: kills and waits for our own child; the status pointer is to a local.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            let mut status = 0;
+            while libc::waitpid(self.pid, &mut status, libc::__WALL) < 0 && errno() == libc::EINTR {
+            }
+        }
+    }
+}
+
+/// A connected pair of `SOCK_SEQPACKET` sockets (close-on-exec): one message per run.
+fn seqpacket_pair() -> Result<(OwnedFd, OwnedFd), String> {
+    let mut fds = [0; 2];
+    let kind = libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC;
+    // SAFETY: fds is a two-element array as socketpair requires.
+    if unsafe { libc::socketpair(libc::AF_UNIX, kind, 0, fds.as_mut_ptr()) } != 0 {
+        return Err(os_err("socketpair"));
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// A detached copy of the mount of a folder that standard streams were opened in.

@@ -170,21 +170,37 @@ unsafe fn fork_into(dir: &File, what: &str) -> Result<libc::pid_t, String> {
         )
     };
     if pid < 0 {
-        let e = std::io::Error::last_os_error();
-        if matches!(e.raw_os_error(), Some(libc::ENOSYS) | Some(libc::EINVAL)) {
-            return Err(format!(
-                "{what}: {e} (this kernel cannot fork into a cgroup: clone3 with \
-                 CLONE_INTO_CGROUP needs Linux 5.7 or later)"
-            ));
-        }
-        return Err(format!("{what}: {e}"));
+        return Err(fork_into_refused(what, std::io::Error::last_os_error()));
     }
     Ok(pid as libc::pid_t)
+}
+
+/// What a refused [`fork_into`] says: a kernel too old for it is named, with the fix.
+fn fork_into_refused(what: &str, e: std::io::Error) -> String {
+    if matches!(e.raw_os_error(), Some(libc::ENOSYS) | Some(libc::EINVAL)) {
+        return format!(
+            "{what}: {e} (this kernel cannot fork into a cgroup: clone3 with \
+             CLONE_INTO_CGROUP needs Linux 5.7 or later: upgrade the kernel)"
+        );
+    }
+    format!("{what}: {e}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_without_fork_into_a_cgroup_is_named_with_the_fix() {
+        for errno in [libc::ENOSYS, libc::EINVAL] {
+            let e = fork_into_refused("fork the run", std::io::Error::from_raw_os_error(errno));
+            assert!(e.starts_with("fork the run: "), "{e}");
+            assert!(e.contains("CLONE_INTO_CGROUP needs Linux 5.7"), "{e}");
+            assert!(e.contains("upgrade the kernel"), "{e}");
+        }
+        let other = fork_into_refused("fork", std::io::Error::from_raw_os_error(libc::EAGAIN));
+        assert!(!other.contains("5.7"), "{other}");
+    }
 
     /// The cgroup2 mount of this machine (the v2 root, or a hybrid host's unified hierarchy) and
     /// this process's cgroup in it; None where the test cannot run (not root, no cgroup2).

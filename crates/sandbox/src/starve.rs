@@ -108,27 +108,38 @@ pub(super) fn cpu_wait(start: &Sample, end: &Sample, ncpu: u32) -> Duration {
     (delay.min(others) + stolen).min(window)
 }
 
-/// The run-queue delay of a thread, in nanoseconds (None when it has exited).
+/// The run-queue delay of a thread, in nanoseconds (None when it has exited). One open and
+/// one read into a buffer on the stack: it runs for every task of the run at every wake.
 fn run_delay(tid: u32) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{tid}/schedstat")).ok()?;
+    use std::io::Read;
+    // Three decimal counters of at most 20 digits each, two spaces and a newline.
+    let mut buf = [0u8; 96];
+    let n = File::open(format!("/proc/{tid}/schedstat"))
+        .ok()?
+        .read(&mut buf)
+        .ok()?;
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
     text.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Idle (idle + iowait) and steal time summed over `cpus`, from `/proc/stat`.
+///
+/// One `pread` from offset 0 into a buffer larger than the file: the kernel makes the whole text
+/// on every read, and a read at a later offset would make it again to skip to that offset (a
+/// second `show_stat` per sample, for nothing). A buffer the text fills is doubled and the read
+/// repeated, so a host with many CPUs and interrupts still gets one consistent snapshot.
 fn cpu_times(stat: &File, cpus: &[usize]) -> Option<(Duration, Duration)> {
-    let mut buf = vec![0u8; 8192];
-    let mut len = 0;
+    let mut buf = vec![0u8; 16 << 10];
     loop {
-        let n = stat.read_at(&mut buf[len..], len as u64).ok()?;
-        if n == 0 {
-            break;
+        let n = stat.read_at(&mut buf, 0).ok()?;
+        if n < buf.len() {
+            return parse_cpu_times(std::str::from_utf8(&buf[..n]).ok()?, cpus);
         }
-        len += n;
-        if len == buf.len() {
-            buf.resize(buf.len() * 2, 0);
+        if buf.len() >= 16 << 20 {
+            return None;
         }
+        buf.resize(buf.len() * 2, 0);
     }
-    parse_cpu_times(std::str::from_utf8(&buf[..len]).ok()?, cpus)
 }
 
 fn parse_cpu_times(text: &str, cpus: &[usize]) -> Option<(Duration, Duration)> {

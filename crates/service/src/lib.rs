@@ -18,8 +18,10 @@
 // they do. `unreachable_pub` already holds.
 #![allow(missing_docs)]
 
+mod accounts;
 mod blobs;
 mod catalog;
+pub mod ccs;
 pub mod contest;
 mod events;
 mod hosts;
@@ -30,6 +32,13 @@ mod rejudgings;
 mod submissions;
 mod viewer;
 mod worker;
+
+/// Accounts: sessions, login codes and tokens, each checked against its user's current
+/// record; revocation.
+pub use accounts::{
+    hash_secret, issue_code, issue_token, new_secret, Account, AccountError, Accounts, Redeemed,
+};
+pub use ojd_store::TokenActivity;
 
 /// A judging node and what runs it.
 pub use node::{

@@ -322,6 +322,8 @@ pub trait ContestStore: Send + Sync {
     fn answer_history(&self, clarification: i64) -> Result<Vec<AnswerRecord>, StoreError>;
     /// The contest a submission was made through.
     fn contest_of(&self, submission: i64) -> Result<Option<String>, StoreError>;
+    /// The contest of clarification `id` (`None`: no such clarification).
+    fn clarification_contest(&self, id: i64) -> Result<Option<String>, StoreError>;
     /// Every submission made through `contest`, with its current judging, oldest first.
     fn contest_submissions(&self, contest: &str) -> Result<Vec<SubmissionInfo>, StoreError>;
     /// The standings' input: every submission made through `contest` (the jury's flagged) with
@@ -674,6 +676,12 @@ impl<E: Engine> ContestStore for E {
         let what = "read a submission's contest";
         let sql = "SELECT contest FROM contest_submissions WHERE submission = $1";
         self.row(what, sql, args![submission], |r| r.get(0))
+    }
+
+    fn clarification_contest(&self, id: i64) -> Result<Option<String>, StoreError> {
+        let what = "read a clarification's contest";
+        let sql = "SELECT contest FROM clarifications WHERE id = $1";
+        self.row(what, sql, args![id], |r| r.get(0))
     }
 
     fn contest_submissions(&self, contest: &str) -> Result<Vec<SubmissionInfo>, StoreError> {

@@ -145,7 +145,7 @@ pub use contests::{
 };
 
 /// The web's sessions, login codes and token activity ([`WebStore`]).
-pub use web::{Holder, TokenActivity, WebStore};
+pub use web::{CodeState, Holder, TokenActivity, TokenRights, WebStore};
 
 /// What the ICPC Contest API reads ([`CcsStore`]).
 pub use ccs::{CcsJudging, CcsRun, CcsStore};

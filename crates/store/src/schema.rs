@@ -710,6 +710,19 @@ const STEPS: &[Step] = &[
         FOR EACH ROW WHEN (OLD.verdict IS DISTINCT FROM NEW.verdict)
         EXECUTE FUNCTION ojd_judging_verdict();",
     },
+    // ---- branch trust ----
+    // 20: revocation: a login code and a session may be bound to the contest whose hall sheet
+    // made them (the code then logs in only while that contest still has the user and has not
+    // ended; the session only while the contest still has the user), and a code revoked by a
+    // reprint or a team's removal is kept, marked, until it expires, so that its link says
+    // "revoked" rather than "used".
+    Both(
+        "ALTER TABLE login_codes ADD COLUMN contest TEXT;
+    ALTER TABLE login_codes ADD COLUMN revoked_at BIGINT;
+    CREATE INDEX login_codes_contest ON login_codes(contest, name);
+    CREATE INDEX login_codes_name ON login_codes(name);
+    ALTER TABLE sessions ADD COLUMN contest TEXT;",
+    ),
 ];
 
 #[cfg(test)]

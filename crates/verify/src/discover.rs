@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{failures, folder_verdict, Cell, ProblemReport, SubmissionReport, FOLDERS};
+use super::expect::{folder_promise, promise_failures, Promise};
+use super::{Cell, ProblemReport, SubmissionReport, FOLDERS};
 use ojd_judge::Problem;
 use ojd_judge::Verdict;
 use ojd_judge::{Judge, JudgeError, Submission};
@@ -217,7 +218,7 @@ fn discover(judge: &Judge, problem: &Problem, report: &mut ProblemReport) -> Vec
                     judge,
                     &problem.dir.join(&problem.solution),
                     reference,
-                    Verdict::Accepted,
+                    (Verdict::Accepted, Promise::Verdict),
                     true,
                     report,
                 )
@@ -231,13 +232,14 @@ fn discover(judge: &Judge, problem: &Problem, report: &mut ProblemReport) -> Vec
             .push("no submissions/ folder: only the reference solution is judged".into());
         return subs;
     }
-    let known: Vec<&str> = FOLDERS.iter().map(|v| v.folder()).collect();
+    let mut known: Vec<&str> = FOLDERS.iter().map(|v| v.folder()).collect();
+    known.extend(["rejected", "partially_accepted"]);
     for folder in sorted_entries(&root) {
         let name = folder
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let Some(expected) = folder_verdict(&name).filter(|_| folder.is_dir()) else {
+        let Some(expected) = folder_promise(&name).filter(|_| folder.is_dir()) else {
             report.errors.push(format!(
                 "{}: not a verdict folder (expected one of {})",
                 folder.display(),
@@ -268,7 +270,7 @@ fn read_sub(
     judge: &Judge,
     path: &Path,
     name: String,
-    expected: Verdict,
+    (expected, promise): (Verdict, Promise),
     reference: bool,
     report: &mut ProblemReport,
 ) -> Option<Sub> {
@@ -282,6 +284,7 @@ fn read_sub(
             report.skipped.push(super::SkippedSubmission {
                 name,
                 expected,
+                promise,
                 language,
                 reason,
             });
@@ -294,6 +297,7 @@ fn read_sub(
         name,
         reference,
         expected,
+        promise,
         language: submission.language.clone(),
         limit_ms: 0,
         source_hash: super::content_hash(&submission.source),
@@ -324,8 +328,18 @@ impl Plan {
             .map(|p| p.verdicts)
             .unwrap_or_default();
         let margins = self.problem.as_ref().map(|p| p.margins).unwrap_or_default();
+        let groups = self
+            .problem
+            .as_ref()
+            .map(|p| p.groups.as_slice())
+            .unwrap_or_default();
         for sub in self.subs {
-            let mut s = sub.finish(&report.tests, rules, super::margins::slack(&margins));
+            let mut s = sub.finish(
+                &report.tests,
+                rules,
+                groups,
+                super::margins::slack(&margins),
+            );
             if s.tests.len() == report.tests.len() {
                 let expected = match s.reference {
                     true => Verdict::Accepted,
@@ -368,6 +382,7 @@ impl Sub {
         self,
         tests: &[String],
         rules: ojd_judge::VerdictRules,
+        groups: &[ojd_judge::Group],
         slack: f64,
     ) -> SubmissionReport {
         let mut r = self.report;
@@ -396,10 +411,15 @@ impl Sub {
                     .filter(|c| !c.not_run)
                     .map(|c| (c.result.name.as_str(), c.result.verdict, c.finished_as))
                     .collect();
-                let got = super::expect::with_extra_time(r.expected, &got);
-                failures(r.expected, true, &super::expect::as_rules(rules, &got))
+                // A TLE is a rejection however near the limit: no extra time for `rejected/`.
+                let got = match r.promise {
+                    Promise::Verdict => super::expect::with_extra_time(r.expected, &got),
+                    _ => got.iter().map(|&(t, v, _)| (t, v)).collect(),
+                };
+                let got = super::expect::as_rules(rules, &got);
+                promise_failures(r.promise, r.expected, true, &got, groups)
             }
-            Stage::CompileError => failures(r.expected, false, &[]),
+            Stage::CompileError => promise_failures(r.promise, r.expected, false, &[], groups),
             _ => vec!["not judged (see the errors above)".to_string()],
         };
         r.ok = r.failures.is_empty();

@@ -9,10 +9,118 @@
 //! | `time_limit_exceeded` | TLE on at least one test | WA |
 //! | `memory_limit_exceeded`, `output_limit_exceeded`, `runtime_error` | that verdict on at least one test | WA |
 //! | `compile_error` | a compile error | — |
+//! | `rejected` | a rejection (WA, TLE, RE, MLE, OLE) on at least one test | a compile error |
+//! | `partially_accepted` | part of the points: some groups' (AC on some test without groups) | full points, no points, a compile error |
+//!
+//! `rejected/` is the 2025-09 Kattis format's folder (and Polygon's `rejected` tag): any
+//! verdict is permitted, a rejection is required, a TLE counting as one however near the limit.
+//! `partially_accepted/` is problemtools': a scoring submission that earns some of the points
+//! and not all.
 //!
 //! A Judge Error is never expected: it is the judge's failure, reported on its own.
 
-use ojd_judge::Verdict;
+use ojd_judge::{Group, Verdict};
+use serde::Serialize;
+
+/// What a folder promises besides one verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Promise {
+    /// The verdict of the folder's name (the table's first rows).
+    #[default]
+    Verdict,
+    /// `rejected/`: not accepted on at least one test.
+    Rejected,
+    /// `partially_accepted/`: some of the points, not all.
+    PartiallyAccepted,
+}
+
+impl Promise {
+    /// The folder's name under `submissions/`, for the promises that are not one verdict.
+    pub(crate) fn folder(self) -> Option<&'static str> {
+        match self {
+            Promise::Verdict => None,
+            Promise::Rejected => Some("rejected"),
+            Promise::PartiallyAccepted => Some("partially_accepted"),
+        }
+    }
+}
+
+/// The folder's promise, if `name` is a folder `submissions/` may hold: its verdict (a WA for
+/// the two promises that are not one verdict: they are judged as a wrong answer is, every test
+/// run, no margin checked) and what else it promises.
+pub(crate) fn folder_promise(name: &str) -> Option<(Verdict, Promise)> {
+    match name {
+        "rejected" => Some((Verdict::WrongAnswer, Promise::Rejected)),
+        "partially_accepted" => Some((Verdict::WrongAnswer, Promise::PartiallyAccepted)),
+        _ => folder_verdict(name).map(|v| (v, Promise::Verdict)),
+    }
+}
+
+/// What a submission expects, as the report shows it: a verdict's code, or the folder.
+pub(crate) fn label(expected: Verdict, promise: Promise) -> &'static str {
+    promise.folder().unwrap_or(expected.code())
+}
+
+/// Why `got` breaks a promise that is not one verdict (see [`Promise`]); [`failures`] for one.
+pub(crate) fn promise_failures(
+    promise: Promise,
+    expected: Verdict,
+    compiled: bool,
+    got: &[(&str, Verdict)],
+    groups: &[Group],
+) -> Vec<String> {
+    let got: Vec<(&str, Verdict)> = got
+        .iter()
+        .copied()
+        .filter(|(_, v)| *v != Verdict::JudgeError)
+        .collect();
+    match promise {
+        Promise::Verdict => failures(expected, compiled, &got),
+        _ if !compiled => vec!["it does not compile".to_string()],
+        Promise::Rejected => {
+            let rejection = |v: Verdict| !matches!(v, Verdict::Accepted | Verdict::Skipped);
+            match got.iter().any(|(_, v)| rejection(*v)) {
+                true => vec![],
+                false => vec![
+                    "expected a rejection (WA, TLE, RE, MLE or OLE) on at least one test, got none"
+                        .to_string(),
+                ],
+            }
+        }
+        Promise::PartiallyAccepted => {
+            let ac = |name: &str| {
+                got.iter()
+                    .find(|(t, _)| *t == name)
+                    .is_some_and(|(_, v)| *v == Verdict::Accepted)
+            };
+            let scored: Vec<&Group> = groups.iter().filter(|g| g.points_milli > 0).collect();
+            let (earned, all) = if scored.is_empty() {
+                let n = got.iter().filter(|(t, _)| ac(t)).count();
+                (n, got.len())
+            } else {
+                let holds = |g: &Group, t: &str| g.tests.iter().any(|p| t.starts_with(p.as_str()));
+                let earned = scored
+                    .iter()
+                    .filter(|g| got.iter().all(|(t, _)| !holds(g, t) || ac(t)))
+                    .count();
+                (earned, scored.len())
+            };
+            let what = if scored.is_empty() { "test" } else { "group" };
+            if earned == 0 {
+                vec![format!(
+                    "expected part of the points, got none (accepted on no {what})"
+                )]
+            } else if earned == all {
+                vec![format!(
+                    "expected part of the points, got all of them (accepted on every {what})"
+                )]
+            } else {
+                vec![]
+            }
+        }
+    }
+}
 
 /// Folders that may appear under `submissions/`, by the verdict they expect.
 pub(crate) const FOLDERS: [Verdict; 7] = [
@@ -149,6 +257,52 @@ mod tests {
         // A wrong answer stays one either way.
         let wa = [("t0", WrongAnswer), ("t1", MemoryLimitExceeded)];
         assert!(!failures(RuntimeError, true, &as_rules(VerdictRules::Kattis, &wa)).is_empty());
+    }
+
+    #[test]
+    fn rejected_needs_a_rejection_and_partially_accepted_part_of_the_points() {
+        let groups = [
+            Group::exact("g1", 30_000, vec!["g1-".into()]),
+            Group::exact("g2", 70_000, vec!["g2-".into()]),
+        ];
+        let check = |p: Promise, got: &[(&str, Verdict)], groups: &[Group]| {
+            promise_failures(p, WrongAnswer, true, got, groups)
+        };
+        let all_ac = [("g1-a", Accepted), ("g2-a", Accepted)];
+        let half = [("g1-a", Accepted), ("g2-a", TimeLimitExceeded)];
+        let none = [("g1-a", WrongAnswer), ("g2-a", TimeLimitExceeded)];
+        assert!(check(Promise::Rejected, &half, &[]).is_empty());
+        assert!(check(Promise::Rejected, &[("g1-a", MemoryLimitExceeded)], &[]).is_empty());
+        assert!(check(Promise::Rejected, &all_ac, &[])[0].starts_with("expected a rejection"));
+        // A judge error is the judge's: it neither keeps nor breaks a promise.
+        assert!(!check(
+            Promise::Rejected,
+            &[("g1-a", Accepted), ("g2-a", JudgeError)],
+            &[]
+        )
+        .is_empty());
+        assert!(check(Promise::PartiallyAccepted, &half, &groups).is_empty());
+        assert!(check(Promise::PartiallyAccepted, &all_ac, &groups)[0].contains("got all of them"));
+        assert!(check(Promise::PartiallyAccepted, &none, &groups)[0].contains("got none"));
+        // Without groups, tests count.
+        assert!(check(Promise::PartiallyAccepted, &half, &[]).is_empty());
+        assert!(check(Promise::PartiallyAccepted, &all_ac, &[])[0].contains("every test"));
+        assert_eq!(
+            promise_failures(Promise::Rejected, WrongAnswer, false, &[], &[]),
+            ["it does not compile"]
+        );
+        assert_eq!(
+            folder_promise("rejected"),
+            Some((WrongAnswer, Promise::Rejected))
+        );
+        assert_eq!(
+            folder_promise("accepted"),
+            Some((Accepted, Promise::Verdict))
+        );
+        assert_eq!(
+            label(WrongAnswer, Promise::PartiallyAccepted),
+            "partially_accepted"
+        );
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub use cache::{default_dir as default_cache_dir, CacheOptions};
 pub use render::{junit, render_text};
 
 use baseline::{compare, content_hash, BaselineDiff, Ran, Record, Scope};
-use expect::{failures, folder_verdict, FOLDERS};
+use expect::FOLDERS;
 
 /// Parallel runs get this many times the time limit.
 pub(crate) const SLACK: f64 = 1.5;
@@ -238,6 +238,7 @@ pub(crate) struct ProblemReport {
 pub(crate) struct SkippedSubmission {
     pub(crate) name: String,
     pub(crate) expected: Verdict,
+    pub(crate) promise: expect::Promise,
     pub(crate) language: String,
     /// Why the language is unavailable (e.g. its compiler is not installed).
     pub(crate) reason: String,
@@ -249,8 +250,10 @@ pub(crate) struct SubmissionReport {
     /// Path under `submissions/`, or the reference's path in the package.
     pub(crate) name: String,
     pub(crate) reference: bool,
-    /// What its folder promises (see [`expect`]).
+    /// What its folder promises (see [`expect`]): a verdict, and for `rejected/` and
+    /// `partially_accepted/` the promise the verdict stands in for.
     pub(crate) expected: Verdict,
+    pub(crate) promise: expect::Promise,
     pub(crate) language: String,
     /// Its CPU time limit (the problem's, times the language's factor).
     pub(crate) limit_ms: u64,
@@ -512,7 +515,14 @@ pub fn verify(
         },
     );
     let t = Instant::now();
-    run::rerun_alone(judge, &mut plans, straight, progress, &mut report.stats);
+    run::rerun_alone(
+        judge,
+        &mut plans,
+        straight,
+        opts.jobs,
+        progress,
+        &mut report.stats,
+    );
     report.stats.phases.push(PhaseTime {
         phase: "alone".into(),
         seconds: t.elapsed().as_secs_f64(),

@@ -143,7 +143,7 @@ fn skipped(out: &mut String, p: &ProblemReport, color: bool) {
             "  [{}] {}  expects {}  {} language {} unavailable: {}",
             p.submissions.len() + i + 1,
             s.name,
-            s.expected.code(),
+            super::expect::label(s.expected, s.promise),
             paint("SKIPPED:", YELLOW, color),
             s.language,
             s.reason
@@ -158,12 +158,20 @@ fn legend(out: &mut String, p: &ProblemReport, color: bool) {
         .map(|s| s.name.chars().count())
         .max()
         .unwrap_or(0);
+    let expects = |s: &super::SubmissionReport| match s.reference {
+        true => "reference".to_string(),
+        false => format!("expects {}", super::expect::label(s.expected, s.promise)),
+    };
+    // As wide as the widest ("expects partially_accepted" is wider than a verdict's).
+    let ew = p
+        .submissions
+        .iter()
+        .map(|s| expects(s).len())
+        .max()
+        .unwrap_or(0)
+        .max(12);
     for (i, s) in p.submissions.iter().enumerate() {
-        let expected = if s.reference {
-            "reference".to_string()
-        } else {
-            format!("expects {}", s.expected.code())
-        };
+        let expected = expects(s);
         let verdict = paint(
             &format!("{:<3}", s.verdict.code()),
             cell_color(s.verdict, s.expected),
@@ -180,7 +188,7 @@ fn legend(out: &mut String, p: &ProblemReport, color: bool) {
         };
         let _ = writeln!(
             out,
-            "  [{}] {:<width$}  {:<12} {verdict}  {state}",
+            "  [{}] {:<width$}  {:<ew$} {verdict}  {state}",
             i + 1,
             s.name,
             expected
@@ -878,6 +886,7 @@ mod tests {
             name: "wrong_answer/a<b>.c".into(),
             reference: false,
             expected: Verdict::WrongAnswer,
+            promise: Default::default(),
             language: "c".into(),
             limit_ms: 1000,
             source_hash: 0,

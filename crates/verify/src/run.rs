@@ -177,13 +177,19 @@ pub(super) fn compile_all(
         let compile = |(b, _): &(Build, String)| {
             let started = std::time::Instant::now();
             let r = match b {
-                Build::Sub(p, s) => judge.compile_measured(&plans[*p].subs[*s].submission),
+                Build::Sub(p, s) => {
+                    let sub = &plans[*p].subs[*s].submission;
+                    match &plans[*p].problem {
+                        Some(problem) => judge.compile_in_measured(problem, sub),
+                        None => judge.compile_measured(sub),
+                    }
+                }
                 Build::Tool(p, path) => {
                     let problem = plans[*p]
                         .problem
                         .as_ref()
                         .expect("tools are of loaded problems");
-                    judge.compile_file_measured(&problem.dir.join(path))
+                    judge.compile_file_in_measured(problem, &problem.dir.join(path))
                 }
             };
             (r, started.elapsed())
@@ -335,12 +341,12 @@ fn gen_check(
     let sub = &plan.subs[share.sub];
     // The reference as a cell runs it: compiled as a submission (a hit in the compile cache),
     // with the parallel phase's limits, and judged with the problem's checker.
-    let program = match judge.compile(&sub.submission) {
+    let program = match judge.compile_in(problem, &sub.submission) {
         Ok(Compiled::Program(p)) => p,
         _ => return (answers::generate(judge, problem, &opts), Vec::new()),
     };
     let checker = match problem.checker.program_path() {
-        Some(path) => match judge.compile_file(&problem.dir.join(path)) {
+        Some(path) => match judge.compile_file_in(problem, &problem.dir.join(path)) {
             Ok(Compiled::Program(c)) => Some(c),
             _ => return (answers::generate(judge, problem, &opts), Vec::new()),
         },
@@ -1092,13 +1098,15 @@ fn open_verdict(r: &TestResult, limit_ms: u64) -> bool {
 /// How a run alone with [`SLACK`] times the limits is recorded in [`Seen`].
 const ALONE_SLACK: &str = "alone, 1.5× limit";
 
-/// Phase 3: each run too close to call, again, one at a time, and the cells sent here straight
-/// (`straight`: the baseline saw them near the limit); see [`best_alone`]. The runs alone are
-/// serial (the other workers idle), so they are kept as few as the verdict allows.
+/// Phase 3: each run too close to call, again, and the cells sent here straight (`straight`:
+/// the baseline saw them near the limit); see [`best_alone`]. Near cells run `jobs` at a time
+/// (one per physical core, as in phase 2), a starved cell's runs alone; each cell's runs are
+/// kept as few as the verdict allows.
 pub(super) fn rerun_alone(
     judge: &Judge,
     plans: &mut [Plan],
     straight: Vec<CellIndex>,
+    jobs: usize,
     progress: &Progress<'_>,
     stats: &mut Stats,
 ) {
@@ -1152,16 +1160,50 @@ pub(super) fn rerun_alone(
     }
     todo.sort_unstable();
     stats.rerun_tests = todo.len();
-    for (i, &(p, s, t)) in todo.iter().enumerate() {
-        let plan = &mut plans[p];
-        let label = format!(
+    // The near cells run in parallel, within phase 2's CPU budget (`jobs`: one worker per
+    // physical core, each run pinned to its own): a run next to one on another core is pushed
+    // far less than under phase 2's full load, a TLE still open after it runs again, and the
+    // fastest run decides, so the verdicts are the serial ones' while the phase ends `jobs`
+    // times sooner. A starved cell's runs stay one at a time, after them: our own workers are
+    // the load that starved it.
+    let (near, lone): (Vec<CellIndex>, Vec<CellIndex>) =
+        todo.iter().partition(|c| !starved.contains(c));
+    let label = |plans: &[Plan], &(p, s, t): &CellIndex| {
+        let plan = &plans[p];
+        format!(
             "{} {} {}",
             plan.report.problem, plan.subs[s].report.name, plan.report.tests[t]
+        )
+    };
+    let mut results = {
+        let plans = &*plans;
+        let run = |&(p, s, t): &CellIndex| best_alone(judge, &plans[p], (s, t), false);
+        let name = |c: &CellIndex| label(plans, c);
+        pool(
+            &near,
+            jobs,
+            &run,
+            &name,
+            "re-running near the limit",
+            progress,
+        )
+        .0
+    };
+    for (i, &(p, s, t)) in lone.iter().enumerate() {
+        results.push(best_alone(judge, &plans[p], (s, t), true));
+        progress(
+            "re-running alone",
+            i + 1,
+            lone.len(),
+            &label(plans, &(p, s, t)),
         );
+    }
+    for (&(p, s, t), (r, seen, runs)) in near.iter().chain(&lone).zip(results) {
+        stats.reruns += runs;
+        let plan = &mut plans[p];
         let stopped_before = plan.subs[s].cells[t]
             .as_ref()
             .is_some_and(|c| c.past_margin);
-        let (r, seen) = best_alone(judge, plan, (s, t), starved.contains(&(p, s, t)), stats);
         // The first run alone has the slack: a TLE there was stopped at it.
         let past_margin = stopped_before
             || seen
@@ -1190,7 +1232,6 @@ pub(super) fn rerun_alone(
                 c.sensitive = true;
             }
         }
-        progress("re-running alone", i + 1, todo.len(), &label);
     }
     continue_chains(judge, plans, &starved, progress, stats);
 }
@@ -1228,7 +1269,8 @@ fn continue_chains(
                 plan.report.problem, sub.report.name, plan.report.tests[next]
             );
             stats.rerun_tests += 1;
-            let (r, seen) = best_alone(judge, plan, (s, next), false, stats);
+            let (r, seen, runs) = best_alone(judge, plan, (s, next), false);
+            stats.reruns += runs;
             let past_margin = seen
                 .iter()
                 .any(|(v, _, how)| *how == ALONE_SLACK && *v == Verdict::TimeLimitExceeded);
@@ -1290,8 +1332,7 @@ fn best_alone(
     plan: &Plan,
     (s, t): (usize, usize),
     starved: bool,
-    stats: &mut Stats,
-) -> (Result<TestResult, JudgeError>, Seen) {
+) -> (Result<TestResult, JudgeError>, Seen, usize) {
     let problem = plan
         .problem
         .as_ref()
@@ -1307,13 +1348,14 @@ fn best_alone(
                 widened = p;
                 &widened
             }
-            Err(e) => return (Err(e), Vec::new()),
+            Err(e) => return (Err(e), Vec::new(), 0),
         },
     };
     let mut seen = parallel_seen(plan.subs[s].cells[t].as_ref());
     let mut best: Option<Result<TestResult, JudgeError>> = None;
+    let mut runs = 0;
     for i in 0..RERUNS {
-        stats.reruns += 1;
+        runs += 1;
         let (slack, how) = if i == 0 {
             (super::margins::slack(&problem.margins), ALONE_SLACK)
         } else {
@@ -1340,7 +1382,7 @@ fn best_alone(
             break;
         }
     }
-    (best.expect("RERUNS is at least 1"), seen)
+    (best.expect("RERUNS is at least 1"), seen, runs)
 }
 
 /// How much longer than its wall time limit a starved cell's runs alone may take.
@@ -1361,7 +1403,7 @@ fn exact_limits(
     problem: &Problem,
     sub: &Submission,
 ) -> Result<ojd_sandbox::Limits, JudgeError> {
-    match judge.compile(sub)? {
+    match judge.compile_in(problem, sub)? {
         Compiled::Program(p) => Ok(judge.limits_for(problem, &p)),
         Compiled::Error(m) => Err(JudgeError::BadSubmission(format!(
             "no longer compiles: {}",
@@ -1485,6 +1527,7 @@ mod tests {
                     name: "time_limit_exceeded/brute.rs".into(),
                     reference: false,
                     expected: Verdict::TimeLimitExceeded,
+                    promise: Default::default(),
                     language: "rust".into(),
                     limit_ms: 1000,
                     source_hash: 0,

@@ -71,7 +71,7 @@ pub fn stress(
         .ok_or_else(|| StressError::NoStress(problem.id.clone()))?;
     let compile = |rel: &PathBuf| -> Result<Program, StressError> {
         judge
-            .compile_file(&problem.dir.join(rel))?
+            .compile_file_in(problem, &problem.dir.join(rel))?
             .into_result()
             .map_err(|message| StressError::Compile {
                 problem: problem.id.clone(),

@@ -87,6 +87,8 @@ pub use auth::session::{issue_code, shown_address};
 pub use auth::{issue_token, TokenError};
 pub use error::AppError;
 pub use ojd_service::ServerError;
+/// The statement renderer (Markdown and TeX to safe HTML), for `ojd import`'s check.
+pub use statement::render as render_statement;
 pub use text::utc_time;
 pub use user::User;
 

@@ -356,9 +356,10 @@ pub(crate) async fn close(
     if app.node.rejudging(id).await?.is_none() {
         return Err(AppError::NotFound(format!("no rejudging {id}")));
     }
+    // The contests of its submissions: each one's audit view gets the apply or cancel.
+    let contests = app.node.rejudging_contests(id).await?;
     if apply {
         // A finalized contest's results are final: no new verdicts of its submissions.
-        let contests = app.node.rejudging_contests(id).await?;
         let loaded = app.contests.get();
         for c in contests.iter().filter_map(|c| loaded.get(c)) {
             if let Err(e) =
@@ -375,7 +376,13 @@ pub(crate) async fn close(
         } else {
             ("rejudging-cancel", format!("cancelled rejudging {id}"))
         };
-        crate::contests::controls::note(app, by, action, None, detail).await;
+        if contests.is_empty() {
+            crate::contests::controls::note(app, by, action, None, detail.clone()).await;
+        }
+        for c in &contests {
+            let d = detail.clone();
+            crate::contests::controls::note(app, by, action, Some(c), d).await;
+        }
     }
     if r.is_ok() && apply {
         // New current judgings: the standings change.

@@ -21,6 +21,10 @@ fn kattis_folder(ojd: &str, format: KattisFormat) -> Option<&str> {
         // error.
         ("output_limit_exceeded" | "memory_limit_exceeded", KattisFormat::V2023) => return None,
         ("compile_error", _) => return None,
+        // problemtools reads no `rejected/`; 2025-09 has no `partially_accepted/`.
+        ("rejected", KattisFormat::V2023) | ("partially_accepted", KattisFormat::V2025) => {
+            return None
+        }
         (other, _) => other,
     })
 }

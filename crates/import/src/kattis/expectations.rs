@@ -303,10 +303,15 @@ impl Expectations {
                 return Ok(folder);
             }
         }
+        // The format's own `rejected/`: anything permitted, some rejection required.
+        let rejection = set(&["RTE", "TLE", "WA"]);
+        if permitted == set(&VERDICTS) && required == BTreeSet::from([rejection]) {
+            return Ok("rejected");
+        }
         let list = |s: &Set| s.iter().copied().collect::<Vec<_>>().join(", ");
         let req: Vec<String> = required.iter().map(|q| format!("[{}]", list(q))).collect();
         Err(format!(
-            "permitted [{}]{}: no ojd folder promises exactly that (accepted: [AC]; wrong_answer, time_limit_exceeded, runtime_error: [AC, X] with at least one X)",
+            "permitted [{}]{}: no ojd folder promises exactly that (accepted: [AC]; wrong_answer, time_limit_exceeded, runtime_error: [AC, X] with at least one X; rejected: any, with at least one of RTE, TLE, WA)",
             list(&permitted),
             if req.is_empty() {
                 String::new()
@@ -366,7 +371,8 @@ mod tests {
         assert!(e.folder("brute_force/b.py").unwrap_err().contains("score"));
         // brute_force's default promise is none of ojd's.
         assert!(e.folder("brute_force/c.py").is_err());
-        assert!(e.folder("rejected/r.py").is_err());
+        // rejected's default promise is ojd's `rejected/`.
+        assert_eq!(e.folder("rejected/r.py"), Ok("rejected"));
     }
 
     #[test]

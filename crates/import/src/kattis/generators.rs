@@ -11,13 +11,17 @@
 //!   BAPCtools numbers them) or a map (named as written, in name order);
 //! - a test case: a generator command (`gen.py 10 {seed}`; a string ending in `.in` is a
 //!   `copy`), or a map of `generate`, `copy` (a path under `generators/` without extension: its
-//!   `.in` and `.ans`), `in` and `ans` (the text itself), `hint` and `description` (comments).
+//!   `.in` and `.ans`), `in` and `ans` (the text itself), `count` (one test per value, named
+//!   `<name>-<value>`, `{count}` the value), `hint` and `description` (comments).
 //!   `{seed}` and `{seed:N}` are BAPCtools' seed (SHA-512 of `random_salt` and the command,
-//!   modulo 2^31), `{name}` is `testcase`; the generator prints the input on standard output.
-//!   A test without an answer gets the solution's output.
+//!   modulo 2^31; the salt followed by `:<value - 1>` for a count's values but 1), `{name}` is
+//!   `testcase`; the generator prints the input on standard output. A test without an answer
+//!   gets the solution's output, or an empty one in an interactive or multi-pass problem (as
+//!   BAPCtools writes it).
 //!
 //! The package is copied to a scratch folder with the data written into its `data/`, and the
-//! import reads that copy. A package whose `data/secret/` already holds tests keeps them (they
+//! import reads that copy; `ojd gen` ([`regenerate`]) copies the made files into the package's
+//! own `data/`. A package whose `data/secret/` already holds tests keeps them (they
 //! are what the generators made) and runs nothing.
 
 use std::path::{Path, PathBuf};
@@ -36,7 +40,9 @@ struct Case {
 }
 
 enum Make {
-    Generate(String),
+    /// A generator command (`{count}` put in) and its `count` value (BAPCtools' seed differs
+    /// per value but 1).
+    Generate(String, i64),
     Copy(String),
     Literal,
 }
@@ -82,11 +88,60 @@ fn count_numbered(v: &Value) -> usize {
         .map(|e| {
             if is_folder(e) {
                 count_numbered(e)
+            } else if numbered {
+                count_values(e).ok().flatten().map_or(1, |c| c.len())
             } else {
-                usize::from(numbered)
+                0
             }
         })
         .sum()
+}
+
+/// A test case's `count` as BAPCtools reads it: a number from 1 to 100 (the values 1 to it), a
+/// list of distinct whole numbers, or a range `"lo..=hi"`; at most 100 values. `Ok(None)`
+/// without a `count`; `Err` says what is wrong with it.
+fn count_values(v: &Value) -> Result<Option<Vec<i64>>, String> {
+    let Some(c) = v.as_mapping().and_then(|m| m.get("count")) else {
+        return Ok(None);
+    };
+    let values: Vec<i64> = match c {
+        Value::Number(n) => match n.as_i64() {
+            Some(n) if (1..=100).contains(&n) => (1..=n).collect(),
+            _ => return Err(format!("{n}: expected a count from 1 to 100")),
+        },
+        Value::Sequence(items) => {
+            let mut out = Vec::new();
+            for i in items {
+                match i.as_i64() {
+                    Some(x) if !out.contains(&x) => out.push(x),
+                    Some(x) => return Err(format!("{x} twice in the list")),
+                    None => return Err("expected a list of whole numbers".into()),
+                }
+            }
+            out
+        }
+        Value::String(r) => {
+            let parsed = r.split_once("..=").and_then(|(lo, hi)| {
+                Some((
+                    lo.trim().parse::<i64>().ok()?,
+                    hi.trim().parse::<i64>().ok()?,
+                ))
+            });
+            match parsed {
+                Some((lo, hi)) if lo <= hi && hi - lo < 100 => (lo..=hi).collect(),
+                _ => {
+                    return Err(format!(
+                        "{r:?}: expected a range \"lo..=hi\" of at most 100 values"
+                    ))
+                }
+            }
+        }
+        _ => return Err("expected a number, a list or a range \"lo..=hi\"".into()),
+    };
+    if values.is_empty() || values.len() > 100 {
+        return Err("expected from 1 to 100 values".into());
+    }
+    Ok(Some(values))
 }
 
 fn text(v: &Value) -> Option<String> {
@@ -162,35 +217,67 @@ fn folder(p: &mut Parse<'_>, v: &Value, path: &Path, key: &str) -> Result<(), Im
                 folder(p, child, &path.join(&dir), &here)?;
                 continue;
             }
-            let case_name = if numbered {
-                p.next_number += 1;
-                numbered_name(p.next_number, p.width)
-            } else {
-                name.clone()
-            };
-            if case_name.is_empty() || case_name.contains('/') || case_name.starts_with('.') {
-                return Err(p.refuse(&here, "not a test case name"));
+            let counts =
+                count_values(child).map_err(|why| p.refuse(&format!("{here}.count"), &why))?;
+            // BAPCtools pads the values with zeros when they are consecutive.
+            let padding = counts.as_ref().map_or(0, |c| {
+                let lo = c.iter().min().copied().unwrap_or(0);
+                let hi = c.iter().max().copied().unwrap_or(0);
+                match (hi - lo) as usize + 1 == c.len() {
+                    true => c.iter().map(|v| v.to_string().len()).max().unwrap_or(0),
+                    false => 0,
+                }
+            });
+            for count in counts.clone().unwrap_or_else(|| vec![1]) {
+                let mut case_name = if numbered {
+                    p.next_number += 1;
+                    numbered_name(p.next_number, p.width)
+                } else {
+                    name.clone()
+                };
+                if counts.is_some() {
+                    case_name = format!("{case_name}-{count:0padding$}");
+                }
+                if case_name.is_empty() || case_name.contains('/') || case_name.starts_with('.') {
+                    return Err(p.refuse(&here, "not a test case name"));
+                }
+                case(p, child, path.join(case_name), &here, count)?;
             }
-            case(p, child, path.join(case_name), &here)?;
         }
     }
     Ok(())
 }
 
-fn case(p: &mut Parse<'_>, v: &Value, path: PathBuf, key: &str) -> Result<(), ImportError> {
+fn case(
+    p: &mut Parse<'_>,
+    v: &Value,
+    path: PathBuf,
+    key: &str,
+    count: i64,
+) -> Result<(), ImportError> {
     let (mut make, mut input, mut answer) = (None, None, None);
     match v {
         Value::String(s) if s.ends_with(".in") => {
             make = Some(Make::Copy(s.trim_end_matches(".in").to_string()))
         }
-        Value::String(s) => make = Some(Make::Generate(s.clone())),
+        Value::String(s) => make = Some(Make::Generate(s.clone(), count)),
         Value::Mapping(m) => {
             for (k, v) in m {
                 let k = text(k).unwrap_or_default();
                 let value =
                     || text(v).ok_or_else(|| p.refuse(&format!("{key}.{k}"), "expected a string"));
                 match k.as_str() {
-                    "generate" => make = Some(Make::Generate(value()?)),
+                    "generate" => {
+                        let command = value()?;
+                        // `{count}` is the value only where the case has a count.
+                        let command = match m.contains_key("count") {
+                            true => command.replace("{count}", &count.to_string()),
+                            false => command,
+                        };
+                        make = Some(Make::Generate(command, count))
+                    }
+                    // Read by `folder` (one case per value).
+                    "count" => {}
                     "copy" => make = Some(Make::Copy(value()?)),
                     "in" => input = Some(value()?),
                     "ans" => answer = Some(value()?),
@@ -198,7 +285,7 @@ fn case(p: &mut Parse<'_>, v: &Value, path: PathBuf, key: &str) -> Result<(), Im
                     other => {
                         return Err(p.refuse(
                             &format!("{key}.{other}"),
-                            "not supported by ojd (it reads generate, copy, in, ans, hint and description)",
+                            "not supported by ojd (it reads generate, copy, in, ans, count, hint and description)",
                         ))
                     }
                 }
@@ -215,10 +302,15 @@ fn case(p: &mut Parse<'_>, v: &Value, path: PathBuf, key: &str) -> Result<(), Im
     Ok(())
 }
 
-/// BAPCtools' seed of a command: SHA-512 of the salt and the command (its surrounding spaces
-/// trimmed) read as a number, modulo 2^31.
-fn seed(salt: &str, command: &str) -> u32 {
+/// BAPCtools' seed of a command: SHA-512 of the salt (with `:<count - 1>` after it for a
+/// `count` value other than 1) and the command (its surrounding spaces trimmed) read as a
+/// number, modulo 2^31.
+fn seed(salt: &str, command: &str, count: i64) -> u32 {
     use sha2::{Digest, Sha512};
+    let salt = match count {
+        1 => salt.to_string(),
+        c => format!("{salt}:{}", c - 1),
+    };
     let h = Sha512::digest(format!("{salt}{}", command.trim()));
     let low: [u8; 4] = h[60..].try_into().expect("4 of 64 bytes");
     u32::from_be_bytes(low) & 0x7fff_ffff
@@ -258,8 +350,13 @@ fn sandbox_failure(what: &str, e: impl std::fmt::Display) -> ImportError {
 fn compile(judge: &Judge, file: &Path) -> Result<Program, ImportError> {
     // A file of the package only: a link leading outside it is refused before it is read.
     crate::files::read_source(file)?;
+    let options: Vec<String> = super::KATTIS_CPP.iter().map(|o| o.to_string()).collect();
+    let options = match judge.detect_language(file, &[]) {
+        Some(l) if l == "cpp" => options,
+        _ => Vec::new(),
+    };
     match judge
-        .compile_file(file)
+        .compile_file_with(file, &options)
         .map_err(|e| sandbox_failure(&file.display().to_string(), e))?
     {
         Compiled::Program(p) => Ok(p),
@@ -333,11 +430,70 @@ pub(super) fn generate(
     judge: Option<&Judge>,
     warnings: &mut Vec<String>,
 ) -> Result<Option<(tempfile::TempDir, PathBuf)>, ImportError> {
+    Ok(make(dir, judge, false, warnings)?.map(|(scratch, copy, _)| (scratch, copy)))
+}
+
+/// `ojd gen` on a Kattis package: every test of `generators/generators.yaml` made again in the
+/// sandbox (as at import, whatever `data/` holds) and written into the package's own `data/`.
+/// Returns the tests' paths under `data/` (without extension). Nothing is written when any
+/// program fails; a `data/` path that is a link is refused (the package's files only).
+pub(super) fn regenerate(
+    dir: &Path,
+    judge: &Judge,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<PathBuf>, ImportError> {
+    let Some((_scratch, copy, cases)) = make(dir, Some(judge), true, warnings)? else {
+        return Err(ImportError::Invalid {
+            file: dir.join("generators/generators.yaml").display().to_string(),
+            message: "no such file: nothing to generate".into(),
+        });
+    };
+    for case in &cases {
+        for ext in ["in", "ans"] {
+            let made = copy.join("data").join(case).with_extension(ext);
+            if !made.is_file() {
+                continue;
+            }
+            let to = dir.join("data").join(case).with_extension(ext);
+            // Every folder from the package down to the file is a real folder of it.
+            let mut at = dir.to_path_buf();
+            for part in Path::new("data")
+                .join(case)
+                .with_extension(ext)
+                .components()
+            {
+                at.push(part);
+                if at
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink())
+                {
+                    return Err(ImportError::Invalid {
+                        file: at.display().to_string(),
+                        message: "a link: ojd gen writes the package's own files only".into(),
+                    });
+                }
+            }
+            let data = std::fs::read(&made)
+                .map_err(|e| ImportError::Run(format!("read {}: {e}", made.display())))?;
+            write_file(&to, &data)?;
+        }
+    }
+    Ok(cases)
+}
+
+/// Makes the data of `generators/generators.yaml` into a copy of the package (see
+/// [`generate`]); `force` runs it even when `data/secret/` has tests.
+fn make(
+    dir: &Path,
+    judge: Option<&Judge>,
+    force: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Option<(tempfile::TempDir, PathBuf, Vec<PathBuf>)>, ImportError> {
     let yaml_file = dir.join("generators/generators.yaml");
     if !yaml_file.is_file() {
         return Ok(None);
     }
-    let has_secret = walk_has_input(&dir.join("data/secret"));
+    let has_secret = !force && walk_has_input(&dir.join("data/secret"));
     if has_secret {
         warnings.push(format!(
             "{}: not run: data/secret/ holds the tests it made",
@@ -433,7 +589,7 @@ pub(super) fn generate(
         let base = copy.join("data").join(&c.path);
         let what = format!("{file}: {}", c.path.display());
         match &c.make {
-            Make::Generate(command) => {
+            Make::Generate(command, count) => {
                 let words: Vec<&str> = command.split_whitespace().collect();
                 if command.contains(['"', '\'', '|', '>', '<']) || words.is_empty() {
                     return Err(p.refuse(
@@ -452,7 +608,7 @@ pub(super) fn generate(
                     ));
                 }
                 let prog = program(&exe)?;
-                let args = arguments(&words[1..], seed(&p.salt, command));
+                let args = arguments(&words[1..], seed(&p.salt, command, *count));
                 create_parent(&base)?;
                 run(judge, &prog, &args, None, &base.with_extension("in"), &what)?;
             }
@@ -473,6 +629,13 @@ pub(super) fn generate(
         }
         if !base.with_extension("ans").is_file() {
             unanswered.push(base);
+        }
+    }
+    // BAPCtools: an interactive or multi-pass problem's test without an answer gets an empty
+    // one (the interactor reads it), never the solution's output.
+    if !unanswered.is_empty() && interactive_or_multi_pass(dir)? {
+        for base in unanswered.drain(..) {
+            write_file(&base.with_extension("ans"), b"")?;
         }
     }
     if !unanswered.is_empty() {
@@ -500,7 +663,28 @@ pub(super) fn generate(
         "{file}: {} tests made by its generators in the sandbox",
         p.cases.len()
     ));
-    Ok(Some((scratch, copy)))
+    let cases = p.cases.iter().map(|(c, _, _)| c.path.clone()).collect();
+    Ok(Some((scratch, copy, cases)))
+}
+
+/// Whether problem.yaml makes the problem interactive or multi-pass (`type`, a word or a list of
+/// words, or the legacy `validation: custom interactive` / `custom multi-pass`).
+fn interactive_or_multi_pass(dir: &Path) -> Result<bool, ImportError> {
+    let yaml = dir.join("problem.yaml");
+    if !yaml.is_file() {
+        return Ok(false);
+    }
+    let doc = super::yaml::read_yaml(&yaml)?;
+    let words = |v: Option<&Value>| -> Vec<String> {
+        match v {
+            Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+            Some(Value::Sequence(items)) => items.iter().filter_map(text).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut all = words(doc.get("type"));
+    all.extend(words(doc.get("validation")));
+    Ok(all.iter().any(|w| w == "interactive" || w == "multi-pass"))
 }
 
 fn create_parent(base: &Path) -> Result<(), ImportError> {
@@ -555,8 +739,12 @@ mod tests {
             assert!(!pkg.out("out").exists());
         };
         refused(
-            "data:\n  secret:\n    data:\n      - x:\n          generate: gen.py\n          count: 3\n",
-            "generators.yaml: data.secret.x.count: not supported by ojd",
+            "data:\n  secret:\n    data:\n      - x:\n          generate: gen.py\n          count: 300\n",
+            "generators.yaml: data.secret.x.count: 300: expected a count from 1 to 100",
+        );
+        refused(
+            "data:\n  secret:\n    data:\n      - x:\n          generate: gen.py\n          retries: 3\n",
+            "generators.yaml: data.secret.x.retries: not supported by ojd",
         );
         refused(
             "data:\n  secret:\n    data:\n      - x: gen.py\n    include: [y]\n",
@@ -576,13 +764,34 @@ mod tests {
         );
     }
 
+    /// An interactive or multi-pass problem's made tests get empty answers (BAPCtools' rule):
+    /// told by `type` (a word or a list) or the legacy `validation`.
+    #[test]
+    fn interactive_and_multi_pass_are_read_from_problem_yaml() {
+        let d = tempfile::tempdir().unwrap();
+        let is = |yaml: &str| {
+            std::fs::write(d.path().join("problem.yaml"), yaml).unwrap();
+            interactive_or_multi_pass(d.path()).unwrap()
+        };
+        assert!(is("type: interactive\n"));
+        assert!(is("type: [pass-fail, multi-pass]\n"));
+        assert!(is("validation: custom interactive\n"));
+        assert!(!is("type: pass-fail\n"));
+        assert!(!is("name: x\n"));
+    }
+
     #[test]
     fn seeds_and_arguments_as_bapctools() {
         // BAPCtools: int(sha512(salt + command).hexdigest(), 16) % 2**31.
-        let s = seed("", "gen.py 10 {seed}");
+        let s = seed("", "gen.py 10 {seed}", 1);
         assert_eq!(s, 1_481_847_763);
-        assert_ne!(s, seed("salt", "gen.py 10 {seed}"));
-        assert_eq!(s, seed("", "  gen.py 10 {seed} "));
+        assert_ne!(s, seed("salt", "gen.py 10 {seed}", 1));
+        assert_eq!(s, seed("", "  gen.py 10 {seed} ", 1));
+        // A count's values but 1 salt the seed with `:<value - 1>`.
+        assert_eq!(
+            seed("", "gen.py 10 {seed}", 3),
+            seed(":2", "gen.py 10 {seed}", 1)
+        );
         assert_eq!(
             arguments(&["10", "{seed}", "x{seed:3}y", "{name}.in"], 7),
             ["10", "7", "x7y", "testcase.in"]

@@ -57,6 +57,26 @@ use crate::{ImportError, Imported};
 use ojd_config::Config;
 use yaml::{Src, Version};
 
+/// C++ as the Kattis language list (problemtools' `languages.yaml`) compiles it: GNU C++23 at
+/// `-O2`, appended to the host profile's command (written as `[compile] cpp` of the package, so
+/// that its judging, the generators' and `ojd verify`'s all agree). problemtools also links
+/// statically and with `-g`, which change no verdict and slow every compile.
+pub(crate) const KATTIS_CPP: &[&str] = &["-O2", "-std=gnu++23"];
+
+/// `ojd gen` on a Kattis package folder: the data of its `generators/generators.yaml` made again
+/// in the sandbox (as an import makes it) and written into the package's `data/`. Returns how
+/// many tests were written and the messages (as an import's warnings).
+pub fn regenerate(
+    dir: &Path,
+    judge: &ojd_judge::Judge,
+) -> Result<(usize, Vec<String>), ImportError> {
+    // Everything read from here on must be a file of the package (see `files`).
+    let _confined = Confined::to(dir)?;
+    let mut messages = Vec::new();
+    let cases = generators::regenerate(dir, judge, &mut messages)?;
+    Ok((cases.len(), messages))
+}
+
 /// Options of an import.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -155,6 +175,7 @@ pub fn import(
         uuid: yaml::uuid(&src, &mut warnings),
         passes: yaml::passes(&src)?,
         margins: yaml::margins(&src),
+        compile: vec![("cpp", KATTIS_CPP)],
         origin: format!(
             "Imported from a Kattis package ({}) by `ojd import kattis`.",
             match src.version {
@@ -173,25 +194,26 @@ pub fn import(
                 src.yaml_file
             ))
         })?;
-        let (slowest, skipped) = submissions::slowest_accepted(judge, &out)?;
+        let limit = |cpu| {
+            ojd_verify::calibrate::kattis_limit(cpu, multiplier, std::time::Duration::from_secs(1))
+        };
+        let (slowest, skipped) = submissions::slowest_accepted(judge, &out, &limit)?;
         for f in skipped {
             warnings.push(format!(
                 "{f}: does not compile here (or its toolchain is missing), so it does not count for the time limit"
             ));
         }
-        manifest.time_limit_ms = ojd_verify::calibrate::kattis_limit(
-            slowest.cpu,
-            multiplier,
-            std::time::Duration::from_secs(1),
-        )
-        .as_millis() as u64;
+        manifest.time_limit_ms = limit(slowest.cpu).as_millis() as u64;
         warnings.push(format!(
-            "time limit {} ms set by {}: {} ms CPU on {} (the fastest of {} runs) times {multiplier}, rounded up to a second; to choose it yourself, give limits.time_limit in {} or edit time_limit in the new problem.toml",
+            "time limit {} ms set by {}: {} ms CPU on {} ({}) times {multiplier}, rounded up to a second; to choose it yourself, give limits.time_limit in {} or edit time_limit in the new problem.toml",
             manifest.time_limit_ms,
             slowest.submission,
             slowest.cpu.as_millis(),
             slowest.test,
-            slowest.runs,
+            match slowest.runs {
+                1 => "one run: a run twice as fast would set the same limit".to_string(),
+                n => format!("the fastest of {n} runs"),
+            },
             src.yaml_file,
         ));
         write(&manifest)?;

@@ -13,6 +13,7 @@ pub use self::cache::Pin;
 use super::{io_err, run::signal_name, sandbox_env, set_mode, Judge, JudgeError, Submission};
 use crate::fsutil::read_capped;
 use crate::lang::Language;
+use crate::problem::Problem;
 use ojd_sandbox::{EarlierCache, LimitKind, Limits, RunSpec, Termination};
 
 /// The largest compiled program: the compiler's file-size limit, and the most the sandbox copies
@@ -69,6 +70,32 @@ impl Judge {
         &self,
         sub: &Submission,
     ) -> Result<(Compiled, Option<std::time::Duration>), JudgeError> {
+        self.compile_with(sub, &[])
+    }
+
+    /// [`Judge::compile`] as `problem` asks: its `[compile]` options for the submission's
+    /// language appended to the profile's compile command (an imported Kattis package compiles
+    /// C++ as the Kattis language list does).
+    pub fn compile_in(&self, problem: &Problem, sub: &Submission) -> Result<Compiled, JudgeError> {
+        self.compile_in_measured(problem, sub)
+            .map(|(compiled, _)| compiled)
+    }
+
+    /// [`Judge::compile_in`] with the compiler's CPU time as [`Judge::compile_measured`].
+    pub fn compile_in_measured(
+        &self,
+        problem: &Problem,
+        sub: &Submission,
+    ) -> Result<(Compiled, Option<std::time::Duration>), JudgeError> {
+        self.compile_with(sub, problem.compile_options(&sub.language))
+    }
+
+    /// Compiles `sub` with `options` appended to its profile's compile command.
+    fn compile_with(
+        &self,
+        sub: &Submission,
+        options: &[String],
+    ) -> Result<(Compiled, Option<std::time::Duration>), JudgeError> {
         // A submission of several files (a bundle) is compiled together, its entry point found
         // as `lang/several.rs` says; the cache key covers every file (the bundle's bytes).
         let base = self.check_submission(sub)?;
@@ -81,6 +108,8 @@ impl Judge {
         } else {
             (base.for_source(&sub.source), None, Vec::new())
         };
+        // The problem's options join the compile command, and so the cache key.
+        let lang = lang.with_options(options);
         let root = self.programs()?;
         let dir = root.join(cache_key(&lang, &sub.source));
         let mut program = Program {
@@ -291,11 +320,45 @@ impl Judge {
             .map(|(compiled, _)| compiled)
     }
 
+    /// [`Judge::compile_file`] with `problem`'s `[compile]` options (see [`Judge::compile_in`]).
+    pub fn compile_file_in(&self, problem: &Problem, path: &Path) -> Result<Compiled, JudgeError> {
+        self.compile_file_in_measured(problem, path)
+            .map(|(compiled, _)| compiled)
+    }
+
+    /// [`Judge::compile_file_in`] with the compiler's CPU time as [`Judge::compile_measured`].
+    pub fn compile_file_in_measured(
+        &self,
+        problem: &Problem,
+        path: &Path,
+    ) -> Result<(Compiled, Option<std::time::Duration>), JudgeError> {
+        let sub = self.file_submission(path)?;
+        self.compile_in_measured(problem, &sub)
+    }
+
+    /// [`Judge::compile_file`] with `options` appended to its language's compile command, for
+    /// a package's program before its problem.toml exists (an import's generators).
+    pub fn compile_file_with(
+        &self,
+        path: &Path,
+        options: &[String],
+    ) -> Result<Compiled, JudgeError> {
+        let sub = self.file_submission(path)?;
+        self.compile_with(&sub, options)
+            .map(|(compiled, _)| compiled)
+    }
+
     /// [`Judge::compile_file`], with the compiler's CPU time as [`Judge::compile_measured`].
     pub fn compile_file_measured(
         &self,
         path: &Path,
     ) -> Result<(Compiled, Option<std::time::Duration>), JudgeError> {
+        let sub = self.file_submission(path)?;
+        self.compile_measured(&sub)
+    }
+
+    /// A package's file as a submission in the language its name (or shebang) says.
+    fn file_submission(&self, path: &Path) -> Result<Submission, JudgeError> {
         let source = std::fs::read(path).map_err(io_err(format!("read {}", path.display())))?;
         let language = self.detect_language(path, &source).ok_or_else(|| {
             JudgeError::BadSubmission(format!(
@@ -303,7 +366,7 @@ impl Judge {
                 path.display()
             ))
         })?;
-        self.compile_measured(&Submission { language, source })
+        Ok(Submission { language, source })
     }
 }
 

@@ -383,21 +383,21 @@ impl Judge {
 
     /// [`Judge::compile`] with the space checks of a run around it: a compiler that could not
     /// write (its messages, its program) failed for the host, never for the source.
-    fn compile_guarded(&self, sub: &Submission) -> Result<Compiled, JudgeError> {
+    fn compile_guarded(&self, problem: &Problem, sub: &Submission) -> Result<Compiled, JudgeError> {
         let runs = self.scratch.join("runs");
         let dirs = [runs.as_path(), self.cache.as_path()];
         host::require_free(&dirs, FULL_SLACK)?;
-        let compiled = self.compile(sub)?;
+        let compiled = self.compile_in(problem, sub)?;
         host::still_free(&dirs, "the compiler")?;
         Ok(compiled)
     }
 
     /// [`Judge::compile_file`] with the space checks of [`Judge::compile_guarded`].
-    fn compile_file_guarded(&self, path: &Path) -> Result<Compiled, JudgeError> {
+    fn compile_file_guarded(&self, problem: &Problem, path: &Path) -> Result<Compiled, JudgeError> {
         let runs = self.scratch.join("runs");
         let dirs = [runs.as_path(), self.cache.as_path()];
         host::require_free(&dirs, FULL_SLACK)?;
-        let compiled = self.compile_file(path)?;
+        let compiled = self.compile_file_in(problem, path)?;
         host::still_free(&dirs, "the compiler")?;
         Ok(compiled)
     }
@@ -421,7 +421,7 @@ impl Judge {
         }
         let warnings = self.warnings()?;
         let mut report = JudgeReport::new(&problem.id, &lang.id, Verdict::Accepted, warnings);
-        let program = match self.compile_guarded(sub)? {
+        let program = match self.compile_guarded(problem, sub)? {
             Compiled::Program(p) => p,
             Compiled::Error(message) => {
                 progress(Event::Compiled { ok: false });
@@ -435,7 +435,7 @@ impl Judge {
             CheckerSpec::Program { path }
             | CheckerSpec::Kattis { path, .. }
             | CheckerSpec::Cms { path } => {
-                match self.compile_file_guarded(&problem.dir.join(path))? {
+                match self.compile_file_guarded(problem, &problem.dir.join(path))? {
                     Compiled::Program(p) => Some(p),
                     Compiled::Error(msg) => {
                         return Err(JudgeError::BadSubmission(format!(
@@ -448,7 +448,7 @@ impl Judge {
             _ => None,
         };
         let interactor = match &problem.interactor {
-            Some(i) => match self.compile_file_guarded(&problem.dir.join(&i.path))? {
+            Some(i) => match self.compile_file_guarded(problem, &problem.dir.join(&i.path))? {
                 Compiled::Program(p) => Some((i, p)),
                 Compiled::Error(msg) => {
                     return Err(JudgeError::BadSubmission(format!(

@@ -28,6 +28,7 @@ const KNOWN_KEYS: &[&str] = &[
     "uuid",
     "passes",
     "limits",
+    "compile",
 ];
 
 /// Reads `dir`'s `problem.toml` as a TOML table, with the reader that records each bad key of

@@ -11,6 +11,7 @@ mod discover;
 mod manifest;
 mod validate;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -61,6 +62,11 @@ pub struct Problem {
     pub passes: Option<u32>,
     /// The timing margins the package promises (`[limits]` in problem.toml).
     pub margins: Margins,
+    /// Options appended to a language's compile command for this problem's submissions and
+    /// programs (`[compile]` in problem.toml, by language id): an imported Kattis package
+    /// compiles C++ as the Kattis language list does (`-std=gnu++23`), not as the host's
+    /// profile does.
+    pub compile: BTreeMap<String, Vec<String>>,
 }
 
 /// The timing margins of the Kattis package format (`time_multipliers` there), as a package's
@@ -370,6 +376,11 @@ impl Problem {
     /// Tests whose answer file is missing (run `ojd gen`).
     pub fn missing_answers(&self) -> Vec<&TestCase> {
         self.tests.iter().filter(|t| !t.answer.is_file()).collect()
+    }
+
+    /// The `[compile]` options of `language` (none when the problem names none).
+    pub fn compile_options(&self, language: &str) -> &[String] {
+        self.compile.get(language).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// The statement in Markdown, if the package has one.

@@ -2,6 +2,7 @@
 //! checker, validator, interactor, file I/O, generators, stress) and builds the [`Problem`], or
 //! fails with every error found.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::discover::{discover_tests, parse_groups};
@@ -123,6 +124,7 @@ impl Problem {
             );
         }
         let margins = parse_margins(&mut cx, table.get("limits"));
+        let compile = parse_compile(&mut cx, table.get("compile"));
         let tests = discover_tests(&mut cx, dir, &generate);
         check_thresholds(&mut cx, &checker, &groups, &tests);
         // Both limits are required: when either is absent or bad, an error says so.
@@ -156,6 +158,7 @@ impl Problem {
             uuid,
             passes,
             margins,
+            compile,
         })
     }
 }
@@ -170,6 +173,43 @@ pub fn parse_uuid(u: &str) -> Option<String> {
             .iter()
             .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit())))
     .then_some(u)
+}
+
+/// `[compile]`: per language id, options appended to that language's compile command. Each is
+/// one word starting with `-`; `-o` is refused (where the program goes is the profile's).
+fn parse_compile(cx: &mut Ctx, v: Option<&toml::Value>) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let Some(v) = v else { return out };
+    let Some(t) = v.as_table() else {
+        cx.err("compile", "expected a table of language id = [options]");
+        return out;
+    };
+    for (lang, opts) in t {
+        let key = format!("compile.{lang}");
+        let Some(list) = opts.as_array() else {
+            cx.err(&key, "expected an array of option strings");
+            continue;
+        };
+        let mut kept = Vec::new();
+        for o in list {
+            match o.as_str() {
+                Some(o) if o.starts_with("-o") => cx.err(
+                    &key,
+                    format!("{o:?}: the output file is the language profile's, not the problem's"),
+                ),
+                Some(o) if o.len() > 1 && o.starts_with('-') && !o.contains('\0') => {
+                    kept.push(o.to_string())
+                }
+                Some(o) => cx.err(
+                    &key,
+                    format!("{o:?} is not an option (one word starting with -)"),
+                ),
+                None => cx.err(&key, "expected an array of option strings"),
+            }
+        }
+        out.insert(lang.clone(), kept);
+    }
+    out
 }
 
 /// `[limits]`: the Kattis timing margins, numbers of at least 1 (each defaults as in Kattis).
@@ -675,6 +715,45 @@ mod tests {
                 ),
                 (got, want) => panic!("{extra:?}: got {got:?}, want {want:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn compile_options_are_read_per_language_and_bad_ones_name_their_key() {
+        let base = "title = \"t\"\ntime_limit = \"1s\"\nmemory_limit = \"64MiB\"\n";
+        let files = [("solution.rs", ""), ("tests/1.in", ""), ("tests/1.ans", "")];
+        let d = package(
+            &format!("{base}[compile]\ncpp = [\"-O2\", \"-std=gnu++23\"]\n"),
+            &files,
+        );
+        let p = Problem::load(d.path()).unwrap();
+        assert_eq!(p.compile_options("cpp"), ["-O2", "-std=gnu++23"]);
+        assert!(p.compile_options("c").is_empty());
+        for (extra, msg) in [
+            (
+                "[compile]\ncpp = [\"-o\", \"x\"]\n",
+                "compile.cpp: \"-o\": the output file",
+            ),
+            (
+                "[compile]\ncpp = [\"main.cpp\"]\n",
+                "compile.cpp: \"main.cpp\" is not an option",
+            ),
+            (
+                "[compile]\ncpp = \"-O2\"\n",
+                "compile.cpp: expected an array",
+            ),
+            ("compile = 1\n", "compile: expected a table"),
+        ] {
+            let d = package(&format!("{base}{extra}"), &files);
+            let file = d.path().join("problem.toml").display().to_string();
+            let e = Problem::load(d.path()).unwrap_err();
+            assert!(
+                e.errors
+                    .iter()
+                    .any(|got| got.starts_with(&format!("{file}: {msg}"))),
+                "{extra:?}: {:#?}",
+                e.errors
+            );
         }
     }
 

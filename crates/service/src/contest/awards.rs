@@ -26,13 +26,8 @@ use serde::Serialize;
 use super::model::{Contest, Scoring};
 use super::standings::{Row, Standings};
 
-/// How many medals of each colour `[awards]` gives.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Medals {
-    pub gold: u32,
-    pub silver: u32,
-    pub bronze: u32,
-}
+/// How many medals of each colour `[awards]` gives (part of the model, which reads it).
+pub use super::model::Medals;
 
 /// One award: the Contest API's award object (`id`, `citation`, the users it goes to).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -107,6 +107,14 @@ pub(crate) fn check_members(members: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// How many medals of each colour `[awards]` gives.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Medals {
+    pub gold: u32,
+    pub silver: u32,
+    pub bronze: u32,
+}
+
 /// A validated contest.
 #[derive(Clone, Debug, Serialize)]
 pub struct Contest {
@@ -136,8 +144,8 @@ pub struct Contest {
     /// Display names, affiliations and categories (`[[team]]`); a user without one is a
     /// participant shown by their user name.
     pub teams: Vec<Team>,
-    /// How many medals `[awards]` gives (see `awards`).
-    pub awards: super::awards::Medals,
+    /// How many medals `[awards]` gives (the awards module gives them).
+    pub awards: Medals,
     /// When a director finalized the results (`finalized` in the file), Unix ms: the
     /// standings are final, the awards public.
     pub finalized_ms: Option<i64>,
@@ -207,6 +215,13 @@ impl Contest {
         self.start_ms + self.duration.as_millis() as i64
     }
 
+    /// When nothing of the contest changes any more (the Contest API's `state.end_of_updates`):
+    /// its finalization, which is refused while the standings are frozen and needs every
+    /// warning of [`super::finalize::Checklist`] confirmed, so the results are final then.
+    pub fn end_of_updates_ms(&self) -> Option<i64> {
+        self.finalized_ms
+    }
+
     /// When the scoreboard freezes, if it does.
     pub fn freeze_ms(&self) -> Option<i64> {
         self.freeze.map(|f| self.end_ms() - f.as_millis() as i64)
@@ -230,6 +245,23 @@ impl Contest {
             Participants::Anyone => true,
             Participants::Listed(users) => users.iter().any(|u| u == user),
         }
+    }
+
+    /// The users who are ranked whether or not they submitted: a listed contest's participants
+    /// and every `[[team]]` the contest admits, less observers and the jury. A team that never
+    /// submitted still has its row (zero solved), in the standings, the results and the awards'
+    /// input.
+    pub fn ranked_users(&self) -> Vec<String> {
+        let mut users: Vec<String> = match &self.participants {
+            Participants::Anyone => Vec::new(),
+            Participants::Listed(u) => u.iter().filter(|u| self.ranked(u)).cloned().collect(),
+        };
+        for t in &self.teams {
+            if self.ranked(&t.user) && self.admits(&t.user) && !users.contains(&t.user) {
+                users.push(t.user.clone());
+            }
+        }
+        users
     }
 
     /// The team of `user`, if `[[team]]` names it.
@@ -471,8 +503,8 @@ fn parse(
     })
 }
 
-fn parse_awards(cx: &mut Ctx, v: Option<&toml::Value>) -> super::awards::Medals {
-    let mut m = super::awards::Medals::default();
+fn parse_awards(cx: &mut Ctx, v: Option<&toml::Value>) -> Medals {
+    let mut m = Medals::default();
     let Some(v) = v else {
         return m;
     };

@@ -171,6 +171,8 @@ pub fn test_changes(before: &[TestResult], after: &[TestResult]) -> Vec<TestChan
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Move {
     pub user: String,
+    /// The team's display name (`[[team]]`), as the standings show it; `None`: the user name.
+    pub name: Option<String>,
     pub rank_before: Option<u32>,
     pub rank_after: Option<u32>,
     /// ICPC: solved and penalty; IOI: score in `solved_*` is 0 and `score_*` holds it.
@@ -203,6 +205,7 @@ pub fn standings_effect(before: &Standings, after: &Standings) -> Vec<Move> {
             let a = after.row(u);
             let m = Move {
                 user: u.to_string(),
+                name: a.or(b).and_then(|r| r.name.clone()),
                 rank_before: b.map(|r| r.rank),
                 rank_after: a.map(|r| r.rank),
                 solved_before: b.map_or(0, |r| r.solved),

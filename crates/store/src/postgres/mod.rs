@@ -13,6 +13,7 @@
 //! default for any host but this machine), as libpq reads them.
 
 mod role;
+mod senders;
 
 use std::time::Duration;
 
@@ -430,6 +431,7 @@ impl Engine for PgStore {
         std::thread::Builder::new()
             .name("ojd-listen".into())
             .spawn(move || {
+                let mut senders = senders::Senders::new(config.clone(), tls.clone());
                 let mut client: Option<postgres::Client> = None;
                 let mut backoff = Duration::from_millis(100);
                 loop {
@@ -452,6 +454,10 @@ impl Engine for PgStore {
                     let mut it = notifications.blocking_iter();
                     // Ends with an error when the connection breaks; then reconnect.
                     while let Ok(Some(n)) = it.next() {
+                        // An event is delivered only from a sender it is the name of.
+                        if n.channel() == EVENTS && !senders.allows(n.process_id(), n.payload()) {
+                            continue;
+                        }
                         sink(n.channel(), n.payload().to_string());
                     }
                 }

@@ -161,10 +161,10 @@ fn body(r: &Report, tests: Option<(i64, Markup)>, error: Option<&str>) -> Markup
         @for e in &r.standings {
             h2 { "Standings: " (e.title) }
             @if e.moves.is_empty() { p.muted { "Nobody moves." } } @else {
-                table.list.moves { thead { tr { th { "User" } th { "Rank" }
+                table.list.moves { thead { tr { th { "Team" } th { "Rank" }
                     @match e.scoring { Scoring::Icpc => { th { "Solved" } th { "Penalty" } }, Scoring::Ioi => { th { "Score" } } } } }
                 tbody { @for m in &e.moves { tr {
-                    td { (m.user) }
+                    td title=(m.user) { (m.name.as_deref().unwrap_or(&m.user)) }
                     td.num { (m.rank_before.map(|r| r.to_string()).unwrap_or_default()) " → " (m.rank_after.map(|r| r.to_string()).unwrap_or_default()) }
                     @match e.scoring {
                         Scoring::Icpc => { td.num { (m.solved_before) " → " (m.solved_after) } td.num { (m.penalty_before) " → " (m.penalty_after) } },

@@ -14,14 +14,13 @@ use serde::Deserialize;
 
 use super::{err, PageResult};
 use crate::auth::extract::MaybeUser;
-use crate::auth::issue_token;
-use crate::auth::session::login_link;
+use crate::auth::session::{account_error, login_link};
 use crate::error::AppError;
 use crate::html::parts::time_el;
 use crate::html::{need_admin, page};
 use crate::user::{valid_name, User};
 use crate::App;
-use ojd_store::TokenActivity;
+use ojd_service::TokenActivity;
 
 /// A page that shows something once (a new token): never cached.
 fn once(title: &str, user: &User, body: Markup) -> Response {
@@ -87,7 +86,7 @@ fn users_body(app: &App, tokens: &[TokenActivity], shown: Option<Markup>) -> Mar
 }
 
 async fn token_list(app: &Arc<App>) -> Result<Vec<TokenActivity>, AppError> {
-    app.db(|s| s.token_activity()).await
+    Ok(app.node.accounts().tokens().await?)
 }
 
 /// `GET /admin/users`.
@@ -169,17 +168,17 @@ pub(crate) async fn issue(
         ))));
     }
     let admin = f.admin.is_some();
-    let n = name.clone();
     let token = app
-        .db(move |s| Ok(issue_token(s, &n, admin)))
+        .node
+        .accounts()
+        .issue_token(name.clone(), admin)
         .await
-        .map_err(err(&user))?
-        .map_err(|e| err(&user)(AppError::Internal(e.to_string())))?;
+        .map_err(|e| err(&user)(account_error(e)))?;
     let who = User {
         name: name.clone(),
         admin,
     };
-    let path = login_link(&app, &who).map_err(err(&user))?;
+    let path = login_link(&app, &who).await.map_err(err(&user))?;
     crate::log(&format!(
         "admin {}: issued a token for {name}{}",
         user.name,
@@ -207,7 +206,7 @@ pub(crate) async fn link(
         name: f.name.clone(),
         admin: f.admin.is_some(),
     };
-    let path = login_link(&app, &who).map_err(err(&user))?;
+    let path = login_link(&app, &who).await.map_err(err(&user))?;
     let detail = format!("a one-time login link for {}", who.name);
     crate::contests::controls::note(&app, &user.name, "login-link", None, detail).await;
     let minutes = app.node.config().web.login_code_lifetime.as_secs() / 60;
@@ -228,17 +227,12 @@ pub(crate) async fn revoke(
     Form(f): Form<RevokeForm>,
 ) -> PageResult {
     let user = need_admin(user)?;
-    let (name, id) = (f.name.clone(), f.id.clone());
     let n = app
-        .db(move |s| {
-            let n = s.revoke_token(&name, &id)?;
-            if n > 0 {
-                s.end_sessions_of(&name)?;
-            }
-            Ok(n)
-        })
+        .node
+        .accounts()
+        .revoke_token(f.name.clone(), f.id.clone())
         .await
-        .map_err(err(&user))?;
+        .map_err(|e| err(&user)(e.into()))?;
     if n == 0 {
         return Err(err(&user)(AppError::NotFound(format!(
             "no such token of {}",

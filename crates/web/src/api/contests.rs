@@ -53,7 +53,10 @@ pub(crate) fn routes() -> Router<Arc<App>> {
             "/admin/contests/{id}/teams/{user}/remove",
             post(remove_team),
         )
-        .route("/admin/contests/{id}/finalize", post(finalize))
+        .route(
+            "/admin/contests/{id}/finalize",
+            get(finalize_checklist).post(finalize),
+        )
         .route(
             "/admin/contests/{id}/balloons",
             get(balloon_list).post(balloon_mark),
@@ -249,12 +252,38 @@ async fn claim(
     ))
 }
 
+/// `GET /api/v1/admin/contests/{id}/finalize`: what finalizing would need: why it cannot be
+/// yet (`blocked`), and every check of the checklist with what it found.
+async fn finalize_checklist(
+    State(app): State<Arc<App>>,
+    Admin(_): Admin,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    let c = find(&app, &id)?;
+    let r = results::readiness(&app, &c).await?;
+    Ok(Json(serde_json::json!({
+        "contest": id,
+        "blocked": r.blocked,
+        "frozen": r.frozen,
+        "checks": r.checks.checks(),
+    })))
+}
+
+/// `{"confirm": ["judge_errors", "pending", "unanswered", "rejudgings"]}`: the checks of the
+/// finalize checklist the director confirms (409 naming each one found but not confirmed).
+#[derive(serde::Deserialize)]
+struct FinalizeBody {
+    #[serde(default)]
+    confirm: Vec<String>,
+}
+
 async fn finalize(
     State(app): State<Arc<App>>,
     Admin(admin): Admin,
     Path(id): Path<String>,
+    Json(b): Json<FinalizeBody>,
 ) -> Result<Response, AppError> {
-    let detail = results::finalize(&app, &admin, &id).await?;
+    let detail = results::finalize(&app, &admin, &id, &b.confirm).await?;
     Ok(Json(serde_json::json!({ "contest": id, "finalized": detail })).into_response())
 }
 
@@ -669,7 +698,10 @@ async fn clarification_list(
     Path(id): Path<String>,
 ) -> Result<Json<Vec<Clarification>>, AppError> {
     let c = find(&app, &id)?;
-    let all = app.db(move |s| s.clarifications(&c.id)).await?;
+    let node = app.node.clone();
+    let all = app
+        .db(move |_| ojd_service::ccs::clarifications(&node, &c.id))
+        .await?;
     Ok(Json(clarifications::visible_clarifications(
         all,
         user.as_ref(),
@@ -688,11 +720,11 @@ async fn ask(
 
 async fn announce(
     State(app): State<Arc<App>>,
-    _admin: Admin,
+    Admin(admin): Admin,
     Path(id): Path<String>,
     Json(body): Json<AskBody>,
 ) -> Result<Response, AppError> {
-    let cid = clarifications::announce(&app, &id, body).await?;
+    let cid = clarifications::announce(&app, &admin, &id, body).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "id": cid }))).into_response())
 }
 

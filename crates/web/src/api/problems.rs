@@ -133,12 +133,13 @@ pub(crate) async fn admin_list(State(app): State<Arc<App>>, _admin: Admin) -> im
 
 pub(crate) async fn admin_reload(
     State(app): State<Arc<App>>,
-    _admin: Admin,
+    Admin(admin): Admin,
 ) -> Result<impl IntoResponse, AppError> {
     let a = app.clone();
     let catalog = tokio::task::spawn_blocking(move || a.reload())
         .await
         .map_err(|e| AppError::Internal(format!("reload failed: {e}")))?;
+    crate::contests::controls::audit_reload(&app, &admin, catalog.problems.len()).await;
     Ok(Json(serde_json::json!({
         "problems": catalog.problems.keys().collect::<Vec<_>>(),
         "failed": catalog.failed,

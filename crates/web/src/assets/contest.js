@@ -34,6 +34,36 @@
     tick();
     setInterval(tick, 1000);
   }
+  // What was typed or chosen in a fragment's forms and not sent yet (a half-typed answer, its
+  // "send to everyone" tick), by form action and field name, so that a refresh that replaces
+  // the fragment keeps it.
+  var changed = function (f) {
+    if (f.type === "checkbox") return f.checked !== f.defaultChecked;
+    if (f.tagName === "SELECT") {
+      return Array.prototype.some.call(f.options, function (o) { return o.selected !== o.defaultSelected; });
+    }
+    return f.value !== f.defaultValue;
+  };
+  var typed = function (el) {
+    var kept = [];
+    var fields = el.querySelectorAll("textarea, input[type=text], input[type=checkbox], select");
+    Array.prototype.forEach.call(fields, function (f) {
+      if (f.form && f.name && changed(f)) {
+        kept.push([f.form.getAttribute("action"), f.name, f.type === "checkbox" ? f.checked : f.value]);
+      }
+    });
+    return kept;
+  };
+  var restore = function (el, kept) {
+    kept.forEach(function (k) {
+      Array.prototype.forEach.call(el.querySelectorAll("form"), function (form) {
+        if (form.getAttribute("action") !== k[0]) return;
+        var f = form.elements.namedItem(k[1]);
+        if (!f || !("value" in f)) return;
+        if (f.type === "checkbox") f.checked = k[2]; else f.value = k[2];
+      });
+    });
+  };
   var live = document.querySelectorAll("[data-live]");
   Array.prototype.forEach.call(live, function (el) {
     var url = el.getAttribute("data-live");
@@ -47,8 +77,10 @@
         .then(function (html) {
           if (html !== null && html !== el.getAttribute("data-last")) {
             el.setAttribute("data-last", html);
+            var kept = typed(el);
             // Server-rendered, escaped by the template engine.
             el.innerHTML = html;
+            restore(el, kept);
           }
         })
         .catch(function () {})

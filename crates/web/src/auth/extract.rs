@@ -52,15 +52,12 @@ impl FromRequestParts<Arc<App>> for MaybeUser {
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<MaybeUser, AppError> {
         if let Some(token) = bearer_of(parts) {
-            let a = app.clone();
-            let user = app.db(move |s| resolve(&a, s, &token)).await?;
-            return Ok(MaybeUser(user));
+            return Ok(MaybeUser(resolve(app, token).await?));
         }
         let Some(session) = session_of(&parts.headers) else {
             return Ok(MaybeUser(None));
         };
-        let user = app.db(move |s| session_user(s, &session)).await?;
-        Ok(MaybeUser(user))
+        Ok(MaybeUser(session_user(app, session).await?))
     }
 }
 

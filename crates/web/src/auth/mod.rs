@@ -17,20 +17,16 @@ pub(crate) mod password;
 pub(crate) mod session;
 
 use std::collections::HashMap;
-use std::io::Read;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+use crate::error::AppError;
 use crate::user::{valid_name, User};
 use crate::App;
 use ojd_judge::hex_encode as hex;
-use ojd_store::{now_ms, Store, StoreError};
-
-pub(crate) fn hash_token(token: &str) -> String {
-    hex(&Sha256::digest(token.as_bytes()))
-}
+use ojd_store::{Store, StoreError};
 
 /// The config's tokens as digests, made once: `(sha256(token), user)`.
 struct ConfigTokens(Vec<([u8; 32], User)>);
@@ -104,12 +100,9 @@ impl TokenCache {
     }
 }
 
-/// Finds the user a token names.
-pub(crate) fn resolve(
-    app: &App,
-    store: &dyn Store,
-    token: &str,
-) -> Result<Option<User>, StoreError> {
+/// Finds the user a token names: the config's tokens first (compared as digests in constant
+/// time), then the issued ones (by hash, through the service's accounts).
+pub(crate) async fn resolve(app: &Arc<App>, token: String) -> Result<Option<User>, AppError> {
     let token = token.trim();
     if token.is_empty() {
         return Ok(None);
@@ -123,14 +116,9 @@ pub(crate) fn resolve(
         return Ok(Some(u));
     }
     let hash = hex(&digest);
-    let found = store.find_token(&hash)?;
-    if found.is_some() && app.tokens.note_use(&hash) {
-        store.token_used(&hash, now_ms())?;
-    }
-    Ok(found.map(|t| User {
-        name: t.name,
-        admin: t.admin,
-    }))
+    let note = app.tokens.note_use(&hash);
+    let found = app.node.accounts().token_user(hash, note).await?;
+    Ok(found.map(session::user))
 }
 
 /// Why a token could not be issued.
@@ -145,15 +133,14 @@ pub enum TokenError {
     /// The user name is not one ojd accepts.
     #[error("a user name must be 1 to 64 letters, digits, '.', '_' or '-' (got {0:?})")]
     BadName(String),
+    /// Issuing the token failed for a reason the service names.
+    #[error("issuing a token failed: {0}")]
+    Failed(String),
 }
 
 /// A fresh random token: 32 hex digits of the kernel's randomness (128 bits).
 pub(crate) fn new_token() -> Result<String, TokenError> {
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(TokenError::Random)?;
-    Ok(hex(&bytes))
+    ojd_service::new_secret().map_err(TokenError::Random)
 }
 
 /// Issues a token for `name`; only its hash is stored, so it is shown once.
@@ -161,48 +148,22 @@ pub fn issue_token(store: &dyn Store, name: &str, admin: bool) -> Result<String,
     if !valid_name(name) {
         return Err(TokenError::BadName(name.into()));
     }
-    let token = new_token()?;
-    store.add_token(&hash_token(&token), name, admin, now_ms())?;
-    Ok(token)
+    ojd_service::issue_token(store, name, admin).map_err(|e| match e {
+        ojd_service::AccountError::Random(e) => TokenError::Random(e),
+        ojd_service::AccountError::Db(ojd_service::DbError::Store(e)) => TokenError::Store(e),
+        ojd_service::AccountError::Db(e) => TokenError::Failed(e.to_string()),
+    })
 }
 
 /// On a first start with no admin anywhere, issues one and returns a one-time login link for
-/// it (`login?code=…`, to print after the site's address).
+/// it (`login?code=…`, to print after the site's address). Blocking.
 pub(crate) fn ensure_admin(app: &App) -> Result<Option<String>, crate::ServerError> {
-    let server = &app.node.config().server;
-    let configured = !server.admin_token.is_empty() || server.users.iter().any(|u| u.admin);
-    if configured || !app.node.store().tokens()?.is_empty() || !server.users.is_empty() {
-        return Ok(None);
-    }
-    match issue_token(app.node.store().as_ref(), "admin", true) {
-        Ok(_) => {
-            let admin = User {
-                name: "admin".into(),
-                admin: true,
-            };
-            match session::login_link(app, &admin) {
-                Ok(link) => Ok(Some(link.trim_start_matches('/').to_string())),
-                Err(e) => {
-                    crate::log(&format!("could not make a login link: {}", e.message()));
-                    Ok(None)
-                }
-            }
-        }
-        Err(TokenError::Store(e)) => Err(e.into()),
+    match app.node.first_admin_code() {
+        Ok(code) => Ok(code.map(|c| format!("login?code={c}"))),
+        Err(ojd_service::AccountError::Db(ojd_service::DbError::Store(e))) => Err(e.into()),
         Err(e) => {
             crate::log(&format!("could not issue a first admin token: {e}"));
             Ok(None)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hashes() {
-        assert_eq!(hash_token("x").len(), 64);
-        assert_ne!(hash_token("x"), hash_token("y"));
     }
 }

@@ -4,20 +4,23 @@
 //!   `HttpOnly`, `SameSite=Lax`, `Secure` when `[web] secure_cookies` is set or the request came
 //!   through an HTTPS proxy, `Max-Age` = `[web] session_lifetime`). The server keeps only its
 //!   SHA-256, with the user and the time it ends; logging out, or revoking the user's tokens,
-//!   ends it.
+//!   ends it. Each request checks the session's user against their current record (the
+//!   service's accounts: a user removed, a team taken off its contest, an admin demoted, is
+//!   so at once), never against what the session was started with.
 //! - A **login code** stands in for a token in a link (`/login?code=…`): it is random, kept
 //!   hashed, expires after `[web] login_code_lifetime` (10 minutes by default) and works once.
 //!   Opening the link shows a button; only the POST spends the code, so a link previewer that
-//!   fetches the URL does not use it up.
+//!   fetches the URL does not use it up. A hall sheet's code is bound to its contest and
+//!   revoked by a reprint or the team's removal; its link then says so.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use super::{hash_token, new_token};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_store::Holder;
-use ojd_store::{now_ms, Store, StoreError};
+use ojd_service::{Account, AccountError, Redeemed};
+use ojd_store::Store;
 
 /// The cookie holding a browser's session id.
 pub(crate) const COOKIE: &str = "ojd_session";
@@ -26,57 +29,83 @@ pub(crate) const COOKIE: &str = "ojd_session";
 pub(crate) fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
-fn holder(u: &User) -> Holder {
-    Holder {
-        name: u.name.clone(),
-        admin: u.admin,
-    }
-}
 
-fn user(h: Holder) -> User {
+pub(crate) fn user(a: Account) -> User {
     User {
-        name: h.name,
-        admin: h.admin,
+        name: a.name,
+        admin: a.admin,
     }
 }
 
-/// Starts a session for `user`; returns its id (for the cookie).
-pub(crate) fn start_session(
-    store: &dyn Store,
+pub(crate) fn account_error(e: AccountError) -> AppError {
+    match e {
+        AccountError::Db(e) => e.into(),
+        e @ AccountError::Random(_) => AppError::Internal(e.to_string()),
+    }
+}
+
+/// The contests as loaded now, which vouch for their teams' users.
+fn contests(app: &App) -> Vec<Arc<ojd_service::contest::Contest>> {
+    app.contests.get().contests.clone()
+}
+
+/// Starts a session for `who` (bound to the contest whose sheet logged them in, if one did);
+/// returns its id (for the cookie).
+pub(crate) async fn start_session(
+    app: &Arc<App>,
     who: &User,
+    contest: Option<String>,
     lifetime: Duration,
 ) -> Result<String, AppError> {
-    let id = new_token().map_err(|e| AppError::Internal(e.to_string()))?;
-    let now = now_ms();
-    store.add_session(
-        &hash_token(&id),
-        &holder(who),
-        now.saturating_add(ms(lifetime)),
-        now,
-    )?;
-    Ok(id)
+    let account = Account {
+        name: who.name.clone(),
+        admin: who.admin,
+    };
+    app.node
+        .accounts()
+        .start_session(account, contest, lifetime)
+        .await
+        .map_err(account_error)
 }
 
-/// The user of a session id, if the session is live.
-pub(crate) fn session_user(store: &dyn Store, id: &str) -> Result<Option<User>, StoreError> {
-    Ok(store.session(&hash_token(id), now_ms())?.map(user))
+/// The user of a session id as their record has them now, if the session is live.
+pub(crate) async fn session_user(app: &Arc<App>, id: String) -> Result<Option<User>, AppError> {
+    let loaded = app.contests.get();
+    let (contests, all_loaded) = (loaded.contests.clone(), loaded.failed.is_empty());
+    let found = app
+        .node
+        .accounts()
+        .session(id, contests, all_loaded)
+        .await?;
+    Ok(found.map(user))
 }
 
-/// A one-time login code for `who`, valid for `lifetime`.
+/// A one-time login code for `who` (not bound to a contest), valid for `lifetime`.
 pub fn issue_code(store: &dyn Store, who: &User, lifetime: Duration) -> Result<String, AppError> {
-    let code = new_token().map_err(|e| AppError::Internal(e.to_string()))?;
-    store.add_login_code(
-        &hash_token(&code),
-        &holder(who),
-        now_ms().saturating_add(ms(lifetime)),
-    )?;
-    Ok(code)
+    ojd_service::issue_code(store, &who.name, who.admin, None, lifetime).map_err(account_error)
 }
 
-/// Spends a code: the user it was for, once, before it expires.
-pub(crate) fn redeem_code(store: &dyn Store, code: &str) -> Result<Option<User>, StoreError> {
-    Ok(store
-        .take_login_code(&hash_token(code.trim()), now_ms())?
+/// What a code gives, spent (`spend`) or only looked at.
+pub(crate) async fn code_user(
+    app: &Arc<App>,
+    code: String,
+    spend: bool,
+) -> Result<Redeemed, AppError> {
+    let accounts = app.node.accounts();
+    Ok(if spend {
+        accounts.redeem_code(code, contests(app)).await?
+    } else {
+        accounts.peek_code(code, contests(app)).await?
+    })
+}
+
+/// Who `name` is by their current record (config, tokens, contests), if anything knows them.
+pub(crate) async fn record(app: &Arc<App>, name: String) -> Result<Option<User>, AppError> {
+    Ok(app
+        .node
+        .accounts()
+        .record(name, contests(app))
+        .await?
         .map(user))
 }
 
@@ -92,51 +121,13 @@ pub fn shown_address(listen: &str) -> String {
 }
 
 /// A login link for `who` (path and query; the caller adds the site's address).
-pub(crate) fn login_link(app: &App, who: &User) -> Result<String, AppError> {
-    let code = issue_code(
-        app.node.store().as_ref(),
-        who,
-        app.node.config().web.login_code_lifetime,
-    )?;
+pub(crate) async fn login_link(app: &Arc<App>, who: &User) -> Result<String, AppError> {
+    let lifetime = app.node.config().web.login_code_lifetime;
+    let code = app
+        .node
+        .accounts()
+        .issue_code(who.name.clone(), who.admin, lifetime)
+        .await
+        .map_err(account_error)?;
     Ok(format!("/login?code={code}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ojd_store::SqliteStore;
-    use ojd_store::WebStore;
-
-    #[test]
-    fn codes_work_once_and_expire_and_sessions_end() {
-        let store = SqliteStore::in_memory().expect("store");
-        let alice = User {
-            name: "alice".into(),
-            admin: false,
-        };
-        let code = issue_code(&store, &alice, Duration::from_secs(600)).expect("code");
-        assert_eq!(
-            redeem_code(&store, &code).expect("redeem"),
-            Some(alice.clone())
-        );
-        assert_eq!(
-            redeem_code(&store, &code).expect("redeem"),
-            None,
-            "used once"
-        );
-        let old = issue_code(&store, &alice, Duration::ZERO).expect("code");
-        assert_eq!(redeem_code(&store, &old).expect("redeem"), None, "expired");
-
-        let id = start_session(&store, &alice, Duration::from_secs(60)).expect("session");
-        let found = store
-            .session(&hash_token(&id), now_ms())
-            .expect("get")
-            .map(user);
-        assert_eq!(found, Some(alice.clone()));
-        assert_eq!(
-            store.session(&id, now_ms()).expect("get"),
-            None,
-            "kept hashed"
-        );
-    }
 }

@@ -42,7 +42,7 @@ impl FromRequestParts<Arc<App>> for Reader {
             })
             .ok_or(AppError::Unauthorized)?;
         let a = app.clone();
-        let user = app.db(move |s| resolve(&a, s, &token)).await?;
+        let user = resolve(&a, token).await?;
         match user {
             Some(u) if u.name == name => Ok(Reader(Some(u))),
             _ => Err(AppError::Unauthorized),
@@ -51,7 +51,7 @@ impl FromRequestParts<Arc<App>> for Reader {
 }
 
 /// Standard base64 (with or without padding); `None` when it is not.
-fn decode(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn decode(s: &str) -> Option<Vec<u8>> {
     let value = |c: u8| -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',

@@ -31,9 +31,11 @@ use tokio_stream::wrappers::ReceiverStream;
 use super::basic::Reader;
 use super::model::{Role, Snapshot, SETUP};
 use super::snapshot;
+use super::version::Version;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
+use axum::Extension;
 
 /// A newline is sent when nothing else was for this long (the standard asks for 120 s at most).
 pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(5);
@@ -161,6 +163,7 @@ fn lines_after(snap: &Snapshot, from: &mut Option<Cursor>) -> Vec<u8> {
 
 pub(crate) async fn event_feed(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path(cid): Path<String>,
     Query(q): Query<FeedQuery>,
@@ -173,7 +176,7 @@ pub(crate) async fn event_feed(
             ))
         })?),
     };
-    let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let (_, _, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     let first = lines_after(&snap, &mut from);
     let headers = [(header::CONTENT_TYPE, "application/x-ndjson")];
     if q.stream == Some(false) {
@@ -188,7 +191,7 @@ pub(crate) async fn event_feed(
     })?;
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
     tokio::spawn(async move {
-        stream(app, cid, user, from, first, tx).await;
+        stream(app, cid, user, v, from, first, tx).await;
         drop(open);
     });
     Ok((headers, Body::from_stream(ReceiverStream::new(rx))).into_response())
@@ -198,15 +201,25 @@ pub(crate) async fn event_feed(
 /// feed's poll (shorter than [`POLL`], so that one feed alone always reads afresh).
 const SHARED_FOR: Duration = Duration::from_millis(900);
 
-type SharedKey = (usize, String, Role);
+type SharedKey = (usize, String, Role, Version);
 
 /// The contest's events for a streaming feed's poll: built once per [`SHARED_FOR`] for all
 /// the feeds of one contest and role (fifty public scoreboards poll as one). Only polls share
 /// them: the endpoints and a feed's first answer read the store afresh.
-async fn shared(app: &Arc<App>, cid: &str, user: Option<&User>) -> Result<Arc<Snapshot>, AppError> {
+async fn shared(
+    app: &Arc<App>,
+    cid: &str,
+    user: Option<&User>,
+    v: Version,
+) -> Result<Arc<Snapshot>, AppError> {
     static SHARED: Mutex<Vec<(SharedKey, Instant, Arc<Snapshot>)>> = Mutex::new(Vec::new());
     // The app's address keeps two daemons in one process (tests) apart.
-    let key: SharedKey = (Arc::as_ptr(app) as usize, cid.to_string(), Role::of(user));
+    let key: SharedKey = (
+        Arc::as_ptr(app) as usize,
+        cid.to_string(),
+        Role::of(user),
+        v,
+    );
     {
         let mut all = SHARED.lock().unwrap_or_else(|p| p.into_inner());
         all.retain(|(_, at, _)| at.elapsed() < SHARED_FOR);
@@ -215,7 +228,7 @@ async fn shared(app: &Arc<App>, cid: &str, user: Option<&User>) -> Result<Arc<Sn
         }
     }
     let started = Instant::now();
-    let (_, _, snap) = snapshot(app, cid, user).await?;
+    let (_, _, snap) = snapshot(app, cid, user, v).await?;
     SHARED
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -228,6 +241,7 @@ async fn stream(
     app: Arc<App>,
     cid: String,
     user: Option<User>,
+    v: Version,
     mut from: Option<Cursor>,
     first: Vec<u8>,
     tx: mpsc::Sender<Result<Bytes, Infallible>>,
@@ -244,7 +258,7 @@ async fn stream(
             _ = tx.closed() => return,
         }
         // A contest removed by a reload ends the feed.
-        let Ok(snap) = shared(&app, &cid, user.as_ref()).await else {
+        let Ok(snap) = shared(&app, &cid, user.as_ref(), v).await else {
             return;
         };
         let lines = lines_after(&snap, &mut from);

@@ -14,6 +14,8 @@ mod feed;
 mod languages;
 pub(crate) mod model;
 mod time;
+mod version;
+mod write;
 
 use std::sync::Arc;
 
@@ -23,6 +25,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::Extension;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
@@ -32,6 +35,7 @@ use crate::App;
 use basic::Reader;
 use model::{Role, Snapshot};
 use ojd_service::contest::Contest;
+use version::Version;
 
 /// The collections under `/api/contests/{id}/`.
 const COLLECTIONS: [&str; 11] = [
@@ -50,28 +54,37 @@ const COLLECTIONS: [&str; 11] = [
 
 pub(crate) fn routes() -> Router<Arc<App>> {
     Router::new()
-        .route("/api", get(info))
-        .route("/api/", get(info))
-        .route("/api/contests", get(contests))
-        .route("/api/contests/{cid}", get(contest))
-        .route("/api/contests/{cid}/state", get(state))
-        .route("/api/contests/{cid}/scoreboard", get(scoreboard))
-        .route("/api/contests/{cid}/access", get(access))
-        .route("/api/contests/{cid}/account", get(account))
-        .route("/api/contests/{cid}/awards", get(awards))
-        .route("/api/contests/{cid}/awards/{id}", get(award))
-        .route("/api/contests/{cid}/event-feed", get(feed::event_feed))
-        .route("/api/contests/{cid}/{collection}", get(collection))
-        .route("/api/contests/{cid}/{collection}/{id}", get(object))
-        .route("/api/contests/{cid}/submissions/{id}/files", get(files))
+        .merge(versioned(Version::V2023))
+        .merge(versioned(Version::V2026))
 }
 
-async fn info() -> Json<Value> {
-    Json(json!({
-        "version": "2023-06",
-        "version_url": "https://ccs-specs.icpc.io/2023-06/contest_api",
-        "provider": {"name": "ojd", "version": env!("CARGO_PKG_VERSION")},
-    }))
+/// Every endpoint of release `v`, under its base URL.
+fn versioned(v: Version) -> Router<Arc<App>> {
+    let b = v.base();
+    let c = format!("{b}/contests/{{cid}}");
+    Router::new()
+        .route(b, get(info))
+        .route(&format!("{b}/"), get(info))
+        .route(&format!("{b}/contests"), get(contests))
+        .route(&c, get(contest).patch(write::patch_contest))
+        .route(&format!("{c}/state"), get(state))
+        .route(&format!("{c}/scoreboard"), get(scoreboard))
+        .route(&format!("{c}/access"), get(access))
+        .route(&format!("{c}/account"), get(account))
+        .route(&format!("{c}/awards"), get(awards))
+        .route(&format!("{c}/awards/{{id}}"), get(award))
+        .route(&format!("{c}/event-feed"), get(feed::event_feed))
+        .route(
+            &format!("{c}/{{collection}}"),
+            get(collection).post(write::post),
+        )
+        .route(&format!("{c}/{{collection}}/{{id}}"), get(object))
+        .route(&format!("{c}/submissions/{{id}}/files"), get(files))
+        .layer(Extension(v))
+}
+
+async fn info(Extension(v): Extension<Version>) -> Json<Value> {
+    Json(v.info())
 }
 
 /// The events of contest `cid` for the caller.
@@ -79,38 +92,49 @@ pub(crate) async fn snapshot(
     app: &Arc<App>,
     cid: &str,
     user: Option<&crate::user::User>,
+    v: Version,
 ) -> Result<(Arc<Contest>, Role, Arc<Snapshot>), AppError> {
     let c = find(app, cid)?;
     let role = Role::of(user);
     let (a, cc, r) = (app.clone(), c.clone(), role.clone());
-    let snap = app.db(move |_| model::build(&a, &cc, &r)).await?;
+    let snap = app.db(move |_| model::build(&a, &cc, &r, v)).await?;
     Ok((c, role, Arc::new(snap)))
 }
 
-async fn contests(State(app): State<Arc<App>>) -> Json<Vec<Value>> {
+async fn contests(
+    State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
+) -> Json<Vec<Value>> {
     let loaded = app.contests.get();
     Json(
         loaded
             .contests
             .iter()
-            .map(|c| model::contest_object(c))
+            .map(|c| version::adapt(v, "contest", model::contest_object(c)))
             .collect(),
     )
 }
 
 async fn contest(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
-    Ok(Json(model::contest_object(&*find(&app, &cid)?)))
+    let c = find(&app, &cid)?;
+    Ok(Json(version::adapt(
+        v,
+        "contest",
+        model::contest_object(&c),
+    )))
 }
 
 async fn state(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
-    let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let (_, _, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     let c = find(&app, &cid)?;
     // Before the start no state event exists yet: nothing has happened.
     let v = snap.single("state").unwrap_or_else(|| {
@@ -127,19 +151,20 @@ async fn state(
 
 async fn scoreboard(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
-    let (c, role, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let (c, role, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     let a = app.clone();
-    let v = app
+    let sb = app
         .db(move |_| model::scoreboard(&a, &c, &role, &snap))
         .await?;
-    Ok(Json(v))
+    Ok(Json(version::adapt_scoreboard(v, sb)))
 }
 
 /// The properties each type has (what `/access` lists; the same for every role).
-fn properties(ty: &str, c: &Contest) -> Vec<&'static str> {
+fn properties(ty: &str, c: &Contest, v: Version) -> Vec<&'static str> {
     let ioi = c.scoring == ojd_service::contest::Scoring::Ioi;
     let freeze = c.freeze.is_some();
     let mut p: Vec<&'static str> = match ty {
@@ -229,11 +254,15 @@ fn properties(ty: &str, c: &Contest) -> Vec<&'static str> {
         "submissions" => p.push("files"),
         _ => {}
     }
+    let (added, removed) = version::access_changes(v, ty);
+    p.retain(|k| !removed.contains(k));
+    p.extend(added);
     p
 }
 
 async fn access(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
@@ -242,13 +271,24 @@ async fn access(
     let endpoints: Vec<Value> = model::TYPES
         .iter()
         .filter(|t| **t != "accounts" || role != Role::Public)
-        .map(|t| json!({"type": t, "properties": properties(t, &c)}))
+        .map(|t| json!({"type": t, "properties": properties(t, &c, v)}))
         .collect();
-    Ok(Json(json!({"capabilities": [], "endpoints": endpoints})))
+    // What the caller may change (see `write`).
+    let capabilities: Vec<&str> = match (&role, v) {
+        (Role::Public, _) => vec![],
+        (Role::Team(_), Version::V2023) => vec!["team_submit", "team_clar"],
+        (Role::Team(_), Version::V2026) => vec!["team_submit", "post_clar"],
+        (Role::Admin, Version::V2023) => vec!["contest_start"],
+        (Role::Admin, Version::V2026) => vec!["contest_start", "post_clar"],
+    };
+    Ok(Json(
+        json!({"capabilities": capabilities, "endpoints": endpoints}),
+    ))
 }
 
 async fn account(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
@@ -257,7 +297,7 @@ async fn account(
             "no account: the request carries no token".into(),
         ));
     };
-    let (_, _, snap) = snapshot(&app, &cid, Some(&u)).await?;
+    let (_, _, snap) = snapshot(&app, &cid, Some(&u), v).await?;
     let id = model::team_id(&u.name);
     let found = snap
         .collection("accounts")
@@ -271,19 +311,21 @@ async fn account(
 /// The awards once a director finalized the contest (empty before), the same for every role.
 async fn awards(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path(cid): Path<String>,
 ) -> Result<Json<Vec<Value>>, AppError> {
-    let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let (_, _, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     Ok(Json(snap.collection("awards")))
 }
 
 async fn award(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path((cid, id)): Path<(String, String)>,
 ) -> Result<Json<Value>, AppError> {
-    let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let (_, _, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     snap.collection("awards")
         .into_iter()
         .find(|a| a["id"] == id.as_str())
@@ -329,12 +371,13 @@ fn passes(o: &Value, query: &HashMap<String, String>) -> bool {
 
 async fn collection(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path((cid, collection)): Path<(String, String)>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<Vec<Value>>, AppError> {
     known(&collection, &Role::of(user.as_ref()))?;
-    let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let (_, _, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     let all = snap.collection(&collection);
     Ok(Json(
         all.into_iter().filter(|o| passes(o, &query)).collect(),
@@ -343,11 +386,12 @@ async fn collection(
 
 async fn object(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path((cid, collection, id)): Path<(String, String, String)>,
 ) -> Result<Json<Value>, AppError> {
     known(&collection, &Role::of(user.as_ref()))?;
-    let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let (_, _, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     snap.collection(&collection)
         .into_iter()
         .find(|o| o["id"] == id.as_str())
@@ -358,10 +402,11 @@ async fn object(
 /// A submission's source as the standard's zip (one file, named as the language names it).
 async fn files(
     State(app): State<Arc<App>>,
+    Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path((cid, id)): Path<(String, String)>,
 ) -> Result<Response, AppError> {
-    let (_, _, snap) = snapshot(&app, &cid, user.as_ref()).await?;
+    let (_, _, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     let own = |s: &Value| {
         user.as_ref()
             .is_some_and(|u| u.admin || s["team_id"] == model::team_id(&u.name).as_str())
@@ -376,15 +421,13 @@ async fn files(
             "no files of submission {id:?} for you"
         )));
     }
+    let node = app.node.clone();
     let sub = app
-        .db(move |s| s.get(sid))
+        .db(move |_| ojd_service::ccs::source(&node, sid))
         .await?
         .ok_or_else(|| AppError::NotFound(format!("no submission {id:?}")))?;
-    // Whose it is, by the store's user name: team ids are derived, and two users' may match.
-    if !user
-        .as_ref()
-        .is_some_and(|u| u.admin || u.name == sub.info.user)
-    {
+    // Whose it is, by the user name: team ids are derived, and two users' may match.
+    if !user.as_ref().is_some_and(|u| u.admin || u.name == sub.user) {
         return Err(AppError::NotFound(format!(
             "no files of submission {id:?} for you"
         )));
@@ -393,7 +436,7 @@ async fn files(
         .node
         .config()
         .languages
-        .get(&sub.info.language)
+        .get(&sub.language)
         .map_or_else(|| "main.txt".to_string(), |l| l.source.clone());
     let mut out = std::io::Cursor::new(Vec::new());
     {

@@ -32,6 +32,9 @@ pub(crate) struct Balloon {
     pub(crate) affiliation: Option<String>,
     pub(crate) label: String,
     pub(crate) problem: String,
+    /// The balloon's colour: the problem's `color` in `contest.toml` (a CSS colour or `#rrggbb`),
+    /// if it has one.
+    pub(crate) color: Option<String>,
     /// When the accepted submission was made, Unix ms.
     pub(crate) at: i64,
     /// The first solve of this problem in the contest.
@@ -71,6 +74,7 @@ pub(crate) fn list(app: &App, c: &Contest) -> Result<Vec<Balloon>, StoreError> {
                 team: team.map_or_else(|| user.clone(), |t| t.name.clone()),
                 affiliation: team.and_then(|t| t.affiliation.clone()),
                 label: c.label_of(&problem).unwrap_or("?").to_string(),
+                color: c.problem(&problem).and_then(|p| p.color.clone()),
                 user,
                 problem,
                 at,
@@ -119,5 +123,13 @@ pub(crate) async fn mark(
         let mark = done.then_some((by.as_str(), now_ms()));
         s.set_balloon(&cid, &u, &p, mark)
     })
-    .await
+    .await?;
+    let (action, what) = if done {
+        ("balloon", "delivered")
+    } else {
+        ("balloon-undo", "not delivered after all")
+    };
+    let detail = format!("the balloon of {problem} for {user} {what}");
+    super::controls::note(app, &admin.name, action, Some(&c.id), detail).await;
+    Ok(())
 }

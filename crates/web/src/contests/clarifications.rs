@@ -17,9 +17,9 @@ use super::find;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_service::contest::Category;
 use ojd_service::contest::Contest;
 use ojd_service::contest::Phase;
+use ojd_service::contest::{Category, Participants};
 use ojd_store::now_ms;
 use ojd_store::{Clarification, NewClarification};
 
@@ -94,6 +94,9 @@ pub(crate) const CANNED: &[&str] = &[
 pub(crate) const ASK_LIMIT: usize = 5;
 pub(crate) const ASK_WINDOW_MS: i64 = 10 * 60_000;
 
+/// Held while a question is counted against [`ASK_LIMIT`] and stored.
+static ASKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Validates a clarification's text and problem (a label or a problem id of the contest).
 /// Before the start only admins may name a problem, and the refusal is the same whether the
 /// name is in the contest or not.
@@ -146,6 +149,9 @@ pub(crate) async fn ask(
     let text = body.text.trim().to_string();
     let admin = user.admin;
     app.db(move |s| {
+        // The count and the insert are one step for this node: questions sent at once are
+        // counted one after another, so a burst cannot slip past the limit.
+        let _one_at_a_time = ASKING.lock().unwrap_or_else(|e| e.into_inner());
         let now = now_ms();
         if !admin {
             let recent = s
@@ -174,7 +180,12 @@ pub(crate) async fn ask(
 
 /// An announcement to every participant, or (`team`) to one; about the contest or one problem
 /// (`problem`); returns its id.
-pub(crate) async fn announce(app: &Arc<App>, id: &str, body: AskBody) -> Result<i64, AppError> {
+pub(crate) async fn announce(
+    app: &Arc<App>,
+    admin: &User,
+    id: &str,
+    body: AskBody,
+) -> Result<i64, AppError> {
     let c = find(app, id)?;
     let problem = check_text(&c, &body, true)?;
     let team = body
@@ -183,13 +194,26 @@ pub(crate) async fn announce(app: &Arc<App>, id: &str, body: AskBody) -> Result<
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .map(str::to_string);
-    if let Some(t) = &team {
-        if !c.admits(t)
-            || c.team(t)
-                .is_some_and(|x| x.category != Category::Participant)
-        {
+    if let Some(t) = team.clone() {
+        // A team of the roster or of the listed participants; in an open contest without
+        // either, a user who took part (submitted or asked): an announcement to nobody is
+        // refused, never published.
+        let known = match c.team(&t) {
+            Some(x) => x.category == Category::Participant && c.admits(&t),
+            None if matches!(c.participants, Participants::Listed(_)) => c.admits(&t),
+            None => {
+                let cid = c.id.clone();
+                let who = t.clone();
+                app.db(move |s| {
+                    Ok(s.standings_input(&cid)?.iter().any(|e| e.user == who)
+                        || (s.clarifications(&cid)?.iter()).any(|q| q.user.as_ref() == Some(&who)))
+                })
+                .await?
+            }
+        };
+        if !known {
             return Err(AppError::BadRequest(format!(
-                "field `team`: {t:?} is not a participant of contest {id:?}"
+                "field `team`: {t:?} is not a team of contest {id:?}"
             )));
         }
     }
@@ -199,17 +223,35 @@ pub(crate) async fn announce(app: &Arc<App>, id: &str, body: AskBody) -> Result<
         "general"
     };
     let text = body.text.trim().to_string();
-    app.db(move |s| {
-        let new = NewClarification {
-            user: None,
-            problem: problem.as_deref(),
-            category: kind,
-            to_user: team.as_deref(),
-            text: &text,
-        };
-        s.add_clarification_to(&c.id, &new, now_ms())
-    })
-    .await
+    let (cid, to) = (c.id.clone(), team.clone());
+    let made = app
+        .db(move |s| {
+            let new = NewClarification {
+                user: None,
+                problem: problem.as_deref(),
+                category: kind,
+                to_user: team.as_deref(),
+                text: &text,
+            };
+            s.add_clarification_to(&c.id, &new, now_ms())
+        })
+        .await?;
+    let to = to.map_or("everyone".to_string(), |t| format!("team {t}"));
+    let detail = format!("announcement {made} to {to}");
+    super::controls::note(app, &admin.name, "announce", Some(&cid), detail).await;
+    Ok(made)
+}
+
+/// Writes `detail` about clarification `id` to the audit log, under its contest.
+async fn audit(app: &Arc<App>, admin: &User, action: &str, id: i64, detail: String) {
+    let contest = match app.db(move |s| s.clarification_contest(id)).await {
+        Ok(c) => c,
+        Err(e) => {
+            e.log_if_internal();
+            None
+        }
+    };
+    super::controls::note(app, &admin.name, action, contest.as_deref(), detail).await;
 }
 
 /// Claims question `id` for `admin` (`claim`), so the other jury members see who answers it,
@@ -229,7 +271,15 @@ pub(crate) async fn claim(
         Some(Some(holder)) => Err(AppError::Conflict(format!(
             "question {id} is claimed by {holder}: they answer it (release it first to take it over)"
         ))),
-        Some(None) => Ok(()),
+        Some(None) => {
+            let (action, what) = if claim {
+                ("claim", "claimed")
+            } else {
+                ("release", "released")
+            };
+            audit(app, admin, action, id, format!("question {id} {what}")).await;
+            Ok(())
+        }
     }
 }
 
@@ -254,6 +304,7 @@ pub(crate) async fn answer(
         return Err(AppError::BadRequest("field `answer` is empty".into()));
     }
     let by = admin.name.clone();
+    let t = text.clone();
     let ok = app
         .db(move |s| {
             let public = match body.public {
@@ -261,10 +312,14 @@ pub(crate) async fn answer(
                 // The last answer says how the question stands (none: private).
                 None => s.answer_history(id)?.last().is_some_and(|a| a.public),
             };
-            s.answer_clarification(id, &text, public, &by, now_ms())
+            let ok = s.answer_clarification(id, &t, public, &by, now_ms())?;
+            Ok(ok.then_some(public))
         })
         .await?;
-    if ok {
+    if let Some(public) = ok {
+        let to = if public { "everyone" } else { "its asker" };
+        let detail = format!("question {id} answered to {to}: {text}");
+        audit(app, admin, "answer", id, detail).await;
         Ok(())
     } else {
         Err(AppError::NotFound(format!("no question {id}")))

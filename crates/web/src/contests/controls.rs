@@ -64,7 +64,7 @@ pub(crate) async fn change_clock(
 ) -> Result<String, AppError> {
     let change = body.change()?;
     let c = find(app, id)?;
-    super::results::refuse_if_final(&c, "changing its clock")?;
+    super::finality::refuse_if_final(&c, "changing its clock")?;
     let now = now_ms();
     let new = change
         .apply(&c, now)
@@ -123,12 +123,27 @@ pub(crate) async fn note(
     }
 }
 
+/// Audits a reload of the problems and contests (`POST /api/v1/admin/reload`): every
+/// `contest.toml` was read again, so a clock or a roster changed in the file takes effect here.
+pub(crate) async fn audit_reload(app: &Arc<App>, admin: &User, problems: usize) {
+    let loaded = app.contests.get();
+    let failed: Vec<&str> = loaded.failed.iter().map(|(f, _)| f.as_str()).collect();
+    let mut detail = format!(
+        "reloaded {problems} problems and {} contests",
+        loaded.contests.len()
+    );
+    if !failed.is_empty() {
+        detail.push_str(&format!("; failed to load: {}", failed.join(", ")));
+    }
+    note(app, &admin.name, "reload", None, detail).await;
+}
+
 /// Refuses a change of `submission`'s result when the contest it was made through is
 /// finalized.
 async fn refuse_if_final_of(app: &Arc<App>, submission: i64, what: &str) -> Result<(), AppError> {
     let contest = app.db(move |s| s.contest_of(submission)).await?;
     if let Some(c) = contest.and_then(|id| app.contests.get().get(&id).cloned()) {
-        super::results::refuse_if_final(&c, what)?;
+        super::finality::refuse_if_final(&c, what)?;
     }
     Ok(())
 }
@@ -233,7 +248,7 @@ pub(crate) async fn import_roster(
     passwords: bool,
 ) -> Result<Imported, AppError> {
     let c = find(app, id)?;
-    super::results::refuse_if_final(&c, "importing a roster")?;
+    super::finality::refuse_if_final(&c, "importing a roster")?;
     let teams = ojd_service::contest::roster::parse(text)
         .map_err(|e| AppError::BadRequest(format!("the roster: {e}")))?;
     // Passwords from accounts.tsv: checked before anything is written.

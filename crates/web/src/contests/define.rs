@@ -154,7 +154,7 @@ pub(crate) async fn update(
     confirm: bool,
 ) -> Result<Edited, Refusal> {
     let c = super::find(app, id)?;
-    super::results::refuse_if_final(&c, "editing it")?;
+    super::finality::refuse_if_final(&c, "editing it")?;
     let problems = app.node.config().server.problems.clone();
     let errors = draft.check(&problems, false);
     if !errors.is_empty() {

@@ -1,9 +1,14 @@
 //! One-time login links for a contest's hall sheet: one per team (its `[[team]]` users and
 //! listed participants), each working once, valid until a time the director chooses for the
-//! sheet (by default the contest's end plus [`DEFAULT_HOURS_AFTER_END`] hours, so a sheet
-//! printed the day before still works during the contest), at most
-//! [`MAX_LIFETIME`] ahead. The login links of `/admin/users` keep `[web]
+//! sheet or the contest's end, whichever is first (by default the end, so a sheet printed the
+//! day before still works during the contest), at most [`MAX_LIFETIME`] ahead. The login links of `/admin/users` keep `[web]
 //! login_code_lifetime`. Audited (how many, until when; never the links).
+//!
+//! A sheet's links are bound to their contest (the service's accounts): each logs in only
+//! while the contest still has its team and has not ended, so a finished contest's sheet
+//! never logs in as whoever has the user name next. Printing the sheet again revokes every
+//! unspent link of the earlier one; removing a team revokes its links and ends its sessions
+//! of the contest ([`revoke_team`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,15 +16,13 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::find;
-use crate::auth::session::issue_code;
+use crate::auth::session::account_error;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::{format_time, parse_start, Contest, Participants};
 use ojd_store::now_ms;
 
-/// A sheet's links last until the contest's end plus this many hours unless told otherwise.
-pub(crate) const DEFAULT_HOURS_AFTER_END: i64 = 2;
 /// The longest a sheet's links may last.
 pub(crate) const MAX_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -42,9 +45,9 @@ pub(crate) struct Sheet {
     pub(crate) links: Vec<Link>,
 }
 
-/// The default end of a sheet's links for `c`.
+/// The default end of a sheet's links for `c`: the contest's end (they never log in later).
 pub(crate) fn default_until(c: &Contest) -> i64 {
-    c.end_ms() + DEFAULT_HOURS_AFTER_END * 3_600_000
+    c.end_ms()
 }
 
 /// When a sheet's links expire: `valid_until` as typed (RFC 3339 with an offset), or the
@@ -110,41 +113,47 @@ pub(crate) async fn issue(
         )));
     }
     let lifetime = Duration::from_millis((at - now) as u64);
-    let list = users.clone();
-    let codes = app
-        .db(move |s| {
-            let mut out = Vec::new();
-            for (user, _) in &list {
-                let who = User {
-                    name: user.clone(),
-                    admin: false,
-                };
-                match issue_code(s, &who, lifetime) {
-                    Ok(code) => out.push(Ok(code)),
-                    Err(e) => out.push(Err(e.message())),
-                }
-            }
-            Ok(out)
-        })
-        .await?;
-    let mut links = Vec::new();
-    for ((user, name), code) in users.into_iter().zip(codes) {
-        let code = code.map_err(AppError::Internal)?;
-        links.push(Link {
+    let names = users.iter().map(|(u, _)| u.clone()).collect();
+    let (codes, revoked) = app
+        .node
+        .accounts()
+        .issue_sheet(c.id.clone(), names, lifetime)
+        .await
+        .map_err(account_error)?;
+    let links = users
+        .into_iter()
+        .zip(codes)
+        .map(|((user, name), code)| Link {
             user,
             name,
             path: format!("/login?code={code}"),
-        });
-    }
+        })
+        .collect::<Vec<_>>();
     let expires = format_time(at, c.utc_offset_s);
-    let detail = format!(
+    let mut detail = format!(
         "one-time login links for {} teams, valid until {expires}",
         links.len()
     );
+    if revoked > 0 {
+        detail.push_str(&format!(
+            "; the earlier sheet's {revoked} unused link(s) revoked"
+        ));
+    }
     super::controls::note(app, &admin.name, "login-links", Some(id), detail).await;
     Ok(Sheet {
         expires_ms: at,
         expires,
         links,
     })
+}
+
+/// Takes `user`'s place in contest `id` away at once: their unspent links of the contest are
+/// revoked and their sessions from its sheet end (their other logins are checked against the
+/// contests on each request anyway).
+pub(crate) async fn revoke_team(app: &Arc<App>, id: &str, user: &str) -> Result<(), AppError> {
+    let accounts = app.node.accounts();
+    accounts
+        .revoke_member(id.to_string(), user.to_string())
+        .await?;
+    Ok(())
 }

@@ -25,6 +25,7 @@ pub(crate) mod clarifications;
 pub(crate) mod controls;
 pub(crate) mod csv;
 pub(crate) mod define;
+mod finality;
 pub(crate) mod links;
 pub(crate) mod results;
 pub(crate) mod standings;
@@ -285,7 +286,7 @@ pub(crate) async fn set_freeze(
     unfrozen: bool,
 ) -> Result<(), AppError> {
     let c = find(app, id)?;
-    results::refuse_if_final(&c, "freezing or unfreezing its standings")?;
+    finality::refuse_if_final(&c, "freezing or unfreezing its standings")?;
     let now = now_ms();
     let Some(f) = c.freeze_ms() else {
         return Err(AppError::Conflict(format!(

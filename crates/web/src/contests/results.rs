@@ -2,7 +2,9 @@
 //! (`results.tsv`, `awards.json` through the Contest API's award objects, the results CSV), from one computation ([`results`]).
 //!
 //! A contest is finalized by a director after its end, once its standings are no longer
-//! frozen for students (the awards would tell the frozen results). The time is written into
+//! frozen for students (the awards would tell the frozen results), and after confirming each
+//! warning of its checklist (judge errors, pending judgings, unanswered questions, open
+//! rejudgings: [`readiness`]). The time is written into
 //! `contest.toml` as `finalized = "…"` (the file stays the truth, as for the clock) and
 //! audited. From then on the results are final: the clock, the freeze, verdict overrides,
 //! ignored submissions and applying a rejudging of its submissions are refused with a clear
@@ -17,9 +19,10 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::awards::{self, Award};
+use ojd_service::contest::finalize::Checklist;
 use ojd_service::contest::standings::Standings;
 use ojd_service::contest::{format_time, Contest, Phase};
-use ojd_store::{now_ms, StoreError};
+use ojd_store::{now_ms, RejudgingState, StoreError};
 
 /// The final standings (nothing hidden) and the awards of `c`. Blocking.
 pub(crate) fn results(app: &App, c: &Contest) -> Result<(Standings, Vec<Award>), StoreError> {
@@ -34,37 +37,90 @@ pub(crate) fn visible(c: &Contest, viewer: Option<&User>) -> bool {
     c.finalized_ms.is_some() || viewer.is_some_and(|u| u.admin)
 }
 
-/// The error for a change that a finalized contest no longer takes.
-pub(crate) fn refuse_if_final(c: &Contest, what: &str) -> Result<(), AppError> {
-    match c.finalized_ms {
-        Some(at) => Err(AppError::Conflict(format!(
-            "contest {:?} was finalized at {}: its results are final, {what} is refused",
-            c.id,
-            format_time(at, c.utc_offset_s)
-        ))),
-        None => Ok(()),
-    }
+pub(crate) use super::finality::refuse_if_final;
+
+/// Where a contest stands before it is finalized: what stops it (not ended, frozen) and what a
+/// director must confirm ([`Checklist`]).
+pub(crate) struct Readiness {
+    /// Why it cannot be finalized at all now (not over yet, standings frozen, already final).
+    pub(crate) blocked: Option<String>,
+    /// The standings are still frozen for students (unfreeze first).
+    pub(crate) frozen: bool,
+    pub(crate) checks: Checklist,
 }
 
-/// Finalizes contest `id` as `admin` asked: writes `finalized` into its `contest.toml`,
-/// reloads, audits. Returns what the audit log says.
-pub(crate) async fn finalize(app: &Arc<App>, admin: &User, id: &str) -> Result<String, AppError> {
-    let c = find(app, id)?;
-    refuse_if_final(&c, "finalizing it again")?;
-    let now = now_ms();
-    if c.phase(now) != Phase::Ended {
-        return Err(AppError::Conflict(format!(
+/// The checklist of contest `c` from the store (blocking): its submissions' current verdicts,
+/// its questions and the open rejudgings that cover any of its submissions.
+pub(crate) fn checklist(app: &App, c: &Contest) -> Result<Checklist, StoreError> {
+    let store = app.node.store();
+    let entries = store.standings_input(&c.id)?;
+    let clars = store.clarifications(&c.id)?;
+    let mut open = Vec::new();
+    for r in store.rejudgings()? {
+        if r.state == RejudgingState::Open {
+            let items = store.rejudging_items(r.id)?;
+            open.push((r.id, items.into_iter().map(|i| i.submission).collect()));
+        }
+    }
+    Ok(Checklist::new(&entries, &clars, &open))
+}
+
+/// Whether contest `c` can be finalized now, and what finalizing it needs confirmed.
+pub(crate) async fn readiness(app: &Arc<App>, c: &Arc<Contest>) -> Result<Readiness, AppError> {
+    let (a, c2) = (app.clone(), c.clone());
+    let (fs, checks) = app
+        .db(move |_| Ok((super::read_freeze(&a, &c2)?, checklist(&a, &c2)?)))
+        .await?;
+    let id = &c.id;
+    let blocked = if let Err(AppError::Conflict(e)) = refuse_if_final(c, "finalizing it again") {
+        Some(e)
+    } else if c.phase(now_ms()) != Phase::Ended {
+        Some(format!(
             "contest {id:?} ends at {}; it can be finalized only after its end",
             format_time(c.end_ms(), c.utc_offset_s)
-        )));
-    }
-    let (a, c2) = (app.clone(), c.clone());
-    let fs = app.db(move |_| super::read_freeze(&a, &c2)).await?;
-    if fs.frozen {
-        return Err(AppError::Conflict(format!(
+        ))
+    } else if fs.frozen {
+        Some(format!(
             "the standings of contest {id:?} are still frozen: unfreeze them first (the awards would tell the frozen results)"
+        ))
+    } else {
+        None
+    };
+    Ok(Readiness {
+        blocked,
+        frozen: fs.frozen,
+        checks,
+    })
+}
+
+/// Finalizes contest `id` as `admin` asked: refused unless it is over and unfrozen and every
+/// check of its [`Checklist`] that found something is named in `confirmed`; then writes
+/// `finalized` into its `contest.toml`, reloads, audits (with what was confirmed). Returns
+/// what the audit log says.
+pub(crate) async fn finalize(
+    app: &Arc<App>,
+    admin: &User,
+    id: &str,
+    confirmed: &[String],
+) -> Result<String, AppError> {
+    let c = find(app, id)?;
+    let ready = readiness(app, &c).await?;
+    if let Some(why) = ready.blocked {
+        return Err(AppError::Conflict(why));
+    }
+    let missing = ready.checks.unconfirmed(confirmed);
+    if !missing.is_empty() {
+        let each: Vec<String> = missing.iter().map(|m| m.describe()).collect();
+        return Err(AppError::Conflict(format!(
+            "finalizing contest {id:?} needs a confirmation of each: {}",
+            each.join("; ")
         )));
     }
+    let warned: Vec<String> = (ready.checks.checks().iter())
+        .filter(|c| !c.ids.is_empty())
+        .map(|c| c.describe())
+        .collect();
+    let now = now_ms();
     let problems = app.node.config().server.problems.clone();
     let (dir, offset) = (c.dir.clone(), c.utc_offset_s);
     let at = now / 1000 * 1000;
@@ -78,11 +134,14 @@ pub(crate) async fn finalize(app: &Arc<App>, admin: &User, id: &str) -> Result<S
     let c = find(app, id)?;
     let (a, c2) = (app.clone(), c.clone());
     let (_, list) = app.db(move |_| results(&a, &c2)).await?;
-    let detail = format!(
+    let mut detail = format!(
         "finalized at {}; {}",
         format_time(at, offset),
         summary(&c, &list)
     );
+    if !warned.is_empty() {
+        detail.push_str(&format!("; confirmed: {}", warned.join("; ")));
+    }
     super::controls::note(app, &admin.name, "finalize", Some(&c.id), detail.clone()).await;
     crate::log(&format!("contest {id}: {detail} (by {})", admin.name));
     Ok(detail)

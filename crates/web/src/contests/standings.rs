@@ -97,12 +97,10 @@ pub(crate) fn attempts(
         .collect()
 }
 
-/// The users who always get a row: the listed participants, less observers and the jury.
+/// The users who always get a row ([`Contest::ranked_users`]): the listed participants and the
+/// rostered teams, less observers and the jury.
 pub(crate) fn participants(c: &Contest) -> Vec<String> {
-    match &c.participants {
-        Participants::Anyone => Vec::new(),
-        Participants::Listed(u) => u.iter().filter(|u| c.ranked(u)).cloned().collect(),
-    }
+    c.ranked_users()
 }
 
 /// The standings table `viewer`'s view shares with everyone who has the same view (computed

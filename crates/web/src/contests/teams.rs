@@ -27,7 +27,7 @@ pub(crate) async fn save_team(
     draft: &ojd_service::contest::roster::TeamDraft,
 ) -> Result<Result<String, Vec<FieldError>>, AppError> {
     let c = find(app, id)?;
-    super::results::refuse_if_final(&c, "changing its teams")?;
+    super::finality::refuse_if_final(&c, "changing its teams")?;
     let teams = match draft.apply(&c.teams) {
         Ok(t) => t,
         Err(errors) => return Ok(Err(errors)),
@@ -90,7 +90,7 @@ pub(crate) async fn remove_team(
     user: &str,
 ) -> Result<String, AppError> {
     let c = find(app, id)?;
-    super::results::refuse_if_final(&c, "changing its teams")?;
+    super::finality::refuse_if_final(&c, "changing its teams")?;
     if !c.teams.iter().any(|t| t.user == user) {
         return Err(AppError::NotFound(format!(
             "contest {id:?} has no team of user {user:?}"
@@ -106,6 +106,7 @@ pub(crate) async fn remove_team(
     }
     let teams: Vec<_> = c.teams.iter().filter(|t| t.user != user).cloned().collect();
     let admission = write_teams(app, &c, teams).await?;
+    super::links::revoke_team(app, &c.id, user).await?;
     let detail = admission.told_after(format!("team {user:?} removed"));
     super::controls::note(app, &admin.name, "team", Some(&c.id), detail.clone()).await;
     Ok(detail)

@@ -26,7 +26,9 @@ use ojd_store::now_ms;
 
 type PageResult = Result<Response, Response>;
 
-/// How many empty problem rows the form offers for adding.
+/// How many empty problem rows the form offers for adding, at least: as many as the problems
+/// of the catalog not in the contest yet, so that a director adds every problem in one round
+/// trip.
 const BLANK_ROWS: usize = 2;
 
 /// What the form state is: a new contest (with its id) or an edit of one.
@@ -135,7 +137,10 @@ fn form(
         .rev()
         .take_while(|r| r.problem.is_empty() && r.label.is_empty() && r.color.is_empty())
         .count();
-    rows.extend((blanks..BLANK_ROWS).map(|_| DraftProblem::default()));
+    let unused = (catalog.problems.keys())
+        .filter(|id| !draft.problems.iter().any(|p| &p.problem == *id))
+        .count();
+    rows.extend((blanks..BLANK_ROWS.max(unused)).map(|_| DraftProblem::default()));
     let (action, new) = match kind {
         Kind::New { .. } => ("/admin/contests/new".to_string(), true),
         Kind::Edit { id } => (format!("/contests/{}/edit", urlencode(id)), false),

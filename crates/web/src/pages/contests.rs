@@ -419,8 +419,7 @@ pub(crate) fn teams_view(
             button #roster-button type="submit" { "Import" }
         }
         h2 { "Login links for the hall" }
-        p.muted { "A one-time login link for each team, to print: each works once, until the time below (by default the contest's end plus "
-            (ct::links::DEFAULT_HOURS_AFTER_END) " hours). Printing again gives new links; the old ones keep working until they are used or expire." }
+        p.muted { "A one-time login link for each team, to print: each works once, until the time below or the contest's end, whichever is first. Printing again revokes the earlier sheet's unused links; removing a team revokes its link." }
         form.submit #links-form method="post" action={ "/contests/" (c.id) "/links" }
             data-confirm="Issue a new login link for every team?" {
             label { "Valid until (RFC 3339 with an offset)"
@@ -704,8 +703,18 @@ fn freeze_controls(c: &Contest, fs: &ct::FreezeState) -> Markup {
 async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup, AppError> {
     let cid = c.id.clone();
     let all = app.db(move |s| s.clarifications(&cid)).await?;
-    let list: Vec<Clarification> = clarifications::visible_clarifications(all, user);
+    let mut list: Vec<Clarification> = clarifications::visible_clarifications(all, user);
     let admin = user.is_some_and(|u| u.admin);
+    // The jury's queue: questions waiting for an answer first, oldest first; the rest after, as
+    // everyone sees them.
+    let waiting = |q: &Clarification| q.user.is_some() && q.answer.is_none();
+    let unanswered = list.iter().filter(|q| waiting(q)).count();
+    if admin {
+        let (mut open, rest): (Vec<_>, Vec<_>) = list.into_iter().partition(|q| waiting(q));
+        open.sort_by_key(|q| (q.at, q.id));
+        open.extend(rest);
+        list = open;
+    }
     // Admins see every earlier answer of a question answered more than once.
     let mut history = std::collections::HashMap::new();
     if admin {
@@ -724,6 +733,9 @@ async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup
             .await?;
     }
     Ok(html! {
+        @if admin && unanswered > 0 {
+            p #unanswered { span.badge.unanswered { (unanswered) } " question" @if unanswered > 1 { "s" } " waiting for an answer (oldest first)" }
+        }
         @if list.is_empty() { p.muted { "Nothing yet." } }
         @for q in &list {
             div class={ "clar" @if q.user.is_none() { " announcement" } } {
@@ -830,7 +842,7 @@ fn standings_table(c: &Contest, s: &Standings) -> Markup {
             (format_time(c.freeze_ms().unwrap_or(0), c.utc_offset_s)) " show as ?." } }
         div.scroll { table.standings {
             thead { tr {
-                th { "#" } th { "User" }
+                th { "#" } th { "Team" }
                 @match s.scoring { Scoring::Icpc => { th { "Solved" } th { "Penalty" } }, Scoring::Ioi => { th { "Score" } } }
                 @for p in &s.problems { th.cell title=(p.problem) { (p.label) br; span.sub { (p.solved) } } }
             } }
@@ -849,15 +861,92 @@ fn standings_table(c: &Contest, s: &Standings) -> Markup {
     }
 }
 
+/// The standings' filters (DOMjudge's scoreboard filter): only the teams of one affiliation
+/// and/or one group, each keeping its rank in the whole table.
+#[derive(Deserialize, Default)]
+pub(crate) struct StandingsFilter {
+    affiliation: Option<String>,
+    group: Option<String>,
+}
+
+impl StandingsFilter {
+    fn set(v: &Option<String>) -> Option<&str> {
+        v.as_deref().map(str::trim).filter(|v| !v.is_empty())
+    }
+
+    /// The query string that repeats this filter ("" when none).
+    fn query(&self) -> String {
+        let mut q = Vec::new();
+        if let Some(a) = Self::set(&self.affiliation) {
+            q.push(format!("affiliation={}", urlencode(a)));
+        }
+        if let Some(g) = Self::set(&self.group) {
+            q.push(format!("group={}", urlencode(g)));
+        }
+        if q.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", q.join("&"))
+        }
+    }
+
+    fn keep(&self, c: &Contest, user: &str) -> bool {
+        let team = c.team(user);
+        let is = |want: Option<&str>, have: Option<&String>| {
+            want.is_none_or(|w| have.is_some_and(|h| h == w))
+        };
+        is(
+            Self::set(&self.affiliation),
+            team.and_then(|t| t.affiliation.as_ref()),
+        ) && is(Self::set(&self.group), team.and_then(|t| t.group.as_ref()))
+    }
+
+    /// The filter's form: the contest's affiliations and groups (none: no form).
+    fn form(&self, c: &Contest) -> Markup {
+        let mut affiliations: Vec<&str> = c
+            .teams
+            .iter()
+            .filter_map(|t| t.affiliation.as_deref())
+            .collect();
+        let mut groups: Vec<&str> = c.teams.iter().filter_map(|t| t.group.as_deref()).collect();
+        for l in [&mut affiliations, &mut groups] {
+            l.sort_unstable();
+            l.dedup();
+        }
+        let (a, g) = (Self::set(&self.affiliation), Self::set(&self.group));
+        html! {
+            @if !affiliations.is_empty() || !groups.is_empty() {
+                form.inline.filter #standings-filter method="get" action={ "/contests/" (c.id) "/standings" } {
+                    @if !affiliations.is_empty() {
+                        label { "Affiliation " select name="affiliation" #filter-affiliation {
+                            option value="" { "all" }
+                            @for x in &affiliations { option value=(x) selected[a == Some(*x)] { (x) } }
+                        } }
+                    }
+                    @if !groups.is_empty() {
+                        label { "Group " select name="group" #filter-group {
+                            option value="" { "all" }
+                            @for x in &groups { option value=(x) selected[g == Some(*x)] { (x) } }
+                        } }
+                    }
+                    button type="submit" { "Filter" }
+                }
+            }
+        }
+    }
+}
+
 async fn standings_markup(
     app: &Arc<App>,
     c: &Arc<Contest>,
     user: Option<&User>,
+    filter: &StandingsFilter,
 ) -> Result<Markup, AppError> {
     let (a, c2, u2) = (app.clone(), c.clone(), user.cloned());
-    let s = app
+    let mut s = app
         .db(move |_| standings::standings(&a, &c2, u2.as_ref()))
         .await?;
+    s.rows.retain(|r| filter.keep(c, &r.user));
     Ok(standings_table(c, &s))
 }
 
@@ -865,10 +954,13 @@ pub(crate) async fn standings_page(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
+    Query(filter): Query<StandingsFilter>,
 ) -> PageResult {
     let u = user.as_ref();
     let c = ct::find(&app, &id).map_err(fail(u))?;
-    let table = standings_markup(&app, &c, u).await.map_err(fail(u))?;
+    let table = standings_markup(&app, &c, u, &filter)
+        .await
+        .map_err(fail(u))?;
     let fs = freeze_of(&app, &c).await.map_err(fail(u))?;
     let awards = if ct::results::visible(&c, u) && c.phase(now_ms()) == Phase::Ended {
         let (a, c2) = (app.clone(), c.clone());
@@ -884,7 +976,8 @@ pub(crate) async fn standings_page(
         h1 { "Standings: " a href={ "/contests/" (c.id) } { (c.title) } }
         (clock(&c, &fs))
         @if let Some(a) = awards { (a) }
-        div #standings data-live={ "/contests/" (c.id) "/standings/table" } { (table) }
+        (filter.form(&c))
+        div #standings data-live={ "/contests/" (c.id) "/standings/table" (filter.query()) } { (table) }
     };
     Ok(frame(&format!("Standings · {}", c.title), u, body))
 }
@@ -944,7 +1037,8 @@ pub(crate) async fn balloons_page(
     let row = |b: &ct::balloons::Balloon, deliver: bool| {
         html! {
             tr data-balloon={ (b.user) "/" (b.label) } {
-                td.label { (b.label) @if b.first { " " span.badge.first title="first to solve this problem" { "first" } } }
+                td.label data-color=[b.color.as_deref()] { (b.label) (swatch(&c, &b.problem)) @if let Some(rgb) = &b.color { " " span.sub { (rgb) } }
+                    @if b.first { " " span.badge.first title="first to solve this problem" { "first" } } }
                 td { (b.team) @if let Some(a) = &b.affiliation { br; span.sub { (a) } } }
                 td { (format_time(b.at, c.utc_offset_s)) " · " a href={ "/submissions/" (b.submission) } { "#" (b.submission) } }
                 td {
@@ -995,26 +1089,17 @@ pub(crate) async fn mark_balloon(
     Ok(Redirect::to(&format!("/contests/{}/balloons", urlencode(&id))).into_response())
 }
 
-/// `POST /contests/{id}/finalize` (admins): finalizes the results, then the standings.
-pub(crate) async fn finalize(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-) -> PageResult {
-    ct::results::finalize(&app, &admin, &id)
-        .await
-        .map_err(fail(Some(&admin)))?;
-    Ok(Redirect::to(&format!("/contests/{}/standings", urlencode(&id))).into_response())
-}
-
 pub(crate) async fn standings_fragment(
     State(app): State<Arc<App>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<String>,
+    Query(filter): Query<StandingsFilter>,
 ) -> PageResult {
     let u = user.as_ref();
     let c = ct::find(&app, &id).map_err(fail(u))?;
-    let m = standings_markup(&app, &c, u).await.map_err(fail(u))?;
+    let m = standings_markup(&app, &c, u, &filter)
+        .await
+        .map_err(fail(u))?;
     Ok(Html(m.into_string()).into_response())
 }
 
@@ -1099,7 +1184,7 @@ pub(crate) async fn announce(
         category: f.category,
         team: f.team,
     };
-    clarifications::announce(&app, &id, body)
+    clarifications::announce(&app, &admin, &id, body)
         .await
         .map_err(fail(Some(&admin)))?;
     Ok(Redirect::to(&format!("/contests/{id}#news")).into_response())

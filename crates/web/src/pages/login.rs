@@ -20,12 +20,13 @@ use maud::html;
 use serde::Deserialize;
 
 use crate::auth::extract::{session_of, MaybeUser};
-use crate::auth::session::{ms, redeem_code, start_session, COOKIE};
-use crate::auth::{hash_token, resolve};
+use crate::auth::resolve;
+use crate::auth::session::{code_user, ms, record, start_session, COOKIE};
 use crate::error::AppError;
 use crate::html::page;
 use crate::user::User;
 use crate::App;
+use ojd_service::Redeemed;
 
 #[derive(Deserialize, Default)]
 pub(crate) struct LoginForm {
@@ -63,8 +64,26 @@ fn login_page(user: Option<&User>, error: Option<&str>, code: Option<&str>) -> S
     page("Log in", user, body)
 }
 
-/// `GET /login`: the form, or for `?code=` a button that spends the code.
-pub(crate) async fn login_form(MaybeUser(user): MaybeUser, Query(q): Query<LoginForm>) -> Response {
+/// What a revoked login link says (410: it will never work again).
+const REVOKED: &str = "This login link was revoked: the contest's director printed new links, \
+     removed this team, or the contest has ended. Ask the contest admin for a new one.";
+
+fn revoked_page(user: Option<&User>) -> Response {
+    let body = html! {
+        h1 { "This link was revoked" }
+        p.error #revoked role="alert" { (REVOKED) }
+        p { a href="/login" { "Log in another way" } }
+    };
+    (StatusCode::GONE, Html(page("Link revoked", user, body))).into_response()
+}
+
+/// `GET /login`: the form, or for `?code=` a button that spends the code (a revoked code's
+/// link says so at once; the code is not spent by looking).
+pub(crate) async fn login_form(
+    State(app): State<Arc<App>>,
+    MaybeUser(user): MaybeUser,
+    Query(q): Query<LoginForm>,
+) -> Response {
     if q.token.is_some() {
         let page = login_page(
             user.as_ref(),
@@ -72,6 +91,13 @@ pub(crate) async fn login_form(MaybeUser(user): MaybeUser, Query(q): Query<Login
             None,
         );
         return (StatusCode::BAD_REQUEST, Html(page)).into_response();
+    }
+    if let Some(code) = q.code.clone() {
+        match code_user(&app, code, false).await {
+            Ok(Redeemed::Revoked) => return revoked_page(user.as_ref()),
+            Ok(_) => {}
+            Err(e) => e.log_if_internal(),
+        }
     }
     Html(login_page(user.as_ref(), None, q.code.as_deref())).into_response()
 }
@@ -106,26 +132,24 @@ pub(crate) async fn login(
         return password_login(app, req_headers, peer, name.trim().to_string(), password).await;
     }
     app.guards.login_allowed(addr, per_minute)?;
-    let (user, what) = match (f.code, f.token) {
-        (Some(code), _) => (app.db(move |s| redeem_code(s, &code)).await?, "code"),
-        (None, Some(token)) => {
-            let a = app.clone();
-            (app.db(move |s| resolve(&a, s, &token)).await?, "token")
-        }
-        (None, None) => (None, "token"),
+    let (user, what, contest) = match (f.code, f.token) {
+        (Some(code), _) => match code_user(&app, code, true).await? {
+            Redeemed::User(a, contest) => (Some(crate::auth::session::user(a)), "code", contest),
+            Redeemed::Revoked => {
+                crate::log(&format!("login refused: a revoked link from {}", peer.ip()));
+                return Ok(revoked_page(None));
+            }
+            Redeemed::Invalid => (None, "code", None),
+        },
+        (None, Some(token)) => (resolve(&app, token).await?, "token", None),
+        (None, None) => (None, "token", None),
     };
     let Some(user) = user else {
         app.guards.login_failed(addr);
         // Logged and audited: a director sees guessing (never the token typed).
         let from = peer.ip().to_string();
         crate::log(&format!("login failed: a wrong {what} from {from}"));
-        let detail = format!("a wrong {what}");
-        if let Err(e) = app
-            .db(move |s| s.add_audit(&from, "login-failed", None, &detail, ojd_store::now_ms()))
-            .await
-        {
-            e.log_if_internal();
-        }
+        audit(&app, from, "login-failed", format!("a wrong {what}")).await;
         let message = if what == "code" {
             "This login link is not valid: it was used already or it expired. Ask for a new one."
         } else {
@@ -137,34 +161,28 @@ pub(crate) async fn login(
         )
             .into_response());
     };
-    start(app, req_headers, peer, user, what).await
+    start(app, req_headers, peer, user, what, contest).await
 }
 
-/// Starts `user`'s session (logged and audited as a login by `what`), then goes home.
+/// Starts `user`'s session (logged and audited as a login by `what`; bound to `contest` when a
+/// hall sheet's link logged them in), then goes home.
 async fn start(
     app: Arc<App>,
     req_headers: HeaderMap,
     peer: std::net::SocketAddr,
     user: User,
     what: &str,
+    contest: Option<String>,
 ) -> Result<Response, AppError> {
     let lifetime = app.node.config().web.session_lifetime;
-    let who = user.clone();
-    let id = app
-        .db(move |s| Ok(start_session(s, &who, lifetime)))
-        .await??;
+    let id = start_session(&app, &user, contest, lifetime).await?;
     let mut headers = HeaderMap::new();
     let value = cookie(&id, ms(lifetime) / 1000, secure(&app, &req_headers))
         .ok_or_else(|| AppError::Internal("a session cookie could not be built".into()))?;
     headers.insert(header::SET_COOKIE, value);
     crate::log(&format!("login: {} by {what}", user.name));
-    let (name, detail) = (user.name.clone(), format!("by {what} from {}", peer.ip()));
-    if let Err(e) = app
-        .db(move |s| s.add_audit(&name, "login", None, &detail, ojd_store::now_ms()))
-        .await
-    {
-        e.log_if_internal();
-    }
+    let detail = format!("by {what} from {}", peer.ip());
+    audit(&app, user.name.clone(), "login", detail).await;
     Ok((headers, Redirect::to("/")).into_response())
 }
 
@@ -181,15 +199,11 @@ async fn password_login(
     let addr = Some(peer.ip());
     let per_minute = app.node.config().web.login_attempts_per_minute;
     app.guards.password_allowed(&name, addr, per_minute)?;
-    let n = name.clone();
-    let stored = app.db(move |s| s.password_hash(&n)).await?;
-    let admin = app
-        .node
-        .config()
-        .server
-        .users
-        .iter()
-        .any(|u| u.admin && u.name == name);
+    let stored = app.node.accounts().password_hash(name.clone()).await?;
+    // Only a user something still knows (a team, a listed participant) logs in, and never
+    // an admin: by the current record, as every request is checked.
+    let known = record(&app, name.clone()).await?;
+    let admin = known.as_ref().is_none_or(|u| u.admin);
     let ok = tokio::task::spawn_blocking(move || {
         // The same work whether or not the account has a password: the time tells nothing.
         let hash = stored.unwrap_or_else(|| DUMMY.get_or_init(dummy_hash).clone());
@@ -204,12 +218,7 @@ async fn password_login(
             "login failed: a wrong password for {name:?} from {from}"
         ));
         let detail = format!("a wrong password for {name:?} from {from}");
-        if let Err(e) = app
-            .db(move |s| s.add_audit(&from, "login-failed", None, &detail, ojd_store::now_ms()))
-            .await
-        {
-            e.log_if_internal();
-        }
+        audit(&app, from, "login-failed", detail).await;
         return Ok((
             StatusCode::UNAUTHORIZED,
             Html(login_page(
@@ -221,7 +230,14 @@ async fn password_login(
             .into_response());
     }
     let user = User { name, admin: false };
-    start(app, req_headers, peer, user, "password").await
+    start(app, req_headers, peer, user, "password", None).await
+}
+
+/// Writes a login's line of the audit log; a failure to write it is logged, never the login's.
+async fn audit(app: &Arc<App>, who: String, action: &'static str, detail: String) {
+    if let Err(e) = app.node.accounts().audit(who, action, detail).await {
+        AppError::from(e).log_if_internal();
+    }
 }
 
 static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -234,9 +250,8 @@ fn dummy_hash() -> String {
 /// `POST /logout`: ends the session and clears the cookie.
 pub(crate) async fn logout(State(app): State<Arc<App>>, req_headers: HeaderMap) -> Response {
     if let Some(id) = session_of(&req_headers) {
-        let hash = hash_token(&id);
-        if let Err(e) = app.db(move |s| s.end_session(&hash)).await {
-            e.log_if_internal();
+        if let Err(e) = app.node.accounts().end_session(&id).await {
+            AppError::from(e).log_if_internal();
         }
     }
     let mut headers = HeaderMap::new();

@@ -7,6 +7,7 @@
 //! `contest.js`, which refreshes their live fragments.
 
 mod assets;
+mod contest_finalize;
 mod contest_form;
 mod contests;
 mod login;
@@ -62,7 +63,10 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/contests/{id}/unfreeze", post(contests::unfreeze))
         .route("/contests/{id}/freeze", post(contests::freeze))
         .route("/contests/{id}/clock", post(contests::change_clock))
-        .route("/contests/{id}/finalize", post(contests::finalize))
+        .route(
+            "/contests/{id}/finalize",
+            get(contest_finalize::finalize_page).post(contest_finalize::finalize),
+        )
         .route(
             "/contests/{id}/balloons",
             get(contests::balloons_page).post(contests::mark_balloon),

@@ -28,7 +28,7 @@ fn safe_url(url: &str) -> bool {
 
 /// Renders `text` (Markdown) for the problem page; `drop_samples`: the page shows the samples
 /// itself, so the statement's sample sections are left out.
-pub(crate) fn render(text: &str, drop_samples: bool) -> String {
+pub fn render(text: &str, drop_samples: bool) -> String {
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
     options.insert(Options::ENABLE_STRIKETHROUGH);

@@ -173,3 +173,25 @@ fn roster_values_that_a_spreadsheet_would_run_are_neutralised() {
         assert_eq!(neutralised(raw), cell);
     }
 }
+
+/// A rostered team that never submitted is ranked all the same: a row with nothing solved in
+/// the standings, "Honorable" in results.tsv; observers and the jury get none.
+#[test]
+fn every_rostered_team_is_ranked_even_without_a_submission() {
+    let mut observer = team("obs", None);
+    observer.category = Category::Observer;
+    let teams = vec![team("ann", None), team("zoe", None), observer];
+    let mut c = contest(Medals::default(), teams);
+    let s = standings::compute(&c, &[ac(1, "ann", "pa", 10)], &c.ranked_users(), None);
+    let rows: Vec<(&str, u32)> = s.rows.iter().map(|r| (r.user.as_str(), r.solved)).collect();
+    assert_eq!(rows, [("ann", 1), ("zoe", 0)]);
+    let tsv = results_tsv(&c, &s, &compute(&c, &s));
+    assert!(
+        tsv.lines().any(|l| l.starts_with("zoe\t\tHonorable\t0")),
+        "{tsv}"
+    );
+    assert!(!tsv.contains("obs"), "{tsv}");
+    // In a listed contest, a team whose user is not listed is not admitted: no row.
+    c.participants = Participants::Listed(vec!["ann".into()]);
+    assert_eq!(c.ranked_users(), ["ann"]);
+}

@@ -1,0 +1,129 @@
+//! What the ICPC Contest API (CLICS) and the contest package read of a contest, as the service
+//! states it: its roster ([`directory`]: teams, organizations, groups, accounts, whatever made
+//! them), its teams' ids ([`team_id`]), and the stored records its event feed is derived from
+//! ([`Records`]), so that the web's Contest API and `ojd contest export` never read the store
+//! themselves and never disagree.
+
+mod directory;
+
+pub use directory::{directory, only, properties, slug, DirTeam, Directory, Extra};
+/// The stored rows the records are made of, named here so that readers need not name the store.
+pub use ojd_store::{CcsJudging, CcsRun, Clarification, FreezeChange, SubmissionInfo};
+
+use ojd_store::StoreError;
+
+use crate::Node;
+
+/// A team's id: the user's name when it is a valid Contest API ID (at most 36 of
+/// `[A-Za-z0-9_.-]`, not starting with `-` or `.`, not ending with `.`), else `u` and a hash.
+pub fn team_id(user: &str) -> String {
+    // A name shaped like a hashed id is hashed too: kept as it is, `ub532181593a79e61` would be
+    // the id of whichever other user hashes to it.
+    if is_id(user) && !looks_hashed(user) {
+        return user.to_string();
+    }
+    use sha2::Digest;
+    let h = sha2::Sha256::digest(user.as_bytes());
+    let hex = ojd_judge::hex_encode(&h[..8]);
+    format!("u{hex}")
+}
+
+/// `u` and 16 lowercase hex digits: the shape of a hashed [`team_id`].
+fn looks_hashed(s: &str) -> bool {
+    s.len() == 17
+        && s.starts_with('u')
+        && s[1..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Whether `s` is a valid ID of the standard.
+pub fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 36
+        && !s.starts_with(['-', '.'])
+        && !s.ends_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+}
+
+/// Everything stored about a contest that its event feed is derived from, read at once.
+pub struct Records {
+    /// The submissions made through the contest, by id.
+    pub submissions: Vec<SubmissionInfo>,
+    /// Every judging of them, by id.
+    pub judgings: Vec<CcsJudging>,
+    /// Every per-test result of those judgings.
+    pub runs: Vec<CcsRun>,
+    /// Questions, answers and announcements, by id.
+    pub clarifications: Vec<Clarification>,
+    /// The freeze's last change (an admin's unfreeze or freeze again).
+    pub freeze: Option<FreezeChange>,
+}
+
+impl Records {
+    /// Reads contest `contest`'s records from `node`'s store (blocking: call it off the
+    /// async runtime).
+    pub fn load(node: &Node, contest: &str) -> Result<Records, StoreError> {
+        let store = node.store();
+        let clarifications = clarifications(node, contest)?;
+        Ok(Records {
+            submissions: store.contest_submissions(contest)?,
+            judgings: store.contest_judgings(contest)?,
+            runs: store.contest_runs(contest)?,
+            clarifications,
+            freeze: store.freeze_change(contest)?,
+        })
+    }
+}
+
+/// A submission's source file as the Contest API hands it out (`submissions/<id>/files`): whose
+/// it is, its language and its bytes.
+pub struct Source {
+    pub user: String,
+    pub language: String,
+    pub source: Vec<u8>,
+}
+
+/// Submission `id`'s source, if it exists (blocking).
+pub fn source(node: &Node, id: i64) -> Result<Option<Source>, StoreError> {
+    Ok(node.store().get(id)?.map(|s| Source {
+        user: s.info.user,
+        language: s.info.language,
+        source: s.source,
+    }))
+}
+
+/// Contest `contest`'s questions, answers and announcements, by id (blocking).
+pub fn clarifications(node: &Node, contest: &str) -> Result<Vec<Clarification>, StoreError> {
+    let mut all = node.store().clarifications(contest)?;
+    all.sort_by_key(|q| q.id);
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn team_ids_are_valid_ids() {
+        assert_eq!(team_id("alice_01.x-y"), "alice_01.x-y");
+        for bad in [".hidden", "-dash", "dot.", &"a".repeat(37)] {
+            let id = team_id(bad);
+            assert!(id.starts_with('u') && id.len() == 17, "{bad} -> {id}");
+            assert_eq!(team_id(bad), id, "stable");
+        }
+        assert_ne!(team_id(".a"), team_id(".b"));
+    }
+
+    /// A user named like another user's hashed id does not get that id.
+    #[test]
+    fn a_name_shaped_like_a_hashed_id_never_takes_anothers_id() {
+        let other = team_id("Bob Smith");
+        assert!(looks_hashed(&other), "{other}");
+        let mallory = team_id(&other);
+        assert_ne!(mallory, other);
+        assert!(looks_hashed(&mallory), "{mallory}");
+        assert_eq!(team_id("u123"), "u123");
+    }
+}

@@ -1,0 +1,287 @@
+//! The Contest API as a CDS or a resolver follows a contest run in ojd's web: the roster a
+//! director imported there is the API's teams, organizations and groups (a team that never
+//! submits too, an observer hidden), and the event feed is a faithful log through a host
+//! fault (a daemon killed while judging) and a rejudging: a judgement it sent and that then
+//! vanished gets its delete event, a replay sends exactly what was sent before, and the state
+//! rebuilt from the events alone equals every endpoint. A finalized contest says
+//! `end_of_updates`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::ccs::{access_in, check_endpoints_in, check_feed, feed_of};
+use crate::contests::rfc3339;
+use crate::daemon::{Daemon, Site, ADMIN, ALICE, JUDGED_WITHIN};
+
+/// Every collection the feed and the endpoints share.
+const COLLECTIONS: [&str; 11] = [
+    "judgement-types",
+    "languages",
+    "problems",
+    "groups",
+    "organizations",
+    "teams",
+    "accounts",
+    "submissions",
+    "judgements",
+    "runs",
+    "clarifications",
+];
+
+/// The objects a feed leaves: (type, id) -> data, deleted ones gone.
+fn rebuild(events: &[Value]) -> BTreeMap<String, BTreeMap<String, Value>> {
+    let mut out: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
+    for e in events {
+        let ty = e["type"].as_str().expect("type").to_string();
+        let id = e["id"].as_str().unwrap_or("").to_string();
+        let objects = out.entry(ty).or_default();
+        if e["data"].is_null() {
+            assert!(
+                objects.remove(&id).is_some(),
+                "a delete event for an object never sent: {e}"
+            );
+        } else {
+            objects.insert(id, e["data"].clone());
+        }
+    }
+    out.retain(|_, objects| !objects.is_empty());
+    out
+}
+
+/// What the endpoints answer, in the same shape.
+fn endpoints(
+    d: &Daemon,
+    cid: &str,
+    token: Option<&str>,
+) -> BTreeMap<String, BTreeMap<String, Value>> {
+    let mut out = BTreeMap::new();
+    for ty in COLLECTIONS {
+        if ty == "accounts" && token.is_none() {
+            continue; // not the public's (a 401, checked by `check_endpoints_in`)
+        }
+        let (code, list) = d.get(&format!("/api/contests/{cid}/{ty}"), token);
+        assert_eq!(code, 200, "{ty}: {list}");
+        let objects: BTreeMap<String, Value> = list
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|o| (o["id"].as_str().expect("id").to_string(), o.clone()))
+            .collect();
+        if !objects.is_empty() {
+            out.insert(ty.to_string(), objects);
+        }
+    }
+    let (_, v) = d.get(&format!("/api/contests/{cid}/state"), token);
+    out.insert("state".into(), BTreeMap::from([(String::new(), v)]));
+    let (_, v) = d.get(&format!("/api/contests/{cid}"), token);
+    out.insert("contest".into(), BTreeMap::from([(String::new(), v)]));
+    out
+}
+
+/// Waits until the feed alone rebuilds every endpoint (events are sent once they are 2 s
+/// old), and returns that feed.
+fn settled(d: &Daemon, cid: &str, token: Option<&str>) -> Vec<Value> {
+    let t = Instant::now();
+    loop {
+        let feed = feed_of(d, cid, token);
+        let rebuilt = rebuild(&feed);
+        let now = endpoints(d, cid, token);
+        if rebuilt == now {
+            return feed;
+        }
+        assert!(
+            t.elapsed() < JUDGED_WITHIN,
+            "the feed never rebuilt the endpoints:\nfeed: {rebuilt:#?}\nendpoints: {now:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn submit(d: &Daemon, token: &str, file: &str) -> i64 {
+    let source = std::fs::read_to_string(crate::common::testdata(&format!(
+        "aplusb/submissions/{file}"
+    )))
+    .expect("source");
+    let body = json!({"problem": "aplusb", "language": "c", "source": source, "contest": "wf"});
+    let (code, r) = d.post_json("/api/v1/submissions", Some(token), &body);
+    assert_eq!(code, 201, "{file}: {r}");
+    r["id"].as_i64().expect("id")
+}
+
+fn judgement_events(feed: &[Value], submission: i64) -> Vec<&Value> {
+    let sid = submission.to_string();
+    let mut ids: Vec<&Value> = Vec::new();
+    for e in feed.iter().filter(|e| e["type"] == "judgements") {
+        if e["data"]["submission_id"] == sid.as_str() {
+            ids.push(&e["id"]);
+        }
+    }
+    feed.iter()
+        .filter(|e| e["type"] == "judgements" && ids.contains(&&e["id"]))
+        .collect()
+}
+
+#[test]
+fn the_webs_roster_and_a_faithful_feed_through_a_host_fault_and_a_rejudging() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms() / 1000 * 1000;
+    crate::contest_site::write_contest_file(
+        contests.path(),
+        "wf",
+        now - 10 * 60_000,
+        Some("2h"),
+        "participants = [\"alice\", \"bob\"]",
+        &["aplusb".to_string()],
+    );
+    // A contest over and finalized: nothing will change it.
+    let finalized = now - 30 * 60_000;
+    crate::contest_site::write_contest_file(
+        contests.path(),
+        "done",
+        now - 3 * 3_600_000,
+        Some("1h"),
+        &format!("finalized = \"{}\"", rfc3339(finalized)),
+        &["aplusb".to_string()],
+    );
+    let d = site.start();
+
+    // The roster, imported in the web: carol never submits, bob observes.
+    let roster = "user,name,affiliation,group,category\n\
+                  alice,Team Alice,A University,Students,participant\n\
+                  bob,Bob's Bunch,A University,,observer\n\
+                  carol,Carol's,B College,Students,participant\n";
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/wf/teams",
+        Some(ADMIN),
+        &json!({ "roster": roster }),
+    );
+    assert_eq!(code, 200, "{r}");
+    let public = check_endpoints_in(&d, "wf", None);
+    let org = |name: &str| {
+        public["organizations"]
+            .iter()
+            .find(|o| o["name"] == name)
+            .unwrap_or_else(|| panic!("no organization {name}: {public:?}"))["id"]
+            .clone()
+    };
+    let students = public["groups"]
+        .iter()
+        .find(|g| g["name"] == "Students")
+        .expect("the group")["id"]
+        .clone();
+    let team = |id: &str| {
+        public["teams"]
+            .iter()
+            .find(|t| t["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no team {id}: {:?}", public["teams"]))
+    };
+    assert_eq!(
+        team("alice"),
+        json!({"id": "alice", "name": "Team Alice", "label": "alice", "hidden": false,
+               "organization_id": org("A University"), "group_ids": [students]})
+    );
+    assert_eq!(team("bob")["hidden"], true, "an observer is hidden");
+    assert_eq!(team("bob")["organization_id"], org("A University"));
+    assert_eq!(team("carol")["organization_id"], org("B College"));
+    assert_eq!(public["teams"].len(), 3);
+    // Every ranked team on the scoreboard, carol with nothing solved; the observer not.
+    let (_, sb) = d.get("/api/contests/wf/scoreboard", None);
+    let rows: Vec<&Value> = sb["rows"].as_array().expect("rows").iter().collect();
+    let carol = rows
+        .iter()
+        .find(|r| r["team_id"] == "carol")
+        .unwrap_or_else(|| panic!("carol is not on the scoreboard: {sb}"));
+    assert_eq!(carol["score"]["num_solved"], 0);
+    assert!(!rows.iter().any(|r| r["team_id"] == "bob"), "{sb}");
+    let admin = check_endpoints_in(&d, "wf", Some(ADMIN));
+    let accounts: Vec<&Value> = admin["accounts"]
+        .iter()
+        .filter(|a| a["type"] == "team")
+        .collect();
+    assert_eq!(accounts.len(), 3, "{accounts:?}");
+
+    // A slow submission, the daemon killed while it is judged: the feed has sent its
+    // judgement as started.
+    let slow = submit(&d, ALICE, "time_limit_exceeded/sleep.c");
+    let t = Instant::now();
+    let before = loop {
+        let feed = feed_of(&d, "wf", Some(ADMIN));
+        if !judgement_events(&feed, slow).is_empty() {
+            break feed;
+        }
+        assert!(t.elapsed() < JUDGED_WITHIN, "the judging never started");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let started = judgement_events(&before, slow)[0].clone();
+    assert!(started["data"]["judgement_type_id"].is_null(), "{started}");
+    assert_eq!(started["data"]["score"], 0);
+    d.kill9();
+
+    // Restarted: the judging is retried; then an accepted one is rejudged.
+    let d = site.start();
+    d.wait_done(slow, ALICE, JUDGED_WITHIN);
+    let ac = submit(&d, ALICE, "accepted/ac.c");
+    d.wait_done(ac, ALICE, JUDGED_WITHIN);
+    let (code, r) = d.post_json(
+        &format!("/api/v1/admin/submissions/{ac}/rejudge"),
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert!(code == 200 || code == 202, "{code} {r}");
+    let t = Instant::now();
+    while judgement_events(&feed_of(&d, "wf", Some(ADMIN)), ac)
+        .iter()
+        .filter(|e| e["data"]["judgement_type_id"] == "AC")
+        .count()
+        < 2
+    {
+        assert!(t.elapsed() < JUDGED_WITHIN, "the rejudging never came");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    for token in [Some(ADMIN), None, Some(ALICE)] {
+        let feed = settled(&d, "wf", token);
+        check_feed(&feed, &access_in(&d, "wf", token));
+        let slow_events = judgement_events(&feed, slow);
+        // The abandoned judging: sent as started, then deleted; the retry's is the one left.
+        let first = &slow_events[0];
+        let gone: Vec<&&Value> = slow_events
+            .iter()
+            .filter(|e| e["id"] == first["id"] && e["data"].is_null())
+            .collect();
+        assert_eq!(gone.len(), 1, "{token:?}: {slow_events:#?}");
+        let finished: Vec<&&Value> = slow_events
+            .iter()
+            .filter(|e| e["data"]["judgement_type_id"].is_string())
+            .collect();
+        assert_eq!(finished.len(), 1, "{slow_events:#?}");
+        assert_ne!(finished[0]["id"], first["id"]);
+        assert_eq!(finished[0]["data"]["judgement_type_id"], "TLE");
+        if token == Some(ADMIN) {
+            // A replay: what was sent before the fault, line for line, token for token.
+            assert_eq!(
+                &feed[..before.len()],
+                &before[..],
+                "a replay differs from what was streamed"
+            );
+        }
+    }
+
+    // A finalized contest: its last event is the state that says no more will come.
+    let (_, state) = d.get("/api/contests/done/state", None);
+    assert!(state["end_of_updates"].is_string(), "{state}");
+    assert_eq!(state["end_of_updates"], state["finalized"], "{state}");
+    let feed = feed_of(&d, "done", None);
+    let last = feed.last().expect("events");
+    assert_eq!((&last["type"], &last["data"]), (&json!("state"), &state));
+    let (_, wf) = d.get("/api/contests/wf/state", None);
+    assert!(wf["end_of_updates"].is_null(), "running: {wf}");
+}
