@@ -24,8 +24,8 @@ use sha2::{Digest, Sha256};
 
 use crate::contest::{Contest, Participants};
 use crate::node::{DbError, Node};
-use ojd_judge::hex_encode as hex;
 use ojd_config::Config;
+use ojd_judge::hex_encode as hex;
 use ojd_store::{now_ms, CodeState, Holder, Store, StoreError, TokenActivity, TokenRights};
 
 /// A signed-in user as their current record has them.
