@@ -79,7 +79,7 @@ pub use ojd_store::{
     RejudgingInfo, RejudgingItem, RejudgingState, StoreError, OVERRIDE_REMOVED,
 };
 /// Rejudgings: start one, read it with every judging it compares, apply or cancel it.
-pub use rejudgings::{Created, Rejudgeable, RejudgingRecord};
+pub use rejudgings::{Created, Rejudgeable, RejudgingRecord, RejudgingRefused};
 
 /// Problem packages as content-addressed blobs, cached by judge hosts.
 pub use blobs::{package_files, BlobError, Cache};

@@ -42,6 +42,12 @@ pub enum Created {
     },
 }
 
+/// Why an apply or cancel was refused (applied or cancelled already, not fully judged, a
+/// finalized contest's): the message for the admin.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RejudgingRefused(pub String);
+
 /// A rejudging and every judging its report compares.
 #[derive(Clone, Debug)]
 pub struct RejudgingRecord {
@@ -189,7 +195,7 @@ impl Node {
         id: i64,
         by: &str,
         apply: bool,
-    ) -> Result<Result<u64, String>, DbError> {
+    ) -> Result<Result<u64, RejudgingRefused>, DbError> {
         let by = by.to_string();
         let r = self
             .db(move |s| {
@@ -200,7 +206,7 @@ impl Node {
                 };
                 match r {
                     Ok(n) => Ok(Ok(n)),
-                    Err(StoreError::Conflict(m)) => Ok(Err(m)),
+                    Err(StoreError::Conflict(m)) => Ok(Err(RejudgingRefused(m))),
                     Err(e) => Err(e),
                 }
             })

@@ -24,7 +24,7 @@ use ojd_judge::Verdict;
 use ojd_service::contest::rejudging::{self, Diff, Move, Outcome, Pair, TestChange};
 use ojd_service::contest::standings::{self, Judged};
 use ojd_service::contest::Scoring;
-use ojd_service::{Created, Rejudgeable, RejudgingRecord, StoreError};
+use ojd_service::{Created, Rejudgeable, RejudgingRecord, RejudgingRefused, StoreError};
 use ojd_service::{JudgingDetail, RejudgeFilter, RejudgingInfo, RejudgingItem};
 
 /// What an admin asks to rejudge; at least one field.
@@ -352,7 +352,7 @@ pub(crate) async fn close(
     id: i64,
     by: &str,
     apply: bool,
-) -> Result<Result<u64, String>, AppError> {
+) -> Result<Result<u64, RejudgingRefused>, AppError> {
     if app.node.rejudging(id).await?.is_none() {
         return Err(AppError::NotFound(format!("no rejudging {id}")));
     }
@@ -365,7 +365,7 @@ pub(crate) async fn close(
             if let Err(e) =
                 crate::contests::results::refuse_if_final(c, "applying a rejudging of it")
             {
-                return Ok(Err(e.message()));
+                return Ok(Err(RejudgingRefused(e.message())));
             }
         }
     }

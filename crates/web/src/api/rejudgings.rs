@@ -88,7 +88,7 @@ async fn apply(
         Ok(n) => {
             Json(serde_json::json!({ "id": id, "state": "applied", "applied": n })).into_response()
         }
-        Err(m) => conflict(m),
+        Err(m) => conflict(m.to_string()),
     })
 }
 
@@ -99,6 +99,6 @@ async fn cancel(
 ) -> Result<Response, AppError> {
     Ok(match close(&app, id, &admin.name, false).await? {
         Ok(_) => Json(serde_json::json!({ "id": id, "state": "cancelled" })).into_response(),
-        Err(m) => conflict(m),
+        Err(m) => conflict(m.to_string()),
     })
 }
