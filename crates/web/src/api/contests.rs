@@ -699,9 +699,11 @@ async fn clarification_list(
 ) -> Result<Json<Vec<Clarification>>, AppError> {
     let c = find(&app, &id)?;
     let node = app.node.clone();
-    let all = app
+    let mut all = app
         .db(move |_| ojd_service::ccs::clarifications(&node, &c.id))
         .await?;
+    // This API lists the newest first (the Contest API's order is the oldest first).
+    all.reverse();
     Ok(Json(clarifications::visible_clarifications(
         all,
         user.as_ref(),
