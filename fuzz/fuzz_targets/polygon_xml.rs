@@ -12,7 +12,7 @@ use ojd_import::polygon;
 fn judge() -> &'static ojd_judge::Judge {
     static JUDGE: OnceLock<ojd_judge::Judge> = OnceLock::new();
     JUDGE.get_or_init(|| {
-        ojd_judge::Judge::new(ojd_judge::Config::defaults(), 1).expect("a judge")
+        ojd_judge::Judge::new(ojd_config::Config::defaults().judging(), 1).expect("a judge")
     })
 }
 
@@ -24,5 +24,5 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let opts = polygon::Options {
         to: Some(dir.path().join("out")),
     };
-    let _ = polygon::import(&src, &ojd_judge::Config::defaults(), judge(), &opts);
+    let _ = polygon::import(&src, &ojd_config::Config::defaults(), judge(), &opts);
 });
