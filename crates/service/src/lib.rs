@@ -13,15 +13,14 @@
 //! [`Node`]; nothing here depends on it.
 
 #![forbid(unsafe_code)]
-// TODO(issue 38): 172 public items of this crate's facade have no doc comment yet
-// (struct fields and enum variants mostly); the workspace's `missing_docs` holds here once
-// they do. `unreachable_pub` already holds.
-#![allow(missing_docs)]
 
 mod accounts;
 mod blobs;
 mod catalog;
 pub mod ccs;
+// TODO(issue 38): `contest` moves to a crate of its own this round; its public items get
+// their doc comments there, and this allow goes with the move.
+#[allow(missing_docs)]
 pub mod contest;
 mod events;
 mod hosts;
