@@ -57,7 +57,7 @@ pub struct Problem {
     pub interactor: Option<Interactor>,
     /// Whether the program reads and writes named files instead of standard streams.
     pub io: IoMode,
-    /// The tests, in natural order of their names.
+    /// The tests: samples first, then the rest, each in natural order of their names.
     pub tests: Vec<TestCase>,
     /// Tests whose inputs a generator writes (`ojd gen`).
     pub generate: Vec<Generated>,
