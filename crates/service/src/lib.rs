@@ -18,10 +18,6 @@ mod accounts;
 mod blobs;
 mod catalog;
 pub mod ccs;
-// TODO(issue 38): `contest` moves to a crate of its own this round; its public items get
-// their doc comments there, and this allow goes with the move.
-#[allow(missing_docs)]
-pub mod contest;
 mod events;
 mod hosts;
 pub mod logging;
@@ -31,6 +27,10 @@ mod rejudgings;
 mod submissions;
 mod viewer;
 mod worker;
+
+/// Contests' domain (the `ojd-contest` crate): model, standings, clock, rejudging diffs,
+/// awards, rosters.
+pub use ojd_contest as contest;
 
 /// Accounts: sessions, login codes and tokens, each checked against its user's current
 /// record; revocation.
