@@ -108,9 +108,9 @@ pub struct Collected {
     pub hosts: u64,
 }
 
-/// What hosts of a cluster share through the database: host registration and heartbeats, leases on
-/// claimed submissions, published problem packages and their blobs, garbage collection. Every
-/// backend implements it.
+/// What hosts of a cluster share through the database: host registration, heartbeats (which
+/// renew the leases on claimed submissions), drain and pause, published problem packages and
+/// their blobs, notifications between nodes, and garbage collection. Every backend implements it.
 pub trait ClusterStore: Send + Sync {
     /// Removes what nothing uses and is older than `keep_ms` (by the database's clock): package
     /// versions published before that which are not current, not used by an unfinished

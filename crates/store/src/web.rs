@@ -62,8 +62,8 @@ pub struct TokenActivity {
     pub id: String,
 }
 
-/// What the web layer stores: sessions, one-time login codes, token activity. Every backend
-/// implements it.
+/// What the web layer stores: sessions, one-time login codes, tokens' rights and activity, and
+/// password hashes. Every backend implements it.
 pub trait WebStore: Send + Sync {
     /// Stores a session (by the hash of its id) that ends at `expires_at`.
     fn add_session(
