@@ -30,6 +30,7 @@ use super::Cap;
 const MAX_RELATIVE: usize = 1024;
 
 /// One entry of a walked tree: its path relative to the folder and what it is.
+#[derive(Debug)]
 enum Entry {
     Dir(PathBuf, u32),
     File(PathBuf, u32),
