@@ -66,7 +66,8 @@
 //! The modules: `client` (the judge's side: [`Sandbox`], [`SandboxPool`]) and `keeper` speak
 //! the `protocol`; the keeper builds its root in `root`, forks init and the program from `child`,
 //! accounts in `cgroup` (under v2 in the subtree `delegate` finds or makes, asking systemd
-//! over `dbus` when it must, and in `run_cgroup`), filters with `seccomp`; the libc helpers are in `sys`. Users see this
+//! over `dbus` when it must, and in `run_cgroup`), filters with `seccomp`, gives capped writable binds (a multi-pass validator's feedback folder) a
+//! tmpfs of their own in `capped`; the libc helpers are in `sys`. Users see this
 //! file (what to run, its limits, what it did, the sandboxes), `keeper::main` (the entry point
 //! of `ojd __keeper`), and in `affinity` and `noise` the CPU pinning and timing checks that
 //! `ojd doctor` and the benchmarks use; everything else is crate-private.
@@ -75,6 +76,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod affinity;
+mod capped;
 mod cgroup;
 mod child;
 mod client;
@@ -174,6 +176,24 @@ pub struct Bind {
     pub inside: PathBuf,
     /// Whether the program may write to it; read-only otherwise.
     pub writable: bool,
+    /// With namespaces, a writable folder given to the run as a fresh tmpfs capped by this
+    /// (in bytes, inodes and depth), holding a copy of `host`; after the run its tree replaces
+    /// `host`'s contents, unless the run broke the cap ([`RunOutcome::over_cap`]). Without
+    /// namespaces the folder is `host` itself, uncapped. See `capped.rs`.
+    #[serde(default)]
+    pub cap: Option<Cap>,
+}
+
+/// The caps of a capped writable [`Bind`]: the program's writes fail (ENOSPC) at the first
+/// byte or inode over them, during the run.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Cap {
+    /// Bytes of the tmpfs (file contents and folders, in pages).
+    pub bytes: u64,
+    /// Files, folders and links, the folder itself included.
+    pub inodes: u64,
+    /// Levels of folders below the top: a deeper tree is not copied back.
+    pub depth: u32,
 }
 
 /// What to run. Paths are paths of the host; the program sees `/box` as its working folder.
@@ -268,6 +288,12 @@ pub struct RunOutcome {
     /// program's own waiting or to the host's load. See [`WallKill`].
     #[serde(default)]
     pub wall_kill: Option<WallKill>,
+    /// A capped writable bind ([`Bind::cap`]) the run filled to a cap, or left deeper than its
+    /// depth: what it broke, as the end of a sentence about the folder ("reached its cap of
+    /// …", "is more than 16 folders deep"; the first such bind's). Its tree was not copied back. What this means is the caller's: for package code (a
+    /// validator's feedback folder) a fault of the package, never of a submission.
+    #[serde(default)]
+    pub over_cap: Option<String>,
 }
 
 /// How many times its wall-time limit a run may take when the time beyond the limit went

@@ -74,6 +74,7 @@ impl Judge {
                 host: run.program.dir.clone(),
                 inside: "/prog".into(),
                 writable: false,
+                cap: None,
             }],
             stdin: run.stdin.map(Path::to_path_buf),
             stdout: run.stdout.to_path_buf(),
@@ -461,6 +462,7 @@ mod tests {
             exec_error: None,
             fully_isolated: true,
             wall_kill: None,
+            over_cap: None,
         }
     }
 
