@@ -2,8 +2,8 @@
 //! checked whole before anything is written ([`plan`]: every error names the file and the key),
 //! then written as `contest.toml` (through the web's own [`Draft`], with a `[[team]]` per team)
 //! and `ccs.json` beside it (what the standard says that `contest.toml` has no key for:
-//! organizations, groups, teams' other properties, colours' names) ([`write`]). The problems'
-//! own packages are imported by the caller, between [`plan`] and [`write`].
+//! organizations, groups, teams' other properties, colours' names) ([`write()`]). The problems'
+//! own packages are imported by the caller, between [`plan`] and [`write()`].
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -337,9 +337,12 @@ pub fn plan(p: &Package, id: Option<String>, contests_dir: &Path) -> Result<Plan
     })
 }
 
+/// By problem id: the colours `ccs.json` keeps (`{"rgb": "#00f", "color": "blue"}`).
+type Colours = BTreeMap<String, Value>;
+
 /// The problems in the package's order (`ordinal`, else as listed), checked, and the colours
 /// `ccs.json` keeps (a colour's name and `rgb` as the package spelled it).
-fn problems(p: &Package) -> Result<(Vec<(usize, Value)>, BTreeMap<String, Value>), PackageError> {
+fn problems(p: &Package) -> Result<(Vec<(usize, Value)>, Colours), PackageError> {
     let ppath = &p.problems.0;
     let mut sorted: Vec<(usize, &Value)> = p.problems.1.iter().enumerate().collect();
     sorted.sort_by_key(|(i, v)| (v["ordinal"].as_u64().unwrap_or(*i as u64), *i));

@@ -1,6 +1,6 @@
 //! A contest as a CLICS contest package (ICPC ccs-specs, `contest_package.md`): what
 //! `ojd contest export` writes ([`documents`], and the daemon's documents listed in [`LIVE`])
-//! and what `ojd contest import` makes of one ([`Package::read`], [`plan`], [`write`]).
+//! and what `ojd contest import` makes of one ([`Package::read`], [`plan`], [`write()`]).
 //!
 //! The roster travels whole: teams with their names, organizations, groups and hidden flags,
 //! and accounts, all from the one [`crate::ccs::directory`], so that a package written by
