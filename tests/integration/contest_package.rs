@@ -180,6 +180,23 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         std::thread::sleep(Duration::from_millis(200));
     }
 
+    // 2026-01 serves problems' limits and submissions' accounts; 2023-06 has no such keys.
+    let (_, p26) = d.get("/api/2026-01/contests/wf/problems", None);
+    assert!(
+        p26[0]["memory_limit"].is_u64() && p26[0]["code_limit"].is_u64(),
+        "{p26}"
+    );
+    let (_, s26) = d.get("/api/2026-01/contests/wf/submissions", Some(ADMIN));
+    assert!(
+        s26.as_array()
+            .expect("submissions")
+            .iter()
+            .all(|s| s["account_id"] == s["team_id"]),
+        "{s26}"
+    );
+    let (_, p23) = d.get("/api/contests/wf/problems", None);
+    assert!(p23[0].get("memory_limit").is_none(), "{p23}");
+
     // Export: without a token the daemon's part is refused, by name; then whole.
     let pkg = a.path().join("package");
     let pkg_arg = pkg.display().to_string();
