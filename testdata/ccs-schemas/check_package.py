@@ -6,6 +6,7 @@ strict (no property a schema does not define), as check.py validates the live Co
 Usage: OJD_CCS_SPECS=<clone of icpc/ccs-specs> check_package.py PACKAGE_DIR
 Needs Python's jsonschema (4.18 or later). Exits 1 on any error, naming the file and line."""
 import json, os, subprocess, sys, tempfile
+from decimal import Decimal
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
@@ -24,6 +25,11 @@ for coll in ["judgement-types", "languages", "problems", "groups", "organization
 errors = 0
 
 
+def loads(text):
+    """JSON with its numbers as decimals: with floats, `multipleOf: 0.001` refuses 0.043."""
+    return json.loads(text, parse_float=Decimal)
+
+
 def load(strict):
     d = f"{TMP}/json-schema"
     res = []
@@ -31,7 +37,7 @@ def load(strict):
         text = open(os.path.join(d, f)).read()
         if strict:
             text = text.replace('"$comment": "ANCHOR_TO_INSERT_REQUIRE_STRICT_PROPERTIES"', '"additionalProperties": false')
-        res.append((f, json.loads(text)))
+        res.append((f, loads(text)))
     reg = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for _, s in res])
     return {f: s for f, s in res}, reg
 
@@ -48,11 +54,11 @@ for strict in [False, True]:
     for file, schema in FILES.items():
         path = os.path.join(pkg, file)
         if os.path.exists(path):
-            check(schemas, reg, strict, schema, json.load(open(path)), file)
+            check(schemas, reg, strict, schema, loads(open(path).read()), file)
     feed = os.path.join(pkg, "event-feed.ndjson")
     if os.path.exists(feed):
         for i, line in enumerate(open(feed)):
             if line.strip():
-                check(schemas, reg, strict, "event-feed.json", json.loads(line), f"event-feed.ndjson line {i + 1}")
+                check(schemas, reg, strict, "event-feed.json", loads(line), f"event-feed.ndjson line {i + 1}")
 print(f"package schema check: {errors} errors")
 sys.exit(1 if errors else 0)
