@@ -9,8 +9,10 @@ conformance test (OJD_CCS_CHECK names this file; the test gives the base URL and
 the tokens are the test daemon's. Needs Python's jsonschema (4.18 or later).
 
 The 2026-01 tag's clarification schema still has 2023-06's `to_team_id`, which its text
-replaced by `to_team_ids` and `to_group_ids`: that schema is corrected here to the text."""
+replaced by `to_team_ids` and `to_group_ids`, and its submission schema lacks the text's
+`account_id`: those schemas are corrected here to the text."""
 import json, sys, os, subprocess, tempfile, urllib.request, base64
+from decimal import Decimal
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
@@ -21,6 +23,11 @@ SINGLE = {"judgement-types": "judgement-type", "languages": "language", "problem
           "submissions": "submission", "judgements": "judgement", "runs": "run",
           "clarifications": "clarification", "awards": "award"}
 errors = 0
+
+
+def loads(text):
+    """JSON with its numbers as decimals: with floats, `multipleOf: 0.001` refuses 0.043."""
+    return json.loads(text, parse_float=Decimal)
 
 SPECS = os.environ.get("OJD_CCS_SPECS") or sys.exit("OJD_CCS_SPECS: a clone of icpc/ccs-specs")
 TMP = tempfile.mkdtemp()
@@ -37,7 +44,7 @@ def load(version, strict):
         text = open(os.path.join(d, f)).read()
         if strict:
             text = text.replace('"$comment": "ANCHOR_TO_INSERT_REQUIRE_STRICT_PROPERTIES"', '"additionalProperties": false')
-        s = json.loads(text)
+        s = loads(text)
         if version == "2026-01" and f == "clarification.json":
             # The 2026-01 tag's schema still has 2023-06's `to_team_id`; its text replaced it.
             p = s["properties"]; p.pop("to_team_id")
@@ -45,6 +52,9 @@ def load(version, strict):
             p["to_group_ids"] = p["to_team_ids"]
             s["not"]["properties"] = {"from_team_id": {"$ref": "common.json#/identifier"}, "to_team_ids": {"type": "array"}}
             s["not"]["required"] = ["from_team_id", "to_team_ids"]
+        if version == "2026-01" and f == "submission.json":
+            # The tag's schema lacks `account_id`, which its text gives submissions ("ID ?").
+            s["properties"]["account_id"] = {"oneOf": [{"$ref": "common.json#/identifier"}, {"type": "null"}]}
         res.append((f, s))
     reg = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for _, s in res])
     return {f: s for f, s in res}, reg
@@ -71,22 +81,22 @@ for version, base in [("2023-06", "/api"), ("2026-01", "/api/2026-01")]:
     for strict in [False, True]:
         schemas, reg = load(version, strict)
         for role, cred in ROLES.items():
-            code, body = get(base + "/", cred); check(version, strict, schemas, reg, "api_information.json", json.loads(body), f"{role} api")
+            code, body = get(base + "/", cred); check(version, strict, schemas, reg, "api_information.json", loads(body), f"{role} api")
             code, body = get(base + "/contests", cred)
-            for c in json.loads(body):
+            for c in loads(body):
                 cid = c["id"]
-                check(version, strict, schemas, reg, "contests.json", json.loads(body), f"{role} contests")
+                check(version, strict, schemas, reg, "contests.json", loads(body), f"{role} contests")
                 for ep, sch in [("", "contest.json"), ("/state", "state.json"), ("/scoreboard", "scoreboard.json"), ("/access", "access.json")]:
                     code, b = get(f"{base}/contests/{cid}{ep}", cred)
-                    check(version, strict, schemas, reg, sch, json.loads(b), f"{role} {cid}{ep}")
+                    check(version, strict, schemas, reg, sch, loads(b), f"{role} {cid}{ep}")
                 for coll, one in SINGLE.items():
                     code, b = get(f"{base}/contests/{cid}/{coll}", cred)
                     if code != 200:
                         continue
-                    check(version, strict, schemas, reg, coll + ".json", json.loads(b), f"{role} {cid}/{coll}")
+                    check(version, strict, schemas, reg, coll + ".json", loads(b), f"{role} {cid}/{coll}")
                 code, b = get(f"{base}/contests/{cid}/event-feed?stream=false", cred)
                 for i, line in enumerate(b.splitlines()):
                     if line.strip():
-                        check(version, strict, schemas, reg, "event-feed.json", json.loads(line), f"{role} {cid} feed line {i}")
+                        check(version, strict, schemas, reg, "event-feed.json", loads(line), f"{role} {cid} feed line {i}")
 print(f"schema check {stage}: {errors} errors")
 sys.exit(1 if errors else 0)

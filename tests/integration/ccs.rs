@@ -1800,9 +1800,11 @@ fn contest_package_import_export_round_trip() {
     let teams: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("teams.json")).expect("teams"))
             .expect("json");
+    // The roster's team object, as the Contest API serves it.
     assert_eq!(
         teams[0],
-        json!({"id": "t1", "name": "Tigers", "organization_id": "kth", "group_ids": ["eu"]})
+        json!({"id": "t1", "name": "Tigers", "label": "t1", "hidden": false,
+               "organization_id": "kth", "group_ids": ["eu"]})
     );
     let contest_yaml = std::fs::read_to_string(out.join("contest.yaml")).expect("contest.yaml");
     assert!(
@@ -1853,9 +1855,17 @@ fn contest_package_import_export_round_trip() {
         &std::fs::read_to_string(root.join("contests/wf2/ccs.json")).expect("ccs.json"),
     )
     .expect("json");
-    for k in ["teams", "organizations", "groups", "accounts", "problems"] {
+    for k in ["organizations", "groups", "accounts", "problems"] {
         assert_eq!(extra2[k], extra[k], "{k} survives the round trip");
     }
+    let roster = |c: &ojd_service::contest::Contest| {
+        serde_json::to_value(ojd_service::ccs::directory(c)).expect("json")
+    };
+    assert_eq!(
+        roster(&again),
+        roster(&c),
+        "the roster survives the round trip"
+    );
 
     // Bad input names the file and the key; nothing is written.
     std::fs::write(

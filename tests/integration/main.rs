@@ -35,6 +35,7 @@ mod ccs_write;
 mod cdp;
 mod cli;
 mod common;
+mod contest_package;
 mod contest_site;
 mod contests;
 mod contests_browser;

@@ -1,6 +1,8 @@
 //! The CLICS Contest Package format's scalars (ICPC ccs-specs, 2023-06): TIME and RELTIME
-//! values, ids, and the YAML that `ojd contest export` writes. `ojd contest import|export`
-//! (the binary) reads and writes the package's files with these.
+//! values, ids, and the YAML that `ojd contest export` writes ([`yaml`]). The package itself
+//! is `ojd_service::package`'s, which checks the same scalars the same way; these stay for the
+//! `contest_package` fuzz target, whose workspace builds no service (TODO: fuzz the service's
+//! checks themselves, and keep one copy).
 
 use serde_json::Value;
 

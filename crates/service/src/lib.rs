@@ -22,6 +22,7 @@ mod events;
 mod hosts;
 pub mod logging;
 mod node;
+pub mod package;
 mod queue;
 mod rejudgings;
 mod submissions;

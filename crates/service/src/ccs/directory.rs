@@ -79,6 +79,8 @@ pub struct Extra {
     pub organizations: Vec<Value>,
     /// The package's group objects.
     pub groups: Vec<Value>,
+    /// The package's accounts (without passwords: the import drops them).
+    pub accounts: Vec<Value>,
     /// By problem id: `{"rgb": "#ff0000", "color": "red"}`.
     pub problems: BTreeMap<String, Value>,
 }
@@ -131,6 +133,7 @@ pub fn properties(ty: &str) -> &'static [&'static str] {
             "twitter_hashtag",
             "twitter_account",
         ],
+        "accounts" => &["id", "username", "name", "type", "team_id"],
         "teams" => &[
             "id",
             "icpc_id",
@@ -176,13 +179,32 @@ pub fn directory(c: &Contest) -> Directory {
             make_team(u, table, &extra.teams, &mut organizations, &mut groups)
         })
         .collect();
-    let accounts = teams
+    // A team's account is the package's where it has one (its username, say), else one named
+    // by the team's user; the package's other accounts (judges, admins…) follow.
+    let package_accounts: Vec<Value> = extra
+        .accounts
+        .iter()
+        .map(|a| only(a, "accounts"))
+        .filter(|a| a["id"].is_string() && a["type"].is_string())
+        .collect();
+    let mut accounts: Vec<Value> = teams
         .iter()
         .map(|t| {
             let id = t.object["id"].clone();
-            json!({"id": id, "username": t.user, "name": t.object["name"], "type": "team", "team_id": id})
+            package_accounts
+                .iter()
+                .find(|a| a["type"] == "team" && a["team_id"] == id)
+                .cloned()
+                .unwrap_or_else(|| {
+                    json!({"id": id, "username": t.user, "name": t.object["name"], "type": "team", "team_id": id})
+                })
         })
         .collect();
+    let others: Vec<Value> = package_accounts
+        .into_iter()
+        .filter(|a| a["type"] != "team" && !accounts.iter().any(|b| b["id"] == a["id"]))
+        .collect();
+    accounts.extend(others);
     Directory {
         teams,
         organizations,
@@ -342,7 +364,7 @@ pub fn only(o: &Value, ty: &str) -> Value {
 }
 
 /// Whether `v` is of the standard's type for property `k` of `ty`.
-fn valid(ty: &str, k: &str, v: &Value) -> bool {
+pub(crate) fn valid(ty: &str, k: &str, v: &Value) -> bool {
     let string_or_null = v.is_string() || v.is_null();
     match (ty, k) {
         (_, "id") => v.as_str().is_some_and(is_id),
@@ -365,6 +387,11 @@ fn valid(ty: &str, k: &str, v: &Value) -> bool {
                 })
         }
         ("teams", "hidden") => v.is_boolean() || v.is_null(),
+        ("accounts", "username") => v.is_string(),
+        ("accounts", "type") => v
+            .as_str()
+            .is_some_and(|t| ["team", "judge", "admin", "analyst", "staff", "cds"].contains(&t)),
+        ("accounts", "team_id") => v.is_null() || v.as_str().is_some_and(is_id),
         ("teams", "location") => {
             ["x", "y", "rotation"].iter().all(|k| v[k].is_number())
                 && v["rotation"]

@@ -6,6 +6,7 @@
 
 mod directory;
 
+pub(crate) use directory::valid;
 pub use directory::{directory, only, properties, slug, DirTeam, Directory, Extra};
 /// The stored rows the records are made of, named here so that readers need not name the store.
 pub use ojd_store::{CcsJudging, CcsRun, Clarification, FreezeChange, SubmissionInfo};

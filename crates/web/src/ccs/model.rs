@@ -365,6 +365,16 @@ pub(crate) fn build(
                 "time_limit": loaded.as_ref().map_or(0.0, |l| l.time_limit.as_millis() as f64 / 1000.0),
                 "test_data_count": loaded.as_ref().map_or(0, |l| l.tests.len()),
             });
+            // 2026-01's limits (`version::adapt` leaves them out of 2023-06's shape): memory
+            // and output in MiB, the source in KiB. An output limit only where the problem
+            // sets one.
+            if let Some(l) = &loaded {
+                v["memory_limit"] = json!(l.memory_limit >> 20);
+                if let Some(o) = l.output_limit {
+                    v["output_limit"] = json!(o >> 20);
+                }
+            }
+            v["code_limit"] = json!(app.node.config().server.max_submission_size.0 >> 10);
             if c.scoring == Scoring::Ioi {
                 let max = loaded.as_ref().map_or(100_000, |l| {
                     if l.groups.is_empty() {
@@ -436,9 +446,17 @@ pub(crate) fn build(
         let name = team.object.get("name").cloned().unwrap_or_else(|| json!(u));
         push(*at, "teams", Some(id.clone()), Value::Object(team.object));
         if admin || role.is(u) {
-            let account =
-                json!({"id": id, "username": u, "name": name, "type": "team", "team_id": id});
-            push(*at, "accounts", Some(id), account);
+            // The roster's account (a package's keeps its username), else one of the user.
+            let account = roster
+                .accounts
+                .iter()
+                .find(|a| a["type"] == "team" && a["team_id"] == id.as_str())
+                .cloned()
+                .unwrap_or_else(|| {
+                    json!({"id": id, "username": u, "name": name, "type": "team", "team_id": id})
+                });
+            let aid = account["id"].as_str().map_or(id, str::to_string);
+            push(*at, "accounts", Some(aid), account);
         }
     }
     if admin {
@@ -478,6 +496,14 @@ pub(crate) fn build(
         .filter(|s| is_team(&s.user))
         .map(|s| (s.id, s))
         .collect();
+    let account_of = |user: &str| {
+        let id = team_id(user);
+        roster
+            .accounts
+            .iter()
+            .find(|a| a["type"] == "team" && a["team_id"] == id.as_str())
+            .map_or_else(|| json!(id), |a| a["id"].clone())
+    };
     for s in subs.iter().filter(|s| is_team(&s.user)) {
         // `files` is required for every reader (the standard's schema); the download itself
         // is the admins' and the submitting team's only.
@@ -486,6 +512,8 @@ pub(crate) fn build(
             "language_id": s.language,
             "problem_id": s.problem,
             "team_id": team_id(&s.user),
+            // 2026-01 only (see `version::adapt`): the team's account.
+            "account_id": account_of(&s.user),
             "time": t(s.queued_at),
             "contest_time": ct(s.queued_at),
             "entry_point": null,

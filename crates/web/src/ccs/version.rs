@@ -9,7 +9,11 @@
 //!   in 2026-01;
 //! - judgements say whether they are their submission's `current` one (2026-01 only: a
 //!   rejudging's applied judgement is current, the one before it is updated to not current);
-//! - organizations' `country_subdivision` (ISO 3166-2) is 2026-01's only.
+//! - organizations' `country_subdivision` (ISO 3166-2), problems' `memory_limit`,
+//!   `output_limit` and `code_limit`, and submissions' `account_id` are 2026-01's only.
+//!
+//! `simplified_judgement_type_id` is never set: ojd shows every reader the same judgement types
+//! (the standard says it must not be set then).
 
 use serde_json::{json, Value};
 
@@ -47,6 +51,9 @@ impl Version {
     }
 }
 
+/// A problem's limits, 2026-01's own.
+const LIMITS: [&str; 3] = ["memory_limit", "output_limit", "code_limit"];
+
 /// Whole minutes as a RELTIME (`1:20:00`).
 fn minutes(v: &Value) -> Value {
     match v.as_i64() {
@@ -68,6 +75,14 @@ pub(crate) fn adapt(v: Version, ty: &str, mut o: Value) -> Value {
         }
         (Version::V2023, "judgements") => {
             m.remove("current");
+        }
+        (Version::V2023, "problems") => {
+            for k in LIMITS {
+                m.remove(k);
+            }
+        }
+        (Version::V2023, "submissions") => {
+            m.remove("account_id");
         }
         (Version::V2026, "contest") => {
             if let Some(p) = m.get("penalty_time").map(minutes) {
@@ -122,6 +137,8 @@ pub(crate) fn access_changes(
 ) -> (&'static [&'static str], &'static [&'static str]) {
     match (v, ty) {
         (Version::V2026, "judgements") => (&["current"], &[]),
+        (Version::V2026, "problems") => (&LIMITS, &[]),
+        (Version::V2026, "submissions") => (&["account_id"], &[]),
         (Version::V2026, "clarifications") => (&["to_team_ids", "to_group_ids"], &["to_team_id"]),
         (Version::V2023, "organizations") => (&[], &["country_subdivision"]),
         _ => (&[], &[]),
@@ -184,6 +201,24 @@ mod tests {
             json!({"id": "o", "country_subdivision": "NL-NH"}),
         );
         assert_eq!(o, json!({"id": "o"}));
+        let p = adapt(
+            Version::V2023,
+            "problems",
+            json!({"id": "p", "memory_limit": 256, "output_limit": 8, "code_limit": 256}),
+        );
+        assert_eq!(p, json!({"id": "p"}));
+        let s = adapt(
+            Version::V2023,
+            "submissions",
+            json!({"id": "1", "account_id": "alice"}),
+        );
+        assert_eq!(s, json!({"id": "1"}));
+        let s = adapt(
+            Version::V2026,
+            "submissions",
+            json!({"id": "1", "account_id": "alice"}),
+        );
+        assert_eq!(s["account_id"], "alice");
         assert_eq!(
             adapt(Version::V2023, "judgements", Value::Null),
             Value::Null

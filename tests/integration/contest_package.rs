@@ -1,0 +1,367 @@
+//! A contest's data leaves ojd whole as a CLICS contest package and comes back the same: a
+//! contest with a roster made in the web (names, organizations, groups, an observer),
+//! problem colours, medals, submissions, questions and an announcement, ended and finalized, is
+//! exported (`ojd contest export --from`: the documents of its files and those of the daemon's
+//! store, as its Contest API serves them), imported on a fresh server (a new data folder and
+//! database), and that server's Contest API serves the same contest, problems, judgement types,
+//! languages, teams, organizations, groups and accounts, as the public and as an admin, with
+//! the same ids; exporting the imported contest again writes the same documents. With
+//! `OJD_CCS_SPECS` (a clone of icpc/ccs-specs) the package is checked against the standard's
+//! schemas.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::Run;
+use crate::daemon::{Daemon, Site, ADMIN, ALICE, BOB, JUDGED_WITHIN};
+
+/// The collections the package brings back from the contest's files alone.
+const RESTORED: [&str; 8] = [
+    "judgement-types",
+    "languages",
+    "problems",
+    "groups",
+    "organizations",
+    "teams",
+    "accounts",
+    "",
+];
+
+/// The documents `ojd contest export` writes without the daemon.
+const FROM_FILES: [&str; 8] = [
+    "contest.json",
+    "problems.json",
+    "teams.json",
+    "organizations.json",
+    "groups.json",
+    "accounts.json",
+    "ojd.json",
+    "contest.yaml",
+];
+
+fn site() -> (Site, tempfile::TempDir) {
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"",
+        contests.path().display()
+    ));
+    (site, contests)
+}
+
+fn ojd(site: &Site, args: &[&str], token: Option<&str>) -> Run {
+    let mut cmd = crate::common::ojd();
+    cmd.args(args)
+        .arg("--config")
+        .arg(site.path().join("config.toml"));
+    match token {
+        Some(t) => cmd.env("OJD_TOKEN", t),
+        None => cmd.env_remove("OJD_TOKEN"),
+    };
+    Run::from(cmd.output().expect("ojd runs"))
+}
+
+fn submit(d: &Daemon, token: &str, file: &str) -> i64 {
+    let source = std::fs::read_to_string(crate::common::testdata(&format!(
+        "aplusb/submissions/{file}"
+    )))
+    .expect("source");
+    let body = json!({"problem": "aplusb", "language": "c", "source": source, "contest": "wf"});
+    let (code, r) = d.post_json("/api/v1/submissions", Some(token), &body);
+    assert_eq!(code, 201, "{file}: {r}");
+    let id = r["id"].as_i64().expect("id");
+    d.wait_done(id, token, JUDGED_WITHIN);
+    id
+}
+
+/// Every endpoint the package restores, as `token` reads it.
+fn restored(d: &Daemon, token: Option<&str>) -> Vec<(String, Value)> {
+    RESTORED
+        .iter()
+        .filter(|ty| !(token.is_none() && **ty == "accounts"))
+        .map(|ty| {
+            let path = if ty.is_empty() {
+                "/api/contests/wf".to_string()
+            } else {
+                format!("/api/contests/wf/{ty}")
+            };
+            let (code, v) = d.get(&path, token);
+            assert_eq!(code, 200, "{path}: {v}");
+            (path, v)
+        })
+        .collect()
+}
+
+fn read_json(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_contest_api() {
+    require_root!();
+    let (a, a_contests) = site();
+    let now = ojd_store::now_ms() / 1000 * 1000;
+    let dir = a_contests.path().join("wf");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(
+        dir.join("contest.toml"),
+        format!(
+            "title = \"Rehearsal\"\nstart = \"{}\"\nduration = \"2h\"\npenalty = 10\n\
+             compile_errors_count = true\nparticipants = [\"alice\", \"bob\", \"carol\"]\n\
+             [[problem]]\nid = \"aplusb\"\nlabel = \"A\"\ncolor = \"#ff0000\"\n\
+             [awards]\ngold = 1\nsilver = 1\nbronze = 0\n",
+            crate::contests::rfc3339(now - 10 * 60_000)
+        ),
+    )
+    .expect("contest.toml");
+    let d = a.start();
+    let roster = "user,name,affiliation,group,category\n\
+                  alice,Team Alice,A University,Students,participant\n\
+                  bob,Bob's Bunch,A University,,observer\n\
+                  carol,Carol's,B College,Students,participant\n";
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/wf/teams",
+        Some(ADMIN),
+        &json!({ "roster": roster }),
+    );
+    assert_eq!(code, 200, "{r}");
+    submit(&d, BOB, "wrong_answer/wa_second_line.c");
+    submit(&d, ALICE, "wrong_answer/wa_second_line.c");
+    submit(&d, ALICE, "accepted/ac.c");
+    let (code, q) = d.post_json(
+        "/api/v1/contests/wf/clarifications",
+        Some(ALICE),
+        &json!({"problem": "A", "text": "May a be negative?"}),
+    );
+    assert_eq!(code, 201, "{q}");
+    let qid = q["id"].as_i64().expect("id");
+    let (code, r) = d.post_json(
+        &format!("/api/v1/admin/clarifications/{qid}/answer"),
+        Some(ADMIN),
+        &json!({"answer": "Yes.", "public": true}),
+    );
+    assert_eq!(code, 200, "{r}");
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/wf/announcements",
+        Some(ADMIN),
+        &json!({"text": "Ten minutes left."}),
+    );
+    assert!(code == 200 || code == 201, "{code} {r}");
+    // "End now" rounds the end down to a whole second: let the clock pass into the next one,
+    // so that every submission lies inside the contest.
+    let last = ojd_store::now_ms() / 1000;
+    while ojd_store::now_ms() / 1000 == last {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/wf/clock",
+        Some(ADMIN),
+        &json!({"action": "end_now"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    let (code, r) = d.post_json(
+        "/api/v1/admin/contests/wf/finalize",
+        Some(ADMIN),
+        &json!({}),
+    );
+    assert_eq!(code, 200, "{r}");
+    // The feed sends an event once it is 2 s old: wait until the admin's feed ends with the
+    // end of updates, so that the package's feed is the whole contest.
+    let t = Instant::now();
+    loop {
+        let feed = crate::ccs::feed_of(&d, "wf", Some(ADMIN));
+        let last = feed.last().expect("events");
+        if last["type"] == "state" && last["data"]["end_of_updates"].is_string() {
+            break;
+        }
+        assert!(t.elapsed() < JUDGED_WITHIN, "the feed never ended: {last}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // 2026-01 serves problems' limits and submissions' accounts; 2023-06 has no such keys.
+    let (_, p26) = d.get("/api/2026-01/contests/wf/problems", None);
+    assert!(
+        p26[0]["memory_limit"].is_u64() && p26[0]["code_limit"].is_u64(),
+        "{p26}"
+    );
+    let (_, s26) = d.get("/api/2026-01/contests/wf/submissions", Some(ADMIN));
+    assert!(
+        s26.as_array()
+            .expect("submissions")
+            .iter()
+            .all(|s| s["account_id"] == s["team_id"]),
+        "{s26}"
+    );
+    let (_, p23) = d.get("/api/contests/wf/problems", None);
+    assert!(p23[0].get("memory_limit").is_none(), "{p23}");
+
+    // Export: without a token the daemon's part is refused, by name; then whole.
+    let pkg = a.path().join("package");
+    let pkg_arg = pkg.display().to_string();
+    let r = ojd(
+        &a,
+        &[
+            "contest", "export", "wf", "--to", &pkg_arg, "--from", &d.url,
+        ],
+        None,
+    );
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("OJD_TOKEN"), "{}", r.stderr);
+    assert!(!pkg.exists());
+    let r = ojd(
+        &a,
+        &[
+            "contest", "export", "wf", "--to", &pkg_arg, "--from", &d.url,
+        ],
+        Some(ADMIN),
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    for f in FROM_FILES.iter().chain(&[
+        "problems.yaml",
+        "aplusb/problem.yaml",
+        "judgement-types.json",
+        "languages.json",
+        "submissions.json",
+        "judgements.json",
+        "runs.json",
+        "clarifications.json",
+        "awards.json",
+        "scoreboard.json",
+        "state.json",
+        "event-feed.ndjson",
+        "results.tsv",
+    ]) {
+        assert!(pkg.join(f).is_file(), "the package has {f}");
+    }
+    // The daemon's documents are what its Contest API serves an admin.
+    for (file, path) in [
+        ("submissions.json", "submissions"),
+        ("judgements.json", "judgements"),
+        ("clarifications.json", "clarifications"),
+        ("awards.json", "awards"),
+        ("scoreboard.json", "scoreboard"),
+    ] {
+        let (_, served) = d.get(&format!("/api/contests/wf/{path}"), Some(ADMIN));
+        assert_eq!(read_json(&pkg.join(file)), served, "{file}");
+    }
+    assert_eq!(
+        read_json(&pkg.join("submissions.json"))
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
+    assert_eq!(
+        read_json(&pkg.join("clarifications.json"))
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
+    let awards = read_json(&pkg.join("awards.json"));
+    let gold = awards
+        .as_array()
+        .expect("awards")
+        .iter()
+        .find(|x| x["id"] == "gold-medal")
+        .unwrap_or_else(|| panic!("no gold medal: {awards}"));
+    assert_eq!(gold["team_ids"], json!(["alice"]));
+    let feed = std::fs::read_to_string(pkg.join("event-feed.ndjson")).expect("feed");
+    let last_event: Value =
+        serde_json::from_str(feed.lines().last().expect("events")).expect("an event");
+    assert!(
+        last_event["type"] == "state" && last_event["data"]["end_of_updates"].is_string(),
+        "the feed ends with the end of updates: {last_event}"
+    );
+    let results = std::fs::read_to_string(pkg.join("results.tsv")).expect("results");
+    assert!(results.lines().count() >= 3, "{results}");
+    // The roster in the package: the web's names, organizations, groups, the observer hidden;
+    // accounts without a password.
+    let teams = read_json(&pkg.join("teams.json"));
+    let bob = teams
+        .as_array()
+        .expect("teams")
+        .iter()
+        .find(|t| t["id"] == "bob")
+        .expect("bob");
+    assert_eq!(
+        (&bob["name"], &bob["hidden"]),
+        (&json!("Bob's Bunch"), &json!(true))
+    );
+    assert_eq!(
+        read_json(&pkg.join("organizations.json"))
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    let accounts = std::fs::read_to_string(pkg.join("accounts.json")).expect("accounts");
+    assert!(
+        !accounts.contains("password") && !accounts.contains("token"),
+        "{accounts}"
+    );
+    let problems = read_json(&pkg.join("problems.json"));
+    assert_eq!(problems[0]["rgb"], "#ff0000", "{problems}");
+    check_schemas(&pkg);
+
+    // Import on a fresh server (its own data folder and database).
+    let (b, _b_contests) = site();
+    let r = ojd(&b, &["contest", "import", &pkg_arg], None);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1 problems, 3 teams"), "{}", r.stdout);
+    let e = b.start();
+    for token in [Some(ADMIN), None] {
+        let (before, after) = (restored(&d, token), restored(&e, token));
+        for ((path, x), (_, y)) in before.iter().zip(&after) {
+            assert_eq!(x, y, "{path} as {token:?}: the same after the round trip");
+        }
+    }
+    // The imported contest ranks the same teams: every participant, the observer not.
+    let (_, sb) = e.get("/api/contests/wf/scoreboard", None);
+    let ranked: Vec<&Value> = sb["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| &r["team_id"])
+        .collect();
+    assert_eq!(ranked.len(), 2, "{sb}");
+    assert!(!ranked.contains(&&json!("bob")), "{sb}");
+
+    // Exported again from the imported contest: the same documents.
+    let again = b.path().join("again");
+    let r = ojd(
+        &b,
+        &[
+            "contest",
+            "export",
+            "wf",
+            "--to",
+            &again.display().to_string(),
+        ],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    for f in FROM_FILES {
+        let (x, y) = (
+            std::fs::read_to_string(pkg.join(f)).expect("first"),
+            std::fs::read_to_string(again.join(f)).expect("again"),
+        );
+        assert_eq!(x, y, "{f}: the same after the round trip");
+    }
+}
+
+/// The package's documents against the standard's schemas (2023-06, as the Contest API serves
+/// them), when a clone of icpc/ccs-specs is given as `OJD_CCS_SPECS`; under CI without it the
+/// test says so (the schemas have no licence to be committed here).
+fn check_schemas(pkg: &Path) {
+    if std::env::var_os("OJD_CCS_SPECS").is_none() {
+        eprintln!("OJD_CCS_SPECS is not set: the package's schema check is skipped");
+        return;
+    }
+    let script = crate::common::testdata("ccs-schemas/check_package.py");
+    let status = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(pkg)
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "the package fails the standard's schemas");
+}
