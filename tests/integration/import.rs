@@ -393,7 +393,17 @@ fn polygon_generated_tests_testlib_checker_and_points() {
         ]
     );
     assert!(!dir.join("submissions/accepted/rejected_any.c").exists());
-    s.verify(&dir);
+    // Tagged time-limit-exceeded-or-accepted: AC or TLE on every test, nothing required (AC on
+    // the small tests, TLE on the large).
+    assert!(dir
+        .join("submissions/time_limit_exceeded_or_accepted/pairs_tle_or_ac.c")
+        .is_file());
+    let names = judged_names(&s.verify(&dir));
+    assert!(
+        names
+            .contains(&"\"time_limit_exceeded_or_accepted/pairs_tle_or_ac.c\" \"TLE\"".to_string()),
+        "{names:?}"
+    );
     let j = judge();
     let wa = common::judge_file(
         &j,

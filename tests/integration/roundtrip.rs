@@ -170,6 +170,20 @@ fn export_of_every_importable_fixture_passes_problemtools_and_bapctools() {
         v2023.push((short.clone(), to));
         let to = s.path(&format!("v2025/{short}"));
         export(&s, &dir, &to, "2025-09");
+        if short == "maxpair" {
+            // Polygon's time-limit-exceeded-or-accepted: a folder of 2025-09 whose rule says
+            // `permitted: [AC, TLE]`, read back to the same folder (2023-07 cannot say it).
+            let rule = "time_limit_exceeded_or_accepted:\n  permitted: [AC, TLE]\n";
+            let yaml = std::fs::read_to_string(to.join("submissions/submissions.yaml"));
+            assert!(yaml.as_ref().is_ok_and(|y| y.contains(rule)), "{yaml:?}");
+            let back = s.import("kattis", &to, "maxpair-back");
+            let file = "submissions/time_limit_exceeded_or_accepted/pairs_tle_or_ac.c";
+            assert!(back.join(file).is_file(), "{}", back.display());
+            let old = s.path("v2023/maxpair");
+            assert!(!old
+                .join("submissions/time_limit_exceeded_or_accepted")
+                .exists());
+        }
         let yaml = std::fs::read_to_string(to.join("problem.yaml")).unwrap();
         // BAPCtools refuses a scoring problem ("unrecognized value for `type`: scoring"): it
         // has none. Those are checked by problemtools only.
@@ -394,9 +408,10 @@ fn a_checker_killed_by_a_signal_names_it() {
     );
 }
 
-/// An imported Kattis package judges C++ as the Kattis language list compiles it (GNU C++23,
-/// written as `[compile] cpp` in problem.toml): NWERC-style `ssize` is accepted, and the same
-/// source is a compile error under the host's profile alone. Its `rejected/` and
+/// An imported Kattis package judges C++ and C as the Kattis language list compiles them (GNU
+/// C++23 and GNU C17, written as `[compile] cpp` and `c` in problem.toml): NWERC-style `ssize`
+/// and C's `M_PI` are accepted, and the same sources are compile errors under the host's
+/// profiles alone (C++17, strict C11). Its `rejected/` and
 /// `partially_accepted/` submissions are imported and held to their formats' promises (some
 /// rejection; part of the points), and `ojd verify` fails a submission that breaks either.
 #[test]
@@ -414,19 +429,23 @@ fn kattis_cpp_standard_and_the_folders_without_one_verdict() {
         "accepted/ssize.cpp",
         "#include <bits/stdc++.h>\nusing namespace std;\n\nint main() {\n    int n;\n    cin >> n;\n    vector<long long> a(n);\n    for (auto &x : a) cin >> x;\n    long long s = 0;\n    for (int i = 0; i < ssize(a); i++) s += a[i];\n    cout << s << '\\n';\n}\n",
     );
+    // M_PI is POSIX, not ISO C: declared by <math.h> under gnu17, not under -std=c11.
+    add(
+        "accepted/pi.c",
+        "#include <math.h>\n#include <stdio.h>\n\nint main(void) {\n    int n;\n    long long s = 0, x;\n    if (scanf(\"%d\", &n) != 1 || M_PI < 3) return 1;\n    while (n-- > 0 && scanf(\"%lld\", &x) == 1) s += x;\n    printf(\"%lld\\n\", s);\n    return 0;\n}\n",
+    );
     // 32-bit sums: the small group's 40 points of 100.
     let int32 = "#include <bits/stdc++.h>\nusing namespace std;\n\nint main() {\n    int n;\n    cin >> n;\n    vector<long long> a(n);\n    for (auto &x : a) cin >> x;\n    int s = 0;\n    for (int i = 0; i < ssize(a); i++) s += (int)a[i];\n    cout << s << '\\n';\n}\n";
     add("partially_accepted/int32.cpp", int32);
     add("rejected/int32.cpp", int32);
     let dir = s.import("kattis", &from, "sum");
     let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
-    assert!(
-        toml.contains("[compile]\ncpp = [\"-O2\", \"-std=gnu++23\"]"),
-        "{toml}"
-    );
+    let flags = "[compile]\nc = [\"-O2\", \"-std=gnu17\"]\ncpp = [\"-O2\", \"-std=gnu++23\"]\n";
+    assert!(toml.contains(flags), "{toml}");
     let names = crate::import::judged_names(&s.verify(&dir));
     for want in [
         "\"accepted/ssize.cpp\" \"AC\"",
+        "\"accepted/pi.c\" \"AC\"",
         "\"partially_accepted/int32.cpp\" \"WA\"",
         "\"rejected/int32.cpp\" \"WA\"",
     ] {
@@ -445,11 +464,12 @@ fn kattis_cpp_standard_and_the_folders_without_one_verdict() {
         v["verdict"].as_str().unwrap().to_string()
     };
     assert_eq!(judge(&dir, "accepted/ssize.cpp"), "AC");
+    assert_eq!(judge(&dir, "accepted/pi.c"), "AC");
     let plain = s.path("sum-plain");
     copy_dir(&dir, &plain);
-    let cut = toml.replace("[compile]\ncpp = [\"-O2\", \"-std=gnu++23\"]\n", "");
-    std::fs::write(plain.join("problem.toml"), cut).unwrap();
+    std::fs::write(plain.join("problem.toml"), toml.replace(flags, "")).unwrap();
     assert_eq!(judge(&plain, "accepted/ssize.cpp"), "CE");
+    assert_eq!(judge(&plain, "accepted/pi.c"), "CE");
     // Broken promises: full points in partially_accepted/, no rejection in rejected/.
     let broken = s.path("sum-broken");
     copy_dir(&dir, &broken);

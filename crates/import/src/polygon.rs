@@ -21,8 +21,9 @@
 //! - solutions by tag: `main` → the reference `solution`; `accepted`, `wrong-answer`,
 //!   `presentation-error`, `time-limit-exceeded`, `memory-limit-exceeded`, `failed` →
 //!   `submissions/<verdict>/`; `rejected` (not accepted on some test) → `submissions/rejected/`;
-//!   the other tags without one verdict (`time-limit-exceeded-or-accepted`, ...) are skipped
-//!   with a warning;
+//!   `time-limit-exceeded-or-accepted` (AC or TLE on every test, nothing required) →
+//!   `submissions/time_limit_exceeded_or_accepted/`; the other tags without one verdict
+//!   (`time-limit-exceeded-or-memory-limit-exceeded`, ...) are skipped with a warning;
 //! - statements: `statement-sections/<language>/` (or `problem-properties.json`) legend,
 //!   input, output, notes (LaTeX) → `statement.md`.
 
@@ -270,6 +271,8 @@ fn tag_folder(tag: &str) -> Option<&'static str> {
         "failed" => "runtime_error",
         // Not accepted on some test, whatever the verdict: `ojd verify`'s `rejected/`.
         "rejected" => "rejected",
+        // Its answers are right where it finishes; its speed is not promised.
+        "time-limit-exceeded-or-accepted" => "time_limit_exceeded_or_accepted",
         _ => return None,
     })
 }
@@ -1050,7 +1053,14 @@ mod tests {
         assert_eq!(tag_folder("wrong-answer"), Some("wrong_answer"));
         assert_eq!(tag_folder("presentation-error"), Some("wrong_answer"));
         assert_eq!(tag_folder("failed"), Some("runtime_error"));
-        assert_eq!(tag_folder("time-limit-exceeded-or-accepted"), None);
+        assert_eq!(
+            tag_folder("time-limit-exceeded-or-accepted"),
+            Some("time_limit_exceeded_or_accepted")
+        );
+        assert_eq!(
+            tag_folder("time-limit-exceeded-or-memory-limit-exceeded"),
+            None
+        );
         assert_eq!(tag_folder("rejected"), Some("rejected"));
     }
 }

@@ -233,7 +233,11 @@ fn discover(judge: &Judge, problem: &Problem, report: &mut ProblemReport) -> Vec
         return subs;
     }
     let mut known: Vec<&str> = FOLDERS.iter().map(|v| v.folder()).collect();
-    known.extend(["rejected", "partially_accepted"]);
+    known.extend([
+        "rejected",
+        "partially_accepted",
+        super::expect::ACCEPTED_OR_TLE,
+    ]);
     for folder in sorted_entries(&root) {
         let name = folder
             .file_name()

@@ -11,11 +11,14 @@
 //! | `compile_error` | a compile error | — |
 //! | `rejected` | a rejection (WA, TLE, RE, MLE, OLE) on at least one test | a compile error |
 //! | `partially_accepted` | part of the points: some groups' (AC on some test without groups) | full points, no points, a compile error |
+//! | `time_limit_exceeded_or_accepted` | — | anything but AC and TLE |
 //!
 //! `rejected/` is the 2025-09 Kattis format's folder (and Polygon's `rejected` tag): any
 //! verdict is permitted, a rejection is required, a TLE counting as one however near the limit.
 //! `partially_accepted/` is problemtools': a scoring submission that earns some of the points
-//! and not all.
+//! and not all. `time_limit_exceeded_or_accepted/` is Polygon's tag of that name (a solution
+//! whose speed is not promised, only its answers): the Kattis 2025-09 `permitted: [AC, TLE]`
+//! with nothing required.
 //!
 //! A Judge Error is never expected: it is the judge's failure, reported on its own.
 
@@ -33,6 +36,8 @@ pub(crate) enum Promise {
     Rejected,
     /// `partially_accepted/`: some of the points, not all.
     PartiallyAccepted,
+    /// `time_limit_exceeded_or_accepted/`: AC or TLE on every test, nothing required.
+    AcceptedOrTle,
 }
 
 impl Promise {
@@ -42,17 +47,22 @@ impl Promise {
             Promise::Verdict => None,
             Promise::Rejected => Some("rejected"),
             Promise::PartiallyAccepted => Some("partially_accepted"),
+            Promise::AcceptedOrTle => Some(ACCEPTED_OR_TLE),
         }
     }
 }
 
+/// The folder of [`Promise::AcceptedOrTle`].
+pub(crate) const ACCEPTED_OR_TLE: &str = "time_limit_exceeded_or_accepted";
+
 /// The folder's promise, if `name` is a folder `submissions/` may hold: its verdict (a WA for
-/// the two promises that are not one verdict: they are judged as a wrong answer is, every test
+/// the promises that are not one verdict: they are judged as a wrong answer is, every test
 /// run, no margin checked) and what else it promises.
 pub(crate) fn folder_promise(name: &str) -> Option<(Verdict, Promise)> {
     match name {
         "rejected" => Some((Verdict::WrongAnswer, Promise::Rejected)),
         "partially_accepted" => Some((Verdict::WrongAnswer, Promise::PartiallyAccepted)),
+        ACCEPTED_OR_TLE => Some((Verdict::WrongAnswer, Promise::AcceptedOrTle)),
         _ => folder_verdict(name).map(|v| (v, Promise::Verdict)),
     }
 }
@@ -86,6 +96,20 @@ pub(crate) fn promise_failures(
                     "expected a rejection (WA, TLE, RE, MLE or OLE) on at least one test, got none"
                         .to_string(),
                 ],
+            }
+        }
+        Promise::AcceptedOrTle => {
+            let bad: Vec<(&str, Verdict)> = got
+                .iter()
+                .copied()
+                .filter(|(_, v)| !matches!(v, Verdict::Accepted | Verdict::TimeLimitExceeded))
+                .collect();
+            match bad.is_empty() {
+                true => vec![],
+                false => vec![format!(
+                    "got {} (only AC or TLE permitted)",
+                    by_verdict(&bad)
+                )],
             }
         }
         Promise::PartiallyAccepted => {
@@ -302,6 +326,25 @@ mod tests {
         assert_eq!(
             label(WrongAnswer, Promise::PartiallyAccepted),
             "partially_accepted"
+        );
+        // Polygon's time-limit-exceeded-or-accepted: AC or TLE anywhere, nothing required.
+        assert_eq!(
+            folder_promise("time_limit_exceeded_or_accepted"),
+            Some((WrongAnswer, Promise::AcceptedOrTle))
+        );
+        for ok in [&all_ac[..], &half, &[("g1-a", TimeLimitExceeded)]] {
+            assert!(
+                check(Promise::AcceptedOrTle, ok, &groups).is_empty(),
+                "{ok:?}"
+            );
+        }
+        assert_eq!(
+            check(Promise::AcceptedOrTle, &none, &groups),
+            ["got WA on g1-a (only AC or TLE permitted)"]
+        );
+        assert_eq!(
+            promise_failures(Promise::AcceptedOrTle, WrongAnswer, false, &[], &[]),
+            ["it does not compile"]
         );
     }
 

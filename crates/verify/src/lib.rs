@@ -26,19 +26,19 @@
 //! time; other load on the machine does too (on the shared 2-core build machine the same run
 //! measured from 0.7 to 1.5 times its median). Interference only ever adds time. So: at most one
 //! worker per physical core by default ([`default_jobs`]); verdicts rest on CPU time, not wall
-//! time; a run in phase 2 gets `SLACK` times the limit, and its verdict stands only if it is
+//! time; a run in phase 2 gets `SLACK` times the limit, and its verdict stands when it is
 //! clear of the limit either way — CPU time under `GREY` of the limit, or a TLE above
-//! `CLEAR_TLE` of it. Every other run (including a TLE by wall time) is judged again in
-//! phase 3, alone, at the exact limit: first allowed `SLACK` times it and judged by its
+//! `CLEAR_TLE` of it — or when it finished within the exact limits (a run alone, faster, would
+//! finish too), or finished over them where the folder's promise does not hang on it (`settle`).
+//! Every other run (a TLE near the limit, by CPU or wall time; a finish over the limit of an
+//! accepted submission) is judged again in phase 3, alone, at the exact limit: first allowed `SLACK` times it and judged by its
 //! measured time (which also tells whether it would finish at SLACK), then, while it is a TLE
 //! near the CPU limit (between `GREY` and `CLEAR_TLE` of it), again with the exact limit, up
 //! to `RERUNS` runs; the fastest run decides (the least disturbed one). A run alone that
 //! finishes within the limit settles the verdict: a faster run would finish the same way; so
 //! does a TLE by the wall clock with little CPU time (idle or blocked while alone).
 //! The matrix marks such re-runs with `*`. A baseline diff reports a flip between TLE and a run
-//! that finished near the limit as `near the limit`, not as a change (see `compare`). The near
-//! cells of a `time_limit_exceeded/` submission that already keeps its promise, and finished
-//! correctly in parallel, are settled by that run at the exact limit instead (`run`).
+//! that finished near the limit as `near the limit`, not as a change (see `compare`).
 //!
 //! # The package's promise and the results cache
 //! The Kattis timing margins of the package (`[limits]`: `ac_to_time_limit`,
@@ -63,6 +63,7 @@ mod margins;
 mod prior;
 mod render;
 mod run;
+mod settle;
 pub mod stress;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -159,8 +160,12 @@ pub(crate) struct Stats {
     pub(crate) rerun_tests: usize,
     /// Runs made alone for them (up to [`RERUNS`] each).
     pub(crate) reruns: usize,
-    /// Near cells of `time_limit_exceeded/` submissions that already keep their promise, settled
-    /// by their parallel run at the exact limit instead of runs alone (see `run`).
+    /// Near cells whose parallel run finished within the exact limits: settled by it, not
+    /// judged alone (interference only adds time; see `settle`).
+    pub(crate) settled_within_limit: usize,
+    /// Near cells whose parallel run finished over the exact limit where the folder's promise
+    /// holds or fails the same for a TLE and for the finish (`settle`): a TLE at the limit,
+    /// settled by that run instead of runs alone.
     pub(crate) settled_by_promise: usize,
     /// TLE cells decided by the wall clock with CPU time under a tenth of the limit (a deadlock,
     /// a wait): settled by their parallel run, never judged alone (`prior::idle_tle`).

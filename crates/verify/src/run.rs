@@ -8,6 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use super::cache;
 use super::discover::{ms, record_error, Plan, Stage};
 use super::prior::{self, Route};
+use super::settle::{settle, Settle};
 use super::{Baseline, Cell, Key, ProblemReport, Progress, Stats, CLEAR_TLE, GREY, RERUNS, SLACK};
 use ojd_judge::answers::{self, GenError, GenOptions, GenSummary};
 use ojd_judge::Problem;
@@ -457,9 +458,9 @@ pub(super) fn judge_all(
             if !slow {
                 // A brute force's cells run in test order, one after the other, until its first
                 // clear TLE: the promise it keeps then cannot change (its later cells are not
-                // run). A near cell gets a parallel run all the same: once the submission keeps
-                // its promise elsewhere, a finish there settles the cell without runs alone
-                // (`settled_by_promise`). Cells reused from the results cache are decided.
+                // run). A near cell gets a parallel run all the same: a finish there mostly
+                // settles the cell without runs alone (`settle`). Cells reused from the results
+                // cache are decided.
                 let mut chain = ChainCells::new();
                 for t in 0..sub.cells.len() {
                     match &sub.cells[t] {
@@ -1120,8 +1121,12 @@ pub(super) fn rerun_alone(
     stats.starved_cells = starved.len();
     todo.extend(starved.iter().copied());
     for (p, plan) in plans.iter().enumerate() {
+        let Some(problem) = plan.problem.as_ref() else {
+            continue;
+        };
         for (s, sub) in plan.subs.iter().enumerate() {
-            let kept = settled_by_promise(sub);
+            // Compiled already (a cache hit): the limits its runs at the exact limit get.
+            let mut limits = None;
             for (t, cell) in sub.cells.iter().enumerate() {
                 let Some(c) = cell.as_ref() else { continue };
                 if c.reused || starved.contains(&(p, s, t)) {
@@ -1134,29 +1139,45 @@ pub(super) fn rerun_alone(
                 if !needs_rerun(&c.result, sub.report.limit_ms) {
                     continue;
                 }
-                if kept && c.result.verdict == Verdict::Accepted {
-                    settled.push((p, s, t));
-                } else {
+                let exact = limits
+                    .get_or_insert_with(|| exact_limits(judge, problem, &sub.submission).ok());
+                let Some(exact) = exact.as_ref() else {
                     todo.push((p, s, t));
+                    continue;
+                };
+                let at = at_limit(c.result.clone(), exact);
+                let how = settle(
+                    (sub.report.promise, sub.report.expected),
+                    sub.report.reference,
+                    c.result.verdict,
+                    at.verdict == c.result.verdict,
+                );
+                match how {
+                    Settle::WithinLimit => stats.settled_within_limit += 1,
+                    Settle::ByPromise => stats.settled_by_promise += 1,
+                    Settle::Alone => {
+                        todo.push((p, s, t));
+                        continue;
+                    }
                 }
+                settled.push(((p, s, t), at));
             }
         }
     }
-    stats.settled_by_promise = settled.len();
-    for (p, s, t) in settled {
+    for ((p, s, t), at) in settled {
         let plan = &mut plans[p];
-        let problem = plan
-            .problem
-            .as_ref()
-            .expect("cells exist only for loaded problems");
-        let limits = exact_limits(judge, problem, &plan.subs[s].submission);
-        if let (Ok(limits), Some(c)) = (limits, plan.subs[s].cells[t].as_mut()) {
-            let at = at_limit(c.result.clone(), &limits);
+        // A TLE at the limit that finished with the slack hangs on the limit itself: reported
+        // as sensitive, as a run alone finishing the same way would be.
+        let seen = parallel_seen(plan.subs[s].cells[t].as_ref());
+        let sensitive = sensitivity(plan, s, t, &Ok(at.clone()), &seen);
+        if let Some(c) = plan.subs[s].cells[t].as_mut() {
             if at.verdict == Verdict::TimeLimitExceeded {
                 c.finished_as = Some(c.result.verdict);
             }
             c.result = at;
+            c.sensitive = sensitive.is_some();
         }
+        plan.report.warnings.extend(sensitive);
     }
     todo.sort_unstable();
     stats.rerun_tests = todo.len();
@@ -1293,22 +1314,6 @@ fn continue_chains(
         }
     }
     stats.not_run_cells += mark_not_run(plans);
-}
-
-/// Whether the near cells of `sub` that finished correctly in the parallel phase can be judged
-/// by that run at the exact limit, with no runs alone: it is a `time_limit_exceeded/`
-/// submission that already keeps its promise, a clear TLE on some test ([`margins`]). Alone,
-/// such a cell could only end AC or TLE (its output is known to be right), and neither changes
-/// whether the submission keeps its promise; a baseline compare lists its flips as near the
-/// limit. A cell whose parallel run ended otherwise (a WA, a TLE by the wall clock whose output
-/// is unknown) is still judged alone: a wrong answer within the limit would break the promise.
-fn settled_by_promise(sub: &super::discover::Sub) -> bool {
-    sub.report.expected == Verdict::TimeLimitExceeded
-        && sub
-            .cells
-            .iter()
-            .flatten()
-            .any(|c| super::margins::clear_tle(c, sub.report.limit_ms))
 }
 
 /// Every (verdict, CPU ms, how) a cell got, each as judged against the limits it ran with,

@@ -21,10 +21,12 @@ fn kattis_folder(ojd: &str, format: KattisFormat) -> Option<&str> {
         // error.
         ("output_limit_exceeded" | "memory_limit_exceeded", KattisFormat::V2023) => return None,
         ("compile_error", _) => return None,
-        // problemtools reads no `rejected/`; 2025-09 has no `partially_accepted/`.
-        ("rejected", KattisFormat::V2023) | ("partially_accepted", KattisFormat::V2025) => {
-            return None
-        }
+        // problemtools reads no `rejected/`; 2025-09 has no `partially_accepted/`. Polygon's
+        // AC-or-TLE promise is a 2025-09 folder with a `permitted` rule (`submissions.yaml`),
+        // which problemtools' 2023-07 has no way to say.
+        ("rejected", KattisFormat::V2023)
+        | ("partially_accepted", KattisFormat::V2025)
+        | ("time_limit_exceeded_or_accepted", KattisFormat::V2023) => return None,
         (other, _) => other,
     })
 }
@@ -127,6 +129,7 @@ pub(super) fn submissions(
         count += 1;
     }
     let mut entry_points = String::new();
+    let mut rules = String::new();
     for folder in entries(&problem.dir.join("submissions"))
         .into_iter()
         .filter(|p| p.is_dir())
@@ -147,6 +150,9 @@ pub(super) fn submissions(
             ));
             continue;
         };
+        if kattis == "time_limit_exceeded_or_accepted" {
+            rules += &format!("{kattis}:\n  permitted: [AC, TLE]\n");
+        }
         for f in entries(&folder) {
             let file = f.file_name().unwrap_or_default();
             let to = out.join("submissions").join(kattis).join(file);
@@ -179,10 +185,18 @@ pub(super) fn submissions(
             count += 1;
         }
     }
+    let mut text = String::new();
+    if !rules.is_empty() {
+        text += &format!(
+            "# Folders that are not the format's own: what their submissions promise.\n{rules}"
+        );
+    }
     if !entry_points.is_empty() {
-        let text = format!(
+        text += &format!(
             "# The file (Python) or class (Java) each submission of several files starts from, as ojd runs it.\n{entry_points}"
         );
+    }
+    if !text.is_empty() {
         write_file(&out.join("submissions/submissions.yaml"), text.as_bytes())?;
     }
     Ok(count)

@@ -15,7 +15,8 @@
 //! requirements are imported when they are exactly one of the folders' ([`Expectations::folder`]):
 //! `permitted: [AC]` is `accepted/`; `[AC, WA]` with at least one `WA` is `wrong_answer/`;
 //! `[AC, TLE]` with a `TLE` is `time_limit_exceeded/`; `[AC, RTE]` with an `RTE` is
-//! `runtime_error/`. A required set that every permitted verdict meets says nothing and is
+//! `runtime_error/`; `[AC, TLE]` alone is `time_limit_exceeded_or_accepted/` (Polygon's tag of
+//! that name). A required set that every permitted verdict meets says nothing and is
 //! dropped; one is narrowed to the verdicts permitted (`rejected`'s `[RTE, TLE, WA]` with
 //! `permitted: [AC, WA]` requires a `WA`). Anything else (a score, a message, requirements per
 //! test group, another combination) is not a promise ojd can check, and the submission is
@@ -82,8 +83,9 @@ fn default_rules() -> Vec<Rule> {
 }
 
 /// The ojd folders whose promise is a Kattis requirement: (folder, permitted, required).
-const FOLDERS: [(&str, &[&str], &[&str]); 4] = [
+const FOLDERS: [(&str, &[&str], &[&str]); 5] = [
     ("accepted", &["AC"], &[]),
+    ("time_limit_exceeded_or_accepted", &["AC", "TLE"], &[]),
     ("wrong_answer", &["AC", "WA"], &["WA"]),
     ("time_limit_exceeded", &["AC", "TLE"], &["TLE"]),
     ("runtime_error", &["AC", "RTE"], &["RTE"]),
@@ -311,7 +313,7 @@ impl Expectations {
         let list = |s: &Set| s.iter().copied().collect::<Vec<_>>().join(", ");
         let req: Vec<String> = required.iter().map(|q| format!("[{}]", list(q))).collect();
         Err(format!(
-            "permitted [{}]{}: no ojd folder promises exactly that (accepted: [AC]; wrong_answer, time_limit_exceeded, runtime_error: [AC, X] with at least one X; rejected: any, with at least one of RTE, TLE, WA)",
+            "permitted [{}]{}: no ojd folder promises exactly that (accepted: [AC]; time_limit_exceeded_or_accepted: [AC, TLE]; wrong_answer, time_limit_exceeded, runtime_error: [AC, X] with at least one X; rejected: any, with at least one of RTE, TLE, WA)",
             list(&permitted),
             if req.is_empty() {
                 String::new()

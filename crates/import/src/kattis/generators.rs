@@ -350,11 +350,13 @@ fn sandbox_failure(what: &str, e: impl std::fmt::Display) -> ImportError {
 fn compile(judge: &Judge, file: &Path) -> Result<Program, ImportError> {
     // A file of the package only: a link leading outside it is refused before it is read.
     crate::files::read_source(file)?;
-    let options: Vec<String> = super::KATTIS_CPP.iter().map(|o| o.to_string()).collect();
-    let options = match judge.detect_language(file, &[]) {
-        Some(l) if l == "cpp" => options,
-        _ => Vec::new(),
-    };
+    let options: Vec<String> = judge
+        .detect_language(file, &[])
+        .and_then(|l| super::kattis_options(&l))
+        .unwrap_or_default()
+        .iter()
+        .map(|o| o.to_string())
+        .collect();
     match judge
         .compile_file_with(file, &options)
         .map_err(|e| sandbox_failure(&file.display().to_string(), e))?

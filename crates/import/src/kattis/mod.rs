@@ -63,6 +63,20 @@ use yaml::{Src, Version};
 /// statically and with `-g`, which change no verdict and slow every compile.
 pub(crate) const KATTIS_CPP: &[&str] = &["-O2", "-std=gnu++23"];
 
+/// C as the same list compiles it: GNU C17 (`gcc -std=gnu17`, problemtools' `languages.yaml`
+/// today; the host profile's strict `-std=c11` hides POSIX and GNU names such as `M_PI` or
+/// `strdup` that Kattis submissions use).
+pub(crate) const KATTIS_C: &[&str] = &["-O2", "-std=gnu17"];
+
+/// The options of [`KATTIS_CPP`] and [`KATTIS_C`] for the language `id`, if it is one of them.
+pub(crate) fn kattis_options(id: &str) -> Option<&'static [&'static str]> {
+    match id {
+        "cpp" => Some(KATTIS_CPP),
+        "c" => Some(KATTIS_C),
+        _ => None,
+    }
+}
+
 /// `ojd gen` on a Kattis package folder: the data of its `generators/generators.yaml` made again
 /// in the sandbox (as an import makes it) and written into the package's `data/`. Returns how
 /// many tests were written and the messages (as an import's warnings).
@@ -175,7 +189,7 @@ pub fn import(
         uuid: yaml::uuid(&src, &mut warnings),
         passes: yaml::passes(&src)?,
         margins: yaml::margins(&src),
-        compile: vec![("cpp", KATTIS_CPP)],
+        compile: vec![("c", KATTIS_C), ("cpp", KATTIS_CPP)],
         origin: format!(
             "Imported from a Kattis package ({}) by `ojd import kattis`.",
             match src.version {

@@ -158,6 +158,8 @@ fn verdict_folder(name: &str) -> Option<&'static str> {
         // part of the points).
         "rejected" => "rejected",
         "partially_accepted" => "partially_accepted",
+        // ojd's (Polygon's `time-limit-exceeded-or-accepted`), as a 2025-09 export writes it.
+        "time_limit_exceeded_or_accepted" => "time_limit_exceeded_or_accepted",
         // DOMjudge's folder names.
         "compiler_error" => "compile_error",
         "output_limit" => "output_limit_exceeded",
