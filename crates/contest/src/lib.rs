@@ -11,7 +11,7 @@
 
 #![forbid(unsafe_code)]
 // TODO(issue 38): the facade's struct fields and enum variants mostly have no doc comment yet
-// (they came from ojd-service, which allows the lint too); `unreachable_pub` already holds.
+// (they came from ojd-service undocumented); `unreachable_pub` already holds.
 #![allow(missing_docs)]
 
 pub mod awards;
