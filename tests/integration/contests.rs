@@ -2994,6 +2994,54 @@ fn a_team_added_to_a_listed_contest_takes_part() {
     }
 }
 
+/// An open contest (anyone may take part) ranks every `[[team]]` of its roster from the start:
+/// a team that has not submitted yet has its row with nothing solved, on the API and on the
+/// standings page, before and after another team's first solve; an observer has none.
+#[test]
+fn an_open_contest_ranks_its_rostered_teams_before_they_submit() {
+    require_root!();
+    let cs = ContestSite::new();
+    cs.contest("open", now_ms() - 60_000)
+        .lasting("2h")
+        .keys(
+            "[[team]]\nuser = \"alice\"\nname = \"Rocket\"\n\n\
+             [[team]]\nuser = \"bob\"\nname = \"Comet\"\n\n\
+             [[team]]\nuser = \"watcher\"\nname = \"Lookout\"\ncategory = \"observer\"",
+        )
+        .write();
+    let d = cs.start();
+    let rows = |d: &crate::daemon::Daemon| -> Vec<(String, i64)> {
+        let (code, s) = d.get("/api/v1/contests/open/standings", Some(BOB));
+        assert_eq!(code, 200, "{s}");
+        let mut rows: Vec<(String, i64)> = s["rows"]
+            .as_array()
+            .unwrap_or_else(|| panic!("rows: {s}"))
+            .iter()
+            .map(|r| {
+                let user = r["user"].as_str().expect("user").to_string();
+                (user, r["solved"].as_i64().expect("solved"))
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let want = |a: i64| vec![("alice".to_string(), a), ("bob".to_string(), 0)];
+    assert_eq!(rows(&d), want(0), "nobody submitted yet");
+    let (code, page) = d.get_text("/contests/open/standings", Some(BOB));
+    assert_eq!(code, 200, "{page}");
+    assert!(page.contains("Rocket") && page.contains("Comet"), "{page}");
+    assert!(
+        !page.contains("Lookout"),
+        "an observer is not ranked: {page}"
+    );
+
+    let (code, a) = submit(&d, ALICE, Some("open"), "aplusb", "accepted/ac.c");
+    assert_eq!(code, 201, "{a}");
+    let judged = d.wait_done(a["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
+    assert_eq!(judged["verdict"], "AC", "{judged}");
+    assert_eq!(rows(&d), want(1), "bob keeps his row beside alice's solve");
+}
+
 // ---- issue 23: the per-contest feedback policy ----
 
 /// Issue 23, feedback policy over HTTP: a participant's wrong answer in a contest with

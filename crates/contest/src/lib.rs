@@ -2,7 +2,7 @@
 //! read and checked (the types at the crate's root: [`Contest`], [`load_all`]…), standings
 //! computed from judged submissions ([`standings`]), the contest's clock ([`clock`]), the verdict
 //! diff of a rejudging ([`rejudging`]), awards ([`awards`]), the editor's draft ([`edit`]), what
-//! finalizing warns of ([`finalize`]) and rosters of teams ([`roster`]).
+//! finalizing warns of ([`finalize`]), the freeze's one rule ([`freeze`]) and rosters of teams ([`roster`]).
 //!
 //! The service reads the current judgings from the store, turns them into
 //! [`standings::Attempt`]s and asks these functions; so a rejudging, an unfreeze or a reload
@@ -11,13 +11,14 @@
 
 #![forbid(unsafe_code)]
 // TODO(issue 38): the facade's struct fields and enum variants mostly have no doc comment yet
-// (they came from ojd-service, which allows the lint too); `unreachable_pub` already holds.
+// (they came from ojd-service undocumented); `unreachable_pub` already holds.
 #![allow(missing_docs)]
 
 pub mod awards;
 pub mod clock;
 pub mod edit;
 pub mod finalize;
+pub mod freeze;
 mod model;
 pub mod rejudging;
 pub mod roster;

@@ -18,6 +18,7 @@ mod accounts;
 mod blobs;
 mod catalog;
 pub mod ccs;
+mod contests;
 mod events;
 mod hosts;
 pub mod logging;
@@ -53,7 +54,7 @@ pub use queue::{drain, spawn_workers, Workers};
 pub use submissions::{NewEntry, Refusal, Seen, SeenPage, SeenRow, Submitted, SUBMIT_WAIT};
 
 /// The visibility policy, its one copy: what one viewer may see of a problem or a submission.
-pub use viewer::{apply_feedback, redact, Policy, Sight, Viewer};
+pub use viewer::{apply_feedback, clarifications_seen, redact, Policy, Sight, Viewer};
 
 /// `ojd worker`: a judge host, no HTTP.
 pub use worker::{start_worker, WorkerHost};
@@ -80,6 +81,13 @@ pub use ojd_store::{
 };
 /// Rejudgings: start one, read it with every judging it compares, apply or cancel it.
 pub use rejudgings::{Created, Rejudgeable, RejudgingRecord, RejudgingRefused};
+
+/// Contests' operations over the store: the standings' input, the freeze, balloons,
+/// clarifications, the jury's verdicts, the audit log; and the rows they return.
+pub use contests::{AskLimit, NewQuestion, Overridden};
+pub use ojd_store::{
+    AnswerRecord, AuditEntry, BalloonDone, Clarification, FreezeChange, StandingsEntry,
+};
 
 /// Problem packages as content-addressed blobs, cached by judge hosts.
 pub use blobs::{package_files, BlobError, Cache};

@@ -17,12 +17,15 @@
 //!   team that is never ranked; the jury's own verdicts are the admins').
 //! - A freeze hides other teams' results on the standings only: a team always sees its own
 //!   verdicts, frozen or not, and never another's submission.
+//! - Of a contest's clarifications, a student reads the public ones, their own questions and
+//!   the announcements to them; an anonymous viewer the public ones; admins all. Who claimed a
+//!   question is the jury's business ([`clarifications_seen`]).
 
 use std::sync::Arc;
 
 use ojd_config::ServerConfig;
 use ojd_judge::{TestResult, Verdict};
-use ojd_store::SubmissionInfo;
+use ojd_store::{Clarification, SubmissionInfo};
 
 use crate::contest::{Contest, Feedback, Phase};
 
@@ -230,4 +233,27 @@ pub fn apply_feedback(policy: Feedback, tests: Vec<TestResult>) -> Vec<TestResul
                 .collect()
         }
     }
+}
+
+/// The clarifications `viewer` may read, of those given: public ones, their own questions and
+/// the announcements to them (admins: all). Who claimed a question is the jury's business:
+/// others do not see it.
+pub fn clarifications_seen(all: Vec<Clarification>, viewer: Viewer<'_>) -> Vec<Clarification> {
+    let admin = viewer.admin();
+    all.into_iter()
+        .filter(|c| match viewer {
+            Viewer::User { admin: true, .. } => true,
+            Viewer::User { name, .. } => {
+                c.public || c.user.as_deref() == Some(name) || c.to_user.as_deref() == Some(name)
+            }
+            Viewer::Anonymous => c.public,
+        })
+        .map(|mut c| {
+            if !admin {
+                c.claimed_by = None;
+                c.claimed_at = None;
+            }
+            c
+        })
+        .collect()
 }

@@ -21,8 +21,7 @@ use crate::user::User;
 use crate::App;
 use ojd_service::contest::edit::Draft;
 use ojd_service::contest::{Phase, Scoring};
-use ojd_store::now_ms;
-use ojd_store::Clarification;
+use ojd_service::{now_ms, Clarification};
 
 pub(crate) fn routes() -> Router<Arc<App>> {
     Router::new()
@@ -98,14 +97,13 @@ async fn list(
     let loaded = app.contests.get();
     let a = app.clone();
     let l2 = loaded.clone();
-    let states = app
-        .db(move |_| {
-            l2.contests
-                .iter()
-                .map(|c| crate::contests::read_freeze(&a, c))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .await?;
+    let states = crate::contests::blocking(&app, move || {
+        l2.contests
+            .iter()
+            .map(|c| crate::contests::read_freeze(&a, c))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .await?;
     let out = loaded
         .contests
         .iter()
@@ -137,9 +135,8 @@ async fn one(
 ) -> Result<Json<serde_json::Value>, AppError> {
     let c = find(&app, &id)?;
     let (a, c2) = (app.clone(), c.clone());
-    let freeze = app
-        .db(move |_| crate::contests::read_freeze(&a, &c2))
-        .await?;
+    let freeze =
+        crate::contests::blocking(&app, move || crate::contests::read_freeze(&a, &c2)).await?;
     let problems = problems_for(&app, &c, user.as_ref());
     let message = (problems.is_empty() && c.phase(now_ms()) == Phase::Before).then(|| {
         format!(
@@ -169,9 +166,8 @@ async fn standings_json(
 ) -> Result<Response, AppError> {
     let c = find(&app, &id)?;
     let a = app.clone();
-    let body = app
-        .db(move |_| standings::json(&a, &c, user.as_ref()))
-        .await?;
+    let body =
+        crate::contests::blocking(&app, move || standings::json(&a, &c, user.as_ref())).await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
@@ -183,9 +179,8 @@ async fn standings_csv_route(
     let c = find(&app, &id)?;
     let a = app.clone();
     let name = format!("{}-standings.csv", c.id);
-    let s = app
-        .db(move |_| standings::standings(&a, &c, Some(&admin)))
-        .await?;
+    let s =
+        crate::contests::blocking(&app, move || standings::standings(&a, &c, Some(&admin))).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
@@ -207,7 +202,9 @@ async fn balloon_list(
 ) -> Result<Json<Vec<balloons::Balloon>>, AppError> {
     let c = find(&app, &id)?;
     let a = app.clone();
-    Ok(Json(app.db(move |_| balloons::list(&a, &c)).await?))
+    Ok(Json(
+        crate::contests::blocking(&app, move || balloons::list(&a, &c)).await?,
+    ))
 }
 
 #[derive(serde::Deserialize)]
@@ -307,7 +304,7 @@ async fn final_results(
         )));
     }
     let (a, c2) = (app.clone(), c.clone());
-    let (s, list) = app.db(move |_| results::results(&a, &c2)).await?;
+    let (s, list) = crate::contests::blocking(app, move || results::results(&a, &c2)).await?;
     Ok((c, s, list))
 }
 
@@ -699,9 +696,9 @@ async fn clarification_list(
 ) -> Result<Json<Vec<Clarification>>, AppError> {
     let c = find(&app, &id)?;
     let node = app.node.clone();
-    let mut all = app
-        .db(move |_| ojd_service::ccs::clarifications(&node, &c.id))
-        .await?;
+    let mut all =
+        crate::contests::blocking(&app, move || ojd_service::ccs::clarifications(&node, &c.id))
+            .await?;
     // This API lists the newest first (the Contest API's order is the oldest first).
     all.reverse();
     Ok(Json(clarifications::visible_clarifications(

@@ -20,7 +20,7 @@ use crate::user::User;
 use crate::App;
 use ojd_judge::Verdict;
 use ojd_service::contest::Contest;
-use ojd_store::{now_ms, StoreError};
+use ojd_service::StoreError;
 
 /// One balloon: a team's first accepted submission of a problem.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -63,7 +63,7 @@ pub(crate) fn list(app: &App, c: &Contest) -> Result<Vec<Balloon>, StoreError> {
                 .or_insert((a.at_ms, a.id));
         }
     }
-    let done = app.node.store().balloons_done(&c.id)?;
+    let done = app.node.balloons_done(&c.id)?;
     let mut out: Vec<Balloon> = first
         .into_iter()
         .map(|((user, problem), (at, id))| {
@@ -112,18 +112,16 @@ pub(crate) async fn mark(
         )));
     };
     let (a, c2) = (app.clone(), c.clone());
-    let balloons = app.db(move |_| list(&a, &c2)).await?;
+    let balloons = super::blocking(app, move || list(&a, &c2)).await?;
     if !balloons.iter().any(|b| b.user == user && b.problem == p) {
         return Err(AppError::NotFound(format!(
             "no balloon: {user:?} has not solved {problem:?} in contest {id:?}"
         )));
     }
-    let (cid, u, by) = (c.id.clone(), user.to_string(), admin.name.clone());
-    app.db(move |s| {
-        let mark = done.then_some((by.as_str(), now_ms()));
-        s.set_balloon(&cid, &u, &p, mark)
-    })
-    .await?;
+    let by = done.then(|| admin.name.clone());
+    app.node
+        .set_balloon(c.id.clone(), user.to_string(), p, by)
+        .await?;
     let (action, what) = if done {
         ("balloon", "delivered")
     } else {

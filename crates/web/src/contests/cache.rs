@@ -29,7 +29,7 @@ use tokio::sync::broadcast;
 
 use ojd_service::contest::standings::Standings;
 use ojd_service::Live;
-use ojd_store::StoreError;
+use ojd_service::StoreError;
 
 /// One contest's table for one view, with its JSON.
 pub(crate) struct Table {

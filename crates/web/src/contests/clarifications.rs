@@ -20,35 +20,15 @@ use crate::App;
 use ojd_service::contest::Contest;
 use ojd_service::contest::Phase;
 use ojd_service::contest::{Category, Participants};
-use ojd_store::now_ms;
-use ojd_store::{Clarification, NewClarification};
+use ojd_service::{now_ms, AskLimit, Clarification, NewQuestion};
 
-/// The clarifications `viewer` may read: public ones, their own questions and the
-/// announcements to them (admins: all). Who claimed a question is the jury's business: others
-/// do not see it.
+/// The clarifications `viewer` may read (the one policy's rule,
+/// [`ojd_service::clarifications_seen`]).
 pub(crate) fn visible_clarifications(
     all: Vec<Clarification>,
     viewer: Option<&User>,
 ) -> Vec<Clarification> {
-    let admin = viewer.is_some_and(|u| u.admin);
-    all.into_iter()
-        .filter(|c| match viewer {
-            Some(u) if u.admin => true,
-            Some(u) => {
-                c.public
-                    || c.user.as_deref() == Some(u.name.as_str())
-                    || c.to_user.as_deref() == Some(u.name.as_str())
-            }
-            None => c.public,
-        })
-        .map(|mut c| {
-            if !admin {
-                c.claimed_by = None;
-                c.claimed_at = None;
-            }
-            c
-        })
-        .collect()
+    ojd_service::clarifications_seen(all, User::viewer(viewer))
 }
 
 #[derive(Deserialize)]
@@ -93,9 +73,6 @@ pub(crate) const CANNED: &[&str] = &[
 /// Questions one participant may ask in one contest per [`ASK_WINDOW_MS`].
 pub(crate) const ASK_LIMIT: usize = 5;
 pub(crate) const ASK_WINDOW_MS: i64 = 10 * 60_000;
-
-/// Held while a question is counted against [`ASK_LIMIT`] and stored.
-static ASKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Validates a clarification's text and problem (a label or a problem id of the contest).
 /// Before the start only admins may name a problem, and the refusal is the same whether the
@@ -145,37 +122,22 @@ pub(crate) async fn ask(
     }
     let problem = check_text(&c, &body, user.admin)?;
     let kind = category(&body, problem.as_deref())?;
-    let name = user.name.clone();
-    let text = body.text.trim().to_string();
-    let admin = user.admin;
-    app.db(move |s| {
-        // The count and the insert are one step for this node: questions sent at once are
-        // counted one after another, so a burst cannot slip past the limit.
-        let _one_at_a_time = ASKING.lock().unwrap_or_else(|e| e.into_inner());
-        let now = now_ms();
-        if !admin {
-            let recent = s
-                .clarifications(&c.id)?
-                .iter()
-                .filter(|q| q.user.as_deref() == Some(&name) && q.at > now - ASK_WINDOW_MS)
-                .count();
-            if recent >= ASK_LIMIT {
-                return Err(ojd_store::StoreError::Conflict(format!(
-                    "you asked {recent} questions in the last {} minutes: wait for the answers before asking more",
-                    ASK_WINDOW_MS / 60_000
-                )));
-            }
-        }
-        let new = NewClarification {
-            user: Some(&name),
-            problem: problem.as_deref(),
-            category: kind,
-            to_user: None,
-            text: &text,
-        };
-        s.add_clarification_to(&c.id, &new, now)
-    })
-    .await
+    let question = NewQuestion {
+        user: Some(user.name.clone()),
+        problem,
+        category: kind.to_string(),
+        to_user: None,
+        text: body.text.trim().to_string(),
+    };
+    // Admins ask without a limit (the jury's own questions).
+    let limit = (!user.admin).then_some(AskLimit {
+        questions: ASK_LIMIT,
+        window_ms: ASK_WINDOW_MS,
+    });
+    Ok(app
+        .node
+        .add_clarification(c.id.clone(), question, limit)
+        .await?)
 }
 
 /// An announcement to every participant, or (`team`) to one; about the contest or one problem
@@ -201,15 +163,7 @@ pub(crate) async fn announce(
         let known = match c.team(&t) {
             Some(x) => x.category == Category::Participant && c.admits(&t),
             None if matches!(c.participants, Participants::Listed(_)) => c.admits(&t),
-            None => {
-                let cid = c.id.clone();
-                let who = t.clone();
-                app.db(move |s| {
-                    Ok(s.standings_input(&cid)?.iter().any(|e| e.user == who)
-                        || (s.clarifications(&cid)?.iter()).any(|q| q.user.as_ref() == Some(&who)))
-                })
-                .await?
-            }
+            None => app.node.took_part(c.id.clone(), t.clone()).await?,
         };
         if !known {
             return Err(AppError::BadRequest(format!(
@@ -222,19 +176,17 @@ pub(crate) async fn announce(
     } else {
         "general"
     };
-    let text = body.text.trim().to_string();
     let (cid, to) = (c.id.clone(), team.clone());
+    let announcement = NewQuestion {
+        user: None,
+        problem,
+        category: kind.to_string(),
+        to_user: team,
+        text: body.text.trim().to_string(),
+    };
     let made = app
-        .db(move |s| {
-            let new = NewClarification {
-                user: None,
-                problem: problem.as_deref(),
-                category: kind,
-                to_user: team.as_deref(),
-                text: &text,
-            };
-            s.add_clarification_to(&c.id, &new, now_ms())
-        })
+        .node
+        .add_clarification(c.id.clone(), announcement, None)
         .await?;
     let to = to.map_or("everyone".to_string(), |t| format!("team {t}"));
     let detail = format!("announcement {made} to {to}");
@@ -244,10 +196,10 @@ pub(crate) async fn announce(
 
 /// Writes `detail` about clarification `id` to the audit log, under its contest.
 async fn audit(app: &Arc<App>, admin: &User, action: &str, id: i64, detail: String) {
-    let contest = match app.db(move |s| s.clarification_contest(id)).await {
+    let contest = match app.node.clarification_contest(id).await {
         Ok(c) => c,
         Err(e) => {
-            e.log_if_internal();
+            AppError::from(e).log_if_internal();
             None
         }
     };
@@ -262,10 +214,8 @@ pub(crate) async fn claim(
     id: i64,
     claim: bool,
 ) -> Result<(), AppError> {
-    let by = admin.name.clone();
-    let r = app
-        .db(move |s| s.claim_clarification(id, claim.then_some(by.as_str()), now_ms()))
-        .await?;
+    let by = claim.then(|| admin.name.clone());
+    let r = app.node.claim_clarification(id, by).await?;
     match r {
         None => Err(AppError::NotFound(format!("no question {id}"))),
         Some(Some(holder)) => Err(AppError::Conflict(format!(
@@ -303,18 +253,10 @@ pub(crate) async fn answer(
     if text.is_empty() {
         return Err(AppError::BadRequest("field `answer` is empty".into()));
     }
-    let by = admin.name.clone();
-    let t = text.clone();
+    // Without `public`, the last answer says how the question stands (none: private).
     let ok = app
-        .db(move |s| {
-            let public = match body.public {
-                Some(p) => p,
-                // The last answer says how the question stands (none: private).
-                None => s.answer_history(id)?.last().is_some_and(|a| a.public),
-            };
-            let ok = s.answer_clarification(id, &t, public, &by, now_ms())?;
-            Ok(ok.then_some(public))
-        })
+        .node
+        .answer_clarification(id, text.clone(), body.public, admin.name.clone())
         .await?;
     if let Some(public) = ok {
         let to = if public { "everyone" } else { "its asker" };

@@ -13,8 +13,7 @@ use crate::user::User;
 use crate::App;
 use ojd_service::contest::clock::{self, ClockChange};
 use ojd_service::contest::format_time;
-use ojd_store::now_ms;
-use ojd_store::AuditEntry;
+use ojd_service::{now_ms, AuditEntry};
 
 /// A clock change as the API and the form send it.
 #[derive(Debug, Deserialize)]
@@ -85,8 +84,9 @@ pub(crate) async fn change_clock(
         format_time(written.end_ms(), written.utc_offset_s)
     );
     app.contests.reload(app.node.config());
-    let (by, cid, d) = (admin.name.clone(), c.id.clone(), detail.clone());
-    app.db(move |s| s.add_audit(&by, "clock", Some(&cid), &d, now_ms()))
+    let (by, cid) = (admin.name.clone(), c.id.clone());
+    app.node
+        .add_audit(by, "clock".into(), Some(cid), detail.clone())
         .await?;
     crate::log(&format!("contest {id}: {detail} (by {})", admin.name));
     Ok(detail)
@@ -98,8 +98,7 @@ pub(crate) async fn audit(
     contest: Option<String>,
     limit: u32,
 ) -> Result<Vec<AuditEntry>, AppError> {
-    app.db(move |s| s.audit_log(contest.as_deref(), limit))
-        .await
+    Ok(app.node.audit_log(contest, limit).await?)
 }
 
 /// Writes a line to the audit log; a failure is logged, never fails the action it records.
@@ -115,11 +114,8 @@ pub(crate) async fn note(
         action.to_string(),
         contest.map(str::to_string),
     );
-    if let Err(e) = app
-        .db(move |s| s.add_audit(&actor, &action, contest.as_deref(), &detail, now_ms()))
-        .await
-    {
-        e.log_if_internal();
+    if let Err(e) = app.node.add_audit(actor, action, contest, detail).await {
+        AppError::from(e).log_if_internal();
     }
 }
 
@@ -141,7 +137,7 @@ pub(crate) async fn audit_reload(app: &Arc<App>, admin: &User, problems: usize) 
 /// Refuses a change of `submission`'s result when the contest it was made through is
 /// finalized.
 async fn refuse_if_final_of(app: &Arc<App>, submission: i64, what: &str) -> Result<(), AppError> {
-    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    let contest = app.node.contest_of(submission).await?;
     if let Some(c) = contest.and_then(|id| app.contests.get().get(&id).cloned()) {
         super::finality::refuse_if_final(&c, what)?;
     }
@@ -157,13 +153,13 @@ pub(crate) async fn set_ignored(
     ignored: bool,
 ) -> Result<(), AppError> {
     refuse_if_final_of(app, submission, "ignoring a submission or ranking it again").await?;
-    let found = app.db(move |s| s.set_jury(submission, ignored)).await?;
+    let found = app.node.set_ignored(submission, ignored).await?;
     if !found {
         return Err(AppError::NotFound(format!(
             "submission {submission} was made through no contest: there is nothing to rank"
         )));
     }
-    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    let contest = app.node.contest_of(submission).await?;
     app.contests.invalidate();
     let (action, detail) = if ignored {
         ("ignore", format!("submission {submission} is not ranked"))
@@ -193,22 +189,15 @@ pub(crate) async fn set_override(
             "field `reason`: say why the verdict is overridden (1 to 2000 bytes)".into(),
         ));
     }
-    let (by, r) = (admin.name.clone(), reason.clone());
     // What every page showed before: the jury's verdict, else the judge's.
     let found = app
-        .db(move |s| {
-            let Some(info) = s.info(submission)? else {
-                return Ok(None);
-            };
-            let before = s.overrides_of(&[submission])?.into_iter().next();
-            s.set_override(submission, verdict.map(|v| (v, r.as_str())), &by, now_ms())?;
-            Ok(Some((info.verdict, before.map(|o| o.verdict))))
-        })
+        .node
+        .override_verdict(submission, verdict, reason.clone(), admin.name.clone())
         .await?;
-    let Some((judged, before)) = found else {
+    let Some(ojd_service::Overridden { judged, before }) = found else {
         return Err(AppError::NotFound(format!("no submission {submission}")));
     };
-    let contest = app.db(move |s| s.contest_of(submission)).await?;
+    let contest = app.node.contest_of(submission).await?;
     app.contests.invalidate();
     let code = |v: Option<ojd_judge::Verdict>| v.map_or("none", |v| v.code());
     let from = code(before.or(judged));

@@ -18,7 +18,7 @@ use crate::user::User;
 use crate::App;
 use ojd_service::contest::edit::{self, Draft, FieldError};
 use ojd_service::contest::{Contest, Phase};
-use ojd_store::now_ms;
+use ojd_service::now_ms;
 
 /// Why a definition was not saved.
 #[derive(Debug)]
@@ -170,8 +170,7 @@ pub(crate) async fn update(
     }
     // Removing a problem that has submissions in the contest drops them from its standings.
     let removed = edit::removed(&c, draft);
-    let cid = c.id.clone();
-    let subs = app.db(move |s| s.contest_submissions(&cid)).await?;
+    let subs = (app.node.contest_submissions(c.id.clone()).await).map_err(AppError::from)?;
     let mut asks: Vec<String> = Vec::new();
     for p in &removed {
         let n = subs.iter().filter(|s| s.problem == p.problem).count();

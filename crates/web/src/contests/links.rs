@@ -21,7 +21,7 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::{format_time, parse_start, Contest, Participants};
-use ojd_store::now_ms;
+use ojd_service::now_ms;
 
 /// The longest a sheet's links may last.
 pub(crate) const MAX_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);

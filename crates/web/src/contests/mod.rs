@@ -39,9 +39,9 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_config::Config;
+pub(crate) use ojd_service::contest::freeze::{freeze_state, FreezeState};
 use ojd_service::contest::{Contest, Phase};
-use ojd_store::now_ms;
-use ojd_store::FreezeChange;
+use ojd_service::{now_ms, StoreError};
 
 /// The contests as loaded now, and the folders that failed.
 #[derive(Default)]
@@ -238,40 +238,19 @@ pub(crate) fn running_for(app: &App, user: &User, problem: &str) -> Option<Arc<C
         .cloned()
 }
 
-/// A contest's freeze as every page and the API show it.
-#[derive(Clone, Debug, Serialize)]
-pub(crate) struct FreezeState {
-    /// When the standings freeze (`None`: the contest has no freeze).
-    pub(crate) freeze_ms: Option<i64>,
-    /// Whether students see the standings hidden after `freeze_ms` now.
-    pub(crate) frozen: bool,
-    /// Whether an admin unfroze them (after the freeze time).
-    pub(crate) unfrozen: bool,
-    /// The last change an admin made, when and by whom.
-    pub(crate) changed_at: Option<i64>,
-    pub(crate) changed_by: Option<String>,
-}
-
-/// The one rule: frozen from the freeze time on, unless the last change, made after the
-/// freeze time, unfroze it.
-pub(crate) fn freeze_state(c: &Contest, change: Option<&FreezeChange>, now: i64) -> FreezeState {
-    let freeze_ms = c.freeze_ms();
-    let unfrozen = match (freeze_ms, change) {
-        (Some(f), Some(ch)) => ch.unfrozen && ch.changed_at >= f,
-        _ => false,
-    };
-    FreezeState {
-        freeze_ms,
-        frozen: freeze_ms.is_some_and(|f| now >= f) && !unfrozen,
-        unfrozen,
-        changed_at: change.map(|ch| ch.changed_at),
-        changed_by: change.and_then(|ch| ch.changed_by.clone()),
-    }
+/// Runs `f`, a computation over the service's blocking contest reads (the standings, the
+/// freeze, the balloons), on the blocking pool under the wait of every database read.
+pub(crate) async fn blocking<T, F>(app: &Arc<App>, f: F) -> Result<T, AppError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, StoreError> + Send + 'static,
+{
+    Ok(app.node.blocking(f).await?)
 }
 
 /// Reads the contest's freeze from the store (blocking).
-pub(crate) fn read_freeze(app: &App, c: &Contest) -> Result<FreezeState, ojd_store::StoreError> {
-    let change = app.node.store().freeze_change(&c.id)?;
+pub(crate) fn read_freeze(app: &App, c: &Contest) -> Result<FreezeState, StoreError> {
+    let change = app.node.freeze_change(&c.id)?;
     Ok(freeze_state(c, change.as_ref(), now_ms()))
 }
 
@@ -299,71 +278,9 @@ pub(crate) async fn set_freeze(
             ojd_service::contest::format_time(f, c.utc_offset_s)
         )));
     }
-    let by = admin.name.clone();
-    let action = if unfrozen { "unfreeze" } else { "freeze" };
-    app.db(move |s| {
-        s.set_freeze_by(&c.id, unfrozen, &by, now)?;
-        s.add_audit(&by, action, Some(&c.id), "", now)
-    })
-    .await?;
+    app.node
+        .set_freeze(c.id.clone(), unfrozen, admin.name.clone())
+        .await?;
     app.contests.invalidate();
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ojd_service::contest::{Participants, Scoring};
-    use std::time::Duration;
-
-    fn contest(freeze: Option<u64>) -> Contest {
-        Contest {
-            id: "c".into(),
-            dir: std::path::PathBuf::new(),
-            title: "c".into(),
-            start_ms: 0,
-            utc_offset_s: 0,
-            duration: Duration::from_secs(7200),
-            freeze: freeze.map(Duration::from_secs),
-            scoring: Scoring::Icpc,
-            penalty_minutes: 20,
-            compile_errors_count: false,
-            problems: Vec::new(),
-            participants: Participants::Anyone,
-            public_standings: true,
-            teams: Vec::new(),
-            awards: Default::default(),
-            finalized_ms: None,
-            feedback: Default::default(),
-        }
-    }
-
-    fn change(unfrozen: bool, at: i64) -> FreezeChange {
-        FreezeChange {
-            unfrozen,
-            changed_at: at,
-            changed_by: Some("admin".into()),
-        }
-    }
-
-    #[test]
-    fn an_unfreeze_counts_only_after_the_freeze_time() {
-        let c = contest(Some(3600)); // freezes at 3_600_000
-        let f = 3_600_000;
-        let s = freeze_state(&c, None, f - 1);
-        assert!(!s.frozen && !s.unfrozen);
-        assert!(freeze_state(&c, None, f).frozen);
-        // An unfreeze stored before the freeze time (as an old daemon allowed) is no unfreeze.
-        let early = change(true, f - 60_000);
-        let s = freeze_state(&c, Some(&early), f + 1);
-        assert!(s.frozen && !s.unfrozen, "{s:?}");
-        let late = change(true, f + 60_000);
-        let s = freeze_state(&c, Some(&late), f + 120_000);
-        assert!(!s.frozen && s.unfrozen, "{s:?}");
-        assert_eq!(s.changed_by.as_deref(), Some("admin"));
-        let again = change(false, f + 180_000);
-        assert!(freeze_state(&c, Some(&again), f + 200_000).frozen);
-        let none = contest(None);
-        assert!(!freeze_state(&none, Some(&late), f * 10).frozen);
-    }
 }

@@ -22,7 +22,7 @@ use ojd_service::contest::awards::{self, Award};
 use ojd_service::contest::finalize::Checklist;
 use ojd_service::contest::standings::Standings;
 use ojd_service::contest::{format_time, Contest, Phase};
-use ojd_store::{now_ms, RejudgingState, StoreError};
+use ojd_service::{now_ms, StoreError};
 
 /// The final standings (nothing hidden) and the awards of `c`. Blocking.
 pub(crate) fn results(app: &App, c: &Contest) -> Result<(Standings, Vec<Award>), StoreError> {
@@ -52,25 +52,16 @@ pub(crate) struct Readiness {
 /// The checklist of contest `c` from the store (blocking): its submissions' current verdicts,
 /// its questions and the open rejudgings that cover any of its submissions.
 pub(crate) fn checklist(app: &App, c: &Contest) -> Result<Checklist, StoreError> {
-    let store = app.node.store();
-    let entries = store.standings_input(&c.id)?;
-    let clars = store.clarifications(&c.id)?;
-    let mut open = Vec::new();
-    for r in store.rejudgings()? {
-        if r.state == RejudgingState::Open {
-            let items = store.rejudging_items(r.id)?;
-            open.push((r.id, items.into_iter().map(|i| i.submission).collect()));
-        }
-    }
-    Ok(Checklist::new(&entries, &clars, &open))
+    app.node.finalize_checklist(&c.id)
 }
 
 /// Whether contest `c` can be finalized now, and what finalizing it needs confirmed.
 pub(crate) async fn readiness(app: &Arc<App>, c: &Arc<Contest>) -> Result<Readiness, AppError> {
     let (a, c2) = (app.clone(), c.clone());
-    let (fs, checks) = app
-        .db(move |_| Ok((super::read_freeze(&a, &c2)?, checklist(&a, &c2)?)))
-        .await?;
+    let (fs, checks) = super::blocking(app, move || {
+        Ok((super::read_freeze(&a, &c2)?, checklist(&a, &c2)?))
+    })
+    .await?;
     let id = &c.id;
     let blocked = if let Err(AppError::Conflict(e)) = refuse_if_final(c, "finalizing it again") {
         Some(e)
@@ -133,7 +124,7 @@ pub(crate) async fn finalize(
     app.contests.reload(app.node.config());
     let c = find(app, id)?;
     let (a, c2) = (app.clone(), c.clone());
-    let (_, list) = app.db(move |_| results(&a, &c2)).await?;
+    let (_, list) = super::blocking(app, move || results(&a, &c2)).await?;
     let mut detail = format!(
         "finalized at {}; {}",
         format_time(at, offset),

@@ -13,8 +13,7 @@ use ojd_judge::Problem;
 use ojd_judge::{TestResult, Verdict};
 use ojd_service::contest::standings::{self, Attempt, Judged, Standings};
 use ojd_service::contest::{Contest, Participants, Scoring};
-use ojd_store::StandingsEntry;
-use ojd_store::{now_ms, StoreError};
+use ojd_service::{now_ms, StandingsEntry, StoreError};
 
 /// Thousandths of a point per scoring group that a judging's tests earned, by the judge's own
 /// rule: a group earns its exact points times the smallest share of credit among its tests (all
@@ -71,8 +70,7 @@ pub(crate) fn attempts(
                         Some(p) => app.contests.standings.groups_of(judging, || {
                             Ok(app
                                 .node
-                                .store()
-                                .judging(judging)?
+                                .judging_detail(judging)?
                                 .map(|j| group_scores(&p, &j.tests, &j.partial))
                                 .unwrap_or_default())
                         })?,
@@ -135,12 +133,12 @@ fn shared_standings(
 /// The submissions of a contest that are ranked: the participants' (a listed contest's
 /// participants; in an open one, anyone's), never the jury's (an admin's test through the
 /// contest). The standings and the rejudging preview both rank these. One light query
-/// ([`ojd_store::ContestStore::standings_input`]).
+/// ([`ojd_service::Node::standings_input`]).
 pub(crate) fn ranked_submissions(
     app: &App,
     c: &Contest,
 ) -> Result<Vec<StandingsEntry>, StoreError> {
-    let mut subs = app.node.store().standings_input(&c.id)?;
+    let mut subs = app.node.standings_input(&c.id)?;
     // Observers' and the jury's accounts (`[[team]]` categories), looked up once each.
     let unranked: std::collections::HashSet<&str> = (c.teams.iter())
         .filter(|t| !c.ranked(&t.user))

@@ -114,8 +114,7 @@ pub(crate) async fn remove_team(
 
 /// How many submissions `user` made in contest `c`.
 async fn submissions_of(app: &Arc<App>, c: &Contest, user: &str) -> Result<usize, AppError> {
-    let cid = c.id.clone();
-    let subs = app.db(move |s| s.contest_submissions(&cid)).await?;
+    let subs = app.node.contest_submissions(c.id.clone()).await?;
     Ok(subs.iter().filter(|s| s.user == user).count())
 }
 

@@ -22,7 +22,7 @@ use crate::user::User;
 use crate::App;
 use ojd_service::contest::clock::{format_span, rfc3339};
 use ojd_service::contest::edit::{Draft, DraftAwards, DraftProblem, FieldError};
-use ojd_store::now_ms;
+use ojd_service::now_ms;
 
 type PageResult = Result<Response, Response>;
 

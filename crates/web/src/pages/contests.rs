@@ -1,7 +1,9 @@
 //! The contest pages (maud templates, escaped by default): the contest list, a contest's page
-//! with its clock, problems, submit form, announcements and clarifications, and the standings
-//! page. Live parts are server-rendered fragments that `contest.js` fetches again every few
-//! seconds (`data-live` elements), so no script builds HTML and no inline script is needed.
+//! with its clock, problems, submit form, announcements and clarifications, the clock and
+//! freeze controls and the audit log; the standings, awards and balloons pages are in
+//! [`board`], the teams pages in [`teams`]. Live parts are server-rendered fragments that
+//! `contest.js` fetches again every few seconds (`data-live` elements), so no script builds
+//! HTML and no inline script is needed.
 
 use std::sync::Arc;
 
@@ -12,8 +14,8 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use crate::auth::extract::{AdminPage, MaybeUser, Viewer};
+use crate::contests as ct;
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
-use crate::contests::{self as ct, standings};
 use crate::error::AppError;
 use crate::html::{error_page, frame};
 use crate::security::Draft;
@@ -21,12 +23,14 @@ use crate::submit::{accept, language_views, read_multipart, SubmitForm};
 use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
-use ojd_service::contest::edit::FieldError;
-use ojd_service::contest::roster::TeamDraft;
-use ojd_service::contest::standings::{points_text, Cell, Standings};
 use ojd_service::contest::{format_time, Contest, Phase, Scoring};
-use ojd_store::Clarification;
-use ojd_store::{now_ms, SubmissionInfo};
+use ojd_service::{now_ms, Clarification, SubmissionInfo};
+
+mod board;
+mod teams;
+
+pub(crate) use board::{balloons_page, mark_balloon, standings_fragment, standings_page};
+pub(crate) use teams::{import_teams, print_links, remove_team, save_team, teams_page};
 
 type PageResult = Result<Response, Response>;
 
@@ -60,7 +64,7 @@ fn phase_text(c: &Contest, phase: Phase, fs: &ct::FreezeState) -> String {
 /// The contest's freeze state, read from the store.
 async fn freeze_of(app: &Arc<App>, c: &Arc<Contest>) -> Result<ct::FreezeState, AppError> {
     let (a, c) = (app.clone(), c.clone());
-    app.db(move |_| ct::read_freeze(&a, &c)).await
+    ct::blocking(app, move || ct::read_freeze(&a, &c)).await
 }
 
 /// The clock: `contest.js` counts down from the server's time.
@@ -160,9 +164,11 @@ pub(crate) async fn contest(
     let admin = u.is_some_and(|u| u.admin);
     let mine: Vec<SubmissionInfo> = match u {
         Some(viewer) => {
-            let (cid, name) = (c.id.clone(), viewer.name.clone());
-            app.db(move |s| s.contest_submissions(&cid))
+            let name = viewer.name.clone();
+            app.node
+                .contest_submissions(c.id.clone())
                 .await
+                .map_err(AppError::from)
                 .map_err(fail(u))?
                 .into_iter()
                 .filter(|s| s.user == name)
@@ -337,289 +343,6 @@ fn clock_controls(c: &Contest, phase: Phase) -> Markup {
     }
 }
 
-#[derive(Deserialize)]
-pub(crate) struct TeamsQuery {
-    shown: Option<String>,
-    /// The user whose team the editor starts with.
-    edit: Option<String>,
-}
-
-/// `GET /contests/{id}/teams` (admins): the teams as `contest.toml` has them (each with Edit
-/// and Remove), the editor of one team (empty: a new one; `?edit=user`: that team), the roster
-/// import form, and (once, after an import with tokens) the sheet to print for the hall.
-pub(crate) async fn teams_page(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-    Query(q): Query<TeamsQuery>,
-) -> PageResult {
-    let c = ct::find(&app, &id).map_err(fail(Some(&admin)))?;
-    let shown = q.shown.and_then(|key| {
-        app.guards
-            .take_shown(&key, &admin.name, &format!("teams:{id}"))
-    });
-    let draft = q
-        .edit
-        .and_then(|u| c.teams.iter().find(|t| t.user == u).map(TeamDraft::of))
-        .unwrap_or_default();
-    Ok(teams_view(
-        &admin,
-        &c,
-        shown,
-        &draft,
-        &[],
-        axum::http::StatusCode::OK,
-    ))
-}
-
-/// The teams page (see [`teams_page`]), its editor filled with `draft` and its errors beside
-/// their fields.
-pub(crate) fn teams_view(
-    admin: &User,
-    c: &Contest,
-    shown: Option<String>,
-    draft: &TeamDraft,
-    errors: &[FieldError],
-    status: axum::http::StatusCode,
-) -> Response {
-    let body = html! {
-        h1 { "Teams · " a href={ "/contests/" (c.id) } { (c.title) } }
-        @if let Some(m) = shown { (maud::PreEscaped(m)) }
-        @if c.teams.is_empty() { p.muted { "No [[team]] in contest.toml: everyone is shown by their user name." } }
-        @else {
-            div.scroll { table.list #teams { thead { tr { th { "User" } th { "Name" } th { "Affiliation" } th { "Members" } th { "Category" } th {} } }
-            tbody { @for t in &c.teams { tr data-user=(t.user) {
-                td { (t.user) } td { (t.name) } td { (t.affiliation.as_deref().unwrap_or("")) }
-                td.members { (t.members.join(", ")) }
-                td { @match t.category {
-                    ojd_service::contest::Category::Participant => "participant",
-                    ojd_service::contest::Category::Observer => "observer (not ranked)",
-                    ojd_service::contest::Category::Jury => "jury (not ranked)",
-                } }
-                td.actions {
-                    a.edit-team href={ "/contests/" (c.id) "/teams?edit=" (urlencode(&t.user)) "#team-form" } { "Edit" }
-                    " "
-                    form.inline.remove-team method="post" action={ "/contests/" (c.id) "/team/remove" }
-                        data-confirm={ "Remove team " (t.name) " (" (t.user) ")?" } {
-                        input type="hidden" name="user" value=(t.user);
-                        button.link.danger type="submit" { "Remove" }
-                    }
-                }
-            } } } } }
-        }
-        (super::team_form::editor(c, draft, errors))
-        h2 { "Import a roster" }
-        p.muted { "CSV with a header line: user (required), name, affiliation, category (participant, observer or jury), group, members (separated by ;); or DOMjudge's teams.tsv (and accounts.tsv). It replaces the contest's teams in its contest.toml." }
-        form.submit #roster-form method="post" action={ "/contests/" (c.id) "/teams" } enctype="multipart/form-data"
-            data-confirm="Replace the contest's teams with this roster?" {
-            label { "Roster" textarea name="roster" #roster rows="8" spellcheck="false" placeholder="user,name,affiliation,category" {} }
-            label { "or files (a CSV, or DOMjudge's teams.tsv with its accounts.tsv) " input type="file" name="file" #roster-file multiple accept=".csv,.tsv,text/csv,text/tab-separated-values"; }
-            label.check { input type="checkbox" name="tokens" value="on" #roster-tokens; " issue a token for each team (shown once, to print for the hall)" }
-            label.check { input type="checkbox" name="passwords" value="on" #roster-passwords; " generate a password for each team that accounts.tsv gives none (shown once, to print for the hall)" }
-            button #roster-button type="submit" { "Import" }
-        }
-        h2 { "Login links for the hall" }
-        p.muted { "A one-time login link for each team, to print: each works once, until the time below or the contest's end, whichever is first. Printing again revokes the earlier sheet's unused links; removing a team revokes its link." }
-        form.submit #links-form method="post" action={ "/contests/" (c.id) "/links" }
-            data-confirm="Issue a new login link for every team?" {
-            label { "Valid until (RFC 3339 with an offset)"
-                input type="text" name="valid_until" #links-until value=(ojd_service::contest::clock::rfc3339(ct::links::default_until(c), c.utc_offset_s)); }
-            button #links-button type="submit" { "Print login links" }
-        }
-    };
-    let mut r = frame(&format!("Teams · {}", c.title), Some(admin), body);
-    *r.status_mut() = status;
-    r
-}
-
-/// `POST /contests/{id}/team` (admins, the editor's fields): adds or edits the team, then back
-/// to the teams page saying what changed (post/redirect/get); a refused one comes back with
-/// what was typed and each error beside its field (400).
-pub(crate) async fn save_team(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-    Form(draft): Form<TeamDraft>,
-) -> PageResult {
-    match ct::teams::save_team(&app, &admin, &id, &draft).await {
-        Ok(Ok(done)) => {
-            let shown = html! { div.once #team-saved role="status" { p.note { (done) } } };
-            let key =
-                app.guards
-                    .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
-            Ok(
-                Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id)))
-                    .into_response(),
-            )
-        }
-        Ok(Err(errors)) => {
-            let c = ct::find(&app, &id).map_err(fail(Some(&admin)))?;
-            Ok(teams_view(
-                &admin,
-                &c,
-                None,
-                &draft,
-                &errors,
-                axum::http::StatusCode::BAD_REQUEST,
-            ))
-        }
-        Err(e) => Err(fail(Some(&admin))(e)),
-    }
-}
-
-#[derive(Deserialize)]
-pub(crate) struct RemoveTeamForm {
-    user: String,
-}
-
-/// `POST /contests/{id}/team/remove` (admins, `user`): removes a team without submissions;
-/// back to the teams page with what happened, or why not (post/redirect/get).
-pub(crate) async fn remove_team(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-    Form(f): Form<RemoveTeamForm>,
-) -> PageResult {
-    let shown = match ct::teams::remove_team(&app, &admin, &id, &f.user).await {
-        Ok(done) => html! { div.once #team-saved role="status" { p.note { (done) } } },
-        Err(e) if e.status().is_client_error() && !matches!(e, AppError::NotFound(_)) => html! {
-            div.error #team-refused role="alert" { "The team was not removed: " (e.message()) }
-        },
-        Err(e) => return Err(fail(Some(&admin))(e)),
-    };
-    let key = app
-        .guards
-        .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
-    Ok(Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id))).into_response())
-}
-
-#[derive(Deserialize)]
-pub(crate) struct LinksForm {
-    #[serde(default)]
-    valid_until: String,
-}
-
-/// `POST /contests/{id}/links` (admins): the sheet of one-time login links, shown once on the
-/// teams page (post/redirect/get).
-pub(crate) async fn print_links(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-    headers: axum::http::HeaderMap,
-    Form(f): Form<LinksForm>,
-) -> PageResult {
-    let site = format!(
-        "{}://{}",
-        match headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-        {
-            Some("https") => "https",
-            _ => "http",
-        },
-        headers
-            .get(axum::http::header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("localhost")
-    );
-    let shown = match ct::links::issue(&app, &admin, &id, Some(&f.valid_until)).await {
-        Ok(sheet) => html! {
-            div.once #imported {
-                p { strong { "Shown only now:" } " print this page for the hall. Each link logs its team in once, until " strong #links-expire { (sheet.expires) } "." }
-                div.scroll { table.list #link-sheet { thead { tr { th { "Team" } th { "User" } th { "Login link" } } }
-                tbody { @for l in &sheet.links { tr {
-                    td { (l.name) } td { (l.user) } td { code.link { (site) (l.path) } }
-                } } } } }
-            }
-        },
-        Err(e) if e.status().is_client_error() => html! {
-            div.error #imported role="alert" { "No links were issued:" pre.out { (e.message()) } }
-        },
-        Err(e) => return Err(fail(Some(&admin))(e)),
-    };
-    let key = app
-        .guards
-        .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
-    Ok(Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id))).into_response())
-}
-
-/// `POST /contests/{id}/teams` (admins, multipart: `roster` text or `file`, `tokens`): imports,
-/// then back to the teams page with the result once (post/redirect/get).
-pub(crate) async fn import_teams(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-    mut mp: Multipart,
-) -> PageResult {
-    let (mut text, mut files, mut tokens, mut passwords) =
-        (String::new(), Vec::new(), false, false);
-    while let Ok(Some(field)) = mp.next_field().await {
-        match field.name().unwrap_or_default() {
-            "roster" => text = field.text().await.unwrap_or_default(),
-            "file" => {
-                let b = field.bytes().await.unwrap_or_default();
-                if !b.is_empty() {
-                    files.push(String::from_utf8_lossy(&b).into_owned());
-                }
-            }
-            "tokens" => tokens = true,
-            "passwords" => passwords = true,
-            _ => {}
-        }
-    }
-    if !files.is_empty() {
-        // DOMjudge's teams.tsv before its accounts.tsv, whatever order they were chosen in.
-        files.sort_by_key(|f| !f.trim_start().starts_with("teams\t"));
-        text = files.join("\n");
-    }
-    let shown = match ct::controls::import_roster(&app, &admin, &id, &text, tokens, passwords).await
-    {
-        Ok(done) => {
-            let token_of = |u: &str| {
-                done.tokens
-                    .iter()
-                    .find(|(x, _)| x == u)
-                    .map(|(_, t)| t.clone())
-            };
-            let password_of = |u: &str| {
-                done.passwords
-                    .iter()
-                    .find(|(x, _)| x == u)
-                    .map(|(_, p)| p.clone())
-            };
-            let sheet = !done.tokens.is_empty() || !done.passwords.is_empty();
-            html! {
-                div.once #imported {
-                    p.note { (done.teams.len()) " teams imported."
-                        @if done.from_file > 0 { " " (done.from_file) " passwords set from accounts.tsv." }
-                        @if !done.admission.is_empty() { " " span #admitted { (done.admission.describe()) } } }
-                    @if sheet {
-                        p { strong { "Shown only now:" } " print this page for the hall. Teams log in at /login with their user name and password, or their token." }
-                        table.list #sheet { thead { tr { th { "Team" } th { "User" }
-                            @if !done.tokens.is_empty() { th { "Token" } }
-                            @if !done.passwords.is_empty() { th { "Password" } } } }
-                        tbody { @for t in &done.teams { tr {
-                            td { (t.name) } td { (t.user) }
-                            @if !done.tokens.is_empty() { td { code { (token_of(&t.user).unwrap_or_default()) } } }
-                            @if !done.passwords.is_empty() { td.password { code { (password_of(&t.user).unwrap_or_else(|| "(from accounts.tsv)".into())) } } }
-                        } } } }
-                    }
-                }
-            }
-        }
-        // A finalized contest's teams are final: refused as the single-team editor is (409).
-        Err(e @ AppError::Conflict(_)) => return Err(fail(Some(&admin))(e)),
-        Err(e) if e.status().is_client_error() => html! {
-            div.error #imported role="alert" { "The roster was not imported (nothing changed):" pre.out { (e.message()) } }
-        },
-        Err(e) => return Err(fail(Some(&admin))(e)),
-    };
-    let key = app
-        .guards
-        .keep_shown(&admin.name, &format!("teams:{id}"), shown.into_string());
-    Ok(Redirect::to(&format!("/contests/{}/teams?shown={key}", urlencode(&id))).into_response())
-}
-
 /// `POST /contests/{id}/clock` (admins): a clock change from the contest page, then back to it.
 pub(crate) async fn change_clock(
     State(app): State<Arc<App>>,
@@ -701,8 +424,7 @@ fn freeze_controls(c: &Contest, fs: &ct::FreezeState) -> Markup {
 
 /// Announcements and clarifications the viewer may read (a live fragment).
 async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup, AppError> {
-    let cid = c.id.clone();
-    let all = app.db(move |s| s.clarifications(&cid)).await?;
+    let all = app.node.clarifications(c.id.clone()).await?;
     let mut list: Vec<Clarification> = clarifications::visible_clarifications(all, user);
     let admin = user.is_some_and(|u| u.admin);
     // The jury's queue: questions waiting for an answer first, oldest first; the rest after, as
@@ -723,14 +445,7 @@ async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup
             .filter(|q| q.answer.is_some())
             .map(|q| q.id)
             .collect();
-        history = app
-            .db(move |s| {
-                answered
-                    .into_iter()
-                    .map(|id| Ok((id, s.answer_history(id)?)))
-                    .collect::<Result<std::collections::HashMap<_, _>, _>>()
-            })
-            .await?;
+        history = app.node.answer_histories(answered).await?;
     }
     Ok(html! {
         @if admin && unanswered > 0 {
@@ -803,303 +518,6 @@ pub(crate) async fn news_fragment(
     let u = user.as_ref();
     let c = ct::find(&app, &id).map_err(fail(u))?;
     let m = news(&app, &c, u).await.map_err(fail(u))?;
-    Ok(Html(m.into_string()).into_response())
-}
-
-fn cell_markup(scoring: Scoring, cell: &Cell) -> Markup {
-    let pending = (cell.pending > 0).then(|| format!("?{}", cell.pending));
-    let class = match scoring {
-        Scoring::Icpc if cell.first_solve => "first",
-        Scoring::Icpc if cell.solved => "solved",
-        Scoring::Icpc if cell.pending > 0 => "pending",
-        Scoring::Icpc if cell.tries > 0 => "failed",
-        Scoring::Ioi if cell.score_milli == Some(100_000) => "solved",
-        Scoring::Ioi if cell.score_milli.is_some_and(|s| s > 0) => "partial",
-        Scoring::Ioi if cell.pending > 0 => "pending",
-        Scoring::Ioi if cell.tries > 0 => "failed",
-        _ => "",
-    };
-    html! {
-        td class={ "cell " (class) } {
-            @match scoring {
-                Scoring::Icpc => {
-                    @if cell.solved {
-                        span.main { "+" @if cell.tries > 0 { (cell.tries) } }
-                        span.sub { (cell.minute.unwrap_or(0)) }
-                    } @else if cell.tries > 0 { span.main { "-" (cell.tries) } }
-                }
-                Scoring::Ioi => { @if let Some(s) = cell.score_milli { span.main { (points_text(s)) } } }
-            }
-            @if let Some(p) = pending { span.pend { (p) } }
-        }
-    }
-}
-
-/// The standings table (page and live fragment).
-fn standings_table(c: &Contest, s: &Standings) -> Markup {
-    html! {
-        @if s.frozen { p.note { "The standings are frozen: attempts after "
-            (format_time(c.freeze_ms().unwrap_or(0), c.utc_offset_s)) " show as ?." } }
-        div.scroll { table.standings {
-            thead { tr {
-                th { "#" } th { "Team" }
-                @match s.scoring { Scoring::Icpc => { th { "Solved" } th { "Penalty" } }, Scoring::Ioi => { th { "Score" } } }
-                @for p in &s.problems { th.cell title=(p.problem) { (p.label) br; span.sub { (p.solved) } } }
-            } }
-            tbody { @for r in &s.rows { tr data-user=(r.user) {
-                td.num { (r.rank) }
-                td.user title=[(!r.members.is_empty()).then(|| r.members.join(", "))] { @match &r.name { Some(n) => { (n) }, None => { (r.user) } }
-                    @if let Some(a) = &r.affiliation { br; span.sub.affiliation { (a) } } }
-                @match s.scoring {
-                    Scoring::Icpc => { td.num { (r.solved) } td.num { (r.penalty) } },
-                    Scoring::Ioi => { td.num { (points_text(r.score_milli)) } },
-                }
-                @for cell in &r.cells { (cell_markup(s.scoring, cell)) }
-            } } }
-        } }
-        @if s.rows.is_empty() { p.muted { "No one on the standings yet." } }
-    }
-}
-
-/// The standings' filters (DOMjudge's scoreboard filter): only the teams of one affiliation
-/// and/or one group, each keeping its rank in the whole table.
-#[derive(Deserialize, Default)]
-pub(crate) struct StandingsFilter {
-    affiliation: Option<String>,
-    group: Option<String>,
-}
-
-impl StandingsFilter {
-    fn set(v: &Option<String>) -> Option<&str> {
-        v.as_deref().map(str::trim).filter(|v| !v.is_empty())
-    }
-
-    /// The query string that repeats this filter ("" when none).
-    fn query(&self) -> String {
-        let mut q = Vec::new();
-        if let Some(a) = Self::set(&self.affiliation) {
-            q.push(format!("affiliation={}", urlencode(a)));
-        }
-        if let Some(g) = Self::set(&self.group) {
-            q.push(format!("group={}", urlencode(g)));
-        }
-        if q.is_empty() {
-            String::new()
-        } else {
-            format!("?{}", q.join("&"))
-        }
-    }
-
-    fn keep(&self, c: &Contest, user: &str) -> bool {
-        let team = c.team(user);
-        let is = |want: Option<&str>, have: Option<&String>| {
-            want.is_none_or(|w| have.is_some_and(|h| h == w))
-        };
-        is(
-            Self::set(&self.affiliation),
-            team.and_then(|t| t.affiliation.as_ref()),
-        ) && is(Self::set(&self.group), team.and_then(|t| t.group.as_ref()))
-    }
-
-    /// The filter's form: the contest's affiliations and groups (none: no form).
-    fn form(&self, c: &Contest) -> Markup {
-        let mut affiliations: Vec<&str> = c
-            .teams
-            .iter()
-            .filter_map(|t| t.affiliation.as_deref())
-            .collect();
-        let mut groups: Vec<&str> = c.teams.iter().filter_map(|t| t.group.as_deref()).collect();
-        for l in [&mut affiliations, &mut groups] {
-            l.sort_unstable();
-            l.dedup();
-        }
-        let (a, g) = (Self::set(&self.affiliation), Self::set(&self.group));
-        html! {
-            @if !affiliations.is_empty() || !groups.is_empty() {
-                form.inline.filter #standings-filter method="get" action={ "/contests/" (c.id) "/standings" } {
-                    @if !affiliations.is_empty() {
-                        label { "Affiliation " select name="affiliation" #filter-affiliation {
-                            option value="" { "all" }
-                            @for x in &affiliations { option value=(x) selected[a == Some(*x)] { (x) } }
-                        } }
-                    }
-                    @if !groups.is_empty() {
-                        label { "Group " select name="group" #filter-group {
-                            option value="" { "all" }
-                            @for x in &groups { option value=(x) selected[g == Some(*x)] { (x) } }
-                        } }
-                    }
-                    button type="submit" { "Filter" }
-                }
-            }
-        }
-    }
-}
-
-async fn standings_markup(
-    app: &Arc<App>,
-    c: &Arc<Contest>,
-    user: Option<&User>,
-    filter: &StandingsFilter,
-) -> Result<Markup, AppError> {
-    let (a, c2, u2) = (app.clone(), c.clone(), user.cloned());
-    let mut s = app
-        .db(move |_| standings::standings(&a, &c2, u2.as_ref()))
-        .await?;
-    s.rows.retain(|r| filter.keep(c, &r.user));
-    Ok(standings_table(c, &s))
-}
-
-pub(crate) async fn standings_page(
-    State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
-    Path(id): Path<String>,
-    Query(filter): Query<StandingsFilter>,
-) -> PageResult {
-    let u = user.as_ref();
-    let c = ct::find(&app, &id).map_err(fail(u))?;
-    let table = standings_markup(&app, &c, u, &filter)
-        .await
-        .map_err(fail(u))?;
-    let fs = freeze_of(&app, &c).await.map_err(fail(u))?;
-    let awards = if ct::results::visible(&c, u) && c.phase(now_ms()) == Phase::Ended {
-        let (a, c2) = (app.clone(), c.clone());
-        let (s, list) = app
-            .db(move |_| ct::results::results(&a, &c2))
-            .await
-            .map_err(fail(u))?;
-        Some(awards_markup(&c, &s, &list))
-    } else {
-        None
-    };
-    let body = html! {
-        h1 { "Standings: " a href={ "/contests/" (c.id) } { (c.title) } }
-        (clock(&c, &fs))
-        @if let Some(a) = awards { (a) }
-        (filter.form(&c))
-        div #standings data-live={ "/contests/" (c.id) "/standings/table" (filter.query()) } { (table) }
-    };
-    Ok(frame(&format!("Standings · {}", c.title), u, body))
-}
-
-/// The awards and the results downloads (final, or an admin's preview before).
-fn awards_markup(
-    c: &Contest,
-    s: &Standings,
-    list: &[ojd_service::contest::awards::Award],
-) -> Markup {
-    let name = |user: &str| {
-        s.row(user)
-            .and_then(|r| r.name.clone())
-            .unwrap_or_else(|| user.to_string())
-    };
-    let base = format!("/api/v1/contests/{}", c.id);
-    html! {
-        section #awards {
-            h2 { "Awards" }
-            @if c.finalized_ms.is_none() {
-                p.note #awards-preview { "A preview for the jury: the results are not final until the contest is finalized; nobody else sees them yet." }
-            }
-            @if list.iter().all(|a| a.users.is_empty()) { p.muted { "No awards: nobody solved anything." } }
-            @else {
-                table.list { tbody { @for a in list.iter().filter(|a| !a.users.is_empty()) {
-                    tr data-award=(a.id) {
-                        td { @if let Some(m) = a.id.strip_suffix("-medal") { span class={ "medal " (m) } { "● " } } (a.citation) }
-                        td { @for (i, u) in a.users.iter().enumerate() { @if i > 0 { ", " } (name(u)) } }
-                    }
-                } } }
-            }
-            p.meta {
-                a href={ (base) "/results.tsv" } { "results.tsv" }
-                a href={ (base) "/results.csv" } { "Results (CSV)" }
-                a href={ (base) "/awards.json" } { "awards.json" }
-            }
-        }
-    }
-}
-
-/// `GET /contests/{id}/balloons` (admins): the balloon queue, waiting ones first, each with a
-/// "Delivered" button; delivered ones below with who and when, and "Undo".
-pub(crate) async fn balloons_page(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-) -> PageResult {
-    let u = Some(&admin);
-    let c = ct::find(&app, &id).map_err(fail(u))?;
-    let (a, c2) = (app.clone(), c.clone());
-    let list = app
-        .db(move |_| ct::balloons::list(&a, &c2))
-        .await
-        .map_err(fail(u))?;
-    let (waiting, done): (Vec<_>, Vec<_>) = list.iter().partition(|b| b.done_at.is_none());
-    let action = format!("/contests/{}/balloons", c.id);
-    let row = |b: &ct::balloons::Balloon, deliver: bool| {
-        html! {
-            tr data-balloon={ (b.user) "/" (b.label) } {
-                td.label data-color=[b.color.as_deref()] { (b.label) (swatch(&c, &b.problem)) @if let Some(rgb) = &b.color { " " span.sub { (rgb) } }
-                    @if b.first { " " span.badge.first title="first to solve this problem" { "first" } } }
-                td { (b.team) @if let Some(a) = &b.affiliation { br; span.sub { (a) } } }
-                td { (format_time(b.at, c.utc_offset_s)) " · " a href={ "/submissions/" (b.submission) } { "#" (b.submission) } }
-                td {
-                    @if let (Some(by), Some(at)) = (&b.done_by, b.done_at) { span.sub { "by " (by) " at " (format_time(at, c.utc_offset_s)) } " " }
-                    form.inline method="post" action=(action) {
-                        input type="hidden" name="user" value=(b.user);
-                        input type="hidden" name="problem" value=(b.problem);
-                        input type="hidden" name="done" value=(if deliver { "1" } else { "0" });
-                        @if deliver { button.deliver type="submit" { "Delivered" } }
-                        @else { button.undo type="submit" { "Undo" } }
-                    }
-                }
-            }
-        }
-    };
-    let body = html! {
-        h1 { "Balloons: " a href={ "/contests/" (c.id) } { (c.title) } }
-        p.muted { "Every team's first accepted submission of each problem, oldest first; the freeze hides nothing here. The jury's and ignored submissions get none." }
-        h2 { "To deliver (" (waiting.len()) ")" }
-        @if waiting.is_empty() { p.muted #no-balloons { "Nothing to deliver." } }
-        @else { div.scroll { table.list #balloons-waiting { thead { tr { th { "Problem" } th { "Team" } th { "Solved" } th { "" } } }
-            tbody { @for b in &waiting { (row(b, true)) } } } } }
-        h2 { "Delivered (" (done.len()) ")" }
-        @if !done.is_empty() { div.scroll { table.list #balloons-done { thead { tr { th { "Problem" } th { "Team" } th { "Solved" } th { "" } } }
-            tbody { @for b in &done { (row(b, false)) } } } } }
-    };
-    Ok(frame(&format!("Balloons · {}", c.title), u, body))
-}
-
-#[derive(Deserialize)]
-pub(crate) struct BalloonForm {
-    user: String,
-    problem: String,
-    done: String,
-}
-
-/// `POST /contests/{id}/balloons` (admins): marks a balloon delivered (or undoes it), then
-/// back to the queue.
-pub(crate) async fn mark_balloon(
-    State(app): State<Arc<App>>,
-    AdminPage(admin): AdminPage,
-    Path(id): Path<String>,
-    Form(f): Form<BalloonForm>,
-) -> PageResult {
-    ct::balloons::mark(&app, &admin, &id, &f.user, &f.problem, f.done == "1")
-        .await
-        .map_err(fail(Some(&admin)))?;
-    Ok(Redirect::to(&format!("/contests/{}/balloons", urlencode(&id))).into_response())
-}
-
-pub(crate) async fn standings_fragment(
-    State(app): State<Arc<App>>,
-    MaybeUser(user): MaybeUser,
-    Path(id): Path<String>,
-    Query(filter): Query<StandingsFilter>,
-) -> PageResult {
-    let u = user.as_ref();
-    let c = ct::find(&app, &id).map_err(fail(u))?;
-    let m = standings_markup(&app, &c, u, &filter)
-        .await
-        .map_err(fail(u))?;
     Ok(Html(m.into_string()).into_response())
 }
 
