@@ -35,8 +35,11 @@ pub struct Documents {
     pub problems: Vec<Value>,
     /// `teams.json`, `organizations.json`, `groups.json`, `accounts.json`: the roster.
     pub teams: Value,
+    /// `organizations.json`: one object per affiliation of the roster.
     pub organizations: Value,
+    /// `groups.json`: the roster's groups.
     pub groups: Value,
+    /// `accounts.json`: the roster's accounts, never with a password (ojd keeps only hashes).
     pub accounts: Value,
     /// `ojd.json`: the contest's settings the standard has no key for (whether a compile
     /// error is a rejected try, public standings, the feedback policy, the medals), so that

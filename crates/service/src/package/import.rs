@@ -19,12 +19,19 @@ use crate::contest::{parse_start, Category, Contest, Team};
 /// A package's documents as read from its folder, each with the file it came from.
 #[derive(Debug, Clone)]
 pub struct Package {
+    /// The package's folder; nothing outside it is read.
     pub dir: PathBuf,
+    /// `contest.json` (or `.yaml`): the contest object.
     pub contest: (PathBuf, Value),
+    /// `problems.json` (or `.yaml`): the problem objects, in the file's order.
     pub problems: (PathBuf, Vec<Value>),
+    /// `teams.json`: the team objects, empty when the file is absent.
     pub teams: (PathBuf, Vec<Value>),
+    /// `organizations.json`: the organization objects, empty when the file is absent.
     pub organizations: (PathBuf, Vec<Value>),
+    /// `groups.json`: the group objects, empty when the file is absent.
     pub groups: (PathBuf, Vec<Value>),
+    /// `accounts.json`: the account objects, empty when the file is absent.
     pub accounts: (PathBuf, Vec<Value>),
     /// `ojd.json` (see [`super::Documents::settings`]), `Null` when the package has none.
     pub settings: (PathBuf, Value),
@@ -34,9 +41,13 @@ pub struct Package {
 /// teams, `ccs.json`, the problems (the package's objects, in order) and what is not kept.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The contest's id (its folder name under `contests/`).
     pub id: String,
+    /// The contest's settings and problems, written as `contest.toml` by the contest form's code.
     pub draft: Draft,
+    /// The roster as `[[team]]` entries of `contest.toml`.
     pub teams: Vec<Team>,
+    /// The `ccs.json` beside `contest.toml`: the organizations, groups and team keys `[[team]]` cannot hold.
     pub ccs: Value,
     /// The package's problem objects in the contest's order, each with its place in the file.
     pub problems: Vec<(usize, Value)>,

@@ -26,7 +26,9 @@ pub enum PackageError {
     /// A file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file or folder ojd was reading or writing.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
