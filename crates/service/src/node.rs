@@ -520,6 +520,17 @@ impl Node {
         }
     }
 
+    /// Runs blocking work that reads the store through code not behind a typed operation yet
+    /// (the web's contest standings and results, which the Contest API builds on) off the
+    /// runtime, under the same wait as [`Node::db`]. It goes with the last of them (issue 38).
+    pub async fn blocking<T, F>(self: &Arc<Self>, f: F) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> Result<T, StoreError> + Send + 'static,
+    {
+        self.db(move |_| f()).await
+    }
+
     pub fn stopping(&self) -> watch::Receiver<bool> {
         self.stop_tx.subscribe()
     }
