@@ -22,7 +22,6 @@ mod accounts;
 mod blobs;
 mod catalog;
 pub mod ccs;
-pub mod contest;
 mod events;
 mod hosts;
 pub mod logging;
@@ -33,6 +32,10 @@ mod rejudgings;
 mod submissions;
 mod viewer;
 mod worker;
+
+/// Contests' domain (the `ojd-contest` crate): model, standings, clock, rejudging diffs,
+/// awards, rosters.
+pub use ojd_contest as contest;
 
 /// Accounts: sessions, login codes and tokens, each checked against its user's current
 /// record; revocation.

@@ -235,7 +235,7 @@ fn a_hidden_folder_being_written_is_not_a_contest() {
         )
         .expect("write");
     }
-    let (ok, failed) = crate::contest::load_all(root.path(), p.path());
+    let (ok, failed) = crate::load_all(root.path(), p.path());
     let ids: Vec<&str> = ok.iter().map(|c| c.id.as_str()).collect();
     assert_eq!((ids, failed.len()), (vec!["spring"], 0));
 }
@@ -259,7 +259,7 @@ fn feedback_is_checked_written_and_loaded() {
     assert_eq!(d.check(p.path(), true), vec![]);
     std::fs::write(cdir.join("contest.toml"), d.new_text()).expect("write");
     let c = Contest::load(&cdir, p.path()).expect("loads");
-    assert_eq!(c.feedback, crate::contest::model::Feedback::FirstFailure);
+    assert_eq!(c.feedback, crate::model::Feedback::FirstFailure);
     assert_eq!(Draft::of(&c).feedback, "first_failure");
     let (lines, recompute) = changes(&c, &draft());
     assert!(

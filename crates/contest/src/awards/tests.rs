@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use super::*;
-use crate::contest::model::{Category, ContestProblem, Participants, Team};
-use crate::contest::standings::{self, Attempt, Judged};
+use crate::model::{Category, ContestProblem, Participants, Team};
+use crate::standings::{self, Attempt, Judged};
 use ojd_judge::Verdict;
 
 const START: i64 = 1_800_000_000_000;

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::contest::model::{ContestProblem, Participants};
+use crate::model::{ContestProblem, Participants};
 use Verdict::*;
 
 const START: i64 = 1_800_000_000_000;
