@@ -150,10 +150,20 @@ pub enum ProblemError {
     Answers(String),
     /// Tests without an answer, and answers are not generated here.
     #[error("missing answers for {} (run `ojd gen {}`)", .tests.join(", "), .dir.display())]
-    MissingAnswers { tests: Vec<String>, dir: PathBuf },
+    MissingAnswers {
+        /// The tests without an answer, by name.
+        tests: Vec<String>,
+        /// The package's folder.
+        dir: PathBuf,
+    },
     /// The statement renderer failed (panicked) on this package's statement.
     #[error("{}: the statement cannot be rendered ({why})", .dir.display())]
-    Statement { dir: PathBuf, why: String },
+    Statement {
+        /// The package's folder.
+        dir: PathBuf,
+        /// The renderer's panic message.
+        why: String,
+    },
 }
 
 /// Loads one package, generating its answers first when asked and needed.

@@ -56,6 +56,7 @@ pub struct Once {
 }
 
 impl Once {
+    /// No key seen yet.
     pub fn new() -> Arc<Once> {
         Arc::new(Once::default())
     }
