@@ -156,8 +156,10 @@ impl App {
     }
 
     /// Runs a store operation on a blocking thread: the door of the areas that have no typed
-    /// operation of `ojd_service::Node` yet (contests, the Contest API, users), to be removed
-    /// with the last of them (`.ci/web-store-calls` lists them).
+    /// operation of `ojd_service::Node` yet, to be removed with the last of them
+    /// (`.ci/web-store-calls` lists them). Only contests/*, pages/contest*.rs and
+    /// api/contests.rs use it now; when none does, this goes, `ojd-store` leaves
+    /// crates/web/Cargo.toml and `.ci/run` calls `.ci/web-store-calls --all`.
     async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, AppError>
     where
         T: Send + 'static,

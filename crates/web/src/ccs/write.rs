@@ -259,6 +259,31 @@ async fn post_clarification(
             }
         }
     };
+    // Made by a task of its own, which keeps the key until the write is done: a client that
+    // gives up (and will retry) does not cancel it half way and free the key for a second.
+    let made = tokio::spawn(write_clarification(
+        app.clone(),
+        user.clone(),
+        cid.clone(),
+        body,
+        ticket,
+    ));
+    let id = made
+        .await
+        .map_err(|e| AppError::Internal(format!("a clarification's write stopped: {e}")))??;
+    let object = read_back(&app, v, &cid, &user, "clarifications", &id).await?;
+    Ok(created(v, &cid, "clarifications", &id, object, true))
+}
+
+/// Asks, answers or announces as `body` says; returns the clarification's id, kept for its
+/// idempotency key (`ticket`) once made.
+async fn write_clarification(
+    app: Arc<App>,
+    user: User,
+    cid: String,
+    body: Value,
+    ticket: Option<ojd_service::Ticket>,
+) -> Result<String, AppError> {
     let o = body_object(&body)?;
     absent(o, &["id", "time", "contest_time"], "(the server sets them)")?;
     let text = required(o, "text")?.to_string();
@@ -358,8 +383,7 @@ async fn post_clarification(
     if let Some(t) = ticket {
         t.finish(&id);
     }
-    let object = read_back(&app, v, &cid, &user, "clarifications", &id).await?;
-    Ok(created(v, &cid, "clarifications", &id, object, true))
+    Ok(id)
 }
 
 /// A CLICS TIME, whose offset may be given as hours only (`+01`): (Unix ms, offset seconds).
