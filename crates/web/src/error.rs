@@ -162,18 +162,6 @@ impl From<ojd_service::OnceError> for AppError {
     }
 }
 
-impl From<crate::auth::password::PasswordError> for AppError {
-    fn from(e: crate::auth::password::PasswordError) -> AppError {
-        use crate::auth::password::PasswordError as P;
-        match e {
-            e @ (P::Length { .. } | P::Control { .. }) => AppError::BadRequest(e.to_string()),
-            e @ (P::Random(_) | P::Hash(_)) => {
-                AppError::Internal(ojd_service::logging::error_chain(&e))
-            }
-        }
-    }
-}
-
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         self.log_if_internal();

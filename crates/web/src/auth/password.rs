@@ -20,6 +20,8 @@
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 
+use crate::error::AppError;
+
 /// Why a password could not be made, hashed or taken.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum PasswordError {
@@ -35,6 +37,20 @@ pub(crate) enum PasswordError {
     /// A director's password holds control characters.
     #[error("the password of {user:?}: no tabs, newlines or other control characters")]
     Control { user: String },
+}
+
+/// A director's bad password is theirs (400); the server's failure is the server's (500). Here
+/// rather than in error.rs, which names no module above it.
+impl From<PasswordError> for AppError {
+    fn from(e: PasswordError) -> AppError {
+        use PasswordError as P;
+        match e {
+            e @ (P::Length { .. } | P::Control { .. }) => AppError::BadRequest(e.to_string()),
+            e @ (P::Random(_) | P::Hash(_)) => {
+                AppError::Internal(ojd_service::logging::error_chain(&e))
+            }
+        }
+    }
 }
 
 /// The per-address budget of wrong passwords is this many times the per-account limit.
