@@ -226,6 +226,7 @@ fn main() {
             host: prog.path().to_path_buf(),
             inside: "/prog".into(),
             writable: false,
+            cap: None,
         }],
         stdin: job.input.clone().filter(|_| io.input_file.is_none()),
         stdout: out.clone(),

@@ -176,9 +176,8 @@ impl Cdp {
     /// posted form's answer may be read while only its top has been parsed, and an element
     /// found there says nothing of the rest of the page.
     pub fn wait_for(&mut self, what: &str, expr: &str, timeout: Duration) -> Value {
-        let deadline = Instant::now() + timeout;
         let expr = &format!("document.readyState === 'complete' && ({expr})");
-        loop {
+        crate::common::wait_until(timeout, || {
             // A navigation (a form posted, a redirect) may tear down the page between two polls:
             // the browser then answers "Inspected target navigated or closed" or "Execution
             // context was destroyed". That is "not yet", not a failure: ask the new page again.
@@ -188,14 +187,11 @@ impl Cdp {
                 Err(e) => panic!("{expr}: {e}"),
             };
             if !v.is_null() && v != false {
-                return v;
+                Ok(v)
+            } else {
+                Err(format!("waiting for {what} ({expr})"))
             }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what} ({expr})"
-            );
-            std::thread::sleep(Duration::from_millis(25));
-        }
+        })
     }
 
     pub fn navigate(&mut self, url: &str) {

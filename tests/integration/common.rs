@@ -1,7 +1,10 @@
 //! Shared helpers: a judge wired to the built `ojd` binary, paths of the fixtures.
 
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
+use std::process::{Child, ExitStatus};
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 use ojd_judge::Config;
 use ojd_judge::JudgeReport;
@@ -77,6 +80,75 @@ impl From<std::process::Output> for Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// Waits until `probe` says the awaited state is reached (`Ok`), and returns what it gave; a
+/// test waits on the state it needs (a row, an HTTP answer, a log line), never on the clock.
+/// `probe` is asked again at a short, growing interval (10 ms up to 100 ms: what it asks for is
+/// one request or one file read, and the first answers come soon on a fast machine). Past
+/// `within` the test fails with `probe`'s last word on why it is not there yet (`Err`): that
+/// bound is a generous margin for a machine several times slower, never a timing the test
+/// relies on.
+pub fn wait_until<T>(within: Duration, probe: impl FnMut() -> Result<T, String>) -> T {
+    try_wait_until(within, probe).unwrap_or_else(|why| panic!("{why}"))
+}
+
+/// [`wait_until`] for a caller that adds to the failure (a daemon's log, read once): past
+/// `within`, `probe`'s last `Err`, prefixed with how long it waited.
+pub fn try_wait_until<T>(
+    within: Duration,
+    mut probe: impl FnMut() -> Result<T, String>,
+) -> Result<T, String> {
+    let deadline = Instant::now() + within;
+    let mut pause = Duration::from_millis(10);
+    loop {
+        match probe() {
+            Ok(v) => return Ok(v),
+            Err(why) if Instant::now() >= deadline => {
+                return Err(format!("still waiting after {within:?}: {why}"))
+            }
+            Err(_) => {}
+        }
+        // The one pause between two looks at the awaited state (see above).
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// Waits until `child` exits, at most `within`, and returns how it ended (`None`: still
+/// running then, and left running). Woken by the exit itself: a pidfd of the child becomes
+/// readable when it ends, so nothing polls, and no SIGCHLD handler is installed (one would make
+/// other threads' socket reads with a timeout fail with EINTR).
+pub fn wait_exit(child: &mut Child, within: Duration) -> Option<ExitStatus> {
+    if let Some(status) = child.try_wait().expect("wait for the child") {
+        return Some(status);
+    }
+    // SAFETY: pidfd_open takes a pid and flags, no pointers; the child is not reaped yet (its
+    // pid cannot be reused), and the result is checked below.
+    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::pid_t, 0) };
+    assert!(raw >= 0, "pidfd_open: {}", std::io::Error::last_os_error());
+    // SAFETY: `raw` is a descriptor pidfd_open just opened, owned by nothing else.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(raw as RawFd) };
+    let deadline = Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut fds = libc::pollfd {
+            fd: pidfd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(left.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: `fds` is one valid pollfd that outlives the call, and the count says one.
+        let n = unsafe { libc::poll(&mut fds, 1, ms) };
+        match n {
+            1.. => return Some(child.wait().expect("wait for the child")),
+            0 => return child.try_wait().expect("wait for the child"),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                assert_eq!(e.kind(), std::io::ErrorKind::Interrupted, "poll: {e}");
+            }
         }
     }
 }

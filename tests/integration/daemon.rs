@@ -150,18 +150,14 @@ impl Daemon {
     /// line after it stores the verdict, so a client that saw the verdict may read the log
     /// before it. Panics after 30 s, with the log.
     pub fn log_with(&self, parts: &[&str]) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
+        common::wait_until(Duration::from_secs(30), || {
             let log = self.log();
             if log.lines().any(|l| parts.iter().all(|p| l.contains(p))) {
-                return log;
+                Ok(log)
+            } else {
+                Err(format!("no line with {parts:?} in the log: {log}"))
             }
-            assert!(
-                Instant::now() < deadline,
-                "no line with {parts:?} in the log: {log}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        })
     }
 
     /// SIGKILL, no chance to clean up.
@@ -175,24 +171,23 @@ impl Daemon {
         let t = Instant::now();
         // SAFETY: kill has no memory-safety preconditions; the pid is our live child.
         unsafe { libc::kill(self.pid(), libc::SIGTERM) };
-        loop {
-            if let Some(st) = self.child.try_wait().expect("wait") {
+        match common::wait_exit(&mut self.child, bound) {
+            Some(st) => {
                 if !st.success() {
                     eprintln!(
                         "ojd serve exited with {st} after SIGTERM; its log:\n{}",
                         self.log()
                     );
                 }
-                return (st, t.elapsed());
+                (st, t.elapsed())
             }
-            if t.elapsed() > bound {
+            None => {
                 let _ = self.child.kill();
                 panic!(
                     "ojd serve did not stop within {bound:?} of SIGTERM; its log:\n{}",
                     self.log()
                 );
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -284,30 +279,50 @@ impl Daemon {
 
     /// Polls until submission `id` is done; returns it.
     pub fn wait_done(&self, id: i64, token: &str, timeout: Duration) -> Value {
-        let deadline = Instant::now() + timeout;
-        loop {
+        common::try_wait_until(timeout, || {
             let (code, body) = self.get(&format!("/api/v1/submissions/{id}"), Some(token));
             assert_eq!(code, 200, "{body}");
             if body["state"] == "done" {
-                return body;
+                Ok(body)
+            } else {
+                Err(format!("submission {id} not judged: {body}"))
             }
-            assert!(
-                Instant::now() < deadline,
-                "submission {id} not judged within {timeout:?}: {body}\nlog:\n{}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        })
+        .unwrap_or_else(|why| panic!("{why}\nlog:\n{}", self.log()))
     }
 
     /// Reads a server-sent event stream until `done` (or the timeout); returns (event, data) pairs.
     pub fn events(&self, id: i64, token: &str, timeout: Duration) -> Vec<(String, Value)> {
         events_at(&self.url, id, token, timeout)
     }
+
+    /// [`events_until_at`] on this daemon.
+    pub fn events_until(
+        &self,
+        id: i64,
+        token: &str,
+        timeout: Duration,
+        stop: impl Fn(&str, &Value) -> bool,
+    ) -> Vec<(String, Value)> {
+        events_until_at(&self.url, id, token, timeout, stop)
+    }
 }
 
 /// Reads the event stream of submission `id` on the node at `url` (see [`Daemon::events`]).
 pub fn events_at(url: &str, id: i64, token: &str, timeout: Duration) -> Vec<(String, Value)> {
+    events_until_at(url, id, token, timeout, |_, _| false)
+}
+
+/// Reads submission `id`'s event stream until an event for which `stop` holds, or `done` (or the
+/// timeout); returns the (event, data) pairs read, the one that ended the reading last. A test
+/// waits on the judging's own events this way (a test running, a verdict), not on the clock.
+pub fn events_until_at(
+    url: &str,
+    id: i64,
+    token: &str,
+    timeout: Duration,
+    stop: impl Fn(&str, &Value) -> bool,
+) -> Vec<(String, Value)> {
     {
         let r = ureq::get(&format!("{url}/api/v1/submissions/{id}/events"))
             .set("Authorization", &format!("Bearer {token}"))
@@ -329,7 +344,12 @@ pub fn events_at(url: &str, id: i64, token: &str, timeout: Duration) -> Vec<(Str
                 name = n.to_string();
             } else if let Some(d) = l.strip_prefix("data: ") {
                 let data: Value = serde_json::from_str(d).unwrap_or(Value::Null);
+                let stopped = stop(&name, &data);
                 events.push((name.clone(), data));
+                if stopped {
+                    // Mid-stream: dropping the reader closes the connection.
+                    return events;
+                }
                 if name == "done" {
                     break;
                 }
@@ -444,16 +464,8 @@ fn reloaded_versions_nothing_uses_are_collected() {
     );
     assert_eq!(code, 201, "{body}");
     let id = body["id"].as_i64().expect("id");
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    loop {
-        let (_, sub) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
-        if sub["state"] == "done" {
-            assert_eq!(sub["verdict"], "AC", "{sub}");
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "never judged: {sub}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let sub = d.wait_done(id, ADMIN, Duration::from_secs(120));
+    assert_eq!(sub["verdict"], "AC", "{sub}");
     let (status, _) = d.terminate(Duration::from_secs(30));
     assert!(status.success());
 }

@@ -340,18 +340,12 @@ fn run_block(b: &Block) -> Result<Duration, String> {
         .process_group(0)
         .spawn()
         .expect("bash runs");
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for bash") {
-            break Some(status);
-        }
-        if started.elapsed() > BLOCK_TIMEOUT {
-            // SAFETY: kill has no memory preconditions; the group is the one bash leads.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = common::wait_exit(&mut child, BLOCK_TIMEOUT);
+    if status.is_none() {
+        // SAFETY: kill has no memory preconditions; the group is the one bash leads.
+        unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+        let _ = child.wait();
+    }
     let took = started.elapsed();
     let what = match status {
         Some(s) if s.success() => return Ok(took),

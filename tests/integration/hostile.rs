@@ -21,6 +21,7 @@ use ojd_sandbox::{LimitKind, Limits, RunOutcome};
 use crate::common::{self, testdata};
 
 mod compile;
+mod feedback;
 mod holes;
 mod insecure;
 mod leaks;

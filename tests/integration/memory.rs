@@ -82,6 +82,7 @@ fn the_peak_counts_heap_tmpfs_page_cache_and_every_process_within_the_tolerance(
             host: dir.path().join("data"),
             inside: "/data".into(),
             writable: false,
+            cap: None,
         }];
         generous(&mut spec.limits);
         spec.limits.memory = 128 * MIB;

@@ -84,6 +84,7 @@ impl Setup {
             host: self.dir.path().join("data"),
             inside: "/data".into(),
             writable: false,
+            cap: None,
         }];
         spec.limits.memory = memory_mib * MIB;
         // Limits only memory can reach, on a machine of any speed (CI's emulated one included).

@@ -237,6 +237,7 @@ fn cpu_time_is_the_programs_own_under_any_load() {
                 host: prog.clone(),
                 inside: "/prog".into(),
                 writable: false,
+                cap: None,
             }];
             spec.limits.cpu = Duration::from_secs(10);
             spec.limits.wall = Duration::from_secs(60);

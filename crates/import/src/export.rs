@@ -36,9 +36,13 @@ mod submissions;
 /// What an export made.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Exported {
+    /// The exported package's folder.
     pub dir: PathBuf,
+    /// Tests exported.
     pub tests: usize,
+    /// Submissions exported under `submissions/`.
     pub submissions: usize,
+    /// What the other format cannot hold or holds differently, each naming the file.
     pub warnings: Vec<String>,
 }
 

@@ -35,9 +35,9 @@
 //! statements as Markdown.
 
 #![forbid(unsafe_code)]
-// TODO(issue 38): the workspace's unreachable_pub and missing_docs hold here once this crate's
-// owner has made its items pub(crate) or documented them; remove this line then.
-#![allow(unreachable_pub, missing_docs)]
+// TODO(issue 38): the workspace's unreachable_pub holds here once this crate's owner has made
+// its items pub(crate); remove this line then.
+#![allow(unreachable_pub)]
 
 mod checktestdata;
 pub mod clics;
@@ -57,18 +57,30 @@ pub enum ImportError {
     /// The package uses something ojd cannot judge the same way.
     #[error("{file}: {key}: {what}")]
     Unsupported {
+        /// The package file.
         file: String,
+        /// The key or line of the file that is not supported.
         key: String,
+        /// What ojd cannot do with it.
         what: String,
     },
     /// The package is malformed.
     #[error("{file}: {message}")]
-    Invalid { file: String, message: String },
+    Invalid {
+        /// The package file.
+        file: String,
+        /// What is wrong, naming the key or line.
+        message: String,
+    },
+    /// The destination folder exists already; an import never writes into an existing folder.
     #[error("{0} already exists: import into a new folder (--to)")]
     Exists(PathBuf),
+    /// A file operation failed.
     #[error("failed to {what}")]
     Io {
+        /// What was being done, naming the file.
         what: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
@@ -109,9 +121,13 @@ pub(crate) fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> 
 /// What an import made.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Imported {
+    /// The new ojd package's folder.
     pub dir: PathBuf,
+    /// Tests imported.
     pub tests: usize,
+    /// Of those, samples.
     pub samples: usize,
+    /// Reference and other submissions imported under `submissions/`.
     pub submissions: usize,
     /// Parts skipped because they do not change judging, each naming the file.
     pub warnings: Vec<String>,

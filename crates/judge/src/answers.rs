@@ -27,8 +27,12 @@ use crate::judge::{Compiled, InputRun, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::Problem;
 use ojd_sandbox::Limits;
 
+/// The file in a package's folder recording, for each answer `ojd gen` wrote, the hash of the
+/// reference solution and input it was made from and the hash of the answer, so that an
+/// unchanged answer is not recomputed and a stale one is reported.
 pub const LOCK_FILE: &str = "answers.lock";
 
+/// How `ojd gen` runs: check only, or force every answer to be recomputed.
 #[derive(Clone, Debug, Default)]
 pub struct GenOptions {
     /// Compare only: rebuild into a scratch folder and report differences.
@@ -40,10 +44,15 @@ pub struct GenOptions {
 /// What a gen did.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct GenSummary {
+    /// The problem's id (its folder name).
     pub problem: String,
+    /// Inputs written by the package's generators.
     pub inputs_generated: usize,
+    /// Inputs the package's validator accepted.
     pub inputs_validated: usize,
+    /// Answers written or rewritten from the reference solution.
     pub answers_written: usize,
+    /// Answers whose record showed they were already up to date.
     pub answers_unchanged: usize,
     /// The reference's slowest test and its CPU time.
     pub slowest: Option<(String, u64)>,
@@ -51,42 +60,66 @@ pub struct GenSummary {
     pub differences: Vec<String>,
 }
 
+/// Why generating a package's answers failed; every variant names the problem first.
 #[derive(Debug, thiserror::Error)]
 pub enum GenError {
+    /// A generator, validator or the reference solution did not compile.
     #[error("{problem}: {program} does not compile:\n{message}")]
     Compile {
+        /// The problem's id.
         problem: String,
+        /// The package file of the program that failed to compile.
         program: String,
+        /// The compiler's output.
         message: String,
     },
+    /// A generator or the reference solution failed on one test (a crash, a limit, a non-zero
+    /// exit).
     #[error("{problem}: {what} failed on {test}: {message}")]
     Run {
+        /// The problem's id.
         problem: String,
+        /// Which program failed ("the generator", "the reference solution").
         what: String,
+        /// The test it failed on.
         test: String,
+        /// How it ended.
         message: String,
     },
+    /// The package's validator rejected an input.
     #[error("{problem}: test {test} is invalid (validator): {message}")]
     Invalid {
+        /// The problem's id.
         problem: String,
+        /// The rejected test.
         test: String,
+        /// The validator's message.
         message: String,
     },
+    /// The reference solution's output for a sample differs from the sample's committed answer.
     #[error(
         "{problem}: the reference solution disagrees with the sample answer of {test}:\n{diff}"
     )]
     SampleMismatch {
+        /// The problem's id.
         problem: String,
+        /// The sample test.
         test: String,
+        /// The readable difference, expected answer against the reference's output.
         diff: String,
     },
+    /// A file of the package could not be read or written.
     #[error("{problem}: {what}")]
     Io {
+        /// The problem's id.
         problem: String,
+        /// What was being done, naming the file.
         what: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// The judge failed while compiling or running a program of the package.
     #[error(transparent)]
     Judge(#[from] JudgeError),
 }

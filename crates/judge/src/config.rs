@@ -58,13 +58,21 @@ fn thirty_days() -> Duration {
 #[serde(deny_unknown_fields)]
 /// `[sandbox]` (documented in config.toml).
 pub struct SandboxConfig {
+    /// Folder for compiled programs, outputs and the keepers' roots; empty: a fresh temporary
+    /// folder.
     pub scratch: PathBuf,
+    /// The first uid programs run as: keeper `i` runs them as `uid_base + i`, never a real user's
+    /// uid.
     pub uid_base: u32,
+    /// Whether programs run in namespaces and cgroups; false runs them under rlimits only and needs
+    /// `allow_insecure_sandbox`.
     pub isolate: bool,
     /// Judge even without full isolation (see config.toml); off by default.
     #[serde(default)]
     pub allow_insecure_sandbox: bool,
+    /// Size of the sandbox's working folder `/box` (a tmpfs, counted as memory).
     pub box_size: ByteSize,
+    /// Size of `/tmp` inside the sandbox (a tmpfs, counted as memory).
     pub tmp_size: ByteSize,
 }
 
@@ -76,10 +84,14 @@ pub struct JudgeConfig {
     #[serde(with = "duration_text")]
     pub(crate) wall_extra: Duration,
     pub(crate) output_limit: ByteSize,
+    /// Processes and threads a submission may have alive at once.
     pub processes: u32,
+    /// Run every test even after a failure; false: the tests after the first failure are Skipped.
     pub run_all_tests: bool,
+    /// CPU time a compiler may take (a language may set its own).
     #[serde(with = "duration_text")]
     pub compile_time: Duration,
+    /// Memory a compiler may use (a language may set its own).
     pub compile_memory: ByteSize,
     pub(crate) compile_processes: u32,
     pub(crate) compile_output_limit: ByteSize,
@@ -87,6 +99,8 @@ pub struct JudgeConfig {
     /// answers) may take on one test; the wall time is twice that.
     #[serde(default = "thirty_seconds", with = "duration_text")]
     pub(crate) tool_time: Duration,
+    /// The cache folder (empty: inside the scratch folder): compiled programs under `programs/`, a
+    /// worker's fetched packages under `packages/`.
     pub cache: PathBuf,
     /// Bound on the compile cache (`<cache>/programs`), held at every moment: least recently
     /// used programs not in use are evicted to admit a new one, or it is used once, uncached.

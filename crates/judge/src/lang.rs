@@ -39,15 +39,22 @@ pub enum EntryPoint {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LanguageConfig {
+    /// The language's display name, as shown to students ("C++ (g++, C++17)").
     pub name: String,
+    /// File extensions (without the dot) that select this language for a submitted file.
     pub extensions: Vec<String>,
+    /// The name the source is saved under in the box ("main.cpp").
     pub source: String,
+    /// The compile command and its arguments; empty: nothing to compile (an interpreted language).
     #[serde(default)]
     pub compile: Vec<String>,
     #[serde(default)]
     pub(crate) sysroot_query: Vec<String>,
+    /// The program the run command starts, looked up on the host's PATH.
     pub executable: String,
+    /// The command running the compiled program or the source, with `{...}` placeholders.
     pub run: Vec<String>,
+    /// Factor applied to the problem's time limit for this language (default 1.0).
     #[serde(default = "one")]
     pub time_factor: f64,
     /// Among profiles sharing an extension, a word in a `#!` first line that selects this one.
@@ -104,8 +111,10 @@ pub struct RunProfile {
 /// A language profile whose commands were found on this host.
 #[derive(Clone, Debug)]
 pub struct Language {
+    /// The language's id (its `[languages.<id>]` key).
     pub id: String,
     pub(crate) name: String,
+    /// The name the source is saved under in the box.
     pub source: String,
     /// Compile command with an absolute program path; empty: nothing to compile.
     pub compile: Vec<String>,
@@ -113,13 +122,16 @@ pub struct Language {
     /// cache's key, so that an upgraded compiler does not reuse programs its predecessor built.
     pub compiler_id: String,
     pub(crate) executable: String,
+    /// The command running the program, with placeholders resolved at run time.
     pub run: Vec<String>,
+    /// Factor applied to the problem's time limit for this language.
     pub time_factor: f64,
     /// Bytes added to a problem's memory limit for this language.
     pub memory_extra: u64,
     pub(crate) compile_time: Option<Duration>,
     pub(crate) compile_memory: Option<u64>,
     pub(crate) entry_point: EntryPoint,
+    /// What a run needs to size a runtime's heap and read its out-of-memory report.
     pub profile: RunProfile,
     /// The extensions of its sources (a submission of several files compiles those).
     pub(crate) extensions: Vec<String>,

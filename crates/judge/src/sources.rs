@@ -26,7 +26,9 @@ pub(crate) const MAX_FILES: usize = 100;
 /// One file of a submission of several.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
+    /// The file's name as submitted, a plain name without folders.
     pub name: String,
+    /// The file's contents.
     pub text: Vec<u8>,
 }
 

@@ -11,10 +11,13 @@ use ojd_sandbox::Limits;
 /// What one language's check found.
 #[derive(Clone, Debug)]
 pub struct ToolchainCheck {
+    /// The language's id.
     pub id: String,
+    /// The language's display name.
     pub name: String,
     /// The toolchain's version line, or why there is none.
     pub version: Result<String, String>,
+    /// Whether it works on this host.
     pub status: ToolchainStatus,
 }
 
@@ -24,7 +27,12 @@ pub enum ToolchainStatus {
     /// Its toolchain is missing: submissions are refused, `ojd verify` skips them.
     Unavailable(String),
     /// The tiny program compiled and printed `ok` in the sandbox.
-    Works { compile: Duration, run: Duration },
+    Works {
+        /// Wall time its compilation took.
+        compile: Duration,
+        /// Wall time its run took.
+        run: Duration,
+    },
     /// Installed, but the tiny program failed: every submission would fail the same way.
     Broken(String),
     /// No `hello` program configured: found on the host, not tried in the sandbox.

@@ -11,9 +11,11 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 pub struct ByteSize(pub u64);
 
 impl ByteSize {
+    /// `n` mebibytes.
     pub const fn mib(n: u64) -> Self {
         ByteSize(n * 1024 * 1024)
     }
+    /// The count in bytes.
     pub fn bytes(self) -> u64 {
         self.0
     }

@@ -6,27 +6,39 @@ use serde::{Deserialize, Serialize};
 /// use them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 pub enum Verdict {
+    /// AC: every test passed.
     #[serde(rename = "AC")]
     Accepted,
+    /// WA: an output the checker rejected.
     #[serde(rename = "WA")]
     WrongAnswer,
+    /// TLE: the CPU or wall-time limit was reached.
     #[serde(rename = "TLE")]
     TimeLimitExceeded,
+    /// MLE: the memory limit was reached.
     #[serde(rename = "MLE")]
     MemoryLimitExceeded,
+    /// OLE: more output than the output limit.
     #[serde(rename = "OLE")]
     OutputLimitExceeded,
+    /// RE: a crash, a signal or a non-zero exit.
     #[serde(rename = "RE")]
     RuntimeError,
+    /// CE: the source did not compile.
     #[serde(rename = "CE")]
     CompileError,
+    /// JE: the judge itself failed (a checker's failure, a broken package); never the student's
+    /// fault.
     #[serde(rename = "JE")]
     JudgeError,
+    /// SK: not run, because an earlier test failed and the judge stops at the first failure
+    /// (`run_all_tests = false`).
     #[serde(rename = "SK")]
     Skipped,
 }
 
 impl Verdict {
+    /// Every verdict, in the order listings, filters and statistics show them.
     pub const ALL: [Verdict; 9] = [
         Verdict::Accepted,
         Verdict::WrongAnswer,
@@ -39,6 +51,7 @@ impl Verdict {
         Verdict::Skipped,
     ];
 
+    /// The two- or three-letter code stored and shown for the verdict ("AC", "TLE").
     pub fn code(self) -> &'static str {
         match self {
             Verdict::Accepted => "AC",
@@ -53,12 +66,14 @@ impl Verdict {
         }
     }
 
+    /// The verdict whose [`Verdict::code`] is `code`, in any case; none for an unknown code.
     pub fn from_code(code: &str) -> Option<Verdict> {
         Verdict::ALL
             .into_iter()
             .find(|v| v.code().eq_ignore_ascii_case(code))
     }
 
+    /// The verdict's name in words ("Accepted").
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Accepted => "Accepted",
@@ -88,6 +103,8 @@ impl Verdict {
         }
     }
 
+    /// The verdict a `submissions/` folder expects (the inverse of [`Verdict::folder`], also taking
+    /// Kattis's `run_time_error`); none for any other folder.
     pub fn from_folder(name: &str) -> Option<Verdict> {
         match name {
             "run_time_error" => Some(Verdict::RuntimeError),
@@ -107,7 +124,9 @@ impl std::fmt::Display for Verdict {
 pub struct DiffLine {
     /// '-' expected only, '+' output only, ' ' both.
     pub tag: char,
+    /// 1-based line in the expected answer; none for a line only in the output.
     pub expected_line: Option<usize>,
+    /// 1-based line in the output; none for a line only in the expected answer.
     pub output_line: Option<usize>,
     /// (emphasised, text) pieces; emphasised pieces are the characters that differ.
     pub segments: Vec<(bool, String)>,
@@ -118,7 +137,9 @@ pub struct DiffLine {
 pub struct Diff {
     /// 1-based line and column of the first difference in the output.
     pub line: usize,
+    /// 1-based column of the first difference in that line.
     pub column: usize,
+    /// The lines around the first difference.
     pub lines: Vec<DiffLine>,
     /// True when lines before or after the window were left out.
     pub trimmed: bool,
@@ -127,16 +148,23 @@ pub struct Diff {
 /// The result of one test.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct TestResult {
+    /// The test's name (its file stem).
     pub name: String,
+    /// Whether it is a sample.
     pub sample: bool,
+    /// Its verdict.
     pub verdict: Verdict,
+    /// CPU time used, in milliseconds.
     pub cpu_ms: u64,
+    /// Wall-clock time used, in milliseconds.
     pub wall_ms: u64,
+    /// Peak memory used, in KiB.
     pub memory_kib: u64,
     /// Exit code, or the signal as "SIGSEGV".
     pub exit: Option<String>,
     /// One line explaining the verdict ("killed by SIGSEGV", "line 2, column 3: expected ...").
     pub message: String,
+    /// Where the output first differs from the answer, for a wrong answer.
     pub diff: Option<Diff>,
 }
 
@@ -144,7 +172,9 @@ pub struct TestResult {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct JudgeReport {
     pub(crate) problem: String,
+    /// The id of the language it was judged in.
     pub language: String,
+    /// The overall verdict: the first failing test's, or Accepted.
     pub verdict: Verdict,
     /// Points from groups (or the share of passed tests, 0–100, when there are no groups),
     /// whole: [`JudgeReport::score_milli`] rounded down, as the daemon stores it.
@@ -158,10 +188,15 @@ pub struct JudgeReport {
     /// of it when accepted and nothing otherwise.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub partial: std::collections::BTreeMap<String, u32>,
+    /// The compiler's (capped) output.
     pub compile_output: String,
+    /// Every test's result, in test order.
     pub tests: Vec<TestResult>,
+    /// The largest CPU time of any test, in milliseconds.
     pub max_cpu_ms: u64,
+    /// The largest peak memory of any test, in KiB.
     pub max_memory_kib: u64,
+    /// The version of ojd that judged it.
     pub judge_version: String,
     /// Isolation warnings (empty with full isolation).
     pub warnings: Vec<String>,

@@ -150,8 +150,11 @@ fn claim_cpu(dir: &Path, cpus: &[usize], pid: u32) -> Option<(usize, File)> {
 /// A machine-wide CPU claim held now: the CPU, its keeper and the ojd process that started it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Claim {
+    /// The CPU claimed.
     pub cpu: usize,
+    /// The keeper's process id.
     pub keeper: u32,
+    /// The process id of the ojd process that started the keeper.
     pub process: u32,
 }
 
@@ -300,9 +303,11 @@ pub(super) fn parse_list(text: &str) -> Option<Vec<usize>> {
 /// One finding about this host's timing stability, for `ojd doctor`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimingCheck {
-    /// False: times will vary more than they need to; `advice` says what to change.
+    /// False: times will vary more than they need to; `detail` says what to change.
     pub ok: bool,
+    /// The setting checked (`smt`, `governor`, `turbo`, ...).
     pub what: &'static str,
+    /// What was found, and when not ok what to change.
     pub detail: String,
 }
 

@@ -158,6 +158,7 @@ impl Sandbox {
         }
     }
 
+    /// What isolation this keeper achieved.
     pub fn capabilities(&self) -> &Capabilities {
         &self.capabilities
     }
@@ -242,6 +243,8 @@ pub struct PooledSandbox<'a> {
 }
 
 impl SandboxPool {
+    /// A pool of at most `size` keepers (at least one), started lazily as [`SandboxPool::get`]
+    /// needs them.
     pub fn new(opts: SandboxOptions, size: usize) -> SandboxPool {
         SandboxPool {
             opts,
@@ -254,6 +257,7 @@ impl SandboxPool {
         }
     }
 
+    /// The options every keeper of the pool starts with.
     pub fn options(&self) -> &SandboxOptions {
         &self.opts
     }
@@ -263,6 +267,8 @@ impl SandboxPool {
         self.size
     }
 
+    /// An idle keeper, or a new one while fewer than the capacity run, or else waits until one is
+    /// returned. An error when a new keeper fails to start.
     pub fn get(&self) -> Result<PooledSandbox<'_>, SandboxError> {
         let mut st = self
             .state
@@ -321,6 +327,8 @@ impl PooledSandbox<'_> {
         self.sandbox.as_ref().map(Sandbox::keeper_pid)
     }
 
+    /// What isolation the borrowed keeper achieved (the default, nothing, once it failed and was
+    /// dropped).
     pub fn capabilities(&self) -> Capabilities {
         self.sandbox
             .as_ref()

@@ -59,6 +59,9 @@ struct Keeper {
     /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
     /// a copy in `progs` when there is one.
     mounted: Vec<(PathBuf, PathBuf, bool)>,
+    /// Capped binds mounted for a run and not yet finished (a run that failed on its way): the
+    /// next run unmounts them first.
+    capped: Vec<PathBuf>,
     /// Copies of the folders bound read-only at `/prog` (with namespaces).
     progs: Option<ProgStore>,
     /// Where untouched `/box` and `/tmp` mounts are parked (with namespaces): see `Graveyard`.
@@ -241,6 +244,7 @@ impl Keeper {
                 spare: None,
                 binds: Vec::new(),
                 mounted: Vec::new(),
+                capped: Vec::new(),
                 graveyard: progs.as_ref().map(Graveyard::new),
                 progs,
                 cgroup,
@@ -266,7 +270,12 @@ impl Keeper {
         }
         let owner = self.root.then_some((self.config.uid, self.config.gid));
         fill_box(&self.box_dir, &spec.box_files, owner)?;
+        for stale in std::mem::take(&mut self.capped) {
+            super::capped::unmount(&stale);
+        }
         self.update_binds(spec)?;
+        let capped = self.mount_capped(spec)?;
+        self.capped = capped.iter().map(|c| c.0.clone()).collect();
         let mode = self.mode();
         let mut streams = Vec::new();
         let wait = fifo_wait(&spec.limits);
@@ -414,6 +423,13 @@ impl Keeper {
         // The same bound as RLIMIT_FSIZE: no file the program could write is ever cut short.
         let file_limit = limits.file_size.max(limits.output + 1);
         collect(&self.box_dir, &spec.collect, file_limit)?;
+        let mut over_cap = None;
+        for (target, host, cap) in &capped {
+            if let Some(why) = super::capped::finish_capped(target, host, cap)? {
+                over_cap.get_or_insert(why);
+            }
+        }
+        self.capped.clear();
         Ok(RunOutcome {
             termination,
             cpu_time,
@@ -425,7 +441,37 @@ impl Keeper {
             exec_error,
             fully_isolated: self.cgroup.is_some() && self.namespaces,
             wall_kill: wall_kill.filter(|_| killed_by == Some(LimitKind::Wall)),
+            over_cap,
         })
+    }
+
+    /// Mounts the spec's capped binds (with namespaces; see `capped.rs`), each a fresh tmpfs
+    /// holding a copy of its host folder: (target in the root, host, cap) of each.
+    fn mount_capped(
+        &mut self,
+        spec: &RunSpec,
+    ) -> Result<Vec<(PathBuf, PathBuf, super::Cap)>, String> {
+        let mut capped = Vec::new();
+        if !self.namespaces {
+            return Ok(capped);
+        }
+        let owner = (self.config.uid, self.config.gid);
+        for b in spec.binds.iter().filter(|b| b.writable) {
+            let Some(cap) = b.cap else { continue };
+            let target = self
+                .config
+                .root_dir
+                .join(b.inside.strip_prefix("/").unwrap_or(&b.inside));
+            if let Err(e) = super::capped::mount_capped(&target, &b.host, &cap, owner) {
+                for (t, ..) in &capped {
+                    super::capped::unmount(t);
+                }
+                super::capped::unmount(&target);
+                return Err(e);
+            }
+            capped.push((target, b.host.clone(), cap));
+        }
+        Ok(capped)
     }
 
     /// Gives the run an empty `/box` and `/tmp` that nothing of an earlier run changed. With
@@ -571,8 +617,16 @@ impl Keeper {
         }
         // A read-only /prog is bound from the keeper's copy of the folder (checked against the
         // host folder on every run), so that no host path shows inside.
+        // A capped bind is a tmpfs of the run's own, mounted by `mount_capped` for each run.
+        let capped: Vec<&Path> = spec
+            .binds
+            .iter()
+            .filter(|b| b.writable && b.cap.is_some())
+            .map(|b| b.inside.as_path())
+            .collect();
         let sources: Vec<(PathBuf, PathBuf, bool)> = wanted
             .iter()
+            .filter(|(inside, _, _)| !capped.contains(&inside.as_path()))
             .map(|(inside, host, writable)| {
                 let copy = match (&mut self.progs, *writable) {
                     (Some(store), false) if inside == Path::new("/prog") => store.source(host),

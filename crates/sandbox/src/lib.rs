@@ -66,18 +66,17 @@
 //! The modules: `client` (the judge's side: [`Sandbox`], [`SandboxPool`]) and `keeper` speak
 //! the `protocol`; the keeper builds its root in `root`, forks init and the program from `child`,
 //! accounts in `cgroup` (under v2 in the subtree `delegate` finds or makes, asking systemd
-//! over `dbus` when it must, and in `run_cgroup`), filters with `seccomp`; the libc helpers are in `sys`. Users see this
+//! over `dbus` when it must, and in `run_cgroup`), filters with `seccomp`, gives capped writable binds (a multi-pass validator's feedback folder) a
+//! tmpfs of their own in `capped`; the libc helpers are in `sys`. Users see this
 //! file (what to run, its limits, what it did, the sandboxes), `keeper::main` (the entry point
 //! of `ojd __keeper`), and in `affinity` and `noise` the CPU pinning and timing checks that
 //! `ojd doctor` and the benchmarks use; everything else is crate-private.
 
 // The only crate of ojd with unsafe code: every block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
-// TODO(issue 38): the workspace's missing_docs holds here once this crate's public items are
-// documented; remove this line then. (unreachable_pub holds: the workspace lint applies.)
-#![allow(missing_docs)]
 
 pub mod affinity;
+mod capped;
 mod cgroup;
 mod child;
 mod client;
@@ -171,10 +170,30 @@ pub enum EarlierCache {
 /// A folder bound into the sandbox for one run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Bind {
+    /// The folder on the host.
     pub host: PathBuf,
     /// Absolute path inside the sandbox; it must be one the root provides (`/prog`, `/data`).
     pub inside: PathBuf,
+    /// Whether the program may write to it; read-only otherwise.
     pub writable: bool,
+    /// With namespaces, a writable folder given to the run as a fresh tmpfs capped by this
+    /// (in bytes, inodes and depth), holding a copy of `host`; after the run its tree replaces
+    /// `host`'s contents, unless the run broke the cap ([`RunOutcome::over_cap`]). Without
+    /// namespaces the folder is `host` itself, uncapped. See `capped.rs`.
+    #[serde(default)]
+    pub cap: Option<Cap>,
+}
+
+/// The caps of a capped writable [`Bind`]: the program's writes fail (ENOSPC) at the first
+/// byte or inode over them, during the run.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Cap {
+    /// Bytes of the tmpfs (file contents and folders, in pages).
+    pub bytes: u64,
+    /// Files, folders and links, the folder itself included.
+    pub inodes: u64,
+    /// Levels of folders below the top: a deeper tree is not copied back.
+    pub depth: u32,
 }
 
 /// What to run. Paths are paths of the host; the program sees `/box` as its working folder.
@@ -182,6 +201,7 @@ pub struct Bind {
 pub struct RunSpec {
     /// Program and arguments, as seen inside the sandbox (absolute program path).
     pub argv: Vec<String>,
+    /// The environment of the program, whole: nothing of the keeper's own environment is passed.
     pub env: Vec<(String, String)>,
     /// Files copied into the (emptied) box before the run: (host source, name in the box).
     pub box_files: Vec<(PathBuf, String)>,
@@ -189,6 +209,7 @@ pub struct RunSpec {
     /// the program did not create, or one over `limits.file_size`, is not copied (and the
     /// destination is removed): a collected file is never truncated.
     pub collect: Vec<(String, PathBuf)>,
+    /// Host folders bound into the sandbox for this run.
     pub binds: Vec<Bind>,
     /// Host file given as standard input (`/dev/null` when absent). A regular file is given as
     /// a sealed private copy (the program can neither write it nor learn its path); anything
@@ -198,6 +219,7 @@ pub struct RunSpec {
     pub stdout: PathBuf,
     /// Host file that receives standard error; `None` sends it to the stdout file.
     pub stderr: Option<PathBuf>,
+    /// CPU, wall, memory, process, file-size and output limits of the run.
     pub limits: Limits,
 }
 
@@ -205,7 +227,9 @@ pub struct RunSpec {
 #[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Termination {
+    /// It exited with this code.
     Exited(i32),
+    /// A signal killed it (the signal's number).
     Signaled(i32),
 }
 
@@ -213,9 +237,13 @@ pub enum Termination {
 #[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum LimitKind {
+    /// CPU time: user + system of every process of the run.
     Cpu,
+    /// Wall time, less the time the run waited for a CPU other work held (see [`WallKill`]).
     Wall,
+    /// Memory: the run reached its memory limit.
     Memory,
+    /// Output: stdout and stderr together reached the output limit.
     Output,
 }
 
@@ -236,10 +264,12 @@ mod micros {
 /// The measured result of one run; the names follow isolate's meta file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunOutcome {
+    /// How the program ended.
     pub termination: Termination,
     /// CPU time, user + system, of every process of the run.
     #[serde(rename = "cpu_time_us", with = "micros")]
     pub cpu_time: Duration,
+    /// Wall-clock time from the start of the run until it ended.
     #[serde(rename = "wall_time_us", with = "micros")]
     pub wall_time: Duration,
     /// Peak resident memory of the run, in bytes.
@@ -258,6 +288,12 @@ pub struct RunOutcome {
     /// program's own waiting or to the host's load. See [`WallKill`].
     #[serde(default)]
     pub wall_kill: Option<WallKill>,
+    /// A capped writable bind ([`Bind::cap`]) the run filled to a cap, or left deeper than its
+    /// depth: what it broke, as the end of a sentence about the folder ("reached its cap of
+    /// …", "is more than 16 folders deep"; the first such bind's). Its tree was not copied back. What this means is the caller's: for package code (a
+    /// validator's feedback folder) a fault of the package, never of a submission.
+    #[serde(default)]
+    pub over_cap: Option<String>,
 }
 
 /// How many times its wall-time limit a run may take when the time beyond the limit went
@@ -285,6 +321,7 @@ pub struct WallKill {
     /// threads is not counted: the CPU was busy with the run then.
     #[serde(rename = "cpu_wait_us", with = "micros")]
     pub cpu_wait: Duration,
+    /// Whose time ran out.
     pub cause: WallCause,
 }
 
@@ -322,6 +359,7 @@ impl RunOutcome {
                 .is_some_and(|w| w.cause == WallCause::HostLoad)
     }
 
+    /// Whether the program ran to an exit code of 0, with no limit hit and no exec failure.
     pub fn success(&self) -> bool {
         self.killed_by.is_none()
             && self.termination == Termination::Exited(0)
@@ -332,33 +370,52 @@ impl RunOutcome {
 /// The sandbox itself failed: never the fault of the program.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
+    /// The keeper program could not be started.
     #[error("failed to start the sandbox keeper {path}")]
     Spawn {
+        /// The keeper's executable.
         path: PathBuf,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// The keeper reported a failure of its own (it could not set up or clear a box); the message
+    /// says which.
     #[error("sandbox keeper failed: {0}")]
     Keeper(String),
+    /// The keeper's messages could not be read or written (a broken pipe, a garbled message).
     #[error("sandbox keeper protocol error")]
     Protocol(#[source] std::io::Error),
+    /// The keeper exited in the middle of a run or a request.
     #[error("sandbox keeper exited unexpectedly")]
     KeeperGone,
+    /// Full isolation is not available and `allow_insecure_sandbox` is off: untrusted code is
+    /// not run.
     #[error("refusing to judge untrusted code without full isolation: {}; set allow_insecure_sandbox = true in [sandbox] to run with reduced isolation anyway", missing.join("; "))]
-    Insecure { missing: Vec<String> },
+    Insecure {
+        /// The pieces of isolation missing, each with its reason.
+        missing: Vec<String>,
+    },
 }
 
 /// A description of what isolation a keeper achieved, for `ojd doctor` and warnings.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Capabilities {
+    /// The cgroup the keeper runs programs in and its controllers, as `ojd doctor` shows it; none:
+    /// no cgroup (memory and processes limited by rlimits only).
     pub cgroup: Option<String>,
+    /// Whether runs are in their own namespaces (mount, pid, network, IPC, UTS).
     pub namespaces: bool,
+    /// Whether the seccomp filter is installed.
     pub seccomp: bool,
+    /// Whether programs run under a uid of their own, not the keeper's.
     pub uid_drop: bool,
+    /// What is missing and why, one line each, for warnings and `ojd doctor`.
     pub warnings: Vec<String>,
 }
 
 impl Capabilities {
+    /// Whether every piece of isolation is there: a cgroup, namespaces, seccomp and the uid drop.
     pub fn full(&self) -> bool {
         self.cgroup.is_some() && self.namespaces && self.seccomp && self.uid_drop
     }

@@ -31,7 +31,10 @@ use ojd_store::{now_ms, CodeState, Holder, Store, StoreError, TokenActivity, Tok
 /// A signed-in user as their current record has them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Account {
+    /// The user's name.
     pub name: String,
+    /// Whether the user is an admin now (by the config or an admin token), not when the session
+    /// began.
     pub admin: bool,
 }
 
@@ -50,11 +53,13 @@ pub enum Redeemed {
 /// Why a session or a code could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {
+    /// The system's random source failed.
     #[error("failed to read random bytes for a session or a code")]
     Random(#[source] std::io::Error),
     /// The user name is not one ojd accepts ([`valid_name`]).
     #[error("a user name must be 1 to 64 letters, digits, '.', '_' or '-' (got {0:?})")]
     BadName(String),
+    /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),
 }

@@ -21,32 +21,60 @@ use ojd_judge::Problem;
 use ojd_store::sha256_hex;
 use ojd_store::{Store, StoreError};
 
+/// Why a judge host could not fetch, check or lay out a problem package.
 #[derive(Debug, thiserror::Error)]
 pub enum BlobError {
+    /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A file of the cache could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// The package version asked for is not in the database (collected, or never published).
     #[error("package version {0} is not in the database")]
     NoPackage(String),
+    /// A file the package's manifest lists has no blob in the database.
     #[error("blob {hash} ({path}) is missing from the database")]
-    NoBlob { hash: String, path: String },
+    NoBlob {
+        /// The blob's SHA-256, lowercase hex.
+        hash: String,
+        /// The file's path in the package.
+        path: String,
+    },
+    /// A blob's contents do not hash to what the manifest says: it is refused, never laid out.
     #[error("blob {path} from the database has SHA-256 {found}, not {hash}: refusing it")]
     Corrupt {
+        /// The file's path in the package.
         path: String,
+        /// The SHA-256 the manifest names.
         hash: String,
+        /// The SHA-256 of the contents fetched.
         found: String,
     },
+    /// A package file's path is absolute or climbs out of the package folder: it is refused, never
+    /// followed.
     #[error("package path {0:?} leaves the package folder")]
     BadPath(String),
+    /// The problem was never published to the database (a node serving it publishes it).
     #[error("the problem {problem} has no published package version")]
-    Unpublished { problem: String },
+    Unpublished {
+        /// The problem's id.
+        problem: String,
+    },
+    /// The laid-out package is not a valid problem package.
     #[error("package {version} does not load: {error}")]
-    Load { version: String, error: String },
+    Load {
+        /// The package version.
+        version: String,
+        /// Why it does not load.
+        error: String,
+    },
 }
 
 impl BlobError {
@@ -144,6 +172,7 @@ fn safe(path: &str) -> bool {
 }
 
 impl Cache {
+    /// Opens the cache in `dir`, creating its `blobs/` and `packages/` folders if needed.
     pub fn new(dir: &Path) -> Result<Cache, BlobError> {
         for sub in ["blobs", "packages"] {
             let d = dir.join(sub);

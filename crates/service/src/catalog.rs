@@ -23,6 +23,7 @@ pub type StatementRenderer = fn(&str, bool) -> String;
 
 /// A problem the daemon serves.
 pub struct Entry {
+    /// The validated package.
     pub problem: Arc<Problem>,
     /// The statement as HTML, made safe by the node's [`StatementRenderer`] (without the
     /// title, which pages show as their heading).
@@ -32,13 +33,18 @@ pub struct Entry {
 /// A folder that is not served, and why.
 #[derive(Clone, Debug, Serialize)]
 pub struct Failure {
+    /// The folder under the problems folder.
     pub folder: String,
+    /// Why it does not load.
     pub error: String,
 }
 
+/// The problems a node serves: those that load, by id, and the folders that do not, with why.
 #[derive(Default)]
 pub struct Catalog {
+    /// The problems that load, by id.
     pub problems: BTreeMap<String, Entry>,
+    /// The folders that do not load, with the reason.
     pub failed: Vec<Failure>,
 }
 
@@ -107,10 +113,12 @@ impl Catalog {
         }
     }
 
+    /// The problem `id`, if it loads.
     pub fn get(&self, id: &str) -> Option<&Entry> {
         self.problems.get(id)
     }
 
+    /// How many problems load.
     pub fn ready_count(&self) -> usize {
         self.problems.len()
     }

@@ -33,34 +33,50 @@ use ojd_judge::TestResult;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Live {
+    /// A worker claimed the submission and started judging it.
     Started {
+        /// The submission's id.
         id: i64,
     },
+    /// Compilation finished.
     Compiled {
+        /// The submission's id.
         id: i64,
+        /// Whether a program came out of it (false: a compile error).
         ok: bool,
     },
+    /// A test is about to run.
     TestStarted {
+        /// The submission's id.
         id: i64,
+        /// The test's 0-based position in the problem's test order.
         index: usize,
+        /// The test's name.
         name: String,
     },
+    /// A test ran and was checked.
     TestFinished {
+        /// The submission's id.
         id: i64,
+        /// The test's 0-based position in the problem's test order.
         index: usize,
+        /// Its result, unredacted (the viewer policy cuts it per viewer).
         result: TestResult,
     },
     /// The verdict is in the store.
     Done {
+        /// The submission's id.
         id: i64,
     },
     /// The judging stopped without a verdict and the submission waits in the queue again.
     Requeued {
+        /// The submission's id.
         id: i64,
     },
 }
 
 impl Live {
+    /// The id of the submission this event is about.
     pub fn id(&self) -> i64 {
         match self {
             Live::Started { id }
@@ -76,8 +92,11 @@ impl Live {
 /// What a running judging has done so far.
 #[derive(Clone, Debug, Default)]
 pub struct Progress {
+    /// Whether compilation succeeded; `None` until it finished.
     pub compiled: Option<bool>,
+    /// The index of the test running now, if one is.
     pub running: Option<usize>,
+    /// The finished tests' results, in order.
     pub tests: Vec<TestResult>,
 }
 
@@ -202,6 +221,7 @@ impl Default for Hub {
 }
 
 impl Hub {
+    /// A hub with no judging in flight and no subscriber.
     pub fn new() -> Hub {
         // Streams that fall this far behind re-read the store (see sse.rs).
         let (tx, _) = broadcast::channel(4096);
@@ -299,6 +319,8 @@ impl Hub {
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A stream of every event from now on; a subscriber that falls too far behind gets a `Lagged`
+    /// error and should re-read the store.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Live>> {
         self.tx.subscribe()
     }

@@ -34,24 +34,40 @@ use ojd_store::{Store, StoreError};
 /// Why the daemon could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
+    /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The judge could not start (its configuration or its sandbox).
     #[error("failed to start the judge")]
     Judge(#[from] ojd_judge::JudgeError),
+    /// The HTTP listener could not bind its address.
     #[error("failed to listen on {addr}")]
     Bind {
+        /// The address asked for.
         addr: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// The HTTP server failed while serving.
     #[error("the HTTP server failed")]
     Serve(#[source] std::io::Error),
+    /// Another `ojd serve` on this machine holds the SQLite database's lock file.
     #[error("another ojd serve is using the database {path} (it holds {lock})")]
-    DatabaseBusy { path: String, lock: String },
+    DatabaseBusy {
+        /// The database file.
+        path: String,
+        /// The lock file the other process holds.
+        lock: String,
+    },
+    /// The tokio runtime could not be built.
     #[error("failed to start the async runtime")]
     Runtime(#[source] std::io::Error),
+    /// The package cache of a judge host could not be opened.
     #[error("the package cache")]
     Cache(#[from] crate::blobs::BlobError),
+    /// `ojd worker` was given a database other hosts cannot share (not PostgreSQL); holds its
+    /// description.
     #[error(
         "ojd worker needs a PostgreSQL database shared with ojd serve (postgres://…), not {0}"
     )]
@@ -214,6 +230,7 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role's name in the hosts table and logs (`serve`, `worker`).
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Serve => "serve",
@@ -259,8 +276,10 @@ pub(crate) fn no_answer(limit: Duration) -> StoreError {
 /// A store operation run on a blocking thread failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The blocking task running the store operation panicked or was cancelled.
     #[error("a database task failed: {0}")]
     Task(String),
 }
@@ -531,10 +550,12 @@ impl Node {
         self.db(move |_| f()).await
     }
 
+    /// A receiver that turns true when the node starts to shut down.
     pub fn stopping(&self) -> watch::Receiver<bool> {
         self.stop_tx.subscribe()
     }
 
+    /// Whether the node is shutting down.
     pub fn is_stopping(&self) -> bool {
         *self.stop_tx.borrow()
     }
@@ -660,6 +681,7 @@ impl Node {
         &self.host
     }
 
+    /// Whether this node is `ojd serve` or `ojd worker`.
     pub fn role(&self) -> Role {
         self.role
     }
@@ -882,8 +904,10 @@ pub(crate) fn identity(label: &str) -> String {
 /// Why an identity given on the command line cannot be one.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IdentityError {
+    /// It has fewer than 1 or more than 200 characters (the count).
     #[error("--identity must have 1 to 200 characters (it has {0})")]
     Length(usize),
+    /// It contains a control character (the identity, quoted in the message).
     #[error("--identity {0:?} has a control character")]
     Control(String),
 }
@@ -933,10 +957,15 @@ pub fn start_judge(
 /// Counters of this process.
 #[derive(Default)]
 pub struct Counters {
+    /// Judgings this node finished.
     pub judged: AtomicU64,
+    /// Judgings that ended in a judge error.
     pub judge_errors: AtomicU64,
+    /// Time spent judging, in milliseconds, summed over all judgings (with `judged`, the mean).
     pub judge_ms_total: AtomicU64,
+    /// Submissions this node queued.
     pub submitted: AtomicU64,
+    /// Submissions this node refused with a client error (bad language, too large, not text).
     pub rejected: AtomicU64,
     /// Claims that took a submission over from a host whose lease ran out.
     pub leases_taken_over: AtomicU64,

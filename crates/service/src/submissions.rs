@@ -25,7 +25,9 @@ use crate::viewer::{Policy, Sight, Viewer};
 pub struct Seen {
     /// Its row: the judging host only for admins, the jury's verdict (if any) as `verdict`.
     pub info: SubmissionInfo,
+    /// The source as submitted.
     pub source: Vec<u8>,
+    /// The compiler's (capped) output.
     pub compile_output: String,
     /// Why the judge failed (admins only).
     pub judge_message: Option<String>,
@@ -50,7 +52,9 @@ pub struct Seen {
 /// A row of a submissions list (and the live stream's `done`) as one viewer may see it.
 #[derive(Clone, Debug)]
 pub struct SeenRow {
+    /// Its row, redacted as [`Seen::info`] is.
     pub info: SubmissionInfo,
+    /// The contest it was made through (`None`: practice).
     pub contest: Option<String>,
     /// The exact points (thousandths) shown beside the verdict: for a problem scored by
     /// groups, unless the jury's verdict replaced the judge's.
@@ -60,6 +64,7 @@ pub struct SeenRow {
 /// A page of a submissions list as one viewer may see it.
 #[derive(Clone, Debug, Default)]
 pub struct SeenPage {
+    /// The rows this viewer may see, newest first.
     pub rows: Vec<SeenRow>,
     /// More rows match after these.
     pub has_more: bool,
@@ -72,9 +77,13 @@ pub struct SeenPage {
 /// A submission to insert ([`Node::submit`]), checked by the caller.
 #[derive(Clone, Debug)]
 pub struct NewEntry {
+    /// The user it is submitted as.
     pub user: String,
+    /// The problem's id.
     pub problem: String,
+    /// The id of its language.
     pub language: String,
+    /// The source as submitted.
     pub source: Vec<u8>,
     /// The contest it counts for (`None`: practice).
     pub contest: Option<String>,
@@ -91,7 +100,10 @@ pub enum Refusal {
     /// A source that is not text, in a language that compiles or interprets text: binary data
     /// at byte `at` (a compiled program goes in the language `binary`).
     #[error("the source is not UTF-8 text (binary data at byte {at})")]
-    NotText { at: usize },
+    NotText {
+        /// Byte offset of the first byte that is not UTF-8 text.
+        at: usize,
+    },
     /// Any other refusal, in the judge's words (empty, too large, an unknown language, …).
     #[error("{0}")]
     Judge(String),
@@ -103,6 +115,7 @@ pub const SUBMIT_WAIT: Duration = Duration::from_secs(4);
 /// A submission [`Node::submit`] queued, or found queued under its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Submitted {
+    /// The submission's id.
     pub id: i64,
     /// Queued by this call (`false`: made earlier with the same idempotency key).
     pub fresh: bool,

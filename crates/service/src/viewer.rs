@@ -32,7 +32,12 @@ pub enum Viewer<'a> {
     /// Not logged in.
     Anonymous,
     /// A logged-in user: a student (a team, a jury account) or an admin.
-    User { name: &'a str, admin: bool },
+    User {
+        /// The user's name.
+        name: &'a str,
+        /// Whether the user is an admin now.
+        admin: bool,
+    },
 }
 
 impl<'a> Viewer<'a> {
@@ -53,7 +58,9 @@ impl<'a> Viewer<'a> {
 /// The policy's inputs: the server's settings, the contests loaded now and the time.
 #[derive(Clone, Copy)]
 pub struct Policy<'a> {
+    /// The server's settings (what anonymous visitors and students may see outside contests).
     pub server: &'a ServerConfig,
+    /// The contests loaded now.
     pub contests: &'a [Arc<Contest>],
     /// Now, Unix ms (a contest's phase depends on it).
     pub now_ms: i64,

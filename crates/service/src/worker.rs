@@ -54,6 +54,7 @@ pub struct WorkerHost {
     node: Arc<Node>,
     /// Its name (a label) and its identity in the database.
     pub name: String,
+    /// Its identity: unique per process, recorded with its claims and heartbeats.
     pub identity: String,
     /// The database, its password hidden (for the announcement).
     pub database: String,

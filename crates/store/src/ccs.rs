@@ -17,20 +17,28 @@ use ojd_judge::Verdict;
 /// One judging of a contest's submission, as the Contest API shows it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CcsJudging {
+    /// The judging's id.
     pub id: i64,
+    /// The submission it judged.
     pub submission: i64,
+    /// When it was claimed (Unix ms).
     pub started_at: i64,
     /// `None` while in flight.
     pub finished_at: Option<i64>,
+    /// Its verdict; `None` while in flight or if abandoned.
     pub verdict: Option<Verdict>,
+    /// Whole points (the exact score rounded down).
     pub score: Option<u32>,
     /// The exact score in thousandths of a point.
     pub score_milli: Option<u64>,
+    /// The largest CPU time of a test, in milliseconds.
     pub max_cpu_ms: Option<u64>,
     /// The rejudging it was made by, and that rejudging's state (`open`, `applied`,
     /// `cancelled`) and closing time.
     pub rejudging: Option<i64>,
+    /// The state of that rejudging: `open`, `applied` or `cancelled`.
     pub rejudging_state: Option<String>,
+    /// When that rejudging was applied or cancelled (Unix ms).
     pub rejudging_closed_at: Option<i64>,
     /// Whether it is in flight now (the submission is being judged under this judging's
     /// claim); an unfinished judging that is not in flight was abandoned (a crash, a restart).
@@ -40,10 +48,13 @@ pub struct CcsJudging {
 /// One test's result in a judging.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CcsRun {
+    /// The judging the test ran in.
     pub judging: i64,
     /// The test's position in the judging, from 0.
     pub idx: u32,
+    /// The test's verdict.
     pub verdict: Verdict,
+    /// CPU time used, in milliseconds.
     pub cpu_ms: u64,
 }
 

@@ -27,6 +27,7 @@ pub struct HostInfo {
     pub drain: Option<String>,
     /// `serve` or `worker`.
     pub role: String,
+    /// When it started, by its own clock (Unix ms; shown, never decided by).
     pub started_at: i64,
     /// Its last heartbeat, by the database's clock.
     pub last_seen: i64,
@@ -56,14 +57,19 @@ pub struct PackageFile {
     pub path: String,
     /// SHA-256 of the contents, lowercase hex.
     pub hash: String,
+    /// Its length in bytes.
     pub size: u64,
 }
 
 /// A published package version of a problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Package {
+    /// The problem's id.
     pub problem: String,
+    /// The version: SHA-256 (lowercase hex) over the problem id and every file's path and hash, so
+    /// equal contents give the same version.
     pub version: String,
+    /// Every file, sorted by path.
     pub files: Vec<PackageFile>,
 }
 
@@ -94,11 +100,17 @@ pub struct Beat {
 /// What [`ClusterStore::collect`] removed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Collected {
+    /// Package versions removed.
     pub packages: u64,
+    /// Blobs removed (file contents no remaining package holds).
     pub blobs: u64,
+    /// Host rows removed.
     pub hosts: u64,
 }
 
+/// What hosts of a cluster share through the database: host registration, heartbeats (which
+/// renew the leases on claimed submissions), drain and pause, published problem packages and
+/// their blobs, notifications between nodes, and garbage collection. Every backend implements it.
 pub trait ClusterStore: Send + Sync {
     /// Removes what nothing uses and is older than `keep_ms` (by the database's clock): package
     /// versions published before that which are not current, not used by an unfinished

@@ -37,7 +37,9 @@ use ojd_judge::Verdict;
 /// A question from a student, or an announcement from an admin.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Clarification {
+    /// The clarification's id.
     pub id: i64,
+    /// The contest it belongs to.
     pub contest: String,
     /// Who asked (`None` for an announcement).
     pub user: Option<String>,
@@ -45,11 +47,16 @@ pub struct Clarification {
     pub problem: Option<String>,
     /// The question, or the announcement's text.
     pub text: String,
+    /// The jury's answer (`None`: not answered yet); a re-answer replaces it and keeps the earlier
+    /// one in the history.
     pub answer: Option<String>,
     /// Everyone sees it (announcements, and answers sent to all); else only its asker.
     pub public: bool,
+    /// When it was asked or announced (Unix ms).
     pub at: i64,
+    /// When it was answered (Unix ms).
     pub answered_at: Option<i64>,
+    /// Who answered it.
     pub answered_by: Option<String>,
     /// "general", "technical", or "problem" (about `problem`).
     pub category: String,
@@ -57,6 +64,7 @@ pub struct Clarification {
     pub to_user: Option<String>,
     /// The jury member who claimed the question to answer it, and when.
     pub claimed_by: Option<String>,
+    /// When it was claimed (Unix ms).
     pub claimed_at: Option<i64>,
 }
 
@@ -64,27 +72,37 @@ pub struct Clarification {
 /// for one team only).
 #[derive(Clone, Debug)]
 pub struct NewClarification<'a> {
+    /// Who asks (`None` for an announcement).
     pub user: Option<&'a str>,
+    /// The problem id it is about (`None`: the contest in general).
     pub problem: Option<&'a str>,
     /// "general", "technical" or "problem".
     pub category: &'a str,
+    /// An announcement to one team only (its user name); `None`: to everyone.
     pub to_user: Option<&'a str>,
+    /// The question, or the announcement's text.
     pub text: &'a str,
 }
 
 /// A balloon marked delivered: the first solve of `problem` by `user`, by whom and when.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct BalloonDone {
+    /// The team that solved the problem.
     pub user: String,
+    /// The problem's id.
     pub problem: String,
+    /// Who delivered the balloon.
     pub by: String,
+    /// When it was marked delivered (Unix ms).
     pub at: i64,
 }
 
 /// The last change of a contest's freeze: unfrozen or frozen again, when and by whom.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FreezeChange {
+    /// True when the results are shown whole (unfrozen), false when frozen again.
     pub unfrozen: bool,
+    /// When it changed (Unix ms).
     pub changed_at: i64,
     /// `None` for a change stored before who made it was recorded.
     pub changed_by: Option<String>,
@@ -93,32 +111,45 @@ pub struct FreezeChange {
 /// One line of the audit log: what a director (or a login) did.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct AuditEntry {
+    /// The entry's id, increasing with time.
     pub id: i64,
+    /// When it happened (Unix ms).
     pub at: i64,
     /// Who did it (a user name, or the address of a failed login).
     pub actor: String,
     /// What: "freeze", "unfreeze", "rejudging", "upload", "token", "login", "login-failed", ...
     pub action: String,
+    /// The contest it concerns, if any.
     pub contest: Option<String>,
+    /// Free text saying what exactly was done (the rejudging's id, the uploaded file).
     pub detail: String,
 }
 
 /// One answer a question had (a re-answer keeps the earlier ones).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct AnswerRecord {
+    /// The answer's text.
     pub answer: String,
+    /// Whether it was sent to everyone or only to the asker.
     pub public: bool,
+    /// Who answered.
     pub answered_by: String,
+    /// When (Unix ms).
     pub answered_at: i64,
 }
 
 /// The jury's verdict for a submission, over the judge's, with its reason.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct VerdictOverride {
+    /// The submission's id.
     pub submission: i64,
+    /// The jury's verdict.
     pub verdict: Verdict,
+    /// Why the jury set it (shown to admins, kept in the history).
     pub reason: String,
+    /// Who set it.
     pub by: String,
+    /// When (Unix ms).
     pub at: i64,
 }
 
@@ -130,8 +161,11 @@ pub const REMOVED: &str = "the jury's verdict removed";
 /// and why. The history is kept whole (no limit), oldest first.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct OverrideChange {
+    /// The submission's id.
     pub submission: i64,
+    /// When it changed (Unix ms).
     pub at: i64,
+    /// Who changed it.
     pub by: String,
     /// The verdict code shown before: the jury's, else the judge's; "none" while unjudged,
     /// "?" for an override made before this history was kept (copied from the current
@@ -151,11 +185,14 @@ pub struct OverrideChange {
 pub enum RejudgingState {
     /// Judging, or judged and waiting for an admin to apply or cancel it.
     Open,
+    /// Applied: its judgings became the current ones.
     Applied,
+    /// Cancelled: its judgings were kept but never became current.
     Cancelled,
 }
 
 impl RejudgingState {
+    /// The state a database value names; anything unknown reads as open.
     pub fn parse(s: &str) -> RejudgingState {
         match s {
             "applied" => RejudgingState::Applied,
@@ -164,6 +201,7 @@ impl RejudgingState {
         }
     }
 
+    /// The state's name as the database and the API spell it (`open`, `applied`, `cancelled`).
     pub fn as_str(self) -> &'static str {
         match self {
             RejudgingState::Open => "open",
@@ -177,14 +215,19 @@ impl RejudgingState {
 /// have a current judging are taken.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RejudgeFilter {
+    /// Only this submission.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub submission: Option<i64>,
+    /// Only submissions to this problem.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// Only submissions made through this contest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contest: Option<String>,
+    /// Only submissions whose current judging has this verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    /// Only submissions in this language (its id).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
     /// Submitted at or after this time (Unix ms).
@@ -198,14 +241,19 @@ pub struct RejudgeFilter {
 /// A rejudging's row, with its progress.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RejudgingInfo {
+    /// The rejudging's id.
     pub id: i64,
+    /// When it was made (Unix ms).
     pub created_at: i64,
+    /// Who made it.
     pub created_by: String,
     /// What it covers, as the admin asked (the filter, as JSON text).
     pub scope: String,
+    /// Whether it is open, applied or cancelled.
     pub state: RejudgingState,
     /// When it was applied or cancelled, and by whom.
     pub closed_at: Option<i64>,
+    /// Who applied or cancelled it.
     pub closed_by: Option<String>,
     /// Applies itself when its last new judging is stored (closed by its creator).
     pub auto_apply: bool,
@@ -218,9 +266,13 @@ pub struct RejudgingInfo {
 /// One submission of a rejudging: the judging current when it was made, and the new one.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RejudgingItem {
+    /// The submission's id.
     pub submission: i64,
+    /// The user who submitted it.
     pub user: String,
+    /// The problem's id.
     pub problem: String,
+    /// The judging current when the rejudging was made (`None` if there was none).
     pub before: Option<i64>,
     /// The rejudging's finished judging (`None` while waiting).
     pub after: Option<i64>,
@@ -231,14 +283,19 @@ pub struct RejudgingItem {
 /// judging counts or anything else the submission pages show.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StandingsEntry {
+    /// The submission's id.
     pub id: i64,
+    /// The user who submitted it (a team).
     pub user: String,
+    /// The problem's id.
     pub problem: String,
+    /// When it was submitted (Unix ms): the standings count contest time from it.
     pub queued_at: i64,
     /// An admin's submission through the contest (never ranked).
     pub jury: bool,
     /// The current judging (`None` until the first one finishes).
     pub judging: Option<i64>,
+    /// The current judging's verdict (`None` until one finishes).
     pub verdict: Option<Verdict>,
     /// The current judging's exact score in thousandths of a point.
     pub score_milli: Option<u64>,
@@ -373,9 +430,11 @@ pub trait ContestStore: Send + Sync {
         auto_apply: bool,
         now: i64,
     ) -> Result<i64, StoreError>;
+    /// One rejudging with its progress, if it exists.
     fn rejudging(&self, id: i64) -> Result<Option<RejudgingInfo>, StoreError>;
     /// Every rejudging, newest first.
     fn rejudgings(&self) -> Result<Vec<RejudgingInfo>, StoreError>;
+    /// Every submission of a rejudging with its judging before and after.
     fn rejudging_items(&self, id: i64) -> Result<Vec<RejudgingItem>, StoreError>;
     /// Makes every new judging of the rejudging current, all at once. Refused
     /// ([`StoreError::Conflict`]) when it is applied or cancelled already, or not fully judged.

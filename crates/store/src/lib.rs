@@ -94,10 +94,6 @@
 //! Times are Unix milliseconds. Tokens are stored as SHA-256 hashes, never in clear.
 
 #![forbid(unsafe_code)]
-// TODO(issue 38): 163 public items of this crate's facade have no doc comment yet
-// (struct fields and enum variants mostly); the workspace's `missing_docs` holds here once
-// they do. `unreachable_pub` already holds.
-#![allow(missing_docs)]
 
 mod applying;
 mod ccs;
@@ -154,8 +150,11 @@ pub use ccs::{CcsJudging, CcsRun, CcsStore};
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum State {
+    /// Waiting for a worker to claim it.
     Queued,
+    /// Claimed: a worker is judging it now (under a lease).
     Judging,
+    /// Its latest judging finished (a rejudge puts it back in the queue).
     Done,
 }
 
@@ -168,6 +167,7 @@ impl State {
         }
     }
 
+    /// The state's name as the database and the API spell it (`queued`, `judging`, `done`).
     pub fn as_str(self) -> &'static str {
         match self {
             State::Queued => "queued",
@@ -180,15 +180,20 @@ impl State {
 /// A submission as it enters the queue.
 #[derive(Clone, Debug)]
 pub struct NewSubmission {
+    /// The user it is submitted as.
     pub user: String,
+    /// The problem's id.
     pub problem: String,
+    /// The id of the language it is written in.
     pub language: String,
+    /// The source as submitted.
     pub source: Vec<u8>,
 }
 
 /// What [`Store::insert_once`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Inserted {
+    /// The submission's id.
     pub id: i64,
     /// Queued now (`false`: the submission made earlier with the same key).
     pub fresh: bool,
@@ -197,27 +202,39 @@ pub struct Inserted {
 /// A submission's row with its current judging's outcome, without source and test results.
 #[derive(Clone, Debug, Serialize)]
 pub struct SubmissionInfo {
+    /// The submission's id.
     pub id: i64,
+    /// The user who submitted it.
     pub user: String,
+    /// The problem's id.
     pub problem: String,
+    /// The id of its language.
     pub language: String,
+    /// Where it is in its life.
     pub state: State,
+    /// The current judging's verdict; `None` until one finishes.
     pub verdict: Option<Verdict>,
     /// Whole points: the exact score rounded down (kept for the API's older clients).
     pub score: Option<u32>,
     /// The exact score in thousandths of a point (`12500` is 12.5 points).
     pub score_milli: Option<u64>,
+    /// The current judging's largest CPU time of a test, in milliseconds.
     pub max_cpu_ms: Option<u64>,
+    /// The current judging's largest peak memory of a test, in KiB.
     pub max_memory_kib: Option<u64>,
+    /// When it was submitted (Unix ms).
     pub queued_at: i64,
     /// When the judging in flight started (state `judging`), else when the current one did.
     pub started_at: Option<i64>,
+    /// When the current judging finished (Unix ms).
     pub finished_at: Option<i64>,
+    /// The ojd version that made the current judging.
     pub judge_version: Option<String>,
     /// How many times a worker claimed it (more than one after a restart or a rejudge).
     pub attempts: u32,
     /// How many judgings finished for it (one, unless it was rejudged).
     pub judged: u32,
+    /// The source's length in bytes.
     pub source_bytes: u64,
     /// The current judging (`None` until the first one finishes).
     pub judging: Option<i64>,
@@ -228,12 +245,17 @@ pub struct SubmissionInfo {
 /// A submission with everything stored about its current judging.
 #[derive(Clone, Debug)]
 pub struct SubmissionDetail {
+    /// The row and its current judging's outcome.
     pub info: SubmissionInfo,
+    /// The source as submitted.
     pub source: Vec<u8>,
+    /// The compiler's (capped) output in the current judging.
     pub compile_output: String,
     /// The judge's own note: why a JudgeError happened (for admins and the log, not students).
     pub message: String,
+    /// Isolation warnings of the host that judged it (empty with full isolation).
     pub warnings: Vec<String>,
+    /// Every test's result in the current judging, in test order.
     pub tests: Vec<TestResult>,
     /// Tests that earned part of their credit: the test's name → thousandths of its credit
     /// (the report's [`JudgeReport::partial`]).
@@ -243,7 +265,9 @@ pub struct SubmissionDetail {
 /// One judging of a submission (finished, in flight, or abandoned).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct JudgingInfo {
+    /// The judging's id.
     pub id: i64,
+    /// The submission it judged.
     pub submission: i64,
     /// The claim that made it (the submission's `attempts` at that moment).
     pub attempt: u32,
@@ -253,17 +277,23 @@ pub struct JudgingInfo {
     pub judged_by: String,
     /// The problem package version it was judged against, when known.
     pub package_version: Option<String>,
+    /// The ojd version of the host that made it.
     pub judge_version: Option<String>,
+    /// When it was claimed (Unix ms).
     pub started_at: i64,
     /// `None` while in flight, and forever for a judging abandoned by a crash or shutdown.
     pub finished_at: Option<i64>,
+    /// Its verdict; `None` while in flight or if abandoned.
     pub verdict: Option<Verdict>,
     /// Whole points (the exact score rounded down).
     pub score: Option<u32>,
     /// The exact score in thousandths of a point.
     pub score_milli: Option<u64>,
+    /// The largest CPU time of a test, in milliseconds.
     pub max_cpu_ms: Option<u64>,
+    /// The largest wall-clock time of a test, in milliseconds.
     pub max_wall_ms: Option<u64>,
+    /// The largest peak memory of a test, in KiB.
     pub max_memory_kib: Option<u64>,
     /// Whether pages, the API and standings show this one.
     pub current: bool,
@@ -272,10 +302,15 @@ pub struct JudgingInfo {
 /// A judging with its outputs and per-test results.
 #[derive(Clone, Debug)]
 pub struct JudgingDetail {
+    /// The judging's row.
     pub info: JudgingInfo,
+    /// The compiler's (capped) output.
     pub compile_output: String,
+    /// The judge's own note on a JudgeError (for admins and the log, not students).
     pub message: String,
+    /// Isolation warnings of the host that judged it.
     pub warnings: Vec<String>,
+    /// Every test's result, in test order.
     pub tests: Vec<TestResult>,
     /// Tests that earned part of their credit, as in [`SubmissionDetail::partial`].
     pub partial: std::collections::BTreeMap<String, u32>,
@@ -284,7 +319,11 @@ pub struct JudgingDetail {
 /// A claimed submission: what a worker needs to judge it.
 #[derive(Clone, Debug)]
 pub struct Claim {
+    /// The submission's id.
     pub id: i64,
+    /// The claim's token: the submission's `attempts` after this claim. A result is stored only
+    /// while the submission is still `judging` under this attempt, so a stale worker's late result
+    /// is dropped.
     pub attempt: u32,
     /// The judging this claim opened.
     pub judging: i64,
@@ -293,9 +332,13 @@ pub struct Claim {
     /// The problem's package version current at the claim (recorded on the judging), when the
     /// problem was published.
     pub package_version: Option<String>,
+    /// The user who submitted it.
     pub user: String,
+    /// The problem's id.
     pub problem: String,
+    /// The id of its language.
     pub language: String,
+    /// The source as submitted.
     pub source: Vec<u8>,
     /// Whether this claim took the submission over from a host whose lease ran out (it died,
     /// or lost the database), rather than from the queue.
@@ -315,7 +358,9 @@ pub const POISON_CRASHES: u32 = 2;
 /// page of a rare verdict costs one query, not a scan in the web layer.
 #[derive(Clone, Debug, Default)]
 pub struct ListFilter {
+    /// Only this user's submissions.
     pub user: Option<String>,
+    /// Only submissions to this problem.
     pub problem: Option<String>,
     /// Only submissions whose *current* judging has this verdict (a submission being rejudged
     /// keeps the verdict of its current judging; one never judged has none and never matches).
@@ -326,6 +371,7 @@ pub struct ListFilter {
     pub pending: bool,
     /// Only ids below this one (paging).
     pub before: Option<i64>,
+    /// At most this many rows.
     pub limit: u32,
 }
 
@@ -341,9 +387,13 @@ pub struct SubmissionPage {
 /// Counts for the metrics endpoint.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Counts {
+    /// Submissions waiting in the queue.
     pub queued: u64,
+    /// Submissions being judged now.
     pub judging: u64,
+    /// Submissions whose latest judging finished.
     pub done: u64,
+    /// The finished submissions by their current verdict (verdicts with none are left out).
     pub by_verdict: Vec<(Verdict, u64)>,
 }
 
@@ -366,42 +416,59 @@ impl Counts {
 /// An issued token (its hash) and whom it names.
 #[derive(Clone, Debug, Serialize)]
 pub struct TokenInfo {
+    /// The user the token authenticates.
     pub name: String,
+    /// Whether it carries admin rights.
     pub admin: bool,
+    /// When it was issued (Unix ms).
     pub created_at: i64,
 }
 
 /// A database driver's error, whichever the backend.
 pub(crate) type DbError = Box<dyn std::error::Error + Send + Sync>;
 
+/// A failure of the database; what a store's caller decides by is the variant (retry on
+/// [`StoreError::Unreachable`], report a [`StoreError::Conflict`]).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// A statement failed.
     #[error("database error while trying to {what}")]
     Sql {
+        /// What it was doing, for the message.
         what: &'static str,
+        /// The driver's error.
         #[source]
         source: DbError,
     },
+    /// The database could not be opened (a bad path, a refused connection, a failed migration).
     #[error("failed to open the database {path}")]
     Open {
+        /// The database: the SQLite path, or the PostgreSQL address without its password.
         path: String,
+        /// The driver's error.
         #[source]
         source: DbError,
     },
+    /// The database's schema is newer than this ojd knows: a newer ojd migrated it.
     #[error(
         "the database {path} has schema version {found}, newer than this ojd ({}) knows ({known}): a newer ojd migrated it; upgrade ojd on this host to that version (older nodes cannot work with the newer schema)",
         env!("CARGO_PKG_VERSION")
     )]
     TooNew {
+        /// The database: the SQLite path, or the PostgreSQL address without its password.
         path: String,
+        /// The schema version found in the database.
         found: i64,
+        /// The newest schema version this ojd knows.
         known: i64,
     },
     /// The database does not answer (stopped, restarting, cut off): the caller should try
     /// again shortly (the web layer answers 503 with `Retry-After`).
     #[error("the database ({path}) does not answer")]
     Unreachable {
+        /// The database: the SQLite path, or the PostgreSQL address without its password.
         path: String,
+        /// The driver's error.
         #[source]
         source: DbError,
     },
@@ -522,6 +589,7 @@ pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync
     fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError>;
     /// The submission with its current judging.
     fn get(&self, id: i64) -> Result<Option<SubmissionDetail>, StoreError>;
+    /// The submission's row with its current judging's outcome, without source and test results.
     fn info(&self, id: i64) -> Result<Option<SubmissionInfo>, StoreError>;
     /// The submissions matching `filter`, newest first, at most `filter.limit`.
     fn list(&self, filter: &ListFilter) -> Result<Vec<SubmissionInfo>, StoreError>;
@@ -559,10 +627,13 @@ pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync
     /// keeps in the same transaction as every change (triggers of both engines), so it costs
     /// the same at a million submissions.
     fn counts(&self) -> Result<Counts, StoreError>;
+    /// Stores an issued token by the hash of its value, for `name`, with or without admin rights.
     fn add_token(&self, hash: &str, name: &str, admin: bool, now: i64) -> Result<(), StoreError>;
     /// Removes every token issued to `name`; returns how many.
     fn revoke_tokens(&self, name: &str) -> Result<u64, StoreError>;
+    /// The token whose value hashes to `hash`, if it is issued and not revoked.
     fn find_token(&self, hash: &str) -> Result<Option<TokenInfo>, StoreError>;
+    /// Every issued token, for the admin's listing.
     fn tokens(&self) -> Result<Vec<TokenInfo>, StoreError>;
 }
 

@@ -18,7 +18,9 @@ use std::borrow::Cow;
 /// The engines, whose spelling [`migrations`] gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
+    /// SQLite (a single host's file).
     Sqlite,
+    /// PostgreSQL (a cluster's shared database).
     Postgres,
 }
 

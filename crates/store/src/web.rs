@@ -16,7 +16,10 @@ const ID_LEN: usize = 12;
 /// it checks the user's current record (the config, their tokens, the contests) instead.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Holder {
+    /// The user's name.
     pub name: String,
+    /// Whether it was issued with admin rights (see above: readers check the user's current
+    /// rights).
     pub admin: bool,
     /// The contest whose hall sheet made it, if one did: bound to that contest.
     pub contest: Option<String>,
@@ -27,23 +30,31 @@ pub struct Holder {
 /// or expired).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CodeState {
+    /// Issued, not used and not expired: it logs its holder in once.
     Live(Holder),
+    /// Revoked before it was used; its holder is kept so the refusal can say whose it was.
     Revoked(Holder),
+    /// Never issued, already used or expired.
     Unknown,
 }
 
 /// What a user's issued tokens say of them: whether they hold any, and any admin one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TokenRights {
+    /// The user holds at least one token.
     pub any: bool,
+    /// The user holds an admin token.
     pub admin: bool,
 }
 
 /// An issued token as the admin page lists it.
 #[derive(Clone, Debug, Serialize)]
 pub struct TokenActivity {
+    /// The user the token authenticates.
     pub name: String,
+    /// Whether it carries admin rights.
     pub admin: bool,
+    /// When it was issued (Unix ms).
     pub created_at: i64,
     /// The last request or login made with it (`None`: never used).
     pub last_used: Option<i64>,
@@ -51,6 +62,8 @@ pub struct TokenActivity {
     pub id: String,
 }
 
+/// What the web layer stores: sessions, one-time login codes, tokens' rights and activity, and
+/// password hashes. Every backend implements it.
 pub trait WebStore: Send + Sync {
     /// Stores a session (by the hash of its id) that ends at `expires_at`.
     fn add_session(
@@ -62,6 +75,7 @@ pub trait WebStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// The holder of a live session; expired sessions are deleted on the way.
     fn session(&self, hash: &str, now: i64) -> Result<Option<Holder>, StoreError>;
+    /// Ends the session whose id hashes to `hash` (logout); ending an unknown one is not an error.
     fn end_session(&self, hash: &str) -> Result<(), StoreError>;
     /// Ends every session of `name`; returns how many.
     fn end_sessions_of(&self, name: &str) -> Result<u64, StoreError>;

@@ -39,9 +39,11 @@ const MIN_GROWTH_MS: u64 = 100;
 /// What a baseline line is about.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Key {
+    /// The problem's id.
     pub problem: String,
     /// Path under `submissions/` ("accepted/x.cpp"), or the reference's path ("solution.rs").
     pub submission: String,
+    /// The test's name.
     pub test: String,
 }
 
@@ -81,31 +83,48 @@ pub struct Baseline {
     pub(crate) ran: BTreeMap<Key, Ran>,
 }
 
+/// Why a baseline file could not be read, parsed or written; each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
+    /// The file could not be read.
     #[error("failed to read baseline {path}")]
     Read {
+        /// The baseline file.
         path: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// The file could not be written.
     #[error("failed to write baseline {path}")]
     Write {
+        /// The baseline file.
         path: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// A line of the file is malformed.
     #[error("{path}: line {line}: {message}")]
     Invalid {
+        /// The baseline file.
         path: String,
+        /// The 1-based line.
         line: usize,
+        /// What is wrong with it.
         message: String,
     },
+    /// A problem, submission or test name holds a TAB or a line break, which the format cannot
+    /// hold.
     #[error("{key:?}: a name holds a TAB or a line break and cannot be saved in a baseline")]
-    BadName { key: Key },
+    BadName {
+        /// The entry with that name.
+        key: Key,
+    },
 }
 
 impl Baseline {
+    /// Reads a baseline file (format 1 or 2); a malformed line is an error naming its number.
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
         let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
             path: path.display().to_string(),
@@ -214,6 +233,8 @@ impl Baseline {
         Ok(out)
     }
 
+    /// Writes the baseline in the current format, entries sorted; refused when a name cannot be
+    /// written in it.
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
         let text = self.to_text()?;
         std::fs::write(path, text).map_err(|source| BaselineError::Write {

@@ -38,6 +38,7 @@ const FORMAT: &str = "ojd-verify-cache 2";
 /// Where the cache lives and whether it may be read.
 #[derive(Clone, Debug)]
 pub struct CacheOptions {
+    /// The cache's folder.
     pub dir: PathBuf,
     /// false (`--no-cache`): judge everything, and store the fresh results.
     pub reuse: bool,

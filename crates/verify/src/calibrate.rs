@@ -74,25 +74,44 @@ impl CalibrateOptions {
 /// one is measured rather than cut off.
 const GENEROUS: f64 = 4.0;
 
+/// Why calibrating a problem failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CalibrateError {
+    /// The package is invalid, or its submissions could not be listed.
     #[error("{dir}: {}", .errors.join("; "))]
-    Package { dir: String, errors: Vec<String> },
+    Package {
+        /// The package's folder.
+        dir: String,
+        /// Every problem found, each naming its file.
+        errors: Vec<String>,
+    },
+    /// The judge failed on a submission (a host fault or an unusable toolchain, never a verdict).
     #[error("{problem}: {submission}: {source}")]
     Judge {
+        /// The problem's id.
         problem: String,
+        /// The submission's path under `submissions/`.
         submission: String,
+        /// The judge's error.
         #[source]
         source: JudgeError,
     },
+    /// The new time limit could not be written into `problem.toml`.
     #[error("failed to write {path}")]
     Write {
+        /// The file.
         path: PathBuf,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// `problem.toml` has no top-level `time_limit` line to replace ([`write_limit`] edits that
+    /// line only, keeping every other line as written).
     #[error("{path}: no top-level `time_limit = ...` line to replace")]
-    NoTimeLimitLine { path: PathBuf },
+    NoTimeLimitLine {
+        /// The `problem.toml` file.
+        path: PathBuf,
+    },
 }
 
 /// The slowest test of one accepted submission.
@@ -126,6 +145,7 @@ pub(crate) struct TleCheck {
 pub struct Calibration {
     pub(crate) problem: String,
     pub(crate) dir: PathBuf,
+    /// The time limit committed in `problem.toml`, in milliseconds.
     pub committed_ms: u64,
     /// The rule applied to the decider's measured time.
     pub(crate) proposed_ms: u64,

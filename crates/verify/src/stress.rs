@@ -10,32 +10,48 @@ use ojd_judge::Problem;
 use ojd_judge::{compare, CheckOutcome, Judge, Program, ProgramRun};
 use ojd_sandbox::Limits;
 
+/// What a stress test found: how many seeds ran and agreed, and the first disagreement.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct StressSummary {
+    /// The problem's id.
     pub problem: String,
+    /// Seeds run: all of them, or up to the first disagreement.
     pub runs: u32,
+    /// Seeds on which the reference and the brute force agreed.
     pub agreed: u32,
     /// Seed, input and explanation of the first disagreement.
     pub disagreement: Option<(u32, String, String)>,
 }
 
+/// Why a stress test could not run (a disagreement is a result, not an error).
 #[derive(Debug, thiserror::Error)]
 pub enum StressError {
+    /// The package has no `[stress]` section; holds the problem's id.
     #[error("{0}: no [stress] section in problem.toml")]
     NoStress(String),
+    /// A generator, the reference or the brute force did not compile.
     #[error("{problem}: {program} does not compile:\n{message}")]
     Compile {
+        /// The problem's id.
         problem: String,
+        /// The program that failed to compile.
         program: String,
+        /// The compiler's output.
         message: String,
     },
+    /// A program failed on one seed (a crash, a limit, a non-zero exit).
     #[error("{problem}: {what} failed with seed {seed}: {message}")]
     Run {
+        /// The problem's id.
         problem: String,
+        /// Which program failed.
         what: String,
+        /// The seed it failed on.
         seed: u32,
+        /// How it ended.
         message: String,
     },
+    /// The judge failed (a host fault or an unusable toolchain).
     #[error(transparent)]
     Judge(#[from] ojd_judge::JudgeError),
 }

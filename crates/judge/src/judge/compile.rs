@@ -24,8 +24,11 @@ const MAX_EXECUTABLE: u64 = 256 << 20;
 /// A compiled program: its folder (bound at /prog) and how to run it.
 #[derive(Clone, Debug)]
 pub struct Program {
+    /// The folder holding the compiled program, bound read-only at `/prog` in the sandbox.
     pub dir: std::path::PathBuf,
+    /// The command running it, from the language's `run`.
     pub run: Vec<String>,
+    /// The language's factor on the problem's time limit (1.0 for most).
     pub time_factor: f64,
     /// Bytes added to the problem's memory limit (the language's `memory_extra`).
     pub memory_extra: u64,
@@ -40,6 +43,7 @@ pub struct Program {
 /// failure).
 #[derive(Clone, Debug)]
 pub enum Compiled {
+    /// The compiled program.
     Program(Program),
     /// Why it failed, then the compiler's (capped) output.
     Error(String),

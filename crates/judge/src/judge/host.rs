@@ -24,24 +24,33 @@ pub enum HostFault {
     /// before claiming: `[judge] min_free_space`).
     #[error("{} has {} free, under the {} needed", path.display(), mib(*free), mib(*needed))]
     LowSpace {
+        /// The full file system's folder.
         path: PathBuf,
+        /// Its free bytes.
         free: u64,
+        /// The bytes needed.
         needed: u64,
     },
     /// The file system of a run's files filled up while it ran: its writes may have failed with
     /// ENOSPC, so neither its output nor how it ended is its own doing.
     #[error("{} filled up while {during} ran ({} free after it): its writes may have failed (no space left on device)", path.display(), mib(*free))]
     FilledUp {
+        /// The folder whose file system filled up.
         path: PathBuf,
+        /// Its free bytes after the run.
         free: u64,
+        /// The run during which it filled up.
         during: String,
     },
     /// A file operation of the judge itself failed: laying out a judging, reading a program's
     /// output or a test's answer back, removing an earlier test's files.
     #[error("cannot {what} {}", path.display())]
     File {
+        /// What the judge was doing ("create", "read", "remove").
         what: &'static str,
+        /// The file or folder.
         path: PathBuf,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
@@ -50,9 +59,13 @@ pub enum HostFault {
     /// the host's load used up the program's time, so no verdict can be given here.
     #[error("{during} was starved of CPU: {} ms of its {} ms wall-time limit went waiting for a CPU other work held, on each of {tries} tries", cpu_wait.as_millis(), wall.as_millis())]
     Starved {
+        /// The run that was starved.
         during: String,
+        /// Its wall-time limit.
         wall: std::time::Duration,
+        /// The time it spent waiting for a CPU, on the last try.
         cpu_wait: std::time::Duration,
+        /// How many times it was tried.
         tries: u32,
     },
 }

@@ -50,6 +50,17 @@ pub(super) const FEEDBACK_CAPS: crate::fsutil::TreeCaps = crate::fsutil::TreeCap
     bytes: 256 << 20,
 };
 
+/// The caps of the tmpfs a validator's (or interactor's) feedback folder is during each pass
+/// (with namespaces): its writes fail at these, during the pass, and a pass that filled one is
+/// the package's fault (a judge error). Tighter than [`FEEDBACK_CAPS`], which is checked after
+/// each pass and is the only bound without namespaces. The bytes leave room for a
+/// `nextpass.in` of the validator's largest file (64 MiB) and 16 MiB of state.
+pub(super) const FEEDBACK_TMPFS: ojd_sandbox::Cap = ojd_sandbox::Cap {
+    bytes: 80 << 20,
+    inodes: 4096,
+    depth: FEEDBACK_CAPS.depth as u32,
+};
+
 /// How many bytes of the two directions the transcript keeps.
 const TRANSCRIPT_LIMIT: usize = 4096;
 
@@ -671,6 +682,7 @@ fn pair_once(
             host: p.feedback.to_path_buf(),
             inside: "/data".into(),
             writable: true,
+            cap: Some(FEEDBACK_TMPFS),
         });
     }
     let (mut args, box_files, mut collect) =
@@ -917,6 +929,10 @@ fn interactor_said(
     team_msg: &Path,
     stderr: &Path,
 ) -> CheckOutcome {
+    // A feedback folder the interactor filled to its cap during the pass: the package's fault.
+    if let Some(why) = &outcome.over_cap {
+        return CheckOutcome::Failed(format!("its feedback folder {why}"));
+    }
     let read = |p: &Path| crate::fsutil::read_tail(p, 16 << 10);
     let code = match outcome.termination {
         Termination::Exited(c) if outcome.exec_error.is_none() => Some(c),
@@ -951,6 +967,7 @@ mod tests {
             exec_error: None,
             fully_isolated: true,
             wall_kill: None,
+            over_cap: None,
         }
     }
 

@@ -35,22 +35,32 @@ use ojd_sandbox::{SandboxError, SandboxOptions, SandboxPool};
 /// A submission to judge.
 #[derive(Clone, Debug)]
 pub struct Submission {
+    /// The id of a configured language (a `[languages.<id>]` table).
     pub language: String,
+    /// The source as submitted (text for every language but `binary`).
     pub source: Vec<u8>,
 }
 
 /// Progress of one judging.
 #[derive(Debug)]
 pub enum Event<'a> {
+    /// Compilation finished; `ok` is false for a compile error.
     Compiled {
+        /// Whether a program came out of it.
         ok: bool,
     },
+    /// A test is about to run.
     TestStarted {
+        /// Its 0-based position in the problem's test order.
         index: usize,
+        /// Its name (the file stem).
         name: &'a str,
     },
+    /// A test ran and was checked.
     TestFinished {
+        /// Its 0-based position in the problem's test order.
         index: usize,
+        /// Its result.
         result: &'a TestResult,
     },
 }
@@ -60,29 +70,57 @@ pub enum Event<'a> {
 /// from the operator's (a bad submission or package).
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
+    /// The submission is unusable as given (empty, too big, files the language cannot take); the
+    /// message says why.
     #[error("{0}")]
     BadSubmission(String),
     /// A source that is not text (a program in any language but `binary`): binary data at
     /// byte `at`. Its own variant so that each front end says how it takes a compiled program.
     #[error("the source is not UTF-8 text (binary data at byte {at}); submit executables with --lang binary")]
-    NotText { at: usize },
+    NotText {
+        /// Byte offset of the first byte that is not UTF-8 text.
+        at: usize,
+    },
+    /// The submission names a language this judge has no profile for.
     #[error("unknown language {language:?} (known: {known})")]
-    UnknownLanguage { language: String, known: String },
+    UnknownLanguage {
+        /// The language id asked for.
+        language: String,
+        /// The configured ids, comma-separated, for the message.
+        known: String,
+    },
+    /// The language is configured, but its toolchain is missing on this host.
     #[error("language {language} is unavailable: {reason}")]
-    LanguageUnavailable { language: String, reason: String },
+    LanguageUnavailable {
+        /// The language id asked for.
+        language: String,
+        /// Why its toolchain is unavailable (a missing compiler, a missing required program).
+        reason: String,
+    },
+    /// The package lacks answer files for some tests: `ojd gen` was not run since they were added.
     #[error("{problem}: missing answers for {tests} (run `ojd gen {problem}`)")]
-    MissingAnswers { problem: String, tests: String },
+    MissingAnswers {
+        /// The problem's id.
+        problem: String,
+        /// The tests without an answer file, comma-separated.
+        tests: String,
+    },
+    /// The judge's own file operation failed outside a run (a host fault).
     #[error("judge I/O failed: {what}")]
     Io {
+        /// What was being done, naming the file.
         what: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// The sandbox could not run a program (a host fault).
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
     /// This host failed (its disk, its own I/O): see `host.rs`.
     #[error("host fault: {0}")]
     Host(#[from] HostFault),
+    /// The caller's cancellation token fired before judging finished.
     #[error("judging was cancelled")]
     Cancelled,
 }
@@ -124,7 +162,9 @@ impl JudgeError {
 /// Free space of a judge's scratch and cache, as [`Judge::host_check`] measured it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HostSpace {
+    /// Free bytes of the scratch folder's file system.
     pub scratch_free: u64,
+    /// Free bytes of the cache folder's file system.
     pub cache_free: u64,
 }
 
@@ -135,6 +175,7 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> JudgeError 
 
 /// The judge: configuration, resolved languages, a pool of sandboxes and a compile cache.
 pub struct Judge {
+    /// The configuration this judge was made from.
     pub config: Config,
     languages: BTreeMap<String, Result<Language, String>>,
     pool: SandboxPool,
@@ -222,6 +263,7 @@ impl Judge {
         Ok(self.pool.get()?.capabilities().warnings)
     }
 
+    /// What isolation this host's sandbox provides (starts a keeper if none runs yet).
     pub fn capabilities(&self) -> Result<ojd_sandbox::Capabilities, JudgeError> {
         Ok(self.pool.get()?.capabilities())
     }
@@ -231,6 +273,8 @@ impl Judge {
         &self.languages
     }
 
+    /// The resolved language `id`: an error when it is not configured or its toolchain is missing
+    /// here.
     pub fn language(&self, id: &str) -> Result<&Language, JudgeError> {
         match self.languages.get(id) {
             Some(Ok(l)) => Ok(l),

@@ -17,9 +17,14 @@
 //! the test's reported CPU time, wall time and memory are the largest of its passes, and a
 //! failing pass's message starts with "pass k of N".
 //!
-//! The feedback folder is a tree a sandboxed program built: after each pass it is checked
-//! against [`FEEDBACK_CAPS`](interactive::FEEDBACK_CAPS) (depth, files and folders, bytes) before the judge copies or
-//! reads it, and it is removed without recursion ([`crate::fsutil::remove_tree`]).
+//! The feedback folder is a tree a sandboxed program built. During each pass it is a tmpfs of
+//! the validator's keeper capped by [`FEEDBACK_TMPFS`](interactive::FEEDBACK_TMPFS) (bytes,
+//! inodes, depth), holding a copy of the host folder and copied back after the pass: the
+//! validator's writes fail at the cap as they happen, and a pass that filled the folder is a
+//! judge error (the package's fault; `RunOutcome::over_cap`). After each pass the host folder
+//! is also checked against [`FEEDBACK_CAPS`](interactive::FEEDBACK_CAPS) before the judge copies
+//! or reads it (the only bound without namespaces), and it is removed without recursion
+//! ([`crate::fsutil::remove_tree`]).
 
 use std::path::Path;
 

@@ -74,6 +74,7 @@ impl Judge {
                 host: run.program.dir.clone(),
                 inside: "/prog".into(),
                 writable: false,
+                cap: None,
             }],
             stdin: run.stdin.map(Path::to_path_buf),
             stdout: run.stdout.to_path_buf(),
@@ -292,20 +293,32 @@ pub(super) fn retry_starved<T>(
 
 /// A program's run on one input: the outcome and where its output and stderr are.
 pub struct InputRun {
+    /// How the run ended and what it used.
     pub outcome: RunOutcome,
+    /// The program's output: the file it wrote when the problem reads one, standard output
+    /// otherwise.
     pub output: PathBuf,
+    /// The file holding its standard error.
     pub stderr: PathBuf,
 }
 
 /// One run of a compiled program.
 pub struct ProgramRun<'a> {
+    /// The compiled program to run.
     pub program: &'a Program,
+    /// Arguments after the program's run command.
     pub args: &'a [String],
+    /// The file fed to standard input; none: an empty input.
     pub stdin: Option<&'a Path>,
+    /// Where standard output is written on the host.
     pub stdout: &'a Path,
+    /// Where standard error is written on the host; none: discarded.
     pub stderr: Option<&'a Path>,
+    /// Host files copied into the box before the run, each under the given name.
     pub box_files: Vec<(PathBuf, String)>,
+    /// Files the program writes in its box, each copied back to the given host path after the run.
     pub collect: Vec<(String, PathBuf)>,
+    /// CPU, wall, memory, process and output limits of the run.
     pub limits: Limits,
 }
 
@@ -449,6 +462,7 @@ mod tests {
             exec_error: None,
             fully_isolated: true,
             wall_kill: None,
+            over_cap: None,
         }
     }
 

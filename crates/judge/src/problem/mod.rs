@@ -25,19 +25,29 @@ pub use self::validate::parse_uuid;
 pub struct Problem {
     /// The folder name.
     pub id: String,
+    /// The package's folder on disk.
     pub dir: PathBuf,
+    /// The problem's title, as statements and listings show it.
     pub title: String,
+    /// Where the problem comes from (a contest, an author); may be empty.
     pub source: String,
+    /// CPU time limit per test, before a language's time factor.
     pub time_limit: Duration,
+    /// Wall-time limit per test; none: derived from the CPU limit by `[judge] wall_factor` and
+    /// `wall_extra`.
     pub wall_time_limit: Option<Duration>,
+    /// Memory limit per test, in bytes.
     pub memory_limit: u64,
+    /// Output limit per test, in bytes; none: `[judge] output_limit`.
     pub output_limit: Option<u64>,
+    /// How a test's output is checked.
     pub checker: CheckerSpec,
     /// Reference solver, relative to `dir`.
     pub solution: PathBuf,
     /// True when the `.ans` files come with the package (`answers = "given"`, as imported
     /// packages have them): `ojd gen` then validates inputs only and never rewrites an answer.
     pub answers_given: bool,
+    /// Input validator, relative to `dir`; none: inputs are not validated.
     pub validator: Option<PathBuf>,
     /// The exit code by which the validator accepts an input: 0, or 42 for a Kattis validator.
     pub validator_accept: i32,
@@ -45,10 +55,15 @@ pub struct Problem {
     pub validator_args: Vec<String>,
     /// An interactor: the program talks to it through pipes instead of reading a test file.
     pub interactor: Option<Interactor>,
+    /// Whether the program reads and writes named files instead of standard streams.
     pub io: IoMode,
+    /// The tests: samples first, then the rest, each in natural order of their names.
     pub tests: Vec<TestCase>,
+    /// Tests whose inputs a generator writes (`ojd gen`).
     pub generate: Vec<Generated>,
+    /// Stress testing against a brute-force solver (`ojd stress`), if the package sets it up.
     pub stress: Option<Stress>,
+    /// Scoring groups; empty: the score is the share of passed tests.
     pub groups: Vec<Group>,
     /// Whose verdict rules the package's `submissions/` folders follow (`verdicts = "kattis"`
     /// in an imported Kattis package).
@@ -101,19 +116,35 @@ pub enum CheckerSpec {
     /// Line by line, ignoring trailing spaces and trailing empty lines.
     Lines,
     /// Tokens, numbers equal within an absolute or relative tolerance.
-    Float { abs: f64, rel: f64 },
+    Float {
+        /// Absolute tolerance.
+        abs: f64,
+        /// Relative tolerance.
+        rel: f64,
+    },
     /// An external checker program speaking testlib's protocol.
-    Program { path: PathBuf },
+    Program {
+        /// The checker's source or executable, relative to the package's folder.
+        path: PathBuf,
+    },
     /// The Kattis default output validator with its flags (see [`DefaultFlags`]).
     KattisDefault(DefaultFlags),
     /// A Kattis output validator: `validator input answer feedback_dir [flags] < output`,
     /// exit 42 accepted, 43 wrong answer, anything else a judge error.
-    Kattis { path: PathBuf, flags: Vec<String> },
+    Kattis {
+        /// The validator's source or executable, relative to the package's folder.
+        path: PathBuf,
+        /// Its `output_validator_flags`, passed after the feedback folder.
+        flags: Vec<String>,
+    },
     /// A CMS checker (a "comparator"): `checker input answer output`, printing the test's
     /// score from 0 to 1 on standard output and a message on standard error. 1 accepts, 0 is a
     /// wrong answer, anything between is a wrong answer with that share of the test's credit
     /// (`JudgeReport::partial`).
-    Cms { path: PathBuf },
+    Cms {
+        /// The checker's source or executable, relative to the package's folder.
+        path: PathBuf,
+    },
 }
 
 impl CheckerSpec {
@@ -135,6 +166,7 @@ impl CheckerSpec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VerdictRules {
+    /// ojd's own rules: a memory overrun is MLE only.
     #[default]
     Ojd,
     /// A memory overrun meets a `runtime_error` expectation (and counts as one).
@@ -148,9 +180,13 @@ pub enum VerdictRules {
 /// tolerance (either suffices).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DefaultFlags {
+    /// Compare letters case-sensitively.
     pub case_sensitive: bool,
+    /// The amount of whitespace between tokens matters.
     pub space_change_sensitive: bool,
+    /// Absolute tolerance for numbers, if any.
     pub float_absolute_tolerance: Option<f64>,
+    /// Relative tolerance for numbers, if any.
     pub float_relative_tolerance: Option<f64>,
 }
 
@@ -261,8 +297,11 @@ pub enum InteractorProtocol {
 /// The program that talks to a submission of an interactive problem.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Interactor {
+    /// The interactor program, relative to the package's folder.
     pub path: PathBuf,
+    /// How it is called and what its exit codes mean.
     pub protocol: InteractorProtocol,
+    /// Extra arguments passed to it.
     pub flags: Vec<String>,
 }
 
@@ -274,12 +313,16 @@ pub struct IoMode {
     pub output_file: Option<String>,
 }
 
+/// One test: an input and the answer a correct program's output must match.
 #[derive(Clone, Debug, Serialize)]
 pub struct TestCase {
     /// File stem, e.g. "sample-1" or "07-max".
     pub name: String,
+    /// The input file.
     pub input: PathBuf,
+    /// The expected answer file.
     pub answer: PathBuf,
+    /// Whether it is a sample (shown to students, judged first).
     pub sample: bool,
 }
 
@@ -301,12 +344,15 @@ pub struct Stress {
 /// A scoring group: tests whose names start with one of `tests` prefixes.
 #[derive(Clone, Debug, Serialize)]
 pub struct Group {
+    /// The group's name, as the score breakdown shows it.
     pub name: String,
     /// Whole points, as the daemon stores and shows them: the groups' exact points apportioned
     /// so that they add up to the exact total rounded down (`points::apportion`).
     pub points: u32,
     /// The exact points in thousandths (`points = 12.5` → 12500; see [`crate::points`]).
     pub points_milli: u32,
+    /// Test-name prefixes: a test belongs to the first group one of whose prefixes its name starts
+    /// with.
     pub tests: Vec<String>,
     /// How the shares of its tests make the group's: the smallest (the default) or their
     /// product (CMS's `GroupMul`).

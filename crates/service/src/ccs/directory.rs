@@ -22,8 +22,11 @@ use crate::contest::{Category, Contest, Participants, Team};
 /// A contest's teams, organizations, groups and accounts, in a stable order (teams as listed).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Directory {
+    /// The teams, in roster order.
     pub teams: Vec<DirTeam>,
+    /// The standard's organization objects.
     pub organizations: Vec<Value>,
+    /// The standard's group objects.
     pub groups: Vec<Value>,
     /// The teams' accounts (no secrets: ojd keeps no passwords in a contest).
     pub accounts: Vec<Value>,
@@ -35,6 +38,7 @@ pub struct Directory {
 /// One team: the ojd user it submits as, and its Contest API object.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DirTeam {
+    /// The ojd user the team submits as.
     #[serde(skip)]
     pub user: String,
     /// Ranked on the standings (a participant): not an observer nor the jury.
@@ -69,8 +73,11 @@ impl Directory {
 #[derive(Default, serde::Deserialize)]
 #[serde(default)]
 pub struct Extra {
+    /// The package's team objects.
     pub teams: Vec<Value>,
+    /// The package's organization objects.
     pub organizations: Vec<Value>,
+    /// The package's group objects.
     pub groups: Vec<Value>,
     /// By problem id: `{"rgb": "#ff0000", "color": "red"}`.
     pub problems: BTreeMap<String, Value>,

@@ -86,8 +86,11 @@ impl Records {
 /// A submission's source file as the Contest API hands it out (`submissions/<id>/files`): whose
 /// it is, its language and its bytes.
 pub struct Source {
+    /// The user who submitted it.
     pub user: String,
+    /// The id of its language.
     pub language: String,
+    /// The source as submitted.
     pub source: Vec<u8>,
 }
 

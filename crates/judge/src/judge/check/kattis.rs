@@ -80,6 +80,7 @@ impl Judge {
                 host: dir.to_path_buf(),
                 inside: "/data".into(),
                 writable: true,
+                cap: Some(crate::judge::interactive::FEEDBACK_TMPFS),
             })
             .into_iter()
             .collect();
@@ -113,6 +114,13 @@ impl Judge {
         } else {
             self.execute_with_binds(&run, &binds)?
         };
+        // Filled its feedback folder to the cap during the pass: the package's fault, whatever
+        // it then said.
+        if let Some(why) = &outcome.over_cap {
+            return Ok(CheckOutcome::Failed(format!(
+                "the output validator's feedback folder {why}"
+            )));
+        }
         if outcome.killed_by.is_some() {
             return Ok(CheckOutcome::Failed(format!(
                 "output validator exceeded a limit ({:?})",

@@ -29,6 +29,7 @@ use ojd_sandbox::{Limits, Termination};
 /// What a checker decided.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CheckOutcome {
+    /// The output is right.
     Accepted,
     /// Wrong answer, with a one-line reason naming where.
     Wrong(String),

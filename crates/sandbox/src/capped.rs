@@ -1,0 +1,272 @@
+//! Capped writable binds ([`Cap`](super::Cap)): a host folder given to one run as a fresh
+//! tmpfs of its own, capped in bytes and inodes like `/box` and `/tmp`, holding a copy of the
+//! folder; after the run the tmpfs's tree is copied back to the host folder, or, when the run
+//! filled a cap or left a tree deeper than the cap allows, nothing is copied and the run's
+//! outcome says so ([`RunOutcome::over_cap`](super::RunOutcome::over_cap)).
+//!
+//! Why a copy, not a bind of the host folder: a bind puts no bound on what the program writes
+//! there (a multi-pass validator, package code, once wrote hundreds of MiB and a 70,000-deep
+//! chain of folders into its feedback folder during one pass, before any check after the pass
+//! could stop it); a tmpfs's size and inode caps stop the writes as they happen (ENOSPC), and
+//! dropping it costs the same whatever it holds. The tmpfs is mounted in the keeper's own mount
+//! namespace only, so a capped folder can go from run to run through any keeper, which the host
+//! folder, kept by the judge, makes possible.
+//!
+//! Both copies run in the keeper after every process of the run is gone (nothing changes the
+//! tree under them), without recursion, never following a link (a link is copied as a link;
+//! FIFOs, sockets and devices are left out), and the walk over the program's tree stops at the
+//! cap's depth and at a path length well under `PATH_MAX`.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use super::sys::{cpath, mount};
+use super::Cap;
+
+/// The longest path (relative to the folder, in bytes) a capped folder may hold: copies stay
+/// well within `PATH_MAX` whatever the host folder's own path.
+const MAX_RELATIVE: usize = 1024;
+
+/// One entry of a walked tree: its path relative to the folder and what it is.
+#[derive(Debug)]
+enum Entry {
+    Dir(PathBuf, u32),
+    File(PathBuf, u32),
+    Link(PathBuf, PathBuf),
+}
+
+/// Lists the tree under `root` in pre-order (a folder before its contents), without following
+/// links; Err(why) when it breaks the cap's depth or the path length (the walk stops there).
+fn walk(root: &Path, cap: &Cap) -> Result<Result<Vec<Entry>, String>, String> {
+    let mut out = Vec::new();
+    let mut todo = vec![(PathBuf::new(), 0usize)];
+    while let Some((rel, depth)) = todo.pop() {
+        let dir = root.join(&rel);
+        let entries = fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for e in entries {
+            let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let name = rel.join(e.file_name());
+            if name.as_os_str().len() > MAX_RELATIVE {
+                return Ok(Err(format!(
+                    "holds a path longer than {MAX_RELATIVE} bytes"
+                )));
+            }
+            let path = root.join(&name);
+            let m = fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mode = m.mode() & 0o7777;
+            let t = m.file_type();
+            if t.is_dir() {
+                if depth + 1 > cap.depth as usize {
+                    return Ok(Err(format!("is more than {} folders deep", cap.depth)));
+                }
+                out.push(Entry::Dir(name.clone(), mode));
+                todo.push((name, depth + 1));
+            } else if t.is_file() {
+                out.push(Entry::File(name, mode));
+            } else if t.is_symlink() {
+                let target =
+                    fs::read_link(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                out.push(Entry::Link(name, target));
+            }
+        }
+    }
+    Ok(Ok(out))
+}
+
+/// Copies the walked `entries` from `from` into `to` (an empty folder), each new entry owned by
+/// `owner` when given.
+fn copy(entries: &[Entry], from: &Path, to: &Path, owner: Option<(u32, u32)>) -> io::Result<()> {
+    let chown = |p: &Path| match owner {
+        Some((u, g)) => std::os::unix::fs::lchown(p, Some(u), Some(g)),
+        None => Ok(()),
+    };
+    for e in entries {
+        match e {
+            Entry::Dir(rel, mode) => {
+                let dest = to.join(rel);
+                fs::DirBuilder::new().mode(0o700).create(&dest)?;
+                chown(&dest)?;
+                fs::set_permissions(&dest, fs::Permissions::from_mode(*mode))?;
+            }
+            Entry::File(rel, mode) => {
+                let dest = to.join(rel);
+                let mut src = fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(from.join(rel))?;
+                let mut dst = fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(&dest)?;
+                io::copy(&mut src, &mut dst)?;
+                chown(&dest)?;
+                dst.set_permissions(fs::Permissions::from_mode(*mode))?;
+            }
+            Entry::Link(rel, target) => {
+                let dest = to.join(rel);
+                std::os::unix::fs::symlink(target, &dest)?;
+                chown(&dest)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Mounts a fresh capped tmpfs at `target` (owned by `owner`, the run's uid) holding a copy of
+/// the host folder `host`. The host folder is the judge's (it was filled by an earlier run's
+/// copy back, within the same cap), so a failure here is the host's.
+pub(super) fn mount_capped(
+    target: &Path,
+    host: &Path,
+    cap: &Cap,
+    owner: (u32, u32),
+) -> Result<(), String> {
+    unmount(target);
+    let data = format!(
+        "size={},nr_inodes={},mode=755,uid={},gid={}",
+        cap.bytes, cap.inodes, owner.0, owner.1
+    );
+    mount(
+        None,
+        target,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&data),
+    )?;
+    let what = |e: String| format!("the capped folder {}: {e}", host.display());
+    let entries = walk(host, cap).map_err(what)?.map_err(what)?;
+    copy(&entries, host, target, Some(owner)).map_err(|e| what(e.to_string()))
+}
+
+/// After the run (every process of it gone): whether the tmpfs at `target` broke its cap, as a
+/// sentence ("reached its cap of …"); when it did not, its tree replaces the contents of the
+/// host folder `host`. The tmpfs is unmounted either way.
+pub(super) fn finish_capped(
+    target: &Path,
+    host: &Path,
+    cap: &Cap,
+) -> Result<Option<String>, String> {
+    let result = finish(target, host, cap);
+    unmount(target);
+    result
+}
+
+fn finish(target: &Path, host: &Path, cap: &Cap) -> Result<Option<String>, String> {
+    if let Some(full) = filled(target, cap)? {
+        return Ok(Some(full));
+    }
+    let entries = match walk(target, cap)? {
+        Ok(e) => e,
+        Err(why) => return Ok(Some(why)),
+    };
+    let what = |e: String| format!("copy back to {}: {e}", host.display());
+    empty(host, cap).map_err(what)?;
+    copy(&entries, target, host, None).map_err(|e| what(e.to_string()))?;
+    Ok(None)
+}
+
+/// Whether the tmpfs at `target` has no block or no inode left: the program ran into a cap (its
+/// writes failed with ENOSPC from there on).
+fn filled(target: &Path, cap: &Cap) -> Result<Option<String>, String> {
+    let c = cpath(target);
+    // SAFETY: statvfs is plain data the kernel fills.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid path string and a pointer to a local.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(super::sys::os_err(&format!("statvfs {}", target.display())));
+    }
+    Ok((s.f_bfree == 0 || s.f_ffree == 0).then(|| {
+        format!(
+            "reached its cap of {} MiB and {} files and folders during the run",
+            cap.bytes >> 20,
+            cap.inodes
+        )
+    }))
+}
+
+/// Removes the contents of the host folder `dir` (a tree an earlier copy back made, within the
+/// cap), children before their folders, without recursion.
+fn empty(dir: &Path, cap: &Cap) -> Result<(), String> {
+    let entries = walk(dir, cap)?.map_err(|why| format!("{} {why}", dir.display()))?;
+    for e in entries.iter().rev() {
+        let r = match e {
+            Entry::Dir(rel, _) => fs::remove_dir(dir.join(rel)),
+            Entry::File(rel, _) | Entry::Link(rel, _) => fs::remove_file(dir.join(rel)),
+        };
+        r.map_err(|err| err.to_string())?;
+    }
+    Ok(())
+}
+
+/// Detaches whatever is mounted at `target` (nothing is fine).
+pub(super) fn unmount(target: &Path) {
+    let c = cpath(target);
+    // SAFETY: a valid path string; EINVAL when nothing is mounted there is expected.
+    unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh folder of this test's own under the system's temporary folder.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("ojd-capped-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("a scratch folder");
+        dir
+    }
+
+    const CAP: Cap = Cap {
+        bytes: 1 << 20,
+        inodes: 64,
+        depth: 3,
+    };
+
+    /// A copy keeps folders, files with their contents and modes, and links as links (never
+    /// followed); a FIFO is left out; emptying removes everything the copy made.
+    #[test]
+    fn a_tree_is_copied_without_following_links_and_emptied() {
+        let (from, to) = (scratch("from"), scratch("to"));
+        fs::create_dir_all(from.join("a/b")).unwrap();
+        fs::write(from.join("a/b/state"), "42\n").unwrap();
+        fs::set_permissions(from.join("a/b/state"), fs::Permissions::from_mode(0o640)).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", from.join("link")).unwrap();
+        crate::make_fifo(&from.join("fifo")).unwrap();
+        let entries = walk(&from, &CAP).unwrap().unwrap();
+        copy(&entries, &from, &to, None).unwrap();
+        assert_eq!(fs::read_to_string(to.join("a/b/state")).unwrap(), "42\n");
+        let mode = fs::metadata(to.join("a/b/state")).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        assert_eq!(
+            fs::read_link(to.join("link")).unwrap(),
+            Path::new("/etc/passwd")
+        );
+        assert!(fs::symlink_metadata(to.join("fifo")).is_err());
+        empty(&to, &CAP).unwrap();
+        assert_eq!(fs::read_dir(&to).unwrap().count(), 0);
+        let _ = fs::remove_dir_all(&from);
+        let _ = fs::remove_dir_all(&to);
+    }
+
+    /// A tree deeper than the cap is named, not walked further; so is a path too long.
+    #[test]
+    fn a_tree_over_the_depth_or_path_length_is_refused() {
+        let deep = scratch("deep");
+        fs::create_dir_all(deep.join("d/d/d/d")).unwrap();
+        let why = walk(&deep, &CAP).unwrap().unwrap_err();
+        assert_eq!(why, "is more than 3 folders deep");
+        let long = scratch("long");
+        let name = "n".repeat(255);
+        let dir = long.join(&name).join(&name).join(&name).join(&name);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(&name), "").unwrap();
+        let why = walk(&long, &Cap { depth: 16, ..CAP }).unwrap().unwrap_err();
+        assert!(why.contains("longer than 1024 bytes"), "{why}");
+        let _ = fs::remove_dir_all(&deep);
+        let _ = fs::remove_dir_all(&long);
+    }
+}
