@@ -123,7 +123,9 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
 #[cfg(feature = "serve")]
 fn statement_renders(dir: &std::path::Path) -> Result<(), String> {
     let problem = ojd_judge::Problem::load(dir).map_err(|e| e.to_string())?;
-    ojd_service::render_statement(&problem, ojd_web::render_statement).map(drop)
+    ojd_service::render_statement(&problem, ojd_web::render_statement)
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 /// Without the web layer this build has no statement renderer (nor `ojd serve` to show one).

@@ -64,17 +64,16 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     let store: &dyn Store = store.as_ref();
     match a.action {
         Action::Issue { name, admin } => {
-            let token = ojd_web::issue_token(store, &name, admin)?;
+            let token = ojd_service::issue_token(store, &name, admin)?;
             println!("{token}");
-            let who = ojd_web::User { name, admin };
             let lifetime = config.web.login_code_lifetime;
-            match ojd_web::issue_code(store, &who, lifetime) {
+            match ojd_service::issue_code(store, &name, admin, None, lifetime) {
                 Ok(code) => eprintln!(
                     "one-time login link (valid {}): http://{}/login?code={code}",
                     ojd_judge::format_duration(lifetime),
                     ojd_web::shown_address(&config.server.listen)
                 ),
-                Err(e) => eprintln!("no login link: {}", e.message()),
+                Err(e) => eprintln!("no login link: {}", ojd_judge::error_chain(&e)),
             }
         }
         Action::List => {

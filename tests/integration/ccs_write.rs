@@ -337,3 +337,97 @@ fn team_clients_write_and_2026_01_reads_the_same_contest() {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }
+
+/// A POST with an `Idempotency-Key`: (status, body, `Location`).
+fn post_keyed(
+    d: &Daemon,
+    path: &str,
+    token: &str,
+    key: &str,
+    body: &Value,
+) -> (u16, Value, Option<String>) {
+    let req = ureq::post(&format!("{}{path}", d.url))
+        .set("Authorization", &format!("Bearer {token}"))
+        .set("Idempotency-Key", key);
+    match req.send_json(body.clone()) {
+        Ok(r) => {
+            let location = r.header("Location").map(str::to_string);
+            (r.status(), r.into_json().unwrap_or(Value::Null), location)
+        }
+        Err(ureq::Error::Status(code, r)) => (code, r.into_json().unwrap_or(Value::Null), None),
+        Err(e) => panic!("request failed: {e}"),
+    }
+}
+
+#[test]
+fn a_keyed_retry_of_a_contest_api_write_gets_the_first_answer_and_another_body_is_refused() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms() / 1000 * 1000;
+    crate::contest_site::write_contest_file(
+        contests.path(),
+        "wf",
+        now - 10 * 60_000,
+        Some("2h"),
+        "participants = [\"alice\", \"bob\"]",
+        &["aplusb".to_string()],
+    );
+    let d = site.start();
+    let base = "/api/2026-01/contests/wf";
+
+    // A submission, posted twice with one key (the answer to the first was lost): one is made.
+    let ac = json!({"problem_id": "aplusb", "language_id": "c",
+                    "files": [{"data": zipped(&[("ac.c", &source("accepted/ac.c"))])}]});
+    let subs = format!("{base}/submissions");
+    let (code, first, at) = post_keyed(&d, &subs, ALICE, "sub-1", &ac);
+    assert_eq!(code, 201, "{first}");
+    let (code, again, again_at) = post_keyed(&d, &subs, ALICE, "sub-1", &ac);
+    assert_eq!(code, 200, "the first answer, not a new submission: {again}");
+    assert_eq!((&again["id"], &again_at), (&first["id"], &at), "{again}");
+    let wa = json!({"problem_id": "aplusb", "language_id": "c",
+                    "files": [{"data": zipped(&[("wa.c", "int main(){return 0;}")])}]});
+    let (code, e, _) = post_keyed(&d, &subs, ALICE, "sub-1", &wa);
+    assert_eq!(code, 409, "the key with another body: {e}");
+    let (_, all) = d.get("/api/v1/submissions", Some(ALICE));
+    let mine = all.as_array().expect("a list").len();
+    assert_eq!(mine, 1, "one submission stored: {all}");
+
+    // A question, likewise; the key is the asker's own (bob's same key is his).
+    let clars = format!("{base}/clarifications");
+    let ask = json!({"problem_id": "aplusb", "text": "Is the input one line?"});
+    let (code, q, q_at) = post_keyed(&d, &clars, ALICE, "q-1", &ask);
+    assert_eq!(code, 201, "{q}");
+    assert_eq!(q["text"], "Is the input one line?", "{q}");
+    let (code, q2, q2_at) = post_keyed(&d, &clars, ALICE, "q-1", &ask);
+    assert_eq!(code, 200, "{q2}");
+    assert_eq!((&q2["id"], &q2_at), (&q["id"], &q_at), "{q2}");
+    let (code, e, _) = post_keyed(
+        &d,
+        &clars,
+        ALICE,
+        "q-1",
+        &json!({"problem_id": "aplusb", "text": "Another question"}),
+    );
+    assert_eq!(code, 409, "{e}");
+    assert!(e.to_string().contains("q-1"), "names the key: {e}");
+    let (code, b, _) = post_keyed(&d, &clars, BOB, "q-1", &ask);
+    assert_eq!(code, 201, "bob's key is his own: {b}");
+    assert_ne!(b["id"], q["id"]);
+    let (_, listed) = d.get(&clars, Some(ALICE));
+    let asked = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|c| c["from_team_id"] == "alice")
+        .count();
+    assert_eq!(asked, 1, "one question stored: {listed}");
+
+    // A key that is not 1 to 255 visible ASCII characters is refused, naming the header.
+    let (code, e, _) = post_keyed(&d, &clars, ALICE, "two words", &ask);
+    assert_eq!(code, 400, "{e}");
+    assert!(e.to_string().contains("Idempotency-Key"), "{e}");
+}

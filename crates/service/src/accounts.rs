@@ -56,6 +56,9 @@ pub enum AccountError {
     /// The system's random source failed.
     #[error("failed to read random bytes for a session or a code")]
     Random(#[source] std::io::Error),
+    /// The user name is not one ojd accepts ([`valid_name`]).
+    #[error("a user name must be 1 to 64 letters, digits, '.', '_' or '-' (got {0:?})")]
+    BadName(String),
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),
@@ -65,6 +68,16 @@ impl From<StoreError> for AccountError {
     fn from(e: StoreError) -> AccountError {
         AccountError::Db(DbError::Store(e))
     }
+}
+
+/// Whether `name` may name a user (and, with more rules, a problem folder): 1 to 64 ASCII
+/// letters, digits, `.`, `_` or `-`, so it is safe in a path, a URL and a log line.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
 }
 
 /// The SHA-256 of a secret (a token, a session id, a code), as the store keeps it.
@@ -166,9 +179,12 @@ pub fn issue_code(
     Ok(code)
 }
 
-/// Issues a token for `name` (its hash is stored; the token is returned once). The caller
-/// checks the name.
+/// Issues a token for `name` (its hash is stored; the token is returned once); a name that is
+/// not [`valid_name`] is refused.
 pub fn issue_token(store: &dyn Store, name: &str, admin: bool) -> Result<String, AccountError> {
+    if !valid_name(name) {
+        return Err(AccountError::BadName(name.to_string()));
+    }
     let token = new_secret().map_err(AccountError::Random)?;
     store.add_token(&hash_secret(&token), name, admin, now_ms())?;
     Ok(token)
@@ -401,6 +417,35 @@ impl Accounts {
             .await?
     }
 
+    /// Issues a (non-admin) token for each of `names`, a contest's roster: the tokens in the
+    /// names' order. A bad name refuses them all before any is issued.
+    pub async fn issue_tokens(&self, names: Vec<String>) -> Result<Vec<String>, AccountError> {
+        if let Some(bad) = names.iter().find(|n| !valid_name(n)) {
+            return Err(AccountError::BadName(bad.clone()));
+        }
+        self.node
+            .db(move |s| {
+                Ok(names
+                    .iter()
+                    .map(|n| issue_token(s, n, false))
+                    .collect::<Result<Vec<_>, _>>())
+            })
+            .await?
+    }
+
+    /// Sets each user's password to the given hash (hashed by the caller, off the runtime).
+    pub async fn set_passwords(&self, hashed: Vec<(String, String)>) -> Result<(), DbError> {
+        self.node
+            .db(move |s| {
+                let now = now_ms();
+                for (user, hash) in &hashed {
+                    s.set_password(user, hash, now)?;
+                }
+                Ok(())
+            })
+            .await
+    }
+
     /// Every issued token with its last use, by name.
     pub async fn tokens(&self) -> Result<Vec<TokenActivity>, DbError> {
         self.node.db(|s| s.token_activity()).await
@@ -487,6 +532,25 @@ mod tests {
     const TWO_USERS: &str = "[server]\nadmin_token = \"root-token\"\n\
         [[server.users]]\nname = \"carol\"\ntoken = \"t1\"\nadmin = true\n\
         [[server.users]]\nname = \"dave\"\ntoken = \"t2\"\n";
+
+    #[test]
+    fn user_names_are_safe_in_paths_urls_and_logs() {
+        assert!(valid_name("alice_01.x-y"));
+        assert!(!valid_name("") && !valid_name("a b") && !valid_name("<script>"));
+        assert!(!valid_name(&"a".repeat(65)));
+        assert!(!valid_name("../etc"));
+    }
+
+    #[test]
+    fn a_token_for_a_bad_name_is_refused() {
+        let store = ojd_store::SqliteStore::in_memory().expect("an in-memory store");
+        let e = issue_token(&store, "a b", false).expect_err("a bad name");
+        assert!(
+            matches!(e, AccountError::BadName(ref n) if n == "a b"),
+            "{e}"
+        );
+        assert!(store.tokens().expect("tokens").is_empty(), "nothing issued");
+    }
 
     #[test]
     fn the_record_decides_who_a_name_is() {

@@ -6,7 +6,7 @@
 //! it in whole, so a judging in flight keeps the [`Problem`] it started with.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -90,7 +90,7 @@ impl Catalog {
                 }
                 Err(error) => catalog.failed.push(Failure {
                     folder: folder.display().to_string(),
-                    error,
+                    error: error.to_string(),
                 }),
             }
         }
@@ -128,7 +128,10 @@ impl Catalog {
 /// panics on a statement is a fault of that one package (its author wrote it, the renderer
 /// failed on it) and must not take the daemon and every other problem down with it: the
 /// panic is caught here and becomes this package's load error.
-pub fn render_statement(problem: &Problem, render: StatementRenderer) -> Result<String, String> {
+pub fn render_statement(
+    problem: &Problem,
+    render: StatementRenderer,
+) -> Result<String, ProblemError> {
     let text = problem.statement().unwrap_or_default();
     let has_samples = problem.tests.iter().any(|t| t.sample);
     std::panic::catch_unwind(|| render(&text, has_samples)).map_err(|payload| {
@@ -137,16 +140,43 @@ pub fn render_statement(problem: &Problem, render: StatementRenderer) -> Result<
             .map(|s| (*s).to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "no message".to_string());
-        format!(
-            "{}: the statement cannot be rendered ({why})",
-            problem.dir.display()
-        )
+        ProblemError::Statement {
+            dir: problem.dir.clone(),
+            why,
+        }
     })
 }
 
+/// Why a package is not served: each names the package or what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ProblemError {
+    /// The package does not load: every problem found, one a line.
+    #[error("{0}")]
+    Load(String),
+    /// Its answers could not be generated.
+    #[error("answers: {0}")]
+    Answers(String),
+    /// Tests without an answer, and answers are not generated here.
+    #[error("missing answers for {} (run `ojd gen {}`)", .tests.join(", "), .dir.display())]
+    MissingAnswers {
+        /// The tests without an answer, by name.
+        tests: Vec<String>,
+        /// The package's folder.
+        dir: PathBuf,
+    },
+    /// The statement renderer failed (panicked) on this package's statement.
+    #[error("{}: the statement cannot be rendered ({why})", .dir.display())]
+    Statement {
+        /// The package's folder.
+        dir: PathBuf,
+        /// The renderer's panic message.
+        why: String,
+    },
+}
+
 /// Loads one package, generating its answers first when asked and needed.
-pub fn load_problem(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, String> {
-    let problem = Problem::load(folder).map_err(|e| e.to_string())?;
+pub fn load_problem(folder: &Path, generate: bool, judge: &Judge) -> Result<Problem, ProblemError> {
+    let problem = Problem::load(folder).map_err(|e| ProblemError::Load(e.to_string()))?;
     if !generate || !needs_generation(&problem) {
         return check_answers(problem);
     }
@@ -156,13 +186,13 @@ pub fn load_problem(folder: &Path, generate: bool, judge: &Judge) -> Result<Prob
         answers::LOCK_FILE
     ));
     let summary = answers::generate(judge, &problem, &GenOptions::default())
-        .map_err(|e| format!("answers: {e}"))?;
+        .map_err(|e| ProblemError::Answers(e.to_string()))?;
     crate::logging::log(&format!(
         "{}: {} answer(s) written, {} unchanged",
         problem.id, summary.answers_written, summary.answers_unchanged
     ));
     // Generation may have written inputs that the first load did not see.
-    check_answers(Problem::load(folder).map_err(|e| e.to_string())?)
+    check_answers(Problem::load(folder).map_err(|e| ProblemError::Load(e.to_string()))?)
 }
 
 /// Whether `ojd gen` has work to do, decided from the hashes in `answers.lock` alone, so that an
@@ -171,20 +201,19 @@ pub fn needs_generation(problem: &Problem) -> bool {
     !answers::stale_answers(problem).is_empty()
 }
 
-fn check_answers(problem: Problem) -> Result<Problem, String> {
-    let missing: Vec<&str> = problem
+fn check_answers(problem: Problem) -> Result<Problem, ProblemError> {
+    let missing: Vec<String> = problem
         .missing_answers()
         .iter()
-        .map(|t| t.name.as_str())
+        .map(|t| t.name.clone())
         .collect();
     if missing.is_empty() {
         Ok(problem)
     } else {
-        Err(format!(
-            "missing answers for {} (run `ojd gen {}`)",
-            missing.join(", "),
-            problem.dir.display()
-        ))
+        Err(ProblemError::MissingAnswers {
+            tests: missing,
+            dir: problem.dir.clone(),
+        })
     }
 }
 

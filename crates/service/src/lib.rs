@@ -23,6 +23,7 @@ mod events;
 mod hosts;
 pub mod logging;
 mod node;
+mod once;
 pub mod package;
 mod queue;
 mod rejudgings;
@@ -37,7 +38,8 @@ pub use ojd_contest as contest;
 /// Accounts: sessions, login codes and tokens, each checked against its user's current
 /// record; revocation.
 pub use accounts::{
-    hash_secret, issue_code, issue_token, new_secret, Account, AccountError, Accounts, Redeemed,
+    hash_secret, issue_code, issue_token, new_secret, valid_name, Account, AccountError, Accounts,
+    Redeemed,
 };
 pub use ojd_store::TokenActivity;
 
@@ -59,12 +61,16 @@ pub use viewer::{apply_feedback, clarifications_seen, redact, Policy, Sight, Vie
 /// `ojd worker`: a judge host, no HTTP.
 pub use worker::{start_worker, WorkerHost};
 
+/// Idempotency keys of the writes whose rows keep none (the Contest API's clarifications).
+pub use once::{Begun, Once, OnceError, Ticket};
+
 /// Live progress of the submissions being judged.
 pub use events::{Hub, Live, Progress};
 
 /// The problems a node serves.
 pub use catalog::{
-    load_problem, needs_generation, render_statement, Catalog, Entry, Failure, StatementRenderer,
+    load_problem, needs_generation, render_statement, Catalog, Entry, Failure, ProblemError,
+    StatementRenderer,
 };
 /// The cluster for its operator: hosts and their drain, collecting, the metrics' counts, a
 /// submission's history.

@@ -17,7 +17,7 @@ pub(crate) const RETRY_AFTER_SECS: &str = "5";
 
 /// A failed request: its status, its code in the JSON body, and the message for the client.
 #[derive(Debug)]
-pub enum AppError {
+pub(crate) enum AppError {
     /// 400: the request is malformed; the message names the field.
     BadRequest(String),
     /// 401: no valid token or session.
@@ -85,7 +85,7 @@ impl AppError {
     }
 
     /// The text shown to the client.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             AppError::BadRequest(m)
             | AppError::Forbidden(m)
@@ -141,6 +141,24 @@ impl From<ojd_service::DbError> for AppError {
             ojd_service::DbError::Store(e) => e.into(),
             e @ ojd_service::DbError::Task(_) => AppError::Internal(e.to_string()),
         }
+    }
+}
+
+impl From<ojd_service::AccountError> for AppError {
+    fn from(e: ojd_service::AccountError) -> AppError {
+        match e {
+            ojd_service::AccountError::Db(e) => e.into(),
+            e @ ojd_service::AccountError::BadName(_) => AppError::BadRequest(e.to_string()),
+            e @ ojd_service::AccountError::Random(_) => {
+                AppError::Internal(ojd_service::logging::error_chain(&e))
+            }
+        }
+    }
+}
+
+impl From<ojd_service::OnceError> for AppError {
+    fn from(e: ojd_service::OnceError) -> AppError {
+        AppError::Conflict(e.to_string())
     }
 }
 

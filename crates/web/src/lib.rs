@@ -83,15 +83,13 @@ use ojd_service::{start_heartbeat, start_listener, Node};
 use ojd_service::{Store, StoreError};
 
 pub use api::events::RECHECK as EVENT_STREAM_RECHECK;
-pub use auth::session::{issue_code, shown_address};
-pub use auth::{issue_token, TokenError};
-pub use error::AppError;
+pub use auth::session::shown_address;
 pub use ojd_service::ServerError;
 /// The statement renderer (Markdown and TeX to safe HTML), for `ojd import`'s check.
 pub use statement::render as render_statement;
 pub use text::utc_time;
-pub use user::User;
 
+use error::AppError;
 use ojd_service::logging::log;
 
 /// Everything the handlers share: the judging [`Node`] (store, judge, problems, queue), and
@@ -106,6 +104,8 @@ pub struct App {
     /// The web layer's guards: login attempts, open event streams, drafts of refused
     /// submissions.
     guards: Arc<security::Guards>,
+    /// The idempotency keys of the Contest API's clarifications (a submission's are stored).
+    once: Arc<ojd_service::Once>,
 }
 
 impl App {
@@ -143,6 +143,7 @@ impl App {
             limiter: auth::limit::RateLimiter::new(node.config().server.rate_limit_per_minute),
             tokens: auth::TokenCache::default(),
             guards: Arc::new(security::Guards::new()),
+            once: ojd_service::Once::new(),
             node,
         })
     }
@@ -155,8 +156,10 @@ impl App {
     }
 
     /// Runs a store operation on a blocking thread: the door of the areas that have no typed
-    /// operation of `ojd_service::Node` yet (contests, the Contest API, users), to be removed
-    /// with the last of them (`.ci/web-store-calls` lists them).
+    /// operation of `ojd_service::Node` yet, to be removed with the last of them
+    /// (`.ci/web-store-calls` lists them). Only contests/*, pages/contest*.rs and
+    /// api/contests.rs use it now; when none does, this goes, `ojd-store` leaves
+    /// crates/web/Cargo.toml and `.ci/run` calls `.ci/web-store-calls --all`.
     async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, AppError>
     where
         T: Send + 'static,

@@ -4,11 +4,11 @@
 
 /// An authenticated caller.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct User {
+pub(crate) struct User {
     /// The user's name (a configured user, a token's, a contest's team).
-    pub name: String,
+    pub(crate) name: String,
     /// Whether the user is an admin.
-    pub admin: bool,
+    pub(crate) admin: bool,
 }
 
 impl User {
@@ -26,24 +26,6 @@ impl User {
     }
 }
 
-/// Whether `name` may name a user (and, with more rules, a problem folder): 1 to 64 ASCII
-/// letters, digits, `.`, `_` or `-`, so it is safe in a path, a URL and a log line.
-pub(crate) fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert!(valid_name("alice_01.x-y"));
-        assert!(!valid_name("") && !valid_name("a b") && !valid_name("<script>"));
-        assert!(!valid_name(&"a".repeat(65)));
-    }
-}
+/// Whether `name` may name a user (and, with more rules, a problem folder): the service's
+/// one rule.
+pub(crate) use ojd_service::valid_name;

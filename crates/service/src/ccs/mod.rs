@@ -11,8 +11,11 @@ pub use directory::{directory, only, properties, slug, DirTeam, Directory, Extra
 /// The stored rows the records are made of, named here so that readers need not name the store.
 pub use ojd_store::{CcsJudging, CcsRun, Clarification, FreezeChange, SubmissionInfo};
 
-use ojd_store::StoreError;
+use std::sync::Arc;
 
+use ojd_store::{Store, StoreError};
+
+use crate::node::DbError;
 use crate::Node;
 
 /// A team's id: the user's name when it is a valid Contest API ID (at most 36 of
@@ -66,8 +69,11 @@ impl Records {
     /// Reads contest `contest`'s records from `node`'s store (blocking: call it off the
     /// async runtime).
     pub fn load(node: &Node, contest: &str) -> Result<Records, StoreError> {
-        let store = node.store();
-        let clarifications = clarifications(node, contest)?;
+        Records::read(node.store().as_ref(), contest)
+    }
+
+    fn read(store: &dyn Store, contest: &str) -> Result<Records, StoreError> {
+        let clarifications = sorted_clarifications(store, contest)?;
         Ok(Records {
             submissions: store.contest_submissions(contest)?,
             judgings: store.contest_judgings(contest)?,
@@ -91,7 +97,11 @@ pub struct Source {
 
 /// Submission `id`'s source, if it exists (blocking).
 pub fn source(node: &Node, id: i64) -> Result<Option<Source>, StoreError> {
-    Ok(node.store().get(id)?.map(|s| Source {
+    source_in(node.store().as_ref(), id)
+}
+
+fn source_in(store: &dyn Store, id: i64) -> Result<Option<Source>, StoreError> {
+    Ok(store.get(id)?.map(|s| Source {
         user: s.info.user,
         language: s.info.language,
         source: s.source,
@@ -100,9 +110,30 @@ pub fn source(node: &Node, id: i64) -> Result<Option<Source>, StoreError> {
 
 /// Contest `contest`'s questions, answers and announcements, by id (blocking).
 pub fn clarifications(node: &Node, contest: &str) -> Result<Vec<Clarification>, StoreError> {
-    let mut all = node.store().clarifications(contest)?;
+    sorted_clarifications(node.store().as_ref(), contest)
+}
+
+fn sorted_clarifications(
+    store: &dyn Store,
+    contest: &str,
+) -> Result<Vec<Clarification>, StoreError> {
+    let mut all = store.clarifications(contest)?;
     all.sort_by_key(|q| q.id);
     Ok(all)
+}
+
+/// The Contest API's reads as a request makes them: off the runtime, under the request's
+/// wait for the database ([`Node::db`]).
+impl Node {
+    /// Contest `contest`'s [`Records`], read at once.
+    pub async fn ccs_records(self: &Arc<Self>, contest: String) -> Result<Records, DbError> {
+        self.db(move |s| Records::read(s, &contest)).await
+    }
+
+    /// Submission `id`'s source as `submissions/<id>/files` hands it out, if it exists.
+    pub async fn ccs_source(self: &Arc<Self>, id: i64) -> Result<Option<Source>, DbError> {
+        self.db(move |s| source_in(s, id)).await
+    }
 }
 
 #[cfg(test)]

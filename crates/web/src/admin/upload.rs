@@ -29,11 +29,14 @@ use crate::auth::new_token;
 use crate::user::valid_name;
 use crate::App;
 
-/// Why an upload was refused; the message names the file (and key) at fault.
+/// Why an upload was refused (nothing changed either way); the message names the file (and
+/// key) at fault.
 #[derive(Debug, thiserror::Error)]
-enum UploadError {
+pub(crate) enum UploadError {
+    /// The package's own fault: the message names the file or the rule it breaks.
     #[error("{0}")]
     Refused(String),
+    /// The server's: its disk or its randomness failed, saying what it was doing.
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -301,39 +304,54 @@ fn valid_id(id: &str) -> bool {
     valid_name(id) && !id.starts_with('.')
 }
 
+impl UploadError {
+    /// The same error naming files as they are in the package, not where it was unpacked.
+    fn relative_to(self, staging: &Path) -> UploadError {
+        let prefix = format!("{}/", staging.display());
+        match self {
+            UploadError::Refused(m) => UploadError::Refused(m.replace(&prefix, "")),
+            UploadError::Io { what, source } => UploadError::Io {
+                what: what.replace(&prefix, ""),
+                source,
+            },
+        }
+    }
+}
+
 /// Unpacks, checks and installs a package (blocking); returns the problem id.
-pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, String> {
+pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, UploadError> {
     let root = &app.node.config().server.problems;
-    let key = new_token().map_err(|e| e.to_string())?;
+    let key = new_token().map_err(io("a fresh staging folder's name"))?;
     let staging = root.join(format!(".upload-{key}"));
     let result = (|| {
         let unpacked = staging.join("unpacked");
-        std::fs::create_dir_all(&unpacked)
-            .map_err(|e| format!("create {}: {e}", unpacked.display()))?;
+        std::fs::create_dir_all(&unpacked).map_err(io(format!("create {}", unpacked.display())))?;
         let caps = Caps {
             max_bytes: app.node.config().web.max_package_size.bytes(),
             max_files: app.node.config().web.max_package_files,
         };
-        let (folder, id) = unpack(filename, data, &unpacked, caps).map_err(|e| e.to_string())?;
+        let (folder, id) = unpack(filename, data, &unpacked, caps)?;
         if !valid_id(&id) {
-            return Err(format!("{id:?} cannot be a problem id (letters, digits, '.', '_', '-'; not starting with '.')"));
+            return Err(UploadError::Refused(format!("{id:?} cannot be a problem id (letters, digits, '.', '_', '-'; not starting with '.')")));
         }
         let checked = staging.join(&id);
-        std::fs::rename(&folder, &checked).map_err(|e| format!("move the unpacked folder: {e}"))?;
-        let problem = ojd_service::load_problem(&checked, true, app.node.judge())?;
+        std::fs::rename(&folder, &checked).map_err(io("move the unpacked folder"))?;
+        let problem = ojd_service::load_problem(&checked, true, app.node.judge())
+            .map_err(|e| UploadError::Refused(e.to_string()))?;
         // A statement the page cannot show would fail the catalog's load after going live:
         // refused here, before anything is installed.
-        ojd_service::render_statement(&problem, crate::statement::render)?;
+        ojd_service::render_statement(&problem, crate::statement::render)
+            .map_err(|e| UploadError::Refused(e.to_string()))?;
         let live = root.join(&id);
         let old = staging.join("previous");
         if live.exists() {
-            std::fs::rename(&live, &old).map_err(|e| format!("move the old {id} aside: {e}"))?;
+            std::fs::rename(&live, &old).map_err(io(format!("move the old {id} aside")))?;
         }
         if let Err(e) = std::fs::rename(&checked, &live) {
             if old.exists() {
                 let _ = std::fs::rename(&old, &live);
             }
-            return Err(format!("put {id} in place: {e}"));
+            return Err(io(format!("put {id} in place"))(e));
         }
         Ok(id)
     })();
@@ -341,9 +359,7 @@ pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, 
         app.reload();
     }
     let _ = std::fs::remove_dir_all(&staging);
-    // Name files as they are in the package, not where they were unpacked.
-    let prefix = format!("{}/", staging.display());
-    result.map_err(|e| e.replace(&prefix, ""))
+    result.map_err(|e| e.relative_to(&staging))
 }
 
 #[cfg(test)]

@@ -23,10 +23,9 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
-use crate::user::{valid_name, User};
+use crate::user::User;
 use crate::App;
 use ojd_judge::hex_encode as hex;
-use ojd_store::{Store, StoreError};
 
 /// The config's tokens as digests, made once: `(sha256(token), user)`.
 struct ConfigTokens(Vec<([u8; 32], User)>);
@@ -121,38 +120,9 @@ pub(crate) async fn resolve(app: &Arc<App>, token: String) -> Result<Option<User
     Ok(found.map(session::user))
 }
 
-/// Why a token could not be issued.
-#[derive(Debug, thiserror::Error)]
-pub enum TokenError {
-    /// The system's randomness could not be read.
-    #[error("failed to read random bytes for a token")]
-    Random(#[source] std::io::Error),
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The user name is not one ojd accepts.
-    #[error("a user name must be 1 to 64 letters, digits, '.', '_' or '-' (got {0:?})")]
-    BadName(String),
-    /// Issuing the token failed for a reason the service names.
-    #[error("issuing a token failed: {0}")]
-    Failed(String),
-}
-
 /// A fresh random token: 32 hex digits of the kernel's randomness (128 bits).
-pub(crate) fn new_token() -> Result<String, TokenError> {
-    ojd_service::new_secret().map_err(TokenError::Random)
-}
-
-/// Issues a token for `name`; only its hash is stored, so it is shown once.
-pub fn issue_token(store: &dyn Store, name: &str, admin: bool) -> Result<String, TokenError> {
-    if !valid_name(name) {
-        return Err(TokenError::BadName(name.into()));
-    }
-    ojd_service::issue_token(store, name, admin).map_err(|e| match e {
-        ojd_service::AccountError::Random(e) => TokenError::Random(e),
-        ojd_service::AccountError::Db(ojd_service::DbError::Store(e)) => TokenError::Store(e),
-        ojd_service::AccountError::Db(e) => TokenError::Failed(e.to_string()),
-    })
+pub(crate) fn new_token() -> std::io::Result<String> {
+    ojd_service::new_secret()
 }
 
 /// On a first start with no admin anywhere, issues one and returns a one-time login link for

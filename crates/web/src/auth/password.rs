@@ -20,6 +20,39 @@
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 
+use crate::error::AppError;
+
+/// Why a password could not be made, hashed or taken.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PasswordError {
+    /// The kernel's randomness could not be read.
+    #[error("failed to read random bytes")]
+    Random(#[source] std::io::Error),
+    /// The hasher refused (a salt or a hash could not be made).
+    #[error("a password could not be hashed: {0}")]
+    Hash(String),
+    /// A director's password is too short or too long.
+    #[error("the password of {user:?}: 8 to 128 bytes (it has {len})")]
+    Length { user: String, len: usize },
+    /// A director's password holds control characters.
+    #[error("the password of {user:?}: no tabs, newlines or other control characters")]
+    Control { user: String },
+}
+
+/// A director's bad password is theirs (400); the server's failure is the server's (500). Here
+/// rather than in error.rs, which names no module above it.
+impl From<PasswordError> for AppError {
+    fn from(e: PasswordError) -> AppError {
+        use PasswordError as P;
+        match e {
+            e @ (P::Length { .. } | P::Control { .. }) => AppError::BadRequest(e.to_string()),
+            e @ (P::Random(_) | P::Hash(_)) => {
+                AppError::Internal(ojd_service::logging::error_chain(&e))
+            }
+        }
+    }
+}
+
 /// The per-address budget of wrong passwords is this many times the per-account limit.
 pub(crate) const ADDRESS_FACTOR: u32 = 20;
 
@@ -28,13 +61,13 @@ const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
 
 /// The Argon2id hash of `password` (a PHC string with its salt). Slow: call it on a
 /// blocking thread.
-pub(crate) fn hash(password: &str) -> Result<String, String> {
+pub(crate) fn hash(password: &str) -> Result<String, PasswordError> {
     let salt = SaltString::encode_b64(&random::<16>()?)
-        .map_err(|e| format!("a password's salt could not be made: {e}"))?;
+        .map_err(|e| PasswordError::Hash(format!("no salt: {e}")))?;
     Argon2::default()
         .hash_password(password.as_bytes(), &salt)
         .map(|h| h.to_string())
-        .map_err(|e| format!("a password could not be hashed: {e}"))
+        .map_err(|e| PasswordError::Hash(e.to_string()))
 }
 
 /// Whether `password` matches the stored `hash` (a malformed hash never matches). Slow.
@@ -48,7 +81,7 @@ pub(crate) fn verify(hash: &str, password: &str) -> bool {
 
 /// A fresh password for the hall's sheet: 12 characters of [`ALPHABET`] from the kernel's
 /// randomness (about 59 bits; with the per-account limit, out of reach of guessing).
-pub(crate) fn generate() -> Result<String, String> {
+pub(crate) fn generate() -> Result<String, PasswordError> {
     Ok(random::<12>()?
         .iter()
         .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
@@ -56,27 +89,27 @@ pub(crate) fn generate() -> Result<String, String> {
 }
 
 /// `N` bytes of the kernel's randomness.
-fn random<const N: usize>() -> Result<[u8; N], String> {
+fn random<const N: usize>() -> Result<[u8; N], PasswordError> {
     use std::io::Read;
     let mut bytes = [0u8; N];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| format!("failed to read random bytes: {e}"))?;
+        .map_err(PasswordError::Random)?;
     Ok(bytes)
 }
 
 /// Checks a password a director sets: 8 to 128 bytes, no control characters.
-pub(crate) fn check(user: &str, password: &str) -> Result<(), String> {
+pub(crate) fn check(user: &str, password: &str) -> Result<(), PasswordError> {
     if password.len() < 8 || password.len() > 128 {
-        return Err(format!(
-            "the password of {user:?}: 8 to 128 bytes (it has {})",
-            password.len()
-        ));
+        return Err(PasswordError::Length {
+            user: user.to_string(),
+            len: password.len(),
+        });
     }
     if password.chars().any(char::is_control) {
-        return Err(format!(
-            "the password of {user:?}: no tabs, newlines or other control characters"
-        ));
+        return Err(PasswordError::Control {
+            user: user.to_string(),
+        });
     }
     Ok(())
 }

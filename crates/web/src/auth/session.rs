@@ -20,7 +20,6 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::{Account, AccountError, Redeemed};
-use ojd_store::Store;
 
 /// The cookie holding a browser's session id.
 pub(crate) const COOKIE: &str = "ojd_session";
@@ -37,11 +36,9 @@ pub(crate) fn user(a: Account) -> User {
     }
 }
 
+/// An account operation's failure as the request's ([`AppError`]'s `From` says how).
 pub(crate) fn account_error(e: AccountError) -> AppError {
-    match e {
-        AccountError::Db(e) => e.into(),
-        e @ AccountError::Random(_) => AppError::Internal(e.to_string()),
-    }
+    e.into()
 }
 
 /// The contests as loaded now, which vouch for their teams' users.
@@ -78,11 +75,6 @@ pub(crate) async fn session_user(app: &Arc<App>, id: String) -> Result<Option<Us
         .session(id, contests, all_loaded)
         .await?;
     Ok(found.map(user))
-}
-
-/// A one-time login code for `who` (not bound to a contest), valid for `lifetime`.
-pub fn issue_code(store: &dyn Store, who: &User, lifetime: Duration) -> Result<String, AppError> {
-    ojd_service::issue_code(store, &who.name, who.admin, None, lifetime).map_err(account_error)
 }
 
 /// What a code gives, spent (`spend`) or only looked at.

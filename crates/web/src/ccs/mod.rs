@@ -96,8 +96,12 @@ pub(crate) async fn snapshot(
 ) -> Result<(Arc<Contest>, Role, Arc<Snapshot>), AppError> {
     let c = find(app, cid)?;
     let role = Role::of(user);
+    let records = app.node.ccs_records(c.id.clone()).await?;
     let (a, cc, r) = (app.clone(), c.clone(), role.clone());
-    let snap = app.db(move |_| model::build(&a, &cc, &r, v)).await?;
+    let snap = app
+        .node
+        .blocking(move || model::build(&a, &cc, &r, v, records))
+        .await?;
     Ok((c, role, Arc::new(snap)))
 }
 
@@ -157,8 +161,10 @@ async fn scoreboard(
 ) -> Result<Json<Value>, AppError> {
     let (c, role, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
     let a = app.clone();
+    // The standings are the contests' (blocking: they read the store).
     let sb = app
-        .db(move |_| model::scoreboard(&a, &c, &role, &snap))
+        .node
+        .blocking(move || model::scoreboard(&a, &c, &role, &snap))
         .await?;
     Ok(Json(version::adapt_scoreboard(v, sb)))
 }
@@ -421,9 +427,9 @@ async fn files(
             "no files of submission {id:?} for you"
         )));
     }
-    let node = app.node.clone();
     let sub = app
-        .db(move |_| ojd_service::ccs::source(&node, sid))
+        .node
+        .ccs_source(sid)
         .await?
         .ok_or_else(|| AppError::NotFound(format!("no submission {id:?}")))?;
     // Whose it is, by the user name: team ids are derived, and two users' may match.

@@ -39,7 +39,7 @@ use crate::App;
 use ojd_judge::Verdict;
 use ojd_service::ccs::Extra;
 use ojd_service::contest::{Contest, Participants, Scoring};
-use ojd_store::{now_ms, StoreError};
+use ojd_service::{now_ms, StoreError};
 
 /// Who reads the API.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -300,12 +300,14 @@ fn state_at(c: &Contest, thawed: Option<i64>, t: i64) -> Value {
     v
 }
 
-/// Builds the events of contest `c` for `role` (blocking: it reads the store).
+/// Builds the events of contest `c` for `role` from its stored `records` (blocking: a
+/// finalized contest's awards come from the results, which read the store).
 pub(crate) fn build(
     app: &App,
     c: &Contest,
     role: &Role,
     version: super::version::Version,
+    records: ojd_service::ccs::Records,
 ) -> Result<Snapshot, StoreError> {
     let now = now_ms();
     let ojd_service::ccs::Records {
@@ -314,7 +316,7 @@ pub(crate) fn build(
         runs,
         clarifications: clars,
         freeze,
-    } = ojd_service::ccs::Records::load(&app.node, &c.id)?;
+    } = records;
     let admin = *role == Role::Admin;
     // An admin's submission before the start (it never counts) would name a problem the
     // public and the teams do not see yet.
@@ -491,7 +493,7 @@ pub(crate) fn build(
 
     // Submissions, judgements and runs.
     let is_team = |u: &str| teams.contains_key(u);
-    let by_id: HashMap<i64, &ojd_store::SubmissionInfo> = subs
+    let by_id: HashMap<i64, &ojd_service::ccs::SubmissionInfo> = subs
         .iter()
         .filter(|s| is_team(&s.user))
         .map(|s| (s.id, s))
@@ -525,14 +527,14 @@ pub(crate) fn build(
         });
         push(s.queued_at, "submissions", Some(s.id.to_string()), v);
     }
-    let hidden = |s: &ojd_store::SubmissionInfo| {
+    let hidden = |s: &ojd_service::ccs::SubmissionInfo| {
         !admin
             && !role.is(&s.user)
             && c.freeze_ms().is_some_and(|f| s.queued_at >= f)
             && thawed.is_none()
     };
     // Revealed at the thaw: for the public and other teams, what was frozen.
-    let reveal = |s: &ojd_store::SubmissionInfo| {
+    let reveal = |s: &ojd_service::ccs::SubmissionInfo| {
         let frozen = c.freeze_ms().is_some_and(|f| s.queued_at >= f);
         match thawed {
             Some(th) if frozen && !admin && !role.is(&s.user) => th,
@@ -542,7 +544,7 @@ pub(crate) fn build(
     let loaded = app.contests.get();
     let policy = crate::view::policy(app, &loaded.contests);
     let viewer = role.viewer();
-    let mut runs_of: HashMap<i64, Vec<&ojd_store::CcsRun>> = HashMap::new();
+    let mut runs_of: HashMap<i64, Vec<&ojd_service::ccs::CcsRun>> = HashMap::new();
     for r in &runs {
         runs_of.entry(r.judging).or_default().push(r);
     }

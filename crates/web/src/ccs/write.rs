@@ -20,7 +20,7 @@ use std::io::Read;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{Map, Value};
@@ -31,7 +31,7 @@ use super::version::Version;
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
 use crate::contests::find;
 use crate::error::AppError;
-use crate::submit::SubmitForm;
+use crate::submit::{idempotency_key, SubmitForm, IDEMPOTENCY_KEY};
 use crate::user::User;
 use crate::App;
 
@@ -160,22 +160,37 @@ async fn read_back(
         .unwrap_or_else(|| serde_json::json!({ "id": id })))
 }
 
-fn created(v: Version, cid: &str, ty: &str, id: &str, object: Value) -> Response {
+/// The answer to a write: 201 with the object made, or 200 with the one an earlier request
+/// with the same `Idempotency-Key` made (`fresh` false); `Location` names it either way.
+fn created(v: Version, cid: &str, ty: &str, id: &str, object: Value, fresh: bool) -> Response {
     let url = format!("{}/contests/{cid}/{ty}/{id}", v.base());
-    (StatusCode::CREATED, [(header::LOCATION, url)], Json(object)).into_response()
+    let status = if fresh {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    (status, [(header::LOCATION, url)], Json(object)).into_response()
 }
 
 /// `POST contests/<id>/<collection>`: submissions and clarifications; nothing else is taken.
+/// With an `Idempotency-Key` header (as `/api/v1/submissions` takes it), a retry with the same
+/// key and body is answered with what the first made (200), and the key with another body is
+/// 409.
 pub(crate) async fn post(
     State(app): State<Arc<App>>,
     Extension(v): Extension<Version>,
     Reader(user): Reader,
     Path((cid, collection)): Path<(String, String)>,
+    headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> Result<Response, AppError> {
+    let key = match headers.get(IDEMPOTENCY_KEY) {
+        Some(k) => Some(idempotency_key("header Idempotency-Key", k.as_bytes())?),
+        None => None,
+    };
     match collection.as_str() {
-        "submissions" => post_submission(app, v, user, cid, body).await,
-        "clarifications" => post_clarification(app, v, user, cid, body).await,
+        "submissions" => post_submission(app, v, user, cid, body, key).await,
+        "clarifications" => post_clarification(app, v, user, cid, body, key).await,
         _ => Err(AppError::MethodNotAllowed),
     }
 }
@@ -187,6 +202,7 @@ async fn post_submission(
     user: Option<User>,
     cid: String,
     body: Value,
+    key: Option<String>,
 ) -> Result<Response, AppError> {
     let user = caller(user)?;
     let o = body_object(&body)?;
@@ -208,12 +224,14 @@ async fn post_submission(
         filename: Some(filename),
         contest: Some(cid.clone()),
         file: None,
-        // The standard's clients retry with the same body, not a key: none is taken here yet.
-        idempotency_key: None,
+        // Kept with the submission's row (the store compares a retry's source, problem and
+        // language with the first's), as `/api/v1/submissions` keeps it.
+        idempotency_key: key,
     };
-    let id = crate::submit::accept(&app, &user, form).await?.to_string();
+    let done = crate::submit::accept_once(&app, &user, form).await?;
+    let id = done.id.to_string();
     let object = read_back(&app, v, &cid, &user, "submissions", &id).await?;
-    Ok(created(v, &cid, "submissions", &id, object))
+    Ok(created(v, &cid, "submissions", &id, object, done.fresh))
 }
 
 /// `POST contests/<id>/clarifications`.
@@ -223,8 +241,49 @@ async fn post_clarification(
     user: Option<User>,
     cid: String,
     body: Value,
+    key: Option<String>,
 ) -> Result<Response, AppError> {
     let user = caller(user)?;
+    // A keyed retry: the same contest and body get the first answer (the body's keys come
+    // sorted, so equal JSON is equal bytes).
+    let ticket = match key {
+        None => None,
+        Some(key) => {
+            let what = format!("{cid}\n{body}");
+            match app.once.begin(&user.name, &key, what.as_bytes())? {
+                ojd_service::Begun::New(t) => Some(t),
+                ojd_service::Begun::Done(id) => {
+                    let object = read_back(&app, v, &cid, &user, "clarifications", &id).await?;
+                    return Ok(created(v, &cid, "clarifications", &id, object, false));
+                }
+            }
+        }
+    };
+    // Made by a task of its own, which keeps the key until the write is done: a client that
+    // gives up (and will retry) does not cancel it half way and free the key for a second.
+    let made = tokio::spawn(write_clarification(
+        app.clone(),
+        user.clone(),
+        cid.clone(),
+        body,
+        ticket,
+    ));
+    let id = made
+        .await
+        .map_err(|e| AppError::Internal(format!("a clarification's write stopped: {e}")))??;
+    let object = read_back(&app, v, &cid, &user, "clarifications", &id).await?;
+    Ok(created(v, &cid, "clarifications", &id, object, true))
+}
+
+/// Asks, answers or announces as `body` says; returns the clarification's id, kept for its
+/// idempotency key (`ticket`) once made.
+async fn write_clarification(
+    app: Arc<App>,
+    user: User,
+    cid: String,
+    body: Value,
+    ticket: Option<ojd_service::Ticket>,
+) -> Result<String, AppError> {
     let o = body_object(&body)?;
     absent(o, &["id", "time", "contest_time"], "(the server sets them)")?;
     let text = required(o, "text")?.to_string();
@@ -321,8 +380,10 @@ async fn post_clarification(
             }
         }
     };
-    let object = read_back(&app, v, &cid, &user, "clarifications", &id).await?;
-    Ok(created(v, &cid, "clarifications", &id, object))
+    if let Some(t) = ticket {
+        t.finish(&id);
+    }
+    Ok(id)
 }
 
 /// A CLICS TIME, whose offset may be given as hours only (`+01`): (Unix ms, offset seconds).
@@ -390,7 +451,7 @@ pub(crate) async fn patch_contest(
         AppError::BadRequest(format!("property `start_time`: {text:?} is not a TIME"))
     })?;
     let c = find(&app, &cid)?;
-    let now = ojd_store::now_ms();
+    let now = ojd_service::now_ms();
     if c.start_ms <= now {
         return Err(AppError::Conflict(format!(
             "contest {cid:?} has started: its start cannot change"

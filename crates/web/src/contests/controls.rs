@@ -269,14 +269,9 @@ pub(crate) async fn import_roster(
     app.contests.reload(app.node.config());
     let mut issued = Vec::new();
     if tokens {
-        for t in &teams {
-            let name = t.user.clone();
-            let token = app
-                .db(move |s| Ok(crate::auth::issue_token(s, &name, false)))
-                .await?
-                .map_err(|e| AppError::Internal(e.to_string()))?;
-            issued.push((t.user.clone(), token));
-        }
+        let names: Vec<String> = teams.iter().map(|t| t.user.clone()).collect();
+        let made = app.node.accounts().issue_tokens(names.clone()).await?;
+        issued = names.into_iter().zip(made).collect();
     }
     let mut generated = Vec::new();
     if passwords {
@@ -284,7 +279,7 @@ pub(crate) async fn import_roster(
             .iter()
             .filter(|t| !given.iter().any(|(u, _)| *u == t.user))
         {
-            let pw = crate::auth::password::generate().map_err(AppError::Internal)?;
+            let pw = crate::auth::password::generate()?;
             generated.push((t.user.clone(), pw));
         }
     }
@@ -294,19 +289,11 @@ pub(crate) async fn import_roster(
         let hashed = tokio::task::spawn_blocking(move || {
             all.into_iter()
                 .map(|(u, pw)| crate::auth::password::hash(&pw).map(|h| (u, h)))
-                .collect::<Result<Vec<_>, String>>()
+                .collect::<Result<Vec<_>, _>>()
         })
         .await
-        .map_err(|e| AppError::Internal(format!("hashing the passwords stopped: {e}")))?
-        .map_err(AppError::Internal)?;
-        app.db(move |s| {
-            let now = now_ms();
-            for (u, h) in &hashed {
-                s.set_password(u, h, now)?;
-            }
-            Ok(())
-        })
-        .await?;
+        .map_err(|e| AppError::Internal(format!("hashing the passwords stopped: {e}")))??;
+        app.node.accounts().set_passwords(hashed).await?;
     }
     let mut detail = format!("{} teams imported", teams.len());
     if tokens {
