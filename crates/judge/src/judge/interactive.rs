@@ -34,32 +34,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::check::{kattis_outcome, testlib_outcome, CheckOutcome};
+use super::check::{kattis_outcome, testlib_outcome, CheckOutcome, FEEDBACK_CAPS, FEEDBACK_TMPFS};
 use super::run::{retry_starved, Try, STARVED_TRIES};
 use super::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, RunOutcome, Termination, WallCause};
-
-/// What a validator's (or interactor's) feedback folder may hold between the passes of a
-/// multi-pass problem: state for itself and the next pass's input, never a tree to fill the
-/// judge's disk or exhaust its walk.
-pub(super) const FEEDBACK_CAPS: crate::fsutil::TreeCaps = crate::fsutil::TreeCaps {
-    depth: 16,
-    inodes: 10_000,
-    bytes: 256 << 20,
-};
-
-/// The caps of the tmpfs a validator's (or interactor's) feedback folder is during each pass
-/// (with namespaces): its writes fail at these, during the pass, and a pass that filled one is
-/// the package's fault (a judge error). Tighter than [`FEEDBACK_CAPS`], which is checked after
-/// each pass and is the only bound without namespaces. The bytes leave room for a
-/// `nextpass.in` of the validator's largest file (64 MiB) and 16 MiB of state.
-pub(super) const FEEDBACK_TMPFS: ojd_sandbox::Cap = ojd_sandbox::Cap {
-    bytes: 80 << 20,
-    inodes: 4096,
-    depth: FEEDBACK_CAPS.depth as u32,
-};
 
 /// How many bytes of the two directions the transcript keeps.
 const TRANSCRIPT_LIMIT: usize = 4096;

@@ -18,11 +18,11 @@
 //! failing pass's message starts with "pass k of N".
 //!
 //! The feedback folder is a tree a sandboxed program built. During each pass it is a tmpfs of
-//! the validator's keeper capped by [`FEEDBACK_TMPFS`](interactive::FEEDBACK_TMPFS) (bytes,
+//! the validator's keeper capped by [`FEEDBACK_TMPFS`](super::check::FEEDBACK_TMPFS) (bytes,
 //! inodes, depth), holding a copy of the host folder and copied back after the pass: the
 //! validator's writes fail at the cap as they happen, and a pass that filled the folder is a
 //! judge error (the package's fault; `RunOutcome::over_cap`). After each pass the host folder
-//! is also checked against [`FEEDBACK_CAPS`](interactive::FEEDBACK_CAPS) before the judge copies
+//! is also checked against [`FEEDBACK_CAPS`](super::check::FEEDBACK_CAPS) before the judge copies
 //! or reads it (the only bound without namespaces), and it is removed without recursion
 //! ([`crate::fsutil::remove_tree`]).
 
@@ -100,7 +100,7 @@ pub(super) fn run_test(
         // The validator built this tree; it is copied and walked by the judge from pass to
         // pass, so its shape is bounded first (a 70,000-deep chain of folders once crashed
         // the judge). Breaking a cap is the package's fault, not the submission's.
-        if let Err(why) = crate::fsutil::check_tree(&feedback, interactive::FEEDBACK_CAPS) {
+        if let Err(why) = crate::fsutil::check_tree(&feedback, super::check::FEEDBACK_CAPS) {
             result.verdict = Verdict::JudgeError;
             result.message = format!("{label}: the validator's feedback folder {why}");
             break result;

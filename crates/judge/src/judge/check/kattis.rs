@@ -80,7 +80,7 @@ impl Judge {
                 host: dir.to_path_buf(),
                 inside: "/data".into(),
                 writable: true,
-                cap: Some(crate::judge::interactive::FEEDBACK_TMPFS),
+                cap: Some(super::FEEDBACK_TMPFS),
             })
             .into_iter()
             .collect();

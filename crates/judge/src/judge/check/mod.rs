@@ -26,6 +26,26 @@ use crate::problem::{CheckerSpec, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
 use ojd_sandbox::{Limits, Termination};
 
+/// What a validator's (or interactor's) feedback folder may hold between the passes of a
+/// multi-pass problem: state for itself and the next pass's input, never a tree to fill the
+/// judge's disk or exhaust its walk.
+pub(super) const FEEDBACK_CAPS: crate::fsutil::TreeCaps = crate::fsutil::TreeCaps {
+    depth: 16,
+    inodes: 10_000,
+    bytes: 256 << 20,
+};
+
+/// The caps of the tmpfs a validator's (or interactor's) feedback folder is during each pass
+/// (with namespaces): its writes fail at these, during the pass, and a pass that filled one is
+/// the package's fault (a judge error). Tighter than [`FEEDBACK_CAPS`], which is checked after
+/// each pass and is the only bound without namespaces. The bytes leave room for a
+/// `nextpass.in` of the validator's largest file (64 MiB) and 16 MiB of state.
+pub(super) const FEEDBACK_TMPFS: ojd_sandbox::Cap = ojd_sandbox::Cap {
+    bytes: 80 << 20,
+    inodes: 4096,
+    depth: FEEDBACK_CAPS.depth as u32,
+};
+
 /// What a checker decided.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CheckOutcome {
