@@ -78,9 +78,9 @@ use axum::Router;
 use ojd_config::Config;
 use ojd_judge::Judge;
 use ojd_service::Catalog;
+use ojd_service::Store;
 use ojd_service::{drain, spawn_workers};
 use ojd_service::{start_heartbeat, start_listener, Node};
-use ojd_service::{Store, StoreError};
 
 pub use api::events::RECHECK as EVENT_STREAM_RECHECK;
 pub use auth::session::shown_address;
@@ -89,7 +89,6 @@ pub use ojd_service::ServerError;
 pub use statement::render as render_statement;
 pub use text::utc_time;
 
-use error::AppError;
 use ojd_service::logging::log;
 
 /// Everything the handlers share: the judging [`Node`] (store, judge, problems, queue), and
@@ -153,19 +152,6 @@ impl App {
         let fresh = self.node.reload();
         self.contests.reload(self.node.config());
         fresh
-    }
-
-    /// Runs a store operation on a blocking thread: the door of the areas that have no typed
-    /// operation of `ojd_service::Node` yet, to be removed with the last of them
-    /// (`.ci/web-store-calls` lists them). Only contests/*, pages/contest*.rs and
-    /// api/contests.rs use it now; when none does, this goes, `ojd-store` leaves
-    /// crates/web/Cargo.toml and `.ci/run` calls `.ci/web-store-calls --all`.
-    async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, AppError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
-    {
-        self.node.db(f).await.map_err(AppError::from)
     }
 }
 
