@@ -44,6 +44,21 @@ fn list_where(f: &ListFilter) -> String {
     .join(" AND ")
 }
 
+/// Whether the host holding the expired claim of submission `s` was alive when the claim is
+/// taken over (an SQL condition; `LEASE_MS` stands for the lease in milliseconds, the same on
+/// every host): it has not stopped, and it beat in the second half of the lease it did not
+/// renew (a renewal sets `lease_until` to the heartbeat's time plus the lease, in the
+/// heartbeat's own transaction). Then the judging ended while its host went on beating (every
+/// `HEARTBEAT`, a fraction of the lease): the judge crashed or lost the claim, which may be the
+/// submission's doing. Otherwise the host's heartbeat stopped with the lease (killed, stopped,
+/// cut off from the database): the host's death, not the submission's. Half a lease, not any
+/// later beat: a beat that read its judgings just before the claim and wrote just after it
+/// (or one in the instant between a claim and its judging's start) renews nothing, and must
+/// not make a host that dies right after look alive. Read by the database's clock only.
+pub(crate) const HOLDER_ALIVE: &str = "EXISTS (SELECT 1 FROM hosts h
+        WHERE h.name = s.claimed_by AND h.stopped_at IS NULL
+          AND h.last_seen > s.lease_until - LEASE_MS / 2)";
+
 /// Puts submissions back in the queue, their claims dropped (the caller adds its conditions).
 pub(crate) const REQUEUE: &str =
     "UPDATE submissions SET state = 'queued', claimed_at = NULL, claimed_by = NULL, lease_until = NULL";
@@ -401,9 +416,10 @@ impl<E: Engine> Store for E {
 
     fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError> {
         let what = "requeue interrupted submissions";
-        // Its judging ended with its judge process: counted towards the poison pill.
+        // A restart found it half-judged: its judging ended with its host (the previous
+        // process), counted as a host's death towards the poison pill.
         let sql = format!(
-            "{REQUEUE}, crashes = crashes + 1
+            "{REQUEUE}, host_deaths = host_deaths + 1
              WHERE state = 'judging' AND ($1 IS NULL OR claimed_by = $1)"
         );
         self.exec(what, &sql, args![host])
@@ -491,17 +507,23 @@ impl<E: Engine> Store for E {
 
     // A rejudging is an admin's decision to try again: a set-aside poison pill starts over.
     fn rejudge(&self, id: i64) -> Result<bool, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = NULL, crashes = 0 WHERE id = $1");
+        let sql = format!(
+            "{REQUEUE}, pending_rejudging = NULL, crashes = 0, host_deaths = 0 WHERE id = $1"
+        );
         Ok(self.exec("rejudge a submission", &sql, args![id])? > 0)
     }
 
     fn rejudge_problem(&self, problem: &str) -> Result<u64, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = NULL, crashes = 0 WHERE problem = $1");
+        let sql = format!(
+            "{REQUEUE}, pending_rejudging = NULL, crashes = 0, host_deaths = 0 WHERE problem = $1"
+        );
         self.exec("rejudge a problem", &sql, args![problem])
     }
 
     fn enqueue_rejudging(&self, submissions: &[i64], rejudging: i64) -> Result<u64, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = $2, crashes = 0 WHERE id = ANY($1)");
+        let sql = format!(
+            "{REQUEUE}, pending_rejudging = $2, crashes = 0, host_deaths = 0 WHERE id = ANY($1)"
+        );
         self.exec("queue a rejudging", &sql, args![submissions, rejudging])
     }
 
