@@ -431,6 +431,19 @@ fn filters_at_a_million_submissions() {
                 50,
             ),
             (
+                "contest big (5,000)",
+                filter(&|f| f.contest = Some("big".into())),
+                50,
+            ),
+            (
+                "contest big and verdict AC",
+                filter(&|f| {
+                    f.contest = Some("big".into());
+                    f.verdict = Some(Verdict::Accepted);
+                }),
+                50,
+            ),
+            (
                 "problem p7 and verdict JE",
                 filter(&|f| {
                     f.problem = Some("p7".into());

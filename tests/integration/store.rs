@@ -1234,6 +1234,27 @@ pub fn list_filters_by_current_verdict_and_language(s: &dyn Store) {
     assert!(s.make_current(&[c.judging]).expect("apply") == 1);
     assert_eq!(ids_of(&wa), [ids[5], ids[2], ids[1], ids[0]]);
     assert_eq!(s.count_matching(&wa).expect("count"), 4);
+
+    // By contest: the contest's own submissions (the jury's included), newest first, and
+    // their count; other filters still apply.
+    let c1 = s
+        .insert_in_contest(&sub("a", "p"), "c1", 1)
+        .expect("insert");
+    let other = s
+        .insert_in_contest(&sub("a", "p"), "c2", 2)
+        .expect("insert");
+    let jury = s
+        .insert_in_contest_as(&sub("admin", "p"), "c1", true, 3)
+        .expect("insert");
+    let mut in_c1 = filter(None, None, None);
+    in_c1.contest = Some("c1".into());
+    assert_eq!(ids_of(&in_c1), [jury, c1], "not {other} of c2");
+    assert_eq!(s.count_matching(&in_c1).expect("count"), 2);
+    in_c1.user = Some("a".into());
+    assert_eq!(ids_of(&in_c1), [c1]);
+    assert_eq!(s.count_matching(&in_c1).expect("count"), 1);
+    in_c1.contest = Some("none".into());
+    assert!(ids_of(&in_c1).is_empty());
 }
 
 pub fn counts_follow_the_current_judging(s: &dyn Store) {

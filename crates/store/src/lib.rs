@@ -348,6 +348,9 @@ pub struct ListFilter {
     pub verdict: Option<Verdict>,
     /// Only submissions in this language (its configured name, e.g. `cpp`).
     pub language: Option<String>,
+    /// Only submissions made through this contest (linked to it in `contest_submissions`;
+    /// the jury's included).
+    pub contest: Option<String>,
     /// Only submissions not done yet: queued or being judged (the queue page).
     pub pending: bool,
     /// Only ids below this one (paging).

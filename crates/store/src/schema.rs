@@ -749,6 +749,10 @@ const STEPS: &[Step] = &[
         END IF;
     END $$;",
     },
+    // 23: lists and totals by language read an index, as those by user, problem and verdict
+    // do: a language's total counted every row of the table (49 ms on SQLite, 119 ms on
+    // PostgreSQL at a million).
+    Both("CREATE INDEX submissions_language ON submissions(language, id);"),
 ];
 
 #[cfg(test)]
