@@ -411,21 +411,17 @@ fn a_judge_whose_folders_were_removed_makes_them_again_and_judges() {
     assert!(j.heal_folders().expect("nothing to do").is_empty());
 }
 
-/// A poison pill is set aside, not a crash loop: a submission whose judging ended the judge
-/// process twice (here `kill -9` of the daemon while it judges, twice) is stored at the next
-/// claim as a judge error naming why, unjudged, and never claimed again; an admin sees the
-/// cause. Killed once, a submission is judged again as before (a host may die of its own
-/// cause).
-#[test]
-fn a_submission_whose_judging_killed_the_judge_twice_is_set_aside_as_a_judge_error() {
-    require_root!();
-    use crate::daemon::{Site, ADMIN, ALICE, JUDGED_WITHIN};
+/// Kills the daemon (`kill -9`) as soon as it judges submission `id`, `times` times, each time
+/// starting it again; returns the daemon last started.
+fn kill_while_judging(
+    site: &crate::daemon::Site,
+    mut d: crate::daemon::Daemon,
+    id: i64,
+    times: usize,
+) -> crate::daemon::Daemon {
+    use crate::daemon::{ALICE, JUDGED_WITHIN};
     use std::time::{Duration, Instant};
-    let site = Site::new("rate_limit_per_minute = 0");
-    let slow = common::testdata("aplusb/submissions/time_limit_exceeded/sleep.c");
-    let mut d = site.start();
-    let id = d.submit_file(ALICE, &slow);
-    for _ in 0..2 {
+    for _ in 0..times {
         let deadline = Instant::now() + JUDGED_WITHIN;
         loop {
             let (_, s) = d.get(&format!("/api/v1/submissions/{id}"), Some(ALICE));
@@ -442,14 +438,40 @@ fn a_submission_whose_judging_killed_the_judge_twice_is_set_aside_as_a_judge_err
         d.kill9();
         d = site.start();
     }
+    d
+}
+
+/// A host's death is not the submission's fault: a submission whose judge host was killed
+/// (`kill -9`) twice while judging it is judged by the next run as any other, with the verdict
+/// it deserves. A poison pill is still set aside, not a crash loop: a submission that took its
+/// host down three times is stored at the next claim as a judge error naming why, unjudged,
+/// and never claimed again; an admin sees the cause.
+#[test]
+fn a_submission_whose_host_died_twice_is_judged_and_one_that_killed_it_thrice_is_set_aside() {
+    require_root!();
+    use crate::daemon::{Site, ADMIN, ALICE, JUDGED_WITHIN};
+    let site = Site::new("rate_limit_per_minute = 0");
+    let slow = common::testdata("aplusb/submissions/time_limit_exceeded/sleep.c");
+    let d = site.start();
+    let id = d.submit_file(ALICE, &slow);
+    let d = kill_while_judging(&site, d, id, 2);
     let done = d.wait_done(id, ADMIN, JUDGED_WITHIN);
+    assert_eq!(done["verdict"], "TLE", "the verdict it deserves: {done}");
+    assert!(!done.to_string().contains("poison pill"), "{done}");
+    let pill = d.submit_file(ALICE, &slow);
+    let d = kill_while_judging(&site, d, pill, 3);
+    let done = d.wait_done(pill, ADMIN, JUDGED_WITHIN);
     assert_eq!(done["verdict"], "JE", "{done}");
     let text = done.to_string();
     assert!(text.contains("poison pill"), "the admin sees why: {done}");
-    d.log_with(&[&format!("submission {id}: set aside as a judge error")]);
+    assert!(
+        text.contains("ended with its judge host 3 times"),
+        "the admin sees why: {done}"
+    );
+    d.log_with(&[&format!("submission {pill}: set aside as a judge error")]);
     // Never claimed again: it stays done through a restart.
     d.kill9();
     let d = site.start();
-    let (_, s) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
+    let (_, s) = d.get(&format!("/api/v1/submissions/{pill}"), Some(ADMIN));
     assert_eq!(s["verdict"], "JE", "{s}");
 }

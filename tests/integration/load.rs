@@ -431,6 +431,20 @@ fn filters_at_a_million_submissions() {
                 50,
             ),
             (
+                "contest big (5,000)",
+                filter(&|f| f.contest = Some("big".into())),
+                50,
+            ),
+            (
+                // The contest's rows are every 200th: all JE here.
+                "contest big and verdict JE",
+                filter(&|f| {
+                    f.contest = Some("big".into());
+                    f.verdict = Some(Verdict::JudgeError);
+                }),
+                50,
+            ),
+            (
                 "problem p7 and verdict JE",
                 filter(&|f| {
                     f.problem = Some("p7".into());

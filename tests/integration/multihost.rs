@@ -250,6 +250,96 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
     assert!(status.success());
 }
 
+/// Waits until submission `id` is claimed by a host labelled `label` (its identity starts with
+/// `label~`), by the database.
+fn wait_claimed_by(db: &mut postgres::Client, id: i64, label: &str) {
+    let deadline = Instant::now() + WITHIN;
+    let pattern = format!("{label}~%");
+    loop {
+        let held: bool = db
+            .query_one(
+                "SELECT state = 'judging' AND claimed_by LIKE $2 FROM submissions WHERE id = $1",
+                &[&id, &pattern],
+            )
+            .expect("claim")
+            .get(0);
+        if held {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{label} never claimed {id}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A host's death is not the submission's fault, as in the operator's burst fault run: the
+/// worker judging a submission is killed (`kill -9`), the next that takes it over is stopped
+/// (SIGSTOP) past its lease, and a third judges it with the verdict it deserves, not a
+/// poison pill's judge error; the database counts two hosts' deaths and no crash of a judge.
+#[test]
+fn a_submission_whose_holders_die_in_turn_is_judged_by_the_next_host() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let url = cluster.database();
+    let site = Site::with_database(
+        Some(&url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    let sleep_c = std::fs::read_to_string(common::testdata(
+        "aplusb/submissions/time_limit_exceeded/sleep.c",
+    ))
+    .expect("fixture");
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let w1 = Worker::start(site.path(), "judge-1", &url);
+    let id = submit(&serve, BOB, "sleep.c", &sleep_c);
+    wait_claimed_by(&mut db, id, "judge-1");
+    drop(w1);
+    let w2 = Worker::start(site.path(), "judge-2", &url);
+    wait_claimed_by(&mut db, id, "judge-2");
+    let signal = |name: &str, pid: u32| {
+        let ok = std::process::Command::new("kill")
+            .args([name, &pid.to_string()])
+            .status()
+            .expect("kill runs")
+            .success();
+        assert!(ok, "kill {name} {pid}");
+    };
+    signal("-STOP", w2.child.id());
+    let w3 = Worker::start(site.path(), "judge-3", &url);
+    let s = serve.wait_done(id, ADMIN, WITHIN);
+    signal("-CONT", w2.child.id());
+    assert_eq!(
+        s["verdict"],
+        "TLE",
+        "the verdict it deserves: {s}\n{}",
+        w3.log()
+    );
+    let row = db
+        .query_one(
+            "SELECT s.crashes, s.host_deaths, j.judged_by FROM submissions s
+             JOIN judgings j ON j.id = s.current_judging WHERE s.id = $1",
+            &[&id],
+        )
+        .expect("row");
+    let (crashes, deaths, by): (i64, i64, String) = (row.get(0), row.get(1), row.get(2));
+    assert_eq!(
+        (crashes, deaths),
+        (0, 2),
+        "two hosts died, no judge crashed"
+    );
+    assert!(by.starts_with("judge-3~"), "{by}");
+    assert!(
+        w3.log().contains("heartbeat stopped too"),
+        "the taking host says whose fault it was:\n{}",
+        w3.log()
+    );
+    drop((w2, w3));
+    let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
 /// Polls `/healthz` until its status is `want` (each call may take the pool's 5 s connection
 /// timeout while the database is away); returns the last body.
 fn wait_health(d: &crate::daemon::Daemon, want: &str, within: Duration) -> serde_json::Value {

@@ -201,3 +201,66 @@ fn signal(which: &str, pids: &[i32]) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// The submit form carries a hidden idempotency key of its own: the same form sent again (a
+/// double click, a reload of the POST, a retry after a 503 or an answer that never came) is
+/// one submission, the first; the form loaded again has a new key and makes a second.
+#[test]
+fn a_submit_form_sent_twice_is_one_submission() {
+    require_root!();
+    use crate::websec::{header, login, request};
+    let site = Site::new("rate_limit_per_minute = 0");
+    let d = site.start();
+    let cookie = login(&d, ALICE);
+    let form_key = || -> String {
+        let (code, _, page) = request(&d, "GET", "/problems/aplusb", &[("Cookie", &cookie)], None);
+        assert_eq!(code, 200, "{page}");
+        let field = "name=\"idempotency_key\" value=\"";
+        let at = page.find(field).expect("a hidden idempotency field") + field.len();
+        let end = page[at..].find('"').expect("its value ends");
+        page[at..at + end].to_string()
+    };
+    let origin = d.url.clone();
+    let send = |key: &str| -> String {
+        let boundary = "ojd-form-boundary-7c1e";
+        let part = |name: &str, value: &str| {
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+        };
+        let body = format!(
+            "{}{}{}--{boundary}--\r\n",
+            part("language", "python"),
+            part("source", AC_PY),
+            part("idempotency_key", key)
+        );
+        let content_type = format!("multipart/form-data; boundary={boundary}");
+        let (code, hs, page) = request(
+            &d,
+            "POST",
+            "/problems/aplusb/submit",
+            &[
+                ("Cookie", &cookie),
+                ("Origin", &origin),
+                ("Sec-Fetch-Site", "same-origin"),
+                ("Content-Type", &content_type),
+            ],
+            Some(&body),
+        );
+        assert_eq!(code, 303, "post/redirect/get: {page}");
+        let to = header(&hs, "location").expect("a redirect").to_string();
+        assert!(to.starts_with("/submissions/"), "to the submission: {to}");
+        to
+    };
+    let (first, second) = (form_key(), form_key());
+    assert_ne!(first, second, "each form has its own key");
+    let once = send(&first);
+    assert_eq!(
+        send(&first),
+        once,
+        "the same form again is the same submission"
+    );
+    assert_ne!(send(&second), once, "another form makes another");
+    let (_, mine) = d.get("/api/v1/submissions", Some(ALICE));
+    assert_eq!(mine.as_array().map_or(0, Vec::len), 2, "{mine}");
+    let (status, _) = d.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}

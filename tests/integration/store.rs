@@ -60,6 +60,7 @@ macro_rules! store_suite {
                 concurrent_claims_take_each_submission_once,
                 an_expired_lease_is_claimed_again,
                 an_expired_claim_comes_before_a_backlog,
+                a_hosts_death_is_not_the_submissions_crash,
                 a_host_claims_no_submission_in_a_language_it_skips,
                 a_fast_host_clock_cannot_take_live_claims,
                 a_host_that_takes_over_its_own_claim_renews_it,
@@ -284,6 +285,96 @@ pub fn an_expired_claim_comes_before_a_backlog(s: &dyn Store) {
         .expect("claim")
         .expect("queued");
     assert!(after.id != id && !after.expired_lease, "{after:?}");
+}
+
+/// The poison-pill rule tells a host's death from a judging that ended under a live host.
+/// Two holders that die in turn (their heartbeat stops with the lease: killed, stopped) are
+/// the hosts' fault: a third host judges the submission as any other. A judging whose lease
+/// runs out while its host goes on beating (the judge crashed, the host lived) counts against
+/// the submission, and twice sets it aside; so does a third host's death.
+pub fn a_hosts_death_is_not_the_submissions_crash(s: &dyn Store) {
+    let beat = |host: &str, judging: &[i64]| {
+        s.heartbeat(host, "worker", 0, SHORT, judging, &Default::default())
+            .expect("beat");
+    };
+    let id = s.insert(&sub("a", "p"), 0).expect("insert");
+    beat("dead1", &[]);
+    let first = s.claim("dead1", 1, SHORT).expect("claim").expect("queued");
+    assert_eq!(first.id, id);
+    // dead1 beats once more, renewing the lease, then dies: its last beat is its last renewal.
+    beat("dead1", &[id]);
+    let_short_leases_run_out();
+    beat("dead2", &[]);
+    let second = s.claim("dead2", 2, SHORT).expect("claim").expect("expired");
+    assert_eq!((second.id, second.expired_lease), (id, true));
+    assert_eq!(
+        (second.holder_alive, second.crashes, second.host_deaths),
+        (false, 0, 1),
+        "dead1's heartbeat stopped with its lease: {second:?}"
+    );
+    // dead2 beats once just after its claim without renewing it (the beat read its judgings
+    // before the claim), then dies: still a host's death.
+    beat("dead2", &[]);
+    let_short_leases_run_out();
+    let third = s
+        .claim("judge3", 3, SHORT)
+        .expect("claim")
+        .expect("expired");
+    assert_eq!(
+        (
+            third.id,
+            third.holder_alive,
+            third.crashes,
+            third.host_deaths
+        ),
+        (id, false, 0, 2),
+        "{third:?}"
+    );
+    assert!(
+        !third.is_poison(),
+        "two hosts' deaths set it aside: {third:?}"
+    );
+    // judge3 lives on, but its judging of the submission ended: its heartbeats go on without
+    // renewing that lease.
+    let_short_leases_run_out();
+    beat("judge3", &[]);
+    let fourth = s
+        .claim("judge4", 4, SHORT)
+        .expect("claim")
+        .expect("expired");
+    assert_eq!(
+        (
+            fourth.id,
+            fourth.holder_alive,
+            fourth.crashes,
+            fourth.host_deaths
+        ),
+        (id, true, 1, 2),
+        "judge3 lived on past the lease: {fourth:?}"
+    );
+    assert!(!fourth.is_poison(), "{fourth:?}");
+    let_short_leases_run_out();
+    beat("judge4", &[]);
+    let fifth = s
+        .claim("judge5", 5, SHORT)
+        .expect("claim")
+        .expect("expired");
+    assert_eq!((fifth.crashes, fifth.holder_alive), (2, true), "{fifth:?}");
+    assert!(
+        fifth.is_poison(),
+        "its judge ended twice under a live host: {fifth:?}"
+    );
+    // A rejudging starts over; three hosts' deaths in a row set it aside as well.
+    s.rejudge(id).expect("rejudge");
+    for (n, host) in ["d1", "d2", "d3"].into_iter().enumerate() {
+        let c = s.claim(host, 6, SHORT).expect("claim").expect("claimable");
+        assert_eq!((c.id, c.crashes, c.host_deaths), (id, 0, n as u32), "{c:?}");
+        assert!(!c.is_poison(), "{c:?}");
+        let_short_leases_run_out();
+    }
+    let last = s.claim("d4", 7, SHORT).expect("claim").expect("expired");
+    assert_eq!((last.crashes, last.host_deaths), (0, 3), "{last:?}");
+    assert!(last.is_poison(), "{last:?}");
 }
 
 /// A host that cannot judge a language (its toolchain missing or failed) claims none of its
@@ -1143,6 +1234,27 @@ pub fn list_filters_by_current_verdict_and_language(s: &dyn Store) {
     assert!(s.make_current(&[c.judging]).expect("apply") == 1);
     assert_eq!(ids_of(&wa), [ids[5], ids[2], ids[1], ids[0]]);
     assert_eq!(s.count_matching(&wa).expect("count"), 4);
+
+    // By contest: the contest's own submissions (the jury's included), newest first, and
+    // their count; other filters still apply.
+    let c1 = s
+        .insert_in_contest(&sub("a", "p"), "c1", 1)
+        .expect("insert");
+    let other = s
+        .insert_in_contest(&sub("a", "p"), "c2", 2)
+        .expect("insert");
+    let jury = s
+        .insert_in_contest_as(&sub("admin", "p"), "c1", true, 3)
+        .expect("insert");
+    let mut in_c1 = filter(None, None, None);
+    in_c1.contest = Some("c1".into());
+    assert_eq!(ids_of(&in_c1), [jury, c1], "not {other} of c2");
+    assert_eq!(s.count_matching(&in_c1).expect("count"), 2);
+    in_c1.user = Some("a".into());
+    assert_eq!(ids_of(&in_c1), [c1]);
+    assert_eq!(s.count_matching(&in_c1).expect("count"), 1);
+    in_c1.contest = Some("none".into());
+    assert!(ids_of(&in_c1).is_empty());
 }
 
 pub fn counts_follow_the_current_judging(s: &dyn Store) {

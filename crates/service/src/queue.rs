@@ -9,8 +9,10 @@
 //! ([`Node::ready_to_claim`]). Other judge failures (a problem that vanished in a reload, a
 //! submission that met the same host fault again and again) are stored as verdict JE with the
 //! cause in the submission's `message`, and logged. A cancelled judging (shutdown) goes back to
-//! the queue. A poison pill, a submission whose judgings ended their judge process twice
-//! ([`ojd_store::POISON_CRASHES`]), is stored as a judge error at its next claim, unjudged. A judge host without a
+//! the queue. A poison pill, a submission whose judgings ended twice while their host lived on
+//! ([`ojd_store::POISON_CRASHES`]) or ended with their host three times
+//! ([`ojd_store::POISON_HOST_DEATHS`]: a host's death is most often its own), is stored as a
+//! judge error at its next claim, unjudged. A judge host without a
 //! problems folder judges the package version its claim names, from its
 //! [`Cache`](crate::blobs::Cache).
 
@@ -80,8 +82,15 @@ async fn worker(app: Arc<Node>) {
         {
             Ok(Some(claim)) => {
                 if claim.expired_lease {
+                    let why = if claim.holder_alive {
+                        "its judging ended while that host lived on, counted against the \
+                         submission"
+                    } else {
+                        "that host's heartbeat stopped too: the host's death, not the \
+                         submission's fault"
+                    };
                     log(&format!(
-                        "submission {}: taken over from a host whose lease ran out",
+                        "submission {}: taken over from a host whose lease ran out ({why})",
                         claim.id
                     ));
                     app.metrics
@@ -89,7 +98,7 @@ async fn worker(app: Arc<Node>) {
                         .fetch_add(1, Ordering::Relaxed);
                 }
                 failing = false;
-                if claim.crashes >= ojd_store::POISON_CRASHES {
+                if claim.is_poison() {
                     set_aside(&app, claim).await;
                     continue;
                 }
@@ -141,14 +150,14 @@ fn host_gave_up(cause: &str) -> String {
     )
 }
 
-/// A poison pill: a submission whose judging ended its judge process again and again (see
-/// [`Claim::crashes`]) is not judged once more, which would crash a host in a loop: it is
+/// A poison pill: a submission whose judging ended its judge again and again (see
+/// [`Claim::is_poison`]) is not judged once more, which would crash a host in a loop: it is
 /// stored as a judge error naming why, for an admin to see, and is never claimed again (a
 /// rejudge by an admin tries it afresh).
 async fn set_aside(app: &Arc<Node>, claim: Claim) {
     let (id, attempt, judging) = (claim.id, claim.attempt, claim.judging);
     app.metrics.judge_errors.fetch_add(1, Ordering::Relaxed);
-    let cause = poison_cause(claim.crashes);
+    let cause = poison_cause(claim.crashes, claim.host_deaths);
     log(&format!(
         "submission {id}: set aside as a judge error: {cause}"
     ));
@@ -157,13 +166,21 @@ async fn set_aside(app: &Arc<Node>, claim: Claim) {
     app.hub.end(id, judging, Live::Done { id });
 }
 
-/// The judge error's message of a poison pill that ended `crashes` judgings.
-fn poison_cause(crashes: u32) -> String {
-    format!(
-        "its judging ended the judge process {crashes} times (a host that died or was killed \
-         while judging it, its lease run out, or a restart that found it half-judged): set \
-         aside as a poison pill, not judged again until an admin rejudges it"
-    )
+/// The judge error's message of a poison pill whose judgings ended `crashes` times under a
+/// live host and `deaths` times with their host.
+fn poison_cause(crashes: u32, deaths: u32) -> String {
+    let how = if crashes >= ojd_store::POISON_CRASHES {
+        format!(
+            "its judging ended {crashes} times while its judge host lived on (the host's \
+             heartbeat went on, the judging stopped and its lease ran out)"
+        )
+    } else {
+        format!(
+            "its judging ended with its judge host {deaths} times (each host that judged it \
+             died, was killed or stopped, or restarted and found it half-judged)"
+        )
+    };
+    format!("{how}: set aside as a poison pill, not judged again until an admin rejudges it")
 }
 
 /// Runs `work` to its end, or returns the message of the panic that ended it.
@@ -450,9 +467,15 @@ mod tests {
 
     #[test]
     fn a_poison_pills_message_says_why_and_what_an_admin_may_do() {
-        let m = poison_cause(2);
-        assert!(m.contains("ended the judge process 2 times"), "{m}");
+        let m = poison_cause(2, 1);
+        assert!(
+            m.contains("ended 2 times while its judge host lived on"),
+            "{m}"
+        );
         assert!(m.contains("until an admin rejudges it"), "{m}");
+        let m = poison_cause(0, 3);
+        assert!(m.contains("ended with its judge host 3 times"), "{m}");
+        assert!(m.contains("poison pill"), "{m}");
     }
 
     #[tokio::test]

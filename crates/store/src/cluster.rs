@@ -243,8 +243,13 @@ impl<E: Engine> ClusterStore for E {
                stats = excluded.stats, label = excluded.label, version = excluded.version,
                stopped_at = NULL, paused = NULL"
         );
+        // A claim its holder left behind: the previous process of this identity (or a dead
+        // one of this label) ended while judging it, unless it stopped cleanly. That is a
+        // host's death, counted as such towards the poison pill (see `Claim::host_deaths`).
         let requeue = format!(
-            "{REQUEUE} WHERE state = 'judging' AND claimed_by IN (SELECT name FROM hosts
+            "{REQUEUE}, host_deaths = host_deaths + (SELECT CASE WHEN h.stopped_at IS NULL
+               THEN 1 ELSE 0 END FROM hosts h WHERE h.name = submissions.claimed_by)
+             WHERE state = 'judging' AND claimed_by IN (SELECT name FROM hosts
                WHERE name = $1 OR (label = $2 AND (stopped_at IS NOT NULL
                  OR last_seen < {now} - $3)))"
         );

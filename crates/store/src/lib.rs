@@ -343,16 +343,42 @@ pub struct Claim {
     /// Whether this claim took the submission over from a host whose lease ran out (it died,
     /// or lost the database), rather than from the queue.
     pub expired_lease: bool,
-    /// How many judgings of this submission ended with their judge process (a lease that ran
-    /// out, this one included; a restart that found it half-judged) since it was queued or
-    /// last rejudged: at [`POISON_CRASHES`] it is a poison pill, set aside as a judge error.
+    /// Whether the host whose lease ran out was still alive when this claim took it over: it
+    /// went on beating after its last renewal of this lease, so the judging ended under a live
+    /// host (counted in `crashes`). False for a claim from the queue, and for a holder whose
+    /// heartbeat stopped too (it died or was stopped: counted in `host_deaths`).
+    pub holder_alive: bool,
+    /// How many judgings of this submission ended while their host lived on (a lease its
+    /// live host stopped renewing, this one included) since it was queued or last rejudged:
+    /// at [`POISON_CRASHES`] it is a poison pill, set aside as a judge error.
     pub crashes: u32,
+    /// How many judgings of this submission ended with their host (its heartbeat stopped
+    /// too, this one included; a restart of the host that found it half-judged) since it was
+    /// queued or last rejudged: at [`POISON_HOST_DEATHS`] it is a poison pill too.
+    pub host_deaths: u32,
 }
 
-/// Judgings that ended with their judge process after which a submission is set aside as a
-/// judge error instead of being judged again (see [`Claim::crashes`]): one may be a host that
-/// died of its own cause; a second in a row is the submission killing its judge.
+impl Claim {
+    /// Whether this submission is a poison pill, to set aside unjudged: its judgings ended
+    /// their judge under a live host [`POISON_CRASHES`] times, or ended with their host
+    /// [`POISON_HOST_DEATHS`] times.
+    pub fn is_poison(&self) -> bool {
+        self.crashes >= POISON_CRASHES || self.host_deaths >= POISON_HOST_DEATHS
+    }
+}
+
+/// Judgings ended under a live host after which a submission is set aside as a judge error
+/// instead of being judged again (see [`Claim::crashes`]): the host lived on, so the judging
+/// itself failed, and a second time is the submission's doing, not chance.
 pub const POISON_CRASHES: u32 = 2;
+
+/// Judgings ended with their host (killed, stopped past its lease, crashed, powered off) after
+/// which a submission is set aside (see [`Claim::host_deaths`]). A host's death is most often
+/// the host's own: two in a row under one submission happen in a fault run (one killed, the
+/// next stopped) and are not the submission's fault, so that submission is judged by a third
+/// host. A submission that takes down every host that judges it still stops at the third,
+/// rather than crashing hosts in a loop.
+pub const POISON_HOST_DEATHS: u32 = 3;
 
 /// Which submissions to list, newest first. Every field is applied in SQL by the backend, so a
 /// page of a rare verdict costs one query, not a scan in the web layer.
@@ -367,6 +393,9 @@ pub struct ListFilter {
     pub verdict: Option<Verdict>,
     /// Only submissions in this language (its configured name, e.g. `cpp`).
     pub language: Option<String>,
+    /// Only submissions made through this contest (linked to it in `contest_submissions`;
+    /// the jury's included).
+    pub contest: Option<String>,
     /// Only submissions not done yet: queued or being judged (the queue page).
     pub pending: bool,
     /// Only ids below this one (paging).

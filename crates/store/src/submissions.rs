@@ -23,12 +23,22 @@ pub(crate) const INFO_COLUMNS: &str = r#"s.id, s."user", s.problem, s.language, 
 pub(crate) const INFO_FROM: &str = "submissions s LEFT JOIN judgings j ON j.id = s.current_judging";
 
 /// A [`ListFilter`]'s conditions over [`INFO_FROM`]: $1 user, $2 problem, $3 verdict code,
-/// $4 language, $5 pending only. The text depends on which filters are set (never on their
-/// values): a set one is a plain comparison an index serves (SQLite plans `$1 IS NULL OR
-/// user = $1` as a scan of the whole table), an unset one a constant that holds.
-fn list_where(f: &ListFilter) -> String {
+/// $4 language, $5 pending only, `contest` (the placeholder of the contest's name). The text
+/// depends on which filters are set (never on their values): a set one is a plain comparison
+/// an index serves (SQLite plans `$1 IS NULL OR user = $1` as a scan of the whole table), an
+/// unset one a constant that holds.
+fn list_where(f: &ListFilter, contest: &str) -> String {
     let cond = |set: bool, yes: &str, no: &str| if set { yes } else { no }.to_string();
     [
+        // The contest's own rows, from its index `(contest, submission, jury)`: a contest's
+        // few thousand among a million, never a scan of the table.
+        if f.contest.is_some() {
+            format!(
+                "s.id IN (SELECT cs.submission FROM contest_submissions cs WHERE cs.contest = {contest})"
+            )
+        } else {
+            format!("{contest} IS NULL")
+        },
         cond(f.user.is_some(), r#"s."user" = $1"#, "$1 IS NULL"),
         cond(f.problem.is_some(), "s.problem = $2", "$2 IS NULL"),
         // The current judging's verdict as the row keeps it (schema entry 19): its index
@@ -43,6 +53,21 @@ fn list_where(f: &ListFilter) -> String {
     ]
     .join(" AND ")
 }
+
+/// Whether the host holding the expired claim of submission `s` was alive when the claim is
+/// taken over (an SQL condition; `LEASE_MS` stands for the lease in milliseconds, the same on
+/// every host): it has not stopped, and it beat in the second half of the lease it did not
+/// renew (a renewal sets `lease_until` to the heartbeat's time plus the lease, in the
+/// heartbeat's own transaction). Then the judging ended while its host went on beating (every
+/// `HEARTBEAT`, a fraction of the lease): the judge crashed or lost the claim, which may be the
+/// submission's doing. Otherwise the host's heartbeat stopped with the lease (killed, stopped,
+/// cut off from the database): the host's death, not the submission's. Half a lease, not any
+/// later beat: a beat that read its judgings just before the claim and wrote just after it
+/// (or one in the instant between a claim and its judging's start) renews nothing, and must
+/// not make a host that dies right after look alive. Read by the database's clock only.
+pub(crate) const HOLDER_ALIVE: &str = "EXISTS (SELECT 1 FROM hosts h
+        WHERE h.name = s.claimed_by AND h.stopped_at IS NULL
+          AND h.last_seen > s.lease_until - LEASE_MS / 2)";
 
 /// Puts submissions back in the queue, their claims dropped (the caller adds its conditions).
 pub(crate) const REQUEUE: &str =
@@ -401,9 +426,10 @@ impl<E: Engine> Store for E {
 
     fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError> {
         let what = "requeue interrupted submissions";
-        // Its judging ended with its judge process: counted towards the poison pill.
+        // A restart found it half-judged: its judging ended with its host (the previous
+        // process), counted as a host's death towards the poison pill.
         let sql = format!(
-            "{REQUEUE}, crashes = crashes + 1
+            "{REQUEUE}, host_deaths = host_deaths + 1
              WHERE state = 'judging' AND ($1 IS NULL OR claimed_by = $1)"
         );
         self.exec(what, &sql, args![host])
@@ -443,7 +469,7 @@ impl<E: Engine> Store for E {
         let sql = format!(
             "SELECT {INFO_COLUMNS} FROM {INFO_FROM} WHERE {} AND {}
              ORDER BY s.id DESC LIMIT $7",
-            list_where(f),
+            list_where(f, "$8"),
             if f.before.is_some() {
                 "s.id < $6"
             } else {
@@ -458,23 +484,22 @@ impl<E: Engine> Store for E {
             &f.language,
             f.pending,
             f.before,
-            f.limit
+            f.limit,
+            &f.contest
         ];
         self.rows("list submissions", &sql, args, info_row)
     }
 
     fn count_matching(&self, f: &ListFilter) -> Result<u64, StoreError> {
         let any = |v: &Option<String>| v.is_none();
-        if any(&f.user) && any(&f.problem) && any(&f.language) && f.verdict.is_none() {
+        let any_row = any(&f.user) && any(&f.problem) && any(&f.language) && any(&f.contest);
+        if any_row && f.verdict.is_none() {
             // Every submission, or every pending one: the counters, not the table.
             let sql = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM submission_counts
                  WHERE NOT $1 OR state <> 'done'";
             return self.one("count submissions", sql, args![f.pending], |r| r.get(0));
         }
-        if let (Some(v), true) = (
-            f.verdict,
-            any(&f.user) && any(&f.problem) && any(&f.language),
-        ) {
+        if let (Some(v), true) = (f.verdict, any_row) {
             // A verdict alone (a third of a million rows may match): the counters too.
             let sql = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM submission_counts
                  WHERE verdict = $1 AND (NOT $2 OR state <> 'done')";
@@ -483,25 +508,41 @@ impl<E: Engine> Store for E {
         }
         // The filters are the row's own columns: no join to count (the judging's would visit
         // every matching row's judging: 150 ms for a problem's 50,000 on SQLite).
-        let sql = format!("SELECT COUNT(*) FROM submissions s WHERE {}", list_where(f));
+        let sql = format!(
+            "SELECT COUNT(*) FROM submissions s WHERE {}",
+            list_where(f, "$6")
+        );
         let verdict = f.verdict.map(Verdict::code);
-        let args = args![&f.user, &f.problem, verdict, &f.language, f.pending];
+        let args = args![
+            &f.user,
+            &f.problem,
+            verdict,
+            &f.language,
+            f.pending,
+            &f.contest
+        ];
         self.one("count submissions", &sql, args, |r| r.get(0))
     }
 
     // A rejudging is an admin's decision to try again: a set-aside poison pill starts over.
     fn rejudge(&self, id: i64) -> Result<bool, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = NULL, crashes = 0 WHERE id = $1");
+        let sql = format!(
+            "{REQUEUE}, pending_rejudging = NULL, crashes = 0, host_deaths = 0 WHERE id = $1"
+        );
         Ok(self.exec("rejudge a submission", &sql, args![id])? > 0)
     }
 
     fn rejudge_problem(&self, problem: &str) -> Result<u64, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = NULL, crashes = 0 WHERE problem = $1");
+        let sql = format!(
+            "{REQUEUE}, pending_rejudging = NULL, crashes = 0, host_deaths = 0 WHERE problem = $1"
+        );
         self.exec("rejudge a problem", &sql, args![problem])
     }
 
     fn enqueue_rejudging(&self, submissions: &[i64], rejudging: i64) -> Result<u64, StoreError> {
-        let sql = format!("{REQUEUE}, pending_rejudging = $2, crashes = 0 WHERE id = ANY($1)");
+        let sql = format!(
+            "{REQUEUE}, pending_rejudging = $2, crashes = 0, host_deaths = 0 WHERE id = ANY($1)"
+        );
         self.exec("queue a rejudging", &sql, args![submissions, rejudging])
     }
 

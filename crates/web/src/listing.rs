@@ -92,6 +92,7 @@ impl ListQuery {
             problem: nonempty(&self.problem),
             verdict,
             language,
+            contest: None,
             pending: false,
             before: self.before,
             limit: self.limit.unwrap_or(PAGE_ROWS).min(MAX_ROWS),

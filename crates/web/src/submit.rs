@@ -266,6 +266,24 @@ async fn accept_inner(
 /// answer that never came, or a 503) returns the first instead of queueing a second.
 pub(crate) const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
+/// A new idempotency key for a submit form (its hidden field `idempotency_key`): 128 random
+/// bits in hex. The form sent twice (a double click, a reload of the POST, a retry after a
+/// 503 or an answer that never came) is then one submission, the first. Keys are unique per
+/// user only, so a key need not be secret: without `/dev/urandom`, the clock in nanoseconds
+/// and the process id.
+pub(crate) fn form_key() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        return format!("{nanos:x}-{:x}", std::process::id());
+    }
+    ojd_judge::hex_encode(&bytes)
+}
+
 /// An idempotency key as given (header or form field `name`): 1 to 255 visible ASCII
 /// characters.
 pub(crate) fn idempotency_key(name: &str, value: &[u8]) -> Result<String, AppError> {

@@ -344,10 +344,12 @@ impl PgStore {
 /// [`Store::claim_except`](crate::Store::claim_except) as one statement: $1 now (the host's,
 /// recorded), $2 host, $3 the lease in milliseconds, $4 the languages not to claim; leases are set and expire by the database's clock.
 /// Returns the claim's columns in [`Claim`]'s order, then the judging, then whether it took
-/// over an expired lease, then the submission's crashes (counting this one).
+/// over an expired lease, then the submission's crashes and host deaths (counting this one),
+/// then whether the holder of the expired lease was alive (see `submissions::HOLDER_ALIVE`).
 const CLAIM: &str = r#"
 WITH next AS (
-    SELECT s.id, s.state = 'judging' AS expired FROM submissions s
+    SELECT s.id, s.state = 'judging' AS expired,
+        s.state = 'judging' AND HOLDER_ALIVE AS alive FROM submissions s
     LEFT JOIN fairness f ON f."user" = s."user"
     WHERE (s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < NOW_MS))
         AND NOT (s.language = ANY($4))
@@ -356,11 +358,12 @@ WITH next AS (
 ), claimed AS (
     UPDATE submissions s SET state = 'judging', claimed_at = $1, claimed_by = $2,
         lease_until = NOW_MS + $3, attempts = s.attempts + 1,
-        crashes = s.crashes + CASE WHEN next.expired THEN 1 ELSE 0 END
+        crashes = s.crashes + CASE WHEN next.alive THEN 1 ELSE 0 END,
+        host_deaths = s.host_deaths + CASE WHEN next.expired AND NOT next.alive THEN 1 ELSE 0 END
     FROM next WHERE s.id = next.id
     RETURNING s.id, s.attempts, s.pending_rejudging, s."user", s.problem, s.language, s.source,
         (SELECT version FROM problem_current c WHERE c.problem = s.problem) AS version,
-        next.expired, s.crashes
+        next.expired, s.crashes, s.host_deaths, next.alive
 ), judging AS (
     INSERT INTO judgings (submission, attempt, rejudging, judged_by, started_at, package_version)
     SELECT id, attempts, pending_rejudging, $2, $1, version FROM claimed
@@ -370,7 +373,7 @@ WITH next AS (
     ON CONFLICT ("user") DO UPDATE SET last_claim = excluded.last_claim
 )
 SELECT c.id, c.attempts, c.pending_rejudging, c."user", c.problem, c.language, c.source,
-    c.version, j.id, c.expired, c.crashes
+    c.version, j.id, c.expired, c.crashes, c.host_deaths, c.alive
 FROM claimed c, judging j"#;
 
 impl Engine for PgStore {
@@ -397,7 +400,10 @@ impl Engine for PgStore {
         // now rather than waiting for them), claim, open the judging under the package
         // version current in this statement's snapshot (a publish in flight is invisible until
         // it commits whole), and record the claim for fairness.
-        let sql = CLAIM.replace("NOW_MS", Self::NOW_MS);
+        let sql = CLAIM
+            .replace("HOLDER_ALIVE", crate::submissions::HOLDER_ALIVE)
+            .replace("LEASE_MS", "$3")
+            .replace("NOW_MS", Self::NOW_MS);
         self.row(
             "claim a submission",
             &sql,
@@ -415,6 +421,8 @@ impl Engine for PgStore {
                     judging: r.get(8)?,
                     expired_lease: r.get(9)?,
                     crashes: r.get(10)?,
+                    host_deaths: r.get(11)?,
+                    holder_alive: r.get(12)?,
                 })
             },
         )

@@ -61,7 +61,7 @@ GRANT USAGE ON SCHEMA public TO ojd_judge_hosts;
 GRANT SELECT ON ojd_schema, packages, blobs, problem_current, rejudging_items
     TO ojd_judge_hosts;
 GRANT SELECT, UPDATE (state, claimed_at, claimed_by, lease_until, attempts, current_judging,
-    pending_rejudging, crashes) ON submissions TO ojd_judge_hosts;
+    pending_rejudging, crashes, host_deaths) ON submissions TO ojd_judge_hosts;
 GRANT SELECT, INSERT, UPDATE ON judgings, fairness, hosts TO ojd_judge_hosts;
 GRANT INSERT ON judging_results TO ojd_judge_hosts;
 -- Sequences: the claim order, and the ids of the rows it adds; never another sequence (an

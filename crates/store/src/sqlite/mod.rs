@@ -98,19 +98,22 @@ impl Engine for SqliteStore {
         skip: &[String],
     ) -> Res<Option<Claim>> {
         let next = format!(
-            "SELECT s.id, s.user, s.state = 'judging' FROM submissions s
+            "SELECT s.id, s.user, s.state = 'judging', s.state = 'judging' AND {alive}
+             FROM submissions s
              LEFT JOIN fairness f ON f.user = s.user
              WHERE (s.state = 'queued' OR (s.state = 'judging' AND s.lease_until < {now_ms}))
                AND NOT (s.language = ANY($1))
              ORDER BY s.state = 'judging' DESC, COALESCE(f.last_claim, 0), s.id LIMIT 1",
-            now_ms = Self::NOW_MS
+            now_ms = Self::NOW_MS,
+            alive = crate::submissions::HOLDER_ALIVE.replace("LEASE_MS", "$2"),
         );
         let claim = format!(
             "UPDATE submissions SET state = 'judging', claimed_at = $2, claimed_by = $3,
                lease_until = {now_ms} + $4, attempts = attempts + 1,
-               crashes = crashes + CASE WHEN state = 'judging' THEN 1 ELSE 0 END
+               crashes = crashes + $5, host_deaths = host_deaths + $6
              WHERE id = $1
-             RETURNING attempts, pending_rejudging, problem, language, source, crashes",
+             RETURNING attempts, pending_rejudging, problem, language, source, crashes,
+               host_deaths",
             now_ms = Self::NOW_MS
         );
         let version = "SELECT version FROM problem_current WHERE problem = $1";
@@ -122,14 +125,18 @@ impl Engine for SqliteStore {
              ON CONFLICT (user) DO UPDATE SET last_claim = excluded.last_claim";
         self.tx("start a claim", "commit a claim", |c| {
             let what = "find the next submission";
-            let found = c.row(what, &next, args![skip], |r| {
-                Ok((r.get(0)?, r.get::<String>(1)?, r.get(2)?))
+            let found = c.row(what, &next, args![skip, lease_ms], |r| {
+                Ok((r.get(0)?, r.get::<String>(1)?, r.get(2)?, r.get::<bool>(3)?))
             })?;
-            let Some((id, user, expired_lease)) = found else {
+            let Some((id, user, expired_lease, holder_alive)): Option<(i64, String, bool, bool)> =
+                found
+            else {
                 return Ok(None);
             };
-            let args = args![id, now, host, lease_ms];
-            let (attempt, rejudging, problem, language, source, crashes) =
+            let crashed = i64::from(holder_alive);
+            let died = i64::from(expired_lease && !holder_alive);
+            let args = args![id, now, host, lease_ms, crashed, died];
+            let (attempt, rejudging, problem, language, source, (crashes, host_deaths)) =
                 c.one("claim a submission", &claim, args, |r| {
                     Ok((
                         r.get(0)?,
@@ -137,7 +144,7 @@ impl Engine for SqliteStore {
                         r.get::<String>(2)?,
                         r.get(3)?,
                         r.get(4)?,
-                        r.get(5)?,
+                        (r.get(5)?, r.get(6)?),
                     ))
                 })?;
             let what = "find the problem's package version";
@@ -157,7 +164,9 @@ impl Engine for SqliteStore {
                 language,
                 source,
                 expired_lease,
+                holder_alive,
                 crashes,
+                host_deaths,
             }))
         })
     }

@@ -145,6 +145,8 @@ fn problem_page(
                     }
                 }
                 label { "or a file " input type="file" name="file" #file; }
+                // One submission however often the form is sent (see `submit::form_key`).
+                input type="hidden" name="idempotency_key" value=(crate::submit::form_key());
                 p.hint #both-hint hidden { "A file is chosen and text is pasted: clear one of them (the form refuses both)." }
                 button type="submit" #submit-button { "Submit" }
             }
