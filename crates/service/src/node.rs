@@ -519,7 +519,7 @@ impl Node {
     /// Runs a store operation on a blocking thread. Under [`answering_within`] (a request's
     /// reads) the caller waits at most that long, then has [`StoreError::Unreachable`]: a
     /// hung database makes a page answer 503, not wait; the operation itself runs on.
-    pub async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, DbError>
+    pub(crate) async fn db<T, F>(self: &Arc<Self>, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
         F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
@@ -696,11 +696,9 @@ impl Node {
         self.wake.notify_one();
     }
 
-    /// The store itself, for the web's reads and writes that have no typed operation here
-    /// yet (contests, rejudgings, users, the Contest API). Every submission's life and every
-    /// viewer's read of one goes through the typed operations ([`Node::submit`],
-    /// [`Node::seen`]); what still uses this is the next to move (issue 38).
-    pub fn store(&self) -> &Arc<dyn Store> {
+    /// The store itself, for the service's own modules: outside the service every read and
+    /// write goes through a typed operation ([`Node::submit`], [`Node::seen`], ...).
+    pub(crate) fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
 }
