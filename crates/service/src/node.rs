@@ -256,7 +256,7 @@ tokio::task_local! {
     static DB_WAIT: Duration;
 }
 
-/// Runs `f` (a request's handling) with each of its store operations ([`Node::db`]) waited
+/// Runs `f` (a request's handling) with each of its store operations (`Node::db`) waited
 /// for at most `limit`: past it the caller gets [`StoreError::Unreachable`] (the web answers
 /// 503) while the operation runs on in its thread. For reads, whose result nobody else waits
 /// for; a write that must not happen after its client was told 503 is gated as

@@ -123,7 +123,7 @@ fn sorted_clarifications(
 }
 
 /// The Contest API's reads as a request makes them: off the runtime, under the request's
-/// wait for the database ([`Node::db`]).
+/// wait for the database (`Node::db`).
 impl Node {
     /// Contest `contest`'s [`Records`], read at once.
     pub async fn ccs_records(self: &Arc<Self>, contest: String) -> Result<Records, DbError> {
