@@ -67,7 +67,11 @@ impl Once {
         let digest: [u8; 32] = Sha256::digest(what).into();
         let k = (user.to_string(), key.to_string());
         let mut all = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        all.retain(|_, e| e.at.elapsed() < KEPT_FOR);
+        // An expired key is forgotten when it is met; the whole map is swept only when it is
+        // full, not on every request.
+        if all.get(&k).is_some_and(|e| e.at.elapsed() >= KEPT_FOR) {
+            all.remove(&k);
+        }
         if let Some(e) = all.get(&k) {
             if e.digest != digest {
                 return Err(OnceError::Reused(key.to_string()));
@@ -76,6 +80,9 @@ impl Once {
                 State::Running => Err(OnceError::InFlight(key.to_string())),
                 State::Done(id) => Ok(Begun::Done(id.clone())),
             };
+        }
+        if all.len() >= MAX_KEYS {
+            all.retain(|_, e| e.at.elapsed() < KEPT_FOR);
         }
         if all.len() >= MAX_KEYS {
             // Answered keys only: a running one's ticket still expects its entry.
