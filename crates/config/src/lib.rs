@@ -124,6 +124,10 @@ pub struct ServerConfig {
     /// config.toml); `0s` computes on every request.
     #[serde(default = "one_second", with = "duration_text")]
     pub standings_cache: Duration,
+    /// How old an event of the Contest API's feed must be before it is sent (see
+    /// config.toml): the window in which another node may still store an earlier one.
+    #[serde(default = "two_seconds", with = "duration_text")]
+    pub feed_settle: Duration,
     /// A SQLite file or a PostgreSQL URL, which may hold a password: never printed.
     pub database: Secret<PathBuf>,
     /// Judging workers; 0 means one per core.
@@ -168,6 +172,10 @@ fn thirty_days() -> Duration {
 
 fn one_second() -> Duration {
     Duration::from_secs(1)
+}
+
+fn two_seconds() -> Duration {
+    Duration::from_secs(2)
 }
 
 /// A student (or admin) known by token.

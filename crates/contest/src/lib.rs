@@ -15,6 +15,7 @@
 #![allow(missing_docs)]
 
 pub mod awards;
+pub mod balloons;
 pub mod clock;
 pub mod edit;
 pub mod finalize;

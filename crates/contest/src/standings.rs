@@ -32,6 +32,9 @@ use serde::Serialize;
 use super::model::{Contest, Scoring};
 use ojd_judge::Verdict;
 
+mod input;
+pub use input::{attempt, group_scores, jury, ranked_entries};
+
 /// A submission as the standings see it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attempt {

@@ -1,19 +1,14 @@
-//! Contests' operations over the store, as the service offers them to the web: the standings'
-//! input, the freeze, balloons, clarifications, the jury's verdicts and the audit log. The
-//! domain (what counts, who sees what of a contest) is `ojd-contest`'s; these read and write the
-//! rows it works on, each in one store call or transaction.
-//!
-//! The reads marked "blocking" are for computations already on the blocking pool (the standings
-//! cache computes a table once per change, under its lock): run them through
-//! [`Node::blocking`].
+//! Contests' operations over the store, as the service offers them to the web: the freeze,
+//! balloons' marks, clarifications, the jury's verdicts and the audit log (the standings, the
+//! results, the balloon queue and the finalize checklist are in `standings.rs`). The domain
+//! (what counts, who sees what of a contest) is `ojd-contest`'s; these read and write the rows
+//! it works on, each in one store call or transaction.
 
 use std::sync::{Arc, Mutex};
 
-use ojd_contest::finalize::Checklist;
 use ojd_judge::Verdict;
 use ojd_store::{
-    now_ms, AnswerRecord, AuditEntry, BalloonDone, Clarification, FreezeChange, JudgingDetail,
-    NewClarification, RejudgingState, StandingsEntry, StoreError, SubmissionInfo,
+    now_ms, AnswerRecord, AuditEntry, Clarification, NewClarification, StoreError, SubmissionInfo,
 };
 
 use crate::node::{DbError, Node};
@@ -57,53 +52,6 @@ pub struct Overridden {
 static ASKING: Mutex<()> = Mutex::new(());
 
 impl Node {
-    /// Runs `f`, a computation over this node's blocking reads (below), on the blocking pool,
-    /// under the same wait as every database read.
-    pub async fn blocking<T, F>(self: &Arc<Self>, f: F) -> Result<T, DbError>
-    where
-        T: Send + 'static,
-        F: FnOnce() -> Result<T, StoreError> + Send + 'static,
-    {
-        self.db(move |_| f()).await
-    }
-
-    /// Every submission made through `contest` that the standings may rank, with its current
-    /// verdict and the jury's (one light query). Blocking.
-    pub fn standings_input(&self, contest: &str) -> Result<Vec<StandingsEntry>, StoreError> {
-        self.store.standings_input(contest)
-    }
-
-    /// A judging with its tests (the scoring groups' points are computed from them). Blocking.
-    pub fn judging_detail(&self, judging: i64) -> Result<Option<JudgingDetail>, StoreError> {
-        self.store.judging(judging)
-    }
-
-    /// The last freeze or unfreeze of `contest`'s standings by an admin. Blocking.
-    pub fn freeze_change(&self, contest: &str) -> Result<Option<FreezeChange>, StoreError> {
-        self.store.freeze_change(contest)
-    }
-
-    /// The balloons of `contest` marked delivered. Blocking.
-    pub fn balloons_done(&self, contest: &str) -> Result<Vec<BalloonDone>, StoreError> {
-        self.store.balloons_done(contest)
-    }
-
-    /// What finalizing `contest` warns of: its judge errors and pending judgings, its questions
-    /// without an answer and the open rejudgings that cover any of its submissions. Blocking.
-    pub fn finalize_checklist(&self, contest: &str) -> Result<Checklist, StoreError> {
-        let store = &self.store;
-        let entries = store.standings_input(contest)?;
-        let clars = store.clarifications(contest)?;
-        let mut open = Vec::new();
-        for r in store.rejudgings()? {
-            if r.state == RejudgingState::Open {
-                let items = store.rejudging_items(r.id)?;
-                open.push((r.id, items.into_iter().map(|i| i.submission).collect()));
-            }
-        }
-        Ok(Checklist::new(&entries, &clars, &open))
-    }
-
     /// Every submission made through `contest`, oldest first.
     pub async fn contest_submissions(
         self: &Arc<Self>,

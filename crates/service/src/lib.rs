@@ -27,6 +27,7 @@ mod once;
 pub mod package;
 mod queue;
 mod rejudgings;
+mod standings;
 mod submissions;
 mod viewer;
 mod worker;
@@ -91,6 +92,8 @@ pub use rejudgings::{Created, Rejudgeable, RejudgingRecord, RejudgingRefused};
 /// Contests' operations over the store: the standings' input, the freeze, balloons,
 /// clarifications, the jury's verdicts, the audit log; and the rows they return.
 pub use contests::{AskLimit, NewQuestion, Overridden};
+/// A rejudging's moves in a contest's standings ([`Node::rejudging_effects`]).
+pub use standings::ContestEffect;
 pub use ojd_store::{
     AnswerRecord, AuditEntry, BalloonDone, Clarification, FreezeChange, StandingsEntry,
 };

@@ -314,6 +314,8 @@ pub struct Node {
     pub(crate) health: Health,
     /// The flock on `<database>.lock`, held while the daemon runs.
     db_lock: std::sync::Mutex<Option<std::fs::File>>,
+    /// Contests' standings tables, computed once per change (`standings`).
+    pub(crate) boards: crate::standings::Boards,
 }
 
 /// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
@@ -477,6 +479,7 @@ impl Node {
         if shared {
             hub.forward_to(store.clone(), host.clone());
         }
+        let boards = crate::standings::Boards::new(config.server.standings_cache);
         Ok(Arc::new(Node {
             config,
             judge: Arc::new(judge),
@@ -496,6 +499,7 @@ impl Node {
             beat_stop: Arc::new(AtomicBool::new(false)),
             health: Health::default(),
             db_lock: std::sync::Mutex::new(None),
+            boards,
         }))
     }
 

@@ -138,7 +138,7 @@ impl App {
     /// The web layer over a started node.
     fn over(node: Arc<Node>) -> Arc<App> {
         Arc::new(App {
-            contests: contests::Registry::load(node.config()),
+            contests: contests::Registry::load(&node),
             limiter: auth::limit::RateLimiter::new(node.config().server.rate_limit_per_minute),
             tokens: auth::TokenCache::default(),
             guards: Arc::new(security::Guards::new()),

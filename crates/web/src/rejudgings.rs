@@ -11,21 +11,18 @@
 //! `ojd_service::Node::create_rejudging`). Until then students see the old verdicts; afterwards its
 //! diff stays on `/admin/rejudgings/{id}` as the record of what changed.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::contests::standings::{attempts, group_scores};
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_judge::Verdict;
-use ojd_service::contest::rejudging::{self, Diff, Move, Outcome, Pair, TestChange};
-use ojd_service::contest::standings::{self, Judged};
-use ojd_service::contest::Scoring;
-use ojd_service::{Created, Rejudgeable, RejudgingRecord, RejudgingRefused, StoreError};
-use ojd_service::{JudgingDetail, RejudgeFilter, RejudgingInfo, RejudgingItem};
+use ojd_service::contest::rejudging::{self, Diff, Outcome, Pair, TestChange};
+use ojd_service::{ContestEffect, Created, Rejudgeable, RejudgingRecord, RejudgingRefused};
+use ojd_service::{JudgingDetail, RejudgeFilter, RejudgingInfo};
 
 /// What an admin asks to rejudge; at least one field.
 #[derive(Deserialize, Default, Debug)]
@@ -215,15 +212,6 @@ async fn begin(
     Ok(Started { id, submissions })
 }
 
-/// The standings' moves in one contest.
-#[derive(Serialize)]
-pub(crate) struct ContestEffect {
-    pub(crate) contest: String,
-    pub(crate) title: String,
-    pub(crate) scoring: Scoring,
-    pub(crate) moves: Vec<Move>,
-}
-
 /// Everything the API and the page show about a rejudging.
 #[derive(Serialize)]
 pub(crate) struct Report {
@@ -264,73 +252,17 @@ pub(crate) async fn report(app: &Arc<App>, id: i64) -> Result<Option<Report>, Ap
         })
         .collect();
     let diff = rejudging::diff(&pairs);
-    // The standings read the contests' submissions: on a blocking thread.
-    let a = app.clone();
-    let standings = tokio::task::spawn_blocking(move || effects(&a, &items, &details))
-        .await
-        .map_err(|e| AppError::Internal(format!("a database task failed: {e}")))??;
+    // Who moves in each contest that ranks a rejudged submission: the service's.
+    let contests = app.contests.get().contests.clone();
+    let standings = app
+        .node
+        .rejudging_effects(contests, items, details)
+        .await?;
     Ok(Some(Report {
         info,
         diff,
         standings,
     }))
-}
-
-/// Who moves in each contest that holds a rejudged submission: the standings (as admins see
-/// them) with every item's old judging against the same with its new one.
-fn effects(
-    app: &App,
-    items: &[RejudgingItem],
-    details: &HashMap<i64, JudgingDetail>,
-) -> Result<Vec<ContestEffect>, StoreError> {
-    let mut out = Vec::new();
-    let by_id: HashMap<i64, &RejudgingItem> = items.iter().map(|i| (i.submission, i)).collect();
-    for c in &app.contests.get().contests {
-        // Ranked submissions only (participants', not the jury's), as the standings rank them.
-        let subs = crate::contests::standings::ranked_submissions(app, c)?;
-        if !subs.iter().any(|s| by_id.contains_key(&s.id)) {
-            continue;
-        }
-        let base = attempts(app, c, &subs)?;
-        let with = |pick: fn(&RejudgingItem) -> Option<i64>| {
-            let mut list = base.clone();
-            for (a, s) in list.iter_mut().zip(&subs) {
-                let Some(item) = by_id.get(&a.id) else {
-                    continue;
-                };
-                if s.overridden.is_some() {
-                    // The jury's override wins over both judgings.
-                    continue;
-                }
-                let Some(d) = pick(item).and_then(|j| details.get(&j)) else {
-                    continue;
-                };
-                a.result = d.info.verdict.map(|verdict| Judged {
-                    verdict,
-                    score_milli: d.info.score_milli.unwrap_or(0),
-                    groups: app
-                        .node
-                        .catalog()
-                        .get(&a.problem)
-                        .filter(|_| c.scoring == Scoring::Ioi)
-                        .map(|e| group_scores(&e.problem, &d.tests, &d.partial))
-                        .unwrap_or_default(),
-                });
-            }
-            list
-        };
-        let listed = crate::contests::standings::participants(c);
-        let (b, a) = (with(|i| i.before), with(|i| i.after.or(i.before)));
-        let before = standings::compute(c, &b, &listed, None);
-        let after = standings::compute(c, &a, &listed, None);
-        out.push(ContestEffect {
-            contest: c.id.clone(),
-            title: c.title.clone(),
-            scoring: c.scoring,
-            moves: rejudging::standings_effect(&before, &after),
-        });
-    }
-    Ok(out)
 }
 
 /// The per-test changes of one submission of rejudging `id`.

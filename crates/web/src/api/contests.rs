@@ -14,7 +14,6 @@ use serde::Serialize;
 use crate::auth::extract::{Admin, MaybeUser};
 use crate::contests::clarifications::{self, AnswerBody, AskBody};
 use crate::contests::controls::{self, ClockBody};
-use crate::contests::standings;
 use crate::contests::{balloons, clock, csv, define, find, problems_for, results};
 use crate::error::AppError;
 use crate::user::User;
@@ -95,15 +94,7 @@ async fn list(
     let now = now_ms();
     let admin = user.is_some_and(|u| u.admin);
     let loaded = app.contests.get();
-    let a = app.clone();
-    let l2 = loaded.clone();
-    let states = crate::contests::blocking(&app, move || {
-        l2.contests
-            .iter()
-            .map(|c| crate::contests::read_freeze(&a, c))
-            .collect::<Result<Vec<_>, _>>()
-    })
-    .await?;
+    let states = app.node.freeze_states(loaded.contests.clone()).await?;
     let out = loaded
         .contests
         .iter()
@@ -134,9 +125,7 @@ async fn one(
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, AppError> {
     let c = find(&app, &id)?;
-    let (a, c2) = (app.clone(), c.clone());
-    let freeze =
-        crate::contests::blocking(&app, move || crate::contests::read_freeze(&a, &c2)).await?;
+    let freeze = crate::contests::read_freeze(&app, &c).await?;
     let problems = problems_for(&app, &c, user.as_ref());
     let message = (problems.is_empty() && c.phase(now_ms()) == Phase::Before).then(|| {
         format!(
@@ -165,9 +154,12 @@ async fn standings_json(
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
     let c = find(&app, &id)?;
-    let a = app.clone();
-    let body =
-        crate::contests::blocking(&app, move || standings::json(&a, &c, user.as_ref())).await?;
+    let json = app
+        .node
+        .standings_json(c, User::viewer(user.as_ref()))
+        .await?;
+    // The shared table's bytes as the service serialized them once, not copied.
+    let body = axum::body::Bytes::from_owner(json);
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
@@ -177,10 +169,8 @@ async fn standings_csv_route(
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
     let c = find(&app, &id)?;
-    let a = app.clone();
     let name = format!("{}-standings.csv", c.id);
-    let s =
-        crate::contests::blocking(&app, move || standings::standings(&a, &c, Some(&admin))).await?;
+    let s = app.node.standings(c, admin.as_viewer()).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
@@ -201,10 +191,7 @@ async fn balloon_list(
     Path(id): Path<String>,
 ) -> Result<Json<Vec<balloons::Balloon>>, AppError> {
     let c = find(&app, &id)?;
-    let a = app.clone();
-    Ok(Json(
-        crate::contests::blocking(&app, move || balloons::list(&a, &c)).await?,
-    ))
+    Ok(Json(balloons::list(&app, &c).await?))
 }
 
 #[derive(serde::Deserialize)]
@@ -303,8 +290,7 @@ async fn final_results(
             "contest {id:?} is not finalized yet: its results and awards are published when a director finalizes it"
         )));
     }
-    let (a, c2) = (app.clone(), c.clone());
-    let (s, list) = crate::contests::blocking(app, move || results::results(&a, &c2)).await?;
+    let (s, list) = results::results(app, &c).await?;
     Ok((c, s, list))
 }
 
@@ -695,12 +681,9 @@ async fn clarification_list(
     Path(id): Path<String>,
 ) -> Result<Json<Vec<Clarification>>, AppError> {
     let c = find(&app, &id)?;
-    let node = app.node.clone();
-    let mut all =
-        crate::contests::blocking(&app, move || ojd_service::ccs::clarifications(&node, &c.id))
-            .await?;
+    let mut all = app.node.clarifications(c.id.clone()).await?;
     // This API lists the newest first (the Contest API's order is the oldest first).
-    all.reverse();
+    all.sort_by_key(|q| std::cmp::Reverse(q.id));
     Ok(Json(clarifications::visible_clarifications(
         all,
         user.as_ref(),

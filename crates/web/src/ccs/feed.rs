@@ -6,7 +6,8 @@
 //! among the events of that same time, and a fingerprint of the setup events. The events are
 //! derived from the store ([`super::model`]), ordered by their stored times, so every serve
 //! node gives each event the same token, and `?since_token=` resumes on any node with exactly
-//! the events after it. An event is sent only once its time is [`SETTLE`] old: a verdict
+//! the events after it. An event is sent only once its time is `[server] feed_settle` old (2 s
+//! by default; a setting of the App, so that a test on one node can set it to 0): a verdict
 //! stored by another host with a slightly earlier time than the last event sent is not missed.
 //! When a reload changed the setup (title, problems, languages…), a resumed feed sends the
 //! setup events (and the problems) again first. A token that does not parse is a 400;
@@ -39,8 +40,6 @@ use axum::Extension;
 
 /// A newline is sent when nothing else was for this long (the standard asks for 120 s at most).
 pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(5);
-/// How old an event must be before it is sent (see the module docs), in ms.
-pub(crate) const SETTLE: i64 = 2000;
 /// How often a streaming feed looks for new events.
 const POLL: Duration = Duration::from_secs(1);
 /// Streaming feeds open at once in this process, at most, per kind of reader: each one reads
@@ -125,10 +124,15 @@ fn parse_token(t: &str) -> Option<Cursor> {
     })
 }
 
-/// The lines to send after `from` (everything when `None`), up to the settled time; moves
-/// `from` past them.
-fn lines_after(snap: &Snapshot, from: &mut Option<Cursor>) -> Vec<u8> {
-    let horizon = snap.built_at - SETTLE;
+/// How old an event must be before it is sent (see the module docs), in ms.
+fn settle_ms(app: &App) -> i64 {
+    i64::try_from(app.node.config().server.feed_settle.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The lines to send after `from` (everything when `None`), up to the settled time (events
+/// `settle` ms old at the snapshot's time); moves `from` past them.
+fn lines_after(snap: &Snapshot, from: &mut Option<Cursor>, settle: i64) -> Vec<u8> {
+    let horizon = snap.built_at.saturating_sub(settle);
     let mut out = Vec::new();
     let resend_setup = from.as_ref().is_some_and(|c| c.setup != snap.setup);
     for ((at, k), e) in snap.keyed() {
@@ -177,7 +181,7 @@ pub(crate) async fn event_feed(
         })?),
     };
     let (_, _, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
-    let first = lines_after(&snap, &mut from);
+    let first = lines_after(&snap, &mut from, settle_ms(&app));
     let headers = [(header::CONTENT_TYPE, "application/x-ndjson")];
     if q.stream == Some(false) {
         return Ok((headers, first).into_response());
@@ -261,7 +265,7 @@ async fn stream(
         let Ok(snap) = shared(&app, &cid, user.as_ref(), v).await else {
             return;
         };
-        let lines = lines_after(&snap, &mut from);
+        let lines = lines_after(&snap, &mut from, settle_ms(&app));
         if !lines.is_empty() {
             if tx.send(Ok(Bytes::from(lines))).await.is_err() {
                 return;
@@ -325,6 +329,9 @@ mod tests {
             .collect()
     }
 
+    /// The default `[server] feed_settle`, in ms.
+    const SETTLE: i64 = 2000;
+
     #[test]
     fn a_feed_sends_settled_events_once_and_resumes_after_a_token() {
         let events = [
@@ -336,23 +343,23 @@ mod tests {
         ];
         // Built at 6000: the event at 5000 is not 2 s old yet.
         let mut from = None;
-        let first = lines_after(&snap("ab", 6000, &events), &mut from);
+        let first = lines_after(&snap("ab", 6000, &events), &mut from, SETTLE);
         assert_eq!(
             ids(&first),
             ["c@0.0.ab", "a@0.1.ab", "1@1000.0.ab", "7@1000.1.ab"]
         );
         assert_eq!(
-            ids(&lines_after(&snap("ab", 6500, &events), &mut from)),
+            ids(&lines_after(&snap("ab", 6500, &events), &mut from, SETTLE)),
             Vec::<String>::new()
         );
         assert_eq!(
-            ids(&lines_after(&snap("ab", 7000, &events), &mut from)),
+            ids(&lines_after(&snap("ab", 7000, &events), &mut from, SETTLE)),
             ["2@5000.0.ab"]
         );
         // A client resuming after the first submission gets exactly the rest.
         let mut resumed = parse_token("1000.0.ab");
         assert_eq!(
-            ids(&lines_after(&snap("ab", 7000, &events), &mut resumed)),
+            ids(&lines_after(&snap("ab", 7000, &events), &mut resumed, SETTLE)),
             ["7@1000.1.ab", "2@5000.0.ab"]
         );
         // After a reload changed the setup, the setup comes again (with the problems, which
@@ -373,10 +380,14 @@ mod tests {
         assert_eq!(resumed, parse_token("3000.0.cd"));
         let mut resumed = parse_token("1000.1.ab");
         assert_eq!(
-            ids(&lines_after(&snap("cd", 7000, &events), &mut resumed)),
+            ids(&lines_after(&snap("cd", 7000, &events), &mut resumed, SETTLE)),
             ["c@0.0.cd", "a@0.1.cd", "2@5000.0.cd"]
         );
         assert_eq!(resumed, parse_token("5000.0.cd"));
+        // With no settling (one node), every event is sent as soon as it exists.
+        let mut from = None;
+        let all = lines_after(&snap("ab", 5000, &events), &mut from, 0);
+        assert_eq!(ids(&all).len(), 5, "{:?}", ids(&all));
     }
 
     #[test]

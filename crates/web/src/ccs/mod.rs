@@ -31,6 +31,7 @@ use serde_json::{json, Value};
 
 use crate::contests::find;
 use crate::error::AppError;
+use crate::user::User;
 use crate::App;
 use basic::Reader;
 use model::{Role, Snapshot};
@@ -97,11 +98,12 @@ pub(crate) async fn snapshot(
     let c = find(app, cid)?;
     let role = Role::of(user);
     let records = app.node.ccs_records(c.id.clone()).await?;
-    let (a, cc, r) = (app.clone(), c.clone(), role.clone());
-    let snap = app
-        .node
-        .blocking(move || model::build(&a, &cc, &r, v, records))
-        .await?;
+    // A finalized contest's awards, from the same computation as the results pages.
+    let awards = match c.finalized_ms {
+        Some(_) => Some(crate::contests::results::results(app, &c).await?.1),
+        None => None,
+    };
+    let snap = model::build(app, &c, &role, v, records, awards);
     Ok((c, role, Arc::new(snap)))
 }
 
@@ -160,12 +162,13 @@ async fn scoreboard(
     Path(cid): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     let (c, role, snap) = snapshot(&app, &cid, user.as_ref(), v).await?;
-    let a = app.clone();
-    // The standings are the contests' (blocking: they read the store).
-    let sb = app
+    // The standings are the service's, as this role's user sees them.
+    let viewer = role.viewer();
+    let s = app
         .node
-        .blocking(move || model::scoreboard(&a, &c, &role, &snap))
+        .standings(c.clone(), User::viewer(viewer.as_ref()))
         .await?;
+    let sb = model::scoreboard(&c, &s, &snap);
     Ok(Json(version::adapt_scoreboard(v, sb)))
 }
 

@@ -28,18 +28,17 @@
 //! `first_failure`.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::time::{abs_time, rel_time};
-use crate::contests::standings;
 use crate::user::User;
 use crate::App;
 use ojd_judge::Verdict;
 use ojd_service::ccs::Extra;
+use ojd_service::contest::standings::Standings;
 use ojd_service::contest::{Contest, Participants, Scoring};
-use ojd_service::{now_ms, StoreError};
+use ojd_service::now_ms;
 
 /// Who reads the API.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +58,7 @@ impl Role {
     }
 
     /// The user the standings are computed for.
-    fn viewer(&self) -> Option<User> {
+    pub(crate) fn viewer(&self) -> Option<User> {
         match self {
             Role::Public => None,
             Role::Team(n) => Some(User {
@@ -300,15 +299,16 @@ fn state_at(c: &Contest, thawed: Option<i64>, t: i64) -> Value {
     v
 }
 
-/// Builds the events of contest `c` for `role` from its stored `records` (blocking: a
-/// finalized contest's awards come from the results, which read the store).
+/// Builds the events of contest `c` for `role` from its stored `records` and, once it is
+/// finalized, its `awards` (the results' computation, the service's).
 pub(crate) fn build(
     app: &App,
     c: &Contest,
     role: &Role,
     version: super::version::Version,
     records: ojd_service::ccs::Records,
-) -> Result<Snapshot, StoreError> {
+    awards: Option<Vec<ojd_service::contest::awards::Award>>,
+) -> Snapshot {
     let now = now_ms();
     let ojd_service::ccs::Records {
         submissions: mut subs,
@@ -483,9 +483,8 @@ pub(crate) fn build(
     }
 
     // The awards, from the same computation as the results pages, once finalized.
-    if let Some(f) = c.finalized_ms.filter(|f| *f <= now) {
-        let (_, list) = crate::contests::results::results(app, c)?;
-        for a in awards_json(&list).as_array().into_iter().flatten() {
+    if let (Some(f), Some(list)) = (c.finalized_ms.filter(|f| *f <= now), &awards) {
+        for a in awards_json(list).as_array().into_iter().flatten() {
             let id = a["id"].as_str().map(str::to_string);
             push(f, "awards", id, a.clone());
         }
@@ -723,23 +722,16 @@ pub(crate) fn build(
         }
         ojd_judge::hex_encode(&h.finalize()[..4])
     };
-    Ok(Snapshot {
+    Snapshot {
         events,
         setup,
         built_at: now,
-    })
+    }
 }
 
-/// The scoreboard object for `role`: ojd's own standings (the same table as
+/// The scoreboard object: ojd's own standings `s` as the role sees them (the same table as
 /// `/api/v1/contests/{id}/standings`) in the standard's shape.
-pub(crate) fn scoreboard(
-    app: &App,
-    c: &Arc<Contest>,
-    role: &Role,
-    snap: &Snapshot,
-) -> Result<Value, StoreError> {
-    let viewer = role.viewer();
-    let s = standings::standings(app, c, viewer.as_ref())?;
+pub(crate) fn scoreboard(c: &Contest, s: &Standings, snap: &Snapshot) -> Value {
     let problem_of = |label: &str| {
         c.problems
             .iter()
@@ -811,12 +803,12 @@ pub(crate) fn scoreboard(
         .events
         .last()
         .map_or(c.start_ms, |e| e.at.max(c.start_ms));
-    Ok(json!({
+    json!({
         "time": abs_time(last, c.utc_offset_s),
         "contest_time": rel_time(last - c.start_ms),
         "state": snap.single("state").unwrap_or_else(|| state_at(c, None, snap.built_at)),
         "rows": rows,
-    }))
+    })
 }
 
 /// Each judgement says whether it is its submission's `current` one (2026-01): the newest sent

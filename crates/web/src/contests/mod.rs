@@ -1,7 +1,6 @@
 //! Contests in the daemon: the loaded `contests/` ([`Registry`]), the rules a submission must
 //! pass ([`admit`]), the clock, the problems a viewer may see, the standings read from the
-//! current judgings ([`standings`], computed once per change: [`cache`]) and as CSV
-//! ([`csv`]), and clarifications ([`clarifications`]). The JSON API over this module is in
+//! current judgings (the service's, computed once per change) as CSV ([`csv`]), and clarifications ([`clarifications`]). The JSON API over this module is in
 //! `api`, the contest pages in `pages`.
 //!
 //! Rules: before the start a student sees no problem of the contest (the problems are hidden
@@ -20,7 +19,6 @@
 //! page can say "frozen" while the table shows everything.
 
 pub(crate) mod balloons;
-mod cache;
 pub(crate) mod clarifications;
 pub(crate) mod controls;
 pub(crate) mod csv;
@@ -28,7 +26,6 @@ pub(crate) mod define;
 mod finality;
 pub(crate) mod links;
 pub(crate) mod results;
-pub(crate) mod standings;
 pub(crate) mod teams;
 
 use std::sync::{Arc, RwLock};
@@ -41,7 +38,7 @@ use crate::App;
 use ojd_config::Config;
 pub(crate) use ojd_service::contest::freeze::{freeze_state, FreezeState};
 use ojd_service::contest::{Contest, Phase};
-use ojd_service::{now_ms, StoreError};
+use ojd_service::{now_ms, Node};
 
 /// The contests as loaded now, and the folders that failed.
 #[derive(Default)]
@@ -56,33 +53,33 @@ impl Loaded {
     }
 }
 
-/// `contests/` as loaded at start and on every reload, and their standings as last computed.
+/// `contests/` as loaded at start and on every reload; the node computes their standings
+/// (and forgets its tables when told of a change here).
 pub(crate) struct Registry {
     loaded: RwLock<Arc<Loaded>>,
-    /// See [`cache`]; [`Registry::invalidate`] empties it.
-    standings: cache::Cache,
+    node: Arc<Node>,
 }
 
 impl Registry {
-    pub(crate) fn load(config: &Config) -> Registry {
+    pub(crate) fn load(node: &Arc<Node>) -> Registry {
         let r = Registry {
             loaded: RwLock::new(Arc::new(Loaded::default())),
-            standings: cache::Cache::new(config.server.standings_cache),
+            node: node.clone(),
         };
-        r.reload(config);
+        r.reload(node.config());
         r
     }
 
     /// Forgets every computed standings table: their inputs changed (a rejudging applied, a
     /// freeze or an unfreeze).
     pub(crate) fn invalidate(&self) {
-        self.standings.invalidate();
+        self.node.standings_changed();
     }
 
     /// Forgets contest `id`'s standings tables: a submission was made through it (it shows as
     /// pending at once).
     pub(crate) fn submitted(&self, id: &str) {
-        self.standings.invalidate_contest(id);
+        self.node.contest_submitted(id);
     }
 
     /// Loads `server.contests` again; logs what failed.
@@ -100,7 +97,7 @@ impl Registry {
                 .collect(),
         });
         *self.loaded.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
-        self.standings.reset();
+        self.node.contests_reloaded();
         loaded
     }
 
@@ -238,20 +235,9 @@ pub(crate) fn running_for(app: &App, user: &User, problem: &str) -> Option<Arc<C
         .cloned()
 }
 
-/// Runs `f`, a computation over the service's blocking contest reads (the standings, the
-/// freeze, the balloons), on the blocking pool under the wait of every database read.
-pub(crate) async fn blocking<T, F>(app: &Arc<App>, f: F) -> Result<T, AppError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, StoreError> + Send + 'static,
-{
-    Ok(app.node.blocking(f).await?)
-}
-
-/// Reads the contest's freeze from the store (blocking).
-pub(crate) fn read_freeze(app: &App, c: &Contest) -> Result<FreezeState, StoreError> {
-    let change = app.node.freeze_change(&c.id)?;
-    Ok(freeze_state(c, change.as_ref(), now_ms()))
+/// The contest's freeze now (the service reads it).
+pub(crate) async fn read_freeze(app: &App, c: &Arc<Contest>) -> Result<FreezeState, AppError> {
+    Ok(app.node.freeze_state(c.clone()).await?)
 }
 
 /// Unfreezes (or freezes again) contest `id`'s standings for students, recorded with `admin`'s

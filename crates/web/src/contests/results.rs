@@ -14,21 +14,22 @@
 
 use std::sync::Arc;
 
-use super::{find, standings};
+use super::find;
 use crate::error::AppError;
 use crate::user::User;
 use crate::App;
-use ojd_service::contest::awards::{self, Award};
+use ojd_service::contest::awards::Award;
 use ojd_service::contest::finalize::Checklist;
 use ojd_service::contest::standings::Standings;
 use ojd_service::contest::{format_time, Contest, Phase};
-use ojd_service::{now_ms, StoreError};
+use ojd_service::now_ms;
 
-/// The final standings (nothing hidden) and the awards of `c`. Blocking.
-pub(crate) fn results(app: &App, c: &Contest) -> Result<(Standings, Vec<Award>), StoreError> {
-    let s = standings::final_standings(app, c)?;
-    let a = awards::compute(c, &s);
-    Ok((s, a))
+/// The final standings (nothing hidden) and the awards of `c` (the service computes them).
+pub(crate) async fn results(
+    app: &App,
+    c: &Arc<Contest>,
+) -> Result<(Standings, Vec<Award>), AppError> {
+    Ok(app.node.results(c.clone()).await?)
 }
 
 /// Whether `viewer` may see `c`'s awards and results: everyone once it is finalized, admins
@@ -49,19 +50,11 @@ pub(crate) struct Readiness {
     pub(crate) checks: Checklist,
 }
 
-/// The checklist of contest `c` from the store (blocking): its submissions' current verdicts,
-/// its questions and the open rejudgings that cover any of its submissions.
-pub(crate) fn checklist(app: &App, c: &Contest) -> Result<Checklist, StoreError> {
-    app.node.finalize_checklist(&c.id)
-}
 
 /// Whether contest `c` can be finalized now, and what finalizing it needs confirmed.
 pub(crate) async fn readiness(app: &Arc<App>, c: &Arc<Contest>) -> Result<Readiness, AppError> {
-    let (a, c2) = (app.clone(), c.clone());
-    let (fs, checks) = super::blocking(app, move || {
-        Ok((super::read_freeze(&a, &c2)?, checklist(&a, &c2)?))
-    })
-    .await?;
+    let fs = super::read_freeze(app, c).await?;
+    let checks = app.node.finalize_checklist(c.id.clone()).await?;
     let id = &c.id;
     let blocked = if let Err(AppError::Conflict(e)) = refuse_if_final(c, "finalizing it again") {
         Some(e)
@@ -123,8 +116,7 @@ pub(crate) async fn finalize(
     .map_err(|e| AppError::Internal(format!("contest {id:?} could not be rewritten: {e}")))?;
     app.contests.reload(app.node.config());
     let c = find(app, id)?;
-    let (a, c2) = (app.clone(), c.clone());
-    let (_, list) = super::blocking(app, move || results(&a, &c2)).await?;
+    let (_, list) = results(app, &c).await?;
     let mut detail = format!(
         "finalized at {}; {}",
         format_time(at, offset),

@@ -63,8 +63,7 @@ fn phase_text(c: &Contest, phase: Phase, fs: &ct::FreezeState) -> String {
 
 /// The contest's freeze state, read from the store.
 async fn freeze_of(app: &Arc<App>, c: &Arc<Contest>) -> Result<ct::FreezeState, AppError> {
-    let (a, c) = (app.clone(), c.clone());
-    ct::blocking(app, move || ct::read_freeze(&a, &c)).await
+    ct::read_freeze(app, c).await
 }
 
 /// The clock: `contest.js` counts down from the server's time.

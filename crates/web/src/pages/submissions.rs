@@ -120,7 +120,7 @@ fn group_rows(app: &App, v: &view::SubmissionView) -> Vec<GroupRow> {
         return Vec::new();
     }
     let p = &e.problem;
-    let earned = crate::contests::standings::group_scores(p, &v.tests, &v.partial);
+    let earned = ojd_service::contest::standings::group_scores(p, &v.tests, &v.partial);
     p.groups
         .iter()
         .zip(earned)

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::{clock, fail, freeze_of, swatch, PageResult};
 use crate::auth::extract::{AdminPage, MaybeUser};
-use crate::contests::{self as ct, standings};
+use crate::contests as ct;
 use crate::error::AppError;
 use crate::html::frame;
 use crate::text::urlencode;
@@ -157,8 +157,7 @@ async fn standings_markup(
     user: Option<&User>,
     filter: &StandingsFilter,
 ) -> Result<Markup, AppError> {
-    let (a, c2, u2) = (app.clone(), c.clone(), user.cloned());
-    let mut s = ct::blocking(app, move || standings::standings(&a, &c2, u2.as_ref())).await?;
+    let mut s = app.node.standings(c.clone(), User::viewer(user)).await?;
     s.rows.retain(|r| filter.keep(c, &r.user));
     Ok(standings_table(c, &s))
 }
@@ -176,10 +175,7 @@ pub(crate) async fn standings_page(
         .map_err(fail(u))?;
     let fs = freeze_of(&app, &c).await.map_err(fail(u))?;
     let awards = if ct::results::visible(&c, u) && c.phase(now_ms()) == Phase::Ended {
-        let (a, c2) = (app.clone(), c.clone());
-        let (s, list) = ct::blocking(&app, move || ct::results::results(&a, &c2))
-            .await
-            .map_err(fail(u))?;
+        let (s, list) = ct::results::results(&app, &c).await.map_err(fail(u))?;
         Some(awards_markup(&c, &s, &list))
     } else {
         None
@@ -239,10 +235,7 @@ pub(crate) async fn balloons_page(
 ) -> PageResult {
     let u = Some(&admin);
     let c = ct::find(&app, &id).map_err(fail(u))?;
-    let (a, c2) = (app.clone(), c.clone());
-    let list = ct::blocking(&app, move || ct::balloons::list(&a, &c2))
-        .await
-        .map_err(fail(u))?;
+    let list = ct::balloons::list(&app, &c).await.map_err(fail(u))?;
     let (waiting, done): (Vec<_>, Vec<_>) = list.iter().partition(|b| b.done_at.is_none());
     let action = format!("/contests/{}/balloons", c.id);
     let row = |b: &ct::balloons::Balloon, deliver: bool| {

@@ -24,17 +24,17 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
 use tokio::sync::broadcast;
 
-use ojd_service::contest::standings::Standings;
-use ojd_service::Live;
-use ojd_service::StoreError;
+use crate::contest::standings::Standings;
+use crate::Live;
+use ojd_store::StoreError;
 
 /// One contest's table for one view, with its JSON.
 pub(crate) struct Table {
     pub(crate) standings: Standings,
-    pub(crate) json: Bytes,
+    /// `standings` as JSON, serialized once.
+    pub(crate) json: Arc<[u8]>,
 }
 
 impl Table {
@@ -42,7 +42,7 @@ impl Table {
         let json = serde_json::to_vec(&standings).unwrap_or_default();
         Table {
             standings,
-            json: Bytes::from(json),
+            json: Arc::from(json),
         }
     }
 }
@@ -235,7 +235,7 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ojd_service::contest::Scoring;
+    use crate::contest::Scoring;
 
     fn table(rows: usize) -> Standings {
         Standings {
