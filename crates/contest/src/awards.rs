@@ -35,6 +35,7 @@ pub struct Award {
     /// "winner", "gold-medal", "silver-medal", "bronze-medal", `"first-to-solve-<problem>"`,
     /// `"group-winner-<group>"`.
     pub id: String,
+    /// What the award says ("Gold medal", "Winner", "First to solve A").
     pub citation: String,
     /// The user names it goes to, in rank order (empty: nobody earned it).
     pub users: Vec<String>,

@@ -34,8 +34,11 @@ pub enum ClockChange {
 /// A contest's clock as the file says it: `start` (Unix ms), `duration`, `freeze`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clock {
+    /// The start, Unix ms.
     pub start_ms: i64,
+    /// How long the contest runs.
     pub duration: Duration,
+    /// The standings freeze this long before the end, if they freeze.
     pub freeze: Option<Duration>,
 }
 

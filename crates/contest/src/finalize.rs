@@ -16,10 +16,13 @@ use ojd_store::{Clarification, StandingsEntry};
 /// it found (submission, question or rejudging ids).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Check {
+    /// Its key, one of [`KEYS`]: what a confirmation names.
     pub key: &'static str,
+    /// What it checks, in words.
     pub what: &'static str,
     /// What the ids are: "submission", "question" or "rejudging".
     pub kind: &'static str,
+    /// What it found (empty: nothing to confirm).
     pub ids: Vec<i64>,
 }
 

@@ -17,6 +17,7 @@ pub struct FreezeState {
     pub unfrozen: bool,
     /// The last change an admin made, when and by whom.
     pub changed_at: Option<i64>,
+    /// Who made the last change (an admin's name).
     pub changed_by: Option<String>,
 }
 

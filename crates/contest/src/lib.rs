@@ -1,8 +1,9 @@
 //! ojd's contests, their domain in a crate of its own (no store calls, no HTTP): `contest.toml`
 //! read and checked (the types at the crate's root: [`Contest`], [`load_all`]…), standings
 //! computed from judged submissions ([`standings`]), the contest's clock ([`clock`]), the verdict
-//! diff of a rejudging ([`rejudging`]), awards ([`awards`]), the editor's draft ([`edit`]), what
-//! finalizing warns of ([`finalize`]), the freeze's one rule ([`freeze`]) and rosters of teams ([`roster`]).
+//! diff of a rejudging ([`rejudging`]), awards ([`awards`]), the balloon queue ([`balloons`]), the
+//! editor's draft ([`edit`]), what finalizing warns of ([`finalize`]), the freeze's one rule
+//! ([`freeze`]) and rosters of teams ([`roster`]).
 //!
 //! The service reads the current judgings from the store, turns them into
 //! [`standings::Attempt`]s and asks these functions; so a rejudging, an unfreeze or a reload
@@ -10,18 +11,20 @@
 //! re-exports this crate as `ojd_service::contest`.
 
 #![forbid(unsafe_code)]
-// TODO(issue 38): the facade's struct fields and enum variants mostly have no doc comment yet
-// (they came from ojd-service undocumented); `unreachable_pub` already holds.
-#![allow(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod awards;
 pub mod balloons;
 pub mod clock;
+// TODO(issue 38): the editor's draft and the roster (another owner's files this session) still
+// have a few undocumented fields; document them and drop these two allows.
+#[allow(missing_docs)]
 pub mod edit;
 pub mod finalize;
 pub mod freeze;
 mod model;
 pub mod rejudging;
+#[allow(missing_docs)]
 pub mod roster;
 pub mod standings;
 

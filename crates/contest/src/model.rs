@@ -62,8 +62,10 @@ pub struct Team {
     pub user: String,
     /// The name shown on the standings (default: the user name).
     pub name: String,
+    /// The team's university or club, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affiliation: Option<String>,
+    /// Whether the team is ranked (a participant) or not (an observer, the jury).
     pub category: Category,
     /// The group the team is ranked in for the group winners' awards ("Undergraduate", a
     /// region), if any.
@@ -110,8 +112,11 @@ pub(crate) fn check_members(members: &[String]) -> Result<(), String> {
 /// How many medals of each colour `[awards]` gives.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Medals {
+    /// Gold medals: ranks 1 to `gold`.
     pub gold: u32,
+    /// Silver medals: the next `silver` ranks.
     pub silver: u32,
+    /// Bronze medals: the next `bronze` ranks.
     pub bronze: u32,
 }
 
@@ -120,24 +125,30 @@ pub struct Medals {
 pub struct Contest {
     /// The folder name.
     pub id: String,
+    /// The contest's folder (where `contest.toml` is).
     #[serde(skip)]
     pub dir: PathBuf,
+    /// The title shown on every page.
     pub title: String,
     /// Start, Unix milliseconds.
     pub start_ms: i64,
     /// The offset the start was written with, in seconds east of UTC (for display).
     pub utc_offset_s: i32,
+    /// How long it runs from the start.
     #[serde(skip)]
     pub duration: Duration,
     /// The scoreboard freezes this long before the end (ICPC's last hour).
     #[serde(skip)]
     pub freeze: Option<Duration>,
+    /// How it ranks: ICPC or IOI.
     pub scoring: Scoring,
     /// Penalty minutes per rejected try before the first accepted one (ICPC).
     pub penalty_minutes: u32,
     /// Whether a compile error counts as a rejected try (ICPC).
     pub compile_errors_count: bool,
+    /// Its problems, in label order.
     pub problems: Vec<ContestProblem>,
+    /// Who may take part: anyone, or the listed users.
     pub participants: Participants,
     /// Students see every row of the standings; false: only their own.
     pub public_standings: bool,
@@ -169,6 +180,7 @@ pub enum Feedback {
 }
 
 impl Feedback {
+    /// The policy's name as `contest.toml` writes it.
     pub fn name(self) -> &'static str {
         match self {
             Feedback::Verdict => "verdict",
@@ -177,6 +189,7 @@ impl Feedback {
         }
     }
 
+    /// The policy `contest.toml` names `s`, if it is one.
     pub fn parse(s: &str) -> Option<Feedback> {
         match s {
             "verdict" => Some(Feedback::Verdict),
@@ -196,10 +209,13 @@ impl Feedback {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// Not started yet.
     Before,
+    /// Running, before the freeze time (or without a freeze).
     Running,
     /// Running, and past the freeze time.
     Frozen,
+    /// Over.
     Ended,
 }
 
@@ -207,10 +223,12 @@ pub enum Phase {
 #[derive(Debug, thiserror::Error)]
 #[error("{}", .errors.join("\n"))]
 pub struct ContestError {
+    /// Each problem found, one line each, naming the file and the key.
     pub errors: Vec<String>,
 }
 
 impl Contest {
+    /// The end, Unix ms: the start plus the duration.
     pub fn end_ms(&self) -> i64 {
         self.start_ms + self.duration.as_millis() as i64
     }
@@ -227,6 +245,7 @@ impl Contest {
         self.freeze.map(|f| self.end_ms() - f.as_millis() as i64)
     }
 
+    /// Where the contest is on its clock at `now_ms`.
     pub fn phase(&self, now_ms: i64) -> Phase {
         if now_ms < self.start_ms {
             Phase::Before

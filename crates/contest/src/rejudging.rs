@@ -15,19 +15,24 @@ use ojd_judge::{TestResult, Verdict};
 /// What one judging found, in brief.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Outcome {
+    /// The judging's verdict.
     pub verdict: Verdict,
     /// Whole points (`score_milli` rounded down).
     pub score: u32,
     /// The exact score in thousandths of a point.
     pub score_milli: u64,
+    /// The CPU time of its slowest test, in ms.
     pub max_cpu_ms: u64,
 }
 
 /// One submission of a rejudging: its current judging and the rejudging's new one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pair {
+    /// The submission's id.
     pub submission: i64,
+    /// Who submitted it.
     pub user: String,
+    /// Its problem's id.
     pub problem: String,
     /// The current judging (`None` if it was never judged).
     pub before: Option<Outcome>,
@@ -38,10 +43,15 @@ pub struct Pair {
 /// A row of the diff table.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Change {
+    /// The submission's id.
     pub submission: i64,
+    /// Who submitted it.
     pub user: String,
+    /// Its problem's id.
     pub problem: String,
+    /// The current judging (`None` if it was never judged).
     pub before: Option<Outcome>,
+    /// The new judging (`None` while it waits).
     pub after: Option<Outcome>,
     /// The verdict or the score differs (time alone does not count: it is noise).
     pub changed: bool,
@@ -50,8 +60,11 @@ pub struct Change {
 /// How many submissions went from one verdict to another.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Transition {
+    /// The verdict before (`None`: never judged).
     pub from: Option<Verdict>,
+    /// The verdict after.
     pub to: Verdict,
+    /// How many submissions made this change.
     pub count: u32,
 }
 
@@ -121,16 +134,24 @@ impl Transition {
 /// One test's result before and after.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TestChange {
+    /// The test's name.
     pub name: String,
+    /// Its result in the current judging (`None`: that judging did not run it).
     pub before: Option<TestBrief>,
+    /// Its result in the new judging (`None`: the new judging did not run it).
     pub after: Option<TestBrief>,
+    /// The verdict differs, or only one judging ran the test.
     pub changed: bool,
 }
 
+/// One test's result, in brief.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TestBrief {
+    /// The test's verdict.
     pub verdict: Verdict,
+    /// Its CPU time, in ms.
     pub cpu_ms: u64,
+    /// The checker's or the judge's message.
     pub message: String,
 }
 
@@ -170,20 +191,29 @@ pub fn test_changes(before: &[TestResult], after: &[TestResult]) -> Vec<TestChan
 /// A row of the standings that changes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Move {
+    /// The user (the team's account).
     pub user: String,
     /// The team's display name (`[[team]]`), as the standings show it; `None`: the user name.
     pub name: Option<String>,
+    /// The rank with the current judgings (`None`: no row).
     pub rank_before: Option<u32>,
+    /// The rank with the new judgings (`None`: no row).
     pub rank_after: Option<u32>,
     /// ICPC: solved and penalty; IOI: score in `solved_*` is 0 and `score_*` holds it.
     pub solved_before: u32,
+    /// ICPC: problems solved with the new judgings.
     pub solved_after: u32,
+    /// ICPC: penalty minutes with the current judgings.
     pub penalty_before: u64,
+    /// ICPC: penalty minutes with the new judgings.
     pub penalty_after: u64,
+    /// IOI: whole points with the current judgings.
     pub score_before: u32,
+    /// IOI: whole points with the new judgings.
     pub score_after: u32,
     /// IOI: the exact scores in thousandths of a point.
     pub score_milli_before: u64,
+    /// IOI: the exact score with the new judgings, in thousandths.
     pub score_milli_after: u64,
 }
 

@@ -38,7 +38,9 @@ pub use input::{attempt, group_scores, jury, ranked_entries};
 /// A submission as the standings see it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attempt {
+    /// The submission's id.
     pub id: i64,
+    /// Who submitted it.
     pub user: String,
     /// The problem id (folder name), not the label.
     pub problem: String,
@@ -51,6 +53,7 @@ pub struct Attempt {
 /// What the current judging of a submission found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judged {
+    /// The verdict (the jury's where it overrode the judge's).
     pub verdict: Verdict,
     /// The exact score in thousandths of a point.
     pub score_milli: u64,
@@ -62,8 +65,11 @@ pub struct Judged {
 /// The standings as one viewer sees them.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Standings {
+    /// How the contest ranks.
     pub scoring: Scoring,
+    /// One column per problem, in label order (none before the start).
     pub problems: Vec<Column>,
+    /// One row per ranked user, best rank first.
     pub rows: Vec<Row>,
     /// True when results after the freeze are hidden from this viewer.
     pub frozen: bool,
@@ -72,18 +78,25 @@ pub struct Standings {
 /// A problem column: label, problem id, how many solved it (ICPC) or scored on it (IOI).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Column {
+    /// The problem's label ("A").
     pub label: String,
+    /// The problem's id.
     pub problem: String,
+    /// How many users solved it (ICPC) or scored on it (IOI).
     pub solved: u32,
 }
 
+/// One user's row.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Row {
+    /// The rank; equal rows share one ("1, 2, 2, 4").
     pub rank: u32,
+    /// The user (a team's account).
     pub user: String,
     /// The team's display name and affiliation (`[[team]]`), when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The team's affiliation (`[[team]]`), when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affiliation: Option<String>,
     /// The team's members (`[[team]]`'s `members`), if it lists them.
@@ -99,17 +112,20 @@ pub struct Row {
     pub score_milli: u64,
     /// ICPC: contest minute of the last accepted submission.
     pub last_ac_minute: Option<u64>,
+    /// One cell per problem, in the columns' order.
     pub cells: Vec<Cell>,
 }
 
 /// One user's result on one problem.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Cell {
+    /// The problem's label.
     pub label: String,
     /// ICPC: rejected tries before the first AC (or all of them); IOI: judged submissions.
     pub tries: u32,
     /// Attempts not known to this viewer yet (queued, judging, or after the freeze).
     pub pending: u32,
+    /// ICPC: an accepted submission counts (never set under IOI).
     pub solved: bool,
     /// The first accepted submission of this problem in the contest.
     pub first_solve: bool,
@@ -133,6 +149,7 @@ impl Standings {
         self.rows.retain(|r| r.user == user);
     }
 
+    /// `user`'s row, if the table has one.
     pub fn row(&self, user: &str) -> Option<&Row> {
         self.rows.iter().find(|r| r.user == user)
     }

@@ -142,7 +142,12 @@ mod tests {
         assert_eq!(group_scores(&p, &tests[..2], &partial), [12_500, 0]);
     }
 
-    fn entry(id: i64, user: &str, verdict: Option<Verdict>, jury_v: Option<Verdict>) -> StandingsEntry {
+    fn entry(
+        id: i64,
+        user: &str,
+        verdict: Option<Verdict>,
+        jury_v: Option<Verdict>,
+    ) -> StandingsEntry {
         StandingsEntry {
             id,
             user: user.into(),
@@ -158,11 +163,19 @@ mod tests {
 
     #[test]
     fn the_jurys_verdict_wins_over_the_judges_and_a_pending_entry_has_no_result() {
-        let e = entry(1, "ann", Some(Verdict::WrongAnswer), Some(Verdict::Accepted));
+        let e = entry(
+            1,
+            "ann",
+            Some(Verdict::WrongAnswer),
+            Some(Verdict::Accepted),
+        );
         assert_eq!(attempt(&e, vec![5]).result, Some(jury(Verdict::Accepted)));
         let e = entry(2, "ann", Some(Verdict::Accepted), None);
         let judged = attempt(&e, vec![5]).result.expect("judged");
         assert_eq!((judged.score_milli, judged.groups), (100_000, vec![5]));
-        assert_eq!(attempt(&entry(3, "ann", None, None), Vec::new()).result, None);
+        assert_eq!(
+            attempt(&entry(3, "ann", None, None), Vec::new()).result,
+            None
+        );
     }
 }
