@@ -80,8 +80,8 @@ fn endpoints(
     out
 }
 
-/// Waits until the feed alone rebuilds every endpoint (events are sent once they are 2 s
-/// old), and returns that feed.
+/// Waits until the feed alone rebuilds every endpoint (the verdicts of the judgings under
+/// way are still to come), and returns that feed.
 fn settled(d: &Daemon, cid: &str, token: Option<&str>) -> Vec<Value> {
     let t = Instant::now();
     loop {
@@ -128,7 +128,7 @@ fn the_webs_roster_and_a_faithful_feed_through_a_host_fault_and_a_rejudging() {
     require_root!();
     let contests = tempfile::tempdir().expect("temp dir");
     let site = Site::new(&format!(
-        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"",
+        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"\nfeed_settle = \"0s\"",
         contests.path().display()
     ));
     let now = ojd_store::now_ms() / 1000 * 1000;
@@ -284,4 +284,56 @@ fn the_webs_roster_and_a_faithful_feed_through_a_host_fault_and_a_rejudging() {
     assert_eq!((&last["type"], &last["data"]), (&json!("state"), &state));
     let (_, wf) = d.get("/api/contests/wf/state", None);
     assert!(wf["end_of_updates"].is_null(), "running: {wf}");
+}
+
+/// The feed holds every event until it is `feed_settle` old (the window in which another node
+/// may still store an earlier one): with an hour's window, a judged submission is on the
+/// endpoints but not yet on the feed, whose setup (the contest, its problems) is sent at once.
+#[test]
+fn the_feed_holds_events_until_they_are_settle_old() {
+    require_root!();
+    let contests = tempfile::tempdir().expect("temp dir");
+    let site = Site::new(&format!(
+        "contests = \"{}\"\nrate_limit_per_minute = 0\nfeed_settle = \"1h\"",
+        contests.path().display()
+    ));
+    let now = ojd_store::now_ms() / 1000 * 1000;
+    crate::contest_site::write_contest_file(
+        contests.path(),
+        "wf",
+        now - 10 * 60_000,
+        Some("2h"),
+        "participants = [\"alice\", \"bob\"]",
+        &["aplusb".to_string()],
+    );
+    let d = site.start();
+    let id = submit(&d, ALICE, "accepted/ac.c");
+    d.wait_done(id, ALICE, JUDGED_WITHIN);
+    let (code, subs) = d.get("/api/contests/wf/submissions", Some(ADMIN));
+    assert_eq!(code, 200, "{subs}");
+    assert!(
+        subs.as_array()
+            .expect("a list")
+            .iter()
+            .any(|s| s["id"] == id.to_string().as_str()),
+        "the endpoint lists the submission: {subs}"
+    );
+    let feed = feed_of(&d, "wf", Some(ADMIN));
+    assert!(feed.iter().any(|e| e["type"] == "contest"), "{feed:?}");
+    assert!(feed.iter().any(|e| e["type"] == "problems"), "{feed:?}");
+    assert!(
+        !feed
+            .iter()
+            .any(|e| ["submissions", "judgements", "runs"]
+                .contains(&e["type"].as_str().unwrap_or(""))),
+        "nothing younger than the settle window is sent: {feed:?}"
+    );
+    // The start, ten minutes ago, is within the hour too: the only state sent is the setup's
+    // (nothing started). With the 2 s default it would have been sent long ago.
+    let states: Vec<&Value> = feed.iter().filter(|e| e["type"] == "state").collect();
+    assert!(!states.is_empty(), "{feed:?}");
+    assert!(
+        states.iter().all(|e| e["data"]["started"].is_null()),
+        "the start's state is held: {states:?}"
+    );
 }

@@ -67,7 +67,7 @@ fn team_clients_write_and_2026_01_reads_the_same_contest() {
     require_root!();
     let contests = tempfile::tempdir().expect("temp dir");
     let site = Site::new(&format!(
-        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"",
+        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"\nfeed_settle = \"0s\"",
         contests.path().display()
     ));
     let now = ojd_store::now_ms() / 1000 * 1000;
@@ -317,7 +317,7 @@ fn team_clients_write_and_2026_01_reads_the_same_contest() {
         old[0].get("current").is_none(),
         "2023-06 has no `current`: {old}"
     );
-    // The feed sends the old judgement again, not current, once that moment is 2 s old.
+    // The feed sends the old judgement again, not current, at that moment.
     let first = judgements[0]["id"].clone();
     loop {
         let (_, feed) = d.get_text(&format!("{base}/event-feed?stream=false"), Some(ADMIN));
@@ -364,7 +364,7 @@ fn a_keyed_retry_of_a_contest_api_write_gets_the_first_answer_and_another_body_i
     require_root!();
     let contests = tempfile::tempdir().expect("temp dir");
     let site = Site::new(&format!(
-        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"",
+        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"\nfeed_settle = \"0s\"",
         contests.path().display()
     ));
     let now = ojd_store::now_ms() / 1000 * 1000;

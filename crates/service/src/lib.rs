@@ -92,11 +92,11 @@ pub use rejudgings::{Created, Rejudgeable, RejudgingRecord, RejudgingRefused};
 /// Contests' operations over the store: the standings' input, the freeze, balloons,
 /// clarifications, the jury's verdicts, the audit log; and the rows they return.
 pub use contests::{AskLimit, NewQuestion, Overridden};
-/// A rejudging's moves in a contest's standings ([`Node::rejudging_effects`]).
-pub use standings::ContestEffect;
 pub use ojd_store::{
     AnswerRecord, AuditEntry, BalloonDone, Clarification, FreezeChange, StandingsEntry,
 };
+/// A rejudging's moves in a contest's standings ([`Node::rejudging_effects`]).
+pub use standings::ContestEffect;
 
 /// Problem packages as content-addressed blobs, cached by judge hosts.
 pub use blobs::{package_files, BlobError, Cache};

@@ -254,10 +254,7 @@ pub(crate) async fn report(app: &Arc<App>, id: i64) -> Result<Option<Report>, Ap
     let diff = rejudging::diff(&pairs);
     // Who moves in each contest that ranks a rejudged submission: the service's.
     let contests = app.contests.get().contests.clone();
-    let standings = app
-        .node
-        .rejudging_effects(contests, items, details)
-        .await?;
+    let standings = app.node.rejudging_effects(contests, items, details).await?;
     Ok(Some(Report {
         info,
         diff,

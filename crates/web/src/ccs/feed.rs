@@ -359,7 +359,11 @@ mod tests {
         // A client resuming after the first submission gets exactly the rest.
         let mut resumed = parse_token("1000.0.ab");
         assert_eq!(
-            ids(&lines_after(&snap("ab", 7000, &events), &mut resumed, SETTLE)),
+            ids(&lines_after(
+                &snap("ab", 7000, &events),
+                &mut resumed,
+                SETTLE
+            )),
             ["7@1000.1.ab", "2@5000.0.ab"]
         );
         // After a reload changed the setup, the setup comes again (with the problems, which
@@ -380,7 +384,11 @@ mod tests {
         assert_eq!(resumed, parse_token("3000.0.cd"));
         let mut resumed = parse_token("1000.1.ab");
         assert_eq!(
-            ids(&lines_after(&snap("cd", 7000, &events), &mut resumed, SETTLE)),
+            ids(&lines_after(
+                &snap("cd", 7000, &events),
+                &mut resumed,
+                SETTLE
+            )),
             ["c@0.0.cd", "a@0.1.cd", "2@5000.0.cd"]
         );
         assert_eq!(resumed, parse_token("5000.0.cd"));

@@ -50,7 +50,6 @@ pub(crate) struct Readiness {
     pub(crate) checks: Checklist,
 }
 
-
 /// Whether contest `c` can be finalized now, and what finalizing it needs confirmed.
 pub(crate) async fn readiness(app: &Arc<App>, c: &Arc<Contest>) -> Result<Readiness, AppError> {
     let fs = super::read_freeze(app, c).await?;
