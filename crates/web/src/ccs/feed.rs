@@ -377,7 +377,8 @@ mod tests {
         assert_eq!(
             ids(&lines_after(
                 &snap("cd", 9000, &late_problems),
-                &mut resumed
+                &mut resumed,
+                SETTLE
             )),
             ["c@0.0.cd", "a@1000.0.cd"]
         );
