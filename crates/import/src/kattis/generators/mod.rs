@@ -2,22 +2,12 @@
 //! recipe (today's BAPCtools archives), made at import as BAPCtools makes it, every program in
 //! the sandbox. The main entry is [`generate`].
 //!
-//! What is read (the rest is an error naming the key):
-//! - the root: `data` (`sample`, `secret`; the `invalid_*` and `valid_output` folders test the
-//!   validators, not submissions, and are skipped with a warning), `solution` (the submission
-//!   that makes the answers, `/submissions/...`; default: the first accepted submission of one
-//!   file by name), `random_salt`, `version`;
-//! - a folder: `data`, a list (test cases numbered `01-name` in the order of the whole file, as
-//!   BAPCtools numbers them) or a map (named as written, in name order);
-//! - a test case: a generator command (`gen.py 10 {seed}`; a string ending in `.in` is a
-//!   `copy`), or a map of `generate`, `copy` (a path under `generators/` without extension: its
-//!   `.in` and `.ans`), `in` and `ans` (the text itself), `count` (one test per value, named
-//!   `<name>-<value>`, `{count}` the value), `hint` and `description` (comments).
-//!   `{seed}` and `{seed:N}` are BAPCtools' seed (SHA-512 of `random_salt` and the command,
-//!   modulo 2^31; the salt followed by `:<value - 1>` for a count's values but 1), `{name}` is
-//!   `testcase`; the generator prints the input on standard output. A test without an answer
-//!   gets the solution's output, or an empty one in an interactive or multi-pass problem (as
-//!   BAPCtools writes it).
+//! What is read, the rest refused naming the key, is listed in docs/packages.md ("BAPCtools
+//! generators"); [`recipe`] reads the file into test cases, [`command`] splits a command and
+//! seeds it, [`programs`] finds, compiles and runs the programs, and this file makes the data:
+//! each test case in order, then the answers the solutions make (an empty one in an interactive
+//! or multi-pass problem, as BAPCtools writes it), then the included tests' copies and the
+//! folders' `test_group.yaml`.
 //!
 //! The package is copied to a scratch folder with the data written into its `data/`, and the
 //! import reads that copy; `ojd gen` ([`regenerate`]) copies the made files into the package's
@@ -34,7 +24,7 @@ use serde_norway::Value;
 
 use crate::files::{copy_raw, entries, write_file};
 use crate::ImportError;
-use command::{arguments, seed};
+use command::arguments;
 use ojd_judge::{Judge, Program};
 use programs::{compile, copy_package, run};
 use recipe::{text, Make};
@@ -47,55 +37,67 @@ pub(super) fn generate(
     judge: Option<&Judge>,
     warnings: &mut Vec<String>,
 ) -> Result<Option<(tempfile::TempDir, PathBuf)>, ImportError> {
-    Ok(make(dir, judge, false, warnings)?.map(|(scratch, copy, _)| (scratch, copy)))
+    Ok(make(dir, judge, false, warnings)?.map(|m| (m.scratch, m.copy)))
 }
 
 /// `ojd gen` on a Kattis package: every test of `generators/generators.yaml` made again in the
 /// sandbox (as at import, whatever `data/` holds) and written into the package's own `data/`.
-/// Returns the tests' paths under `data/` (without extension). Nothing is written when any
-/// program fails; a `data/` path that is a link is refused (the package's files only).
+/// Returns how many tests were made. Nothing is written when any program fails; a `data/` path
+/// that is a link is refused (the package's files only).
 pub(super) fn regenerate(
     dir: &Path,
     judge: &Judge,
     warnings: &mut Vec<String>,
-) -> Result<Vec<PathBuf>, ImportError> {
-    let Some((_scratch, copy, cases)) = make(dir, Some(judge), true, warnings)? else {
+) -> Result<usize, ImportError> {
+    let Some(made) = make(dir, Some(judge), true, warnings)? else {
         return Err(ImportError::Invalid {
             file: dir.join("generators/generators.yaml").display().to_string(),
             message: "no such file: nothing to generate".into(),
         });
     };
-    for case in &cases {
-        for ext in ["in", "ans"] {
-            let made = copy.join("data").join(case).with_extension(ext);
-            if !made.is_file() {
-                continue;
-            }
-            let to = dir.join("data").join(case).with_extension(ext);
-            // Every folder from the package down to the file is a real folder of it.
-            let mut at = dir.to_path_buf();
-            for part in Path::new("data")
-                .join(case)
-                .with_extension(ext)
-                .components()
-            {
-                at.push(part);
-                if at
-                    .symlink_metadata()
-                    .is_ok_and(|m| m.file_type().is_symlink())
-                {
-                    return Err(ImportError::Invalid {
-                        file: at.display().to_string(),
-                        message: "a link: ojd gen writes the package's own files only".into(),
-                    });
-                }
-            }
-            let data = std::fs::read(&made)
-                .map_err(|e| ImportError::Run(format!("read {}: {e}", made.display())))?;
-            write_file(&to, &data)?;
+    for file in &made.files {
+        let from = made.copy.join("data").join(file);
+        if !from.is_file() {
+            continue;
         }
+        let to = dir.join("data").join(file);
+        // Every folder from the package down to the file is a real folder of it.
+        let mut at = dir.to_path_buf();
+        for part in Path::new("data").join(file).components() {
+            at.push(part);
+            if at
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+            {
+                return Err(ImportError::Invalid {
+                    file: at.display().to_string(),
+                    message: "a link: ojd gen writes the package's own files only".into(),
+                });
+            }
+        }
+        let data = std::fs::read(&from)
+            .map_err(|e| ImportError::Run(format!("read {}: {e}", from.display())))?;
+        write_file(&to, &data)?;
     }
-    Ok(cases)
+    Ok(made.tests)
+}
+
+/// What [`make`] made: the scratch folder, the package's copy in it, every file written under
+/// its `data/` (paths under `data/`) and how many tests they are.
+struct Made {
+    scratch: tempfile::TempDir,
+    copy: PathBuf,
+    files: Vec<PathBuf>,
+    tests: usize,
+}
+
+/// `base` (a test's path without extension) with the extension `ext` (which may hold a dot:
+/// `in.statement`), whatever dots the test's name has.
+fn with_ext(base: &Path, ext: &str) -> PathBuf {
+    let mut s = base.as_os_str().to_os_string();
+    s.push(".");
+    s.push(ext);
+    PathBuf::from(s)
 }
 
 /// Makes the data of `generators/generators.yaml` into a copy of the package (see
@@ -105,7 +107,7 @@ fn make(
     judge: Option<&Judge>,
     force: bool,
     warnings: &mut Vec<String>,
-) -> Result<Option<(tempfile::TempDir, PathBuf, Vec<PathBuf>)>, ImportError> {
+) -> Result<Option<Made>, ImportError> {
     let yaml_file = dir.join("generators/generators.yaml");
     if !yaml_file.is_file() {
         return Ok(None);
@@ -135,105 +137,184 @@ fn make(
         .unwrap_or_else(|| "problem".into());
     let copy = scratch.path().join(name);
     copy_package(dir, &copy)?;
-    let mut programs: Vec<(PathBuf, Program)> = Vec::new();
-    let mut program = |file: &Path| -> Result<Program, ImportError> {
-        if let Some((_, p)) = programs.iter().find(|(f, _)| f == file) {
-            return Ok(p.clone());
-        }
-        let p = compile(judge, file)?;
-        programs.push((file.to_path_buf(), p.clone()));
-        Ok(p)
-    };
+    let data = copy.join("data");
+    // Compiled once each: generators by their command word, solutions by path.
+    let mut programs: Vec<(String, Program)> = Vec::new();
+    let mut files: Vec<PathBuf> = Vec::new();
     // Programs and files are read from the package itself (reads stay inside it); what is made
     // goes into the copy.
     let gen_dir = dir.join("generators");
-    let mut unanswered = Vec::new();
-    for (c, input, answer) in &recipe.cases {
-        let base = copy.join("data").join(&c.path);
+    let mut unanswered: Vec<(PathBuf, Option<String>)> = Vec::new();
+    for c in &recipe.cases {
+        let base = data.join(&c.path);
         let what = format!("{file}: {}", c.path.display());
+        create_parent(&base)?;
         match &c.make {
-            Make::Generate(command, count) => {
-                let words: Vec<&str> = command.split_whitespace().collect();
-                if command.contains(['"', '\'', '|', '>', '<']) || words.is_empty() {
-                    return Err(refuse(
-                        &file,
-                        &c.path.display().to_string(),
-                        "a generator command is a program and its arguments (no quotes, pipes or redirects)",
-                    ));
-                }
-                let exe = match words[0].strip_prefix('/') {
-                    Some(abs) => dir.join(abs),
-                    None => gen_dir.join(words[0]),
+            Make::Generate { command, seed } => {
+                let here = c.path.display().to_string();
+                let words = command::split(command)
+                    .map_err(|why| refuse(&file, &here, &format!("{command}: {why}")))?;
+                let src = programs::source(dir, &words[0], &recipe.generators)
+                    .map_err(|why| refuse(&file, &here, &why))?;
+                let prog = match programs.iter().find(|(k, _)| *k == words[0]) {
+                    Some((_, p)) => p.clone(),
+                    None => {
+                        let p = programs::compile_source(judge, &src)?;
+                        programs.push((words[0].clone(), p.clone()));
+                        p
+                    }
                 };
-                if !exe.is_file() {
-                    return Err(refuse(
-                        &file,
-                        &c.path.display().to_string(),
-                        &format!("{}: no such generator file (a generator of several files is not supported)", words[0]),
-                    ));
+                // BAPCtools: a failing generator is tried again with the next seeds, `retries`
+                // times in all.
+                let mut attempt = 0;
+                loop {
+                    let args = arguments(&words[1..], (seed + attempt) & 0x7fff_ffff);
+                    match generate_one(judge, &prog, &args, &base, &what) {
+                        Ok(()) => break,
+                        Err(ImportError::Invalid { .. }) if attempt + 1 < c.retries => attempt += 1,
+                        Err(e) => return Err(e),
+                    }
                 }
-                let prog = program(&exe)?;
-                let args = arguments(&words[1..], seed(&recipe.salt, command, *count));
-                create_parent(&base)?;
-                run(judge, &prog, &args, None, &base.with_extension("in"), &what)?;
             }
             Make::Copy(from) => {
                 let from = gen_dir.join(from);
-                copy_raw(&from.with_extension("in"), &base.with_extension("in"))?;
-                if from.with_extension("ans").is_file() && answer.is_none() {
-                    copy_raw(&from.with_extension("ans"), &base.with_extension("ans"))?;
+                if !with_ext(&from, "in").is_file() {
+                    return Err(refuse(
+                        &file,
+                        &format!("{}.copy", c.path.display()),
+                        &format!("{}: no such file", with_ext(&from, "in").display()),
+                    ));
+                }
+                for ext in recipe::TEXT_EXTENSIONS {
+                    if with_ext(&from, ext).is_file() {
+                        copy_raw(&with_ext(&from, ext), &with_ext(&base, ext))?;
+                    }
                 }
             }
             Make::Literal => {}
         }
-        if let Some(i) = input {
-            write_file(&base.with_extension("in"), i.as_bytes())?;
+        for (ext, text) in &c.literals {
+            write_file(&with_ext(&base, ext), text.as_bytes())?;
         }
-        if let Some(a) = answer {
-            write_file(&base.with_extension("ans"), a.as_bytes())?;
-        }
-        if !base.with_extension("ans").is_file() {
-            unanswered.push(base);
+        if !with_ext(&base, "ans").is_file() {
+            unanswered.push((base, c.solution.clone()));
         }
     }
     // BAPCtools: an interactive or multi-pass problem's test without an answer gets an empty
     // one (the interactor reads it), never the solution's output.
     if !unanswered.is_empty() && interactive_or_multi_pass(dir)? {
-        for base in unanswered.drain(..) {
-            write_file(&base.with_extension("ans"), b"")?;
+        for (base, _) in unanswered.drain(..) {
+            write_file(&with_ext(&base, "ans"), b"")?;
         }
     }
-    if !unanswered.is_empty() {
-        let reference = match &recipe.solution {
+    for (base, solution) in unanswered {
+        let reference = match solution.as_deref() {
+            // `solution:` set empty: no answer is made (the import names the test without one).
+            Some("") => continue,
             Some(s) => dir.join(s.trim_start_matches('/')),
             None => first_accepted(dir).ok_or_else(|| ImportError::Invalid {
                 file: file.clone(),
                 message: "the tests' answers need a solution: no `solution` key and no accepted submission of one file".into(),
             })?,
         };
-        let prog = program(&reference)?;
-        for base in unanswered {
-            let what = format!("{}: the answer of {}", reference.display(), base.display());
-            run(
-                judge,
-                &prog,
-                &[],
-                Some(&base.with_extension("in")),
-                &base.with_extension("ans"),
-                &what,
-            )?;
+        let key = format!("solution:{}", reference.display());
+        let prog = match programs.iter().find(|(k, _)| *k == key) {
+            Some((_, p)) => p.clone(),
+            None => {
+                let p = compile(judge, &reference)?;
+                programs.push((key, p.clone()));
+                p
+            }
+        };
+        let what = format!("{}: the answer of {}", reference.display(), base.display());
+        run(
+            judge,
+            &prog,
+            &[],
+            Some(&with_ext(&base, "in")),
+            &with_ext(&base, "ans"),
+            vec![],
+            &what,
+        )?;
+    }
+    // `include`: the included tests' files, copied under their own names.
+    for (from, to) in &recipe.links {
+        for ext in recipe::TEXT_EXTENSIONS {
+            let source = with_ext(&data.join(from), ext);
+            if source.is_file() {
+                let bytes = std::fs::read(&source)
+                    .map_err(|e| ImportError::Run(format!("read {}: {e}", source.display())))?;
+                write_file(&with_ext(&data.join(to), ext), &bytes)?;
+            }
+        }
+    }
+    for (folder, name, text) in &recipe.group_files {
+        write_file(&data.join(folder).join(name), text.as_bytes())?;
+        files.push(folder.join(name));
+    }
+    let tests: Vec<&PathBuf> = recipe
+        .cases
+        .iter()
+        .map(|c| &c.path)
+        .chain(recipe.links.iter().map(|(_, to)| to))
+        .collect();
+    for t in &tests {
+        for ext in recipe::TEXT_EXTENSIONS {
+            if with_ext(&data.join(t), ext).is_file() {
+                files.push(with_ext(t, ext));
+            }
         }
     }
     warnings.push(format!(
         "{file}: {} tests made by its generators in the sandbox",
-        recipe.cases.len()
+        tests.len()
     ));
-    let cases = recipe
-        .cases
-        .iter()
-        .map(|(c, _, _)| c.path.clone())
-        .collect();
-    Ok(Some((scratch, copy, cases)))
+    Ok(Some(Made {
+        scratch,
+        copy,
+        files,
+        tests: tests.len(),
+    }))
+}
+
+/// Runs a generator for the test `base`: its input is the file `testcase.in` when it writes one
+/// (BAPCtools: its standard output is then ignored), else its standard output; a `testcase.ans`
+/// it writes is the answer.
+fn generate_one(
+    judge: &Judge,
+    prog: &Program,
+    args: &[String],
+    base: &Path,
+    what: &str,
+) -> Result<(), ImportError> {
+    let stdout = with_ext(base, "stdout");
+    let (written_in, written_ans) = (with_ext(base, "in.written"), with_ext(base, "ans.written"));
+    run(
+        judge,
+        prog,
+        args,
+        None,
+        &stdout,
+        vec![
+            ("testcase.in".into(), written_in.clone()),
+            ("testcase.ans".into(), written_ans.clone()),
+        ],
+        what,
+    )?;
+    let rename = |from: &Path, to: &Path| {
+        std::fs::rename(from, to)
+            .map_err(|e| ImportError::Run(format!("rename {}: {e}", from.display())))
+    };
+    if written_in.is_file() {
+        rename(&written_in, &with_ext(base, "in"))?;
+        let _ = std::fs::remove_file(&stdout);
+    } else {
+        rename(&stdout, &with_ext(base, "in"))?;
+    }
+    if written_ans.is_file() {
+        rename(&written_ans, &with_ext(base, "ans"))?;
+    }
+    Ok(())
 }
 
 fn refuse(file: &str, key: &str, what: &str) -> ImportError {
@@ -320,16 +401,40 @@ mod tests {
             "generators.yaml: data.secret.x.count: 300: expected a count from 1 to 100",
         );
         refused(
-            "data:\n  secret:\n    data:\n      - x:\n          generate: gen.py\n          retries: 3\n",
-            "generators.yaml: data.secret.x.retries: not supported by ojd",
+            "data:\n  secret:\n    data:\n      - x:\n          generate: gen.py\n          tries: 3\n",
+            "generators.yaml: data.secret.x.tries: not supported by ojd (a test case reads generate, copy",
+        );
+        refused(
+            "data:\n  secret:\n    flags: [a]\n    data:\n      - x: gen.py\n",
+            "generators.yaml: data.secret.flags: not supported by ojd (a folder reads data, include",
         );
         refused(
             "data:\n  secret:\n    data:\n      - x: gen.py\n    include: [y]\n",
-            "generators.yaml: data.secret.include: ojd runs a folder's `data` only",
+            "generators.yaml: data.secret.include[0]: y: no earlier test case or folder has this key",
         );
         refused(
-            "generators:\n  gen: [gen.py, lib.py]\ndata:\n  secret:\n    data: []\n",
-            "generators.yaml: generators: generators of several files are not supported",
+            "data:\n  sample:\n    data:\n      a: {in: \"1\"}\n  secret:\n    data:\n      - a: {in: \"1\"}\n      - b:\n          data:\n            - a: {in: \"1\"}\n          include: [a]\n",
+            "generators.yaml: data.secret.b.include[0]: a: ambiguous",
+        );
+        refused(
+            "data:\n  sample:\n    data:\n      '1': {in: \"1\"}\n  secret:\n    data:\n      '1': {in: \"2\"}\n    include: ['1']\n",
+            "generators.yaml: data.secret.include: sample/1: included, but this folder has a test case of that name",
+        );
+        refused(
+            "generators:\n  gen.py: [gen.py, lib.py]\ndata:\n  secret:\n    data: []\n",
+            "generators.yaml: generators.gen.py: a generator's name has no `.` or `/`",
+        );
+        refused(
+            "data:\n  secret:\n    data:\n      - x: gen.py 'a b\n",
+            "generators.yaml: data.secret.x: \"gen.py 'a b\": no closing quotation",
+        );
+        refused(
+            "data:\n  secret:\n    data:\n      - x: {copy: ../../etc/passwd}\n",
+            "generators.yaml: data.secret.x.copy: ../../etc/passwd: a path under generators/",
+        );
+        refused(
+            "data:\n  secret:\n    data:\n      - x: {generate: gen.py, copy: a}\n",
+            "generators.yaml: data.secret.x: a test case has generate or copy, not both",
         );
         refused(
             "data:\n  sample:\n    data:\n      - '': {in: \"1\\n\"}\n",
