@@ -377,6 +377,82 @@ fn bapctools_generators_make_the_secret_data_at_import() {
     }
 }
 
+/// BAPCtools' generators.yaml as its own test problems write it: generators of several files
+/// (a `generators:` entry and a folder), `include` of a test case and of whole groups (their
+/// tests copied under their own names), `test_group.yaml` written where it is set, a quoted
+/// argument, a generator that writes `{name}.in` and `{name}.ans` itself, and `retries` with
+/// the next seed. `ojd gen` writes the same files into the package's own `data/`: every input
+/// and answer checked here is what BAPCtools' `bt generate` (2026.10) made of the same recipe.
+#[test]
+fn bapctools_generators_of_several_files_include_and_test_groups() {
+    require_root!();
+    let s = Scratch::new();
+    let fixture = testdata("import/kattis/bapc-generators-more");
+    let r = s.ojd(&[
+        "import",
+        "kattis",
+        &fixture.display().to_string(),
+        "--to",
+        &s.path("more").display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("18 tests made by its generators in the sandbox"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout.contains("imported 18 tests (2 samples)"),
+        "{}",
+        r.stdout
+    );
+    // Every submission keeps its folder's promise: the wrong answer is caught by the
+    // generated tests only (it is right on both samples).
+    let report = s.verify(&s.path("more"));
+    assert!(report.to_string().contains("small_only.py"), "{report:#}");
+
+    let ours = s.path("ours");
+    copy_dir(&fixture, &ours);
+    let r = s.ojd(&["gen", &ours.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let read = |name: &str| {
+        std::fs::read_to_string(ours.join("data").join(name))
+            .unwrap_or_else(|e| panic!("data/{name}: {e}"))
+    };
+    // `"a b" c` is two arguments; `{name}` is the files' name and stdout is then ignored.
+    assert_eq!(read("secret/1-small/1-positive/2-quoted.in"), "2\n");
+    assert_eq!(read("secret/2-large/6-inans.in"), "202\n");
+    assert_eq!(read("secret/2-large/6-inans.ans"), "202\n");
+    // Several files: `generators:` (main.py with lib.py, main.cpp with lib.h) and a folder
+    // (dir/, whose own lib.py adds one).
+    assert_eq!(read("secret/1-small/2-general/3-main_py.in"), "204\n");
+    assert_eq!(read("secret/1-small/2-general/4-main_cpp.in"), "206\n");
+    assert_eq!(read("secret/2-large/5-dir.in"), "301\n");
+    // BAPCtools' seed of "random_salt + command" is odd: the generator fails, and its retry
+    // runs with the seed after it.
+    assert_eq!(read("secret/2-large/7-seeded.in"), "1498402812\n");
+    // Included tests under their own names, a sample's answer with them; a text given in the
+    // file ends with a newline, as BAPCtools writes it.
+    assert_eq!(read("secret/1-small/1-positive/1.in"), "5\n");
+    assert_eq!(read("secret/1-small/2-general/2.ans"), "7\n");
+    for t in [
+        "1-stdoutpy",
+        "2-quoted",
+        "1",
+        "3-main_py",
+        "4-main_cpp",
+        "2",
+    ] {
+        assert!(
+            ours.join(format!("data/secret/2-large/{t}.in")).is_file(),
+            "{t}"
+        );
+    }
+    assert!(read("secret/1-small/test_group.yaml").contains("space_change_sensitive"));
+    assert!(read("secret/test_group.yaml").contains("output_validator_args"));
+}
+
 /// A testlib checker killed by a signal (as a Polygon checker that aborts on an assertion):
 /// the judge error names the signal, not "checker crashed: " and nothing.
 #[test]

@@ -22,8 +22,10 @@
 //!   `presentation-error`, `time-limit-exceeded`, `memory-limit-exceeded`, `failed` →
 //!   `submissions/<verdict>/`; `rejected` (not accepted on some test) → `submissions/rejected/`;
 //!   `time-limit-exceeded-or-accepted` (AC or TLE on every test, nothing required) →
-//!   `submissions/time_limit_exceeded_or_accepted/`; the other tags without one verdict
-//!   (`time-limit-exceeded-or-memory-limit-exceeded`, ...) are skipped with a warning;
+//!   `submissions/time_limit_exceeded_or_accepted/`; `time-limit-exceeded-or-memory-limit-exceeded`
+//!   (TLE or MLE on some test, nothing else but AC) →
+//!   `submissions/time_limit_exceeded_or_memory_limit_exceeded/`; `do-not-run` and unknown tags
+//!   are skipped with a warning naming the tag;
 //! - statements: `statement-sections/<language>/` (or `problem-properties.json`) legend,
 //!   input, output, notes (LaTeX) → `statement.md`.
 
@@ -273,6 +275,10 @@ fn tag_folder(tag: &str) -> Option<&'static str> {
         "rejected" => "rejected",
         // Its answers are right where it finishes; its speed is not promised.
         "time-limit-exceeded-or-accepted" => "time_limit_exceeded_or_accepted",
+        // Too slow or too big on some test, never wrong.
+        "time-limit-exceeded-or-memory-limit-exceeded" => {
+            "time_limit_exceeded_or_memory_limit_exceeded"
+        }
         _ => return None,
     })
 }
@@ -547,9 +553,15 @@ pub fn import(
                 "main" => ("accepted", true),
                 t => match tag_folder(t) {
                     Some(f) => (f, false),
+                    None if t == "do-not-run" => {
+                        warnings.push(format!(
+                            "{src}: tagged \"do-not-run\": not run, as on Polygon; skipped"
+                        ));
+                        continue;
+                    }
                     None => {
                         warnings.push(format!(
-                            "{src}: tag {t:?} promises no single verdict; skipped"
+                            "{src}: tag {t:?} is not one of Polygon's solution tags (main, accepted, rejected, wrong-answer, presentation-error, time-limit-exceeded, time-limit-exceeded-or-accepted, time-limit-exceeded-or-memory-limit-exceeded, memory-limit-exceeded, failed, do-not-run); skipped"
                         ));
                         continue;
                     }
@@ -1059,8 +1071,9 @@ mod tests {
         );
         assert_eq!(
             tag_folder("time-limit-exceeded-or-memory-limit-exceeded"),
-            None
+            Some("time_limit_exceeded_or_memory_limit_exceeded")
         );
+        assert_eq!(tag_folder("do-not-run"), None);
         assert_eq!(tag_folder("rejected"), Some("rejected"));
     }
 }

@@ -237,6 +237,7 @@ fn discover(judge: &Judge, problem: &Problem, report: &mut ProblemReport) -> Vec
         "rejected",
         "partially_accepted",
         super::expect::ACCEPTED_OR_TLE,
+        super::expect::TLE_OR_MLE,
     ]);
     for folder in sorted_entries(&root) {
         let name = folder

@@ -12,13 +12,15 @@
 //! | `rejected` | a rejection (WA, TLE, RE, MLE, OLE) on at least one test | a compile error |
 //! | `partially_accepted` | part of the points: some groups' (AC on some test without groups) | full points, no points, a compile error |
 //! | `time_limit_exceeded_or_accepted` | — | anything but AC and TLE |
+//! | `time_limit_exceeded_or_memory_limit_exceeded` | TLE or MLE on at least one test | anything but AC, TLE and MLE |
 //!
 //! `rejected/` is the 2025-09 Kattis format's folder (and Polygon's `rejected` tag): any
 //! verdict is permitted, a rejection is required, a TLE counting as one however near the limit.
 //! `partially_accepted/` is problemtools': a scoring submission that earns some of the points
 //! and not all. `time_limit_exceeded_or_accepted/` is Polygon's tag of that name (a solution
 //! whose speed is not promised, only its answers): the Kattis 2025-09 `permitted: [AC, TLE]`
-//! with nothing required.
+//! with nothing required. `time_limit_exceeded_or_memory_limit_exceeded/` is Polygon's tag of
+//! that name: a solution too slow or too big somewhere, never wrong.
 //!
 //! A Judge Error is never expected: it is the judge's failure, reported on its own.
 
@@ -38,6 +40,9 @@ pub(crate) enum Promise {
     PartiallyAccepted,
     /// `time_limit_exceeded_or_accepted/`: AC or TLE on every test, nothing required.
     AcceptedOrTle,
+    /// `time_limit_exceeded_or_memory_limit_exceeded/`: AC, TLE or MLE on every test, a TLE or
+    /// an MLE on at least one.
+    TleOrMle,
 }
 
 impl Promise {
@@ -48,12 +53,16 @@ impl Promise {
             Promise::Rejected => Some("rejected"),
             Promise::PartiallyAccepted => Some("partially_accepted"),
             Promise::AcceptedOrTle => Some(ACCEPTED_OR_TLE),
+            Promise::TleOrMle => Some(TLE_OR_MLE),
         }
     }
 }
 
 /// The folder of [`Promise::AcceptedOrTle`].
 pub(crate) const ACCEPTED_OR_TLE: &str = "time_limit_exceeded_or_accepted";
+
+/// The folder of [`Promise::TleOrMle`].
+pub(crate) const TLE_OR_MLE: &str = "time_limit_exceeded_or_memory_limit_exceeded";
 
 /// The folder's promise, if `name` is a folder `submissions/` may hold: its verdict (a WA for
 /// the promises that are not one verdict: they are judged as a wrong answer is, every test
@@ -63,6 +72,7 @@ pub(crate) fn folder_promise(name: &str) -> Option<(Verdict, Promise)> {
         "rejected" => Some((Verdict::WrongAnswer, Promise::Rejected)),
         "partially_accepted" => Some((Verdict::WrongAnswer, Promise::PartiallyAccepted)),
         ACCEPTED_OR_TLE => Some((Verdict::WrongAnswer, Promise::AcceptedOrTle)),
+        TLE_OR_MLE => Some((Verdict::WrongAnswer, Promise::TleOrMle)),
         _ => folder_verdict(name).map(|v| (v, Promise::Verdict)),
     }
 }
@@ -110,6 +120,25 @@ pub(crate) fn promise_failures(
                     "got {} (only AC or TLE permitted)",
                     by_verdict(&bad)
                 )],
+            }
+        }
+        Promise::TleOrMle => {
+            let limit =
+                |v: Verdict| matches!(v, Verdict::TimeLimitExceeded | Verdict::MemoryLimitExceeded);
+            let bad: Vec<(&str, Verdict)> = got
+                .iter()
+                .copied()
+                .filter(|(_, v)| *v != Verdict::Accepted && !limit(*v))
+                .collect();
+            if !bad.is_empty() {
+                vec![format!(
+                    "got {} (only AC, TLE or MLE permitted)",
+                    by_verdict(&bad)
+                )]
+            } else if !got.iter().any(|(_, v)| limit(*v)) {
+                vec!["expected TLE or MLE on at least one test, got neither".to_string()]
+            } else {
+                vec![]
             }
         }
         Promise::PartiallyAccepted => {
@@ -345,6 +374,31 @@ mod tests {
         assert_eq!(
             promise_failures(Promise::AcceptedOrTle, WrongAnswer, false, &[], &[]),
             ["it does not compile"]
+        );
+        // Polygon's time-limit-exceeded-or-memory-limit-exceeded: too slow or too big on some
+        // test, never anything else.
+        assert_eq!(
+            folder_promise("time_limit_exceeded_or_memory_limit_exceeded"),
+            Some((WrongAnswer, Promise::TleOrMle))
+        );
+        for ok in [
+            &[("g1-a", Accepted), ("g2-a", TimeLimitExceeded)][..],
+            &[("g1-a", MemoryLimitExceeded)],
+            &[("g1-a", TimeLimitExceeded), ("g2-a", MemoryLimitExceeded)],
+        ] {
+            assert!(check(Promise::TleOrMle, ok, &groups).is_empty(), "{ok:?}");
+        }
+        assert_eq!(
+            check(Promise::TleOrMle, &all_ac, &groups),
+            ["expected TLE or MLE on at least one test, got neither"]
+        );
+        assert_eq!(
+            check(
+                Promise::TleOrMle,
+                &[("g1-a", RuntimeError), ("g2-a", TimeLimitExceeded)],
+                &groups
+            ),
+            ["got RE on g1-a (only AC, TLE or MLE permitted)"]
         );
     }
 

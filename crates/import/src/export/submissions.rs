@@ -26,7 +26,8 @@ fn kattis_folder(ojd: &str, format: KattisFormat) -> Option<&str> {
         // which problemtools' 2023-07 has no way to say.
         ("rejected", KattisFormat::V2023)
         | ("partially_accepted", KattisFormat::V2025)
-        | ("time_limit_exceeded_or_accepted", KattisFormat::V2023) => return None,
+        | ("time_limit_exceeded_or_accepted", KattisFormat::V2023)
+        | ("time_limit_exceeded_or_memory_limit_exceeded", KattisFormat::V2023) => return None,
         (other, _) => other,
     })
 }
@@ -152,6 +153,11 @@ pub(super) fn submissions(
         };
         if kattis == "time_limit_exceeded_or_accepted" {
             rules += &format!("{kattis}:\n  permitted: [AC, TLE]\n");
+        }
+        // Polygon's TLE-or-MLE: Kattis has no memory verdict (a program out of memory is a
+        // run-time error there), so the closest promise is too slow or crashing somewhere.
+        if kattis == "time_limit_exceeded_or_memory_limit_exceeded" {
+            rules += &format!("{kattis}:\n  permitted: [AC, TLE, RTE]\n  required: [TLE, RTE]\n");
         }
         for f in entries(&folder) {
             let file = f.file_name().unwrap_or_default();

@@ -87,8 +87,8 @@ pub fn regenerate(
     // Everything read from here on must be a file of the package (see `files`).
     let _confined = Confined::to(dir)?;
     let mut messages = Vec::new();
-    let cases = generators::regenerate(dir, judge, &mut messages)?;
-    Ok((cases.len(), messages))
+    let tests = generators::regenerate(dir, judge, &mut messages)?;
+    Ok((tests, messages))
 }
 
 /// Options of an import.

@@ -160,6 +160,10 @@ fn verdict_folder(name: &str) -> Option<&'static str> {
         "partially_accepted" => "partially_accepted",
         // ojd's (Polygon's `time-limit-exceeded-or-accepted`), as a 2025-09 export writes it.
         "time_limit_exceeded_or_accepted" => "time_limit_exceeded_or_accepted",
+        // ojd's (Polygon's `time-limit-exceeded-or-memory-limit-exceeded`).
+        "time_limit_exceeded_or_memory_limit_exceeded" => {
+            "time_limit_exceeded_or_memory_limit_exceeded"
+        }
         // DOMjudge's folder names.
         "compiler_error" => "compile_error",
         "output_limit" => "output_limit_exceeded",

@@ -352,6 +352,17 @@ impl Judge {
             .map(|(compiled, _)| compiled)
     }
 
+    /// [`Judge::compile`] with `options` appended to its language's compile command: a package's
+    /// program of several files (a bundle) before its problem.toml exists.
+    pub fn compile_submission_with(
+        &self,
+        sub: &Submission,
+        options: &[String],
+    ) -> Result<Compiled, JudgeError> {
+        self.compile_with(sub, options)
+            .map(|(compiled, _)| compiled)
+    }
+
     /// [`Judge::compile_file`], with the compiler's CPU time as [`Judge::compile_measured`].
     pub fn compile_file_measured(
         &self,

@@ -1,0 +1,3 @@
+#include <cstdio>
+
+void output(const char* s) { std::printf("%s\n", s); }

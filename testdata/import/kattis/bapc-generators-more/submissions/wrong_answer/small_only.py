@@ -1,0 +1,3 @@
+# Right on the samples, wrong from 100 on.
+n = int(input())
+print(n if n < 100 else n + 1)
