@@ -9,9 +9,11 @@
 //! hand out; a director gives each imported team a token or a hall sheet.
 
 mod export;
+mod history;
 mod import;
 
 pub use export::{documents, Documents, LIVE};
+pub use history::{history, load, Past};
 pub use import::{plan, write, Package, Plan};
 
 use std::path::PathBuf;
@@ -32,6 +34,9 @@ pub enum PackageError {
         #[source]
         source: std::io::Error,
     },
+    /// The database could not take the package's history.
+    #[error("failed to store the package's history")]
+    Store(#[source] ojd_store::StoreError),
 }
 
 impl PackageError {
@@ -112,8 +117,13 @@ mod tests {
             ),
             (c.start_ms, c.utc_offset_s, c.freeze, c.awards)
         );
-        // Imported again under that id: refused, naming the folder.
-        let e = plan(&package(&dir, &docs), None, &b).expect_err("exists");
+        // The same package again: the folder is kept as it is (only the database's missing
+        // history is loaded); another package under that id is refused, naming the folder.
+        let same = plan(&package(&dir, &docs), None, &b).expect("the same package again");
+        assert!(same.again);
+        let mut other = docs.clone();
+        other.contest["name"] = json!("Another");
+        let e = plan(&package(&dir, &other), None, &b).expect_err("exists");
         assert!(e.to_string().contains("exists already"), "{e}");
     }
 
