@@ -20,6 +20,7 @@ pub mod edit;
 pub mod finalize;
 pub mod freeze;
 mod model;
+pub mod place;
 pub mod rejudging;
 pub mod roster;
 pub mod standings;

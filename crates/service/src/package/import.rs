@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::PackageError;
 use crate::ccs::{is_id, valid};
 use crate::contest::edit::{valid_id, Draft, DraftAwards, DraftProblem};
+use crate::contest::place::{is_country, Location, Place};
 use crate::contest::roster::write_teams;
 use crate::contest::{parse_start, Category, Contest, Team};
 
@@ -482,7 +483,8 @@ fn roster(p: &Package) -> Result<(Vec<Team>, Vec<String>), PackageError> {
                     )
                 })?),
             };
-            let mut first_group = None;
+            let name_of = |v: &Value| text(v, "name").or_else(|| text(v, "id"));
+            let mut group_names = Vec::new();
             for g in o["group_ids"]
                 .as_array()
                 .into_iter()
@@ -492,9 +494,22 @@ fn roster(p: &Package) -> Result<(Vec<Team>, Vec<String>), PackageError> {
                 let found = find(groups, g).ok_or_else(|| {
                     at("group_ids", format!("{g:?} is not in {}", gpath.display()))
                 })?;
-                first_group.get_or_insert(found);
+                group_names.extend(name_of(&found));
             }
-            let name_of = |v: &Value| text(v, "name").or_else(|| text(v, "id"));
+            // Every group, the country of its organization and its seat, in `[[team]]` too.
+            let location = o["location"].as_object().and_then(|l| {
+                let n = |k: &str| l.get(k).and_then(Value::as_f64);
+                Some(Location {
+                    x: n("x")?,
+                    y: n("y")?,
+                    rotation: n("rotation")?,
+                })
+            });
+            let country = org
+                .as_ref()
+                .and_then(|o| o["country"].as_str())
+                .filter(|c| is_country(c))
+                .map(str::to_string);
             teams.push(Team {
                 user: oid.clone(),
                 name: text(o, "name").unwrap_or_else(|| oid.clone()),
@@ -504,8 +519,17 @@ fn roster(p: &Package) -> Result<(Vec<Team>, Vec<String>), PackageError> {
                 } else {
                     Category::Participant
                 },
-                group: first_group.as_ref().and_then(name_of),
+                group: group_names.first().cloned(),
                 members: Vec::new(),
+                place: Place {
+                    groups: if group_names.len() > 1 {
+                        group_names
+                    } else {
+                        Vec::new()
+                    },
+                    country,
+                    location,
+                },
             });
             users.push(oid);
         }

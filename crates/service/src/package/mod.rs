@@ -94,7 +94,9 @@ mod tests {
              freeze = \"1h\"\npenalty = 10\ncompile_errors_count = true\nfeedback = \"verdict\"\n\
              participants = [\"alice\", \"bob\", \"carol\"]\n\
              [[problem]]\nid = \"aplusb\"\nlabel = \"X\"\ncolor = \"#ff0000\"\n\
-             [[team]]\nuser = \"alice\"\nname = \"Team Alice\"\naffiliation = \"A University\"\ngroup = \"Students\"\n\
+             [[team]]\nuser = \"alice\"\nname = \"Team Alice\"\naffiliation = \"A University\"\n\
+             groups = [\"Students\", \"Women\"]\ncountry = \"NLD\"\n\
+             location = { x = 1.5, y = 2.0, rotation = 90.0 }\n\
              [[team]]\nuser = \"bob\"\nname = \"Bob's\"\naffiliation = \"A University\"\ncategory = \"observer\"\n\
              [awards]\ngold = 1\nsilver = 2\nbronze = 3\n",
         )
@@ -102,12 +104,32 @@ mod tests {
         let c = Contest::load(&dir, &problems).expect("loads");
         let docs = documents(&c, &problems).expect("documents");
         assert_eq!(docs.teams[1]["hidden"], true, "{}", docs.teams);
+        // Both groups, the seat, and the country as the organization's.
+        assert_eq!(
+            (
+                docs.teams[0]["group_ids"].as_array().map(Vec::len),
+                &docs.teams[0]["location"]
+            ),
+            (Some(2), &json!({"x": 1.5, "y": 2.0, "rotation": 90.0})),
+            "{}",
+            docs.teams
+        );
+        assert_eq!(
+            docs.organizations[0]["country"], "NLD",
+            "{}",
+            docs.organizations
+        );
         assert_eq!(docs.problems[0]["rgb"], "#ff0000");
         let b = tmp.path().join("b");
         let planned = plan(&package(&dir, &docs), None, &b).expect("plan");
         assert_eq!(planned.id, "wf");
         let again = write(&planned, &b, &problems).expect("written");
         assert_eq!(documents(&again, &problems).expect("documents"), docs);
+        // `[[team]]` keeps them too (not only ccs.json).
+        assert_eq!(
+            (&again.teams[0].group, &again.teams[0].place),
+            (&c.teams[0].group, &c.teams[0].place)
+        );
         assert_eq!(
             (
                 again.start_ms,
