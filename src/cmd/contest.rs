@@ -22,7 +22,12 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 /// writes `contests/<id>/contest.toml` (a `[[team]]` per team: name, organization, group,
 /// hidden teams as observers) with `ccs.json` beside it (the rest of what the standard says).
 /// Teams become the participants, by team id (an ojd user name); accounts' passwords are not
-/// kept: give each team a token (`ojd token`) or a hall sheet.
+/// kept: give each team a token (`ojd token`) or a hall sheet. The contest's history is
+/// stored in the database, under the package's ids, in one transaction: submissions.json
+/// (each with its `submissions/<id>/files.zip`), judgements.json and runs.json (verdicts of
+/// record, marked imported, not judged again), clarifications.json, and state.json's thaw and
+/// finalization. Importing the same package again stores only what is missing.
+
 ///
 /// `export ID --to DIR` writes the contest as a package: contest.json and .yaml,
 /// problems.json and .yaml, teams.json, organizations.json, groups.json, accounts.json
@@ -30,8 +35,8 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 /// no key for) and each problem as a Kattis package in `DIR/<problem id>`. With `--from URL`
 /// (the running daemon; an admin token in the environment variable OJD_TOKEN) also what its
 /// store holds, as its Contest API serves it to an admin: judgement-types, languages,
-/// submissions, judgements, runs, clarifications, awards, scoreboard, state (.json),
-/// event-feed.ndjson and results.tsv. Exit code: 0 done, 2 bad input (the message names the
+/// submissions (with each one's files, `submissions/<id>/files.zip`), judgements, runs,
+/// clarifications, awards, scoreboard, state (.json), event-feed.ndjson and results.tsv. Exit code: 0 done, 2 bad input (the message names the
 /// file and key), 3 an I/O failure.
 ///
 /// Examples:
@@ -111,7 +116,7 @@ impl From<PackageError> for Failure {
     fn from(e: PackageError) -> Failure {
         match e {
             PackageError::Bad(_) => Failure::Bad(e.into()),
-            PackageError::Io { .. } => Failure::Io(e.into()),
+            PackageError::Io { .. } | PackageError::Store(_) => Failure::Io(e.into()),
         }
     }
 }
@@ -124,30 +129,52 @@ fn import(dir: &Path, id: Option<String>, config: &ojd_config::Config) -> Result
     let p = package::Package::read(dir)?;
     // Everything is checked before anything is written.
     let plan = package::plan(&p, id, &config.server.contests)?;
-    for w in &plan.warnings {
+    // The history is read whole before anything is written too.
+    let past = package::history(dir, &plan)?;
+    for w in plan.warnings.iter().chain(&past.warnings) {
         eprintln!("warning: {w}");
     }
     // Problems first: a contest is written only over problems that exist. The ones this
     // import creates are removed again if anything after fails.
     let mut created: Vec<PathBuf> = Vec::new();
+    let dest = config.server.contests.join(&plan.id);
     let result = import_problems(dir, &plan.problems, &p.problems.0, config, &mut created)
         .and_then(|()| {
             package::write(&plan, &config.server.contests, &config.server.problems)
                 .map_err(Failure::from)
+        })
+        .and_then(|_| {
+            // One transaction: the whole history, or nothing of it.
+            let database = config.server.database.to_string_lossy();
+            package::load(&database, &plan.id, &past.history).map_err(|e| {
+                if !plan.again {
+                    // Best effort: the contest folder was written above, by this import.
+                    let _ = std::fs::remove_dir_all(&dest);
+                }
+                Failure::from(e)
+            })
         });
-    if let Err(e) = result {
-        for d in &created {
-            // Best effort: these folders were made by this import.
-            let _ = std::fs::remove_dir_all(d);
+    let loaded = match result {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            for d in &created {
+                // Best effort: these folders were made by this import.
+                let _ = std::fs::remove_dir_all(d);
+            }
+            return Err(e);
         }
-        return Err(e);
-    }
+    };
+    let verb = if plan.again { "imported again" } else { "imported" };
     println!(
-        "imported contest {} ({} problems, {} teams) into {}",
+        "{verb} contest {} ({} problems, {} teams) into {}: {} submissions, {} judgements, {} clarifications stored, {} there already",
         plan.id,
         plan.problems.len(),
         plan.teams.len(),
-        config.server.contests.join(&plan.id).display()
+        dest.display(),
+        loaded.submissions,
+        loaded.judgings,
+        loaded.clarifications,
+        loaded.kept,
     );
     Ok(())
 }
@@ -306,6 +333,27 @@ fn fetch_live(url: &str, token: &str, id: &str, to: &Path) -> Result<(), Failure
     for (file, path) in package::LIVE {
         let body = get(format!("/api/contests/{id}/{path}"))?;
         std::fs::write(to.join(file), body).map_err(io)?;
+    }
+    // Each submission's files, where the package format keeps a file of an object:
+    // `<endpoint>/<id>/<filename>`.
+    let listed: Value = serde_json::from_slice(&std::fs::read(to.join("submissions.json")).map_err(io)?)
+        .map_err(|e| anyhow!("{base}/api/contests/{id}/submissions: not JSON: {e}"))?;
+    for s in listed.as_array().into_iter().flatten() {
+        let sid = s["id"].as_str().filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+        let Some(sid) = sid else {
+            return Err(anyhow!("{base}/api/contests/{id}/submissions: {} is not a submission id", s["id"]).into());
+        };
+        let path = format!("{base}/api/contests/{id}/submissions/{sid}/files");
+        let response = agent
+            .get(&path)
+            .set("Authorization", &format!("Bearer {token}"))
+            .call()
+            .map_err(|e| io(anyhow!("{path}: {e}")))?;
+        let mut zip = Vec::new();
+        std::io::Read::read_to_end(&mut response.into_reader(), &mut zip).map_err(|e| io(anyhow!("{path}: {e}")))?;
+        let folder = to.join("submissions").join(sid);
+        std::fs::create_dir_all(&folder).map_err(io)?;
+        std::fs::write(folder.join("files.zip"), zip).map_err(io)?;
     }
     let results = get(format!("/api/v1/contests/{id}/results.tsv"))?;
     std::fs::write(to.join("results.tsv"), results).map_err(io)?;

@@ -17,8 +17,10 @@ use serde_json::{json, Value};
 use crate::common::Run;
 use crate::daemon::{Daemon, Site, ADMIN, ALICE, BOB, JUDGED_WITHIN};
 
-/// The collections the package brings back from the contest's files alone.
-const RESTORED: [&str; 8] = [
+/// The collections the package brings back: from the contest's files, and from the
+/// history the import stores (submissions, judgements, runs, clarifications, the thaw and
+/// the finalization, and so the scoreboard, the awards and the state).
+const RESTORED: [&str; 15] = [
     "judgement-types",
     "languages",
     "problems",
@@ -27,6 +29,13 @@ const RESTORED: [&str; 8] = [
     "teams",
     "accounts",
     "",
+    "submissions",
+    "judgements",
+    "runs",
+    "clarifications",
+    "scoreboard",
+    "awards",
+    "state",
 ];
 
 /// The documents `ojd contest export` writes without the daemon.
@@ -91,6 +100,18 @@ fn restored(d: &Daemon, token: Option<&str>) -> Vec<(String, Value)> {
             (path, v)
         })
         .collect()
+}
+
+/// Copies package `from` into `to` (made anew), as a director would before editing it.
+fn copy_package(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
 }
 
 fn read_json(p: &Path) -> Value {
@@ -303,11 +324,54 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
     assert_eq!(problems[0]["rgb"], "#ff0000", "{problems}");
     check_schemas(&pkg);
 
-    // Import on a fresh server (its own data folder and database).
-    let (b, _b_contests) = site();
+    // Import on a fresh server (its own data folder and database). A package with a bad
+    // judgement is refused, naming the file, the object and the key, and leaves nothing.
+    let (b, b_contests) = site();
+    let bad = a.path().join("bad-package");
+    copy_package(&pkg, &bad);
+    let mut judgements = read_json(&bad.join("judgements.json"));
+    judgements[1]["judgement_type_id"] = json!("XX");
+    std::fs::write(bad.join("judgements.json"), judgements.to_string()).expect("write");
+    let r = ojd(&b, &["contest", "import", &bad.display().to_string()], None);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("judgements.json: [1].judgement_type_id: \"XX\""),
+        "{}",
+        r.stderr
+    );
+    assert!(!b_contests.path().join("wf").exists());
+    // One whose last clarification clashes with its first in the database: the store refuses
+    // it, and the submissions stored before it in the same transaction are gone with it.
+    copy_package(&pkg, &bad);
+    let mut clars = read_json(&bad.join("clarifications.json"));
+    let mut twin = clars[0].clone();
+    twin["time"] = json!("2001-01-01T00:00:00Z");
+    clars.as_array_mut().expect("list").push(twin);
+    std::fs::write(bad.join("clarifications.json"), clars.to_string()).expect("write");
+    let r = ojd(&b, &["contest", "import", &bad.display().to_string()], None);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("nothing was stored"), "{}", r.stderr);
+    assert!(!b_contests.path().join("wf").exists());
     let r = ojd(&b, &["contest", "import", &pkg_arg], None);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("1 problems, 3 teams"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("1 problems, 3 teams")
+            && r.stdout
+                .contains("3 submissions, 3 judgements, 2 clarifications stored, 0 there"),
+        "{}",
+        r.stdout
+    );
+    // Imported again: nothing doubles.
+    let r = ojd(&b, &["contest", "import", &pkg_arg], None);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("imported again")
+            && r.stdout
+                .contains("0 submissions, 0 judgements, 0 clarifications stored, 5 there"),
+        "{}",
+        r.stdout
+    );
     let e = b.start();
     for token in [Some(ADMIN), None] {
         let (before, after) = (restored(&d, token), restored(&e, token));

@@ -1,7 +1,10 @@
 //! The store test suite: every case runs against every backend ([`store_suite!`] instantiates
 //! it per backend), plus the SQLite upgrade of a database made by an older ojd.
 
+mod history;
 mod schema;
+
+pub use history::a_contests_history_loads_under_its_own_ids_once;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -72,6 +75,7 @@ macro_rules! store_suite {
                 exact_points_are_stored_and_read_everywhere,
                 the_standings_input_is_the_current_judgings,
                 every_override_is_kept_in_its_history,
+                a_contests_history_loads_under_its_own_ids_once,
             );
         }
     };

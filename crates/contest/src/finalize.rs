@@ -20,6 +20,8 @@ pub struct Check {
     pub key: &'static str,
     /// What it checks, in words.
     pub what: &'static str,
+    /// `what` of one ("question of a team nobody answered"): a count of one reads "1 question".
+    pub one: &'static str,
     /// What the ids are: "submission", "question" or "rejudging".
     pub kind: &'static str,
     /// What it found (empty: nothing to confirm).
@@ -80,34 +82,47 @@ impl Checklist {
 
     /// Every check, found something or not, in the order of [`KEYS`].
     pub fn checks(&self) -> Vec<Check> {
-        let check = |key, what, kind, ids: &Vec<i64>| Check {
+        let check = |key, (one, what), kind, ids: &Vec<i64>| Check {
             key,
             what,
+            one,
             kind,
             ids: ids.clone(),
         };
         vec![
             check(
                 "judge_errors",
-                "judge errors (ranked as they stand unless rejudged or overridden)",
+                (
+                    "judge error (ranked as it stands unless rejudged or overridden)",
+                    "judge errors (ranked as they stand unless rejudged or overridden)",
+                ),
                 "submission",
                 &self.judge_errors,
             ),
             check(
                 "pending",
-                "submissions still waiting for a verdict (never counted once final)",
+                (
+                    "submission still waiting for a verdict (never counted once final)",
+                    "submissions still waiting for a verdict (never counted once final)",
+                ),
                 "submission",
                 &self.pending,
             ),
             check(
                 "unanswered",
-                "questions of teams nobody answered",
+                (
+                    "question of a team nobody answered",
+                    "questions of teams nobody answered",
+                ),
                 "question",
                 &self.unanswered,
             ),
             check(
                 "rejudgings",
-                "rejudgings neither applied nor cancelled (no longer applicable once final)",
+                (
+                    "rejudging neither applied nor cancelled (no longer applicable once final)",
+                    "rejudgings neither applied nor cancelled (no longer applicable once final)",
+                ),
                 "rejudging",
                 &self.rejudgings,
             ),
@@ -124,14 +139,19 @@ impl Checklist {
 }
 
 impl Check {
+    /// "2 judge errors (…)", "1 question of a team nobody answered".
+    pub fn counted(&self) -> String {
+        let n = self.ids.len();
+        format!("{n} {}", if n == 1 { self.one } else { self.what })
+    }
+
     /// "2 judge errors (…): submissions 4, 9".
     pub fn describe(&self) -> String {
         let ids: Vec<String> = self.ids.iter().map(i64::to_string).collect();
         let plural = if self.ids.len() == 1 { "" } else { "s" };
         format!(
-            "{} {}: {}{plural} {} (confirm `{}`)",
-            self.ids.len(),
-            self.what,
+            "{}: {}{plural} {} (confirm `{}`)",
+            self.counted(),
             self.kind,
             ids.join(", "),
             self.key
@@ -211,8 +231,20 @@ mod tests {
         );
         let d = list.checks()[0].describe();
         assert!(
-            d.starts_with("1 judge errors") && d.contains("submission 2"),
+            d.starts_with("1 judge error (ranked as it stands") && d.contains("submission 2"),
             "{d}"
+        );
+        // One of a kind is said in the singular, more in the plural.
+        let q = &list.checks()[2];
+        assert_eq!(q.counted(), "1 question of a team nobody answered");
+        let two = Checklist::new(
+            &entries,
+            &[clars[0].clone(), question(4, Some("cy"), None)],
+            &[],
+        );
+        assert_eq!(
+            two.checks()[2].counted(),
+            "2 questions of teams nobody answered"
         );
         // Nothing found: nothing to confirm.
         assert!(Checklist::new(&entries[..1], &clars[1..], &[])

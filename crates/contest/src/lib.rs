@@ -23,6 +23,7 @@ pub mod edit;
 pub mod finalize;
 pub mod freeze;
 mod model;
+pub mod place;
 pub mod rejudging;
 #[allow(missing_docs)]
 pub mod roster;

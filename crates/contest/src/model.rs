@@ -74,6 +74,22 @@ pub struct Team {
     /// The names of its people (`members = ["Ann Lee", "Bo Chen"]`), shown with its name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<String>,
+    /// Its groups when it has several (`groups = [..]`, the first being `group`), its country
+    /// and its seat.
+    #[serde(flatten)]
+    pub place: crate::place::Place,
+}
+
+impl Team {
+    /// Its groups: `group` first, then the others of `groups`.
+    pub fn groups(&self) -> Vec<&str> {
+        let first = self.group.as_deref();
+        let rest = self.place.groups.iter().map(String::as_str);
+        first
+            .into_iter()
+            .chain(rest.filter(|g| Some(*g) != first))
+            .collect()
+    }
 }
 
 /// A team's fields: the keys of a `[[team]]` table and the columns of a roster CSV.
@@ -85,6 +101,9 @@ pub(crate) const TEAM_FIELDS: &[&str] = &[
     "group",
     "members",
 ];
+
+/// The keys of a `[[team]]` table beyond [`TEAM_FIELDS`] (no roster column: see `place`).
+const TEAM_TABLE_ONLY: &[&str] = &["groups", "country", "location"];
 
 /// The most members a team may list.
 pub(crate) const MAX_MEMBERS: usize = 20;
@@ -574,10 +593,14 @@ fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
             continue;
         };
         for k in tt.keys() {
-            if !TEAM_FIELDS.contains(&k.as_str()) {
+            if !TEAM_FIELDS.contains(&k.as_str()) && !TEAM_TABLE_ONLY.contains(&k.as_str()) {
                 cx.err(
                     &key(k),
-                    format!("unknown key (known: {})", TEAM_FIELDS.join(", ")),
+                    format!(
+                        "unknown key (known: {}, {})",
+                        TEAM_FIELDS.join(", "),
+                        TEAM_TABLE_ONLY.join(", ")
+                    ),
                 );
             }
         }
@@ -610,9 +633,11 @@ fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
                 Category::Participant
             }
         };
-        let group = cx
-            .string(tt, "group", &key("group"))
-            .filter(|g| !g.trim().is_empty());
+        let (place, mistakes) = crate::place::read(tt);
+        for (k, why) in mistakes {
+            cx.err(&key(k), why);
+        }
+        let group = place.groups.first().cloned();
         let members = match tt.get("members") {
             None => Vec::new(),
             Some(v) => match v.as_array().and_then(|a| {
@@ -642,6 +667,7 @@ fn parse_teams(cx: &mut Ctx, v: Option<&toml::Value>) -> Vec<Team> {
             category,
             group,
             members,
+            place,
         });
     }
     out

@@ -134,6 +134,7 @@ fn parse_domjudge(text: &str) -> Result<Vec<Team>, String> {
             group: None,
             // teams.tsv has no members (DOMjudge keeps them in teams.json, not read here).
             members: Vec::new(),
+            place: Default::default(),
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -239,6 +240,7 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
             category,
             group: get("group"),
             members,
+            place: Default::default(),
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -349,13 +351,31 @@ impl TeamDraft {
             return Err(errors);
         }
         let text = |v: &str| Some(v.trim().to_string()).filter(|v| !v.is_empty());
+        // What the form has no field for (further groups, country, seat) stays as it was; the
+        // form's group is the first.
+        let mut place = (teams
+            .iter()
+            .find(|t| t.user == original && !original.is_empty()))
+        .map(|t| t.place.clone())
+        .unwrap_or_default();
+        let group = text(&self.group);
+        if !place.groups.is_empty() {
+            place.groups.remove(0);
+        }
+        if let Some(g) = &group {
+            place.groups.retain(|x| x != g);
+            if !place.groups.is_empty() {
+                place.groups.insert(0, g.clone());
+            }
+        }
         let team = Team {
             name: text(&self.name).unwrap_or_else(|| user.clone()),
             affiliation: text(&self.affiliation),
             user,
             category,
-            group: text(&self.group),
+            group,
             members,
+            place,
         };
         let mut out = teams.to_vec();
         match out.iter().position(|t| t.user == original) {
@@ -450,9 +470,11 @@ pub(crate) fn replace_teams(text: &str, teams: &[Team]) -> String {
         if let Some(a) = &t.affiliation {
             s.push_str(&format!("affiliation = {}\n", quote(a)));
         }
-        if let Some(g) = &t.group {
-            s.push_str(&format!("group = {}\n", quote(g)));
-        }
+        let place = crate::place::Place {
+            groups: t.groups().into_iter().map(str::to_string).collect(),
+            ..t.place.clone()
+        };
+        s.push_str(&crate::place::write(&place, |v| quote(v)));
         if !t.members.is_empty() {
             let names: Vec<String> = t.members.iter().map(|m| quote(m)).collect();
             s.push_str(&format!("members = [{}]\n", names.join(", ")));
@@ -653,6 +675,7 @@ mod tests {
             category: Category::Participant,
             group: None,
             members: Vec::new(),
+            place: Default::default(),
         }];
         assert_eq!(
             replace_teams(text, &teams),

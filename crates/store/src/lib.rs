@@ -100,6 +100,7 @@ mod ccs;
 mod cluster;
 mod contests;
 mod db;
+mod history;
 mod postgres;
 mod schema;
 mod sqlite;
@@ -145,6 +146,9 @@ pub use web::{CodeState, Holder, TokenActivity, TokenRights, WebStore};
 
 /// What the ICPC Contest API reads ([`CcsStore`]).
 pub use ccs::{CcsJudging, CcsRun, CcsStore};
+pub use history::{
+    History, HistoryStore, Loaded, PastClarification, PastJudging, PastSubmission, IMPORTED,
+};
 
 /// Where a submission is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -568,7 +572,9 @@ where
 
 /// The daemon's storage. Every method is one short transaction; callers in async code run them
 /// on a blocking thread. Areas add their methods as supertraits (see the module docs).
-pub trait Store: ClusterStore + ContestStore + WebStore + CcsStore + Send + Sync {
+pub trait Store:
+    ClusterStore + ContestStore + WebStore + CcsStore + HistoryStore + Send + Sync
+{
     /// Queues a submission and returns its id.
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;
     /// Queues a submission as [`Store::insert`] (through a contest, `(contest, jury)`, as

@@ -176,7 +176,7 @@ fn finalize_shows_a_checklist_and_needs_each_warning_confirmed() {
         .map(|e| e["detail"].as_str().unwrap_or("").to_string())
         .unwrap_or_default();
     assert!(
-        fin.contains("confirmed: 1 questions of teams nobody answered"),
+        fin.contains("confirmed: 1 question of a team nobody answered"),
         "{log}"
     );
     drop(browser);

@@ -47,6 +47,7 @@ fn team(user: &str, group: Option<&str>) -> Team {
         category: Category::Participant,
         group: group.map(str::to_string),
         members: Vec::new(),
+        place: Default::default(),
     }
 }
 

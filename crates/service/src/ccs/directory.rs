@@ -275,13 +275,25 @@ fn make_team(
             v["name"] = json!(t.name);
         }
         if let Some(a) = &t.affiliation {
-            v["organization_id"] = json!(find_or_add(organizations, a, "organizations"));
+            let oid = find_or_add(organizations, a, "organizations");
+            // The team's country is its organization's (where the package gave none).
+            if let Some(c) = &t.place.country {
+                if let Some(o) = organizations.iter_mut().find(|o| o["id"] == oid.as_str()) {
+                    if o.get("country").is_none() {
+                        o["country"] = json!(c);
+                    }
+                }
+            }
+            v["organization_id"] = json!(oid);
         }
-        if let Some(g) = &t.group {
+        for g in t.groups() {
             let gid = find_or_add(groups, g, "groups");
             if !group_ids.iter().any(|x| *x == gid.as_str()) {
                 group_ids.push(json!(gid));
             }
+        }
+        if let Some(l) = &t.place.location {
+            v["location"] = json!({"x": l.x, "y": l.y, "rotation": l.rotation});
         }
         ranked = t.category == Category::Participant;
         v["hidden"] = json!(!ranked);

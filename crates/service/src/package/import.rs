@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::PackageError;
 use crate::ccs::{is_id, valid};
 use crate::contest::edit::{valid_id, Draft, DraftAwards, DraftProblem};
+use crate::contest::place::{is_country, Location, Place};
 use crate::contest::roster::write_teams;
 use crate::contest::{parse_start, Category, Contest, Team};
 
@@ -53,6 +54,12 @@ pub struct Plan {
     pub problems: Vec<(usize, Value)>,
     /// What the import leaves out (accounts' passwords), to be told.
     pub warnings: Vec<String>,
+    /// When the package's contest was finalized (`state.json`'s `finalized`), Unix ms.
+    pub finalized_ms: Option<i64>,
+    /// The contest folder holds this very package's import already (its `ccs.json` and
+    /// title are the package's): [`write()`] keeps it, and only the history missing from
+    /// the database is loaded.
+    pub again: bool,
 }
 
 impl Package {
@@ -96,13 +103,13 @@ impl Package {
     }
 }
 
-fn bad(path: &Path, msg: &str) -> PackageError {
+pub(super) fn bad(path: &Path, msg: &str) -> PackageError {
     PackageError::Bad(format!("{}: {msg}", path.display()))
 }
 
 /// Reads `DIR/<name>.yaml` or `DIR/<name>.json` (YAML is a superset of JSON); `None` when
 /// neither exists.
-fn read_doc(dir: &Path, name: &str) -> Result<Option<(PathBuf, Value)>, PackageError> {
+pub(super) fn read_doc(dir: &Path, name: &str) -> Result<Option<(PathBuf, Value)>, PackageError> {
     for ext in ["yaml", "json"] {
         let p = dir.join(format!("{name}.{ext}"));
         let Some(text) = read_confined(&p)? else {
@@ -136,9 +143,19 @@ fn read_list(dir: &Path, name: &str) -> Result<(PathBuf, Vec<Value>), PackageErr
     Ok((p, list))
 }
 
+/// A text file of the package, read as [`read_bytes`] does.
+fn read_confined(p: &Path) -> Result<Option<String>, PackageError> {
+    match read_bytes(p)? {
+        None => Ok(None),
+        Some(b) => String::from_utf8(b)
+            .map(Some)
+            .map_err(|e| bad(p, &format!("not UTF-8 text: {e}"))),
+    }
+}
+
 /// A file of the package, read as data: a regular file in its folder, never through a link;
 /// `None` when missing.
-fn read_confined(p: &Path) -> Result<Option<String>, PackageError> {
+pub(super) fn read_bytes(p: &Path) -> Result<Option<Vec<u8>>, PackageError> {
     use std::io::Read;
     use std::os::unix::fs::MetadataExt;
     let seen = match std::fs::symlink_metadata(p) {
@@ -159,10 +176,10 @@ fn read_confined(p: &Path) -> Result<Option<String>, PackageError> {
     if (opened.dev(), opened.ino()) != (seen.dev(), seen.ino()) {
         return Err(bad(p, "changed while it was read"));
     }
-    let mut text = String::new();
-    file.read_to_string(&mut text)
-        .map_err(|e| bad(p, &format!("not UTF-8 text: {e}")))?;
-    Ok(Some(text))
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| PackageError::io(p, e))?;
+    Ok(Some(bytes))
 }
 
 /// A string key of a YAML/JSON object (numbers written unquoted in YAML count too).
@@ -175,7 +192,7 @@ fn text(v: &Value, key: &str) -> Option<String> {
 }
 
 /// A CLICS TIME (`2014-06-25T10:00:00+01`) as RFC 3339 (`…+01:00`).
-fn clics_time(time: &str) -> Option<String> {
+pub(super) fn clics_time(time: &str) -> Option<String> {
     let t = time.trim();
     let cut = t.len().checked_sub(3).filter(|&i| t.is_char_boundary(i));
     let fixed = match cut.map(|i| t.split_at(i)) {
@@ -240,12 +257,6 @@ pub fn plan(p: &Package, id: Option<String>, contests_dir: &Path) -> Result<Plan
         ));
     }
     let dest = contests_dir.join(&id);
-    if dest.exists() {
-        return Err(bad(
-            &dest,
-            "the contest folder exists already; remove it or pass --id",
-        ));
-    }
     let title = text(contest, "name").ok_or_else(|| at("name", "missing".into()))?;
     let start = text(contest, "start_time")
         .ok_or_else(|| at("start_time", "missing (ojd needs a scheduled start)".into()))?;
@@ -338,6 +349,25 @@ pub fn plan(p: &Package, id: Option<String>, contests_dir: &Path) -> Result<Plan
         "accounts": accounts,
         "problems": colours,
     });
+    let finalized_ms = match read_doc(&p.dir, "state")? {
+        Some((path, state)) => match text(&state, "finalized") {
+            None => None,
+            Some(t) => Some(
+                clics_time(&t)
+                    .and_then(|f| parse_start(&f))
+                    .map(|(ms, _)| ms)
+                    .ok_or_else(|| bad(&path, &format!("finalized: {t:?} is not a TIME")))?,
+            ),
+        },
+        None => None,
+    };
+    let again = dest.exists() && imported_before(&dest, &ccs, &draft.title);
+    if dest.exists() && !again {
+        return Err(bad(
+            &dest,
+            "the contest folder exists already (not as this package's import); remove it or pass --id",
+        ));
+    }
     Ok(Plan {
         id,
         draft,
@@ -345,7 +375,21 @@ pub fn plan(p: &Package, id: Option<String>, contests_dir: &Path) -> Result<Plan
         ccs,
         problems,
         warnings,
+        finalized_ms,
+        again,
     })
+}
+
+/// Whether `dest` is what importing a package with this `ccs.json` and `title` wrote.
+fn imported_before(dest: &Path, ccs: &Value, title: &str) -> bool {
+    let read = |name: &str| std::fs::read_to_string(dest.join(name)).ok();
+    let same_ccs = read("ccs.json")
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .is_some_and(|v| &v == ccs);
+    let same_title = read("contest.toml")
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .is_some_and(|t| t.get("title").and_then(|v| v.as_str()) == Some(title));
+    same_ccs && same_title
 }
 
 /// By problem id: the colours `ccs.json` keeps (`{"rgb": "#00f", "color": "blue"}`).
@@ -439,7 +483,8 @@ fn roster(p: &Package) -> Result<(Vec<Team>, Vec<String>), PackageError> {
                     )
                 })?),
             };
-            let mut first_group = None;
+            let name_of = |v: &Value| text(v, "name").or_else(|| text(v, "id"));
+            let mut group_names = Vec::new();
             for g in o["group_ids"]
                 .as_array()
                 .into_iter()
@@ -449,9 +494,22 @@ fn roster(p: &Package) -> Result<(Vec<Team>, Vec<String>), PackageError> {
                 let found = find(groups, g).ok_or_else(|| {
                     at("group_ids", format!("{g:?} is not in {}", gpath.display()))
                 })?;
-                first_group.get_or_insert(found);
+                group_names.extend(name_of(&found));
             }
-            let name_of = |v: &Value| text(v, "name").or_else(|| text(v, "id"));
+            // Every group, the country of its organization and its seat, in `[[team]]` too.
+            let location = o["location"].as_object().and_then(|l| {
+                let n = |k: &str| l.get(k).and_then(Value::as_f64);
+                Some(Location {
+                    x: n("x")?,
+                    y: n("y")?,
+                    rotation: n("rotation")?,
+                })
+            });
+            let country = org
+                .as_ref()
+                .and_then(|o| o["country"].as_str())
+                .filter(|c| is_country(c))
+                .map(str::to_string);
             teams.push(Team {
                 user: oid.clone(),
                 name: text(o, "name").unwrap_or_else(|| oid.clone()),
@@ -461,8 +519,17 @@ fn roster(p: &Package) -> Result<(Vec<Team>, Vec<String>), PackageError> {
                 } else {
                     Category::Participant
                 },
-                group: first_group.as_ref().and_then(name_of),
+                group: group_names.first().cloned(),
                 members: Vec::new(),
+                place: Place {
+                    groups: if group_names.len() > 1 {
+                        group_names
+                    } else {
+                        Vec::new()
+                    },
+                    country,
+                    location,
+                },
             });
             users.push(oid);
         }
@@ -528,6 +595,10 @@ pub fn write(
     problems_dir: &Path,
 ) -> Result<Contest, PackageError> {
     let dest = contests_dir.join(&plan.id);
+    if plan.again {
+        return Contest::load(&dest, problems_dir)
+            .map_err(|e| PackageError::Bad(format!("the imported contest does not load: {e}")));
+    }
     let errors = plan.draft.check(problems_dir, true);
     if !errors.is_empty() {
         let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
@@ -552,6 +623,14 @@ pub fn write(
         Ok(()) => write_teams(&dest, problems_dir, &plan.teams)
             .map(|(c, _)| c)
             .map_err(|e| PackageError::Bad(format!("the imported contest does not load: {e}"))),
+    };
+    // A finalized contest stays finalized, at the package's time.
+    let result = match (result, plan.finalized_ms) {
+        (Ok(c), Some(at)) => {
+            crate::contest::clock::finalize(&dest, problems_dir, at, c.utc_offset_s)
+                .map_err(|e| PackageError::Bad(format!("state.json: finalized: {e}")))
+        }
+        (r, _) => r,
     };
     if result.is_err() {
         // Best effort: the folder was created above, by this import.

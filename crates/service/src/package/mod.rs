@@ -9,9 +9,11 @@
 //! hand out; a director gives each imported team a token or a hall sheet.
 
 mod export;
+mod history;
 mod import;
 
 pub use export::{documents, Documents, LIVE};
+pub use history::{history, load, Past};
 pub use import::{plan, write, Package, Plan};
 
 use std::path::PathBuf;
@@ -32,6 +34,9 @@ pub enum PackageError {
         #[source]
         source: std::io::Error,
     },
+    /// The database could not take the package's history.
+    #[error("failed to store the package's history")]
+    Store(#[source] ojd_store::StoreError),
 }
 
 impl PackageError {
@@ -89,7 +94,9 @@ mod tests {
              freeze = \"1h\"\npenalty = 10\ncompile_errors_count = true\nfeedback = \"verdict\"\n\
              participants = [\"alice\", \"bob\", \"carol\"]\n\
              [[problem]]\nid = \"aplusb\"\nlabel = \"X\"\ncolor = \"#ff0000\"\n\
-             [[team]]\nuser = \"alice\"\nname = \"Team Alice\"\naffiliation = \"A University\"\ngroup = \"Students\"\n\
+             [[team]]\nuser = \"alice\"\nname = \"Team Alice\"\naffiliation = \"A University\"\n\
+             groups = [\"Students\", \"Women\"]\ncountry = \"NLD\"\n\
+             location = { x = 1.5, y = 2.0, rotation = 90.0 }\n\
              [[team]]\nuser = \"bob\"\nname = \"Bob's\"\naffiliation = \"A University\"\ncategory = \"observer\"\n\
              [awards]\ngold = 1\nsilver = 2\nbronze = 3\n",
         )
@@ -97,12 +104,32 @@ mod tests {
         let c = Contest::load(&dir, &problems).expect("loads");
         let docs = documents(&c, &problems).expect("documents");
         assert_eq!(docs.teams[1]["hidden"], true, "{}", docs.teams);
+        // Both groups, the seat, and the country as the organization's.
+        assert_eq!(
+            (
+                docs.teams[0]["group_ids"].as_array().map(Vec::len),
+                &docs.teams[0]["location"]
+            ),
+            (Some(2), &json!({"x": 1.5, "y": 2.0, "rotation": 90.0})),
+            "{}",
+            docs.teams
+        );
+        assert_eq!(
+            docs.organizations[0]["country"], "NLD",
+            "{}",
+            docs.organizations
+        );
         assert_eq!(docs.problems[0]["rgb"], "#ff0000");
         let b = tmp.path().join("b");
         let planned = plan(&package(&dir, &docs), None, &b).expect("plan");
         assert_eq!(planned.id, "wf");
         let again = write(&planned, &b, &problems).expect("written");
         assert_eq!(documents(&again, &problems).expect("documents"), docs);
+        // `[[team]]` keeps them too (not only ccs.json).
+        assert_eq!(
+            (&again.teams[0].group, &again.teams[0].place),
+            (&c.teams[0].group, &c.teams[0].place)
+        );
         assert_eq!(
             (
                 again.start_ms,
@@ -112,8 +139,13 @@ mod tests {
             ),
             (c.start_ms, c.utc_offset_s, c.freeze, c.awards)
         );
-        // Imported again under that id: refused, naming the folder.
-        let e = plan(&package(&dir, &docs), None, &b).expect_err("exists");
+        // The same package again: the folder is kept as it is (only the database's missing
+        // history is loaded); another package under that id is refused, naming the folder.
+        let same = plan(&package(&dir, &docs), None, &b).expect("the same package again");
+        assert!(same.again);
+        let mut other = docs.clone();
+        other.contest["name"] = json!("Another");
+        let e = plan(&package(&dir, &other), None, &b).expect_err("exists");
         assert!(e.to_string().contains("exists already"), "{e}");
     }
 

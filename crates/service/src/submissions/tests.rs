@@ -72,6 +72,7 @@ fn contest() -> Contest {
                 },
                 group: None,
                 members: Vec::new(),
+                place: Default::default(),
             })
             .collect(),
         awards: Default::default(),

@@ -97,7 +97,7 @@ pub(crate) async fn finalize_page(
                     @if k.ids.is_empty() {
                         "✓ no " (k.what)
                     } @else {
-                        strong { (k.ids.len()) " " (k.what) } ": "
+                        strong { (k.counted()) } ": "
                         @for (i, sid) in k.ids.iter().enumerate() {
                             @if i > 0 { ", " }
                             a href=(link(k.kind, &c.id, *sid)) { (k.kind) " " (sid) }
@@ -112,7 +112,7 @@ pub(crate) async fn finalize_page(
                 @for k in checks.iter().filter(|k| !k.ids.is_empty()) {
                     p { label.check {
                         input type="checkbox" name=(k.key) value="1" required id={ "confirm-" (k.key) };
-                        " I know of the " (k.ids.len()) " " (k.what) " and finalize anyway"
+                        " I know of the " (k.counted()) " and finalize anyway"
                     } }
                 }
                 button.danger #finalize-confirm type="submit" { "Finalize the results" }
