@@ -27,7 +27,6 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 /// (each with its `submissions/<id>/files.zip`), judgements.json and runs.json (verdicts of
 /// record, marked imported, not judged again), clarifications.json, and state.json's thaw and
 /// finalization. Importing the same package again stores only what is missing.
-
 ///
 /// `export ID --to DIR` writes the contest as a package: contest.json and .yaml,
 /// problems.json and .yaml, teams.json, organizations.json, groups.json, accounts.json
