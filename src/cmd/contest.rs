@@ -27,7 +27,6 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 /// (each with its `submissions/<id>/files.zip`), judgements.json and runs.json (verdicts of
 /// record, marked imported, not judged again), clarifications.json, and state.json's thaw and
 /// finalization. Importing the same package again stores only what is missing.
-
 ///
 /// `export ID --to DIR` writes the contest as a package: contest.json and .yaml,
 /// problems.json and .yaml, teams.json, organizations.json, groups.json, accounts.json
@@ -36,8 +35,8 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 /// (the running daemon; an admin token in the environment variable OJD_TOKEN) also what its
 /// store holds, as its Contest API serves it to an admin: judgement-types, languages,
 /// submissions (with each one's files, `submissions/<id>/files.zip`), judgements, runs,
-/// clarifications, awards, scoreboard, state (.json), event-feed.ndjson and results.tsv. Exit code: 0 done, 2 bad input (the message names the
-/// file and key), 3 an I/O failure.
+/// clarifications, awards, scoreboard, state (.json), event-feed.ndjson and results.tsv.
+/// Exit code: 0 done, 2 bad input (the message names the file and key), 3 an I/O failure.
 ///
 /// Examples:
 ///   ojd contest import ~/wf2026-package

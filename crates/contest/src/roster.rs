@@ -474,7 +474,7 @@ pub(crate) fn replace_teams(text: &str, teams: &[Team]) -> String {
             groups: t.groups().into_iter().map(str::to_string).collect(),
             ..t.place.clone()
         };
-        s.push_str(&crate::place::write(&place, |v| quote(v)));
+        s.push_str(&crate::place::write(&place, quote));
         if !t.members.is_empty() {
             let names: Vec<String> = t.members.iter().map(|m| quote(m)).collect();
             s.push_str(&format!("members = [{}]\n", names.join(", ")));
