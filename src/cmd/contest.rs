@@ -35,8 +35,8 @@ use crate::{print_error, Global, EXIT_BAD_INPUT, EXIT_JUDGE_FAILED};
 /// (the running daemon; an admin token in the environment variable OJD_TOKEN) also what its
 /// store holds, as its Contest API serves it to an admin: judgement-types, languages,
 /// submissions (with each one's files, `submissions/<id>/files.zip`), judgements, runs,
-/// clarifications, awards, scoreboard, state (.json), event-feed.ndjson and results.tsv. Exit code: 0 done, 2 bad input (the message names the
-/// file and key), 3 an I/O failure.
+/// clarifications, awards, scoreboard, state (.json), event-feed.ndjson and results.tsv.
+/// Exit code: 0 done, 2 bad input (the message names the file and key), 3 an I/O failure.
 ///
 /// Examples:
 ///   ojd contest import ~/wf2026-package

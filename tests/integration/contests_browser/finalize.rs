@@ -148,7 +148,7 @@ fn finalize_shows_a_checklist_and_needs_each_warning_confirmed() {
     );
     assert_eq!(code, 409, "{e}");
     assert!(
-        message(&e).contains("rejudgings neither applied nor cancelled")
+        message(&e).contains("1 rejudging neither applied nor cancelled")
             && !message(&e).contains("questions"),
         "{e}"
     );
