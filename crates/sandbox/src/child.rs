@@ -680,24 +680,41 @@ unsafe fn clone_program(run: &Prepared, exec_err: RawFd, stack: *mut libc::c_voi
     let args = ProgramArgs { run, exec_err };
     // The stack grows down from its end, which mmap aligned to a page.
     let top = (stack as *mut u8).add(PROGRAM_STACK) as *mut libc::c_void;
-    let pid = libc::clone(
+    libc::clone(
         program_entry,
         top,
         libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
         &args as *const ProgramArgs as *mut libc::c_void,
-    );
-    pid
+    )
 }
 
-/// Gives every signal its default action and unblocks all: what the keeper ignores (Rust ignores
-/// SIGPIPE) or handles must not stay so in init, whose program inherits both.
+/// Gives every signal its default action and unblocks all: what the keeper ignores or handles
+/// (Rust ignores SIGPIPE; the keeper catches SIGALRM), and what the judge's own parent left
+/// ignored (an ignored signal stays ignored across every exec), must not stay so in init, whose
+/// program inherits both. The real-time signals too: through the kernel's `rt_sigaction`,
+/// since the C library's `sigaction` refuses the two it keeps for itself (32 and 33).
 ///
 /// # Safety
 /// Must run in init (a single-threaded fresh child) before it clones its program.
 unsafe fn reset_signals() {
-    for sig in 1..32 {
+    /// The kernel's `struct sigaction` (x86_64 and aarch64).
+    #[repr(C)]
+    struct KernelSigaction {
+        handler: libc::sighandler_t,
+        flags: libc::c_ulong,
+        restorer: usize,
+        mask: u64,
+    }
+    let default = KernelSigaction {
+        handler: libc::SIG_DFL,
+        flags: 0,
+        restorer: 0,
+        mask: 0,
+    };
+    for sig in 1..=64 {
         if sig != libc::SIGKILL && sig != libc::SIGSTOP {
-            libc::signal(sig, libc::SIG_DFL);
+            let act = &default as *const KernelSigaction;
+            libc::syscall(libc::SYS_rt_sigaction, sig, act, std::ptr::null::<u8>(), 8);
         }
     }
     let mut set: libc::sigset_t = std::mem::zeroed();
