@@ -50,9 +50,12 @@ fn main() {
         stdin: None,
         stdout: scratch.path().join("out"),
         stderr: None,
+        // Far above what `/bin/true` needs, anywhere: the limits do not change a run's cost,
+        // and under software emulation a host too busy to run the VM's CPUs charges their
+        // stalls to whatever ran (a `/bin/true` got over 2 s of CPU time at a host load of 30).
         limits: Limits {
-            cpu: Duration::from_secs(1),
-            wall: Duration::from_secs(3),
+            cpu: Duration::from_secs(30),
+            wall: Duration::from_secs(90),
             memory: 256 << 20,
             output: 1 << 20,
             processes: 16,
