@@ -7,6 +7,10 @@
 //!
 //! `cargo bench --bench overhead -- [N] [program]` (defaults: 300 runs of /bin/true). Needs root
 //! for full isolation; otherwise it measures the rlimit-only fallback and says so.
+//!
+//! `OJD_BENCH_KEEPER=<path of an ojd binary>` runs the keeper from that build instead of this
+//! one's, to compare two builds side by side on the same machine (their keeper protocol must
+//! match this bench's; otherwise keep and run each build's own bench binary).
 
 use std::time::{Duration, Instant};
 
@@ -32,7 +36,9 @@ fn main() {
     let program = args.get(1).cloned().unwrap_or_else(|| "/bin/true".into());
     let scratch = tempfile::tempdir().expect("scratch folder");
     let mut opts = SandboxOptions::new(scratch.path().to_path_buf());
-    opts.keeper_exe = env!("CARGO_BIN_EXE_ojd").into();
+    opts.keeper_exe = std::env::var_os("OJD_BENCH_KEEPER")
+        .map(Into::into)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_ojd").into());
     let mut sandbox = Sandbox::start(&opts).expect("keeper starts");
     let caps = sandbox.capabilities().clone();
     let spec = RunSpec {
@@ -44,9 +50,12 @@ fn main() {
         stdin: None,
         stdout: scratch.path().join("out"),
         stderr: None,
+        // Far above what `/bin/true` needs, anywhere: the limits do not change a run's cost,
+        // and under software emulation a host too busy to run the VM's CPUs charges their
+        // stalls to whatever ran (a `/bin/true` got over 2 s of CPU time at a host load of 30).
         limits: Limits {
-            cpu: Duration::from_secs(1),
-            wall: Duration::from_secs(3),
+            cpu: Duration::from_secs(30),
+            wall: Duration::from_secs(90),
             memory: 256 << 20,
             output: 1 << 20,
             processes: 16,
@@ -72,6 +81,7 @@ fn main() {
     let (b, s) = (median(&mut bare), median(&mut boxed));
     let overhead = s.saturating_sub(b);
     println!("program: {program}, runs: {n} each, interleaved");
+    println!("keeper: {}", opts.keeper_exe.display());
     println!(
         "isolation: cgroup {:?}, namespaces {}, seccomp {}, uid drop {}",
         caps.cgroup, caps.namespaces, caps.seccomp, caps.uid_drop

@@ -557,3 +557,32 @@ fn verdicts_are_the_programs_beside_busy_loops_and_other_judges_sandboxes() {
         }
     }
 }
+
+/// A program starts as an exec'd program expects: nothing ignored, caught or blocked that the
+/// keeper ignores or handles (Rust ignores SIGPIPE; the keeper catches SIGALRM). Init gives every
+/// signal its default action once, as a waiting spare, and the program inherits that from it,
+/// run after run.
+#[test]
+fn a_program_starts_with_no_signal_ignored_caught_or_blocked() {
+    require_root!();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut s = keeper(scratch.path(), 82000);
+    let out = scratch.path().join("status");
+    let mut spec = shell("", None, &out);
+    spec.argv = vec!["/bin/cat".into(), "/proc/self/status".into()];
+    for run in 0..3 {
+        ran(s.run(&spec), "cat /proc/self/status");
+        let status = std::fs::read_to_string(&out).unwrap();
+        for key in ["SigIgn", "SigCgt", "SigBlk"] {
+            let line = status
+                .lines()
+                .find(|l| l.starts_with(&format!("{key}:")))
+                .unwrap_or_else(|| panic!("run {run}: no {key} in {status}"));
+            let mask = line[key.len() + 1..].trim();
+            assert!(
+                mask.chars().all(|c| c == '0'),
+                "run {run}: {key} is {mask}, not empty"
+            );
+        }
+    }
+}

@@ -167,10 +167,10 @@ impl Prepared {
             .map_err(|e| format!("send the run to init: {e}"))
     }
 
-    /// Init's side of [`Prepared::send`]: None when the keeper closed the socket instead.
-    fn receive(sock: RawFd) -> Option<Prepared> {
-        let mut data = vec![0u8; WIRE_MAX];
-        let (n, mut fds) = receive_with_fds(sock, &mut data)?;
+    /// Init's side of [`Prepared::send`] into `data` (at least [`WIRE_MAX`] bytes, allocated
+    /// while init waited): None when the keeper closed the socket instead.
+    fn receive(sock: RawFd, data: &mut [u8]) -> Option<Prepared> {
+        let (n, mut fds) = receive_with_fds(sock, data)?;
         let wire: Wire = serde_json::from_slice(&data[..n]).ok()?;
         if !(2..=3).contains(&fds.len()) {
             return None;
@@ -337,6 +337,13 @@ pub(super) struct InitReport {
     pub(super) stage: u32,
     /// The system call the deny list stopped, or -1.
     pub(super) forbidden_nr: i64,
+    /// CPU time (user + system, in microseconds) and the largest peak resident size (KiB) of
+    /// every process init reaped: its `RUSAGE_CHILDREN` once the run is over. With it the
+    /// keeper sends the outcome as soon as the report arrives and reaps init afterwards, off
+    /// the run's path (init's own exit, the teardown of its copy of the keeper, is then not
+    /// waited for).
+    pub(super) children_cpu_us: i64,
+    pub(super) children_maxrss_kb: i64,
 }
 
 impl Default for InitReport {
@@ -348,6 +355,8 @@ impl Default for InitReport {
             setup_errno: 0,
             stage: 0,
             forbidden_nr: -1,
+            children_cpu_us: 0,
+            children_maxrss_kb: 0,
         }
     }
 }
@@ -368,7 +377,7 @@ pub(super) struct Filters {
 }
 
 impl InitReport {
-    pub(super) fn read(fd: OwnedFd) -> Option<InitReport> {
+    pub(super) fn read(fd: &OwnedFd) -> Option<InitReport> {
         let mut r = InitReport::default();
         let size = std::mem::size_of::<InitReport>();
         // SAFETY: reads at most size bytes into a repr(C) struct of plain integers.
@@ -418,6 +427,12 @@ pub(super) fn init_main(
         // If the keeper dies, the run dies with it (and with the holder, the keeper's whole pid
         // namespace). The keeper is single-threaded, so "parent thread exits" means it exits.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        // Init runs no handler of its own: every signal the keeper ignores or handles (Rust
+        // ignores SIGPIPE; the keeper catches SIGALRM, the runtime SIGSEGV and SIGBUS) gets its
+        // default action here, and nothing is blocked, while init waits as a spare (off the
+        // run's path). The program, cloned from init, then starts with exactly what an exec'd
+        // program expects, and needs no reset of its own between its clone and its exec.
+        reset_signals();
         // (In the keeper's pid namespace getppid() is 0 for init, its parent being outside, so
         // the lost-race check works only without one; there an init orphaned before the prctl
         // goes to the holder, which dies with the keeper and takes the namespace with it.)
@@ -445,12 +460,26 @@ pub(super) fn init_main(
         if listener == -2 {
             fail_setup(report, 2);
         }
-        let Some(run) = Prepared::receive(go.as_raw_fd()) else {
+        // What the run needs memory for is mapped while init waits, off the run's path, and
+        // never unmapped (init ends with `_exit`): the message's buffer and the program's stack.
+        let mut wire = vec![0u8; WIRE_MAX];
+        let stack = libc::mmap(
+            std::ptr::null_mut(),
+            PROGRAM_STACK,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+            -1,
+            0,
+        );
+        if stack == libc::MAP_FAILED {
+            fail_setup(report, 1);
+        }
+        let Some(run) = Prepared::receive(go.as_raw_fd(), &mut wire) else {
             libc::_exit(0)
         };
         drop(go);
         let run = &run;
-        let child = clone_program(run, exec_pipe[1]);
+        let child = clone_program(run, exec_pipe[1], stack);
         if child < 0 {
             fail_setup(report, 1);
         }
@@ -476,6 +505,12 @@ pub(super) fn init_main(
         // setsid daemon) is killed and reaped by init, so its CPU time reaches init's rusage
         // and the keeper's wait4 counts every process of the run.
         kill_and_reap_all(run);
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) == 0 {
+            let us = |t: libc::timeval| t.tv_sec * 1_000_000 + t.tv_usec;
+            r.children_cpu_us = us(usage.ru_utime) + us(usage.ru_stime);
+            r.children_maxrss_kb = usage.ru_maxrss;
+        }
         let mut e: i32 = 0;
         if libc::read(exec_pipe[0], &mut e as *mut i32 as *mut libc::c_void, 4) == 4 {
             r.exec_errno = e;
@@ -634,45 +669,57 @@ struct ProgramArgs<'a> {
 /// exec: about a tenth of a millisecond of every run with a plain fork. Returns the pid (-1 on
 /// failure, errno set).
 ///
-/// Signals are blocked across the clone, so that no handler init inherited from the keeper runs
-/// in the child on init's memory; the child resets every handler before it unblocks them. The
-/// child makes no call the deny list stops (init could not answer its listener while it waits).
+/// Init has no signal handler (see [`reset_signals`]), so no handler can run in the child on
+/// init's memory and the child inherits default dispositions and an empty mask. The child makes
+/// no call the deny list stops (init could not answer its listener while it waits).
 ///
 /// # Safety
-/// Must run in init, single-threaded, after the deny list was installed.
-unsafe fn clone_program(run: &Prepared, exec_err: RawFd) -> libc::pid_t {
-    let stack = libc::mmap(
-        std::ptr::null_mut(),
-        PROGRAM_STACK,
-        libc::PROT_READ | libc::PROT_WRITE,
-        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
-        -1,
-        0,
-    );
-    if stack == libc::MAP_FAILED {
-        return -1;
-    }
+/// Must run in init, single-threaded, after the deny list was installed; `stack` is a mapping
+/// of [`PROGRAM_STACK`] bytes that nothing else uses.
+unsafe fn clone_program(run: &Prepared, exec_err: RawFd, stack: *mut libc::c_void) -> libc::pid_t {
     let args = ProgramArgs { run, exec_err };
-    let mut all: libc::sigset_t = std::mem::zeroed();
-    let mut old: libc::sigset_t = std::mem::zeroed();
-    libc::sigfillset(&mut all);
-    libc::sigprocmask(libc::SIG_SETMASK, &all, &mut old);
     // The stack grows down from its end, which mmap aligned to a page.
     let top = (stack as *mut u8).add(PROGRAM_STACK) as *mut libc::c_void;
-    let pid = libc::clone(
+    libc::clone(
         program_entry,
         top,
         libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
         &args as *const ProgramArgs as *mut libc::c_void,
-    );
-    let e = errno();
-    libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-    // The child has exec'd or exited: its stack is free again.
-    libc::munmap(stack, PROGRAM_STACK);
-    if pid < 0 {
-        *libc::__errno_location() = e;
+    )
+}
+
+/// Gives every signal its default action and unblocks all: what the keeper ignores or handles
+/// (Rust ignores SIGPIPE; the keeper catches SIGALRM), and what the judge's own parent left
+/// ignored (an ignored signal stays ignored across every exec), must not stay so in init, whose
+/// program inherits both. The real-time signals too: through the kernel's `rt_sigaction`,
+/// since the C library's `sigaction` refuses the two it keeps for itself (32 and 33).
+///
+/// # Safety
+/// Must run in init (a single-threaded fresh child) before it clones its program.
+unsafe fn reset_signals() {
+    /// The kernel's `struct sigaction` (x86_64 and aarch64).
+    #[repr(C)]
+    struct KernelSigaction {
+        handler: libc::sighandler_t,
+        flags: libc::c_ulong,
+        restorer: usize,
+        mask: u64,
     }
-    pid
+    let default = KernelSigaction {
+        handler: libc::SIG_DFL,
+        flags: 0,
+        restorer: 0,
+        mask: 0,
+    };
+    for sig in 1..=64 {
+        if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+            let act = &default as *const KernelSigaction;
+            libc::syscall(libc::SYS_rt_sigaction, sig, act, std::ptr::null::<u8>(), 8);
+        }
+    }
+    let mut set: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut set);
+    libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
 }
 
 /// The program's first function after its clone.
@@ -702,16 +749,7 @@ fn program_main(run: &Prepared, exec_err: RawFd) -> ! {
             libc::write(fd, b"1000".as_ptr() as *const libc::c_void, 4);
             libc::close(fd);
         }
-        // Signals the keeper ignores (Rust ignores SIGPIPE) must not stay ignored after exec.
-        for sig in 1..32 {
-            if sig != libc::SIGKILL && sig != libc::SIGSTOP {
-                libc::signal(sig, libc::SIG_DFL);
-            }
-        }
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
-
+        // (Signal dispositions and mask are init's, already the defaults: `reset_signals`.)
         let cpu_secs = limits.cpu.as_secs() + 1;
         set_rlimit(libc::RLIMIT_CPU, cpu_secs, cpu_secs + 1);
         set_rlimit(libc::RLIMIT_CORE, 0, 0);
@@ -831,7 +869,7 @@ mod tests {
             let sent = run(&["/usr/bin/python3", "-c", "print('é')"], stderr);
             let (keeper, init) = pair();
             sent.send(&keeper).expect("sent");
-            let got = Prepared::receive(init.as_raw_fd()).expect("received");
+            let got = Prepared::receive(init.as_raw_fd(), &mut [0; WIRE_MAX]).expect("received");
             assert_eq!(got._argv, sent._argv);
             assert_eq!(got._envp, sent._envp);
             assert_eq!(got.workdir, sent.workdir);
@@ -861,7 +899,7 @@ mod tests {
     fn a_closed_channel_gives_init_no_run() {
         let (keeper, init) = pair();
         drop(keeper);
-        assert!(Prepared::receive(init.as_raw_fd()).is_none());
+        assert!(Prepared::receive(init.as_raw_fd(), &mut [0; WIRE_MAX]).is_none());
     }
 
     #[test]

@@ -54,6 +54,10 @@ struct Keeper {
     /// The next run's init, forked after the last outcome was sent (off the run's path), in the
     /// root, its deny list attached, waiting for its run (see [`Spare`]).
     spare: Option<Spare>,
+    /// The last run's init, which reported (the run's processes all reaped) and is exiting: the
+    /// outcome went out without waiting for its exit, and it is reaped before anything else
+    /// happens (`reap_reported`).
+    reported_init: Option<libc::pid_t>,
     /// Per-run binds of the last run: (inside, host, writable).
     binds: Vec<(PathBuf, PathBuf, bool)>,
     /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
@@ -242,6 +246,7 @@ impl Keeper {
                 network_pending: false,
                 all_reaped: true,
                 spare: None,
+                reported_init: None,
                 binds: Vec::new(),
                 mounted: Vec::new(),
                 capped: Vec::new(),
@@ -263,6 +268,7 @@ impl Keeper {
     }
 
     fn run(&mut self, spec: &RunSpec, cache: EarlierCache) -> Result<RunOutcome, String> {
+        self.reap_reported();
         self.clear_scratch()?;
         if self.network_pending {
             self.fresh_network()?;
@@ -319,24 +325,43 @@ impl Keeper {
         }
         let (pid, report_r) = (spare.pid, spare.report);
         drop(spare.go);
-        let (killed_by, wall_kill) =
-            self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
-        // Not a clean exit until wait4 says so.
+        let (killed_by, wall_kill) = self.supervise(
+            pid,
+            report_r.as_raw_fd(),
+            &prepared,
+            baseline.as_ref(),
+            start,
+            keeper_before,
+        );
+        // Init reports once the program and everything it left are reaped, and then only exits.
+        // With namespaces, a report read here ends the run: init is reaped after the outcome is
+        // sent (`reap_reported`), so its exit (the teardown of its copy of the keeper) is off the
+        // run's path. A killed init (a limit) reports nothing that is read before its reaping.
+        let mut report = killed_by
+            .is_none()
+            .then(|| InitReport::read(&report_r))
+            .flatten();
+        let reported = self.namespaces && report.is_some_and(|r| r.setup_errno == 0);
+        // Not a clean exit until wait4 (or init's report) says so.
         let mut status = -1;
         // SAFETY: rusage is plain data the kernel fills.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        loop {
-            // SAFETY: waits for our own child; pointers are to locals.
-            let r = unsafe { libc::wait4(pid, &mut status, libc::__WALL, &mut usage) };
-            if r == pid || (r < 0 && errno() != libc::EINTR) {
-                break;
+        if reported {
+            self.reported_init = Some(pid);
+        } else {
+            loop {
+                // SAFETY: waits for our own child; pointers are to locals.
+                let r = unsafe { libc::wait4(pid, &mut status, libc::__WALL, &mut usage) };
+                if r == pid || (r < 0 && errno() != libc::EINTR) {
+                    break;
+                }
             }
         }
         let wall_time = start.elapsed();
-        // Init that exited by itself killed and reaped everything the run left. One that was
-        // killed (a limit) left the run's processes to the holder, which kills and reaps them
-        // before anything of the run is read or the next run starts.
-        let init_clean = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        // Init that reported or exited by itself killed and reaped everything the run left. One
+        // that was killed (a limit) left the run's processes to the holder, which kills and
+        // reaps them before anything of the run is read or the next run starts.
+        let init_clean = reported || libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
         if let (Some(ns), false) = (&self.pidns, init_clean) {
             ns.clean()?;
         }
@@ -352,7 +377,9 @@ impl Keeper {
         let tv = |t: libc::timeval| {
             Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64)
         };
-        let report = InitReport::read(report_r);
+        if report.is_none() {
+            report = InitReport::read(&report_r);
+        }
         // wait4's rusage misses processes the kernel reaped itself when init was killed (it
         // sets SIGCHLD to SIG_IGN while tearing the namespace down), so the cgroup's counter,
         // which sees every process, is taken when it is larger.
@@ -360,8 +387,19 @@ impl Keeper {
             (Some(c), Some(b)) => c.cpu_since(b),
             _ => None,
         };
-        let rusage_cpu = tv(usage.ru_utime) + tv(usage.ru_stime);
-        // wait4 counts what init reaped (init kills and reaps everything the program left), but
+        // What init reaped: from its report when it reported (init's own setup is not the run's),
+        // else from the wait4 of init.
+        let (rusage_cpu, rss) = match report.filter(|_| reported) {
+            Some(r) => (
+                Duration::from_micros(r.children_cpu_us.max(0) as u64),
+                r.children_maxrss_kb.max(0) as u64 * 1024,
+            ),
+            None => (
+                tv(usage.ru_utime) + tv(usage.ru_stime),
+                usage.ru_maxrss.max(0) as u64 * 1024,
+            ),
+        };
+        // Init's count holds what it reaped (init kills and reaps everything the program left), but
         // not a child the kernel reaped itself because its parent ignored SIGCHLD: that CPU time
         // is only in the cgroup's counter. The counter also holds the keeper's own polling
         // during the run, which the keeper measures on itself and takes off.
@@ -418,7 +456,6 @@ impl Keeper {
         // The cgroup's peak less the baseline counts every process, page cache and kernel memory
         // of the run; the largest process's own peak resident size is a floor under it (the
         // baseline can shrink during a run when the kernel frees earlier runs' memory late).
-        let rss = usage.ru_maxrss as u64 * 1024;
         let peak_memory = cg.and_then(|u| u.peak_memory).unwrap_or(0).max(rss);
         // The same bound as RLIMIT_FSIZE: no file the program could write is ever cut short.
         let file_limit = limits.file_size.max(limits.output + 1);
@@ -519,6 +556,7 @@ impl Keeper {
     /// graveyard (no unmount, whose grace period the next run would wait for) and the fresh one
     /// mounted in its place. A used one is unmounted at once.
     fn after_run(&mut self) {
+        self.reap_reported();
         if let Some(c) = &mut self.cgroup {
             c.tidy();
         }
@@ -544,6 +582,17 @@ impl Keeper {
             self.fresh[i] = self.remount(i, which).is_ok() && self.all_reaped;
         }
         self.fork_spare();
+    }
+
+    /// Reaps the last run's init, which reported and is exiting (see `reported_init`).
+    fn reap_reported(&mut self) {
+        if let Some(pid) = self.reported_init.take() {
+            let mut status = 0;
+            // SAFETY: waits for our own child; the status pointer is to a local.
+            while unsafe { libc::wait4(pid, &mut status, libc::__WALL, std::ptr::null_mut()) } < 0
+                && errno() == libc::EINTR
+            {}
+        }
     }
 
     /// Forks the next run's init now, while the judge reads the outcome: its fork, chroot and
@@ -660,8 +709,9 @@ impl Keeper {
         Ok(())
     }
 
-    /// Waits for init to exit, killing it when a limit is crossed; returns that limit, and for
-    /// the wall-time limit what the run waited for its CPUs (see `starve`).
+    /// Waits for init's report (or its death without one: the report pipe hangs up), killing it
+    /// when a limit is crossed; returns that limit, and for the wall-time limit what the run
+    /// waited for its CPUs (see `starve`).
     ///
     /// The wall-time limit counts the program's own time only: time its tasks were runnable but
     /// waited while other work held their CPUs is not its time. So when the wall time reaches
@@ -672,6 +722,7 @@ impl Keeper {
     fn supervise(
         &mut self,
         pid: libc::pid_t,
+        report: RawFd,
         run: &Prepared,
         base: Option<&super::cgroup::Baseline>,
         start: Instant,
@@ -686,10 +737,6 @@ impl Keeper {
         // The wall time at which the limit is looked at again: the limit plus the wait so far.
         let mut deadline = limits.wall;
         let mut wall_kill: Option<WallKill> = None;
-        // SAFETY: pidfd_open on our own child; the fd is owned below.
-        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
-        // SAFETY: a non-negative result is a new descriptor that nothing else owns.
-        let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw) });
         let mut waited = false;
         loop {
             let wall = start.elapsed();
@@ -751,37 +798,16 @@ impl Keeper {
             }
             let ms = timeout.as_millis().max(1) as i32;
             waited = true;
-            match &pidfd {
-                Some(fd) => {
-                    let mut p = libc::pollfd {
-                        fd: fd.as_raw_fd(),
-                        events: libc::POLLIN,
-                        revents: 0,
-                    };
-                    // SAFETY: one valid pollfd.
-                    let r = unsafe { libc::poll(&mut p, 1, ms) };
-                    if r > 0 {
-                        return (None, None);
-                    }
-                }
-                None => {
-                    std::thread::sleep(Duration::from_millis(ms as u64));
-                    // SAFETY: siginfo_t is plain data; all-zero is a valid value.
-                    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-                    // SAFETY: a valid out-pointer; WNOWAIT leaves the child for the real wait4.
-                    let r = unsafe {
-                        libc::waitid(
-                            libc::P_PID,
-                            pid as u32,
-                            &mut info,
-                            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-                        )
-                    };
-                    // SAFETY: waitid filled info (r == 0), so si_pid is initialised.
-                    if r == 0 && unsafe { info.si_pid() } == pid {
-                        return (None, None);
-                    }
-                }
+            // The report pipe is readable once init reported (the program and all it left are
+            // reaped), and hung up if init died without a report.
+            let mut p = libc::pollfd {
+                fd: report,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            if unsafe { libc::poll(&mut p, 1, ms) } > 0 {
+                return (None, None);
             }
         }
     }

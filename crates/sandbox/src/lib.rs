@@ -40,14 +40,16 @@
 //!    SIGXCPU reach it;
 //! 3. the program sets rlimits (stack = memory limit, file size, CPU backstop, no core), drops to
 //!    the keeper's unprivileged uid, sets no_new_privs and execs;
-//! 4. the keeper polls the init's pidfd with a timeout computed from the remaining CPU time (CPU
+//! 4. the keeper polls init's report pipe with a timeout computed from the remaining CPU time (CPU
 //!    grows at most `ncpu` times faster than the wall clock), reading the cgroup's CPU counter and
 //!    the output files' sizes and allocated blocks at each wake; on any limit it kills init, and
 //!    the namespace's holder then kills and reaps every process the run left (setsid'd daemons
 //!    included) before anything of the run is read;
 //! 5. when the program exits, init kills and reaps whatever it left (an unwaited child still
-//!    burning CPU, a daemon) and reports. CPU time is the larger of the keeper's `wait4` of init
-//!    (everything init reaped) and the cgroup's counter less the keeper's own CPU (which also sees
+//!    burning CPU, a daemon) and reports, with the CPU time and peak RSS of all it reaped
+//!    (`RUSAGE_CHILDREN`); the keeper sends the outcome then and reaps init after, off the run's
+//!    path. CPU time is the larger of init's count (the keeper's `wait4` of a killed init) and
+//!    the cgroup's counter less the keeper's own CPU (which also sees
 //!    children the kernel reaped because their parent ignored SIGCHLD); peak memory is the
 //!    cgroup's high-water mark less the baseline read before the run, never below the largest
 //!    process's own peak RSS; MLE comes from the cgroup's OOM-kill counter.
