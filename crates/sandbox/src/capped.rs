@@ -306,7 +306,9 @@ mod tests {
             for _ in 0..5 {
                 for e in fs::read_dir(&shm).expect("ls") {
                     let p = e.expect("entry").path();
-                    fs::remove_dir_all(&p).or_else(|_| fs::remove_file(&p)).expect("rm");
+                    fs::remove_dir_all(&p)
+                        .or_else(|_| fs::remove_file(&p))
+                        .expect("rm");
                 }
                 let t = Instant::now();
                 let entries = walk(&host, &big).expect("walk").expect("within the cap");

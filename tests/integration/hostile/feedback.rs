@@ -210,7 +210,11 @@ fn a_validator_that_fills_then_empties_its_feedback_folder_is_judged_by_its_answ
         "{}",
         failed.message
     );
-    let said = failed.message.split("pass2 wrote ").nth(1).unwrap_or_default();
+    let said = failed
+        .message
+        .split("pass2 wrote ")
+        .nth(1)
+        .unwrap_or_default();
     let counts: Vec<u64> = said
         .split_whitespace()
         .filter_map(|w| w.trim_end_matches(',').parse().ok())

@@ -202,9 +202,15 @@ mod tests {
     /// A refusal blames the package; a failure of the server's disk does not.
     #[test]
     fn an_uploads_refusal_says_whose_fault_it_was() {
-        let package = refusal("p.zip", &UploadError::Refused("problem.toml: time: bad".into()))
-            .into_string();
-        assert!(package.contains("The package p.zip was not installed"), "{package}");
+        let package = refusal(
+            "p.zip",
+            &UploadError::Refused("problem.toml: time: bad".into()),
+        )
+        .into_string();
+        assert!(
+            package.contains("The package p.zip was not installed"),
+            "{package}"
+        );
         assert!(package.contains("problem.toml: time: bad"), "{package}");
         let host = refusal(
             "p.zip",
@@ -214,7 +220,10 @@ mod tests {
             },
         )
         .into_string();
-        assert!(host.contains("The server failed while installing p.zip"), "{host}");
+        assert!(
+            host.contains("The server failed while installing p.zip"),
+            "{host}"
+        );
         assert!(host.contains("the package was not at fault"), "{host}");
         assert!(host.contains("put p in place"), "{host}");
     }
