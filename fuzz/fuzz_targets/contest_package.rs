@@ -1,75 +1,102 @@
-//! A contest package's documents as `ojd contest import` reads them whole: `contest.yaml` (or
-//! `contest.json`) and its lists (`problems`, `teams`, `groups`, `organizations`), parsed by the
-//! same libraries, then every value the import reads taken through the same checks (ids, the
-//! start TIME, RELTIMEs, colours, each object's property checks) and written back as YAML. The
-//! input is one document, as JSON when it starts with `{` or `[`, else as YAML. Never a panic.
+//! A contest package as `ojd contest import` takes it, through the very code it runs
+//! (`ojd_service::package`): the input is split into the package's files, written to a fresh
+//! folder, read by `Package::read`, checked by `plan`, and, when the plan holds, written by
+//! `write` into a contests folder and loaded back as the daemon loads it. Never a panic; a
+//! contest that is written loads with the title the package gave it (a value of the package
+//! never changes `contest.toml` beyond its own key).
+//!
+//! Input: files, each opened by a line `==> NAME <==` (as `head` prints several files), NAME
+//! one of the package's files (`contest.yaml`, `problems.json`, `teams.yaml`, `ojd.json`…);
+//! text before the first such line is `contest.yaml`. A package without a problems file gets a
+//! one-problem `problems.yaml`, so that a lone `contest.yaml` reaches `plan`.
 #![no_main]
 
-use ojd_import::clics;
-use serde_json::Value;
+use std::path::Path;
+
+use ojd_service::package::{plan, write, Package};
+
+/// The files `Package::read` looks at; any other name in the input is ignored (the package's
+/// folder is read by name, nothing else in it is opened).
+const NAMES: &[&str] = &[
+    "contest.yaml",
+    "contest.json",
+    "problems.yaml",
+    "problems.json",
+    "teams.yaml",
+    "teams.json",
+    "organizations.yaml",
+    "organizations.json",
+    "groups.yaml",
+    "groups.json",
+    "accounts.yaml",
+    "accounts.json",
+    "ojd.json",
+];
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let doc: Value = if text.trim_start().starts_with(['{', '[']) {
-        match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(_) => return,
-        }
-    } else {
-        match serde_norway::from_str(text) {
-            Ok(v) => v,
-            Err(_) => return,
-        }
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let pkg = tmp.path().join("pkg");
+    let contests = tmp.path().join("contests");
+    let problems = tmp.path().join("problems");
+    for dir in [&pkg, &contests, &problems] {
+        std::fs::create_dir(dir).expect("a folder in the temporary folder");
+    }
+    let files = split(text);
+    if !files.iter().any(|(name, _)| name.starts_with("problems.")) {
+        write_file(&pkg, "problems.yaml", "- id: a\n  label: A\n");
+    }
+    for (name, body) in &files {
+        write_file(&pkg, name, body);
+    }
+    let Ok(package) = Package::read(&pkg) else {
+        return;
     };
-    let _ = clics::yaml(&doc);
-    match &doc {
-        Value::Array(items) => {
-            for ty in ["problems", "teams", "groups", "organizations"] {
-                list(ty, items);
-            }
+    let Ok(planned) = plan(&package, None, &contests) else {
+        return;
+    };
+    // The import brings each problem's own package in between plan and write: a folder of
+    // that id is what the contest's check asks of it.
+    for p in &planned.draft.problems {
+        if !p.problem.is_empty() && !p.problem.contains(['/', '\0']) && p.problem != ".." {
+            let _ = std::fs::create_dir(problems.join(&p.problem));
         }
-        Value::Object(_) => contest(&doc),
-        _ => {}
+    }
+    if let Ok(contest) = write(&planned, &contests, &problems) {
+        assert_eq!(
+            contest.title,
+            planned.draft.title.trim(),
+            "the title written is not the title read back"
+        );
     }
 });
 
-/// What the import reads of `contest.yaml`.
-fn contest(c: &Value) {
-    if let Some(id) = clics::text(c, "id") {
-        let _ = clics::valid_id(&id);
-    }
-    let _ = clics::text(c, "name");
-    if let Some(t) = clics::text(c, "start_time") {
-        let _ = clics::rfc3339(&t);
-    }
-    for key in ["duration", "scoreboard_freeze_duration"] {
-        if let Some(t) = clics::text(c, key) {
-            let _ = clics::span(&t);
+/// The input's files, in order (a name given twice: the last one wins, as written last).
+fn split(text: &str) -> Vec<(&'static str, String)> {
+    let mut files: Vec<(&'static str, String)> = vec![("contest.yaml", String::new())];
+    for line in text.split_inclusive('\n') {
+        let header = line
+            .trim_end()
+            .strip_prefix("==> ")
+            .and_then(|l| l.strip_suffix(" <=="))
+            .and_then(|n| NAMES.iter().find(|&&k| k == n));
+        match header {
+            Some(name) => files.push((name, String::new())),
+            None => files
+                .last_mut()
+                .expect("one file at least")
+                .1
+                .push_str(line),
         }
     }
-    let _ = clics::text(c, "scoreboard_type");
-    if let Some(map) = c.as_object() {
-        for (k, v) in map {
-            let _ = clics::property_error("contest", k, v);
-        }
+    if files[0].1.trim().is_empty() && files.len() > 1 {
+        files.remove(0);
     }
+    files
 }
 
-/// What the import reads of each object of a list file.
-fn list(ty: &str, items: &[Value]) {
-    for o in items {
-        if let Some(id) = clics::text(o, "id") {
-            let _ = clics::valid_id(&id);
-        }
-        if let Some(c) = o.get("rgb").or_else(|| o.get("color")) {
-            let _ = clics::rgb(c);
-        }
-        if let Some(map) = o.as_object() {
-            for (k, v) in map {
-                let _ = clics::property_error(ty, k, v);
-            }
-        }
-    }
+fn write_file(dir: &Path, name: &str, body: &str) {
+    std::fs::write(dir.join(name), body).expect("a file in the temporary folder");
 }

@@ -9,7 +9,7 @@
 use std::io::ErrorKind;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ojd_judge::ByteSize;
 use ojd_judge::Config;
@@ -73,20 +73,6 @@ fn processes_of(base: u32) -> Vec<String> {
         }
     }
     found
-}
-
-/// Waits (at most `limit`) until `probe` returns something; the condition, not the clock, decides.
-fn wait_for<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = probe() {
-            return Some(v);
-        }
-        if start.elapsed() > limit {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 /// The host pid of a process with uid in `base..base + 1000` whose command line holds `marker`.
@@ -245,11 +231,11 @@ impl Listeners {
     /// Proves the check above can fail: a connection from the host is seen.
     fn assert_alive(&self) {
         let _c = std::net::TcpStream::connect(self.tcp.local_addr().unwrap()).unwrap();
-        let seen = wait_for(Duration::from_secs(5), || self.tcp.accept().ok());
-        assert!(
-            seen.is_some(),
-            "the listener does not see connections at all"
-        );
+        common::wait_until(Duration::from_secs(5), || {
+            self.tcp
+                .accept()
+                .map_err(|e| format!("the listener does not see connections at all: {e}"))
+        });
     }
 }
 
@@ -489,8 +475,9 @@ fn proc_shows_no_other_process() {
                 &bystander_lim,
             )
         });
-        let other = wait_for(Duration::from_secs(10), || find_sandboxed(55000, &marker))
-            .expect("the bystander starts");
+        let other = common::wait_until(Duration::from_secs(10), || {
+            find_sandboxed(55000, &marker).ok_or("the bystander has not started".to_string())
+        });
         let args = vec![host.id().to_string(), other.to_string(), "1".to_string()];
         let r = run(&j, &snoop, &args, None, &lim);
         assert_eq!(r.verdict, Verdict::Accepted, "{}: {}", r.message, r.stderr);
@@ -547,10 +534,9 @@ fn kill_minus_one_harms_nothing_outside_its_run() {
                 &lim,
             )
         });
-        wait_for(Duration::from_secs(10), || {
-            find_sandboxed(57000, "bystander")
-        })
-        .expect("the bystander starts");
+        common::wait_until(Duration::from_secs(10), || {
+            find_sandboxed(57000, "bystander").ok_or("the bystander has not started".to_string())
+        });
         let r = judge(&j, &problem, &hostile("kill_all.c"));
         assert_eq!(r.verdict, Verdict::Accepted, "{r:#?}");
         assert!(
@@ -627,8 +613,9 @@ fn two_ojd_processes_never_share_a_sandbox_uid() {
                 &lim,
             )
         });
-        let pid = wait_for(Duration::from_secs(10), || find_sandboxed(66000, &marker))
-            .expect("the bystander starts");
+        let pid = common::wait_until(Duration::from_secs(10), || {
+            find_sandboxed(66000, &marker).ok_or("the bystander has not started".to_string())
+        });
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
         let uid: u32 = status
             .lines()

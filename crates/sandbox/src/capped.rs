@@ -269,4 +269,66 @@ mod tests {
         let _ = fs::remove_dir_all(&deep);
         let _ = fs::remove_dir_all(&long);
     }
+
+    /// What a pass's two copies cost (docs/benchmarks.md, "The feedback folder's copies"):
+    /// the host folder (on the scratch's disk) into a tmpfs (`/dev/shm` here) before the pass,
+    /// then back after it (the check for a full tmpfs, the walk, emptying the host folder and
+    /// the copy), for trees at the feedback caps' corners. Opt-in: prints its figures.
+    #[test]
+    #[ignore = "a measurement: cargo test -p ojd-sandbox --release --lib feedback_copy_cost -- --ignored --nocapture"]
+    fn feedback_copy_cost() {
+        use std::time::Instant;
+        let big = Cap {
+            bytes: 80 << 20,
+            inodes: 20_000,
+            depth: 16,
+        };
+        let shapes: [(&str, usize, usize); 4] = [
+            ("empty", 0, 0),
+            ("64 MiB in one file", 1, 64 << 20),
+            ("4,000 files of 100 bytes", 4000, 100),
+            ("10,000 files of 100 bytes", 10_000, 100),
+        ];
+        for (what, files, size) in shapes {
+            let host = scratch("cost-host");
+            let shm = Path::new("/dev/shm").join(format!("ojd-capped-cost-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&shm);
+            fs::create_dir_all(&shm).expect("a folder in /dev/shm");
+            let data = vec![b'x'; size];
+            for i in 0..files {
+                // Folders of 100 files, as state kept by a validator might be laid out.
+                let dir = host.join(format!("d{}", i / 100));
+                fs::create_dir_all(&dir).expect("mkdir");
+                fs::write(dir.join(format!("f{i}")), &data).expect("write");
+            }
+            let mut ins = Vec::new();
+            let mut backs = Vec::new();
+            for _ in 0..5 {
+                for e in fs::read_dir(&shm).expect("ls") {
+                    let p = e.expect("entry").path();
+                    fs::remove_dir_all(&p)
+                        .or_else(|_| fs::remove_file(&p))
+                        .expect("rm");
+                }
+                let t = Instant::now();
+                let entries = walk(&host, &big).expect("walk").expect("within the cap");
+                copy(&entries, &host, &shm, None).expect("copy in");
+                ins.push(t.elapsed());
+                let t = Instant::now();
+                let entries = walk(&shm, &big).expect("walk").expect("within the cap");
+                empty(&host, &big).expect("empty");
+                copy(&entries, &shm, &host, None).expect("copy back");
+                backs.push(t.elapsed());
+            }
+            ins.sort();
+            backs.sort();
+            println!(
+                "feedback copy, {what}: in {:.1} ms, back {:.1} ms (median of 5)",
+                ins[2].as_secs_f64() * 1e3,
+                backs[2].as_secs_f64() * 1e3
+            );
+            let _ = fs::remove_dir_all(&host);
+            let _ = fs::remove_dir_all(&shm);
+        }
+    }
 }

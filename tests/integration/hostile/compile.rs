@@ -2,6 +2,7 @@
 //! the compile-error text nor hang.
 
 use super::*;
+use std::time::Instant;
 
 /// A judge for compile-time attacks: short compile limits keep the hanging ones fast.
 fn compile_judge(base: u32) -> Judge {

@@ -7,7 +7,7 @@ use axum::extract::{Multipart, Path, State};
 use axum::response::{Html, IntoResponse, Redirect};
 use maud::{html, Markup};
 
-use super::upload::install;
+use super::upload::{install, UploadError};
 use super::{err, PageResult};
 use crate::auth::extract::MaybeUser;
 use crate::error::AppError;
@@ -171,7 +171,7 @@ pub(crate) async fn upload(
                 "admin {}: upload of {name} refused: {e}",
                 user.name
             ));
-            html! { div.error #result role="alert" { "The package " (name) " was not installed (nothing changed):" pre.out { (e) } } }
+            refusal(&name, e)
         }
     };
     // Post/redirect/get: a refresh does not upload again.
@@ -179,4 +179,52 @@ pub(crate) async fn upload(
         .guards
         .keep_shown(&user.name, "problems", message.into_string());
     Ok(Redirect::to(&format!("/admin/problems?result={key}")).into_response())
+}
+
+/// What the admin is told of an upload that installed nothing: the package's fault names what
+/// in it is refused; the server's own (its disk) is said to be the server's, so that the same
+/// package is sent again rather than changed.
+fn refusal(name: &str, e: &UploadError) -> Markup {
+    match e {
+        UploadError::Refused(_) => html! {
+            div.error #result role="alert" { "The package " (name) " was not installed (nothing changed):" pre.out { (e) } }
+        },
+        UploadError::Io { .. } => html! {
+            div.error #result role="alert" { "The server failed while installing " (name) " (nothing changed; the package was not at fault, try again):" pre.out { (e) } }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A refusal blames the package; a failure of the server's disk does not.
+    #[test]
+    fn an_uploads_refusal_says_whose_fault_it_was() {
+        let package = refusal(
+            "p.zip",
+            &UploadError::Refused("problem.toml: time: bad".into()),
+        )
+        .into_string();
+        assert!(
+            package.contains("The package p.zip was not installed"),
+            "{package}"
+        );
+        assert!(package.contains("problem.toml: time: bad"), "{package}");
+        let host = refusal(
+            "p.zip",
+            &UploadError::Io {
+                what: "put p in place".into(),
+                source: std::io::Error::from(std::io::ErrorKind::StorageFull),
+            },
+        )
+        .into_string();
+        assert!(
+            host.contains("The server failed while installing p.zip"),
+            "{host}"
+        );
+        assert!(host.contains("the package was not at fault"), "{host}");
+        assert!(host.contains("put p in place"), "{host}");
+    }
 }
