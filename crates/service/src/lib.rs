@@ -16,6 +16,7 @@
 
 mod accounts;
 mod blobs;
+mod boards;
 mod catalog;
 pub mod ccs;
 mod contests;

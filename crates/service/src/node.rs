@@ -315,7 +315,7 @@ pub struct Node {
     /// The flock on `<database>.lock`, held while the daemon runs.
     db_lock: std::sync::Mutex<Option<std::fs::File>>,
     /// Contests' standings tables, computed once per change (`standings`).
-    pub(crate) boards: crate::standings::Boards,
+    pub(crate) boards: crate::boards::Cache,
 }
 
 /// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
@@ -479,7 +479,7 @@ impl Node {
         if shared {
             hub.forward_to(store.clone(), host.clone());
         }
-        let boards = crate::standings::Boards::new(config.server.standings_cache);
+        let boards = crate::boards::Cache::new(config.server.standings_cache);
         Ok(Arc::new(Node {
             config,
             judge: Arc::new(judge),

@@ -9,12 +9,8 @@
 //! - private standings (`public_standings = false`): a student sees only their own row, an
 //!   anonymous viewer none.
 //!
-//! The tables are computed once per change and view and shared ([`cache`]); the web and the
+//! The tables are computed once per change and view and shared (`boards.rs`); the web and the
 //! Contest API only render them.
-
-mod cache;
-
-pub(crate) use cache::Cache as Boards;
 
 use std::sync::Arc;
 
@@ -47,7 +43,7 @@ impl Who {
 
 /// What a viewer gets of the shared table: all of it, or a copy cut down to their row.
 enum Seen {
-    Shared(Arc<cache::Table>),
+    Shared(Arc<crate::boards::Table>),
     Own(Standings),
 }
 
