@@ -6,7 +6,6 @@
 //! The keeper is single-threaded, so after `clone`/`fork` a child may allocate and use std
 //! freely; still, every string the children need is built before cloning (`Prepared`).
 
-use std::collections::HashMap;
 use std::fs;
 use std::io::{BufRead, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -25,7 +24,7 @@ use super::root::{
     ScratchState,
 };
 use super::seccomp;
-use super::starve::{cpu_wait, Sample};
+use super::starve::{cpu_wait, Sample, Watch};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
 use super::WALL_CEILING;
 use super::{
@@ -664,7 +663,8 @@ impl Keeper {
     /// the wall-time limit what the run waited for its CPUs (see `starve`).
     ///
     /// The wall-time limit counts the program's own time only: time its tasks were runnable but
-    /// waited while other work held their CPUs is not its time. So when the wall time reaches
+    /// waited while other work held their CPUs, or were blocked in the kernel on the host's I/O
+    /// (bounded: see `starve`), is not its time. So when the wall time reaches
     /// the limit, the wait so far is measured and the deadline moves by it, as often as needed,
     /// until the wall time less the wait reaches the limit (a program asleep or blocked: its
     /// time limit verdict) or the wall time reaches [`WALL_CEILING`] times the limit (a host too
@@ -680,8 +680,9 @@ impl Keeper {
         let limits = &run.limits;
         // Taken as the run starts: the wait of the run's first moments counts too.
         let first: Option<Sample> = base.and_then(|_| self.sample(Duration::ZERO, Duration::ZERO));
-        // The run-queue delay of each task seen so far, exited ones included.
-        let mut seen: HashMap<u32, u64> = HashMap::new();
+        // The run-queue delay of each task seen so far (exited ones included), and the time
+        // one was blocked in the kernel.
+        let mut seen = Watch::default();
         let ceiling = limits.wall.saturating_mul(WALL_CEILING);
         // The wall time at which the limit is looked at again: the limit plus the wait so far.
         let mut deadline = limits.wall;
@@ -704,22 +705,26 @@ impl Keeper {
             // first sample just read (most runs end within that wait and never read them again).
             if first.is_some() && waited {
                 if let Some(tasks) = self.run_tasks() {
-                    Sample::observe(&mut seen, &tasks);
+                    seen.observe(&tasks, wall);
                 }
             }
             if wall >= deadline && cpu.is_none_or(|c| c < limits.cpu) {
                 let measured = match (&first, cpu) {
                     (Some(first), Some(cpu)) => self.sample(wall, cpu).map(|end| {
-                        cpu_wait(first, &end.with_departed(&seen), self.cpus.len() as u32)
+                        let cpu_wait =
+                            cpu_wait(first, &end.with_departed(&seen), self.cpus.len() as u32);
+                        let io_wait = seen.io_wait(limits.wall);
+                        WallKill {
+                            cpu_wait,
+                            io_wait,
+                            cause: WallCause::of(wall, cpu_wait + io_wait, limits.wall),
+                        }
                     }),
                     _ => None,
                 };
-                wall_kill = measured.map(|waited| WallKill {
-                    cpu_wait: waited,
-                    cause: WallCause::of(wall, waited, limits.wall),
-                });
+                wall_kill = measured;
                 deadline = match measured {
-                    Some(waited) if wall < ceiling => (limits.wall + waited).min(ceiling),
+                    Some(w) if wall < ceiling => (limits.wall + w.host_wait()).min(ceiling),
                     _ => wall,
                 };
             }

@@ -616,10 +616,10 @@ fn starved_by_host(
     limits: &Limits,
 ) -> Option<Duration> {
     let w = program.wall_kill?;
-    let waited = w.cpu_wait.saturating_sub(interactor.cpu_time);
+    let waited = w.host_wait().saturating_sub(interactor.cpu_time);
     (program.host_starved()
         && WallCause::of(program.wall_time, waited, limits.wall) == WallCause::HostLoad)
-        .then_some(w.cpu_wait)
+        .then_some(w.host_wait())
 }
 
 /// One run of the pair (see [`run_pass`]).

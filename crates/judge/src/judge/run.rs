@@ -246,7 +246,7 @@ pub(super) fn guarded(
         let outcome = run()?;
         still_free(&dirs, during)?;
         Ok(match outcome.wall_kill {
-            Some(w) if tries > 0 && outcome.host_starved() => Try::Starved(w.cpu_wait),
+            Some(w) if tries > 0 && outcome.host_starved() => Try::Starved(w.host_wait()),
             _ => Try::Done(outcome),
         })
     })
@@ -528,6 +528,7 @@ mod tests {
         let wall = |cause| RunOutcome {
             wall_kill: Some(ojd_sandbox::WallKill {
                 cpu_wait: Duration::from_millis(1500),
+                io_wait: Duration::ZERO,
                 cause,
             }),
             ..outcome(Termination::Signaled(libc::SIGKILL), Some(LimitKind::Wall))
