@@ -318,7 +318,7 @@ impl Keeper {
         }
         let (pid, report_r) = (spare.pid, spare.report);
         drop(spare.go);
-        let (killed_by, wall_kill) =
+        let (killed_by, wall_kill, host_wait) =
             self.supervise(pid, &prepared, baseline.as_ref(), start, keeper_before);
         // Not a clean exit until wait4 says so.
         let mut status = -1;
@@ -440,6 +440,7 @@ impl Keeper {
             exec_error,
             fully_isolated: self.cgroup.is_some() && self.namespaces,
             wall_kill: wall_kill.filter(|_| killed_by == Some(LimitKind::Wall)),
+            host_wait,
             over_cap,
         })
     }
@@ -659,8 +660,9 @@ impl Keeper {
         Ok(())
     }
 
-    /// Waits for init to exit, killing it when a limit is crossed; returns that limit, and for
-    /// the wall-time limit what the run waited for its CPUs (see `starve`).
+    /// Waits for init to exit, killing it when a limit is crossed; returns that limit, for the
+    /// wall-time limit what the run waited for its CPUs (see `starve`), and the time the run
+    /// lost to the host in all (`RunOutcome::host_wait`).
     ///
     /// The wall-time limit counts the program's own time only: time its tasks were runnable but
     /// waited while other work held their CPUs, or were blocked in the kernel on the host's I/O
@@ -676,7 +678,7 @@ impl Keeper {
         base: Option<&super::cgroup::Baseline>,
         start: Instant,
         keeper_before: Duration,
-    ) -> (Option<LimitKind>, Option<WallKill>) {
+    ) -> (Option<LimitKind>, Option<WallKill>, Duration) {
         let limits = &run.limits;
         // Taken as the run starts: the wait of the run's first moments counts too.
         let first: Option<Sample> = base.and_then(|_| self.sample(Duration::ZERO, Duration::ZERO));
@@ -747,8 +749,12 @@ impl Keeper {
                     // SAFETY: kill has no memory-safety preconditions.
                     unsafe { libc::kill(-pid, libc::SIGKILL) };
                 }
+                let lost = match wall_kill {
+                    Some(w) if verdict == Some(LimitKind::Wall) => w.host_wait(),
+                    _ => self.lost(first.as_ref(), &seen, wall, cpu, limits.wall),
+                };
                 let wall_kill = wall_kill.filter(|_| verdict == Some(LimitKind::Wall));
-                return (verdict, wall_kill);
+                return (verdict, wall_kill, lost);
             }
             let mut timeout = deadline.saturating_sub(wall).min(Duration::from_millis(25));
             if let Some(c) = cpu {
@@ -766,7 +772,8 @@ impl Keeper {
                     // SAFETY: one valid pollfd.
                     let r = unsafe { libc::poll(&mut p, 1, ms) };
                     if r > 0 {
-                        return (None, None);
+                        let lost = self.lost(first.as_ref(), &seen, wall, cpu, limits.wall);
+                        return (None, None, lost);
                     }
                 }
                 None => {
@@ -784,7 +791,8 @@ impl Keeper {
                     };
                     // SAFETY: waitid filled info (r == 0), so si_pid is initialised.
                     if r == 0 && unsafe { info.si_pid() } == pid {
-                        return (None, None);
+                        let lost = self.lost(first.as_ref(), &seen, wall, cpu, limits.wall);
+                        return (None, None, lost);
                     }
                 }
             }
@@ -793,6 +801,30 @@ impl Keeper {
 }
 
 impl Keeper {
+    /// The time a run that ended lost to the host (CPU wait and blocked time, see `starve`),
+    /// measured from the last wake (`wall`, `cpu`: the run's wall and CPU time then). Zero for
+    /// a run that ended before its first wake (a few milliseconds: nothing to take off) or
+    /// without a cgroup.
+    fn lost(
+        &self,
+        first: Option<&Sample>,
+        seen: &Watch,
+        wall: Duration,
+        cpu: Option<Duration>,
+        limit: Duration,
+    ) -> Duration {
+        let (Some(first), Some(cpu)) = (first, cpu) else {
+            return Duration::ZERO;
+        };
+        if wall < MIN_LOST_WINDOW {
+            return Duration::ZERO;
+        }
+        let waited = self.sample(wall, cpu).map_or(Duration::ZERO, |end| {
+            cpu_wait(first, &end.with_departed(seen), self.cpus.len() as u32)
+        });
+        waited + seen.io_wait(limit)
+    }
+
     /// The counters `starve` compares, now (None without a cgroup or `/proc/stat`).
     fn sample(&self, wall: Duration, cpu: Duration) -> Option<Sample> {
         let tasks = self.run_tasks()?;
@@ -812,6 +844,9 @@ impl Keeper {
         )
     }
 }
+
+/// Runs shorter than this report no time lost to the host: not worth a `/proc/stat` read.
+const MIN_LOST_WINDOW: Duration = Duration::from_millis(20);
 
 /// A run's init forked before its run: it waits on `go` for the run ([`Prepared::send`]).
 struct Spare {

@@ -288,6 +288,12 @@ pub struct RunOutcome {
     /// program's own waiting or to the host's load. See [`WallKill`].
     #[serde(default)]
     pub wall_kill: Option<WallKill>,
+    /// The time the run lost to the host: waiting for a CPU other work held and blocked in the
+    /// kernel (what [`WallKill::host_wait`] measures, also for a run that ended by itself; zero
+    /// for a run of a few milliseconds or without a cgroup). The wall-time limit counts
+    /// `wall_time` less this: see [`RunOutcome::own_wall_time`].
+    #[serde(rename = "host_wait_us", with = "micros", default)]
+    pub host_wait: Duration,
     /// A capped writable bind ([`Bind::cap`]) the run filled to a cap, or left deeper than its
     /// depth: what it broke, as the end of a sentence about the folder ("reached its cap of
     /// …", "is more than 16 folders deep"; the first such bind's). Its tree was not copied back. What this means is the caller's: for package code (a
@@ -381,6 +387,12 @@ impl RunOutcome {
             && self
                 .wall_kill
                 .is_some_and(|w| w.cause == WallCause::HostLoad)
+    }
+
+    /// The wall time that was the program's own: [`RunOutcome::wall_time`] less the time it
+    /// lost to the host ([`RunOutcome::host_wait`]), what the wall-time limit counts.
+    pub fn own_wall_time(&self) -> Duration {
+        self.wall_time.saturating_sub(self.host_wait)
     }
 
     /// Whether the program ran to an exit code of 0, with no limit hit and no exec failure.

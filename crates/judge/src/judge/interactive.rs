@@ -947,6 +947,7 @@ mod tests {
             exec_error: None,
             fully_isolated: true,
             wall_kill: None,
+            host_wait: Duration::ZERO,
             over_cap: None,
         }
     }
