@@ -748,7 +748,7 @@ fn a_director_claims_a_question_and_announces_to_one_team() {
     page.wait_for(
         "the announcement to bob",
         "document.readyState === 'complete' && document.querySelector('#news .announcement .tag.to')?.textContent === 'to bob only'",
-        Duration::from_secs(10),
+        Duration::from_secs(60),
     );
     page.screenshot(&artifact("contest-i23-announce-team.png"));
     phone(&mut page, "i23-announce-team");

@@ -44,6 +44,7 @@ mod daemon;
 mod director;
 mod docs;
 mod host_faults;
+mod host_load;
 mod hostile;
 mod import;
 mod interactive;

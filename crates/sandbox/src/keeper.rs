@@ -6,7 +6,6 @@
 //! The keeper is single-threaded, so after `clone`/`fork` a child may allocate and use std
 //! freely; still, every string the children need is built before cloning (`Prepared`).
 
-use std::collections::HashMap;
 use std::fs;
 use std::io::{BufRead, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -25,7 +24,7 @@ use super::root::{
     ScratchState,
 };
 use super::seccomp;
-use super::starve::{cpu_wait, Sample};
+use super::starve::{cpu_wait, Sample, Watch};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
 use super::WALL_CEILING;
 use super::{
@@ -325,7 +324,7 @@ impl Keeper {
         }
         let (pid, report_r) = (spare.pid, spare.report);
         drop(spare.go);
-        let (killed_by, wall_kill) = self.supervise(
+        let (killed_by, wall_kill, host_wait) = self.supervise(
             pid,
             report_r.as_raw_fd(),
             &prepared,
@@ -478,6 +477,7 @@ impl Keeper {
             exec_error,
             fully_isolated: self.cgroup.is_some() && self.namespaces,
             wall_kill: wall_kill.filter(|_| killed_by == Some(LimitKind::Wall)),
+            host_wait,
             over_cap,
         })
     }
@@ -710,11 +710,13 @@ impl Keeper {
     }
 
     /// Waits for init's report (or its death without one: the report pipe hangs up), killing it
-    /// when a limit is crossed; returns that limit, and for the wall-time limit what the run
-    /// waited for its CPUs (see `starve`).
+    /// when a limit is crossed; returns that limit, for the wall-time limit what the run waited
+    /// for its CPUs (see `starve`), and the time the run lost to the host in all
+    /// (`RunOutcome::host_wait`).
     ///
     /// The wall-time limit counts the program's own time only: time its tasks were runnable but
-    /// waited while other work held their CPUs is not its time. So when the wall time reaches
+    /// waited while other work held their CPUs, or were blocked in the kernel on the host's I/O
+    /// (bounded: see `starve`), is not its time. So when the wall time reaches
     /// the limit, the wait so far is measured and the deadline moves by it, as often as needed,
     /// until the wall time less the wait reaches the limit (a program asleep or blocked: its
     /// time limit verdict) or the wall time reaches [`WALL_CEILING`] times the limit (a host too
@@ -727,12 +729,13 @@ impl Keeper {
         base: Option<&super::cgroup::Baseline>,
         start: Instant,
         keeper_before: Duration,
-    ) -> (Option<LimitKind>, Option<WallKill>) {
+    ) -> (Option<LimitKind>, Option<WallKill>, Duration) {
         let limits = &run.limits;
         // Taken as the run starts: the wait of the run's first moments counts too.
         let first: Option<Sample> = base.and_then(|_| self.sample(Duration::ZERO, Duration::ZERO));
-        // The run-queue delay of each task seen so far, exited ones included.
-        let mut seen: HashMap<u32, u64> = HashMap::new();
+        // The run-queue delay of each task seen so far (exited ones included), and the time
+        // one was blocked in the kernel.
+        let mut seen = Watch::default();
         let ceiling = limits.wall.saturating_mul(WALL_CEILING);
         // The wall time at which the limit is looked at again: the limit plus the wait so far.
         let mut deadline = limits.wall;
@@ -751,22 +754,26 @@ impl Keeper {
             // first sample just read (most runs end within that wait and never read them again).
             if first.is_some() && waited {
                 if let Some(tasks) = self.run_tasks() {
-                    Sample::observe(&mut seen, &tasks);
+                    seen.observe(&tasks, wall);
                 }
             }
             if wall >= deadline && cpu.is_none_or(|c| c < limits.cpu) {
                 let measured = match (&first, cpu) {
                     (Some(first), Some(cpu)) => self.sample(wall, cpu).map(|end| {
-                        cpu_wait(first, &end.with_departed(&seen), self.cpus.len() as u32)
+                        let cpu_wait =
+                            cpu_wait(first, &end.with_departed(&seen), self.cpus.len() as u32);
+                        let io_wait = seen.io_wait(limits.wall);
+                        WallKill {
+                            cpu_wait,
+                            io_wait,
+                            cause: WallCause::of(wall, cpu_wait + io_wait, limits.wall),
+                        }
                     }),
                     _ => None,
                 };
-                wall_kill = measured.map(|waited| WallKill {
-                    cpu_wait: waited,
-                    cause: WallCause::of(wall, waited, limits.wall),
-                });
+                wall_kill = measured;
                 deadline = match measured {
-                    Some(waited) if wall < ceiling => (limits.wall + waited).min(ceiling),
+                    Some(w) if wall < ceiling => (limits.wall + w.host_wait()).min(ceiling),
                     _ => wall,
                 };
             }
@@ -789,8 +796,12 @@ impl Keeper {
                     // SAFETY: kill has no memory-safety preconditions.
                     unsafe { libc::kill(-pid, libc::SIGKILL) };
                 }
+                let lost = match wall_kill {
+                    Some(w) if verdict == Some(LimitKind::Wall) => w.host_wait(),
+                    _ => self.lost(first.as_ref(), &seen, wall, cpu, limits.wall),
+                };
                 let wall_kill = wall_kill.filter(|_| verdict == Some(LimitKind::Wall));
-                return (verdict, wall_kill);
+                return (verdict, wall_kill, lost);
             }
             let mut timeout = deadline.saturating_sub(wall).min(Duration::from_millis(25));
             if let Some(c) = cpu {
@@ -807,13 +818,38 @@ impl Keeper {
             };
             // SAFETY: one valid pollfd.
             if unsafe { libc::poll(&mut p, 1, ms) } > 0 {
-                return (None, None);
+                let lost = self.lost(first.as_ref(), &seen, wall, cpu, limits.wall);
+                return (None, None, lost);
             }
         }
     }
 }
 
 impl Keeper {
+    /// The time a run that ended lost to the host (CPU wait and blocked time, see `starve`),
+    /// measured from the last wake (`wall`, `cpu`: the run's wall and CPU time then). Zero for
+    /// a run that ended before its first wake (a few milliseconds: nothing to take off) or
+    /// without a cgroup.
+    fn lost(
+        &self,
+        first: Option<&Sample>,
+        seen: &Watch,
+        wall: Duration,
+        cpu: Option<Duration>,
+        limit: Duration,
+    ) -> Duration {
+        let (Some(first), Some(cpu)) = (first, cpu) else {
+            return Duration::ZERO;
+        };
+        if wall < MIN_LOST_WINDOW {
+            return Duration::ZERO;
+        }
+        let waited = self.sample(wall, cpu).map_or(Duration::ZERO, |end| {
+            cpu_wait(first, &end.with_departed(seen), self.cpus.len() as u32)
+        });
+        waited + seen.io_wait(limit)
+    }
+
     /// The counters `starve` compares, now (None without a cgroup or `/proc/stat`).
     fn sample(&self, wall: Duration, cpu: Duration) -> Option<Sample> {
         let tasks = self.run_tasks()?;
@@ -833,6 +869,9 @@ impl Keeper {
         )
     }
 }
+
+/// Runs shorter than this report no time lost to the host: not worth a `/proc/stat` read.
+const MIN_LOST_WINDOW: Duration = Duration::from_millis(20);
 
 /// A run's init forked before its run: it waits on `go` for the run ([`Prepared::send`]).
 struct Spare {

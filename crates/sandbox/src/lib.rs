@@ -290,6 +290,12 @@ pub struct RunOutcome {
     /// program's own waiting or to the host's load. See [`WallKill`].
     #[serde(default)]
     pub wall_kill: Option<WallKill>,
+    /// The time the run lost to the host: waiting for a CPU other work held and blocked in the
+    /// kernel (what [`WallKill::host_wait`] measures, also for a run that ended by itself; zero
+    /// for a run of a few milliseconds or without a cgroup). The wall-time limit counts
+    /// `wall_time` less this: see [`RunOutcome::own_wall_time`].
+    #[serde(rename = "host_wait_us", with = "micros", default)]
+    pub host_wait: Duration,
     /// A capped writable bind ([`Bind::cap`]) the run filled to a cap, or left deeper than its
     /// depth: what it broke, as the end of a sentence about the folder ("reached its cap of
     /// …", "is more than 16 folders deep"; the first such bind's). Its tree was not copied back. What this means is the caller's: for package code (a
@@ -299,10 +305,16 @@ pub struct RunOutcome {
 }
 
 /// How many times its wall-time limit a run may take when the time beyond the limit went
-/// waiting for a CPU that other work held (the wall-time limit counts the program's own time
-/// only, see [`WallKill`]): past it the host is too loaded to judge the run
+/// waiting for what other work on the host held (the wall-time limit counts the program's own
+/// time only, see [`WallKill`]): past it the host is too loaded to judge the run
 /// ([`WallCause::HostLoad`]). A partner that waits for the run (an interactor) needs as long.
-pub const WALL_CEILING: u32 = 10;
+///
+/// Thirty: a run pinned to a CPU gets about one share of it among the runnable sessions there,
+/// and a 2-core host at load 20 to 30 (a test suite beside builds and a noisy neighbour) gives
+/// it a tenth or less, which a ceiling of ten turned into host faults. The ceiling only bounds
+/// how long a starved run is waited for; a program that sleeps or spins reaches its own limit
+/// first, whatever the ceiling.
+pub const WALL_CEILING: u32 = 30;
 
 /// What the keeper saw of a run that its wall-time limit ended.
 ///
@@ -311,9 +323,11 @@ pub const WALL_CEILING: u32 = 10;
 /// that other processes share, it gets a fraction of that CPU, and its wall time runs out while
 /// its CPU time is far from the CPU limit. That wait is the host's, never the program's: the
 /// keeper measures, from the run's start, how long the run's processes were ready to run but
-/// waited while their CPUs served other work, and the wall-time limit counts the wall time less
-/// that wait. A run it ends reached it on its own time ([`WallCause::Program`]), or was still
-/// waiting at ten times the limit ([`WallCause::HostLoad`]).
+/// waited while their CPUs served other work ([`WallKill::cpu_wait`]), and how long they were
+/// blocked in the kernel on the host's disk or memory ([`WallKill::io_wait`]), and the wall-time
+/// limit counts the wall time less both. A run it ends reached it on its own time
+/// ([`WallCause::Program`]), or was still waiting at [`WALL_CEILING`] times the limit
+/// ([`WallCause::HostLoad`]).
 #[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct WallKill {
     /// The time the run's processes were runnable but waited for a CPU that other work held:
@@ -323,8 +337,22 @@ pub struct WallKill {
     /// threads is not counted: the CPU was busy with the run then.
     #[serde(rename = "cpu_wait_us", with = "micros")]
     pub cpu_wait: Duration,
+    /// The wall time in which a process of the run was blocked in the kernel (state `D`: a
+    /// page-in under memory pressure, writeback throttling on a busy disk), sampled at the
+    /// keeper's wakes, at most the wall-time limit (a program can block itself there too, so it
+    /// gains at most one limit by it).
+    #[serde(rename = "io_wait_us", with = "micros", default)]
+    pub io_wait: Duration,
     /// Whose time ran out.
     pub cause: WallCause,
+}
+
+impl WallKill {
+    /// All the time the run lost to the host: [`WallKill::cpu_wait`] plus
+    /// [`WallKill::io_wait`].
+    pub fn host_wait(&self) -> Duration {
+        self.cpu_wait + self.io_wait
+    }
 }
 
 /// Whose time ran out when the wall-time limit ended a run.
@@ -333,17 +361,19 @@ pub struct WallKill {
 pub enum WallCause {
     /// The program's: it slept, was blocked, or kept its own CPU busy (a time limit verdict).
     Program,
-    /// The host's: the run reached ten times its wall-time limit waiting for a CPU, and without
-    /// that wait it would have been well within its wall-time limit (wall time less the wait under 90% of the limit, and a wait of at
-    /// least 10% of it). A host fault: judge the run again, on a quieter CPU or host.
+    /// The host's: the run reached [`WALL_CEILING`] times its wall-time limit waiting for what
+    /// other work held, and without that wait it would have been well within its wall-time
+    /// limit (wall time less the wait under 90% of the limit, and a wait of at least 10% of it).
+    /// A host fault: judge the run again, on a quieter CPU or host.
     HostLoad,
 }
 
 impl WallCause {
-    /// The keeper's rule (see [`WallCause::HostLoad`]).
-    pub fn of(wall_time: Duration, cpu_wait: Duration, wall_limit: Duration) -> WallCause {
-        let own = wall_time.saturating_sub(cpu_wait);
-        if cpu_wait >= wall_limit / 10 && own < wall_limit.mul_f64(0.9) {
+    /// The keeper's rule (see [`WallCause::HostLoad`]): `waited` is the time the run lost to
+    /// the host ([`WallKill::host_wait`]).
+    pub fn of(wall_time: Duration, waited: Duration, wall_limit: Duration) -> WallCause {
+        let own = wall_time.saturating_sub(waited);
+        if waited >= wall_limit / 10 && own < wall_limit.mul_f64(0.9) {
             WallCause::HostLoad
         } else {
             WallCause::Program
@@ -359,6 +389,12 @@ impl RunOutcome {
             && self
                 .wall_kill
                 .is_some_and(|w| w.cause == WallCause::HostLoad)
+    }
+
+    /// The wall time that was the program's own: [`RunOutcome::wall_time`] less the time it
+    /// lost to the host ([`RunOutcome::host_wait`]), what the wall-time limit counts.
+    pub fn own_wall_time(&self) -> Duration {
+        self.wall_time.saturating_sub(self.host_wait)
     }
 
     /// Whether the program ran to an exit code of 0, with no limit hit and no exec failure.

@@ -1,11 +1,12 @@
-//! How long a run waited for a CPU that other work held: what tells a wall-time kill caused by
-//! the host's load from one caused by the program (see [`super::WallKill`]).
+//! How long a run waited for what other work on the host held: a CPU, or the host's disk and
+//! memory. What tells a wall-time kill caused by the host's load from one caused by the program
+//! (see [`super::WallKill`]).
 //!
 //! The keeper takes a [`Sample`] as the run starts and another whenever the run's wall time
 //! reaches its limit plus the wait measured so far, and [`cpu_wait`] compares them (the limit
-//! counts only the program's own time: see `Keeper::supervise`). Between the two it records the
-//! run-queue delay of every task it sees at each wake ([`Sample::observe`]), so a process that
-//! exited before the end (a compiler's passes) still counts what it waited:
+//! counts only the program's own time: see `Keeper::supervise`). Between the two it looks at
+//! every task it sees at each wake ([`Watch::observe`]), so a process that exited before the end
+//! (a compiler's passes) still counts what it waited:
 //! - the kernel's run-queue delay of the run's tasks (`/proc/<tid>/schedstat`, second field):
 //!   time they were runnable but not running. It also grows while a task waits behind the run's
 //!   own threads, so alone it would blame the host for a program that starves itself;
@@ -15,6 +16,18 @@
 //! The run waited for others at most the smaller of the two. Steal (the hypervisor running
 //! another machine on this CPU) hides from both: the task is current but makes no progress; the
 //! run's share of it (its share of the CPUs' busy time) is added.
+//!
+//! A task can also lose wall time without being runnable: blocked in the kernel, uninterruptibly
+//! (state `D`), on a page-in of its binary under memory pressure, a page migrated by compaction,
+//! writeback throttling of its output file on a disk that other work keeps busy. That is neither
+//! CPU wait nor the program's sleeping (a program asleep, blocked on a pipe or deadlocked is in
+//! `S`). No per-task counter of it is on by default (`kernel.task_delayacct`), and the cgroup v2
+//! `io.pressure` counts an idle disk's cold read the same, so each wake samples the tasks' states
+//! and counts the time since the last wake as blocked when one of them is in `D`
+//! ([`Watch::io_wait`]). A program can put itself in `D` too (a `vfork` parent waits there for
+//! its child, `sync` waits for the host's writeback), so what is counted is bounded by the
+//! wall-time limit itself: such a program gets at most twice its limit, and is then its own TLE,
+//! never a host fault.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -60,24 +73,61 @@ impl Sample {
         })
     }
 
-    /// Records the run-queue delay of `tasks` now, keeping what was seen of tasks gone since
-    /// (the largest value seen of a thread id: a delay never decreases while the thread lives).
-    pub(super) fn observe(delays: &mut HashMap<u32, u64>, tasks: &[u32]) {
-        for &t in tasks {
-            if let Some(d) = run_delay(t) {
-                let e = delays.entry(t).or_insert(0);
-                *e = (*e).max(d);
-            }
-        }
-    }
-
-    /// Adds what [`Sample::observe`] recorded of tasks this sample did not see (they exited).
-    pub(super) fn with_departed(mut self, seen: &HashMap<u32, u64>) -> Sample {
-        for (&t, &d) in seen {
+    /// Adds what [`Watch::observe`] recorded of tasks this sample did not see (they exited).
+    pub(super) fn with_departed(mut self, seen: &Watch) -> Sample {
+        for (&t, &d) in &seen.delays {
             let e = self.delays.entry(t).or_insert(0);
             *e = (*e).max(d);
         }
         self
+    }
+}
+
+/// The longest gap between two wakes that a `D` seen at the second one counts in full: the
+/// keeper wakes every 25 ms at most; a later wake (the keeper itself waited for its CPU) says
+/// nothing of the state before it.
+const MAX_GAP: Duration = Duration::from_millis(50);
+
+/// What the keeper saw of the run's tasks at its wakes: their run-queue delays (exited tasks
+/// included) and how long one of them was blocked in the kernel.
+#[derive(Default)]
+pub(super) struct Watch {
+    /// Run-queue delay of each task seen (nanoseconds, the largest value seen), by thread id.
+    delays: HashMap<u32, u64>,
+    /// Wall time in which some task was seen in state `D`.
+    blocked: Duration,
+    /// The run's wall time at the last wake.
+    last: Duration,
+}
+
+impl Watch {
+    /// Records the run-queue delay and the state of `tasks` now, at the run's wall time `wall`,
+    /// keeping what was seen of tasks gone since (the largest delay seen of a thread id: a delay
+    /// never decreases while the thread lives).
+    pub(super) fn observe(&mut self, tasks: &[u32], wall: Duration) {
+        let mut blocked = false;
+        for &t in tasks {
+            if let Some(d) = run_delay(t) {
+                let e = self.delays.entry(t).or_insert(0);
+                *e = (*e).max(d);
+            }
+            blocked |= state(t) == Some(b'D');
+        }
+        self.note(blocked, wall);
+    }
+
+    /// Counts the time since the last wake as blocked when a task was seen in `D` now.
+    fn note(&mut self, blocked: bool, wall: Duration) {
+        if blocked {
+            self.blocked += wall.saturating_sub(self.last).min(MAX_GAP);
+        }
+        self.last = self.last.max(wall);
+    }
+
+    /// The wall time the run lost blocked in the kernel (the host's I/O or memory), at most
+    /// `limit` (the wall-time limit: see the module's text).
+    pub(super) fn io_wait(&self, limit: Duration) -> Duration {
+        self.blocked.min(limit)
     }
 }
 
@@ -120,6 +170,20 @@ fn run_delay(tid: u32) -> Option<u64> {
         .ok()?;
     let text = std::str::from_utf8(&buf[..n]).ok()?;
     text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The state letter of a thread (`R`, `S`, `D`, ...; None when it has exited): the field after
+/// the command name, which ends at the last `)` of `/proc/<tid>/stat`.
+fn state(tid: u32) -> Option<u8> {
+    use std::io::Read;
+    // The state comes within the first 64 bytes after a command name of at most 64.
+    let mut buf = [0u8; 160];
+    let n = File::open(format!("/proc/{tid}/stat"))
+        .ok()?
+        .read(&mut buf)
+        .ok()?;
+    let end = buf[..n].iter().rposition(|&b| b == b')')?;
+    buf.get(end + 2).copied()
 }
 
 /// Idle (idle + iowait) and steal time summed over `cpus`, from `/proc/stat`.
@@ -227,6 +291,43 @@ mod tests {
         assert_eq!(WallCause::of(ms(3300), ms(500), s(3)), WallCause::Program);
         // Waited 0.4 s and used 2.6 s of its own: it might have ended in time; the host's.
         assert_eq!(WallCause::of(s(3), ms(400), s(3)), WallCause::HostLoad);
+    }
+
+    #[test]
+    fn blocked_time_is_counted_between_wakes_and_bounded_by_the_limit() {
+        let ms = Duration::from_millis;
+        let mut w = Watch::default();
+        // Running at 25 ms, blocked at 50 and 75: the two gaps before those wakes.
+        w.note(false, ms(25));
+        w.note(true, ms(50));
+        w.note(true, ms(75));
+        assert_eq!(w.io_wait(ms(1000)), ms(50));
+        // A late wake (the keeper waited 400 ms for its CPU) counts at most MAX_GAP.
+        w.note(true, ms(475));
+        assert_eq!(w.io_wait(ms(1000)), ms(100));
+        // Asleep (S) since: nothing more.
+        w.note(false, ms(500));
+        assert_eq!(w.io_wait(ms(1000)), ms(100));
+        // Blocked for ever (a vfork parent whose child sleeps): never more than the limit.
+        let mut t = 500;
+        while t < 5000 {
+            t += 25;
+            w.note(true, ms(t));
+        }
+        assert_eq!(w.io_wait(ms(1000)), ms(1000));
+    }
+
+    #[test]
+    fn a_threads_state_is_read_past_its_command_name() {
+        // This test's own thread is running.
+        let me = std::fs::read_to_string("/proc/thread-self/stat").expect("readable");
+        let tid: u32 = me
+            .split(' ')
+            .next()
+            .and_then(|t| t.parse().ok())
+            .expect("a tid");
+        assert_eq!(state(tid), Some(b'R'));
+        assert_eq!(state(u32::MAX), None);
     }
 
     #[test]

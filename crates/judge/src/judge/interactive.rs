@@ -610,16 +610,24 @@ enum Paired {
 /// the sandbox's rule ([`WallCause::of`]) with the interactor's whole CPU time taken off the
 /// program's wait, since the sandbox counts the partner's CPU as other work (an interactor that
 /// spins beside a program that spins is the problem's doing, never the host's).
+///
+/// The time the interactor lost to the host counts as the program's wait too (less the
+/// program's CPU time, which the interactor's sandbox counts as other work): the program sleeps
+/// on its pipe while a starved partner waits for a CPU, and its own keeper sees only a sleeper.
+/// So a run the keeper ended as the program's may still be the host's here; it is then run
+/// again, and a host fault if the load stays, never a time limit verdict.
 fn starved_by_host(
     program: &RunOutcome,
     interactor: &RunOutcome,
     limits: &Limits,
 ) -> Option<Duration> {
     let w = program.wall_kill?;
-    let waited = w.cpu_wait.saturating_sub(interactor.cpu_time);
-    (program.host_starved()
+    let partner = interactor.host_wait.saturating_sub(program.cpu_time);
+    let lost = w.host_wait() + partner;
+    let waited = lost.saturating_sub(interactor.cpu_time);
+    (program.killed_by == Some(ojd_sandbox::LimitKind::Wall)
         && WallCause::of(program.wall_time, waited, limits.wall) == WallCause::HostLoad)
-        .then_some(w.cpu_wait)
+        .then_some(lost)
 }
 
 /// One run of the pair (see [`run_pass`]).
@@ -947,6 +955,7 @@ mod tests {
             exec_error: None,
             fully_isolated: true,
             wall_kill: None,
+            host_wait: Duration::ZERO,
             over_cap: None,
         }
     }
@@ -1224,5 +1233,37 @@ mod tests {
         assert_eq!(t.render(), "> 1\n> 2\n< higher\n");
         t.push('>', &vec![b'x'; TRANSCRIPT_LIMIT]);
         assert!(t.kept == TRANSCRIPT_LIMIT && t.render().ends_with("bytes)\n"));
+    }
+
+    /// The program slept on its pipe (the keeper ended it as its own) while its interactor
+    /// waited for a CPU: the host's, not a time limit. Without the partner's wait, the
+    /// program's.
+    #[test]
+    fn a_program_waiting_on_a_starved_interactor_is_the_hosts() {
+        let limits = Limits {
+            cpu: Duration::from_secs(1),
+            wall: Duration::from_secs(1),
+            memory: 64 << 20,
+            output: 1 << 20,
+            processes: 8,
+            file_size: 1 << 20,
+        };
+        let mut program = run(Termination::Signaled(libc::SIGKILL), Some(LimitKind::Wall));
+        program.wall_time = Duration::from_millis(5800);
+        program.cpu_time = Duration::from_millis(300);
+        program.wall_kill = Some(ojd_sandbox::WallKill {
+            cpu_wait: Duration::from_millis(200),
+            io_wait: Duration::ZERO,
+            cause: WallCause::Program,
+        });
+        let mut interactor = run(Termination::Exited(0), None);
+        // The interactor lived as long and waited most of it.
+        interactor.host_wait = Duration::from_millis(5400);
+        assert_eq!(
+            starved_by_host(&program, &interactor, &limits),
+            Some(Duration::from_millis(200 + 5400 - 300))
+        );
+        interactor.host_wait = Duration::from_millis(100);
+        assert_eq!(starved_by_host(&program, &interactor, &limits), None);
     }
 }

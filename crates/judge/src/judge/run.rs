@@ -246,7 +246,7 @@ pub(super) fn guarded(
         let outcome = run()?;
         still_free(&dirs, during)?;
         Ok(match outcome.wall_kill {
-            Some(w) if tries > 0 && outcome.host_starved() => Try::Starved(w.cpu_wait),
+            Some(w) if tries > 0 && outcome.host_starved() => Try::Starved(w.host_wait()),
             _ => Try::Done(outcome),
         })
     })
@@ -329,7 +329,9 @@ pub(super) fn result_of(test: &TestCase, outcome: &RunOutcome) -> TestResult {
         sample: test.sample,
         verdict: Verdict::Accepted,
         cpu_ms: outcome.cpu_time.as_millis() as u64,
-        wall_ms: outcome.wall_time.as_millis() as u64,
+        // The wall time the limit counts: the program's own, not the time it lost to the host's
+        // load (a check of it against a limit, as `ojd verify` makes, must see the same).
+        wall_ms: outcome.own_wall_time().as_millis() as u64,
         memory_kib: outcome.peak_memory / 1024,
         exit: Some(match outcome.termination {
             Termination::Exited(c) => c.to_string(),
@@ -462,6 +464,7 @@ mod tests {
             exec_error: None,
             fully_isolated: true,
             wall_kill: None,
+            host_wait: Duration::ZERO,
             over_cap: None,
         }
     }
@@ -528,6 +531,7 @@ mod tests {
         let wall = |cause| RunOutcome {
             wall_kill: Some(ojd_sandbox::WallKill {
                 cpu_wait: Duration::from_millis(1500),
+                io_wait: Duration::ZERO,
                 cause,
             }),
             ..outcome(Termination::Signaled(libc::SIGKILL), Some(LimitKind::Wall))
