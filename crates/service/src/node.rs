@@ -314,6 +314,8 @@ pub struct Node {
     pub(crate) health: Health,
     /// The flock on `<database>.lock`, held while the daemon runs.
     db_lock: std::sync::Mutex<Option<std::fs::File>>,
+    /// The write gate's probes of the database ([`Node::database_answers`]).
+    pub(crate) probes: crate::writes::Probes,
 }
 
 /// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
@@ -496,6 +498,7 @@ impl Node {
             beat_stop: Arc::new(AtomicBool::new(false)),
             health: Health::default(),
             db_lock: std::sync::Mutex::new(None),
+            probes: Default::default(),
         }))
     }
 
@@ -524,6 +527,10 @@ impl Node {
         T: Send + 'static,
         F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
     {
+        // Under a write request's gate (writes.rs), that gate decides.
+        if let Some(gate) = crate::writes::write_gate() {
+            return self.gated_db(gate, f).await;
+        }
         let store = self.store.clone();
         let task = tokio::task::spawn_blocking(move || f(store.as_ref()));
         let joined = match DB_WAIT.try_with(|d| *d) {
