@@ -226,7 +226,7 @@ fn writes_to_a_hung_postgres_answer_503_within_seconds_and_work_once_it_answers(
         (code, page, t.elapsed())
     };
     let mut sql = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let mut clarifications = |sql: &mut postgres::Client| -> i64 {
+    let clarifications = |sql: &mut postgres::Client| -> i64 {
         sql.query_one("SELECT COUNT(*) FROM clarifications", &[])
             .expect("count")
             .get(0)

@@ -259,8 +259,8 @@ tokio::task_local! {
 /// Runs `f` (a request's handling) with each of its store operations (`Node::db`) waited
 /// for at most `limit`: past it the caller gets [`StoreError::Unreachable`] (the web answers
 /// 503) while the operation runs on in its thread. For reads, whose result nobody else waits
-/// for; a write that must not happen after its client was told 503 is gated as
-/// [`Node::submit`] gates its insert.
+/// for; a write that must not happen after its client was told 503 runs under
+/// [`writing_within`](crate::writing_within) (a submission: [`Node::submit`]'s own gate).
 pub async fn answering_within<F: std::future::Future>(limit: Duration, f: F) -> F::Output {
     DB_WAIT.scope(limit, f).await
 }
