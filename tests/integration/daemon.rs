@@ -66,12 +66,17 @@ impl Site {
     }
 
     pub fn start(&self) -> Daemon {
-        Daemon::start(self.path(), &[])
+        Daemon::start(self.path(), &[], &[])
     }
 
     /// The daemon with more command-line arguments after `serve --config FILE`.
     pub fn start_with(&self, args: &[&str]) -> Daemon {
-        Daemon::start(self.path(), args)
+        Daemon::start(self.path(), args, &[])
+    }
+
+    /// The daemon with these environment variables too (a test's fault injection).
+    pub fn start_env(&self, env: &[(&str, &str)]) -> Daemon {
+        Daemon::start(self.path(), &[], env)
     }
 }
 
@@ -95,7 +100,7 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    fn start(site: &Path, args: &[&str]) -> Daemon {
+    fn start(site: &Path, args: &[&str], env: &[(&str, &str)]) -> Daemon {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -105,6 +110,7 @@ impl Daemon {
             .args(["serve", "--config"])
             .arg(site.join("config.toml"))
             .args(args)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()

@@ -475,3 +475,91 @@ fn a_submission_whose_host_died_twice_is_judged_and_one_that_killed_it_thrice_is
     let (_, s) = d.get(&format!("/api/v1/submissions/{pill}"), Some(ADMIN));
     assert_eq!(s["verdict"], "JE", "{s}");
 }
+
+/// A submission's row in a site's SQLite database: (state, host_deaths, finished judgings).
+fn row_of(site: &crate::daemon::Site, id: i64) -> (String, i64, i64) {
+    let db = rusqlite::Connection::open(site.database()).expect("open the database");
+    db.query_row(
+        "SELECT state, host_deaths,
+           (SELECT COUNT(*) FROM judgings j WHERE j.submission = s.id AND j.verdict IS NOT NULL)
+         FROM submissions s WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .expect("the submission's row")
+}
+
+/// Waits until submission `id` is claimed (its row says `judging`).
+fn wait_judging(site: &crate::daemon::Site, d: &crate::daemon::Daemon, id: i64) {
+    common::wait_until(std::time::Duration::from_secs(120), || {
+        let (state, _, _) = row_of(site, id);
+        if state == "judging" {
+            Ok(())
+        } else {
+            Err(format!(
+                "submission {id} is {state}, not judging: {}",
+                d.log()
+            ))
+        }
+    });
+}
+
+/// A judging that never returns (injected: its judge thread hangs for good, deaf to
+/// cancellation) is abandoned by the watchdog as a host fault: logged, back in the queue, its
+/// lease released, and judged afresh on another thread, once; the host goes on judging.
+#[test]
+fn a_judging_that_never_returns_is_abandoned_requeued_and_judged_once() {
+    require_root!();
+    use std::time::Duration;
+    let site = crate::daemon::Site::new("rate_limit_per_minute = 0");
+    // Bound of the watchdog: 5 s here (the daemon's own is the limits' plus two minutes).
+    let d = site.start_env(&[("OJD_FAULT_HANG_JUDGING", "5")]);
+    let ac = common::testdata("aplusb/submissions/accepted/ac.py");
+    let id = d.submit_file(crate::daemon::ALICE, &ac);
+    let done = d.wait_done(id, crate::daemon::ALICE, Duration::from_secs(300));
+    assert_eq!(done["verdict"], "AC", "{done}\n{}", d.log());
+    let log = d.log_with(&[&format!("submission {id}:"), "abandoned by the watchdog"]);
+    assert!(
+        log.contains(&format!("submission {id}: host fault, back in the queue")),
+        "{log}"
+    );
+    let (state, deaths, finished) = row_of(&site, id);
+    assert_eq!((state.as_str(), deaths, finished), ("done", 0, 1), "{log}");
+    // The stuck thread is not the host's end: the next submission is judged too.
+    let next = d.submit_file(crate::daemon::ALICE, &ac);
+    let done = d.wait_done(next, crate::daemon::ALICE, Duration::from_secs(300));
+    assert_eq!(done["verdict"], "AC", "{done}\n{}", d.log());
+    let (status, _) = d.terminate(Duration::from_secs(60));
+    assert!(status.success());
+}
+
+/// An orderly stop of a single-host daemon while it judges is no host's death, even when the
+/// judging does not stop when cancelled (here it hangs): the submission goes back to the
+/// queue at the stop with `host_deaths` unchanged, and the next start judges it, once.
+#[test]
+fn stopping_a_single_host_daemon_while_it_judges_is_not_a_host_death() {
+    require_root!();
+    use std::time::Duration;
+    let site = crate::daemon::Site::new("rate_limit_per_minute = 0");
+    let d = site.start_env(&[("OJD_FAULT_HANG_JUDGING", "600")]);
+    let ac = common::testdata("aplusb/submissions/accepted/ac.py");
+    let id = d.submit_file(crate::daemon::ALICE, &ac);
+    wait_judging(&site, &d, id);
+    let (status, _) = d.terminate(Duration::from_secs(120));
+    assert!(status.success());
+    let (state, deaths, finished) = row_of(&site, id);
+    assert_eq!((state.as_str(), deaths, finished), ("queued", 0, 0));
+
+    let d = site.start();
+    let done = d.wait_done(id, crate::daemon::ALICE, Duration::from_secs(300));
+    assert_eq!(done["verdict"], "AC", "{done}\n{}", d.log());
+    let (state, deaths, finished) = row_of(&site, id);
+    assert_eq!(
+        (state.as_str(), deaths, finished),
+        ("done", 0, 1),
+        "{}",
+        d.log()
+    );
+    let (status, _) = d.terminate(Duration::from_secs(60));
+    assert!(status.success());
+}

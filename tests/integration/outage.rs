@@ -1,5 +1,7 @@
-//! Submitting while the database does not answer: a POST is answered 503 within seconds with
-//! nothing stored (the insert that gets through later rolls back), or stored and acknowledged;
+//! Writing while the database does not answer: a submission's POST is answered 503 within
+//! seconds with nothing stored (the insert that gets through later rolls back), or stored and
+//! acknowledged; every other write (a clarification, a login, an admin's) is answered 503
+//! within seconds while the server is stopped, and one stuck behind a lock rolls back;
 //! an `Idempotency-Key` makes a retried POST return the first submission (200, same id) rather
 //! than queue a second; pages under a hung database answer 503 instead of waiting. On
 //! PostgreSQL (a table locked by another session: a statement that never returns; the whole
@@ -173,6 +175,138 @@ fn a_bad_idempotency_key_and_a_binary_source_are_refused_in_the_apis_words() {
         "{body}"
     );
     let (status, _) = serve.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// Every write, not only a submission, fails fast while the database server is stopped: a
+/// clarification (Contest API), a login (the form) and an admin action (an announcement)
+/// each answer 503 within seconds with nothing stored, and work once the server goes on.
+#[test]
+fn writes_to_a_hung_postgres_answer_503_within_seconds_and_work_once_it_answers() {
+    require_root!();
+    use crate::contest_site::ContestSite;
+    use crate::websec::request;
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let cs = ContestSite::builder().database(Some(&url)).build();
+    cs.contest("qa", ojd_store::now_ms() - 600_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\", \"bob\"]")
+        .write();
+    let d = cs.start();
+    let ask = || {
+        let t = Instant::now();
+        let (code, body) = d.post_json(
+            "/api/v1/contests/qa/clarifications",
+            Some(ALICE),
+            &json!({"text": "Is the input one line?"}),
+        );
+        (code, body, t.elapsed())
+    };
+    let announce = || {
+        let t = Instant::now();
+        let (code, body) = d.post_json(
+            "/api/v1/admin/contests/qa/announcements",
+            Some(crate::daemon::ADMIN),
+            &json!({"text": "Lunch is at noon."}),
+        );
+        (code, body, t.elapsed())
+    };
+    let login = || {
+        let t = Instant::now();
+        let (code, _, page) = request(
+            &d,
+            "POST",
+            "/login",
+            &[("Content-Type", "application/x-www-form-urlencoded")],
+            Some(&format!("token={ALICE}")),
+        );
+        (code, page, t.elapsed())
+    };
+    let mut sql = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let clarifications = |sql: &mut postgres::Client| -> i64 {
+        sql.query_one("SELECT COUNT(*) FROM clarifications", &[])
+            .expect("count")
+            .get(0)
+    };
+    let before = clarifications(&mut sql);
+
+    let stopped = Stopped::all(cluster.processes());
+    assert_unavailable("a clarification", ask());
+    assert_unavailable("an announcement", announce());
+    let (code, page, took) = login();
+    assert_eq!(code, 503, "a login: {page}");
+    assert!(took < ANSWERED_WITHIN, "a login took {took:?}");
+    drop(stopped);
+
+    // Nothing was started, so nothing turns up later; then each write works.
+    assert_eq!(clarifications(&mut sql), before, "{}", d.log());
+    let deadline = Instant::now() + ANSWERED_WITHIN;
+    let (code, body, _) = loop {
+        // The first writes after the server goes on may meet the pool's hung connections.
+        let got = ask();
+        if got.0 != 503 || Instant::now() > deadline {
+            break got;
+        }
+    };
+    assert_eq!(code, 201, "a clarification once it answers: {body}");
+    let (code, body, _) = announce();
+    assert_eq!(code, 201, "an announcement once it answers: {body}");
+    let (code, page, _) = login();
+    assert_eq!(code, 303, "a login once it answers: {page}");
+    assert_eq!(clarifications(&mut sql), before + 2);
+    let (status, _) = d.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// A write whose statement never returns (another session holds a lock it waits for) though
+/// the database answers: its client is answered 503 once the write's time is up, and the
+/// statement, when it gets through after, rolls back rather than commit a change its client
+/// was told did not happen.
+#[test]
+fn a_write_stuck_behind_a_lock_answers_503_and_rolls_back_when_it_gets_through() {
+    require_root!();
+    use crate::contest_site::ContestSite;
+    let Some(cluster) = crate::pg::Cluster::private() else {
+        return;
+    };
+    let url = cluster.database();
+    let cs = ContestSite::builder().database(Some(&url)).build();
+    cs.contest("qa", ojd_store::now_ms() - 600_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\", \"bob\"]")
+        .write();
+    let d = cs.start();
+    let ask = || {
+        let t = Instant::now();
+        let (code, body) = d.post_json(
+            "/api/v1/contests/qa/clarifications",
+            Some(ALICE),
+            &json!({"text": "Is the input one line?"}),
+        );
+        (code, body, t.elapsed())
+    };
+    let mut sql = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let count = |sql: &mut postgres::Client| -> i64 {
+        sql.query_one("SELECT COUNT(*) FROM clarifications", &[])
+            .expect("count")
+            .get(0)
+    };
+    let before = count(&mut sql);
+    let mut lock = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let mut held = lock.transaction().expect("begin");
+    held.batch_execute("LOCK TABLE clarifications IN SHARE MODE")
+        .expect("lock");
+    assert_unavailable("a clarification behind a lock", ask());
+    held.rollback().expect("release");
+    wait_log(&d, "(its client was answered 503): rolled back", 1);
+    assert_eq!(count(&mut sql), before, "{}", d.log());
+    let (code, body, _) = ask();
+    assert_eq!(code, 201, "once the lock is gone: {body}");
+    assert_eq!(count(&mut sql), before + 1);
+    let (status, _) = d.terminate(Duration::from_secs(30));
     assert!(status.success());
 }
 

@@ -1972,10 +1972,14 @@ fn serve_measure(name: &str, database: &str) {
 /// `COUNT(*)` of the tables, run by `truth` on a connection of the test's own.
 fn counters_agree(
     s: &dyn Store,
-    truth: &mut dyn FnMut() -> Vec<(String, String, i64)>,
+    truth: &mut dyn FnMut() -> Vec<(String, String, String, i64)>,
     when: &str,
 ) {
-    let real = truth();
+    let by_language = truth();
+    let real: Vec<(String, String, i64)> = by_language
+        .iter()
+        .map(|(st, v, _, n)| (st.clone(), v.clone(), *n))
+        .collect();
     let sum = |f: &dyn Fn(&str, &str) -> bool| -> u64 {
         real.iter()
             .filter(|(st, v, _)| f(st, v))
@@ -1998,12 +2002,15 @@ fn counters_agree(
         .map(|(v, n)| (v.code().to_string(), *n))
         .collect();
     by_verdict.sort();
-    let mut real_verdicts: Vec<(String, u64)> = real
+    // Summed over the languages (the rows are by language too).
+    let mut per_verdict = std::collections::BTreeMap::<String, u64>::new();
+    for (_, v, n) in real
         .iter()
         .filter(|(st, v, _)| st == "done" && !v.is_empty())
-        .map(|(_, v, n)| (v.clone(), *n as u64))
-        .collect();
-    real_verdicts.sort();
+    {
+        *per_verdict.entry(v.clone()).or_default() += *n as u64;
+    }
+    let real_verdicts: Vec<(String, u64)> = per_verdict.into_iter().collect();
     assert_eq!(by_verdict, real_verdicts, "verdicts {when}");
     assert_eq!(
         s.pending_counts().expect("pending"),
@@ -2025,24 +2032,56 @@ fn counters_agree(
         sum(&|st, _| st != "done"),
         "pending total {when}"
     );
+    // A language's totals, all and pending (the language counters, entry 25).
+    for language in ["c", "py", "none"] {
+        let real = |pending: bool| -> u64 {
+            by_language
+                .iter()
+                .filter(|(st, _, l, _)| l == language && (!pending || st != "done"))
+                .map(|(_, _, _, n)| *n as u64)
+                .sum()
+        };
+        for pending in [false, true] {
+            let filter = ListFilter {
+                language: Some(language.into()),
+                pending,
+                ..Default::default()
+            };
+            assert_eq!(
+                s.count_matching(&filter).expect("count"),
+                real(pending),
+                "{language} total (pending: {pending}) {when}"
+            );
+        }
+    }
 }
 
 /// The real count, by state and current verdict.
-const REAL_COUNTS: &str = "SELECT s.state, COALESCE(j.verdict, ''), COUNT(*) FROM submissions s
-    LEFT JOIN judgings j ON j.id = s.current_judging GROUP BY 1, 2 ORDER BY 1, 2";
+const REAL_COUNTS: &str = "SELECT s.state, COALESCE(j.verdict, ''), s.language, COUNT(*)
+    FROM submissions s LEFT JOIN judgings j ON j.id = s.current_judging
+    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
+
+/// A submission of `user` to problem `p` in C, or in Python for every third `i`.
+fn sub_in(user: &str, problem: &str, i: i64) -> NewSubmission {
+    let mut new = sub(user, problem);
+    if i % 3 == 0 {
+        new.language = "py".into();
+    }
+    new
+}
 
 /// Every kind of change a submission's state or current verdict goes through, each followed by
 /// a comparison of the counters with a real count.
 fn counters_follow_every_change(
     s: &dyn Store,
-    truth: &mut dyn FnMut() -> Vec<(String, String, i64)>,
+    truth: &mut dyn FnMut() -> Vec<(String, String, String, i64)>,
     delete: &mut dyn FnMut(&[i64]),
 ) {
     counters_agree(s, truth, "at first");
     let mut ids = Vec::new();
     for i in 0..30 {
         let user = format!("u{}", i % 4);
-        ids.push(s.insert(&sub(&user, "p"), i).expect("insert"));
+        ids.push(s.insert(&sub_in(&user, "p", i), i).expect("insert"));
     }
     counters_agree(s, truth, "after inserts");
     let verdicts = [
@@ -2136,7 +2175,7 @@ fn counters_follow_every_change(
     // Many writers at once, past the point where PostgreSQL folds its counter rows.
     let more: Vec<i64> = (0..300)
         .map(|i| {
-            s.insert(&sub(&format!("w{}", i % 7), "q"), 100 + i)
+            s.insert(&sub_in(&format!("w{}", i % 7), "q", i), 100 + i)
                 .expect("insert")
         })
         .collect();
@@ -2213,7 +2252,7 @@ fn counters_match_a_real_count_on_sqlite() {
     let mut truth = || {
         let mut st = c.prepare(REAL_COUNTS).expect("prepare");
         let rows = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
             .expect("count");
         rows.map(|r| r.expect("row")).collect()
     };
@@ -2258,7 +2297,7 @@ fn counters_match_a_real_count_on_postgres() {
         c.query(REAL_COUNTS, &[])
             .expect("count")
             .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
             .collect()
     };
     let mut delete = |ids: &[i64]| {
@@ -2272,6 +2311,14 @@ fn counters_match_a_real_count_on_postgres() {
         .expect("rows")
         .get(0);
     assert!(rows < 300, "{rows} counter rows after about 2,000 changes");
+    let rows: i64 = d
+        .query_one("SELECT COUNT(*) FROM language_counts", &[])
+        .expect("rows")
+        .get(0);
+    assert!(
+        rows < 300,
+        "{rows} language counter rows after about 2,000 changes"
+    );
 }
 
 // ---- issue 25: exact points; issue 21: the standings' light input ----

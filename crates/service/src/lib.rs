@@ -32,6 +32,7 @@ mod standings;
 mod submissions;
 mod viewer;
 mod worker;
+mod writes;
 
 /// Contests' domain (the `ojd-contest` crate): model, standings, clock, rejudging diffs,
 /// awards, rosters.
@@ -50,6 +51,9 @@ pub use node::{
     answering_within, check_identity, collect, start_heartbeat, start_judge, start_listener,
     Counters, DbError, IdentityError, Node, Role, ServerError, LEASE,
 };
+
+/// The write gate: every write but a submission first asks whether the database answers.
+pub use writes::{writing_within, WRITE_PROBE_WAIT, WRITE_WAIT};
 
 /// The node's workers: they claim submissions from the store and judge them.
 pub use queue::{drain, spawn_workers, Workers};

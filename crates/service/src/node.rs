@@ -259,8 +259,8 @@ tokio::task_local! {
 /// Runs `f` (a request's handling) with each of its store operations (`Node::db`) waited
 /// for at most `limit`: past it the caller gets [`StoreError::Unreachable`] (the web answers
 /// 503) while the operation runs on in its thread. For reads, whose result nobody else waits
-/// for; a write that must not happen after its client was told 503 is gated as
-/// [`Node::submit`] gates its insert.
+/// for; a write that must not happen after its client was told 503 runs under
+/// [`writing_within`](crate::writing_within) (a submission: [`Node::submit`]'s own gate).
 pub async fn answering_within<F: std::future::Future>(limit: Duration, f: F) -> F::Output {
     DB_WAIT.scope(limit, f).await
 }
@@ -316,6 +316,8 @@ pub struct Node {
     db_lock: std::sync::Mutex<Option<std::fs::File>>,
     /// Contests' standings tables, computed once per change (`standings`).
     pub(crate) boards: crate::boards::Cache,
+    /// The write gate's probes of the database ([`Node::database_answers`]).
+    pub(crate) probes: crate::writes::Probes,
 }
 
 /// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
@@ -500,6 +502,7 @@ impl Node {
             health: Health::default(),
             db_lock: std::sync::Mutex::new(None),
             boards,
+            probes: Default::default(),
         }))
     }
 
@@ -528,6 +531,10 @@ impl Node {
         T: Send + 'static,
         F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
     {
+        // Under a write request's gate (writes.rs), that gate decides.
+        if let Some(gate) = crate::writes::write_gate() {
+            return self.gated_db(gate, f).await;
+        }
         let store = self.store.clone();
         let task = tokio::task::spawn_blocking(move || f(store.as_ref()));
         let joined = match DB_WAIT.try_with(|d| *d) {

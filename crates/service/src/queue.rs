@@ -222,7 +222,17 @@ pub async fn drain(app: &Arc<Node>, workers: &mut Workers) {
             .await
             .is_err()
         {
-            log("some judgings did not stop; they will be judged again at the next start");
+            // An orderly stop is no host's death: what did not stop goes back to the queue
+            // now (its thread's verdict, should it come, is stale), not counted against it.
+            let host = app.host.clone();
+            match app.db(move |s| s.requeue_at_stop(&host)).await {
+                Ok(n) => log(&format!(
+                    "{n} judging(s) did not stop when cancelled: back in the queue"
+                )),
+                Err(e) => log(&format!(
+                    "some judgings did not stop and cannot be requeued ({e}); they will be judged again at the next start"
+                )),
+            }
         }
     }
     app.stop_heartbeat();
@@ -282,16 +292,45 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 language: claim.language.clone(),
                 source: claim.source.clone(),
             };
-            let cancel = cancel.clone();
-            let joined = tokio::task::spawn_blocking(move || {
+            let (hang, bound) = match injected_hang() {
+                Some(bound) => (true, bound),
+                None => (
+                    false,
+                    app.judge.longest_judging(&problem, &claim.language) + WATCHDOG_SLACK,
+                ),
+            };
+            let stop = cancel.clone();
+            let task = tokio::task::spawn_blocking(move || {
+                if hang {
+                    hang_for_ever();
+                }
                 judge.judge(
                     &problem,
                     &sub,
                     &mut |event| hub_app.hub.progress(id, judging, event),
-                    &cancel,
+                    &stop,
                 )
-            })
-            .await;
+            });
+            let Ok(joined) = tokio::time::timeout(bound, task).await else {
+                // The watchdog: stuck, not slow. Its thread is left to itself (should it ever
+                // wake, it is cancelled and its result dropped); the submission goes back to
+                // the queue as after any host fault, and its lease goes with it.
+                cancel.store(true, Ordering::Relaxed);
+                let cause = format!(
+                    "its judging made no progress for {} s, past what its limits allow: \
+                     abandoned by the watchdog (the host's fault)",
+                    bound.as_secs()
+                );
+                log(&format!("submission {id}: {cause}"));
+                if app.host_fault_because(id, cause.clone(), "stuck_judging", None) {
+                    requeue_for_host(app, id, attempt, judging, &cause).await;
+                    return;
+                }
+                let message = host_gave_up(&cause);
+                app.metrics.judge_errors.fetch_add(1, Ordering::Relaxed);
+                store_ending(app, &claim, started, judge_error_report(&claim), message).await;
+                return;
+            };
             match joined {
                 Ok(Ok(report)) => Ok(report),
                 Ok(Err(JudgeError::Cancelled)) => {
@@ -343,6 +382,19 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
             (judge_error_report(&claim), message)
         }
     };
+    store_ending(app, &claim, started, report, message).await;
+}
+
+/// Stores a judging's end (its report, or a judge error with `message`) under its claim, logs
+/// it and tells the hub.
+async fn store_ending(
+    app: &Arc<Node>,
+    claim: &Claim,
+    started: Instant,
+    report: JudgeReport,
+    message: String,
+) {
+    let (id, attempt, judging) = (claim.id, claim.attempt, claim.judging);
     let verdict = report.verdict;
     // The judge error's cause goes into the store with the verdict and into the log line.
     let cause = message.clone();
@@ -383,6 +435,28 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
             }
             app.hub.end(id, judging, Live::Requeued { id });
         }
+    }
+}
+
+/// What a judging gets past the longest its limits allow ([`Judge::longest_judging`]) before
+/// the watchdog abandons it: a loaded host (starved runs run again) is slow, not stuck.
+///
+/// [`Judge::longest_judging`]: ojd_judge::Judge::longest_judging
+const WATCHDOG_SLACK: Duration = Duration::from_secs(120);
+
+/// Fault injection for the tests, never set by an operator: with `OJD_FAULT_HANG_JUDGING=S`
+/// in its environment, this process's first judging hangs for ever, and the watchdog's bound
+/// is `S` seconds. `None` otherwise (and for every later judging).
+fn injected_hang() -> Option<Duration> {
+    static HUNG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let secs: u64 = std::env::var("OJD_FAULT_HANG_JUDGING").ok()?.parse().ok()?;
+    (!HUNG.swap(true, Ordering::Relaxed)).then(|| Duration::from_secs(secs))
+}
+
+/// The injected hang: a judge thread stuck for good, deaf to cancellation.
+fn hang_for_ever() -> ! {
+    loop {
+        std::thread::park();
     }
 }
 

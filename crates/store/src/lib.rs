@@ -100,7 +100,9 @@ mod ccs;
 mod cluster;
 mod contests;
 mod db;
+mod gate;
 mod history;
+mod language_counts;
 mod postgres;
 mod schema;
 mod sqlite;
@@ -118,6 +120,8 @@ use postgres::PgStore;
 // The facade. Everything a consumer names is here, flat: `ojd_store::{Store, ContestStore,
 // Clarification}`; the modules behind it are private.
 
+/// A caller's say over the commits of a write it may stop waiting for.
+pub use gate::{gated, CommitGate};
 /// The engines: [`open`] picks one from the configuration; [`SqliteStore::in_memory`] is the
 /// tests' store. The schema's history (append-only) is public for the tests that check it.
 pub use postgres::{judge_host_role_sql, MAX_PAYLOAD};
@@ -622,6 +626,10 @@ pub trait Store:
     /// At start: every submission left `judging` by a previous run of `host` (`None`: of any
     /// host, for a single-host database) goes back to the queue.
     fn requeue_interrupted(&self, host: Option<&str>) -> Result<u64, StoreError>;
+    /// At an orderly stop: every submission still `judging` under `host` (a judging that did
+    /// not stop when cancelled) goes back to the queue, not counted as its host's death,
+    /// since nothing died. Returns how many.
+    fn requeue_at_stop(&self, host: &str) -> Result<u64, StoreError>;
     /// The submission with its current judging.
     fn get(&self, id: i64) -> Result<Option<SubmissionDetail>, StoreError>;
     /// The submission's row with its current judging's outcome, without source and test results.

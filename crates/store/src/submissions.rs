@@ -435,6 +435,11 @@ impl<E: Engine> Store for E {
         self.exec(what, &sql, args![host])
     }
 
+    fn requeue_at_stop(&self, host: &str) -> Result<u64, StoreError> {
+        let sql = format!("{REQUEUE} WHERE state = 'judging' AND claimed_by = $1");
+        self.exec("requeue the judgings of a stopping host", &sql, args![host])
+    }
+
     fn get(&self, id: i64) -> Result<Option<SubmissionDetail>, StoreError> {
         let sql = format!("SELECT {INFO_COLUMNS}, s.source FROM {INFO_FROM} WHERE s.id = $1");
         self.run(None, |c| {
@@ -505,6 +510,15 @@ impl<E: Engine> Store for E {
                  WHERE verdict = $1 AND (NOT $2 OR state <> 'done')";
             let args = args![v.code(), f.pending];
             return self.one("count submissions", sql, args, |r| r.get(0));
+        }
+        let only_language = any(&f.user) && any(&f.problem) && any(&f.contest);
+        if let (Some(language), true, None) = (&f.language, only_language, f.verdict) {
+            // A language alone (most rows may have it): its counters (language_counts.rs).
+            let sql = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM language_counts
+                 WHERE language = $1 AND (NOT $2 OR state <> 'done')";
+            return self.one("count submissions", sql, args![language, f.pending], |r| {
+                r.get(0)
+            });
         }
         // The filters are the row's own columns: no join to count (the judging's would visit
         // every matching row's judging: 150 ms for a problem's 50,000 on SQLite).

@@ -171,7 +171,10 @@ pub fn router(app: Arc<App>) -> Router {
             app.clone(),
             security::guard,
         ))
-        .layer(axum::middleware::from_fn(submit::bounded_db_waits))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            submit::bounded_db_waits,
+        ))
         .with_state(app)
 }
 

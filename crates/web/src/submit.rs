@@ -302,16 +302,39 @@ pub(crate) const PAGE_DB_WAIT: std::time::Duration = std::time::Duration::from_s
 
 /// The middleware bounding a request's waits for the database ([`PAGE_DB_WAIT`]): every
 /// read-only request (but the live streams, whose reads come and go) and the submission
-/// forms, whose one write [`ojd_service::Node::submit`] bounds and gates itself. Other writes
-/// keep `[web] request_timeout`: a caller told 503 must not see its change happen after.
-pub(crate) async fn bounded_db_waits(req: Request, next: Next) -> Response {
+/// forms, whose one write [`ojd_service::Node::submit`] bounds and gates itself. Every other
+/// write first asks the node whether its database answers
+/// ([`ojd_service::Node::database_answers`]): while it hangs or is down, a clear 503 within
+/// seconds, and nothing started; once it answers, its store operations get
+/// [`ojd_service::WRITE_WAIT`] in all, past which (or past `[web] request_timeout`) nothing of
+/// it commits any more ([`ojd_service::writing_within`]).
+pub(crate) async fn bounded_db_waits(
+    axum::extract::State(app): axum::extract::State<Arc<App>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let path = req.uri().path();
     let read = matches!(*req.method(), Method::GET | Method::HEAD) && !path.ends_with("/events");
     let submits = *req.method() == Method::POST
         && (path == "/api/v1/submissions" || path.ends_with("/submit"));
     if read || submits {
-        ojd_service::answering_within(PAGE_DB_WAIT, next.run(req)).await
-    } else {
-        next.run(req).await
+        return ojd_service::answering_within(PAGE_DB_WAIT, next.run(req)).await;
     }
+    let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    if write {
+        if let Err(e) = app.node.database_answers().await {
+            let e = AppError::from(e);
+            // No user is looked up for the page: that would wait for the database too.
+            return if path.starts_with("/api/") {
+                axum::response::IntoResponse::into_response(e)
+            } else {
+                axum::response::IntoResponse::into_response(crate::html::PageError(e, None))
+            };
+        }
+        // A package's upload or reload may rightly take long (its body, its compiles).
+        if !path.contains("/problems") {
+            return ojd_service::writing_within(ojd_service::WRITE_WAIT, next.run(req)).await;
+        }
+    }
+    next.run(req).await
 }

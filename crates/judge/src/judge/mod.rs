@@ -273,6 +273,23 @@ impl Judge {
         &self.languages
     }
 
+    /// The longest a judging of `problem` in `language` takes by its limits: per test, its
+    /// wall-time limit and a compile's (a checker's or an interactor's too), summed over the
+    /// tests. A judging far past it is stuck, not slow (the workers' watchdog).
+    pub fn longest_judging(&self, problem: &Problem, language: &str) -> std::time::Duration {
+        let j = &self.config.judge;
+        let (factor, compile) = match self.language(language) {
+            Ok(l) => (l.time_factor, l.compile_time.unwrap_or(j.compile_time)),
+            Err(_) => (1.0, j.compile_time),
+        };
+        let cpu = problem.time_limit.mul_f64(factor);
+        let wall = problem
+            .wall_time_limit
+            .unwrap_or_else(|| cpu.mul_f64(j.wall_factor) + j.wall_extra);
+        let tests = u32::try_from(problem.tests.len().max(1)).unwrap_or(u32::MAX);
+        (wall + compile * 2).saturating_mul(tests)
+    }
+
     /// The resolved language `id`: an error when it is not configured or its toolchain is missing
     /// here.
     pub fn language(&self, id: &str) -> Result<&Language, JudgeError> {

@@ -379,14 +379,16 @@ FROM claimed c, judging j"#;
 impl Engine for PgStore {
     fn run<T>(&self, tx: Option<(What, What)>, f: impl FnOnce(&mut Conn<'_>) -> Res<T>) -> Res<T> {
         let mut client = self.conn()?;
-        let Some((begin, commit)) = tx else {
+        let Some((begin, commit)) = tx.or_else(crate::gate::alone_in_transaction) else {
             return f(&mut Conn::Pg(&mut *client));
         };
-        // Dropped without a commit when `f` fails: rolled back.
+        // Dropped without a commit when `f` fails, or when the gate refuses: rolled back.
         let mut tx = client.transaction().map_err(sql(begin))?;
         let out = f(&mut Conn::Pg(&mut tx))?;
-        tx.commit().map_err(sql(commit))?;
-        Ok(out)
+        match crate::gate::commit_through(|| tx.commit()).map_err(sql(commit))? {
+            Some(()) => Ok(out),
+            None => Err(StoreError::GaveUp),
+        }
     }
 
     fn claim_next(

@@ -80,14 +80,16 @@ impl Engine for SqliteStore {
         // A panic while holding the lock cannot leave SQLite half-written (transactions roll
         // back on drop), so a poisoned lock is still safe to use.
         let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        let Some((begin, commit)) = tx else {
+        let Some((begin, commit)) = tx.or_else(crate::gate::alone_in_transaction) else {
             return f(&mut Conn::Lite(&conn));
         };
-        // Dropped without a commit when `f` fails: rolled back.
+        // Dropped without a commit when `f` fails, or when the gate refuses: rolled back.
         let tx = conn.transaction().map_err(sql(begin))?;
         let out = f(&mut Conn::Lite(&tx))?;
-        tx.commit().map_err(sql(commit))?;
-        Ok(out)
+        match crate::gate::commit_through(|| tx.commit()).map_err(sql(commit))? {
+            Some(()) => Ok(out),
+            None => Err(StoreError::GaveUp),
+        }
     }
 
     fn claim_next(
