@@ -33,10 +33,13 @@ pub struct DraftProblem {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DraftAwards {
+    /// Gold medals, as typed.
     #[serde(default, deserialize_with = "number_or_text")]
     pub gold: String,
+    /// Silver medals, as typed.
     #[serde(default, deserialize_with = "number_or_text")]
     pub silver: String,
+    /// Bronze medals, as typed.
     #[serde(default, deserialize_with = "number_or_text")]
     pub bronze: String,
 }
@@ -129,11 +132,13 @@ fn medals_in(text: &str) -> Medals {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Draft {
+    /// The contest's title.
     pub title: String,
     /// RFC 3339 with an offset; only for a new contest (an existing one's clock has its own
     /// controls).
     #[serde(default)]
     pub start: String,
+    /// The contest's length as typed: "5h", "4h30m", "90m" (not zero).
     #[serde(default)]
     pub duration: String,
     /// Empty: no freeze.
@@ -144,8 +149,10 @@ pub struct Draft {
     /// Whole minutes per rejected try (ICPC), as typed.
     #[serde(default = "default_penalty")]
     pub penalty: String,
+    /// Whether a compile error counts as a rejected try (ICPC).
     #[serde(default)]
     pub compile_errors_count: bool,
+    /// Whether students see every row of the standings (false: only their own).
     #[serde(default = "yes")]
     pub public_standings: bool,
     /// "anyone", or user names separated by commas, spaces or lines.
@@ -154,6 +161,7 @@ pub struct Draft {
     /// What participants see of their submissions: "verdict", "first_failure" or "all".
     #[serde(default = "all")]
     pub feedback: String,
+    /// The contest's problems, in order.
     pub problems: Vec<DraftProblem>,
     /// `[awards]`: the medals by rank. `None` (a body without the field, an older form):
     /// the file's medals stay as they are (a new contest has none).
@@ -182,6 +190,7 @@ fn anyone() -> String {
 pub struct FieldError {
     /// The field as the form and the API name it: `title`, `problems[2].label`, …
     pub field: String,
+    /// What is wrong with it, as a sentence for the form.
     pub message: String,
 }
 

@@ -269,14 +269,18 @@ pub struct TeamDraft {
     /// The user name of the team it replaces; empty for a new team.
     #[serde(default)]
     pub original: String,
+    /// The team's user name (its login and id).
     pub user: String,
+    /// The team's display name; empty: the user name.
     #[serde(default)]
     pub name: String,
+    /// The team's organization, by name.
     #[serde(default)]
     pub affiliation: String,
     /// "participant" (or empty), "observer" or "jury".
     #[serde(default)]
     pub category: String,
+    /// The team's group, by name (ranked within it).
     #[serde(default)]
     pub group: String,
     /// Names separated by `;` or by lines.
@@ -496,6 +500,7 @@ pub struct Admission {
 }
 
 impl Admission {
+    /// Whether nobody was admitted or dismissed.
     pub fn is_empty(&self) -> bool {
         self.admitted.is_empty() && self.dismissed.is_empty()
     }
