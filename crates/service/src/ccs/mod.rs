@@ -66,12 +66,6 @@ pub struct Records {
 }
 
 impl Records {
-    /// Reads contest `contest`'s records from `node`'s store (blocking: call it off the
-    /// async runtime).
-    pub fn load(node: &Node, contest: &str) -> Result<Records, StoreError> {
-        Records::read(node.store().as_ref(), contest)
-    }
-
     fn read(store: &dyn Store, contest: &str) -> Result<Records, StoreError> {
         let clarifications = sorted_clarifications(store, contest)?;
         Ok(Records {
@@ -95,22 +89,12 @@ pub struct Source {
     pub source: Vec<u8>,
 }
 
-/// Submission `id`'s source, if it exists (blocking).
-pub fn source(node: &Node, id: i64) -> Result<Option<Source>, StoreError> {
-    source_in(node.store().as_ref(), id)
-}
-
 fn source_in(store: &dyn Store, id: i64) -> Result<Option<Source>, StoreError> {
     Ok(store.get(id)?.map(|s| Source {
         user: s.info.user,
         language: s.info.language,
         source: s.source,
     }))
-}
-
-/// Contest `contest`'s questions, answers and announcements, by id (blocking).
-pub fn clarifications(node: &Node, contest: &str) -> Result<Vec<Clarification>, StoreError> {
-    sorted_clarifications(node.store().as_ref(), contest)
 }
 
 fn sorted_clarifications(
