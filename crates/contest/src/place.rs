@@ -1,6 +1,6 @@
 //! A team's place beyond its name: its groups (`groups = ["Students", "Women"]`, or one
 //! `group`), its country and its seat in the hall (`location`), as a `[[team]]` table of
-//! `contest.toml` states them ([`read`]) and as they are written back ([`write`]). The
+//! `contest.toml` states them (`read`) and as they are written back (`write`). The
 //! Contest API serves them as the team's `group_ids` and `location` and its organization's
 //! `country`; a CLICS package's teams bring them.
 
