@@ -32,6 +32,7 @@ mod standings;
 mod submissions;
 mod viewer;
 mod worker;
+mod write_gate;
 mod writes;
 
 /// Contests' domain (the `ojd-contest` crate): model, standings, clock, rejudging diffs,
@@ -53,7 +54,8 @@ pub use node::{
 };
 
 /// The write gate: every write but a submission first asks whether the database answers.
-pub use writes::{writing_within, WRITE_PROBE_WAIT, WRITE_WAIT};
+pub use write_gate::{writing_within, WRITE_WAIT};
+pub use writes::WRITE_PROBE_WAIT;
 
 /// The node's workers: they claim submissions from the store and judge them.
 pub use queue::{drain, spawn_workers, Workers};

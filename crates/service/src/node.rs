@@ -317,7 +317,7 @@ pub struct Node {
     /// Contests' standings tables, computed once per change (`standings`).
     pub(crate) boards: crate::boards::Cache,
     /// The write gate's probes of the database ([`Node::database_answers`]).
-    pub(crate) probes: crate::writes::Probes,
+    pub(crate) probes: crate::write_gate::Probes,
 }
 
 /// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
@@ -532,7 +532,7 @@ impl Node {
         F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
     {
         // Under a write request's gate (writes.rs), that gate decides.
-        if let Some(gate) = crate::writes::write_gate() {
+        if let Some(gate) = crate::write_gate::write_gate() {
             return self.gated_db(gate, f).await;
         }
         let store = self.store.clone();

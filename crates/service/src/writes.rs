@@ -13,18 +13,18 @@
 //! answers or errs), and its one connection may be held for a while by a long write that is
 //! fine, which a probe would wrongly take for a hang.
 //!
-//! Past the probe, a write's store operations (`Node::db`) run under [`writing_within`]: each
+//! Past the probe, a write's store operations (`Node::db`) run under [`writing_within`](crate::writing_within): each
 //! commit asks the request's gate ([`ojd_store::gated`]); at the deadline, or when the request
 //! is dropped (`[web] request_timeout`, a client gone), the gate closes and whatever commits
 //! after that rolls back instead, so that a client told 503 never sees its change happen
 //! later (a statement stuck behind a lock, a server that hung after the probe). One gate
 //! decides between the two, as for a submission: a commit under way is waited for.
 
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::node::{no_answer, DbError, Node};
+use crate::write_gate::{CloseOnDrop, WriteGate};
 use ojd_store::{CommitGate, StoreError};
 
 /// How long a write's probe of the database may go unanswered before the write is refused
@@ -34,22 +34,6 @@ pub const WRITE_PROBE_WAIT: Duration = Duration::from_secs(3);
 /// After this long unanswered a probe is given up as lost (a connection that never returns)
 /// and the next write sends a new one: a database that came back is found again.
 const PROBE_LOST: Duration = Duration::from_secs(30);
-
-/// The probes of a node's database (see the module's doc).
-#[derive(Default)]
-pub(crate) struct Probes {
-    /// When the oldest probe that has had no answer since was sent; `None`: the last probe
-    /// was answered (or none was sent yet).
-    unanswered_since: Mutex<Option<Instant>>,
-}
-
-impl Probes {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
-        self.unanswered_since
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-    }
-}
 
 impl Node {
     /// Whether the database answers now: `Ok` when a probe sent now answered within
@@ -87,82 +71,6 @@ impl Node {
             Err(_) => Err(DbError::Store(no_answer(WRITE_PROBE_WAIT))),
         }
     }
-}
-
-/// How long a write's store operations may take in all once its probe passed
-/// ([`writing_within`]): far above a write's usual milliseconds, on a loaded machine too.
-pub const WRITE_WAIT: Duration = Duration::from_secs(15);
-
-tokio::task_local! {
-    /// The gate of the write the current task handles ([`writing_within`]).
-    static WRITE: Arc<WriteGate>;
-}
-
-/// Runs `f` (a write request's handling) with its store operations under one commit gate
-/// closing after `limit` (see the module's doc): past it, or when `f` is dropped, the caller
-/// gets [`StoreError::Unreachable`] and nothing commits any more.
-pub async fn writing_within<F: std::future::Future>(limit: Duration, f: F) -> F::Output {
-    let gate = Arc::new(WriteGate {
-        state: AtomicU8::new(OPEN),
-        deadline: Instant::now() + limit,
-        limit,
-    });
-    WRITE.scope(gate, f).await
-}
-
-const OPEN: u8 = 0;
-const COMMITTING: u8 = 1;
-const CLOSED: u8 = 2;
-
-/// One write request's commit gate.
-pub(crate) struct WriteGate {
-    state: AtomicU8,
-    deadline: Instant,
-    limit: Duration,
-}
-
-impl WriteGate {
-    /// Closes the gate unless a commit is under way: `true` when nothing commits any more.
-    fn close(&self) -> bool {
-        match self
-            .state
-            .compare_exchange(OPEN, CLOSED, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => true,
-            Err(now) => now == CLOSED,
-        }
-    }
-}
-
-impl CommitGate for WriteGate {
-    fn may_commit(&self) -> bool {
-        self.state
-            .compare_exchange(OPEN, COMMITTING, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-    }
-
-    fn committed(&self) {
-        let _ = self
-            .state
-            .compare_exchange(COMMITTING, OPEN, Ordering::AcqRel, Ordering::Acquire);
-    }
-}
-
-/// Closes the gate when the waiting future is dropped (the request timed out or its client
-/// went): what has not committed by then does not.
-struct CloseOnDrop(Option<Arc<WriteGate>>);
-
-impl Drop for CloseOnDrop {
-    fn drop(&mut self) {
-        if let Some(gate) = self.0.take() {
-            gate.close();
-        }
-    }
-}
-
-/// The current task's write gate, if it handles a write ([`writing_within`]).
-pub(crate) fn write_gate() -> Option<Arc<WriteGate>> {
-    WRITE.try_with(Arc::clone).ok()
 }
 
 impl Node {
