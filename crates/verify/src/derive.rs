@@ -54,15 +54,10 @@ pub(crate) fn derive(plain: &StoredCell, cpu_ms: u64, wall_ms: u64, slack: f64) 
         }
     };
     Some(Cell {
-        result,
         rerun: plain.rerun,
-        sensitive: false,
-        reused: false,
         derived: true,
-        from_gen_check: false,
-        not_run: false,
         past_margin,
-        finished_as: None,
+        ..Cell::judged(result)
     })
 }
 

@@ -311,6 +311,23 @@ pub(crate) struct Cell {
     pub(crate) finished_as: Option<Verdict>,
 }
 
+impl Cell {
+    /// `result` as judged now: not rerun, reused, derived or skipped, no flag set.
+    pub(crate) fn judged(result: TestResult) -> Cell {
+        Cell {
+            result,
+            rerun: false,
+            sensitive: false,
+            reused: false,
+            derived: false,
+            from_gen_check: false,
+            not_run: false,
+            past_margin: false,
+            finished_as: None,
+        }
+    }
+}
+
 impl VerifyReport {
     /// 0 all as expected, 1 a verdict differs from expectation or baseline, 2 a package or
     /// configuration error, 3 the judge itself failed (the highest applicable).

@@ -109,7 +109,8 @@ mod tests {
     /// A cell; `stopped`: a run with the slack was stopped at it (`past_margin`).
     fn cell(name: &str, verdict: Verdict, cpu_ms: u64, stopped: bool) -> Cell {
         Cell {
-            result: TestResult {
+            past_margin: stopped,
+            ..Cell::judged(TestResult {
                 name: name.into(),
                 sample: false,
                 verdict,
@@ -119,15 +120,7 @@ mod tests {
                 exit: None,
                 message: String::new(),
                 diff: None,
-            },
-            rerun: false,
-            sensitive: false,
-            reused: false,
-            derived: false,
-            from_gen_check: false,
-            not_run: false,
-            past_margin: stopped,
-            finished_as: None,
+            })
         }
     }
 

@@ -897,8 +897,8 @@ mod tests {
             failures: vec!["expected \"WA\" & got 'AC'\x1b[0m\x01".into()],
             timing_fragile: Vec::new(),
         };
-        s.tests.push(super::super::Cell {
-            result: ojd_judge::TestResult {
+        s.tests
+            .push(super::super::Cell::judged(ojd_judge::TestResult {
                 name: "01".into(),
                 sample: false,
                 verdict: Verdict::Accepted,
@@ -908,16 +908,7 @@ mod tests {
                 exit: None,
                 message: String::new(),
                 diff: None,
-            },
-            rerun: false,
-            sensitive: false,
-            reused: false,
-            derived: false,
-            from_gen_check: false,
-            not_run: false,
-            past_margin: false,
-            finished_as: None,
-        });
+            }));
         let r = VerifyReport {
             problems: vec![ProblemReport {
                 problem: "p".into(),

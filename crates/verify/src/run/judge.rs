@@ -332,7 +332,8 @@ pub(super) fn starved_cell(test: &str, e: &JudgeError) -> Cell {
 /// A cell not run because test `after` was a clear TLE.
 pub(crate) fn not_run_cell(test: &str, after: &str) -> Cell {
     Cell {
-        result: TestResult {
+        not_run: true,
+        ..Cell::judged(TestResult {
             name: test.to_string(),
             sample: false,
             verdict: Verdict::Skipped,
@@ -342,15 +343,7 @@ pub(crate) fn not_run_cell(test: &str, after: &str) -> Cell {
             exit: None,
             message: format!("not run: {after} was already a clear TLE"),
             diff: None,
-        },
-        rerun: false,
-        sensitive: false,
-        reused: false,
-        derived: false,
-        from_gen_check: false,
-        not_run: true,
-        past_margin: false,
-        finished_as: None,
+        })
     }
 }
 
@@ -523,14 +516,7 @@ pub(super) fn record_cell(
         }
     };
     plan.subs[s].cells[t] = Some(Cell {
-        result,
         rerun,
-        sensitive: false,
-        reused: false,
-        derived: false,
-        from_gen_check: false,
-        not_run: false,
-        past_margin: false,
-        finished_as: None,
+        ..Cell::judged(result)
     });
 }

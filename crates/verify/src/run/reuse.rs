@@ -216,15 +216,12 @@ pub(crate) fn reuse_compiled(plans: &mut [Plan], stats: &mut Stats) {
 pub(super) fn stored_cell(c: cache::StoredCell, warnings: &mut Vec<String>) -> Cell {
     warnings.extend(c.warnings);
     Cell {
-        result: c.result,
         rerun: c.rerun,
         sensitive: c.sensitive,
         reused: true,
-        derived: false,
-        from_gen_check: false,
-        not_run: false,
         past_margin: c.past_margin,
         finished_as: c.finished_as,
+        ..Cell::judged(c.result)
     }
 }
 
