@@ -412,8 +412,7 @@ pub(super) fn fail_setup(report: RawFd, stage: u32) -> ! {
 /// The run's init (its child subreaper, in the keeper's pid namespace): enters the root,
 /// installs the deny list, waits for its run on `go` (it is forked ahead of the run, off the
 /// run's path: see `Keeper::spare`), forks the program, serves its seccomp listener, reaps
-/// it, reports, and waits until the keeper closes `go`. A keeper that closes `go` before sending
-/// a run ends it.
+/// it, reports. A keeper that closes `go` instead ends it.
 pub(super) fn init_main(
     root: &std::ffi::CStr,
     mode: Mode,
@@ -478,6 +477,7 @@ pub(super) fn init_main(
         let Some(run) = Prepared::receive(go.as_raw_fd(), &mut wire) else {
             libc::_exit(0)
         };
+        drop(go);
         let run = &run;
         let child = clone_program(run, exec_pipe[1], stack);
         if child < 0 {
@@ -516,13 +516,6 @@ pub(super) fn init_main(
             r.exec_errno = e;
         }
         r.send(report);
-        // Init lingers until the keeper closes `go`, after it sent the outcome: init's exit
-        // (the teardown of its copy of the keeper's memory, on the CPU the keeper wakes on to
-        // read this report) is then off the run's path (`Keeper::reap_reported`).
-        let mut byte = 0u8;
-        while libc::read(go.as_raw_fd(), &mut byte as *mut u8 as *mut libc::c_void, 1) < 0
-            && errno() == libc::EINTR
-        {}
         libc::_exit(0)
     }
 }

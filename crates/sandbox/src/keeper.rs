@@ -53,11 +53,10 @@ struct Keeper {
     /// The next run's init, forked after the last outcome was sent (off the run's path), in the
     /// root, its deny list attached, waiting for its run (see [`Spare`]).
     spare: Option<Spare>,
-    /// The last run's init, which reported (the run's processes all reaped) and waits, and the
-    /// keeper's end of its `go` socket: the outcome went out without waiting for its exit; the
-    /// socket is closed (init then exits) and init reaped before anything else happens
-    /// (`reap_reported`).
-    reported_init: Option<(libc::pid_t, OwnedFd)>,
+    /// The last run's init, which reported (the run's processes all reaped) and is exiting: the
+    /// outcome went out without waiting for its exit, and it is reaped before anything else
+    /// happens (`reap_reported`).
+    reported_init: Option<libc::pid_t>,
     /// Per-run binds of the last run: (inside, host, writable).
     binds: Vec<(PathBuf, PathBuf, bool)>,
     /// Per-run binds currently mounted: (inside, source, writable); the source of `/prog` is
@@ -323,8 +322,8 @@ impl Keeper {
             self.all_reaped = true;
             return Err(e);
         }
-        // Init keeps waiting on `go` after its report, until the keeper closes it.
-        let (pid, report_r, go) = (spare.pid, spare.report, spare.go);
+        let (pid, report_r) = (spare.pid, spare.report);
+        drop(spare.go);
         let (killed_by, wall_kill, host_wait) = self.supervise(
             pid,
             report_r.as_raw_fd(),
@@ -333,11 +332,10 @@ impl Keeper {
             start,
             keeper_before,
         );
-        // Init reports once the program and everything it left are reaped, and then only waits
-        // for `go` to close. With namespaces, a report read here ends the run: init is let go
-        // and reaped after the outcome is sent (`reap_reported`), so its exit (the teardown of
-        // its copy of the keeper, on this very CPU) is off the run's path. A killed init (a
-        // limit) reports nothing that is read before its reaping.
+        // Init reports once the program and everything it left are reaped, and then only exits.
+        // With namespaces, a report read here ends the run: init is reaped after the outcome is
+        // sent (`reap_reported`), so its exit (the teardown of its copy of the keeper) is off the
+        // run's path. A killed init (a limit) reports nothing that is read before its reaping.
         let mut report = killed_by
             .is_none()
             .then(|| InitReport::read(&report_r))
@@ -348,10 +346,8 @@ impl Keeper {
         // SAFETY: rusage is plain data the kernel fills.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         if reported {
-            self.reported_init = Some((pid, go));
+            self.reported_init = Some(pid);
         } else {
-            // An init that did not report (killed, or a setup failure) exits without waiting.
-            drop(go);
             loop {
                 // SAFETY: waits for our own child; pointers are to locals.
                 let r = unsafe { libc::wait4(pid, &mut status, libc::__WALL, &mut usage) };
@@ -588,10 +584,9 @@ impl Keeper {
         self.fork_spare();
     }
 
-    /// Lets the last run's init, which reported, exit, and reaps it (see `reported_init`).
+    /// Reaps the last run's init, which reported and is exiting (see `reported_init`).
     fn reap_reported(&mut self) {
-        if let Some((pid, go)) = self.reported_init.take() {
-            drop(go);
+        if let Some(pid) = self.reported_init.take() {
             let mut status = 0;
             // SAFETY: waits for our own child; the status pointer is to a local.
             while unsafe { libc::wait4(pid, &mut status, libc::__WALL, std::ptr::null_mut()) } < 0
