@@ -15,7 +15,9 @@
 //! Both copies run in the keeper after every process of the run is gone (nothing changes the
 //! tree under them), without recursion, never following a link (a link is copied as a link;
 //! FIFOs, sockets and devices are left out), and the walk over the program's tree stops at the
-//! cap's depth and at a path length well under `PATH_MAX`.
+//! cap's depth and at a path length well under `PATH_MAX`. The copy back writes only what
+//! differs from the host folder (a validator keeping thousands of files of state and changing a
+//! few per pass once cost a removal and a new file on the host's disk for each, every pass).
 
 use std::fs;
 use std::io;
@@ -163,9 +165,105 @@ fn finish(target: &Path, host: &Path, cap: &Cap) -> Result<Option<String>, Strin
         Err(why) => return Ok(Some(why)),
     };
     let what = |e: String| format!("copy back to {}: {e}", host.display());
-    empty(host, cap).map_err(what)?;
-    copy(&entries, target, host, None).map_err(|e| what(e.to_string()))?;
+    sync(&entries, target, host, cap).map_err(what)?;
     Ok(None)
+}
+
+/// Makes the host folder `to` (a tree an earlier copy back made, within the cap) hold what the
+/// walked `entries` of `from` hold, writing only what differs: a validator that keeps its state
+/// in many files and changes a few per pass costs a read of each file, not a removal and a new
+/// file on the host's disk each (`feedback_copy_cost`). Entries of `to` that `from` lacks, or
+/// holds as another kind, are removed first, children before their folders, without recursion;
+/// then each entry of `from`, in pre-order, is made, rewritten or left as it is. A host folder
+/// that is not such a tree (past the cap) is emptied and copied as a whole.
+fn sync(entries: &[Entry], from: &Path, to: &Path, cap: &Cap) -> Result<(), String> {
+    let Ok(Ok(old)) = walk(to, cap) else {
+        empty(to, cap)?;
+        return copy(entries, from, to, None).map_err(|e| e.to_string());
+    };
+    let kind = |e: &Entry| match e {
+        Entry::Dir(rel, _) => (rel.clone(), 0u8),
+        Entry::File(rel, _) => (rel.clone(), 1),
+        Entry::Link(rel, _) => (rel.clone(), 2),
+    };
+    let wanted: std::collections::HashSet<(PathBuf, u8)> = entries.iter().map(kind).collect();
+    let mut kept = std::collections::HashMap::new();
+    for e in old.iter().rev() {
+        let (rel, k) = kind(e);
+        if wanted.contains(&(rel.clone(), k)) {
+            kept.insert(rel, e);
+            continue;
+        }
+        let r = match e {
+            Entry::Dir(..) => fs::remove_dir(to.join(&rel)),
+            Entry::File(..) | Entry::Link(..) => fs::remove_file(to.join(&rel)),
+        };
+        r.map_err(|err| format!("{}: {err}", to.join(&rel).display()))?;
+    }
+    let at = |rel: &Path, err: io::Error| format!("{}: {err}", to.join(rel).display());
+    for e in entries {
+        let (rel, _) = kind(e);
+        match (e, kept.get(&rel)) {
+            (Entry::Dir(_, mode), Some(Entry::Dir(_, had))) if had == mode => {}
+            (Entry::Link(_, target), Some(Entry::Link(_, had))) if had == target => {}
+            (Entry::Dir(_, mode), Some(_)) => {
+                fs::set_permissions(to.join(&rel), fs::Permissions::from_mode(*mode))
+                    .map_err(|err| at(&rel, err))?;
+            }
+            (Entry::File(_, mode), Some(_)) => {
+                same_or_rewrite(&from.join(&rel), &to.join(&rel), *mode)
+                    .map_err(|err| at(&rel, err))?;
+            }
+            (Entry::Link(..), Some(_)) => {
+                fs::remove_file(to.join(&rel)).map_err(|err| at(&rel, err))?;
+                copy(std::slice::from_ref(e), from, to, None).map_err(|err| at(&rel, err))?;
+            }
+            (_, None) => {
+                copy(std::slice::from_ref(e), from, to, None).map_err(|err| at(&rel, err))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Leaves the host file `to` as it is when it already holds `from`'s bytes (its mode set to
+/// `mode`); else writes them over it, in place. Neither is followed if it is a link.
+fn same_or_rewrite(from: &Path, to: &Path, mode: u32) -> io::Result<()> {
+    use std::io::{Read, Seek, Write};
+    let open = |p: &Path, write: bool| {
+        fs::OpenOptions::new()
+            .read(true)
+            .write(write)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(p)
+    };
+    let mut src = open(from, false)?;
+    let mut dst = open(to, true)?;
+    let same = src.metadata()?.len() == dst.metadata()?.len() && {
+        let (mut a, mut b) = (vec![0u8; 64 << 10], vec![0u8; 64 << 10]);
+        loop {
+            let n = src.read(&mut a)?;
+            if n == 0 {
+                break true;
+            }
+            // The host file is as long (checked above) and nothing writes to it meanwhile.
+            dst.read_exact(&mut b[..n])?;
+            if a[..n] != b[..n] {
+                break false;
+            }
+        }
+    };
+    if !same {
+        src.rewind()?;
+        dst.rewind()?;
+        dst.set_len(0)?;
+        io::copy(&mut src, &mut dst)?;
+        dst.flush()?;
+    }
+    if dst.metadata()?.mode() & 0o7777 != mode {
+        dst.set_permissions(fs::Permissions::from_mode(mode))?;
+    }
+    Ok(())
 }
 
 /// Whether the tmpfs at `target` has no block or no inode left: the program ran into a cap (its
@@ -252,6 +350,77 @@ mod tests {
         let _ = fs::remove_dir_all(&to);
     }
 
+    /// The copy back writes only what differs: a file with the same bytes keeps its inode and
+    /// time, a changed one is rewritten in place, an entry the run removed or turned into
+    /// another kind is gone, a new one is made, modes and link targets follow; the host folder
+    /// then holds exactly the run's tree.
+    #[test]
+    fn the_copy_back_rewrites_only_what_the_run_changed() {
+        let (run, host) = (scratch("sync-run"), scratch("sync-host"));
+        fs::create_dir_all(run.join("keep/deep")).unwrap();
+        fs::write(run.join("keep/deep/same"), "same\n").unwrap();
+        fs::write(run.join("keep/changed"), "old\n").unwrap();
+        fs::write(run.join("gone"), "x").unwrap();
+        fs::create_dir_all(run.join("dir-then-file/inner")).unwrap();
+        fs::write(run.join("dir-then-file/inner/f"), "x").unwrap();
+        std::os::unix::fs::symlink("a", run.join("link")).unwrap();
+        let first = walk(&run, &CAP).unwrap().unwrap();
+        copy(&first, &run, &host, None).unwrap();
+        let before = fs::metadata(host.join("keep/deep/same")).unwrap();
+        let changed_ino = fs::metadata(host.join("keep/changed")).unwrap().ino();
+
+        // What the next run leaves.
+        fs::write(run.join("keep/changed"), "new!\n").unwrap();
+        fs::remove_file(run.join("gone")).unwrap();
+        fs::remove_dir_all(run.join("dir-then-file")).unwrap();
+        fs::write(run.join("dir-then-file"), "now a file").unwrap();
+        fs::remove_file(run.join("link")).unwrap();
+        std::os::unix::fs::symlink("b", run.join("link")).unwrap();
+        fs::write(run.join("keep/new"), "n").unwrap();
+        fs::set_permissions(run.join("keep/deep"), fs::Permissions::from_mode(0o750)).unwrap();
+        let second = walk(&run, &CAP).unwrap().unwrap();
+        sync(&second, &run, &host, &CAP).unwrap();
+
+        let after = fs::metadata(host.join("keep/deep/same")).unwrap();
+        assert_eq!(
+            (after.ino(), after.mtime(), after.mtime_nsec()),
+            (before.ino(), before.mtime(), before.mtime_nsec()),
+            "an unchanged file is left as it is"
+        );
+        assert_eq!(
+            fs::read_to_string(host.join("keep/changed")).unwrap(),
+            "new!\n"
+        );
+        assert_eq!(
+            fs::metadata(host.join("keep/changed")).unwrap().ino(),
+            changed_ino,
+            "rewritten in place"
+        );
+        assert!(fs::symlink_metadata(host.join("gone")).is_err());
+        assert_eq!(
+            fs::read_to_string(host.join("dir-then-file")).unwrap(),
+            "now a file"
+        );
+        assert_eq!(fs::read_link(host.join("link")).unwrap(), Path::new("b"));
+        assert_eq!(fs::read_to_string(host.join("keep/new")).unwrap(), "n");
+        let mode = fs::metadata(host.join("keep/deep")).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o750);
+        // Exactly the run's tree, entry for entry.
+        let listed = |dir: &Path| {
+            let mut v: Vec<String> = walk(dir, &CAP)
+                .unwrap()
+                .unwrap()
+                .iter()
+                .map(|e| format!("{e:?}"))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(listed(&host), listed(&run));
+        let _ = fs::remove_dir_all(&run);
+        let _ = fs::remove_dir_all(&host);
+    }
+
     /// A tree deeper than the cap is named, not walked further; so is a path too long.
     #[test]
     fn a_tree_over_the_depth_or_path_length_is_refused() {
@@ -272,8 +441,9 @@ mod tests {
 
     /// What a pass's two copies cost (docs/benchmarks.md, "The feedback folder's copies"):
     /// the host folder (on the scratch's disk) into a tmpfs (`/dev/shm` here) before the pass,
-    /// then back after it (the check for a full tmpfs, the walk, emptying the host folder and
-    /// the copy), for trees at the feedback caps' corners. Opt-in: prints its figures.
+    /// then back after it (the walk, then what the copy back writes: as it was, the whole tree
+    /// after emptying the host folder; as it is, only what differs), for trees at the feedback
+    /// caps' corners. Opt-in: prints its figures.
     #[test]
     #[ignore = "a measurement: cargo test -p ojd-sandbox --release --lib feedback_copy_cost -- --ignored --nocapture"]
     fn feedback_copy_cost() {
@@ -301,8 +471,7 @@ mod tests {
                 fs::create_dir_all(&dir).expect("mkdir");
                 fs::write(dir.join(format!("f{i}")), &data).expect("write");
             }
-            let mut ins = Vec::new();
-            let mut backs = Vec::new();
+            let (mut ins, mut whole, mut same, mut one) = (vec![], vec![], vec![], vec![]);
             for _ in 0..5 {
                 for e in fs::read_dir(&shm).expect("ls") {
                     let p = e.expect("entry").path();
@@ -314,18 +483,38 @@ mod tests {
                 let entries = walk(&host, &big).expect("walk").expect("within the cap");
                 copy(&entries, &host, &shm, None).expect("copy in");
                 ins.push(t.elapsed());
+                // As the copy back was before it wrote only what differs: the whole tree.
                 let t = Instant::now();
                 let entries = walk(&shm, &big).expect("walk").expect("within the cap");
                 empty(&host, &big).expect("empty");
                 copy(&entries, &shm, &host, None).expect("copy back");
-                backs.push(t.elapsed());
+                whole.push(t.elapsed());
+                // As it is: a pass that changed nothing, then one that rewrote one file.
+                let t = Instant::now();
+                let entries = walk(&shm, &big).expect("walk").expect("within the cap");
+                sync(&entries, &shm, &host, &big).expect("copy back");
+                same.push(t.elapsed());
+                if files > 0 {
+                    let f = shm.join("d0").join("f0");
+                    let mut changed = data.clone();
+                    changed[0] = b'y';
+                    fs::write(&f, &changed).expect("write");
+                }
+                let t = Instant::now();
+                let entries = walk(&shm, &big).expect("walk").expect("within the cap");
+                sync(&entries, &shm, &host, &big).expect("copy back");
+                one.push(t.elapsed());
             }
-            ins.sort();
-            backs.sort();
+            let ms = |v: &mut Vec<std::time::Duration>| {
+                v.sort();
+                v[2].as_secs_f64() * 1e3
+            };
             println!(
-                "feedback copy, {what}: in {:.1} ms, back {:.1} ms (median of 5)",
-                ins[2].as_secs_f64() * 1e3,
-                backs[2].as_secs_f64() * 1e3
+                "feedback copy, {what}: in {:.1} ms; back: whole tree {:.1} ms, nothing changed {:.1} ms, one file changed {:.1} ms (medians of 5)",
+                ms(&mut ins),
+                ms(&mut whole),
+                ms(&mut same),
+                ms(&mut one)
             );
             let _ = fs::remove_dir_all(&host);
             let _ = fs::remove_dir_all(&shm);
