@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::common::wait_until;
 use crate::contests::rfc3339;
 use crate::daemon::{Daemon, Site, ADMIN, ALICE, BOB, JUDGED_WITHIN};
 
@@ -1016,8 +1017,10 @@ fn contest_api(database: Option<&str>) {
         "",
         "late",
     );
-    let d = site.start();
-    let second = database.map(|_| site.start());
+    // Both nodes on one clock, which the test moves past the freeze below.
+    let clock = crate::common::TestClock::new();
+    let d = clock.start(&site);
+    let second = database.map(|_| clock.start(&site));
     for (token, n) in [(None, 0), (Some(BOB), 0), (Some(ADMIN), 1)] {
         let (code, problems) = d.get("/api/contests/soon/problems", token);
         assert_eq!(
@@ -1074,7 +1077,7 @@ fn contest_api(database: Option<&str>) {
     settle(&d, &ids);
 
     // Freeze now: the freeze starts at the next whole second (an admin freezing early).
-    let freeze_ms = (ojd_store::now_ms() / 1000 + 1) * 1000;
+    let freeze_ms = (clock.now_ms() / 1000 + 1) * 1000;
     write_wf(
         contests.path(),
         start,
@@ -1084,9 +1087,7 @@ fn contest_api(database: Option<&str>) {
         let (code, _) = node.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
         assert_eq!(code, 200);
     }
-    std::thread::sleep(Duration::from_millis(
-        (freeze_ms - ojd_store::now_ms()).max(0) as u64 + 200,
-    ));
+    clock.advance_to(freeze_ms + 200);
 
     // During the freeze: bob MLE, OLE, then AC; carol WA; alice resubmits (after her AC).
     let frozen = [
@@ -1543,23 +1544,17 @@ fn contest_api(database: Option<&str>) {
         &json!({}),
     );
     assert!(code == 200 || code == 202, "{code} {r}");
-    let t = Instant::now();
-    let rejudged = loop {
+    let rejudged = wait_until(JUDGED_WITHIN, || {
         let after = feed(&d, Some(ADMIN), Some(&last));
         let found = after.iter().find(|e| {
             e["type"] == "judgements"
                 && e["data"]["submission_id"].as_str() == Some(alice_wa.to_string().as_str())
                 && e["data"]["judgement_type_id"].is_string()
         });
-        if let Some(e) = found {
-            break e.clone();
-        }
-        assert!(
-            t.elapsed() < JUDGED_WITHIN,
-            "the rejudging's judgement never came: {after:?}"
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    };
+        found
+            .cloned()
+            .ok_or_else(|| format!("the rejudging's judgement never came: {after:?}"))
+    });
     assert_eq!(rejudged["data"]["judgement_type_id"], "WA");
     let old_ids: Vec<&Value> = before
         .iter()

@@ -7,13 +7,14 @@
 //! `end_of_updates`.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::ccs::{access_in, check_endpoints_in, check_feed, feed_of};
+use crate::common::wait_until;
+use crate::contest_site::ContestSite;
 use crate::contests::rfc3339;
-use crate::daemon::{Daemon, Site, ADMIN, ALICE, JUDGED_WITHIN};
+use crate::daemon::{Daemon, ADMIN, ALICE, JUDGED_WITHIN};
 
 /// Every collection the feed and the endpoints share.
 const COLLECTIONS: [&str; 11] = [
@@ -83,20 +84,18 @@ fn endpoints(
 /// Waits until the feed alone rebuilds every endpoint (the verdicts of the judgings under
 /// way are still to come), and returns that feed.
 fn settled(d: &Daemon, cid: &str, token: Option<&str>) -> Vec<Value> {
-    let t = Instant::now();
-    loop {
+    wait_until(JUDGED_WITHIN, || {
         let feed = feed_of(d, cid, token);
         let rebuilt = rebuild(&feed);
         let now = endpoints(d, cid, token);
         if rebuilt == now {
-            return feed;
+            Ok(feed)
+        } else {
+            Err(format!(
+                "the feed never rebuilt the endpoints:\nfeed: {rebuilt:#?}\nendpoints: {now:#?}"
+            ))
         }
-        assert!(
-            t.elapsed() < JUDGED_WITHIN,
-            "the feed never rebuilt the endpoints:\nfeed: {rebuilt:#?}\nendpoints: {now:#?}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    })
 }
 
 fn submit(d: &Daemon, token: &str, file: &str) -> i64 {
@@ -123,33 +122,33 @@ fn judgement_events(feed: &[Value], submission: i64) -> Vec<&Value> {
         .collect()
 }
 
+/// The Contest API tests' site: a `wf` contest that started ten minutes ago (`now`, whole
+/// seconds, is returned) and runs two hours, alice and bob taking part (and `keys`), on a site
+/// with `settings` (`feed_settle`, `standings_cache`).
+pub(crate) fn wf_site(settings: &str, keys: &str) -> (ContestSite, i64) {
+    let cs = ContestSite::builder().settings(settings).build();
+    let now = ojd_store::now_ms() / 1000 * 1000;
+    cs.contest("wf", now - 10 * 60_000)
+        .lasting("2h")
+        .keys(&format!("participants = [\"alice\", \"bob\"]\n{keys}"))
+        .write();
+    (cs, now)
+}
+
+/// The settings of a site whose feed and standings follow every change at once.
+pub(crate) const AT_ONCE: &str = "standings_cache = \"0s\"\nfeed_settle = \"0s\"";
+
 #[test]
 fn the_webs_roster_and_a_faithful_feed_through_a_host_fault_and_a_rejudging() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"\nfeed_settle = \"0s\"",
-        contests.path().display()
-    ));
-    let now = ojd_store::now_ms() / 1000 * 1000;
-    crate::contest_site::write_contest_file(
-        contests.path(),
-        "wf",
-        now - 10 * 60_000,
-        Some("2h"),
-        "participants = [\"alice\", \"bob\"]",
-        &["aplusb".to_string()],
-    );
+    let (cs, now) = wf_site(AT_ONCE, "");
     // A contest over and finalized: nothing will change it.
     let finalized = now - 30 * 60_000;
-    crate::contest_site::write_contest_file(
-        contests.path(),
-        "done",
-        now - 3 * 3_600_000,
-        Some("1h"),
-        &format!("finalized = \"{}\"", rfc3339(finalized)),
-        &["aplusb".to_string()],
-    );
+    cs.contest("done", now - 3 * 3_600_000)
+        .lasting("1h")
+        .keys(&format!("finalized = \"{}\"", rfc3339(finalized)))
+        .write();
+    let site = &cs.site;
     let d = site.start();
 
     // The roster, imported in the web: carol never submits, bob observes.
@@ -211,15 +210,14 @@ fn the_webs_roster_and_a_faithful_feed_through_a_host_fault_and_a_rejudging() {
     // A slow submission, the daemon killed while it is judged: the feed has sent its
     // judgement as started.
     let slow = submit(&d, ALICE, "time_limit_exceeded/sleep.c");
-    let t = Instant::now();
-    let before = loop {
+    let before = wait_until(JUDGED_WITHIN, || {
         let feed = feed_of(&d, "wf", Some(ADMIN));
-        if !judgement_events(&feed, slow).is_empty() {
-            break feed;
+        if judgement_events(&feed, slow).is_empty() {
+            Err("the judging never started".to_string())
+        } else {
+            Ok(feed)
         }
-        assert!(t.elapsed() < JUDGED_WITHIN, "the judging never started");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    });
     let started = judgement_events(&before, slow)[0].clone();
     assert!(started["data"]["judgement_type_id"].is_null(), "{started}");
     assert_eq!(started["data"]["score"], 0);
@@ -236,16 +234,15 @@ fn the_webs_roster_and_a_faithful_feed_through_a_host_fault_and_a_rejudging() {
         &json!({}),
     );
     assert!(code == 200 || code == 202, "{code} {r}");
-    let t = Instant::now();
-    while judgement_events(&feed_of(&d, "wf", Some(ADMIN)), ac)
-        .iter()
-        .filter(|e| e["data"]["judgement_type_id"] == "AC")
-        .count()
-        < 2
-    {
-        assert!(t.elapsed() < JUDGED_WITHIN, "the rejudging never came");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_until(JUDGED_WITHIN, || {
+        let judged = judgement_events(&feed_of(&d, "wf", Some(ADMIN)), ac)
+            .iter()
+            .filter(|e| e["data"]["judgement_type_id"] == "AC")
+            .count();
+        (judged >= 2)
+            .then_some(())
+            .ok_or_else(|| format!("the rejudging never came: {judged} AC judgement(s)"))
+    });
 
     for token in [Some(ADMIN), None, Some(ALICE)] {
         let feed = settled(&d, "wf", token);
@@ -292,21 +289,8 @@ fn the_webs_roster_and_a_faithful_feed_through_a_host_fault_and_a_rejudging() {
 #[test]
 fn the_feed_holds_events_until_they_are_settle_old() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\nrate_limit_per_minute = 0\nfeed_settle = \"1h\"",
-        contests.path().display()
-    ));
-    let now = ojd_store::now_ms() / 1000 * 1000;
-    crate::contest_site::write_contest_file(
-        contests.path(),
-        "wf",
-        now - 10 * 60_000,
-        Some("2h"),
-        "participants = [\"alice\", \"bob\"]",
-        &["aplusb".to_string()],
-    );
-    let d = site.start();
+    let (cs, _) = wf_site("feed_settle = \"1h\"", "");
+    let d = cs.start();
     let id = submit(&d, ALICE, "accepted/ac.c");
     d.wait_done(id, ALICE, JUDGED_WITHIN);
     let (code, subs) = d.get("/api/contests/wf/submissions", Some(ADMIN));

@@ -8,7 +8,8 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 
-use crate::daemon::{response, Daemon, Site, ADMIN, ALICE, BOB, JUDGED_WITHIN};
+use crate::ccs_feed::{wf_site, AT_ONCE};
+use crate::daemon::{response, Daemon, ADMIN, ALICE, BOB, JUDGED_WITHIN};
 
 /// Standard base64, padded (what the standard's `data` is).
 fn base64(bytes: &[u8]) -> String {
@@ -65,30 +66,12 @@ fn patch(d: &Daemon, path: &str, token: Option<&str>, body: &Value) -> (u16, Val
 #[test]
 fn team_clients_write_and_2026_01_reads_the_same_contest() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"\nfeed_settle = \"0s\"",
-        contests.path().display()
-    ));
-    let now = ojd_store::now_ms() / 1000 * 1000;
-    let problems = ["aplusb".to_string()];
-    crate::contest_site::write_contest_file(
-        contests.path(),
-        "wf",
-        now - 10 * 60_000,
-        Some("2h"),
-        "participants = [\"alice\", \"bob\"]\npenalty = 20",
-        &problems,
-    );
-    crate::contest_site::write_contest_file(
-        contests.path(),
-        "later",
-        now + 3_600_000,
-        Some("1h"),
-        "participants = [\"alice\"]",
-        &problems,
-    );
-    let d = site.start();
+    let (cs, now) = wf_site(AT_ONCE, "penalty = 20");
+    cs.contest("later", now + 3_600_000)
+        .lasting("1h")
+        .keys("participants = [\"alice\"]")
+        .write();
+    let d = cs.start();
     let base = "/api/2026-01/contests/wf";
 
     // A submission as the standard's example posts one (team_submit).
@@ -288,22 +271,18 @@ fn team_clients_write_and_2026_01_reads_the_same_contest() {
         &json!({}),
     );
     assert!(code == 200 || code == 202, "{code} {r}");
-    let t = std::time::Instant::now();
-    let judgements = loop {
+    let judgements = crate::common::wait_until(JUDGED_WITHIN, || {
         let (_, all) = d.get(
             &format!("{base}/judgements?submission_id={sid}"),
             Some(ADMIN),
         );
         let all = all.as_array().expect("a list").clone();
         if all.len() == 2 && all.iter().all(|j| j["judgement_type_id"] == "AC") {
-            break all;
+            Ok(all)
+        } else {
+            Err(format!("the rejudging never came: {all:?}"))
         }
-        assert!(
-            t.elapsed() < JUDGED_WITHIN,
-            "the rejudging never came: {all:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    };
+    });
     let current: Vec<bool> = judgements
         .iter()
         .map(|j| j["current"].as_bool().expect("current"))
@@ -319,7 +298,7 @@ fn team_clients_write_and_2026_01_reads_the_same_contest() {
     );
     // The feed sends the old judgement again, not current, at that moment.
     let first = judgements[0]["id"].clone();
-    loop {
+    let sent = crate::common::wait_until(JUDGED_WITHIN, || {
         let (_, feed) = d.get_text(&format!("{base}/event-feed?stream=false"), Some(ADMIN));
         let sent: Vec<Value> = feed
             .lines()
@@ -327,15 +306,12 @@ fn team_clients_write_and_2026_01_reads_the_same_contest() {
             .filter(|e| e["type"] == "judgements" && e["id"] == first)
             .collect();
         if sent.last().map(|e| &e["data"]["current"]) == Some(&json!(false)) {
-            assert_eq!(sent[0]["data"]["current"], true, "{sent:?}");
-            break;
+            Ok(sent)
+        } else {
+            Err(format!("never sent as not current: {sent:?}"))
         }
-        assert!(
-            t.elapsed() < JUDGED_WITHIN,
-            "never sent as not current: {sent:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    });
+    assert_eq!(sent[0]["data"]["current"], true, "{sent:?}");
 }
 
 /// A POST with an `Idempotency-Key`: (status, body, `Location`).
@@ -362,21 +338,8 @@ fn post_keyed(
 #[test]
 fn a_keyed_retry_of_a_contest_api_write_gets_the_first_answer_and_another_body_is_refused() {
     require_root!();
-    let contests = tempfile::tempdir().expect("temp dir");
-    let site = Site::new(&format!(
-        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"\nfeed_settle = \"0s\"",
-        contests.path().display()
-    ));
-    let now = ojd_store::now_ms() / 1000 * 1000;
-    crate::contest_site::write_contest_file(
-        contests.path(),
-        "wf",
-        now - 10 * 60_000,
-        Some("2h"),
-        "participants = [\"alice\", \"bob\"]",
-        &["aplusb".to_string()],
-    );
-    let d = site.start();
+    let (cs, _) = wf_site(AT_ONCE, "");
+    let d = cs.start();
     let base = "/api/2026-01/contests/wf";
 
     // A submission, posted twice with one key (the answer to the first was lost): one is made.

@@ -152,3 +152,61 @@ pub fn wait_exit(child: &mut Child, within: Duration) -> Option<ExitStatus> {
         }
     }
 }
+
+/// A test's hand on a daemon's wall clock (`OJD_TEST_CLOCK`, see `ojd_service::now_ms`): the
+/// daemon started with [`TestClock::start`] runs as far ahead of the system clock as the test
+/// moved it, so a test moves it past a freeze, an end or an expiry at once instead of waiting.
+pub struct TestClock {
+    dir: tempfile::TempDir,
+    offset: std::cell::Cell<i64>,
+}
+
+impl TestClock {
+    /// A clock on time (offset 0).
+    pub fn new() -> TestClock {
+        let clock = TestClock {
+            dir: tempfile::Builder::new()
+                .prefix("ojd-clock-")
+                .tempdir()
+                .expect("temp dir"),
+            offset: std::cell::Cell::new(0),
+        };
+        clock.write();
+        clock
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.path().join("offset")
+    }
+
+    /// Writes the offset whole: a new file renamed over the old, so the daemon never reads
+    /// half of it.
+    fn write(&self) {
+        let next = self.dir.path().join("offset.new");
+        std::fs::write(&next, self.offset.get().to_string()).expect("write the clock's offset");
+        std::fs::rename(&next, self.file()).expect("rename the clock's offset");
+    }
+
+    /// Starts `ojd serve` on `site` with this clock.
+    pub fn start(&self, site: &crate::daemon::Site) -> crate::daemon::Daemon {
+        let file = self.file().display().to_string();
+        site.start_env(&[(ojd_service::TEST_CLOCK_VAR, &file)])
+    }
+
+    /// The daemon's time now, Unix ms.
+    pub fn now_ms(&self) -> i64 {
+        ojd_store::now_ms() + self.offset.get()
+    }
+
+    /// Moves the daemon's clock `ms` forward; the next thing it does happens that much later.
+    pub fn advance(&self, ms: i64) {
+        assert!(ms >= 0, "the clock only moves forward: {ms}");
+        self.offset.set(self.offset.get() + ms);
+        self.write();
+    }
+
+    /// Moves the daemon's clock forward to `at_ms` (Unix ms) if it is not there yet.
+    pub fn advance_to(&self, at_ms: i64) {
+        self.advance((at_ms - self.now_ms()).max(0));
+    }
+}

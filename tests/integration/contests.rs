@@ -6,7 +6,7 @@
 mod director_checks;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -511,19 +511,15 @@ fn cells(s: &Value, user: &str) -> Value {
 }
 
 fn wait_rejudged(d: &crate::daemon::Daemon, id: i64) -> Value {
-    let t = Instant::now();
-    loop {
+    common::wait_until(JUDGED_WITHIN, || {
         let (code, r) = d.get(&format!("/api/v1/admin/rejudgings/{id}"), Some(ADMIN));
         assert_eq!(code, 200, "{r}");
         if r["judged"] == r["total"] {
-            return r;
+            Ok(r)
+        } else {
+            Err(format!("rejudging {id} did not finish: {r}"))
         }
-        assert!(
-            t.elapsed() < JUDGED_WITHIN,
-            "rejudging {id} did not finish: {r}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    })
 }
 
 #[test]
@@ -909,26 +905,23 @@ fn contest_over_http(database: Option<&str>) {
     // Refused while the first is open; on a fast machine it may have been applied already.
     assert!(code == 409 || code == 201, "{code} {e}");
     let overlapping = (code == 201).then(|| e["id"].as_i64().expect("id"));
-    let t = Instant::now();
     let mut seen_open = 0;
-    loop {
+    let r3 = common::wait_until(JUDGED_WITHIN, || {
         let (_, sub) = d.get(&format!("/api/v1/submissions/{alice_id}"), Some(ALICE));
         let (_, r3) = d.get(&format!("/api/v1/admin/rejudgings/{rid3}"), Some(ADMIN));
-        if r3["state"] == "open" {
-            // Read before the state: while it is open the student sees the old verdict.
-            assert_eq!(sub["verdict"], "AC", "{sub} {r3}");
-            seen_open += 1;
-        } else {
-            assert_eq!(r3["state"], "applied", "{r3}");
-            assert_eq!(r3["auto_apply"], true, "{r3}");
-            assert_eq!(r3["closed_by"], "admin", "{r3}");
-            assert_eq!(r3["summary"][0]["from"], "AC", "{r3}");
-            assert_eq!(r3["summary"][0]["to"], "WA", "{r3}");
-            break;
+        if r3["state"] != "open" {
+            return Ok(r3);
         }
-        assert!(t.elapsed() < JUDGED_WITHIN, "never applied: {r3}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        // Read before the state: while it is open the student sees the old verdict.
+        assert_eq!(sub["verdict"], "AC", "{sub} {r3}");
+        seen_open += 1;
+        Err(format!("never applied: {r3}"))
+    });
+    assert_eq!(r3["state"], "applied", "{r3}");
+    assert_eq!(r3["auto_apply"], true, "{r3}");
+    assert_eq!(r3["closed_by"], "admin", "{r3}");
+    assert_eq!(r3["summary"][0]["from"], "AC", "{r3}");
+    assert_eq!(r3["summary"][0]["to"], "WA", "{r3}");
     eprintln!("auto-applied rejudging {rid3}: seen open {seen_open} time(s) before it applied");
     assert_eq!(d.wait_done(alice_id, ALICE, JUDGED_WITHIN)["verdict"], "WA");
     if let Some(o) = overlapping {
@@ -960,18 +953,12 @@ fn contest_over_http(database: Option<&str>) {
     let rid4 = r["id"].as_i64().expect("id");
     let report = wait_rejudged(&d, rid4);
     assert_eq!(report["auto_apply"], true, "{report}");
-    let t = Instant::now();
-    while d
-        .get(&format!("/api/v1/admin/rejudgings/{rid4}"), Some(ADMIN))
-        .1["state"]
-        != "applied"
-    {
-        assert!(
-            t.elapsed() < JUDGED_WITHIN,
-            "rejudging {rid4} never applied itself"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    common::wait_until(JUDGED_WITHIN, || {
+        let (_, r) = d.get(&format!("/api/v1/admin/rejudgings/{rid4}"), Some(ADMIN));
+        (r["state"] == "applied")
+            .then_some(())
+            .ok_or_else(|| format!("rejudging {rid4} never applied itself: {r}"))
+    });
     assert_eq!(d.wait_done(alice_id, ALICE, JUDGED_WITHIN)["verdict"], "AC");
     assert_eq!(d.wait_done(bob_id, BOB, JUDGED_WITHIN)["verdict"], "WA");
 }
@@ -1138,7 +1125,8 @@ fn defects_over_http(database: Option<&str>) {
     let answer = cs.path().join("problems/aplusb/tests/02-many.ans");
     let good = std::fs::read_to_string(&answer).expect("answer");
     std::fs::write(&answer, format!("0\n{good}")).expect("break the answer");
-    let d = cs.start();
+    let clock = common::TestClock::new();
+    let d = clock.start(&cs.site);
 
     // Defect 3: unfreezing before the freeze time is refused (it used to cancel the freeze
     // while every page still said "frozen").
@@ -1295,14 +1283,15 @@ fn defects_over_http(database: Option<&str>) {
 
     // Defect 3: the unfreeze was refused, so an accepted submission after the freeze time
     // stays hidden under the banner. The freeze moves to the next whole second: still after
-    // the refused unfreeze and every submission above, before the late one below.
+    // the refused unfreeze and every submission above, before the late one below (the
+    // daemon's clock is moved past it, not waited for).
     assert!(
-        now_ms() < start + 600_000,
+        clock.now_ms() < start + 600_000,
         "the steps before the freeze took too long"
     );
     let (_, before) = d.get("/api/v1/contests/run/standings", None);
     assert_eq!(before["frozen"], false, "not frozen yet: {before}");
-    let freeze_at = (now_ms() / 1000 + 1) * 1000;
+    let freeze_at = (clock.now_ms() / 1000 + 1) * 1000;
     run_contest(&format!("{}s", (end - freeze_at) / 1000));
     let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
     assert_eq!(code, 200);
@@ -1311,9 +1300,7 @@ fn defects_over_http(database: Option<&str>) {
         c["clock"]["freeze_ms"], freeze_at,
         "the reload moved the freeze: {c}"
     );
-    while now_ms() < freeze_at + 200 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    clock.advance_to(freeze_at + 200);
     let (code, late) = submit(&d, BOB, Some("run"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{late}");
     d.wait_done(late["id"].as_i64().expect("id"), BOB, JUDGED_WITHIN);
@@ -1401,8 +1388,9 @@ fn director_over_http(database: Option<&str>) {
         .lasting("2h")
         .keys("[[team]]\nuser = \"alice\"\ncategory = \"guest\"")
         .write();
-    let d = cs.start();
-    let clock = |id: &str, action: &str, minutes: Option<&str>| {
+    let clock = common::TestClock::new();
+    let d = clock.start(&cs.site);
+    let control = |id: &str, action: &str, minutes: Option<&str>| {
         let mut body = json!({ "action": action });
         if let Some(m) = minutes {
             body["minutes"] = json!(m);
@@ -1419,11 +1407,11 @@ fn director_over_http(database: Option<&str>) {
     };
 
     // Clock controls.
-    let (code, e) = clock("soon", "extend", Some("0"));
+    let (code, e) = control("soon", "extend", Some("0"));
     assert_eq!(code, 400, "{e}");
-    let (code, e) = clock("soon", "end_now", None);
+    let (code, e) = control("soon", "end_now", None);
     assert_eq!(code, 409, "not running yet: {e}");
-    let (code, r) = clock("soon", "delay", Some("15"));
+    let (code, r) = control("soon", "delay", Some("15"));
     assert_eq!(code, 200, "{r}");
     let (_, c) = d.get("/api/v1/contests/soon", Some(ADMIN));
     let start = c["clock"]["start_ms"].as_i64().expect("start");
@@ -1431,14 +1419,14 @@ fn director_over_http(database: Option<&str>) {
         (start - (now + 75 * 60_000)).abs() < 2_000,
         "delayed by 15 min: {c}"
     );
-    let (code, r) = clock("soon", "start_now", None);
+    let (code, r) = control("soon", "start_now", None);
     assert_eq!(code, 200, "{r}");
     assert_eq!(phase("soon"), "running");
-    let (code, e) = clock("soon", "delay", Some("5"));
+    let (code, e) = control("soon", "delay", Some("5"));
     assert_eq!(code, 409, "started already: {e}");
     let toml = std::fs::read_to_string(cs.file("soon")).expect("toml");
     assert!(toml.contains("duration = \"1h\"   # one hour"), "{toml}");
-    let (code, r) = clock("soon", "extend", Some("30"));
+    let (code, r) = control("soon", "extend", Some("30"));
     assert_eq!(code, 200, "{r}");
     let (_, c) = d.get("/api/v1/contests/soon", Some(ADMIN));
     let (start, end, freeze) = (
@@ -1454,14 +1442,15 @@ fn director_over_http(database: Option<&str>) {
     let (code, _) = d.post_json("/api/v1/admin/reload", Some(ADMIN), &json!({}));
     assert_eq!(code, 200);
     assert_eq!(phase("soon"), "running");
-    // The file's durations are whole seconds: a contest ends at the latest whole second.
-    std::thread::sleep(Duration::from_millis(1100));
-    let (code, r) = clock("soon", "end_now", None);
+    // The file's durations are whole seconds: a contest ends at the latest whole second
+    // (the daemon's clock moves past the next one).
+    clock.advance(1100);
+    let (code, r) = control("soon", "end_now", None);
     assert_eq!(code, 200, "{r}");
     assert_eq!(phase("soon"), "ended");
     let (code, e) = submit(&d, ALICE, Some("soon"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 403, "ended: {e}");
-    let (code, e) = clock("soon", "extend", Some("5"));
+    let (code, e) = control("soon", "extend", Some("5"));
     assert_eq!(code, 409, "{e}");
     let (code, e) = d.post_json(
         "/api/v1/admin/contests/soon/clock",
@@ -1832,7 +1821,8 @@ fn results_over_http(database: Option<&str>) {
          [[team]]\nuser = \"bob\"\ngroup = \"Junior\"",
         )
         .write();
-    let d = cs.start();
+    let clock = common::TestClock::new();
+    let d = clock.start(&cs.site);
     let judged = |token: &str, file: &str| {
         let (code, r) = submit(&d, token, Some("fin"), "aplusb", file);
         assert_eq!(code, 201, "{r}");
@@ -1869,8 +1859,9 @@ fn results_over_http(database: Option<&str>) {
     );
 
     // Ended but frozen for students: unfreeze first. (End now rounds the end down to a whole
-    // second: wait one, so that the last submission lies inside the contest.)
-    std::thread::sleep(Duration::from_millis(1100));
+    // second: the daemon's clock moves past the next one, so that the last submission lies
+    // inside the contest.)
+    clock.advance(1100);
     let (code, r) = d.post_json(
         "/api/v1/admin/contests/fin/clock",
         Some(ADMIN),
@@ -2440,7 +2431,8 @@ fn definitions_over_http(database: Option<&str>) {
     let cs = ContestSite::on(database);
     // A second problem: aplusb again under another id.
     cs.copy_problem("second");
-    let d = cs.start();
+    let clock = common::TestClock::new();
+    let d = clock.start(&cs.site);
     let file = cs.file("spring");
     let start = rfc3339((now_ms() / 1000 + 3600) * 1000);
     let good = json!({
@@ -2659,8 +2651,8 @@ fn definitions_over_http(database: Option<&str>) {
         "{log}"
     );
 
-    // Finalized: final.
-    std::thread::sleep(Duration::from_millis(1100));
+    // Finalized: final (ended now, a second on: end now rounds down to a whole second).
+    clock.advance(1100);
     for (path, body) in [
         ("clock", json!({"action": "end_now"})),
         ("unfreeze", json!({})),
@@ -2714,8 +2706,7 @@ fn overrides_are_in_the_judging_history() {
         &json!({}),
     );
     assert_eq!(code, 202, "{r}");
-    let t = Instant::now();
-    let history = loop {
+    let history = common::wait_until(JUDGED_WITHIN, || {
         let (_, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
         let judgings = v["history"].as_array().map_or(0, |h| {
             h.iter()
@@ -2725,11 +2716,11 @@ fn overrides_are_in_the_judging_history() {
                 .count()
         });
         if judgings == 1 {
-            break v["history"].clone();
+            Ok(v["history"].clone())
+        } else {
+            Err(format!("the rejudge: {v}"))
         }
-        assert!(t.elapsed() < JUDGED_WITHIN, "the rejudge: {v}");
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    });
     over(json!({"verdict": null, "reason": ""}));
     let (_, v) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
     let h = v["history"].as_array().expect("history").clone();
@@ -2799,7 +2790,8 @@ fn hall_sheet_login_links_last_as_long_as_the_sheet_says() {
         .lasting("2h")
         .keys("participants = [\"alice\", \"bob\"]")
         .write();
-    let d = cs.start();
+    let clock = common::TestClock::new();
+    let d = clock.start(&cs.site);
     let sheet = |body: Value| {
         d.post_json(
             "/api/v1/admin/contests/hall/login-links",
@@ -2832,7 +2824,7 @@ fn hall_sheet_login_links_last_as_long_as_the_sheet_says() {
     assert_eq!(users, ["alice", "bob"]);
 
     // A sheet that expires in a few seconds: alice logs in once, not twice; bob too late.
-    let until = rfc3339((now_ms() / 1000 + 4) * 1000);
+    let until = rfc3339((clock.now_ms() / 1000 + 4) * 1000);
     let (code, short) = sheet(json!({ "valid_until": until }));
     assert_eq!(code, 200, "{short}");
     let link = |s: &Value, i: usize| s["links"][i]["path"].as_str().expect("path").to_string();
@@ -2841,9 +2833,8 @@ fn hall_sheet_login_links_last_as_long_as_the_sheet_says() {
     let (status, _) = login(&link(&short, 0));
     assert_ne!(status, 303, "once only");
     let expires = short["expires_ms"].as_i64().expect("expires");
-    while now_ms() <= expires + 500 {
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    // The daemon's clock moves past the expiry: nothing waits for it.
+    clock.advance_to(expires + 500);
     let (status, _) = login(&link(&short, 1));
     assert_ne!(status, 303, "bob's short link expired");
     // The reprint revoked the default sheet's links: bob's says so.
@@ -2854,9 +2845,9 @@ fn hall_sheet_login_links_last_as_long_as_the_sheet_says() {
     // Refusals name the field.
     for (until, why) in [
         ("tomorrow", "expected an RFC 3339 time"),
-        (rfc3339(now_ms() - 60_000).as_str(), "is past"),
+        (rfc3339(clock.now_ms() - 60_000).as_str(), "is past"),
         (
-            rfc3339(now_ms() + 40 * 24 * 3_600_000).as_str(),
+            rfc3339(clock.now_ms() + 40 * 24 * 3_600_000).as_str(),
             "more than 30 days",
         ),
     ] {

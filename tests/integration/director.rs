@@ -405,7 +405,8 @@ fn awards_are_edited_through_the_definition_api() {
         .keys("[[team]]\nuser = \"alice\"\nname = \"Rocket\"")
         .write();
     let file = cs.file("gala");
-    let d = cs.start();
+    let clock = crate::common::TestClock::new();
+    let d = clock.start(&cs.site);
     let (code, a) = crate::contests::submit(&d, ALICE, Some("gala"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     d.wait_done(a["id"].as_i64().expect("id"), ALICE, JUDGED_WITHIN);
@@ -476,8 +477,9 @@ fn awards_are_edited_through_the_definition_api() {
     let (_, def) = d.get(path, Some(ADMIN));
     assert_eq!(def["awards"]["gold"], "1", "{def}");
 
-    // Ended and finalized: the results give alice gold; the medals are final.
-    std::thread::sleep(Duration::from_millis(1100));
+    // Ended and finalized: the results give alice gold; the medals are final. (End now
+    // rounds down to a whole second: the daemon's clock moves past the next one first.)
+    clock.advance(1100);
     let (code, r) = d.post_json(
         "/api/v1/admin/contests/gala/clock",
         Some(ADMIN),

@@ -85,6 +85,17 @@ fn submit(d: &crate::daemon::Daemon, token: &str, name: &str, source: &str) -> i
     body["id"].as_i64().expect("an id")
 }
 
+/// A site on the database `url` and its `ojd serve` node, which judges nothing
+/// (`local_workers = false`): the judging is the workers' the test starts.
+fn serve_only(url: &str) -> (Site, crate::daemon::Daemon) {
+    let site = Site::with_database(
+        Some(url),
+        "local_workers = false\nrate_limit_per_minute = 0",
+    );
+    let serve = site.start();
+    (site, serve)
+}
+
 #[test]
 fn two_workers_one_killed_every_submission_judged_exactly_once() {
     require_root!();
@@ -92,11 +103,7 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
         return;
     };
     let url = cluster.database();
-    let site = Site::with_database(
-        Some(&url),
-        "local_workers = false\nrate_limit_per_minute = 0",
-    );
-    let serve = site.start();
+    let (site, serve) = serve_only(&url);
     let w1 = Worker::start(site.path(), "judge-1", &url);
     let mut w2 = Some(Worker::start(site.path(), "judge-2", &url));
 
@@ -121,16 +128,18 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
         expected.push((submit(&serve, token, "s.py", &source), verdict));
     }
 
-    // A stream on the serve node, for a submission a worker will judge.
-    let watched = expected[10].0;
+    // A stream on the serve node, for a submission a worker will judge: the last one, with
+    // over a hundred queued before it, so that the stream is open before its judging starts
+    // (an early one may be judged while the others are still being submitted on a slow host,
+    // and its stream then has only `done`).
+    let watched = expected.last().expect("submitted").0;
     let stream_url = serve.url.clone();
     let stream =
         std::thread::spawn(move || crate::daemon::events_at(&stream_url, watched, ADMIN, WITHIN));
 
     // Kill judge-2 once it has stored a few verdicts and holds a claim: mid-judging.
     let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let deadline = Instant::now() + WITHIN;
-    loop {
+    common::wait_until(WITHIN, || {
         let done: i64 = db
             .query_one(
                 "SELECT COUNT(*) FROM judgings WHERE judged_by LIKE 'judge-2~%' AND finished_at IS NOT NULL",
@@ -143,12 +152,10 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
             hosts["hosts"].as_array().into_iter().flatten().any(|h| {
                 h["label"] == "judge-2" && !h["judging"].as_array().is_none_or(Vec::is_empty)
             });
-        if busy && done >= 3 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "judge-2 never judged: {hosts}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        (busy && done >= 3)
+            .then_some(())
+            .ok_or_else(|| format!("judge-2 never judged: {hosts}"))
+    });
     let killed_at = Instant::now();
     drop(w2.take());
 
@@ -253,9 +260,8 @@ fn two_workers_one_killed_every_submission_judged_exactly_once() {
 /// Waits until submission `id` is claimed by a host labelled `label` (its identity starts with
 /// `label~`), by the database.
 fn wait_claimed_by(db: &mut postgres::Client, id: i64, label: &str) {
-    let deadline = Instant::now() + WITHIN;
     let pattern = format!("{label}~%");
-    loop {
+    common::wait_until(WITHIN, || {
         let held: bool = db
             .query_one(
                 "SELECT state = 'judging' AND claimed_by LIKE $2 FROM submissions WHERE id = $1",
@@ -263,12 +269,9 @@ fn wait_claimed_by(db: &mut postgres::Client, id: i64, label: &str) {
             )
             .expect("claim")
             .get(0);
-        if held {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{label} never claimed {id}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        held.then_some(())
+            .ok_or_else(|| format!("{label} never claimed {id}"))
+    })
 }
 
 /// A host's death is not the submission's fault, as in the operator's burst fault run: the
@@ -282,11 +285,7 @@ fn a_submission_whose_holders_die_in_turn_is_judged_by_the_next_host() {
         return;
     };
     let url = cluster.database();
-    let site = Site::with_database(
-        Some(&url),
-        "local_workers = false\nrate_limit_per_minute = 0",
-    );
-    let serve = site.start();
+    let (site, serve) = serve_only(&url);
     let sleep_c = std::fs::read_to_string(common::testdata(
         "aplusb/submissions/time_limit_exceeded/sleep.c",
     ))
@@ -343,21 +342,18 @@ fn a_submission_whose_holders_die_in_turn_is_judged_by_the_next_host() {
 /// Polls `/healthz` until its status is `want` (each call may take the pool's 5 s connection
 /// timeout while the database is away); returns the last body.
 fn wait_health(d: &crate::daemon::Daemon, want: &str, within: Duration) -> serde_json::Value {
-    let deadline = Instant::now() + within;
-    loop {
+    let (code, body) = common::try_wait_until(within, || {
         let (code, body) = d.get("/healthz", None);
         if body["status"] == want {
-            let expected = if want == "degraded" { 503 } else { 200 };
-            assert_eq!(code, expected, "{body}");
-            return body;
+            Ok((code, body))
+        } else {
+            Err(format!("/healthz never said {want}: {code} {body}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "/healthz never said {want} within {within:?}: {code} {body}\n{}",
-            d.log()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    })
+    .unwrap_or_else(|why| panic!("{why}\n{}", d.log()));
+    let expected = if want == "degraded" { 503 } else { 200 };
+    assert_eq!(code, expected, "{body}");
+    body
 }
 
 /// PostgreSQL restarts (`pg_ctl stop -m fast`, then start) while submissions are queued and a
@@ -371,11 +367,7 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
         return;
     };
     let url = cluster.database();
-    let site = Site::with_database(
-        Some(&url),
-        "local_workers = false\nrate_limit_per_minute = 0",
-    );
-    let serve = site.start();
+    let (site, serve) = serve_only(&url);
     let worker = Worker::start(site.path(), "judge-r", &url);
 
     // Accepted but slow (0.3 s a test), so that judgings are in flight when the database goes.
@@ -395,8 +387,7 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
 
     // Stop PostgreSQL once a few verdicts are stored and the worker holds a claim.
     let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let deadline = Instant::now() + WITHIN;
-    loop {
+    common::try_wait_until(WITHIN, || {
         let row = db
             .query_one(
                 "SELECT (SELECT COUNT(*) FROM submissions WHERE state = 'done'),
@@ -405,17 +396,14 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
             )
             .expect("count");
         let (done, judging): (i64, i64) = (row.get(0), row.get(1));
-        if done >= 2 && judging >= 1 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "nothing was judged:\n{}",
-            worker.log()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        (done >= 2 && judging >= 1)
+            .then_some(())
+            .ok_or_else(|| format!("nothing was judged: {done} done, {judging} judging"))
+    })
+    .unwrap_or_else(|why| panic!("{why}\n{}", worker.log()));
     drop(db);
+    let beats_failed = || worker.log().matches("heartbeat failed (retrying)").count();
+    let failed_before = beats_failed();
     let down = Instant::now();
     cluster.stop_fast();
     let degraded = wait_health(&serve, "degraded", Duration::from_secs(30));
@@ -433,8 +421,14 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
         code >= 500,
         "a submission while the database is down: {code} {body}"
     );
-    // Past a few heartbeats: the worker's judgings in flight finish meanwhile and must wait.
-    std::thread::sleep(Duration::from_secs(4));
+    // Until the worker's heartbeat has failed too: the outage spans its heartbeats, and its
+    // judgings in flight finish meanwhile and must wait.
+    common::try_wait_until(Duration::from_secs(60), || {
+        (beats_failed() > failed_before)
+            .then_some(())
+            .ok_or_else(|| "the worker's heartbeat never saw the database go".to_string())
+    })
+    .unwrap_or_else(|why| panic!("{why}\n{}", worker.log()));
     cluster.launch();
     let outage = down.elapsed();
     wait_health(&serve, "ok", Duration::from_secs(60));
@@ -467,16 +461,15 @@ fn postgres_restarts_while_judging_and_nothing_is_lost() {
         .to_string();
     let host = format!(r#"{{host="judge-r",role="worker",id="{identity}"}}"#);
     let want = format!("ojd_host_judged_total{host} {}\n", expected.len());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let metrics = loop {
+    let metrics = common::wait_until(Duration::from_secs(60), || {
         let (code, text) = serve.get_text("/metrics", Some(ADMIN));
         assert_eq!(code, 200, "{text}");
         if text.contains(&want) {
-            break text;
+            Ok(text)
+        } else {
+            Err(format!("no {want:?} in:\n{text}"))
         }
-        assert!(Instant::now() < deadline, "no {want:?} in:\n{text}");
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    });
     let value = |name: &str| -> u64 {
         metrics
             .lines()
@@ -540,11 +533,7 @@ fn a_stream_ends_even_when_the_done_event_is_lost() {
         return;
     };
     let url = cluster.database();
-    let site = Site::with_database(
-        Some(&url),
-        "local_workers = false\nrate_limit_per_minute = 0",
-    );
-    let serve = site.start();
+    let (_site, serve) = serve_only(&url);
     let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
     let r = ureq::get(&format!("{}/api/v1/submissions/{id}/events", serve.url))
         .set("Authorization", &format!("Bearer {ADMIN}"))
@@ -607,11 +596,7 @@ fn the_database_down_answers_503_fast() {
         return;
     };
     let url = cluster.database();
-    let site = Site::with_database(
-        Some(&url),
-        "local_workers = false\nrate_limit_per_minute = 0",
-    );
-    let serve = site.start();
+    let (_site, serve) = serve_only(&url);
     wait_health(&serve, "ok", Duration::from_secs(30));
     let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
     cluster.stop_fast();
@@ -667,29 +652,24 @@ fn two_workers_with_one_name_and_an_identity_taken_twice() {
         return;
     };
     let url = cluster.database();
-    let site = Site::with_database(
-        Some(&url),
-        "local_workers = false\nrate_limit_per_minute = 0",
-    );
-    let serve = site.start();
+    let (site, serve) = serve_only(&url);
     let first = Worker::start(&site.path().join("a"), "same", &url);
     // A slow submission, in the first worker's hands when the second starts.
     let slow = python(&format!("import time\ntime.sleep(1.5)\n{AC_PY}"));
     let id = submit(&serve, ALICE, "s.py", &slow);
     let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let deadline = Instant::now() + WITHIN;
-    while db
-        .query_one("SELECT state FROM submissions WHERE id = $1", &[&id])
-        .expect("state")
-        .get::<_, String>(0)
-        != "judging"
-    {
-        assert!(Instant::now() < deadline, "never claimed:\n{}", first.log());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::try_wait_until(WITHIN, || {
+        let state: String = db
+            .query_one("SELECT state FROM submissions WHERE id = $1", &[&id])
+            .expect("state")
+            .get(0);
+        (state == "judging")
+            .then_some(())
+            .ok_or_else(|| format!("never claimed: {state}"))
+    })
+    .unwrap_or_else(|why| panic!("{why}\n{}", first.log()));
     let second = Worker::start(&site.path().join("b"), "same", &url);
-    let deadline = Instant::now() + WITHIN;
-    let (attempts, verdict) = loop {
+    let (attempts, verdict) = common::try_wait_until(WITHIN, || {
         let row = db
             .query_one(
                 "SELECT s.attempts, j.verdict FROM submissions s
@@ -698,12 +678,11 @@ fn two_workers_with_one_name_and_an_identity_taken_twice() {
             )
             .expect("row");
         let verdict: Option<String> = row.get(1);
-        if let Some(v) = verdict {
-            break (row.get::<_, i64>(0), v);
-        }
-        assert!(Instant::now() < deadline, "never judged:\n{}", first.log());
-        std::thread::sleep(Duration::from_millis(50));
-    };
+        verdict
+            .map(|v| (row.get::<_, i64>(0), v))
+            .ok_or_else(|| "never judged".to_string())
+    })
+    .unwrap_or_else(|why| panic!("{why}\n{}", first.log()));
     assert_eq!(
         (attempts, verdict.as_str()),
         (1, "AC"),
@@ -773,11 +752,7 @@ fn a_drained_worker_claims_nothing_until_resumed() {
         return;
     };
     let url = cluster.database();
-    let site = Site::with_database(
-        Some(&url),
-        "local_workers = false\nrate_limit_per_minute = 0",
-    );
-    let serve = site.start();
+    let (site, serve) = serve_only(&url);
     let worker = Worker::start(site.path(), "judge-d", &url);
     let host_of = |label: &str| -> serde_json::Value {
         let (code, hosts) = serve.get("/api/v1/admin/hosts", Some(ADMIN));
@@ -791,15 +766,15 @@ fn a_drained_worker_claims_nothing_until_resumed() {
             .unwrap_or_default()
     };
     let wait = |what: &str, ok: &dyn Fn(&serde_json::Value) -> bool, label: &str| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
+        common::try_wait_until(Duration::from_secs(60), || {
             let h = host_of(label);
             if ok(&h) {
-                return h;
+                Ok(h)
+            } else {
+                Err(format!("{what}: {h}"))
             }
-            assert!(Instant::now() < deadline, "{what}: {h}\n{}", worker.log());
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        })
+        .unwrap_or_else(|why| panic!("{why}\n{}", worker.log()))
     };
     let w = wait(
         "the worker reports its space",
@@ -855,13 +830,27 @@ fn a_drained_worker_claims_nothing_until_resumed() {
         )),
         "{metrics}"
     );
+    // A drained host claims nothing: the submission, queued while it is idle (and woken by
+    // the new work), waits for a host started after it, which judges it.
     let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
-    std::thread::sleep(Duration::from_secs(5));
-    let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
-    assert_eq!(
-        sub["state"], "queued",
-        "a drained host claims nothing: {sub}"
+    let other = Worker::start(site.path(), "judge-e", &url);
+    let sub = serve.wait_done(id, ADMIN, WITHIN);
+    assert_eq!(sub["verdict"], "AC", "{sub}");
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let mut judged_by = |id: i64| -> String {
+        db.query_one(
+            "SELECT string_agg(judged_by, ' ') FROM judgings WHERE submission = $1",
+            &[&id],
+        )
+        .expect("judged_by")
+        .get(0)
+    };
+    let by = judged_by(id);
+    assert!(
+        by.starts_with("judge-e~") && !by.contains("judge-d~"),
+        "a drained host claims nothing: {by}"
     );
+    drop(other);
     let (code, page) = serve.get_text("/admin/queue", Some(ADMIN));
     assert_eq!(code, 200);
     assert!(
@@ -874,20 +863,20 @@ fn a_drained_worker_claims_nothing_until_resumed() {
         &serde_json::json!({ "host": identity }),
     );
     assert_eq!(code, 200, "{body}");
-    let deadline = Instant::now() + WITHIN;
-    loop {
-        let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
-        if sub["state"] == "done" {
-            assert_eq!(sub["verdict"], "AC", "{sub}");
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "never judged: {sub}\n{}",
-            worker.log()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // Resumed, it judges again (the only host left).
+    let id = submit(
+        &serve,
+        ALICE,
+        "s.py",
+        &python(&format!("{AC_PY}\n# resumed")),
+    );
+    let sub = serve.wait_done(id, ADMIN, WITHIN);
+    assert_eq!(sub["verdict"], "AC", "{sub}\n{}", worker.log());
+    let by = judged_by(id);
+    assert!(
+        by.starts_with("judge-d~"),
+        "the resumed host judged it: {by}"
+    );
     assert!(
         worker.log().contains("an admin drains this host"),
         "{}",
@@ -1012,11 +1001,7 @@ fn the_judge_host_role_judges_and_is_refused_the_rest() {
         return;
     };
     let url = cluster.database();
-    let site = Site::with_database(
-        Some(&url),
-        "local_workers = false\nrate_limit_per_minute = 0",
-    );
-    let serve = site.start();
+    let (site, serve) = serve_only(&url);
     let out = common::ojd()
         .args(["worker", "--print-role-sql", "ojd_judge"])
         .output()
@@ -1070,20 +1055,8 @@ fn the_judge_host_role_judges_and_is_refused_the_rest() {
 
     let worker = Worker::start(site.path(), "ojd_judge", &judge_url);
     let id = submit(&serve, ALICE, "s.py", &python(AC_PY));
-    let deadline = Instant::now() + WITHIN;
-    loop {
-        let (_, sub) = serve.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
-        if sub["state"] == "done" {
-            assert_eq!(sub["verdict"], "AC", "{sub}\n{}", worker.log());
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "never judged: {sub}\n{}",
-            worker.log()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let sub = serve.wait_done(id, ADMIN, WITHIN);
+    assert_eq!(sub["verdict"], "AC", "{sub}\n{}", worker.log());
     drop(worker);
 
     let mut judge = postgres::Client::connect(&judge_url, postgres::NoTls).expect("connect");

@@ -435,14 +435,9 @@ fn event_streams_per_user_are_capped_and_slow_requests_time_out() {
     let (code, _) = d.get(&format!("/api/v1/submissions/{id}"), Some(ADMIN));
     assert_eq!(code, 200);
     drop(first);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let third = loop {
-        match open() {
-            Ok(r) => break r,
-            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
-            Err(e) => panic!("the slot was not freed: {e}"),
-        }
-    };
+    let third = crate::common::wait_until(Duration::from_secs(30), || {
+        open().map_err(|e| format!("the slot was not freed: {e}"))
+    });
     drop((second, third));
 
     // A request whose body never finishes arriving is cut off after request_timeout.

@@ -45,11 +45,13 @@ pub use judge::{free_space, Event, HostFault, HostSpace, Judge, JudgeError, Subm
 
 /// Running one program outside a judging (generators, validators, `ojd stress`, the
 /// toolchain checks): compile it, run it on an input, classify the run, compare its output.
-pub use judge::{classify, compare, CheckOutcome, Compiled, InputRun, Pin, Program, ProgramRun};
+pub use judge::{
+    classify, compare, CheckOutcome, CompileFailed, Compiled, InputRun, Pin, Program, ProgramRun,
+};
 
 /// Problem packages: [`Problem::load`] reads and validates one.
 pub use problem::{
-    natural_key, parse_uuid, Aggregation, CheckerSpec, DefaultFlags, Group, Interactor,
+    natural_key, parse_uuid, Aggregation, CheckerSpec, DefaultFlags, FlagError, Group, Interactor,
     InteractorProtocol, Margins, Problem, TestCase, VerdictRules,
 };
 

@@ -24,9 +24,10 @@ use sha2::{Digest, Sha256};
 
 use crate::contest::{Contest, Participants};
 use crate::node::{DbError, Node};
+use crate::now_ms;
 use ojd_config::Config;
 use ojd_judge::hex_encode as hex;
-use ojd_store::{now_ms, CodeState, Holder, Store, StoreError, TokenActivity, TokenRights};
+use ojd_store::{CodeState, Holder, Store, StoreError, TokenActivity, TokenRights};
 
 /// A signed-in user as their current record has them.
 #[derive(Clone, Debug, PartialEq, Eq)]

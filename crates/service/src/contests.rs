@@ -6,9 +6,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::now_ms;
 use ojd_judge::Verdict;
 use ojd_store::{
-    now_ms, AnswerRecord, AuditEntry, Clarification, NewClarification, StoreError, SubmissionInfo,
+    AnswerRecord, AuditEntry, Clarification, NewClarification, StoreError, SubmissionInfo,
 };
 
 use crate::node::{DbError, Node};

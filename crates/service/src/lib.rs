@@ -19,6 +19,7 @@ mod blobs;
 mod boards;
 mod catalog;
 pub mod ccs;
+mod clock;
 mod contests;
 mod events;
 mod hosts;
@@ -80,19 +81,21 @@ pub use catalog::{
     load_problem, needs_generation, render_statement, Catalog, Entry, Failure, ProblemError,
     StatementRenderer,
 };
+/// The service's wall clock: the system's, or a test's (`OJD_TEST_CLOCK`).
+pub use clock::{now_ms, TEST_CLOCK_VAR};
 /// The cluster for its operator: hosts and their drain, collecting, the metrics' counts, a
 /// submission's history.
 pub use hosts::{Census, History, QueueState};
 /// The store a node is made over ([`Node::with_store`]): the tests' in-memory stores.
 pub use ojd_store::Store;
 pub use ojd_store::VerdictOverride;
-pub use ojd_store::{now_ms, ListFilter, State as SubmissionState, SubmissionInfo, SubmissionPage};
 /// The store's rows and errors as the operations above return them (the web names them from
 /// here, never from `ojd-store`).
 pub use ojd_store::{
     Collected, Counts, HostInfo, JudgingDetail, JudgingInfo, OverrideChange, RejudgeFilter,
     RejudgingInfo, RejudgingItem, RejudgingState, StoreError, OVERRIDE_REMOVED,
 };
+pub use ojd_store::{ListFilter, State as SubmissionState, SubmissionInfo, SubmissionPage};
 /// Rejudgings: start one, read it with every judging it compares, apply or cancel it.
 pub use rejudgings::{Created, Rejudgeable, RejudgingRecord, RejudgingRefused};
 

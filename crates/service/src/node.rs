@@ -458,7 +458,7 @@ impl Node {
                 label: &label,
                 role: role.as_str(),
                 version: env!("CARGO_PKG_VERSION"),
-                started_at: ojd_store::now_ms(),
+                started_at: crate::now_ms(),
             };
             let requeued = store.register_host(&start, LEASE.as_millis() as i64)?;
             if requeued > 0 {
@@ -717,7 +717,7 @@ impl Node {
 /// Publishes every loaded problem to the database (content-addressed: unchanged files cost
 /// nothing), so judge hosts without the folder can judge it; failures are logged.
 fn publish_all(store: &dyn Store, catalog: &Catalog) {
-    let now = ojd_store::now_ms();
+    let now = crate::now_ms();
     for (id, entry) in &catalog.problems {
         if let Err(e) = crate::blobs::publish(store, &entry.problem, now) {
             log(&format!(
@@ -735,7 +735,7 @@ pub fn start_heartbeat(app: &Arc<Node>) {
     let host = app.host.clone();
     let role = app.role.as_str();
     let stop = app.beat_stop.clone();
-    let started = ojd_store::now_ms();
+    let started = crate::now_ms();
     let mut failing = false;
     // The pause cause the hosts row has (`None`: not written yet).
     let mut pause_sent: Option<Option<String>> = None;

@@ -25,9 +25,10 @@ use tokio::task::JoinHandle;
 use crate::events::{Live, Running};
 use crate::logging::{error_chain, log};
 use crate::node::Node;
+use crate::now_ms;
 use ojd_judge::{JudgeError, Submission};
 use ojd_judge::{JudgeReport, Verdict};
-use ojd_store::{now_ms, Claim};
+use ojd_store::Claim;
 
 /// The worker tasks, to wait for at shutdown.
 pub struct Workers(Vec<JoinHandle<()>>);
@@ -183,17 +184,26 @@ fn poison_cause(crashes: u32, deaths: u32) -> String {
     format!("{how}: set aside as a poison pill, not judged again until an admin rejudges it")
 }
 
-/// Runs `work` to its end, or returns the message of the panic that ended it.
-async fn unwound(work: impl std::future::Future<Output = ()>) -> Result<(), String> {
+/// A panic that ended a judging, by its message.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+struct Panicked {
+    /// The panic's message, or "a panic without a message" when its payload is not text.
+    message: String,
+}
+
+/// Runs `work` to its end, or returns the panic that ended it.
+async fn unwound(work: impl std::future::Future<Output = ()>) -> Result<(), Panicked> {
     use futures_util::FutureExt;
     std::panic::AssertUnwindSafe(work)
         .catch_unwind()
         .await
-        .map_err(|p| {
-            p.downcast_ref::<&str>()
+        .map_err(|p| Panicked {
+            message: p
+                .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic without a message".to_string())
+                .unwrap_or_else(|| "a panic without a message".to_string()),
         })
 }
 
@@ -562,9 +572,14 @@ mod tests {
             }
         })
         .await;
-        assert_eq!(got, Err("index out of bounds: 7".to_string()));
         assert_eq!(
-            unwound(async { std::panic::panic_any(5u8) }).await,
+            got.map_err(|p| p.to_string()),
+            Err("index out of bounds: 7".to_string())
+        );
+        assert_eq!(
+            unwound(async { std::panic::panic_any(5u8) })
+                .await
+                .map_err(|p| p.to_string()),
             Err("a panic without a message".to_string())
         );
     }

@@ -5,8 +5,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use crate::now_ms;
 use ojd_judge::TestResult;
-use ojd_store::{now_ms, JudgingDetail, RejudgeFilter, RejudgingInfo, RejudgingItem, StoreError};
+use ojd_store::{JudgingDetail, RejudgeFilter, RejudgingInfo, RejudgingItem, StoreError};
 
 use crate::node::{DbError, Node};
 

@@ -164,7 +164,7 @@ impl Node {
                 taken.is_ok()
             };
             let contest = contest.as_deref().map(|c| (c, jury));
-            store.insert_once(&new, contest, key.as_deref(), ojd_store::now_ms(), &keep)
+            store.insert_once(&new, contest, key.as_deref(), crate::now_ms(), &keep)
         });
         let joined = match tokio::time::timeout(SUBMIT_WAIT, &mut task).await {
             Ok(joined) => joined,
@@ -239,7 +239,7 @@ impl Node {
             .db(move |s| {
                 let contest = contest.as_deref().map(|c| (c, jury));
                 // `keep` says no: a fresh insert (the key is new) never commits.
-                match s.insert_once(&new, contest, Some(&key), ojd_store::now_ms(), &|| false) {
+                match s.insert_once(&new, contest, Some(&key), crate::now_ms(), &|| false) {
                     Ok(done) => Ok(Some(done)),
                     Err(StoreError::GaveUp) => Ok(None),
                     Err(e) => Err(e),

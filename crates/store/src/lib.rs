@@ -124,7 +124,7 @@ use postgres::PgStore;
 pub use gate::{gated, CommitGate};
 /// The engines: [`open`] picks one from the configuration; [`SqliteStore::in_memory`] is the
 /// tests' store. The schema's history (append-only) is public for the tests that check it.
-pub use postgres::{judge_host_role_sql, MAX_PAYLOAD};
+pub use postgres::{judge_host_role_sql, RoleNameError, MAX_PAYLOAD};
 pub use schema::{migrations, Dialect};
 pub use sqlite::SqliteStore;
 

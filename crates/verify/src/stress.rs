@@ -89,10 +89,10 @@ pub fn stress(
         judge
             .compile_file_in(problem, &problem.dir.join(rel))?
             .into_result()
-            .map_err(|message| StressError::Compile {
+            .map_err(|e| StressError::Compile {
                 problem: problem.id.clone(),
                 program: rel.display().to_string(),
-                message,
+                message: e.message,
             })
     };
     let reference = compile(&problem.solution)?;

@@ -130,7 +130,7 @@ pub(super) fn output_validator(
             "output_validator_flags"
         };
         let checker = DefaultFlags::parse(&output_flags)
-            .map_err(|e| src.unsupported(key, e))?
+            .map_err(|e| src.unsupported(key, e.to_string()))?
             .into_checker();
         return Ok((checker, None));
     }

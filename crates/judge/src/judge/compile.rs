@@ -49,12 +49,20 @@ pub enum Compiled {
     Error(String),
 }
 
+/// A compile error, as [`Compiled::into_result`] returns it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct CompileFailed {
+    /// Why it failed, then the compiler's (capped) output.
+    pub message: String,
+}
+
 impl Compiled {
-    /// The program, or the compile error message.
-    pub fn into_result(self) -> Result<Program, String> {
+    /// The program, or the compile error.
+    pub fn into_result(self) -> Result<Program, CompileFailed> {
         match self {
             Compiled::Program(p) => Ok(p),
-            Compiled::Error(message) => Err(message),
+            Compiled::Error(message) => Err(CompileFailed { message }),
         }
     }
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use self::check::{compare, CheckOutcome};
-pub use self::compile::{Compiled, Pin, Program};
+pub use self::compile::{CompileFailed, Compiled, Pin, Program};
 pub(crate) use self::host::FULL_SLACK;
 pub use self::host::{free_space, HostFault};
 use self::run::signal_name;

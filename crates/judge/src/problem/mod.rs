@@ -192,18 +192,19 @@ pub struct DefaultFlags {
 
 impl DefaultFlags {
     /// Parses `validator_flags` of a Kattis package; an unknown flag is an error naming it.
-    pub fn parse(flags: &[String]) -> Result<DefaultFlags, String> {
+    pub fn parse(flags: &[String]) -> Result<DefaultFlags, FlagError> {
         let mut f = DefaultFlags::default();
         let mut it = flags.iter();
         while let Some(flag) = it.next() {
-            let mut number = |name: &str| -> Result<f64, String> {
-                let v = it
-                    .next()
-                    .ok_or_else(|| format!("{name} needs a number after it"))?;
+            let mut number = |name: &'static str| -> Result<f64, FlagError> {
+                let v = it.next().ok_or(FlagError::NoNumber { flag: name })?;
                 v.parse::<f64>()
                     .ok()
                     .filter(|x| x.is_finite() && *x >= 0.0)
-                    .ok_or_else(|| format!("{name}: expected a non-negative number, found {v:?}"))
+                    .ok_or_else(|| FlagError::BadNumber {
+                        flag: name,
+                        found: v.clone(),
+                    })
             };
             match flag.as_str() {
                 "case_sensitive" => f.case_sensitive = true,
@@ -220,10 +221,9 @@ impl DefaultFlags {
                     f.float_relative_tolerance = Some(e);
                 }
                 other => {
-                    return Err(format!(
-                        "unknown flag {other:?} (known: case_sensitive, space_change_sensitive, \
-                         float_tolerance, float_absolute_tolerance, float_relative_tolerance)"
-                    ))
+                    return Err(FlagError::Unknown {
+                        flag: other.to_string(),
+                    })
                 }
             }
         }
@@ -400,6 +400,34 @@ impl Group {
             g.points = p;
         }
     }
+}
+
+/// A bad `validator_flags` list of a Kattis package ([`DefaultFlags::parse`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlagError {
+    /// A tolerance flag is the list's last word: its number is missing.
+    #[error("{flag} needs a number after it")]
+    NoNumber {
+        /// The flag.
+        flag: &'static str,
+    },
+    /// A tolerance flag is followed by something that is no non-negative number.
+    #[error("{flag}: expected a non-negative number, found {found:?}")]
+    BadNumber {
+        /// The flag.
+        flag: &'static str,
+        /// What followed it.
+        found: String,
+    },
+    /// A flag the default output validator does not know.
+    #[error(
+        "unknown flag {flag:?} (known: case_sensitive, space_change_sensitive, \
+         float_tolerance, float_absolute_tolerance, float_relative_tolerance)"
+    )]
+    Unknown {
+        /// The flag as written.
+        flag: String,
+    },
 }
 
 /// Every problem found while loading a package.

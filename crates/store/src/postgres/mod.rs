@@ -26,7 +26,7 @@ use crate::db::{args, Conn, Engine, Res, What};
 use crate::schema::{migrations, Dialect, VERSION};
 use crate::{sql, Claim, StoreError};
 
-pub use role::judge_host_role_sql;
+pub use role::{judge_host_role_sql, RoleNameError};
 
 /// The longest a statement waits for a pooled connection while the database answers.
 const POOL_WAIT: Duration = Duration::from_secs(5);
@@ -61,10 +61,30 @@ pub(crate) enum SslMode {
     VerifyFull,
 }
 
+/// Why the database URL's TLS settings cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TlsError {
+    /// `sslmode` names no mode.
+    #[error(
+        "sslmode={0:?} in the database URL: expected disable, prefer, require, verify-ca or verify-full"
+    )]
+    Mode(String),
+    /// OpenSSL could not set up a client.
+    #[error("TLS setup: {0}")]
+    Setup(#[source] openssl::error::ErrorStack),
+    /// `sslrootcert` is no file of PEM CA certificates.
+    #[error("sslrootcert {file}: cannot read it as PEM CA certificates: {source}")]
+    RootCert {
+        file: String,
+        #[source]
+        source: openssl::error::ErrorStack,
+    },
+}
+
 /// Takes `sslmode` and `sslrootcert` out of a URL's query (the driver knows neither
 /// `verify-ca`/`verify-full` nor `sslrootcert`): the URL without them, the mode, the CA file.
 /// The mode is `None` when the URL names none ([`default_mode`] decides).
-pub(crate) fn split_tls(url: &str) -> Result<(String, Option<SslMode>, Option<String>), String> {
+pub(crate) fn split_tls(url: &str) -> Result<(String, Option<SslMode>, Option<String>), TlsError> {
     let Some((base, query)) = url.split_once('?') else {
         return Ok((url.to_string(), None, None));
     };
@@ -80,11 +100,7 @@ pub(crate) fn split_tls(url: &str) -> Result<(String, Option<SslMode>, Option<St
                     "require" => SslMode::Require,
                     "verify-ca" => SslMode::VerifyCa,
                     "verify-full" => SslMode::VerifyFull,
-                    other => {
-                        return Err(format!(
-                            "sslmode={other:?} in the database URL: expected disable, prefer, require, verify-ca or verify-full"
-                        ))
-                    }
+                    other => return Err(TlsError::Mode(other.to_string())),
                 })
             }
             "sslrootcert" => root = Some(value),
@@ -146,17 +162,17 @@ fn percent_decode(text: &str) -> String {
 }
 
 /// The TLS connector of `mode`, trusting the CA in `root` (PEM) when given.
-fn connector(mode: SslMode, root: Option<&str>) -> Result<MakeTlsConnector, String> {
+fn connector(mode: SslMode, root: Option<&str>) -> Result<MakeTlsConnector, TlsError> {
     use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
-    let tls = |e: openssl::error::ErrorStack| format!("TLS setup: {e}");
-    let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(tls)?;
+    let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(TlsError::Setup)?;
     let verify = matches!(mode, SslMode::VerifyCa | SslMode::VerifyFull);
     if verify {
         match root {
-            Some(file) => b.set_ca_file(file).map_err(|e| {
-                format!("sslrootcert {file}: cannot read it as PEM CA certificates: {e}")
+            Some(file) => b.set_ca_file(file).map_err(|source| TlsError::RootCert {
+                file: file.to_string(),
+                source,
             })?,
-            None => b.set_default_verify_paths().map_err(tls)?,
+            None => b.set_default_verify_paths().map_err(TlsError::Setup)?,
         }
         b.set_verify(SslVerifyMode::PEER);
     } else {
@@ -209,9 +225,9 @@ impl PgStore {
     /// database, never the password.
     pub(crate) fn open(url: &str) -> Result<PgStore, StoreError> {
         let name = super::redact_url(url);
-        let bad = |e: String| StoreError::Open {
+        let bad = |e: TlsError| StoreError::Open {
             path: name.clone(),
-            source: e.into(),
+            source: Box::new(e),
         };
         let (url, mode, root) = split_tls(url).map_err(bad)?;
         let mut config: postgres::Config = url.parse().map_err(|e| StoreError::Open {
@@ -524,5 +540,25 @@ mod tests {
             mode("postgres://ojd@10.0.0.5/ojd?sslmode=disable"),
             SslMode::Disable
         );
+    }
+
+    /// A mode the driver does not know, or a CA file that is none, is refused naming it.
+    #[test]
+    fn bad_tls_settings_are_refused_naming_them() {
+        match split_tls("postgres://ojd@db.example/ojd?sslmode=verify") {
+            Err(TlsError::Mode(m)) => assert_eq!(m, "verify"),
+            other => panic!("{other:?}"),
+        }
+        let file = "/nonexistent/ca.pem";
+        match connector(SslMode::VerifyFull, Some(file)) {
+            Err(e @ TlsError::RootCert { .. }) => {
+                assert!(
+                    e.to_string().starts_with(&format!("sslrootcert {file}:")),
+                    "{e}"
+                )
+            }
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("a missing CA file was taken"),
+        }
     }
 }

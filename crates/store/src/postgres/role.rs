@@ -26,7 +26,7 @@
 /// The SQL that creates (or updates) the judge-host role `role`, to run as the tables' owner
 /// (or a superuser) on the ojd database. The role logs in; give it a password (`ALTER ROLE …
 /// PASSWORD …`) or a client certificate as your `pg_hba.conf` requires.
-pub fn judge_host_role_sql(role: &str) -> Result<String, String> {
+pub fn judge_host_role_sql(role: &str) -> Result<String, RoleNameError> {
     let ok = role
         .chars()
         .next()
@@ -36,12 +36,16 @@ pub fn judge_host_role_sql(role: &str) -> Result<String, String> {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && role.len() <= 63;
     if !ok {
-        return Err(format!(
-            "role name {role:?}: use 1 to 63 lowercase letters, digits and _, not starting with a digit"
-        ));
+        return Err(RoleNameError(role.to_string()));
     }
     Ok(role_sql(role))
 }
+
+/// A judge-host role name PostgreSQL would need quoted, or too long
+/// ([`judge_host_role_sql`]); it holds the name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("role name {0:?}: use 1 to 63 lowercase letters, digits and _, not starting with a digit")]
+pub struct RoleNameError(pub String);
 
 const ROLE_SQL: &str = r#"-- The ojd judge-host role JUDGE_ROLE: run as the owner of ojd's tables.
 -- Every judge-host role is a member of ojd_judge_hosts, which holds the grants; the policies
@@ -318,7 +322,11 @@ mod tests {
             .expect("sql")
             .contains("CREATE ROLE ojd_judge LOGIN"));
         for bad in ["", "Judge", "1x", "a;DROP TABLE tokens", "a b"] {
-            assert!(judge_host_role_sql(bad).is_err(), "{bad:?}");
+            assert_eq!(
+                judge_host_role_sql(bad),
+                Err(RoleNameError(bad.to_string())),
+                "{bad:?}"
+            );
         }
         let sql = judge_host_role_sql("judge1").expect("sql");
         for shorthand in ["OWN(", "NOW_MS", "NOT_A_HOST", "JUDGE_ROLE"] {

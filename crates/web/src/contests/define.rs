@@ -17,7 +17,7 @@ use crate::error::AppError;
 use crate::user::User;
 use crate::App;
 use ojd_service::contest::edit::{self, Draft, FieldError};
-use ojd_service::contest::{Contest, Phase};
+use ojd_service::contest::{Contest, ContestError, Phase};
 use ojd_service::now_ms;
 
 /// Why a definition was not saved.
@@ -92,22 +92,18 @@ pub(crate) async fn create(
         return Err(Refusal::Fields(errors));
     }
     let (text, folder) = (draft.new_text(), id.to_string());
-    tokio::task::spawn_blocking(move || -> Result<(), String> {
+    tokio::task::spawn_blocking(move || -> Result<(), WriteError> {
         // Written aside, loaded, then renamed into place: a reload never sees half a contest.
-        std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+        std::fs::create_dir_all(&root).map_err(|e| WriteError::io(root.display(), e))?;
         let staging = root.join(format!(".new-{folder}"));
         let _ = std::fs::remove_dir_all(&staging);
-        std::fs::create_dir(&staging).map_err(|e| format!("{}: {e}", staging.display()))?;
+        std::fs::create_dir(&staging).map_err(|e| WriteError::io(staging.display(), e))?;
         let done = std::fs::write(staging.join("contest.toml"), &text)
-            .map_err(|e| format!("write contest.toml: {e}"))
-            .and_then(|()| {
-                Contest::load(&staging, &problems)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            })
+            .map_err(|e| WriteError::io("write contest.toml", e))
+            .and_then(|()| Ok(Contest::load(&staging, &problems).map(|_| ())?))
             .and_then(|()| {
                 std::fs::rename(&staging, root.join(&folder))
-                    .map_err(|e| format!("put {folder} in place: {e}"))
+                    .map_err(|e| WriteError::io(format_args!("put {folder} in place"), e))
             });
         if done.is_err() {
             let _ = std::fs::remove_dir_all(&staging);
@@ -194,17 +190,17 @@ pub(crate) async fn update(
         return Err(Refusal::Confirm(lines));
     }
     let (dir, d) = (c.dir.clone(), draft.clone());
-    tokio::task::spawn_blocking(move || -> Result<(), String> {
+    tokio::task::spawn_blocking(move || -> Result<(), WriteError> {
         let file = dir.join("contest.toml");
         let old = std::fs::read_to_string(&file)
-            .map_err(|e| format!("{}: failed to read: {e}", file.display()))?;
+            .map_err(|e| WriteError::io(format_args!("{}: failed to read", file.display()), e))?;
         let tmp = dir.join(".contest.toml.new");
         std::fs::write(&tmp, d.edit_text(&old))
             .and_then(|()| std::fs::rename(&tmp, &file))
-            .map_err(|e| format!("{}: failed to write: {e}", file.display()))?;
+            .map_err(|e| WriteError::io(format_args!("{}: failed to write", file.display()), e))?;
         if let Err(e) = Contest::load(&dir, &problems) {
             let _ = std::fs::write(&file, &old);
-            return Err(e.to_string());
+            return Err(e.into());
         }
         Ok(())
     })
@@ -229,4 +225,29 @@ pub(crate) async fn update(
         changes,
         recomputed: recompute,
     })
+}
+
+/// Why a contest's file could not be written: the host's I/O, or a file that does not load
+/// back (the draft's checks passed, so a bug or a change on disk meanwhile).
+#[derive(Debug, thiserror::Error)]
+enum WriteError {
+    /// A file operation failed; `what` names the file or the step.
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file written does not load as a contest.
+    #[error(transparent)]
+    Load(#[from] ContestError),
+}
+
+impl WriteError {
+    fn io(what: impl std::fmt::Display, source: std::io::Error) -> WriteError {
+        WriteError::Io {
+            what: what.to_string(),
+            source,
+        }
+    }
 }

@@ -413,7 +413,22 @@ mod tests {
         assert!(matches!(compare(&rel, b"abc\n", b"100\n"), Wrong(_)));
         let both = f(&["float_tolerance", "1e-3"]);
         assert_eq!(compare(&both, b"0.0005 1000.5\n", b"0 1000\n"), Accepted);
-        assert!(DefaultFlags::parse(&["colour".into()]).is_err());
-        assert!(DefaultFlags::parse(&["float_tolerance".into()]).is_err());
+        assert_eq!(
+            DefaultFlags::parse(&["colour".into()]),
+            Err(crate::FlagError::Unknown {
+                flag: "colour".into()
+            })
+        );
+        assert_eq!(
+            DefaultFlags::parse(&["float_tolerance".into()]),
+            Err(crate::FlagError::NoNumber {
+                flag: "float_tolerance"
+            })
+        );
+        let bad = DefaultFlags::parse(&["float_relative_tolerance".into(), "-1".into()]);
+        assert_eq!(
+            bad.map_err(|e| e.to_string()),
+            Err("float_relative_tolerance: expected a non-negative number, found \"-1\"".into())
+        );
     }
 }
