@@ -1591,6 +1591,34 @@ fn a_generator_ojd_cannot_run_is_refused_naming_it() {
     }
 }
 
+/// BAPCtools' `{link: ...}` between a test's files: `ojd gen` writes the linked file as a copy
+/// of the one it names, an answer the solution makes included.
+#[test]
+fn generators_links_within_a_test_are_copies() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("links");
+    copy_dir(&testdata("import/kattis/bapc-generators"), &pkg);
+    let recipe = pkg.join("generators/generators.yaml");
+    let yaml = std::fs::read_to_string(&recipe).unwrap();
+    let linked = yaml
+        .replace(
+            "          ans: \"5\\n\"\n",
+            "          ans: \"5\\n\"\n          in.statement: {link: in}\n",
+        )
+        .replace(
+            "          in: \"2\\n7 7\\n\"\n",
+            "          in: \"2\\n7 7\\n\"\n          ans.statement: {link: ans}\n",
+        );
+    assert_eq!(linked.matches("link:").count(), 2, "{linked}");
+    std::fs::write(&recipe, linked).unwrap();
+    let r = s.ojd(&["gen", &pkg.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let read = |name: &str| std::fs::read_to_string(pkg.join("data/sample").join(name)).unwrap();
+    assert_eq!(read("1.in.statement"), read("1.in"));
+    assert_eq!(read("2.ans.statement"), "7\n");
+}
+
 /// A submission folder (DOMjudge's multi-file submission) of one C++ source and its headers is
 /// that source with the headers inlined, and it is judged as it promises; one of two Python
 /// modules is kept as a folder (its entry point from submissions.json is the file ojd starts
