@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{self, testdata, Run};
+use crate::packages::copy_dir;
 use ojd_judge::{Aggregation, CheckerSpec, Problem};
 
 /// The compile cache the import tests share, the `ojd` processes they run and their library
@@ -1502,6 +1503,120 @@ fn kattis_submissions_yaml_expectations() {
     );
     let report = s.verify(&dest);
     assert_eq!(judged_names(&report).len(), 4, "{report}");
+}
+
+/// Polygon's TLE-or-MLE folder, which the 2025-09 export writes as a `permitted`/`required`
+/// rule (Kattis has no memory verdict), comes back to the same folder when the export is
+/// imported: the round trip loses no submission.
+#[test]
+fn tle_or_mle_folder_round_trips_through_the_2025_export() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("pkg");
+    small_kattis(&pkg);
+    let folder = "time_limit_exceeded_or_memory_limit_exceeded";
+    let big = pkg.join(format!("submissions/{folder}/big.py"));
+    std::fs::create_dir_all(big.parent().unwrap()).unwrap();
+    std::fs::write(&big, "x = [0] * (1 << 30)\n").unwrap();
+    let first = s.import("kattis", &pkg, "first");
+    let export = s.path("export");
+    let r = s.ojd(&[
+        "export",
+        "kattis",
+        &first.display().to_string(),
+        "--to",
+        &export.display().to_string(),
+        "--format",
+        "2025-09",
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let yaml = std::fs::read_to_string(export.join("submissions/submissions.yaml")).unwrap();
+    assert!(yaml.contains(&format!("{folder}:\n  permitted:")), "{yaml}");
+    let back = s.import("kattis", &export, "back");
+    assert_eq!(
+        submissions(&back).get(folder),
+        Some(&vec!["big.py".to_string()])
+    );
+}
+
+/// A BAPCtools generator ojd cannot run (a folder run by its `build`/`run` scripts, a script
+/// in no language ojd knows) is the package's fault: the import exits 2 naming the generator,
+/// never 3 as if the host had failed.
+#[test]
+fn a_generator_ojd_cannot_run_is_refused_naming_it() {
+    require_root!();
+    let s = Scratch::new();
+    for (case, files, wants) in [
+        (
+            "scripts",
+            &[
+                ("generators/gen/build", "#!/bin/sh\ncc -o gen gen.c\n"),
+                ("generators/gen/run", "#!/bin/sh\nexec ./gen \"$@\"\n"),
+                ("generators/gen/gen.c", "int main(void) { return 0; }\n"),
+            ][..],
+            "a generator run by its build/run script, which ojd does not support",
+        ),
+        (
+            "shell",
+            &[("generators/gen.sh", "#!/bin/sh\necho 1\n")][..],
+            "a program in no language ojd knows",
+        ),
+    ] {
+        let pkg = s.path(case);
+        copy_dir(&testdata("import/kattis/bapc-generators"), &pkg);
+        let name = if case == "shell" { "gen.sh" } else { "gen" };
+        let recipe = pkg.join("generators/generators.yaml");
+        let yaml = std::fs::read_to_string(&recipe).unwrap();
+        std::fs::write(&recipe, yaml.replace("gen.py", name)).unwrap();
+        for (f, text) in files {
+            let p = pkg.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let out = s.path(&format!("{case}-out"));
+        let r = s.ojd(&[
+            "import",
+            "kattis",
+            &pkg.display().to_string(),
+            "--to",
+            &out.display().to_string(),
+        ]);
+        assert_eq!(r.code, 2, "{case}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains(wants) && r.stderr.contains("generators/gen"),
+            "{case}: wanted {wants:?} in:\n{}",
+            r.stderr
+        );
+        assert!(!out.exists(), "{case}: a refused import writes nothing");
+    }
+}
+
+/// BAPCtools' `{link: ...}` between a test's files: `ojd gen` writes the linked file as a copy
+/// of the one it names, an answer the solution makes included.
+#[test]
+fn generators_links_within_a_test_are_copies() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("links");
+    copy_dir(&testdata("import/kattis/bapc-generators"), &pkg);
+    let recipe = pkg.join("generators/generators.yaml");
+    let yaml = std::fs::read_to_string(&recipe).unwrap();
+    let linked = yaml
+        .replace(
+            "          ans: \"5\\n\"\n",
+            "          ans: \"5\\n\"\n          in.statement: {link: in}\n",
+        )
+        .replace(
+            "          in: \"2\\n7 7\\n\"\n",
+            "          in: \"2\\n7 7\\n\"\n          ans.statement: {link: ans}\n",
+        );
+    assert_eq!(linked.matches("link:").count(), 2, "{linked}");
+    std::fs::write(&recipe, linked).unwrap();
+    let r = s.ojd(&["gen", &pkg.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let read = |name: &str| std::fs::read_to_string(pkg.join("data/sample").join(name)).unwrap();
+    assert_eq!(read("1.in.statement"), read("1.in"));
+    assert_eq!(read("2.ans.statement"), "7\n");
 }
 
 /// A submission folder (DOMjudge's multi-file submission) of one C++ source and its headers is

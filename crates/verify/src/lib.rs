@@ -49,9 +49,6 @@
 //! and reused while nothing they depend on changed.
 
 #![forbid(unsafe_code)]
-// TODO(issue 38): the workspace's unreachable_pub holds here once this crate's owner has made
-// its items pub(crate); remove this line then.
-#![allow(unreachable_pub)]
 
 mod baseline;
 mod cache;

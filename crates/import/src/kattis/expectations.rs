@@ -16,7 +16,9 @@
 //! `permitted: [AC]` is `accepted/`; `[AC, WA]` with at least one `WA` is `wrong_answer/`;
 //! `[AC, TLE]` with a `TLE` is `time_limit_exceeded/`; `[AC, RTE]` with an `RTE` is
 //! `runtime_error/`; `[AC, TLE]` alone is `time_limit_exceeded_or_accepted/` (Polygon's tag of
-//! that name). A required set that every permitted verdict meets says nothing and is
+//! that name); `[AC, TLE, RTE]` with a `TLE` or an `RTE` is
+//! `time_limit_exceeded_or_memory_limit_exceeded/` in a folder of that name (how ojd's export
+//! writes Polygon's tag, Kattis having no memory verdict). A required set that every permitted verdict meets says nothing and is
 //! dropped; one is narrowed to the verdicts permitted (`rejected`'s `[RTE, TLE, WA]` with
 //! `permitted: [AC, WA]` requires a `WA`). Anything else (a score, a message, requirements per
 //! test group, another combination) is not a promise ojd can check, and the submission is
@@ -81,6 +83,9 @@ fn default_rules() -> Vec<Rule> {
         ),
     ]
 }
+
+/// Polygon's tag for a submission too slow or too big somewhere, an ojd folder of that name.
+const TLE_OR_MLE: &str = "time_limit_exceeded_or_memory_limit_exceeded";
 
 /// The ojd folders whose promise is a Kattis requirement: (folder, permitted, required).
 const FOLDERS: [(&str, &[&str], &[&str]); 5] = [
@@ -305,6 +310,19 @@ impl Expectations {
                 return Ok(folder);
             }
         }
+        // Polygon's TLE-or-MLE as ojd's export writes it (Kattis has no memory verdict: a
+        // program out of memory is an RTE there), read back to its folder by that folder's name
+        // only: elsewhere the same rule (BAPCtools' `brute_force/`) permits any crash, which
+        // ojd's folder does not.
+        let tle_or_rte = BTreeSet::from([set(&["RTE", "TLE"])]);
+        if rel
+            .strip_prefix(TLE_OR_MLE)
+            .is_some_and(|r| r.starts_with('/'))
+            && permitted == set(&["AC", "RTE", "TLE"])
+            && required == tle_or_rte
+        {
+            return Ok(TLE_OR_MLE);
+        }
         // The format's own `rejected/`: anything permitted, some rejection required.
         let rejection = set(&["RTE", "TLE", "WA"]);
         if permitted == set(&VERDICTS) && required == BTreeSet::from([rejection]) {
@@ -375,6 +393,17 @@ mod tests {
         assert!(e.folder("brute_force/c.py").is_err());
         // rejected's default promise is ojd's `rejected/`.
         assert_eq!(e.folder("rejected/r.py"), Ok("rejected"));
+    }
+
+    /// The TLE-or-MLE folder that ojd's 2025-09 export writes comes back to that folder; the
+    /// same rule on another folder permits any crash, which that folder does not.
+    #[test]
+    fn tle_or_mle_is_read_back_by_its_folder_only() {
+        let rule = "permitted: [AC, TLE, RTE]\n  required: [TLE, RTE]\n";
+        let e = exp(&format!("{TLE_OR_MLE}:\n  {rule}mixed/big.c:\n  {rule}"));
+        assert_eq!(e.folder(&format!("{TLE_OR_MLE}/big.c")), Ok(TLE_OR_MLE));
+        assert!(e.folder("mixed/big.c").is_err());
+        assert!(e.folder(&format!("{TLE_OR_MLE}x/big.c")).is_err());
     }
 
     #[test]

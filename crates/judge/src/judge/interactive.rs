@@ -817,7 +817,9 @@ fn pair_once(
         sample: test.sample,
         verdict,
         cpu_ms: prog.cpu_time.as_millis() as u64,
-        wall_ms: prog.wall_time.as_millis() as u64,
+        // The program's own wall time, as the sandbox's wall-time limit counts it (and as
+        // `run` records it): `ojd verify` compares it with the exact limit.
+        wall_ms: prog.own_wall_time().as_millis() as u64,
         memory_kib: prog.peak_memory / 1024,
         exit: Some(match prog.termination {
             Termination::Exited(c) => c.to_string(),

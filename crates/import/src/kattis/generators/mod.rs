@@ -237,6 +237,24 @@ fn make(
             &what,
         )?;
     }
+    // Links within a test (`in.statement: {link: in}`): the file it names, once every file
+    // is made (an answer from the solution included), copied.
+    for c in &recipe.cases {
+        let base = data.join(&c.path);
+        for (ext, target) in &c.linked {
+            let source = with_ext(&base, target);
+            if !source.is_file() {
+                return Err(refuse(
+                    &file,
+                    &format!("{}.{ext}", c.path.display()),
+                    &format!("a link to {target}, which the test does not have"),
+                ));
+            }
+            let bytes = std::fs::read(&source)
+                .map_err(|e| ImportError::Run(format!("read {}: {e}", source.display())))?;
+            write_file(&with_ext(&base, ext), &bytes)?;
+        }
+    }
     // `include`: the included tests' files, copied under their own names.
     for (from, to) in &recipe.links {
         for ext in recipe::TEXT_EXTENSIONS {
@@ -439,6 +457,20 @@ mod tests {
         refused(
             "data:\n  sample:\n    data:\n      - '': {in: \"1\\n\"}\n",
             "generators.yaml: data.secret: no secret test",
+        );
+        // BAPCtools' links within a test: only its statement and download files, to a file
+        // of their kind that is no link itself.
+        refused(
+            "data:\n  secret:\n    data:\n      - x: {in: \"1\", ans: {link: in}}\n",
+            "generators.yaml: data.secret.x.ans: only in.statement, ans.statement, in.download, ans.download may link",
+        );
+        refused(
+            "data:\n  secret:\n    data:\n      - x: {in: \"1\", ans.statement: {link: in}}\n",
+            "generators.yaml: data.secret.x.ans.statement: in: a link names the test's ans or another ans.* file",
+        );
+        refused(
+            "data:\n  secret:\n    data:\n      - x: {in: \"1\", in.statement: {link: in.download}, in.download: {link: in}}\n",
+            "generators.yaml: data.secret.x.in.statement: in.download is a link itself",
         );
         refused(
             "data:\n  secret:\n    data:\n      - x: gen.py\n",

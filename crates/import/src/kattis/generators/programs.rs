@@ -91,6 +91,21 @@ pub(super) fn source(
 /// Compiles a generator's program: one file as such, several as one submission of several
 /// files in the language of its first source that is not a header.
 pub(super) fn compile_source(judge: &Judge, src: &Source) -> Result<Program, ImportError> {
+    // BAPCtools runs a folder with a `build` or `run` script by those scripts, outside any
+    // sandbox's language: a program ojd cannot run, which is the package's to change.
+    if let Some(script) = src
+        .files
+        .iter()
+        .find(|f| f.file_name().is_some_and(|n| n == "build" || n == "run"))
+    {
+        return Err(ImportError::Invalid {
+            file: script.display().to_string(),
+            message: format!(
+                "{}: a generator run by its build/run script, which ojd does not support: write it as a program in a language ojd knows (a source file, or a folder of one language's files)",
+                src.what
+            ),
+        });
+    }
     if let [one] = src.files.as_slice() {
         return compile(judge, one);
     }
@@ -143,11 +158,15 @@ pub(super) fn compile_source(judge: &Judge, src: &Source) -> Result<Program, Imp
 /// Compiles a program of the package for the generators.
 pub(super) fn compile(judge: &Judge, file: &Path) -> Result<Program, ImportError> {
     // A file of the package only: a link leading outside it is refused before it is read.
-    crate::files::read_source(file)?;
-    let options = judge
-        .detect_language(file, &[])
-        .map(|l| options_for(&l))
-        .unwrap_or_default();
+    let (text, _) = crate::files::read_source(file)?;
+    // A program in no language ojd knows is the package's fault, named, never a host fault.
+    let Some(language) = judge.detect_language(file, &text) else {
+        return Err(ImportError::Invalid {
+            file: file.display().to_string(),
+            message: "a program in no language ojd knows (by its extension or #! line)".into(),
+        });
+    };
+    let options = options_for(&language);
     match judge
         .compile_file_with(file, &options)
         .map_err(|e| sandbox_failure(&file.display().to_string(), e))?

@@ -15,6 +15,9 @@ pub(super) struct Case {
     pub(super) make: Make,
     /// Files given as text, by extension (`in`, `ans`, `yaml`, `in.statement`, ...).
     pub(super) literals: Vec<(String, String)>,
+    /// Files that are another file of the test (`in.statement: {link: in}`), by extension: (the
+    /// extension, the extension of the file it is), made once the test's other files are.
+    pub(super) linked: Vec<(String, String)>,
     /// The solution that makes its answer when nothing gives one (a path from the package's
     /// root); `Some("")` when `solution:` is set empty (no answer made); `None`: the default.
     pub(super) solution: Option<String>,
@@ -94,6 +97,47 @@ pub(super) const TEXT_EXTENSIONS: [&str; 9] = [
     "interaction",
     "yaml",
 ];
+
+/// The files BAPCtools lets link to another file of the test (`{link: ...}`), and what they
+/// may name besides each other: the file of their kind, `in` or `ans`.
+const LINKING: [&str; 4] = [
+    "in.statement",
+    "ans.statement",
+    "in.download",
+    "ans.download",
+];
+
+/// The extension that the text file `ext` of a test links to, when `v` is BAPCtools'
+/// `{link: TARGET}`; `Err` says why the link is refused, as BAPCtools refuses it.
+fn link_target(ext: &str, v: &Value) -> Option<Result<String, String>> {
+    let m = v.as_mapping()?;
+    let target = m.get("link")?;
+    Some(checked_link(ext, m.len(), target))
+}
+
+/// The link of the file `ext` to `target`, in a map of `keys` keys, as BAPCtools allows it.
+fn checked_link(ext: &str, keys: usize, target: &Value) -> Result<String, String> {
+    let target = text(target).ok_or("a link names a file of the test")?;
+    if keys != 1 {
+        return Err("a link is a map with only `link`".to_string());
+    }
+    if !LINKING.contains(&ext) {
+        return Err(format!(
+            "only {} may link to another file",
+            LINKING.join(", ")
+        ));
+    }
+    let kind = |e: &str| e.split('.').next().unwrap_or_default().to_string();
+    if !(LINKING.contains(&target.as_str()) || target == "in" || target == "ans")
+        || kind(&target) != kind(ext)
+    {
+        return Err(format!(
+            "{target}: a link names the test's {kind} or another {kind}.* file",
+            kind = kind(ext)
+        ));
+    }
+    Ok(target)
+}
 
 fn is_folder(v: &Value) -> bool {
     v.as_mapping().is_some_and(|m| {
@@ -451,6 +495,7 @@ fn case(
     inherited: &Inherited,
 ) -> Result<Case, ImportError> {
     let (mut command, mut copy, mut literals) = (None, None, Vec::new());
+    let mut linked: Vec<(String, String)> = Vec::new();
     let mut settings_here = inherited.clone();
     match v {
         // The old shorthand: a string ending in `.in` is a file to copy.
@@ -484,11 +529,11 @@ fn case(
                         literals.push(("yaml".to_string(), text));
                     }
                     ext if TEXT_EXTENSIONS.contains(&ext) => {
-                        if v.as_mapping().is_some_and(|m| m.contains_key("link")) {
-                            return Err(p.refuse(
-                                &format!("{key}.{ext}"),
-                                "a link to another file of the test is not supported by ojd",
-                            ));
+                        if let Some(target) = link_target(ext, v) {
+                            let target =
+                                target.map_err(|why| p.refuse(&format!("{key}.{ext}"), &why))?;
+                            linked.push((ext.to_string(), target));
+                            continue;
                         }
                         // BAPCtools ends a text given here with a newline.
                         let mut text = value()?;
@@ -540,10 +585,21 @@ fn case(
         (None, None) if literals.iter().any(|(e, _)| e == "in") => Make::Literal,
         (None, None) => return Err(p.refuse(key, "a test case needs generate, copy or in")),
     };
+    // BAPCtools: a link to a file that is itself a link could go round in a circle.
+    if let Some((ext, target)) = linked
+        .iter()
+        .find(|(_, target)| linked.iter().any(|(e, _)| e == target))
+    {
+        return Err(p.refuse(
+            &format!("{key}.{ext}"),
+            &format!("{target} is a link itself: a link names a file that is not"),
+        ));
+    }
     Ok(Case {
         path,
         make,
         literals,
+        linked,
         solution: settings_here.solution,
         retries: settings_here.retries.max(1),
     })
