@@ -31,6 +31,7 @@ mod browser;
 mod caches;
 mod ccs;
 mod ccs_feed;
+mod ccs_roster;
 mod ccs_write;
 mod cdp;
 mod cli;

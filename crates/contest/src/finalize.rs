@@ -191,6 +191,8 @@ mod tests {
             answered_by: None,
             category: "general".into(),
             to_user: None,
+            to_more: Vec::new(),
+            to_groups: Vec::new(),
             claimed_by: None,
             claimed_at: None,
         }

@@ -2,8 +2,10 @@
 //! pastes or uploads (`parse_csv`) and written back into the file ([`write_teams`]), which
 //! stays the truth (see [`super::clock`]).
 //!
-//! The CSV has a header line naming its columns, `user` required, `name`, `affiliation` and
-//! `category` and `group` optional, in any order (`user,name,affiliation,category`); fields may be quoted
+//! The CSV has a header line naming its columns, `user` required, `name`, `affiliation`,
+//! `category`, `group`, `members`, `groups` (further groups, separated by `;`), `country` (ISO
+//! 3166-1 alpha-3) and `location` (`x;y;rotation`) optional, in any order
+//! (`user,name,affiliation,category`); fields may be quoted
 //! with `"` (a `""` inside is a quote). Blank lines and lines starting with `#` are skipped.
 //! Every error names its line.
 //!
@@ -171,11 +173,13 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
         .map(|c| c.trim().to_ascii_lowercase())
         .collect();
     let mut errors = Vec::new();
+    let known = || super::model::TEAM_FIELDS.iter().chain(PLACE_COLUMNS);
     for c in &columns {
-        if !super::model::TEAM_FIELDS.contains(&c.as_str()) {
+        if !known().any(|k| k == c) {
+            let names: Vec<&str> = known().copied().collect();
             errors.push(format!(
                 "line {hn}: unknown column {c:?} (known: {})",
-                super::model::TEAM_FIELDS.join(", ")
+                names.join(", ")
             ));
         }
     }
@@ -233,14 +237,21 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
             errors.push(format!("line {n}: members: {e}"));
             continue;
         }
+        let place = match place_of(&get) {
+            Ok(p) => p,
+            Err(e) => {
+                errors.push(format!("line {n}: {e}"));
+                continue;
+            }
+        };
         teams.push(Team {
             name: get("name").unwrap_or_else(|| user.clone()),
             affiliation: get("affiliation"),
             user,
             category,
-            group: get("group"),
+            group: place.groups.first().cloned(),
             members,
-            place: Default::default(),
+            place,
         });
     }
     if teams.is_empty() && errors.is_empty() {
@@ -250,6 +261,59 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<Team>, String> {
         Ok(teams)
     } else {
         Err(errors.join("\n"))
+    }
+}
+
+/// The roster's columns for a team's place (`group` being one of [`super::model::TEAM_FIELDS`]):
+/// further groups separated by `;`, the country (ISO 3166-1 alpha-3) and the seat as
+/// `x;y;rotation` (metres, degrees).
+const PLACE_COLUMNS: &[&str] = &["groups", "country", "location"];
+
+/// A row's place from its `group`, `groups`, `country` and `location` fields, checked as a
+/// `[[team]]` table's (the same words for the same mistakes); the first mistake named by its
+/// column.
+fn place_of(get: &dyn Fn(&str) -> Option<String>) -> Result<crate::place::Place, String> {
+    let mut t = toml::Table::new();
+    let mut groups: Vec<String> = get("group").into_iter().collect();
+    for g in get("groups").iter().flat_map(|g| g.split(';')) {
+        let g = g.trim().to_string();
+        if !g.is_empty() && !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    if !groups.is_empty() {
+        let list = groups.into_iter().map(toml::Value::String).collect();
+        t.insert("groups".into(), toml::Value::Array(list));
+    }
+    if let Some(c) = get("country") {
+        t.insert("country".into(), toml::Value::String(c));
+    }
+    if let Some(l) = get("location") {
+        let parts: Vec<&str> = l.split(';').map(str::trim).collect();
+        let numbers: Option<Vec<f64>> = parts.iter().map(|p| p.parse().ok()).collect();
+        let mut seat = toml::Table::new();
+        match numbers.as_deref() {
+            Some([x, y, rotation]) => {
+                for (k, v) in [("x", x), ("y", y), ("rotation", rotation)] {
+                    seat.insert(k.into(), toml::Value::Float(*v));
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "location: {l:?} is not `x;y;rotation` (metres, degrees from 0 to 360)"
+                ))
+            }
+        }
+        t.insert("location".into(), toml::Value::Table(seat));
+    }
+    let (place, mistakes) = crate::place::read(&t);
+    match mistakes.into_iter().next() {
+        None => Ok(place),
+        Some(("location", _)) => Err(format!(
+            "location: {:?} is not `x;y;rotation` (metres, degrees from 0 to 360)",
+            get("location").unwrap_or_default()
+        )),
+        Some((k, why)) => Err(format!("{k}: {why}")),
     }
 }
 
@@ -632,6 +696,44 @@ mod tests {
         assert!(parse_csv("name\nx\n")
             .expect_err("no user")
             .contains("no `user` column"));
+    }
+
+    #[test]
+    fn a_roster_gives_groups_country_and_seat_and_names_their_mistakes() {
+        let csv = "user,group,groups,country,location\n\
+                   alice,Students,Women; Students ;Locals,NLD,1.5;2;90\n\
+                   bob,,,,\n";
+        let teams = parse_csv(csv).expect("roster");
+        let alice = &teams[0];
+        assert_eq!(alice.group.as_deref(), Some("Students"));
+        assert_eq!(alice.groups(), ["Students", "Women", "Locals"]);
+        assert_eq!(alice.place.country.as_deref(), Some("NLD"));
+        let seat = alice.place.location.expect("a seat");
+        assert_eq!((seat.x, seat.y, seat.rotation), (1.5, 2.0, 90.0));
+        assert_eq!(teams[1].place, Default::default());
+        assert_eq!(teams[1].group, None);
+        // Written into contest.toml as a [[team]] table says them.
+        let text = replace_teams("title = \"T\"\n", &teams);
+        assert!(
+            text.contains(
+                "groups = [\"Students\", \"Women\", \"Locals\"]\ncountry = \"NLD\"\n\
+                           location = { x = 1.5, y = 2.0, rotation = 90.0 }\n"
+            ),
+            "{text}"
+        );
+        let bad = "user,country,location\na,Belgium,\nb,,1;2\nc,,1;2;400\n";
+        let e = parse_csv(bad).expect_err("errors");
+        let lines: Vec<&str> = e.lines().collect();
+        assert_eq!(lines.len(), 3, "{e}");
+        assert!(lines[0].starts_with("line 2: country: "), "{e}");
+        assert!(
+            lines[1].starts_with("line 3: location: \"1;2\" is not `x;y;rotation`"),
+            "{e}"
+        );
+        assert!(lines[2].starts_with("line 4: location: \"1;2;400\""), "{e}");
+        assert!(parse_csv("user,seat\na,1\n")
+            .expect_err("unknown")
+            .contains("known: user, name"));
     }
 
     #[test]

@@ -24,8 +24,12 @@ pub struct NewQuestion {
     pub problem: Option<String>,
     /// Its category (`general`, `technical`, a problem's).
     pub category: String,
-    /// An announcement's one addressee.
+    /// An announcement's one addressee (the first of several).
     pub to_user: Option<String>,
+    /// An announcement's further addressees (users), those of its groups included.
+    pub to_more: Vec<String>,
+    /// The groups (names) an announcement goes to.
+    pub to_groups: Vec<String>,
     /// The text, trimmed.
     pub text: String,
 }
@@ -213,7 +217,7 @@ impl Node {
                 to_user: q.to_user.as_deref(),
                 text: &q.text,
             };
-            s.add_clarification_to(&contest, &new, now)
+            s.add_announcement_to(&contest, &new, &q.to_more, &q.to_groups, now)
         })
         .await
     }

@@ -318,7 +318,14 @@ pub struct Node {
     pub(crate) boards: crate::boards::Cache,
     /// The write gate's probes of the database ([`Node::database_answers`]).
     pub(crate) probes: crate::write_gate::Probes,
+    /// The Contest API's rosters as last logged ([`Node::ccs_roster_log`]).
+    pub(crate) roster_seen: RosterSeen,
 }
+
+/// Each contest's roster as this node last logged it (a hash of its objects) and the log
+/// then, so that the Contest API's reads record a change once rather than on every read.
+pub(crate) type RosterSeen =
+    std::sync::Mutex<std::collections::HashMap<String, (u64, Arc<Vec<ojd_store::RosterChange>>)>>;
 
 /// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
 /// `None` when the lock file cannot be made (opening the database then reports why).
@@ -502,6 +509,7 @@ impl Node {
             health: Health::default(),
             db_lock: std::sync::Mutex::new(None),
             boards,
+            roster_seen: Default::default(),
             probes: Default::default(),
         }))
     }

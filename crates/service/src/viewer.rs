@@ -244,7 +244,10 @@ pub fn clarifications_seen(all: Vec<Clarification>, viewer: Viewer<'_>) -> Vec<C
         .filter(|c| match viewer {
             Viewer::User { admin: true, .. } => true,
             Viewer::User { name, .. } => {
-                c.public || c.user.as_deref() == Some(name) || c.to_user.as_deref() == Some(name)
+                c.public
+                    || c.user.as_deref() == Some(name)
+                    || c.to_user.as_deref() == Some(name)
+                    || c.to_more.iter().any(|u| u == name)
             }
             Viewer::Anonymous => c.public,
         })

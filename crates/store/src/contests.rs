@@ -62,6 +62,11 @@ pub struct Clarification {
     pub category: String,
     /// An announcement to one team only (its user name); `None`: to everyone.
     pub to_user: Option<String>,
+    /// An announcement's further teams (user names) after `to_user`: the teams named and the
+    /// teams of its groups when it was sent.
+    pub to_more: Vec<String>,
+    /// The groups (their names) an announcement was sent to.
+    pub to_groups: Vec<String>,
     /// The jury member who claimed the question to answer it, and when.
     pub claimed_by: Option<String>,
     /// When it was claimed (Unix ms).
@@ -396,6 +401,17 @@ pub trait ContestStore: Send + Sync {
         new: &NewClarification<'_>,
         now: i64,
     ) -> Result<i64, StoreError>;
+    /// An announcement (`new.user` None) to `new.to_user` and the further teams `to_more`
+    /// (user names) and to the groups `to_groups` (their names: shown, the teams being in
+    /// `to_more`); public only when it names nobody.
+    fn add_announcement_to(
+        &self,
+        contest: &str,
+        new: &NewClarification<'_>,
+        to_more: &[String],
+        to_groups: &[String],
+        now: i64,
+    ) -> Result<i64, StoreError>;
     /// Claims question `id` for jury member `by` (or with `None` releases it). `None`: no such
     /// question; `Some(Some(other))`: refused, `other` holds it; `Some(None)`: done.
     fn claim_clarification(
@@ -468,7 +484,19 @@ fn clarification_row(r: &Row<'_>) -> Result<Clarification, DbError> {
         to_user: r.get(11)?,
         claimed_by: r.get(12)?,
         claimed_at: r.get(13)?,
+        to_more: names(r.get(14)?),
+        to_groups: names(r.get(15)?),
     })
+}
+
+/// A list of names as a column holds it: one a line, NULL when empty (a user or group name
+/// is one line).
+pub(crate) fn names_text(names: &[String]) -> Option<String> {
+    (!names.is_empty()).then(|| names.join("\n"))
+}
+
+fn names(text: Option<String>) -> Vec<String> {
+    text.map_or_else(Vec::new, |t| t.lines().map(str::to_string).collect())
 }
 
 fn rejudging_row(r: &Row<'_>) -> Result<RejudgingInfo, DbError> {
@@ -787,11 +815,26 @@ impl<E: Engine> ContestStore for E {
         new: &NewClarification<'_>,
         now: i64,
     ) -> Result<i64, StoreError> {
+        self.add_announcement_to(contest, new, &[], &[], now)
+    }
+
+    fn add_announcement_to(
+        &self,
+        contest: &str,
+        new: &NewClarification<'_>,
+        to_more: &[String],
+        to_groups: &[String],
+        now: i64,
+    ) -> Result<i64, StoreError> {
         let sql = r#"INSERT INTO clarifications
-               (contest, "user", problem, text, public, at, category, to_user)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"#;
+               (contest, "user", problem, text, public, at, category, to_user, to_teams, to_groups)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"#;
         // Public: an announcement to everyone; a question or a team's announcement is not.
-        let public = new.user.is_none() && new.to_user.is_none();
+        let public = new.user.is_none()
+            && new.to_user.is_none()
+            && to_more.is_empty()
+            && to_groups.is_empty();
+        let (more, groups) = (names_text(to_more), names_text(to_groups));
         let args = args![
             contest,
             new.user,
@@ -800,7 +843,9 @@ impl<E: Engine> ContestStore for E {
             public,
             now,
             new.category,
-            new.to_user
+            new.to_user,
+            &more,
+            &groups
         ];
         self.one("store a clarification", sql, args, |r| r.get(0))
     }
@@ -856,7 +901,7 @@ impl<E: Engine> ContestStore for E {
 
     fn clarifications(&self, contest: &str) -> Result<Vec<Clarification>, StoreError> {
         let sql = r#"SELECT id, contest, "user", problem, text, answer, public, at, answered_at,
-               answered_by, category, to_user, claimed_by, claimed_at
+               answered_by, category, to_user, claimed_by, claimed_at, to_teams, to_groups
              FROM clarifications WHERE contest = $1 ORDER BY id DESC"#;
         self.rows(
             "list clarifications",

@@ -60,8 +60,12 @@ pub struct PastClarification {
     pub id: i64,
     /// The team that asked; `None`: an announcement.
     pub user: Option<String>,
-    /// An announcement's one team.
+    /// An announcement's one team (the first of several).
     pub to_user: Option<String>,
+    /// An announcement's further teams, and those of its groups.
+    pub to_more: Vec<String>,
+    /// The groups (names) an announcement went to.
+    pub to_groups: Vec<String>,
     /// The problem it is about.
     pub problem: Option<String>,
     /// Its text.
@@ -253,11 +257,19 @@ fn clarification(c: &mut Conn<'_>, contest: &str, q: &PastClarification) -> Res<
     } else {
         "general"
     };
-    let public = q.user.is_none() && q.to_user.is_none();
+    let public =
+        q.user.is_none() && q.to_user.is_none() && q.to_more.is_empty() && q.to_groups.is_empty();
     let sql = r#"INSERT INTO clarifications
-           (id, contest, "user", problem, text, public, at, category, to_user)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"#;
-    let a = args![q.id, contest, &q.user, &q.problem, &q.text, public, q.at, category, &q.to_user];
+           (id, contest, "user", problem, text, public, at, category, to_user, to_teams, to_groups)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#;
+    let (more, groups) = (
+        crate::contests::names_text(&q.to_more),
+        crate::contests::names_text(&q.to_groups),
+    );
+    let a = args![
+        q.id, contest, &q.user, &q.problem, &q.text, public, q.at, category, &q.to_user, &more,
+        &groups
+    ];
     c.exec("store a loaded clarification", sql, a)?;
     if let Some((answer, public, at)) = &q.answer {
         let sql = "UPDATE clarifications

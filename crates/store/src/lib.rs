@@ -104,6 +104,7 @@ mod gate;
 mod history;
 mod language_counts;
 mod postgres;
+mod roster_log;
 mod schema;
 mod sqlite;
 mod submissions;
@@ -153,6 +154,8 @@ pub use ccs::{CcsJudging, CcsRun, CcsStore};
 pub use history::{
     History, HistoryStore, Loaded, PastClarification, PastJudging, PastSubmission, IMPORTED,
 };
+/// The Contest API's roster log: what left the roster and when ([`RosterLogStore`]).
+pub use roster_log::{RosterChange, RosterLogStore, RosterObject};
 
 /// Where a submission is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -577,7 +580,7 @@ where
 /// The daemon's storage. Every method is one short transaction; callers in async code run them
 /// on a blocking thread. Areas add their methods as supertraits (see the module docs).
 pub trait Store:
-    ClusterStore + ContestStore + WebStore + CcsStore + HistoryStore + Send + Sync
+    ClusterStore + ContestStore + WebStore + CcsStore + HistoryStore + RosterLogStore + Send + Sync
 {
     /// Queues a submission and returns its id.
     fn insert(&self, new: &NewSubmission, now: i64) -> Result<i64, StoreError>;

@@ -762,6 +762,27 @@ const STEPS: &[Step] = &[
         sqlite: crate::language_counts::SQLITE,
         postgres: crate::language_counts::POSTGRES,
     },
+    // ---- branch data ----
+    // 25: the Contest API's roster log (roster_log.rs): what the roster held and when each
+    // object left or came back, so that the event feed deletes what a director removed.
+    Both(
+        "CREATE TABLE ccs_roster_log (
+        id BIGSERIAL PRIMARY KEY,
+        contest TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        obj_id TEXT NOT NULL,
+        at BIGINT NOT NULL,
+        data TEXT
+    );
+    CREATE INDEX ccs_roster_log_contest ON ccs_roster_log(contest, id);",
+    ),
+    // 26: an announcement to several teams or to groups (CLICS 2026-01's `to_team_ids` and
+    // `to_group_ids`): the further teams after `to_user`, those of its groups included, and
+    // the groups' names, each one a line.
+    Both(
+        "ALTER TABLE clarifications ADD COLUMN to_teams TEXT;
+    ALTER TABLE clarifications ADD COLUMN to_groups TEXT;",
+    ),
 ];
 
 #[cfg(test)]

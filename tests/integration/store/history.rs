@@ -50,6 +50,8 @@ pub fn a_contests_history_loads_under_its_own_ids_once(s: &dyn Store) {
             id: 9,
             user: Some("alice".into()),
             to_user: None,
+            to_more: Vec::new(),
+            to_groups: Vec::new(),
             problem: Some("p".into()),
             text: "May a be negative?".into(),
             at: 1_500,

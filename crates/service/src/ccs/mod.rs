@@ -10,10 +10,20 @@ pub(crate) use directory::valid;
 pub use directory::{directory, only, properties, slug, DirTeam, Directory, Extra};
 /// The stored rows the records are made of, named here so that readers need not name the store.
 pub use ojd_store::{CcsJudging, CcsRun, Clarification, FreezeChange, SubmissionInfo};
+/// The roster's log (what left the roster, when), and one object of the roster now.
+pub use ojd_store::{RosterChange, RosterObject};
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use ojd_store::{Store, StoreError};
+
+fn roster_hash(present: &[RosterObject]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    present.hash(&mut h);
+    h.finish()
+}
 
 use crate::node::DbError;
 use crate::Node;
@@ -112,6 +122,39 @@ impl Node {
     /// Contest `contest`'s [`Records`], read at once.
     pub async fn ccs_records(self: &Arc<Self>, contest: String) -> Result<Records, DbError> {
         self.db(move |s| Records::read(s, &contest)).await
+    }
+
+    /// Contest `contest`'s roster log, after recording what changed since this node last
+    /// looked: `present` is the whole roster now (see `ojd_store::RosterLogStore`). Where the
+    /// database takes no writes, the log as it stands.
+    pub async fn ccs_roster_log(
+        self: &Arc<Self>,
+        contest: String,
+        present: Vec<RosterObject>,
+    ) -> Result<Arc<Vec<RosterChange>>, DbError> {
+        let hash = roster_hash(&present);
+        let seen = |m: &HashMap<String, (u64, Arc<Vec<RosterChange>>)>| {
+            m.get(&contest)
+                .filter(|(h, _)| *h == hash)
+                .map(|(_, log)| log.clone())
+        };
+        if let Some(log) = seen(&self.roster_seen.lock().expect("roster cache poisoned")) {
+            return Ok(log);
+        }
+        let now = crate::now_ms();
+        let c = contest.clone();
+        let logged = self.db(move |s| s.log_roster(&c, &present, now)).await;
+        let log = match logged {
+            Ok(log) => Arc::new(log),
+            Err(e) => {
+                tracing::warn!(contest, error = %e, "could not log the roster's changes");
+                let c = contest.clone();
+                return Ok(Arc::new(self.db(move |s| s.roster_log(&c)).await?));
+            }
+        };
+        let mut m = self.roster_seen.lock().expect("roster cache poisoned");
+        m.insert(contest, (hash, log.clone()));
+        Ok(log)
     }
 
     /// Submission `id`'s source as `submissions/<id>/files` hands it out, if it exists.

@@ -256,19 +256,52 @@ pub fn history(dir: &Path, plan: &Plan) -> Result<Past, PackageError> {
             replies.push((i, a.id("reply_to_id")?));
             continue;
         }
-        let to_user = match (&v["to_team_ids"], a.opt("to_team_id")?) {
-            (Value::Array(list), _) if list.len() > 1 => {
-                return Err(a.err(
-                    "to_team_ids",
-                    "ojd sends an announcement to everyone or to one team",
-                ))
+        // The recipients: 2023-06's one `to_team_id`, 2026-01's `to_team_ids` and
+        // `to_group_ids` (a group's teams are its recipients, as they are on ojd's pages).
+        let mut to: Vec<String> = Vec::new();
+        match &v["to_team_ids"] {
+            Value::Array(list) => {
+                for t in list {
+                    let Some(t) = t.as_str() else {
+                        return Err(a.err("to_team_ids", format!("{t} is not an id")));
+                    };
+                    if !(open || plan.teams.iter().any(|x| x.user == t)) {
+                        let msg = format!("{t:?} is not a team of teams.json");
+                        return Err(a.err("to_team_ids", msg));
+                    }
+                    if !to.iter().any(|u| u == t) {
+                        to.push(t.to_string());
+                    }
+                }
             }
-            (Value::Array(list), _) if list.len() == 1 => match &list[0] {
-                Value::String(t) => Some(t.clone()),
-                other => return Err(a.err("to_team_ids", format!("{other} is not an id"))),
-            },
-            (_, to) => to,
-        };
+            _ => to.extend(a.opt("to_team_id")?),
+        }
+        let mut to_groups: Vec<String> = Vec::new();
+        if let Value::Array(list) = &v["to_group_ids"] {
+            let groups = plan.ccs["groups"].as_array().cloned().unwrap_or_default();
+            for g in list {
+                let found = groups.iter().find(|x| x["id"] == *g);
+                let Some(found) = found else {
+                    let msg = format!("{g} is not a group of groups.json");
+                    return Err(a.err("to_group_ids", msg));
+                };
+                let name = found["name"].as_str().or(found["id"].as_str());
+                let name = name.unwrap_or_default().to_string();
+                for t in plan
+                    .teams
+                    .iter()
+                    .filter(|t| t.groups().contains(&name.as_str()))
+                {
+                    if !to.contains(&t.user) {
+                        to.push(t.user.clone());
+                    }
+                }
+                to_groups.push(name);
+            }
+        }
+        let mut to = to.into_iter();
+        let to_user = to.next();
+        let to_more: Vec<String> = to.collect();
         let user = match v["from_team_id"] {
             Value::Null => None,
             _ => Some(team(&a, "from_team_id")?),
@@ -277,6 +310,8 @@ pub fn history(dir: &Path, plan: &Plan) -> Result<Past, PackageError> {
             id: a.id("id")?,
             user,
             to_user,
+            to_more,
+            to_groups,
             problem,
             text: a.text("text")?,
             at: a.time("time")?,

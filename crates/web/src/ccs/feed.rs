@@ -141,7 +141,7 @@ fn lines_after(snap: &Snapshot, from: &mut Option<Cursor>, settle: i64) -> Vec<u
         }
         let after = match from.as_ref() {
             None => true,
-            Some(c) => (at, k) > (c.at, c.k) || (resend_setup && e.is_setup()),
+            Some(c) => (at, k) > (c.at, c.k) || (resend_setup && (e.is_setup() || e.is_roster())),
         };
         if !after {
             continue;

@@ -103,7 +103,11 @@ pub(crate) async fn snapshot(
         Some(_) => Some(crate::contests::results::results(app, &c).await?.1),
         None => None,
     };
-    let snap = model::build(app, &c, &role, v, records, awards);
+    // The roster, and its log: what left it gets its delete event.
+    let roster = ojd_service::ccs::directory(&c);
+    let objects = model::roster_objects(&roster);
+    let log = app.node.ccs_roster_log(c.id.clone(), objects).await?;
+    let snap = model::build(app, &c, &role, v, records, awards, &roster, &log);
     Ok((c, role, Arc::new(snap)))
 }
 

@@ -35,7 +35,7 @@ use super::time::{abs_time, rel_time};
 use crate::user::User;
 use crate::App;
 use ojd_judge::Verdict;
-use ojd_service::ccs::Extra;
+use ojd_service::ccs::{Extra, RosterChange, RosterObject};
 use ojd_service::contest::standings::Standings;
 use ojd_service::contest::{Contest, Participants, Scoring};
 use ojd_service::now_ms;
@@ -112,6 +112,14 @@ impl Event {
     /// [`SETUP`], and the problems (which the public and teams receive at the start).
     pub(crate) fn is_setup(&self) -> bool {
         self.at == SETUP || self.ty == "problems"
+    }
+
+    /// Whether it is a roster object's (a team, account, organization or group): a client
+    /// sent the setup again is sent these again too, with the deletes that followed a create
+    /// at the setup (the roster's log), so that the setup sent again does not bring back what
+    /// left.
+    pub(crate) fn is_roster(&self) -> bool {
+        ["teams", "accounts", "organizations", "groups"].contains(&self.ty)
     }
 }
 
@@ -223,6 +231,83 @@ pub(crate) fn judgement_types(compile_errors_count: bool) -> Vec<Value> {
         .collect()
 }
 
+/// The roster's objects now, as the feed shows them to an admin: every group, organization,
+/// rostered team and its account, each as `(type, id, JSON)` (what the roster's log compares).
+pub(crate) fn roster_objects(roster: &ojd_service::ccs::Directory) -> Vec<RosterObject> {
+    let mut out: Vec<RosterObject> = Vec::new();
+    let mut add = |ty: &str, v: &Value| {
+        if let Some(id) = v["id"].as_str() {
+            out.push((ty.to_string(), id.to_string(), v.to_string()));
+        }
+    };
+    for g in &roster.groups {
+        add("groups", g);
+    }
+    for o in &roster.organizations {
+        add("organizations", o);
+    }
+    for t in &roster.teams {
+        let team = roster.team_or_bare(&t.user);
+        add("teams", &Value::Object(team.object));
+        add("accounts", &team_account(roster, &t.user));
+    }
+    out
+}
+
+/// A team's account: the roster's (a package's keeps its username), else one of the user.
+fn team_account(roster: &ojd_service::ccs::Directory, user: &str) -> Value {
+    let id = team_id(user);
+    roster
+        .accounts
+        .iter()
+        .find(|a| a["type"] == "team" && a["team_id"] == id.as_str())
+        .cloned()
+        .unwrap_or_else(|| {
+            let team = roster.team_or_bare(user);
+            let name = team
+                .object
+                .get("name")
+                .cloned()
+                .unwrap_or_else(|| json!(user));
+            json!({"id": id, "username": user, "name": name, "type": "team", "team_id": id})
+        })
+}
+
+/// The objects of the roster's log that ever left the roster: `(type, id)`.
+fn replayed(log: &[RosterChange]) -> std::collections::HashSet<(&'static str, &str)> {
+    log.iter()
+        .filter(|ch| ch.data.is_none())
+        .filter_map(|ch| Some((roster_type(&ch.kind)?, ch.id.as_str())))
+        .collect()
+}
+
+/// The log's changes of each object that ever left the roster, in the order the objects first
+/// appeared.
+fn histories(log: &[RosterChange]) -> Vec<(&'static str, &str, Vec<&RosterChange>)> {
+    let left = replayed(log);
+    let mut out: Vec<(&'static str, &str, Vec<&RosterChange>)> = Vec::new();
+    for ch in log {
+        let Some(ty) = roster_type(&ch.kind) else {
+            continue;
+        };
+        if !left.contains(&(ty, ch.id.as_str())) {
+            continue;
+        }
+        match out.iter_mut().find(|(t, id, _)| *t == ty && *id == ch.id) {
+            Some((_, _, rows)) => rows.push(ch),
+            None => out.push((ty, &ch.id, vec![ch])),
+        }
+    }
+    out
+}
+
+/// The feed's name of a roster type the log holds.
+fn roster_type(kind: &str) -> Option<&'static str> {
+    ["teams", "accounts", "organizations", "groups"]
+        .into_iter()
+        .find(|t| *t == kind)
+}
+
 /// The properties the roster may give each type (files are not served, so no logos or photos).
 pub(crate) fn extra_properties(ty: &str) -> &'static [&'static str] {
     ojd_service::ccs::properties(ty)
@@ -308,6 +393,8 @@ pub(crate) fn build(
     version: super::version::Version,
     records: ojd_service::ccs::Records,
     awards: Option<Vec<ojd_service::contest::awards::Award>>,
+    roster: &ojd_service::ccs::Directory,
+    roster_log: &[RosterChange],
 ) -> Snapshot {
     let now = now_ms();
     let ojd_service::ccs::Records {
@@ -330,14 +417,21 @@ pub(crate) fn build(
     let freeze = freeze.map(|f| (f.unfrozen, f.changed_at));
     let thawed = thawed_at(c, freeze);
     let extra = Extra::load(c);
-    let roster = ojd_service::ccs::directory(c);
     let off = c.utc_offset_s;
     let t = |ms: i64| abs_time(ms, off);
     let ct = |ms: i64| rel_time(ms - c.start_ms);
 
     let mut ev: Vec<Event> = Vec::new();
-    let mut push = |at: i64, ty: &'static str, id: Option<String>, data: Value| {
-        ev.push(Event { at, ty, id, data })
+    // The roster's objects that ever left it are told from the roster's log (below); their
+    // values now, where they are still there, wait here for it.
+    let replayed = replayed(roster_log);
+    let mut now_of: HashMap<(&'static str, String), Value> = HashMap::new();
+    let mut push = |at: i64, ty: &'static str, id: Option<String>, data: Value| match id
+        .as_ref()
+        .filter(|id| replayed.contains(&(ty, id.as_str())))
+    {
+        Some(id) => drop(now_of.insert((ty, id.clone()), data)),
+        None => ev.push(Event { at, ty, id, data }),
     };
 
     // Setup.
@@ -445,18 +539,9 @@ pub(crate) fn build(
     for (u, at) in by_time {
         let team = roster.team_or_bare(u);
         let id = team_id(u);
-        let name = team.object.get("name").cloned().unwrap_or_else(|| json!(u));
         push(*at, "teams", Some(id.clone()), Value::Object(team.object));
         if admin || role.is(u) {
-            // The roster's account (a package's keeps its username), else one of the user.
-            let account = roster
-                .accounts
-                .iter()
-                .find(|a| a["type"] == "team" && a["team_id"] == id.as_str())
-                .cloned()
-                .unwrap_or_else(|| {
-                    json!({"id": id, "username": u, "name": name, "type": "team", "team_id": id})
-                });
+            let account = team_account(roster, u);
             let aid = account["id"].as_str().map_or(id, str::to_string);
             push(*at, "accounts", Some(aid), account);
         }
@@ -658,17 +743,34 @@ pub(crate) fn build(
         let id = q.id.to_string();
         match &q.user {
             None => {
-                // An announcement to one team: that team and admins only.
-                if let Some(t) = &q.to_user {
-                    if !(admin || role.is(t)) {
-                        continue;
-                    }
+                // An announcement to some teams (or groups): those teams and admins only.
+                let to: Vec<&String> = q.to_user.iter().chain(&q.to_more).collect();
+                if !(admin || q.public || to.iter().any(|u| role.is(u))) {
+                    continue;
                 }
-                let to = q.to_user.as_deref().map(team_id);
-                let v = json!({
-                    "id": id, "from_team_id": null, "to_team_id": to, "reply_to_id": null,
+                // 2023-06 names one team: the reader's own, for an admin the first.
+                let one = (to.iter())
+                    .find(|u| role.is(u))
+                    .or(to.first())
+                    .map(|u| team_id(u));
+                let mut v = json!({
+                    "id": id, "from_team_id": null, "to_team_id": one, "reply_to_id": null,
                     "problem_id": problem, "text": q.text, "time": t(q.at), "contest_time": ct(q.at),
                 });
+                // 2026-01's lists (`version::adapt`), where one team does not say it all.
+                if to.len() > 1 || !q.to_groups.is_empty() {
+                    v["to_team_ids"] = json!(to.iter().map(|u| team_id(u)).collect::<Vec<_>>());
+                }
+                if !q.to_groups.is_empty() {
+                    let group_id = |name: &String| {
+                        let found = roster.groups.iter().find(|g| g["name"] == name.as_str());
+                        found.map_or_else(
+                            || json!(ojd_service::ccs::slug(name)),
+                            |g| g["id"].clone(),
+                        )
+                    };
+                    v["to_group_ids"] = json!(q.to_groups.iter().map(group_id).collect::<Vec<_>>());
+                }
                 push(q.at, "clarifications", Some(id), v);
             }
             Some(asker) => {
@@ -698,6 +800,63 @@ pub(crate) fn build(
             }
         }
     }
+
+    // What left the roster (and what came back), as the log recorded it: created at the
+    // setup, deleted when it went, created again when it came back. A replay of the feed
+    // shows what a client that followed it live was sent. Accounts only to whom they are
+    // shown; a removed team an open contest still shows (it submitted) stays.
+    let own_team = role.viewer().map(|u| team_id(&u.name));
+    let mut ev2 = Vec::new();
+    for (ty, id, rows) in histories(roster_log) {
+        if ty == "teams" && now_of.get(&(ty, id.to_string())).is_none() {
+            let shown = teams.keys().any(|u| team_id(u) == id);
+            if shown {
+                continue;
+            }
+        }
+        let mut last: Option<Value> = None;
+        for (i, ch) in rows.iter().enumerate() {
+            let at = if i == 0 { SETUP } else { ch.at };
+            let data = match &ch.data {
+                None => None,
+                Some(_) if i + 1 == rows.len() && now_of.contains_key(&(ty, id.to_string())) => {
+                    now_of.get(&(ty, id.to_string())).cloned()
+                }
+                Some(text) => serde_json::from_str::<Value>(text).ok(),
+            };
+            if ty == "accounts" && !admin {
+                let of = last
+                    .as_ref()
+                    .or(data.as_ref())
+                    .and_then(|v| v["team_id"].as_str());
+                if of.is_none() || of != own_team.as_deref() {
+                    continue;
+                }
+            }
+            match data {
+                Some(v) if last.as_ref() != Some(&v) => {
+                    last = Some(v.clone());
+                    ev2.push(Event {
+                        at,
+                        ty,
+                        id: Some(id.to_string()),
+                        data: v,
+                    });
+                }
+                None if last.is_some() => {
+                    last = None;
+                    ev2.push(Event {
+                        at,
+                        ty,
+                        id: Some(id.to_string()),
+                        data: Value::Null,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    ev.extend(ev2);
 
     let mut events: Vec<Event> = ev.into_iter().filter(|e| e.at <= now).collect();
     // Stable: events of the same time and type keep the order they were made in.

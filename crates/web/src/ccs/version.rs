@@ -89,11 +89,19 @@ pub(crate) fn adapt(v: Version, ty: &str, mut o: Value) -> Value {
                 m.insert("penalty_time".into(), p);
             }
         }
+        // An announcement to several teams or to groups carries its lists (`model`), which
+        // 2023-06 cannot say: there `to_team_id` names one of them (the reader's own team).
+        (Version::V2023, "clarifications") => {
+            m.remove("to_team_ids");
+            m.remove("to_group_ids");
+        }
         (Version::V2026, "clarifications") => {
             let to = m.remove("to_team_id").unwrap_or(Value::Null);
             let to = if to.is_null() { to } else { json!([to]) };
-            m.insert("to_team_ids".into(), to);
-            m.insert("to_group_ids".into(), Value::Null);
+            if m.get("to_team_ids").is_none_or(Value::is_null) {
+                m.insert("to_team_ids".into(), to);
+            }
+            m.entry("to_group_ids").or_insert(Value::Null);
         }
         _ => {}
     }

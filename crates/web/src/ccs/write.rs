@@ -6,9 +6,9 @@
 //! - `POST contests/<id>/submissions`: `{problem_id, language_id, files: [{data}], entry_point?,
 //!   team_id?}` from a team (`data`: the base64 of a zip holding the one source file);
 //! - `POST contests/<id>/clarifications`: a team's question `{text, problem_id?,
-//!   from_team_id?}`, or an admin's announcement (`to_team_id`/`to_team_ids` with at most one
-//!   team: ojd sends to everyone or one team) or answer (`reply_to_id`: to its asker when
-//!   `to_team_id(s)` names them, else to everyone);
+//!   from_team_id?}`, or an admin's announcement (to everyone, or to the teams of
+//!   `to_team_id`/`to_team_ids` and the teams of `to_group_ids`) or answer (`reply_to_id`: to
+//!   its asker when `to_team_id(s)` names them, else to everyone);
 //! - `PATCH contests/<id>`: an admin's new `start_time` before the start (it must be in the
 //!   future); `null` (a countdown paused with no start) is refused: ojd's contests always have
 //!   a start.
@@ -321,22 +321,32 @@ async fn write_clarification(
             text,
             category: None,
             team: None,
+            teams: Vec::new(),
+            groups: Vec::new(),
         };
         clarifications::ask(&app, &user, &cid, ask)
             .await?
             .to_string()
     } else {
         absent(o, &["from_team_id"], "by the judges")?;
-        absent(
-            o,
-            &["to_group_ids"],
-            "to ojd (it sends to everyone or to one team)",
-        )?;
-        if to.len() > 1 {
-            return Err(AppError::BadRequest(format!(
-                "property `to_team_ids`: {} teams; ojd sends to everyone or to one team",
-                to.len()
-            )));
+        let mut group_ids: Vec<String> = Vec::new();
+        match o.get("to_group_ids") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(a)) => {
+                for g in a {
+                    let g = g.as_str().ok_or_else(|| {
+                        AppError::BadRequest(
+                            "property `to_group_ids`: expected a list of ids".into(),
+                        )
+                    })?;
+                    group_ids.push(g.to_string());
+                }
+            }
+            Some(other) => {
+                return Err(AppError::BadRequest(format!(
+                    "property `to_group_ids`: expected a list of ids, found {other}"
+                )))
+            }
         }
         let c = find(&app, &cid)?;
         let roster = ojd_service::ccs::directory(&c);
@@ -355,6 +365,11 @@ async fn write_clarification(
                 let qid: i64 = q.parse().map_err(|_| {
                     AppError::BadRequest(format!("property `reply_to_id`: no question {q:?}"))
                 })?;
+                if to.len() > 1 || !group_ids.is_empty() {
+                    return Err(AppError::BadRequest(
+                        "property `to_team_ids`: an answer goes to its asker or to everyone".into(),
+                    ));
+                }
                 let public = Some(to.is_empty());
                 if let Some(t) = to.first() {
                     user_of(t)?;
@@ -367,12 +382,24 @@ async fn write_clarification(
                 format!("{qid}-reply")
             }
             None => {
-                let team = to.first().map(|t| user_of(t)).transpose()?;
+                let teams = to.iter().map(|t| user_of(t)).collect::<Result<_, _>>()?;
+                // A group's name, as the roster (and the web's form) names it.
+                let mut groups = Vec::new();
+                for g in &group_ids {
+                    let found = roster.groups.iter().find(|x| x["id"] == g.as_str());
+                    let name = found.and_then(|x| x["name"].as_str().or(x["id"].as_str()));
+                    let name = name.ok_or_else(|| {
+                        AppError::BadRequest(format!("property `to_group_ids`: no group {g:?}"))
+                    })?;
+                    groups.push(name.to_string());
+                }
                 let announce = AskBody {
                     problem,
                     text,
                     category: None,
-                    team,
+                    team: None,
+                    teams,
+                    groups,
                 };
                 clarifications::announce(&app, &user, &cid, announce)
                     .await?

@@ -42,6 +42,12 @@ pub(crate) struct AskBody {
     /// An announcement to this one team (a user name) instead of everyone.
     #[serde(default)]
     pub(crate) team: Option<String>,
+    /// An announcement to these teams too (user names).
+    #[serde(default)]
+    pub(crate) teams: Vec<String>,
+    /// An announcement to the teams of these groups (names) too.
+    #[serde(default)]
+    pub(crate) groups: Vec<String>,
 }
 
 /// The category of a question: "technical" when asked so, else "problem" when it names one,
@@ -127,6 +133,8 @@ pub(crate) async fn ask(
         problem,
         category: kind.to_string(),
         to_user: None,
+        to_more: Vec::new(),
+        to_groups: Vec::new(),
         text: body.text.trim().to_string(),
     };
     // Admins ask without a limit (the jury's own questions).
@@ -140,7 +148,8 @@ pub(crate) async fn ask(
         .await?)
 }
 
-/// An announcement to every participant, or (`team`) to one; about the contest or one problem
+/// An announcement to every participant, or to some: `team`, `teams` (user names) and the
+/// teams of `groups` (names; a group's teams when it is sent); about the contest or one problem
 /// (`problem`); returns its id.
 pub(crate) async fn announce(
     app: &Arc<App>,
@@ -150,25 +159,56 @@ pub(crate) async fn announce(
 ) -> Result<i64, AppError> {
     let c = find(app, id)?;
     let problem = check_text(&c, &body, true)?;
-    let team = body
-        .team
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(str::to_string);
-    if let Some(t) = team.clone() {
+    let mut teams: Vec<String> = Vec::new();
+    let named = body.team.iter().chain(&body.teams);
+    for t in named.map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        if !teams.iter().any(|x| x == t) {
+            teams.push(t.to_string());
+        }
+    }
+    for t in &teams {
         // A team of the roster or of the listed participants; in an open contest without
         // either, a user who took part (submitted or asked): an announcement to nobody is
         // refused, never published.
-        let known = match c.team(&t) {
-            Some(x) => x.category == Category::Participant && c.admits(&t),
-            None if matches!(c.participants, Participants::Listed(_)) => c.admits(&t),
+        let known = match c.team(t) {
+            Some(x) => x.category == Category::Participant && c.admits(t),
+            None if matches!(c.participants, Participants::Listed(_)) => c.admits(t),
             None => app.node.took_part(c.id.clone(), t.clone()).await?,
         };
         if !known {
+            let field = if body.team.as_deref().map(str::trim) == Some(t) {
+                "team"
+            } else {
+                "teams"
+            };
             return Err(AppError::BadRequest(format!(
-                "field `team`: {t:?} is not a team of contest {id:?}"
+                "field `{field}`: {t:?} is not a team of contest {id:?}"
             )));
+        }
+    }
+    let mut groups: Vec<String> = Vec::new();
+    for g in body
+        .groups
+        .iter()
+        .map(|g| g.trim())
+        .filter(|g| !g.is_empty())
+    {
+        let members: Vec<&str> = (c.teams.iter())
+            .filter(|t| t.category == Category::Participant && t.groups().contains(&g))
+            .map(|t| t.user.as_str())
+            .collect();
+        if members.is_empty() {
+            return Err(AppError::BadRequest(format!(
+                "field `groups`: {g:?} is no group of a team of contest {id:?}"
+            )));
+        }
+        for u in members {
+            if !teams.iter().any(|x| x == u) {
+                teams.push(u.to_string());
+            }
+        }
+        if !groups.iter().any(|x| x == g) {
+            groups.push(g.to_string());
         }
     }
     let kind = if problem.is_some() {
@@ -176,19 +216,27 @@ pub(crate) async fn announce(
     } else {
         "general"
     };
-    let (cid, to) = (c.id.clone(), team.clone());
+    let to = match (&teams[..], &groups[..]) {
+        ([], []) => "everyone".to_string(),
+        ([one], []) => format!("team {one}"),
+        (_, []) => format!("teams {}", teams.join(", ")),
+        _ => format!("groups {} (teams {})", groups.join(", "), teams.join(", ")),
+    };
+    let mut recipients = teams.into_iter();
     let announcement = NewQuestion {
         user: None,
         problem,
         category: kind.to_string(),
-        to_user: team,
+        to_user: recipients.next(),
+        to_more: recipients.collect(),
+        to_groups: groups,
         text: body.text.trim().to_string(),
     };
+    let cid = c.id.clone();
     let made = app
         .node
         .add_clarification(c.id.clone(), announcement, None)
         .await?;
-    let to = to.map_or("everyone".to_string(), |t| format!("team {t}"));
     let detail = format!("announcement {made} to {to}");
     super::controls::note(app, &admin.name, "announce", Some(&cid), detail).await;
     Ok(made)

@@ -23,7 +23,7 @@ use crate::submit::{accept, language_views, read_multipart, SubmitForm};
 use crate::text::urlencode;
 use crate::user::User;
 use crate::App;
-use ojd_service::contest::{format_time, Contest, Phase, Scoring};
+use ojd_service::contest::{format_time, Category, Contest, Phase, Scoring};
 use ojd_service::{now_ms, Clarification, SubmissionInfo};
 
 mod board;
@@ -159,6 +159,19 @@ pub(crate) async fn contest(
         .unwrap_or_default();
     let chosen_problem = draft.as_ref().map(|d| d.chosen.clone()).unwrap_or_default();
     let problems = ct::problems_for(&app, &c, u);
+    // The groups an announcement may go to: those of the contest's ranked teams.
+    let mut groups: Vec<&str> = Vec::new();
+    for t in c
+        .teams
+        .iter()
+        .filter(|t| t.category == Category::Participant)
+    {
+        for g in t.groups() {
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+    }
     let phase = c.phase(now_ms());
     let admin = u.is_some_and(|u| u.admin);
     let mine: Vec<SubmissionInfo> = match u {
@@ -251,7 +264,11 @@ pub(crate) async fn contest(
         @if admin {
             h3 { "Announce" }
             form.submit #announce-form method="post" action={ "/contests/" (c.id) "/announce" } {
-                label { "To" input type="text" name="team" #announce-team placeholder="everyone (or one team's user name)"; }
+                label { "To" input type="text" name="team" #announce-team placeholder="everyone (or teams' user names, separated by commas)"; }
+                @if !groups.is_empty() {
+                    label { "Group" select name="group" #announce-group { option value="" { "no group" }
+                        @for g in &groups { option value=(g) { "the teams of " (g) } } } }
+                }
                 label { "About" select name="problem" #announce-problem { option value="" { "the contest in general" }
                     @for p in &problems { option value=(p.problem) { (p.label) ". " (p.title) } } } }
                 label { "Announcement" textarea name="text" rows="3" required {} }
@@ -457,7 +474,11 @@ async fn news(app: &Arc<App>, c: &Contest, user: Option<&User>) -> Result<Markup
             div class={ "clar" @if q.user.is_none() { " announcement" } } {
                 div.meta {
                     @match &q.user { None => strong { "Announcement" }, Some(u) => span { "Question from " strong { (u) } } }
-                    @if let Some(t) = &q.to_user { span.tag.to { "to " (t) " only" } }
+                    @if !q.to_groups.is_empty() { span.tag.to { "to " (q.to_groups.join(", ")) } }
+                    @else if let Some(t) = &q.to_user {
+                        @if q.to_more.is_empty() { span.tag.to { "to " (t) " only" } }
+                        @else { span.tag.to { "to " (t) ", " (q.to_more.join(", ")) } }
+                    }
                     span { (format_time(q.at, c.utc_offset_s)) }
                     @if let Some(p) = &q.problem { span.tag { (c.label_of(p).unwrap_or(p)) } }
                     @if q.category == "technical" { span.tag.technical { "technical" } }
@@ -567,6 +588,9 @@ pub(crate) struct TextFields {
     #[serde(default)]
     problem: Option<String>,
     text: String,
+    /// An announcement's group (a name), beside its teams.
+    #[serde(default)]
+    group: Option<String>,
     #[serde(default)]
     category: Option<String>,
     #[serde(default)]
@@ -584,6 +608,8 @@ pub(crate) async fn ask(
         text: f.text,
         category: f.category,
         team: f.team,
+        teams: Vec::new(),
+        groups: Vec::new(),
     };
     clarifications::ask(&app, &viewer, &id, body)
         .await
@@ -597,11 +623,16 @@ pub(crate) async fn announce(
     Path(id): Path<String>,
     Form(f): Form<TextFields>,
 ) -> PageResult {
+    // Several teams' users separated by commas or spaces, and one group.
+    let teams = f.team.as_deref().unwrap_or_default();
+    let teams = teams.split([',', ';', ' ']).filter(|t| !t.is_empty());
     let body = AskBody {
         problem: f.problem,
         text: f.text,
         category: f.category,
-        team: f.team,
+        team: None,
+        teams: teams.map(str::to_string).collect(),
+        groups: f.group.into_iter().collect(),
     };
     clarifications::announce(&app, &admin, &id, body)
         .await
