@@ -386,6 +386,10 @@ fn state_at(c: &Contest, thawed: Option<i64>, t: i64) -> Value {
 
 /// Builds the events of contest `c` for `role` from its stored `records` and, once it is
 /// finalized, its `awards` (the results' computation, the service's).
+// Eight inputs, each a different source the snapshot reads (the contest, the viewer, the
+// release, the stored records, the awards, the roster and its log): a struct would only
+// rename them.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     app: &App,
     c: &Contest,
@@ -808,7 +812,7 @@ pub(crate) fn build(
     let own_team = role.viewer().map(|u| team_id(&u.name));
     let mut ev2 = Vec::new();
     for (ty, id, rows) in histories(roster_log) {
-        if ty == "teams" && now_of.get(&(ty, id.to_string())).is_none() {
+        if ty == "teams" && !now_of.contains_key(&(ty, id.to_string())) {
             let shown = teams.keys().any(|u| team_id(u) == id);
             if shown {
                 continue;
