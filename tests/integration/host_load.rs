@@ -156,3 +156,115 @@ fn verdicts_are_the_programs_beside_busy_loops_other_sandboxes_and_disk_writes()
         }
     }
 }
+
+/// The interactive fixture with a 1 s wall-time limit (its CPU limit 2 s: only the wall time
+/// can end its runs) and `binary.c` made to spin 300 ms of CPU before it plays: a copy in a
+/// temporary folder, with that program beside it as `slow_binary.c`.
+fn slow_interactive_package() -> tempfile::TempDir {
+    let pkg = tempfile::tempdir().expect("a package folder");
+    let src = testdata("interactive");
+    for f in ["problem.toml", "interactor.c", "statement.md"] {
+        std::fs::copy(src.join(f), pkg.path().join(f)).expect("the fixture is copied");
+    }
+    let tests = pkg.path().join("tests");
+    std::fs::create_dir_all(&tests).expect("the tests folder");
+    for (name, mode) in [("01", "guess 777"), ("02", "guess 1")] {
+        std::fs::write(tests.join(format!("{name}.in")), format!("{mode}\n")).expect("a test");
+        std::fs::write(tests.join(format!("{name}.ans")), "").expect("its answer");
+    }
+    let accepted = pkg.path().join("submissions/accepted");
+    std::fs::create_dir_all(&accepted).expect("the submissions folder");
+    std::fs::copy(
+        src.join("submissions/accepted/binary.c"),
+        accepted.join("binary.c"),
+    )
+    .expect("the reference is copied");
+    let toml = pkg.path().join("problem.toml");
+    let text = std::fs::read_to_string(&toml)
+        .expect("problem.toml")
+        .replace("time_limit = \"500ms\"", "time_limit = \"2s\"")
+        .replace("wall_time_limit = \"2s\"", "wall_time_limit = \"1s\"");
+    assert!(text.contains("\"2s\"") && text.contains("\"1s\""), "{text}");
+    std::fs::write(&toml, text).expect("problem.toml is written");
+    let slow = std::fs::read_to_string(src.join("submissions/accepted/binary.c"))
+        .expect("binary.c")
+        .replace(
+            "int main(void) {",
+            "#include <time.h>\nint main(void) {\n    volatile unsigned long spin = 0;\n    while (clock() < CLOCKS_PER_SEC * 3 / 10) spin++;",
+        );
+    assert!(slow.contains("clock()"), "{slow}");
+    std::fs::write(pkg.path().join("slow_binary.c"), slow).expect("slow_binary.c is written");
+    pkg
+}
+
+/// Slower, never wrong, for interactive problems too, under a load that lasts: eight busy loops
+/// per CPU and a second judge whose sandboxes judge a CPU-bound program on the same CPUs for the
+/// whole test. A correct program that needs 300 ms of CPU under a 1 s wall-time limit, whose
+/// interactor waits for a CPU as long as it does, is accepted every time: neither a time limit
+/// nor a host fault after its tries (the pair is run again with the wall time the load took
+/// from it). A program that never flushes its question is still a time limit, judged as fast.
+#[test]
+fn an_interactive_pair_under_a_lasting_load_is_judged_slower_never_otherwise() {
+    require_root!(exclusive);
+    let pkg = slow_interactive_package();
+    let problem = Problem::load(pkg.path()).expect("the package loads");
+    let verify = Problem::load(&testdata("verify")).expect("the fixture loads");
+    let j = common::judge(1);
+    let slow = common::submission(&j, &pkg.path().join("slow_binary.c"));
+    let no_flush = common::submission(
+        &j,
+        &testdata("interactive/submissions/time_limit_exceeded/no_flush.c"),
+    );
+    let never = AtomicBool::new(false);
+    // Compiled before the load (and the interactor with them), so that only the runs wait.
+    for sub in [&slow, &no_flush] {
+        let _ = j.judge(&problem, sub, &mut |_| {}, &never);
+    }
+    let stop = AtomicBool::new(false);
+    let hogs = Hogs::per_cpu(8);
+    let got = std::thread::scope(|scope| {
+        let neighbour = scope.spawn(|| {
+            let other = common::judge(2);
+            let spin = common::submission(
+                &other,
+                &testdata("verify/submissions/time_limit_exceeded/spin_on_many.c"),
+            );
+            let mut judged = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let _ = other.judge(&verify, &spin, &mut |_| {}, &never);
+                judged += 1;
+            }
+            judged
+        });
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            got.push((
+                "slow_binary.c",
+                j.judge(&problem, &slow, &mut |_| {}, &never),
+            ));
+        }
+        got.push((
+            "no_flush.c",
+            j.judge(&problem, &no_flush, &mut |_| {}, &never),
+        ));
+        stop.store(true, Ordering::Relaxed);
+        assert!(
+            neighbour.join().expect("the neighbour judge") > 0,
+            "the neighbour judged nothing"
+        );
+        got
+    });
+    drop(hogs);
+    for (name, r) in got {
+        let want = if name == "no_flush.c" {
+            Verdict::TimeLimitExceeded
+        } else {
+            Verdict::Accepted
+        };
+        match r {
+            Ok(r) => assert_eq!(r.verdict, want, "{name}: {r:#?}"),
+            Err(e @ JudgeError::Host(_)) => panic!("{name}: the load was a host fault: {e}"),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+}

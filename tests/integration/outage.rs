@@ -6,6 +6,8 @@
 //! than queue a second; pages under a hung database answer 503 instead of waiting. On
 //! PostgreSQL (a table locked by another session: a statement that never returns; the whole
 //! server stopped with SIGSTOP) and on SQLite (a database locked by another connection).
+//! Judgings that never return leave a bounded number of threads behind, and the host says why
+//! it stopped claiming.
 
 use std::time::{Duration, Instant};
 
@@ -396,5 +398,53 @@ fn a_submit_form_sent_twice_is_one_submission() {
     let (_, mine) = d.get("/api/v1/submissions", Some(ALICE));
     assert_eq!(mine.as_array().map_or(0, Vec::len), 2, "{mine}");
     let (status, _) = d.terminate(Duration::from_secs(30));
+    assert!(status.success());
+}
+
+/// A judging the watchdog abandons leaves its thread behind, and each such thread may hold one
+/// of the host's sandboxes: were every judging after it to wait for a sandbox, be abandoned and
+/// leave one more, threads would pile up without end while nothing is judged. Past its workers'
+/// number of them still stuck (here three hangs on a host of two workers), the host stops
+/// claiming and says why, in its log and as its pause's cause on the hosts page.
+#[test]
+fn threads_the_watchdog_abandons_are_bounded_and_the_host_says_why_it_stops() {
+    require_root!();
+    let site = Site::new("rate_limit_per_minute = 0");
+    // The first three judgings hang for ever; the watchdog's bound is 5 s.
+    let d = site.start_env(&[("OJD_FAULT_HANG_JUDGING", "5,3")]);
+    let ac = crate::common::testdata("aplusb/submissions/accepted/ac.py");
+    let id = d.submit_file(ALICE, &ac);
+    wait_log(&d, "abandoned by the watchdog (the host's fault)", 3);
+    wait_log(
+        &d,
+        "this host stops claiming submissions: 3 judging threads abandoned by the watchdog are still stuck, more than its 2 worker(s)",
+        1,
+    );
+    // The hosts page shows what the host's last heartbeat said: the cause comes with the next.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let host = loop {
+        let (code, hosts) = d.get("/api/v1/admin/hosts", Some(crate::daemon::ADMIN));
+        assert_eq!(code, 200, "{hosts}");
+        let host = hosts["hosts"][0].clone();
+        if host["paused"]
+            .as_str()
+            .is_some_and(|c| c.contains("still stuck"))
+        {
+            break host;
+        }
+        assert!(Instant::now() < deadline, "the pause's cause: {host}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(
+        host["stats"].get("paused_stuck_judgings").is_some(),
+        "{host}"
+    );
+    let (code, sub) = d.get(&format!("/api/v1/submissions/{id}"), Some(ALICE));
+    assert_eq!(code, 200, "{sub}");
+    assert_ne!(
+        sub["verdict"], "JE",
+        "a stuck host is never the submission's: {sub}"
+    );
+    let (status, _) = d.terminate(Duration::from_secs(60));
     assert!(status.success());
 }

@@ -123,6 +123,9 @@ struct HealthState {
     drain: Option<String>,
     /// Languages this host does not claim, each with why (see [`Health::skip_language`]).
     skipped: std::collections::BTreeMap<String, String>,
+    /// Judging threads the watchdog abandoned that have not returned (see
+    /// [`Node::abandoned`]).
+    stuck: usize,
 }
 
 /// Why a host stopped claiming.
@@ -138,11 +141,12 @@ impl Health {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Pauses claiming for `cause`; logs it when claiming was not paused already.
+    /// Pauses claiming for `cause`; logs it when claiming was not paused already, or paused
+    /// for another kind of cause.
     fn pause(&self, cause: String, kind: &'static str, errno: Option<i32>) {
         let mut st = self.lock();
         st.last_check = Some(Instant::now());
-        if st.pause.is_none() {
+        if st.pause.as_ref().is_none_or(|p| p.kind != kind) {
             log(&format!(
                 "this host stops claiming submissions: {cause} (checking again every {}s)",
                 HEALTH_RECHECK.as_secs()
@@ -587,6 +591,10 @@ impl Node {
             }
             st.last_check = Some(Instant::now());
         }
+        if let Some(cause) = self.too_many_stuck() {
+            self.health.pause(cause, "stuck_judgings", None);
+            return false;
+        }
         let judge = self.judge.clone();
         let min_free = self.config.judge.min_free_space.bytes();
         let checked = tokio::task::spawn_blocking(move || {
@@ -654,6 +662,52 @@ impl Node {
     ) -> bool {
         self.metrics.host_faults.fetch_add(1, Ordering::Relaxed);
         self.health.fault(id, cause, kind, errno)
+    }
+
+    /// Keeps count of a judging thread the watchdog abandoned (`task`, its handle) until it
+    /// returns, if ever. Each may hold one of the host's sandboxes; past [`Node::workers`] of
+    /// them still stuck the host claims nothing more ([`Node::too_many_stuck`]): every sandbox
+    /// may be held, every new judging would wait for one, be abandoned in turn and leave one
+    /// more thread behind, without end. So at most one thread more than the workers is ever
+    /// left, and the host says why it stopped (its log, its pause's cause on the hosts page);
+    /// it claims again when they return, or after a restart.
+    pub(crate) fn abandoned<T: Send + 'static>(self: &Arc<Self>, task: tokio::task::JoinHandle<T>) {
+        let stuck = {
+            let mut st = self.health.lock();
+            st.stuck += 1;
+            st.stuck
+        };
+        log(&format!(
+            "{stuck} judging thread(s) abandoned by the watchdog are still stuck on this host \
+             (it stops claiming past {})",
+            self.workers.max(1)
+        ));
+        let node = self.clone();
+        tokio::spawn(async move {
+            // Its result was given up: only its end counts.
+            let _ = task.await;
+            let left = {
+                let mut st = node.health.lock();
+                st.stuck = st.stuck.saturating_sub(1);
+                st.stuck
+            };
+            log(&format!(
+                "a judging thread abandoned by the watchdog returned after all ({left} still stuck)"
+            ));
+        });
+    }
+
+    /// Why this host claims nothing while abandoned judging threads are stuck: more than its
+    /// workers of them (see [`Node::abandoned`]).
+    fn too_many_stuck(&self) -> Option<String> {
+        let stuck = self.health.lock().stuck;
+        (stuck > self.workers.max(1)).then(|| {
+            format!(
+                "{stuck} judging threads abandoned by the watchdog are still stuck, more than its {} \
+                 worker(s): they may hold every sandbox (restart this host to free them)",
+                self.workers.max(1)
+            )
+        })
     }
 
     /// Forgets the host faults of a submission this host has now judged.

@@ -310,7 +310,7 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 ),
             };
             let stop = cancel.clone();
-            let task = tokio::task::spawn_blocking(move || {
+            let mut task = tokio::task::spawn_blocking(move || {
                 if hang {
                     hang_for_ever();
                 }
@@ -321,11 +321,13 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                     &stop,
                 )
             });
-            let Ok(joined) = tokio::time::timeout(bound, task).await else {
+            let Ok(joined) = tokio::time::timeout(bound, &mut task).await else {
                 // The watchdog: stuck, not slow. Its thread is left to itself (should it ever
-                // wake, it is cancelled and its result dropped); the submission goes back to
-                // the queue as after any host fault, and its lease goes with it.
+                // wake, it is cancelled and its result dropped), counted until it returns
+                // (`Node::abandoned`); the submission goes back to the queue as after any host
+                // fault, and its lease goes with it.
                 cancel.store(true, Ordering::Relaxed);
+                app.abandoned(task);
                 let cause = format!(
                     "its judging made no progress for {} s, past what its limits allow: \
                      abandoned by the watchdog (the host's fault)",
@@ -455,12 +457,15 @@ async fn store_ending(
 const WATCHDOG_SLACK: Duration = Duration::from_secs(120);
 
 /// Fault injection for the tests, never set by an operator: with `OJD_FAULT_HANG_JUDGING=S`
-/// in its environment, this process's first judging hangs for ever, and the watchdog's bound
-/// is `S` seconds. `None` otherwise (and for every later judging).
+/// (or `S,N`) in its environment, this process's first judging (first `N` judgings) hangs for
+/// ever, and the watchdog's bound is `S` seconds. `None` otherwise (and for every later
+/// judging).
 fn injected_hang() -> Option<Duration> {
-    static HUNG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let secs: u64 = std::env::var("OJD_FAULT_HANG_JUDGING").ok()?.parse().ok()?;
-    (!HUNG.swap(true, Ordering::Relaxed)).then(|| Duration::from_secs(secs))
+    static HUNG: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let value = std::env::var("OJD_FAULT_HANG_JUDGING").ok()?;
+    let (secs, count) = value.split_once(',').unwrap_or((&value, "1"));
+    let (secs, count): (u64, u32) = (secs.parse().ok()?, count.parse().ok()?);
+    (HUNG.fetch_add(1, Ordering::Relaxed) < count).then(|| Duration::from_secs(secs))
 }
 
 /// The injected hang: a judge thread stuck for good, deaf to cancellation.

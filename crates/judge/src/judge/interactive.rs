@@ -139,6 +139,10 @@ struct Direction<'a> {
     /// another reason than the partner's end being closed. The pair then says nothing about
     /// the program (what it sent was cut short by the judge), so its result is a host fault.
     fault: Mutex<Option<(String, std::io::Error)>>,
+    /// How long the relay's thread waited for a CPU while it ran (its run-queue delay,
+    /// nanoseconds): every message of the pair passes through it, and meanwhile both sides
+    /// wait, so it is time the pair lost to the host ([`lost_to_host`]).
+    waited: AtomicU64,
 }
 
 impl Direction<'_> {
@@ -161,6 +165,7 @@ impl Direction<'_> {
             from_tried: AtomicBool::new(false),
             to_tried: AtomicBool::new(false),
             fault: Mutex::new(None),
+            waited: AtomicU64::new(0),
         }
     }
 
@@ -202,7 +207,32 @@ fn side_ended(ends: [&Path; 2], tried: [&AtomicBool; 2]) {
 /// Stops reading (closing `from`) when more than `limit` bytes came. Any other failure is the
 /// judge's ([`Direction::fault`]), never the end of a side's output: it stops the relay
 /// without marking an end of file.
+/// The run-queue delay of the calling thread so far (`/proc/thread-self/schedstat`, second
+/// field), `None` where the kernel does not say.
+fn thread_run_delay() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// Relays `d` ([`relay_messages`]), recording how long its thread waited for a CPU.
 fn relay(d: &Direction<'_>) {
+    let before = thread_run_delay();
+    relay_messages(d);
+    if let (Some(a), Some(b)) = (before, thread_run_delay()) {
+        let waited = u64::try_from(b.saturating_sub(a).as_nanos()).unwrap_or(u64::MAX);
+        d.waited.store(waited, Ordering::Relaxed);
+    }
+}
+
+/// How long the relays of a pair waited for a CPU (see [`Direction::waited`]).
+fn relays_waited(ds: [&Direction<'_>; 2]) -> Duration {
+    ds.iter()
+        .map(|d| Duration::from_nanos(d.waited.load(Ordering::Relaxed)))
+        .sum()
+}
+
+fn relay_messages(d: &Direction<'_>) {
     let (from, to, dir, transcript, count, limit, over) = (
         d.from,
         d.to,
@@ -419,10 +449,22 @@ pub(super) struct Pass<'a> {
 /// changed the state it leaves itself, and the try after must see neither.
 ///
 /// A pair whose time limit verdict came from a wall-time kill of the program that the host's
-/// load starved (see [`starved_by_host`]) says nothing about the program: the pair is run again, with new pipes, up to [`STARVED_TRIES`] times in all, and
-/// then it is a host fault ([`super::HostFault::Starved`]), never a time limit verdict. Only the whole
-/// pair can be run again: one side alone would find its partner, and the relay between them,
-/// gone (its keeper would wait for the other ends of its pipes).
+/// load starved (see [`starved_by_host`]) says nothing about the program: the pair is run
+/// again, with new pipes, up to [`STARVED_TRIES`] times in all, and then it is a host fault
+/// ([`super::HostFault::Starved`]), never a time limit verdict. Only the whole pair can be run
+/// again: one side alone would find its partner, and the relay between them, gone (its keeper
+/// would wait for the other ends of its pipes).
+///
+/// Each try after a starved one gives the program's sandbox more wall time ([`stretched`]), as
+/// much as the load measured in the try before took from it and twice that, up to
+/// [`ojd_sandbox::WALL_CEILING`] times the limit: the program's keeper moves its deadline only by
+/// the program's own waits, never by its partner's (a program asleep on its pipe while its
+/// interactor waits for a CPU looks asleep), so under a load that lasts the same limit would
+/// starve every try. What the program is judged by stays its own wall time against the
+/// problem's limit: the pair's wall time less what both sides lost to the host
+/// ([`own_wall`]); a program whose own time reaches the limit in a stretched try is a time
+/// limit, as it would have been without the load. So a loaded host judges an interactive pair
+/// slower, never otherwise.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_pass(
     judge: &Judge,
@@ -435,6 +477,8 @@ pub(super) fn run_pass(
     limits: &Limits,
     pass: Option<&Pass<'_>>,
 ) -> Result<TestResult, JudgeError> {
+    // The program sandbox's wall-time limit of the next try (see above).
+    let mut allowed = limits.wall;
     retry_starved(
         STARVED_TRIES,
         "the program of an interactive test",
@@ -458,6 +502,7 @@ pub(super) fn run_pass(
                     checker,
                     test,
                     limits,
+                    allowed,
                     this_try.as_ref(),
                 )? {
                     Paired::Judged(mut result) => {
@@ -474,7 +519,10 @@ pub(super) fn run_pass(
                         }
                         Try::Done(result)
                     }
-                    Paired::Starved { cpu_wait } => Try::Starved(cpu_wait),
+                    Paired::Starved { lost, wall, waited } => {
+                        allowed = stretched(limits.wall, allowed, wall, waited);
+                        Try::Starved(lost)
+                    }
                 },
             )
         },
@@ -600,10 +648,50 @@ fn copy_level(
 enum Paired {
     Judged(TestResult),
     /// The program's run was ended by its wall-time limit while it waited for a CPU that the
-    /// host's other work held: how long it waited.
+    /// host's other work held.
     Starved {
-        cpu_wait: Duration,
+        /// How long it waited, its partner's wait included (for the host fault's message).
+        lost: Duration,
+        /// The program's wall time.
+        wall: Duration,
+        /// The part of `wall` that was the host's ([`lost_to_host`]).
+        waited: Duration,
     },
+}
+
+/// The time a program of a pair lost to the host: its own (CPU wait and time blocked in the
+/// kernel, as its keeper measured them), its partner's (less the program's CPU time, which
+/// the interactor's keeper counts as other work: see [`starved_by_host`]) and the judge's
+/// relays' (`relays`: their threads' wait for a CPU, while each message waited in them), less
+/// the interactor's whole CPU time, which the program's keeper counts as other work (an
+/// interactor that spins beside a program that spins is the problem's doing, never the
+/// host's).
+fn lost_to_host(program: &RunOutcome, interactor: &RunOutcome, relays: Duration) -> Duration {
+    let partner = interactor.host_wait.saturating_sub(program.cpu_time);
+    (program.host_wait + partner + relays).saturating_sub(interactor.cpu_time)
+}
+
+/// A program's own wall time in a pair: its wall time less what it lost to the host
+/// ([`lost_to_host`]). What its wall-time limit is held to, and what its test reports.
+fn own_wall(program: &RunOutcome, interactor: &RunOutcome, relays: Duration) -> Duration {
+    program
+        .wall_time
+        .saturating_sub(lost_to_host(program, interactor, relays))
+}
+
+/// The program sandbox's wall-time limit for the try after a starved one: a try whose program
+/// ran `wall`, `waited` of it for the host, was slowed `wall / (wall - waited)` times; the next
+/// gets the problem's `limit` slowed twice as much, and at least twice the `last` try's, at
+/// most [`ojd_sandbox::WALL_CEILING`] times `limit` (past that the host is too loaded: the
+/// tries end as a host fault).
+fn stretched(limit: Duration, last: Duration, wall: Duration, waited: Duration) -> Duration {
+    let own = wall.saturating_sub(waited).max(limit / 20);
+    let slowdown = wall.as_secs_f64() / own.as_secs_f64();
+    let ceiling = limit * ojd_sandbox::WALL_CEILING;
+    limit
+        .mul_f64(2.0 * slowdown.min(f64::from(ojd_sandbox::WALL_CEILING)))
+        .max(last * 2)
+        .min(ceiling)
 }
 
 /// Whether the host's load, not the program nor its partner, used up the program's wall time:
@@ -619,15 +707,38 @@ enum Paired {
 fn starved_by_host(
     program: &RunOutcome,
     interactor: &RunOutcome,
+    relays: Duration,
     limits: &Limits,
 ) -> Option<Duration> {
     let w = program.wall_kill?;
     let partner = interactor.host_wait.saturating_sub(program.cpu_time);
-    let lost = w.host_wait() + partner;
+    let lost = w.host_wait() + partner + relays;
     let waited = lost.saturating_sub(interactor.cpu_time);
     (program.killed_by == Some(ojd_sandbox::LimitKind::Wall)
         && WallCause::of(program.wall_time, waited, limits.wall) == WallCause::HostLoad)
         .then_some(lost)
+}
+
+/// The verdict of a pair whose program ran under a stretched wall-time limit (`allowed`, more
+/// than the problem's): accepted only within the problem's limit of its own time
+/// ([`own_wall`]), else the time limit the run would have been without the load.
+fn held_to_the_limit(
+    (verdict, message): (Verdict, String),
+    own: Duration,
+    limits: &Limits,
+    allowed: Duration,
+) -> (Verdict, String) {
+    if allowed > limits.wall && verdict == Verdict::Accepted && own >= limits.wall {
+        (
+            Verdict::TimeLimitExceeded,
+            format!(
+                "wall-time limit of {} ms exceeded (the program was idle or blocked)",
+                limits.wall.as_millis()
+            ),
+        )
+    } else {
+        (verdict, message)
+    }
 }
 
 /// One run of the pair (see [`run_pass`]).
@@ -641,8 +752,14 @@ fn pair_once(
     checker: Option<&Program>,
     test: &TestCase,
     limits: &Limits,
+    allowed: Duration,
     pass: Option<&Pass<'_>>,
 ) -> Result<Paired, JudgeError> {
+    // The program's sandbox gets `allowed` of wall time (a stretched try: see `run_pass`).
+    let program_limits = Limits {
+        wall: allowed,
+        ..limits.clone()
+    };
     // A folder of its own for every run of the pair, with new pipes: a pair run again after
     // starvation must never meet a pipe that a relay or keeper of the earlier run still holds.
     let dir = judge.fresh_dir("interactive")?;
@@ -689,7 +806,7 @@ fn pair_once(
     // lose its partner (a broken pipe) for the host's load.
     let interactor_limits = Limits {
         cpu: limits.wall,
-        wall: limits.wall * ojd_sandbox::WALL_CEILING + INTERACTOR_WALL_MARGIN,
+        wall: allowed * ojd_sandbox::WALL_CEILING + INTERACTOR_WALL_MARGIN,
         memory: limits.memory.max(1 << 30),
         output: 64 << 20,
         processes: 4,
@@ -724,7 +841,7 @@ fn pair_once(
                 stderr: Some(&program_err),
                 box_files: vec![],
                 collect: vec![],
-                limits: limits.clone(),
+                limits: program_limits.clone(),
             });
             side_ended(
                 [&pipes.from_program, &pipes.to_program],
@@ -777,25 +894,36 @@ fn pair_once(
         &team_msg,
         &interactor_err,
     );
-    let (verdict, message) = decide(&Ends {
-        program: &prog,
+    let relays = relays_waited([&up, &down]);
+    let own = own_wall(&prog, &inter, relays);
+    let (verdict, message) = held_to_the_limit(
+        decide(&Ends {
+            program: &prog,
+            limits,
+            output_over: up.over.load(Ordering::Relaxed),
+            interactor: &inter,
+            said,
+            interactor_first,
+        }),
+        own,
         limits,
-        output_over: up.over.load(Ordering::Relaxed),
-        interactor: &inter,
-        said,
-        interactor_first,
-    });
+        allowed,
+    );
     // Only a time limit verdict is the starved wall-time kill's: an interactor that said wrong
     // answer first, or output over its limit, are the program's whatever the load did.
     let starved = match (verdict, prog.killed_by) {
         (Verdict::TimeLimitExceeded, Some(ojd_sandbox::LimitKind::Wall)) => {
-            starved_by_host(&prog, &inter, limits)
+            starved_by_host(&prog, &inter, relays, limits)
         }
         _ => None,
     };
-    if let Some(cpu_wait) = starved {
+    if let Some(lost) = starved {
         let _ = std::fs::remove_dir_all(&dir);
-        return Ok(Paired::Starved { cpu_wait });
+        return Ok(Paired::Starved {
+            lost,
+            wall: prog.wall_time,
+            waited: lost_to_host(&prog, &inter, relays),
+        });
     }
     let transcript = transcript.lock().map(|t| t.render()).unwrap_or_default();
     let mut message = message;
@@ -817,9 +945,8 @@ fn pair_once(
         sample: test.sample,
         verdict,
         cpu_ms: prog.cpu_time.as_millis() as u64,
-        // The program's own wall time, as the sandbox's wall-time limit counts it (and as
-        // `run` records it): `ojd verify` compares it with the exact limit.
-        wall_ms: prog.own_wall_time().as_millis() as u64,
+        // The program's own wall time, what its limit is held to (as for a plain run).
+        wall_ms: own.as_millis() as u64,
         memory_kib: prog.peak_memory / 1024,
         exit: Some(match prog.termination {
             Termination::Exited(c) => c.to_string(),
@@ -1262,10 +1389,84 @@ mod tests {
         // The interactor lived as long and waited most of it.
         interactor.host_wait = Duration::from_millis(5400);
         assert_eq!(
-            starved_by_host(&program, &interactor, &limits),
+            starved_by_host(&program, &interactor, Duration::ZERO, &limits),
             Some(Duration::from_millis(200 + 5400 - 300))
         );
         interactor.host_wait = Duration::from_millis(100);
-        assert_eq!(starved_by_host(&program, &interactor, &limits), None);
+        assert_eq!(
+            starved_by_host(&program, &interactor, Duration::ZERO, &limits),
+            None
+        );
+        // The relays' wait for a CPU is the host's too.
+        assert_eq!(
+            starved_by_host(&program, &interactor, Duration::from_millis(5000), &limits),
+            Some(Duration::from_millis(200 + 5000))
+        );
+    }
+
+    /// A starved try's measured slowdown, doubled, is the next try's wall time, at least twice
+    /// the last try's and at most the sandbox's ceiling.
+    #[test]
+    fn a_try_after_a_starved_one_gets_the_wall_time_the_load_took_twice_over() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        // 6 s of wall, 5 s of it the host's: six times slower; twice that.
+        assert_eq!(stretched(s(1), s(1), s(6), s(5)), s(12));
+        // Slowed a little: still twice the last try's.
+        assert_eq!(stretched(s(1), s(2), ms(1500), ms(400)), s(4));
+        // All of it the host's: the ceiling, never more.
+        let ceiling = s(1) * ojd_sandbox::WALL_CEILING;
+        assert_eq!(stretched(s(1), s(1), s(10), s(10)), ceiling);
+        assert_eq!(stretched(s(1), ceiling, s(40), s(20)), ceiling);
+    }
+
+    /// Under a stretched limit the program is still held to the problem's limit of its own
+    /// time: accepted within it, a time limit past it; an unstretched try is the keeper's.
+    #[test]
+    fn a_stretched_try_holds_the_program_to_its_own_time() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        let limits = Limits {
+            cpu: s(1),
+            wall: s(1),
+            memory: 64 << 20,
+            output: 1 << 20,
+            processes: 8,
+            file_size: 1 << 20,
+        };
+        let ac = || (Verdict::Accepted, String::new());
+        let held = held_to_the_limit(ac(), ms(1200), &limits, s(12));
+        assert_eq!(held.0, Verdict::TimeLimitExceeded);
+        assert!(held.1.contains("wall-time limit of 1000 ms"), "{}", held.1);
+        assert_eq!(
+            held_to_the_limit(ac(), ms(500), &limits, s(12)).0,
+            Verdict::Accepted
+        );
+        assert_eq!(
+            held_to_the_limit(ac(), ms(1200), &limits, s(1)).0,
+            Verdict::Accepted
+        );
+        let wa = (Verdict::WrongAnswer, "wrong".to_string());
+        assert_eq!(
+            held_to_the_limit(wa, ms(1200), &limits, s(12)).0,
+            Verdict::WrongAnswer
+        );
+        // Both sides' lost time is taken off the program's wall time, the partner's CPU not.
+        let mut program = run(Termination::Exited(0), None);
+        program.wall_time = ms(6000);
+        program.cpu_time = ms(300);
+        program.host_wait = ms(1000);
+        let mut interactor = run(Termination::Exited(42), None);
+        interactor.host_wait = ms(4300);
+        interactor.cpu_time = ms(100);
+        assert_eq!(
+            lost_to_host(&program, &interactor, ms(0)),
+            ms(1000 + 4000 - 100)
+        );
+        assert_eq!(own_wall(&program, &interactor, ms(0)), ms(1100));
+        // And the judge's relays' wait for a CPU.
+        assert_eq!(own_wall(&program, &interactor, ms(600)), ms(500));
+        // A thread's run-queue delay is readable here.
+        assert!(thread_run_delay().is_some());
     }
 }
