@@ -388,7 +388,8 @@ fn a_director_runs_the_clock_and_overrides_a_verdict() {
     let cs = ContestSite::new();
     let now = ojd_store::now_ms();
     cs.contest("cup", now + 3_600_000).lasting("1h").write();
-    let d = cs.start();
+    let clock = crate::common::TestClock::new();
+    let d = clock.start(&cs.site);
     let browser = Browser::start();
     let mut page = logged_in(&browser, &d, ADMIN, "admin");
     let yes =
@@ -466,7 +467,7 @@ fn a_director_runs_the_clock_and_overrides_a_verdict() {
 
     // End now.
     page.navigate(&format!("{}/contests/cup", d.url));
-    std::thread::sleep(Duration::from_millis(1100));
+    clock.advance(1100);
     page.eval(yes);
     page.click("#end-now");
     page.wait_for(
@@ -534,7 +535,8 @@ fn a_director_finalizes_and_publishes_the_awards() {
         .lasting("1h")
         .keys("[awards]\ngold = 1\nbronze = 2\n[[team]]\nuser = \"alice\"\nname = \"Rocket\"")
         .write();
-    let d = cs.start();
+    let clock = crate::common::TestClock::new();
+    let d = clock.start(&cs.site);
     let (code, a) = crate::contests::submit(&d, ALICE, Some("gala"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     let id = a["id"].as_i64().expect("id");
@@ -551,7 +553,7 @@ fn a_director_finalizes_and_publishes_the_awards() {
         true
     );
     // End now rounds down to a whole second: alice's submission stays inside.
-    std::thread::sleep(Duration::from_millis(1100));
+    clock.advance(1100);
     page.eval(yes);
     page.click("#end-now");
     page.wait_for(
@@ -1244,7 +1246,8 @@ fn a_director_sets_the_medals_in_the_browser() {
         .lasting("1h")
         .keys("[[team]]\nuser = \"alice\"\nname = \"Rocket\"")
         .write();
-    let d = cs.start();
+    let clock = crate::common::TestClock::new();
+    let d = clock.start(&cs.site);
     let (code, a) = crate::contests::submit(&d, ALICE, Some("medals"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     d.wait_done(
@@ -1326,7 +1329,7 @@ fn a_director_sets_the_medals_in_the_browser() {
     phone(&mut page, "i23-medals-saved");
 
     // Ended and finalized: Rocket's gold on the standings; the edit is refused now.
-    std::thread::sleep(Duration::from_millis(1100));
+    clock.advance(1100);
     let (code, r) = d.post_json(
         "/api/v1/admin/contests/medals/clock",
         Some(ADMIN),

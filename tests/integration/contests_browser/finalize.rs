@@ -25,7 +25,8 @@ fn finalize_shows_a_checklist_and_needs_each_warning_confirmed() {
         .lasting("1h")
         .keys("freeze = \"1h\"\n[awards]\ngold = 1")
         .write();
-    let d = cs.start();
+    let clock = crate::common::TestClock::new();
+    let d = clock.start(&cs.site);
     let (code, a) = crate::contests::submit(&d, ALICE, Some("fin"), "aplusb", "accepted/ac.c");
     assert_eq!(code, 201, "{a}");
     let sid = a["id"].as_i64().expect("id");
@@ -46,7 +47,7 @@ fn finalize_shows_a_checklist_and_needs_each_warning_confirmed() {
     assert_eq!(code, 201, "{r}");
     let rid = r["id"].as_i64().expect("rejudging id");
     // End now rounds the end down to a whole second: alice's submission stays inside.
-    std::thread::sleep(Duration::from_millis(1100));
+    clock.advance(1100);
     let (code, r) = d.post_json(
         "/api/v1/admin/contests/fin/clock",
         Some(ADMIN),
