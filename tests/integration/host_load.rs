@@ -143,18 +143,7 @@ fn verdicts_are_the_programs_beside_busy_loops_other_sandboxes_and_disk_writes()
         got
     });
     drop(hogs);
-    for (name, r) in got {
-        let want = if name == "sleep.c" {
-            Verdict::TimeLimitExceeded
-        } else {
-            Verdict::Accepted
-        };
-        match r {
-            Ok(r) => assert_eq!(r.verdict, want, "{name}: {r:#?}"),
-            Err(e @ JudgeError::Host(_)) => panic!("{name}: the load was a host fault: {e}"),
-            Err(e) => panic!("{name}: {e}"),
-        }
-    }
+    assert_deserved(got, "sleep.c");
 }
 
 /// The interactive fixture with a 1 s wall-time limit (its CPU limit 2 s: only the wall time
@@ -255,8 +244,14 @@ fn an_interactive_pair_under_a_lasting_load_is_judged_slower_never_otherwise() {
         got
     });
     drop(hogs);
+    assert_deserved(got, "no_flush.c");
+}
+
+/// Each judged program got its deserved verdict: TLE for `tle` (idle, so its wall time is its
+/// own), AC for every other; the load is never a host fault.
+pub(crate) fn assert_deserved(got: Vec<(&str, Result<JudgeReport, JudgeError>)>, tle: &str) {
     for (name, r) in got {
-        let want = if name == "no_flush.c" {
+        let want = if name == tle {
             Verdict::TimeLimitExceeded
         } else {
             Verdict::Accepted

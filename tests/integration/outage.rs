@@ -186,27 +186,13 @@ fn a_bad_idempotency_key_and_a_binary_source_are_refused_in_the_apis_words() {
 #[test]
 fn writes_to_a_hung_postgres_answer_503_within_seconds_and_work_once_it_answers() {
     require_root!();
-    use crate::contest_site::ContestSite;
     use crate::websec::request;
     let Some(cluster) = crate::pg::Cluster::private() else {
         return;
     };
     let url = cluster.database();
-    let cs = ContestSite::builder().database(Some(&url)).build();
-    cs.contest("qa", ojd_store::now_ms() - 600_000)
-        .lasting("2h")
-        .keys("participants = [\"alice\", \"bob\"]")
-        .write();
-    let d = cs.start();
-    let ask = || {
-        let t = Instant::now();
-        let (code, body) = d.post_json(
-            "/api/v1/contests/qa/clarifications",
-            Some(ALICE),
-            &json!({"text": "Is the input one line?"}),
-        );
-        (code, body, t.elapsed())
-    };
+    let (_cs, d) = qa_contest_on(&url);
+    let ask = || ask_clarification(&d);
     let announce = || {
         let t = Instant::now();
         let (code, body) = d.post_json(
@@ -228,11 +214,6 @@ fn writes_to_a_hung_postgres_answer_503_within_seconds_and_work_once_it_answers(
         (code, page, t.elapsed())
     };
     let mut sql = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let clarifications = |sql: &mut postgres::Client| -> i64 {
-        sql.query_one("SELECT COUNT(*) FROM clarifications", &[])
-            .expect("count")
-            .get(0)
-    };
     let before = clarifications(&mut sql);
 
     let stopped = Stopped::all(cluster.processes());
@@ -270,33 +251,14 @@ fn writes_to_a_hung_postgres_answer_503_within_seconds_and_work_once_it_answers(
 #[test]
 fn a_write_stuck_behind_a_lock_answers_503_and_rolls_back_when_it_gets_through() {
     require_root!();
-    use crate::contest_site::ContestSite;
     let Some(cluster) = crate::pg::Cluster::private() else {
         return;
     };
     let url = cluster.database();
-    let cs = ContestSite::builder().database(Some(&url)).build();
-    cs.contest("qa", ojd_store::now_ms() - 600_000)
-        .lasting("2h")
-        .keys("participants = [\"alice\", \"bob\"]")
-        .write();
-    let d = cs.start();
-    let ask = || {
-        let t = Instant::now();
-        let (code, body) = d.post_json(
-            "/api/v1/contests/qa/clarifications",
-            Some(ALICE),
-            &json!({"text": "Is the input one line?"}),
-        );
-        (code, body, t.elapsed())
-    };
+    let (_cs, d) = qa_contest_on(&url);
+    let ask = || ask_clarification(&d);
     let mut sql = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let count = |sql: &mut postgres::Client| -> i64 {
-        sql.query_one("SELECT COUNT(*) FROM clarifications", &[])
-            .expect("count")
-            .get(0)
-    };
-    let before = count(&mut sql);
+    let before = clarifications(&mut sql);
     let mut lock = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
     let mut held = lock.transaction().expect("begin");
     held.batch_execute("LOCK TABLE clarifications IN SHARE MODE")
@@ -304,10 +266,10 @@ fn a_write_stuck_behind_a_lock_answers_503_and_rolls_back_when_it_gets_through()
     assert_unavailable("a clarification behind a lock", ask());
     held.rollback().expect("release");
     wait_log(&d, "(its client was answered 503): rolled back", 1);
-    assert_eq!(count(&mut sql), before, "{}", d.log());
+    assert_eq!(clarifications(&mut sql), before, "{}", d.log());
     let (code, body, _) = ask();
     assert_eq!(code, 201, "once the lock is gone: {body}");
-    assert_eq!(count(&mut sql), before + 1);
+    assert_eq!(clarifications(&mut sql), before + 1);
     let (status, _) = d.terminate(Duration::from_secs(30));
     assert!(status.success());
 }
@@ -447,4 +409,36 @@ fn threads_the_watchdog_abandons_are_bounded_and_the_host_says_why_it_stops() {
     );
     let (status, _) = d.terminate(Duration::from_secs(60));
     assert!(status.success());
+}
+
+/// A running contest `qa` (participants alice and bob, two hours from ten minutes ago) on
+/// the PostgreSQL database `url`; the site is returned to keep its folder.
+fn qa_contest_on(url: &str) -> (crate::contest_site::ContestSite, Daemon) {
+    let cs = crate::contest_site::ContestSite::builder()
+        .database(Some(url))
+        .build();
+    cs.contest("qa", ojd_store::now_ms() - 600_000)
+        .lasting("2h")
+        .keys("participants = [\"alice\", \"bob\"]")
+        .write();
+    let d = cs.start();
+    (cs, d)
+}
+
+/// Alice asks contest `qa` a question through the Contest API: the answer and how long it took.
+fn ask_clarification(d: &Daemon) -> (u16, Value, Duration) {
+    let t = Instant::now();
+    let (code, body) = d.post_json(
+        "/api/v1/contests/qa/clarifications",
+        Some(ALICE),
+        &json!({"text": "Is the input one line?"}),
+    );
+    (code, body, t.elapsed())
+}
+
+/// The clarifications stored, all contests.
+fn clarifications(sql: &mut postgres::Client) -> i64 {
+    sql.query_one("SELECT COUNT(*) FROM clarifications", &[])
+        .expect("count")
+        .get(0)
 }
