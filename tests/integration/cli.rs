@@ -35,12 +35,7 @@ fn a_closed_pipe_ends_the_output_of_every_command_without_a_panic() {
     // here is its printing into a closed pipe: a line for every language either way ("no
     // `hello` to try" in place of the probe's outcome).
     let config = tempfile::tempdir().unwrap();
-    let mut no_probes = String::new();
-    for id in ojd_judge::Config::defaults().languages.keys() {
-        no_probes.push_str(&format!("[languages.{id}]\nhello = \"\"\n"));
-    }
-    let no_probes_toml = config.path().join("config.toml");
-    std::fs::write(&no_probes_toml, no_probes).unwrap();
+    let no_probes_toml = no_language_probes(config.path());
     let no_probes_toml = no_probes_toml.to_str().unwrap();
     let cases: &[(&[&str], i32)] = &[
         // A program's own output, large enough to fill any pipe buffer, then the outcome.
@@ -66,6 +61,49 @@ fn a_closed_pipe_ends_the_output_of_every_command_without_a_panic() {
             );
         }
     }
+}
+
+/// A config in `dir` under which `ojd doctor` compiles and runs no language's `hello`.
+fn no_language_probes(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut no_probes = String::new();
+    for id in ojd_judge::Config::defaults().languages.keys() {
+        no_probes.push_str(&format!("[languages.{id}]\nhello = \"\"\n"));
+    }
+    let path = dir.join("config.toml");
+    std::fs::write(&path, no_probes).unwrap();
+    path
+}
+
+/// `ojd doctor --no-noise` (the CI's VM, under emulation) skips only the timing-noise probe,
+/// saying so: isolation is still checked, and without the flag the noise is measured.
+#[test]
+fn doctor_without_its_noise_probe_says_so_and_checks_the_rest() {
+    require_root!();
+    let config = tempfile::tempdir().unwrap();
+    let toml = no_language_probes(config.path());
+    let doctor = |extra: &[&str]| {
+        let out = crate::common::ojd()
+            .args(["doctor", "--config"])
+            .arg(&toml)
+            .args(extra)
+            .output()
+            .expect("ojd runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let skipped = doctor(&["--no-noise"]);
+    let noise: Vec<&str> = skipped.lines().filter(|l| l.contains(" noise ")).collect();
+    assert_eq!(
+        noise,
+        ["--   noise        not measured (--no-noise)"],
+        "{skipped}"
+    );
+    assert!(skipped.contains(" isolation "), "{skipped}");
+    let measured = doctor(&[]);
+    let noise = measured.lines().find(|l| l.contains(" noise "));
+    assert!(
+        noise.is_some_and(|l| l.contains("varies") && !l.starts_with("--")),
+        "{measured}"
+    );
 }
 
 /// The host's own I/O failing (here a full disk: a tmpfs with no inode left) is not the user's
