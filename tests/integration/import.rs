@@ -1619,6 +1619,73 @@ fn generators_links_within_a_test_are_copies() {
     assert_eq!(read("2.ans.statement"), "7\n");
 }
 
+/// BAPCtools' `match` in generators.yaml: each expression is searched for in the made `in` (a
+/// string or a list) or the file a map names (`in`, `ans`, an answer the solution makes
+/// included), multi-line with `.` matching newlines; one not found is a warning naming the test
+/// and the expression (BAPCtools' rule), one found says nothing, and an expression ojd cannot
+/// read is refused before anything runs, naming its key.
+#[test]
+fn generators_match_is_checked_on_the_made_files() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("match");
+    copy_dir(&testdata("import/kattis/bapc-generators"), &pkg);
+    let recipe = pkg.join("generators/generators.yaml");
+    let yaml = std::fs::read_to_string(&recipe).unwrap();
+    let with_match = |small: &str| {
+        let text = yaml
+            .replace(
+                "      - negative:\n          in: \"3\\n-5 -2 -9\\n\"\n",
+                "      - negative:\n          in: \"3\\n-5 -2 -9\\n\"\n          match: {in: ['^3$', '3.-5'], ans: '^-2$'}\n",
+            )
+            .replace(
+                "      - small: gen.py 5 {seed}\n",
+                &format!("      - small:\n          generate: gen.py 5 {{seed}}\n          match: {small}\n"),
+            )
+            .replace(
+                "      - all-negative: gen.py 50 {seed} negative\n",
+                "      - all-negative:\n          generate: gen.py 50 {seed} negative\n          match:\n            ans: '^[0-9]'\n",
+            );
+        assert_eq!(text.matches("match:").count(), 3, "{text}");
+        std::fs::write(&recipe, text).unwrap();
+    };
+    with_match("['^5$', 'zzz']");
+    let r = s.ojd(&["gen", &pkg.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let unmatched: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("does not match"))
+        .collect();
+    assert_eq!(unmatched.len(), 2, "{}", r.stderr);
+    assert!(
+        unmatched
+            .iter()
+            .any(|l| l.contains("secret/4-small.in: does not match \"zzz\"")),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        unmatched
+            .iter()
+            .any(|l| l.contains("secret/7-all-negative.ans: does not match \"^[0-9]\"")),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("not checked"), "{}", r.stderr);
+    // Python's look-behind, which ojd's expressions do not have: refused, naming the key.
+    with_match("'(?<=5)x'");
+    let r = s.ojd(&["gen", &pkg.display().to_string()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(
+            "data.secret.small.match.in[0]: \"(?<=5)x\": not a regular expression ojd reads"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
 /// A submission folder (DOMjudge's multi-file submission) of one C++ source and its headers is
 /// that source with the headers inlined, and it is judged as it promises; one of two Python
 /// modules is kept as a folder (its entry point from submissions.json is the file ojd starts

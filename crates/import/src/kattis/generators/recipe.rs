@@ -24,6 +24,18 @@ pub(super) struct Case {
     /// How many seeds a failing generator is tried with (`retries`, BAPCtools: the seed plus
     /// 0, 1, ...).
     pub(super) retries: u32,
+    /// What the made `in` and `ans` should hold (`match`), checked once they are made.
+    pub(super) patterns: Vec<Pattern>,
+}
+
+/// One regular expression of a test case's `match`: BAPCtools searches the made file for it
+/// (multi-line, `.` matching newlines) and warns when it is not found.
+pub(super) struct Pattern {
+    /// The file searched: `in` or `ans`.
+    pub(super) ext: &'static str,
+    /// The expression as written.
+    pub(super) source: String,
+    pub(super) regex: regex_automata::meta::Regex,
 }
 
 pub(super) enum Make {
@@ -496,6 +508,7 @@ fn case(
 ) -> Result<Case, ImportError> {
     let (mut command, mut copy, mut literals) = (None, None, Vec::new());
     let mut linked: Vec<(String, String)> = Vec::new();
+    let mut patterns = Vec::new();
     let mut settings_here = inherited.clone();
     match v {
         // The old shorthand: a string ending in `.in` is a file to copy.
@@ -546,11 +559,7 @@ fn case(
                     "count" | "solution" | "random_salt" | "retries" => {}
                     // Comments of older BAPCtools versions.
                     "hint" | "description" => {}
-                    // BAPCtools only warns when a made input does not match.
-                    "match" => p.warnings.push(format!(
-                        "{}: {key}.match: not checked by ojd (BAPCtools only warns on it)",
-                        p.file
-                    )),
+                    "match" => patterns = match_patterns(p, v, key)?,
                     other => {
                         return Err(p.refuse(
                             &format!("{key}.{other}"),
@@ -602,7 +611,75 @@ fn case(
         linked,
         solution: settings_here.solution,
         retries: settings_here.retries.max(1),
+        patterns,
     })
+}
+
+/// A test case's `match` as BAPCtools reads it: an expression or a list of them (searched for
+/// in `in`), or a map of `in` and `ans` to one or a list. Each is compiled here, so that an
+/// expression that cannot be read is refused, naming it, before anything runs.
+fn match_patterns(p: &Parse<'_>, v: &Value, key: &str) -> Result<Vec<Pattern>, ImportError> {
+    let by_file: Vec<(&'static str, &Value)> = match v {
+        Value::Null => Vec::new(),
+        Value::String(_) | Value::Sequence(_) => vec![("in", v)],
+        Value::Mapping(m) => {
+            let mut out = Vec::new();
+            for (k, list) in m {
+                match text(k).unwrap_or_default().as_str() {
+                    "in" => out.push(("in", list)),
+                    "ans" => out.push(("ans", list)),
+                    other => {
+                        return Err(p.refuse(
+                            &format!("{key}.match.{other}"),
+                            "not a file BAPCtools matches (in, ans)",
+                        ))
+                    }
+                }
+            }
+            out
+        }
+        _ => {
+            return Err(p.refuse(
+                &format!("{key}.match"),
+                "expected an expression, a list of them or a map of in and ans",
+            ))
+        }
+    };
+    let mut patterns = Vec::new();
+    for (ext, list) in by_file {
+        let items: Vec<&Value> = match list {
+            Value::Null => Vec::new(),
+            Value::Sequence(items) => items.iter().collect(),
+            one => vec![one],
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            let here = format!("{key}.match.{ext}[{i}]");
+            let Value::String(source) = item else {
+                return Err(p.refuse(&here, "expected a regular expression (a string)"));
+            };
+            // Python's `re.MULTILINE | re.DOTALL`, as BAPCtools compiles them.
+            let syntax = regex_automata::util::syntax::Config::new()
+                .multi_line(true)
+                .dot_matches_new_line(true);
+            let regex = regex_automata::meta::Regex::builder()
+                .syntax(syntax)
+                .build(source)
+                .map_err(|e| {
+                    p.refuse(
+                        &here,
+                        &format!(
+                            "{source:?}: not a regular expression ojd reads (no look-around or back-references): {e}"
+                        ),
+                    )
+                })?;
+            patterns.push(Pattern {
+                ext,
+                source: source.clone(),
+                regex,
+            });
+        }
+    }
+    Ok(patterns)
 }
 
 /// Reads generators.yaml (the text `doc`) into its test cases; `file` names it in errors.
