@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{self, testdata, Run};
-use crate::packages::copy_dir;
+use crate::packages::{copy_dir, problemtools_accepts};
 use ojd_judge::{Aggregation, CheckerSpec, Problem};
 
 /// The compile cache the import tests share, the `ojd` processes they run and their library
@@ -1757,4 +1757,162 @@ fn kattis_multi_file_submissions() {
         "{report}"
     );
     assert_eq!(judged_names(&report).len(), 5, "{report}");
+}
+
+/// Runs `bt ACTION...` (BAPCtools) in the 2025-09 package `dir` through its Python module,
+/// which keeps its error count, and panics with its output unless it counts none. `.py` runs
+/// with CPython (BAPCtools' PyPy cannot start under a small problem's address-space limit).
+fn bapctools_accepts(dir: &Path, action: &[&str]) {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("bt").is_file()));
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "bt (pip install bapctools) is missing"
+        );
+        eprintln!("skipped: bt (pip install bapctools) is missing");
+        return;
+    }
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("bapctools")).unwrap();
+    std::fs::write(
+        config.path().join("bapctools/languages.yaml"),
+        "python3:\n    name: 'Python 3'\n    priority: 850\n    files: '*.py *.py3'\n    compile: 'python3 -m py_compile {files}'\n    run: 'python3 \"{mainfile}\"'\n",
+    )
+    .unwrap();
+    let script = config.path().join("bt_count.py");
+    std::fs::write(
+        &script,
+        "import sys\nfrom bapctools import cli, config\ntry:\n    cli.run_parsed_arguments(cli.cli_parser.parse_args(sys.argv[1:]))\nexcept SystemExit:\n    pass\nprint(f'bt summary: {config.n_error} errors', flush=True)\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(action)
+        .arg("--no-bar")
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", config.path())
+        .output()
+        .expect("python3 runs bt");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let errors: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("bt summary: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("bt {action:?} {} did not finish:\n{text}", dir.display()));
+    // BAPCtools reads LaTeX statements only: a Markdown one is its one forgiven error.
+    let forgiven = match dir.join("statement/problem.en.md").is_file() {
+        true => text
+            .lines()
+            .filter(|l| l.contains("but not statement/problem.en.tex"))
+            .count(),
+        false => 0,
+    };
+    assert_eq!(
+        errors.saturating_sub(forgiven),
+        0,
+        "bt {action:?} {}:\n{text}",
+        dir.display()
+    );
+}
+
+/// Checkers and interactors of other protocols export as a wrapped Kattis output validator
+/// (a `build`/`run` program translating the calling convention): Polygon's `guess` (a testlib
+/// interactor, then its checker of `tout`), `maxpair` (a testlib checker), CMS `coppie` (a
+/// comparator giving part of a test's credit) and `radice` (`GroupThreshold`, the threshold as
+/// each group's flags). problemtools judges every exported submission as its folder says with
+/// no error; BAPCtools validates the 2025-09 exports and judges the interactive one; an import
+/// of the export has each program back with its own protocol.
+#[test]
+fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
+    require_root!();
+    let Some(vp) = crate::packages::verifyproblem() else {
+        return;
+    };
+    let s = Scratch::new();
+    let fixtures = [
+        ("cms", "import/cms/radice", "radice"),
+        ("polygon", "import/polygon/guess", "guess"),
+        ("polygon", "import/polygon/maxpair", "maxpair"),
+        ("cms", "import/cms/coppie", "coppie"),
+    ];
+    for (format, fixture, short) in fixtures {
+        let dir = s.import(format, &testdata(fixture), &format!("ojd-{short}"));
+        for edition in ["2023-07", "2025-09"] {
+            let to = s.path(&format!("{edition}/{short}"));
+            let r = s.ojd(&[
+                "export",
+                "kattis",
+                &dir.display().to_string(),
+                "--to",
+                &to.display().to_string(),
+                "--format",
+                edition,
+            ]);
+            assert_eq!(r.code, 0, "{short} {edition}: {}{}", r.stdout, r.stderr);
+            // problemtools reads 2023-07's folder as programs, BAPCtools 2025-09's as one.
+            let program = match edition {
+                "2023-07" => to.join("output_validator/wrapped"),
+                _ => to.join("output_validator"),
+            };
+            let build = std::fs::read_to_string(program.join("build")).unwrap();
+            assert!(
+                build.contains("a program of another protocol wrapped"),
+                "{build}"
+            );
+        }
+        let old = s.path(&format!("2023-07/{short}"));
+        if short == "radice" {
+            let mut flags: Vec<String> = std::fs::read_dir(old.join("data/secret"))
+                .unwrap()
+                .flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path().join("testdata.yaml")).ok())
+                .flat_map(|t| {
+                    t.lines()
+                        .filter(|l| l.starts_with("output_validator_flags"))
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            flags.sort();
+            // Subtask 1, worth nothing and holding only the sample, is the samples.
+            assert_eq!(
+                flags,
+                [
+                    "output_validator_flags: \"threshold 1\"",
+                    "output_validator_flags: \"threshold 2\"",
+                ]
+            );
+        }
+        problemtools_accepts(&vp, &old, false);
+        let new = s.path(&format!("2025-09/{short}"));
+        let yaml = std::fs::read_to_string(new.join("problem.yaml")).unwrap();
+        // BAPCtools has no scoring problems: the CMS tasks are checked by problemtools only.
+        if !yaml.contains("scoring") {
+            bapctools_accepts(&new, &["validate", "--input", "--answer"]);
+            if short == "guess" {
+                bapctools_accepts(&new, &["run"]);
+            }
+        }
+        // The Kattis import reads one set of validator flags per problem: the thresholds,
+        // each group's flags, are not read back (its refusal names the key).
+        if short == "radice" {
+            continue;
+        }
+        let back = Problem::load(&s.import("kattis", &old, &format!("{short}-back"))).unwrap();
+        match short {
+            "guess" => {
+                let i = back.interactor.as_ref().expect("an interactor");
+                assert_eq!(i.protocol, ojd_judge::InteractorProtocol::Testlib);
+                assert!(matches!(back.checker, CheckerSpec::Program { .. }));
+            }
+            "maxpair" => assert!(matches!(back.checker, CheckerSpec::Program { .. })),
+            _ => assert!(matches!(back.checker, CheckerSpec::Cms { .. })),
+        }
+    }
 }
