@@ -1835,6 +1835,7 @@ fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
         return;
     };
     let s = Scratch::new();
+    let mut checks = Vec::new();
     let fixtures = [
         ("cms", "import/cms/radice", "radice"),
         ("polygon", "import/polygon/guess", "guess"),
@@ -1889,16 +1890,7 @@ fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
                 ]
             );
         }
-        problemtools_accepts(&vp, &old, false);
-        let new = s.path(&format!("2025-09/{short}"));
-        let yaml = std::fs::read_to_string(new.join("problem.yaml")).unwrap();
-        // BAPCtools has no scoring problems: the CMS tasks are checked by problemtools only.
-        if !yaml.contains("scoring") {
-            bapctools_accepts(&new, &["validate", "--input", "--answer"]);
-            if short == "guess" {
-                bapctools_accepts(&new, &["run"]);
-            }
-        }
+        checks.push((short, old.clone()));
         // The Kattis import reads one set of validator flags per problem: the thresholds,
         // each group's flags, are not read back (its refusal names the key).
         if short == "radice" {
@@ -1915,4 +1907,55 @@ fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
             _ => assert!(matches!(back.checker, CheckerSpec::Cms { .. })),
         }
     }
+    // File I/O alone has no Kattis form: refused, naming the key and the files.
+    let somma = s.import("cms", &testdata("import/cms/somma"), "ojd-somma");
+    let to = s.path("2023-07/somma");
+    let r = s.ojd(&[
+        "export",
+        "kattis",
+        &somma.display().to_string(),
+        "--to",
+        &to.display().to_string(),
+    ]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("problem.toml: io: file input/output cannot be expressed")
+            && r.stderr.contains("read input.txt and write output.txt"),
+        "{}",
+        r.stderr
+    );
+    assert!(!to.exists());
+    // The format's tools, two packages at a time (they run the submissions one by one).
+    let next = std::sync::Mutex::new(checks.into_iter());
+    let worker = || loop {
+        let Some((short, old)) = next.lock().expect("lock").next() else {
+            return;
+        };
+        let started = std::time::Instant::now();
+        problemtools_accepts(&vp, &old, false);
+        let new = s.path(&format!("2025-09/{short}"));
+        let yaml = std::fs::read_to_string(new.join("problem.yaml")).unwrap();
+        // BAPCtools has no scoring problems: the CMS tasks are checked by problemtools only.
+        if !yaml.contains("scoring") {
+            bapctools_accepts(&new, &["validate", "--input", "--answer"]);
+            // `bt run` on the interactive export, the accepted and wrong submissions (CI time:
+            // the time-limit one runs to its timeout on every test, as problemtools ran it).
+            if short == "guess" {
+                bapctools_accepts(
+                    &new,
+                    &["run", "submissions/accepted", "submissions/wrong_answer"],
+                );
+            }
+        }
+        eprintln!("{short}: the format's tools took {:.0?}", started.elapsed());
+    };
+    std::thread::scope(|scope| {
+        let workers = [scope.spawn(worker), scope.spawn(worker)];
+        for w in workers {
+            if let Err(panic) = w.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
 }

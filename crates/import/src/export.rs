@@ -16,8 +16,8 @@
 //!   `output_validators/` is not read by 2023-07 tools), its flags as one string
 //!   (`output_validator_flags: a b`); a testlib `program` checker, a testlib interactor (with
 //!   Polygon's checker of its `tout`) and a CMS comparator → `output_validator/` as a
-//!   `build`/`run` program that translates Kattis's convention into theirs (see [`wrap`]; a CMS
-//!   `GroupThreshold` as the group's flags `threshold T`);
+//!   `build`/`run` program that translates Kattis's convention into theirs (`export/wrap.rs`;
+//!   a CMS `GroupThreshold` as the group's flags `threshold T`);
 //! - a validator accepting on exit 42 → `input_validators/`; an ojd validator (exit 0) →
 //!   `input_validators/<name>/` with a `build` script that compiles it (Rust, C, C++, Python)
 //!   and writes a `run` turning its 0 into Kattis's 42; an interactor → `type: interactive` and `output_validator/`;
@@ -38,8 +38,6 @@ mod submissions;
 mod wrap;
 
 use wrap::Wrapped;
-pub(crate) use wrap::WRAPPED_PROGRAM;
-
 /// What an export made.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Exported {
@@ -421,10 +419,26 @@ pub fn export_kattis_as(
         KattisFormat::V2025 => out.join(OUTPUT_VALIDATOR),
     };
     if problem.io.input_file.is_some() || problem.io.output_file.is_some() {
+        // Truly impossible: the format gives a submission its standard input and judges its
+        // standard output, and has no key for a file to read or write instead.
+        let files: Vec<String> = [
+            problem.io.input_file.as_ref().map(|f| format!("read {f}")),
+            problem
+                .io
+                .output_file
+                .as_ref()
+                .map(|f| format!("write {f}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         return Err(unsupported(
             problem,
             "io",
-            "file input/output cannot be expressed in a Kattis package (programs read stdin and write stdout)",
+            &format!(
+                "file input/output cannot be expressed in a Kattis package: its programs read standard input and write standard output, and the format has no key for this problem's programs, which {}",
+                files.join(" and ")
+            ),
         ));
     }
     if let Some(i) = &problem.interactor {

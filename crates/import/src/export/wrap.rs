@@ -6,13 +6,8 @@
 
 use std::path::Path;
 
-use crate::files::{copy_raw, write_script};
+use crate::files::{copy_raw, write_script, WRAPPED_PROGRAM};
 use crate::ImportError;
-
-/// The first comment line of the `build` script of a checker or interactor that `ojd export
-/// kattis` wrapped for Kattis (the Kattis import names it when it reads one back).
-pub(crate) const WRAPPED_PROGRAM: &str =
-    "# Made by `ojd export kattis`: a program of another protocol wrapped as a Kattis output validator.";
 
 /// What a wrapped output validator runs.
 pub(super) enum Wrapped<'a> {
@@ -34,7 +29,7 @@ pub(super) enum Wrapped<'a> {
 
 /// The shell lines that compile the source `name` (in the current folder) into `bin`, by its
 /// extension: Rust, C, C++ or Python (a script that runs it); `None` for another language.
-pub(crate) fn compile_line(name: &str, bin: &str) -> Option<String> {
+pub(super) fn compile_line(name: &str, bin: &str) -> Option<String> {
     let ext = Path::new(name).extension().and_then(|e| e.to_str())?;
     Some(match ext {
         "rs" => format!("rustc -O --edition 2021 {name} -o {bin}"),
@@ -54,7 +49,8 @@ fn testlib_case(ok: &str) -> String {
 }
 
 /// Writes the wrapped program into `folder` (the export's `output_validator/`), its sources
-/// read from the package `pkg`; `key` names the program in an error.
+/// read from the package `pkg`; `unsupported` makes the error of a program in a language that
+/// cannot be wrapped (naming its key).
 pub(super) fn write(
     pkg: &Path,
     folder: &Path,

@@ -15,6 +15,7 @@
 //! are what the generators made) and runs nothing.
 
 mod command;
+mod pattern;
 mod programs;
 mod recipe;
 
