@@ -4,7 +4,6 @@
 
 use serde_norway::Value;
 
-use super::recipe::text;
 use crate::ImportError;
 
 /// One regular expression of a test case's `match`: BAPCtools searches the made file for it
@@ -31,7 +30,7 @@ pub(super) fn read(
         Value::Mapping(m) => {
             let mut out = Vec::new();
             for (k, list) in m {
-                match text(k).unwrap_or_default().as_str() {
+                match k.as_str().unwrap_or_default() {
                     "in" => out.push(("in", list)),
                     "ans" => out.push(("ans", list)),
                     other => {
