@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{self, testdata, Run};
-use crate::packages::copy_dir;
+use crate::packages::{copy_dir, problemtools_accepts};
 use ojd_judge::{Aggregation, CheckerSpec, Problem};
 
 /// The compile cache the import tests share, the `ojd` processes they run and their library
@@ -1619,6 +1619,73 @@ fn generators_links_within_a_test_are_copies() {
     assert_eq!(read("2.ans.statement"), "7\n");
 }
 
+/// BAPCtools' `match` in generators.yaml: each expression is searched for in the made `in` (a
+/// string or a list) or the file a map names (`in`, `ans`, an answer the solution makes
+/// included), multi-line with `.` matching newlines; one not found is a warning naming the test
+/// and the expression (BAPCtools' rule), one found says nothing, and an expression ojd cannot
+/// read is refused before anything runs, naming its key.
+#[test]
+fn generators_match_is_checked_on_the_made_files() {
+    require_root!();
+    let s = Scratch::new();
+    let pkg = s.path("match");
+    copy_dir(&testdata("import/kattis/bapc-generators"), &pkg);
+    let recipe = pkg.join("generators/generators.yaml");
+    let yaml = std::fs::read_to_string(&recipe).unwrap();
+    let with_match = |small: &str| {
+        let text = yaml
+            .replace(
+                "      - negative:\n          in: \"3\\n-5 -2 -9\\n\"\n",
+                "      - negative:\n          in: \"3\\n-5 -2 -9\\n\"\n          match: {in: ['^3$', '3.-5'], ans: '^-2$'}\n",
+            )
+            .replace(
+                "      - small: gen.py 5 {seed}\n",
+                &format!("      - small:\n          generate: gen.py 5 {{seed}}\n          match: {small}\n"),
+            )
+            .replace(
+                "      - all-negative: gen.py 50 {seed} negative\n",
+                "      - all-negative:\n          generate: gen.py 50 {seed} negative\n          match:\n            ans: '^[0-9]'\n",
+            );
+        assert_eq!(text.matches("match:").count(), 3, "{text}");
+        std::fs::write(&recipe, text).unwrap();
+    };
+    with_match("['^5$', 'zzz']");
+    let r = s.ojd(&["gen", &pkg.display().to_string()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let unmatched: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("does not match"))
+        .collect();
+    assert_eq!(unmatched.len(), 2, "{}", r.stderr);
+    assert!(
+        unmatched
+            .iter()
+            .any(|l| l.contains("secret/4-small.in: does not match \"zzz\"")),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        unmatched
+            .iter()
+            .any(|l| l.contains("secret/7-all-negative.ans: does not match \"^[0-9]\"")),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("not checked"), "{}", r.stderr);
+    // Python's look-behind, which ojd's expressions do not have: refused, naming the key.
+    with_match("'(?<=5)x'");
+    let r = s.ojd(&["gen", &pkg.display().to_string()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(
+            "data.secret.small.match.in[0]: \"(?<=5)x\": not a regular expression ojd reads"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
 /// A submission folder (DOMjudge's multi-file submission) of one C++ source and its headers is
 /// that source with the headers inlined, and it is judged as it promises; one of two Python
 /// modules is kept as a folder (its entry point from submissions.json is the file ojd starts
@@ -1690,4 +1757,205 @@ fn kattis_multi_file_submissions() {
         "{report}"
     );
     assert_eq!(judged_names(&report).len(), 5, "{report}");
+}
+
+/// Runs `bt ACTION...` (BAPCtools) in the 2025-09 package `dir` through its Python module,
+/// which keeps its error count, and panics with its output unless it counts none. `.py` runs
+/// with CPython (BAPCtools' PyPy cannot start under a small problem's address-space limit).
+fn bapctools_accepts(dir: &Path, action: &[&str]) {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("bt").is_file()));
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "bt (pip install bapctools) is missing"
+        );
+        eprintln!("skipped: bt (pip install bapctools) is missing");
+        return;
+    }
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("bapctools")).unwrap();
+    std::fs::write(
+        config.path().join("bapctools/languages.yaml"),
+        "python3:\n    name: 'Python 3'\n    priority: 850\n    files: '*.py *.py3'\n    compile: 'python3 -m py_compile {files}'\n    run: 'python3 \"{mainfile}\"'\n",
+    )
+    .unwrap();
+    let script = config.path().join("bt_count.py");
+    std::fs::write(
+        &script,
+        "import sys\nfrom bapctools import cli, config\ntry:\n    cli.run_parsed_arguments(cli.cli_parser.parse_args(sys.argv[1:]))\nexcept SystemExit:\n    pass\nprint(f'bt summary: {config.n_error} errors', flush=True)\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(action)
+        .arg("--no-bar")
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", config.path())
+        .output()
+        .expect("python3 runs bt");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let errors: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("bt summary: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("bt {action:?} {} did not finish:\n{text}", dir.display()));
+    // BAPCtools reads LaTeX statements only: a Markdown one is its one forgiven error.
+    let forgiven = match dir.join("statement/problem.en.md").is_file() {
+        true => text
+            .lines()
+            .filter(|l| l.contains("but not statement/problem.en.tex"))
+            .count(),
+        false => 0,
+    };
+    assert_eq!(
+        errors.saturating_sub(forgiven),
+        0,
+        "bt {action:?} {}:\n{text}",
+        dir.display()
+    );
+}
+
+/// Checkers and interactors of other protocols export as a wrapped Kattis output validator
+/// (a `build`/`run` program translating the calling convention): Polygon's `guess` (a testlib
+/// interactor, then its checker of `tout`), `maxpair` (a testlib checker), CMS `coppie` (a
+/// comparator giving part of a test's credit) and `radice` (`GroupThreshold`, the threshold as
+/// each group's flags). problemtools judges every exported submission as its folder says with
+/// no error; BAPCtools validates the 2025-09 exports and judges the interactive one; an import
+/// of the export has each program back with its own protocol.
+#[test]
+fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
+    require_root!();
+    let Some(vp) = crate::packages::verifyproblem() else {
+        return;
+    };
+    let s = Scratch::new();
+    let mut checks = Vec::new();
+    let fixtures = [
+        ("cms", "import/cms/radice", "radice"),
+        ("polygon", "import/polygon/guess", "guess"),
+        ("polygon", "import/polygon/maxpair", "maxpair"),
+        ("cms", "import/cms/coppie", "coppie"),
+    ];
+    for (format, fixture, short) in fixtures {
+        let dir = s.import(format, &testdata(fixture), &format!("ojd-{short}"));
+        for edition in ["2023-07", "2025-09"] {
+            let to = s.path(&format!("{edition}/{short}"));
+            let r = s.ojd(&[
+                "export",
+                "kattis",
+                &dir.display().to_string(),
+                "--to",
+                &to.display().to_string(),
+                "--format",
+                edition,
+            ]);
+            assert_eq!(r.code, 0, "{short} {edition}: {}{}", r.stdout, r.stderr);
+            // problemtools reads 2023-07's folder as programs, BAPCtools 2025-09's as one.
+            let program = match edition {
+                "2023-07" => to.join("output_validator/wrapped"),
+                _ => to.join("output_validator"),
+            };
+            let build = std::fs::read_to_string(program.join("build")).unwrap();
+            assert!(
+                build.contains("a program of another protocol wrapped"),
+                "{build}"
+            );
+        }
+        let old = s.path(&format!("2023-07/{short}"));
+        if short == "radice" {
+            let mut flags: Vec<String> = std::fs::read_dir(old.join("data/secret"))
+                .unwrap()
+                .flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path().join("testdata.yaml")).ok())
+                .flat_map(|t| {
+                    t.lines()
+                        .filter(|l| l.starts_with("output_validator_flags"))
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            flags.sort();
+            // Subtask 1, worth nothing and holding only the sample, is the samples.
+            assert_eq!(
+                flags,
+                [
+                    "output_validator_flags: \"threshold 1\"",
+                    "output_validator_flags: \"threshold 2\"",
+                ]
+            );
+        }
+        checks.push((short, old.clone()));
+        // The Kattis import reads one set of validator flags per problem: the thresholds,
+        // each group's flags, are not read back (its refusal names the key).
+        if short == "radice" {
+            continue;
+        }
+        let back = Problem::load(&s.import("kattis", &old, &format!("{short}-back"))).unwrap();
+        match short {
+            "guess" => {
+                let i = back.interactor.as_ref().expect("an interactor");
+                assert_eq!(i.protocol, ojd_judge::InteractorProtocol::Testlib);
+                assert!(matches!(back.checker, CheckerSpec::Program { .. }));
+            }
+            "maxpair" => assert!(matches!(back.checker, CheckerSpec::Program { .. })),
+            _ => assert!(matches!(back.checker, CheckerSpec::Cms { .. })),
+        }
+    }
+    // File I/O alone has no Kattis form: refused, naming the key and the files.
+    let somma = s.import("cms", &testdata("import/cms/somma"), "ojd-somma");
+    let to = s.path("2023-07/somma");
+    let r = s.ojd(&[
+        "export",
+        "kattis",
+        &somma.display().to_string(),
+        "--to",
+        &to.display().to_string(),
+    ]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("problem.toml: io: file input/output cannot be expressed")
+            && r.stderr.contains("read input.txt and write output.txt"),
+        "{}",
+        r.stderr
+    );
+    assert!(!to.exists());
+    // The format's tools, two packages at a time (they run the submissions one by one).
+    let next = std::sync::Mutex::new(checks.into_iter());
+    let worker = || loop {
+        let Some((short, old)) = next.lock().expect("lock").next() else {
+            return;
+        };
+        let started = std::time::Instant::now();
+        problemtools_accepts(&vp, &old, false);
+        let new = s.path(&format!("2025-09/{short}"));
+        let yaml = std::fs::read_to_string(new.join("problem.yaml")).unwrap();
+        // BAPCtools has no scoring problems: the CMS tasks are checked by problemtools only.
+        if !yaml.contains("scoring") {
+            bapctools_accepts(&new, &["validate", "--input", "--answer"]);
+            // `bt run` on the interactive export, the accepted and wrong submissions (CI time:
+            // the time-limit one runs to its timeout on every test, as problemtools ran it).
+            if short == "guess" {
+                bapctools_accepts(
+                    &new,
+                    &["run", "submissions/accepted", "submissions/wrong_answer"],
+                );
+            }
+        }
+        eprintln!("{short}: the format's tools took {:.0?}", started.elapsed());
+    };
+    std::thread::scope(|scope| {
+        let workers = [scope.spawn(worker), scope.spawn(worker)];
+        for w in workers {
+            if let Err(panic) = w.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
 }

@@ -14,7 +14,10 @@
 //!   also rejects a missing final newline, and `lines` forgives trailing spaces, Kattis not);
 //!   a `kattis` checker → `output_validator/` (2023-07's one folder; the legacy
 //!   `output_validators/` is not read by 2023-07 tools), its flags as one string
-//!   (`output_validator_flags: a b`); a testlib `program` checker is an error;
+//!   (`output_validator_flags: a b`); a testlib `program` checker, a testlib interactor (with
+//!   Polygon's checker of its `tout`) and a CMS comparator → `output_validator/` as a
+//!   `build`/`run` program that translates Kattis's convention into theirs (`export/wrap.rs`;
+//!   a CMS `GroupThreshold` as the group's flags `threshold T`);
 //! - a validator accepting on exit 42 → `input_validators/`; an ojd validator (exit 0) →
 //!   `input_validators/<name>/` with a `build` script that compiles it (Rust, C, C++, Python)
 //!   and writes a `run` turning its 0 into Kattis's 42; an interactor → `type: interactive` and `output_validator/`;
@@ -32,7 +35,9 @@ use ojd_judge::{CheckerSpec, InteractorProtocol, Problem};
 
 mod statement;
 mod submissions;
+mod wrap;
 
+use wrap::Wrapped;
 /// What an export made.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Exported {
@@ -135,11 +140,19 @@ fn unsupported(problem: &Problem, key: &str, what: &str) -> ImportError {
 /// Where each test goes under `data/` (paths without extension, each with the index of its
 /// test: a test in two groups, or a sample that a group also counts, is written to each), and
 /// the groups' folders with their points.
-type Layout = (Vec<(PathBuf, usize)>, Vec<(String, String)>);
+type Layout = (Vec<(PathBuf, usize)>, Vec<Folder>);
+
+/// A group's folder under `data/secret/`: its name, its points (as text) and its CMS
+/// `GroupThreshold`, which the wrapped comparator reads as the flags `threshold T`.
+struct Folder {
+    name: String,
+    points: String,
+    threshold: Option<f64>,
+}
 
 /// A group's folder name: its name in lowercase letters, digits and hyphens (Kattis test
 /// group names), `group<N>` when nothing is left, numbered again when taken.
-fn group_folder(name: &str, index: usize, taken: &[(String, String)]) -> String {
+fn group_folder(name: &str, index: usize, taken: &[Folder]) -> String {
     let mut slug = String::new();
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {
@@ -156,7 +169,7 @@ fn group_folder(name: &str, index: usize, taken: &[(String, String)]) -> String 
     };
     let mut folder = slug.clone();
     let mut n = 2;
-    while taken.iter().any(|(f, _)| *f == folder) {
+    while taken.iter().any(|f| f.name == folder) {
         folder = format!("{slug}-{n}");
         n += 1;
     }
@@ -173,7 +186,7 @@ fn name_in_group(test: &str, folder: &str) -> String {
 }
 
 fn layout(problem: &Problem) -> Result<Layout, ImportError> {
-    let mut folders: Vec<(String, String)> = Vec::new();
+    let mut folders: Vec<Folder> = Vec::new();
     for (i, g) in problem.groups.iter().enumerate() {
         if g.aggregation != ojd_judge::Aggregation::Min {
             return Err(unsupported(
@@ -182,11 +195,12 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
                 "Kattis groups earn their points when every test is accepted (grader_flags: min): a product of partial scores has no Kattis form",
             ));
         }
-        if g.threshold.is_some() {
+        // The wrapped CMS comparator reads the threshold as its flags (see `wrap`).
+        if g.threshold.is_some() && !matches!(problem.checker, CheckerSpec::Cms { .. }) {
             return Err(unsupported(
                 problem,
                 &format!("group[{i}].threshold"),
-                "a CMS GroupThreshold reads the checker's outcome as a number: Kattis validators accept or reject",
+                "a CMS GroupThreshold reads a CMS checker's outcome as a number: the problem has no CMS checker",
             ));
         }
         // A group of one prefix `<folder>-` (as a Kattis import writes them) keeps its folder.
@@ -196,13 +210,17 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
                 && p[..p.len() - 1]
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-                && !folders.iter().any(|(f, _)| *f == p[..p.len() - 1]) =>
+                && !folders.iter().any(|f| f.name == p[..p.len() - 1]) =>
             {
                 p[..p.len() - 1].to_string()
             }
             _ => group_folder(&g.name, i, &folders),
         };
-        folders.push((folder, ojd_judge::points::to_text(g.points_milli)));
+        folders.push(Folder {
+            name: folder,
+            points: ojd_judge::points::to_text(g.points_milli),
+            threshold: g.threshold,
+        });
     }
     let holds =
         |g: &ojd_judge::Group, name: &str| g.tests.iter().any(|p| name.starts_with(p.as_str()));
@@ -221,7 +239,7 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
         if samples_only {
             places.push((PathBuf::from("secret").join(&t.name), i));
         }
-        let owners: Vec<&(String, String)> = problem
+        let owners: Vec<&Folder> = problem
             .groups
             .iter()
             .zip(&folders)
@@ -237,11 +255,11 @@ fn layout(problem: &Problem) -> Result<Layout, ImportError> {
         }
         // A group's tests, samples included (a CMS subtask counts its public tests), are in
         // its folder: Kattis scores a group by the tests under it.
-        for (f, _) in owners {
+        for f in owners {
             places.push((
                 PathBuf::from("secret")
-                    .join(f)
-                    .join(name_in_group(&t.name, f)),
+                    .join(&f.name)
+                    .join(name_in_group(&t.name, &f.name)),
                 i,
             ));
         }
@@ -336,8 +354,13 @@ pub fn export_kattis_as(
         copy_raw(&t.input, &base.with_extension("in"))?;
         copy_raw(&t.answer, &base.with_extension("ans"))?;
     }
-    for (folder, points) in &folders {
-        let text = match format {
+    for Folder {
+        name: folder,
+        points,
+        threshold,
+    } in &folders
+    {
+        let mut text = match format {
             KattisFormat::V2023 => format!(
                 "# The group's points, all or nothing.\non_reject: continue\naccept_score: {points}\nrange: 0 {points}\ngrader_flags: min\n"
             ),
@@ -345,6 +368,9 @@ pub fn export_kattis_as(
                 "# The group's points, all or nothing.\nscoring:\n  score: {points}\n  aggregation: min\n"
             ),
         };
+        if let Some(t) = threshold {
+            text += &format.flags_line("output", &["threshold".into(), t.to_string()]);
+        }
         write_file(
             &out.join("data/secret")
                 .join(folder)
@@ -386,23 +412,53 @@ pub fn export_kattis_as(
         };
         copy_raw(&problem.dir.join(rel), &to)
     };
+    // A wrapped program (see `wrap`) is one folder: problemtools reads 2023-07's
+    // `output_validator/` as a folder of programs, BAPCtools 2025-09's as the program itself.
+    let wrapped_folder = match format {
+        KattisFormat::V2023 => out.join(OUTPUT_VALIDATOR).join("wrapped"),
+        KattisFormat::V2025 => out.join(OUTPUT_VALIDATOR),
+    };
     if problem.io.input_file.is_some() || problem.io.output_file.is_some() {
+        // Truly impossible: the format gives a submission its standard input and judges its
+        // standard output, and has no key for a file to read or write instead.
+        let files: Vec<String> = [
+            problem.io.input_file.as_ref().map(|f| format!("read {f}")),
+            problem
+                .io
+                .output_file
+                .as_ref()
+                .map(|f| format!("write {f}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         return Err(unsupported(
             problem,
             "io",
-            "file input/output cannot be expressed in a Kattis package (programs read stdin and write stdout)",
+            &format!(
+                "file input/output cannot be expressed in a Kattis package: its programs read standard input and write standard output, and the format has no key for this problem's programs, which {}",
+                files.join(" and ")
+            ),
         ));
     }
     if let Some(i) = &problem.interactor {
-        if i.protocol != InteractorProtocol::Kattis {
-            return Err(unsupported(
-                problem,
-                "interactor.protocol",
-                "only a Kattis interactor can be exported",
-            ));
-        }
         kinds.push("interactive");
-        copy_program(&i.path, OUTPUT_VALIDATOR)?;
+        if i.protocol == InteractorProtocol::Testlib {
+            // With Polygon's checker of what the interactor wrote to tout, if any.
+            let checker = match &problem.checker {
+                CheckerSpec::Program { path } => Some(path.as_path()),
+                _ => None,
+            };
+            let what = Wrapped::TestlibInteractor {
+                interactor: &i.path,
+                checker,
+            };
+            wrap::write(&problem.dir, &wrapped_folder, what, &|k, w| {
+                unsupported(problem, k, w)
+            })?;
+        } else {
+            copy_program(&i.path, OUTPUT_VALIDATOR)?;
+        }
         if !i.flags.is_empty() {
             data_yaml += &validator_flags("interactor.flags", &i.flags)?;
         }
@@ -414,30 +470,40 @@ pub fn export_kattis_as(
                     data_yaml += &validator_flags("checker.flags", flags)?;
                 }
             }
-            CheckerSpec::Program { path } => {
-                let Some((_, flags, note)) = standard_checker(path) else {
-                    return Err(unsupported(
-                        problem,
-                        "checker",
-                        "a testlib checker cannot be exported: Kattis validators speak another protocol (only Polygon's standard checkers, std_*.cpp, map onto the default validator)",
-                    ));
-                };
-                if let Some(note) = note {
-                    warnings.push(format!(
-                        "checker {}: exported as the default validator, which {note}",
-                        path.display()
-                    ));
+            CheckerSpec::Program { path } => match standard_checker(path) {
+                Some((_, flags, note)) => {
+                    if let Some(note) = note {
+                        warnings.push(format!(
+                            "checker {}: exported as the default validator, which {note}",
+                            path.display()
+                        ));
+                    }
+                    let flags: Vec<String> = flags.split_whitespace().map(String::from).collect();
+                    if !flags.is_empty() {
+                        data_yaml += &validator_flags("checker", &flags)?;
+                    }
                 }
-                let flags: Vec<String> = flags.split_whitespace().map(String::from).collect();
-                if !flags.is_empty() {
-                    data_yaml += &validator_flags("checker", &flags)?;
-                }
+                // Another testlib checker: wrapped, Kattis's convention translated.
+                None => wrap::write(
+                    &problem.dir,
+                    &wrapped_folder,
+                    Wrapped::TestlibChecker { checker: path },
+                    &|k, w| unsupported(problem, k, w),
+                )?,
+            },
+            CheckerSpec::Cms { path } => {
+                // Kattis accepts or rejects a test: a share of its credit has no form there.
+                warnings.push(format!(
+                    "checker {}: a CMS comparator, exported wrapped: a test is accepted only with the outcome 1 (or within its group's threshold), so a part of a test's credit is lost",
+                    path.display()
+                ));
+                wrap::write(
+                    &problem.dir,
+                    &wrapped_folder,
+                    Wrapped::CmsComparator { checker: path },
+                    &|k, w| unsupported(problem, k, w),
+                )?;
             }
-            CheckerSpec::Cms { .. } => return Err(unsupported(
-                problem,
-                "checker",
-                "a CMS checker cannot be exported: Kattis validators speak another protocol (and give no partial credit per test)",
-            )),
             CheckerSpec::Exact | CheckerSpec::Lines => {
                 warnings.push(format!(
                     "checker {:?} exported as case_sensitive space_change_sensitive, which also rejects a missing final newline{}",
@@ -487,20 +553,12 @@ pub fn export_kattis_as(
                 .to_string_lossy()
                 .into_owned();
             let ext = v.extension().and_then(|e| e.to_str()).unwrap_or("");
-            let compile = match ext {
-                "rs" => format!("rustc -O --edition 2021 {name} -o validator.bin"),
-                "c" => format!("gcc -O2 -std=gnu11 {name} -o validator.bin -lm"),
-                "cc" | "cpp" | "cxx" => format!("g++ -O2 -std=gnu++17 {name} -o validator.bin"),
-                "py" => format!(
-                    "cat > validator.bin <<'EOF'\n#!/bin/sh\nexec python3 \"$(dirname \"$0\")/{name}\" \"$@\"\nEOF\nchmod +x validator.bin"
-                ),
-                _ => {
-                    return Err(unsupported(
-                        problem,
-                        "validator",
-                        &format!("an exit-0 validator in .{ext} cannot be wrapped as a Kattis input validator (.rs, .c, .cpp and .py can)"),
-                    ))
-                }
+            let Some(compile) = wrap::compile_line(&name, "validator.bin") else {
+                return Err(unsupported(
+                    problem,
+                    "validator",
+                    &format!("an exit-0 validator in .{ext} cannot be wrapped as a Kattis input validator (.rs, .c, .cpp and .py can)"),
+                ));
             };
             let folder = out.join("input_validators").join(&stem);
             copy_raw(&problem.dir.join(v), &folder.join(&name))?;

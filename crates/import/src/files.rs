@@ -165,6 +165,12 @@ pub(crate) fn write_file(to: &Path, data: &[u8]) -> Result<(), ImportError> {
 pub(crate) const WRAPPED_VALIDATOR: &str =
     "# Made by `ojd export kattis`: ojd's validator accepts an input with exit 0, a";
 
+/// The first comment line of the `build` script of a checker or interactor that `ojd export
+/// kattis` wrapped as a Kattis output validator; the Kattis import recognises it and takes the
+/// program back with its own protocol.
+pub(crate) const WRAPPED_PROGRAM: &str =
+    "# Made by `ojd export kattis`: a program of another protocol wrapped as a Kattis output validator.";
+
 /// Writes a script of ojd's own making (never a package's file), executable (0755).
 pub(crate) fn write_script(to: &Path, text: &str) -> Result<(), ImportError> {
     write_mode(to, text.as_bytes(), 0o755)

@@ -175,6 +175,9 @@ pub(super) fn output_validator(
             src.unsupported("validation", "custom, but output_validators/ is empty")
         })?
     };
+    if let Some(back) = unwrapped(config, &validator_src, out, &output_flags, warnings)? {
+        return Ok(back);
+    }
     let name =
         program(config, &validator_src, out, "output_validator", warnings)?.ok_or_else(|| {
             ImportError::Unsupported {
@@ -289,6 +292,72 @@ pub(super) fn input_validator(
         }
     }
     Ok(validator)
+}
+
+/// A testlib checker, a testlib interactor or a CMS comparator that `ojd export kattis`
+/// wrapped as a Kattis output validator (its `build` says so), taken back as it was: the
+/// programs beside the `build` with their own protocol. `None` for any other validator.
+fn unwrapped(
+    config: &Config,
+    folder: &Path,
+    out: &Path,
+    flags: &[String],
+    warnings: &mut Vec<String>,
+) -> Result<Option<(CheckerSpec, Option<Interactor>)>, ImportError> {
+    // 2023-07's `output_validator/wrapped/`, 2025-09's `output_validator/` itself.
+    let subdirs: Vec<PathBuf> = entries(folder).into_iter().filter(|p| p.is_dir()).collect();
+    let folder = match subdirs.as_slice() {
+        [one] if files_in(folder).is_empty() => one.as_path(),
+        _ => folder,
+    };
+    let build = folder.join("build");
+    if !build.is_file() {
+        return Ok(None);
+    }
+    let text = read_text(&build)?;
+    if !text.contains(crate::files::WRAPPED_PROGRAM) {
+        return Ok(None);
+    }
+    let mut found = |role: &str| -> Result<Option<String>, ImportError> {
+        let Some(source) = files_in(folder)
+            .into_iter()
+            .find(|f| f.file_stem().is_some_and(|s| s == role) && config.language_for(f).is_some())
+        else {
+            return Ok(None);
+        };
+        program(config, &source, out, role, warnings)
+    };
+    let checker = found("checker")?;
+    let interactor = found("interactor")?;
+    let missing = || ImportError::Unsupported {
+        file: build.display().to_string(),
+        key: "output validator".into(),
+        what: "wrapped by `ojd export kattis`, but its program is missing".into(),
+    };
+    if !flags.is_empty() {
+        warnings.push(format!(
+            "{}: the wrapped program's flags {flags:?} are not read back",
+            folder.display()
+        ));
+    }
+    Ok(Some(if let Some(i) = interactor {
+        let interactor = Interactor {
+            path: i.into(),
+            protocol: InteractorProtocol::Testlib,
+            flags: Vec::new(),
+        };
+        let checker = match checker {
+            Some(c) => CheckerSpec::Program { path: c.into() },
+            None => CheckerSpec::Tokens,
+        };
+        (checker, Some(interactor))
+    } else {
+        let path = checker.ok_or_else(missing)?.into();
+        match text.contains("# A CMS comparator") {
+            true => (CheckerSpec::Cms { path }, None),
+            false => (CheckerSpec::Program { path }, None),
+        }
+    }))
 }
 
 #[cfg(test)]

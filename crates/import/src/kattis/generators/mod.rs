@@ -15,6 +15,7 @@
 //! are what the generators made) and runs nothing.
 
 mod command;
+mod pattern;
 mod programs;
 mod recipe;
 
@@ -263,6 +264,29 @@ fn make(
                 let bytes = std::fs::read(&source)
                     .map_err(|e| ImportError::Run(format!("read {}: {e}", source.display())))?;
                 write_file(&with_ext(&data.join(to), ext), &bytes)?;
+            }
+        }
+    }
+    // BAPCtools' `match`: each made file searched for its expressions; one not found is a
+    // warning (BAPCtools' own rule: the data may still be right), a file not made an error.
+    for c in &recipe.cases {
+        for pattern in &c.patterns {
+            let made = with_ext(&data.join(&c.path), pattern.ext);
+            let here = format!("{}.match", c.path.display());
+            let bytes = std::fs::read(&made).map_err(|_| {
+                refuse(
+                    &file,
+                    &here,
+                    &format!("the test has no {} to match", pattern.ext),
+                )
+            })?;
+            if pattern.regex.find(&bytes[..]).is_none() {
+                warnings.push(format!(
+                    "{file}: {}.{}: does not match {:?} (match)",
+                    c.path.display(),
+                    pattern.ext,
+                    pattern.source
+                ));
             }
         }
     }

@@ -24,6 +24,8 @@ pub(super) struct Case {
     /// How many seeds a failing generator is tried with (`retries`, BAPCtools: the seed plus
     /// 0, 1, ...).
     pub(super) retries: u32,
+    /// What the made `in` and `ans` should hold (`match`), checked once they are made.
+    pub(super) patterns: Vec<super::pattern::Pattern>,
 }
 
 pub(super) enum Make {
@@ -496,6 +498,7 @@ fn case(
 ) -> Result<Case, ImportError> {
     let (mut command, mut copy, mut literals) = (None, None, Vec::new());
     let mut linked: Vec<(String, String)> = Vec::new();
+    let mut patterns = Vec::new();
     let mut settings_here = inherited.clone();
     match v {
         // The old shorthand: a string ending in `.in` is a file to copy.
@@ -546,11 +549,7 @@ fn case(
                     "count" | "solution" | "random_salt" | "retries" => {}
                     // Comments of older BAPCtools versions.
                     "hint" | "description" => {}
-                    // BAPCtools only warns when a made input does not match.
-                    "match" => p.warnings.push(format!(
-                        "{}: {key}.match: not checked by ojd (BAPCtools only warns on it)",
-                        p.file
-                    )),
+                    "match" => patterns = super::pattern::read(v, key, &|k, w| p.refuse(k, w))?,
                     other => {
                         return Err(p.refuse(
                             &format!("{key}.{other}"),
@@ -602,6 +601,7 @@ fn case(
         linked,
         solution: settings_here.solution,
         retries: settings_here.retries.max(1),
+        patterns,
     })
 }
 
