@@ -1933,7 +1933,7 @@ fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
             return;
         };
         let started = std::time::Instant::now();
-        problemtools_accepts(&vp, &old, false);
+        problemtools_accepts(&vp, std::slice::from_ref(&old), false);
         let new = s.path(&format!("2025-09/{short}"));
         let yaml = std::fs::read_to_string(new.join("problem.yaml")).unwrap();
         // BAPCtools has no scoring problems: the CMS tasks are checked by problemtools only.

@@ -129,8 +129,8 @@ fn importable(s: &Scratch) -> Vec<(&'static str, PathBuf, String)> {
     )
     .unwrap();
     all.push(("polygon", maxpair, "maxpair".into()));
-    // The CMS task reading standard input, with subtasks (the others use file I/O or a
-    // comparator, which have no Kattis form: refused by the export, naming the key).
+    // The CMS task reading standard input, with subtasks (the comparator tasks export as a
+    // wrapped output validator and file I/O is refused: both in import.rs's own test).
     all.push(("cms", testdata("import/cms/pari"), "pari".into()));
     all
 }
