@@ -294,7 +294,7 @@ impl Judge {
     /// runs with their check: the time between two of its [`Event`]s) takes on a loaded host:
     /// a step of [`Judge::longest_judging`]'s sum, each of its runs waited for up to the
     /// sandbox's ceiling ([`ojd_sandbox::WALL_CEILING`] times its limit) and run up to
-    /// [`run::STARVED_TRIES`] times. A judging with no event for longer is stuck, not slow.
+    /// three times (a starved run's tries). A judging with no event for longer is stuck, not slow.
     pub fn longest_step(&self, problem: &Problem, language: &str) -> std::time::Duration {
         let tests = u32::try_from(problem.tests.len().max(1)).unwrap_or(u32::MAX);
         (self.longest_judging(problem, language) / tests)
