@@ -16,7 +16,7 @@
 //! problems folder judges the package version its claim names, from its
 //! [`Cache`](crate::blobs::Cache).
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -306,10 +306,12 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 Some(bound) => (true, bound),
                 None => (
                     false,
-                    app.judge.longest_judging(&problem, &claim.language) + WATCHDOG_SLACK,
+                    app.judge.longest_step(&problem, &claim.language) + WATCHDOG_SLACK,
                 ),
             };
             let stop = cancel.clone();
+            let steps = Arc::new(AtomicU64::new(0));
+            let stepped = steps.clone();
             let mut task = tokio::task::spawn_blocking(move || {
                 if hang {
                     hang_for_ever();
@@ -317,11 +319,14 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                 judge.judge(
                     &problem,
                     &sub,
-                    &mut |event| hub_app.hub.progress(id, judging, event),
+                    &mut |event| {
+                        stepped.fetch_add(1, Ordering::Relaxed);
+                        hub_app.hub.progress(id, judging, event)
+                    },
                     &stop,
                 )
             });
-            let Ok(joined) = tokio::time::timeout(bound, &mut task).await else {
+            let Some(joined) = watched(&mut task, bound, &steps).await else {
                 // The watchdog: stuck, not slow. Its thread is left to itself (should it ever
                 // wake, it is cancelled and its result dropped), counted until it returns
                 // (`Node::abandoned`); the submission goes back to the queue as after any host
@@ -450,11 +455,35 @@ async fn store_ending(
     }
 }
 
-/// What a judging gets past the longest its limits allow ([`Judge::longest_judging`]) before
-/// the watchdog abandons it: a loaded host (starved runs run again) is slow, not stuck.
+/// What a step of a judging gets past the longest its limits allow on a loaded host
+/// ([`Judge::longest_step`]) before the watchdog abandons it.
 ///
-/// [`Judge::longest_judging`]: ojd_judge::Judge::longest_judging
+/// [`Judge::longest_step`]: ojd_judge::Judge::longest_step
 const WATCHDOG_SLACK: Duration = Duration::from_secs(120);
+
+/// The watchdog: waits for `task`, as long as it makes progress (`steps`, counted by the task,
+/// moves) at least once every `bound`; `None` once it made none for a whole `bound` (stuck, not
+/// slow: a loaded host judges a long problem slower, each step within its bound, however many
+/// steps there are).
+async fn watched<T>(
+    task: &mut JoinHandle<T>,
+    bound: Duration,
+    steps: &AtomicU64,
+) -> Option<Result<T, tokio::task::JoinError>> {
+    let mut seen = steps.load(Ordering::Relaxed);
+    loop {
+        match tokio::time::timeout(bound, &mut *task).await {
+            Ok(joined) => return Some(joined),
+            Err(_) => {
+                let now = steps.load(Ordering::Relaxed);
+                if now == seen {
+                    return None;
+                }
+                seen = now;
+            }
+        }
+    }
+}
 
 /// Fault injection for the tests, never set by an operator: with `OJD_FAULT_HANG_JUDGING=S`
 /// (or `S,N`) in its environment, this process's first judging (first `N` judgings) hangs for
@@ -565,6 +594,39 @@ mod tests {
         let m = poison_cause(0, 3);
         assert!(m.contains("ended with its judge host 3 times"), "{m}");
         assert!(m.contains("poison pill"), "{m}");
+    }
+
+    /// A judging that keeps making progress is waited for past the bound as long as it
+    /// does; one that stops is abandoned a bound or two after its last step. (Steps ten
+    /// times as frequent as the bound: a margin for a loaded machine's late timers.)
+    #[tokio::test]
+    async fn the_watchdog_waits_for_progress_and_abandons_a_judging_without_it() {
+        let bound = Duration::from_secs(1);
+        let steps = Arc::new(AtomicU64::new(0));
+        let counted = steps.clone();
+        // Fifteen steps of 100 ms: half again the bound in all.
+        let mut slow = tokio::spawn(async move {
+            for _ in 0..15 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                counted.fetch_add(1, Ordering::Relaxed);
+            }
+            7
+        });
+        let start = Instant::now();
+        let got = watched(&mut slow, bound, &steps).await;
+        assert_eq!(got.map(|j| j.expect("joined")), Some(7));
+        assert!(start.elapsed() > bound);
+        // One step, then nothing: abandoned.
+        let steps = Arc::new(AtomicU64::new(0));
+        let counted = steps.clone();
+        let mut stuck = tokio::spawn(async move {
+            counted.fetch_add(1, Ordering::Relaxed);
+            std::future::pending::<()>().await;
+        });
+        let start = Instant::now();
+        assert!(watched(&mut stuck, bound, &steps).await.is_none());
+        assert!(start.elapsed() >= bound);
+        stuck.abort();
     }
 
     #[tokio::test]

@@ -39,7 +39,7 @@ use super::run::{retry_starved, Try, STARVED_TRIES};
 use super::{classify, signal_name, Judge, JudgeError, Program, ProgramRun};
 use crate::problem::{Interactor, InteractorProtocol, Problem, TestCase};
 use crate::verdict::{TestResult, Verdict};
-use ojd_sandbox::{Limits, RunOutcome, Termination, WallCause};
+use ojd_sandbox::{Limits, RunOutcome, Termination};
 
 /// How many bytes of the two directions the transcript keeps.
 const TRANSCRIPT_LIMIT: usize = 4096;
@@ -465,6 +465,13 @@ pub(super) struct Pass<'a> {
 /// ([`own_wall`]); a program whose own time reaches the limit in a stretched try is a time
 /// limit, as it would have been without the load. So a loaded host judges an interactive pair
 /// slower, never otherwise.
+///
+/// That own time is an upper bound (the keepers do not see all that a loaded host takes), so a
+/// time limit from a try that lost a measurable part of the limit to the host
+/// ([`Paired::Over`]) is tried again, stretched, and stands only if every try of the pass
+/// measured the program's own time past the limit: a program over the limit is over it in
+/// every try, and a correct one needs one try measured within it. A program asleep or
+/// deadlocked with its partner waits for no CPU: its time limit stands at the first try.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_pass(
     judge: &Judge,
@@ -479,6 +486,7 @@ pub(super) fn run_pass(
 ) -> Result<TestResult, JudgeError> {
     // The program sandbox's wall-time limit of the next try (see above).
     let mut allowed = limits.wall;
+    let mut tried = 0;
     retry_starved(
         STARVED_TRIES,
         "the program of an interactive test",
@@ -488,6 +496,7 @@ pub(super) fn run_pass(
                 Some(p) => Some(TryFeedback::new(p.feedback, judge.fresh_dir("feedback")?)?),
                 None => None,
             };
+            tried += 1;
             let this_try = pass.zip(feedback.as_ref()).map(|(p, f)| Pass {
                 input: p.input,
                 feedback: &f.dir,
@@ -505,7 +514,11 @@ pub(super) fn run_pass(
                     allowed,
                     this_try.as_ref(),
                 )? {
-                    Paired::Judged(mut result) => {
+                    Paired::Over { wall, waited, .. } if tried < STARVED_TRIES => {
+                        allowed = stretched(limits.wall, allowed, wall, waited);
+                        Try::Starved(waited)
+                    }
+                    Paired::Judged(mut result) | Paired::Over { mut result, .. } => {
                         if let (Some(p), Some(f)) = (pass, feedback) {
                             // The interactor built this tree: bounded before it is copied.
                             match crate::fsutil::check_tree(&f.dir, FEEDBACK_CAPS) {
@@ -648,10 +661,22 @@ fn copy_level(
 enum Paired {
     Judged(TestResult),
     /// The program's run was ended by its wall-time limit while it waited for a CPU that the
-    /// host's other work held.
+    /// host's other work held, its own time still under the limit ([`own_wall`]).
     Starved {
         /// How long it waited, its partner's wait included (for the host fault's message).
         lost: Duration,
+        /// The program's wall time.
+        wall: Duration,
+        /// The part of `wall` that was the host's ([`lost_to_host`]).
+        waited: Duration,
+    },
+    /// A time limit on the program's own time, from a try that lost a measurable part of the
+    /// limit to the host ([`loaded`]): the measure of the program's own time is then an upper
+    /// bound (see [`own_wall`]), and another try may bound it lower. The verdict of the pass's
+    /// last try.
+    Over {
+        /// The time limit verdict this try gave.
+        result: TestResult,
         /// The program's wall time.
         wall: Duration,
         /// The part of `wall` that was the host's ([`lost_to_host`]).
@@ -667,16 +692,34 @@ enum Paired {
 /// interactor that spins beside a program that spins is the problem's doing, never the
 /// host's).
 fn lost_to_host(program: &RunOutcome, interactor: &RunOutcome, relays: Duration) -> Duration {
-    let partner = interactor.host_wait.saturating_sub(program.cpu_time);
-    (program.host_wait + partner + relays).saturating_sub(interactor.cpu_time)
+    (program.host_wait + interactor.host_wait + relays).saturating_sub(interactor.cpu_time)
 }
 
 /// A program's own wall time in a pair: its wall time less what it lost to the host
-/// ([`lost_to_host`]). What its wall-time limit is held to, and what its test reports.
+/// ([`lost_to_host`]), and never less than its CPU time, which is its own whatever else the
+/// partner's keeper saw meanwhile. What its wall-time limit is held to, and what its test
+/// reports.
+///
+/// An upper bound of the time that was the program's: the keepers measure the waits they can
+/// see (a task's run-queue delay, its CPU's other work), and a loaded host takes more than
+/// they see (the keeper's own sampling, wake-ups between measures), which stays in here. The
+/// partner's wait is counted whole: a partner waits behind the program only while both want
+/// the CPU at once, and the program's CPU time bounds that from below. So a program whose own
+/// time is over the limit is over it in every try, and a correct program one try measures
+/// within the limit is within it (see [`run_pass`]).
 fn own_wall(program: &RunOutcome, interactor: &RunOutcome, relays: Duration) -> Duration {
     program
         .wall_time
         .saturating_sub(lost_to_host(program, interactor, relays))
+        .max(program.cpu_time)
+}
+
+/// Whether a try of the pair lost a measurable part of the wall-time limit to the host (a
+/// tenth of it, the sandbox's rule): its time limit verdict is then worth another try. A
+/// program asleep or deadlocked with its partner waits for no CPU: its time limit stands at
+/// once.
+fn loaded(lost: Duration, limits: &Limits) -> bool {
+    lost >= limits.wall / 10
 }
 
 /// The program sandbox's wall-time limit for the try after a starved one: a try whose program
@@ -695,27 +738,24 @@ fn stretched(limit: Duration, last: Duration, wall: Duration, waited: Duration) 
 }
 
 /// Whether the host's load, not the program nor its partner, used up the program's wall time:
-/// the sandbox's rule ([`WallCause::of`]) with the interactor's whole CPU time taken off the
-/// program's wait, since the sandbox counts the partner's CPU as other work (an interactor that
-/// spins beside a program that spins is the problem's doing, never the host's).
+/// the pair lost a measurable part of the limit to the host ([`loaded`]) and the program's own
+/// time ([`own_wall`]) is under the limit. Returns what the pair lost.
 ///
-/// The time the interactor lost to the host counts as the program's wait too (less the
-/// program's CPU time, which the interactor's sandbox counts as other work): the program sleeps
-/// on its pipe while a starved partner waits for a CPU, and its own keeper sees only a sleeper.
-/// So a run the keeper ended as the program's may still be the host's here; it is then run
-/// again, and a host fault if the load stays, never a time limit verdict.
+/// The time the interactor and the relays lost to the host counts as the program's wait too:
+/// the program sleeps on its pipe while a starved partner waits for a CPU, and its own keeper
+/// sees only a sleeper. So a run the keeper ended as the program's may still be the host's
+/// here; it is then run again, and a host fault if the load stays, never a time limit verdict.
 fn starved_by_host(
     program: &RunOutcome,
     interactor: &RunOutcome,
     relays: Duration,
     limits: &Limits,
 ) -> Option<Duration> {
-    let w = program.wall_kill?;
-    let partner = interactor.host_wait.saturating_sub(program.cpu_time);
-    let lost = w.host_wait() + partner + relays;
-    let waited = lost.saturating_sub(interactor.cpu_time);
+    program.wall_kill?;
+    let lost = lost_to_host(program, interactor, relays);
     (program.killed_by == Some(ojd_sandbox::LimitKind::Wall)
-        && WallCause::of(program.wall_time, waited, limits.wall) == WallCause::HostLoad)
+        && loaded(lost, limits)
+        && own_wall(program, interactor, relays) < limits.wall)
         .then_some(lost)
 }
 
@@ -917,14 +957,21 @@ fn pair_once(
         }
         _ => None,
     };
+    let waited = lost_to_host(&prog, &inter, relays);
     if let Some(lost) = starved {
         let _ = std::fs::remove_dir_all(&dir);
         return Ok(Paired::Starved {
             lost,
             wall: prog.wall_time,
-            waited: lost_to_host(&prog, &inter, relays),
+            waited,
         });
     }
+    // A wall-time verdict (the keeper's, or the stretched try's own time) of a try that lost a
+    // measurable part of the limit to the host: the own time is an upper bound, worth another
+    // try (see `run_pass`).
+    let over = verdict == Verdict::TimeLimitExceeded
+        && prog.killed_by != Some(ojd_sandbox::LimitKind::Cpu)
+        && loaded(waited, limits);
     let transcript = transcript.lock().map(|t| t.render()).unwrap_or_default();
     let mut message = message;
     if verdict == Verdict::RuntimeError {
@@ -962,7 +1009,15 @@ fn pair_once(
         _ => result,
     };
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(Paired::Judged(result))
+    Ok(if over {
+        Paired::Over {
+            result,
+            wall: prog.wall_time,
+            waited,
+        }
+    } else {
+        Paired::Judged(result)
+    })
 }
 
 /// Polygon's rule for interactive problems with a checker: once the interactor accepts, the
@@ -1383,14 +1438,20 @@ mod tests {
         program.wall_kill = Some(ojd_sandbox::WallKill {
             cpu_wait: Duration::from_millis(200),
             io_wait: Duration::ZERO,
-            cause: WallCause::Program,
+            cause: ojd_sandbox::WallCause::Program,
         });
+        program.host_wait = Duration::from_millis(200);
         let mut interactor = run(Termination::Exited(0), None);
-        // The interactor lived as long and waited most of it.
+        // The interactor lived as long and waited most of it: all of it counts (less its own
+        // 5 ms of CPU), and the program's CPU time is still its own.
         interactor.host_wait = Duration::from_millis(5400);
         assert_eq!(
             starved_by_host(&program, &interactor, Duration::ZERO, &limits),
-            Some(Duration::from_millis(200 + 5400 - 300))
+            Some(Duration::from_millis(200 + 5400 - 5))
+        );
+        assert_eq!(
+            own_wall(&program, &interactor, Duration::ZERO),
+            Duration::from_millis(300)
         );
         interactor.host_wait = Duration::from_millis(100);
         assert_eq!(
@@ -1400,7 +1461,27 @@ mod tests {
         // The relays' wait for a CPU is the host's too.
         assert_eq!(
             starved_by_host(&program, &interactor, Duration::from_millis(5000), &limits),
-            Some(Duration::from_millis(200 + 5000))
+            Some(Duration::from_millis(200 + 100 + 5000 - 5))
+        );
+        // A pair deadlocked or asleep waits for no CPU: its own time limit, at once.
+        program.wall_time = Duration::from_millis(1050);
+        program.host_wait = Duration::from_millis(50);
+        interactor.host_wait = Duration::from_millis(10);
+        assert!(!loaded(
+            lost_to_host(&program, &interactor, Duration::ZERO),
+            &limits
+        ));
+        assert_eq!(
+            starved_by_host(&program, &interactor, Duration::ZERO, &limits),
+            None
+        );
+        // A loaded try whose own time is still past the limit is no host fault either (a time
+        // limit, tried again by `run_pass`).
+        program.wall_time = Duration::from_millis(3000);
+        program.host_wait = Duration::from_millis(1500);
+        assert_eq!(
+            starved_by_host(&program, &interactor, Duration::ZERO, &limits),
+            None
         );
     }
 
@@ -1461,11 +1542,13 @@ mod tests {
         interactor.cpu_time = ms(100);
         assert_eq!(
             lost_to_host(&program, &interactor, ms(0)),
-            ms(1000 + 4000 - 100)
+            ms(1000 + 4300 - 100)
         );
-        assert_eq!(own_wall(&program, &interactor, ms(0)), ms(1100));
+        assert_eq!(own_wall(&program, &interactor, ms(0)), ms(800));
         // And the judge's relays' wait for a CPU.
-        assert_eq!(own_wall(&program, &interactor, ms(600)), ms(500));
+        assert_eq!(own_wall(&program, &interactor, ms(400)), ms(400));
+        // Never less than the program's own CPU time.
+        assert_eq!(own_wall(&program, &interactor, ms(600)), ms(300));
         // A thread's run-queue delay is readable here.
         assert!(thread_run_delay().is_some());
     }

@@ -290,6 +290,18 @@ impl Judge {
         (wall + compile * 2).saturating_mul(tests)
     }
 
+    /// The longest one step of a judging of `problem` in `language` (a compile, or a test's
+    /// runs with their check: the time between two of its [`Event`]s) takes on a loaded host:
+    /// a step of [`Judge::longest_judging`]'s sum, each of its runs waited for up to the
+    /// sandbox's ceiling ([`ojd_sandbox::WALL_CEILING`] times its limit) and run up to
+    /// three times (a starved run's tries). A judging with no event for longer is stuck, not slow.
+    pub fn longest_step(&self, problem: &Problem, language: &str) -> std::time::Duration {
+        let tests = u32::try_from(problem.tests.len().max(1)).unwrap_or(u32::MAX);
+        (self.longest_judging(problem, language) / tests)
+            .saturating_mul(ojd_sandbox::WALL_CEILING)
+            .saturating_mul(run::STARVED_TRIES)
+    }
+
     /// The resolved language `id`: an error when it is not configured or its toolchain is missing
     /// here.
     pub fn language(&self, id: &str) -> Result<&Language, JudgeError> {
