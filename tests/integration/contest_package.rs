@@ -370,6 +370,16 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         r.stdout
     );
     let e = b.start();
+    // While the daemon runs, its database is its own: the command refuses, pointing to its
+    // admin page's import.
+    let r = ojd(&b, &["contest", "import", &pkg_arg], None);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("another ojd serve is using the database")
+            && r.stderr.contains("Import a package"),
+        "{}",
+        r.stderr
+    );
     for token in [Some(ADMIN), None] {
         let (before, after) = (restored(&d, token), restored(&e, token));
         for ((path, x), (_, y)) in before.iter().zip(&after) {
