@@ -125,6 +125,19 @@ fn io(e: impl Into<anyhow::Error>) -> Failure {
 }
 
 fn import(dir: &Path, id: Option<String>, config: &ojd_config::Config) -> Result<(), Failure> {
+    // A running daemon holds its SQLite database's lock: its contests and history are its
+    // own to write (through its admin page). Held until the import is done.
+    let database = config.server.database.to_string_lossy().into_owned();
+    let _lock = if ojd_store::is_postgres_url(&database) {
+        None
+    } else {
+        ojd_service::lock_database(&config.server.database).map_err(|e| {
+            anyhow!(
+                "{e}: stop it first, or import the package on its admin page (Contests, \
+                 Import a package)"
+            )
+        })?
+    };
     let p = package::Package::read(dir)?;
     // Everything is checked before anything is written.
     let plan = package::plan(&p, id, &config.server.contests)?;

@@ -10,7 +10,7 @@
 //! schemas.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -137,7 +137,8 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         ),
     )
     .expect("contest.toml");
-    let d = a.start();
+    let clock = crate::common::TestClock::new();
+    let d = clock.start(&a);
     let roster = "user,name,affiliation,group,category\n\
                   alice,Team Alice,A University,Students,participant\n\
                   bob,Bob's Bunch,A University,,observer\n\
@@ -170,12 +171,9 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         &json!({"text": "Ten minutes left."}),
     );
     assert!(code == 200 || code == 201, "{code} {r}");
-    // "End now" rounds the end down to a whole second: let the clock pass into the next one,
-    // so that every submission lies inside the contest.
-    let last = ojd_store::now_ms() / 1000;
-    while ojd_store::now_ms() / 1000 == last {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // "End now" rounds the end down to a whole second: the daemon's clock moves into the
+    // next one, so that every submission lies inside the contest.
+    clock.advance(1100);
     let (code, r) = d.post_json(
         "/api/v1/admin/contests/wf/clock",
         Some(ADMIN),
@@ -190,16 +188,15 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
     assert_eq!(code, 200, "{r}");
     // The feed sends an event once it is 2 s old: wait until the admin's feed ends with the
     // end of updates, so that the package's feed is the whole contest.
-    let t = Instant::now();
-    loop {
+    crate::common::wait_until(JUDGED_WITHIN, || {
         let feed = crate::ccs::feed_of(&d, "wf", Some(ADMIN));
-        let last = feed.last().expect("events");
+        let last = feed.last().cloned().unwrap_or_default();
         if last["type"] == "state" && last["data"]["end_of_updates"].is_string() {
-            break;
+            Ok(())
+        } else {
+            Err(format!("the feed never ended: {last}"))
         }
-        assert!(t.elapsed() < JUDGED_WITHIN, "the feed never ended: {last}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    });
 
     // 2026-01 serves problems' limits and submissions' accounts; 2023-06 has no such keys.
     let (_, p26) = d.get("/api/2026-01/contests/wf/problems", None);
@@ -373,6 +370,16 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         r.stdout
     );
     let e = b.start();
+    // While the daemon runs, its database is its own: the command refuses, pointing to its
+    // admin page's import.
+    let r = ojd(&b, &["contest", "import", &pkg_arg], None);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("another ojd serve is using the database")
+            && r.stderr.contains("Import a package"),
+        "{}",
+        r.stderr
+    );
     for token in [Some(ADMIN), None] {
         let (before, after) = (restored(&d, token), restored(&e, token));
         for ((path, x), (_, y)) in before.iter().zip(&after) {
@@ -389,6 +396,9 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         .collect();
     assert_eq!(ranked.len(), 2, "{sb}");
     assert!(!ranked.contains(&&json!("bob")), "{sb}");
+
+    // The same package through the admin web, on another fresh server.
+    web_import(&pkg, &d);
 
     // Exported again from the imported contest: the same documents.
     let again = b.path().join("again");
@@ -411,6 +421,166 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         );
         assert_eq!(x, y, "{f}: the same after the round trip");
     }
+}
+
+/// `dir` zipped into `to`, with an entry named `extra` (holding "x") when given.
+fn zip_dir(dir: &Path, to: &Path, extra: Option<&str>) {
+    let script = "import os, sys, zipfile\n\
+        src, out = sys.argv[1], sys.argv[2]\n\
+        with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:\n\
+        \x20   for root, _, files in os.walk(src):\n\
+        \x20       for f in files:\n\
+        \x20           p = os.path.join(root, f)\n\
+        \x20           z.write(p, os.path.relpath(p, src))\n\
+        \x20   for e in sys.argv[3:]:\n\
+        \x20       z.writestr(e, 'x')\n";
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg("-c").arg(script).arg(dir).arg(to);
+    if let Some(e) = extra {
+        cmd.arg(e);
+    }
+    assert!(
+        cmd.status().expect("python3 runs").success(),
+        "zip {}",
+        dir.display()
+    );
+}
+
+/// A director imports package `pkg` on the admin page of a fresh server, in Chromium at
+/// desktop width and at 390 px: a package naming an unknown organization, one with a problem
+/// the server does not serve and an archive with an entry outside its folder are each refused
+/// naming the file and key (or the entry), leaving nothing behind; the good one shows what it
+/// creates, and once imported the server serves the same Contest API as `d`, where it was made.
+fn web_import(pkg: &Path, d: &Daemon) {
+    if !crate::cdp::have_chromium() {
+        return;
+    }
+    let (c, c_contests) = site();
+    let work = tempfile::tempdir().expect("temp dir");
+    let edited = |name: &str, file: &str, key: &str, value: Value| {
+        let dir = work.path().join(name);
+        copy_package(pkg, &dir);
+        let mut doc = read_json(&dir.join(file));
+        doc[0][key] = value;
+        std::fs::write(dir.join(file), doc.to_string()).expect("write");
+        // The YAML twin would be read first.
+        let _ = std::fs::remove_file(dir.join(file.replace(".json", ".yaml")));
+        let zip = work.path().join(format!("{name}.zip"));
+        zip_dir(&dir, &zip, None);
+        zip
+    };
+    let good = work.path().join("wf.zip");
+    zip_dir(pkg, &good, None);
+    let escaping = work.path().join("escaping.zip");
+    zip_dir(pkg, &escaping, Some("../evil"));
+    let refused = [
+        (
+            edited(
+                "unknown-org",
+                "teams.json",
+                "organization_id",
+                json!("nowhere"),
+            ),
+            "teams.json: [0].organization_id: \"nowhere\" is not in",
+        ),
+        (
+            edited("unknown-problem", "problems.json", "id", json!("nosuch")),
+            "problems.json: [0].id: problem \"nosuch\" is not served here",
+        ),
+        (escaping, "\"../evil\" in the archive"),
+    ];
+    let f = c.start();
+    let browser = crate::cdp::Browser::start();
+    let mut page = crate::contests_browser::logged_in(&browser, &f, ADMIN, "admin");
+    let upload = |page: &mut crate::cdp::Cdp, zip: &Path| {
+        page.navigate(&format!("{}/contests", f.url));
+        page.click("#import-contest");
+        page.wait_for(
+            "the import form",
+            "document.getElementById('package') !== null",
+            Duration::from_secs(10),
+        );
+        page.set_file("#package", zip);
+        page.click("#import-check");
+        page.wait_for(
+            "the package's check",
+            "document.getElementById('preview') !== null || document.getElementById('result') !== null",
+            Duration::from_secs(60),
+        );
+    };
+    let left = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|r| {
+                r.filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (zip, want) in &refused {
+        upload(&mut page, zip);
+        let said = page.eval("document.getElementById('result')?.textContent ?? ''");
+        let said = said.as_str().unwrap_or_default().to_string();
+        assert!(
+            said.contains("was not imported (nothing changed)") && said.contains(want),
+            "{}: {said}",
+            zip.display()
+        );
+        // The form is there again, and nothing is left: no contest, no staging folder.
+        assert_eq!(
+            page.eval("document.getElementById('import-form') !== null"),
+            true
+        );
+        assert_eq!(
+            left(c_contests.path()),
+            Vec::<String>::new(),
+            "{}",
+            zip.display()
+        );
+    }
+    assert!(!c_contests.path().join("evil").exists() && !c.path().join("evil").exists());
+    page.screenshot(&crate::cdp::artifact("contest-import-refused.png"));
+    crate::contests_browser::phone(&mut page, "import-refused");
+
+    upload(&mut page, &good);
+    let preview = page.eval(
+        "['preview-id', 'preview-teams', 'preview-submissions', 'preview-clarifications']\
+         .map(id => document.getElementById(id)?.dataset.count ?? document.getElementById(id)?.textContent)",
+    );
+    assert_eq!(preview, json!(["wf", "3", "3", "2"]), "the preview");
+    assert_eq!(
+        page.eval("document.querySelectorAll('#preview-problems tbody tr').length"),
+        1
+    );
+    // Nothing is imported before the director says so.
+    assert!(!c_contests.path().join("wf").exists());
+    let (code, _) = f.get("/api/contests/wf", None);
+    assert_eq!(code, 404);
+    page.screenshot(&crate::cdp::artifact("contest-import-preview.png"));
+    crate::contests_browser::phone(&mut page, "import-preview");
+    page.click("#import-confirm");
+    page.wait_for(
+        "the imported contest's page",
+        "location.pathname === '/contests/wf'",
+        Duration::from_secs(60),
+    );
+    assert_eq!(
+        left(c_contests.path()),
+        vec!["wf".to_string()],
+        "no staging folder is left"
+    );
+    for token in [Some(ADMIN), None] {
+        let (before, after) = (restored(d, token), restored(&f, token));
+        for ((path, x), (_, y)) in before.iter().zip(&after) {
+            assert_eq!(x, y, "{path} as {token:?}: the same after the web's import");
+        }
+    }
+    // The import is audited.
+    let (code, audit) = f.get("/api/v1/admin/audit", Some(ADMIN));
+    assert!(
+        code == 200 && audit.to_string().contains("imported contest \\\"wf\\\""),
+        "{code} {audit}"
+    );
 }
 
 /// The package's documents against the standard's schemas (2023-06, as the Contest API serves

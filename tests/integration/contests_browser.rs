@@ -32,7 +32,7 @@ fn login(page: &mut Cdp, url: &str, token: &str, name: &str) {
 }
 
 /// A page of `browser` with its events on, logged in to `d` as `name` (by `token`).
-fn logged_in(browser: &Browser, d: &Daemon, token: &str, name: &str) -> Cdp {
+pub(crate) fn logged_in(browser: &Browser, d: &Daemon, token: &str, name: &str) -> Cdp {
     let mut page = browser.page();
     page.call("Page.enable", json!({}));
     login(&mut page, &d.url, token, name);
@@ -40,7 +40,7 @@ fn logged_in(browser: &Browser, d: &Daemon, token: &str, name: &str) -> Cdp {
 }
 
 /// Screenshots at 390 px and checks nothing overflows sideways; then back to desktop.
-fn phone(page: &mut Cdp, name: &str) {
+pub(crate) fn phone(page: &mut Cdp, name: &str) {
     page.call(
         "Emulation.setDeviceMetricsOverride",
         json!({ "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true }),

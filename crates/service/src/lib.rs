@@ -50,8 +50,8 @@ pub use ojd_store::TokenActivity;
 
 /// A judging node and what runs it.
 pub use node::{
-    answering_within, check_identity, collect, start_heartbeat, start_judge, start_listener,
-    Counters, DbError, IdentityError, Node, Role, ServerError, LEASE,
+    answering_within, check_identity, collect, lock_database, start_heartbeat, start_judge,
+    start_listener, Counters, DbError, IdentityError, Node, Role, ServerError, LEASE,
 };
 
 /// The write gate: every write but a submission first asks whether the database answers.

@@ -332,8 +332,9 @@ pub(crate) type RosterSeen =
     std::sync::Mutex<std::collections::HashMap<String, (u64, Arc<Vec<ojd_store::RosterChange>>)>>;
 
 /// Takes an exclusive lock on `<database>.lock`; the kernel drops it when the daemon exits.
-/// `None` when the lock file cannot be made (opening the database then reports why).
-fn lock_database(db: &std::path::Path) -> Result<Option<std::fs::File>, ServerError> {
+/// `None` when the lock file cannot be made (opening the database then reports why). A
+/// command that writes a SQLite database beside the daemon (`ojd contest import`) takes it too.
+pub fn lock_database(db: &std::path::Path) -> Result<Option<std::fs::File>, ServerError> {
     let mut name = db.as_os_str().to_owned();
     name.push(".lock");
     let path = std::path::PathBuf::from(name);

@@ -345,7 +345,9 @@ fn check_media_type(headers: &HeaderMap) -> Result<(), AppError> {
 
 /// Requests that may run longer than `request_timeout`.
 fn long_running(path: &str) -> bool {
-    path.ends_with("/events") || path.starts_with("/admin/problems/upload")
+    path.ends_with("/events")
+        || path.starts_with("/admin/problems/upload")
+        || path.starts_with("/admin/contests/import")
 }
 
 fn is_event_stream(path: &str) -> bool {

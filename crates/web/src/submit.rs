@@ -331,8 +331,9 @@ pub(crate) async fn bounded_db_waits(
                 axum::response::IntoResponse::into_response(crate::html::PageError(e, None))
             };
         }
-        // A package's upload or reload may rightly take long (its body, its compiles).
-        if !path.contains("/problems") {
+        // A package's upload or reload may rightly take long (its body, its compiles; a
+        // contest package's whole history in one transaction).
+        if !path.contains("/problems") && !path.starts_with("/admin/contests/import") {
             return ojd_service::writing_within(ojd_service::WRITE_WAIT, next.run(req)).await;
         }
     }

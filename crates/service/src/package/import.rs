@@ -609,7 +609,7 @@ pub fn write(
     }
     let text = plan.draft.new_text().replacen(
         "# Written by a director on the web; edit it by hand or there.",
-        "# Imported from a CLICS contest package by `ojd contest import`.",
+        "# Imported from a CLICS contest package (`ojd contest import`, or the admin page's import).",
         1,
     );
     let ccs = serde_json::to_string_pretty(&plan.ccs).expect("JSON values serialize");

@@ -1,6 +1,7 @@
 //! A contest as a CLICS contest package (ICPC ccs-specs, `contest_package.md`): what
 //! `ojd contest export` writes ([`documents`], and the daemon's documents listed in [`LIVE`])
-//! and what `ojd contest import` makes of one ([`Package::read`], [`plan`], [`write()`]).
+//! and what `ojd contest import` makes of one ([`Package::read`], [`plan`], [`write()`]); the
+//! admin web imports one through the running node ([`crate::Node::import_package`]).
 //!
 //! The roster travels whole: teams with their names, organizations, groups and hidden flags,
 //! and accounts, all from the one [`crate::ccs::directory`], so that a package written by
@@ -8,10 +9,12 @@
 //! ids. Accounts carry no passwords: ojd keeps only their hashes, so there is no secret to
 //! hand out; a director gives each imported team a token or a hall sheet.
 
+mod door;
 mod export;
 mod history;
 mod import;
 
+pub use door::{Imported, PackageProblem, Preview};
 pub use export::{documents, Documents, LIVE};
 pub use history::{history, load, Past};
 pub use import::{plan, write, Package, Plan};

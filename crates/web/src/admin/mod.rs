@@ -1,10 +1,11 @@
 //! The admins' pages: users and tokens ([`users`]: list, issue with a one-time login link,
 //! revoke), problems ([`problems`]: state, reload, rejudge, upload a package, unpacked by
-//! [`upload`]), the queue ([`queue`]: what is queued and what each host is judging) and
+//! [`upload`]), a contest package's import ([`contest_import`]), the queue ([`queue`]: what is queued and what each host is judging) and
 //! rejudgings ([`rejudgings`]). Every action is a POST from a form on these pages
 //! (origin-checked like every state-changing request by the guard middleware) that redirects
 //! back or shows its result once.
 
+mod contest_import;
 mod problems;
 mod queue;
 mod rejudgings;
@@ -46,6 +47,20 @@ pub(crate) fn routes(max_package: usize) -> Router<Arc<App>> {
         .route(
             "/admin/problems/upload",
             post(problems::upload).layer(DefaultBodyLimit::max(max_package + 64 * 1024)),
+        )
+        .route(
+            "/admin/contests/import",
+            get(contest_import::import_form)
+                .post(contest_import::check)
+                .layer(DefaultBodyLimit::max(max_package + 64 * 1024)),
+        )
+        .route(
+            "/admin/contests/import/confirm",
+            post(contest_import::confirm),
+        )
+        .route(
+            "/admin/contests/import/cancel",
+            post(contest_import::cancel),
         )
         .route("/admin/queue", get(queue::queue))
         .route("/admin/hosts/drain", post(queue::drain_form))

@@ -56,7 +56,7 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> UploadError {
 
 /// The caps on one archive.
 #[derive(Clone, Copy, Debug)]
-struct Caps {
+pub(super) struct Caps {
     pub(crate) max_bytes: u64,
     pub(crate) max_files: usize,
 }
@@ -245,14 +245,25 @@ fn untar_gz(data: &[u8], dest: &Path, caps: Caps) -> Result<(), UploadError> {
     Ok(())
 }
 
-/// Unpacks `data` (named `filename`) into `dest`; returns the folder that holds `problem.toml`
-/// and the problem id it will be served under.
-fn unpack(
-    filename: &str,
+impl Caps {
+    /// The site's caps on an uploaded package (`[web] max_package_size`, `max_package_files`).
+    pub(super) fn of(app: &App) -> Caps {
+        Caps {
+            max_bytes: app.node.config().web.max_package_size.bytes(),
+            max_files: app.node.config().web.max_package_files,
+        }
+    }
+}
+
+/// Unpacks `data` (named `filename`, a `.zip` or a `.tar.gz`) into `dest` within `caps`;
+/// returns the name without its extension. `what` says what the archive should hold.
+pub(super) fn unpack_archive<'a>(
+    filename: &'a str,
     data: &[u8],
     dest: &Path,
     caps: Caps,
-) -> Result<(PathBuf, String), UploadError> {
+    what: &str,
+) -> Result<&'a str, UploadError> {
     if data.len() as u64 > caps.max_bytes {
         return Err(refused(format!(
             "{filename} is {} bytes, over the limit of {}",
@@ -272,10 +283,21 @@ fn unpack(
         s
     } else {
         return Err(refused(format!(
-            "{filename}: upload a .zip or a .tar.gz of the problem folder"
+            "{filename}: upload a .zip or a .tar.gz of {what}"
         )));
     };
-    let stem = &filename[..stem.len()];
+    Ok(&filename[..stem.len()])
+}
+
+/// Unpacks `data` (named `filename`) into `dest`; returns the folder that holds `problem.toml`
+/// and the problem id it will be served under.
+fn unpack(
+    filename: &str,
+    data: &[u8],
+    dest: &Path,
+    caps: Caps,
+) -> Result<(PathBuf, String), UploadError> {
+    let stem = unpack_archive(filename, data, dest, caps, "the problem folder")?;
     if dest.join("problem.toml").is_file() {
         return Ok((dest.to_path_buf(), stem.to_string()));
     }
@@ -306,7 +328,7 @@ fn valid_id(id: &str) -> bool {
 
 impl UploadError {
     /// The same error naming files as they are in the package, not where it was unpacked.
-    fn relative_to(self, staging: &Path) -> UploadError {
+    pub(super) fn relative_to(self, staging: &Path) -> UploadError {
         let prefix = format!("{}/", staging.display());
         match self {
             UploadError::Refused(m) => UploadError::Refused(m.replace(&prefix, "")),
@@ -326,11 +348,7 @@ pub(crate) fn install(app: &App, filename: &str, data: &[u8]) -> Result<String, 
     let result = (|| {
         let unpacked = staging.join("unpacked");
         std::fs::create_dir_all(&unpacked).map_err(io(format!("create {}", unpacked.display())))?;
-        let caps = Caps {
-            max_bytes: app.node.config().web.max_package_size.bytes(),
-            max_files: app.node.config().web.max_package_files,
-        };
-        let (folder, id) = unpack(filename, data, &unpacked, caps)?;
+        let (folder, id) = unpack(filename, data, &unpacked, Caps::of(app))?;
         if !valid_id(&id) {
             return Err(UploadError::Refused(format!("{id:?} cannot be a problem id (letters, digits, '.', '_', '-'; not starting with '.')")));
         }

@@ -103,7 +103,7 @@ pub(crate) async fn list(State(app): State<Arc<App>>, MaybeUser(user): MaybeUser
     let body = html! {
         h1 { "Contests" }
         @if user.as_ref().is_some_and(|u| u.admin) {
-            p.meta { a #new-contest href="/admin/contests/new" { "New contest" } }
+            p.meta { a #new-contest href="/admin/contests/new" { "New contest" } " · " a #import-contest href="/admin/contests/import" { "Import a package" } }
         }
         @if loaded.contests.is_empty() { p.muted { "No contest is configured (contests/<id>/contest.toml)." } }
         table.list { thead { tr { th { "Contest" } th { "Scoring" } th { "Start" } th { "Length" } th { "State" } } }
