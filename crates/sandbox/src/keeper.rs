@@ -24,7 +24,7 @@ use super::root::{
     ScratchState,
 };
 use super::seccomp;
-use super::starve::{cpu_wait, Sample, Watch};
+use super::starve::{cpu_wait, open_schedstat, start_delays, Sample, Watch};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
 use super::WALL_CEILING;
 use super::{
@@ -87,6 +87,9 @@ struct Keeper {
     cpus: Vec<usize>,
     /// `/proc/stat`, kept open: read twice by a run that reaches its first wake (`starve`).
     proc_stat: Option<fs::File>,
+    /// The pid namespace holder's `schedstat`, kept open: one of the tasks a run starts with
+    /// in the keeper's cgroup (`starve::start_delays`).
+    holder_stat: Option<(u32, fs::File)>,
 }
 
 /// Entry point of `ojd __keeper`: reads the config, prepares, then serves runs until EOF.
@@ -234,6 +237,10 @@ impl Keeper {
             true => [ScratchState::read(&box_dir), ScratchState::read(&tmp_dir)],
             false => [None; 2],
         };
+        let holder_stat = pidns
+            .as_ref()
+            .and_then(|ns| u32::try_from(ns.pid()).ok())
+            .and_then(|t| Some((t, open_schedstat(t)?)));
         (
             Keeper {
                 config,
@@ -261,6 +268,7 @@ impl Keeper {
                 ncpu,
                 cpus,
                 proc_stat: fs::File::open("/proc/stat").ok(),
+                holder_stat,
             },
             caps,
         )
@@ -326,6 +334,7 @@ impl Keeper {
         drop(spare.go);
         let (killed_by, wall_kill, host_wait) = self.supervise(
             pid,
+            spare.schedstat.as_ref(),
             report_r.as_raw_fd(),
             &prepared,
             baseline.as_ref(),
@@ -630,6 +639,7 @@ impl Keeper {
             pid,
             go: go_keeper,
             report: report_r,
+            schedstat: u32::try_from(pid).ok().and_then(open_schedstat),
         })
     }
 
@@ -724,6 +734,7 @@ impl Keeper {
     fn supervise(
         &mut self,
         pid: libc::pid_t,
+        init_stat: Option<&fs::File>,
         report: RawFd,
         run: &Prepared,
         base: Option<&super::cgroup::Baseline>,
@@ -731,8 +742,15 @@ impl Keeper {
         keeper_before: Duration,
     ) -> (Option<LimitKind>, Option<WallKill>, Duration) {
         let limits = &run.limits;
-        // Taken as the run starts: the wait of the run's first moments counts too.
-        let first: Option<Sample> = base.and_then(|_| self.sample(Duration::ZERO, Duration::ZERO));
+        // The delays of the tasks the run starts with (init and the holder: every other was
+        // forked since and starts at zero), so that the wait of its first moments counts too.
+        // The rest of the first sample waits for the first wake (see `starve`).
+        let mut at_start = base.map(|_| {
+            let init = u32::try_from(pid).ok().zip(init_stat);
+            let holder = self.holder_stat.as_ref().map(|(t, f)| (*t, f));
+            start_delays(init.into_iter().chain(holder))
+        });
+        let mut first: Option<Sample> = None;
         // The run-queue delay of each task seen so far (exited ones included), and the time
         // one was blocked in the kernel.
         let mut seen = Watch::default();
@@ -743,15 +761,27 @@ impl Keeper {
         let mut waited = false;
         loop {
             let wall = start.elapsed();
-            // The run's CPU: the cgroup's counter less the keeper's own share of it.
+            // The run's CPU: the cgroup's counter less the keeper's own share of it. Not read
+            // before the first wait: init has only just been told to start the program, and a
+            // run over its CPU limit is found at the next wake or its end all the same.
             let cpu = match (&mut self.cgroup, base) {
+                (Some(_), Some(_)) if !waited => Some(Duration::ZERO),
                 (Some(c), Some(b)) => c
                     .cpu_since(b)
                     .map(|c| c.saturating_sub(own_cpu().saturating_sub(keeper_before))),
                 _ => None,
             };
-            // Not before the first wait: at the run's start every task's delay is the one the
-            // first sample just read (most runs end within that wait and never read them again).
+            // The first sample, at the first wake (or a deadline before it: a limit under the
+            // wake interval). A run that ends before it reads nothing more.
+            if waited || wall >= deadline {
+                if let (Some(cpu), Some(stat)) = (cpu, &self.proc_stat) {
+                    if let Some(delays) = at_start.take() {
+                        let n = self.cpus.len() as u32;
+                        first = Sample::first(wall, cpu, n, delays, &self.cpus, stat);
+                    }
+                }
+            }
+            // Not before the first wait: most runs end within it and never read their tasks.
             if first.is_some() && waited {
                 if let Some(tasks) = self.run_tasks() {
                     seen.observe(&tasks, wall);
@@ -879,6 +909,8 @@ struct Spare {
     go: OwnedFd,
     /// The read end of init's report pipe.
     report: OwnedFd,
+    /// Init's `/proc/<pid>/schedstat`, opened off the run's path (`starve::start_delays`).
+    schedstat: Option<fs::File>,
 }
 
 impl Spare {
