@@ -333,8 +333,7 @@ impl Keeper {
         let (pid, report_r) = (spare.pid, spare.report);
         drop(spare.go);
         let (killed_by, wall_kill, host_wait) = self.supervise(
-            pid,
-            spare.schedstat.as_ref(),
+            (pid, spare.schedstat.as_ref()),
             report_r.as_raw_fd(),
             &prepared,
             baseline.as_ref(),
@@ -722,7 +721,7 @@ impl Keeper {
     /// Waits for init's report (or its death without one: the report pipe hangs up), killing it
     /// when a limit is crossed; returns that limit, for the wall-time limit what the run waited
     /// for its CPUs (see `starve`), and the time the run lost to the host in all
-    /// (`RunOutcome::host_wait`).
+    /// (`RunOutcome::host_wait`). `init` is the run's init: its pid and its `schedstat` file.
     ///
     /// The wall-time limit counts the program's own time only: time its tasks were runnable but
     /// waited while other work held their CPUs, or were blocked in the kernel on the host's I/O
@@ -733,8 +732,7 @@ impl Keeper {
     /// loaded to run it: [`WallCause::HostLoad`], a host fault the judge retries).
     fn supervise(
         &mut self,
-        pid: libc::pid_t,
-        init_stat: Option<&fs::File>,
+        (pid, init_stat): (libc::pid_t, Option<&fs::File>),
         report: RawFd,
         run: &Prepared,
         base: Option<&super::cgroup::Baseline>,
