@@ -322,6 +322,15 @@ impl Keeper {
             Some(s) => s,
             None => self.fork_init()?,
         };
+        // The run-queue delays of the tasks the run starts with (init and the holder: every
+        // other is forked after the start and starts at zero), read before init is told to go:
+        // init waits for the message, so its delay does not change until then, and what it
+        // waits for a CPU after it counts (see `starve`).
+        let at_start = baseline.as_ref().map(|_| {
+            let init = u32::try_from(spare.pid).ok().zip(spare.schedstat.as_ref());
+            let holder = self.holder_stat.as_ref().map(|(t, f)| (*t, f));
+            start_delays(init.into_iter().chain(holder))
+        });
         let keeper_before = own_cpu();
         self.all_reaped = false;
         let start = Instant::now();
@@ -333,10 +342,10 @@ impl Keeper {
         let (pid, report_r) = (spare.pid, spare.report);
         drop(spare.go);
         let (killed_by, wall_kill, host_wait) = self.supervise(
-            (pid, spare.schedstat.as_ref()),
+            pid,
             report_r.as_raw_fd(),
             &prepared,
-            baseline.as_ref(),
+            baseline.as_ref().zip(at_start),
             start,
             keeper_before,
         );
@@ -721,7 +730,8 @@ impl Keeper {
     /// Waits for init's report (or its death without one: the report pipe hangs up), killing it
     /// when a limit is crossed; returns that limit, for the wall-time limit what the run waited
     /// for its CPUs (see `starve`), and the time the run lost to the host in all
-    /// (`RunOutcome::host_wait`). `init` is the run's init: its pid and its `schedstat` file.
+    /// (`RunOutcome::host_wait`). `base` is the cgroup's counters before the run with the
+    /// run-queue delays of its tasks at its start (`starve::start_delays`).
     ///
     /// The wall-time limit counts the program's own time only: time its tasks were runnable but
     /// waited while other work held their CPUs, or were blocked in the kernel on the host's I/O
@@ -732,22 +742,23 @@ impl Keeper {
     /// loaded to run it: [`WallCause::HostLoad`], a host fault the judge retries).
     fn supervise(
         &mut self,
-        (pid, init_stat): (libc::pid_t, Option<&fs::File>),
+        pid: libc::pid_t,
         report: RawFd,
         run: &Prepared,
-        base: Option<&super::cgroup::Baseline>,
+        base: Option<(
+            &super::cgroup::Baseline,
+            std::collections::HashMap<u32, u64>,
+        )>,
         start: Instant,
         keeper_before: Duration,
     ) -> (Option<LimitKind>, Option<WallKill>, Duration) {
         let limits = &run.limits;
-        // The delays of the tasks the run starts with (init and the holder: every other was
-        // forked since and starts at zero), so that the wait of its first moments counts too.
-        // The rest of the first sample waits for the first wake (see `starve`).
-        let mut at_start = base.map(|_| {
-            let init = u32::try_from(pid).ok().zip(init_stat);
-            let holder = self.holder_stat.as_ref().map(|(t, f)| (*t, f));
-            start_delays(init.into_iter().chain(holder))
-        });
+        // The delays at the start count the wait of the run's first moments too; the rest of
+        // the first sample waits for the first wake (see `starve`).
+        let (base, mut at_start) = match base {
+            Some((b, d)) => (Some(b), Some(d)),
+            None => (None, None),
+        };
         let mut first: Option<Sample> = None;
         // The run-queue delay of each task seen so far (exited ones included), and the time
         // one was blocked in the kernel.
