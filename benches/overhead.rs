@@ -11,6 +11,9 @@
 //! `OJD_BENCH_KEEPER=<path of an ojd binary>` runs the keeper from that build instead of this
 //! one's, to compare two builds side by side on the same machine (their keeper protocol must
 //! match this bench's; otherwise keep and run each build's own bench binary).
+//!
+//! `OJD_BENCH_GAP_MS=<ms>` pauses that long before each sandboxed run, so that the keeper's work
+//! between runs is off the timed run: against a run without it, what that work adds.
 
 use std::time::{Duration, Instant};
 
@@ -62,6 +65,14 @@ fn main() {
             file_size: 1 << 20,
         },
     };
+    // A pause before each sandboxed run (`OJD_BENCH_GAP_MS`, default none): with one long
+    // enough, the keeper's work between runs (fresh `/box` and `/tmp`, the next spare init, the
+    // last init's exit) is over before the run is timed, so the difference to a run without it
+    // is what that work adds to back-to-back runs.
+    let gap = std::env::var("OJD_BENCH_GAP_MS")
+        .ok()
+        .and_then(|g| g.parse().ok())
+        .map(Duration::from_millis);
     let (mut bare, mut boxed) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for _ in 0..5 {
         sandbox.run(&spec).expect("warm-up run");
@@ -73,6 +84,9 @@ fn main() {
             .expect("bare run");
         bare.push(t.elapsed());
         assert!(st.success());
+        if let Some(gap) = gap {
+            std::thread::sleep(gap);
+        }
         let t = Instant::now();
         let out = sandbox.run(&spec).expect("sandboxed run");
         boxed.push(t.elapsed());
@@ -82,6 +96,9 @@ fn main() {
     let overhead = s.saturating_sub(b);
     println!("program: {program}, runs: {n} each, interleaved");
     println!("keeper: {}", opts.keeper_exe.display());
+    if let Some(gap) = gap {
+        println!("gap before each sandboxed run: {gap:?}");
+    }
     println!(
         "isolation: cgroup {:?}, namespaces {}, seccomp {}, uid drop {}",
         caps.cgroup, caps.namespaces, caps.seccomp, caps.uid_drop

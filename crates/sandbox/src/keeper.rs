@@ -24,7 +24,7 @@ use super::root::{
     ScratchState,
 };
 use super::seccomp;
-use super::starve::{cpu_wait, Sample, Watch};
+use super::starve::{cpu_wait, open_schedstat, start_delays, Sample, Watch};
 use super::sys::{bind, cpath, cstr, errno, fork_with, os_err, own_cpu, pipe, raise_nofile};
 use super::WALL_CEILING;
 use super::{
@@ -87,6 +87,9 @@ struct Keeper {
     cpus: Vec<usize>,
     /// `/proc/stat`, kept open: read twice by a run that reaches its first wake (`starve`).
     proc_stat: Option<fs::File>,
+    /// The pid namespace holder's `schedstat`, kept open: one of the tasks a run starts with
+    /// in the keeper's cgroup (`starve::start_delays`).
+    holder_stat: Option<(u32, fs::File)>,
 }
 
 /// Entry point of `ojd __keeper`: reads the config, prepares, then serves runs until EOF.
@@ -234,6 +237,10 @@ impl Keeper {
             true => [ScratchState::read(&box_dir), ScratchState::read(&tmp_dir)],
             false => [None; 2],
         };
+        let holder_stat = pidns
+            .as_ref()
+            .and_then(|ns| u32::try_from(ns.pid()).ok())
+            .and_then(|t| Some((t, open_schedstat(t)?)));
         (
             Keeper {
                 config,
@@ -261,6 +268,7 @@ impl Keeper {
                 ncpu,
                 cpus,
                 proc_stat: fs::File::open("/proc/stat").ok(),
+                holder_stat,
             },
             caps,
         )
@@ -314,6 +322,15 @@ impl Keeper {
             Some(s) => s,
             None => self.fork_init()?,
         };
+        // The run-queue delays of the tasks the run starts with (init and the holder: every
+        // other is forked after the start and starts at zero), read before init is told to go:
+        // init waits for the message, so its delay does not change until then, and what it
+        // waits for a CPU after it counts (see `starve`).
+        let at_start = baseline.as_ref().map(|_| {
+            let init = u32::try_from(spare.pid).ok().zip(spare.schedstat.as_ref());
+            let holder = self.holder_stat.as_ref().map(|(t, f)| (*t, f));
+            start_delays(init.into_iter().chain(holder))
+        });
         let keeper_before = own_cpu();
         self.all_reaped = false;
         let start = Instant::now();
@@ -328,7 +345,7 @@ impl Keeper {
             pid,
             report_r.as_raw_fd(),
             &prepared,
-            baseline.as_ref(),
+            baseline.as_ref().zip(at_start),
             start,
             keeper_before,
         );
@@ -630,6 +647,7 @@ impl Keeper {
             pid,
             go: go_keeper,
             report: report_r,
+            schedstat: u32::try_from(pid).ok().and_then(open_schedstat),
         })
     }
 
@@ -712,7 +730,8 @@ impl Keeper {
     /// Waits for init's report (or its death without one: the report pipe hangs up), killing it
     /// when a limit is crossed; returns that limit, for the wall-time limit what the run waited
     /// for its CPUs (see `starve`), and the time the run lost to the host in all
-    /// (`RunOutcome::host_wait`).
+    /// (`RunOutcome::host_wait`). `base` is the cgroup's counters before the run with the
+    /// run-queue delays of its tasks at its start (`starve::start_delays`).
     ///
     /// The wall-time limit counts the program's own time only: time its tasks were runnable but
     /// waited while other work held their CPUs, or were blocked in the kernel on the host's I/O
@@ -726,13 +745,21 @@ impl Keeper {
         pid: libc::pid_t,
         report: RawFd,
         run: &Prepared,
-        base: Option<&super::cgroup::Baseline>,
+        base: Option<(
+            &super::cgroup::Baseline,
+            std::collections::HashMap<u32, u64>,
+        )>,
         start: Instant,
         keeper_before: Duration,
     ) -> (Option<LimitKind>, Option<WallKill>, Duration) {
         let limits = &run.limits;
-        // Taken as the run starts: the wait of the run's first moments counts too.
-        let first: Option<Sample> = base.and_then(|_| self.sample(Duration::ZERO, Duration::ZERO));
+        // The delays at the start count the wait of the run's first moments too; the rest of
+        // the first sample waits for the first wake (see `starve`).
+        let (base, mut at_start) = match base {
+            Some((b, d)) => (Some(b), Some(d)),
+            None => (None, None),
+        };
+        let mut first: Option<Sample> = None;
         // The run-queue delay of each task seen so far (exited ones included), and the time
         // one was blocked in the kernel.
         let mut seen = Watch::default();
@@ -743,15 +770,27 @@ impl Keeper {
         let mut waited = false;
         loop {
             let wall = start.elapsed();
-            // The run's CPU: the cgroup's counter less the keeper's own share of it.
+            // The run's CPU: the cgroup's counter less the keeper's own share of it. Not read
+            // before the first wait: init has only just been told to start the program, and a
+            // run over its CPU limit is found at the next wake or its end all the same.
             let cpu = match (&mut self.cgroup, base) {
+                (Some(_), Some(_)) if !waited => Some(Duration::ZERO),
                 (Some(c), Some(b)) => c
                     .cpu_since(b)
                     .map(|c| c.saturating_sub(own_cpu().saturating_sub(keeper_before))),
                 _ => None,
             };
-            // Not before the first wait: at the run's start every task's delay is the one the
-            // first sample just read (most runs end within that wait and never read them again).
+            // The first sample, at the first wake (or a deadline before it: a limit under the
+            // wake interval). A run that ends before it reads nothing more.
+            if waited || wall >= deadline {
+                if let (Some(cpu), Some(stat)) = (cpu, &self.proc_stat) {
+                    if let Some(delays) = at_start.take() {
+                        let n = self.cpus.len() as u32;
+                        first = Sample::first(wall, cpu, n, delays, &self.cpus, stat);
+                    }
+                }
+            }
+            // Not before the first wait: most runs end within it and never read their tasks.
             if first.is_some() && waited {
                 if let Some(tasks) = self.run_tasks() {
                     seen.observe(&tasks, wall);
@@ -879,6 +918,8 @@ struct Spare {
     go: OwnedFd,
     /// The read end of init's report pipe.
     report: OwnedFd,
+    /// Init's `/proc/<pid>/schedstat`, opened off the run's path (`starve::start_delays`).
+    schedstat: Option<fs::File>,
 }
 
 impl Spare {

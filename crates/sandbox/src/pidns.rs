@@ -106,6 +106,11 @@ impl PidNs {
         Ok(ns)
     }
 
+    /// The holder's pid (in the keeper's own pid namespace).
+    pub(super) fn pid(&self) -> libc::pid_t {
+        self.pid
+    }
+
     /// Kills every process of the namespace but the holder and returns once all are reaped.
     /// Needed after a run whose init was killed (its orphans went to the holder, still alive).
     pub(super) fn clean(&self) -> Result<(), String> {

@@ -2,11 +2,11 @@
 //! memory. What tells a wall-time kill caused by the host's load from one caused by the program
 //! (see [`super::WallKill`]).
 //!
-//! The keeper takes a [`Sample`] as the run starts and another whenever the run's wall time
-//! reaches its limit plus the wait measured so far, and [`cpu_wait`] compares them (the limit
-//! counts only the program's own time: see `Keeper::supervise`). Between the two it looks at
-//! every task it sees at each wake ([`Watch::observe`]), so a process that exited before the end
-//! (a compiler's passes) still counts what it waited:
+//! The keeper takes a [`Sample`] at the run's first wake and another whenever the run's wall
+//! time reaches its limit plus the wait measured so far, and [`cpu_wait`] compares them (the
+//! limit counts only the program's own time: see `Keeper::supervise`). Between the two it looks
+//! at every task it sees at each wake ([`Watch::observe`]), so a process that exited before the
+//! end (a compiler's passes) still counts what it waited:
 //! - the kernel's run-queue delay of the run's tasks (`/proc/<tid>/schedstat`, second field):
 //!   time they were runnable but not running. It also grows while a task waits behind the run's
 //!   own threads, so alone it would blame the host for a program that starves itself;
@@ -16,6 +16,17 @@
 //! The run waited for others at most the smaller of the two. Steal (the hypervisor running
 //! another machine on this CPU) hides from both: the task is current but makes no progress; the
 //! run's share of it (its share of the CPUs' busy time) is added.
+//!
+//! Nothing is read on the run's path before its first wake (most runs end before it, and a run
+//! that ends before it cannot have been wall-killed), except the run-queue delays of the tasks
+//! the run starts with: the ones the keeper forked and knows (the run's init and the pid
+//! namespace's holder), each from a `schedstat` file opened before the run ([`delay_of`]). Every
+//! other task of the run was forked after the start, and the kernel starts a task's counters at
+//! zero (`sched_fork`), so the delays cover the whole run exactly. `/proc/stat` is read first at
+//! the first wake: what the run's CPUs did before it (at most one wake interval, 25 ms) is
+//! bounded by their capacity less the run's CPU time ([`Sample::first`]), so that part's wait is
+//! never undercounted, and what it can add for a program that starves itself is at most that
+//! interval (its own threads' queueing while the CPU also idled).
 //!
 //! A task can also lose wall time without being runnable: blocked in the kernel, uninterruptibly
 //! (state `D`), on a page-in of its binary under memory pressure, a page migrated by compaction,
@@ -47,6 +58,9 @@ pub(super) struct Sample {
     steal: Duration,
     /// Run-queue delay of each task of the run (nanoseconds), by thread id.
     delays: HashMap<u32, u64>,
+    /// Counted as others' time on the run's CPUs before `wall`, where `/proc/stat` was not read
+    /// (see [`Sample::first`]): an upper bound of it.
+    head: Duration,
 }
 
 impl Sample {
@@ -70,6 +84,31 @@ impl Sample {
             idle,
             steal,
             delays,
+            head: Duration::ZERO,
+        })
+    }
+
+    /// The run's first sample, taken at its first wake (`wall`, `cpu`: the run's times then),
+    /// with the delays its tasks had as it started (`at_start`: see [`start_delays`]); `ncpu` is
+    /// the number of the run's CPUs. Before `wall` the CPUs' idle and steal time is unknown, so
+    /// all their time the run did not use counts as others' (`head`): the run's wait there is
+    /// at most its tasks' delay, as everywhere, and never less than it was.
+    pub(super) fn first(
+        wall: Duration,
+        cpu: Duration,
+        ncpu: u32,
+        at_start: HashMap<u32, u64>,
+        cpus: &[usize],
+        stat: &File,
+    ) -> Option<Sample> {
+        let (idle, steal) = cpu_times(stat, cpus)?;
+        Some(Sample {
+            wall,
+            cpu,
+            idle,
+            steal,
+            delays: at_start,
+            head: (wall * ncpu.max(1)).saturating_sub(cpu),
         })
     }
 
@@ -142,7 +181,8 @@ pub(super) fn cpu_wait(start: &Sample, end: &Sample, ncpu: u32) -> Duration {
     let others = capacity
         .saturating_sub(cpu)
         .saturating_sub(idle)
-        .saturating_sub(steal);
+        .saturating_sub(steal)
+        + start.head;
     let delay: u64 = end
         .delays
         .iter()
@@ -155,7 +195,38 @@ pub(super) fn cpu_wait(start: &Sample, end: &Sample, ncpu: u32) -> Duration {
     } else {
         steal.mul_f64(cpu.as_secs_f64() / busy.as_secs_f64())
     };
-    (delay.min(others) + stolen).min(window)
+    // The head covers the run before `start.wall`: the whole run is `end.wall` long.
+    (delay.min(others) + stolen).min(window + start.head.min(start.wall))
+}
+
+/// The run-queue delays of the tasks a run starts with, read as it starts: (thread id, its
+/// `/proc/<tid>/schedstat` opened earlier) of each. One `pread` each.
+pub(super) fn start_delays<'a>(
+    known: impl IntoIterator<Item = (u32, &'a File)>,
+) -> HashMap<u32, u64> {
+    known
+        .into_iter()
+        .filter_map(|(t, f)| Some((t, delay_of(f)?)))
+        .collect()
+}
+
+/// Opens a thread's `/proc/<tid>/schedstat`, for [`start_delays`] (None when it has exited).
+pub(super) fn open_schedstat(tid: u32) -> Option<File> {
+    File::open(format!("/proc/{tid}/schedstat")).ok()
+}
+
+/// The run-queue delay in an open `schedstat` file, in nanoseconds (None once its thread has
+/// exited): one `pread` from offset 0, which makes the kernel write the counters anew.
+fn delay_of(f: &File) -> Option<u64> {
+    // Three decimal counters of at most 20 digits each, two spaces and a newline.
+    let mut buf = [0u8; 96];
+    let n = f.read_at(&mut buf, 0).ok()?;
+    parse_delay(&buf[..n])
+}
+
+fn parse_delay(buf: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(buf).ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The run-queue delay of a thread, in nanoseconds (None when it has exited). One open and
@@ -168,8 +239,7 @@ fn run_delay(tid: u32) -> Option<u64> {
         .ok()?
         .read(&mut buf)
         .ok()?;
-    let text = std::str::from_utf8(&buf[..n]).ok()?;
-    text.split_whitespace().nth(1)?.parse().ok()
+    parse_delay(&buf[..n])
 }
 
 /// The state letter of a thread (`R`, `S`, `D`, ...; None when it has exited): the field after
@@ -244,6 +314,7 @@ mod tests {
             idle: Duration::from_millis(idle),
             steal: Duration::from_millis(steal),
             delays: delays.iter().map(|&(t, d)| (t, d * 1_000_000)).collect(),
+            head: Duration::ZERO,
         }
     }
 
@@ -267,6 +338,68 @@ mod tests {
         let start = sample(0, 0, 0, 0, &[(1, 100)]);
         let end = sample(1000, 400, 0, 0, &[(2, 500)]);
         assert_eq!(cpu_wait(&start, &end, 1), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn before_the_first_wake_the_wait_is_the_delay_bounded_by_what_the_run_left_unused() {
+        let ms = Duration::from_millis;
+        let stat = File::open("/proc/stat").expect("/proc/stat");
+        // First wake at 25 ms, having run 5 ms on its one CPU: 20 ms may have been others'.
+        let start = Sample::first(ms(25), ms(5), 1, [(1, 0)].into(), &[0], &stat).expect("cpu0");
+        assert_eq!(start.head, ms(20));
+        let (idle, steal) = (
+            start.idle.as_millis() as u64,
+            start.steal.as_millis() as u64,
+        );
+        // It had waited 20 ms for a CPU others held, then ran alone to 1 s.
+        let end = sample(1000, 980, idle, steal, &[(1, 20)]);
+        assert_eq!(cpu_wait(&start, &end, 1), ms(20));
+        // Asleep from the start, with other work on its CPU: no delay, no wait.
+        let start = Sample::first(ms(25), ms(0), 1, [(1, 0)].into(), &[0], &stat).expect("cpu0");
+        let end = sample(1000, 0, idle, steal, &[(1, 0)]);
+        assert_eq!(cpu_wait(&start, &end, 1), Duration::ZERO);
+        // Four own threads on one quiet CPU from the start: it used the whole head, no wait.
+        let s = Sample::first(ms(25), ms(25), 1, HashMap::new(), &[0], &stat).expect("cpu0");
+        assert_eq!(s.head, Duration::ZERO);
+        let end = sample(
+            1000,
+            1000,
+            idle,
+            steal,
+            &[(1, 750), (2, 750), (3, 750), (4, 750)],
+        );
+        assert_eq!(cpu_wait(&s, &end, 1), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_delays_a_run_starts_with_are_read_from_files_opened_before() {
+        let me = std::fs::read_to_string("/proc/thread-self/stat").expect("readable");
+        let tid: u32 = me
+            .split(' ')
+            .next()
+            .and_then(|t| t.parse().ok())
+            .expect("a tid");
+        let f = open_schedstat(tid).expect("this thread's schedstat");
+        // A thread that exited after its file was opened has no delay to start from.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = std::thread::spawn(move || {
+            let me = std::fs::read_to_string("/proc/thread-self/stat").expect("readable");
+            tx.send(me.split(' ').next().and_then(|t| t.parse::<u32>().ok()))
+                .expect("receiver waits");
+        });
+        let gone = rx.recv().expect("sent").expect("a tid");
+        let g = open_schedstat(gone);
+        t.join().expect("thread ends");
+        // join returns when the thread's tid is cleared, a moment before the kernel lets go of
+        // the task: wait for that.
+        while std::path::Path::new(&format!("/proc/self/task/{gone}")).exists() {
+            std::thread::yield_now();
+        }
+        let d = start_delays([(tid, &f)].into_iter().chain(g.as_ref().map(|g| (gone, g))));
+        // A delay never decreases while its thread lives.
+        assert!(d[&tid] <= run_delay(tid).expect("alive"), "{d:?}");
+        assert!(!d.contains_key(&gone), "{d:?}");
+        assert!(open_schedstat(u32::MAX).is_none());
     }
 
     #[test]
