@@ -1759,66 +1759,15 @@ fn kattis_multi_file_submissions() {
     assert_eq!(judged_names(&report).len(), 5, "{report}");
 }
 
-/// Runs `bt ACTION...` (BAPCtools) in the 2025-09 package `dir` through its Python module,
-/// which keeps its error count, and panics with its output unless it counts none. `.py` runs
-/// with CPython (BAPCtools' PyPy cannot start under a small problem's address-space limit).
+/// Runs `bt ACTION...` (BAPCtools) in the 2025-09 package `dir` with a configuration of its own,
+/// as the roundtrip test does ([`crate::roundtrip::bapctools_accepts`]).
 fn bapctools_accepts(dir: &Path, action: &[&str]) {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("bt").is_file()));
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "bt (pip install bapctools) is missing"
-        );
-        eprintln!("skipped: bt (pip install bapctools) is missing");
+    if crate::roundtrip::tool("bt", "pip install bapctools").is_none() {
         return;
     }
     let config = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(config.path().join("bapctools")).unwrap();
-    std::fs::write(
-        config.path().join("bapctools/languages.yaml"),
-        "python3:\n    name: 'Python 3'\n    priority: 850\n    files: '*.py *.py3'\n    compile: 'python3 -m py_compile {files}'\n    run: 'python3 \"{mainfile}\"'\n",
-    )
-    .unwrap();
-    let script = config.path().join("bt_count.py");
-    std::fs::write(
-        &script,
-        "import sys\nfrom bapctools import cli, config\ntry:\n    cli.run_parsed_arguments(cli.cli_parser.parse_args(sys.argv[1:]))\nexcept SystemExit:\n    pass\nprint(f'bt summary: {config.n_error} errors', flush=True)\n",
-    )
-    .unwrap();
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .args(action)
-        .arg("--no-bar")
-        .current_dir(dir)
-        .env("XDG_CONFIG_HOME", config.path())
-        .output()
-        .expect("python3 runs bt");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let errors: usize = text
-        .lines()
-        .find_map(|l| l.strip_prefix("bt summary: "))
-        .and_then(|l| l.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("bt {action:?} {} did not finish:\n{text}", dir.display()));
-    // BAPCtools reads LaTeX statements only: a Markdown one is its one forgiven error.
-    let forgiven = match dir.join("statement/problem.en.md").is_file() {
-        true => text
-            .lines()
-            .filter(|l| l.contains("but not statement/problem.en.tex"))
-            .count(),
-        false => 0,
-    };
-    assert_eq!(
-        errors.saturating_sub(forgiven),
-        0,
-        "bt {action:?} {}:\n{text}",
-        dir.display()
-    );
+    crate::roundtrip::bapctools_config(config.path());
+    crate::roundtrip::bapctools_accepts(config.path(), dir, action);
 }
 
 /// Checkers and interactors of other protocols export as a wrapped Kattis output validator

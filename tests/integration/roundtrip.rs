@@ -12,7 +12,7 @@ use crate::import::Scratch;
 use crate::packages::{copy_dir, problemtools_accepts, verifyproblem};
 
 /// A tool on PATH, or `None` (a failure under CI: the test must not pass by not running).
-fn tool(name: &str, install: &str) -> Option<PathBuf> {
+pub(crate) fn tool(name: &str, install: &str) -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|d| d.join(name))
@@ -40,7 +40,7 @@ const BT_LATEX_ONLY: &str = "but not statement/problem.en.tex";
 
 /// Runs `bt ACTION...` in the exported package `dir` and panics with its output unless it finds no
 /// error (but [`BT_LATEX_ONLY`] for a Markdown statement).
-fn bapctools_accepts(config: &Path, dir: &Path, action: &[&str]) {
+pub(crate) fn bapctools_accepts(config: &Path, dir: &Path, action: &[&str]) {
     let script = config.join("bt_count.py");
     std::fs::write(&script, BT_COUNT).unwrap();
     let out = Command::new("python3")
@@ -78,7 +78,7 @@ fn bapctools_accepts(config: &Path, dir: &Path, action: &[&str]) {
 
 /// BAPCtools runs `.py` with PyPy, which cannot start under the address-space limit of a small
 /// problem: like problemtools (`problemtools_accepts`), it is told to use CPython, as ojd does.
-fn bapctools_config(dir: &Path) {
+pub(crate) fn bapctools_config(dir: &Path) {
     std::fs::create_dir_all(dir.join("bapctools")).unwrap();
     std::fs::write(
         dir.join("bapctools/languages.yaml"),
