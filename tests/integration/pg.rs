@@ -310,20 +310,32 @@ impl Cluster {
     /// The server's processes: the postmaster first, then its children (each session's
     /// backend and the server's own workers), for tests that stop and continue them.
     pub fn processes(&self) -> Vec<i32> {
+        let main = self.postmaster();
+        let mut all = vec![main];
+        all.extend(self.children());
+        all
+    }
+
+    /// The postmaster's process id, from its `postmaster.pid`.
+    pub fn postmaster(&self) -> i32 {
         let text =
             std::fs::read_to_string(self.data().join("postmaster.pid")).expect("postmaster.pid");
-        let main: i32 = (text.lines().next().expect("the server's process id").trim())
+        (text.lines().next().expect("the server's process id").trim())
             .parse()
-            .expect("a process id");
-        let children = std::fs::read_to_string(format!("/proc/{main}/task/{main}/children"))
-            .expect("the server's children");
-        let mut all = vec![main];
-        all.extend(
-            children
-                .split_whitespace()
-                .filter_map(|p| p.parse::<i32>().ok()),
-        );
-        all
+            .expect("a process id")
+    }
+
+    /// The postmaster's children as they are now (each session's backend, the server's own
+    /// workers). A test that stops the server stops the postmaster first, then reads these
+    /// again until no new one appears: a stopped postmaster forks no more backends, while one
+    /// forked between a read and the stop would otherwise be left running.
+    pub fn children(&self) -> Vec<i32> {
+        let main = self.postmaster();
+        std::fs::read_to_string(format!("/proc/{main}/task/{main}/children"))
+            .expect("the server's children")
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+            .collect()
     }
 }
 
