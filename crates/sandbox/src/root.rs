@@ -178,8 +178,9 @@ pub(super) fn prepare_root(config: &KeeperConfig) -> Result<ProgStore, String> {
         libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID,
         None,
     )?;
-    fresh_tmpfs(config, Scratch::Box)?;
-    fresh_tmpfs(config, Scratch::Tmp)?;
+    // A stale mount of an earlier keeper with this root may be there.
+    fresh_tmpfs(config, Scratch::Box, true)?;
+    fresh_tmpfs(config, Scratch::Tmp, true)?;
     Ok(store)
 }
 
@@ -194,7 +195,11 @@ pub(super) enum Scratch {
 /// an earlier run left there. Dropping a whole tmpfs costs the same whatever its depth or number
 /// of files (the kernel frees it once the last reference goes), so no run can make the next
 /// one's cleanup fail, and the size and inode caps bound what a run can store.
-pub(super) fn fresh_tmpfs(config: &KeeperConfig, which: Scratch) -> Result<(), String> {
+pub(super) fn fresh_tmpfs(
+    config: &KeeperConfig,
+    which: Scratch,
+    mounted: bool,
+) -> Result<(), String> {
     let (name, data) = match which {
         Scratch::Box => (
             "box",
@@ -210,8 +215,13 @@ pub(super) fn fresh_tmpfs(config: &KeeperConfig, which: Scratch) -> Result<(), S
     };
     let target = config.root_dir.join(name);
     let c = cpath(&target);
-    // SAFETY: a valid path string; EINVAL (nothing mounted there yet) is expected at build time.
-    unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+    // Not after its mount was parked in the graveyard: nothing is there, and the call would
+    // only fail (EINVAL) after taking the namespace's lock, twice a run.
+    if mounted {
+        // SAFETY: a valid path string; EINVAL (nothing mounted there yet) is expected at build
+        // time.
+        unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+    }
     // noatime: reading the folder (the keeper's own check included) changes nothing of it, so
     // that its state right after the mount can be compared exactly (`ScratchState`).
     mount(

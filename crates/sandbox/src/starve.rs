@@ -39,6 +39,18 @@
 //! its child, `sync` waits for the host's writeback), so what is counted is bounded by the
 //! wall-time limit itself: such a program gets at most twice its limit, and is then its own TLE,
 //! never a host fault.
+//!
+//! The run-queue delay grows only when a task gets its CPU (`sched_info_arrive`): a task waiting
+//! now has its current wait in no counter. Under heavy load that wait is long (a turn of every
+//! runnable task on the CPU, 40 to 100 ms beside eight hogs per CPU), and the keeper, which
+//! shares the run's CPU, looks exactly then: it runs, so the run's task waits. Left out, that
+//! wait counted as the program's own time, enough to end a CPU-bound program whose CPU time was
+//! near half its wall-time limit. So where the wall-time limit is looked at, a task seen
+//! runnable on the keeper's own CPU adds the time since it last ran ([`Watch::in_flight`]): the
+//! scheduler's clock of that CPU when the task last left it (`se.exec_start` in
+//! `/proc/<tid>/sched`) against the same clock when the keeper got it, bounded by the time since
+//! the task was last seen not runnable (a task that just woke from a sleep last ran before the
+//! sleep).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -61,6 +73,9 @@ pub(super) struct Sample {
     /// Counted as others' time on the run's CPUs before `wall`, where `/proc/stat` was not read
     /// (see [`Sample::first`]): an upper bound of it.
     head: Duration,
+    /// The waits of the run's tasks still waiting for their CPU at `wall`, in no delay yet (see
+    /// [`Watch::in_flight`]).
+    in_flight: Duration,
 }
 
 impl Sample {
@@ -85,6 +100,7 @@ impl Sample {
             steal,
             delays,
             head: Duration::ZERO,
+            in_flight: Duration::ZERO,
         })
     }
 
@@ -109,6 +125,7 @@ impl Sample {
             steal,
             delays: at_start,
             head: (wall * ncpu.max(1)).saturating_sub(cpu),
+            in_flight: Duration::ZERO,
         })
     }
 
@@ -118,6 +135,13 @@ impl Sample {
             let e = self.delays.entry(t).or_insert(0);
             *e = (*e).max(d);
         }
+        self
+    }
+
+    /// Adds the waits in progress now (see [`Watch::in_flight`]), read after the delays: a task
+    /// that got its CPU between the two reads has its wait in neither, never in both.
+    pub(super) fn with_in_flight(mut self, in_flight: Duration) -> Sample {
+        self.in_flight = in_flight;
         self
     }
 }
@@ -137,6 +161,10 @@ pub(super) struct Watch {
     blocked: Duration,
     /// The run's wall time at the last wake.
     last: Duration,
+    /// By thread id, of the tasks runnable at the last wake: the wall time of the wake before
+    /// the first of the wakes that saw it runnable in a row. It has been runnable since then at
+    /// most, so its current wait is no longer.
+    runnable_since: HashMap<u32, Duration>,
 }
 
 impl Watch {
@@ -145,14 +173,49 @@ impl Watch {
     /// never decreases while the thread lives).
     pub(super) fn observe(&mut self, tasks: &[u32], wall: Duration) {
         let mut blocked = false;
+        let before = self.last;
+        let mut runnable = HashMap::new();
         for &t in tasks {
             if let Some(d) = run_delay(t) {
                 let e = self.delays.entry(t).or_insert(0);
                 *e = (*e).max(d);
             }
-            blocked |= state(t) == Some(b'D');
+            match state(t) {
+                Some(b'R') => {
+                    let since = self.runnable_since.get(&t).copied().unwrap_or(before);
+                    runnable.insert(t, since);
+                }
+                Some(b'D') => blocked = true,
+                _ => {}
+            }
         }
+        self.runnable_since = runnable;
         self.note(blocked, wall);
+    }
+
+    /// The current waits of the tasks the last wake (at `wall`) saw runnable that are still
+    /// waiting for the keeper's own CPU: for each, the time since it last left the CPU, at most
+    /// the time since it was last seen not runnable. Zero when the keeper's clock cannot be read.
+    /// A task on another CPU is left out: each CPU's scheduler clock is its own (it leaves out
+    /// that CPU's interrupt and steal time), so two CPUs' clocks do not compare.
+    ///
+    /// Read where the wall-time limit is looked at only (two `/proc` files per task).
+    pub(super) fn in_flight(&self, wall: Duration) -> Duration {
+        if self.runnable_since.is_empty() {
+            return Duration::ZERO;
+        }
+        let Some((cpu, now)) = own_clock() else {
+            return Duration::ZERO;
+        };
+        self.runnable_since
+            .iter()
+            .filter_map(|(&t, &since)| {
+                let (on, left) = waiting_since(t)?;
+                (on == cpu).then(|| {
+                    Duration::from_nanos(now.saturating_sub(left)).min(wall.saturating_sub(since))
+                })
+            })
+            .sum()
     }
 
     /// Counts the time since the last wake as blocked when a task was seen in `D` now.
@@ -188,7 +251,7 @@ pub(super) fn cpu_wait(start: &Sample, end: &Sample, ncpu: u32) -> Duration {
         .iter()
         .map(|(t, d)| d.saturating_sub(start.delays.get(t).copied().unwrap_or(0)))
         .sum();
-    let delay = Duration::from_nanos(delay);
+    let delay = Duration::from_nanos(delay) + end.in_flight;
     let busy = cpu + others;
     let stolen = if busy.is_zero() {
         Duration::ZERO
@@ -256,6 +319,49 @@ fn state(tid: u32) -> Option<u8> {
     buf.get(end + 2).copied()
 }
 
+/// The CPU the calling thread runs on, and the scheduler's clock of that CPU when the thread
+/// last got it (nanoseconds): the thread has just woken, so that is close to now.
+fn own_clock() -> Option<(u32, u64)> {
+    let now = exec_start(&std::fs::read_to_string("/proc/thread-self/sched").ok()?)?;
+    // SAFETY: sched_getcpu takes no arguments and only reads the calling thread's CPU.
+    let cpu = u32::try_from(unsafe { libc::sched_getcpu() }).ok()?;
+    Some((cpu, now))
+}
+
+/// A thread that is runnable now: the CPU it is queued on, and that CPU's scheduler clock when
+/// it last left it (nanoseconds). None when it is not runnable or has exited.
+fn waiting_since(tid: u32) -> Option<(u32, u64)> {
+    // Read before the state: a task that runs between the two reads has a later clock, which
+    // only shortens the wait counted.
+    let left = exec_start(&std::fs::read_to_string(format!("/proc/{tid}/sched")).ok()?)?;
+    let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
+    let (state, cpu) = state_and_cpu(&stat)?;
+    (state == "R").then_some((cpu, left))
+}
+
+/// The state and the CPU (`processor`, the 39th field) in a `/proc/<tid>/stat` line.
+fn state_and_cpu(stat: &str) -> Option<(&str, u32)> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?;
+    // The state is the 3rd field; the processor the 39th.
+    let cpu = fields.nth(35)?.parse().ok()?;
+    Some((state, cpu))
+}
+
+/// `se.exec_start` of a `/proc/<tid>/sched` text, in nanoseconds: milliseconds with six
+/// decimals there.
+fn exec_start(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("se.exec_start"))?;
+    let value = line.split(':').nth(1)?.trim();
+    let (ms, frac) = value.split_once('.').unwrap_or((value, ""));
+    let ns: u64 = format!("{frac:0<6}").get(..6)?.parse().ok()?;
+    ms.parse::<u64>()
+        .ok()?
+        .checked_mul(1_000_000)?
+        .checked_add(ns)
+}
+
 /// Idle (idle + iowait) and steal time summed over `cpus`, from `/proc/stat`.
 ///
 /// One `pread` from offset 0 into a buffer larger than the file: the kernel makes the whole text
@@ -315,6 +421,7 @@ mod tests {
             steal: Duration::from_millis(steal),
             delays: delays.iter().map(|&(t, d)| (t, d * 1_000_000)).collect(),
             head: Duration::ZERO,
+            in_flight: Duration::ZERO,
         }
     }
 
@@ -461,6 +568,143 @@ mod tests {
             .expect("a tid");
         assert_eq!(state(tid), Some(b'R'));
         assert_eq!(state(u32::MAX), None);
+    }
+
+    /// Pins the calling thread to `cpu`.
+    fn pin(cpu: usize) {
+        // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET and sched_setaffinity get a
+        // pointer to this local and its size.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            assert_eq!(
+                libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set),
+                0,
+                "pin to CPU {cpu}"
+            );
+        }
+    }
+
+    fn own_tid() -> u32 {
+        // SAFETY: gettid has no arguments.
+        unsafe { libc::gettid() as u32 }
+    }
+
+    /// Sets the calling thread's scheduling policy (priority 1 for a real-time one).
+    fn set_policy(policy: i32) -> bool {
+        let param = libc::sched_param {
+            sched_priority: i32::from(policy == libc::SCHED_FIFO),
+        };
+        // SAFETY: sets the calling thread's policy from a local.
+        unsafe { libc::sched_setscheduler(0, policy, &param) == 0 }
+    }
+
+    /// A task waiting for its CPU right now has that wait in no run-queue delay: the keeper,
+    /// which holds the CPU then, counts it from the scheduler's clock. Here this thread keeps
+    /// its CPU from a spinning thread for 300 ms (a real-time policy: the other cannot run
+    /// meanwhile), as a loaded host's other work does, and measures.
+    #[test]
+    fn a_wait_in_progress_counts_though_no_delay_has_it_yet() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        // SAFETY: sched_getcpu has no arguments.
+        let cpu = unsafe { libc::sched_getcpu() } as usize;
+        pin(cpu);
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let spinner = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                pin(cpu);
+                tx.send(own_tid()).expect("the test waits");
+                while !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        };
+        let other = rx.recv().expect("the spinner started");
+        // It has run (and spins on): the wait below starts when it leaves the CPU to this one.
+        while run_delay(other).is_none() || state(other) != Some(b'R') {
+            std::thread::yield_now();
+        }
+        if !set_policy(libc::SCHED_FIFO) {
+            stop.store(true, Ordering::Relaxed);
+            spinner.join().expect("the spinner ends");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "SCHED_FIFO refused: this test needs root (CAP_SYS_NICE)"
+            );
+            eprintln!("skipped: SCHED_FIFO refused (not root)");
+            return;
+        }
+        let start = std::time::Instant::now();
+        let mut w = Watch::default();
+        w.observe(&[other], start.elapsed());
+        let before = run_delay(other);
+        while start.elapsed() < Duration::from_millis(300) {
+            std::hint::spin_loop();
+        }
+        let wall = start.elapsed();
+        w.observe(&[other], wall);
+        let after = run_delay(other);
+        let in_flight = w.in_flight(wall);
+        let restored = set_policy(libc::SCHED_OTHER);
+        stop.store(true, Ordering::Relaxed);
+        spinner.join().expect("the spinner ends");
+        assert!(restored, "back to SCHED_OTHER");
+        // The kernel's counter has none of the wait yet: what the keeper missed.
+        let counted = after.zip(before).map(|(a, b)| a - b);
+        assert!(counted < Some(10_000_000), "{counted:?}");
+        // The wait in progress is there, and no more than the time it was seen runnable.
+        assert!(in_flight >= Duration::from_millis(280), "{in_flight:?}");
+        assert!(in_flight <= wall, "{in_flight:?} of {wall:?}");
+    }
+
+    #[test]
+    fn a_task_waits_at_most_since_it_was_last_seen_not_runnable() {
+        let ms = Duration::from_millis;
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let sleeper = std::thread::spawn(move || {
+            tid_tx.send(own_tid()).expect("the test waits");
+            let _ = rx.recv();
+        });
+        let asleep = tid_rx.recv().expect("a tid");
+        while state(asleep) != Some(b'S') {
+            std::thread::yield_now();
+        }
+        let me = own_tid();
+        let mut w = Watch::default();
+        // This thread runs (state R); the sleeper does not; a tid that is gone is nothing.
+        w.observe(&[me, asleep, u32::MAX], ms(25));
+        assert_eq!(w.runnable_since.get(&me), Some(&ms(0)));
+        assert!(!w.runnable_since.contains_key(&asleep));
+        assert!(!w.runnable_since.contains_key(&u32::MAX));
+        // Runnable at the next wake too: still since the wake before the first that saw it so.
+        w.observe(&[me, asleep], ms(50));
+        assert_eq!(w.runnable_since.get(&me), Some(&ms(0)));
+        drop(tx);
+        sleeper.join().expect("the sleeper ends");
+        // Its wait in progress is at most the time since then, whatever its clock says.
+        assert!(w.in_flight(ms(50)) <= ms(50));
+    }
+
+    #[test]
+    fn proc_sched_and_stat_fields() {
+        let sched = "x (1, #threads: 1)\n---\nse.exec_start                                :       1134904.157866\nse.vruntime    :  1.5\n";
+        assert_eq!(exec_start(sched), Some(1_134_904_157_866));
+        assert_eq!(exec_start("se.exec_start : 12.5\n"), Some(12_500_000));
+        assert_eq!(exec_start("se.exec_start : 7\n"), Some(7_000_000));
+        assert_eq!(exec_start("se.vruntime : 7\n"), None);
+        // A command name with spaces and parentheses; the processor is the 39th field.
+        let mut stat = String::from("42 (a) b) R");
+        for i in 4..=52 {
+            stat.push_str(&format!(" {i}"));
+        }
+        assert_eq!(state_and_cpu(&stat), Some(("R", 39)));
+        assert_eq!(state_and_cpu("42 (a) S 1 2"), None);
+        let me = std::fs::read_to_string("/proc/thread-self/stat").expect("readable");
+        assert_eq!(state_and_cpu(&me).map(|s| s.0), Some("R"));
+        assert!(own_clock().is_some());
     }
 
     #[test]
