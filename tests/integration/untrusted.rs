@@ -91,7 +91,9 @@ fn submit(d: &crate::daemon::Daemon, token: &str, name: &str, source: &str) -> i
 /// every statement of the audit's attack is refused: opening a judging on a finished
 /// submission, finishing one, pointing a submission at another judging, claiming a finished
 /// submission, cancelling or applying the director's rejudging, moving a user in the claim
-/// order, and drawing from another sequence. The verdicts and the rejudging stay as they were.
+/// order, drawing from another sequence, and creating anything where the owner's queries
+/// would find it. The verdicts and the rejudging stay as they were. On PostgreSQL 14's
+/// defaults (every role may create in `public`) the SQL first refuses, naming the fix.
 #[test]
 fn the_judge_host_role_can_change_only_what_it_holds_a_claim_on() {
     use crate::daemon::{Site, ADMIN, ALICE, BOB};
@@ -107,8 +109,11 @@ fn the_judge_host_role_can_change_only_what_it_holds_a_claim_on() {
         .expect("a database name")
         .to_string();
     let mut su = postgres::Client::connect(&super_url, postgres::NoTls).expect("connect");
+    // PostgreSQL 14's defaults: the schema `public` is the bootstrap superuser's and every role
+    // may create in it (the owner's migrations too).
     su.batch_execute(&format!(
-        "CREATE ROLE ojd_owner LOGIN CREATEROLE; ALTER DATABASE {db} OWNER TO ojd_owner;"
+        "CREATE ROLE ojd_owner LOGIN CREATEROLE; ALTER DATABASE {db} OWNER TO ojd_owner;
+         ALTER SCHEMA public OWNER TO postgres; GRANT CREATE ON SCHEMA public TO PUBLIC;"
     ))
     .expect("an owner that is not a superuser");
     let owner_url = super_url.replace("postgres://postgres@", "postgres://ojd_owner@");
@@ -128,10 +133,39 @@ fn the_judge_host_role_can_change_only_what_it_holds_a_claim_on() {
     );
     let sql = String::from_utf8(out.stdout).expect("utf-8");
     let mut owner = postgres::Client::connect(&owner_url, postgres::NoTls).expect("connect");
+    // There a judge host could plant an operator that the owner's own queries run with the
+    // owner's rights (`public.*(numeric, integer)` in the leases' clock): the role's SQL
+    // refuses, saying what a superuser must change, and then runs.
+    let refused = owner
+        .batch_execute(&sql)
+        .expect_err("the role's SQL refuses a schema where every role may create");
+    let db_error = refused.as_db_error().expect("a database error");
+    assert!(
+        db_error.message().contains("may create objects")
+            && db_error
+                .hint()
+                .is_some_and(|h| h.contains("ALTER SCHEMA public OWNER TO ojd_owner")),
+        "{db_error:?}"
+    );
+    su.batch_execute("ALTER SCHEMA public OWNER TO ojd_owner")
+        .expect("the schema to the tables' owner");
     owner
         .batch_execute(&sql)
         .expect("the role's SQL runs as the tables' owner");
     owner.batch_execute(&sql).expect("and runs again");
+    // The functions that run as the owner find no table of a host's session first (a
+    // temporary `judgings` it made and let everyone read would stand in for the real one).
+    let unpinned: Vec<String> = owner
+        .query(
+            "SELECT proname::TEXT FROM pg_proc WHERE pronamespace = 'public'::REGNAMESPACE
+               AND prosecdef AND NOT coalesce(proconfig @> '{\"search_path=public, pg_temp\"}', false)",
+            &[],
+        )
+        .expect("the owner's functions")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(unpinned.is_empty(), "{unpinned:?}");
     let judge_url = owner_url.replace("postgres://ojd_owner@", "postgres://ojd_judge@");
 
     // A real worker with the role judges.
@@ -212,6 +246,18 @@ fn the_judge_host_role_can_change_only_what_it_holds_a_claim_on() {
         "SELECT nextval('submissions_id_seq')".to_string(),
         "SELECT nextval('rejudgings_id_seq')".to_string(),
         "SELECT setval('claim_seq', 1)".to_string(),
+        // Nothing of the site's secrets or contests.
+        "SELECT * FROM tokens".to_string(),
+        "SELECT * FROM sessions".to_string(),
+        "SELECT * FROM login_codes".to_string(),
+        "SELECT * FROM contest_state".to_string(),
+        "SELECT * FROM clarifications".to_string(),
+        // Nothing of its own in the schema the owner's queries resolve names in.
+        "CREATE FUNCTION public.mul(numeric, integer) RETURNS numeric LANGUAGE sql
+           AS 'SELECT 0::numeric'"
+            .to_string(),
+        "CREATE TABLE public.planted (x int)".to_string(),
+        "CREATE SCHEMA planted".to_string(),
     ];
     for statement in &attack {
         let refused = judge.batch_execute(statement).expect_err(statement);

@@ -713,3 +713,70 @@ pub(crate) fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Issue 39's first hole, end to end: `$\é$` in a statement once panicked the maths renderer
+/// (it cut `é` in two), so the upload answered 500 yet left the problem installed, and `ojd
+/// serve` then exited 101 at every start. Now the upload installs it, its page shows the
+/// command as written, and the daemon starts again with it, serving it and the others. A
+/// folder bomb in the same upload form (200,000 folder entries, which once made 151,324
+/// folders) is refused naming the cap, leaving no folder behind.
+#[test]
+fn a_statement_that_once_crashed_the_daemon_is_served_and_survives_a_restart() {
+    require_root!();
+    let site = Site::new("rate_limit_per_minute = 0");
+    let d = site.start();
+    let cookie = login(&d, ADMIN);
+    let root = site.path().join("problems/aplusb");
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for entry in walk(&root) {
+        let rel = entry.strip_prefix(&root).expect("inside");
+        let mut data = std::fs::read(&entry).expect("read");
+        if rel == std::path::Path::new("statement.md") {
+            data.extend_from_slice(
+                "\nA command of one character: $\\é$ and $x \\ü y$.\n".as_bytes(),
+            );
+        }
+        files.push((format!("accent/{}", rel.display()), data));
+    }
+    let entries: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.as_slice()))
+        .collect();
+    let page = upload_package(&d, &cookie, "accent.zip", &deflated_zip(&entries));
+    assert!(page.contains("Installed"), "{page}");
+    let shown = |d: &Daemon| {
+        let (code, _, page) = request(d, "GET", "/problems/accent", &[("Cookie", &cookie)], None);
+        assert_eq!(code, 200, "{page}");
+        assert!(page.contains("\\é") && page.contains("\\ü"), "{page}");
+    };
+    shown(&d);
+
+    // 200,000 folder entries and nothing else: refused by the file cap, nothing made.
+    let folders = {
+        use zip::write::SimpleFileOptions;
+        let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for i in 0..200_000 {
+            z.add_directory(format!("many/d{i}/"), SimpleFileOptions::default())
+                .expect("a folder entry");
+        }
+        z.finish().expect("finish").into_inner()
+    };
+    let page = upload_package(&d, &cookie, "many.zip", &folders);
+    assert!(page.contains("was not installed"), "{page}");
+    let left: Vec<_> = std::fs::read_dir(site.path().join("problems"))
+        .expect("problems")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "aplusb" && n != "accent")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+
+    let (status, _) = d.terminate(Duration::from_secs(30));
+    assert!(status.success(), "{status:?}");
+    let d = site.start();
+    shown(&d);
+    let (code, _) = d.get("/api/v1/problems/aplusb", Some(ALICE));
+    assert_eq!(code, 200);
+    let (status, _) = d.terminate(Duration::from_secs(30));
+    assert!(status.success(), "{status:?}");
+}

@@ -59,6 +59,42 @@ DO $$ BEGIN
     END IF;
 END $$;
 GRANT ojd_judge_hosts TO JUDGE_ROLE;
+-- No judge host may create anything in the schema ojd's tables live in. An operator or a
+-- function it made there (`public.*(numeric, integer)`, say) is a closer match than the
+-- built-in one for an expression of ojd's own queries, which then run the host's code with the
+-- rights of whoever runs them: the tables' owner, or the guards below. PostgreSQL 14 and older
+-- let every role create in `public`: the schema's owner takes that back here (it keeps its own
+-- right); anyone else, a superuser included, is refused and told what to run.
+DO $$ DECLARE
+    owner_name NAME := (SELECT tableowner FROM pg_tables
+        WHERE schemaname = 'public' AND tablename = 'submissions');
+BEGIN
+    IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+        BEGIN
+            REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+        EXCEPTION WHEN insufficient_privilege THEN NULL;
+        END;
+    END IF;
+    IF has_schema_privilege('JUDGE_ROLE', 'public', 'CREATE')
+        OR has_database_privilege('JUDGE_ROLE', current_database(), 'CREATE') THEN
+        RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+            MESSAGE = 'the judge-host role JUDGE_ROLE may create objects in this database (in schema public or a schema of its own), which ojd''s own queries could then run with the owner''s rights',
+            HINT = format('As a superuser: ALTER SCHEMA public OWNER TO %I; REVOKE CREATE ON SCHEMA public FROM PUBLIC (PostgreSQL 14 and older let every role create in public); and give JUDGE_ROLE no CREATE on the database. Then run this SQL again as %I.', coalesce(owner_name, current_user), coalesce(owner_name, current_user));
+    END IF;
+END $$;
+-- The functions that run as the owner (SECURITY DEFINER: the verdict column's and the
+-- counters' triggers, which fire on a host's own writes) were made with the migrating
+-- session's search_path, which searches a session's temporary tables first: a host's
+-- `pg_temp.judgings`, readable by all, would stand in for the real one. Pinned here to the
+-- schema's tables, temporary ones last (as PostgreSQL's "Writing SECURITY DEFINER Functions
+-- Safely" says).
+DO $$ DECLARE f REGPROCEDURE; BEGIN
+    FOR f IN SELECT p.oid::REGPROCEDURE FROM pg_proc p
+        WHERE p.pronamespace = 'public'::REGNAMESPACE AND p.prosecdef
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = public, pg_temp', f);
+    END LOOP;
+END $$;
 -- What earlier versions of this SQL granted the role itself now comes from the group.
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM JUDGE_ROLE;
 GRANT USAGE ON SCHEMA public TO ojd_judge_hosts;

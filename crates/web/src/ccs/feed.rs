@@ -13,9 +13,11 @@
 //! setup events (and the problems) again first. A token that does not parse is a 400;
 //! `since_id` (the older releases' name) is read the same way. `?stream=false` sends the
 //! events so far and ends (as DOMjudge's does). Streaming feeds are capped (503 beyond) in
-//! separate budgets for anonymous readers, teams and admins ([`MAX_STREAMS`]); the open feeds
-//! of one contest and role share each second's read of the store.
+//! separate budgets for anonymous readers, teams and admins ([`MAX_STREAMS`]), one team's user
+//! holding at most `[web] max_event_streams_per_user` of the teams'; the open feeds of one
+//! contest and role share each second's read of the store.
 
+use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -71,29 +73,73 @@ static ADMINS: Budget = Budget {
     max: MAX_ADMIN_STREAMS,
 };
 
-/// One open streaming feed, counted in its budget until it is dropped.
-struct Open(&'static Budget);
+/// The streaming feeds each team's user holds now: one team may hold at most
+/// `[web] max_event_streams_per_user` of the budget all teams share (else one team's client
+/// could take every team's feed).
+static PER_TEAM: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
+
+/// One open streaming feed, counted in its budget (and, a team's, against its user) until it
+/// is dropped.
+struct Open(&'static Budget, Option<String>);
 
 impl Open {
-    fn take(role: &Role) -> Option<Open> {
+    /// A feed for `role`, if its budget has room and, for a team, its user holds fewer than
+    /// `per_team` feeds.
+    fn take(role: &Role, per_team: usize) -> Option<Open> {
         let budget = match role {
             Role::Public => &PUBLIC,
             Role::Team(_) => &TEAMS,
             Role::Admin => &ADMINS,
         };
-        budget
+        let team = match role {
+            Role::Team(name) => {
+                let mut open = PER_TEAM.lock().unwrap_or_else(|e| e.into_inner());
+                let n = open.entry(name.clone()).or_default();
+                if *n >= per_team {
+                    if *n == 0 {
+                        open.remove(name);
+                    }
+                    return None;
+                }
+                *n += 1;
+                Some(name.clone())
+            }
+            _ => None,
+        };
+        let taken = budget
             .open
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < budget.max).then_some(n + 1)
-            })
-            .ok()
-            .map(|_| Open(budget))
+            });
+        match taken {
+            Ok(_) => Some(Open(budget, team)),
+            Err(_) => {
+                if let Some(name) = team {
+                    release_team(&name);
+                }
+                None
+            }
+        }
+    }
+}
+
+/// Gives back one of `name`'s team feeds.
+fn release_team(name: &str) {
+    let mut open = PER_TEAM.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = open.get_mut(name) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            open.remove(name);
+        }
     }
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
         self.0.open.fetch_sub(1, Ordering::AcqRel);
+        if let Some(name) = self.1.take() {
+            release_team(&name);
+        }
     }
 }
 
@@ -186,7 +232,8 @@ pub(crate) async fn event_feed(
     if q.stream == Some(false) {
         return Ok((headers, first).into_response());
     }
-    let open = Open::take(&Role::of(user.as_ref())).ok_or_else(|| {
+    let per_team = app.node.config().web.max_event_streams_per_user;
+    let open = Open::take(&Role::of(user.as_ref()), per_team).ok_or_else(|| {
         AppError::Unavailable(
             "as many event feeds as readers like you may open are open already; try again \
              later, or read it with ?stream=false"
@@ -287,15 +334,34 @@ mod tests {
     /// Anonymous streams, however many, never take an admin's (a CDS's, a resolver's) feed.
     #[test]
     fn anonymous_feeds_cannot_take_the_admins_slots() {
-        let public: Vec<Open> = std::iter::from_fn(|| Open::take(&Role::Public)).collect();
+        let public: Vec<Open> = std::iter::from_fn(|| Open::take(&Role::Public, 8)).collect();
         assert_eq!(public.len(), MAX_PUBLIC_STREAMS);
-        assert!(Open::take(&Role::Public).is_none());
-        let admin = Open::take(&Role::Admin);
+        assert!(Open::take(&Role::Public, 8).is_none());
+        let admin = Open::take(&Role::Admin, 8);
         assert!(admin.is_some(), "the admin's feed opens");
-        let team = Open::take(&Role::Team("t".into()));
+        let team = Open::take(&Role::Team("t".into()), 8);
         assert!(team.is_some(), "so does a team's");
         drop(public);
-        assert!(Open::take(&Role::Public).is_some(), "freed when they close");
+        assert!(
+            Open::take(&Role::Public, 8).is_some(),
+            "freed when they close"
+        );
+    }
+
+    /// One team's client, however many feeds it opens, holds at most its own share of the
+    /// teams' budget: another team's feed still opens (128 streams of one team once left
+    /// every other team with 503).
+    #[test]
+    fn one_team_cannot_take_every_team_s_feed() {
+        let mallory = Role::Team("feed-test-mallory".into());
+        let held: Vec<Open> = std::iter::from_fn(|| Open::take(&mallory, 8))
+            .take(MAX_STREAMS)
+            .collect();
+        assert_eq!(held.len(), 8, "one team's share");
+        let bob = Open::take(&Role::Team("feed-test-bob".into()), 8);
+        assert!(bob.is_some(), "another team's feed opens");
+        drop(held);
+        assert!(Open::take(&mallory, 8).is_some(), "freed when they close");
     }
     use crate::ccs::model::Event;
 
