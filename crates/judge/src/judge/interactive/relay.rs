@@ -112,7 +112,7 @@ pub(super) struct Direction<'a> {
     pub(super) fault: Mutex<Option<(String, std::io::Error)>>,
     /// How long the relay's thread waited for a CPU while it ran (its run-queue delay,
     /// nanoseconds): every message of the pair passes through it, and meanwhile both sides
-    /// wait, so it is time the pair lost to the host ([`lost_to_host`](super::starved::lost_to_host)).
+    /// wait, so it is time the pair lost to the host (`starved.rs`, `lost_to_host`).
     pub(super) waited: AtomicU64,
 }
 
@@ -446,6 +446,11 @@ mod tests {
         let fine = Direction::new(&input, Path::new("/dev/null"), '>', &transcript, u64::MAX);
         relay(&fine);
         assert!(fine.fault().is_none() && fine.eof_at.lock().unwrap().is_some());
+    }
+
+    #[test]
+    fn a_threads_run_queue_delay_is_readable_here() {
+        assert!(thread_run_delay().is_some());
     }
 
     #[test]
