@@ -102,7 +102,7 @@ pub enum JudgeError {
         language: String,
         /// Why its toolchain is unavailable (a missing compiler, a probe that failed or timed
         /// out).
-        reason: ToolchainError,
+        reason: Box<ToolchainError>,
     },
     /// The package lacks answer files for some tests: `ojd gen` was not run since they were added.
     #[error("{problem}: missing answers for {tests} (run `ojd gen {problem}`)")]
@@ -351,7 +351,7 @@ impl Judge {
             Some(Ok(l)) => Ok(l),
             Some(Err(reason)) => Err(JudgeError::LanguageUnavailable {
                 language: id.into(),
-                reason,
+                reason: Box::new(reason),
             }),
             None => Err(JudgeError::UnknownLanguage {
                 language: id.into(),
