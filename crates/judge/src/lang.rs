@@ -234,7 +234,7 @@ pub(crate) fn detect<'a>(
 }
 
 /// Why a language's toolchain is unavailable on this host: its resolution
-/// ([`resolve_language`]) or its version query failed. A host's trouble (a probe that timed out
+/// (`resolve_language`) or its version query failed. A host's trouble (a probe that timed out
 /// on a loaded host) as much as a missing program: the judge probes a failed language again
 /// later (`Judge::recheck_languages`), and a daemon claims none of its submissions meanwhile.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
