@@ -45,7 +45,7 @@ impl Workers {
 
 /// Starts the node's judging workers (none on a serve node with `local_workers = false`),
 /// and beside them the probe of the languages this host cannot judge yet
-/// ([`recheck_toolchains`]).
+/// (`recheck_toolchains`).
 pub fn spawn_workers(app: &Arc<Node>) -> Workers {
     let count = app.judging_workers();
     if count > 0 {
