@@ -315,7 +315,8 @@ fn a_language_whose_probe_timed_out_is_claimed_again_once_a_later_probe_works() 
     );
     common::wait_until(Duration::from_secs(30), || {
         not_claiming().and_then(|n| {
-            (n == [json!("c")])
+            // (and any language this host lacks for good, as python2 on Debian 12)
+            n.contains(&json!("c"))
                 .then_some(())
                 .ok_or(format!("not claiming {n:?}"))
         })
@@ -334,7 +335,7 @@ fn a_language_whose_probe_timed_out_is_claimed_again_once_a_later_probe_works() 
     // The waits are 1, 2, 4, 8 s...: found within half a minute even after a few misses.
     common::wait_until(Duration::from_secs(60), || {
         not_claiming().and_then(|n| {
-            n.is_empty()
+            (!n.contains(&json!("c")))
                 .then_some(())
                 .ok_or(format!("not claiming {n:?}"))
         })
