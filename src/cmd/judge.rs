@@ -55,12 +55,12 @@ pub fn run(a: Args, g: &Global) -> anyhow::Result<i32> {
     // One file, or a folder of files in one language compiled together.
     let sub = match judge.read_submission(&a.submission, a.lang.as_deref()) {
         Ok(s) => s,
-        Err(e) if e.contains("unknown language") || e.contains("no file in a language") => {
+        Err(e) if e.language_unknown() => {
             eprintln!("error: {e}: cannot tell the language from the file names; use --lang");
             return Ok(EXIT_BAD_INPUT);
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            print_error(&e);
             return Ok(EXIT_BAD_INPUT);
         }
     };

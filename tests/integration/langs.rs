@@ -3,6 +3,7 @@
 //! host lacks: listed with the reason, refused with a 4xx at submission.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use ojd_judge::Config;
 use ojd_judge::Verdict;
@@ -191,8 +192,9 @@ fn missing_config() -> Config {
 #[test]
 fn a_language_without_its_toolchain_is_unavailable_with_the_reason() {
     let j = Judge::new(missing_config(), 1).expect("judge starts");
+    let languages = j.languages();
     for id in ["python2", "fortran"] {
-        let reason = j.languages()[id].as_ref().expect_err(id);
+        let reason = languages[id].as_ref().expect_err(id).to_string();
         assert!(reason.contains("ojd-test-no-such-"), "{id}: {reason}");
     }
     let py2 = b"#!/usr/bin/env python2\nprint 1\n".to_vec();
@@ -246,6 +248,112 @@ fn the_api_lists_unavailable_languages_and_refuses_their_submissions() {
     let body = json!({ "problem": "aplusb", "language": "fortran", "source": "end" });
     let (code, err) = d.post_json("/api/v1/submissions", Some(crate::daemon::BOB), &body);
     assert_eq!(code, 400, "{err}");
+}
+
+/// A C profile whose compiler is found through `sysroot_query`: a host command that hangs
+/// (as `rustc --print sysroot` did on a loaded host with a skewed clock) until the file
+/// `installed` exists beside it, and then prints `/usr`. Probes time out after 1 s and are
+/// made again 1 s after a failure (doubling).
+fn hanging_probe(dir: &Path) -> (String, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let flag = dir.join("installed");
+    let script = dir.join("sysroot-probe");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh
+[ -e '{}' ] || exec sleep 60
+echo /usr
+",
+            flag.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let extra = format!(
+        "[judge]\ntoolchain_recheck = \"1s\"\ntoolchain_timeout = \"1s\"\n\
+         [languages.c]\nsysroot_query = [\"{}\"]\n",
+        script.display()
+    );
+    (extra, flag)
+}
+
+/// A host whose toolchain probe timed out at start claims none of that language, says so
+/// (log, hosts list, languages list), never turns it into a verdict, and once the probe
+/// works (the toolchain installed, the load gone) claims it again and judges it, without a
+/// restart.
+#[test]
+fn a_language_whose_probe_timed_out_is_claimed_again_once_a_later_probe_works() {
+    require_root!();
+    let probe = tempfile::tempdir().unwrap();
+    let (extra, flag) = hanging_probe(probe.path());
+    let site = crate::daemon::Site::new(&extra);
+    let d = site.start();
+    let c_entry = || -> Value {
+        let (code, list) = d.get("/api/v1/languages", Some(crate::daemon::BOB));
+        assert_eq!(code, 200, "{list}");
+        list.as_array()
+            .and_then(|a| a.iter().find(|l| l["id"] == "c").cloned())
+            .unwrap_or_else(|| panic!("c listed: {list}"))
+    };
+    let not_claiming = || -> Result<Vec<Value>, String> {
+        let (code, body) = d.get("/api/v1/admin/hosts", Some(crate::daemon::ADMIN));
+        assert_eq!(code, 200, "{body}");
+        let host = &body["hosts"][0];
+        host["not_claiming"]
+            .as_array()
+            .cloned()
+            .ok_or_else(|| format!("no heartbeat yet: {body}"))
+    };
+    let c = c_entry();
+    assert_eq!(c["available"], false, "{c}");
+    assert!(
+        c["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("timed out")),
+        "{c}"
+    );
+    common::wait_until(Duration::from_secs(30), || {
+        not_claiming().and_then(|n| {
+            // (and any language this host lacks for good, as python2 on Debian 12)
+            n.contains(&json!("c"))
+                .then_some(())
+                .ok_or(format!("not claiming {n:?}"))
+        })
+    });
+    assert!(
+        d.log().contains("this host stops claiming c submissions"),
+        "{}",
+        d.log()
+    );
+    // Submissions in it are refused while no host here can judge them (a 4xx naming why, not a
+    // queued submission that a judge error would end).
+    let body = json!({ "problem": "aplusb", "language": "c", "source": "int main(){}" });
+    let (code, err) = d.post_json("/api/v1/submissions", Some(crate::daemon::BOB), &body);
+    assert_eq!(code, 400, "{err}");
+    std::fs::write(&flag, "").unwrap();
+    // The waits are 1, 2, 4, 8 s...: found within half a minute even after a few misses.
+    common::wait_until(Duration::from_secs(60), || {
+        not_claiming().and_then(|n| {
+            (!n.contains(&json!("c")))
+                .then_some(())
+                .ok_or(format!("not claiming {n:?}"))
+        })
+    });
+    assert!(
+        d.log()
+            .contains("this host claims c submissions again: its toolchain was found"),
+        "{}",
+        d.log()
+    );
+    let c = c_entry();
+    assert_eq!(c["available"], true, "{c}");
+    let id = d.submit_file(
+        crate::daemon::BOB,
+        &aplusb().join("submissions/accepted/ac.c"),
+    );
+    let done = d.wait_done(id, crate::daemon::BOB, crate::daemon::JUDGED_WITHIN);
+    assert_eq!(done["verdict"], "AC", "{done}\n{}", d.log());
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -105,7 +105,7 @@ fn a_submission_to_a_hung_postgres_answers_503_and_is_stored_once() {
     let first = assert_once(&serve, "k-lock");
 
     // The whole server stopped: its sessions too, so that a pooled connection hangs.
-    let stopped = Stopped::all(cluster.processes());
+    let stopped = Stopped::all(|| cluster.processes());
     assert_unavailable("POST to a stopped server", post(&serve, "k-stop", AC_PY));
     for page in ["/submissions", "/api/v1/submissions"] {
         let t = Instant::now();
@@ -216,7 +216,7 @@ fn writes_to_a_hung_postgres_answer_503_within_seconds_and_work_once_it_answers(
     let mut sql = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
     let before = clarifications(&mut sql);
 
-    let stopped = Stopped::all(cluster.processes());
+    let stopped = Stopped::all(|| cluster.processes());
     assert_unavailable("a clarification", ask());
     assert_unavailable("an announcement", announce());
     let (code, page, took) = login();
@@ -278,10 +278,33 @@ fn a_write_stuck_behind_a_lock_answers_503_and_rolls_back_when_it_gets_through()
 struct Stopped(Vec<i32>);
 
 impl Stopped {
-    fn all(pids: Vec<i32>) -> Stopped {
-        let stopped = Stopped(pids);
-        assert!(signal("-STOP", &stopped.0), "kill -STOP {:?}", stopped.0);
-        stopped
+    /// Stops the server and every process of it: `processes` lists them, the postmaster first.
+    /// The postmaster first, so that it forks no more; then its children, listed again until a
+    /// listing finds none not stopped (a backend forked between a listing and the stop would
+    /// otherwise run on, and a pooled connection to it would still answer).
+    fn all(mut processes: impl FnMut() -> Vec<i32>) -> Stopped {
+        let listed = processes();
+        let main = *listed.first().expect("the postmaster");
+        assert!(signal("-STOP", &[main]), "kill -STOP {main}");
+        let mut stopped = Stopped(vec![main]);
+        loop {
+            let new: Vec<i32> = processes()
+                .into_iter()
+                .filter(|p| !stopped.0.contains(p))
+                .collect();
+            if new.is_empty() {
+                return stopped;
+            }
+            for pid in new {
+                // A child that ended between the listing and the signal is gone, not running.
+                assert!(
+                    signal("-STOP", &[pid])
+                        || !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                    "kill -STOP {pid}"
+                );
+                stopped.0.push(pid);
+            }
+        }
     }
 }
 

@@ -120,6 +120,19 @@ pub struct JudgeConfig {
     /// CPUs the sandbox keepers are pinned to: "auto", "off" or a list ("0,2,4-6").
     #[serde(default = "auto")]
     pub pin_cpus: String,
+    /// How long after a language's toolchain failed on this host (not found, its probe failed
+    /// or timed out) it is probed again; the wait doubles after each failure, up to 15 times
+    /// this.
+    #[serde(default = "one_minute", with = "duration_text")]
+    pub toolchain_recheck: Duration,
+    /// How long a language profile's host command (`sysroot_query`, `version`) may take before
+    /// it is killed and the language counts as unavailable for now.
+    #[serde(default = "thirty_seconds", with = "duration_text")]
+    pub toolchain_timeout: Duration,
+}
+
+fn one_minute() -> Duration {
+    Duration::from_secs(60)
 }
 
 fn auto() -> String {
@@ -177,6 +190,17 @@ impl Config {
                 "judge.tool_time: {}: expected at least 1s",
                 crate::units::format_duration(self.judge.tool_time)
             ));
+        }
+        for (key, value) in [
+            ("toolchain_recheck", self.judge.toolchain_recheck),
+            ("toolchain_timeout", self.judge.toolchain_timeout),
+        ] {
+            if value < std::time::Duration::from_secs(1) {
+                return Err(format!(
+                    "judge.{key}: {}: expected at least 1s",
+                    crate::units::format_duration(value)
+                ));
+            }
         }
         ojd_sandbox::affinity::Pinning::parse(&self.judge.pin_cpus)
             .map_err(|e| format!("judge.pin_cpus: {e}"))?;

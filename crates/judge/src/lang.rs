@@ -233,60 +233,140 @@ pub(crate) fn detect<'a>(
         .map(|(id, _)| id.as_str())
 }
 
-/// Runs `cmd` on the host (trusted: configuration only) and returns its trimmed stdout.
-fn host_query(cmd: &[String]) -> Result<String, String> {
+/// Why a language's toolchain is unavailable on this host: its resolution
+/// (`resolve_language`) or its version query failed. A host's trouble (a probe that timed out
+/// on a loaded host) as much as a missing program: the judge probes a failed language again
+/// later (`Judge::recheck_languages`), and a daemon claims none of its submissions meanwhile.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ToolchainError {
+    /// A host command (a sysroot or version query) could not be started.
+    #[error("`{command}` failed to start: {reason}")]
+    Start {
+        /// The command, as configured.
+        command: String,
+        /// Why (the operating system's message).
+        reason: String,
+    },
+    /// A host command ended with a failure status.
+    #[error("`{command}` failed: {status}")]
+    Failed {
+        /// The command, as configured.
+        command: String,
+        /// How it ended ("exit status: 1").
+        status: String,
+    },
+    /// A host command did not end within the probe's time (`[judge] toolchain_timeout`): it was
+    /// killed. Most often the host's load, not the toolchain.
+    #[error("`{command}` timed out after {} s", .after.as_secs_f64())]
+    TimedOut {
+        /// The command, as configured.
+        command: String,
+        /// How long it was given.
+        after: Duration,
+    },
+    /// Waiting for or reading a host command failed.
+    #[error("`{command}`: {reason}")]
+    Io {
+        /// The command, as configured.
+        command: String,
+        /// The operating system's message.
+        reason: String,
+    },
+    /// A host command printed nothing usable.
+    #[error("`{command}` printed nothing")]
+    Silent {
+        /// The command, as configured.
+        command: String,
+    },
+    /// A program the profile names (its compiler, its interpreter, a required program) is not
+    /// on this host.
+    #[error("{what} not found{} (command: {command})", on_path_text(*.on_path))]
+    Missing {
+        /// The program, as named or resolved ("compiler `g++`", "interpreter /usr/bin/pypy3").
+        what: String,
+        /// Whether it was looked up on PATH.
+        on_path: bool,
+        /// The profile's command that names it.
+        command: String,
+    },
+    /// The profile has no `version` command.
+    #[error("no version command configured")]
+    NoVersionCommand,
+}
+
+fn on_path_text(on_path: bool) -> &'static str {
+    if on_path {
+        " on PATH"
+    } else {
+        ""
+    }
+}
+
+/// How long the tests let a host command of a language profile take (the configuration's
+/// default, `[judge] toolchain_timeout`).
+#[cfg(test)]
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Runs `cmd` on the host (trusted: configuration only, `timeout` at most) and returns its
+/// trimmed stdout.
+fn host_query(cmd: &[String], timeout: Duration) -> Result<String, ToolchainError> {
+    let text = host_command(cmd, timeout, false)?;
+    Ok(text.trim().to_string())
+}
+
+/// Runs `cmd` on the host (trusted: configuration only, `timeout` at most) and returns what it
+/// printed on stdout, and with `stderr` on stderr too (`java -version` writes there). A
+/// command that fails is an error only without `stderr` (a version query's status is not
+/// looked at).
+fn host_command(cmd: &[String], timeout: Duration, stderr: bool) -> Result<String, ToolchainError> {
+    use std::io::{Read, Seek};
     use wait_timeout::ChildExt;
-    let mut child = std::process::Command::new(&cmd[0])
+    let command = cmd.join(" ");
+    let io = |e: std::io::Error| ToolchainError::Io {
+        command: command.clone(),
+        reason: e.to_string(),
+    };
+    let Some(program) = cmd.first() else {
+        return Err(ToolchainError::Silent { command });
+    };
+    // Into a file, not a pipe: a command printing more than a pipe holds would block and time
+    // out for nothing.
+    let mut out = tempfile::tempfile().map_err(io)?;
+    let err = if stderr {
+        std::process::Stdio::from(out.try_clone().map_err(io)?)
+    } else {
+        std::process::Stdio::null()
+    };
+    let mut child = std::process::Command::new(program)
         .args(&cmd[1..])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stdin(std::process::Stdio::null())
+        .stdout(out.try_clone().map_err(io)?)
+        .stderr(err)
         .spawn()
-        .map_err(|e| format!("`{}` failed to start: {e}", cmd.join(" ")))?;
-    match child
-        .wait_timeout(Duration::from_secs(30))
-        .map_err(|e| e.to_string())?
-    {
-        Some(st) if st.success() => {}
-        Some(st) => return Err(format!("`{}` failed: {st}", cmd.join(" "))),
+        .map_err(|e| ToolchainError::Start {
+            command: command.clone(),
+            reason: e.to_string(),
+        })?;
+    match child.wait_timeout(timeout).map_err(io)? {
+        Some(st) if st.success() || stderr => {}
+        Some(st) => {
+            return Err(ToolchainError::Failed {
+                command,
+                status: st.to_string(),
+            })
+        }
         None => {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("`{}` timed out", cmd.join(" ")));
+            return Err(ToolchainError::TimedOut {
+                command,
+                after: timeout,
+            });
         }
     }
-    let mut out = String::new();
-    let mut stdout = child.stdout.take().ok_or("no pipe from the command")?;
-    std::io::Read::read_to_string(&mut stdout, &mut out).map_err(|e| e.to_string())?;
-    Ok(out.trim().to_string())
-}
-
-/// Runs `cmd` on the host (trusted: configuration only, 30 s at most) and returns what it
-/// printed on stdout and stderr together (`java -version` writes to stderr).
-fn host_query_all(cmd: &[String]) -> Result<String, String> {
-    use wait_timeout::ChildExt;
-    let mut out = tempfile::tempfile().map_err(|e| e.to_string())?;
-    let err = out.try_clone().map_err(|e| e.to_string())?;
-    let dup = out.try_clone().map_err(|e| e.to_string())?;
-    let mut child = std::process::Command::new(&cmd[0])
-        .args(&cmd[1..])
-        .stdin(std::process::Stdio::null())
-        .stdout(dup)
-        .stderr(err)
-        .spawn()
-        .map_err(|e| format!("`{}` failed to start: {e}", cmd.join(" ")))?;
-    if child
-        .wait_timeout(Duration::from_secs(30))
-        .map_err(|e| e.to_string())?
-        .is_none()
-    {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(format!("`{}` timed out", cmd.join(" ")));
-    }
-    use std::io::{Read, Seek};
     let mut text = String::new();
-    out.rewind().map_err(|e| e.to_string())?;
-    out.read_to_string(&mut text).map_err(|e| e.to_string())?;
+    out.rewind().map_err(io)?;
+    out.read_to_string(&mut text).map_err(io)?;
     Ok(text)
 }
 
@@ -320,16 +400,18 @@ pub(crate) fn compiler_identity(path: &Path) -> String {
     }
 }
 
-/// Resolves a language's commands; returns it and the host folders the sandbox must show.
+/// Resolves a language's commands, each host command given `timeout`; returns it and the host
+/// folders the sandbox must show.
 pub(crate) fn resolve_language(
     id: &str,
     l: &LanguageConfig,
-) -> Result<(Language, Vec<PathBuf>), String> {
+    timeout: Duration,
+) -> Result<(Language, Vec<PathBuf>), ToolchainError> {
     let mut ro = Vec::new();
     let mut compile = l.compile.clone();
     if let Some(first) = compile.first().cloned() {
         let resolved = if !l.sysroot_query.is_empty() {
-            let sysroot = PathBuf::from(host_query(&l.sysroot_query)?);
+            let sysroot = PathBuf::from(host_query(&l.sysroot_query, timeout)?);
             let name = Path::new(&first)
                 .file_name()
                 .map(|n| n.to_os_string())
@@ -339,19 +421,18 @@ pub(crate) fn resolve_language(
         } else if first.contains('/') {
             PathBuf::from(&first)
         } else {
-            find_on_path(&first).ok_or_else(|| {
-                format!(
-                    "compiler `{first}` not found on PATH (command: {})",
-                    l.compile.join(" ")
-                )
+            find_on_path(&first).ok_or_else(|| ToolchainError::Missing {
+                what: format!("compiler `{first}`"),
+                on_path: true,
+                command: l.compile.join(" "),
             })?
         };
         if !resolved.is_file() {
-            return Err(format!(
-                "compiler {} not found (command: {})",
-                resolved.display(),
-                l.compile.join(" ")
-            ));
+            return Err(ToolchainError::Missing {
+                what: format!("compiler {}", resolved.display()),
+                on_path: false,
+                command: l.compile.join(" "),
+            });
         }
         if !resolved.starts_with("/usr") && !ro.iter().any(|r| resolved.starts_with(r)) {
             if let Some(parent) = resolved
@@ -375,21 +456,28 @@ pub(crate) fn resolve_language(
             find_on_path(program)
         };
         if found.is_none() {
-            return Err(format!("`{program}` not found on this host"));
+            return Err(ToolchainError::Missing {
+                what: format!("`{program}`"),
+                on_path: !program.contains('/'),
+                command: format!("requires = {:?}", l.requires),
+            });
         }
     }
     let mut run = l.run.clone();
     if let Some(first) = run.first().cloned() {
         if first.starts_with('/') && !first.starts_with("/prog/") && !Path::new(&first).is_file() {
-            return Err(format!(
-                "interpreter {first} not found (command: {})",
-                l.run.join(" ")
-            ));
+            return Err(ToolchainError::Missing {
+                what: format!("interpreter {first}"),
+                on_path: false,
+                command: l.run.join(" "),
+            });
         }
         if !first.contains('/') {
             run[0] = find_on_path(&first)
-                .ok_or_else(|| {
-                    format!("`{first}` not found on PATH (command: {})", l.run.join(" "))
+                .ok_or_else(|| ToolchainError::Missing {
+                    what: format!("`{first}`"),
+                    on_path: true,
+                    command: l.run.join(" "),
                 })?
                 .to_string_lossy()
                 .into_owned();
@@ -422,16 +510,18 @@ pub(crate) fn resolve_language(
 }
 
 /// The toolchain's version as its `version` command prints it (first meaningful line).
-pub(crate) fn version(l: &LanguageConfig) -> Result<String, String> {
+pub(crate) fn version(l: &LanguageConfig, timeout: Duration) -> Result<String, ToolchainError> {
     if l.version.is_empty() {
-        return Err("no version command configured".into());
+        return Err(ToolchainError::NoVersionCommand);
     }
-    let text = host_query_all(&l.version)?;
+    let text = host_command(&l.version, timeout, true)?;
     text.lines()
         .map(str::trim)
         .find(|line| !line.is_empty() && !line.to_ascii_lowercase().contains("warning"))
         .map(str::to_string)
-        .ok_or_else(|| format!("`{}` printed nothing", l.version.join(" ")))
+        .ok_or_else(|| ToolchainError::Silent {
+            command: l.version.join(" "),
+        })
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ mod verdict;
 
 /// Judging: one submission from source to verdict ([`Judge::judge`]), its progress
 /// ([`Event`]) and its failures ([`JudgeError`], [`HostFault`]).
-pub use judge::{free_space, Event, HostFault, HostSpace, Judge, JudgeError, Submission};
+pub use judge::{free_space, Event, HostFault, HostSpace, Judge, JudgeError, Recheck, Submission};
 
 /// Running one program outside a judging (generators, validators, `ojd stress`, the
 /// toolchain checks): compile it, run it on an input, classify the run, compare its output.
@@ -58,10 +58,10 @@ pub use problem::{
 /// The configuration and the language profiles it defines.
 pub use config::{language_for, Config, JudgeConfig, SandboxConfig};
 pub use lang::several::entry_file;
-pub use lang::{expand_run, EntryPoint, Language, LanguageConfig, SeveralFiles};
+pub use lang::{expand_run, EntryPoint, Language, LanguageConfig, SeveralFiles, ToolchainError};
 
 /// A submission of several source files, sent as one bundle.
-pub use sources::{encode as encode_bundle, is_bundle, plain_name, SourceFile};
+pub use sources::{encode as encode_bundle, is_bundle, plain_name, ReadError, SourceFile};
 
 /// Verdicts and what a judging found.
 pub use verdict::{Diff, DiffLine, JudgeReport, TestResult, Verdict};

@@ -15,7 +15,7 @@
 //! single file. Its files are plain names (no folders, none hidden), UTF-8 text without NUL
 //! bytes, at most [`MAX_FILES`]; [`decode`] checks all of it, naming the file at fault.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The first bytes of a bundle.
 const MAGIC: &[u8] = b"\0ojd-files\0";
@@ -137,43 +137,111 @@ pub(crate) fn decode(source: &[u8]) -> Result<Bundle, String> {
     Ok(Bundle { folder, files })
 }
 
+/// Why a submission could not be read from disk (`Judge::read_submission`): each names the
+/// path at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file or folder could not be read.
+    #[error("{}: cannot read it", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No language was given and no profile claims the file's extension.
+    #[error("{}: unknown language (by file extension)", path.display())]
+    UnknownLanguage {
+        /// The file.
+        path: PathBuf,
+    },
+    /// No language was given and no file of the folder has an extension a profile claims.
+    #[error("{}: no file in a language ojd knows (by file extension)", path.display())]
+    NoLanguage {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// No language was given and the folder's files are in several.
+    #[error("{}: files in several languages ({found}): a submission is in one", path.display())]
+    SeveralLanguages {
+        /// The folder.
+        path: PathBuf,
+        /// Each language with its files ("c: a.c; python: b.py").
+        found: String,
+    },
+    /// A folder's entry is hidden or not a plain file name.
+    #[error("{}: not a plain file name: a submission's files are plain names, none hidden", path.display())]
+    NotPlain {
+        /// The entry.
+        path: PathBuf,
+    },
+    /// A folder's entry is not a file.
+    #[error("{}: a submission of several files is one folder of files, without sub-folders", path.display())]
+    SubFolder {
+        /// The entry.
+        path: PathBuf,
+    },
+    /// The folder has no files.
+    #[error("{}: an empty folder", path.display())]
+    Empty {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The folder has more files than a submission may.
+    #[error("{}: {count} files, more than a submission may have ({MAX_FILES})", path.display())]
+    TooMany {
+        /// The folder.
+        path: PathBuf,
+        /// How many it has.
+        count: usize,
+    },
+}
+
+impl ReadError {
+    /// Whether the language could not be told from the file names (give it, then).
+    pub fn language_unknown(&self) -> bool {
+        matches!(
+            self,
+            ReadError::UnknownLanguage { .. } | ReadError::NoLanguage { .. }
+        )
+    }
+}
+
 /// The files of the submission folder `dir` (every file in it; a sub-folder or a hidden file is
 /// an error naming it), as a bundle's.
-pub(crate) fn read_folder(dir: &Path) -> Result<Bundle, String> {
+pub(crate) fn read_folder(dir: &Path) -> Result<Bundle, ReadError> {
     let folder = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ReadError::Io { path, source }
+    };
+    let entries = std::fs::read_dir(dir).map_err(io(dir))?;
     let mut files = Vec::new();
     for e in entries {
-        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let e = e.map_err(io(dir))?;
         let path = e.path();
         let name = e.file_name().to_string_lossy().into_owned();
         if !plain_name(&name) {
-            return Err(format!(
-                "{}: not a plain file name: a submission's files are plain names, none hidden",
-                path.display()
-            ));
+            return Err(ReadError::NotPlain { path });
         }
         if !path.is_file() {
-            return Err(format!(
-                "{}: a submission of several files is one folder of files, without sub-folders",
-                path.display()
-            ));
+            return Err(ReadError::SubFolder { path });
         }
-        let text = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read(&path).map_err(io(&path))?;
         files.push(SourceFile { name, text });
     }
     if files.is_empty() {
-        return Err(format!("{}: an empty folder", dir.display()));
+        return Err(ReadError::Empty { path: dir.into() });
     }
     if files.len() > MAX_FILES {
-        return Err(format!(
-            "{}: {} files, more than a submission may have ({MAX_FILES})",
-            dir.display(),
-            files.len()
-        ));
+        return Err(ReadError::TooMany {
+            path: dir.into(),
+            count: files.len(),
+        });
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(Bundle { folder, files })
@@ -249,6 +317,7 @@ mod tests {
         std::fs::create_dir(dir.join("sub")).unwrap();
         assert!(read_folder(&dir)
             .unwrap_err()
+            .to_string()
             .contains("without sub-folders"));
     }
 }

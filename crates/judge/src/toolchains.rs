@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::judge::{Compiled, Judge, ProgramRun, Submission};
+use crate::lang::ToolchainError;
 use ojd_sandbox::Limits;
 
 /// What one language's check found.
@@ -16,7 +17,7 @@ pub struct ToolchainCheck {
     /// The language's display name.
     pub name: String,
     /// The toolchain's version line, or why there is none.
-    pub version: Result<String, String>,
+    pub version: Result<String, ToolchainError>,
     /// Whether it works on this host.
     pub status: ToolchainStatus,
 }
@@ -24,8 +25,9 @@ pub struct ToolchainCheck {
 /// Whether a language works on this host.
 #[derive(Clone, Debug)]
 pub enum ToolchainStatus {
-    /// Its toolchain is missing: submissions are refused, `ojd verify` skips them.
-    Unavailable(String),
+    /// Its toolchain is missing (or its probe failed): submissions are refused, `ojd verify`
+    /// skips them.
+    Unavailable(ToolchainError),
     /// The tiny program compiled and printed `ok` in the sandbox.
     Works {
         /// Wall time its compilation took.
@@ -41,19 +43,20 @@ pub enum ToolchainStatus {
 
 /// Checks every configured language, in id order.
 pub fn check_all(judge: &Judge) -> Vec<ToolchainCheck> {
+    let timeout = judge.config.judge.toolchain_timeout;
     judge
         .languages()
-        .iter()
+        .into_iter()
         .map(|(id, resolved)| {
-            let config = &judge.config.languages[id];
+            let config = &judge.config.languages[&id];
             let status = match resolved {
-                Err(reason) => ToolchainStatus::Unavailable(reason.clone()),
+                Err(reason) => ToolchainStatus::Unavailable(reason),
                 Ok(_) if config.hello.trim().is_empty() => ToolchainStatus::Untried,
-                Ok(_) => probe(judge, id, &config.hello),
+                Ok(_) => probe(judge, &id, &config.hello),
             };
             let version = match &status {
-                ToolchainStatus::Unavailable(_) => Err("not installed".to_string()),
-                _ => crate::lang::version(config),
+                ToolchainStatus::Unavailable(reason) => Err(reason.clone()),
+                _ => crate::lang::version(config, timeout),
             };
             ToolchainCheck {
                 id: id.clone(),

@@ -108,12 +108,22 @@ const ENOSPC: i32 = 28;
 #[derive(Default)]
 pub(crate) struct Health {
     state: std::sync::Mutex<HealthState>,
+    /// Asks the toolchain recheck (`queue::recheck_toolchains`) to probe every unavailable
+    /// language now: an admin resumed this host.
+    pub(crate) recheck: Notify,
 }
+
+/// How long a pause's cause, once logged, is not logged again when it pauses the host anew
+/// (a host that meets the same fault on each claim pauses every few seconds).
+const PAUSE_LOG_QUIET: Duration = Duration::from_secs(600);
 
 #[derive(Default)]
 struct HealthState {
     /// Why claiming is paused, when it is.
     pause: Option<Pause>,
+    /// The cause (kind and errno) of the last pause the log told, and when: the same cause
+    /// pausing the host again within [`PAUSE_LOG_QUIET`] is not told again.
+    logged: Option<((&'static str, Option<i32>), Instant)>,
     last_check: Option<Instant>,
     space: ojd_judge::HostSpace,
     /// Host faults met per submission on this host, and when the first was (see
@@ -134,6 +144,8 @@ struct Pause {
     cause: String,
     kind: &'static str,
     errno: Option<i32>,
+    /// Whether the log told this pause (else its lifting is not told either).
+    told: bool,
 }
 
 impl Health {
@@ -141,18 +153,43 @@ impl Health {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Pauses claiming for `cause`; logs it when claiming was not paused already, or paused
-    /// for another kind of cause.
+    /// Pauses claiming for `cause`; logs it once per change of cause (its kind and errno: the
+    /// message's figures change from one time to the next), and again for the same cause only
+    /// after [`PAUSE_LOG_QUIET`].
     fn pause(&self, cause: String, kind: &'static str, errno: Option<i32>) {
+        self.pause_at(cause, kind, errno, Instant::now());
+    }
+
+    /// [`Health::pause`] at `now`; whether it logged.
+    fn pause_at(
+        &self,
+        cause: String,
+        kind: &'static str,
+        errno: Option<i32>,
+        now: Instant,
+    ) -> bool {
         let mut st = self.lock();
-        st.last_check = Some(Instant::now());
-        if st.pause.as_ref().is_none_or(|p| p.kind != kind) {
+        st.last_check = Some(now);
+        let key = (kind, errno);
+        let told = match st.logged {
+            Some((k, at)) => k != key || now.duration_since(at) >= PAUSE_LOG_QUIET,
+            None => true,
+        };
+        if told {
             log(&format!(
                 "this host stops claiming submissions: {cause} (checking again every {}s)",
                 HEALTH_RECHECK.as_secs()
             ));
+            st.logged = Some((key, now));
         }
-        st.pause = Some(Pause { cause, kind, errno });
+        let told = told || st.pause.as_ref().is_some_and(|p| p.told);
+        st.pause = Some(Pause {
+            cause,
+            kind,
+            errno,
+            told,
+        });
+        told
     }
 
     /// Pauses claiming for a host fault met while judging submission `id`; `true` when the
@@ -191,8 +228,8 @@ impl Health {
     }
 
     /// Stops claiming submissions in `language` (its toolchain is missing or failed here):
-    /// they stay in the queue for another host, or for this one after a restart that finds
-    /// the toolchain. Logs it once.
+    /// they stay in the queue for another host, or for this one once a later probe finds the
+    /// toolchain ([`Health::claim_language`]). Logs it once.
     pub(crate) fn skip_language(&self, language: &str, why: &str) {
         let mut st = self.lock();
         if !st.skipped.contains_key(language) {
@@ -200,6 +237,30 @@ impl Health {
                 "this host stops claiming {language} submissions: {why}"
             ));
             st.skipped.insert(language.to_string(), why.to_string());
+        }
+    }
+
+    /// A later probe of a language this host skips failed for another reason than before:
+    /// the new one is recorded and logged.
+    pub(crate) fn still_skip_language(&self, language: &str, why: &str) {
+        let mut st = self.lock();
+        if let Some(before) = st.skipped.get_mut(language) {
+            if before != why {
+                log(&format!(
+                    "this host still does not claim {language} submissions: {why}"
+                ));
+                *before = why.to_string();
+            }
+        }
+    }
+
+    /// Claims submissions in `language` again (a later probe found its toolchain); logs it.
+    pub(crate) fn claim_language(&self, language: &str) {
+        let mut st = self.lock();
+        if let Some(why) = st.skipped.remove(language) {
+            log(&format!(
+                "this host claims {language} submissions again: its toolchain was found (it had stopped: {why})"
+            ));
         }
     }
 
@@ -217,7 +278,14 @@ impl Health {
                 Some(why) => log(&format!(
                     "an admin drains this host: it finishes what it judges and claims nothing new ({why})"
                 )),
-                None => log("an admin resumed this host: it claims submissions again"),
+                None => {
+                    log("an admin resumed this host: it claims submissions again");
+                    // And it probes the toolchains it lacked at once (a drain and a resume
+                    // is how an admin says "I installed it").
+                    if !st.skipped.is_empty() {
+                        self.recheck.notify_one();
+                    }
+                }
             }
             st.drain = drain;
         }
@@ -610,7 +678,7 @@ impl Node {
             Ok(Ok(space)) => {
                 let mut st = self.health.lock();
                 st.space = space;
-                if let Some(p) = st.pause.take() {
+                if let Some(p) = st.pause.take().filter(|p| p.told) {
                     log(&format!(
                         "this host claims submissions again: its checks pass ({} MiB free in the scratch, {} MiB in the cache; it had stopped: {})",
                         space.scratch_free >> 20,
@@ -1145,5 +1213,53 @@ mod tests {
         // A passing check lifts the pause (as `Node::ready_to_claim` does).
         h.lock().pause = None;
         assert_eq!(paused(&h), None);
+    }
+
+    /// A host meeting the same fault on every claim pauses every few seconds: its log says so
+    /// once per change of cause (kind and errno, whatever figures the message has), and again
+    /// for the same cause only after the quiet time.
+    #[test]
+    fn a_pause_is_logged_once_per_change_of_cause() {
+        let h = Health::default();
+        let t0 = Instant::now();
+        let lift = |h: &Health| h.lock().pause = None;
+        let table = [
+            ("scratch has 100 MiB free", "low_space", None, t0, true),
+            // Lifted and paused again for the same cause, other figures: not told again.
+            ("scratch has 90 MiB free", "low_space", None, t0, false),
+            (
+                "scratch has 80 MiB free",
+                "low_space",
+                None,
+                t0 + HEALTH_RECHECK,
+                false,
+            ),
+            // Another cause is told, and then the first again since it changed.
+            ("read error", "io_error", Some(5), t0, true),
+            ("read error", "io_error", Some(5), t0, false),
+            ("no space", "io_error", Some(ENOSPC), t0, true),
+            ("scratch has 70 MiB free", "low_space", None, t0, true),
+            (
+                "scratch has 70 MiB free",
+                "low_space",
+                None,
+                t0 + PAUSE_LOG_QUIET / 2,
+                false,
+            ),
+            // Past the quiet time the same cause is told again.
+            (
+                "scratch has 60 MiB free",
+                "low_space",
+                None,
+                t0 + PAUSE_LOG_QUIET,
+                true,
+            ),
+        ];
+        for (cause, kind, errno, at, told) in table {
+            assert_eq!(h.pause_at(cause.into(), kind, errno, at), told, "{cause}");
+            // Whatever the log said, the pause's cause is the latest one (the hosts page).
+            assert_eq!(paused(&h).as_deref(), Some(cause));
+            lift(&h);
+        }
     }
 }

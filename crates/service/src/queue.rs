@@ -43,9 +43,21 @@ impl Workers {
     }
 }
 
-/// Starts the node's judging workers (none on a serve node with `local_workers = false`).
+/// Starts the node's judging workers (none on a serve node with `local_workers = false`),
+/// and beside them the probe of the languages this host cannot judge yet
+/// (`recheck_toolchains`).
 pub fn spawn_workers(app: &Arc<Node>) -> Workers {
     let count = app.judging_workers();
+    if count > 0 {
+        // A language whose toolchain this host could not resolve at start is not claimed here
+        // until a later probe finds it.
+        for (id, resolved) in app.judge.languages() {
+            if let Err(why) = resolved {
+                app.health.skip_language(&id, &error_chain(&why));
+            }
+        }
+        tokio::spawn(recheck_toolchains(app.clone()));
+    }
     Workers(
         (0..count)
             .map(|_| tokio::spawn(worker(app.clone())))
@@ -53,15 +65,57 @@ pub fn spawn_workers(app: &Arc<Node>) -> Workers {
     )
 }
 
+/// Probes again, on a blocking thread, each language this host could not resolve (its
+/// toolchain missing, its probe failed or timed out on a loaded host) when its wait has passed
+/// ([`Judge::recheck_languages`](ojd_judge::Judge::recheck_languages): 1 min doubling to 15
+/// by default), and all of them at once when an admin resumes this host. A language found
+/// is claimed again, without a restart; one still missing stays skipped (a new reason is
+/// logged). Ends when every language is resolved, or at shutdown.
+async fn recheck_toolchains(app: Arc<Node>) {
+    let mut stop = app.stopping();
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        let Some(due) = app.judge.next_language_recheck() else {
+            return;
+        };
+        // At least a second between probes, whatever the clock says.
+        let wait = due
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_secs(1));
+        let force = tokio::select! {
+            _ = stop.changed() => return,
+            _ = tokio::time::sleep(wait) => false,
+            _ = app.health.recheck.notified() => true,
+        };
+        let judge = app.judge.clone();
+        let Ok(found) = tokio::task::spawn_blocking(move || judge.recheck_languages(force)).await
+        else {
+            continue;
+        };
+        let mut claimable = false;
+        for r in found {
+            match r.result {
+                Ok(()) => {
+                    app.health.claim_language(&r.language);
+                    claimable = true;
+                }
+                Err(e) if r.changed => app
+                    .health
+                    .still_skip_language(&r.language, &error_chain(&e)),
+                Err(_) => {}
+            }
+        }
+        if claimable {
+            app.wake_workers();
+        }
+    }
+}
+
 async fn worker(app: Arc<Node>) {
     let mut stop = app.stopping();
     let mut failing = false;
-    // A language whose toolchain this host could not resolve at start is never claimed here.
-    for (id, resolved) in app.judge.languages() {
-        if let Err(why) = resolved {
-            app.health.skip_language(id, why);
-        }
-    }
     loop {
         if *stop.borrow() {
             break;
@@ -372,8 +426,11 @@ async fn judge_claim(app: &Arc<Node>, claim: Claim) {
                     e @ (JudgeError::LanguageUnavailable { .. }
                     | JudgeError::UnknownLanguage { .. }),
                 )) => {
-                    // This host cannot judge the language: the submission is not at fault. It
-                    // goes back to the queue, and this host claims that language no more.
+                    // This host cannot judge the language (its toolchain missing, or its probe
+                    // failed or timed out): never the submission's fault, never a verdict. It
+                    // goes back to the queue, not counted against it, and this host claims that
+                    // language no more until a later probe finds it (`recheck_toolchains`; a
+                    // language this host has no profile for, never).
                     let why = error_chain(&e);
                     app.health.skip_language(&claim.language, &why);
                     requeue_for_host(app, id, attempt, judging, &why).await;

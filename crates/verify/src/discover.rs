@@ -281,7 +281,7 @@ fn read_sub(
 ) -> Option<Sub> {
     let submission = judge
         .read_submission(path, None)
-        .map_err(|e| report.errors.push(e))
+        .map_err(|e| report.errors.push(ojd_judge::error_chain(&e)))
         .ok()?;
     if let Err(e) = judge.check_submission(&submission) {
         if let JudgeError::LanguageUnavailable { language, reason } = e {
@@ -291,7 +291,7 @@ fn read_sub(
                 expected,
                 promise,
                 language,
-                reason,
+                reason: reason.to_string(),
             });
         } else {
             record_error(report, &path.display().to_string(), &e);

@@ -52,7 +52,7 @@ pub(crate) fn language_views(app: &App) -> Vec<LanguageView> {
                 .map(|c| c.name.clone())
                 .unwrap_or_else(|| id.clone()),
             available: l.is_ok(),
-            reason: l.as_ref().err().cloned(),
+            reason: l.as_ref().err().map(ToString::to_string),
             time_factor: app
                 .node
                 .config()

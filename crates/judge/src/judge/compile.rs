@@ -213,7 +213,7 @@ impl Judge {
             // the page cache of its earlier compiles (the compiler's own files) instead of
             // reading them from disk again for every compile.
             let outcome = super::run::guarded(&spec, super::run::STARVED_TRIES, || {
-                Ok(self.pool.get()?.run_with(&spec, EarlierCache::Keep)?)
+                Ok(self.pool().get()?.run_with(&spec, EarlierCache::Keep)?)
             })?;
             cpu = Some(outcome.cpu_time);
             let text = read_capped(&log, j.compile_output_limit.bytes());
@@ -421,7 +421,7 @@ mod tests {
         let mut config = Config::defaults().languages["c"].clone();
         config.compile[0] = link.display().to_string();
         let resolve = || {
-            crate::lang::resolve_language("c", &config)
+            crate::lang::resolve_language("c", &config, crate::lang::PROBE_TIMEOUT)
                 .expect("resolves")
                 .0
         };

@@ -12,6 +12,7 @@ mod check;
 mod compile;
 mod host;
 mod interactive;
+mod languages;
 mod multipass;
 mod run;
 mod score;
@@ -19,16 +20,19 @@ mod score;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 
 pub use self::check::{compare, CheckOutcome};
 pub use self::compile::{CompileFailed, Compiled, Pin, Program};
 pub(crate) use self::host::FULL_SLACK;
 pub use self::host::{free_space, HostFault};
+pub use self::languages::Recheck;
 use self::run::signal_name;
 pub use self::run::{classify, InputRun, ProgramRun};
 use crate::config::Config;
-use crate::lang::{resolve_language, Language};
+use crate::lang::{Language, ToolchainError};
 use crate::problem::{CheckerSpec, Problem};
+use crate::sources::ReadError;
 use crate::verdict::{JudgeReport, TestResult, Verdict};
 use ojd_sandbox::{SandboxError, SandboxOptions, SandboxPool};
 
@@ -89,13 +93,16 @@ pub enum JudgeError {
         /// The configured ids, comma-separated, for the message.
         known: String,
     },
-    /// The language is configured, but its toolchain is missing on this host.
+    /// The language is configured, but its toolchain is missing or failed on this host (for
+    /// now: it is probed again, [`Judge::recheck_languages`]). Never the submission's fault: a
+    /// daemon gives it back to the queue and claims none of that language meanwhile.
     #[error("language {language} is unavailable: {reason}")]
     LanguageUnavailable {
         /// The language id asked for.
         language: String,
-        /// Why its toolchain is unavailable (a missing compiler, a missing required program).
-        reason: String,
+        /// Why its toolchain is unavailable (a missing compiler, a probe that failed or timed
+        /// out).
+        reason: Box<ToolchainError>,
     },
     /// The package lacks answer files for some tests: `ojd gen` was not run since they were added.
     #[error("{problem}: missing answers for {tests} (run `ojd gen {problem}`)")]
@@ -177,8 +184,10 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> JudgeError 
 pub struct Judge {
     /// The configuration this judge was made from.
     pub config: Config,
-    languages: BTreeMap<String, Result<Language, String>>,
-    pool: SandboxPool,
+    languages: languages::Table,
+    /// The keepers. Replaced (never changed in place) when a language resolved late needs host
+    /// folders the keepers do not show: a run holds the pool it started on.
+    pool: RwLock<Arc<SandboxPool>>,
     scratch: PathBuf,
     cache: PathBuf,
     counter: AtomicU64,
@@ -215,15 +224,12 @@ impl Judge {
         if let Ok(p) = ojd_sandbox::affinity::Pinning::parse(&config.judge.pin_cpus) {
             ojd_sandbox::affinity::configure(&p);
         }
-        let mut ro_paths = Vec::new();
-        let mut languages = BTreeMap::new();
-        for (id, l) in &config.languages {
-            let r = resolve_language(id, l).map(|(lang, ro)| {
-                ro_paths.extend(ro);
-                lang
-            });
-            languages.insert(id.clone(), r);
-        }
+        let (languages, mut ro_paths) = languages::Table::resolve(
+            &config.languages,
+            config.judge.toolchain_recheck,
+            config.judge.toolchain_timeout,
+            std::time::Instant::now(),
+        );
         ro_paths.sort();
         ro_paths.dedup();
         let mut opts = SandboxOptions::new(scratch.clone());
@@ -234,7 +240,7 @@ impl Judge {
         opts.tmp_size = config.sandbox.tmp_size.bytes();
         opts.ro_paths = ro_paths;
         let judge = Judge {
-            pool: SandboxPool::new(opts, parallel),
+            pool: RwLock::new(Arc::new(SandboxPool::new(opts, parallel))),
             config,
             languages,
             scratch,
@@ -248,29 +254,65 @@ impl Judge {
 
     /// Overrides how keepers are started (tests point at the built `ojd`).
     pub fn set_keeper(&mut self, exe: PathBuf) {
-        let mut opts = self.pool.options().clone();
+        let pool = self.pool();
+        let mut opts = pool.options().clone();
         opts.keeper_exe = exe;
-        let size = self.pool_size();
-        self.pool = SandboxPool::new(opts, size);
+        self.set_pool(SandboxPool::new(opts, pool.capacity()));
     }
 
-    fn pool_size(&self) -> usize {
-        self.pool.capacity()
+    /// The keepers runs take now (see the field).
+    fn pool(&self) -> Arc<SandboxPool> {
+        self.pool.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_pool(&self, pool: SandboxPool) {
+        *self.pool.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(pool);
     }
 
     /// Isolation warnings of this host (starts a keeper if none runs yet).
     pub fn warnings(&self) -> Result<Vec<String>, JudgeError> {
-        Ok(self.pool.get()?.capabilities().warnings)
+        Ok(self.pool().get()?.capabilities().warnings)
     }
 
     /// What isolation this host's sandbox provides (starts a keeper if none runs yet).
     pub fn capabilities(&self) -> Result<ojd_sandbox::Capabilities, JudgeError> {
-        Ok(self.pool.get()?.capabilities())
+        Ok(self.pool().get()?.capabilities())
     }
 
-    /// Resolved languages, with the reason for each unavailable one.
-    pub fn languages(&self) -> &BTreeMap<String, Result<Language, String>> {
-        &self.languages
+    /// Every configured language as resolved now, with the reason for each unavailable one (a
+    /// copy: a later [`Judge::recheck_languages`] may resolve more).
+    pub fn languages(&self) -> BTreeMap<String, Result<Language, ToolchainError>> {
+        self.languages.snapshot()
+    }
+
+    /// Probes again each language unavailable on this host whose wait has passed (every one
+    /// with `force`): see `languages.rs` for the waits. Returns what each probe found; the
+    /// languages it resolved are judged from now on, their host folders shown in new sandboxes.
+    /// Blocking (each probe may take up to `[judge] toolchain_timeout`); one probe at a time,
+    /// a call while another runs returns nothing.
+    pub fn recheck_languages(&self, force: bool) -> Vec<Recheck> {
+        let (found, ro) =
+            self.languages
+                .recheck(&self.config.languages, force, std::time::Instant::now());
+        let pool = self.pool();
+        let mut opts = pool.options().clone();
+        let before = opts.ro_paths.len();
+        for p in ro {
+            if !opts.ro_paths.contains(&p) {
+                opts.ro_paths.push(p);
+            }
+        }
+        if opts.ro_paths.len() > before {
+            opts.ro_paths.sort();
+            self.set_pool(SandboxPool::new(opts, pool.capacity()));
+        }
+        found
+    }
+
+    /// When [`Judge::recheck_languages`] has a language due next; `None` when every language
+    /// is resolved (nothing to probe ever again).
+    pub fn next_language_recheck(&self) -> Option<std::time::Instant> {
+        self.languages.next_due()
     }
 
     /// The longest a judging of `problem` in `language` takes by its limits: per test, its
@@ -305,20 +347,15 @@ impl Judge {
     /// The resolved language `id`: an error when it is not configured or its toolchain is missing
     /// here.
     pub fn language(&self, id: &str) -> Result<&Language, JudgeError> {
-        match self.languages.get(id) {
+        match self.languages.get(id).map(|slot| slot.get()) {
             Some(Ok(l)) => Ok(l),
             Some(Err(reason)) => Err(JudgeError::LanguageUnavailable {
                 language: id.into(),
-                reason: reason.clone(),
+                reason: Box::new(reason),
             }),
             None => Err(JudgeError::UnknownLanguage {
                 language: id.into(),
-                known: self
-                    .languages
-                    .keys()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                known: self.languages.ids().cloned().collect::<Vec<_>>().join(", "),
             }),
         }
     }
@@ -328,7 +365,7 @@ impl Judge {
         if let Some(id) = crate::lang::detect(&self.config.languages, path, head) {
             return Some(id.to_string());
         }
-        (head.starts_with(b"\x7fELF") && self.languages.contains_key("binary"))
+        (head.starts_with(b"\x7fELF") && self.languages.get("binary").is_some())
             .then(|| "binary".to_string())
     }
 
@@ -340,14 +377,17 @@ impl Judge {
         &self,
         path: &Path,
         language: Option<&str>,
-    ) -> Result<Submission, String> {
+    ) -> Result<Submission, ReadError> {
         if !path.is_dir() {
-            let source = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let source = std::fs::read(path).map_err(|source| ReadError::Io {
+                path: path.into(),
+                source,
+            })?;
             let language = match language {
                 Some(l) => l.to_string(),
-                None => self.detect_language(path, &source).ok_or_else(|| {
-                    format!("{}: unknown language (by file extension)", path.display())
-                })?,
+                None => self
+                    .detect_language(path, &source)
+                    .ok_or_else(|| ReadError::UnknownLanguage { path: path.into() })?,
             };
             return Ok(Submission { language, source });
         }
@@ -363,22 +403,16 @@ impl Judge {
                 }
                 match found.len() {
                     1 => found.into_keys().next().unwrap_or_default(),
-                    0 => {
-                        return Err(format!(
-                            "{}: no file in a language ojd knows (by file extension)",
-                            path.display()
-                        ))
-                    }
+                    0 => return Err(ReadError::NoLanguage { path: path.into() }),
                     _ => {
-                        return Err(format!(
-                            "{}: files in several languages ({}): a submission is in one",
-                            path.display(),
-                            found
+                        return Err(ReadError::SeveralLanguages {
+                            path: path.into(),
+                            found: found
                                 .iter()
                                 .map(|(l, f)| format!("{l}: {}", f.join(", ")))
                                 .collect::<Vec<_>>()
-                                .join("; ")
-                        ))
+                                .join("; "),
+                        })
                     }
                 }
             }

@@ -17,14 +17,16 @@ impl Judge {
     /// may have failed for want of space is a host fault, never a verdict (`host.rs`).
     pub fn execute(&self, run: &ProgramRun<'_>) -> Result<RunOutcome, JudgeError> {
         let spec = self.spec_for(run);
-        guarded(&spec, STARVED_TRIES, || Ok(self.pool.get()?.run(&spec)?))
+        guarded(&spec, STARVED_TRIES, || {
+            Ok(self.pool().get()?.run(&spec)?)
+        })
     }
 
     /// [`Judge::execute`] tried once, whatever the host's load did to it: the program's side of
     /// an interactive run, which cannot be run again alone (its caller runs the pair again).
     pub(super) fn execute_once(&self, run: &ProgramRun<'_>) -> Result<RunOutcome, JudgeError> {
         let spec = self.spec_for(run);
-        guarded(&spec, 0, || Ok(self.pool.get()?.run(&spec)?))
+        guarded(&spec, 0, || Ok(self.pool().get()?.run(&spec)?))
     }
 
     /// [`Judge::execute`] with extra folders bound into the sandbox (a multi-pass validator's
@@ -36,7 +38,9 @@ impl Judge {
     ) -> Result<RunOutcome, JudgeError> {
         let mut spec = self.spec_for(run);
         spec.binds.extend(binds.iter().cloned());
-        guarded(&spec, STARVED_TRIES, || Ok(self.pool.get()?.run(&spec)?))
+        guarded(&spec, STARVED_TRIES, || {
+            Ok(self.pool().get()?.run(&spec)?)
+        })
     }
 
     /// Runs a compiled program once in `sandbox`, a sandbox of its own rather than the pool's
@@ -58,7 +62,7 @@ impl Judge {
 
     /// A new sandbox (keeper) with this judge's options, outside the pool.
     pub(super) fn start_sandbox(&self) -> Result<ojd_sandbox::Sandbox, JudgeError> {
-        Ok(ojd_sandbox::Sandbox::start(self.pool.options())?)
+        Ok(ojd_sandbox::Sandbox::start(self.pool().options())?)
     }
 
     fn spec_for(&self, run: &ProgramRun<'_>) -> RunSpec {

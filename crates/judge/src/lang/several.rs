@@ -195,7 +195,7 @@ mod tests {
         config.run[0] = "/prog/main".into();
         config.requires.clear();
         config.sysroot_query.clear();
-        crate::lang::resolve_language(id, &config)
+        crate::lang::resolve_language(id, &config, crate::lang::PROBE_TIMEOUT)
             .expect("resolves")
             .0
     }
