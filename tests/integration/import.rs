@@ -1773,10 +1773,12 @@ fn bapctools_accepts(dir: &Path, action: &[&str]) {
 /// Checkers and interactors of other protocols export as a wrapped Kattis output validator
 /// (a `build`/`run` program translating the calling convention): Polygon's `guess` (a testlib
 /// interactor, then its checker of `tout`), `maxpair` (a testlib checker), CMS `coppie` (a
-/// comparator giving part of a test's credit) and `radice` (`GroupThreshold`, the threshold as
-/// each group's flags). problemtools judges every exported submission as its folder says with
-/// no error; BAPCtools validates the 2025-09 exports and judges the interactive one; an import
-/// of the export has each program back with its own protocol.
+/// comparator giving part of a test's credit, as the test's score: each group's points as its
+/// flags) and `radice` (`GroupThreshold`, the threshold as each group's flags). problemtools
+/// judges every exported submission as its folder says with no error (coppie's
+/// `partially_accepted/piccoli.cpp`, half the credit of two tests, accepted with part of the
+/// points); BAPCtools validates the 2025-09 exports and judges the interactive one; an import
+/// of the export has each program back with its own protocol, and radice's thresholds.
 #[test]
 fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
     require_root!();
@@ -1793,6 +1795,14 @@ fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
     ];
     for (format, fixture, short) in fixtures {
         let dir = s.import(format, &testdata(fixture), &format!("ojd-{short}"));
+        if short == "coppie" {
+            // Right for small sums only: half the pairs of both tests of the 62.5-point
+            // subtask (the comparator's outcome 0.5), so 37.5 + 31.25 points. A CMS task gives
+            // no verdict for its other solutions: its folder is given here.
+            let to = dir.join("submissions/partially_accepted/piccoli.cpp");
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(testdata(fixture).join("sol/piccoli.cpp"), &to).unwrap();
+        }
         for edition in ["2023-07", "2025-09"] {
             let to = s.path(&format!("{edition}/{short}"));
             let r = s.ojd(&[
@@ -1817,34 +1827,50 @@ fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
             );
         }
         let old = s.path(&format!("2023-07/{short}"));
-        if short == "radice" {
-            let mut flags: Vec<String> = std::fs::read_dir(old.join("data/secret"))
+        // The groups' output flags, sorted, in each edition.
+        let flags = |edition: &str, file: &str, key: &str| {
+            let dir = s.path(&format!("{edition}/{short}/data/secret"));
+            let mut flags: Vec<String> = std::fs::read_dir(dir)
                 .unwrap()
                 .flatten()
-                .filter_map(|e| std::fs::read_to_string(e.path().join("testdata.yaml")).ok())
+                .filter_map(|e| std::fs::read_to_string(e.path().join(file)).ok())
                 .flat_map(|t| {
                     t.lines()
-                        .filter(|l| l.starts_with("output_validator_flags"))
+                        .filter(|l| l.starts_with(key))
                         .map(String::from)
                         .collect::<Vec<_>>()
                 })
                 .collect();
             flags.sort();
-            // Subtask 1, worth nothing and holding only the sample, is the samples.
+            flags
+        };
+        // Subtask 1, worth nothing and holding only the sample, is the samples.
+        if short == "radice" {
             assert_eq!(
-                flags,
+                flags("2023-07", "testdata.yaml", "output_validator_flags"),
                 [
                     "output_validator_flags: \"threshold 1\"",
                     "output_validator_flags: \"threshold 2\"",
                 ]
             );
+            assert_eq!(
+                flags("2025-09", "test_group.yaml", "output_validator_args"),
+                [
+                    "output_validator_args: [\"threshold\", \"1\"]",
+                    "output_validator_args: [\"threshold\", \"2\"]",
+                ]
+            );
+        }
+        if short == "coppie" {
+            assert_eq!(
+                flags("2023-07", "testdata.yaml", "output_validator_flags"),
+                [
+                    "output_validator_flags: \"points 37.5\"",
+                    "output_validator_flags: \"points 62.5\"",
+                ]
+            );
         }
         checks.push((short, old.clone()));
-        // The Kattis import reads one set of validator flags per problem: the thresholds,
-        // each group's flags, are not read back (its refusal names the key).
-        if short == "radice" {
-            continue;
-        }
         let back = Problem::load(&s.import("kattis", &old, &format!("{short}-back"))).unwrap();
         match short {
             "guess" => {
@@ -1854,6 +1880,31 @@ fn testlib_and_cms_programs_export_wrapped_and_the_formats_tools_accept_them() {
             }
             "maxpair" => assert!(matches!(back.checker, CheckerSpec::Program { .. })),
             _ => assert!(matches!(back.checker, CheckerSpec::Cms { .. })),
+        }
+        // A CMS task's groups come back with their points and thresholds (each group's
+        // flags), from either edition: CMS -> Kattis -> ojd keeps GroupThreshold scoring.
+        if format == "cms" {
+            let groups = |p: &Problem| -> Vec<(u32, Option<f64>)> {
+                let mut g: Vec<_> = p
+                    .groups
+                    .iter()
+                    .filter(|g| g.points_milli > 0)
+                    .map(|g| (g.points_milli, g.threshold))
+                    .collect();
+                g.sort_by_key(|(points, _)| *points);
+                g
+            };
+            let want = groups(&Problem::load(&dir).unwrap());
+            let new = s.path(&format!("2025-09/{short}"));
+            let back_new =
+                Problem::load(&s.import("kattis", &new, &format!("{short}-back-new"))).unwrap();
+            assert!(matches!(back_new.checker, CheckerSpec::Cms { .. }));
+            for (edition, p) in [("2023-07", &back), ("2025-09", &back_new)] {
+                assert_eq!(groups(p), want, "{short} {edition}");
+            }
+            if short == "radice" {
+                assert_eq!(want, [(30_000, Some(2.0)), (70_000, Some(1.0))]);
+            }
         }
     }
     // File I/O alone has no Kattis form: refused, naming the key and the files.

@@ -17,7 +17,8 @@
 //!   (`output_validator_flags: a b`); a testlib `program` checker, a testlib interactor (with
 //!   Polygon's checker of its `tout`) and a CMS comparator → `output_validator/` as a
 //!   `build`/`run` program that translates Kattis's convention into theirs (`export/wrap.rs`;
-//!   a CMS `GroupThreshold` as the group's flags `threshold T`);
+//!   a CMS `GroupThreshold` as the group's flags `threshold T`, another group's points as its
+//!   flags `points P`, of which the comparator's outcome gives a part of a test's credit);
 //! - a validator accepting on exit 42 → `input_validators/`; an ojd validator (exit 0) →
 //!   `input_validators/<name>/` with a `build` script that compiles it (Rust, C, C++, Python)
 //!   and writes a `run` turning its 0 into Kattis's 42; an interactor → `type: interactive` and `output_validator/`;
@@ -348,6 +349,8 @@ pub fn export_kattis_as(
             problem.dir.join("tests").display()
         ));
     }
+    let cms_comparator =
+        problem.interactor.is_none() && matches!(problem.checker, CheckerSpec::Cms { .. });
     for (path, i) in &places {
         let t = &problem.tests[*i];
         let base = out.join("data").join(path);
@@ -368,8 +371,13 @@ pub fn export_kattis_as(
                 "# The group's points, all or nothing.\nscoring:\n  score: {points}\n  aggregation: min\n"
             ),
         };
+        // The wrapped CMS comparator reads its group's flags (see `wrap`): the threshold of a
+        // CMS `GroupThreshold`, else the group's points, of which it gives a part of a test's
+        // credit.
         if let Some(t) = threshold {
             text += &format.flags_line("output", &["threshold".into(), t.to_string()]);
+        } else if cms_comparator {
+            text += &format.flags_line("output", &["points".into(), points.clone()]);
         }
         write_file(
             &out.join("data/secret")
@@ -492,15 +500,25 @@ pub fn export_kattis_as(
                 )?,
             },
             CheckerSpec::Cms { path } => {
-                // Kattis accepts or rejects a test: a share of its credit has no form there.
-                warnings.push(format!(
-                    "checker {}: a CMS comparator, exported wrapped: a test is accepted only with the outcome 1 (or within its group's threshold), so a part of a test's credit is lost",
-                    path.display()
-                ));
+                // A part of a test's credit is the test's score in a group's folder (the
+                // group's flags, above); a pass-fail problem has no score to give it.
+                if folders.is_empty() {
+                    warnings.push(format!(
+                        "checker {}: a CMS comparator, exported wrapped in a pass-fail problem (no groups): a test is accepted only with the outcome 1, so a part of a test's credit is lost",
+                        path.display()
+                    ));
+                }
+                let score = match format {
+                    KattisFormat::V2023 => wrap::Score::Points,
+                    KattisFormat::V2025 => wrap::Score::Multiplier,
+                };
                 wrap::write(
                     &problem.dir,
                     &wrapped_folder,
-                    Wrapped::CmsComparator { checker: path },
+                    Wrapped::CmsComparator {
+                        checker: path,
+                        score,
+                    },
                     &|k, w| unsupported(problem, k, w),
                 )?;
             }

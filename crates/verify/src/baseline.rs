@@ -415,11 +415,11 @@ fn grew(before: &Record, after: &Record, threshold: f64) -> bool {
 }
 
 /// Parses a growth threshold: "50%" or "50" (percent).
-pub fn parse_percent(s: &str) -> Result<f64, String> {
+pub fn parse_percent(s: &str) -> Result<f64, crate::ValueError> {
     let n = s.trim().trim_end_matches('%').trim();
     match n.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / 100.0),
-        _ => Err(format!("expected a percentage like \"50%\", found {s:?}")),
+        _ => Err(crate::ValueError::Percent(s.to_string())),
     }
 }
 
@@ -774,5 +774,11 @@ mod tests {
         ] {
             assert_eq!(parse_percent(s).ok(), want, "{s}");
         }
+        let e = parse_percent("fast").unwrap_err();
+        assert_eq!(e, crate::ValueError::Percent("fast".into()));
+        assert_eq!(
+            e.to_string(),
+            "expected a percentage like \"50%\", found \"fast\""
+        );
     }
 }

@@ -114,13 +114,23 @@ pub struct VerifyOptions {
     pub cache: Option<CacheOptions>,
 }
 
+/// A command-line value of `ojd verify` or `ojd calibrate` that does not parse, with what was
+/// given ([`parse_time_scale`], [`parse_percent`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    /// `--time-scale`: not a finite number over 0.
+    #[error("expected a number over 0, such as 0.5 (limits halved) or 2 (doubled), got {0:?}")]
+    TimeScale(String),
+    /// A growth threshold: not a percentage of 0 or more.
+    #[error("expected a percentage like \"50%\", found {0:?}")]
+    Percent(String),
+}
+
 /// Parses `--time-scale`: a finite number over 0 (1 = the limits as written).
-pub fn parse_time_scale(s: &str) -> Result<f64, String> {
+pub fn parse_time_scale(s: &str) -> Result<f64, ValueError> {
     match s.trim().parse::<f64>() {
         Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
-        _ => Err(format!(
-            "expected a number over 0, such as 0.5 (limits halved) or 2 (doubled), got {s:?}"
-        )),
+        _ => Err(ValueError::TimeScale(s.to_string())),
     }
 }
 
@@ -612,6 +622,13 @@ mod tests {
         ] {
             assert_eq!(parse_time_scale(arg).ok(), want, "{arg:?}");
         }
+        // The error is a type (what was given kept), its text what clap prints.
+        let e = parse_time_scale("0").unwrap_err();
+        assert_eq!(e, ValueError::TimeScale("0".into()));
+        assert_eq!(
+            e.to_string(),
+            "expected a number over 0, such as 0.5 (limits halved) or 2 (doubled), got \"0\""
+        );
     }
 
     #[test]

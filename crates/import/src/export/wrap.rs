@@ -23,8 +23,22 @@ pub(super) enum Wrapped<'a> {
     },
     /// A CMS comparator: `checker input answer output`, the outcome (0 to 1) on standard
     /// output and its message on standard error. A test is accepted with the outcome 1, or,
-    /// with the flags `threshold T` (a CMS `GroupThreshold`), when `0 < outcome <= T`.
-    CmsComparator { checker: &'a Path },
+    /// with the flags `threshold T` (a CMS `GroupThreshold`), when `0 < outcome <= T`; with
+    /// the flags `points P` (the group's points), an outcome between 0 and 1 is accepted with
+    /// that part of the test's credit in the feedback folder's `score` file (see [`Score`]).
+    CmsComparator { checker: &'a Path, score: Score },
+}
+
+/// How a wrapped CMS comparator gives a part of a test's credit, by the edition of the format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Score {
+    /// 2023-07: `score.txt`, the test's score in points (the outcome times the group's `P`),
+    /// which problemtools reads for a scoring problem on an accepted test (never on a
+    /// rejected one: a judge error there).
+    Points,
+    /// 2025-09: `score_multiplier.txt`, the outcome itself (the format's multiplier, from 0
+    /// to 1, of the test's score).
+    Multiplier,
 }
 
 /// The shell lines that compile the source `name` (in the current folder) into `bin`, by its
@@ -48,6 +62,42 @@ fn testlib_case(ok: &str) -> String {
     format!("case $? in\n  0) {ok} ;;\n  1|2) exit 43 ;;\n  *) exit 1 ;;\nesac\n")
 }
 
+/// The `run` lines of a wrapped CMS comparator (`$1` input, `$2` answer, `$3` the feedback
+/// folder, then the group's flags): the outcome 1 is accepted; `threshold T` accepts
+/// `0 < outcome <= T` instead (a CMS `GroupThreshold`, all or nothing); `points P` accepts an
+/// outcome between 0 and 1 with that part of the test's credit written as `score` says; any
+/// other outcome is rejected, and a comparator that fails is a judge error.
+fn cms_run(score: Score) -> String {
+    let (file, value) = match score {
+        Score::Points => ("score.txt", "o * p"),
+        Score::Multiplier => ("score_multiplier.txt", "o"),
+    };
+    format!(
+        r#"# A CMS comparator: checker input answer output; the outcome, from 0 to 1, on stdout.
+export LC_ALL=C
+cat > "$3/output" || exit 1
+outcome=$("$d/checker.bin" "$1" "$2" "$3/output" 2>"$3/judgemessage.txt") || exit 1
+outcome=$(printf '%s\n' "$outcome" | head -n 1)
+feedback=$3
+shift 3
+number='^ *[0-9.eE+-]+ *$'
+# A CMS GroupThreshold: `threshold T` accepts 0 < outcome <= T (all or nothing).
+if [ "$1" = threshold ]; then
+  awk -v o="$outcome" -v t="$2" -v n="$number" 'BEGIN {{ exit !(o ~ n && o + 0 > 0 && o + 0 <= t + 0) }}' && exit 42
+  exit 43
+fi
+awk -v o="$outcome" -v n="$number" 'BEGIN {{ exit !(o ~ n && o + 0 >= 1) }}' && exit 42
+# A part of the test's credit: `points P`, the group's points, accepts 0 < outcome < 1 with
+# {file} (never written on a rejection, which the format's tools call a judge error).
+if [ "$1" = points ]; then
+  awk -v o="$outcome" -v p="$2" -v n="$number" 'BEGIN {{ if (!(o ~ n && o + 0 > 0 && o + 0 < 1)) exit 1; o += 0; printf "%.6f\n", {value} }}' > "$feedback/{file}" && exit 42
+  rm -f "$feedback/{file}"
+fi
+exit 43
+"#
+    )
+}
+
 /// Writes the wrapped program into `folder` (the export's `output_validator/`), its sources
 /// read from the package `pkg`; `unsupported` makes the error of a program in a language that
 /// cannot be wrapped (naming its key).
@@ -59,7 +109,7 @@ pub(super) fn write(
 ) -> Result<(), ImportError> {
     // (the program's role, its source) in the order `run` calls them.
     let programs: Vec<(&str, &Path)> = match &what {
-        Wrapped::TestlibChecker { checker } | Wrapped::CmsComparator { checker } => {
+        Wrapped::TestlibChecker { checker } | Wrapped::CmsComparator { checker, .. } => {
             vec![("checker", checker)]
         }
         Wrapped::TestlibInteractor {
@@ -101,7 +151,7 @@ pub(super) fn write(
             }
             run + "exit 42\n"
         }
-        Wrapped::CmsComparator { .. } => "# A CMS comparator: checker input answer output; the outcome, from 0 to 1, on stdout.\ncat > \"$3/output\" || exit 1\noutcome=$(\"$d/checker.bin\" \"$1\" \"$2\" \"$3/output\" 2>\"$3/judgemessage.txt\") || exit 1\noutcome=$(printf '%s\\n' \"$outcome\" | head -n 1)\nshift 3\n# A CMS GroupThreshold: `threshold T` accepts 0 < outcome <= T; else the outcome 1 only.\nif [ \"$1\" = threshold ]; then\n  awk -v o=\"$outcome\" -v t=\"$2\" 'BEGIN { exit !(o ~ /^ *[0-9.eE+-]+ *$/ && o + 0 > 0 && o + 0 <= t + 0) }' && exit 42\nelse\n  awk -v o=\"$outcome\" 'BEGIN { exit !(o ~ /^ *[0-9.eE+-]+ *$/ && o + 0 >= 1) }' && exit 42\nfi\nexit 43\n".to_string(),
+        Wrapped::CmsComparator { score, .. } => cms_run(score),
     };
     let build = format!(
         "#!/bin/sh\n{WRAPPED_PROGRAM}\n# Kattis calls `run input answer feedback_dir [flags]`: 42 accepted, 43 rejected.\nset -e\n{compile}cat > run <<'EOF'\n#!/bin/sh\nd=\"$(dirname \"$0\")\"\n{run}EOF\nchmod +x run\n"
@@ -117,6 +167,18 @@ mod tests {
     /// Builds the wrapped `what` (sources already under `pkg`) and runs it on one test whose
     /// output is `output`, with `flags`: its exit code and judge message.
     fn judge(pkg: &Path, what: Wrapped<'_>, output: &str, flags: &[&str]) -> (i32, String) {
+        let (code, message, _) = judge_scored(pkg, what, output, flags);
+        (code, message)
+    }
+
+    /// [`judge`], and the score file it left in the feedback folder (`score.txt` or
+    /// `score_multiplier.txt`: its name and text), if any.
+    fn judge_scored(
+        pkg: &Path,
+        what: Wrapped<'_>,
+        output: &str,
+        flags: &[&str],
+    ) -> (i32, String, Option<(String, String)>) {
         let folder = pkg.join("output_validator");
         let _ = std::fs::remove_dir_all(&folder);
         write(pkg, &folder, what, &|k, w| ImportError::Unsupported {
@@ -152,7 +214,12 @@ mod tests {
         let code = run.wait().unwrap().code().unwrap_or(-1);
         let message =
             std::fs::read_to_string(feedback.join("judgemessage.txt")).unwrap_or_default();
-        (code, message)
+        let score = ["score.txt", "score_multiplier.txt"].iter().find_map(|f| {
+            std::fs::read_to_string(feedback.join(f))
+                .ok()
+                .map(|t| (f.to_string(), t))
+        });
+        (code, message, score)
     }
 
     /// A CMS comparator (the outcome on stdout) answers Kattis's 42 for the outcome 1 only,
@@ -171,6 +238,7 @@ mod tests {
         .unwrap();
         let cms = || Wrapped::CmsComparator {
             checker: Path::new("cmp.py"),
+            score: Score::Points,
         };
         assert_eq!(judge(pkg, cms(), "1.000000\n", &[]).0, 42);
         let (code, message) = judge(pkg, cms(), "0.5\n", &[]);
@@ -180,6 +248,28 @@ mod tests {
         assert_eq!(judge(pkg, cms(), "1.5\n", &["threshold", "2"]).0, 42);
         assert_eq!(judge(pkg, cms(), "2.5\n", &["threshold", "2"]).0, 43);
         assert_eq!(judge(pkg, cms(), "0\n", &["threshold", "2"]).0, 43);
+        // A part of a test's credit: accepted with it as the test's score (the outcome times
+        // the group's points in 2023-07, the outcome as a multiplier in 2025-09), never on a
+        // rejection; the outcome 1 is accepted with no score file (the group's accept_score).
+        let points = ["points", "62.5"];
+        let part = Some(("score.txt".to_string(), "31.250000\n".to_string()));
+        assert_eq!(
+            judge_scored(pkg, cms(), "0.5\n", &points),
+            (42, "outcome 0.5\n".into(), part)
+        );
+        assert_eq!(judge_scored(pkg, cms(), "1\n", &points).2, None);
+        assert_eq!(judge_scored(pkg, cms(), "1\n", &points).0, 42);
+        assert_eq!(
+            judge_scored(pkg, cms(), "0\n", &points),
+            (43, "outcome 0\n".into(), None)
+        );
+        assert_eq!(judge_scored(pkg, cms(), "x\n", &points).0, 43);
+        let multiplier = Wrapped::CmsComparator {
+            checker: Path::new("cmp.py"),
+            score: Score::Multiplier,
+        };
+        let part = Some(("score_multiplier.txt".to_string(), "0.250000\n".to_string()));
+        assert_eq!(judge_scored(pkg, multiplier, "0.25\n", &points).2, part);
         // The testlib checker compares the output (its argument 2) with the answer (3).
         std::fs::write(
             pkg.join("chk.py"),

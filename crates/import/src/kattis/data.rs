@@ -34,10 +34,40 @@ fn group_yaml(dir: &Path) -> Result<Option<(PathBuf, Value)>, ImportError> {
     Ok(None)
 }
 
+/// The output flags of one `testdata.yaml` / `test_group.yaml` for a CMS comparator that `ojd
+/// export kattis` wrapped (`export/wrap.rs`), which reads its group's flags itself: `threshold
+/// T` (a CMS `GroupThreshold`: its `T`), `points P` (the group's points, of which it gives a
+/// part of a test's credit: nothing to keep, the group's score says it) or none. Any other
+/// flags are refused, naming the file.
+fn cms_flags(path: &Path, y: &Value) -> Result<Option<f64>, ImportError> {
+    let mut threshold = None;
+    for key in ["output_validator_flags", "output_validator_args"] {
+        let Some(v) = y.get(key) else { continue };
+        let words = yaml_words(v);
+        let number = |w: &str| w.parse::<f64>().ok().filter(|t| t.is_finite() && *t > 0.0);
+        match words.as_slice() {
+            [] => {}
+            [k, t] if k == "threshold" && number(t).is_some() => threshold = number(t),
+            [k, p] if k == "points" && number(p).is_some() => {}
+            _ => {
+                return Err(ImportError::Unsupported {
+                    file: path.display().to_string(),
+                    key: key.into(),
+                    what: format!(
+                        "{words:?}: the output validator is a CMS comparator wrapped by `ojd export kattis`, whose flags are `threshold T` or `points P` (T and P above 0)"
+                    ),
+                })
+            }
+        }
+    }
+    Ok(threshold)
+}
+
+/// `cms_comparator`: the output validator is a CMS comparator that `ojd export kattis` wrapped
+/// ([`cms_flags`]), whose flags are its groups' own.
 pub(super) fn data(
     src: &Src<'_>,
-    scoring: bool,
-    interactive: bool,
+    (scoring, interactive, cms_comparator): (bool, bool, bool),
     warnings: &mut Vec<String>,
 ) -> Result<Data, ImportError> {
     let root = src.dir.join("data");
@@ -87,13 +117,26 @@ pub(super) fn data(
         inside.enter(&g)?;
         collect_yamls(&g, &mut yamls, &mut inside)?;
     }
+    let secret = root.join("secret");
     for (path, y) in &yamls {
-        walk_flags(path, y, "output_validator_flags", &mut d.output_flags)?;
+        if cms_comparator {
+            // A threshold is a first-level group's, of a scoring problem (`groups`).
+            let group = path.parent().and_then(Path::parent) == Some(secret.as_path());
+            if cms_flags(path, y)?.is_some() && !(scoring && group) {
+                return Err(ImportError::Unsupported {
+                    file: path.display().to_string(),
+                    key: "output_validator_flags".into(),
+                    what: "a CMS comparator's `threshold T` belongs to a test group of data/secret of a scoring problem (a CMS GroupThreshold)".into(),
+                });
+            }
+        } else {
+            walk_flags(path, y, "output_validator_flags", &mut d.output_flags)?;
+        }
         if let Err(e) = walk_flags(path, y, "input_validator_flags", &mut d.input_flags) {
             warnings.push(format!("{e}: inputs are not validated"));
             d.input_flags_vary = true;
         }
-        if let Some(v) = y.get("output_validator_args") {
+        if let (false, Some(v)) = (cms_comparator, y.get("output_validator_args")) {
             walk_flags(path, y, "output_validator_args", &mut d.output_flags).map_err(|_| {
                 ImportError::Unsupported {
                     file: path.display().to_string(),
@@ -133,7 +176,7 @@ pub(super) fn data(
         ));
     }
     if scoring {
-        d.groups = groups(&root.join("secret"), warnings)?;
+        d.groups = groups(&root.join("secret"), cms_comparator, warnings)?;
     }
     Ok(d)
 }
@@ -249,8 +292,13 @@ fn walk(
     Ok(())
 }
 
-/// The first-level groups of `data/secret` with their score.
-fn groups(secret: &Path, warnings: &mut Vec<String>) -> Result<Vec<Group>, ImportError> {
+/// The first-level groups of `data/secret` with their score (and, for a wrapped CMS
+/// comparator, their `GroupThreshold`: [`cms_flags`]).
+fn groups(
+    secret: &Path,
+    cms_comparator: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Group>, ImportError> {
     let mut out = Vec::new();
     let dirs: Vec<PathBuf> = entries(secret).into_iter().filter(|p| p.is_dir()).collect();
     if dirs.is_empty() {
@@ -312,7 +360,11 @@ fn groups(secret: &Path, warnings: &mut Vec<String>) -> Result<Vec<Group>, Impor
             ));
         };
         let test_prefix = format!("{}-", safe_name(&name));
-        out.push(Group::exact(name, milli, vec![test_prefix]));
+        let mut group = Group::exact(name, milli, vec![test_prefix]);
+        if cms_comparator {
+            group.threshold = cms_flags(&file, &y)?;
+        }
+        out.push(group);
     }
     Group::apportion(&mut out);
     Ok(out)

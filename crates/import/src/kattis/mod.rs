@@ -16,7 +16,8 @@
 //! - `data/sample/**` → `tests/sample-<name>`, `data/secret/<a>/<b>/<t>` → `tests/<a>-<b>-<t>`;
 //!   `testdata.yaml` / `test_group.yaml`: `output_validator_flags`, `input_validator_flags`, and
 //!   the score of a first-level group of `data/secret` (`score`, `scoring.score`, or legacy
-//!   `accept_score` with `grader_flags: min`) → `[[group]]`;
+//!   `accept_score` with `grader_flags: min`) → `[[group]]` (with a CMS comparator that `ojd
+//!   export kattis` wrapped, each group's flags `threshold T` → its `threshold`);
 //! - `output_validators/<name>/`, `output_validators/x.cc` or `output_validator/` → a
 //!   `kattis` checker (or the interactor of an interactive problem); without one, the default
 //!   validator's flags → the exactly equivalent built-in checker;
@@ -139,7 +140,8 @@ pub fn import(
     let out = stage.dir.clone();
     let mut warnings = Vec::new();
     let (custom, interactive, scoring) = yaml::kind(&src)?;
-    let data = data::data(&src, scoring, interactive, &mut warnings)?;
+    let cms_comparator = custom && validators::wrapped_cms_comparator(dir)?;
+    let data = data::data(&src, (scoring, interactive, cms_comparator), &mut warnings)?;
     data::copy_tests(&data, &out)?;
     let (checker, interactor) = validators::output_validator(
         &src,

@@ -294,17 +294,10 @@ pub(super) fn input_validator(
     Ok(validator)
 }
 
-/// A testlib checker, a testlib interactor or a CMS comparator that `ojd export kattis`
-/// wrapped as a Kattis output validator (its `build` says so), taken back as it was: the
-/// programs beside the `build` with their own protocol. `None` for any other validator.
-fn unwrapped(
-    config: &Config,
-    folder: &Path,
-    out: &Path,
-    flags: &[String],
-    warnings: &mut Vec<String>,
-) -> Result<Option<(CheckerSpec, Option<Interactor>)>, ImportError> {
-    // 2023-07's `output_validator/wrapped/`, 2025-09's `output_validator/` itself.
+/// The folder and `build` text of a program that `ojd export kattis` wrapped as the output
+/// validator in `folder` (2023-07's `output_validator/wrapped/`, 2025-09's `output_validator/`
+/// itself); `None` for any other validator.
+fn wrapped_build(folder: &Path) -> Result<Option<(PathBuf, String)>, ImportError> {
     let subdirs: Vec<PathBuf> = entries(folder).into_iter().filter(|p| p.is_dir()).collect();
     let folder = match subdirs.as_slice() {
         [one] if files_in(folder).is_empty() => one.as_path(),
@@ -315,9 +308,43 @@ fn unwrapped(
         return Ok(None);
     }
     let text = read_text(&build)?;
-    if !text.contains(crate::files::WRAPPED_PROGRAM) {
-        return Ok(None);
+    Ok(text
+        .contains(crate::files::WRAPPED_PROGRAM)
+        .then(|| (folder.to_path_buf(), text)))
+}
+
+/// The first line of the `run` of a CMS comparator wrapped by `ojd export kattis`.
+const CMS_COMPARATOR: &str = "# A CMS comparator";
+
+/// Whether the package in `dir` has as its output validator a CMS comparator that `ojd export
+/// kattis` wrapped: its test groups' output flags are then the comparator's own (`threshold
+/// T`, `points P`), read per group (`data`), not one set for the problem.
+pub(super) fn wrapped_cms_comparator(dir: &Path) -> Result<bool, ImportError> {
+    let mut folders = vec![dir.join("output_validator")];
+    folders.extend(programs_in(&dir.join("output_validators")));
+    for f in folders.iter().filter(|f| f.is_dir()) {
+        if wrapped_build(f)?.is_some_and(|(_, text)| text.contains(CMS_COMPARATOR)) {
+            return Ok(true);
+        }
     }
+    Ok(false)
+}
+
+/// A testlib checker, a testlib interactor or a CMS comparator that `ojd export kattis`
+/// wrapped as a Kattis output validator (its `build` says so), taken back as it was: the
+/// programs beside the `build` with their own protocol. `None` for any other validator.
+fn unwrapped(
+    config: &Config,
+    folder: &Path,
+    out: &Path,
+    flags: &[String],
+    warnings: &mut Vec<String>,
+) -> Result<Option<(CheckerSpec, Option<Interactor>)>, ImportError> {
+    let Some((folder, text)) = wrapped_build(folder)? else {
+        return Ok(None);
+    };
+    let folder = folder.as_path();
+    let build = folder.join("build");
     let mut found = |role: &str| -> Result<Option<String>, ImportError> {
         let Some(source) = files_in(folder)
             .into_iter()
@@ -353,7 +380,7 @@ fn unwrapped(
         (checker, Some(interactor))
     } else {
         let path = checker.ok_or_else(missing)?.into();
-        match text.contains("# A CMS comparator") {
+        match text.contains(CMS_COMPARATOR) {
             true => (CheckerSpec::Cms { path }, None),
             false => (CheckerSpec::Program { path }, None),
         }
@@ -426,6 +453,74 @@ mod tests {
                 && e.contains("antennes_validator")
                 && e.contains("second.cpp")
                 && !e.contains("template"),
+            "{e}"
+        );
+    }
+
+    /// A CMS comparator wrapped by `ojd export kattis` reads each group's flags: `threshold T`
+    /// becomes the group's threshold (a CMS `GroupThreshold`) and `points P` says nothing new;
+    /// other flags, or a threshold outside a group of data/secret, are refused naming the file.
+    #[test]
+    fn a_wrapped_cms_comparator_reads_each_groups_flags() {
+        let pkg = TestPackage::new("cost");
+        pkg.write(
+            "problem.yaml",
+            "problem_format_version: 2023-07-draft\nname: Cost\ntype: scoring\nlimits:\n  time_limit: 1\n",
+        );
+        pkg.write("data/sample/1.in", "3\n");
+        pkg.write("data/sample/1.ans", "6\n");
+        let group = |name: &str, flags: &str| {
+            pkg.write(&format!("data/secret/{name}/1.in"), "4\n");
+            pkg.write(&format!("data/secret/{name}/1.ans"), "8\n");
+            pkg.write(
+                &format!("data/secret/{name}/testdata.yaml"),
+                &format!(
+                    "accept_score: 50\ngrader_flags: min\noutput_validator_flags: \"{flags}\"\n"
+                ),
+            );
+        };
+        group("near", "threshold 2");
+        group("exact", "points 50");
+        pkg.write("submissions/accepted/a.c", DOUBLE_C);
+        pkg.write(
+            "output_validator/wrapped/build",
+            &format!(
+                "#!/bin/sh\n{}\ncat > run <<'EOF'\n#!/bin/sh\n# A CMS comparator: checker input answer output.\nEOF\n",
+                crate::files::WRAPPED_PROGRAM
+            ),
+        );
+        pkg.write(
+            "output_validator/wrapped/checker.py",
+            "import sys\nprint(1.0)\n",
+        );
+        let i = pkg.import("out").unwrap();
+        assert!(
+            !i.warnings.join("\n").contains("not read back"),
+            "{:?}",
+            i.warnings
+        );
+        let p = ojd_judge::Problem::load(&pkg.out("out")).unwrap();
+        assert!(matches!(p.checker, ojd_judge::CheckerSpec::Cms { .. }));
+        let groups: Vec<(&str, Option<f64>)> = p
+            .groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.threshold))
+            .collect();
+        assert_eq!(groups, [("exact", None), ("near", Some(2.0))]);
+        group("exact", "float_tolerance 1e-6");
+        let e = pkg.import("out2").unwrap_err().to_string();
+        assert!(
+            e.contains("exact/testdata.yaml: output_validator_flags: [\"float_tolerance\", \"1e-6\"]: the output validator is a CMS comparator"),
+            "{e}"
+        );
+        group("exact", "points 50");
+        pkg.write(
+            "data/sample/testdata.yaml",
+            "output_validator_flags: threshold 3\n",
+        );
+        let e = pkg.import("out3").unwrap_err().to_string();
+        assert!(
+            e.contains("sample/testdata.yaml: output_validator_flags: a CMS comparator's `threshold T` belongs to a test group"),
             "{e}"
         );
     }
