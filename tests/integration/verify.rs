@@ -1272,7 +1272,6 @@ fn an_interactive_deadlock_is_settled_at_once_not_judged_alone() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let problem = tmp.path().join("interactive");
     copy_dir(&testdata("interactive"), &problem);
-    let started = std::time::Instant::now();
     let out = common::ojd()
         .args(["verify", "--json", "--no-cache", "--cache-dir"])
         .arg(tmp.path().join("cache"))
@@ -1280,7 +1279,6 @@ fn an_interactive_deadlock_is_settled_at_once_not_judged_alone() {
         .current_dir(tmp.path())
         .output()
         .expect("ojd runs");
-    let seconds = started.elapsed().as_secs_f64();
     let r = Run::from(out);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let report = json(&r);
@@ -1301,9 +1299,9 @@ fn an_interactive_deadlock_is_settled_at_once_not_judged_alone() {
         Some(cells.len() as u64),
         "{stats:#}"
     );
+    // Each cell waited out one wall limit in its parallel run, not three more alone: no test was
+    // run again (the stats count it; a wall-clock bound here would fail on a loaded machine).
     assert_eq!(stats["rerun_tests"], 0, "{stats:#}");
-    // Each cell waited out one wall limit (2 s × 1.5 in parallel), not three more alone.
-    assert!(seconds < 30.0, "took {seconds:.1} s: {stats:#}");
 }
 
 /// The (submission, test) cells of a report with `flag` set, sorted.
