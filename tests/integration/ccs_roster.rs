@@ -372,7 +372,6 @@ fn an_announcement_to_several_teams_or_a_group_reaches_them_alone() {
 /// without PostgreSQL).
 #[test]
 fn writers_racing_over_the_roster_log_record_each_change_once_on_postgres() {
-    use ojd_store::RosterLogStore as _;
     require_root!();
     let Some(cluster) = crate::pg::Cluster::get() else {
         return;
