@@ -611,10 +611,19 @@ fn web_import(pkg: &Path, d: &Daemon) {
          .map(id => document.getElementById(id)?.dataset.count ?? document.getElementById(id)?.textContent)",
     );
     assert_eq!(preview, json!(["wf", "3", "3", "2"]), "the preview");
-    // The length as a director reads it, not contest.toml's `2h0m0s`.
-    assert_eq!(
-        page.eval("document.getElementById('preview-length')?.textContent"),
-        "2 h (2:00:00)"
+    // The length as a director reads it (ended early: `10 min 6 s (0:10:06)`), not
+    // contest.toml's `0h10m6s`.
+    let length = page.eval("document.getElementById('preview-length')?.textContent");
+    let length = length.as_str().unwrap_or_default().to_string();
+    let reltime = read_json(&pkg.join("contest.json"))["duration"]
+        .as_str()
+        .expect("a duration")
+        .to_string();
+    assert!(
+        length.ends_with(&format!("({reltime})"))
+            && length.contains(" min ")
+            && !length.contains("0h"),
+        "{length}"
     );
     // The staging key is the uploading admin's: another admin who learns it can neither
     // import nor cancel the package.
