@@ -675,7 +675,15 @@ fn web_import(pkg: &Path, d: &Daemon) {
     );
     let awards = read_json(&pkg.join("awards.json"));
     for token in [Some(ADMIN), None] {
-        let (before, after) = (restored_with(d, token, &awards), restored(&f, token));
+        let (before, mut after) = (restored_with(d, token, &awards), restored(&f, token));
+        // This server's second admin is its own account, not the package's.
+        for (path, v) in &mut after {
+            if path.ends_with("/accounts") {
+                if let Some(list) = v.as_array_mut() {
+                    list.retain(|a| a["username"] != "jury2");
+                }
+            }
+        }
         for ((path, x), (_, y)) in before.iter().zip(&after) {
             assert_eq!(x, y, "{path} as {token:?}: the same after the web's import");
         }
