@@ -158,7 +158,7 @@ fn import(dir: &Path, id: Option<String>, config: &ojd_config::Config) -> Result
         .and_then(|_| {
             // One transaction: the whole history, or nothing of it.
             let database = config.server.database.to_string_lossy();
-            package::load(&database, &plan.id, &past.history).map_err(|e| {
+            package::load(&database, &plan.id, &past).map_err(|e| {
                 if !plan.again {
                     // Best effort: the contest folder was written above, by this import.
                     let _ = std::fs::remove_dir_all(&dest);

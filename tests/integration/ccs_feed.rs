@@ -321,3 +321,122 @@ fn the_feed_holds_events_until_they_are_settle_old() {
         "the start's state is held: {states:?}"
     );
 }
+
+/// A scheduled unfreeze (DOMjudge's "unfreeze time"): a director sets a time through the
+/// clock API and leaves; until then the freeze holds on the standings page, the standings API,
+/// the Contest API's scoreboard, state and judgements and on the public feed; from then on
+/// each of them shows the frozen result with no one pressing a button, and the feed says the
+/// contest thawed at that time. A time in the past or before the freeze is refused, a time
+/// that is no time names the field, and the schedule is audited.
+#[test]
+fn a_scheduled_unfreeze_holds_the_freeze_until_its_time_then_thaws_everywhere() {
+    require_root!();
+    let cs = crate::contest_site::ContestSite::builder()
+        .settings("standings_cache = \"0s\"\nfeed_settle = \"0s\"")
+        .build();
+    let clock = crate::common::TestClock::new();
+    // Started 90 minutes ago, 2 hours long, frozen for the last hour: frozen 30 minutes ago.
+    let start = clock.now_ms() / 1000 * 1000 - 90 * 60_000;
+    cs.contest("wf", start)
+        .lasting("2h")
+        .keys("freeze = \"1h\"\nparticipants = [\"alice\", \"bob\"]")
+        .write();
+    let d = clock.start(&cs.site);
+    let source =
+        std::fs::read_to_string(crate::common::testdata("aplusb/submissions/accepted/ac.c"))
+            .expect("source");
+    let (code, r) = d.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &json!({"problem": "aplusb", "language": "c", "source": source, "contest": "wf"}),
+    );
+    assert_eq!(code, 201, "{r}");
+    let sid = r["id"].as_i64().expect("id");
+    d.wait_done(sid, ALICE, JUDGED_WITHIN);
+
+    let schedule = |at: &str| {
+        d.post_json(
+            "/api/v1/admin/contests/wf/clock",
+            Some(ADMIN),
+            &json!({"action": "unfreeze_at", "at": at}),
+        )
+    };
+    let (code, r) = schedule("at five");
+    assert!(
+        code == 400 && r.to_string().contains("field `at`"),
+        "{code} {r}"
+    );
+    let (code, r) = schedule(&rfc3339(clock.now_ms() - 60_000));
+    assert_eq!(code, 409, "a time gone by: {r}");
+    let at = (clock.now_ms() / 1000 + 600) * 1000;
+    let (code, r) = schedule(&rfc3339(at));
+    assert_eq!(code, 200, "{r}");
+    let (_, audit) = d.get("/api/v1/admin/audit?contest=wf", Some(ADMIN));
+    assert!(audit.to_string().contains("unfreeze scheduled"), "{audit}");
+
+    // What the public sees of alice's solve, everywhere it could show.
+    let solved_everywhere = |d: &Daemon| -> Vec<bool> {
+        let (_, sb) = d.get("/api/contests/wf/scoreboard", None);
+        let api = sb["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|r| r["team_id"] == "alice" && r["score"]["num_solved"] == 1);
+        let (_, st) = d.get("/api/v1/contests/wf/standings", None);
+        let standings = st.to_string().contains("\"solved\":1");
+        let (_, judgements) = d.get("/api/contests/wf/judgements", None);
+        let judged = judgements.as_array().is_some_and(|j| !j.is_empty());
+        let (_, page) = d.get_text("/contests/wf/standings", None);
+        let page = page.contains("class=\"cell first") || page.contains("class=\"cell solved");
+        let feed = feed_of(d, "wf", None);
+        let fed = feed.iter().any(|e| e["type"] == "judgements");
+        vec![api, standings, judged, page, fed]
+    };
+    assert_eq!(
+        solved_everywhere(&d),
+        vec![false; 5],
+        "frozen before the scheduled time"
+    );
+    let (_, state) = d.get("/api/contests/wf/state", None);
+    assert!(state["thawed"].is_null(), "{state}");
+    let (_, clock_now) = d.get("/api/v1/contests/wf", Some(ADMIN));
+    assert!(
+        clock_now.to_string().contains(&at.to_string()),
+        "the schedule is shown: {clock_now}"
+    );
+
+    // The time comes: nobody presses anything.
+    clock.advance_to(at + 1000);
+    wait_until(JUDGED_WITHIN, || {
+        let seen = solved_everywhere(&d);
+        if seen == vec![true; 5] {
+            Ok(())
+        } else {
+            Err(format!("not thawed everywhere: {seen:?}"))
+        }
+    });
+    let (_, state) = d.get("/api/contests/wf/state", None);
+    assert_eq!(state["thawed"], json!(rfc3339_ms(at)), "{state}");
+    let feed = feed_of(&d, "wf", None);
+    assert!(
+        feed.iter()
+            .any(|e| e["type"] == "state" && e["data"]["thawed"] == json!(rfc3339_ms(at))),
+        "the feed says when it thawed"
+    );
+}
+
+/// `ms` as the Contest API writes a TIME (milliseconds, the offset as `+00:00`'s `Z`).
+fn rfc3339_ms(ms: i64) -> String {
+    let t =
+        time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).expect("time");
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.millisecond()
+    )
+}

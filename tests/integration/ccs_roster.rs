@@ -365,3 +365,39 @@ fn an_announcement_to_several_teams_or_a_group_reaches_them_alone() {
     crate::ccs::check_endpoints_in(&d, "wf", Some(ADMIN));
     crate::ccs::check_endpoints_in(&d, "wf", Some(crate::daemon::ALICE));
 }
+
+/// Nodes (and requests) that notice the same roster change at once log it once: on
+/// PostgreSQL, whose transactions read only what others committed, eight writers racing over
+/// each of twenty contests' rosters leave one row per object, never two (it fails under `CI`
+/// without PostgreSQL).
+#[test]
+fn writers_racing_over_the_roster_log_record_each_change_once_on_postgres() {
+    require_root!();
+    let Some(cluster) = crate::pg::Cluster::get() else {
+        return;
+    };
+    let store = ojd_store::open(&cluster.database()).expect("open the database");
+    let present: Vec<ojd_store::RosterObject> = (0..6)
+        .map(|i| {
+            let id = format!("team{i}");
+            let data = json!({"id": id, "name": format!("Team {i}")}).to_string();
+            ("teams".to_string(), id, data)
+        })
+        .collect();
+    for round in 0..20 {
+        let contest = format!("race{round}");
+        let barrier = std::sync::Barrier::new(8);
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    barrier.wait();
+                    store
+                        .log_roster(&contest, &present, 1_000)
+                        .expect("log the roster")
+                });
+            }
+        });
+        let log = store.roster_log(&contest).expect("read the log");
+        assert_eq!(log.len(), present.len(), "{contest}: {log:?}");
+    }
+}

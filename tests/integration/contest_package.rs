@@ -1,11 +1,15 @@
 //! A contest's data leaves ojd whole as a CLICS contest package and comes back the same: a
-//! contest with a roster made in the web (names, organizations, groups, an observer),
-//! problem colours, medals, submissions, questions and an announcement, ended and finalized, is
+//! contest with a roster made in the web (names, organizations, groups, countries, seats, an
+//! observer), problem colours, medals, submissions, a question answered twice (both replies
+//! kept) and an announcement, ended and finalized, is
 //! exported (`ojd contest export --from`: the documents of its files and those of the daemon's
 //! store, as its Contest API serves them), imported on a fresh server (a new data folder and
 //! database), and that server's Contest API serves the same contest, problems, judgement types,
 //! languages, teams, organizations, groups and accounts, as the public and as an admin, with
-//! the same ids; exporting the imported contest again writes the same documents. With
+//! the same ids, and the package's awards as the awards of record (one added by hand comes
+//! back); exporting the imported contest again writes the same documents. The admin web's
+//! import shows the length as a director reads it and binds its staging key to the admin who
+//! uploaded. With
 //! `OJD_CCS_SPECS` (a clone of icpc/ccs-specs) the package is checked against the standard's
 //! schemas.
 
@@ -51,9 +55,16 @@ const FROM_FILES: [&str; 8] = [
 ];
 
 fn site() -> (Site, tempfile::TempDir) {
+    site_with("")
+}
+
+/// A second admin, for the web import's staging key (bound to the admin who uploaded).
+const JURY2: &str = "jury2-token";
+
+fn site_with(extra: &str) -> (Site, tempfile::TempDir) {
     let contests = tempfile::tempdir().expect("temp dir");
     let site = Site::new(&format!(
-        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"",
+        "contests = \"{}\"\nrate_limit_per_minute = 0\nstandings_cache = \"0s\"\n{extra}",
         contests.path().display()
     ));
     (site, contests)
@@ -82,6 +93,18 @@ fn submit(d: &Daemon, token: &str, file: &str) -> i64 {
     let id = r["id"].as_i64().expect("id");
     d.wait_done(id, token, JUDGED_WITHIN);
     id
+}
+
+/// Every endpoint the package restores, as `token` reads it; with `awards`, the awards are
+/// those (the package's awards of record) rather than the daemon's.
+fn restored_with(d: &Daemon, token: Option<&str>, awards: &Value) -> Vec<(String, Value)> {
+    let mut all = restored(d, token);
+    for (path, v) in &mut all {
+        if path.ends_with("/awards") {
+            *v = awards.clone();
+        }
+    }
+    all
 }
 
 /// Every endpoint the package restores, as `token` reads it.
@@ -139,10 +162,10 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
     .expect("contest.toml");
     let clock = crate::common::TestClock::new();
     let d = clock.start(&a);
-    let roster = "user,name,affiliation,group,category\n\
-                  alice,Team Alice,A University,Students,participant\n\
-                  bob,Bob's Bunch,A University,,observer\n\
-                  carol,Carol's,B College,Students,participant\n";
+    let roster = "user,name,affiliation,group,category,country,location\n\
+                  alice,Team Alice,A University,Students,participant,NLD,1.5;2;90\n\
+                  bob,Bob's Bunch,A University,,observer,,\n\
+                  carol,Carol's,B College,Students,participant,BEL,3;4;180\n";
     let (code, r) = d.post_json(
         "/api/v1/admin/contests/wf/teams",
         Some(ADMIN),
@@ -163,6 +186,13 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         &format!("/api/v1/admin/clarifications/{qid}/answer"),
         Some(ADMIN),
         &json!({"answer": "Yes.", "public": true}),
+    );
+    assert_eq!(code, 200, "{r}");
+    // A second reply, to the asker only: both are kept, each its own clarification.
+    let (code, r) = d.post_json(
+        &format!("/api/v1/admin/clarifications/{qid}/answer"),
+        Some(ADMIN),
+        &json!({"answer": "Yes, down to -10^9.", "public": false}),
     );
     assert_eq!(code, 200, "{r}");
     let (code, r) = d.post_json(
@@ -270,11 +300,24 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
             .map(Vec::len),
         Some(3)
     );
+    // The question, both replies and the announcement.
+    let clars = read_json(&pkg.join("clarifications.json"));
+    assert_eq!(clars.as_array().map(Vec::len), Some(4), "{clars}");
+    let replies: Vec<(&Value, &Value, &Value)> = (clars.as_array().expect("list").iter())
+        .filter(|c| c["reply_to_id"] == json!(qid.to_string()))
+        .map(|c| (&c["id"], &c["text"], &c["to_team_id"]))
+        .collect();
     assert_eq!(
-        read_json(&pkg.join("clarifications.json"))
-            .as_array()
-            .map(Vec::len),
-        Some(3)
+        replies,
+        [
+            (&json!(format!("{qid}-reply")), &json!("Yes."), &Value::Null),
+            (
+                &json!(format!("{qid}-reply-2")),
+                &json!("Yes, down to -10^9."),
+                &json!("alice")
+            ),
+        ],
+        "{clars}"
     );
     let awards = read_json(&pkg.join("awards.json"));
     let gold = awards
@@ -320,6 +363,23 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
     let problems = read_json(&pkg.join("problems.json"));
     assert_eq!(problems[0]["rgb"], "#ff0000", "{problems}");
     check_schemas(&pkg);
+    // The teams' countries (their organizations') and seats.
+    let alice = (teams.as_array().expect("teams").iter())
+        .find(|t| t["id"] == "alice")
+        .expect("alice");
+    assert_eq!(
+        alice["location"],
+        json!({"x": 1.5, "y": 2.0, "rotation": 90.0}),
+        "{teams}"
+    );
+    // The jury's awards are the package's, read back on import: an award ojd does not
+    // compute (an honourable mention, as a DOMjudge package may carry) comes back too.
+    let mut awards = awards;
+    awards.as_array_mut().expect("awards").push(
+        json!({"id": "honorable-mention", "citation": "Honorable mention",
+                     "team_ids": ["carol"]}),
+    );
+    std::fs::write(pkg.join("awards.json"), awards.to_string()).expect("write");
 
     // Import on a fresh server (its own data folder and database). A package with a bad
     // judgement is refused, naming the file, the object and the key, and leaves nothing.
@@ -380,8 +440,9 @@ fn a_finalized_contest_exported_and_imported_on_a_fresh_server_serves_the_same_c
         "{}",
         r.stderr
     );
+    let awards = read_json(&pkg.join("awards.json"));
     for token in [Some(ADMIN), None] {
-        let (before, after) = (restored(&d, token), restored(&e, token));
+        let (before, after) = (restored_with(&d, token, &awards), restored(&e, token));
         for ((path, x), (_, y)) in before.iter().zip(&after) {
             assert_eq!(x, y, "{path} as {token:?}: the same after the round trip");
         }
@@ -455,7 +516,9 @@ fn web_import(pkg: &Path, d: &Daemon) {
     if !crate::cdp::have_chromium() {
         return;
     }
-    let (c, c_contests) = site();
+    let (c, c_contests) = site_with(&format!(
+        "[[server.users]]\nname = \"jury2\"\ntoken = \"{JURY2}\"\nadmin = true"
+    ));
     let work = tempfile::tempdir().expect("temp dir");
     let edited = |name: &str, file: &str, key: &str, value: Value| {
         let dir = work.path().join(name);
@@ -548,6 +611,47 @@ fn web_import(pkg: &Path, d: &Daemon) {
          .map(id => document.getElementById(id)?.dataset.count ?? document.getElementById(id)?.textContent)",
     );
     assert_eq!(preview, json!(["wf", "3", "3", "2"]), "the preview");
+    // The length as a director reads it (ended early: `10 min 6 s (0:10:06)`), not
+    // contest.toml's `0h10m6s`.
+    let length = page.eval("document.getElementById('preview-length')?.textContent");
+    let length = length.as_str().unwrap_or_default().to_string();
+    let reltime = read_json(&pkg.join("contest.json"))["duration"]
+        .as_str()
+        .expect("a duration")
+        .to_string();
+    assert!(
+        length.ends_with(&format!("({reltime})"))
+            && length.contains(" min ")
+            && !length.contains("0h"),
+        "{length}"
+    );
+    // The staging key is the uploading admin's: another admin who learns it can neither
+    // import nor cancel the package.
+    let key =
+        page.eval("document.querySelector('form[action$=\"/confirm\"] input[name=key]')?.value");
+    let key = key.as_str().expect("the staging key").to_string();
+    for action in ["confirm", "cancel"] {
+        let r = ureq::post(&format!("{}/admin/contests/import/{action}", f.url))
+            .set("Authorization", &format!("Bearer {JURY2}"))
+            .send_form(&[("key", key.as_str()), ("name", "wf.zip")]);
+        let (code, body) = match r {
+            Ok(r) => (r.status(), r.into_string().unwrap_or_default()),
+            Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap_or_default()),
+            Err(e) => panic!("{action}: {e}"),
+        };
+        if action == "confirm" {
+            assert!(
+                code == 400 && body.contains("another admin"),
+                "{action}: {code} {body}"
+            );
+        }
+        assert!(!c_contests.path().join("wf").exists(), "{action}");
+        assert_eq!(
+            left(c_contests.path()).len(),
+            1,
+            "{action}: the staging folder stays"
+        );
+    }
     assert_eq!(
         page.eval("document.querySelectorAll('#preview-problems tbody tr').length"),
         1
@@ -569,8 +673,17 @@ fn web_import(pkg: &Path, d: &Daemon) {
         vec!["wf".to_string()],
         "no staging folder is left"
     );
+    let awards = read_json(&pkg.join("awards.json"));
     for token in [Some(ADMIN), None] {
-        let (before, after) = (restored(d, token), restored(&f, token));
+        let (before, mut after) = (restored_with(d, token, &awards), restored(&f, token));
+        // This server's second admin is its own account, not the package's.
+        for (path, v) in &mut after {
+            if path.ends_with("/accounts") {
+                if let Some(list) = v.as_array_mut() {
+                    list.retain(|a| a["username"] != "jury2");
+                }
+            }
+        }
         for ((path, x), (_, y)) in before.iter().zip(&after) {
             assert_eq!(x, y, "{path} as {token:?}: the same after the web's import");
         }

@@ -19,22 +19,30 @@ pub struct FreezeState {
     pub changed_at: Option<i64>,
     /// Who made the last change (an admin's name).
     pub changed_by: Option<String>,
+    /// An unfreeze a director scheduled, still to come (Unix ms): until then nothing changes.
+    pub unfreeze_at: Option<i64>,
 }
 
 /// The one rule: frozen from the freeze time on, unless the last change, made after the
-/// freeze time, unfroze it.
+/// freeze time, unfroze it. A change stored with a time still to come is a scheduled unfreeze
+/// (DOMjudge's "unfreeze time"): it counts from that time on, on every page, the Contest API
+/// and its feed alike, with no one there to press a button.
 pub fn freeze_state(c: &Contest, change: Option<&FreezeChange>, now: i64) -> FreezeState {
     let freeze_ms = c.freeze_ms();
     let unfrozen = match (freeze_ms, change) {
-        (Some(f), Some(ch)) => ch.unfrozen && ch.changed_at >= f,
+        (Some(f), Some(ch)) => ch.unfrozen && ch.changed_at >= f && ch.changed_at <= now,
         _ => false,
     };
+    let unfreeze_at = change
+        .filter(|ch| freeze_ms.is_some() && ch.unfrozen && ch.changed_at > now)
+        .map(|ch| ch.changed_at);
     FreezeState {
         freeze_ms,
         frozen: freeze_ms.is_some_and(|f| now >= f) && !unfrozen,
         unfrozen,
         changed_at: change.map(|ch| ch.changed_at),
         changed_by: change.and_then(|ch| ch.changed_by.clone()),
+        unfreeze_at,
     }
 }
 
@@ -91,6 +99,15 @@ mod tests {
         assert_eq!(s.changed_by.as_deref(), Some("admin"));
         let again = change(false, f + 180_000);
         assert!(freeze_state(&c, Some(&again), f + 200_000).frozen);
+        // A scheduled unfreeze: frozen until its time, unfrozen from it on.
+        let scheduled = change(true, f + 600_000);
+        let s = freeze_state(&c, Some(&scheduled), f + 599_999);
+        assert!(
+            s.frozen && !s.unfrozen && s.unfreeze_at == Some(f + 600_000),
+            "{s:?}"
+        );
+        let s = freeze_state(&c, Some(&scheduled), f + 600_000);
+        assert!(!s.frozen && s.unfrozen && s.unfreeze_at.is_none(), "{s:?}");
         let none = contest(None);
         assert!(!freeze_state(&none, Some(&late), f * 10).frozen);
     }

@@ -102,6 +102,23 @@ impl Node {
         .await
     }
 
+    /// Schedules `contest`'s unfreeze at `at` (Unix ms, still to come), by admin `by`, and
+    /// audits it in the same call: stored as an unfreeze of that time, which counts only from
+    /// then on (`freeze_state`); a later unfreeze or freeze replaces it.
+    pub async fn schedule_unfreeze(
+        self: &Arc<Self>,
+        contest: String,
+        at: i64,
+        by: String,
+        detail: String,
+    ) -> Result<(), DbError> {
+        self.db(move |s| {
+            s.set_freeze_by(&contest, true, &by, at)?;
+            s.add_audit(&by, "unfreeze scheduled", Some(&contest), &detail, now_ms())
+        })
+        .await
+    }
+
     /// Appends a line to the audit log.
     pub async fn add_audit(
         self: &Arc<Self>,

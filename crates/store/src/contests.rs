@@ -382,6 +382,9 @@ pub trait ContestStore: Send + Sync {
     fn audit_log(&self, contest: Option<&str>, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
     /// Every answer a question had, oldest first: (answer, public, by, at).
     fn answer_history(&self, clarification: i64) -> Result<Vec<AnswerRecord>, StoreError>;
+    /// Every answer of every question of `contest`, with its question's id, in the order they
+    /// were given (a question's replies for the Contest API: each one is kept).
+    fn contest_answers(&self, contest: &str) -> Result<Vec<(i64, AnswerRecord)>, StoreError>;
     /// The contest a submission was made through.
     fn contest_of(&self, submission: i64) -> Result<Option<String>, StoreError>;
     /// The contest of clarification `id` (`None`: no such clarification).
@@ -757,6 +760,23 @@ impl<E: Engine> ContestStore for E {
                 })
             },
         )
+    }
+
+    fn contest_answers(&self, contest: &str) -> Result<Vec<(i64, AnswerRecord)>, StoreError> {
+        let sql = "SELECT a.clarification, a.answer, a.public, a.answered_by, a.answered_at
+             FROM clarification_answers a JOIN clarifications q ON q.id = a.clarification
+             WHERE q.contest = $1 ORDER BY a.id";
+        self.rows("read a contest's answers", sql, args![contest], |r| {
+            Ok((
+                r.get(0)?,
+                AnswerRecord {
+                    answer: r.get(1)?,
+                    public: r.get(2)?,
+                    answered_by: r.get(3)?,
+                    answered_at: r.get(4)?,
+                },
+            ))
+        })
     }
 
     fn contest_of(&self, submission: i64) -> Result<Option<String>, StoreError> {

@@ -87,6 +87,16 @@ pub struct History {
     pub thawed_at: Option<i64>,
 }
 
+/// What a package holds beyond its [`History`]: the replies to a question after its first
+/// (CLICS has a reply per clarification object, as many as the jury sent; ojd keeps each one
+/// in the question's answer history, the last as its answer).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HistoryMore {
+    /// Each further reply: its question's id, its text, whether every team sees it, and when
+    /// it was sent (Unix ms), oldest first.
+    pub replies: Vec<(i64, String, bool, i64)>,
+}
+
 /// How many rows a load added, and how many it found there already.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Loaded {
@@ -103,14 +113,28 @@ pub struct Loaded {
 /// Loads a contest's history; every backend implements it (see the layout in [`super`]).
 pub trait HistoryStore: Send + Sync {
     /// Stores `history` as contest `contest`'s, in one transaction (see the module's doc).
-    fn load_history(&self, contest: &str, history: &History) -> Result<Loaded, StoreError>;
+    fn load_history(&self, contest: &str, history: &History) -> Result<Loaded, StoreError> {
+        self.load_history_more(contest, history, &HistoryMore::default())
+    }
+    /// Stores `history` and `more` as contest `contest`'s, in one transaction.
+    fn load_history_more(
+        &self,
+        contest: &str,
+        history: &History,
+        more: &HistoryMore,
+    ) -> Result<Loaded, StoreError>;
 }
 
 /// What marks a judging that ojd did not make.
 pub const IMPORTED: &str = "imported";
 
 impl<E: Engine> HistoryStore for E {
-    fn load_history(&self, contest: &str, history: &History) -> Result<Loaded, StoreError> {
+    fn load_history_more(
+        &self,
+        contest: &str,
+        history: &History,
+        more: &HistoryMore,
+    ) -> Result<Loaded, StoreError> {
         self.tx("start loading a history", "commit a history", |c| {
             let mut loaded = Loaded::default();
             for s in &history.submissions {
@@ -122,7 +146,7 @@ impl<E: Engine> HistoryStore for E {
                 }
             }
             for q in &history.clarifications {
-                if clarification(c, contest, q)? {
+                if clarification(c, contest, q, &more.replies)? {
                     loaded.clarifications += 1;
                 } else {
                     loaded.kept += 1;
@@ -236,8 +260,14 @@ fn submission(c: &mut Conn<'_>, contest: &str, s: &PastSubmission) -> Res<bool> 
     Ok(true)
 }
 
-/// Stores clarification `q` (false: it was there already, as the same clarification).
-fn clarification(c: &mut Conn<'_>, contest: &str, q: &PastClarification) -> Res<bool> {
+/// Stores clarification `q` with its first answer and those of `replies` that are its own
+/// (false: it was there already, as the same clarification).
+fn clarification(
+    c: &mut Conn<'_>,
+    contest: &str,
+    q: &PastClarification,
+    replies: &[(i64, String, bool, i64)],
+) -> Res<bool> {
     let sql = "SELECT contest, at FROM clarifications WHERE id = $1";
     let found = c.row("look a loaded clarification up", sql, args![q.id], |r| {
         Ok((r.get::<String>(0)?, r.get::<i64>(1)?))
@@ -271,7 +301,12 @@ fn clarification(c: &mut Conn<'_>, contest: &str, q: &PastClarification) -> Res<
         &groups
     ];
     c.exec("store a loaded clarification", sql, a)?;
-    if let Some((answer, public, at)) = &q.answer {
+    let later = replies
+        .iter()
+        .filter(|r| r.0 == q.id)
+        .map(|(_, text, public, at)| (text, public, at));
+    // The answer history in order; the last is the question's answer.
+    for (answer, public, at) in q.answer.iter().map(|(t, p, a)| (t, p, a)).chain(later) {
         let sql = "UPDATE clarifications
              SET answer = $2, public = $3, answered_by = $4, answered_at = $5 WHERE id = $1";
         let a = args![q.id, answer, *public, IMPORTED, *at];

@@ -152,7 +152,8 @@ pub use web::{CodeState, Holder, TokenActivity, TokenRights, WebStore};
 /// What the ICPC Contest API reads ([`CcsStore`]).
 pub use ccs::{CcsJudging, CcsRun, CcsStore};
 pub use history::{
-    History, HistoryStore, Loaded, PastClarification, PastJudging, PastSubmission, IMPORTED,
+    History, HistoryMore, HistoryStore, Loaded, PastClarification, PastJudging, PastSubmission,
+    IMPORTED,
 };
 /// The Contest API's roster log: what left the roster and when ([`RosterLogStore`]).
 pub use roster_log::{RosterChange, RosterLogStore, RosterObject};

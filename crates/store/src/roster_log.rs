@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::db::{args, Engine, Row};
+use crate::db::{args, Conn, Engine, Row};
 use crate::{DbError, StoreError};
 
 /// One change of one roster object: it appeared (`data` its JSON then) or left (`data` None).
@@ -74,6 +74,17 @@ impl<E: Engine> RosterLogStore for E {
         now: i64,
     ) -> Result<Vec<RosterChange>, StoreError> {
         self.tx("start a roster log", "commit a roster log", |c| {
+            // PostgreSQL reads committed rows only: two nodes (or two requests) that noticed
+            // the same change at once would each log it. One logger per contest at a time:
+            // the second reads what the first wrote. (SQLite's writes are one at a time.)
+            if matches!(c, Conn::Pg(_)) {
+                let lock = "SELECT pg_advisory_xact_lock(hashtext('ccs_roster_log'), hashtext($1))";
+                c.exec(
+                    "wait for the roster log's other writer",
+                    lock,
+                    args![contest],
+                )?;
+            }
             let log = c.rows("read a roster log", READ, args![contest], change_row)?;
             // The latest row of each object: (row id, its data).
             let mut latest: HashMap<(&str, &str), (i64, Option<&str>)> = HashMap::new();

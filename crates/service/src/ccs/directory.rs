@@ -83,6 +83,9 @@ pub struct Extra {
     pub accounts: Vec<Value>,
     /// By problem id: `{"rgb": "#ff0000", "color": "red"}`.
     pub problems: BTreeMap<String, Value>,
+    /// A finalized contest's awards of record (the package's `awards.json`): served instead
+    /// of the awards ojd computes, since the package's jury gave them.
+    pub awards: Vec<Value>,
 }
 
 impl Extra {

@@ -9,7 +9,9 @@ mod directory;
 pub(crate) use directory::valid;
 pub use directory::{directory, only, properties, slug, DirTeam, Directory, Extra};
 /// The stored rows the records are made of, named here so that readers need not name the store.
-pub use ojd_store::{CcsJudging, CcsRun, Clarification, FreezeChange, SubmissionInfo};
+pub use ojd_store::{
+    AnswerRecord, CcsJudging, CcsRun, Clarification, FreezeChange, SubmissionInfo,
+};
 /// The roster's log (what left the roster, when), and one object of the roster now.
 pub use ojd_store::{RosterChange, RosterObject};
 
@@ -51,6 +53,16 @@ fn looks_hashed(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// The Contest API's id of the `n`th reply (from 1) to question `question`: the first is
+/// `<question>-reply`, each later one `<question>-reply-<n>`.
+pub fn reply_id(question: i64, n: usize) -> String {
+    if n <= 1 {
+        format!("{question}-reply")
+    } else {
+        format!("{question}-reply-{n}")
+    }
+}
+
 /// Whether `s` is a valid ID of the standard.
 pub fn is_id(s: &str) -> bool {
     !s.is_empty()
@@ -71,6 +83,8 @@ pub struct Records {
     pub runs: Vec<CcsRun>,
     /// Questions, answers and announcements, by id.
     pub clarifications: Vec<Clarification>,
+    /// Every answer each question had, oldest first (a question's replies), by question.
+    pub answers: HashMap<i64, Vec<AnswerRecord>>,
     /// The freeze's last change (an admin's unfreeze or freeze again).
     pub freeze: Option<FreezeChange>,
 }
@@ -78,11 +92,16 @@ pub struct Records {
 impl Records {
     fn read(store: &dyn Store, contest: &str) -> Result<Records, StoreError> {
         let clarifications = sorted_clarifications(store, contest)?;
+        let mut answers: HashMap<i64, Vec<AnswerRecord>> = HashMap::new();
+        for (q, a) in store.contest_answers(contest)? {
+            answers.entry(q).or_default().push(a);
+        }
         Ok(Records {
             submissions: store.contest_submissions(contest)?,
             judgings: store.contest_judgings(contest)?,
             runs: store.contest_runs(contest)?,
             clarifications,
+            answers,
             freeze: store.freeze_change(contest)?,
         })
     }

@@ -38,7 +38,7 @@ pub struct Preview {
     pub title: String,
     /// Its start (RFC 3339), or empty: not scheduled.
     pub start: String,
-    /// Its length (`5h0m0s`).
+    /// Its length as a director reads it (`5 h (5:00:00)`, `10 min 1 s (0:10:01)`).
     pub duration: String,
     /// Its problems, in the contest's order.
     pub problems: Vec<PackageProblem>,
@@ -130,7 +130,7 @@ impl Node {
         .map_err(|e| PackageError::Bad(format!("the import stopped: {e}")))??;
         let contest = plan.id.clone();
         let stored = self
-            .db(move |s| s.load_history(&contest, &past.history))
+            .db(move |s| s.load_history_more(&contest, &past.history, &past.more))
             .await;
         match stored {
             Ok(loaded) => Ok(Imported {
@@ -190,7 +190,7 @@ impl Node {
             id: plan.id.clone(),
             title: plan.draft.title.clone(),
             start: plan.draft.start.clone(),
-            duration: plan.draft.duration.clone(),
+            duration: readable_span(&plan.draft.duration),
             problems,
             teams: plan.teams.len(),
             hidden: plan
@@ -231,5 +231,58 @@ impl Node {
         let config = self.config();
         write(&plan, &config.server.contests, &config.server.problems)?;
         Ok((plan, past, preview))
+    }
+}
+
+/// A `contest.toml` span (`0h10m1s`, as the import writes one) as a director reads it, with
+/// the standard's RELTIME beside it: `10 min 1 s (0:10:01)`; anything else as it is.
+fn readable_span(span: &str) -> String {
+    let mut secs = 0u64;
+    let mut parts = Vec::new();
+    let mut n = String::new();
+    for c in span.chars() {
+        if c.is_ascii_digit() {
+            n.push(c);
+            continue;
+        }
+        let Ok(v) = n.parse::<u64>() else {
+            return span.to_string();
+        };
+        n.clear();
+        let (unit, factor) = match c {
+            'h' => ("h", 3600),
+            'm' => ("min", 60),
+            's' => ("s", 1),
+            _ => return span.to_string(),
+        };
+        secs += v * factor;
+        if v > 0 {
+            parts.push(format!("{v} {unit}"));
+        }
+    }
+    if !n.is_empty() || span.is_empty() {
+        return span.to_string();
+    }
+    let words = if parts.is_empty() {
+        "0 s".to_string()
+    } else {
+        parts.join(" ")
+    };
+    format!("{words} ({})", super::reltime(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_length_reads_as_words_and_a_reltime() {
+        for (span, want) in [
+            ("0h10m1s", "10 min 1 s (0:10:01)"),
+            ("5h0m0s", "5 h (5:00:00)"),
+            ("2h30m0s", "2 h 30 min (2:30:00)"),
+            ("0h0m0s", "0 s (0:00:00)"),
+            ("five", "five"),
+        ] {
+            assert_eq!(super::readable_span(span), want, "{span}");
+        }
     }
 }

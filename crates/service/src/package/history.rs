@@ -7,7 +7,8 @@
 //! ojd serves a submission, judgement or clarification under its stored row's number, so the
 //! package's ids must be numbers (ojd's own packages' are) and stay the rows' ids. A reply is
 //! stored with its question (ojd keeps a question and its answer as one clarification, the
-//! reply served as `<question id>-reply`).
+//! first reply served as `<question id>-reply`, each later one as `<question id>-reply-<n>`,
+//! n from 2, and kept in its answer history).
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use ojd_judge::Verdict;
-use ojd_store::{History, Loaded, PastClarification, PastJudging, PastSubmission};
+use ojd_store::{History, HistoryMore, Loaded, PastClarification, PastJudging, PastSubmission};
 
 use super::import::{bad, clics_time, read_bytes, read_doc, Plan};
 use super::PackageError;
@@ -30,6 +31,8 @@ const MAX_SOURCE: u64 = 16 << 20;
 pub struct Past {
     /// What the store is given.
     pub history: History,
+    /// The replies to a question after its first.
+    pub more: HistoryMore,
     /// What was not kept, one line each.
     pub warnings: Vec<String>,
 }
@@ -241,6 +244,7 @@ pub fn history(dir: &Path, plan: &Plan) -> Result<Past, PackageError> {
     let (cpath, clars) = list(dir, "clarifications")?;
     let mut clarifications: Vec<PastClarification> = Vec::new();
     let mut replies = Vec::new();
+    let mut more: Vec<(i64, String, bool, i64)> = Vec::new();
     for (i, v) in clars.iter().enumerate() {
         let a = At { path: &cpath, i, v };
         let problem = a.opt("problem_id")?;
@@ -330,19 +334,21 @@ pub fn history(dir: &Path, plan: &Plan) -> Result<Past, PackageError> {
                 format!("{question} is not a team's question in this file"),
             ));
         };
-        if q.answer.is_some() {
-            warnings.push(format!(
-                "{}: [{i}]: a second reply to {question} (ojd keeps the first)",
-                cpath.display()
-            ));
-            continue;
-        }
         let public = v["to_team_id"].is_null() && v["to_team_ids"].is_null();
-        q.answer = Some((a.text("text")?, public, a.time("time")?));
+        let reply = (a.text("text")?, public, a.time("time")?);
+        // The first reply is the question's answer; each later one is kept after it.
+        let n =
+            1 + more.iter().filter(|r| r.0 == question).count() + usize::from(q.answer.is_some());
+        if q.answer.is_none() {
+            q.answer = Some(reply);
+        } else {
+            more.push((question, reply.0, reply.1, reply.2));
+        }
         let id = a.text("id")?;
-        if id != format!("{question}-reply") {
+        let served = crate::ccs::reply_id(question, n);
+        if id != served {
             warnings.push(format!(
-                "{}: [{i}]: reply {id:?} is served as {question}-reply",
+                "{}: [{i}]: reply {id:?} is served as {served}",
                 cpath.display()
             ));
         }
@@ -371,6 +377,7 @@ pub fn history(dir: &Path, plan: &Plan) -> Result<Past, PackageError> {
             clarifications,
             thawed_at,
         },
+        more: HistoryMore { replies: more },
         warnings,
     })
 }
@@ -414,15 +421,17 @@ fn source(dir: &Path, id: i64) -> Result<Vec<u8>, PackageError> {
     Ok(source)
 }
 
-/// Stores `history` as contest `id`'s in the database `database` (a SQLite path or a
+/// Stores `past` as contest `id`'s in the database `database` (a SQLite path or a
 /// PostgreSQL URL), in one transaction. A row the package has that is another in the
 /// database is refused as bad input, naming it.
-pub fn load(database: &str, id: &str, history: &History) -> Result<Loaded, PackageError> {
+pub fn load(database: &str, id: &str, past: &Past) -> Result<Loaded, PackageError> {
     let store = ojd_store::open(database).map_err(PackageError::Store)?;
-    store.load_history(id, history).map_err(|e| match e {
-        ojd_store::StoreError::Conflict(why) => {
-            PackageError::Bad(format!("contest {id}: {why}; nothing was stored"))
-        }
-        other => PackageError::Store(other),
-    })
+    store
+        .load_history_more(id, &past.history, &past.more)
+        .map_err(|e| match e {
+            ojd_store::StoreError::Conflict(why) => {
+                PackageError::Bad(format!("contest {id}: {why}; nothing was stored"))
+            }
+            other => PackageError::Store(other),
+        })
 }

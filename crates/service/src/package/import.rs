@@ -361,6 +361,10 @@ pub fn plan(p: &Package, id: Option<String>, contests_dir: &Path) -> Result<Plan
         },
         None => None,
     };
+    let mut ccs = ccs;
+    if finalized_ms.is_some() {
+        ccs["awards"] = Value::Array(awards(p)?);
+    }
     let again = dest.exists() && imported_before(&dest, &ccs, &draft.title);
     if dest.exists() && !again {
         return Err(bad(
@@ -378,6 +382,41 @@ pub fn plan(p: &Package, id: Option<String>, contests_dir: &Path) -> Result<Plan
         finalized_ms,
         again,
     })
+}
+
+/// The awards of record of a finalized contest's package (`awards.json`, empty when absent):
+/// each an `id`, a `citation` and `team_ids` of teams in `teams.json`, kept as they are so
+/// that the imported contest serves the awards its jury gave, not ones computed again.
+fn awards(p: &Package) -> Result<Vec<Value>, PackageError> {
+    let Some((path, doc)) = read_doc(&p.dir, "awards")? else {
+        return Ok(Vec::new());
+    };
+    let Value::Array(list) = doc else {
+        return Err(bad(&path, "expected a list of awards"));
+    };
+    let known: HashSet<&str> = p.teams.1.iter().filter_map(|t| t["id"].as_str()).collect();
+    for (i, a) in list.iter().enumerate() {
+        let at = |key: &str, msg: String| bad(&path, &format!("[{i}].{key}: {msg}"));
+        match a["id"].as_str() {
+            Some(id) if is_id(id) => {}
+            _ => return Err(at("id", format!("{} is not an ID", a["id"]))),
+        }
+        if !a["citation"].is_string() {
+            let msg = format!("{} is not a string", a["citation"]);
+            return Err(at("citation", msg));
+        }
+        let Value::Array(teams) = &a["team_ids"] else {
+            let msg = format!("{} is not a list of team ids", a["team_ids"]);
+            return Err(at("team_ids", msg));
+        };
+        for t in teams {
+            match t.as_str() {
+                Some(t) if known.contains(t) => {}
+                _ => return Err(at("team_ids", format!("{t} is not a team of teams.json"))),
+            }
+        }
+    }
+    Ok(list)
 }
 
 /// Whether `dest` is what importing a package with this `ccs.json` and `title` wrote.

@@ -9,7 +9,8 @@
 //!    service ([`ojd_service::Node::preview_package`]); the page says what the import will
 //!    create (contest, problems, roster, history) or the first mistake, naming the file and
 //!    key. Nothing is written outside the staging folder, which a refusal deletes.
-//! 3. `POST /admin/contests/import/confirm` (the staging folder's random key): imported
+//! 3. `POST /admin/contests/import/confirm` (the staging folder's random key, bound to the
+//!    admin who uploaded the package: another admin's confirm or cancel is refused): imported
 //!    ([`ojd_service::Node::import_package`]), audited, the contests reloaded; the browser goes
 //!    to the new contest. `POST /admin/contests/import/cancel` deletes the staging folder.
 //!
@@ -115,8 +116,12 @@ fn package_folder(filename: &str, unpacked: &Path) -> Result<PathBuf, UploadErro
     }
 }
 
-/// The staging folder of `key`, when the key is one this page made.
-fn staging_of(app: &App, key: &str) -> Option<PathBuf> {
+/// The file in a staging folder naming the admin who uploaded its package: only they may
+/// import or cancel it (the key is in their page, but a key seen elsewhere is not enough).
+const OWNER: &str = "owner";
+
+/// The staging folder of `key`, when the key is one this page made for admin `by`.
+fn staging_of(app: &App, key: &str, by: &str) -> Option<PathBuf> {
     let ok = !key.is_empty()
         && key.len() <= 128
         && key
@@ -128,7 +133,8 @@ fn staging_of(app: &App, key: &str) -> Option<PathBuf> {
         .server
         .contests
         .join(format!("{STAGING}{key}"));
-    (ok && dir.is_dir()).then_some(dir)
+    let theirs = ok && std::fs::read_to_string(dir.join(OWNER)).is_ok_and(|o| o == by);
+    (theirs && dir.is_dir()).then_some(dir)
 }
 
 /// What the director is told of a package that was not imported.
@@ -155,7 +161,7 @@ fn preview_body(name: &str, key: &str, id: &str, p: &Preview) -> Markup {
                 tr { th { "Contest" } td #preview-id { (p.id) } }
                 tr { th { "Title" } td #preview-title { (p.title) } }
                 tr { th { "Start" } td { @if p.start.is_empty() { "not scheduled" } @else { (p.start) } } }
-                tr { th { "Length" } td { (p.duration) } }
+                tr { th { "Length" } td #preview-length { (p.duration) } }
                 tr { th { "Teams" } td #preview-teams data-count=(p.teams) { (p.teams) @if p.hidden > 0 { " (" (p.hidden) " hidden: observers and jury)" } } }
                 tr { th { "Organizations" } td { (p.organizations) } }
                 tr { th { "Groups" } td { (p.groups) } }
@@ -233,11 +239,15 @@ pub(crate) async fn check(
     })?;
     let staging = root.join(format!("{STAGING}{key}"));
     let caps = Caps::of(&app);
-    let (n, st) = (name.clone(), staging.clone());
+    let (n, st, owner) = (name.clone(), staging.clone(), user.name.clone());
     let unpacked = tokio::task::spawn_blocking(move || {
         sweep(st.parent().unwrap_or(&st));
         std::fs::create_dir_all(&st).map_err(|source| UploadError::Io {
             what: format!("create {}", st.display()),
+            source,
+        })?;
+        std::fs::write(st.join(OWNER), owner).map_err(|source| UploadError::Io {
+            what: format!("write {}", st.join(OWNER).display()),
             source,
         })?;
         let into = st.join("unpacked");
@@ -355,8 +365,8 @@ pub(crate) async fn confirm(
     Form(f): Form<Confirm>,
 ) -> PageResult {
     let user = need_admin(user)?;
-    let Some(staging) = staging_of(&app, &f.key) else {
-        let body = form_body(Some(refusal(&f.name, "this check is no longer there (imported, cancelled or an hour old): upload the package again", false)));
+    let Some(staging) = staging_of(&app, &f.key, &user.name) else {
+        let body = form_body(Some(refusal(&f.name, "this check is no longer there (imported, cancelled or an hour old) or was another admin's: upload the package again", false)));
         return Ok(shown(&user, StatusCodeOf::Bad, body));
     };
     let folder = match find_unpacked(&staging) {
@@ -439,8 +449,8 @@ pub(crate) async fn cancel(
     MaybeUser(user): MaybeUser,
     Form(f): Form<Cancel>,
 ) -> PageResult {
-    need_admin(user)?;
-    if let Some(staging) = staging_of(&app, &f.key) {
+    let user = need_admin(user)?;
+    if let Some(staging) = staging_of(&app, &f.key, &user.name) {
         let _ = std::fs::remove_dir_all(&staging);
     }
     Ok(Redirect::to("/admin/contests/import").into_response())

@@ -347,11 +347,12 @@ pub(crate) fn contest_object(c: &Contest) -> Value {
     v
 }
 
-/// When the contest was thawed (an admin's unfreeze after the freeze began), if it is now.
-fn thawed_at(c: &Contest, freeze: Option<(bool, i64)>) -> Option<i64> {
+/// When the contest was thawed (an admin's unfreeze after the freeze began), if it is by
+/// `now` (a scheduled unfreeze still to come is no thaw yet: see `freeze_state`).
+fn thawed_at(c: &Contest, freeze: Option<(bool, i64)>, now: i64) -> Option<i64> {
     let f = c.freeze_ms()?;
     match freeze {
-        Some((true, at)) => Some(at.max(f)),
+        Some((true, at)) if at <= now => Some(at.max(f)),
         _ => None,
     }
 }
@@ -406,6 +407,7 @@ pub(crate) fn build(
         judgings,
         runs,
         clarifications: clars,
+        answers,
         freeze,
     } = records;
     let admin = *role == Role::Admin;
@@ -419,7 +421,7 @@ pub(crate) fn build(
         subs.retain(|s| role.is(&s.user));
     }
     let freeze = freeze.map(|f| (f.unfrozen, f.changed_at));
-    let thawed = thawed_at(c, freeze);
+    let thawed = thawed_at(c, freeze, now);
     let extra = Extra::load(c);
     let off = c.utc_offset_s;
     let t = |ms: i64| abs_time(ms, off);
@@ -787,14 +789,31 @@ pub(crate) fn build(
                     });
                     push(q.at, "clarifications", Some(id.clone()), v);
                 }
-                if let (Some(answer), Some(at)) = (&q.answer, q.answered_at) {
-                    if !(q.public || sees_question) {
+                // Every reply the jury sent, each its own object (a re-answer does not
+                // rewrite what was sent before: a replay equals the live feed, and a package
+                // keeps them all); an answer kept without its history is the one reply.
+                let single;
+                let replies: Vec<(&str, bool, i64)> = match answers.get(&q.id) {
+                    Some(list) if !list.is_empty() => list
+                        .iter()
+                        .map(|a| (a.answer.as_str(), a.public, a.answered_at))
+                        .collect(),
+                    _ => {
+                        single = q.answer.clone().zip(q.answered_at);
+                        single
+                            .iter()
+                            .map(|(a, at)| (a.as_str(), q.public, *at))
+                            .collect()
+                    }
+                };
+                for (n, (answer, public, at)) in replies.into_iter().enumerate() {
+                    if !(public || sees_question) {
                         continue;
                     }
-                    let rid = format!("{id}-reply");
+                    let rid = ojd_service::ccs::reply_id(q.id, n + 1);
                     let v = json!({
                         "id": rid, "from_team_id": null,
-                        "to_team_id": if q.public { Value::Null } else { json!(team_id(asker)) },
+                        "to_team_id": if public { Value::Null } else { json!(team_id(asker)) },
                         "reply_to_id": if sees_question { json!(id) } else { Value::Null },
                         "problem_id": problem, "text": answer,
                         "time": t(at), "contest_time": ct(at),

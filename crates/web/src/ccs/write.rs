@@ -379,7 +379,10 @@ async fn write_clarification(
                     public,
                 };
                 clarifications::answer(&app, &user, qid, answer).await?;
-                format!("{qid}-reply")
+                // Each reply is its own object: this one is the question's latest.
+                let answers = app.node.answer_histories(vec![qid]).await?;
+                let n = answers.get(&qid).map_or(1, Vec::len);
+                ojd_service::ccs::reply_id(qid, n)
             }
             None => {
                 let teams = to.iter().map(|t| user_of(t)).collect::<Result<_, _>>()?;

@@ -18,11 +18,14 @@ use ojd_service::{now_ms, AuditEntry};
 /// A clock change as the API and the form send it.
 #[derive(Debug, Deserialize)]
 pub(crate) struct ClockBody {
-    /// `start_now`, `delay`, `extend`, `end_now` or `freeze_last`.
+    /// `start_now`, `delay`, `extend`, `end_now`, `freeze_last` or `unfreeze_at`.
     pub(crate) action: String,
     /// Minutes, for `delay`, `extend` and `freeze_last` (where 0 is no freeze).
     #[serde(default)]
     pub(crate) minutes: Option<String>,
+    /// For `unfreeze_at`: when the standings unfreeze by themselves (RFC 3339).
+    #[serde(default)]
+    pub(crate) at: Option<String>,
 }
 
 impl ClockBody {
@@ -39,6 +42,11 @@ impl ClockBody {
                 })
         };
         Ok(match self.action.as_str() {
+            "unfreeze_at" => {
+                return Err(AppError::Internal(
+                    "unfreeze_at is no change of contest.toml".into(),
+                ))
+            }
             "start_now" => ClockChange::StartNow,
             "delay" => ClockChange::Delay(minutes(1)?),
             "extend" => ClockChange::Extend(minutes(1)?),
@@ -46,7 +54,7 @@ impl ClockBody {
             "freeze_last" => ClockChange::FreezeLast(minutes(0)?),
             other => {
                 return Err(AppError::BadRequest(format!(
-                    "field `action`: expected start_now, delay, extend, end_now or freeze_last, found {other:?}"
+                    "field `action`: expected start_now, delay, extend, end_now, freeze_last or unfreeze_at, found {other:?}"
                 )))
             }
         })
@@ -61,6 +69,9 @@ pub(crate) async fn change_clock(
     id: &str,
     body: &ClockBody,
 ) -> Result<String, AppError> {
+    if body.action == "unfreeze_at" {
+        return schedule_unfreeze(app, admin, id, body.at.as_deref().unwrap_or("")).await;
+    }
     let change = body.change()?;
     let c = find(app, id)?;
     super::finality::refuse_if_final(&c, "changing its clock")?;
@@ -88,6 +99,47 @@ pub(crate) async fn change_clock(
     app.node
         .add_audit(by, "clock".into(), Some(cid), detail.clone())
         .await?;
+    crate::log(&format!("contest {id}: {detail} (by {})", admin.name));
+    Ok(detail)
+}
+
+/// Schedules contest `id`'s unfreeze at `at` (RFC 3339, after the freeze time and still to
+/// come; the contest need not have ended): the standings, the Contest API and its feed stay
+/// frozen until then and unfreeze by themselves at that time. Audited; an unfreeze or a freeze
+/// again before then replaces it.
+async fn schedule_unfreeze(
+    app: &Arc<App>,
+    admin: &User,
+    id: &str,
+    at: &str,
+) -> Result<String, AppError> {
+    let c = find(app, id)?;
+    super::finality::refuse_if_final(&c, "scheduling its unfreeze")?;
+    let Some(f) = c.freeze_ms() else {
+        return Err(AppError::Conflict(format!(
+            "contest {id:?} has no freeze (no `freeze` in its contest.toml)"
+        )));
+    };
+    let Some((when, _)) = ojd_service::contest::parse_start(at.trim()) else {
+        return Err(AppError::BadRequest(format!(
+            "field `at`: expected a time such as 2026-06-25T15:30:00+01:00, found {at:?}"
+        )));
+    };
+    let now = now_ms();
+    if when <= now || when < f {
+        return Err(AppError::Conflict(format!(
+            "contest {id:?}: an unfreeze is scheduled after the freeze ({}) and in the future; unfreeze now instead",
+            format_time(f, c.utc_offset_s)
+        )));
+    }
+    let detail = format!(
+        "the standings unfreeze at {}",
+        format_time(when, c.utc_offset_s)
+    );
+    app.node
+        .schedule_unfreeze(c.id.clone(), when, admin.name.clone(), detail.clone())
+        .await?;
+    app.contests.invalidate();
     crate::log(&format!("contest {id}: {detail} (by {})", admin.name));
     Ok(detail)
 }

@@ -172,6 +172,8 @@ pub(crate) struct Clock {
     pub(crate) unfrozen: bool,
     /// Whether students see the standings frozen now (the one truth, [`FreezeState`]).
     pub(crate) frozen: bool,
+    /// When a scheduled unfreeze will unfreeze them (Unix ms), while it is still to come.
+    pub(crate) unfreeze_at: Option<i64>,
     pub(crate) start: String,
 }
 
@@ -185,6 +187,7 @@ pub(crate) fn clock(c: &Contest, fs: &FreezeState) -> Clock {
         end_ms: c.end_ms(),
         freeze_ms: c.freeze_ms(),
         unfrozen,
+        unfreeze_at: fs.unfreeze_at,
         start: c.start_text(),
     }
 }
