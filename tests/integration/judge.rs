@@ -390,7 +390,7 @@ fn bad_input_gets_one_clear_error_line() {
         (vec![&noans, &ok], "missing answers for 1 (run `ojd gen"),
         (
             vec![&ap, "/no/such/file.c"],
-            "/no/such/file.c: No such file",
+            "/no/such/file.c: cannot read it: No such file",
         ),
     ];
     for (args, want) in table {
